@@ -1,0 +1,212 @@
+// zod schemas for the configuration documents (DESIGN §3). The Pipeline schema is exactly Weave's
+// `pipelines.weave.works/v1alpha1` CRD, so a Weave Pipeline file loads unchanged; our additions are optional.
+// Objects are strict (an unknown field is an error) except `metadata`, which tolerates whatever kubectl exports.
+import { z } from 'zod';
+
+/** Kubernetes object names (DNS-1123 subdomain) and namespaces (DNS-1123 label). */
+const dns1123Subdomain = z
+  .string()
+  .min(1, 'must not be empty')
+  .max(253, 'must be at most 253 characters')
+  .regex(
+    /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/,
+    'must be a lowercase RFC 1123 name (a-z, 0-9, "-" and ".", starting and ending with a letter or digit)',
+  );
+const dns1123Label = z
+  .string()
+  .min(1, 'must not be empty')
+  .max(63, 'must be at most 63 characters')
+  .regex(
+    /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/,
+    'must be a lowercase RFC 1123 label (a-z, 0-9 and "-", starting and ending with a letter or digit)',
+  );
+
+export const Metadata = z.looseObject({
+  name: dns1123Subdomain,
+  namespace: dns1123Label.optional(),
+  labels: z.record(z.string(), z.string()).optional(),
+  annotations: z.record(z.string(), z.string()).optional(),
+});
+
+const LocalObjectReference = z.strictObject({ name: dns1123Subdomain });
+
+// ---------------------------------------------------------------- Pipeline (pipelines.weave.works/v1alpha1)
+
+export const PIPELINE_API_VERSION = 'pipelines.weave.works/v1alpha1';
+export const GIT_PROVIDER_TYPES = ['github', 'gitlab', 'bitbucket-server'] as const;
+export const APP_KINDS = ['HelmRelease', 'Kustomization'] as const;
+export type AppKind = (typeof APP_KINDS)[number];
+
+/** The API group each supported app kind belongs to; appRef.apiVersion must be in it. */
+export const APP_KIND_GROUPS: Record<AppKind, string> = {
+  HelmRelease: 'helm.toolkit.fluxcd.io',
+  Kustomization: 'kustomize.toolkit.fluxcd.io',
+};
+
+export const PullRequestPromotion = z.strictObject({
+  type: z.enum(GIT_PROVIDER_TYPES, { error: `must be one of ${GIT_PROVIDER_TYPES.join(', ')}` }),
+  url: z
+    .string()
+    .min(1, 'must not be empty')
+    .refine((value) => URL.canParse(value) && new URL(value).protocol === 'https:', {
+      message: 'must be an https:// repository URL (only HTTPS is supported, as in Weave)',
+    }),
+  baseBranch: z.string().min(1, 'must not be empty'),
+  secretRef: LocalObjectReference,
+});
+
+export const Strategy = z
+  .strictObject({
+    'pull-request': PullRequestPromotion.optional(),
+    notification: z.strictObject({}).optional(),
+    secretRef: LocalObjectReference.optional(),
+  })
+  .superRefine((strategy, ctx) => {
+    const set = [strategy['pull-request'] && 'pull-request', strategy.notification && 'notification'].filter(Boolean);
+    if (set.length !== 1) {
+      ctx.addIssue({
+        code: 'custom',
+        message:
+          set.length === 0
+            ? 'set one promotion strategy: pull-request or notification'
+            : 'pull-request and notification are mutually exclusive: set only one',
+      });
+    }
+  });
+
+export const Promotion = z.strictObject({
+  manual: z.boolean().optional(),
+  strategy: Strategy,
+});
+
+/** An environment name is used in URLs, branch names and `ns:name:env` markers, so it must not contain / : or spaces. */
+const environmentName = z
+  .string()
+  .min(1, 'must not be empty')
+  .max(63, 'must be at most 63 characters')
+  .regex(/^[^/:\s]+$/, 'must not contain "/", ":" or white space');
+
+export const ClusterReference = z.strictObject({
+  apiVersion: z.string().optional(),
+  kind: z.literal('GitopsCluster', { error: 'must be GitopsCluster' }),
+  name: dns1123Subdomain,
+  namespace: dns1123Label.optional(),
+});
+
+export const Target = z.strictObject({
+  namespace: dns1123Label,
+  clusterRef: ClusterReference.optional(),
+});
+
+export const Environment = z.strictObject({
+  name: environmentName,
+  targets: z.array(Target).min(1, 'an environment needs at least one target'),
+  promotion: Promotion.optional(),
+});
+
+export const AppReference = z.strictObject({
+  apiVersion: z.string().min(1, 'must not be empty'),
+  kind: z.enum(APP_KINDS, { error: `must be ${APP_KINDS.join(' or ')}` }),
+  name: dns1123Subdomain,
+});
+
+export const PipelineSpec = z.strictObject({
+  appRef: AppReference,
+  environments: z.array(Environment).min(1, 'a pipeline needs at least one environment'),
+  promotion: Promotion.optional(),
+});
+
+export const PipelineDocument = z.strictObject({
+  apiVersion: z.literal(PIPELINE_API_VERSION),
+  kind: z.literal('Pipeline'),
+  metadata: Metadata,
+  spec: PipelineSpec,
+  /** Written by the Weave controller; tolerated so `kubectl get -o yaml` exports load, and ignored. */
+  status: z.unknown().optional(),
+});
+
+// ---------------------------------------------------------------- GitopsCluster (gitops.weave.works/v1alpha1)
+
+export const GITOPS_CLUSTER_API_VERSION = 'gitops.weave.works/v1alpha1';
+
+/** Extension: an EKS cluster reached with an IAM token; endpoint and CA come from eks:DescribeCluster. */
+export const EksClusterReference = z.strictObject({
+  clusterName: z.string().min(1, 'must not be empty').max(100, 'must be at most 100 characters'),
+  region: z.string().regex(/^[a-z]{2}(-[a-z]+)+-\d+$/, 'must be an AWS region such as eu-west-1'),
+  /** A role the verifier assumes before it signs the token (cross-account clusters). */
+  roleArn: z
+    .string()
+    .regex(/^arn:aws[a-z-]*:iam::\d{12}:role\/.+$/, 'must be an IAM role ARN')
+    .optional(),
+});
+
+export const GitopsClusterSpec = z
+  .strictObject({
+    secretRef: LocalObjectReference.optional(),
+    capiClusterRef: LocalObjectReference.optional(),
+    clusterReadinessBackoff: z.string().optional(),
+    eks: EksClusterReference.optional(),
+  })
+  .superRefine((spec, ctx) => {
+    const set = [spec.secretRef && 'secretRef', spec.capiClusterRef && 'capiClusterRef', spec.eks && 'eks'].filter(
+      Boolean,
+    );
+    if (set.length !== 1) {
+      ctx.addIssue({
+        code: 'custom',
+        message:
+          set.length === 0
+            ? 'set one way to reach the cluster: secretRef, capiClusterRef or eks'
+            : `secretRef, capiClusterRef and eks are mutually exclusive (found ${set.join(' and ')})`,
+      });
+    }
+  });
+
+export const GitopsClusterDocument = z.strictObject({
+  apiVersion: z.literal(GITOPS_CLUSTER_API_VERSION),
+  kind: z.literal('GitopsCluster'),
+  metadata: Metadata,
+  spec: GitopsClusterSpec,
+  status: z.unknown().optional(),
+});
+
+// ---------------------------------------------------------------- Secret (v1)
+
+const secretKey = z
+  .string()
+  .regex(/^[-._a-zA-Z0-9]+$/, 'Secret keys may only contain letters, digits, "-", "_" and "."');
+// The messages never quote the value: a Secret's content must not reach an error or a log.
+const base64Value = z
+  .string()
+  .refine(
+    (value) => /^[A-Za-z0-9+/]*={0,2}$/.test(value.replace(/\s+/g, '')) && value.replace(/\s+/g, '').length % 4 === 0,
+    {
+      message: 'must be base64-encoded (use stringData for plain text)',
+    },
+  );
+
+export const SecretDocument = z.strictObject({
+  apiVersion: z.literal('v1'),
+  kind: z.literal('Secret'),
+  metadata: Metadata,
+  type: z.string().optional(),
+  immutable: z.boolean().optional(),
+  data: z.record(secretKey, base64Value).optional(),
+  stringData: z.record(secretKey, z.string()).optional(),
+});
+
+export type PipelineDocument = z.infer<typeof PipelineDocument>;
+export type PipelineSpec = z.infer<typeof PipelineSpec>;
+export type Promotion = z.infer<typeof Promotion>;
+export type Environment = z.infer<typeof Environment>;
+export type Target = z.infer<typeof Target>;
+export type GitopsClusterDocument = z.infer<typeof GitopsClusterDocument>;
+export type SecretDocument = z.infer<typeof SecretDocument>;
+
+/** The document kinds the loader accepts, by `kind`. */
+export const DOCUMENT_SCHEMAS = {
+  Pipeline: { apiVersion: PIPELINE_API_VERSION, schema: PipelineDocument },
+  GitopsCluster: { apiVersion: GITOPS_CLUSTER_API_VERSION, schema: GitopsClusterDocument },
+  Secret: { apiVersion: 'v1', schema: SecretDocument },
+} as const;
+export type DocumentKind = keyof typeof DOCUMENT_SCHEMAS;
