@@ -1,0 +1,246 @@
+// Checks across documents: unique names, and every reference (clusterRef, secretRef, the default cluster)
+// resolving to a document of this configuration or to one applied before (`known`).
+// They run on every document with a kind and a name, valid or not: each part (appRef, environment, target,
+// promotion) is checked when that part is valid on its own, so one run reports every problem there is.
+import {
+  APP_KIND_GROUPS,
+  AppReference,
+  Environment,
+  GitopsClusterSpec,
+  Promotion,
+  SecretDocument,
+  Target,
+  type Promotion as PromotionValue,
+} from './schema.js';
+import { DEFAULT_NAMESPACE, objectKeyString, type ObjectKey } from '../pipeline/model.js';
+import type { ConfigProblem } from './problems.js';
+import { isRecord, problemAt, type DocumentAt } from './validate.js';
+
+/** A Secret applied earlier: its key names are enough to check references (its values are never needed here). */
+export interface KnownSecret extends ObjectKey {
+  keys: readonly string[];
+}
+
+export interface ReferenceContext {
+  /** Where targets without a clusterRef run. */
+  defaultCluster?: ObjectKey;
+  /** GitopsClusters and Secrets already stored, which this configuration may refer to. */
+  knownClusters: readonly ObjectKey[];
+  knownSecrets: readonly KnownSecret[];
+}
+
+/** A document with a kind and a name, whatever else is wrong with it. */
+export interface NamedDocument {
+  at: DocumentAt;
+  kind: string;
+  key: ObjectKey;
+  value: Record<string, unknown>;
+}
+
+/** The kind and key of a document, when it has a string kind and metadata.name. */
+export function namedDocument(at: DocumentAt): NamedDocument | undefined {
+  const value = at.value;
+  if (!isRecord(value) || typeof value.kind !== 'string' || !isRecord(value.metadata)) return undefined;
+  const { name, namespace } = value.metadata;
+  if (typeof name !== 'string' || name === '') return undefined;
+  return { at, kind: value.kind, key: keyOf({ name, namespace: typeof namespace === 'string' ? namespace : undefined }), value };
+}
+
+export function keyOf(metadata: { name: string; namespace?: string }): ObjectKey {
+  return { namespace: metadata.namespace || DEFAULT_NAMESPACE, name: metadata.name };
+}
+
+/** Key names of a valid Secret that hold a non-empty value (`data` decoded, `stringData` as is). */
+export function nonEmptySecretKeys(secret: SecretDocument): Set<string> {
+  const keys = new Set<string>();
+  for (const [key, value] of Object.entries(secret.data ?? {})) if (value.replace(/\s+/g, '') !== '') keys.add(key);
+  for (const [key, value] of Object.entries(secret.stringData ?? {})) {
+    if (value !== '') keys.add(key);
+    else keys.delete(key); // stringData wins over data, as in Kubernetes
+  }
+  return keys;
+}
+
+const GITHUB_APP_KEYS = ['githubAppID', 'githubAppInstallationID', 'githubAppPrivateKey'];
+
+type RequireSecret = (
+  at: DocumentAt,
+  path: PropertyKey[],
+  key: ObjectKey,
+  purpose: string,
+  missingKeys: (keys: Set<string>) => string | undefined,
+) => void;
+
+export function checkReferences(documents: readonly NamedDocument[], context: ReferenceContext): ConfigProblem[] {
+  const problems: ConfigProblem[] = [];
+  problems.push(...checkUniqueNames(documents));
+
+  const clusters = new Set(context.knownClusters.map(objectKeyString));
+  // undefined: the Secret exists but its keys are unknown (it is invalid, and reported as such); no key checks.
+  const secrets = new Map<string, Set<string> | undefined>();
+  for (const secret of context.knownSecrets) secrets.set(objectKeyString(secret), new Set(secret.keys));
+  for (const { kind, key, value } of documents) {
+    if (kind === 'GitopsCluster') clusters.add(objectKeyString(key));
+    if (kind === 'Secret') {
+      const parsed = SecretDocument.safeParse(value);
+      secrets.set(objectKeyString(key), parsed.success ? nonEmptySecretKeys(parsed.data) : undefined);
+    }
+  }
+
+  const requireSecret: RequireSecret = (at, path, key, purpose, missingKeys) => {
+    const name = objectKeyString(key);
+    if (!secrets.has(name)) {
+      problems.push(problemAt(at, path, `Secret ${name} not found (it holds ${purpose})`));
+      return;
+    }
+    const keys = secrets.get(name);
+    const missing = keys && missingKeys(keys);
+    if (missing) problems.push(problemAt(at, path, `Secret ${name} ${missing} (it holds ${purpose})`));
+  };
+
+  for (const document of documents) {
+    if (document.kind === 'Pipeline') problems.push(...checkPipeline(document, clusters, context, requireSecret));
+    if (document.kind === 'GitopsCluster') checkClusterSecret(document, requireSecret);
+  }
+  return problems;
+}
+
+function checkUniqueNames(documents: readonly NamedDocument[]): ConfigProblem[] {
+  const problems: ConfigProblem[] = [];
+  const seen = new Map<string, DocumentAt>();
+  for (const { at, kind, key } of documents) {
+    const id = `${kind} ${objectKeyString(key)}`;
+    const first = seen.get(id);
+    if (!first) {
+      seen.set(id, at);
+      continue;
+    }
+    const where = first.source.locate(first.path);
+    const place = where ? `${first.source.file}:${where.line}` : first.source.file;
+    problems.push(problemAt(at, ['metadata', 'name'], `duplicate ${id}: already defined at ${place}`));
+  }
+  return problems;
+}
+
+function checkPipeline(
+  { at, key, value }: NamedDocument,
+  clusters: Set<string>,
+  context: ReferenceContext,
+  requireSecret: RequireSecret,
+): ConfigProblem[] {
+  const problems: ConfigProblem[] = [];
+  const spec = isRecord(value.spec) ? value.spec : {};
+
+  const appRef = AppReference.safeParse(spec.appRef);
+  if (appRef.success) {
+    const { kind, apiVersion } = appRef.data;
+    const [group, version] = apiVersion.split('/');
+    if (group !== APP_KIND_GROUPS[kind] || !version) {
+      const expected = `${APP_KIND_GROUPS[kind]}/<version>`;
+      problems.push(problemAt(at, ['spec', 'appRef', 'apiVersion'], `must be ${expected} for a ${kind} (found "${apiVersion}")`));
+    }
+  }
+
+  const environmentNames = new Map<string, number>();
+  const targets = new Map<string, string>();
+  const environments = Array.isArray(spec.environments) ? (spec.environments as unknown[]) : [];
+  environments.forEach((raw, e) => {
+    const envPath = ['spec', 'environments', e];
+    const environment = isRecord(raw) ? raw : {};
+    const name = Environment.shape.name.safeParse(environment.name);
+    if (name.success) {
+      const firstIndex = environmentNames.get(name.data);
+      if (firstIndex === undefined) environmentNames.set(name.data, e);
+      else {
+        const message = `duplicate environment name "${name.data}" (also environments[${firstIndex}])`;
+        problems.push(problemAt(at, [...envPath, 'name'], message));
+      }
+    }
+
+    const rawTargets = Array.isArray(environment.targets) ? (environment.targets as unknown[]) : [];
+    rawTargets.forEach((rawTarget, t) => {
+      const target = Target.safeParse(rawTarget);
+      if (!target.success) return;
+      const targetPath = [...envPath, 'targets', t];
+      const cluster = targetCluster(target.data, key.namespace, context.defaultCluster);
+      if (!cluster) {
+        const message = 'target has no clusterRef and no default cluster is set: add a clusterRef, or set a default cluster';
+        problems.push(problemAt(at, targetPath, message));
+        return;
+      }
+      if (!clusters.has(objectKeyString(cluster))) {
+        problems.push(
+          target.data.clusterRef
+            ? problemAt(at, [...targetPath, 'clusterRef', 'name'], `GitopsCluster ${objectKeyString(cluster)} not found`)
+            : problemAt(at, targetPath, `target has no clusterRef and the default cluster GitopsCluster ${objectKeyString(cluster)} is not found`),
+        );
+      }
+      const id = `${objectKeyString(cluster)} ${target.data.namespace}`;
+      const first = targets.get(id);
+      if (first === undefined) targets.set(id, `environments[${e}].targets[${t}]`);
+      else {
+        const message = `the same target as ${first} (cluster ${objectKeyString(cluster)}, namespace ${target.data.namespace})`;
+        problems.push(problemAt(at, targetPath, message));
+      }
+    });
+
+    const promotion = Promotion.safeParse(environment.promotion);
+    if (promotion.success) checkPromotionSecrets(at, [...envPath, 'promotion'], promotion.data, key.namespace, requireSecret);
+  });
+
+  const promotion = Promotion.safeParse(spec.promotion);
+  if (promotion.success) checkPromotionSecrets(at, ['spec', 'promotion'], promotion.data, key.namespace, requireSecret);
+  return problems;
+}
+
+function targetCluster(target: Target, pipelineNamespace: string, defaultCluster?: ObjectKey): ObjectKey | undefined {
+  if (!target.clusterRef) return defaultCluster;
+  return { namespace: target.clusterRef.namespace ?? pipelineNamespace, name: target.clusterRef.name };
+}
+
+function checkPromotionSecrets(
+  at: DocumentAt,
+  path: PropertyKey[],
+  promotion: PromotionValue,
+  namespace: string,
+  requireSecret: RequireSecret,
+): void {
+  const { strategy } = promotion;
+  if (strategy.secretRef) {
+    const secret = { namespace, name: strategy.secretRef.name };
+    requireSecret(at, [...path, 'strategy', 'secretRef', 'name'], secret, 'the webhook HMAC key', (keys) =>
+      keys.has('hmac-key') ? undefined : 'has no non-empty "hmac-key" key',
+    );
+  }
+  const pullRequest = strategy['pull-request'];
+  if (pullRequest) {
+    const secret = { namespace, name: pullRequest.secretRef.name };
+    const secretPath = [...path, 'strategy', 'pull-request', 'secretRef', 'name'];
+    requireSecret(at, secretPath, secret, `the ${pullRequest.type} credentials`, (keys) => {
+      if (keys.has('token')) return undefined;
+      if (pullRequest.type === 'github' && GITHUB_APP_KEYS.every((k) => keys.has(k))) return undefined;
+      return pullRequest.type === 'github'
+        ? `has neither a non-empty "token" key nor the GitHub App keys ${GITHUB_APP_KEYS.join(', ')}`
+        : 'has no non-empty "token" key';
+    });
+  }
+}
+
+function checkClusterSecret({ at, key, value }: NamedDocument, requireSecret: RequireSecret): void {
+  const spec = GitopsClusterSpec.safeParse(value.spec);
+  if (!spec.success) return;
+  const { secretRef, capiClusterRef } = spec.data;
+  if (secretRef) {
+    const secret = { namespace: key.namespace, name: secretRef.name };
+    requireSecret(at, ['spec', 'secretRef', 'name'], secret, 'the kubeconfig', (keys) =>
+      keys.has('value') || keys.has('kubeconfig') ? undefined : 'has no non-empty "value" or "kubeconfig" key',
+    );
+  }
+  if (capiClusterRef) {
+    // Cluster API writes the kubeconfig of cluster X to the Secret X-kubeconfig, key `value`.
+    const secret = { namespace: key.namespace, name: `${capiClusterRef.name}-kubeconfig` };
+    requireSecret(at, ['spec', 'capiClusterRef', 'name'], secret, 'the Cluster API kubeconfig', (keys) =>
+      keys.has('value') ? undefined : 'has no non-empty "value" key',
+    );
+  }
+}

@@ -1,0 +1,127 @@
+// Validating one document against its kind's schema, with problems that name the field and its place in the file.
+import type { z } from 'zod';
+import { DOCUMENT_SCHEMAS, type DocumentKind } from './schema.js';
+import { formatPath, type ConfigProblem } from './problems.js';
+import type { SourceDocument } from './yaml-source.js';
+
+export type ValidDocument =
+  | { kind: 'Pipeline'; value: z.infer<(typeof DOCUMENT_SCHEMAS)['Pipeline']['schema']> }
+  | { kind: 'GitopsCluster'; value: z.infer<(typeof DOCUMENT_SCHEMAS)['GitopsCluster']['schema']> }
+  | { kind: 'Secret'; value: z.infer<(typeof DOCUMENT_SCHEMAS)['Secret']['schema']> };
+
+/** A document as found in a file, before or after validation: `path` is its place inside a `List`, if any. */
+export interface DocumentAt {
+  source: SourceDocument;
+  /** Prefix of field paths inside the YAML document: `['items', 2]` for the third item of a List. */
+  path: PropertyKey[];
+  value: unknown;
+  /** `Pipeline flux-system/podinfo`, or `document 2` (`document 2, items[0]` inside a List). */
+  label: string;
+}
+
+const SUPPORTED_KINDS = Object.keys(DOCUMENT_SCHEMAS) as DocumentKind[];
+
+/** Splits a `v1 List` (what `kubectl get -o yaml` writes for several objects) into its items. */
+export function expandDocument(source: SourceDocument): DocumentAt[] {
+  const value = source.value;
+  const position = `document ${source.index + 1}`;
+  if (isRecord(value) && value.kind === 'List' && Array.isArray(value.items)) {
+    return value.items.map((item: unknown, i: number) => ({
+      source,
+      path: ['items', i],
+      value: item,
+      label: labelOf(item) ?? `${position}, items[${i}]`,
+    }));
+  }
+  return [{ source, path: [], value, label: labelOf(value) ?? position }];
+}
+
+/** A problem at a field of a document (path relative to the document, as the user sees it). */
+export function problemAt(at: DocumentAt, path: readonly PropertyKey[], message: string): ConfigProblem {
+  const position = at.source.locate([...at.path, ...path]);
+  return {
+    file: at.source.file,
+    line: position?.line,
+    column: position?.column,
+    document: at.label,
+    path: path.length > 0 ? formatPath(path) : undefined,
+    message,
+  };
+}
+
+export function validateDocument(at: DocumentAt): { document?: ValidDocument; problems: ConfigProblem[] } {
+  const problem = (path: readonly PropertyKey[], message: string) => problemAt(at, path, message);
+
+  const value = at.value;
+  if (!isRecord(value)) return { problems: [problem([], 'expected a Kubernetes object (a YAML mapping)')] };
+  if (typeof value.kind !== 'string' || value.kind === '') return { problems: [problem(['kind'], 'is required')] };
+  const kind = value.kind as DocumentKind;
+  if (!SUPPORTED_KINDS.includes(kind)) {
+    return { problems: [problem(['kind'], `unsupported kind "${value.kind}": expected ${SUPPORTED_KINDS.join(', ')}`)] };
+  }
+  const { apiVersion, schema } = DOCUMENT_SCHEMAS[kind];
+  if (value.apiVersion !== apiVersion) {
+    const found = typeof value.apiVersion === 'string' ? `"${value.apiVersion}"` : 'none';
+    return { problems: [problem(['apiVersion'], `must be ${apiVersion} for a ${kind} (found ${found})`)] };
+  }
+
+  const result = schema.safeParse(value);
+  if (result.success) return { document: { kind, value: result.data } as ValidDocument, problems: [] };
+  const problems: ConfigProblem[] = [];
+  for (const issue of result.error.issues) {
+    if (issue.code === 'unrecognized_keys') {
+      for (const key of issue.keys) problems.push(problem([...issue.path, key], unknownFieldMessage(kind, issue.path, key)));
+      continue;
+    }
+    problems.push(problem([...issue.path], issueMessage(issue, valueAt(value, issue.path))));
+  }
+  return { problems };
+}
+
+function unknownFieldMessage(kind: DocumentKind, path: readonly PropertyKey[], key: string): string {
+  // Early Weave releases put the strategy right under `promotion`; the CRD has required `promotion.strategy` since.
+  if (path[path.length - 1] === 'promotion' && (key === 'pull-request' || key === 'notification')) {
+    return `unknown field "${key}": move it under promotion.strategy (the current Weave Pipeline schema)`;
+  }
+  return `unknown field "${key}" (not part of the ${kind} schema; check its spelling and indentation)`;
+}
+
+/** zod's wording for the common cases is made shorter; other messages are ours (see schema.ts). */
+function issueMessage(issue: z.core.$ZodIssue, found: unknown): string {
+  if (found === undefined && (issue.code === 'invalid_type' || issue.code === 'invalid_value')) return 'is required';
+  if (issue.code === 'invalid_type') return `must be ${article(issue.expected)} (found ${describe(found)})`;
+  return issue.message;
+}
+
+function article(type: string): string {
+  const names: Record<string, string> = { object: 'a mapping', array: 'a list', string: 'a string', boolean: 'true or false', number: 'a number' };
+  return names[type] ?? type;
+}
+
+/** Names the type of what was found, never the value itself (it may come from a Secret). */
+function describe(found: unknown): string {
+  if (found === null) return 'null';
+  if (Array.isArray(found)) return 'a list';
+  if (typeof found === 'object') return 'a mapping';
+  return `a ${typeof found}`;
+}
+
+function valueAt(root: unknown, path: readonly PropertyKey[]): unknown {
+  let current = root;
+  for (const segment of path) {
+    if (current === null || typeof current !== 'object') return undefined;
+    current = (current as Record<PropertyKey, unknown>)[segment];
+  }
+  return current;
+}
+
+function labelOf(value: unknown): string | undefined {
+  if (!isRecord(value) || typeof value.kind !== 'string' || !isRecord(value.metadata)) return undefined;
+  const { name, namespace } = value.metadata;
+  if (typeof name !== 'string' || name === '') return undefined;
+  return `${value.kind} ${typeof namespace === 'string' && namespace ? namespace : 'default'}/${name}`;
+}
+
+export function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
