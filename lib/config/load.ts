@@ -40,7 +40,10 @@ export interface Configuration {
 export type LoadResult = { ok: true; configuration: Configuration } | { ok: false; problems: ConfigProblem[] };
 
 /** Loads files and directories (recursively, `.yaml`/`.yml`). */
-export async function loadConfiguration(paths: string | readonly string[], options: LoadOptions = {}): Promise<LoadResult> {
+export async function loadConfiguration(
+  paths: string | readonly string[],
+  options: LoadOptions = {},
+): Promise<LoadResult> {
   const sources: SourceDocument[] = [];
   const problems: ConfigProblem[] = [];
   for (const path of typeof paths === 'string' ? [paths] : paths) {
@@ -61,7 +64,11 @@ export function loadConfigurationText(text: string, file: string, options: LoadO
   return fromSources(documents, problems, options);
 }
 
-function fromSources(sources: readonly SourceDocument[], parseProblems: ConfigProblem[], options: LoadOptions): LoadResult {
+function fromSources(
+  sources: readonly SourceDocument[],
+  parseProblems: ConfigProblem[],
+  options: LoadOptions,
+): LoadResult {
   const problems = [...parseProblems];
   const valid: { at: DocumentAt; document: ValidDocument }[] = [];
   const named: NamedDocument[] = [];
@@ -108,7 +115,8 @@ function fromSources(sources: readonly SourceDocument[], parseProblems: ConfigPr
 
 function secretValues(secret: SecretDocument): Record<string, string> {
   const values: Record<string, string> = {};
-  for (const [key, value] of Object.entries(secret.data ?? {})) values[key] = Buffer.from(value, 'base64').toString('utf8');
+  for (const [key, value] of Object.entries(secret.data ?? {}))
+    values[key] = Buffer.from(value, 'base64').toString('utf8');
   // stringData wins over data, as in Kubernetes.
   for (const [key, value] of Object.entries(secret.stringData ?? {})) values[key] = value;
   return values;

@@ -43,7 +43,12 @@ export function namedDocument(at: DocumentAt): NamedDocument | undefined {
   if (!isRecord(value) || typeof value.kind !== 'string' || !isRecord(value.metadata)) return undefined;
   const { name, namespace } = value.metadata;
   if (typeof name !== 'string' || name === '') return undefined;
-  return { at, kind: value.kind, key: keyOf({ name, namespace: typeof namespace === 'string' ? namespace : undefined }), value };
+  return {
+    at,
+    kind: value.kind,
+    key: keyOf({ name, namespace: typeof namespace === 'string' ? namespace : undefined }),
+    value,
+  };
 }
 
 export function keyOf(metadata: { name: string; namespace?: string }): ObjectKey {
@@ -137,7 +142,9 @@ function checkPipeline(
     const [group, version] = apiVersion.split('/');
     if (group !== APP_KIND_GROUPS[kind] || !version) {
       const expected = `${APP_KIND_GROUPS[kind]}/<version>`;
-      problems.push(problemAt(at, ['spec', 'appRef', 'apiVersion'], `must be ${expected} for a ${kind} (found "${apiVersion}")`));
+      problems.push(
+        problemAt(at, ['spec', 'appRef', 'apiVersion'], `must be ${expected} for a ${kind} (found "${apiVersion}")`),
+      );
     }
   }
 
@@ -164,15 +171,24 @@ function checkPipeline(
       const targetPath = [...envPath, 'targets', t];
       const cluster = targetCluster(target.data, key.namespace, context.defaultCluster);
       if (!cluster) {
-        const message = 'target has no clusterRef and no default cluster is set: add a clusterRef, or set a default cluster';
+        const message =
+          'target has no clusterRef and no default cluster is set: add a clusterRef, or set a default cluster';
         problems.push(problemAt(at, targetPath, message));
         return;
       }
       if (!clusters.has(objectKeyString(cluster))) {
         problems.push(
           target.data.clusterRef
-            ? problemAt(at, [...targetPath, 'clusterRef', 'name'], `GitopsCluster ${objectKeyString(cluster)} not found`)
-            : problemAt(at, targetPath, `target has no clusterRef and the default cluster GitopsCluster ${objectKeyString(cluster)} is not found`),
+            ? problemAt(
+                at,
+                [...targetPath, 'clusterRef', 'name'],
+                `GitopsCluster ${objectKeyString(cluster)} not found`,
+              )
+            : problemAt(
+                at,
+                targetPath,
+                `target has no clusterRef and the default cluster GitopsCluster ${objectKeyString(cluster)} is not found`,
+              ),
         );
       }
       const id = `${objectKeyString(cluster)} ${target.data.namespace}`;
@@ -185,7 +201,8 @@ function checkPipeline(
     });
 
     const promotion = Promotion.safeParse(environment.promotion);
-    if (promotion.success) checkPromotionSecrets(at, [...envPath, 'promotion'], promotion.data, key.namespace, requireSecret);
+    if (promotion.success)
+      checkPromotionSecrets(at, [...envPath, 'promotion'], promotion.data, key.namespace, requireSecret);
   });
 
   const promotion = Promotion.safeParse(spec.promotion);

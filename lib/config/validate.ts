@@ -57,7 +57,9 @@ export function validateDocument(at: DocumentAt): { document?: ValidDocument; pr
   if (typeof value.kind !== 'string' || value.kind === '') return { problems: [problem(['kind'], 'is required')] };
   const kind = value.kind as DocumentKind;
   if (!SUPPORTED_KINDS.includes(kind)) {
-    return { problems: [problem(['kind'], `unsupported kind "${value.kind}": expected ${SUPPORTED_KINDS.join(', ')}`)] };
+    return {
+      problems: [problem(['kind'], `unsupported kind "${value.kind}": expected ${SUPPORTED_KINDS.join(', ')}`)],
+    };
   }
   const { apiVersion, schema } = DOCUMENT_SCHEMAS[kind];
   if (value.apiVersion !== apiVersion) {
@@ -70,7 +72,8 @@ export function validateDocument(at: DocumentAt): { document?: ValidDocument; pr
   const problems: ConfigProblem[] = [];
   for (const issue of result.error.issues) {
     if (issue.code === 'unrecognized_keys') {
-      for (const key of issue.keys) problems.push(problem([...issue.path, key], unknownFieldMessage(kind, issue.path, key)));
+      for (const key of issue.keys)
+        problems.push(problem([...issue.path, key], unknownFieldMessage(kind, issue.path, key)));
       continue;
     }
     problems.push(problem([...issue.path], issueMessage(issue, valueAt(value, issue.path))));
@@ -94,7 +97,13 @@ function issueMessage(issue: z.core.$ZodIssue, found: unknown): string {
 }
 
 function article(type: string): string {
-  const names: Record<string, string> = { object: 'a mapping', array: 'a list', string: 'a string', boolean: 'true or false', number: 'a number' };
+  const names: Record<string, string> = {
+    object: 'a mapping',
+    array: 'a list',
+    string: 'a string',
+    boolean: 'true or false',
+    number: 'a number',
+  };
   return names[type] ?? type;
 }
 

@@ -45,7 +45,9 @@ async function walk(directory: string, files: string[]): Promise<void> {
   }
 }
 
-export async function readConfigFile(file: string): Promise<{ documents: SourceDocument[]; problems: ConfigProblem[] }> {
+export async function readConfigFile(
+  file: string,
+): Promise<{ documents: SourceDocument[]; problems: ConfigProblem[] }> {
   let text: string;
   try {
     text = await readFile(file, 'utf8');
@@ -57,7 +59,10 @@ export async function readConfigFile(file: string): Promise<{ documents: SourceD
 }
 
 /** Parses multi-document YAML text. Empty documents (a trailing `---`, comments only) are skipped. */
-export function parseConfigText(text: string, file: string): { documents: SourceDocument[]; problems: ConfigProblem[] } {
+export function parseConfigText(
+  text: string,
+  file: string,
+): { documents: SourceDocument[]; problems: ConfigProblem[] } {
   const lineCounter = new LineCounter();
   const documents: SourceDocument[] = [];
   const problems: ConfigProblem[] = [];
@@ -119,7 +124,7 @@ function locate(
 function fieldOffset(document: Document, path: readonly PropertyKey[]): number | undefined {
   const parentPath = path.slice(0, -1);
   const last = path[path.length - 1];
-  const parent = parentPath.length === 0 ? document.contents : (document.getIn(parentPath, true) as unknown);
+  const parent = parentPath.length === 0 ? document.contents : document.getIn(parentPath, true);
   if (isMap(parent)) {
     const pair = parent.items.find((item) => isScalar(item.key) && item.key.value === last);
     if (pair) return nodeOffset(pair.key as Node);

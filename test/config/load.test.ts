@@ -25,7 +25,11 @@ stringData:
     apiVersion: v1
     kind: Config
 `;
-const cluster = (namespace: string, name: string, secret = `${name}-kubeconfig`) => `apiVersion: gitops.weave.works/v1alpha1
+const cluster = (
+  namespace: string,
+  name: string,
+  secret = `${name}-kubeconfig`,
+) => `apiVersion: gitops.weave.works/v1alpha1
 kind: GitopsCluster
 metadata: {name: ${name}, namespace: ${namespace}}
 spec:
@@ -77,7 +81,9 @@ data:
     });
     const configuration = configurationOf(await loadConfiguration(dir));
     const [resolved] = configuration.pipelines;
-    assert.deepEqual(resolved?.environments[0]?.targets, [{ cluster: { namespace: 'default', name: 'dev' }, namespace: 'default' }]);
+    assert.deepEqual(resolved?.environments[0]?.targets, [
+      { cluster: { namespace: 'default', name: 'dev' }, namespace: 'default' },
+    ]);
     assert.deepEqual(resolved?.environments[1]?.promotion, { strategy: { notification: {} } });
     assert.equal(configuration.clusters.length, 2);
   });
@@ -168,7 +174,11 @@ stringData: {githubAppID: "12345", githubAppInstallationID: "678", githubAppPriv
     assert.equal(shop?.namespace, 'default', 'a document without namespace is in default, as with kubectl');
     assert.deepEqual(shop?.environments[0]?.targets[0]?.cluster, { namespace: 'default', name: 'dev-eks' });
     assert.deepEqual(shop?.environments[1]?.targets[0]?.cluster, { namespace: 'fleet', name: 'prod-capi' });
-    assert.deepEqual(shop?.environments[0]?.promotion?.strategy.notification, {}, 'dev inherits the pipeline promotion');
+    assert.deepEqual(
+      shop?.environments[0]?.promotion?.strategy.notification,
+      {},
+      'dev inherits the pipeline promotion',
+    );
     assert.equal(shop?.environments[1]?.promotion?.manual, true, 'prod has its own promotion');
     assert.equal(shop?.environments[1]?.promotion?.strategy.notification, undefined);
     assert.equal(configuration.clusters.find((c) => c.key.name === 'dev-eks')?.document.spec.eks?.region, 'eu-west-1');

@@ -42,7 +42,9 @@ describe('single-document problems', () => {
     {
       name: 'invalid YAML is located',
       text: 'apiVersion: v1\nkind: Secret\nmetadata: {name: a\n',
-      expected: ['config.yaml:4:1: document 1: invalid YAML: Flow map in block collection must be sufficiently indented and end with a }'],
+      expected: [
+        'config.yaml:4:1: document 1: invalid YAML: Flow map in block collection must be sufficiently indented and end with a }',
+      ],
     },
     {
       name: 'a duplicate key is a YAML error',
@@ -82,8 +84,12 @@ describe('single-document problems', () => {
     },
     {
       name: 'no environments',
-      text: pipeline('  appRef: {apiVersion: helm.toolkit.fluxcd.io/v2, kind: HelmRelease, name: podinfo}\n  environments: []\n'),
-      expected: ['config.yaml:6:3: Pipeline flux-system/podinfo: spec.environments: a pipeline needs at least one environment'],
+      text: pipeline(
+        '  appRef: {apiVersion: helm.toolkit.fluxcd.io/v2, kind: HelmRelease, name: podinfo}\n  environments: []\n',
+      ),
+      expected: [
+        'config.yaml:6:3: Pipeline flux-system/podinfo: spec.environments: a pipeline needs at least one environment',
+      ],
     },
     {
       name: 'environments missing altogether',
@@ -110,7 +116,10 @@ describe('single-document problems', () => {
         twoEnvs +
           '  promotion: {strategy: {pull-request: {type: subversion, url: "https://svn.example.com/r", baseBranch: main, secretRef: {name: creds}}}}\n',
       ),
-      options: { ...clusters, known: { ...clusters.known, secrets: [{ namespace: 'flux-system', name: 'creds', keys: ['token'] }] } },
+      options: {
+        ...clusters,
+        known: { ...clusters.known, secrets: [{ namespace: 'flux-system', name: 'creds', keys: ['token'] }] },
+      },
       expected: [
         'config.yaml:11:41: Pipeline flux-system/podinfo: spec.promotion.strategy.pull-request.type: must be one of github, gitlab, bitbucket-server',
       ],
@@ -140,7 +149,9 @@ describe('single-document problems', () => {
     {
       name: 'a Secret value that is not base64 is not echoed',
       text: 'apiVersion: v1\nkind: Secret\nmetadata: {name: creds}\ndata: {token: "ghp_SuperSecret!!"}\n',
-      expected: ['config.yaml:4:8: Secret default/creds: data.token: must be base64-encoded (use stringData for plain text)'],
+      expected: [
+        'config.yaml:4:8: Secret default/creds: data.token: must be base64-encoded (use stringData for plain text)',
+      ],
     },
     {
       name: 'a Secret value of the wrong type is not echoed',
@@ -190,7 +201,12 @@ describe('references', () => {
     },
     {
       name: 'an appRef apiVersion of another group',
-      text: pipeline(twoEnvs.replace('helm.toolkit.fluxcd.io/v2, kind: HelmRelease', 'helm.toolkit.fluxcd.io/v2, kind: Kustomization')),
+      text: pipeline(
+        twoEnvs.replace(
+          'helm.toolkit.fluxcd.io/v2, kind: HelmRelease',
+          'helm.toolkit.fluxcd.io/v2, kind: Kustomization',
+        ),
+      ),
       expected: [
         'config.yaml:5:12: Pipeline flux-system/podinfo: spec.appRef.apiVersion: must be kustomize.toolkit.fluxcd.io/<version> for a Kustomization (found "helm.toolkit.fluxcd.io/v2")',
       ],
@@ -216,7 +232,8 @@ describe('references', () => {
         pipeline(
           twoEnvs +
             '  promotion: {strategy: {pull-request: {type: github, url: "https://github.com/acme/fleet", baseBranch: main, secretRef: {name: gh}}}}\n',
-        ) + '---\napiVersion: v1\nkind: Secret\nmetadata: {name: gh, namespace: flux-system}\nstringData: {githubAppID: "1", username: git}\n',
+        ) +
+        '---\napiVersion: v1\nkind: Secret\nmetadata: {name: gh, namespace: flux-system}\nstringData: {githubAppID: "1", username: git}\n',
       expected: [
         'config.yaml:11:123: Pipeline flux-system/podinfo: spec.promotion.strategy.pull-request.secretRef.name: Secret flux-system/gh has neither a non-empty "token" key nor the GitHub App keys githubAppID, githubAppInstallationID, githubAppPrivateKey (it holds the github credentials)',
       ],
@@ -245,7 +262,8 @@ describe('references', () => {
 describe('files and directories', () => {
   it('walks directories recursively, skipping hidden entries and other files, and reports every file', async (t) => {
     const dir = await tempFiles(t, {
-      'clusters/dev.yml': 'apiVersion: gitops.weave.works/v1alpha1\nkind: GitopsCluster\nmetadata: {name: dev}\nspec: {eks: {clusterName: dev, region: eu-west-1}}\n',
+      'clusters/dev.yml':
+        'apiVersion: gitops.weave.works/v1alpha1\nkind: GitopsCluster\nmetadata: {name: dev}\nspec: {eks: {clusterName: dev, region: eu-west-1}}\n',
       'pipelines/broken.yaml': 'kind: [\n',
       'pipelines/notes.txt': 'kind: Pipeline\n',
       '.git/config.yaml': 'not: [valid\n',
