@@ -1,0 +1,199 @@
+// The promotion decision (DESIGN §5): a pure function of the pipeline, the observed target statuses, the approval
+// markers and the promotion records. It returns what to do and, per environment, why; the verifier carries the
+// actions out and `pipelinectl explain` prints the reasons. It does no I/O and reads the time only from `input.now`.
+//
+// Compared with Weave's level-triggered controller (reference/pipeline-controller.md §3.2), it also stops at a target
+// it cannot read, never downgrades an environment that is ahead, honours manual approval, and does not repeat a
+// recorded promotion (see promotion-step.ts).
+import { isNewerRevision, sameRevision } from '../flux/revision.js';
+import type { TargetStatus } from '../flux/target-status.js';
+import { appKeyOf, appKeyString } from '../pipeline/model.js';
+import type { PipelineEnvironment } from '../pipeline/model.js';
+import { promotionStep } from './promotion-step.js';
+import { oneLine, targetName, withDetail } from './text.js';
+import type {
+  Action,
+  ApprovalMarker,
+  Decision,
+  DecisionInput,
+  EnvironmentExplanation,
+  EnvironmentState,
+} from './types.js';
+
+/** One target of an environment with what we know of it; `status` is undefined when it was never observed. */
+interface ObservedTarget {
+  name: string;
+  status: TargetStatus | undefined;
+}
+
+/** A target whose status we know: it was read without error. */
+interface KnownTarget {
+  name: string;
+  status: TargetStatus;
+}
+
+export function decide(input: DecisionInput): Decision {
+  const [source, ...later] = input.pipeline.environments;
+  if (!source) return { actions: [], environments: [] };
+
+  const found = candidateOf(observedTargets(input, source));
+  const environments = [explanation(source, 'source', found.message)];
+  const actions: Action[] = [];
+  if (found.candidate === undefined) {
+    // Without a candidate we know too little to act on anything, not even to clear a stale approval marker.
+    for (const env of later) {
+      environments.push(explanation(env, 'not-reached', `not reached: ${source.name} has no candidate`));
+    }
+    return { actions, environments };
+  }
+
+  const { candidate } = found;
+  // Set once the walk stops: one promotion per pipeline at a time, and nothing beyond an environment that is not done.
+  let stop: string | undefined;
+  for (const env of later) {
+    if (stop !== undefined) {
+      environments.push(explanation(env, 'not-reached', `not reached: stopped at ${stop}`));
+      continue;
+    }
+    const approval = approvalOf(input.approvals, env);
+    const classified = classifyEnvironment(observedTargets(input, env), candidate);
+    if (classified.state === 'behind') {
+      const record = input.promotions.find((r) => r.env === env.name && sameRevision(r.revision, candidate));
+      const step = promotionStep({ env, candidate, approval, record, now: input.now });
+      environments.push(explanation(env, step.state, step.message));
+      actions.push(...step.actions);
+      stop = `${env.name} (${step.state})`;
+      continue;
+    }
+    environments.push(explanation(env, classified.state, classified.message));
+    const clear = classified.state === 'unknown' ? undefined : staleApproval(env, approval, candidate);
+    if (clear) actions.push(clear);
+    if (classified.state !== 'passed') stop = `${env.name} (${classified.state})`;
+  }
+  return { candidate, actions, environments };
+}
+
+/**
+ * The first environment's revision, when every target of it runs that revision and is healthy; otherwise why not.
+ * A candidate must stand for the whole environment, so one target we cannot read, one still reconciling or one on
+ * another revision is enough to have none (Weave §3.2 steps 3 and 4, plus read errors, which Weave ignored here).
+ */
+function candidateOf(targets: readonly ObservedTarget[]): { candidate?: string; message: string } {
+  const { known, unknown } = readTargets(targets);
+  if (unknown) return { message: unknown };
+  const [first] = known;
+  if (!first) return { message: 'environment has no targets: no candidate' };
+
+  const revision = first.status.revision;
+  const revisionless = known.filter((t) => t.status.revision === undefined);
+  if (revision === undefined || revisionless.length > 0) {
+    return { message: revisionless.map((t) => `target ${problemOf(t, '')}`).join('; ') };
+  }
+  if (known.some((t) => !runs(t.status, revision))) {
+    const runs = known.map((t) => `${t.name} runs ${t.status.revision}`).join(', ');
+    return { message: `waiting for all targets to run the same revision: ${runs}` };
+  }
+  const unready = known.filter((t) => !healthyOn(t.status, revision));
+  if (unready.length > 0) return { message: unready.map((t) => `target ${problemOf(t, revision)}`).join('; ') };
+  return { candidate: revision, message: `candidate ${revision}: all targets run it and are healthy` };
+}
+
+type Classification =
+  | { state: Extract<EnvironmentState, 'unknown' | 'passed' | 'in-progress' | 'ahead'>; message: string }
+  /** Neither on the candidate nor ahead of it: the environment the candidate is promoted to. */
+  | { state: 'behind' };
+
+/**
+ * Where a later environment stands with respect to the candidate. The order of the checks is the rule: what we
+ * cannot see stops everything; a rollout of the candidate (or a target that regressed after it passed) is waited
+ * for; an environment that already runs something newer is neither downgraded nor promoted past.
+ */
+function classifyEnvironment(targets: readonly ObservedTarget[], candidate: string): Classification {
+  const { known, unknown } = readTargets(targets);
+  if (unknown) return { state: 'unknown', message: unknown };
+  // An environment without targets cannot show that it runs the candidate; do not promote past it.
+  if (known.length === 0) return { state: 'unknown', message: 'environment has no targets' };
+  if (known.every((t) => healthyOn(t.status, candidate))) {
+    return { state: 'passed', message: `all targets run ${candidate} and are healthy` };
+  }
+  if (known.some((t) => runs(t.status, candidate))) {
+    const pending = known.filter((t) => !healthyOn(t.status, candidate)).map((t) => problemOf(t, candidate));
+    return {
+      state: 'in-progress',
+      message: `waiting for all targets to run ${candidate} and be healthy: ${pending.join('; ')}`,
+    };
+  }
+  const ahead = known.find((t) => t.status.revision !== undefined && isNewerRevision(t.status.revision, candidate));
+  if (ahead) {
+    return {
+      state: 'ahead',
+      message: `${ahead.name} runs ${ahead.status.revision}, newer than candidate ${candidate}: not downgrading`,
+    };
+  }
+  return { state: 'behind' };
+}
+
+/**
+ * Splits the targets into those whose status we know and, if there are any others, why we do not know theirs
+ * (never observed, or the last read failed): a single unknown target is enough to take no decision on them.
+ */
+function readTargets(targets: readonly ObservedTarget[]): { known: KnownTarget[]; unknown?: string } {
+  const known: KnownTarget[] = [];
+  const reasons: string[] = [];
+  for (const { name, status } of targets) {
+    if (!status) reasons.push(`target ${name} was never observed`);
+    else if (status.error !== undefined) reasons.push(withDetail(`cannot read target ${name}`, status.error));
+    else known.push({ name, status });
+  }
+  return reasons.length > 0 ? { known, unknown: reasons.join('; ') } : { known };
+}
+
+/** What keeps a known target from being healthy on `revision`, worded after the target's name. */
+function problemOf({ name, status }: KnownTarget, revision: string): string {
+  if (status.revision === undefined) return withDetail(`${name} runs no revision yet`, status.reason);
+  if (!sameRevision(status.revision, revision)) return `${name} runs ${status.revision}`;
+  if (!status.settled) return withDetail(`${name} has not settled yet`, status.reason);
+  return withDetail(`${name} is not healthy`, status.reason);
+}
+
+/**
+ * Runs `revision` and is healthy. An unsettled target counts as not healthy even if it says healthy: what it
+ * reports is about to change, and a decision taken on it could be undone by the next read.
+ */
+function healthyOn(status: TargetStatus, revision: string): boolean {
+  return status.healthy && status.settled && runs(status, revision);
+}
+
+function runs(status: TargetStatus, revision: string): boolean {
+  return status.revision !== undefined && sameRevision(status.revision, revision);
+}
+
+/** The environment's targets, each with its observed status, in the order the Pipeline lists them. */
+function observedTargets(input: DecisionInput, env: PipelineEnvironment): ObservedTarget[] {
+  const { pipeline, observed } = input;
+  return env.targets.map((target) => ({
+    name: targetName(target),
+    status: observed.get(appKeyString(appKeyOf(pipeline, target))),
+  }));
+}
+
+function approvalOf(approvals: readonly ApprovalMarker[], env: PipelineEnvironment): ApprovalMarker | undefined {
+  return approvals.find((a) => a.env === env.name);
+}
+
+/**
+ * A marker left on an environment that moved on (passed, rolling out, or ahead) for a revision other than the
+ * candidate waits for nothing any more: an approval of it would promote a revision that is no longer wanted.
+ */
+function staleApproval(
+  env: PipelineEnvironment,
+  marker: ApprovalMarker | undefined,
+  candidate: string,
+): Action | undefined {
+  if (!marker || sameRevision(marker.revision, candidate)) return undefined;
+  return { type: 'clear-approval', env: env.name, revision: marker.revision };
+}
+
+function explanation(env: PipelineEnvironment, state: EnvironmentState, message: string): EnvironmentExplanation {
+  return { env: env.name, state, message: oneLine(message) };
+}

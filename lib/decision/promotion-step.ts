@@ -1,0 +1,129 @@
+// What to do with the environment the candidate is promoted to next (DESIGN §5, rule "otherwise this environment is
+// the promotion target"). Weave's level-triggered controller called the strategy again on every reconcile and ignored
+// manual approval (reference/pipeline-controller.md §3.2, §6); here the promotion record and the approval marker
+// decide, so an effect is asked for only when nobody else is making it and, for a manual environment, only after an
+// approval of exactly the candidate.
+import type { Promotion } from '../config/schema.js';
+import { sameRevision } from '../flux/revision.js';
+import type { PipelineEnvironment } from '../pipeline/model.js';
+import { withDetail } from './text.js';
+import type { Action, ApprovalMarker, EnvironmentState, PromotionRecord } from './types.js';
+
+export interface PromotionStepInput {
+  env: PipelineEnvironment;
+  /** The revision to promote, as the first environment runs it. */
+  candidate: string;
+  /** The environment's approval marker, whatever revision it is for. */
+  approval: ApprovalMarker | undefined;
+  /** The environment's promotion record for the candidate, if one was made. */
+  record: PromotionRecord | undefined;
+  now: Date;
+}
+
+export interface PromotionStep {
+  state: EnvironmentState;
+  message: string;
+  actions: Action[];
+}
+
+export function promotionStep(input: PromotionStepInput): PromotionStep {
+  const { env, candidate, record } = input;
+  // `env.promotion` is already the environment's own block or else the pipeline's; with neither, Weave had nothing
+  // to run either (and its level-triggered path crashed on it). Saying so beats guessing a strategy.
+  if (!env.promotion) {
+    return step('no-strategy', `no promotion configured for ${env.name}: ${candidate} is not promoted`);
+  }
+  // A record comes first, even for a manual environment: it exists only once the promotion was allowed, and it is
+  // what makes the effect happen at most once per revision.
+  if (record) return recordedStep(env, candidate, record, input.now);
+  if (env.promotion.manual === true) return approvalStep(env, candidate, input.approval);
+  return step('promoting', `promoting ${candidate} by ${strategyName(env.promotion)}`, promote(env, candidate));
+}
+
+/**
+ * Follows an existing promotion record for the candidate: never start a second effect while a worker holds a live
+ * lease, resume one whose worker vanished, and retry a failure only when the record says when.
+ */
+function recordedStep(env: PipelineEnvironment, candidate: string, record: PromotionRecord, now: Date): PromotionStep {
+  const attempt = `attempt ${record.attempts}`;
+  switch (record.state) {
+    case 'succeeded':
+      // Done: the targets will pick it up (a PR waits for its merge). Repeating would only re-open or re-send it.
+      return step(
+        'promoted',
+        `${withDetail(`promotion of ${candidate} succeeded`, record.result)}; waiting for targets`,
+      );
+    case 'pending':
+    case 'in-progress': {
+      const lease = instant(record.leaseExpiresAt);
+      if (lease !== undefined && lease > now.getTime()) {
+        return step(
+          'promoting',
+          `promotion of ${candidate} in progress (${attempt}), leased until ${record.leaseExpiresAt}`,
+        );
+      }
+      // The worker that held it crashed or timed out; the strategy is idempotent, so resuming is safe.
+      let why = 'no lease';
+      if (lease !== undefined) why = `lease expired at ${record.leaseExpiresAt}`;
+      else if (record.leaseExpiresAt !== undefined) why = `unreadable lease ${record.leaseExpiresAt}`;
+      return step('promoting', `resuming promotion of ${candidate} (${attempt}, ${why})`, promote(env, candidate));
+    }
+    case 'failed': {
+      const failure = withDetail(`promotion of ${candidate} failed (${attempt})`, record.error);
+      const retry = instant(record.retryAt);
+      if (retry === undefined) {
+        // No retryAt (or one we cannot read): the failure is permanent, e.g. a bad token or a missing marker.
+        return step('failed', `${failure}; not retried, a person must act`);
+      }
+      if (retry <= now.getTime()) return step('failed', `${failure}; retrying now`, promote(env, candidate));
+      return step('failed', `${failure}; retrying at ${record.retryAt}`);
+    }
+  }
+}
+
+/**
+ * A manual environment promotes only on an approval of exactly the candidate: an approval is a person's consent to
+ * one revision, so a marker approved for any other revision is replaced, never honoured.
+ */
+function approvalStep(env: PipelineEnvironment, candidate: string, marker: ApprovalMarker | undefined): PromotionStep {
+  if (marker && sameRevision(marker.revision, candidate)) {
+    if (marker.approvedAt !== undefined) {
+      const by = marker.approvedBy === undefined ? '' : ` by ${marker.approvedBy}`;
+      return step(
+        'promoting',
+        `promoting ${candidate}, approved${by} at ${marker.approvedAt}`,
+        promote(env, candidate),
+      );
+    }
+    return step('waiting-approval', `waiting for approval of ${candidate} (requested at ${marker.requestedAt})`);
+  }
+  const request = { type: 'request-approval', env: env.name, revision: candidate } as const;
+  if (marker) {
+    return step(
+      'waiting-approval',
+      `waiting for approval of ${candidate} (replaces the request for ${marker.revision})`,
+      { ...request, replaces: marker.revision },
+    );
+  }
+  return step('waiting-approval', `waiting for approval of ${candidate}`, request);
+}
+
+function step(state: EnvironmentState, message: string, ...actions: Action[]): PromotionStep {
+  return { state, message, actions };
+}
+
+function promote(env: PipelineEnvironment, revision: string): Action {
+  return { type: 'promote', env: env.name, revision };
+}
+
+/** The strategy's name as the Pipeline spells it, so the explanation says how the promotion is made. */
+function strategyName(promotion: Promotion): string {
+  return promotion.strategy['pull-request'] ? 'pull-request' : 'notification';
+}
+
+/** Milliseconds since the epoch of an ISO 8601 time, or undefined when it is absent or unreadable. */
+function instant(iso: string | undefined): number | undefined {
+  if (iso === undefined) return undefined;
+  const time = Date.parse(iso);
+  return Number.isNaN(time) ? undefined : time;
+}

@@ -1,0 +1,198 @@
+// Builders and a table runner for the decision tests. Targets are written the way the explanations name them,
+// `clusterNamespace/clusterName namespace` (e.g. `flux-system/prod-eu apps`), so a row reads like `pipelinectl explain`.
+import assert from 'node:assert/strict';
+import { it } from 'node:test';
+import type { AppKind, Promotion } from '../../lib/config/schema.js';
+import { decide } from '../../lib/decision/index.js';
+import type {
+  Action,
+  ApprovalMarker,
+  DecisionInput,
+  EnvironmentState,
+  PromotionRecord,
+} from '../../lib/decision/index.js';
+import type { TargetStatus } from '../../lib/flux/target-status.js';
+import { unreadableTarget } from '../../lib/flux/target-status.js';
+import { appKeyOf, appKeyString } from '../../lib/pipeline/model.js';
+import type { Pipeline, PipelineTarget } from '../../lib/pipeline/model.js';
+
+export const NOW = new Date('2025-10-01T12:00:00.000Z');
+
+/** An ISO 8601 time `offset` minutes from NOW (negative: in the past). */
+export function minutesFromNow(offset: number): string {
+  return new Date(NOW.getTime() + offset * 60_000).toISOString();
+}
+
+// ---------------------------------------------------------------- promotion blocks (Weave shape)
+
+export const notification: Promotion = { strategy: { notification: {} } };
+export const pullRequest: Promotion = {
+  strategy: {
+    'pull-request': {
+      type: 'github',
+      url: 'https://github.com/acme/fleet',
+      baseBranch: 'main',
+      secretRef: { name: 'github-token' },
+    },
+  },
+};
+export const manualPullRequest: Promotion = { manual: true, ...pullRequest };
+export const manualNotification: Promotion = { manual: true, ...notification };
+
+// ---------------------------------------------------------------- pipelines
+
+export interface EnvironmentSpec {
+  name: string;
+  /** `flux-system/prod-eu apps`: the GitopsCluster `flux-system/prod-eu`, the app in namespace `apps`. */
+  targets: string[];
+  /** The environment's own promotion block; without it the pipeline's applies (Weave `GetPromotion`). */
+  promotion?: Promotion;
+}
+
+export interface PipelineSpec {
+  environments: EnvironmentSpec[];
+  promotion?: Promotion;
+  kind?: AppKind;
+}
+
+/** A resolved Pipeline `flux-system/podinfo`, with each environment's promotion in force already chosen. */
+export function pipeline(spec: PipelineSpec): Pipeline {
+  const kind = spec.kind ?? 'HelmRelease';
+  return {
+    namespace: 'flux-system',
+    name: 'podinfo',
+    appRef:
+      kind === 'HelmRelease'
+        ? { apiVersion: 'helm.toolkit.fluxcd.io/v2', kind, name: 'podinfo' }
+        : { apiVersion: 'kustomize.toolkit.fluxcd.io/v1', kind, name: 'podinfo' },
+    ...(spec.promotion ? { promotion: spec.promotion } : {}),
+    environments: spec.environments.map((env) => {
+      const promotion = env.promotion ?? spec.promotion;
+      return { name: env.name, targets: env.targets.map(target), ...(promotion ? { promotion } : {}) };
+    }),
+  };
+}
+
+/** dev (one target) → staging (one target) → prod (two clusters), all taking the pipeline-level `promotion`. */
+export function threeEnvironments(promotion: Promotion | undefined = pullRequest, kind?: AppKind): Pipeline {
+  return pipeline({
+    promotion,
+    kind,
+    environments: [
+      { name: 'dev', targets: ['flux-system/dev apps'] },
+      { name: 'staging', targets: ['flux-system/staging apps'] },
+      { name: 'prod', targets: ['flux-system/prod-eu apps', 'flux-system/prod-us apps'] },
+    ],
+  });
+}
+
+function target(text: string): PipelineTarget {
+  const match = /^([^/\s]+)\/(\S+) (\S+)$/.exec(text);
+  if (!match?.[1] || !match[2] || !match[3])
+    throw new Error(`bad target "${text}": want "clusterNs/cluster namespace"`);
+  return { cluster: { namespace: match[1], name: match[2] }, namespace: match[3] };
+}
+
+// ---------------------------------------------------------------- observed statuses
+
+export function healthy(revision: string): TargetStatus {
+  return { revision, healthy: true, settled: true, reason: `Helm upgrade succeeded with chart podinfo@${revision}` };
+}
+
+export function unhealthy(revision: string | undefined, reason: string): TargetStatus {
+  return { ...(revision === undefined ? {} : { revision }), healthy: false, settled: true, reason };
+}
+
+/** Helm reported success but has not written its final status yet (DESIGN §5: checked again shortly). */
+export function unsettled(revision: string, reason = 'Running upgrade action for release apps/podinfo'): TargetStatus {
+  return { revision, healthy: false, settled: false, reason };
+}
+
+export const unreadable = unreadableTarget;
+
+/** The observed map, keyed like the store keys it; a key that names no target of the pipeline is a test bug. */
+export function observedMap(subject: Pipeline, statuses: Record<string, TargetStatus>): Map<string, TargetStatus> {
+  const targets = new Map(
+    subject.environments
+      .flatMap((env) => env.targets)
+      .map((t) => [`${t.cluster.namespace}/${t.cluster.name} ${t.namespace}`, t]),
+  );
+  return new Map(
+    Object.entries(statuses).map(([name, status]) => {
+      const found = targets.get(name);
+      if (!found) throw new Error(`observed status for "${name}", which is no target of the pipeline`);
+      return [appKeyString(appKeyOf(subject, found)), status];
+    }),
+  );
+}
+
+// ---------------------------------------------------------------- approvals and promotion records
+
+export function requested(env: string, revision: string): ApprovalMarker {
+  return { env, revision, requestedAt: minutesFromNow(-60) };
+}
+
+export function approved(env: string, revision: string, approvedBy = 'jane@acme.example'): ApprovalMarker {
+  return { ...requested(env, revision), approvedAt: minutesFromNow(-5), approvedBy };
+}
+
+export function record(env: string, revision: string, fields: Partial<PromotionRecord> = {}): PromotionRecord {
+  return { env, revision, state: 'pending', attempts: 1, updatedAt: minutesFromNow(-10), ...fields };
+}
+
+// ---------------------------------------------------------------- the table
+
+export interface Row {
+  name: string;
+  pipeline: Pipeline;
+  observed: Record<string, TargetStatus>;
+  approvals?: ApprovalMarker[];
+  promotions?: PromotionRecord[];
+  now?: Date;
+  /** The expected candidate; absent when none is expected. */
+  candidate?: string;
+  /** The exact actions, in order. */
+  actions: Action[];
+  /** The state of every environment. */
+  states: Record<string, EnvironmentState>;
+  /** Words each environment's message must contain, where they matter. */
+  messages?: Record<string, string[]>;
+}
+
+export function inputOf(row: Row): DecisionInput {
+  return {
+    pipeline: row.pipeline,
+    observed: observedMap(row.pipeline, row.observed),
+    approvals: row.approvals ?? [],
+    promotions: row.promotions ?? [],
+    now: row.now ?? NOW,
+  };
+}
+
+/** One test per row, plus the checks every decision must pass: pipeline order, one-line messages, no mutation. */
+export function runRows(rows: readonly Row[]): void {
+  for (const row of rows) {
+    it(row.name, () => {
+      const input = inputOf(row);
+      const before = structuredClone(input);
+      const decision = decide(input);
+
+      assert.equal(decision.candidate, row.candidate, 'candidate');
+      assert.deepEqual(decision.actions, row.actions, 'actions');
+      assert.deepEqual(
+        decision.environments.map((e) => e.env),
+        row.pipeline.environments.map((e) => e.name),
+        'one explanation per environment, in pipeline order',
+      );
+      assert.deepEqual(Object.fromEntries(decision.environments.map((e) => [e.env, e.state])), row.states, 'states');
+      for (const { env, message } of decision.environments) {
+        assert.match(message, /^[^\r\n]+$/, `${env}: the message is one non-empty line`);
+        for (const words of row.messages?.[env] ?? []) {
+          assert.ok(message.includes(words), `${env}: expected "${words}" in "${message}"`);
+        }
+      }
+      assert.deepEqual(input, before, 'decide does not change its input');
+      assert.deepEqual(decide(inputOf(row)), decision, 'the same input gives the same decision');
+    });
+  }
+}
