@@ -1,0 +1,170 @@
+// Kubernetes conditions as Flux writes them, and the readiness rules HelmRelease and Kustomization share
+// (flux-formats §3.3, §3.5, §4.3). The helpers follow fluxcd/pkg runtime/conditions, so a missing condition is
+// Unknown, as it is for the controllers themselves. Also the two small object helpers both readers need
+// (`typeMeta`, `describeIssue`), kept here so neither reader imports the other.
+import { z } from 'zod';
+
+/** A `metav1.Condition` as Flux writes it. Every Flux condition carries `observedGeneration`. */
+export interface Condition {
+  type: string;
+  /** `True`, `False` or `Unknown`; kept a string so an odd value reads as "not True" instead of unreadable. */
+  status: string;
+  reason?: string;
+  message?: string;
+  observedGeneration?: number;
+  lastTransitionTime?: string;
+}
+
+/** Loose, so a field added by a newer Kubernetes or Flux does not make an object unreadable. */
+export const ConditionSchema: z.ZodType<Condition> = z.looseObject({
+  type: z.string().min(1),
+  status: z.string(),
+  reason: z.string().optional(),
+  message: z.string().optional(),
+  observedGeneration: z.number().int().optional(),
+  lastTransitionTime: z.string().optional(),
+});
+
+export const ConditionListSchema = z.array(ConditionSchema);
+
+export type Conditions = readonly Condition[] | undefined;
+
+export function findCondition(conditions: Conditions, type: string): Condition | undefined {
+  return conditions?.find((condition) => condition.type === type);
+}
+
+export function isTrue(conditions: Conditions, type: string): boolean {
+  return findCondition(conditions, type)?.status === 'True';
+}
+
+export function isFalse(conditions: Conditions, type: string): boolean {
+  return findCondition(conditions, type)?.status === 'False';
+}
+
+/** True when the condition is Unknown or absent, as in fluxcd/pkg. */
+export function isUnknown(conditions: Conditions, type: string): boolean {
+  const status = findCondition(conditions, type)?.status;
+  return status === undefined || status === 'Unknown';
+}
+
+const MAX_MESSAGE = 200;
+
+/** The first line of a controller message, at most ~200 characters: Helm errors append pages of logs. */
+export function firstLine(message: string): string {
+  const line = (message.split('\n', 1)[0] ?? '').trim();
+  return line.length > MAX_MESSAGE ? `${line.slice(0, MAX_MESSAGE)}…` : line;
+}
+
+/** `Ready is False (UpgradeFailed): Helm upgrade failed …` */
+export function describeCondition(condition: Condition): string {
+  const reason = condition.reason ? ` (${condition.reason})` : '';
+  const message = condition.message ? firstLine(condition.message) : '';
+  return `${condition.type} is ${condition.status}${reason}${message ? `: ${message}` : ''}`;
+}
+
+export interface ReadinessInput {
+  generation: number;
+  observedGeneration: number | undefined;
+  conditions: readonly Condition[];
+  /** Ready reasons that mean the last action succeeded. */
+  successReasons: readonly string[];
+}
+
+export interface Readiness {
+  /** The first thing wrong, for a person; undefined when Ready is True for the current spec and nothing runs. */
+  problem?: string;
+  /** The controller is done with the current spec (before the kind's own checks, which may still unsettle it). */
+  settled: boolean;
+}
+
+/**
+ * The rules both kinds share: generation observed, Ready current and successful, no Reconciling, no Stalled.
+ * A condition without `observedGeneration` counts as current: older controllers did not always set it, and
+ * `status.observedGeneration` still guards the spec.
+ */
+export function assessReadiness({
+  generation,
+  observedGeneration,
+  conditions,
+  successReasons,
+}: ReadinessInput): Readiness {
+  const current = (condition: Condition) =>
+    condition.observedGeneration === undefined || condition.observedGeneration === generation;
+  const ready = findCondition(conditions, 'Ready');
+  const stalled = findCondition(conditions, 'Stalled');
+  const reconciling = isTrue(conditions, 'Reconciling');
+  const generationObserved = observedGeneration === generation;
+  // Stalled is terminal: the controller gave up on this spec and waits for a new one. A Stalled left over from
+  // an older generation says nothing about the current spec.
+  const stalledNow = stalled?.status === 'True' && current(stalled);
+  const settled =
+    stalledNow ||
+    (generationObserved &&
+      ready !== undefined &&
+      (ready.status === 'True' || ready.status === 'False') &&
+      current(ready) &&
+      !reconciling);
+
+  let problem: string | undefined;
+  if (stalled?.status === 'True') problem = describeCondition(stalled);
+  // A failure for the current spec says more to a person than the generation bookkeeping around it.
+  else if (ready?.status === 'False' && current(ready)) problem = describeCondition(ready);
+  else if (!generationObserved)
+    problem = `generation ${generation} not yet observed (observedGeneration ${observedGeneration ?? 'none'})`;
+  else if (reconciling) problem = `Reconciling: ${findCondition(conditions, 'Reconciling')?.reason ?? 'no reason'}`;
+  else if (!ready) problem = 'no Ready condition yet';
+  else if (!current(ready)) problem = `Ready is for generation ${ready.observedGeneration}, not ${generation}`;
+  else if (ready.status !== 'True') problem = describeCondition(ready);
+  else if (!successReasons.includes(ready.reason ?? ''))
+    problem = `Ready is True but reason ${ready.reason ?? '(none)'} is not a success reason`;
+  return problem === undefined ? { settled } : { problem, settled };
+}
+
+/**
+ * The first zod issue as a short phrase that names schema fields but never repeats input values. Keys under a
+ * path listed in `dynamicKeysAt` come from the input (a map's keys), so the path stops there.
+ */
+export function describeIssue(error: z.ZodError, input: unknown, dynamicKeysAt: readonly string[] = []): string {
+  const issue = error.issues[0];
+  if (!issue) return 'invalid';
+  const path: string[] = [];
+  let value = input;
+  for (const segment of issue.path) {
+    path.push(String(segment));
+    if (typeof segment === 'string' && dynamicKeysAt.includes(segment) && path.length < issue.path.length) {
+      return `${path.join('.')} has an invalid entry`;
+    }
+    value = typeof value === 'object' && value !== null ? (value as Record<PropertyKey, unknown>)[segment] : undefined;
+  }
+  const where = path.length > 0 ? path.join('.') : 'value';
+  // zod 4 leaves the input out of its issues, so whether the field is missing is read from the input itself.
+  if (issue.code === 'invalid_type')
+    return value === undefined ? `${where} is missing` : `${where} must be ${noun(issue.expected)}`;
+  if (issue.code === 'too_small' && issue.origin === 'string') return `${where} must not be empty`;
+  return `${where} is invalid`;
+}
+
+function noun(expected: string): string {
+  if (expected === 'int') return 'an integer';
+  return /^[aeiou]/.test(expected) ? `an ${expected}` : `a ${expected}`;
+}
+
+/** `kind` and `apiVersion` of an object read from a cluster, clipped for messages; undefined when absent. */
+export function typeMeta(object: unknown): { kind?: string; apiVersion?: string; ref: string } {
+  const record = typeof object === 'object' && object !== null ? (object as Record<string, unknown>) : {};
+  const metadata = typeof record['metadata'] === 'object' && record['metadata'] !== null ? record['metadata'] : {};
+  const text = (value: unknown) => (typeof value === 'string' && value !== '' ? clip(value) : undefined);
+  const { namespace, name } = metadata as Record<string, unknown>;
+  const result: { kind?: string; apiVersion?: string; ref: string } = {
+    ref: `${text(namespace) ?? '(no namespace)'}/${text(name) ?? '(no name)'}`,
+  };
+  const kind = text(record['kind']);
+  const apiVersion = text(record['apiVersion']);
+  if (kind !== undefined) result.kind = kind;
+  if (apiVersion !== undefined) result.apiVersion = apiVersion;
+  return result;
+}
+
+function clip(value: string): string {
+  return value.length > 80 ? `${value.slice(0, 80)}…` : value;
+}

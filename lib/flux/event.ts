@@ -1,0 +1,141 @@
+// A Flux notification-controller event as a `generic` / `generic-hmac` Provider POSTs it (flux-formats §2).
+//
+// The payload is only a hint that something changed: nothing in it decides anything. Events are best-effort,
+// can be lost, duplicated or arrive before the status they announce is written (a HelmRelease success event is
+// sent before its status patch), so every decision rests on the object read back from the cluster.
+import { z } from 'zod';
+import { describeIssue } from './conditions.js';
+
+export type FluxAppKind = 'HelmRelease' | 'Kustomization';
+
+export interface FluxEvent {
+  involvedObject: {
+    kind: string;
+    namespace: string;
+    name: string;
+    apiVersion?: string;
+    uid?: string;
+    resourceVersion?: string;
+    fieldPath?: string;
+  };
+  /** `info` or `error` today; kept open for forward compatibility. */
+  severity: string;
+  /** RFC 3339, as sent. */
+  timestamp: string;
+  message: string;
+  reason: string;
+  /** Metadata with the `<group>/` prefixes stripped, as notification-controller forwards it; empty when absent. */
+  metadata: Record<string, string>;
+  reportingController: string;
+  reportingInstance?: string;
+  /** `metadata.revision`: the chart version (HelmRelease) or source revision (Kustomization) the event is about. */
+  revisionHint?: string;
+}
+
+export type ParseFluxEventResult = { ok: true; event: FluxEvent } | { ok: false; reason: string };
+
+const nonEmpty = z.string().min(1);
+
+// `eventv1.Event` has no omitempty on these fields, so a body without one is not from Flux. Unknown fields are
+// tolerated: a newer notification-controller may add some.
+const EventSchema = z.looseObject({
+  involvedObject: z.looseObject({
+    kind: nonEmpty,
+    namespace: nonEmpty,
+    name: nonEmpty,
+    apiVersion: z.string().optional(),
+    uid: z.string().optional(),
+    resourceVersion: z.string().optional(),
+    fieldPath: z.string().optional(),
+  }),
+  severity: z.string(),
+  timestamp: z.string(),
+  message: z.string(),
+  reason: z.string(),
+  metadata: z.record(z.string(), z.string()).optional(),
+  reportingController: z.string(),
+  reportingInstance: z.string().optional(),
+});
+
+// Controllers emit these prefixes and notification-controller strips them before forwarding; the Flux docs show
+// the prefixed form, so a hand-made or replayed body may still carry it.
+const METADATA_PREFIXES = ['helm.toolkit.fluxcd.io/', 'kustomize.toolkit.fluxcd.io/', 'event.toolkit.fluxcd.io/'];
+
+/** Parse a webhook body. Reasons are short and never repeat the body, which is untrusted input. */
+export function parseFluxEvent(body: string): ParseFluxEventResult {
+  if (body.trim() === '') return { ok: false, reason: 'empty body' };
+  let json: unknown;
+  try {
+    json = JSON.parse(body);
+  } catch {
+    return { ok: false, reason: 'malformed JSON' };
+  }
+  if (typeof json !== 'object' || json === null || Array.isArray(json)) {
+    return { ok: false, reason: 'not a Flux event: expected a JSON object' };
+  }
+  const parsed = EventSchema.safeParse(json);
+  if (!parsed.success) {
+    return { ok: false, reason: `not a Flux event: ${describeIssue(parsed.error, json, ['metadata'])}` };
+  }
+  const { involvedObject, metadata: raw = {}, reportingInstance, ...rest } = parsed.data;
+  const metadata = normaliseMetadata(raw);
+  const event: FluxEvent = {
+    involvedObject: pick(involvedObject, [
+      'kind',
+      'namespace',
+      'name',
+      'apiVersion',
+      'uid',
+      'resourceVersion',
+      'fieldPath',
+    ]),
+    severity: rest.severity,
+    timestamp: rest.timestamp,
+    message: rest.message,
+    reason: rest.reason,
+    metadata,
+    reportingController: rest.reportingController,
+  };
+  if (reportingInstance !== undefined) event.reportingInstance = reportingInstance;
+  const revision = metadata['revision'];
+  if (revision) event.revisionHint = revision;
+  return { ok: true, event };
+}
+
+/** Prefixed keys are stripped; when both forms are present the stripped one wins, since that is what NC sent. */
+function normaliseMetadata(raw: Record<string, string>): Record<string, string> {
+  const stripped = new Map<string, string>();
+  const prefixed = new Map<string, string>();
+  for (const [key, value] of Object.entries(raw)) {
+    const prefix = METADATA_PREFIXES.find((p) => key.startsWith(p) && key.length > p.length);
+    if (prefix === undefined) stripped.set(key, value);
+    else if (!prefixed.has(key.slice(prefix.length))) prefixed.set(key.slice(prefix.length), value);
+  }
+  for (const [key, value] of prefixed) if (!stripped.has(key)) stripped.set(key, value);
+  // fromEntries defines own properties, so a `__proto__` key stays a plain key.
+  return Object.fromEntries(stripped);
+}
+
+function pick<T extends object, K extends keyof T>(object: T, keys: readonly K[]): Pick<T, K> {
+  const out = {} as Pick<T, K>;
+  for (const key of keys) if (object[key] !== undefined) out[key] = object[key];
+  return out;
+}
+
+const APP_KIND_GROUPS: Record<FluxAppKind, string> = {
+  HelmRelease: 'helm.toolkit.fluxcd.io',
+  Kustomization: 'kustomize.toolkit.fluxcd.io',
+};
+
+/**
+ * The app kind an event is about, or undefined for anything else (sources, image automation…). When the event
+ * names an apiVersion its group must be Flux's, so a same-named kind from another project is not mistaken.
+ */
+export function appKindOfEvent(event: FluxEvent): FluxAppKind | undefined {
+  const { kind, apiVersion } = event.involvedObject;
+  if (kind !== 'HelmRelease' && kind !== 'Kustomization') return undefined;
+  if (!apiVersion) return kind;
+  const slash = apiVersion.indexOf('/');
+  // A core-group apiVersion (`v1`) has no slash and so no Flux group.
+  return slash > 0 && apiVersion.slice(0, slash) === APP_KIND_GROUPS[kind] ? kind : undefined;
+}

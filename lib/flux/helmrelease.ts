@@ -1,0 +1,184 @@
+// What a HelmRelease read from a leaf cluster says about its deployment (flux-formats §3.5, DESIGN §5).
+//
+// An object this module does not understand (another kind, an apiVersion it does not know, a malformed status)
+// gives an `unreadableTarget`, not an exception: it comes from a remote cluster, so it is a fact about that target
+// to report next to the others, not a bug that should abort checking the whole pipeline.
+import { z } from 'zod';
+import type { Condition } from './conditions.js';
+import {
+  assessReadiness,
+  ConditionListSchema,
+  describeCondition,
+  describeIssue,
+  findCondition,
+  typeMeta,
+} from './conditions.js';
+import type { TargetStatus } from './target-status.js';
+import { unreadableTarget } from './target-status.js';
+
+const GROUP = 'helm.toolkit.fluxcd.io';
+/** v2beta2 has the same status as v2 (history, no maintained lastAppliedRevision); v2beta1 is the old shape. */
+const VERSIONS = ['v2', 'v2beta2', 'v2beta1'] as const;
+const SUCCESS_REASONS = ['InstallSucceeded', 'UpgradeSucceeded', 'TestSucceeded'];
+const V2BETA1_SUCCESS_REASONS = ['ReconciliationSucceeded', ...SUCCESS_REASONS];
+
+// Only the fields read here are declared; everything else is tolerated.
+const Snapshot = z.looseObject({
+  version: z.number().int(),
+  status: z.string(),
+  chartName: z.string().optional(),
+  chartVersion: z.string(),
+  configDigest: z.string().optional(),
+});
+type Snapshot = z.infer<typeof Snapshot>;
+
+const HelmRelease = z.looseObject({
+  metadata: z.looseObject({ generation: z.number().int() }),
+  spec: z
+    .looseObject({
+      test: z.looseObject({ enable: z.boolean().optional(), ignoreFailures: z.boolean().optional() }).optional(),
+    })
+    .optional(),
+  status: z
+    .looseObject({
+      observedGeneration: z.number().int().optional(),
+      conditions: ConditionListSchema.optional(),
+      history: z.array(Snapshot).optional(),
+      lastAttemptedRevision: z.string().optional(),
+      lastAttemptedConfigDigest: z.string().optional(),
+      lastAppliedRevision: z.string().optional(),
+    })
+    .optional(),
+});
+type HelmRelease = z.infer<typeof HelmRelease>;
+type Status = NonNullable<HelmRelease['status']>;
+
+/** Read a `helm.toolkit.fluxcd.io` v2, v2beta2 or v2beta1 HelmRelease; anything else is unreadable. */
+export function readHelmReleaseStatus(object: unknown): TargetStatus {
+  const { kind, apiVersion, ref } = typeMeta(object);
+  if (kind !== 'HelmRelease') return unreadableTarget(`expected a HelmRelease, got kind ${kind ?? '(none)'}`);
+  const version = VERSIONS.find((v) => apiVersion === `${GROUP}/${v}`);
+  if (version === undefined) {
+    return unreadableTarget(
+      `HelmRelease ${ref}: apiVersion ${apiVersion ?? '(none)'} is not supported (${GROUP}/v2, v2beta2 or v2beta1)`,
+    );
+  }
+  const parsed = HelmRelease.safeParse(object);
+  if (!parsed.success) return unreadableTarget(`HelmRelease ${ref}: ${describeIssue(parsed.error, object)}`);
+  const hr = parsed.data;
+  const conditions = hr.status?.conditions ?? [];
+  if (!hr.status || conditions.length === 0) {
+    // A v2beta1 status keeps lastAppliedRevision on its own, so it still tells what runs.
+    const applied = version === 'v2beta1' ? hr.status?.lastAppliedRevision : undefined;
+    return {
+      ...(applied ? { revision: applied } : {}),
+      healthy: false,
+      settled: false,
+      reason: `HelmRelease ${ref} has no status yet`,
+    };
+  }
+  return version === 'v2beta1' ? readV2beta1(hr, hr.status, conditions) : readV2(hr, hr.status, conditions);
+}
+
+function readV2(hr: HelmRelease, status: Status, conditions: readonly Condition[]): TargetStatus {
+  // `lastAppliedRevision` is deliberately not read: helm-controller ≥ v1 (Flux 2.3) stopped maintaining it, so on
+  // a v2beta2 read it is stale. The history is the truth; it is newest first, but the release number decides.
+  const latest = (status.history ?? []).reduce<Snapshot | undefined>(
+    (max, entry) => (max === undefined || entry.version > max.version ? entry : max),
+    undefined,
+  );
+  const revision = latest?.status === 'deployed' ? latest.chartVersion : undefined;
+  const readiness = assessReadiness({
+    generation: hr.metadata.generation,
+    observedGeneration: status.observedGeneration,
+    conditions,
+    successReasons: SUCCESS_REASONS,
+  });
+  const release = readiness.problem === undefined ? releaseProblem(hr, status, conditions, latest) : undefined;
+  const problem = readiness.problem ?? release?.problem;
+  const result: TargetStatus = {
+    healthy: problem === undefined,
+    // Ready is True yet something is still moving: the controller has started on what comes next.
+    settled: readiness.settled && !release?.inFlight,
+    reason: problem ?? `deployed ${revision} (${findCondition(conditions, 'Ready')?.reason})`,
+  };
+  if (revision !== undefined) result.revision = revision;
+  return result;
+}
+
+interface ReleaseProblem {
+  problem: string;
+  /** The controller is mid-way: what it reports is about to change. */
+  inFlight: boolean;
+}
+
+/** The v2 checks beyond Ready, in the order a person would want them named. */
+function releaseProblem(
+  hr: HelmRelease,
+  status: Status,
+  conditions: readonly Condition[],
+  latest: Snapshot | undefined,
+): ReleaseProblem | undefined {
+  if (!latest) return { problem: 'no Helm release in history', inFlight: false };
+  if (latest.status !== 'deployed') {
+    // pending-install/upgrade/rollback and uninstalling are Helm actions still running.
+    const inFlight = latest.status.startsWith('pending-') || latest.status === 'uninstalling';
+    return { problem: `latest release v${latest.version} (${latest.chartVersion}) is ${latest.status}`, inFlight };
+  }
+  const attempted = status.lastAttemptedRevision;
+  if (attempted !== latest.chartVersion) {
+    return {
+      problem: `last attempted ${attempted ?? '(none)'} but ${latest.chartVersion} is deployed`,
+      inFlight: true,
+    };
+  }
+  const attemptedConfig = status.lastAttemptedConfigDigest;
+  if (attemptedConfig && latest.configDigest && attemptedConfig !== latest.configDigest) {
+    return {
+      problem: `last attempted config ${shortDigest(attemptedConfig)} but ${shortDigest(latest.configDigest)} is deployed`,
+      inFlight: true,
+    };
+  }
+  const test = hr.spec?.test;
+  if (test?.enable === true && test.ignoreFailures !== true) {
+    const testSuccess = findCondition(conditions, 'TestSuccess');
+    if (testSuccess?.status !== 'True') {
+      return {
+        problem: `tests are enabled but ${testSuccess ? describeCondition(testSuccess) : 'TestSuccess is missing'}`,
+        // Missing or Unknown (AwaitingTests): the tests have yet to run. False: they ran and failed.
+        inFlight: testSuccess?.status !== 'False',
+      };
+    }
+  }
+  return undefined;
+}
+
+function readV2beta1(hr: HelmRelease, status: Status, conditions: readonly Condition[]): TargetStatus {
+  const applied = status.lastAppliedRevision || undefined;
+  const readiness = assessReadiness({
+    generation: hr.metadata.generation,
+    observedGeneration: status.observedGeneration,
+    conditions,
+    successReasons: V2BETA1_SUCCESS_REASONS,
+  });
+  let problem = readiness.problem;
+  let inFlight = false;
+  if (problem === undefined && applied === undefined) problem = 'no applied revision yet';
+  else if (problem === undefined && status.lastAttemptedRevision !== applied) {
+    problem = `last attempted ${status.lastAttemptedRevision ?? '(none)'} but ${applied} is deployed`;
+    inFlight = true;
+  }
+  const result: TargetStatus = {
+    healthy: problem === undefined,
+    settled: readiness.settled && !inFlight,
+    reason: problem ?? `deployed ${applied} (${findCondition(conditions, 'Ready')?.reason})`,
+  };
+  if (applied !== undefined) result.revision = applied;
+  return result;
+}
+
+/** `sha256:e15c415d6276…`: enough to tell two digests apart in a message. */
+function shortDigest(digest: string): string {
+  const colon = digest.indexOf(':');
+  return digest.length > colon + 13 ? `${digest.slice(0, colon + 13)}…` : digest;
+}

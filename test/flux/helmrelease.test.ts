@@ -1,0 +1,497 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import {
+  describeCondition,
+  firstLine,
+  isFalse,
+  isTrue,
+  isUnknown,
+  readHelmReleaseStatus,
+  readTargetStatus,
+} from '../../lib/flux/index.js';
+import type { TargetStatus } from '../../lib/flux/index.js';
+import {
+  condition,
+  HR_GENERATION,
+  helmRelease,
+  helmReleaseV2beta1,
+  ociHelmRelease,
+  OTHER_CONFIG_DIGEST,
+  rolledBackHelmRelease,
+  snapshot,
+} from '../fixtures/flux-objects.js';
+import type { FluxObject } from '../fixtures/flux-objects.js';
+
+interface Expected {
+  revision: string | undefined;
+  healthy: boolean;
+  settled: boolean;
+  reason: RegExp;
+}
+
+function expectStatus(actual: TargetStatus, expected: Expected): void {
+  assert.equal(actual.error, undefined, `unexpected error: ${actual.error}`);
+  assert.deepEqual(
+    { revision: actual.revision, healthy: actual.healthy, settled: actual.settled },
+    { revision: expected.revision, healthy: expected.healthy, settled: expected.settled },
+    actual.reason,
+  );
+  assert.match(actual.reason, expected.reason);
+}
+
+const g = HR_GENERATION;
+const upgraded = 'Helm upgrade succeeded for release apps/podinfo.v3 with chart podinfo@6.9.2';
+const ready = condition('Ready', 'True', 'UpgradeSucceeded', upgraded, g);
+const released = condition('Released', 'True', 'UpgradeSucceeded', upgraded, g);
+const reconciling = condition('Reconciling', 'True', 'Progressing', "Running 'upgrade' action with timeout of 5m0s", g);
+const testsEnabled = { test: { enable: true } };
+
+const cases: { name: string; object: FluxObject; expected: Expected }[] = [
+  {
+    name: 'a fresh upgrade is deployed and healthy',
+    object: helmRelease(),
+    expected: { revision: '6.9.2', healthy: true, settled: true, reason: /^deployed 6\.9\.2 \(UpgradeSucceeded\)$/ },
+  },
+  {
+    name: 'the history entry with the highest version wins, whatever the order',
+    object: helmRelease({
+      status: {
+        lastAttemptedRevision: '6.9.2',
+        history: [
+          snapshot({ version: 2, chartVersion: '6.9.1', status: 'superseded' }),
+          snapshot({ version: 3, chartVersion: '6.9.2' }),
+          snapshot({ version: 1, chartVersion: '6.9.0', status: 'superseded' }),
+        ],
+      },
+    }),
+    expected: { revision: '6.9.2', healthy: true, settled: true, reason: /deployed 6\.9\.2/ },
+  },
+  {
+    name: 'a rollback leaves the old version deployed, unhealthy and settled',
+    object: rolledBackHelmRelease(),
+    expected: {
+      revision: '6.9.2',
+      healthy: false,
+      settled: true,
+      reason: /^Ready is False \(RollbackSucceeded\): Helm rollback/,
+    },
+  },
+  {
+    name: 'a failed latest release means nothing is known to be deployed',
+    object: helmRelease({
+      status: {
+        lastAttemptedRevision: '6.9.3',
+        history: [snapshot({ version: 4, chartVersion: '6.9.3', status: 'failed' }), snapshot({ version: 3 })],
+        conditions: [
+          condition(
+            'Ready',
+            'False',
+            'UpgradeFailed',
+            'Helm upgrade failed for release apps/podinfo with chart podinfo@6.9.3: context deadline exceeded\n\nLast Helm logs:\n\nwaiting for 1 resource(s) to become ready',
+            g,
+          ),
+        ],
+      },
+    }),
+    expected: {
+      revision: undefined,
+      healthy: false,
+      settled: true,
+      reason: /^Ready is False \(UpgradeFailed\): Helm upgrade failed .*context deadline exceeded$/,
+    },
+  },
+  {
+    name: 'a latest release still pending is not settled',
+    object: helmRelease({
+      status: {
+        history: [snapshot({ version: 4, chartVersion: '6.9.2', status: 'pending-upgrade' }), snapshot({ version: 3 })],
+      },
+    }),
+    expected: {
+      revision: undefined,
+      healthy: false,
+      settled: false,
+      reason: /latest release v4 \(6\.9\.2\) is pending-upgrade/,
+    },
+  },
+  {
+    name: 'Reconciling True while Ready is still True from the last run',
+    object: helmRelease({ status: { conditions: [ready, released, reconciling] } }),
+    expected: { revision: '6.9.2', healthy: false, settled: false, reason: /^Reconciling: Progressing/ },
+  },
+  {
+    name: 'an upgrade in progress (Ready Unknown, Reconciling True)',
+    object: helmRelease({
+      status: {
+        lastAttemptedRevision: '6.9.3',
+        conditions: [
+          condition('Ready', 'Unknown', 'Progressing', 'Fresh install in progress', g),
+          released,
+          reconciling,
+        ],
+      },
+    }),
+    expected: { revision: '6.9.2', healthy: false, settled: false, reason: /^Reconciling: Progressing/ },
+  },
+  {
+    name: 'Ready Unknown without Reconciling is not settled',
+    object: helmRelease({
+      status: { conditions: [condition('Ready', 'Unknown', 'Progressing', 'Upgrade in progress', g)] },
+    }),
+    expected: { revision: '6.9.2', healthy: false, settled: false, reason: /^Ready is Unknown \(Progressing\)/ },
+  },
+  {
+    name: 'Stalled True is terminal: settled and unhealthy',
+    object: helmRelease({
+      status: {
+        lastAttemptedRevision: '6.9.3',
+        history: [snapshot({ version: 4, chartVersion: '6.9.3', status: 'failed' }), snapshot({ version: 3 })],
+        conditions: [
+          condition('Ready', 'False', 'UpgradeFailed', 'Helm upgrade failed for release apps/podinfo', g),
+          condition('Stalled', 'True', 'RetriesExceeded', 'Failed to upgrade after 4 attempt(s)', g),
+        ],
+      },
+    }),
+    expected: { revision: undefined, healthy: false, settled: true, reason: /^Stalled is True \(RetriesExceeded\)/ },
+  },
+  {
+    name: 'Stalled True settles even before the generation is observed',
+    object: helmRelease({
+      metadata: { generation: 5 },
+      status: {
+        observedGeneration: 4,
+        conditions: [
+          condition('Ready', 'False', 'ValuesError', 'could not resolve Secret chart values reference', 5),
+          condition('Stalled', 'True', 'ValuesError', 'could not resolve Secret chart values reference', 5),
+        ],
+      },
+    }),
+    expected: { revision: '6.9.2', healthy: false, settled: true, reason: /^Stalled is True \(ValuesError\)/ },
+  },
+  {
+    name: 'Stalled True next to Ready True is still unhealthy',
+    object: helmRelease({
+      status: { conditions: [ready, condition('Stalled', 'True', 'RetriesExceeded', 'Failed to upgrade', g)] },
+    }),
+    expected: { revision: '6.9.2', healthy: false, settled: true, reason: /Stalled/ },
+  },
+  {
+    name: 'a new generation not yet observed',
+    object: helmRelease({
+      metadata: { generation: 5 },
+      status: { observedGeneration: 4, conditions: [condition('Ready', 'True', 'UpgradeSucceeded', upgraded, 4)] },
+    }),
+    expected: {
+      revision: '6.9.2',
+      healthy: false,
+      settled: false,
+      reason: /^generation 5 not yet observed \(observedGeneration 4\)$/,
+    },
+  },
+  {
+    name: "Ready's own observedGeneration is stale",
+    object: helmRelease({
+      status: { conditions: [condition('Ready', 'True', 'UpgradeSucceeded', upgraded, g - 1), released] },
+    }),
+    expected: { revision: '6.9.2', healthy: false, settled: false, reason: /Ready is for generation 3, not 4/ },
+  },
+  {
+    name: 'no Ready condition at all',
+    object: helmRelease({ status: { conditions: [released] } }),
+    expected: { revision: '6.9.2', healthy: false, settled: false, reason: /no Ready condition/ },
+  },
+  {
+    name: 'Ready True with a reason that is not a success',
+    object: helmRelease({
+      status: {
+        conditions: [condition('Ready', 'True', 'ReconciliationSucceeded', 'Release reconciliation succeeded', g)],
+      },
+    }),
+    expected: {
+      revision: '6.9.2',
+      healthy: false,
+      settled: true,
+      reason: /reason ReconciliationSucceeded is not a success/,
+    },
+  },
+  {
+    name: 'lastAttemptedRevision ahead of the deployed chart: mid-way, not settled',
+    object: helmRelease({ status: { lastAttemptedRevision: '6.9.3' } }),
+    expected: {
+      revision: '6.9.2',
+      healthy: false,
+      settled: false,
+      reason: /^last attempted 6\.9\.3 but 6\.9\.2 is deployed$/,
+    },
+  },
+  {
+    name: 'attempted config digest differs from the deployed one',
+    object: helmRelease({ status: { lastAttemptedConfigDigest: OTHER_CONFIG_DIGEST } }),
+    expected: {
+      revision: '6.9.2',
+      healthy: false,
+      settled: false,
+      reason: /^last attempted config sha256:4b1e0c2f9a8d… but sha256:e15c415d6276… is deployed$/,
+    },
+  },
+  {
+    name: 'no attempted config digest: nothing to compare',
+    object: helmRelease({ status: { lastAttemptedConfigDigest: undefined } }),
+    expected: { revision: '6.9.2', healthy: true, settled: true, reason: /deployed 6\.9\.2/ },
+  },
+  {
+    name: 'tests enabled but no TestSuccess yet',
+    object: helmRelease({ spec: testsEnabled }),
+    expected: {
+      revision: '6.9.2',
+      healthy: false,
+      settled: false,
+      reason: /^tests are enabled but TestSuccess is missing$/,
+    },
+  },
+  {
+    name: 'tests enabled and awaiting',
+    object: helmRelease({
+      spec: testsEnabled,
+      status: {
+        conditions: [
+          ready,
+          released,
+          condition('TestSuccess', 'Unknown', 'AwaitingTests', 'Release is awaiting tests', g),
+        ],
+      },
+    }),
+    expected: { revision: '6.9.2', healthy: false, settled: false, reason: /TestSuccess is Unknown \(AwaitingTests\)/ },
+  },
+  {
+    name: 'tests enabled and failed',
+    object: helmRelease({
+      spec: testsEnabled,
+      status: {
+        conditions: [
+          ready,
+          released,
+          condition('TestSuccess', 'False', 'TestFailed', 'Helm test failed for release apps/podinfo.v3', g),
+        ],
+      },
+    }),
+    expected: { revision: '6.9.2', healthy: false, settled: true, reason: /TestSuccess is False \(TestFailed\)/ },
+  },
+  {
+    name: 'tests enabled and passed',
+    object: helmRelease({
+      spec: testsEnabled,
+      status: {
+        conditions: [
+          condition(
+            'Ready',
+            'True',
+            'TestSucceeded',
+            'Helm test succeeded for release apps/podinfo.v3 with chart podinfo@6.9.2: 1 test hooks completed successfully',
+            g,
+          ),
+          released,
+          condition('TestSuccess', 'True', 'TestSucceeded', 'Helm test succeeded', g),
+        ],
+      },
+    }),
+    expected: { revision: '6.9.2', healthy: true, settled: true, reason: /^deployed 6\.9\.2 \(TestSucceeded\)$/ },
+  },
+  {
+    name: 'tests enabled with ignoreFailures: TestSuccess does not count',
+    object: helmRelease({
+      spec: { test: { enable: true, ignoreFailures: true } },
+      status: { conditions: [ready, released, condition('TestSuccess', 'False', 'TestFailed', 'Helm test failed', g)] },
+    }),
+    expected: { revision: '6.9.2', healthy: true, settled: true, reason: /deployed 6\.9\.2/ },
+  },
+  {
+    name: 'an OCI chart keeps its digest suffix in the version',
+    object: ociHelmRelease(),
+    expected: {
+      revision: '6.6.1+0cc9a8446c95',
+      healthy: true,
+      settled: true,
+      reason: /^deployed 6\.6\.1\+0cc9a8446c95 \(InstallSucceeded\)$/,
+    },
+  },
+  {
+    name: 'an OCI chart with the same version but a new digest attempted is mid-way',
+    object: ociHelmRelease({ status: { lastAttemptedRevision: '6.6.1+3b6c1f0e2d4a' } }),
+    expected: {
+      revision: '6.6.1+0cc9a8446c95',
+      healthy: false,
+      settled: false,
+      reason: /last attempted 6\.6\.1\+3b6c1f0e2d4a/,
+    },
+  },
+  {
+    name: 'v2beta2 reads the history and ignores a stale lastAppliedRevision',
+    object: helmRelease({ apiVersion: 'helm.toolkit.fluxcd.io/v2beta2', status: { lastAppliedRevision: '6.5.0' } }),
+    expected: { revision: '6.9.2', healthy: true, settled: true, reason: /deployed 6\.9\.2/ },
+  },
+  {
+    name: 'v2beta2 without history has no revision, whatever lastAppliedRevision says',
+    object: helmRelease({
+      apiVersion: 'helm.toolkit.fluxcd.io/v2beta2',
+      status: { lastAppliedRevision: '6.9.2', history: [] },
+    }),
+    expected: { revision: undefined, healthy: false, settled: true, reason: /no Helm release in history/ },
+  },
+  {
+    name: 'v2beta1 reads lastAppliedRevision',
+    object: helmReleaseV2beta1(),
+    expected: {
+      revision: '6.9.2',
+      healthy: true,
+      settled: true,
+      reason: /^deployed 6\.9\.2 \(ReconciliationSucceeded\)$/,
+    },
+  },
+  {
+    name: 'v2beta1 with an attempt ahead of what is applied',
+    object: helmReleaseV2beta1({ status: { lastAttemptedRevision: '6.9.3' } }),
+    expected: {
+      revision: '6.9.2',
+      healthy: false,
+      settled: false,
+      reason: /last attempted 6\.9\.3 but 6\.9\.2 is deployed/,
+    },
+  },
+  {
+    name: 'v2beta1 after a failed upgrade',
+    object: helmReleaseV2beta1({
+      status: {
+        lastAttemptedRevision: '6.9.3',
+        conditions: [
+          condition('Ready', 'False', 'UpgradeFailed', 'Helm upgrade failed: timed out waiting for the condition', g),
+        ],
+      },
+    }),
+    expected: { revision: '6.9.2', healthy: false, settled: true, reason: /^Ready is False \(UpgradeFailed\)/ },
+  },
+  {
+    name: 'v2beta1 with a generation not yet observed',
+    object: helmReleaseV2beta1({ metadata: { generation: 5 } }),
+    expected: { revision: '6.9.2', healthy: false, settled: false, reason: /generation 5 not yet observed/ },
+  },
+  {
+    name: 'v2beta1 without conditions still tells what was applied',
+    object: helmReleaseV2beta1({ status: { conditions: [] } }),
+    expected: {
+      revision: '6.9.2',
+      healthy: false,
+      settled: false,
+      reason: /^HelmRelease apps\/podinfo has no status yet$/,
+    },
+  },
+  {
+    name: 'a HelmRelease without status',
+    object: helmRelease({ status: null }),
+    expected: {
+      revision: undefined,
+      healthy: false,
+      settled: false,
+      reason: /^HelmRelease apps\/podinfo has no status yet$/,
+    },
+  },
+  {
+    name: 'a v2 status with history but no conditions yet',
+    object: helmRelease({ status: { conditions: [] } }),
+    expected: { revision: undefined, healthy: false, settled: false, reason: /has no status yet/ },
+  },
+];
+
+describe('readHelmReleaseStatus', () => {
+  for (const { name, object, expected } of cases) {
+    it(name, () => expectStatus(readHelmReleaseStatus(object), expected));
+  }
+
+  it('keeps only the first line of a long condition message, at most ~200 characters', () => {
+    const long = `Helm upgrade failed for release apps/podinfo with chart podinfo@6.9.3: ${'x'.repeat(400)}\nLast Helm logs:`;
+    const status = readHelmReleaseStatus(
+      helmRelease({ status: { conditions: [condition('Ready', 'False', 'UpgradeFailed', long, g)] } }),
+    );
+    assert.ok(status.reason.length <= 240, `reason is ${status.reason.length} characters`);
+    assert.ok(!status.reason.includes('Last Helm logs'));
+    assert.ok(status.reason.endsWith('…'));
+  });
+
+  const unreadable: { name: string; object: unknown; error: RegExp }[] = [
+    {
+      name: 'an apiVersion it does not know',
+      object: helmRelease({ apiVersion: 'helm.toolkit.fluxcd.io/v3' }),
+      error: /HelmRelease apps\/podinfo: apiVersion helm\.toolkit\.fluxcd\.io\/v3 is not supported/,
+    },
+    { name: 'another group', object: helmRelease({ apiVersion: 'example.com/v2' }), error: /not supported/ },
+    {
+      name: 'another kind',
+      object: { ...helmRelease(), kind: 'HelmChart' },
+      error: /expected a HelmRelease, got kind HelmChart/,
+    },
+    { name: 'not an object', object: 'HelmRelease', error: /expected a HelmRelease, got kind \(none\)/ },
+    { name: 'null', object: null, error: /expected a HelmRelease/ },
+    {
+      name: 'a malformed history',
+      object: helmRelease({ status: { history: [{ ...snapshot(), version: 'three' }] } }),
+      error: /^HelmRelease apps\/podinfo: status\.history\.0\.version must be a number$/,
+    },
+    {
+      name: 'no generation',
+      object: helmRelease({ metadata: { generation: undefined } }),
+      error: /metadata\.generation is missing/,
+    },
+  ];
+  for (const { name, object, error } of unreadable) {
+    it(`is unreadable for ${name}`, () => {
+      const status = readHelmReleaseStatus(object);
+      assert.match(status.error ?? '', error);
+      assert.equal(status.healthy, false);
+      assert.equal(status.revision, undefined);
+    });
+  }
+});
+
+describe('readTargetStatus', () => {
+  it('reads a HelmRelease', () => {
+    expectStatus(readTargetStatus(helmRelease()), {
+      revision: '6.9.2',
+      healthy: true,
+      settled: true,
+      reason: /deployed 6\.9\.2/,
+    });
+  });
+
+  it('refuses kinds it does not read', () => {
+    const status = readTargetStatus({ apiVersion: 'source.toolkit.fluxcd.io/v1', kind: 'GitRepository', metadata: {} });
+    assert.match(status.error ?? '', /unsupported object kind GitRepository/);
+    assert.equal(status.healthy, false);
+  });
+});
+
+describe('conditions', () => {
+  const conditions = [ready, condition('Released', 'False', 'UpgradeFailed', 'Helm upgrade failed', g)];
+
+  it('reads True, False and Unknown like fluxcd/pkg: a missing condition is Unknown', () => {
+    assert.deepEqual(
+      ['Ready', 'Released', 'Stalled'].map((type) => [
+        isTrue(conditions, type),
+        isFalse(conditions, type),
+        isUnknown(conditions, type),
+      ]),
+      [
+        [true, false, false],
+        [false, true, false],
+        [false, false, true],
+      ],
+    );
+  });
+
+  it('describes a condition on one line', () => {
+    assert.equal(firstLine('first\nsecond'), 'first');
+    assert.equal(
+      describeCondition(condition('Ready', 'False', 'UpgradeFailed', 'Helm upgrade failed\n\nLast Helm logs:', g)),
+      'Ready is False (UpgradeFailed): Helm upgrade failed',
+    );
+  });
+});
