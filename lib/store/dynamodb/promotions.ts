@@ -1,0 +1,218 @@
+// Promotion records, one per (pipeline, environment, revision), in the pipeline's partition. Creation is
+// conditional on absence, so exactly one caller creates a record; every later change is conditional on the
+// record's version (optimistic locking), so two workers never both own an attempt.
+import { GetCommand, PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import type { ObjectKey } from '../../pipeline/model.js';
+import type { Promotions, VersionedPromotionRecord } from '../port.js';
+import { expiresAfter, isConditionFailure, keys, type TableContext } from './table.js';
+
+const MAX_ATTEMPTS = 10;
+
+export class DynamoPromotions implements Promotions {
+  constructor(private readonly table: TableContext) {}
+
+  async getPromotion(
+    pipeline: ObjectKey,
+    env: string,
+    revision: string,
+  ): Promise<VersionedPromotionRecord | undefined> {
+    const result = await this.table.documents.send(
+      new GetCommand({
+        TableName: this.table.tableName,
+        Key: keys.promotion(pipeline, env, revision),
+        ConsistentRead: true,
+      }),
+    );
+    return result.Item && record(result.Item);
+  }
+
+  async listPromotions(pipeline: ObjectKey): Promise<VersionedPromotionRecord[]> {
+    const records: VersionedPromotionRecord[] = [];
+    let start: Record<string, unknown> | undefined;
+    do {
+      const page = await this.table.documents.send(
+        new QueryCommand({
+          TableName: this.table.tableName,
+          KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
+          ExpressionAttributeValues: { ':pk': keys.pipeline(pipeline).pk, ':prefix': keys.promotionPrefix },
+          ConsistentRead: true,
+          ExclusiveStartKey: start,
+        }),
+      );
+      records.push(...(page.Items ?? []).map(record));
+      start = page.LastEvaluatedKey;
+    } while (start);
+    return records;
+  }
+
+  async createPromotion(
+    pipeline: ObjectKey,
+    env: string,
+    revision: string,
+    now: Date,
+  ): Promise<{ created: boolean; record: VersionedPromotionRecord }> {
+    const at = now.toISOString();
+    const fresh: VersionedPromotionRecord = {
+      pipeline,
+      env,
+      revision,
+      state: 'pending',
+      attempts: 0,
+      version: 1,
+      createdAt: at,
+      updatedAt: at,
+    };
+    try {
+      await this.table.documents.send(
+        new PutCommand({
+          TableName: this.table.tableName,
+          Item: { ...keys.promotion(pipeline, env, revision), entity: 'promotion', ...storedFields(fresh) },
+          ConditionExpression: 'attribute_not_exists(pk)',
+        }),
+      );
+      return { created: true, record: fresh };
+    } catch (error) {
+      if (!isConditionFailure(error)) throw error;
+    }
+    const existing = await this.getPromotion(pipeline, env, revision);
+    if (!existing) throw new Error('promotion record vanished right after it was found; try again');
+    return { created: false, record: existing };
+  }
+
+  async claimPromotion(
+    pipeline: ObjectKey,
+    env: string,
+    revision: string,
+    owner: string,
+    leaseMs: number,
+    now: Date,
+  ): Promise<VersionedPromotionRecord | undefined> {
+    for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt += 1) {
+      const current = await this.getPromotion(pipeline, env, revision);
+      if (!current || !isDue(current, now)) return undefined;
+      try {
+        const result = await this.table.documents.send(
+          new UpdateCommand({
+            TableName: this.table.tableName,
+            Key: keys.promotion(pipeline, env, revision),
+            UpdateExpression:
+              'SET #state = :inProgress, attempts = attempts + :one, version = version + :one, #owner = :owner, ' +
+              'leaseExpiresAt = :lease, updatedAt = :now REMOVE retryAt',
+            ConditionExpression: 'version = :version',
+            ExpressionAttributeNames: { '#state': 'state', '#owner': 'owner' },
+            ExpressionAttributeValues: {
+              ':inProgress': 'in-progress',
+              ':one': 1,
+              ':owner': owner,
+              ':lease': new Date(now.getTime() + leaseMs).toISOString(),
+              ':now': now.toISOString(),
+              ':version': current.version,
+            },
+            ReturnValues: 'ALL_NEW',
+          }),
+        );
+        return result.Attributes && record(result.Attributes);
+      } catch (error) {
+        if (!isConditionFailure(error)) throw error;
+        // Someone else moved the record: look again.
+      }
+    }
+    return undefined;
+  }
+
+  async completePromotion(claimed: VersionedPromotionRecord, result: string | undefined, now: Date): Promise<boolean> {
+    return this.finish(claimed, now, {
+      set: {
+        state: 'succeeded',
+        ...(result === undefined ? {} : { result }),
+        expiresAt: expiresAfter(now, this.table.retentionDays),
+      },
+      remove: ['leaseExpiresAt', 'owner', 'retryAt', 'error'],
+    });
+  }
+
+  async failPromotion(
+    claimed: VersionedPromotionRecord,
+    error: string,
+    retryAt: Date | undefined,
+    now: Date,
+  ): Promise<boolean> {
+    return this.finish(claimed, now, {
+      set: { state: 'failed', error, ...(retryAt ? { retryAt: retryAt.toISOString() } : {}) },
+      remove: ['leaseExpiresAt', 'owner', ...(retryAt ? [] : ['retryAt'])],
+    });
+  }
+
+  /** Ends the attempt that `claimed` describes, only if nobody moved the record since (its version). */
+  private async finish(
+    claimed: VersionedPromotionRecord,
+    now: Date,
+    change: { set: Record<string, unknown>; remove: string[] },
+  ): Promise<boolean> {
+    const names: Record<string, string> = {};
+    const values: Record<string, unknown> = { ':version': claimed.version, ':one': 1, ':now': now.toISOString() };
+    const sets = ['version = version + :one', 'updatedAt = :now'];
+    for (const [field, value] of Object.entries(change.set)) {
+      names[`#${field}`] = field;
+      values[`:${field}`] = value;
+      sets.push(`#${field} = :${field}`);
+    }
+    const removes = change.remove.map((field) => {
+      names[`#${field}`] = field;
+      return `#${field}`;
+    });
+    try {
+      await this.table.documents.send(
+        new UpdateCommand({
+          TableName: this.table.tableName,
+          Key: keys.promotion(claimed.pipeline, claimed.env, claimed.revision),
+          UpdateExpression: `SET ${sets.join(', ')}${removes.length ? ` REMOVE ${removes.join(', ')}` : ''}`,
+          ConditionExpression: 'version = :version',
+          ExpressionAttributeNames: names,
+          ExpressionAttributeValues: values,
+        }),
+      );
+      return true;
+    } catch (error) {
+      if (isConditionFailure(error)) return false;
+      throw error;
+    }
+  }
+}
+
+/** Whether an attempt may start now: the rules the decision (promotion-step.ts) applies, enforced atomically here. */
+function isDue(current: VersionedPromotionRecord, now: Date): boolean {
+  switch (current.state) {
+    case 'pending':
+      return true;
+    case 'in-progress':
+      return current.leaseExpiresAt === undefined || Date.parse(current.leaseExpiresAt) <= now.getTime();
+    case 'failed':
+      return current.retryAt !== undefined && Date.parse(current.retryAt) <= now.getTime();
+    case 'succeeded':
+      return false;
+  }
+}
+
+/** The item's attributes: the pipeline is in the key, and kept as plain attributes for reading back. */
+function storedFields(value: VersionedPromotionRecord): Record<string, unknown> {
+  const { pipeline, ...rest } = value;
+  return { ...rest, pipelineNamespace: pipeline.namespace, pipelineName: pipeline.name };
+}
+
+function record(item: Record<string, unknown>): VersionedPromotionRecord {
+  const result: VersionedPromotionRecord = {
+    pipeline: { namespace: String(item.pipelineNamespace), name: String(item.pipelineName) },
+    env: String(item.env),
+    revision: String(item.revision),
+    state: item.state as VersionedPromotionRecord['state'],
+    attempts: Number(item.attempts),
+    version: Number(item.version),
+    createdAt: String(item.createdAt),
+    updatedAt: String(item.updatedAt),
+  };
+  for (const field of ['leaseExpiresAt', 'retryAt', 'result', 'error', 'owner'] as const) {
+    if (typeof item[field] === 'string') result[field] = item[field];
+  }
+  return result;
+}

@@ -1,0 +1,52 @@
+// The DynamoDB Store: one table, every entity module sharing the same client. Works against AWS, dynalite and
+// DynamoDB Local alike (single-item conditional writes only: dynalite has no transactions).
+import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import type { Store } from '../port.js';
+import { DynamoApprovals } from './approvals.js';
+import { DynamoAuditLog } from './audit.js';
+import { DynamoConfiguration } from './configuration.js';
+import { DynamoPromotions } from './promotions.js';
+import { tableContext } from './table.js';
+import { DynamoTargetStatuses } from './target-status.js';
+
+export interface DynamoStoreOptions {
+  client: DynamoDBClient;
+  tableName: string;
+  /** Days that audit entries and succeeded promotion records are kept (DynamoDB TTL). Default 90. */
+  retentionDays?: number;
+}
+
+export function createDynamoStore(options: DynamoStoreOptions): Store {
+  const table = tableContext(options.client, options.tableName, options.retentionDays);
+  const configuration = new DynamoConfiguration(table);
+  const statuses = new DynamoTargetStatuses(table);
+  const approvals = new DynamoApprovals(table);
+  const promotions = new DynamoPromotions(table);
+  const audit = new DynamoAuditLog(table);
+  return {
+    applyPipeline: (...args) => configuration.applyPipeline(...args),
+    deletePipeline: (...args) => configuration.deletePipeline(...args),
+    getPipeline: (...args) => configuration.getPipeline(...args),
+    listPipelines: (...args) => configuration.listPipelines(...args),
+    applyCluster: (...args) => configuration.applyCluster(...args),
+    getCluster: (...args) => configuration.getCluster(...args),
+    listClusters: (...args) => configuration.listClusters(...args),
+    findTargets: (...args) => configuration.findTargets(...args),
+    listClusterKinds: () => configuration.listClusterKinds(),
+    getTargetStatus: (...args) => statuses.getTargetStatus(...args),
+    getTargetStatuses: (...args) => statuses.getTargetStatuses(...args),
+    recordTargetStatus: (...args) => statuses.recordTargetStatus(...args),
+    getApproval: (...args) => approvals.getApproval(...args),
+    requestApproval: (...args) => approvals.requestApproval(...args),
+    approve: (...args) => approvals.approve(...args),
+    clearApproval: (...args) => approvals.clearApproval(...args),
+    getPromotion: (...args) => promotions.getPromotion(...args),
+    listPromotions: (...args) => promotions.listPromotions(...args),
+    createPromotion: (...args) => promotions.createPromotion(...args),
+    claimPromotion: (...args) => promotions.claimPromotion(...args),
+    completePromotion: (...args) => promotions.completePromotion(...args),
+    failPromotion: (...args) => promotions.failPromotion(...args),
+    appendAudit: (...args) => audit.appendAudit(...args),
+    listAudit: (...args) => audit.listAudit(...args),
+  };
+}

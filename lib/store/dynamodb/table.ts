@@ -1,0 +1,128 @@
+// The single-table layout (docs/architecture.md has the full key design) and what every entity module shares.
+// Key parts are URI-encoded, so a `#` or `/` inside a revision or an environment name cannot split a key.
+import {
+  ConditionalCheckFailedException,
+  CreateTableCommand,
+  waitUntilTableExists,
+  type DynamoDBClient,
+} from '@aws-sdk/client-dynamodb';
+import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import type { AppKey, ObjectKey } from '../../pipeline/model.js';
+
+/** Attribute and index names; the CDK table (infra/) declares the same. */
+export const TABLE_SCHEMA = {
+  partitionKey: 'pk',
+  sortKey: 'sk',
+  index: 'gsi1',
+  indexPartitionKey: 'gsi1pk',
+  indexSortKey: 'gsi1sk',
+  /** Epoch seconds; DynamoDB's TTL removes the item some time after. */
+  ttlAttribute: 'expiresAt',
+} as const;
+
+const part = (value: string): string => encodeURIComponent(value);
+const objectPart = (key: ObjectKey): string => `${part(key.namespace)}/${part(key.name)}`;
+
+/** Every key of the table, by entity. */
+export const keys = {
+  pipeline: (key: ObjectKey) => ({ pk: `PIPELINE#${objectPart(key)}`, sk: 'DEF' }),
+  pipelinesIndex: 'PIPELINES',
+  approval: (key: ObjectKey, env: string) => ({ pk: `PIPELINE#${objectPart(key)}`, sk: `APPROVAL#${part(env)}` }),
+  approvalPrefix: 'APPROVAL#',
+  promotion: (key: ObjectKey, env: string, revision: string) => ({
+    pk: `PIPELINE#${objectPart(key)}`,
+    sk: `PROMOTION#${part(env)}#${part(revision)}`,
+  }),
+  promotionPrefix: 'PROMOTION#',
+  cluster: (key: ObjectKey) => ({ pk: `CLUSTER#${objectPart(key)}`, sk: 'DEF' }),
+  clustersIndex: 'CLUSTERS',
+  objectSortKey: objectPart,
+  app: (app: AppKey) => `APP#${objectPart(app.cluster)}/${part(app.kind)}/${part(app.namespace)}/${part(app.name)}`,
+  targetStatus: (app: AppKey) => ({ pk: keys.app(app), sk: 'STATUS' }),
+  indexEntry: (app: AppKey, pipeline: ObjectKey, env: string, targetIndex: number) => ({
+    pk: keys.app(app),
+    sk: `TARGET#${objectPart(pipeline)}#${part(env)}#${targetIndex}`,
+  }),
+  indexEntryPrefix: 'TARGET#',
+  usagePartition: 'USAGE',
+  usage: (cluster: ObjectKey, kind: string, namespace: string) => ({
+    pk: 'USAGE',
+    sk: `${objectPart(cluster)}/${part(kind)}/${part(namespace)}`,
+  }),
+  audit: (key: ObjectKey) => `AUDIT#${objectPart(key)}`,
+};
+
+/** What the entity modules share: the document client and the table's name. */
+export interface TableContext {
+  documents: DynamoDBDocumentClient;
+  tableName: string;
+  /** How long audit entries and finished promotion records are kept, in days. */
+  retentionDays: number;
+}
+
+export function tableContext(client: DynamoDBClient, tableName: string, retentionDays = 90): TableContext {
+  const documents = DynamoDBDocumentClient.from(client, {
+    marshallOptions: { removeUndefinedValues: true, convertEmptyValues: false },
+  });
+  return { documents, tableName, retentionDays };
+}
+
+export function isConditionFailure(error: unknown): boolean {
+  return (
+    error instanceof ConditionalCheckFailedException ||
+    (error instanceof Error && error.name === 'ConditionalCheckFailedException')
+  );
+}
+
+/** Epoch seconds `days` after `now`, for the TTL attribute. */
+export function expiresAfter(now: Date, days: number): number {
+  return Math.floor(now.getTime() / 1000) + days * 86_400;
+}
+
+/** A page cursor is the opaque, URL-safe form of DynamoDB's LastEvaluatedKey. */
+export function encodeCursor(lastKey: Record<string, unknown> | undefined): string | undefined {
+  return lastKey ? Buffer.from(JSON.stringify(lastKey)).toString('base64url') : undefined;
+}
+
+export function decodeCursor(cursor: string | undefined): Record<string, unknown> | undefined {
+  if (cursor === undefined) return undefined;
+  try {
+    const value: unknown = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8'));
+    if (value && typeof value === 'object' && !Array.isArray(value)) return value as Record<string, unknown>;
+  } catch {
+    // fall through to the error below
+  }
+  throw new Error('invalid page cursor');
+}
+
+/** Creates the table as the CDK stack does (for the local mode and tests), and waits until it is active. */
+export async function createTable(client: DynamoDBClient, tableName: string): Promise<void> {
+  const s = TABLE_SCHEMA;
+  await client.send(
+    new CreateTableCommand({
+      TableName: tableName,
+      BillingMode: 'PAY_PER_REQUEST',
+      AttributeDefinitions: [
+        { AttributeName: s.partitionKey, AttributeType: 'S' },
+        { AttributeName: s.sortKey, AttributeType: 'S' },
+        { AttributeName: s.indexPartitionKey, AttributeType: 'S' },
+        { AttributeName: s.indexSortKey, AttributeType: 'S' },
+      ],
+      KeySchema: [
+        { AttributeName: s.partitionKey, KeyType: 'HASH' },
+        { AttributeName: s.sortKey, KeyType: 'RANGE' },
+      ],
+      GlobalSecondaryIndexes: [
+        {
+          IndexName: s.index,
+          KeySchema: [
+            { AttributeName: s.indexPartitionKey, KeyType: 'HASH' },
+            { AttributeName: s.indexSortKey, KeyType: 'RANGE' },
+          ],
+          Projection: { ProjectionType: 'ALL' },
+        },
+      ],
+    }),
+  );
+  await waitUntilTableExists({ client, maxWaitTime: 60, minDelay: 1 }, { TableName: tableName });
+}

@@ -1,0 +1,130 @@
+// Observed target status, one item per app object (it belongs to the app, not to the pipelines that use it).
+// A write happens only when the status changed: we read first, because in DynamoDB even a write whose condition
+// fails is billed as a write, and a redundant event must cost reads only. The write is conditional on the value
+// read and on not being older than what is stored, so concurrent verifiers never go back in time.
+import { BatchGetCommand, GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import type { TargetStatus } from '../../flux/target-status.js';
+import { appKeyString, type AppKey } from '../../pipeline/model.js';
+import type { ObservedTargetStatus, TargetStatuses } from '../port.js';
+import { fingerprint } from './fingerprint.js';
+import { isConditionFailure, keys, type TableContext } from './table.js';
+
+interface StatusItem {
+  status: TargetStatus;
+  fingerprint: string;
+  observedAt: string;
+  changedAt: string;
+  appKey: string;
+}
+
+const MAX_ATTEMPTS = 5;
+const BATCH_GET_LIMIT = 100;
+
+export class DynamoTargetStatuses implements TargetStatuses {
+  constructor(private readonly table: TableContext) {}
+
+  async getTargetStatus(app: AppKey): Promise<ObservedTargetStatus | undefined> {
+    const item = await this.read(app);
+    return item && observed(item);
+  }
+
+  async getTargetStatuses(apps: readonly AppKey[]): Promise<Map<string, ObservedTargetStatus>> {
+    const found = new Map<string, ObservedTargetStatus>();
+    const unique = [...new Map(apps.map((app) => [appKeyString(app), app])).values()];
+    for (let start = 0; start < unique.length; start += BATCH_GET_LIMIT) {
+      let pending: Record<string, unknown>[] = unique.slice(start, start + BATCH_GET_LIMIT).map(keys.targetStatus);
+      for (let round = 0; pending.length > 0; round += 1) {
+        if (round === MAX_ATTEMPTS) throw new Error(`DynamoDB left ${pending.length} reads unprocessed; try again`);
+        if (round > 0) await new Promise((resolve) => setTimeout(resolve, 50 * 2 ** round));
+        const result = await this.table.documents.send(
+          new BatchGetCommand({ RequestItems: { [this.table.tableName]: { Keys: pending, ConsistentRead: true } } }),
+        );
+        for (const item of result.Responses?.[this.table.tableName] ?? []) {
+          const status = item as StatusItem;
+          found.set(status.appKey, observed(status));
+        }
+        pending = result.UnprocessedKeys?.[this.table.tableName]?.Keys ?? [];
+      }
+    }
+    return found;
+  }
+
+  async recordTargetStatus(
+    app: AppKey,
+    status: TargetStatus,
+    now: Date,
+    options: { refreshAfterMs?: number } = {},
+  ): Promise<{ changed: boolean; written: boolean }> {
+    const print = fingerprint(status);
+    const observedAt = now.toISOString();
+    for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt += 1) {
+      const stored = await this.read(app);
+      // An observation older than the stored one is news from the past: drop it.
+      if (stored && stored.observedAt > observedAt) return { changed: false, written: false };
+      if (stored && stored.fingerprint === print) {
+        const age = now.getTime() - Date.parse(stored.observedAt);
+        if (options.refreshAfterMs === undefined || age < options.refreshAfterMs)
+          return { changed: false, written: false };
+        const refreshed = await this.refresh(app, print, observedAt);
+        if (refreshed) return { changed: false, written: true };
+        continue;
+      }
+      try {
+        await this.table.documents.send(
+          new PutCommand({
+            TableName: this.table.tableName,
+            Item: {
+              ...keys.targetStatus(app),
+              entity: 'target-status',
+              appKey: appKeyString(app),
+              status,
+              fingerprint: print,
+              observedAt,
+              changedAt: observedAt,
+            },
+            ConditionExpression: stored
+              ? 'fingerprint = :previous AND observedAt <= :observedAt'
+              : 'attribute_not_exists(pk)',
+            ExpressionAttributeValues: stored
+              ? { ':previous': stored.fingerprint, ':observedAt': observedAt }
+              : undefined,
+          }),
+        );
+        return { changed: true, written: true };
+      } catch (error) {
+        if (!isConditionFailure(error)) throw error;
+        // Someone recorded another status meanwhile: read again and decide again.
+      }
+    }
+    throw new Error(`target status of ${appKeyString(app)} kept changing under us; giving up for now`);
+  }
+
+  private async refresh(app: AppKey, print: string, observedAt: string): Promise<boolean> {
+    try {
+      await this.table.documents.send(
+        new UpdateCommand({
+          TableName: this.table.tableName,
+          Key: keys.targetStatus(app),
+          UpdateExpression: 'SET observedAt = :observedAt',
+          ConditionExpression: 'fingerprint = :print AND observedAt <= :observedAt',
+          ExpressionAttributeValues: { ':print': print, ':observedAt': observedAt },
+        }),
+      );
+      return true;
+    } catch (error) {
+      if (isConditionFailure(error)) return false;
+      throw error;
+    }
+  }
+
+  private async read(app: AppKey): Promise<StatusItem | undefined> {
+    const result = await this.table.documents.send(
+      new GetCommand({ TableName: this.table.tableName, Key: keys.targetStatus(app), ConsistentRead: true }),
+    );
+    return result.Item as StatusItem | undefined;
+  }
+}
+
+function observed(item: StatusItem): ObservedTargetStatus {
+  return { status: item.status, observedAt: item.observedAt, changedAt: item.changedAt };
+}

@@ -1,0 +1,4 @@
+export type * from './port.js';
+export { createDynamoStore, type DynamoStoreOptions } from './dynamodb/store.js';
+export { createTable, TABLE_SCHEMA } from './dynamodb/table.js';
+export { ConcurrentChangeError } from './dynamodb/configuration.js';

@@ -1,0 +1,193 @@
+// The Store port: what the functions, the CLI and the local mode need from persistent state (DESIGN §2, §5).
+// It is split by concern so that each caller depends on the least it needs; the DynamoDB adapter implements all.
+// Correctness lives in the conditional writes behind these methods, never in timing or queue order.
+import type { GitopsClusterDocument, PipelineDocument } from '../config/schema.js';
+import type { ApprovalMarker, PromotionRecord } from '../decision/types.js';
+import type { TargetStatus } from '../flux/target-status.js';
+import type { AppKey, ObjectKey, Pipeline } from '../pipeline/model.js';
+import type { AppKind } from '../config/schema.js';
+
+export interface Page<T> {
+  items: T[];
+  /** Pass back to get the next page; absent on the last page. */
+  cursor?: string;
+}
+
+export interface PageRequest {
+  limit?: number;
+  cursor?: string;
+}
+
+// ---------------------------------------------------------------- configuration and the apps index
+
+export interface StoredPipeline {
+  /** The document as applied. */
+  document: PipelineDocument;
+  /** The same with defaults resolved (clusters, promotion per environment). */
+  pipeline: Pipeline;
+  /** Incremented each time a changed document is applied. */
+  generation: number;
+  /** ISO 8601. */
+  appliedAt: string;
+}
+
+export interface StoredCluster {
+  document: GitopsClusterDocument;
+  generation: number;
+  appliedAt: string;
+}
+
+/** One target of one pipeline that an app object belongs to: what the receiver looks up. */
+export interface IndexedTarget {
+  pipeline: ObjectKey;
+  env: string;
+  /** Position of the target in its environment. */
+  targetIndex: number;
+}
+
+/** A (cluster, app kind) pair in use, with the namespaces its targets are in: what the poller lists. */
+export interface ClusterKindUsage {
+  cluster: ObjectKey;
+  kind: AppKind;
+  namespaces: string[];
+}
+
+export interface ConfigurationStore {
+  /**
+   * Stores a pipeline and brings the apps index in line with it: entries for targets it no longer has are removed,
+   * observed statuses are kept (they belong to apps, not pipelines). Applying an unchanged document writes nothing.
+   */
+  applyPipeline(document: PipelineDocument, pipeline: Pipeline, now: Date): Promise<{ changed: boolean }>;
+  /** Removes a pipeline, its index entries, approval markers and promotion records. False when there was none. */
+  deletePipeline(key: ObjectKey): Promise<boolean>;
+  getPipeline(key: ObjectKey): Promise<StoredPipeline | undefined>;
+  listPipelines(page?: PageRequest): Promise<Page<StoredPipeline>>;
+  applyCluster(document: GitopsClusterDocument, now: Date): Promise<{ changed: boolean }>;
+  getCluster(key: ObjectKey): Promise<StoredCluster | undefined>;
+  listClusters(page?: PageRequest): Promise<Page<StoredCluster>>;
+}
+
+export interface AppsIndex {
+  /** The pipeline targets an app object belongs to (one request). */
+  findTargets(app: AppKey): Promise<IndexedTarget[]>;
+  /** Every (cluster, kind) pair some pipeline uses, with its namespaces (one request per page of pairs). */
+  listClusterKinds(): Promise<ClusterKindUsage[]>;
+}
+
+// ---------------------------------------------------------------- observed target status
+
+export interface ObservedTargetStatus {
+  status: TargetStatus;
+  /** ISO 8601: when a read last produced this status. */
+  observedAt: string;
+  /** ISO 8601: when the status last became what it is. */
+  changedAt: string;
+}
+
+export interface TargetStatuses {
+  getTargetStatus(app: AppKey): Promise<ObservedTargetStatus | undefined>;
+  /** Statuses of many apps by `appKeyString`; missing apps are absent from the map. */
+  getTargetStatuses(apps: readonly AppKey[]): Promise<Map<string, ObservedTargetStatus>>;
+  /**
+   * Records what a read of the app found. Writes only when the status changed (or, with `refreshAfterMs`, when the
+   * stored observation is older than that), conditional on the stored value, so a redundant event costs a read.
+   */
+  recordTargetStatus(
+    app: AppKey,
+    status: TargetStatus,
+    now: Date,
+    options?: { refreshAfterMs?: number },
+  ): Promise<{ changed: boolean; written: boolean }>;
+}
+
+// ---------------------------------------------------------------- approvals and promotions
+
+export type ApprovalRequestOutcome =
+  /** The marker now waits for this revision (new, or replacing an older request). */
+  | 'requested'
+  /** The marker already waited for this revision. */
+  | 'unchanged'
+  /** The marker waits for a newer revision, which is never replaced by an older one. */
+  | 'superseded';
+
+export type ApproveOutcome = 'approved' | 'already-approved' | 'not-waiting';
+
+export interface Approvals {
+  getApproval(pipeline: ObjectKey, env: string): Promise<ApprovalMarker | undefined>;
+  /** Sets the marker to wait for `revision`, replacing a request for another revision unless that one is newer. */
+  requestApproval(pipeline: ObjectKey, env: string, revision: string, now: Date): Promise<ApprovalRequestOutcome>;
+  /** Approves exactly `revision`; `not-waiting` when the marker waits for another revision or there is none. */
+  approve(pipeline: ObjectKey, env: string, revision: string, by: string, now: Date): Promise<ApproveOutcome>;
+  /** Removes the marker if it is for `revision`; false when it was not. */
+  clearApproval(pipeline: ObjectKey, env: string, revision: string): Promise<boolean>;
+}
+
+/** A promotion record with the version its optimistic updates are conditional on. */
+export interface VersionedPromotionRecord extends PromotionRecord {
+  pipeline: ObjectKey;
+  version: number;
+  /** ISO 8601. */
+  createdAt: string;
+  /** Who holds the lease while `pending`/`in-progress`. */
+  owner?: string;
+}
+
+export interface Promotions {
+  getPromotion(pipeline: ObjectKey, env: string, revision: string): Promise<VersionedPromotionRecord | undefined>;
+  /** Every record of a pipeline (newest revision order is not implied). */
+  listPromotions(pipeline: ObjectKey): Promise<VersionedPromotionRecord[]>;
+  /** Creates the `pending` record for (pipeline, env, revision) unless one exists; exactly one caller creates it. */
+  createPromotion(
+    pipeline: ObjectKey,
+    env: string,
+    revision: string,
+    now: Date,
+  ): Promise<{ created: boolean; record: VersionedPromotionRecord }>;
+  /**
+   * Takes the record for an attempt: from `pending`, from `in-progress` whose lease expired, or from `failed` whose
+   * `retryAt` has come. It becomes `in-progress`, leased to `owner` until now + leaseMs, attempts + 1. Undefined
+   * when someone else holds it, it succeeded, or it is not due.
+   */
+  claimPromotion(
+    pipeline: ObjectKey,
+    env: string,
+    revision: string,
+    owner: string,
+    leaseMs: number,
+    now: Date,
+  ): Promise<VersionedPromotionRecord | undefined>;
+  /** Ends the attempt `record` (as claimed) with success and its result; false when the record moved on meanwhile. */
+  completePromotion(record: VersionedPromotionRecord, result: string | undefined, now: Date): Promise<boolean>;
+  /** Ends the attempt with a failure; `retryAt` absent means failed for good. False when the record moved on. */
+  failPromotion(
+    record: VersionedPromotionRecord,
+    error: string,
+    retryAt: Date | undefined,
+    now: Date,
+  ): Promise<boolean>;
+}
+
+// ---------------------------------------------------------------- audit trail
+
+export interface AuditEntry {
+  /** ISO 8601. */
+  at: string;
+  pipeline: ObjectKey;
+  /** What happened: `decision`, `approval-requested`, `approved`, `promotion-started`, `promotion-succeeded`, … */
+  type: string;
+  env?: string;
+  revision?: string;
+  /** One line for a person. */
+  message: string;
+  /** Who or what did it: a function name, an HMAC key name, a CLI user. */
+  actor?: string;
+}
+
+export interface AuditLog {
+  /** Appends an entry; entries expire after the store's retention. */
+  appendAudit(entry: AuditEntry): Promise<void>;
+  /** The newest entries of a pipeline first. */
+  listAudit(pipeline: ObjectKey, page?: PageRequest): Promise<Page<AuditEntry>>;
+}
+
+export type Store = ConfigurationStore & AppsIndex & TargetStatuses & Approvals & Promotions & AuditLog;

@@ -1,0 +1,54 @@
+// Pipelines and statuses for the store tests, resolved the way the config loader resolves them.
+import type { PipelineDocument } from '../../lib/config/schema.js';
+import type { TargetStatus } from '../../lib/flux/target-status.js';
+import { resolvePipeline, type AppKey, type ObjectKey, type Pipeline } from '../../lib/pipeline/model.js';
+
+export interface PipelineFixture {
+  document: PipelineDocument;
+  pipeline: Pipeline;
+  key: ObjectKey;
+}
+
+/** A HelmRelease pipeline `flux-system/<name>` whose environments map env name → target namespaces on `cluster`. */
+export function pipelineFixture(
+  name: string,
+  environments: Record<string, string[]>,
+  options: { cluster?: string; app?: string } = {},
+): PipelineFixture {
+  const cluster = options.cluster ?? 'fleet-eu';
+  const document: PipelineDocument = {
+    apiVersion: 'pipelines.weave.works/v1alpha1',
+    kind: 'Pipeline',
+    metadata: { name, namespace: 'flux-system' },
+    spec: {
+      appRef: { apiVersion: 'helm.toolkit.fluxcd.io/v2', kind: 'HelmRelease', name: options.app ?? 'podinfo' },
+      environments: Object.entries(environments).map(([env, namespaces]) => ({
+        name: env,
+        targets: namespaces.map((namespace) => ({
+          namespace,
+          clusterRef: { kind: 'GitopsCluster' as const, name: cluster },
+        })),
+      })),
+      promotion: { strategy: { notification: {} } },
+    },
+  };
+  return { document, pipeline: resolvePipeline(document), key: { namespace: 'flux-system', name } };
+}
+
+export function app(namespace: string, options: { cluster?: string; name?: string } = {}): AppKey {
+  return {
+    cluster: { namespace: 'flux-system', name: options.cluster ?? 'fleet-eu' },
+    kind: 'HelmRelease',
+    namespace,
+    name: options.name ?? 'podinfo',
+  };
+}
+
+export const healthy = (revision: string): TargetStatus => ({
+  revision,
+  healthy: true,
+  settled: true,
+  reason: `deployed ${revision} (UpgradeSucceeded)`,
+});
+
+export const at = (iso: string) => new Date(iso);

@@ -1,0 +1,425 @@
+// The behaviour every Store adapter must have. Each adapter's test file calls `storeContract` with a factory.
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import type { Store } from '../../lib/store/index.js';
+import { app, at, healthy, pipelineFixture } from './fixtures.js';
+
+export interface StoreUnderTest {
+  store: Store;
+  /** Writes sent to the backend since the last reset, when the adapter can count them. */
+  writes(): number;
+  reads(): number;
+  resetCounts(): void;
+  stop(): Promise<void>;
+}
+
+export function storeContract(name: string, start: () => Promise<StoreUnderTest>): void {
+  describe(`${name}: configuration and the apps index`, () => {
+    let subject: StoreUnderTest;
+    before(async () => (subject = await start()));
+    after(() => subject.stop());
+
+    it('stores a pipeline and finds its targets by app', async () => {
+      const { store } = subject;
+      const shop = pipelineFixture('shop', { dev: ['shop-dev'], prod: ['shop-eu', 'shop-us'] });
+      assert.deepEqual(await store.applyPipeline(shop.document, shop.pipeline, at('2026-11-01T10:00:00Z')), {
+        changed: true,
+      });
+      const stored = await store.getPipeline(shop.key);
+      assert.equal(stored?.generation, 1);
+      assert.deepEqual(stored?.pipeline, shop.pipeline);
+      assert.deepEqual(stored?.document, shop.document);
+      assert.deepEqual(await store.findTargets(app('shop-us')), [{ pipeline: shop.key, env: 'prod', targetIndex: 1 }]);
+      assert.deepEqual(await store.findTargets(app('unknown')), []);
+    });
+
+    it('applying an unchanged pipeline writes nothing', async () => {
+      const { store } = subject;
+      const same = pipelineFixture('shop', { dev: ['shop-dev'], prod: ['shop-eu', 'shop-us'] });
+      subject.resetCounts();
+      assert.deepEqual(await store.applyPipeline(same.document, same.pipeline, at('2026-11-01T11:00:00Z')), {
+        changed: false,
+      });
+      assert.equal(subject.writes(), 0);
+      assert.equal((await store.getPipeline(same.key))?.generation, 1);
+    });
+
+    it('replacing a pipeline leaves no stale index entries and keeps the status of unchanged targets', async () => {
+      const { store } = subject;
+      const before = pipelineFixture('cart', { dev: ['cart-dev'], staging: ['cart-staging'], prod: ['cart-prod'] });
+      await store.applyPipeline(before.document, before.pipeline, at('2026-11-01T10:00:00Z'));
+      await store.recordTargetStatus(app('cart-dev'), healthy('1.4.0'), at('2026-11-01T10:05:00Z'));
+      // staging is gone, prod moves to another namespace, dev stays.
+      const after = pipelineFixture('cart', { dev: ['cart-dev'], prod: ['cart-live'] });
+      assert.deepEqual(await store.applyPipeline(after.document, after.pipeline, at('2026-11-02T10:00:00Z')), {
+        changed: true,
+      });
+      assert.deepEqual(await store.findTargets(app('cart-staging')), []);
+      assert.deepEqual(await store.findTargets(app('cart-prod')), []);
+      assert.deepEqual(await store.findTargets(app('cart-live')), [
+        { pipeline: after.key, env: 'prod', targetIndex: 0 },
+      ]);
+      assert.deepEqual(await store.findTargets(app('cart-dev')), [{ pipeline: after.key, env: 'dev', targetIndex: 0 }]);
+      assert.equal((await store.getTargetStatus(app('cart-dev')))?.status.revision, '1.4.0');
+      assert.equal((await store.getPipeline(after.key))?.generation, 2);
+    });
+
+    it('lists the (cluster, kind) pairs in use with their namespaces, across pipelines sharing a cluster', async () => {
+      const { store } = subject;
+      const a = pipelineFixture('pairs-a', { dev: ['team-a'] }, { cluster: 'shared' });
+      const b = pipelineFixture('pairs-b', { dev: ['team-a'], prod: ['team-b'] }, { cluster: 'shared', app: 'api' });
+      await store.applyPipeline(a.document, a.pipeline, at('2026-11-01T10:00:00Z'));
+      await store.applyPipeline(b.document, b.pipeline, at('2026-11-01T10:00:00Z'));
+      const shared = (await store.listClusterKinds()).find((usage) => usage.cluster.name === 'shared');
+      assert.deepEqual(shared?.kind, 'HelmRelease');
+      assert.deepEqual(shared?.namespaces.sort(), ['team-a', 'team-b']);
+
+      assert.equal(await store.deletePipeline(b.key), true);
+      const left = (await store.listClusterKinds()).find((usage) => usage.cluster.name === 'shared');
+      assert.deepEqual(left?.namespaces, ['team-a'], 'team-a is still used by pairs-a, team-b by nobody');
+      assert.equal(await store.deletePipeline(a.key), true);
+      assert.equal(
+        (await store.listClusterKinds()).some((usage) => usage.cluster.name === 'shared'),
+        false,
+      );
+    });
+
+    it('removing a pipeline removes its index entries, markers and records', async () => {
+      const { store } = subject;
+      const gone = pipelineFixture('gone', { dev: ['gone-dev'], prod: ['gone-prod'] });
+      await store.applyPipeline(gone.document, gone.pipeline, at('2026-11-01T10:00:00Z'));
+      await store.requestApproval(gone.key, 'prod', '2.0.0', at('2026-11-01T10:01:00Z'));
+      await store.createPromotion(gone.key, 'prod', '1.9.0', at('2026-11-01T10:02:00Z'));
+      assert.equal(await store.deletePipeline(gone.key), true);
+      assert.equal(await store.getPipeline(gone.key), undefined);
+      assert.deepEqual(await store.findTargets(app('gone-prod')), []);
+      assert.equal(await store.getApproval(gone.key, 'prod'), undefined);
+      assert.deepEqual(await store.listPromotions(gone.key), []);
+      assert.equal(await store.deletePipeline(gone.key), false);
+    });
+
+    it('lists pipelines and clusters in pages', async () => {
+      const { store } = subject;
+      for (const name of ['page-1', 'page-2', 'page-3', 'page-4', 'page-5']) {
+        const fixture = pipelineFixture(name, { dev: [`${name}-dev`] });
+        await store.applyPipeline(fixture.document, fixture.pipeline, at('2026-11-01T10:00:00Z'));
+      }
+      const names: string[] = [];
+      let cursor: string | undefined;
+      let pages = 0;
+      do {
+        const page = await store.listPipelines({ limit: 2, cursor });
+        assert.ok(page.items.length <= 2);
+        names.push(...page.items.map((item) => item.pipeline.name));
+        cursor = page.cursor;
+        pages += 1;
+      } while (cursor);
+      assert.ok(pages >= 3, `expected at least 3 pages, got ${pages}`);
+      for (const name of ['page-1', 'page-2', 'page-3', 'page-4', 'page-5']) assert.ok(names.includes(name));
+      assert.equal(new Set(names).size, names.length, 'no pipeline listed twice');
+
+      const cluster = {
+        apiVersion: 'gitops.weave.works/v1alpha1' as const,
+        kind: 'GitopsCluster' as const,
+        metadata: { name: 'prod-eu', namespace: 'flux-system' },
+        spec: { eks: { clusterName: 'prod-eu', region: 'eu-west-1' } },
+      };
+      assert.deepEqual(await store.applyCluster(cluster, at('2026-11-01T10:00:00Z')), { changed: true });
+      assert.deepEqual(await store.applyCluster(cluster, at('2026-11-01T11:00:00Z')), { changed: false });
+      assert.deepEqual((await store.getCluster({ namespace: 'flux-system', name: 'prod-eu' }))?.document, cluster);
+      assert.deepEqual(
+        (await store.listClusters()).items.map((item) => item.document.metadata.name),
+        ['prod-eu'],
+      );
+    });
+  });
+
+  describe(`${name}: observed target status`, () => {
+    let subject: StoreUnderTest;
+    before(async () => (subject = await start()));
+    after(() => subject.stop());
+
+    it('writes only when the status changes: a redundant observation costs one read and no write', async () => {
+      const { store } = subject;
+      const target = app('status-apps');
+      subject.resetCounts();
+      assert.deepEqual(await store.recordTargetStatus(target, healthy('6.9.2'), at('2026-11-01T10:00:00Z')), {
+        changed: true,
+        written: true,
+      });
+      assert.equal(subject.writes(), 1);
+      subject.resetCounts();
+      for (let i = 0; i < 5; i += 1) {
+        const result = await store.recordTargetStatus(target, healthy('6.9.2'), at(`2026-11-01T10:0${i + 1}:00Z`));
+        assert.deepEqual(result, { changed: false, written: false });
+      }
+      assert.equal(subject.writes(), 0, 'five redundant observations, zero writes');
+      assert.equal(subject.reads(), 5);
+      const stored = await store.getTargetStatus(target);
+      assert.equal(stored?.changedAt, '2026-11-01T10:00:00.000Z');
+
+      assert.deepEqual(await store.recordTargetStatus(target, healthy('6.9.3'), at('2026-11-01T10:10:00Z')), {
+        changed: true,
+        written: true,
+      });
+      assert.equal((await store.getTargetStatus(target))?.status.revision, '6.9.3');
+    });
+
+    it('ignores an observation older than the stored one', async () => {
+      const { store } = subject;
+      const target = app('status-order');
+      await store.recordTargetStatus(target, healthy('2.0.0'), at('2026-11-01T10:00:00Z'));
+      assert.deepEqual(await store.recordTargetStatus(target, healthy('1.0.0'), at('2026-11-01T09:59:00Z')), {
+        changed: false,
+        written: false,
+      });
+      assert.equal((await store.getTargetStatus(target))?.status.revision, '2.0.0');
+    });
+
+    it('refreshes the observation time of an unchanged status only after refreshAfterMs', async () => {
+      const { store } = subject;
+      const target = app('status-refresh');
+      await store.recordTargetStatus(target, healthy('3.0.0'), at('2026-11-01T10:00:00Z'));
+      const options = { refreshAfterMs: 5 * 60_000 };
+      assert.deepEqual(await store.recordTargetStatus(target, healthy('3.0.0'), at('2026-11-01T10:01:00Z'), options), {
+        changed: false,
+        written: false,
+      });
+      assert.deepEqual(await store.recordTargetStatus(target, healthy('3.0.0'), at('2026-11-01T10:06:00Z'), options), {
+        changed: false,
+        written: true,
+      });
+      const stored = await store.getTargetStatus(target);
+      assert.equal(stored?.observedAt, '2026-11-01T10:06:00.000Z');
+      assert.equal(stored?.changedAt, '2026-11-01T10:00:00.000Z');
+    });
+
+    it('concurrent observations end with the newest one', async () => {
+      const { store } = subject;
+      const target = app('status-race');
+      const observations = Array.from({ length: 10 }, (_, i) => ({
+        status: healthy(`1.0.${i}`),
+        time: at(`2026-11-01T10:00:${String(i).padStart(2, '0')}Z`),
+      }));
+      await Promise.all(observations.reverse().map((o) => store.recordTargetStatus(target, o.status, o.time)));
+      assert.equal((await store.getTargetStatus(target))?.status.revision, '1.0.9');
+    });
+
+    it('reads many statuses at once, beyond one batch of 100', async () => {
+      const { store } = subject;
+      const apps = Array.from({ length: 130 }, (_, i) => app(`bulk-${i}`));
+      await Promise.all(
+        apps.slice(0, 120).map((a, i) => store.recordTargetStatus(a, healthy(`1.${i}.0`), at('2026-11-01T10:00:00Z'))),
+      );
+      const found = await store.getTargetStatuses(apps);
+      assert.equal(found.size, 120, 'the 10 never observed are absent');
+      assert.equal(found.get('flux-system/fleet-eu/HelmRelease/bulk-7/podinfo')?.status.revision, '1.7.0');
+    });
+  });
+
+  describe(`${name}: approval markers`, () => {
+    let subject: StoreUnderTest;
+    before(async () => (subject = await start()));
+    after(() => subject.stop());
+    const pipeline = { namespace: 'flux-system', name: 'podinfo' };
+
+    it('requests, replaces with a newer revision, never with an older one, and approves exactly one revision', async () => {
+      const { store } = subject;
+      assert.equal(await store.requestApproval(pipeline, 'prod', '6.9.2', at('2026-11-01T10:00:00Z')), 'requested');
+      assert.equal(await store.requestApproval(pipeline, 'prod', '6.9.2', at('2026-11-01T10:01:00Z')), 'unchanged');
+      assert.equal(await store.requestApproval(pipeline, 'prod', '6.9.3', at('2026-11-01T10:02:00Z')), 'requested');
+      assert.equal(await store.requestApproval(pipeline, 'prod', '6.9.1', at('2026-11-01T10:03:00Z')), 'superseded');
+      assert.equal(await store.approve(pipeline, 'prod', '6.9.2', 'alice', at('2026-11-01T10:04:00Z')), 'not-waiting');
+      assert.equal(await store.approve(pipeline, 'prod', '6.9.3', 'alice', at('2026-11-01T10:05:00Z')), 'approved');
+      assert.equal(
+        await store.approve(pipeline, 'prod', '6.9.3', 'bob', at('2026-11-01T10:06:00Z')),
+        'already-approved',
+      );
+      assert.deepEqual(await store.getApproval(pipeline, 'prod'), {
+        env: 'prod',
+        revision: '6.9.3',
+        requestedAt: '2026-11-01T10:02:00.000Z',
+        approvedAt: '2026-11-01T10:05:00.000Z',
+        approvedBy: 'alice',
+      });
+      assert.equal(
+        await store.approve(pipeline, 'staging', '6.9.3', 'alice', at('2026-11-01T10:06:00Z')),
+        'not-waiting',
+      );
+    });
+
+    it('clears a marker only for the revision it waits for', async () => {
+      const { store } = subject;
+      await store.requestApproval(
+        pipeline,
+        'qa',
+        'main@sha1:731f7eaddfb6af01cb2173e18f0f75b0ba780ef1',
+        at('2026-11-01T10:00:00Z'),
+      );
+      assert.equal(
+        await store.clearApproval(pipeline, 'qa', 'main@sha1:0000000000000000000000000000000000000000'),
+        false,
+      );
+      assert.equal(
+        await store.clearApproval(pipeline, 'qa', 'main@sha1:731f7eaddfb6af01cb2173e18f0f75b0ba780ef1'),
+        true,
+      );
+      assert.equal(await store.getApproval(pipeline, 'qa'), undefined);
+    });
+
+    it('concurrent replacements keep the newest revision', async () => {
+      const { store } = subject;
+      // Newest first: were the write unconditional, the last one to land (the oldest) would win.
+      const revisions = Array.from({ length: 10 }, (_, i) => `7.0.${10 - i}`);
+      const outcomes = await Promise.all(
+        revisions.map((revision) => store.requestApproval(pipeline, 'race', revision, at('2026-11-01T10:00:00Z'))),
+      );
+      assert.ok(outcomes.includes('requested'));
+      assert.equal((await store.getApproval(pipeline, 'race'))?.revision, '7.0.10');
+    });
+  });
+
+  describe(`${name}: promotion records`, () => {
+    let subject: StoreUnderTest;
+    before(async () => (subject = await start()));
+    after(() => subject.stop());
+    const pipeline = { namespace: 'flux-system', name: 'podinfo' };
+    const t0 = at('2026-11-01T10:00:00Z');
+    const minutes = (n: number) => new Date(t0.getTime() + n * 60_000);
+
+    it('20 concurrent creates of the same record yield exactly one winner', async () => {
+      const { store } = subject;
+      const results = await Promise.all(
+        Array.from({ length: 20 }, () => store.createPromotion(pipeline, 'prod', '6.9.2', t0)),
+      );
+      assert.equal(results.filter((r) => r.created).length, 1);
+      for (const result of results) {
+        assert.equal(result.record.state, 'pending');
+        assert.equal(result.record.version, 1);
+      }
+      assert.equal((await store.listPromotions(pipeline)).filter((r) => r.revision === '6.9.2').length, 1);
+    });
+
+    it('concurrent claims give the attempt to one worker only', async () => {
+      const { store } = subject;
+      await store.createPromotion(pipeline, 'prod', '6.9.3', t0);
+      const claims = await Promise.all(
+        Array.from({ length: 10 }, (_, i) =>
+          store.claimPromotion(pipeline, 'prod', '6.9.3', `worker-${i}`, 60_000, t0),
+        ),
+      );
+      const winners = claims.filter((claim) => claim !== undefined);
+      assert.equal(winners.length, 1);
+      assert.equal(winners[0]?.state, 'in-progress');
+      assert.equal(winners[0]?.attempts, 1);
+      assert.equal(winners[0]?.leaseExpiresAt, '2026-11-01T10:01:00.000Z');
+    });
+
+    it('moves pending → in progress → succeeded with its result, and is never due again', async () => {
+      const { store } = subject;
+      await store.createPromotion(pipeline, 'staging', '6.9.2', t0);
+      const claimed = await store.claimPromotion(pipeline, 'staging', '6.9.2', 'worker-a', 60_000, t0);
+      assert.ok(claimed);
+      const url = 'https://github.com/acme/fleet/pull/42';
+      assert.equal(await store.completePromotion(claimed, url, minutes(0.5)), true);
+      const done = await store.getPromotion(pipeline, 'staging', '6.9.2');
+      assert.equal(done?.state, 'succeeded');
+      assert.equal(done?.result, url);
+      assert.equal(done?.leaseExpiresAt, undefined);
+      assert.equal(done?.owner, undefined);
+      assert.equal(
+        await store.claimPromotion(pipeline, 'staging', '6.9.2', 'worker-b', 60_000, minutes(10)),
+        undefined,
+      );
+      assert.equal(await store.completePromotion(claimed, url, minutes(11)), false, 'a stale version is refused');
+    });
+
+    it('an expired lease lets another worker resume, and the first one can no longer finish', async () => {
+      const { store } = subject;
+      await store.createPromotion(pipeline, 'prod', '7.0.0', t0);
+      const first = await store.claimPromotion(pipeline, 'prod', '7.0.0', 'worker-a', 60_000, t0);
+      assert.ok(first);
+      assert.equal(await store.claimPromotion(pipeline, 'prod', '7.0.0', 'worker-b', 60_000, minutes(0.5)), undefined);
+      const second = await store.claimPromotion(pipeline, 'prod', '7.0.0', 'worker-b', 60_000, minutes(2));
+      assert.equal(second?.owner, 'worker-b');
+      assert.equal(second?.attempts, 2);
+      assert.equal(await store.completePromotion(first, 'late', minutes(2.5)), false);
+      assert.ok(second);
+      assert.equal(await store.completePromotion(second, 'https://github.com/acme/fleet/pull/43', minutes(3)), true);
+    });
+
+    it('a failure with retryAt is due again from then on; without it, never', async () => {
+      const { store } = subject;
+      await store.createPromotion(pipeline, 'prod', '7.1.0', t0);
+      const first = await store.claimPromotion(pipeline, 'prod', '7.1.0', 'worker-a', 60_000, t0);
+      assert.ok(first);
+      assert.equal(await store.failPromotion(first, 'GitHub answered 502', minutes(5), minutes(1)), true);
+      const failed = await store.getPromotion(pipeline, 'prod', '7.1.0');
+      assert.equal(failed?.state, 'failed');
+      assert.equal(failed?.error, 'GitHub answered 502');
+      assert.equal(failed?.retryAt, '2026-11-01T10:05:00.000Z');
+      assert.equal(await store.claimPromotion(pipeline, 'prod', '7.1.0', 'worker-b', 60_000, minutes(4)), undefined);
+      const retry = await store.claimPromotion(pipeline, 'prod', '7.1.0', 'worker-b', 60_000, minutes(5));
+      assert.equal(retry?.attempts, 2);
+      assert.equal(retry?.retryAt, undefined);
+      assert.ok(retry);
+      assert.equal(await store.failPromotion(retry, 'no $promotion marker for prod', undefined, minutes(6)), true);
+      assert.equal(await store.claimPromotion(pipeline, 'prod', '7.1.0', 'worker-c', 60_000, minutes(600)), undefined);
+      assert.equal((await store.getPromotion(pipeline, 'prod', '7.1.0'))?.error, 'no $promotion marker for prod');
+    });
+
+    it('keeps revisions with special characters apart', async () => {
+      const { store } = subject;
+      const revisions = [
+        'main@sha1:731f7eaddfb6af01cb2173e18f0f75b0ba780ef1',
+        '6.6.1+0cc9a8446c95',
+        'feature/x#1@sha1:ab',
+      ];
+      for (const revision of revisions) await store.createPromotion(pipeline, 'odd', revision, t0);
+      const stored = (await store.listPromotions(pipeline)).filter((r) => r.env === 'odd').map((r) => r.revision);
+      assert.deepEqual(stored.sort(), [...revisions].sort());
+    });
+  });
+
+  describe(`${name}: audit trail`, () => {
+    let subject: StoreUnderTest;
+    before(async () => (subject = await start()));
+    after(() => subject.stop());
+
+    it('appends entries and lists them newest first, in pages', async () => {
+      const { store } = subject;
+      const pipeline = { namespace: 'flux-system', name: 'podinfo' };
+      for (let i = 0; i < 5; i += 1) {
+        await store.appendAudit({
+          at: `2026-11-01T10:0${i}:00.000Z`,
+          pipeline,
+          type: 'decision',
+          env: 'prod',
+          revision: `6.9.${i}`,
+          message: `promoting 6.9.${i} by pull-request`,
+          actor: 'verifier',
+        });
+      }
+      const first = await store.listAudit(pipeline, { limit: 3 });
+      assert.deepEqual(
+        first.items.map((entry) => entry.revision),
+        ['6.9.4', '6.9.3', '6.9.2'],
+      );
+      assert.ok(first.cursor);
+      const second = await store.listAudit(pipeline, { limit: 3, cursor: first.cursor });
+      assert.deepEqual(
+        second.items.map((entry) => entry.revision),
+        ['6.9.1', '6.9.0'],
+      );
+      assert.deepEqual(second.items[0], {
+        at: '2026-11-01T10:01:00.000Z',
+        pipeline,
+        type: 'decision',
+        env: 'prod',
+        revision: '6.9.1',
+        message: 'promoting 6.9.1 by pull-request',
+        actor: 'verifier',
+      });
+    });
+  });
+}

@@ -1,0 +1,63 @@
+// dynalite (DynamoDB on LevelDB) started inside the test process on a random port, with a fresh table, and a
+// counter of the DynamoDB operations the client sends, so tests can assert how many reads and writes a call cost.
+import { once } from 'node:events';
+import type { AddressInfo } from 'node:net';
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import dynalite from 'dynalite';
+import { createTable } from '../../lib/store/index.js';
+
+export interface LocalDynamo {
+  client: DynamoDBClient;
+  tableName: string;
+  endpoint: string;
+  /** Operations sent since the last reset, by DynamoDB operation name (`GetItem`, `PutItem`, `Query`, …). */
+  operations: Map<string, number>;
+  resetCounts(): void;
+  /** Writes counted (PutItem, UpdateItem, DeleteItem, BatchWriteItem). */
+  writes(): number;
+  stop(): Promise<void>;
+}
+
+const WRITE_OPERATIONS = ['PutItem', 'UpdateItem', 'DeleteItem', 'BatchWriteItem'];
+let tables = 0;
+
+export async function startDynalite(): Promise<LocalDynamo> {
+  const server = dynalite({ createTableMs: 0, deleteTableMs: 0, updateTableMs: 0 });
+  server.listen(0, '127.0.0.1');
+  await once(server, 'listening');
+  const { port } = server.address() as AddressInfo;
+  const endpoint = `http://127.0.0.1:${port}`;
+  const client = new DynamoDBClient({
+    endpoint,
+    region: 'us-east-1',
+    credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
+    maxAttempts: 1,
+  });
+  const operations = new Map<string, number>();
+  client.middlewareStack.add(
+    (next, context) => async (args) => {
+      // The low-level command name, e.g. PutItemCommand, also when sent through the document client.
+      const name = String(context.commandName ?? 'unknown').replace(/Command$/, '');
+      operations.set(name, (operations.get(name) ?? 0) + 1);
+      return next(args);
+    },
+    { step: 'initialize', name: 'countOperations' },
+  );
+  tables += 1;
+  const tableName = `pipeline-controller-test-${tables}`;
+  await createTable(client, tableName);
+  operations.clear();
+  return {
+    client,
+    tableName,
+    endpoint,
+    operations,
+    resetCounts: () => operations.clear(),
+    writes: () => WRITE_OPERATIONS.reduce((sum, name) => sum + (operations.get(name) ?? 0), 0),
+    stop: async () => {
+      client.destroy();
+      server.close();
+      await once(server, 'close');
+    },
+  };
+}
