@@ -1,0 +1,97 @@
+// The one queue consumer, shared by the verifier Lambda (SQS event source, partial batch responses) and the local
+// mode's embedded queue loop. It decodes each record, hands valid messages to `handle`, dead-letters undecodable
+// bodies at once, and reports the records that must be retried in `batchItemFailures`.
+import { BatchProcessor, EventType, processPartialResponse } from '@aws-lambda-powertools/batch';
+import type { SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
+import { decodeMessage } from './messages.js';
+import type { QueueMessage } from './messages.js';
+import type { DeadLetters } from './port.js';
+
+/** The part of a structured logger the consumer uses; a Powertools Logger fits. */
+export interface QueueLogger {
+  info(message: string, attributes?: Record<string, unknown>): void;
+  warn(message: string, attributes?: Record<string, unknown>): void;
+  error(message: string, attributes?: Record<string, unknown>): void;
+}
+
+export interface MessageContext {
+  messageId: string;
+  /** How many times this message has been received, this time included (SQS `ApproximateReceiveCount`); ≥ 1. */
+  receiveCount: number;
+}
+
+export type MessageHandler = (message: QueueMessage, context: MessageContext) => Promise<void>;
+
+export interface ConsumerDeps {
+  deadLetters: DeadLetters;
+  /** Defaults to JSON lines on the console. */
+  logger?: QueueLogger;
+}
+
+/** Thrown for a record whose body could not be dead-lettered, so that it is retried and SQS redrive catches it. */
+export class DeadLetteringFailedError extends Error {
+  override name = 'DeadLetteringFailedError';
+}
+
+/**
+ * Processes one batch, records in parallel, and returns the records to retry:
+ * - a valid message goes to `handle`; if that throws, the record is listed in `batchItemFailures`;
+ * - a body that does not decode is logged (reason and messageId, never the body), sent to `deps.deadLetters`, and
+ *   counts as processed, so it is acknowledged and never retried; if dead-lettering fails, it is a failure instead.
+ * A batch in which every record fails is returned the same way (never thrown), so the caller acknowledges nothing.
+ */
+export async function consumeBatch(
+  event: SQSEvent,
+  handle: MessageHandler,
+  deps: ConsumerDeps,
+): Promise<SQSBatchResponse> {
+  const logger = deps.logger ?? consoleQueueLogger;
+  const processRecord = async (record: SQSRecord): Promise<void> => {
+    const context: MessageContext = { messageId: record.messageId, receiveCount: receiveCountOf(record) };
+    const decoded = decodeMessage(record.body);
+    if (!decoded.ok) {
+      logger.warn('dead-lettering an undecodable message', { ...context, reason: decoded.reason });
+      try {
+        await deps.deadLetters.deadLetter(record.body, decoded.reason, context);
+      } catch (error) {
+        logger.error('dead-lettering failed; the message will be retried', { ...context, error: errorSummary(error) });
+        throw new DeadLetteringFailedError(`dead-lettering message ${record.messageId} failed`, { cause: error });
+      }
+      return;
+    }
+    try {
+      await handle(decoded.message, context);
+    } catch (error) {
+      logger.error('message handling failed; it will be retried', {
+        ...context,
+        type: decoded.message.type,
+        error: errorSummary(error),
+      });
+      throw error;
+    }
+  };
+  // A fresh processor per batch: a processor keeps the batch's state, and batches may run concurrently.
+  const response = await processPartialResponse(event, processRecord, new BatchProcessor(EventType.SQS), {
+    throwOnFullBatchFailure: false,
+  });
+  // Copied, because Powertools hands out a shared default object when nothing failed.
+  return { batchItemFailures: response.batchItemFailures.map(({ itemIdentifier }) => ({ itemIdentifier })) };
+}
+
+/** `ApproximateReceiveCount`, or 1 when it is absent or not a positive integer (the record was received once). */
+export function receiveCountOf(record: SQSRecord): number {
+  const count = Number(record.attributes?.ApproximateReceiveCount);
+  return Number.isInteger(count) && count >= 1 ? count : 1;
+}
+
+function errorSummary(error: unknown): { name: string; message: string } {
+  if (error instanceof Error) return { name: error.name, message: error.message };
+  return { name: 'NonError', message: typeof error === 'string' ? error : 'a non-Error value was thrown' };
+}
+
+/** JSON lines on the console: the default when no logger is given. */
+export const consoleQueueLogger: QueueLogger = {
+  info: (message, attributes) => console.info(JSON.stringify({ level: 'INFO', message, ...attributes })),
+  warn: (message, attributes) => console.warn(JSON.stringify({ level: 'WARN', message, ...attributes })),
+  error: (message, attributes) => console.error(JSON.stringify({ level: 'ERROR', message, ...attributes })),
+};

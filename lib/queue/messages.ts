@@ -1,0 +1,146 @@
+// The messages that travel through the queue (SQS in AWS, the embedded queue locally), their zod schemas and
+// their wire format. A body is JSON: the message itself plus a schema version `v`. Every consumer validates what it
+// receives, so a body that does not decode is a poison message: it is dead-lettered at once, never retried.
+import { z } from 'zod';
+import { APP_KINDS } from '../config/schema.js';
+import type { AppKey, ObjectKey } from '../pipeline/model.js';
+
+/** The version written into every body; a body with any other `v` is rejected. */
+export const MESSAGE_SCHEMA_VERSION = 1;
+
+/** Hints are only logged, so a longer one is cut to this many characters instead of being rejected. */
+export const HINT_MAX_LENGTH = 1024;
+
+const nonEmpty = z.string().min(1);
+
+const hintText = z
+  .string()
+  .transform((text) => (text.length > HINT_MAX_LENGTH ? text.slice(0, HINT_MAX_LENGTH) : text));
+
+export const ObjectKeySchema = z.object({ namespace: nonEmpty, name: nonEmpty }) satisfies z.ZodType<ObjectKey>;
+
+export const AppKeySchema = z.object({
+  cluster: ObjectKeySchema,
+  kind: z.enum(APP_KINDS),
+  namespace: nonEmpty,
+  name: nonEmpty,
+}) satisfies z.ZodType<AppKey>;
+
+/**
+ * Look at one app on one leaf cluster and decide for every pipeline it belongs to. `attempt` is 0 for the first
+ * check; the verifier re-enqueues a target that has not settled yet with `attempt + 1` and a delay.
+ */
+export const CheckAppMessageSchema = z.object({
+  type: z.literal('check-app'),
+  app: AppKeySchema,
+  cause: z.enum(['event', 'recheck', 'poll']),
+  attempt: z.int().min(0),
+  /** From the triggering event; logged, never used for a decision (the cluster is read instead). */
+  hint: z.object({ revision: hintText.optional(), reason: hintText.optional() }).optional(),
+});
+
+/** Re-decide one pipeline (all environments, or the targets of `env`) after a webhook, an apply or an approval. */
+export const CheckPipelineMessageSchema = z.object({
+  type: z.literal('check-pipeline'),
+  pipeline: ObjectKeySchema,
+  env: nonEmpty.optional(),
+  cause: z.enum(['promotion-webhook', 'apply', 'approval']),
+});
+
+/** Read every app of one kind on one cluster: the scheduled backstop for lost events. */
+export const PollMessageSchema = z.object({
+  type: z.literal('poll'),
+  cluster: ObjectKeySchema,
+  kind: z.enum(APP_KINDS),
+});
+
+/** Carry out the promotion of `revision` to `env`, once it has been approved. */
+export const PromoteMessageSchema = z.object({
+  type: z.literal('promote'),
+  pipeline: ObjectKeySchema,
+  env: nonEmpty,
+  revision: nonEmpty,
+});
+
+export const QueueMessageSchema = z.discriminatedUnion('type', [
+  CheckAppMessageSchema,
+  CheckPipelineMessageSchema,
+  PollMessageSchema,
+  PromoteMessageSchema,
+]);
+
+export type CheckAppMessage = z.output<typeof CheckAppMessageSchema>;
+export type CheckPipelineMessage = z.output<typeof CheckPipelineMessageSchema>;
+export type PollMessage = z.output<typeof PollMessageSchema>;
+export type PromoteMessage = z.output<typeof PromoteMessageSchema>;
+export type QueueMessage = z.output<typeof QueueMessageSchema>;
+export type QueueMessageType = QueueMessage['type'];
+
+export const QUEUE_MESSAGE_TYPES: readonly QueueMessageType[] = ['check-app', 'check-pipeline', 'poll', 'promote'];
+
+export type DecodeResult = { ok: true; message: QueueMessage } | { ok: false; reason: string };
+
+/** Thrown by `encodeMessage` for a message that would not decode; the message names the field, not its value. */
+export class InvalidMessageError extends Error {
+  override name = 'InvalidMessageError';
+}
+
+/**
+ * The body to send: `{"v":1,"type":…,…}`. The message is validated first, so a producer can never enqueue a body
+ * that its consumer would dead-letter; fields the schema does not know are dropped.
+ */
+export function encodeMessage(message: QueueMessage): string {
+  const parsed = QueueMessageSchema.safeParse(message);
+  if (!parsed.success) throw new InvalidMessageError(`cannot encode: ${describeIssue(parsed.error, message)}`);
+  return JSON.stringify({ v: MESSAGE_SCHEMA_VERSION, ...parsed.data });
+}
+
+/** Decode a body. Reasons are short and never repeat the body, which may come from anywhere. */
+export function decodeMessage(body: string): DecodeResult {
+  if (body.trim() === '') return { ok: false, reason: 'empty body' };
+  let json: unknown;
+  try {
+    json = JSON.parse(body);
+  } catch {
+    return { ok: false, reason: 'malformed JSON' };
+  }
+  if (typeof json !== 'object' || json === null || Array.isArray(json)) {
+    return { ok: false, reason: 'not a message: expected a JSON object' };
+  }
+  const { v, ...rest } = json as Record<string, unknown>;
+  if (v === undefined) return { ok: false, reason: 'not a message: schema version v is missing' };
+  if (v !== MESSAGE_SCHEMA_VERSION) return { ok: false, reason: 'unsupported schema version' };
+  const parsed = QueueMessageSchema.safeParse(rest);
+  if (!parsed.success) return { ok: false, reason: `invalid message: ${describeIssue(parsed.error, rest)}` };
+  return { ok: true, message: parsed.data };
+}
+
+/** The first issue as `path problem`, built from the schema's own keys and the issue code, never from values. */
+function describeIssue(error: z.ZodError, input: unknown): string {
+  const issue = error.issues[0];
+  if (!issue) return 'invalid';
+  let value = input;
+  for (const segment of issue.path) {
+    value = typeof value === 'object' && value !== null ? (value as Record<PropertyKey, unknown>)[segment] : undefined;
+  }
+  const where = issue.path.length > 0 ? issue.path.map(String).join('.') : 'message';
+  switch (issue.code) {
+    case 'invalid_type':
+      return value === undefined ? `${where} is missing` : `${where} must be ${article(issue.expected)}`;
+    case 'too_small':
+      return issue.origin === 'string' ? `${where} must not be empty` : `${where} is too small`;
+    case 'invalid_union':
+      // zod reports a discriminator that matches no member at the discriminator's path.
+      if (where !== 'type') return `${where} is invalid`;
+      return value === undefined ? 'type is missing' : `type is not one of ${QUEUE_MESSAGE_TYPES.join(', ')}`;
+    case 'invalid_value':
+      return `${where} is not an allowed value`;
+    default:
+      return `${where} is invalid`;
+  }
+}
+
+function article(expected: string): string {
+  const noun = expected === 'int' ? 'integer' : expected;
+  return /^[aeiou]/.test(noun) ? `an ${noun}` : `a ${noun}`;
+}
