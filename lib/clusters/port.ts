@@ -1,0 +1,48 @@
+// Reading Flux app objects from leaf clusters. Everything the verifier knows about a target comes through here.
+import type { AppKind } from '../config/schema.js';
+import type { AppKey, ObjectKey } from '../pipeline/model.js';
+
+export type ClusterErrorKind =
+  /** Connection refused, DNS, TLS: the cluster could not be reached. Retried. */
+  | 'unreachable'
+  /** No answer within the timeout. Retried. */
+  | 'timeout'
+  /** 401: the credentials are wrong or expired. Not retried in a loop: a person must act (or a token refresh). */
+  | 'unauthorized'
+  /** 403: the credentials may not read this. Not retried in a loop. */
+  | 'forbidden'
+  /** 5xx or an unexpected answer from the API server. Retried. */
+  | 'server-error'
+  /** The cluster is not registered, or its Secret is missing or holds no usable kubeconfig. Not retried. */
+  | 'bad-config';
+
+export class ClusterAccessError extends Error {
+  override name = 'ClusterAccessError';
+
+  constructor(
+    readonly kind: ClusterErrorKind,
+    message: string,
+    readonly statusCode?: number,
+    options?: { cause?: unknown },
+  ) {
+    super(message, options);
+  }
+
+  /** Whether trying again soon may succeed (as opposed to a fault a person must fix). */
+  get retryable(): boolean {
+    return this.kind === 'unreachable' || this.kind === 'timeout' || this.kind === 'server-error';
+  }
+}
+
+export interface ClusterReader {
+  /**
+   * The app object as the cluster serves it (in the newest API version the cluster serves for its kind), or
+   * undefined when it does not exist. Throws ClusterAccessError for anything else. A consistent read.
+   */
+  getApp(app: AppKey): Promise<Record<string, unknown> | undefined>;
+  /**
+   * Every object of `kind` in the cluster, all pages (limit/continue). When a cluster-wide list is forbidden, lists
+   * each of `namespaces` instead. Throws ClusterAccessError.
+   */
+  listApps(cluster: ObjectKey, kind: AppKind, namespaces: readonly string[]): Promise<Record<string, unknown>[]>;
+}

@@ -1,0 +1,24 @@
+// Where Secrets (kubeconfigs, Git tokens, HMAC keys) come from. The values never reach a log or an error message.
+import type { ObjectKey } from '../pipeline/model.js';
+
+export interface SecretSource {
+  /** The Secret's keys and values, or undefined when there is no such Secret. */
+  getSecret(key: ObjectKey): Promise<Readonly<Record<string, string>> | undefined>;
+}
+
+/** Secrets held in memory: the ones a loaded configuration carried (local mode, tests). */
+export class StaticSecretSource implements SecretSource {
+  private readonly secrets = new Map<string, Readonly<Record<string, string>>>();
+
+  constructor(secrets: Iterable<{ key: ObjectKey; values: Record<string, string> }> = []) {
+    for (const secret of secrets) this.set(secret.key, secret.values);
+  }
+
+  set(key: ObjectKey, values: Record<string, string>): void {
+    this.secrets.set(`${key.namespace}/${key.name}`, { ...values });
+  }
+
+  getSecret(key: ObjectKey): Promise<Readonly<Record<string, string>> | undefined> {
+    return Promise.resolve(this.secrets.get(`${key.namespace}/${key.name}`));
+  }
+}
