@@ -23,8 +23,12 @@ export class SecretsManagerSecretSource implements SecretSource {
 
   constructor(private readonly options: SecretsManagerSourceOptions) {}
 
-  async getSecret(key: ObjectKey): Promise<Readonly<Record<string, string>> | undefined> {
-    const id = `${this.options.prefix}${key.namespace}/${key.name}`;
+  getSecret(key: ObjectKey): Promise<Readonly<Record<string, string>> | undefined> {
+    return this.getById(`${this.options.prefix}${key.namespace}/${key.name}`);
+  }
+
+  /** A secret by its Secrets Manager id or ARN, without the prefix (e.g. the master key). */
+  async getById(id: string): Promise<Readonly<Record<string, string>> | undefined> {
     const now = (this.options.now ?? Date.now)();
     const cached = this.cache.get(id);
     if (cached && now - cached.at < (this.options.cacheMs ?? 300_000)) return cached.value;

@@ -1,0 +1,68 @@
+// The AWS side of the ports, built once per warm Lambda container from the function's environment variables
+// (set by the CDK construct). Handlers call these; nothing in lib/ outside this file reads process.env.
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
+import { SQSClient } from '@aws-sdk/client-sqs';
+import { z } from 'zod';
+import { SqsDeadLetters, SqsQueue } from '../queue/index.js';
+import { SecretsManagerSecretSource } from '../secrets/secrets-manager.js';
+import { masterKeysFromValues, type MasterKeys } from '../secrets/master-keys.js';
+import { createDynamoStore, type Store } from '../store/index.js';
+
+const Environment = z.object({
+  TABLE_NAME: z.string().min(1),
+  QUEUE_URL: z.string().url(),
+  DEAD_LETTER_QUEUE_URL: z.string().url(),
+  /** Secrets Manager id of the master HMAC key: a JSON object `{ "current": "…", "previous": "…" }`. */
+  MASTER_KEY_SECRET_ID: z.string().min(1),
+  /** Prefix of the Secrets Manager secrets that hold configuration Secrets (`<prefix><ns>/<name>`). */
+  SECRETS_PREFIX: z.string().default('pipeline-controller/'),
+  /** Days audit entries and finished promotion records are kept. */
+  RETENTION_DAYS: z.coerce.number().int().positive().default(90),
+});
+export type AwsEnvironment = z.infer<typeof Environment>;
+
+/** The function's configuration; a missing or malformed variable is named in the error (values are not shown). */
+export function readAwsEnvironment(env: NodeJS.ProcessEnv = process.env): AwsEnvironment {
+  const result = Environment.safeParse(env);
+  if (result.success) return result.data;
+  const names = [...new Set(result.error.issues.map((issue) => issue.path.join('.')))];
+  throw new Error(`missing or invalid environment variables: ${names.join(', ')}`);
+}
+
+export interface AwsDependencies {
+  environment: AwsEnvironment;
+  store: Store;
+  queue: SqsQueue;
+  deadLetters: SqsDeadLetters;
+  secrets: SecretsManagerSecretSource;
+  secretsManager: SecretsManagerClient;
+  masterKeys(): Promise<MasterKeys>;
+}
+
+let cached: AwsDependencies | undefined;
+
+/** Built on first use and reused by later invocations of the same warm container. */
+export function awsDependencies(env: NodeJS.ProcessEnv = process.env): AwsDependencies {
+  if (cached) return cached;
+  const environment = readAwsEnvironment(env);
+  const sqs = new SQSClient({});
+  const secretsManager = new SecretsManagerClient({});
+  const secrets = new SecretsManagerSecretSource({ client: secretsManager, prefix: environment.SECRETS_PREFIX });
+  cached = {
+    environment,
+    store: createDynamoStore({
+      client: new DynamoDBClient({}),
+      tableName: environment.TABLE_NAME,
+      retentionDays: environment.RETENTION_DAYS,
+    }),
+    queue: new SqsQueue({ client: sqs, queueUrl: environment.QUEUE_URL }),
+    deadLetters: new SqsDeadLetters({ client: sqs, queueUrl: environment.DEAD_LETTER_QUEUE_URL }),
+    secrets,
+    secretsManager,
+    // The master key is not a configuration Secret: it has its own id, outside the prefix.
+    masterKeys: async () =>
+      masterKeysFromValues(await secrets.getById(environment.MASTER_KEY_SECRET_ID), 'the master key secret'),
+  };
+  return cached;
+}
