@@ -44,7 +44,7 @@ export const CheckPipelineMessageSchema = z.object({
   type: z.literal('check-pipeline'),
   pipeline: ObjectKeySchema,
   env: nonEmpty.optional(),
-  cause: z.enum(['promotion-webhook', 'apply', 'approval']),
+  cause: z.enum(['promotion-webhook', 'apply', 'approval', 'retry']),
 });
 
 /** Read every app of one kind on one cluster: the scheduled backstop for lost events. */

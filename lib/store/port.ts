@@ -50,6 +50,8 @@ export interface ClusterKindUsage {
   cluster: ObjectKey;
   kind: AppKind;
   namespaces: string[];
+  /** The pipelines with targets on it. */
+  pipelines: ObjectKey[];
 }
 
 export interface ConfigurationStore {
@@ -114,6 +116,8 @@ export type ApproveOutcome = 'approved' | 'already-approved' | 'not-waiting';
 
 export interface Approvals {
   getApproval(pipeline: ObjectKey, env: string): Promise<ApprovalMarker | undefined>;
+  /** Every marker of a pipeline (at most one per environment). */
+  listApprovals(pipeline: ObjectKey): Promise<ApprovalMarker[]>;
   /** Sets the marker to wait for `revision`, replacing a request for another revision unless that one is newer. */
   requestApproval(pipeline: ObjectKey, env: string, revision: string, now: Date): Promise<ApprovalRequestOutcome>;
   /** Approves exactly `revision`; `not-waiting` when the marker waits for another revision or there is none. */

@@ -73,10 +73,12 @@ export function storeContract(name: string, start: () => Promise<StoreUnderTest>
       const shared = (await store.listClusterKinds()).find((usage) => usage.cluster.name === 'shared');
       assert.deepEqual(shared?.kind, 'HelmRelease');
       assert.deepEqual(shared?.namespaces.sort(), ['team-a', 'team-b']);
+      assert.deepEqual(shared?.pipelines.map((p) => p.name).sort(), ['pairs-a', 'pairs-b']);
 
       assert.equal(await store.deletePipeline(b.key), true);
       const left = (await store.listClusterKinds()).find((usage) => usage.cluster.name === 'shared');
       assert.deepEqual(left?.namespaces, ['team-a'], 'team-a is still used by pairs-a, team-b by nobody');
+      assert.deepEqual(left?.pipelines, [a.key]);
       assert.equal(await store.deletePipeline(a.key), true);
       assert.equal(
         (await store.listClusterKinds()).some((usage) => usage.cluster.name === 'shared'),

@@ -1,7 +1,7 @@
 // Approval markers: at most one per (pipeline, environment), in the pipeline's partition. Every change is a
 // single-item conditional write on the revision the marker waits for, so two verifiers racing with different
 // candidates cannot both win, and an older candidate never replaces a newer one.
-import { DeleteCommand, GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { DeleteCommand, GetCommand, PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { ApprovalMarker } from '../../decision/types.js';
 import { isNewerRevision, sameRevision } from '../../flux/revision.js';
 import type { ObjectKey } from '../../pipeline/model.js';
@@ -18,6 +18,19 @@ export class DynamoApprovals implements Approvals {
       new GetCommand({ TableName: this.table.tableName, Key: keys.approval(pipeline, env), ConsistentRead: true }),
     );
     return result.Item && marker(result.Item);
+  }
+
+  async listApprovals(pipeline: ObjectKey): Promise<ApprovalMarker[]> {
+    const result = await this.table.documents.send(
+      new QueryCommand({
+        TableName: this.table.tableName,
+        KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
+        ExpressionAttributeValues: { ':pk': keys.pipeline(pipeline).pk, ':prefix': keys.approvalPrefix },
+        ConsistentRead: true,
+      }),
+    );
+    // At most one marker per environment: a pipeline's markers fit in one page.
+    return (result.Items ?? []).map(marker);
   }
 
   async requestApproval(

@@ -228,14 +228,20 @@ export class DynamoConfiguration implements ConfigurationStore, AppsIndex {
         }),
       );
       for (const item of page.Items ?? []) {
-        const { clusterNamespace, clusterName, kind, namespace } = item as UsageItem;
+        const { clusterNamespace, clusterName, kind, namespace, pipelines } = item as UsageItem;
         const id = `${clusterNamespace}/${clusterName}/${kind}`;
-        const entry = usage.get(id) ?? {
+        const entry: ClusterKindUsage = usage.get(id) ?? {
           cluster: { namespace: clusterNamespace, name: clusterName },
           kind,
           namespaces: [],
+          pipelines: [],
         };
         entry.namespaces.push(namespace);
+        for (const name of pipelines ?? []) {
+          if (entry.pipelines.some((known) => objectKeyString(known) === name)) continue;
+          const [pipelineNamespace = '', ...rest] = name.split('/');
+          entry.pipelines.push({ namespace: pipelineNamespace, name: rest.join('/') });
+        }
         usage.set(id, entry);
       }
       start = page.LastEvaluatedKey;
@@ -360,6 +366,8 @@ interface UsageItem {
   clusterName: string;
   kind: ClusterKindUsage['kind'];
   namespace: string;
+  /** `ns/name` of each pipeline using it (Kubernetes names contain no `/`). */
+  pipelines?: Set<string>;
 }
 
 function storedPipeline(item: PipelineItem): StoredPipeline {

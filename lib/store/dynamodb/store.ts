@@ -37,6 +37,7 @@ export function createDynamoStore(options: DynamoStoreOptions): Store {
     getTargetStatuses: (...args) => statuses.getTargetStatuses(...args),
     recordTargetStatus: (...args) => statuses.recordTargetStatus(...args),
     getApproval: (...args) => approvals.getApproval(...args),
+    listApprovals: (...args) => approvals.listApprovals(...args),
     requestApproval: (...args) => approvals.requestApproval(...args),
     approve: (...args) => approvals.approve(...args),
     clearApproval: (...args) => approvals.clearApproval(...args),
