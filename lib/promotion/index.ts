@@ -1,0 +1,2 @@
+export * from './port.js';
+export { RecordingPromoter, type RecordedPromotion } from './recording.js';

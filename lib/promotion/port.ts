@@ -1,0 +1,45 @@
+// The Promoter port: carries out one promotion of a revision into an environment (a pull request, a
+// notification). The verifier calls it only while it holds the promotion record's lease, at most once per attempt.
+import type { Pipeline, PipelineEnvironment } from '../pipeline/model.js';
+
+export interface PromotionRequest {
+  pipeline: Pipeline;
+  /** The environment promoted to, with the promotion in force for it. */
+  env: PipelineEnvironment;
+  revision: string;
+  /** 1 for the first attempt; a retry or a resumed attempt has a higher number. */
+  attempt: number;
+}
+
+export interface PromotionOutcome {
+  /** What a person follows up on, e.g. the pull request URL; absent for a notification. */
+  result?: string;
+}
+
+/**
+ * A promotion that failed. `retryable` faults (a 5xx, a rate limit, a timeout) are tried again later, after
+ * `retryAfterMs` when the service said how long to wait; the others (no marker in the repository, a bad token)
+ * wait for a person.
+ */
+export class PromotionError extends Error {
+  override name = 'PromotionError';
+
+  constructor(
+    message: string,
+    readonly retryable: boolean,
+    readonly retryAfterMs?: number,
+    options?: { cause?: unknown },
+  ) {
+    super(message, options);
+  }
+}
+
+/**
+ * Contract (test/promotion/promoter-contract.ts checks it for every implementation):
+ * - idempotent per (pipeline, environment, revision): calling again, e.g. after a crash between the effect and the
+ *   record update, makes no second effect and gives the same `result`;
+ * - a failure is a PromotionError that says whether trying again can help; anything else thrown counts as retryable.
+ */
+export interface Promoter {
+  promote(request: PromotionRequest): Promise<PromotionOutcome>;
+}

@@ -1,0 +1,46 @@
+// What the verifier needs from the outside, and its tunables (documented in docs/architecture.md, "Retries").
+import type { ClusterReader } from '../clusters/port.js';
+import type { Promoter } from '../promotion/port.js';
+import type { Queue } from '../queue/port.js';
+import type { Store } from '../store/port.js';
+
+export interface VerifierLogger {
+  debug(message: string, attributes?: Record<string, unknown>): void;
+  info(message: string, attributes?: Record<string, unknown>): void;
+  warn(message: string, attributes?: Record<string, unknown>): void;
+  error(message: string, attributes?: Record<string, unknown>): void;
+}
+
+export interface VerifierSettings {
+  /**
+   * Delays (seconds) before each re-check of a target that has not settled: a HelmRelease announces success
+   * before it writes its status. After the last one the scheduled poll takes over.
+   */
+  recheckDelaysSeconds: readonly number[];
+  /** How long a worker owns a promotion attempt; another may resume it after that. */
+  promotionLeaseMs: number;
+  /** Delays before retrying a promotion that failed with a retryable fault; after the last, it waits for a person. */
+  promotionRetryDelaysSeconds: readonly number[];
+}
+
+export const DEFAULT_SETTINGS: VerifierSettings = {
+  recheckDelaysSeconds: [5, 10, 20, 40, 80],
+  promotionLeaseMs: 5 * 60_000,
+  promotionRetryDelaysSeconds: [30, 60, 120, 300, 600],
+};
+
+export interface VerifierDeps {
+  store: Store;
+  queue: Queue;
+  clusters: ClusterReader;
+  promoter: Promoter;
+  logger: VerifierLogger;
+  now: () => Date;
+  /** Names this worker on the promotion records it holds (e.g. the Lambda request id). */
+  workerId: string;
+  settings?: Partial<VerifierSettings>;
+}
+
+export function settingsOf(deps: VerifierDeps): VerifierSettings {
+  return { ...DEFAULT_SETTINGS, ...deps.settings };
+}

@@ -1,0 +1,78 @@
+// Deciding for one pipeline from what the store holds, and carrying out the decision's actions. The decision is
+// pure (lib/decision); everything here is I/O around it, and every write is conditional, so two verifiers
+// evaluating the same pipeline at once cannot make an effect twice.
+import { decide, type Decision } from '../decision/index.js';
+import type { TargetStatus } from '../flux/target-status.js';
+import { appKeyOf, objectKeyString, type AppKey, type ObjectKey, type Pipeline } from '../pipeline/model.js';
+import type { VerifierDeps } from './deps.js';
+import { runPromotion } from './promote.js';
+
+export async function evaluatePipeline(key: ObjectKey, deps: VerifierDeps): Promise<Decision | undefined> {
+  const stored = await deps.store.getPipeline(key);
+  if (!stored) {
+    // An index entry can outlive its pipeline for a moment (see the store's apply order); nothing to decide.
+    deps.logger.debug('pipeline not found; skipping', { pipeline: objectKeyString(key) });
+    return undefined;
+  }
+  const { pipeline } = stored;
+  const apps = appsOf(pipeline);
+  const [statuses, approvals, promotions] = await Promise.all([
+    deps.store.getTargetStatuses(apps),
+    deps.store.listApprovals(key),
+    deps.store.listPromotions(key),
+  ]);
+  const observed = new Map<string, TargetStatus>();
+  for (const [app, entry] of statuses) observed.set(app, entry.status);
+  const decision = decide({ pipeline, observed, approvals, promotions, now: deps.now() });
+
+  const audit = (type: string, env: string, revision: string, message: string) =>
+    deps.store.appendAudit({
+      at: deps.now().toISOString(),
+      pipeline: key,
+      type,
+      env,
+      revision,
+      message,
+      actor: deps.workerId,
+    });
+  const explanation = (env: string) => decision.environments.find((e) => e.env === env)?.message ?? '';
+
+  for (const action of decision.actions) {
+    switch (action.type) {
+      case 'request-approval': {
+        const outcome = await deps.store.requestApproval(key, action.env, action.revision, deps.now());
+        if (outcome === 'requested')
+          await audit('approval-requested', action.env, action.revision, explanation(action.env));
+        break;
+      }
+      case 'clear-approval':
+        if (await deps.store.clearApproval(key, action.env, action.revision)) {
+          await audit(
+            'approval-cleared',
+            action.env,
+            action.revision,
+            `the request for ${action.revision} waits for nothing any more`,
+          );
+        }
+        break;
+      case 'promote':
+        await runPromotion(pipeline, action.env, action.revision, deps);
+        break;
+    }
+  }
+  if (decision.actions.length > 0) {
+    deps.logger.info('decided', {
+      pipeline: objectKeyString(key),
+      candidate: decision.candidate,
+      actions: decision.actions.map((action) => `${action.type} ${action.env} ${action.revision}`),
+    });
+  }
+  return decision;
+}
+
+/** The apps of a pipeline's targets, all environments or one. */
+export function appsOf(pipeline: Pipeline, env?: string): AppKey[] {
+  return pipeline.environments
+    .filter((candidate) => env === undefined || candidate.name === env)
+    .flatMap((candidate) => candidate.targets.map((target) => appKeyOf(pipeline, target)));
+}

@@ -1,0 +1,3 @@
+export { createVerifier } from './verifier.js';
+export { evaluatePipeline } from './evaluate.js';
+export { DEFAULT_SETTINGS, type VerifierDeps, type VerifierLogger, type VerifierSettings } from './deps.js';

@@ -1,0 +1,13 @@
+import { PromotionError, RecordingPromoter } from '../../lib/promotion/index.js';
+import { promoterContract } from './promoter-contract.js';
+
+promoterContract('RecordingPromoter', () => {
+  const promoter = new RecordingPromoter();
+  return Promise.resolve({
+    promoter,
+    effects: (env, revision) =>
+      Promise.resolve(promoter.promotions().filter((p) => p.env === env && p.revision === revision).length),
+    injectFault: (kind) =>
+      promoter.failNext(new PromotionError(`injected ${kind} fault`, kind === 'transient', undefined)),
+  });
+});
