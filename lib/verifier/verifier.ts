@@ -84,7 +84,7 @@ async function poll(message: PollMessage, deps: VerifierDeps): Promise<void> {
 
   const observedAt = deps.now();
   let observations: Observation[];
-  let failure: unknown;
+  let failure: Error | undefined;
   try {
     const objects = await deps.clusters.listApps(message.cluster, message.kind, usage.namespaces);
     const byName = new Map(objects.map((object) => [nameOf(object), object]));
@@ -100,7 +100,9 @@ async function poll(message: PollMessage, deps: VerifierDeps): Promise<void> {
       reason: status.reason,
     });
     observations = [...expected.values()].map((app) => ({ app, status }));
-    if (!(error instanceof ClusterAccessError) || error.retryable) failure = error;
+    if (!(error instanceof ClusterAccessError) || error.retryable) {
+      failure = error instanceof Error ? error : new Error('listing apps failed');
+    }
   }
   for (const observation of observations) {
     await record(observation.app, observation.status, observedAt, deps);
