@@ -1,0 +1,80 @@
+// HMAC signatures of the receiver's routes (DESIGN §4, flux-formats §1.4, pipeline-controller §5.3).
+//
+// - Events from leaf clusters are signed by Flux's generic-hmac Provider: `X-Signature: sha256=<hex>` over the raw
+//   body, with a per-cluster key derived from the master key, so no per-cluster secret is stored.
+// - Weave's `/promotion` and `/approval` accept `<sha224|sha256|sha384|sha512>=<hex>` with a Pipeline's `hmac-key`.
+//
+// The comparison is constant time; a missing or malformed header is simply not a valid signature.
+import { createHmac, timingSafeEqual } from 'node:crypto';
+import type { ObjectKey } from '../pipeline/model.js';
+
+export const HMAC_ALGORITHMS = ['sha224', 'sha256', 'sha384', 'sha512'] as const;
+export type HmacAlgorithm = (typeof HMAC_ALGORITHMS)[number];
+
+/** Flux only ever sends sha256 (flux-formats §1.4), and the events route accepts nothing else. */
+export const EVENT_SIGNATURE_ALGORITHMS: readonly HmacAlgorithm[] = ['sha256'];
+/** What Weave's sign_verifier accepts on `/promotion` and `/approval`. */
+export const WEAVE_SIGNATURE_ALGORITHMS: readonly HmacAlgorithm[] = HMAC_ALGORITHMS;
+
+const DIGEST_BYTES: Record<HmacAlgorithm, number> = { sha224: 28, sha256: 32, sha384: 48, sha512: 64 };
+const SIGNATURE_HEADER = /^(sha224|sha256|sha384|sha512)=([0-9a-fA-F]+)$/;
+
+/**
+ * The key a leaf cluster signs its events with: the lowercase hex of HMAC-SHA256(key = UTF-8 bytes of the master
+ * key, message = `cluster:<ns>/<name>`). Its UTF-8 bytes (the 64 hex characters, not the 32 bytes they encode) are
+ * what the cluster's Flux Secret holds as `token`.
+ */
+export function deriveClusterKey(masterKey: string, cluster: ObjectKey): string {
+  return createHmac('sha256', Buffer.from(masterKey, 'utf8'))
+    .update(`cluster:${cluster.namespace}/${cluster.name}`, 'utf8')
+    .digest('hex');
+}
+
+/** `<algorithm>=<lowercase hex>` of the body: the `X-Signature` value a sender puts on the request. */
+export function signatureHeader(
+  body: Buffer | string,
+  key: Buffer | string,
+  algorithm: HmacAlgorithm = 'sha256',
+): string {
+  return `${algorithm}=${createHmac(algorithm, keyBytes(key)).update(body).digest('hex')}`;
+}
+
+/**
+ * True when `header` is `<algorithm>=<hex>` with an algorithm in `allowed` and the HMAC of `body` under `key`.
+ * An empty key never verifies (Weave rejects an empty `hmac-key` too).
+ */
+export function verifySignature(
+  header: string | undefined,
+  body: Buffer,
+  key: Buffer | string,
+  allowed: readonly HmacAlgorithm[],
+): boolean {
+  if (header === undefined) return false;
+  const secret = keyBytes(key);
+  if (secret.length === 0) return false;
+  const match = SIGNATURE_HEADER.exec(header.trim());
+  const algorithm = match?.[1] as HmacAlgorithm | undefined;
+  const hex = match?.[2];
+  if (algorithm === undefined || hex === undefined || !allowed.includes(algorithm)) return false;
+  // The length of a digest is public, so checking it first leaks nothing about the key.
+  if (hex.length !== DIGEST_BYTES[algorithm] * 2) return false;
+  const expected = createHmac(algorithm, secret).update(body).digest();
+  const given = Buffer.from(hex, 'hex');
+  return given.length === expected.length && timingSafeEqual(given, expected);
+}
+
+/** True when the signature verifies under any of `keys`; every key is tried, so the timing does not say which. */
+export function verifySignatureWithAny(
+  header: string | undefined,
+  body: Buffer,
+  keys: readonly (Buffer | string)[],
+  allowed: readonly HmacAlgorithm[],
+): boolean {
+  let valid = false;
+  for (const key of keys) valid = verifySignature(header, body, key, allowed) || valid;
+  return valid;
+}
+
+function keyBytes(key: Buffer | string): Buffer {
+  return typeof key === 'string' ? Buffer.from(key, 'utf8') : key;
+}

@@ -1,0 +1,41 @@
+// Transport-neutral HTTP types: the receiver's routes see only these, and thin adapters translate a Lambda
+// function URL event (function-url.ts) or a node:http request (node-server.ts) into them and back.
+
+/** A request as the routes see it. */
+export interface HttpRequest {
+  /** Upper case, e.g. `POST`. */
+  method: string;
+  /** The path as sent, still percent-encoded, without the query string. */
+  path: string;
+  /** Header names in lower case; repeated headers joined with `, `. */
+  headers: Readonly<Record<string, string | undefined>>;
+  /** The raw body bytes: signatures are computed over exactly these. */
+  body: Buffer;
+}
+
+export interface HttpResponse {
+  statusCode: number;
+  headers?: Record<string, string>;
+  /** Always a short, fixed JSON text; never anything taken from the request. */
+  body?: string;
+}
+
+export type HttpHandler = (request: HttpRequest) => Promise<HttpResponse>;
+
+/** The largest request body accepted (DESIGN §4): 512 KiB. A Flux event is a few KiB at most in practice. */
+export const DEFAULT_MAX_BODY_BYTES = 512 * 1024;
+
+export const JSON_CONTENT_TYPE = 'application/json';
+
+/** A fixed JSON answer. `body` must be built from constants only, never from the request. */
+export function jsonResponse(
+  statusCode: number,
+  body: Readonly<Record<string, string>>,
+  headers?: Record<string, string>,
+): HttpResponse {
+  return {
+    statusCode,
+    headers: { 'content-type': JSON_CONTENT_TYPE, 'cache-control': 'no-store', ...headers },
+    body: JSON.stringify(body),
+  };
+}

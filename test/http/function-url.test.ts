@@ -1,0 +1,105 @@
+// The Lambda function URL adapter, on realistic payload-format-2.0 events.
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import type { APIGatewayProxyEventV2 } from 'aws-lambda';
+import { fromFunctionUrlEvent, toFunctionUrlResult } from '../../lib/http/function-url.js';
+import { verifySignature, EVENT_SIGNATURE_ALGORITHMS } from '../../lib/http/hmac.js';
+import { EVENT_A_HELM_UPGRADE, EVENT_A_HMAC_KEY, EVENT_A_SIGNATURE } from '../fixtures/flux-events.js';
+
+/** What a function URL hands the Lambda for Flux's POST (flux-formats §1.3). */
+function functionUrlEvent(overrides: Partial<APIGatewayProxyEventV2> = {}): APIGatewayProxyEventV2 {
+  return {
+    version: '2.0',
+    routeKey: '$default',
+    rawPath: '/v1/events/flux-system/fleet-eu',
+    rawQueryString: '',
+    headers: {
+      'content-length': '508',
+      'x-amzn-tls-version': 'TLSv1.3',
+      'x-forwarded-proto': 'https',
+      'x-forwarded-port': '443',
+      'x-forwarded-for': '203.0.113.7',
+      'accept-encoding': 'gzip',
+      'x-amzn-tls-cipher-suite': 'TLS_AES_128_GCM_SHA256',
+      'x-amzn-trace-id': 'Root=1-6720f1a2-1b2c3d4e5f6a7b8c9d0e1f2a',
+      host: 'abcdefghijklmnopqrstuvwxyz012345.lambda-url.eu-west-1.on.aws',
+      'content-type': 'application/json',
+      'gotk-component': 'helm-controller',
+      'x-signature': EVENT_A_SIGNATURE,
+      'user-agent': 'Go-http-client/1.1',
+    },
+    requestContext: {
+      accountId: 'anonymous',
+      apiId: 'abcdefghijklmnopqrstuvwxyz012345',
+      domainName: 'abcdefghijklmnopqrstuvwxyz012345.lambda-url.eu-west-1.on.aws',
+      domainPrefix: 'abcdefghijklmnopqrstuvwxyz012345',
+      http: {
+        method: 'POST',
+        path: '/v1/events/flux-system/fleet-eu',
+        protocol: 'HTTP/1.1',
+        sourceIp: '203.0.113.7',
+        userAgent: 'Go-http-client/1.1',
+      },
+      requestId: '8f5d3c1e-2b4a-4c6d-9e8f-0a1b2c3d4e5f',
+      routeKey: '$default',
+      stage: '$default',
+      time: '01/Oct/2025:12:00:05 +0000',
+      timeEpoch: 1759320005000,
+    },
+    body: Buffer.from(EVENT_A_HELM_UPGRADE, 'utf8').toString('base64'),
+    isBase64Encoded: true,
+    ...overrides,
+  };
+}
+
+describe('fromFunctionUrlEvent', () => {
+  it('decodes a base64-encoded body to the exact bytes that were signed', () => {
+    const request = fromFunctionUrlEvent(functionUrlEvent());
+    assert.equal(request.method, 'POST');
+    assert.equal(request.path, '/v1/events/flux-system/fleet-eu');
+    assert.equal(request.body.length, 508);
+    assert.equal(request.body.toString('utf8'), EVENT_A_HELM_UPGRADE);
+    assert.equal(request.headers['x-signature'], EVENT_A_SIGNATURE);
+    assert.equal(
+      verifySignature(request.headers['x-signature'], request.body, EVENT_A_HMAC_KEY, EVENT_SIGNATURE_ALGORITHMS),
+      true,
+    );
+  });
+
+  it('takes a text body as UTF-8', () => {
+    const body = '{"message":"réussi ✓"}';
+    const request = fromFunctionUrlEvent(functionUrlEvent({ body, isBase64Encoded: false }));
+    assert.deepEqual(request.body, Buffer.from(body, 'utf8'));
+  });
+
+  it('gives an empty body when there is none, and keeps rawPath encoded without the query', () => {
+    const event = functionUrlEvent({
+      rawPath: '/approval/flux-system/podinfo/prod/6.9.2%2Bbuild.1',
+      rawQueryString: 'x=1',
+      isBase64Encoded: false,
+    });
+    delete event.body;
+    event.requestContext.http.method = 'post';
+    const request = fromFunctionUrlEvent(event);
+    assert.equal(request.body.length, 0);
+    assert.equal(request.method, 'POST');
+    assert.equal(request.path, '/approval/flux-system/podinfo/prod/6.9.2%2Bbuild.1');
+  });
+
+  it('lower-cases header names', () => {
+    const request = fromFunctionUrlEvent(functionUrlEvent({ headers: { 'X-Signature': 'sha256=00' } }));
+    assert.deepEqual(request.headers, { 'x-signature': 'sha256=00' });
+  });
+});
+
+describe('toFunctionUrlResult', () => {
+  it('returns the status, a JSON content type and the body', () => {
+    const result = toFunctionUrlResult({ statusCode: 405, headers: { allow: 'POST' }, body: '{"error":"x"}' });
+    assert.deepEqual(result, {
+      statusCode: 405,
+      headers: { 'content-type': 'application/json', allow: 'POST' },
+      body: '{"error":"x"}',
+      isBase64Encoded: false,
+    });
+  });
+});
