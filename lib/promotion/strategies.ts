@@ -1,0 +1,28 @@
+// Picks the strategy for a promotion from the environment's promotion block (env-level, else pipeline-level, as
+// resolved in the model). Pull-request wins if both were set (Weave's registration order); the config loader
+// rejects that case anyway.
+import { PromotionError, type Promoter, type PromotionOutcome, type PromotionRequest } from './port.js';
+
+export interface Strategies {
+  pullRequest?: Promoter;
+  notification?: Promoter;
+}
+
+export class StrategyPromoter implements Promoter {
+  constructor(private readonly strategies: Strategies) {}
+
+  promote(request: PromotionRequest): Promise<PromotionOutcome> {
+    const strategy = request.env.promotion?.strategy;
+    if (!strategy) {
+      return Promise.reject(new PromotionError(`environment ${request.env.name} has no promotion configured`, false));
+    }
+    const name = strategy['pull-request'] ? 'pull-request' : 'notification';
+    const promoter = name === 'pull-request' ? this.strategies.pullRequest : this.strategies.notification;
+    if (!promoter) {
+      return Promise.reject(
+        new PromotionError(`the ${name} promotion strategy is not available in this deployment`, false),
+      );
+    }
+    return promoter.promote(request);
+  }
+}

@@ -1,0 +1,48 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { PromotionError, RecordingPromoter, StrategyPromoter } from '../../lib/promotion/index.js';
+import { promotionRequest } from './promoter-contract.js';
+
+describe('StrategyPromoter', () => {
+  it("runs the strategy the environment's promotion names", async () => {
+    const notification = new RecordingPromoter();
+    const pullRequest = new RecordingPromoter();
+    const promoter = new StrategyPromoter({ notification, pullRequest });
+    await promoter.promote(promotionRequest('6.9.2'));
+    assert.equal(notification.promotions().length, 1);
+    assert.equal(pullRequest.promotions().length, 0);
+
+    const request = promotionRequest('6.9.3');
+    request.env.promotion = {
+      strategy: {
+        'pull-request': {
+          type: 'github',
+          url: 'https://github.com/acme/fleet',
+          baseBranch: 'main',
+          secretRef: { name: 'gh' },
+        },
+      },
+    };
+    await promoter.promote(request);
+    assert.deepEqual(
+      pullRequest.promotions().map((p) => p.revision),
+      ['6.9.3'],
+    );
+  });
+
+  it('fails for good, saying why, when the strategy is not available or none is configured', async () => {
+    await assert.rejects(
+      new StrategyPromoter({}).promote(promotionRequest('6.9.2')),
+      (error: unknown) =>
+        error instanceof PromotionError &&
+        !error.retryable &&
+        error.message === 'the notification promotion strategy is not available in this deployment',
+    );
+    const request = promotionRequest('6.9.2');
+    delete request.env.promotion;
+    await assert.rejects(
+      new StrategyPromoter({ notification: new RecordingPromoter() }).promote(request),
+      /environment prod has no promotion configured/,
+    );
+  });
+});
