@@ -1,0 +1,15 @@
+// The public API of lib/clusters: reading Flux app objects from leaf clusters (kubeconfig Secrets, CAPI, EKS).
+export type { ClusterErrorKind, ClusterReader } from './port.js';
+export { ClusterAccessError } from './port.js';
+export type {
+  AwsCredentials,
+  AwsCredentialsProvider,
+  EksAccessOptions,
+  EksApiClient,
+  EksClusterRef,
+  EksConnection,
+  StsApiClient,
+} from './eks.js';
+export { createEksToken, EKS_TOKEN_CACHE_MS, EKS_TOKEN_LIFETIME_MS, EksAccess, stsHostname } from './eks.js';
+export type { KubernetesClusterReaderOptions } from './kubernetes.js';
+export { FLUX_APP_APIS, KubernetesClusterReader, loadKubeconfig } from './kubernetes.js';

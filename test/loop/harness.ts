@@ -1,0 +1,197 @@
+// The whole core loop in one process, every part real except the outside world's far ends: the receiver over
+// HTTP, the embedded queue consumed by the verifier, the DynamoDB store on dynalite, the real Kubernetes client
+// against fake leaf clusters over HTTPS, and a recording promoter in place of GitHub.
+import type { TestContext } from 'node:test';
+import { KubernetesClusterReader } from '../../lib/clusters/index.js';
+import type { PipelineDocument } from '../../lib/config/schema.js';
+import { deriveClusterKey, handleRequest, signatureHeader, startHttpServer } from '../../lib/http/index.js';
+import { resolvePipeline } from '../../lib/pipeline/model.js';
+import { enqueuePolls } from '../../lib/poller/poller.js';
+import { RecordingPromoter } from '../../lib/promotion/index.js';
+import { EmbeddedQueue } from '../../lib/queue/index.js';
+import { StaticSecretSource } from '../../lib/secrets/port.js';
+import { createDynamoStore } from '../../lib/store/index.js';
+import { FakeKubeApi } from '../../lib/testing/fake-kube-api.js';
+import { createVerifier } from '../../lib/verifier/index.js';
+import { helmRelease, snapshot, condition, HR_GENERATION } from '../fixtures/flux-objects.js';
+import { startDynalite } from '../support/dynalite.js';
+
+export const MASTER_KEY = 'loop-test-master-key';
+export const PIPELINE = { namespace: 'flux-system', name: 'podinfo' };
+const silent = { debug() {}, info() {}, warn() {}, error() {} };
+
+export const pipelineDocument: PipelineDocument = {
+  apiVersion: 'pipelines.weave.works/v1alpha1',
+  kind: 'Pipeline',
+  metadata: { name: 'podinfo', namespace: 'flux-system' },
+  spec: {
+    appRef: { apiVersion: 'helm.toolkit.fluxcd.io/v2', kind: 'HelmRelease', name: 'podinfo' },
+    environments: [
+      { name: 'dev', targets: [{ namespace: 'apps', clusterRef: { kind: 'GitopsCluster', name: 'dev' } }] },
+      {
+        name: 'prod',
+        targets: [
+          { namespace: 'apps', clusterRef: { kind: 'GitopsCluster', name: 'prod' } },
+          { namespace: 'apps-eu', clusterRef: { kind: 'GitopsCluster', name: 'prod' } },
+        ],
+      },
+    ],
+    promotion: { strategy: { notification: {}, secretRef: { name: 'webhook-hmac' } } },
+  },
+};
+
+/** A v2 HelmRelease `apps/podinfo` (or another namespace) that deployed `version` and is healthy. */
+export function deployed(version: string, namespace = 'apps'): Record<string, unknown> {
+  const release = Number(version.split('.').at(-1)) + 1;
+  return helmRelease({
+    metadata: { namespace },
+    status: {
+      lastAttemptedRevision: version,
+      history: [snapshot({ chartVersion: version, appVersion: version, version: release, namespace })],
+    },
+  }) as unknown as Record<string, unknown>;
+}
+
+/** The same HelmRelease mid-upgrade to `version`: the spec changed, the controller has not finished. */
+export function upgrading(from: string, to: string, namespace = 'apps'): Record<string, unknown> {
+  const object = deployed(from, namespace) as { metadata: { generation: number }; status: Record<string, unknown> };
+  object.metadata.generation = HR_GENERATION + 1;
+  object.status.lastAttemptedRevision = to;
+  object.status.conditions = [
+    condition('Ready', 'Unknown', 'Progressing', `Running 'upgrade' action with timeout of 5m0s`, HR_GENERATION + 1),
+    condition('Reconciling', 'True', 'Progressing', `Running 'upgrade' action with timeout of 5m0s`, HR_GENERATION + 1),
+  ];
+  return object;
+}
+
+/** The body Flux's notification-controller posts after a HelmRelease upgrade (flux-formats §2.4 A). */
+export function upgradeEvent(version: string, namespace = 'apps', name = 'podinfo'): string {
+  return JSON.stringify({
+    involvedObject: {
+      kind: 'HelmRelease',
+      namespace,
+      name,
+      uid: '0d3c3a1e-6a7b-4c1e-9a53-2f1f0e6b8a11',
+      apiVersion: 'helm.toolkit.fluxcd.io/v2',
+      resourceVersion: '4183302',
+    },
+    severity: 'info',
+    timestamp: '2026-11-21T12:00:05Z',
+    message: `Helm upgrade succeeded for release ${namespace}/${name}.v3 with chart podinfo@${version}`,
+    reason: 'UpgradeSucceeded',
+    metadata: { 'app-version': version, revision: version },
+    reportingController: 'helm-controller',
+    reportingInstance: 'helm-controller-5f7d8c9b6-x2k4q',
+  });
+}
+
+export async function startLoop(t: TestContext, options: { maxReceiveCount?: number } = {}) {
+  const dynamo = await startDynalite();
+  const store = createDynamoStore({ client: dynamo.client, tableName: dynamo.tableName });
+  const dev = await new FakeKubeApi().start();
+  const prod = await new FakeKubeApi().start();
+  const secrets = new StaticSecretSource();
+  const now = new Date();
+  for (const [name, fake] of [
+    ['dev', dev],
+    ['prod', prod],
+  ] as const) {
+    await store.applyCluster(
+      {
+        apiVersion: 'gitops.weave.works/v1alpha1',
+        kind: 'GitopsCluster',
+        metadata: { name, namespace: 'flux-system' },
+        spec: { secretRef: { name: `${name}-kubeconfig` } },
+      },
+      now,
+    );
+    secrets.set({ namespace: 'flux-system', name: `${name}-kubeconfig` }, { value: fake.kubeconfig() });
+  }
+  secrets.set({ namespace: 'flux-system', name: 'webhook-hmac' }, { 'hmac-key': 'weave-hmac-key' });
+  await store.applyPipeline(pipelineDocument, resolvePipeline(pipelineDocument), now);
+
+  const clusters = new KubernetesClusterReader({
+    getCluster: async (key) => (await store.getCluster(key))?.document,
+    secrets,
+    timeoutMs: 1000,
+  });
+  const queue = new EmbeddedQueue({
+    visibilityTimeoutSeconds: 0.3,
+    maxReceiveCount: options.maxReceiveCount ?? 3,
+    logger: silent,
+  });
+  const promoter = new RecordingPromoter();
+  const verifier = createVerifier({
+    store,
+    queue,
+    clusters,
+    promoter,
+    logger: silent,
+    now: () => new Date(),
+    workerId: 'loop-test',
+    settings: { recheckDelaysSeconds: [1, 1, 1] },
+  });
+  queue.start(verifier, { batchSize: 10, pollIntervalMs: 10 });
+  const server = await startHttpServer(
+    (request) =>
+      handleRequest(request, {
+        store,
+        queue,
+        secrets,
+        masterKeys: () => Promise.resolve({ current: MASTER_KEY }),
+        logger: silent,
+      }),
+    { port: 0, host: '127.0.0.1' },
+  );
+  t.after(async () => {
+    await queue.stop();
+    await server.close();
+    await dev.stop();
+    await prod.stop();
+    await dynamo.stop();
+  });
+
+  /** POSTs a Flux event for `cluster`, signed with its derived key unless `signature` says otherwise. */
+  const sendEvent = async (cluster: 'dev' | 'prod', body: string, signature?: string) => {
+    const key = deriveClusterKey(MASTER_KEY, { namespace: 'flux-system', name: cluster });
+    const response = await fetch(`${server.url}/v1/events/flux-system/${cluster}`, {
+      method: 'POST',
+      headers: {
+        'content-type': 'application/json',
+        'gotk-component': 'helm-controller',
+        'x-signature': signature ?? signatureHeader(body, key),
+      },
+      body,
+    });
+    await response.arrayBuffer();
+    return response.status;
+  };
+
+  /** Runs the poller once, as its schedule would. */
+  const poll = () => enqueuePolls({ store, queue });
+
+  return { store, dev, prod, queue, promoter, server, sendEvent, poll, dynamo };
+}
+
+/** Waits until `check` returns a truthy value (polling), or fails with `what` after `timeoutMs`. */
+export async function waitFor<T>(what: string, check: () => Promise<T> | T, timeoutMs = 8000): Promise<NonNullable<T>> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await check();
+    if (value) return value;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 25));
+  }
+}
+
+/** Waits until the queue has nothing visible, delayed or in flight. */
+export async function settled(queue: EmbeddedQueue, timeoutMs = 8000): Promise<void> {
+  await waitFor(
+    'the queue to drain',
+    () => {
+      const stats = queue.stats();
+      return stats.visible + stats.inFlight + stats.delayed === 0;
+    },
+    timeoutMs,
+  );
+}
