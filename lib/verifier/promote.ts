@@ -66,8 +66,9 @@ export async function runPromotion(
     );
     deps.logger.warn('promotion failed', { ...attributes, error: message, retryAt: retryAt?.toISOString() });
     if (!retryAt) return 'failed';
-    // SQS delays at most 15 minutes; a later retry is picked up by the poll instead.
-    const wait = Math.ceil((retryAt.getTime() - deps.now().getTime()) / 1000);
+    // SQS delays at most 15 minutes; a later retry is picked up by the poll instead. One second of slack, so the
+    // message does not arrive just before `retryAt` and find nothing due.
+    const wait = Math.ceil((retryAt.getTime() - deps.now().getTime()) / 1000) + 1;
     if (wait <= 900) {
       await deps.queue.send(
         { type: 'check-pipeline', pipeline: key, cause: 'retry' },
