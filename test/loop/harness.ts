@@ -17,6 +17,7 @@ import { helmRelease, snapshot, condition, HR_GENERATION } from '../fixtures/flu
 import { startDynalite } from '../support/dynalite.js';
 
 export const MASTER_KEY = 'loop-test-master-key';
+export const WEBHOOK_HMAC_KEY = 'weave-hmac-key';
 export const PIPELINE = { namespace: 'flux-system', name: 'podinfo' };
 const silent = { debug() {}, info() {}, warn() {}, error() {} };
 
@@ -85,7 +86,12 @@ export function upgradeEvent(version: string, namespace = 'apps', name = 'podinf
   });
 }
 
-export async function startLoop(t: TestContext, options: { maxReceiveCount?: number } = {}) {
+export interface LoopOptions {
+  maxReceiveCount?: number;
+  pipeline?: PipelineDocument;
+}
+
+export async function startLoop(t: TestContext, options: LoopOptions = {}) {
   const dynamo = await startDynalite();
   const store = createDynamoStore({ client: dynamo.client, tableName: dynamo.tableName });
   const dev = await new FakeKubeApi().start();
@@ -107,45 +113,55 @@ export async function startLoop(t: TestContext, options: { maxReceiveCount?: num
     );
     secrets.set({ namespace: 'flux-system', name: `${name}-kubeconfig` }, { value: fake.kubeconfig() });
   }
-  secrets.set({ namespace: 'flux-system', name: 'webhook-hmac' }, { 'hmac-key': 'weave-hmac-key' });
-  await store.applyPipeline(pipelineDocument, resolvePipeline(pipelineDocument), now);
+  secrets.set({ namespace: 'flux-system', name: 'webhook-hmac' }, { 'hmac-key': WEBHOOK_HMAC_KEY });
+  const document = options.pipeline ?? pipelineDocument;
+  await store.applyPipeline(document, resolvePipeline(document), now);
 
   const clusters = new KubernetesClusterReader({
     getCluster: async (key) => (await store.getCluster(key))?.document,
     secrets,
     timeoutMs: 1000,
   });
-  const queue = new EmbeddedQueue({
-    visibilityTimeoutSeconds: 0.3,
-    maxReceiveCount: options.maxReceiveCount ?? 3,
-    logger: silent,
-  });
   const promoter = new RecordingPromoter();
-  const verifier = createVerifier({
-    store,
-    queue,
-    clusters,
-    promoter,
-    logger: silent,
-    now: () => new Date(),
-    workerId: 'loop-test',
-    settings: { recheckDelaysSeconds: [1, 1, 1] },
-  });
-  queue.start(verifier, { batchSize: 10, pollIntervalMs: 10 });
-  const server = await startHttpServer(
-    (request) =>
-      handleRequest(request, {
-        store,
-        queue,
-        secrets,
-        masterKeys: () => Promise.resolve({ current: MASTER_KEY }),
-        logger: silent,
-      }),
-    { port: 0, host: '127.0.0.1' },
-  );
+
+  /** The queue, the verifier consuming it and the receiver: what a process restart replaces (the store stays). */
+  const startProcess = async () => {
+    const queue = new EmbeddedQueue({
+      visibilityTimeoutSeconds: 0.3,
+      maxReceiveCount: options.maxReceiveCount ?? 3,
+      logger: silent,
+    });
+    const verifier = createVerifier({
+      store,
+      queue,
+      clusters,
+      promoter,
+      logger: silent,
+      now: () => new Date(),
+      workerId: 'loop-test',
+      settings: { recheckDelaysSeconds: [1, 1, 1] },
+    });
+    queue.start(verifier, { batchSize: 10, pollIntervalMs: 10 });
+    const server = await startHttpServer(
+      (request) =>
+        handleRequest(request, {
+          store,
+          queue,
+          secrets,
+          masterKeys: () => Promise.resolve({ current: MASTER_KEY }),
+          logger: silent,
+        }),
+      { port: 0, host: '127.0.0.1' },
+    );
+    return { queue, server };
+  };
+  let running = await startProcess();
+  const stopProcess = async () => {
+    await running.queue.stop();
+    await running.server.close();
+  };
   t.after(async () => {
-    await queue.stop();
-    await server.close();
+    await stopProcess();
     await dev.stop();
     await prod.stop();
     await dynamo.stop();
@@ -154,7 +170,7 @@ export async function startLoop(t: TestContext, options: { maxReceiveCount?: num
   /** POSTs a Flux event for `cluster`, signed with its derived key unless `signature` says otherwise. */
   const sendEvent = async (cluster: 'dev' | 'prod', body: string, signature?: string) => {
     const key = deriveClusterKey(MASTER_KEY, { namespace: 'flux-system', name: cluster });
-    const response = await fetch(`${server.url}/v1/events/flux-system/${cluster}`, {
+    const response = await fetch(`${running.server.url}/v1/events/flux-system/${cluster}`, {
       method: 'POST',
       headers: {
         'content-type': 'application/json',
@@ -167,10 +183,43 @@ export async function startLoop(t: TestContext, options: { maxReceiveCount?: num
     return response.status;
   };
 
-  /** Runs the poller once, as its schedule would. */
-  const poll = () => enqueuePolls({ store, queue });
+  /** POSTs a Weave approval, signed with the Pipeline's hmac-key over the empty body unless `signature` is given. */
+  const approve = async (env: string, revision: string, signature?: string) => {
+    const path = `/approval/flux-system/podinfo/${env}/${encodeURIComponent(revision)}`;
+    const response = await fetch(`${running.server.url}${path}`, {
+      method: 'POST',
+      headers: { 'x-signature': signature ?? signatureHeader('', WEBHOOK_HMAC_KEY) },
+    });
+    await response.arrayBuffer();
+    return response.status;
+  };
 
-  return { store, dev, prod, queue, promoter, server, sendEvent, poll, dynamo };
+  /** Runs the poller once, as its schedule would. */
+  const poll = () => enqueuePolls({ store, queue: running.queue });
+
+  /** Stops the queue, the verifier and the receiver, and starts new ones on the same store. */
+  const restart = async () => {
+    await stopProcess();
+    running = await startProcess();
+  };
+
+  return {
+    store,
+    dev,
+    prod,
+    promoter,
+    sendEvent,
+    approve,
+    poll,
+    restart,
+    dynamo,
+    get queue() {
+      return running.queue;
+    },
+    get server() {
+      return running.server;
+    },
+  };
 }
 
 /** Waits until `check` returns a truthy value (polling), or fails with `what` after `timeoutMs`. */
