@@ -19,6 +19,14 @@ const Environment = z.object({
   SECRETS_PREFIX: z.string().default('pipeline-controller/'),
   /** Days audit entries and finished promotion records are kept. */
   RETENTION_DAYS: z.coerce.number().int().positive().default(90),
+  /** GitHub API base for every pull-request promotion (GitHub Enterprise); default derived from each repo URL. */
+  GITHUB_API_URL: z.string().url().optional(),
+  /** Where the notification strategy POSTs its Flux-format event (optional). */
+  NOTIFICATION_WEBHOOK_URL: z.string().url().optional(),
+  /** Secrets Manager id of a JSON object whose `token` signs the webhook like Flux's generic-hmac (optional). */
+  NOTIFICATION_WEBHOOK_SECRET_ID: z.string().min(1).optional(),
+  /** EventBridge bus (name or ARN) the notification strategy puts its event on (optional). */
+  NOTIFICATION_EVENT_BUS: z.string().min(1).optional(),
 });
 export type AwsEnvironment = z.infer<typeof Environment>;
 
