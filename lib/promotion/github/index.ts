@@ -1,0 +1,17 @@
+export {
+  COMMIT_MESSAGE,
+  GitHubPullRequestPromoter,
+  promotionBranch,
+  pullRequestBody,
+  pullRequestTitle,
+  type GitHubPullRequestPromoterOptions,
+} from './promoter.js';
+export {
+  readCredentials,
+  toPromotionError,
+  type GitHubClientSettings,
+  type GitHubCredentials,
+  type GitHubLogger,
+} from './client.js';
+export { MarkerCache, type MarkerCacheLimits, type ScannedBlob } from './marker-cache.js';
+export { githubApiUrl, parseRepositoryUrl, type GitHubRepository } from './repository.js';
