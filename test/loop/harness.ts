@@ -7,9 +7,9 @@ import type { PipelineDocument } from '../../lib/config/schema.js';
 import { deriveClusterKey, handleRequest, signatureHeader, startHttpServer } from '../../lib/http/index.js';
 import { resolvePipeline } from '../../lib/pipeline/model.js';
 import { enqueuePolls } from '../../lib/poller/poller.js';
-import { RecordingPromoter } from '../../lib/promotion/index.js';
+import { RecordingPromoter, type Promoter } from '../../lib/promotion/index.js';
 import { EmbeddedQueue } from '../../lib/queue/index.js';
-import { StaticSecretSource } from '../../lib/secrets/port.js';
+import { StaticSecretSource, type SecretSource } from '../../lib/secrets/port.js';
 import { createDynamoStore } from '../../lib/store/index.js';
 import { FakeKubeApi } from '../../lib/testing/fake-kube-api.js';
 import { createVerifier } from '../../lib/verifier/index.js';
@@ -89,19 +89,25 @@ export function upgradeEvent(version: string, namespace = 'apps', name = 'podinf
 export interface LoopOptions {
   maxReceiveCount?: number;
   pipeline?: PipelineDocument;
+  /** The leaf clusters (GitopsClusters `flux-system/<name>`), each a fake API server. Default dev and prod. */
+  clusters?: readonly string[];
+  /** Extra Secrets (`flux-system/<name>`), e.g. Git credentials. */
+  secrets?: Readonly<Record<string, Record<string, string>>>;
+  /** Builds the promoter from the loop's Secrets; default a RecordingPromoter. */
+  promoter?: (secrets: SecretSource) => Promoter;
 }
 
 export async function startLoop(t: TestContext, options: LoopOptions = {}) {
   const dynamo = await startDynalite();
   const store = createDynamoStore({ client: dynamo.client, tableName: dynamo.tableName });
-  const dev = await new FakeKubeApi().start();
-  const prod = await new FakeKubeApi().start();
+  const fakes = new Map<string, FakeKubeApi>();
+  for (const name of options.clusters ?? ['dev', 'prod']) fakes.set(name, await new FakeKubeApi().start());
   const secrets = new StaticSecretSource();
+  for (const [name, values] of Object.entries(options.secrets ?? {})) {
+    secrets.set({ namespace: 'flux-system', name }, values);
+  }
   const now = new Date();
-  for (const [name, fake] of [
-    ['dev', dev],
-    ['prod', prod],
-  ] as const) {
+  for (const [name, fake] of fakes) {
     await store.applyCluster(
       {
         apiVersion: 'gitops.weave.works/v1alpha1',
@@ -122,7 +128,8 @@ export async function startLoop(t: TestContext, options: LoopOptions = {}) {
     secrets,
     timeoutMs: 1000,
   });
-  const promoter = new RecordingPromoter();
+  const recording = new RecordingPromoter();
+  const promoter = options.promoter ? options.promoter(secrets) : recording;
 
   /** The queue, the verifier consuming it and the receiver: what a process restart replaces (the store stays). */
   const startProcess = async () => {
@@ -162,13 +169,12 @@ export async function startLoop(t: TestContext, options: LoopOptions = {}) {
   };
   t.after(async () => {
     await stopProcess();
-    await dev.stop();
-    await prod.stop();
+    for (const fake of fakes.values()) await fake.stop();
     await dynamo.stop();
   });
 
   /** POSTs a Flux event for `cluster`, signed with its derived key unless `signature` says otherwise. */
-  const sendEvent = async (cluster: 'dev' | 'prod', body: string, signature?: string) => {
+  const sendEvent = async (cluster: string, body: string, signature?: string) => {
     const key = deriveClusterKey(MASTER_KEY, { namespace: 'flux-system', name: cluster });
     const response = await fetch(`${running.server.url}/v1/events/flux-system/${cluster}`, {
       method: 'POST',
@@ -203,11 +209,22 @@ export async function startLoop(t: TestContext, options: LoopOptions = {}) {
     running = await startProcess();
   };
 
+  const cluster = (name: string): FakeKubeApi => {
+    const fake = fakes.get(name);
+    if (!fake) throw new Error(`no fake cluster ${name}`);
+    return fake;
+  };
+
   return {
     store,
-    dev,
-    prod,
-    promoter,
+    cluster,
+    get dev() {
+      return cluster('dev');
+    },
+    get prod() {
+      return cluster('prod');
+    },
+    promoter: recording,
     sendEvent,
     approve,
     poll,
