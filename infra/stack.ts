@@ -1,0 +1,85 @@
+// The stack `npx cdk deploy` deploys: the PipelineController construct and its outputs. Everything it takes is a
+// plain value (so CDK context can configure it, see infra/context.ts); the ARNs of an alarm topic and the
+// notification sinks are imported here.
+import { CfnOutput, Stack, type StackProps } from 'aws-cdk-lib';
+import { EventBus } from 'aws-cdk-lib/aws-events';
+import { Secret } from 'aws-cdk-lib/aws-secretsmanager';
+import { Topic } from 'aws-cdk-lib/aws-sns';
+import type { Construct } from 'constructs';
+import { PipelineController, type PipelineControllerProps } from './pipeline-controller.js';
+
+export interface PipelineControllerStackProps extends StackProps {
+  /** The construct's props; the ARNs below fill in `alarmTopic` and `notification` where given. */
+  readonly controller?: PipelineControllerProps;
+  /** An SNS topic for the alarms. */
+  readonly alarmTopicArn?: string;
+  /** The notification strategy's HTTP endpoint. */
+  readonly notificationWebhookUrl?: string;
+  /** The complete ARN (with its 6-character suffix) of the secret whose `token` signs the webhook. */
+  readonly notificationWebhookSecretArn?: string;
+  /** An EventBridge bus the notification strategy puts events on. */
+  readonly notificationEventBusArn?: string;
+}
+
+/** The outputs' logical ids, which `aws cloudformation describe-stacks` and the README name. */
+export const OUTPUTS = [
+  'ReceiverUrl',
+  'TableName',
+  'QueueUrl',
+  'DeadLetterQueueUrl',
+  'MasterKeySecretArn',
+  'VerifierRoleArn',
+] as const;
+
+export class PipelineControllerStack extends Stack {
+  readonly controller: PipelineController;
+
+  constructor(scope: Construct, id: string, props: PipelineControllerStackProps = {}) {
+    super(scope, id, props);
+    const given = props.controller ?? {};
+    const notification = {
+      ...given.notification,
+      ...(props.notificationWebhookUrl !== undefined && { webhookUrl: props.notificationWebhookUrl }),
+      ...(props.notificationWebhookSecretArn !== undefined && {
+        webhookSecret: Secret.fromSecretCompleteArn(
+          this,
+          'NotificationWebhookSecret',
+          props.notificationWebhookSecretArn,
+        ),
+      }),
+      ...(props.notificationEventBusArn !== undefined && {
+        eventBus: EventBus.fromEventBusArn(this, 'NotificationEventBus', props.notificationEventBusArn),
+      }),
+    };
+    const controller = new PipelineController(this, 'Controller', {
+      ...given,
+      ...(props.alarmTopicArn !== undefined && {
+        alarmTopic: Topic.fromTopicArn(this, 'AlarmTopic', props.alarmTopicArn),
+      }),
+      notification,
+    });
+    this.controller = controller;
+
+    const outputs: Record<(typeof OUTPUTS)[number], { value: string; description: string }> = {
+      ReceiverUrl: {
+        value: controller.receiverUrl.url,
+        description: 'The receiver: Flux Providers post to <url>v1/events/<clusterNs>/<clusterName>',
+      },
+      TableName: { value: controller.table.tableName, description: 'The DynamoDB table' },
+      QueueUrl: { value: controller.queue.queueUrl, description: 'The work queue' },
+      DeadLetterQueueUrl: {
+        value: controller.deadLetterQueue.queueUrl,
+        description: 'The dead-letter queue (alarmed when not empty)',
+      },
+      MasterKeySecretArn: {
+        value: controller.masterKeySecret.secretArn,
+        description: 'The master HMAC key the per-cluster keys derive from: {"current": …, "previous"?: …}',
+      },
+      VerifierRoleArn: {
+        value: controller.roles.verifier.roleArn,
+        description: 'The role the verifier reads leaf clusters with (grant it in EKS access entries)',
+      },
+    };
+    for (const [name, output] of Object.entries(outputs)) new CfnOutput(this, name, output);
+  }
+}

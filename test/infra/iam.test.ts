@@ -1,0 +1,231 @@
+// Least privilege: each function's role holds only the actions its code calls, on its own resources. Checked on a
+// stack with every option on (EKS clusters, roles, notification sinks, VPC, alarm topic), so every statement the
+// construct can write is covered.
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { EventBus } from 'aws-cdk-lib/aws-events';
+import { Secret } from 'aws-cdk-lib/aws-secretsmanager';
+import { Topic } from 'aws-cdk-lib/aws-sns';
+import { WEBHOOK_HMAC_SECRET_TAG } from '../../infra/pipeline-controller.js';
+import {
+  ACCOUNT,
+  asList,
+  importedVpc,
+  REGION,
+  render,
+  resources,
+  statementsOfRole,
+  synthConstruct,
+  type Statement,
+} from './synth.js';
+
+const EKS_CLUSTER = `arn:aws:eks:${REGION}:${ACCOUNT}:cluster/prod`;
+const CLUSTER_ROLE = `arn:aws:iam::${ACCOUNT}:role/pipeline-controller-reader`;
+const WEBHOOK_SECRET = `arn:aws:secretsmanager:${REGION}:${ACCOUNT}:secret:hooks-AbCdEf`;
+const EVENT_BUS = `arn:aws:events:${REGION}:${ACCOUNT}:event-bus/promotions`;
+
+const full = synthConstruct((stack) => ({
+  eksClusterArns: [EKS_CLUSTER],
+  assumeRoleArns: [CLUSTER_ROLE],
+  vpc: importedVpc(stack),
+  alarmTopic: Topic.fromTopicArn(stack, 'Topic', `arn:aws:sns:${REGION}:${ACCOUNT}:alarms`),
+  notification: {
+    webhookUrl: 'https://hooks.example.com/promotions',
+    webhookSecret: Secret.fromSecretCompleteArn(stack, 'WebhookSecret', WEBHOOK_SECRET),
+    eventBus: EventBus.fromEventBusArn(stack, 'Bus', EVENT_BUS),
+  },
+}));
+const { template, controller } = full;
+const id = {
+  table: full.logicalId(controller.table),
+  queue: full.logicalId(controller.queue),
+  deadLetterQueue: full.logicalId(controller.deadLetterQueue),
+  secret: full.logicalId(controller.masterKeySecret),
+};
+const statementsOf = (name: 'receiver' | 'verifier' | 'poller'): Statement[] =>
+  statementsOfRole(template, full.logicalId(controller.roles[name]));
+const actionsOf = (statements: Statement[]): string[] =>
+  [...new Set(statements.flatMap((s) => asList(s.Action)))].sort();
+const resourcesOf = (statements: Statement[], action: string): string[] =>
+  statements.filter((s) => asList(s.Action).includes(action)).flatMap((s) => asList(s.Resource).map(render));
+
+const SECRETS_PATTERN =
+  'arn:<AWS::Partition>:secretsmanager:<AWS::Region>:<AWS::AccountId>:secret:pipeline-controller/*';
+const ENI_PATTERN = 'arn:<AWS::Partition>:ec2:<AWS::Region>:<AWS::AccountId>:*/*';
+
+/**
+ * The only resources with a wildcard, each with why. `*` itself only for the actions that have no resource-level
+ * permissions.
+ */
+const WILDCARD_RESOURCES: Record<string, { reason: string; actions?: readonly string[] }> = {
+  [SECRETS_PATTERN]: { reason: 'configuration Secrets are named <prefix><ns>/<name> at apply time' },
+  [ENI_PATTERN]: { reason: "the verifier's VPC network interfaces do not exist at deploy time" },
+  '*': {
+    reason: 'ec2:DescribeNetworkInterfaces and ec2:DescribeSubnets have no resource-level permissions',
+    actions: ['ec2:DescribeNetworkInterfaces', 'ec2:DescribeSubnets'],
+  },
+};
+
+describe('every IAM policy', () => {
+  const policies = resources(template, 'AWS::IAM::Policy');
+  const statements = Object.values(policies).flatMap(
+    (policy) => (policy.Properties.PolicyDocument as { Statement: Statement[] }).Statement,
+  );
+
+  it('has one policy per function role and no managed policies on any role', () => {
+    assert.equal(Object.keys(policies).length, 3);
+    for (const role of Object.values(resources(template, 'AWS::IAM::Role'))) {
+      assert.equal(role.Properties.ManagedPolicyArns, undefined);
+    }
+  });
+
+  it('allows only, and names every action: no `*` and no `service:*`', () => {
+    assert.ok(statements.length > 10);
+    for (const statement of statements) {
+      assert.equal(statement.Effect, 'Allow');
+      for (const action of asList(statement.Action)) {
+        assert.match(action, /^[a-z0-9-]+:[A-Za-z]+$/, `action ${action}`);
+      }
+    }
+  });
+
+  it('scopes every resource; the wildcards are the listed ones, `*` only for actions without resource scoping', () => {
+    const seen = new Set<string>();
+    for (const statement of statements) {
+      for (const resource of asList(statement.Resource).map(render)) {
+        if (!resource.includes('*')) continue;
+        const allowed = WILDCARD_RESOURCES[resource];
+        assert.ok(allowed, `unexpected wildcard resource ${resource} for ${asList(statement.Action).join(', ')}`);
+        if (allowed.actions) assert.deepEqual(asList(statement.Action).sort(), [...allowed.actions].sort());
+        seen.add(resource);
+      }
+    }
+    assert.deepEqual([...seen].sort(), Object.keys(WILDCARD_RESOURCES).sort());
+  });
+});
+
+describe('the receiver', () => {
+  const statements = statementsOf('receiver');
+
+  it('may read and update the table, enqueue, write its logs and read secrets, nothing else', () => {
+    assert.deepEqual(actionsOf(statements), [
+      'dynamodb:GetItem',
+      'dynamodb:Query',
+      'dynamodb:UpdateItem',
+      'logs:CreateLogStream',
+      'logs:PutLogEvents',
+      'secretsmanager:GetSecretValue',
+      'sqs:SendMessage',
+    ]);
+    assert.deepEqual(resourcesOf(statements, 'dynamodb:Query'), [`<${id.table}.Arn>`]);
+    assert.deepEqual(resourcesOf(statements, 'sqs:SendMessage'), [`<${id.queue}.Arn>`]);
+  });
+
+  it('cannot reach clusters: no eks, sts or ec2 action', () => {
+    assert.ok(actionsOf(statements).every((action) => !/^(eks|sts|ec2|events):/.test(action)));
+  });
+
+  it('reads the master key, and under the prefix only secrets tagged as webhook HMAC keys', () => {
+    const reads = statements.filter((s) => asList(s.Action).includes('secretsmanager:GetSecretValue'));
+    assert.equal(reads.length, 2);
+    for (const statement of reads) {
+      const resource = asList(statement.Resource).map(render);
+      if (resource.length === 1 && resource[0] === `<${id.secret}>`) {
+        assert.equal(statement.Condition, undefined);
+        continue;
+      }
+      assert.deepEqual(resource, [SECRETS_PATTERN]);
+      assert.deepEqual(statement.Condition, {
+        StringEquals: { [`secretsmanager:ResourceTag/${WEBHOOK_HMAC_SECRET_TAG.key}`]: WEBHOOK_HMAC_SECRET_TAG.value },
+      });
+    }
+  });
+});
+
+describe('the verifier', () => {
+  const statements = statementsOf('verifier');
+
+  it('gets the store, the queues, the configuration secrets, the clusters, the sinks and its VPC network', () => {
+    assert.deepEqual(actionsOf(statements), [
+      'dynamodb:BatchGetItem',
+      'dynamodb:DeleteItem',
+      'dynamodb:GetItem',
+      'dynamodb:PutItem',
+      'dynamodb:Query',
+      'dynamodb:UpdateItem',
+      'ec2:AssignPrivateIpAddresses',
+      'ec2:CreateNetworkInterface',
+      'ec2:DeleteNetworkInterface',
+      'ec2:DescribeNetworkInterfaces',
+      'ec2:DescribeSubnets',
+      'ec2:UnassignPrivateIpAddresses',
+      'eks:DescribeCluster',
+      'events:PutEvents',
+      'logs:CreateLogStream',
+      'logs:PutLogEvents',
+      'secretsmanager:DescribeSecret',
+      'secretsmanager:GetSecretValue',
+      'sqs:ChangeMessageVisibility',
+      'sqs:DeleteMessage',
+      'sqs:GetQueueAttributes',
+      'sqs:GetQueueUrl',
+      'sqs:ReceiveMessage',
+      'sqs:SendMessage',
+      'sts:AssumeRole',
+    ]);
+  });
+
+  it('scopes each of them', () => {
+    assert.deepEqual(resourcesOf(statements, 'dynamodb:PutItem'), [`<${id.table}.Arn>`]);
+    assert.deepEqual(resourcesOf(statements, 'sqs:ReceiveMessage'), [`<${id.queue}.Arn>`]);
+    assert.deepEqual(resourcesOf(statements, 'sqs:SendMessage').sort(), [
+      `<${id.deadLetterQueue}.Arn>`,
+      `<${id.queue}.Arn>`,
+    ]);
+    assert.deepEqual(resourcesOf(statements, 'eks:DescribeCluster'), [EKS_CLUSTER]);
+    assert.deepEqual(resourcesOf(statements, 'sts:AssumeRole'), [CLUSTER_ROLE]);
+    assert.deepEqual(resourcesOf(statements, 'events:PutEvents'), [EVENT_BUS]);
+    assert.deepEqual(resourcesOf(statements, 'secretsmanager:GetSecretValue').sort(), [
+      SECRETS_PATTERN,
+      WEBHOOK_SECRET,
+    ]);
+    assert.ok(!resourcesOf(statements, 'secretsmanager:GetSecretValue').includes(`<${id.secret}>`), 'no master key');
+  });
+});
+
+describe('the verifier by default', () => {
+  it('gets sts:AssumeRole only with roles listed, and no eks, sts, events or ec2 action without any option', () => {
+    const withRoles = synthConstruct(() => ({ assumeRoleArns: [CLUSTER_ROLE] }));
+    const statements = statementsOfRole(withRoles.template, withRoles.logicalId(withRoles.controller.roles.verifier));
+    assert.deepEqual(resourcesOf(statements, 'sts:AssumeRole'), [CLUSTER_ROLE]);
+    assert.deepEqual(resourcesOf(statements, 'eks:DescribeCluster'), []);
+
+    const plain = synthConstruct(() => ({}));
+    const plainStatements = statementsOfRole(plain.template, plain.logicalId(plain.controller.roles.verifier));
+    assert.ok(actionsOf(plainStatements).every((action) => !/^(eks|sts|ec2|events):/.test(action)));
+  });
+});
+
+describe('the poller', () => {
+  it('may query the table, enqueue and write its logs, nothing else', () => {
+    const statements = statementsOf('poller');
+    assert.deepEqual(actionsOf(statements), [
+      'dynamodb:Query',
+      'logs:CreateLogStream',
+      'logs:PutLogEvents',
+      'sqs:SendMessage',
+    ]);
+    assert.deepEqual(resourcesOf(statements, 'dynamodb:Query'), [`<${id.table}.Arn>`]);
+    assert.deepEqual(resourcesOf(statements, 'sqs:SendMessage'), [`<${id.queue}.Arn>`]);
+  });
+});
+
+describe('logs', () => {
+  it('each function writes only to its own log group', () => {
+    for (const name of ['receiver', 'verifier', 'poller'] as const) {
+      const fn = resources(template, 'AWS::Lambda::Function')[full.logicalId(controller[name])];
+      const group = (fn?.Properties.LoggingConfig as { LogGroup: { Ref: string } }).LogGroup.Ref;
+      assert.deepEqual(resourcesOf(statementsOf(name), 'logs:PutLogEvents'), [`<${group}.Arn>`]);
+    }
+  });
+});
