@@ -300,7 +300,16 @@ async function authorizePipeline(
     context.outcome = 'no-secret-ref';
     return { ok: false, response: UNAUTHORIZED };
   }
-  const secret = await deps.secrets.getSecret({ namespace: stored.pipeline.namespace, name: secretRef.name });
+  let secret: Readonly<Record<string, string>> | undefined;
+  try {
+    secret = await deps.secrets.getSecret({ namespace: stored.pipeline.namespace, name: secretRef.name });
+  } catch (error) {
+    // On AWS the receiver may read only Secrets tagged for webhook HMAC use, so an untagged one answers
+    // AccessDenied: either way the request cannot be authenticated, which is a 401, not a fault of ours to retry.
+    context.outcome = 'hmac-secret-unreadable';
+    context.reason = error instanceof Error ? error.name : 'unknown error';
+    return { ok: false, response: UNAUTHORIZED };
+  }
   const hmacKey = secret?.[HMAC_KEY_SECRET_KEY];
   if (!hmacKey) {
     context.outcome = 'no-hmac-key';

@@ -88,11 +88,23 @@ const logs: LogLine[] = [];
 /** Every answer of this file, checked at the end for fixed bodies. */
 const answers: Answer[] = [];
 
+/** Like Secrets Manager when the receiver's role may not read a Secret (it is not tagged for webhook use). */
+class DenyingSecretSource extends StaticSecretSource {
+  override getSecret(key: { namespace: string; name: string }) {
+    if (key.name === 'untagged-webhook') {
+      const denied = new Error('User is not authorized to perform: secretsmanager:GetSecretValue');
+      denied.name = 'AccessDeniedException';
+      return Promise.reject(denied);
+    }
+    return super.getSecret(key);
+  }
+}
+
 function deps(): ReceiverDeps {
   return {
     store,
     queue,
-    secrets: new StaticSecretSource([
+    secrets: new DenyingSecretSource([
       { key: { namespace: 'flux-system', name: 'podinfo-webhook' }, values: { 'hmac-key': WEAVE_KEY } },
       { key: { namespace: 'flux-system', name: 'empty-webhook' }, values: { 'hmac-key': '' } },
     ]),
@@ -170,6 +182,7 @@ before(async () => {
     pipelineDocument('unsigned'),
     pipelineDocument('missing-secret', 'no-such-secret'),
     pipelineDocument('empty-key', 'empty-webhook'),
+    pipelineDocument('denied-secret', 'untagged-webhook'),
   ]) {
     await store.applyPipeline(document, resolvePipeline(document), NOW);
   }
@@ -385,7 +398,7 @@ describe('POST /promotion/{ns}/{name}/{env} (Weave)', () => {
     }
   });
 
-  it('requires a valid signature: unsigned, wrong body, no secretRef, no Secret, empty key → 401', async () => {
+  it('requires a valid signature: unsigned, wrong body, no secretRef, no Secret, unreadable Secret, empty key → 401', async () => {
     const body = EVENT_A_HELM_UPGRADE;
     for (const answer of [
       await postWeave('/promotion/flux-system/podinfo/dev', body, undefined),
@@ -394,6 +407,7 @@ describe('POST /promotion/{ns}/{name}/{env} (Weave)', () => {
       await postWeave('/promotion/flux-system/unsigned/dev', body, body),
       await postWeave('/promotion/flux-system/unsigned/dev', body, undefined),
       await postWeave('/promotion/flux-system/missing-secret/dev', body, body),
+      await postWeave('/promotion/flux-system/denied-secret/dev', body, body),
       await request('POST', '/promotion/flux-system/empty-key/dev', body, {
         'x-signature': signatureHeader(body, ''),
       }),
