@@ -2,6 +2,7 @@
 // a function URL, verifier on the queue, poller on a schedule), the generated master HMAC key, alarms, and IAM
 // policies that give each function only the actions and resources its code uses. infra/README.md documents the
 // props; infra/stack.ts puts the construct in a stack with outputs.
+import { SECRET_PURPOSE_TAG } from '../lib/secrets/tags.js';
 import { Aws, Duration, RemovalPolicy, Token } from 'aws-cdk-lib';
 import * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
 import * as ec2 from 'aws-cdk-lib/aws-ec2';
@@ -28,7 +29,8 @@ import { acknowledgeFindings } from './nag.js';
  * the receiver cannot read those. Whoever writes the Secrets (`pipelinectl apply`) must tag them by use; until it
  * does, tag by hand (infra/README.md).
  */
-export const WEBHOOK_HMAC_SECRET_TAG = { key: 'pipeline-controller:purpose', value: 'webhook-hmac' } as const;
+/** The tag `pipelinectl apply` puts on Secrets holding a webhook `hmac-key` (lib/secrets/tags.ts). */
+export const WEBHOOK_HMAC_SECRET_TAG = { key: SECRET_PURPOSE_TAG, value: 'webhook-hmac' } as const;
 
 export const DEFAULTS = {
   pollSchedule: 'rate(5 minutes)',

@@ -1,0 +1,73 @@
+// What the CLI commands act on: the local data directory (also while `serve` runs) or a deployed stack. Commands
+// depend on this interface only, so each works the same against both.
+import type { MasterKeys } from '../secrets/master-keys.js';
+import type { SecretPurpose } from '../secrets/tags.js';
+import type { ObjectKey } from '../pipeline/model.js';
+import type { QueueMessage } from '../queue/messages.js';
+import type { Store } from '../store/port.js';
+
+export interface DeadLetterView {
+  messageId: string;
+  /** The message type and key fields, or `undecodable` (the body itself is not shown: it may be anything). */
+  summary: string;
+  reason?: string;
+  receiveCount?: number;
+}
+
+export interface Backend {
+  /** What the commands act on, for messages: `local data directory .data (serve running)`, `AWS table …`. */
+  readonly description: string;
+  readonly store: Store;
+  /** Where targets without a clusterRef run, when the deployment has one. */
+  readonly defaultCluster?: ObjectKey;
+  /** Stores a Secret where the deployment reads it (local: the data directory; AWS: Secrets Manager, tagged by use). */
+  putSecret(
+    key: ObjectKey,
+    values: Readonly<Record<string, string>>,
+    purposes: readonly SecretPurpose[],
+  ): Promise<void>;
+  /** The key names of a stored Secret (never its values), or undefined when there is none. */
+  secretKeys(key: ObjectKey): Promise<string[] | undefined>;
+  /**
+   * Hands a message to the verifier: on AWS through SQS; locally through the running `serve`. False when no local
+   * mode runs to take it (the next `serve` decides from the store anyway).
+   */
+  enqueue(message: QueueMessage): Promise<boolean>;
+  masterKeys(): Promise<MasterKeys>;
+  /** Who acts, recorded on approvals: `local:<user>`, or the AWS caller's ARN. */
+  identity(): Promise<string>;
+  /** The dead-letter queue, where the deployment has one (AWS). */
+  readonly deadLetters?: {
+    list(max: number): Promise<DeadLetterView[]>;
+    /** Moves every dead letter back to the work queue; returns how many. */
+    redrive(): Promise<number>;
+  };
+  close(): Promise<void>;
+}
+
+export interface BackendOptions {
+  /** The local data directory (default `.data`). Ignored when `aws` is set. */
+  dataDir?: string;
+  aws?: AwsBackendOptions;
+}
+
+export interface AwsBackendOptions {
+  /** Read the table, queues and secret from this CloudFormation stack's outputs. */
+  stack?: string;
+  table?: string;
+  queueUrl?: string;
+  deadLetterQueueUrl?: string;
+  masterKeySecretId?: string;
+  secretsPrefix?: string;
+  region?: string;
+  defaultCluster?: ObjectKey;
+}
+
+export async function openBackend(options: BackendOptions): Promise<Backend> {
+  if (options.aws) {
+    const { openAwsBackend } = await import('./backends/aws.js');
+    return openAwsBackend(options.aws);
+  }
+  const { openLocalBackend } = await import('./backends/local.js');
+  return openLocalBackend(options.dataDir ?? '.data');
+}

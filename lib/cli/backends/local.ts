@@ -1,0 +1,63 @@
+// The local data directory as a Backend. While `serve` runs, the store is its dynalite (over HTTP) and messages go
+// to it through its loopback-only message route; otherwise the CLI opens the data directory itself.
+import { userInfo } from 'node:os';
+import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { signatureHeader } from '../../http/hmac.js';
+import { loadOrCreateMasterKeys, readSecrets, readServeInfo, writeSecrets } from '../../local/data-dir.js';
+import { localDynamoClient, startLocalDynamo } from '../../local/dynamo.js';
+import { LOCAL_TABLE_NAME } from '../../local/data-dir.js';
+import { objectKeyString } from '../../pipeline/model.js';
+import { encodeMessage } from '../../queue/messages.js';
+import { createDynamoStore } from '../../store/index.js';
+import type { Backend } from '../backend.js';
+
+/** The route a running `serve` takes queue messages on (loopback only, signed with the master key). */
+export const LOCAL_MESSAGES_PATH = '/local/v1/messages';
+
+export async function openLocalBackend(dataDir: string): Promise<Backend> {
+  const serve = await readServeInfo(dataDir);
+  let close: () => Promise<void>;
+  let client: DynamoDBClient;
+  if (serve) {
+    client = localDynamoClient(serve.dynamoEndpoint);
+    close = () => Promise.resolve(client.destroy());
+  } else {
+    const dynamo = await startLocalDynamo(dataDir);
+    client = dynamo.client;
+    close = () => dynamo.stop();
+  }
+  const masterKeys = () => loadOrCreateMasterKeys(dataDir);
+  return {
+    description: serve
+      ? `local data directory ${dataDir} (serve running at ${serve.receiverUrl})`
+      : `local data directory ${dataDir}`,
+    store: createDynamoStore({ client, tableName: LOCAL_TABLE_NAME }),
+    putSecret: async (key, values, purposes) => {
+      const secrets = await readSecrets(dataDir);
+      secrets[objectKeyString(key)] = { values: { ...values }, purposes: [...purposes] };
+      await writeSecrets(dataDir, secrets);
+    },
+    secretKeys: async (key) => {
+      const secret = (await readSecrets(dataDir))[objectKeyString(key)];
+      return secret && Object.keys(secret.values);
+    },
+    enqueue: async (message) => {
+      if (!serve) return false;
+      const body = encodeMessage(message);
+      const response = await fetch(`${serve.receiverUrl}${LOCAL_MESSAGES_PATH}`, {
+        method: 'POST',
+        headers: {
+          'content-type': 'application/json',
+          'x-signature': signatureHeader(body, (await masterKeys()).current),
+        },
+        body,
+      });
+      await response.arrayBuffer();
+      if (response.status !== 202) throw new Error(`the running serve refused the message (HTTP ${response.status})`);
+      return true;
+    },
+    masterKeys,
+    identity: () => Promise.resolve(`local:${userInfo().username}`),
+    close,
+  };
+}

@@ -1,0 +1,4 @@
+// pipelinectl serve (being written).
+import type { Command } from 'commander';
+
+export function register(_program: Command): void {}
