@@ -3,6 +3,7 @@
 // The payload is only a hint that something changed: nothing in it decides anything. Events are best-effort,
 // can be lost, duplicated or arrive before the status they announce is written (a HelmRelease success event is
 // sent before its status patch), so every decision rests on the object read back from the cluster.
+import { parseJsonObject } from '../util/json.js';
 import { z } from 'zod';
 import { describeIssue } from './conditions.js';
 
@@ -63,16 +64,14 @@ const METADATA_PREFIXES = ['helm.toolkit.fluxcd.io/', 'kustomize.toolkit.fluxcd.
 
 /** Parse a webhook body. Reasons are short and never repeat the body, which is untrusted input. */
 export function parseFluxEvent(body: string): ParseFluxEventResult {
-  if (body.trim() === '') return { ok: false, reason: 'empty body' };
-  let json: unknown;
-  try {
-    json = JSON.parse(body);
-  } catch {
-    return { ok: false, reason: 'malformed JSON' };
+  const object = parseJsonObject(body);
+  if (!object.ok) {
+    return {
+      ok: false,
+      reason: object.reason === 'not an object' ? 'not a Flux event: expected a JSON object' : object.reason,
+    };
   }
-  if (typeof json !== 'object' || json === null || Array.isArray(json)) {
-    return { ok: false, reason: 'not a Flux event: expected a JSON object' };
-  }
+  const json = object.value;
   const parsed = EventSchema.safeParse(json);
   if (!parsed.success) {
     return { ok: false, reason: `not a Flux event: ${describeIssue(parsed.error, json, ['metadata'])}` };

@@ -1,6 +1,7 @@
 // The messages that travel through the queue (SQS in AWS, the embedded queue locally), their zod schemas and
 // their wire format. A body is JSON: the message itself plus a schema version `v`. Every consumer validates what it
 // receives, so a body that does not decode is a poison message: it is dead-lettered at once, never retried.
+import { parseJsonObject } from '../util/json.js';
 import { z } from 'zod';
 import { APP_KINDS } from '../config/schema.js';
 import type { AppKey, ObjectKey } from '../pipeline/model.js';
@@ -97,17 +98,14 @@ export function encodeMessage(message: QueueMessage): string {
 
 /** Decode a body. Reasons are short and never repeat the body, which may come from anywhere. */
 export function decodeMessage(body: string): DecodeResult {
-  if (body.trim() === '') return { ok: false, reason: 'empty body' };
-  let json: unknown;
-  try {
-    json = JSON.parse(body);
-  } catch {
-    return { ok: false, reason: 'malformed JSON' };
+  const object = parseJsonObject(body);
+  if (!object.ok) {
+    return {
+      ok: false,
+      reason: object.reason === 'not an object' ? 'not a message: expected a JSON object' : object.reason,
+    };
   }
-  if (typeof json !== 'object' || json === null || Array.isArray(json)) {
-    return { ok: false, reason: 'not a message: expected a JSON object' };
-  }
-  const { v, ...rest } = json as Record<string, unknown>;
+  const { v, ...rest } = object.value;
   if (v === undefined) return { ok: false, reason: 'not a message: schema version v is missing' };
   if (v !== MESSAGE_SCHEMA_VERSION) return { ok: false, reason: 'unsupported schema version' };
   const parsed = QueueMessageSchema.safeParse(rest);

@@ -3,6 +3,7 @@
 // removes the entries and usage it lost. A crash part-way leaves extra index entries at worst, never missing
 // ones; readers check an entry against the pipeline's definition, and applying again repairs it.
 import { DeleteCommand, GetCommand, PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { queryAll, queryPages } from './query.js';
 import type { GitopsClusterDocument, PipelineDocument } from '../../config/schema.js';
 import { appKeyOf, objectKeyString, type AppKey, type ObjectKey, type Pipeline } from '../../pipeline/model.js';
 import type {
@@ -73,30 +74,20 @@ export class DynamoConfiguration implements ConfigurationStore, AppsIndex {
     );
     for (const [id, app] of afterUsage) if (!beforeUsage.has(id)) await this.addUsage(app, pipelineName);
 
-    const generation = (existing?.generation ?? 0) + 1;
-    try {
-      await this.table.documents.send(
-        new PutCommand({
-          TableName: this.table.tableName,
-          Item: {
-            ...keys.pipeline(key),
-            [TABLE_SCHEMA.indexPartitionKey]: keys.pipelinesIndex,
-            [TABLE_SCHEMA.indexSortKey]: keys.objectSortKey(key),
-            entity: 'pipeline',
-            document,
-            pipeline,
-            generation,
-            fingerprint: print,
-            appliedAt: now.toISOString(),
-          },
-          ConditionExpression: existing ? 'generation = :generation' : 'attribute_not_exists(pk)',
-          ExpressionAttributeValues: existing ? { ':generation': existing.generation } : undefined,
-        }),
-      );
-    } catch (error) {
-      if (isConditionFailure(error)) throw new ConcurrentChangeError(`Pipeline ${pipelineName}`);
-      throw error;
-    }
+    await this.putVersioned(
+      {
+        ...keys.pipeline(key),
+        [TABLE_SCHEMA.indexPartitionKey]: keys.pipelinesIndex,
+        [TABLE_SCHEMA.indexSortKey]: keys.objectSortKey(key),
+        entity: 'pipeline',
+        document,
+        pipeline,
+        fingerprint: print,
+        appliedAt: now.toISOString(),
+      },
+      existing?.generation,
+      `Pipeline ${pipelineName}`,
+    );
 
     await batchWrite(
       this.table,
@@ -119,24 +110,17 @@ export class DynamoConfiguration implements ConfigurationStore, AppsIndex {
     const usage = new Map(entries.map((entry) => [usageId(entry.app), entry.app]));
     for (const app of usage.values()) await this.removeUsage(app, objectKeyString(key));
     // The definition, approval markers and promotion records share the pipeline's partition.
-    const { pk } = keys.pipeline(key);
-    let start: Record<string, unknown> | undefined;
-    do {
-      const page = await this.table.documents.send(
-        new QueryCommand({
-          TableName: this.table.tableName,
-          KeyConditionExpression: 'pk = :pk',
-          ExpressionAttributeValues: { ':pk': pk },
-          ProjectionExpression: 'pk, sk',
-          ExclusiveStartKey: start,
-        }),
-      );
+    const partition = queryPages(this.table, {
+      KeyConditionExpression: 'pk = :pk',
+      ExpressionAttributeValues: { ':pk': keys.pipeline(key).pk },
+      ProjectionExpression: 'pk, sk',
+    });
+    for await (const items of partition) {
       await batchWrite(
         this.table,
-        (page.Items ?? []).map((item) => deleteRequest({ pk: String(item.pk), sk: String(item.sk) })),
+        items.map((item) => deleteRequest({ pk: String(item.pk), sk: String(item.sk) })),
       );
-      start = page.LastEvaluatedKey;
-    } while (start);
+    }
     return true;
   }
 
@@ -155,28 +139,19 @@ export class DynamoConfiguration implements ConfigurationStore, AppsIndex {
     const existing = await this.getItem<ClusterItem>(keys.cluster(key));
     const print = fingerprint(document);
     if (existing && existing.fingerprint === print) return { changed: false };
-    try {
-      await this.table.documents.send(
-        new PutCommand({
-          TableName: this.table.tableName,
-          Item: {
-            ...keys.cluster(key),
-            [TABLE_SCHEMA.indexPartitionKey]: keys.clustersIndex,
-            [TABLE_SCHEMA.indexSortKey]: keys.objectSortKey(key),
-            entity: 'cluster',
-            document,
-            generation: (existing?.generation ?? 0) + 1,
-            fingerprint: print,
-            appliedAt: now.toISOString(),
-          },
-          ConditionExpression: existing ? 'generation = :generation' : 'attribute_not_exists(pk)',
-          ExpressionAttributeValues: existing ? { ':generation': existing.generation } : undefined,
-        }),
-      );
-    } catch (error) {
-      if (isConditionFailure(error)) throw new ConcurrentChangeError(`GitopsCluster ${objectKeyString(key)}`);
-      throw error;
-    }
+    await this.putVersioned(
+      {
+        ...keys.cluster(key),
+        [TABLE_SCHEMA.indexPartitionKey]: keys.clustersIndex,
+        [TABLE_SCHEMA.indexSortKey]: keys.objectSortKey(key),
+        entity: 'cluster',
+        document,
+        fingerprint: print,
+        appliedAt: now.toISOString(),
+      },
+      existing?.generation,
+      `GitopsCluster ${objectKeyString(key)}`,
+    );
     return { changed: true };
   }
 
@@ -191,62 +166,64 @@ export class DynamoConfiguration implements ConfigurationStore, AppsIndex {
   }
 
   async findTargets(app: AppKey): Promise<IndexedTarget[]> {
-    const targets: IndexedTarget[] = [];
-    let start: Record<string, unknown> | undefined;
-    do {
-      const page = await this.table.documents.send(
-        new QueryCommand({
-          TableName: this.table.tableName,
-          KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
-          ExpressionAttributeValues: { ':pk': keys.app(app), ':prefix': keys.indexEntryPrefix },
-          ExclusiveStartKey: start,
-        }),
-      );
-      for (const item of page.Items ?? []) {
-        const entry = item as IndexItem;
-        targets.push({
-          pipeline: { namespace: entry.pipelineNamespace, name: entry.pipelineName },
-          env: entry.env,
-          targetIndex: entry.targetIndex,
-        });
-      }
-      start = page.LastEvaluatedKey;
-    } while (start);
-    return targets;
+    const items = await queryAll(this.table, {
+      KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
+      ExpressionAttributeValues: { ':pk': keys.app(app), ':prefix': keys.indexEntryPrefix },
+    });
+    return items.map((item) => {
+      const entry = item as unknown as IndexItem;
+      return {
+        pipeline: { namespace: entry.pipelineNamespace, name: entry.pipelineName },
+        env: entry.env,
+        targetIndex: entry.targetIndex,
+      };
+    });
   }
 
   async listClusterKinds(): Promise<ClusterKindUsage[]> {
     const usage = new Map<string, ClusterKindUsage>();
-    let start: Record<string, unknown> | undefined;
-    do {
-      const page = await this.table.documents.send(
-        new QueryCommand({
+    const items = await queryAll(this.table, {
+      KeyConditionExpression: 'pk = :pk',
+      ExpressionAttributeValues: { ':pk': keys.usagePartition },
+    });
+    for (const item of items) {
+      const { clusterNamespace, clusterName, kind, namespace, pipelines } = item as unknown as UsageItem;
+      const id = `${clusterNamespace}/${clusterName}/${kind}`;
+      const entry: ClusterKindUsage = usage.get(id) ?? {
+        cluster: { namespace: clusterNamespace, name: clusterName },
+        kind,
+        namespaces: [],
+        pipelines: [],
+      };
+      entry.namespaces.push(namespace);
+      for (const name of pipelines ?? []) {
+        if (entry.pipelines.some((known) => objectKeyString(known) === name)) continue;
+        const [pipelineNamespace = '', ...rest] = name.split('/');
+        entry.pipelines.push({ namespace: pipelineNamespace, name: rest.join('/') });
+      }
+      usage.set(id, entry);
+    }
+    return [...usage.values()];
+  }
+
+  /**
+   * Writes the next generation of a definition, conditional on the generation read before (or on absence), so two
+   * concurrent applies cannot both win with different content.
+   */
+  private async putVersioned(item: Record<string, unknown>, previous: number | undefined, what: string): Promise<void> {
+    try {
+      await this.table.documents.send(
+        new PutCommand({
           TableName: this.table.tableName,
-          KeyConditionExpression: 'pk = :pk',
-          ExpressionAttributeValues: { ':pk': keys.usagePartition },
-          ExclusiveStartKey: start,
+          Item: { ...item, generation: (previous ?? 0) + 1 },
+          ConditionExpression: previous === undefined ? 'attribute_not_exists(pk)' : 'generation = :generation',
+          ExpressionAttributeValues: previous === undefined ? undefined : { ':generation': previous },
         }),
       );
-      for (const item of page.Items ?? []) {
-        const { clusterNamespace, clusterName, kind, namespace, pipelines } = item as UsageItem;
-        const id = `${clusterNamespace}/${clusterName}/${kind}`;
-        const entry: ClusterKindUsage = usage.get(id) ?? {
-          cluster: { namespace: clusterNamespace, name: clusterName },
-          kind,
-          namespaces: [],
-          pipelines: [],
-        };
-        entry.namespaces.push(namespace);
-        for (const name of pipelines ?? []) {
-          if (entry.pipelines.some((known) => objectKeyString(known) === name)) continue;
-          const [pipelineNamespace = '', ...rest] = name.split('/');
-          entry.pipelines.push({ namespace: pipelineNamespace, name: rest.join('/') });
-        }
-        usage.set(id, entry);
-      }
-      start = page.LastEvaluatedKey;
-    } while (start);
-    return [...usage.values()];
+    } catch (error) {
+      if (isConditionFailure(error)) throw new ConcurrentChangeError(what);
+      throw error;
+    }
   }
 
   private indexItem(pipeline: ObjectKey, entry: IndexEntry): Record<string, unknown> {

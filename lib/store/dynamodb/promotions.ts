@@ -1,7 +1,8 @@
 // Promotion records, one per (pipeline, environment, revision), in the pipeline's partition. Creation is
 // conditional on absence, so exactly one caller creates a record; every later change is conditional on the
 // record's version (optimistic locking), so two workers never both own an attempt.
-import { GetCommand, PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { queryAll } from './query.js';
 import type { ObjectKey } from '../../pipeline/model.js';
 import type { Promotions, VersionedPromotionRecord } from '../port.js';
 import { expiresAfter, isConditionFailure, keys, type TableContext } from './table.js';
@@ -27,22 +28,12 @@ export class DynamoPromotions implements Promotions {
   }
 
   async listPromotions(pipeline: ObjectKey): Promise<VersionedPromotionRecord[]> {
-    const records: VersionedPromotionRecord[] = [];
-    let start: Record<string, unknown> | undefined;
-    do {
-      const page = await this.table.documents.send(
-        new QueryCommand({
-          TableName: this.table.tableName,
-          KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
-          ExpressionAttributeValues: { ':pk': keys.pipeline(pipeline).pk, ':prefix': keys.promotionPrefix },
-          ConsistentRead: true,
-          ExclusiveStartKey: start,
-        }),
-      );
-      records.push(...(page.Items ?? []).map(record));
-      start = page.LastEvaluatedKey;
-    } while (start);
-    return records;
+    const items = await queryAll(this.table, {
+      KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
+      ExpressionAttributeValues: { ':pk': keys.pipeline(pipeline).pk, ':prefix': keys.promotionPrefix },
+      ConsistentRead: true,
+    });
+    return items.map(record);
   }
 
   async createPromotion(
