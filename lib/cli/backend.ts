@@ -14,6 +14,13 @@ export interface DeadLetterView {
   receiveCount?: number;
 }
 
+export interface RedriveResult {
+  /** Sent to the work queue and deleted from the dead-letter queue. */
+  moved: number;
+  /** Left in the dead-letter queue because they do not decode. */
+  undecodable: number;
+}
+
 export interface Backend {
   /** What the commands act on, for messages: `local data directory .data (serve running)`, `AWS table …`. */
   readonly description: string;
@@ -29,6 +36,12 @@ export interface Backend {
   /** The key names of a stored Secret (never its values), or undefined when there is none. */
   secretKeys(key: ObjectKey): Promise<string[] | undefined>;
   /**
+   * Re-marks a stored Secret with what now references it (AWS: its purpose tag), leaving its values alone: used
+   * when a Pipeline or GitopsCluster starts or stops referring to a Secret applied earlier. `missing` when there
+   * is no such Secret.
+   */
+  setSecretPurposes?(key: ObjectKey, purposes: readonly SecretPurpose[]): Promise<'changed' | 'unchanged' | 'missing'>;
+  /**
    * Hands a message to the verifier: on AWS through SQS; locally through the running `serve`. False when no local
    * mode runs to take it (the next `serve` decides from the store anyway).
    */
@@ -39,8 +52,11 @@ export interface Backend {
   /** The dead-letter queue, where the deployment has one (AWS). */
   readonly deadLetters?: {
     list(max: number): Promise<DeadLetterView[]>;
-    /** Moves every dead letter back to the work queue; returns how many. */
-    redrive(): Promise<number>;
+    /**
+     * Moves every dead letter that decodes back to the work queue. One that does not decode stays where it is:
+     * the consumer would only dead-letter it again.
+     */
+    redrive(): Promise<RedriveResult>;
   };
   close(): Promise<void>;
 }

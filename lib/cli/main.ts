@@ -3,34 +3,42 @@
 import { Command, CommanderError } from 'commander';
 import { ConfigError } from '../config/problems.js';
 import { CliError } from './errors.js';
-import * as apply from './commands/apply.js';
-import * as approve from './commands/approve.js';
-import * as demo from './commands/demo.js';
-import * as dlq from './commands/dlq.js';
-import * as explain from './commands/explain.js';
-import * as fluxConfig from './commands/flux-config.js';
-import * as get from './commands/get.js';
-import * as serve from './commands/serve.js';
-import * as status from './commands/status.js';
 
 export interface CommandModule {
   register(program: Command): void;
 }
 
-const COMMANDS: CommandModule[] = [serve, demo, apply, get, status, approve, explain, fluxConfig, dlq];
+/**
+ * Each command's module, in help order, loaded on demand: a run loads only the command it runs (every command for
+ * the top-level help or an unknown command), so no command pays for another's dependencies at start-up.
+ */
+const COMMANDS: readonly (readonly [string, () => Promise<CommandModule>])[] = [
+  ['serve', () => import('./commands/serve.js')],
+  ['demo', () => import('./commands/demo.js')],
+  ['apply', () => import('./commands/apply.js')],
+  ['get', () => import('./commands/get.js')],
+  ['status', () => import('./commands/status.js')],
+  ['approve', () => import('./commands/approve.js')],
+  ['explain', () => import('./commands/explain.js')],
+  ['flux-config', () => import('./commands/flux-config.js')],
+  ['dlq', () => import('./commands/dlq.js')],
+];
 
-export function buildProgram(): Command {
+/** The program with every command, or only `command` when it names one. */
+export async function buildProgram(command?: string): Promise<Command> {
   const program = new Command('pipelinectl')
     .description('Promote revisions through Flux pipelines: local mode, configuration, status and approvals.')
     .showHelpAfterError('(run with --help for usage)')
     .exitOverride();
-  for (const command of COMMANDS) command.register(program);
+  const only = COMMANDS.filter(([name]) => name === command);
+  for (const [, load] of only.length > 0 ? only : COMMANDS) (await load()).register(program);
   return program;
 }
 
 /** Runs the CLI; resolves to the process exit code. */
 export async function main(argv: readonly string[]): Promise<number> {
-  const program = buildProgram();
+  // argv is [node, script, command, …]: the program has no options of its own.
+  const program = await buildProgram(argv[2]);
   try {
     await program.parseAsync([...argv]);
     return 0;

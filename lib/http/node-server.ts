@@ -133,6 +133,7 @@ function toHttpRequest(req: IncomingMessage, body: Buffer): HttpRequest {
     path: query === -1 ? url : url.slice(0, query),
     headers,
     body,
+    remoteAddress: req.socket.remoteAddress,
   };
 }
 

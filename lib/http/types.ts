@@ -11,6 +11,8 @@ export interface HttpRequest {
   headers: Readonly<Record<string, string | undefined>>;
   /** The raw body bytes: signatures are computed over exactly these. */
   body: Buffer;
+  /** The peer's IP address, when the transport knows it (node:http; the local mode's loopback-only routes). */
+  remoteAddress?: string;
 }
 
 export interface HttpResponse {

@@ -1,7 +1,7 @@
 // The local mode's data directory: everything `pipelinectl serve` keeps across restarts, and what the other
 // commands read while it runs. Files holding secrets are written with mode 0600.
 import { randomBytes } from 'node:crypto';
-import { mkdir, readFile, rename, writeFile } from 'node:fs/promises';
+import { mkdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { masterKeysFromValues, type MasterKeys } from '../secrets/master-keys.js';
 import type { SecretPurpose } from '../secrets/tags.js';
@@ -79,6 +79,16 @@ export async function readServeInfo(dataDir: string): Promise<ServeInfo | undefi
 
 export async function writeServeInfo(dataDir: string, info: ServeInfo): Promise<void> {
   await writeJsonAtomically(dataPath(dataDir, 'serve'), info, 0o644);
+}
+
+/** Removes serve.json, if it is still that of the process `pid` (by default, whoever wrote it). */
+export async function removeServeInfo(dataDir: string, pid?: number): Promise<void> {
+  const path = dataPath(dataDir, 'serve');
+  if (pid !== undefined) {
+    const info = await readJson<ServeInfo>(path).catch(() => undefined);
+    if (info && info.pid !== pid) return;
+  }
+  await rm(path, { force: true });
 }
 
 async function readJson<T>(path: string): Promise<T | undefined> {

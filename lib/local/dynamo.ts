@@ -1,6 +1,7 @@
 // The local store: dynalite on LevelDB in the data directory, served over HTTP on loopback so that the CLI can use
 // it while `serve` holds the LevelDB lock. The table is created on first use, as the CDK stack creates it on AWS.
 import { once } from 'node:events';
+import { createRequire } from 'node:module';
 import type { AddressInfo } from 'node:net';
 import { DescribeTableCommand, DynamoDBClient, ResourceNotFoundException } from '@aws-sdk/client-dynamodb';
 import dynalite from 'dynalite';
@@ -26,6 +27,7 @@ export function localDynamoClient(endpoint: string): DynamoDBClient {
 /** Starts dynalite on the data directory's LevelDB. Fails with a clear message when another process holds it. */
 export async function startLocalDynamo(dataDir: string, options: { port?: number } = {}): Promise<LocalDynamo> {
   await ensureDataDir(dataDir);
+  await checkNotLocked(dataPath(dataDir, 'dynamodb'), dataDir);
   const server = dynalite({
     path: dataPath(dataDir, 'dynamodb'),
     createTableMs: 0,
@@ -47,14 +49,42 @@ export async function startLocalDynamo(dataDir: string, options: { port?: number
   } catch (error) {
     await stop();
     const message = error instanceof Error ? error.message : String(error);
-    if (/lock/i.test(message)) {
-      throw new Error(`the data directory ${dataDir} is in use by another process (is pipelinectl serve running?)`, {
-        cause: error,
-      });
-    }
+    if (/lock/i.test(message)) throw inUse(dataDir, error);
     throw error;
   }
   return { endpoint, client, tableName: LOCAL_TABLE_NAME, stop };
+}
+
+function inUse(dataDir: string, cause: unknown): Error {
+  return new Error(`the data directory ${dataDir} is in use by another process (is pipelinectl serve running?)`, {
+    cause,
+  });
+}
+
+interface LevelDatabase {
+  open(): Promise<void>;
+  close(): Promise<void>;
+}
+
+/**
+ * Opens and closes the LevelDB once before dynalite does: dynalite cannot report a database held by another process
+ * (its request handler throws the failure from a callback, which ends the process), so the lock is checked here.
+ * The `level` used is dynalite's own copy, resolved from dynalite's directory.
+ */
+async function checkNotLocked(path: string, dataDir: string): Promise<void> {
+  const requireHere = createRequire(import.meta.url);
+  const { Level } = createRequire(requireHere.resolve('dynalite'))('level') as {
+    Level: new (path: string) => LevelDatabase;
+  };
+  const db = new Level(path);
+  try {
+    await db.open();
+  } catch (error) {
+    const code = (error as { cause?: { code?: unknown } }).cause?.code;
+    if (code === 'LEVEL_LOCKED') throw inUse(dataDir, error);
+    throw error;
+  }
+  await db.close();
 }
 
 export async function ensureTable(client: DynamoDBClient, tableName: string): Promise<void> {

@@ -1,9 +1,29 @@
 // The local mode (`pipelinectl serve`): the receiver, the verifier and the poller in one process, on the same lib/
-// code as the Lambdas, with dynalite on disk and the embedded queue (being written).
+// code as the Lambdas, with dynalite on disk and the embedded queue.
+//
+// Start: dynalite on the data directory (its LevelDB lock makes a second serve fail), the configuration applied
+// (clusters and pipelines to the store, Secrets to secrets.json), the master key, the embedded queue consumed by
+// the verifier, the receiver (plus the loopback-only message route of the CLI) over node:http, the poller, and
+// finally serve.json, which tells the other commands where to reach it. Stop undoes it in order; the store keeps
+// every status, approval and promotion record, the queue nothing (the first poll after a restart re-checks all).
+import { KubernetesClusterReader } from '../clusters/index.js';
+import { handleRequest, startHttpServer, type HttpHandler, type RunningHttpServer } from '../http/index.js';
 import type { ObjectKey } from '../pipeline/model.js';
+import { enqueuePolls } from '../poller/poller.js';
+import { EmbeddedQueue } from '../queue/index.js';
 import type { StructuredLogger } from '../runtime/logger.js';
+import { createPromoter } from '../runtime/promoter.js';
 import type { MasterKeys } from '../secrets/master-keys.js';
+import { StaticSecretSource } from '../secrets/port.js';
+import { createDynamoStore } from '../store/index.js';
 import type { Store } from '../store/port.js';
+import { createVerifier } from '../verifier/index.js';
+import { applyLocalConfiguration } from './configuration.js';
+import { loadOrCreateMasterKeys, readServeInfo, removeServeInfo, writeServeInfo } from './data-dir.js';
+import { startLocalDynamo, type LocalDynamo } from './dynamo.js';
+import { handleLocalMessage, LOCAL_MESSAGES_PATH } from './messages-route.js';
+import { startPolling, type Polling } from './polling.js';
+import { DataDirSecretSource, LayeredSecretSource } from './secrets.js';
 
 export interface LocalModeOptions {
   /** A file or directory of configuration (Pipelines, GitopsClusters, Secrets), applied at start. */
@@ -24,6 +44,8 @@ export interface LocalModeOptions {
   notificationWebhook?: { url: string; hmacKey?: string };
   logger: StructuredLogger;
   now?: () => Date;
+  /** The embedded queue's visibility timeout (a failed message comes back after it). Default 30. */
+  visibilityTimeoutSeconds?: number;
 }
 
 export interface LocalMode {
@@ -37,6 +59,165 @@ export interface LocalMode {
   stop(): Promise<void>;
 }
 
-export function startLocalMode(_options: LocalModeOptions): Promise<LocalMode> {
-  return Promise.reject(new Error('the local mode is being written'));
+/** The longest interval setInterval takes (about 24.8 days). */
+const MAX_TIMER_MS = 2 ** 31 - 1;
+
+export async function startLocalMode(options: LocalModeOptions): Promise<LocalMode> {
+  const { dataDir, logger } = options;
+  const now = options.now ?? (() => new Date());
+  checkPollInterval(options.pollIntervalMs);
+
+  const parts: Parts = {};
+  const stop = once(() => stopParts(parts, dataDir, logger));
+  try {
+    parts.dynamo = await startDynamo(dataDir);
+    const store = createDynamoStore({ client: parts.dynamo.client, tableName: parts.dynamo.tableName });
+    const applied = await applyLocalConfiguration({
+      configDir: options.configDir,
+      dataDir,
+      defaultCluster: options.defaultCluster,
+      store,
+      extraSecrets: options.secrets,
+      logger,
+      now,
+    });
+    const masterKeys = await loadOrCreateMasterKeys(dataDir);
+    // The Secrets given by the caller win over the data directory's, which is re-read whenever it changes.
+    const secrets = new LayeredSecretSource([
+      new StaticSecretSource(options.secrets ?? []),
+      new DataDirSecretSource(dataDir),
+    ]);
+
+    const queue = new EmbeddedQueue({ logger, visibilityTimeoutSeconds: options.visibilityTimeoutSeconds });
+    parts.queue = queue;
+    const verifier = createVerifier({
+      store,
+      queue,
+      clusters: new KubernetesClusterReader({
+        getCluster: async (key) => (await store.getCluster(key))?.document,
+        secrets,
+      }),
+      promoter: createPromoter({
+        secrets,
+        githubApiUrl: options.githubApiUrl,
+        webhook: options.notificationWebhook,
+        logger,
+        instance: 'local',
+      }),
+      logger,
+      now,
+      workerId: `local:${process.pid}`,
+    });
+    queue.start(verifier);
+
+    const handle: HttpHandler = (request) =>
+      request.path === LOCAL_MESSAGES_PATH
+        ? handleLocalMessage(request, { queue, masterKey: () => Promise.resolve(masterKeys.current), logger })
+        : handleRequest(request, { store, queue, secrets, masterKeys: () => Promise.resolve(masterKeys), logger, now });
+    parts.server = await startHttpServer(handle, {
+      port: options.port,
+      host: options.host ?? '127.0.0.1',
+      onError: (error) => logger.error('HTTP handler failed', { error: errorMessage(error) }),
+    });
+    const receiverUrl = reachableUrl(parts.server.url);
+
+    const poll = async (): Promise<void> => {
+      const polls = await enqueuePolls({ store, queue });
+      logger.debug('enqueued polls', { polls });
+    };
+    parts.polling = startPolling(poll, options.pollIntervalMs, logger);
+
+    await writeServeInfo(dataDir, {
+      pid: process.pid,
+      dynamoEndpoint: parts.dynamo.endpoint,
+      receiverUrl,
+      startedAt: now().toISOString(),
+    });
+    parts.serveInfoWritten = true;
+    logger.debug('local mode started', {
+      receiverUrl,
+      listening: parts.server.url,
+      dataDir,
+      dynamoEndpoint: parts.dynamo.endpoint,
+      pipelines: applied.pipelines.length,
+      clusters: applied.clusters.length,
+      pollIntervalMs: options.pollIntervalMs,
+    });
+    return { receiverUrl, store, masterKeys, poll, stop };
+  } catch (error) {
+    await stop().catch(() => undefined); // the start failure is the error worth reporting
+    throw error;
+  }
+}
+
+function checkPollInterval(ms: number): void {
+  if (!Number.isInteger(ms) || ms < 1 || ms > MAX_TIMER_MS) {
+    throw new RangeError(`pollIntervalMs must be a whole number of milliseconds from 1 to ${MAX_TIMER_MS}`);
+  }
+}
+
+/** What has been started so far, so that a failed start and `stop` undo exactly that. */
+interface Parts {
+  dynamo?: LocalDynamo;
+  queue?: EmbeddedQueue;
+  server?: RunningHttpServer;
+  polling?: Polling;
+  serveInfoWritten?: boolean;
+}
+
+/** dynalite, with the error naming the running serve when another process holds the data directory. */
+async function startDynamo(dataDir: string): Promise<LocalDynamo> {
+  try {
+    return await startLocalDynamo(dataDir);
+  } catch (error) {
+    const serve = await readServeInfo(dataDir).catch(() => undefined);
+    if (serve && serve.pid !== process.pid) {
+      throw new Error(
+        `the data directory ${dataDir} is in use by pipelinectl serve (pid ${serve.pid}, receiver ${serve.receiverUrl})`,
+        { cause: error },
+      );
+    }
+    throw error;
+  }
+}
+
+/** Stops, in order: the HTTP server, the poll timer, the queue (in-flight work finishes), dynalite, serve.json. */
+async function stopParts(parts: Parts, dataDir: string, logger: StructuredLogger): Promise<void> {
+  const { server, polling, queue, dynamo } = parts;
+  const steps: [string, (() => Promise<void>) | undefined][] = [
+    ['the HTTP server', server && (() => server.close())],
+    ['the poller', polling && (() => polling.stop())],
+    ['the queue', queue && (() => queue.stop())],
+    ['the store', dynamo && (() => dynamo.stop())],
+    ['serve.json', parts.serveInfoWritten ? () => removeServeInfo(dataDir, process.pid) : undefined],
+  ];
+  const failed: string[] = [];
+  for (const [what, step] of steps) {
+    if (!step) continue;
+    try {
+      await step();
+    } catch (error) {
+      logger.error(`stopping ${what} failed`, { error: errorMessage(error) });
+      failed.push(what);
+    }
+  }
+  if (failed.length > 0) throw new Error(`stopping ${failed.join(', ')} failed (see the log)`);
+}
+
+/** The URL other local processes reach the server on: a wildcard address is reached through loopback. */
+function reachableUrl(url: string): string {
+  const parsed = new URL(url);
+  if (parsed.hostname === '0.0.0.0') parsed.hostname = '127.0.0.1';
+  else if (parsed.hostname === '[::]') parsed.hostname = '[::1]';
+  return parsed.origin;
+}
+
+/** Runs `work` once; later calls get the same promise. */
+function once(work: () => Promise<void>): () => Promise<void> {
+  let running: Promise<void> | undefined;
+  return () => (running ??= work());
+}
+
+function errorMessage(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
 }

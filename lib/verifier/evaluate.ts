@@ -1,29 +1,59 @@
 // Deciding for one pipeline from what the store holds, and carrying out the decision's actions. The decision is
 // pure (lib/decision); everything here is I/O around it, and every write is conditional, so two verifiers
 // evaluating the same pipeline at once cannot make an effect twice.
-import { decide, type Decision } from '../decision/index.js';
+import { decide, type ApprovalMarker, type Decision, type DecisionInput } from '../decision/index.js';
 import type { TargetStatus } from '../flux/target-status.js';
 import { appKeyOf, objectKeyString, type AppKey, type ObjectKey, type Pipeline } from '../pipeline/model.js';
+import type { ObservedTargetStatus, Store, StoredPipeline, VersionedPromotionRecord } from '../store/port.js';
 import type { VerifierDeps } from './deps.js';
 import { runPromotion } from './promote.js';
 
+/** What a decision about one pipeline is made from, as the store holds it. */
+export interface PipelineState {
+  stored: StoredPipeline;
+  /** Observed status by `appKeyString`; a target never observed is absent. */
+  statuses: Map<string, ObservedTargetStatus>;
+  approvals: ApprovalMarker[];
+  promotions: VersionedPromotionRecord[];
+}
+
+export type PipelineStateReader = Pick<Store, 'getPipeline' | 'getTargetStatuses' | 'listApprovals' | 'listPromotions'>;
+
+/**
+ * Reads everything the decision about a pipeline needs, and writes nothing: the verifier decides on it, and
+ * `pipelinectl status` and `explain` show the same decision. Undefined when the pipeline is not stored.
+ */
+export async function readPipelineState(
+  store: PipelineStateReader,
+  key: ObjectKey,
+): Promise<PipelineState | undefined> {
+  const stored = await store.getPipeline(key);
+  if (!stored) return undefined;
+  const [statuses, approvals, promotions] = await Promise.all([
+    store.getTargetStatuses(appsOf(stored.pipeline)),
+    store.listApprovals(key),
+    store.listPromotions(key),
+  ]);
+  return { stored, statuses, approvals, promotions };
+}
+
+/** The decision's input for a pipeline's state at `now`. */
+export function decisionInputOf(state: PipelineState, now: Date): DecisionInput {
+  const observed = new Map<string, TargetStatus>();
+  for (const [app, entry] of state.statuses) observed.set(app, entry.status);
+  const { approvals, promotions } = state;
+  return { pipeline: state.stored.pipeline, observed, approvals, promotions, now };
+}
+
 export async function evaluatePipeline(key: ObjectKey, deps: VerifierDeps): Promise<Decision | undefined> {
-  const stored = await deps.store.getPipeline(key);
-  if (!stored) {
+  const state = await readPipelineState(deps.store, key);
+  if (!state) {
     // An index entry can outlive its pipeline for a moment (see the store's apply order); nothing to decide.
     deps.logger.debug('pipeline not found; skipping', { pipeline: objectKeyString(key) });
     return undefined;
   }
-  const { pipeline } = stored;
-  const apps = appsOf(pipeline);
-  const [statuses, approvals, promotions] = await Promise.all([
-    deps.store.getTargetStatuses(apps),
-    deps.store.listApprovals(key),
-    deps.store.listPromotions(key),
-  ]);
-  const observed = new Map<string, TargetStatus>();
-  for (const [app, entry] of statuses) observed.set(app, entry.status);
-  const decision = decide({ pipeline, observed, approvals, promotions, now: deps.now() });
+  const { pipeline } = state.stored;
+  const decision = decide(decisionInputOf(state, deps.now()));
 
   const audit = (type: string, env: string, revision: string, message: string) =>
     deps.store.appendAudit({

@@ -1,6 +1,232 @@
-// A deployed stack as a Backend (being written).
+// A deployed stack as a Backend: the store is the DynamoDB table, messages go to the SQS queue, Secrets are Secrets
+// Manager secrets `<prefix><ns>/<name>` holding the JSON object of their keys, tagged with their purpose, and the
+// caller's identity is its STS ARN. Names come from the stack's outputs (`--stack`) or from flags; the clients are
+// injectable, so tests point them at local stand-ins.
+import { CloudFormationClient, DescribeStacksCommand } from '@aws-sdk/client-cloudformation';
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import {
+  CreateSecretCommand,
+  DescribeSecretCommand,
+  PutSecretValueCommand,
+  ResourceNotFoundException,
+  SecretsManagerClient,
+  TagResourceCommand,
+  UntagResourceCommand,
+} from '@aws-sdk/client-secrets-manager';
+import { SQSClient } from '@aws-sdk/client-sqs';
+import { GetCallerIdentityCommand, STSClient } from '@aws-sdk/client-sts';
+import { objectKeyString, type ObjectKey } from '../../pipeline/model.js';
+import { SqsQueue } from '../../queue/sqs.js';
+import { masterKeysFromValues } from '../../secrets/master-keys.js';
+import { SecretsManagerSecretSource } from '../../secrets/secrets-manager.js';
+import { SECRET_PURPOSE_TAG, type SecretPurpose } from '../../secrets/tags.js';
+import { createDynamoStore } from '../../store/index.js';
 import type { AwsBackendOptions, Backend } from '../backend.js';
+import { CliError } from '../errors.js';
+import { purposeConflict, purposeTagValue } from '../secret-uses.js';
+import { SqsDeadLetterQueue } from './sqs-dead-letters.js';
 
-export function openAwsBackend(_options: AwsBackendOptions): Promise<Backend> {
-  return Promise.reject(new Error('the AWS backend is not written yet'));
+/** What `infra/` deploys with, and the Lambda functions read by default. */
+export const DEFAULT_SECRETS_PREFIX = 'pipeline-controller/';
+
+/** The AWS clients the backend uses; any left out is created for `options.region`. */
+export interface AwsClients {
+  dynamodb?: DynamoDBClient;
+  sqs?: SQSClient;
+  secretsManager?: SecretsManagerClient;
+  cloudFormation?: CloudFormationClient;
+  sts?: STSClient;
+}
+
+/** The stack outputs the backend reads (infra/stack.ts `OUTPUTS`). */
+interface StackOutputs {
+  TableName?: string;
+  QueueUrl?: string;
+  DeadLetterQueueUrl?: string;
+  MasterKeySecretArn?: string;
+}
+
+export async function openAwsBackend(options: AwsBackendOptions, clients: AwsClients = {}): Promise<Backend> {
+  const config = options.region ? { region: options.region } : {};
+  const created: { destroy(): void }[] = [];
+  const client = <T extends { destroy(): void }>(given: T | undefined, make: () => T): T => {
+    if (given) return given;
+    const made = make();
+    created.push(made);
+    return made;
+  };
+  const close = () => {
+    for (const each of created) each.destroy();
+    return Promise.resolve();
+  };
+  try {
+    const dynamodb = client(clients.dynamodb, () => new DynamoDBClient(config));
+    if (!clients.dynamodb) await requireRegion(dynamodb);
+    const outputs = options.stack
+      ? await stackOutputs(
+          client(clients.cloudFormation, () => new CloudFormationClient(config)),
+          options.stack,
+        )
+      : {};
+    const table = options.table ?? outputs.TableName;
+    const queueUrl = options.queueUrl ?? outputs.QueueUrl;
+    const deadLetterQueueUrl = options.deadLetterQueueUrl ?? outputs.DeadLetterQueueUrl;
+    const masterKeySecretId = options.masterKeySecretId ?? outputs.MasterKeySecretArn;
+    const prefix = options.secretsPrefix ?? DEFAULT_SECRETS_PREFIX;
+    if (!table) throw new CliError('no table: pass --stack (or PIPELINES_STACK), or --table (or PIPELINES_TABLE)');
+    if (!queueUrl) {
+      throw new CliError('no queue: pass --stack (or PIPELINES_STACK), or --queue-url (or PIPELINES_QUEUE_URL)');
+    }
+
+    const sqs = client(clients.sqs, () => new SQSClient(config));
+    const secretsManager = client(clients.secretsManager, () => new SecretsManagerClient(config));
+    const secrets = new SecretsManagerSecretSource({ client: secretsManager, prefix, cacheMs: 0 });
+    const queue = new SqsQueue({ client: sqs, queueUrl });
+    const tags = new PurposeTags(secretsManager);
+    const secretId = (key: ObjectKey) => `${prefix}${objectKeyString(key)}`;
+    let sts: STSClient | undefined;
+
+    return {
+      description: options.stack ? `stack ${options.stack} (table ${table})` : `table ${table}`,
+      store: createDynamoStore({ client: dynamodb, tableName: table }),
+      defaultCluster: options.defaultCluster,
+      putSecret: async (key, values, purposes) => {
+        const tag = tagValue(key, purposes);
+        const id = secretId(key);
+        const current = await tags.describe(id);
+        const text = JSON.stringify(values);
+        if (!current) {
+          await secretsManager.send(
+            new CreateSecretCommand({
+              Name: id,
+              Description: `pipeline-controller: Secret ${objectKeyString(key)}`,
+              SecretString: text,
+              Tags: tag === undefined ? undefined : [{ Key: SECRET_PURPOSE_TAG, Value: tag }],
+            }),
+          );
+          return;
+        }
+        if (current.deleted) {
+          throw new CliError(
+            `secret ${id} is scheduled for deletion in Secrets Manager: restore it ` +
+              `(aws secretsmanager restore-secret --secret-id ${id}) and apply again`,
+          );
+        }
+        // The receiver may read a secret while it is tagged webhook-hmac: a value of another kind must never be
+        // there under that tag, so the tag comes off before such a value goes in, and goes on only after an HMAC
+        // key went in.
+        if (tag !== 'webhook-hmac') await tags.set(id, current.tag, tag);
+        // A value that is not a JSON object of strings (written by hand) is simply replaced.
+        const stored = await secrets.getById(id).catch(() => undefined);
+        if (!sameValues(stored, values)) {
+          await secretsManager.send(new PutSecretValueCommand({ SecretId: id, SecretString: text }));
+        }
+        if (tag === 'webhook-hmac') await tags.set(id, current.tag, tag);
+      },
+      secretKeys: async (key) => {
+        const values = await secrets.getSecret(key);
+        return values && Object.keys(values);
+      },
+      setSecretPurposes: async (key, purposes) => {
+        const tag = tagValue(key, purposes);
+        const id = secretId(key);
+        const current = await tags.describe(id);
+        if (!current) return 'missing';
+        return (await tags.set(id, current.tag, tag)) ? 'changed' : 'unchanged';
+      },
+      enqueue: async (message) => {
+        await queue.send(message);
+        return true;
+      },
+      masterKeys: async () => {
+        if (!masterKeySecretId) {
+          throw new CliError(
+            'no master key secret: pass --stack (or PIPELINES_STACK), or --master-key-secret (or PIPELINES_MASTER_KEY_SECRET)',
+          );
+        }
+        return masterKeysFromValues(
+          await secrets.getById(masterKeySecretId),
+          `the master key secret ${masterKeySecretId}`,
+        );
+      },
+      identity: async () => {
+        sts ??= client(clients.sts, () => new STSClient(config));
+        const { Arn } = await sts.send(new GetCallerIdentityCommand({}));
+        if (!Arn) throw new Error('sts:GetCallerIdentity returned no ARN');
+        return Arn;
+      },
+      ...(deadLetterQueueUrl !== undefined && {
+        deadLetters: new SqsDeadLetterQueue({ client: sqs, deadLetterQueueUrl, queueUrl }),
+      }),
+      close,
+    };
+  } catch (error) {
+    await close();
+    throw error;
+  }
+}
+
+/** The purposes as the tag value; a Secret may not be a webhook HMAC key and anything else at once. */
+function tagValue(key: ObjectKey, purposes: readonly SecretPurpose[]): string | undefined {
+  const conflict = purposeConflict(purposes);
+  if (conflict) throw new CliError(`Secret ${objectKeyString(key)}: ${conflict}`);
+  return purposeTagValue(purposes);
+}
+
+function sameValues(stored: Readonly<Record<string, string>> | undefined, values: Readonly<Record<string, string>>) {
+  if (!stored) return false;
+  const keys = Object.keys(values);
+  return Object.keys(stored).length === keys.length && keys.every((key) => stored[key] === values[key]);
+}
+
+/** The purpose tag of the secrets: read with DescribeSecret, changed only when it differs. */
+class PurposeTags {
+  constructor(private readonly client: SecretsManagerClient) {}
+
+  /** Undefined when there is no such secret. */
+  async describe(id: string): Promise<{ tag?: string; deleted: boolean } | undefined> {
+    try {
+      const secret = await this.client.send(new DescribeSecretCommand({ SecretId: id }));
+      const tag = secret.Tags?.find((each) => each.Key === SECRET_PURPOSE_TAG)?.Value;
+      return { tag, deleted: secret.DeletedDate !== undefined };
+    } catch (error) {
+      if (error instanceof ResourceNotFoundException) return undefined;
+      throw error;
+    }
+  }
+
+  /** Sets (or, for undefined, removes) the tag; false when it already was so. */
+  async set(id: string, current: string | undefined, tag: string | undefined): Promise<boolean> {
+    if (current === tag) return false;
+    if (tag === undefined) {
+      await this.client.send(new UntagResourceCommand({ SecretId: id, TagKeys: [SECRET_PURPOSE_TAG] }));
+    } else {
+      await this.client.send(new TagResourceCommand({ SecretId: id, Tags: [{ Key: SECRET_PURPOSE_TAG, Value: tag }] }));
+    }
+    return true;
+  }
+}
+
+/** Fails with one line when the SDK finds no region (no --region, no AWS_REGION, none in the profile). */
+async function requireRegion(client: DynamoDBClient): Promise<void> {
+  try {
+    await client.config.region();
+  } catch {
+    throw new CliError('no AWS region: pass --region, or set AWS_REGION (or a region in the AWS profile)');
+  }
+}
+
+async function stackOutputs(client: CloudFormationClient, stack: string): Promise<StackOutputs> {
+  let result;
+  try {
+    result = await client.send(new DescribeStacksCommand({ StackName: stack }));
+  } catch (error) {
+    const message = error instanceof Error ? error.message : String(error);
+    throw new CliError(`cannot read the outputs of stack ${stack}: ${message}`);
+  }
+  const outputs: Record<string, string> = {};
+  for (const output of result.Stacks?.[0]?.Outputs ?? []) {
+    if (output.OutputKey && output.OutputValue) outputs[output.OutputKey] = output.OutputValue;
+  }
+  return outputs;
 }

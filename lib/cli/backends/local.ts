@@ -5,14 +5,17 @@ import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { signatureHeader } from '../../http/hmac.js';
 import { loadOrCreateMasterKeys, readSecrets, readServeInfo, writeSecrets } from '../../local/data-dir.js';
 import { localDynamoClient, startLocalDynamo } from '../../local/dynamo.js';
+import { LOCAL_MESSAGES_PATH } from '../../local/messages-route.js';
 import { LOCAL_TABLE_NAME } from '../../local/data-dir.js';
 import { objectKeyString } from '../../pipeline/model.js';
 import { encodeMessage } from '../../queue/messages.js';
 import { createDynamoStore } from '../../store/index.js';
 import type { Backend } from '../backend.js';
+import { purposeTagValue } from '../secret-uses.js';
 
-/** The route a running `serve` takes queue messages on (loopback only, signed with the master key). */
-export const LOCAL_MESSAGES_PATH = '/local/v1/messages';
+// The route a running `serve` takes queue messages on (loopback only, signed with the master key); defined next to
+// the handler in lib/local.
+export { LOCAL_MESSAGES_PATH };
 
 export async function openLocalBackend(dataDir: string): Promise<Backend> {
   const serve = await readServeInfo(dataDir);
@@ -40,6 +43,15 @@ export async function openLocalBackend(dataDir: string): Promise<Backend> {
     secretKeys: async (key) => {
       const secret = (await readSecrets(dataDir))[objectKeyString(key)];
       return secret && Object.keys(secret.values);
+    },
+    setSecretPurposes: async (key, purposes) => {
+      const secrets = await readSecrets(dataDir);
+      const secret = secrets[objectKeyString(key)];
+      if (!secret) return 'missing';
+      if (purposeTagValue(purposes) === purposeTagValue(secret.purposes)) return 'unchanged';
+      secret.purposes = [...new Set(purposes)].sort();
+      await writeSecrets(dataDir, secrets);
+      return 'changed';
     },
     enqueue: async (message) => {
       if (!serve) return false;

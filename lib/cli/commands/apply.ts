@@ -1,4 +1,59 @@
-// pipelinectl apply (being written).
+// pipelinectl apply: validate a configuration against what is stored and, when all of it is valid, store it.
 import type { Command } from 'commander';
+import { CliError } from '../errors.js';
+import { addBackendOptions, withBackend } from '../options.js';
+import { printLines } from '../output.js';
 
-export function register(_program: Command): void {}
+export function register(program: Command): void {
+  const command = program
+    .command('apply')
+    .description(
+      'Validate Pipelines, GitopsClusters and Secrets (YAML files or directories) against what is stored and, when ' +
+        'every document and reference is valid, store them: Secrets first (marked by use: webhook-hmac, ' +
+        'git-credentials, kubeconfig), then clusters, then pipelines, and ask the verifier to check each pipeline ' +
+        'that changed. Every problem is printed with its file, line and field, and then nothing is written.',
+    )
+    .requiredOption(
+      '-f, --filename <path...>',
+      'a YAML file or a directory of them (repeatable); - reads standard input',
+    )
+    .option('--dry-run', 'validate and print what would change, writing nothing')
+    .addHelpText(
+      'after',
+      '\nExamples:\n  pipelinectl apply -f config/\n  pipelinectl apply -f pipelines.yaml -f clusters.yaml --dry-run\n' +
+        '  pipelinectl get pipelines -o yaml | pipelinectl apply -f -\n' +
+        '  pipelinectl apply --aws --stack PipelineControllerStack -f config/',
+    );
+  addBackendOptions(command).action(async (options: { filename: string[]; dryRun?: boolean }) => {
+    const { applyConfiguration } = await import('../actions/apply.js');
+    const source = options.filename.includes('-')
+      ? { text: await readStdin(options.filename), file: '<stdin>' }
+      : undefined;
+    await withBackend(command, async (backend, { defaultCluster }) => {
+      const result = await applyConfiguration(backend, {
+        source: source ?? { paths: options.filename },
+        dryRun: options.dryRun,
+        defaultCluster,
+      });
+      if (!result.ok) {
+        for (const problem of result.problems) console.error(problem);
+        const count = result.problems.length;
+        throw new CliError(`${count} problem${count === 1 ? '' : 's'} in the configuration: nothing was applied`);
+      }
+      printLines(result.lines);
+      if (!result.checksDelivered) {
+        console.error(
+          `note: pipelinectl serve is not running on ${backend.description}: it checks the changes when it starts`,
+        );
+      }
+    });
+  });
+}
+
+/** Standard input, for `-f -` (which cannot be combined with files: the configuration is validated as one). */
+async function readStdin(filenames: readonly string[]): Promise<string> {
+  if (filenames.length > 1) throw new CliError('-f - (standard input) cannot be combined with other files');
+  const chunks: Buffer[] = [];
+  for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
+  return Buffer.concat(chunks).toString('utf8');
+}

@@ -1,4 +1,36 @@
-// pipelinectl get (being written).
-import type { Command } from 'commander';
+// pipelinectl get pipelines|clusters: what is stored, as a table or as the documents themselves.
+import { Argument, type Command } from 'commander';
+import { addBackendOptions, outputOption, withBackend } from '../options.js';
+import { printJson, printLines } from '../output.js';
 
-export function register(_program: Command): void {}
+export function register(program: Command): void {
+  const command = program
+    .command('get')
+    .description(
+      'List the stored Pipelines (namespace, name, app, targets, environments in promotion order) or GitopsClusters ' +
+        '(namespace, name, how many pipelines use each, how the verifier reaches it). With -o json or -o yaml the ' +
+        'documents are printed as applied, as a v1 List that apply -f takes back.',
+    )
+    .addArgument(new Argument('<kind>', 'what to list').choices(['pipelines', 'clusters']))
+    .addOption(outputOption(['table', 'json', 'yaml']))
+    .addHelpText(
+      'after',
+      '\nExamples:\n  pipelinectl get pipelines\n  pipelinectl get clusters -o yaml > clusters.yaml\n' +
+        '  pipelinectl get pipelines --aws --stack PipelineControllerStack -o json',
+    );
+  addBackendOptions(command).action(
+    async (kind: 'pipelines' | 'clusters', options: { output: 'table' | 'json' | 'yaml' }) => {
+      const { clustersTable, documentList, pipelinesTable, storedConfiguration } = await import('../actions/get.js');
+      const { stringify } = await import('yaml');
+      await withBackend(command, async (backend) => {
+        const { pipelines, clusters } = await storedConfiguration(backend, kind === 'clusters');
+        const documents = kind === 'pipelines' ? pipelines.map((p) => p.document) : clusters.map((c) => c.document);
+        if (options.output === 'json') return printJson(documentList(documents));
+        if (options.output === 'yaml') return void process.stdout.write(stringify(documentList(documents)));
+        if (documents.length === 0) return console.error(`no ${kind} stored in ${backend.description}`);
+        const now = new Date();
+        printLines(kind === 'pipelines' ? pipelinesTable(pipelines, now) : clustersTable(clusters, pipelines, now));
+      });
+    },
+  );
+}

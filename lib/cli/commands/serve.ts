@@ -1,4 +1,122 @@
-// pipelinectl serve (being written).
+// pipelinectl serve: the local mode in the foreground. It applies the configuration, serves the receiver, runs the
+// verifier and the poller, and prints one line when it is ready. SIGINT or SIGTERM stops it cleanly (exit 0); a
+// second signal while it stops ends it at once (exit 130).
+import { resolve } from 'node:path';
 import type { Command } from 'commander';
+import { startLocalMode, type LocalMode, type LocalModeOptions } from '../../local/mode.js';
+import type { StructuredLogger } from '../../runtime/logger.js';
+import { CliError } from '../errors.js';
+import { parseDuration, parseHost, parseHttpUrl, parseObjectKey, parsePort } from '../flags.js';
+import { createCliLogger } from '../log.js';
 
-export function register(_program: Command): void {}
+interface ServeFlags {
+  config: string;
+  port: string;
+  host: string;
+  dataDir: string;
+  pollInterval: string;
+  defaultCluster?: string;
+  githubApiUrl?: string;
+}
+
+export type ServeOptions = Omit<LocalModeOptions, 'logger' | 'now' | 'secrets' | 'notificationWebhook'>;
+
+/** How long after a clean stop the process may linger (an idle keep-alive socket) before it is ended. */
+const EXIT_GRACE_MS = 3000;
+
+export function register(program: Command): void {
+  program
+    .command('serve')
+    .description('Run the local mode: the receiver, the verifier and the poller in one process, on a data directory')
+    .requiredOption(
+      '--config <dir>',
+      'configuration file or directory (Pipelines, GitopsClusters, Secrets), applied at start',
+    )
+    .option('--port <port>', 'receiver port; 0 picks a free one', '8080')
+    .option('--host <host>', 'address the receiver listens on', '127.0.0.1')
+    .option('--data-dir <dir>', 'data directory: store, master key, Secrets', '.data')
+    .option('--poll-interval <duration>', 'how often every cluster is polled (e.g. 30s, 5m, 1h)', '5m')
+    .option('--default-cluster <ns/name>', 'GitopsCluster for targets without a clusterRef')
+    .option('--github-api-url <url>', 'GitHub API base URL for pull requests (GitHub Enterprise)')
+    .action(async (flags: ServeFlags) => {
+      await serve(parseServeFlags(flags));
+    });
+}
+
+export function parseServeFlags(flags: ServeFlags): ServeOptions {
+  if (flags.config.trim() === '') throw new CliError('--config must name a file or directory');
+  if (flags.dataDir.trim() === '') throw new CliError('--data-dir must name a directory');
+  return {
+    configDir: flags.config,
+    dataDir: flags.dataDir,
+    port: parsePort(flags.port, '--port'),
+    host: parseHost(flags.host, '--host'),
+    pollIntervalMs: parseDuration(flags.pollInterval, '--poll-interval', { minMs: 1000, maxMs: 24 * 3_600_000 }),
+    defaultCluster:
+      flags.defaultCluster === undefined ? undefined : parseObjectKey(flags.defaultCluster, '--default-cluster'),
+    githubApiUrl: flags.githubApiUrl === undefined ? undefined : parseHttpUrl(flags.githubApiUrl, '--github-api-url'),
+  };
+}
+
+export async function serve(options: ServeOptions, logger: StructuredLogger = createCliLogger()): Promise<void> {
+  const stopSignal = listenForStop(logger);
+  let mode: LocalMode;
+  try {
+    mode = await startLocalMode({ ...options, logger });
+  } catch (error) {
+    stopSignal.dispose();
+    if ((error as NodeJS.ErrnoException).code === 'EADDRINUSE') {
+      throw new CliError(
+        `port ${options.port} on ${options.host ?? '127.0.0.1'} is in use: pick another with --port (0 picks a free one)`,
+      );
+    }
+    throw error;
+  }
+  announceReady(mode, options, logger);
+  const signal = await stopSignal.received;
+  logger.info('stopping', { signal });
+  try {
+    await mode.stop();
+  } finally {
+    stopSignal.dispose();
+  }
+  logger.info('stopped');
+  // Everything is closed; should a library still hold an idle socket, do not keep the terminal waiting for it.
+  setTimeout(() => process.exit(), EXIT_GRACE_MS).unref();
+}
+
+/** One line: readable on a terminal, a JSON line (`message: "ready"`) otherwise. */
+function announceReady(mode: LocalMode, options: ServeOptions, logger: StructuredLogger): void {
+  const dataDir = resolve(options.dataDir);
+  if (process.stdout.isTTY) {
+    process.stdout.write(`pipelinectl serve: receiver ${mode.receiverUrl}, data directory ${dataDir} (Ctrl-C stops)\n`);
+  } else {
+    logger.info('ready', { receiverUrl: mode.receiverUrl, dataDir, pid: process.pid });
+  }
+}
+
+/** The first SIGINT or SIGTERM resolves `received`; a second one ends the process at once. */
+function listenForStop(logger: StructuredLogger): { received: Promise<NodeJS.Signals>; dispose(): void } {
+  let first: NodeJS.Signals | undefined;
+  let resolveReceived: (signal: NodeJS.Signals) => void = () => undefined;
+  const received = new Promise<NodeJS.Signals>((resolvePromise) => {
+    resolveReceived = resolvePromise;
+  });
+  const onSignal = (signal: NodeJS.Signals): void => {
+    if (first) {
+      logger.warn('second signal while stopping; exiting now', { signal });
+      process.exit(130);
+    }
+    first = signal;
+    resolveReceived(signal);
+  };
+  process.on('SIGINT', onSignal);
+  process.on('SIGTERM', onSignal);
+  return {
+    received,
+    dispose: () => {
+      process.off('SIGINT', onSignal);
+      process.off('SIGTERM', onSignal);
+    },
+  };
+}

@@ -1,0 +1,225 @@
+// What `pipelinectl status` shows: per pipeline, each environment × target with its revision and health, the
+// decision for each environment (made now, from the stored state, exactly as the verifier would), waiting approvals
+// and promotions; as a table or as JSON (the shape is `StatusJson`).
+import type { ApprovalMarker, EnvironmentState, PromotionState } from '../../decision/index.js';
+import { objectKeyString, type ObjectKey } from '../../pipeline/model.js';
+import type { VersionedPromotionRecord } from '../../store/port.js';
+import type { Backend } from '../backend.js';
+import { CliError } from '../errors.js';
+import { ago, clip, formatTable, LINE_WIDTH, listAll } from '../output.js';
+import { healthOf, loadPipelineView, type Health, type PipelineView } from '../pipeline-view.js';
+
+/**
+ * What `pipelinectl status -o json` prints: `{ "pipelines": [...] }`, one entry per pipeline (just one when a
+ * pipeline is named). Absent values are `null`, never left out; times are ISO 8601 (UTC). docs/cli.md shows it.
+ */
+export interface StatusJson {
+  pipelines: PipelineStatusJson[];
+}
+
+export interface PipelineStatusJson {
+  namespace: string;
+  name: string;
+  app: { apiVersion: string; kind: string; name: string };
+  /** Counts the applies that changed the pipeline. */
+  generation: number;
+  appliedAt: string;
+  /** The first environment's revision when all its targets run it and are healthy. */
+  candidate: string | null;
+  /** In promotion order. */
+  environments: EnvironmentStatusJson[];
+}
+
+export interface EnvironmentStatusJson {
+  name: string;
+  /** Promoted only after an approval of exactly the candidate. */
+  manual: boolean;
+  strategy: 'pull-request' | 'notification' | null;
+  /** The decision for the environment: source, passed, in-progress, ahead, unknown, promoting, promoted, failed,
+   *  waiting-approval, no-strategy or not-reached. */
+  state: EnvironmentState;
+  /** The decision's one-line explanation. */
+  message: string;
+  targets: TargetStatusJson[];
+  /** The environment's approval marker, if any. */
+  approval: ApprovalJson | null;
+  /** The environment's promotion records, newest first. */
+  promotions: PromotionJson[];
+}
+
+export interface TargetStatusJson {
+  /** The GitopsCluster, `ns/name`. */
+  cluster: string;
+  /** The app's namespace on that cluster. */
+  namespace: string;
+  revision: string | null;
+  /** `unknown`: never observed; `error`: the last read failed; `unsettled`: Flux is still working on it. */
+  health: Health;
+  reason: string | null;
+  error: string | null;
+  /** When a read last produced this status. */
+  observedAt: string | null;
+  /** When the status last became what it is. */
+  changedAt: string | null;
+}
+
+export interface ApprovalJson {
+  revision: string;
+  requestedAt: string;
+  /** True until someone approves `revision`. */
+  waiting: boolean;
+  approvedAt: string | null;
+  approvedBy: string | null;
+}
+
+export interface PromotionJson {
+  revision: string;
+  state: PromotionState;
+  attempts: number;
+  updatedAt: string;
+  /** What the promotion produced, e.g. the pull request's URL. */
+  result: string | null;
+  /** The last failure. */
+  error: string | null;
+  /** When a failed promotion is tried again; null on a failure a person must fix. */
+  retryAt: string | null;
+}
+
+export function statusJson(view: PipelineView): PipelineStatusJson {
+  const { pipeline, generation, appliedAt } = view.stored;
+  return {
+    namespace: pipeline.namespace,
+    name: pipeline.name,
+    app: { ...pipeline.appRef },
+    generation,
+    appliedAt,
+    candidate: view.decision.candidate ?? null,
+    environments: view.environments.map((env) => ({
+      name: env.name,
+      manual: env.manual,
+      strategy: env.strategy ?? null,
+      state: env.state,
+      message: env.message,
+      targets: env.targets.map(({ cluster, namespace, observed }) => ({
+        cluster: objectKeyString(cluster),
+        namespace,
+        revision: observed?.status.revision ?? null,
+        health: healthOf(observed),
+        reason: observed?.status.reason ?? null,
+        error: observed?.status.error ?? null,
+        observedAt: observed?.observedAt ?? null,
+        changedAt: observed?.changedAt ?? null,
+      })),
+      approval: env.approval
+        ? {
+            revision: env.approval.revision,
+            requestedAt: env.approval.requestedAt,
+            waiting: env.approval.approvedAt === undefined,
+            approvedAt: env.approval.approvedAt ?? null,
+            approvedBy: env.approval.approvedBy ?? null,
+          }
+        : null,
+      promotions: env.promotions.map((record) => ({
+        revision: record.revision,
+        state: record.state,
+        attempts: record.attempts,
+        updatedAt: record.updatedAt,
+        result: record.result ?? null,
+        error: record.error ?? null,
+        retryAt: record.retryAt ?? null,
+      })),
+    })),
+  };
+}
+
+const ENV_WIDTH = 16;
+
+/**
+ * The table for one pipeline: a title line, then one row per target with the environment's decision on its first
+ * row, and under each environment the decision's explanation, its approval marker and its newest promotion.
+ */
+export function statusTable(view: PipelineView, now: Date): string[] {
+  const { pipeline } = view.stored;
+  const candidate = view.decision.candidate === undefined ? 'no candidate' : `candidate ${view.decision.candidate}`;
+  const title = `${objectKeyString(view.key)}  ${pipeline.appRef.kind} ${pipeline.appRef.name}  ${candidate}`;
+  const rows: string[][] = [];
+  const rowEnv: string[] = [];
+  for (const env of view.environments) {
+    env.targets.forEach(({ cluster, namespace, observed }, i) => {
+      rows.push([
+        i === 0 ? env.name : '',
+        objectKeyString(cluster),
+        namespace,
+        observed?.status.revision ?? '-',
+        healthOf(observed),
+        observed ? ago(observed.observedAt, now) : 'never',
+        i === 0 ? env.state : '',
+      ]);
+      rowEnv.push(env.name);
+    });
+  }
+  const [header = '', ...lines] = formatTable(
+    [
+      { header: 'ENV', max: ENV_WIDTH },
+      { header: 'CLUSTER', max: 32 },
+      { header: 'NAMESPACE', max: 20 },
+      { header: 'REVISION', max: 24 },
+      { header: 'HEALTH' },
+      { header: 'LAST SEEN' },
+      { header: 'STATE' },
+    ],
+    rows,
+  );
+  const indent = ' '.repeat(Math.min(ENV_WIDTH, Math.max(3, ...view.environments.map((e) => e.name.length))) + 2);
+  const detail = (text: string) => clip(`${indent}${text}`, LINE_WIDTH);
+  const out = [clip(title, LINE_WIDTH), header];
+  for (const env of view.environments) {
+    lines.forEach((line, i) => {
+      if (rowEnv[i] === env.name) out.push(line);
+    });
+    out.push(detail(env.message));
+    if (env.approval) out.push(detail(approvalLine(view.key, env.name, env.approval, now)));
+    const [newest, ...older] = env.promotions;
+    if (newest) {
+      const more = older.length > 0 ? ` (+${older.length} older)` : '';
+      out.push(detail(`promotion: ${promotionLine(newest, now)}${more}`));
+    }
+  }
+  return out;
+}
+
+/** `approval: 6.9.2 requested 5m ago, waiting (pipelinectl approve …)`, or `…, approved 1m ago by …`. */
+export function approvalLine(key: ObjectKey, env: string, marker: ApprovalMarker, now: Date): string {
+  const requested = `approval: ${marker.revision} requested ${ago(marker.requestedAt, now)}`;
+  if (marker.approvedAt === undefined) {
+    return `${requested}, waiting (pipelinectl approve ${objectKeyString(key)} ${env})`;
+  }
+  const by = marker.approvedBy === undefined ? '' : ` by ${marker.approvedBy}`;
+  return `${requested}, approved ${ago(marker.approvedAt, now)}${by}`;
+}
+
+/** `6.9.2 failed (attempt 2) 1m ago: <error>; retry in 30s`, `6.9.2 succeeded 5m ago: <PR URL>`. */
+export function promotionLine(record: VersionedPromotionRecord, now: Date): string {
+  let text = `${record.revision} ${record.state} (attempt ${record.attempts}) ${ago(record.updatedAt, now)}`;
+  if (record.result) text += `: ${record.result}`;
+  if (record.error) text += `: ${record.error}`;
+  if (record.state === 'failed') text += record.retryAt ? `; retry ${ago(record.retryAt, now)}` : '; not retried';
+  return text;
+}
+
+/** The views of one named pipeline or of every stored one. */
+export async function pipelineViews(backend: Backend, key: ObjectKey | undefined, now: Date): Promise<PipelineView[]> {
+  const keys = key
+    ? [key]
+    : (await listAll((page) => backend.store.listPipelines(page))).map(({ pipeline }) => ({
+        namespace: pipeline.namespace,
+        name: pipeline.name,
+      }));
+  const views: PipelineView[] = [];
+  for (const each of keys) {
+    const view = await loadPipelineView(backend.store, each, now);
+    if (view) views.push(view);
+    else if (key) throw new CliError(`pipeline ${objectKeyString(key)} not found in ${backend.description}`);
+  }
+  return views;
+}

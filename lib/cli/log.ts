@@ -1,0 +1,85 @@
+// The CLI's logger (`pipelinectl serve`, `demo`): JSON lines when the output is not a terminal (for a log collector),
+// short readable lines on a terminal. Attributes whose names say they hold a credential are replaced by
+// `[redacted]` wherever they are nested: lib/ never logs a Secret value, and this is the belt to those braces.
+import type { StructuredLogger } from '../runtime/logger.js';
+
+export type LogLevel = 'debug' | 'info' | 'warn' | 'error';
+
+export interface CliLoggerOptions {
+  /** Default process.stdout. */
+  stream?: { write(text: string): unknown; isTTY?: boolean };
+  /** Default: `text` when the stream is a terminal, else `json`. */
+  format?: 'json' | 'text';
+  /** The lowest level written. Default `info`, or `debug` when PIPELINECTL_DEBUG=1. */
+  level?: LogLevel;
+  now?: () => Date;
+}
+
+const LEVELS: Record<LogLevel, number> = { debug: 10, info: 20, warn: 30, error: 40 };
+
+/** Names of attributes that may hold a credential: their values are never written. */
+const SENSITIVE = /token|password|passwd|secret|hmac|signature|authorization|kubeconfig|private.?key|credential/i;
+
+/** Fields of a JSON line; an attribute with one of these names is written with a leading `_`. */
+const RESERVED = new Set(['time', 'level', 'message']);
+
+export function createCliLogger(options: CliLoggerOptions = {}): StructuredLogger {
+  const stream = options.stream ?? process.stdout;
+  const format = options.format ?? (stream.isTTY ? 'text' : 'json');
+  const threshold = LEVELS[options.level ?? (process.env.PIPELINECTL_DEBUG === '1' ? 'debug' : 'info')];
+  const now = options.now ?? (() => new Date());
+  const write = (level: LogLevel, message: string, attributes: Record<string, unknown> = {}): void => {
+    if (LEVELS[level] < threshold) return;
+    const safe = sanitize(attributes) as Record<string, unknown>;
+    stream.write(
+      `${format === 'json' ? jsonLine(now(), level, message, safe) : textLine(now(), level, message, safe)}\n`,
+    );
+  };
+  return {
+    debug: (message, attributes) => write('debug', message, attributes),
+    info: (message, attributes) => write('info', message, attributes),
+    warn: (message, attributes) => write('warn', message, attributes),
+    error: (message, attributes) => write('error', message, attributes),
+  };
+}
+
+function jsonLine(time: Date, level: LogLevel, message: string, attributes: Record<string, unknown>): string {
+  const line: Record<string, unknown> = { time: time.toISOString(), level, message };
+  for (const [name, value] of Object.entries(attributes)) line[RESERVED.has(name) ? `_${name}` : name] = value;
+  return JSON.stringify(line);
+}
+
+/** `12:00:05 message key=value …`; warnings and errors carry their level. */
+function textLine(time: Date, level: LogLevel, message: string, attributes: Record<string, unknown>): string {
+  const clock = time.toTimeString().slice(0, 8);
+  const parts = [clock];
+  if (level !== 'info') parts.push(level.toUpperCase());
+  parts.push(message);
+  for (const [name, value] of Object.entries(attributes)) {
+    if (value === undefined) continue;
+    parts.push(`${name}=${textValue(value)}`);
+  }
+  return parts.join(' ');
+}
+
+function textValue(value: unknown): string {
+  if (typeof value === 'string') return /^[^\s"=]+$/.test(value) ? value : JSON.stringify(value);
+  return JSON.stringify(value) ?? String(value);
+}
+
+/** A JSON-safe copy: errors as `{name, message}`, bigints as strings, credentials redacted, cycles cut. */
+function sanitize(value: unknown, seen = new WeakSet<object>()): unknown {
+  if (value instanceof Error) return { name: value.name, message: value.message };
+  if (typeof value === 'bigint') return value.toString();
+  if (value instanceof Date) return value.toISOString();
+  if (typeof value === 'function' || typeof value === 'symbol') return undefined;
+  if (value === null || typeof value !== 'object') return value;
+  if (seen.has(value)) return '[circular]';
+  seen.add(value);
+  if (Array.isArray(value)) return value.map((item) => sanitize(item, seen));
+  const copy: Record<string, unknown> = {};
+  for (const [name, item] of Object.entries(value)) {
+    copy[name] = SENSITIVE.test(name) ? '[redacted]' : sanitize(item, seen);
+  }
+  return copy;
+}

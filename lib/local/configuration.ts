@@ -1,0 +1,83 @@
+// Loading and applying the local mode's configuration at start: every problem at once (ConfigError), then the
+// GitopsClusters and Pipelines into the store (an unchanged document writes nothing) and the Secrets into
+// secrets.json, tagged with what references them.
+import { loadConfiguration, type Configuration, type KnownSecret } from '../config/index.js';
+import { ConfigError } from '../config/problems.js';
+import { DEFAULT_NAMESPACE, objectKeyString, type ObjectKey } from '../pipeline/model.js';
+import type { StructuredLogger } from '../runtime/logger.js';
+import type { ConfigurationStore } from '../store/port.js';
+import { readSecrets } from './data-dir.js';
+import { storeConfigurationSecrets } from './secrets.js';
+
+export interface LocalConfigurationOptions {
+  configDir: string;
+  dataDir: string;
+  defaultCluster?: ObjectKey;
+  store: Pick<ConfigurationStore, 'listClusters' | 'applyCluster' | 'applyPipeline'>;
+  /** Secrets given outside the configuration (the demo's), which it may refer to. Only their key names are used. */
+  extraSecrets?: readonly { key: ObjectKey; values: Record<string, string> }[];
+  logger: StructuredLogger;
+  now: () => Date;
+}
+
+export interface AppliedConfiguration {
+  configuration: Configuration;
+  /** `ns/name` of each Pipeline and GitopsCluster, with whether applying it changed the store. */
+  pipelines: { name: string; changed: boolean }[];
+  clusters: { name: string; changed: boolean }[];
+  /** `ns/name` of the Secrets whose stored values or purposes changed. */
+  secretsChanged: string[];
+}
+
+/** Loads the configuration against what is stored already; throws ConfigError with every problem. */
+export async function loadLocalConfiguration(options: LocalConfigurationOptions): Promise<Configuration> {
+  const known: KnownSecret[] = Object.entries(await readSecrets(options.dataDir)).flatMap(([name, secret]) => {
+    const [namespace, secretName] = name.split('/');
+    return namespace && secretName ? [{ namespace, name: secretName, keys: Object.keys(secret.values) }] : [];
+  });
+  for (const { key, values } of options.extraSecrets ?? []) known.push({ ...key, keys: Object.keys(values) });
+  const result = await loadConfiguration(options.configDir, {
+    defaultCluster: options.defaultCluster,
+    known: { clusters: await storedClusters(options.store), secrets: known },
+  });
+  if (!result.ok) throw new ConfigError(result.problems);
+  return result.configuration;
+}
+
+/** Loads, then applies clusters, Secrets and pipelines, in that order. */
+export async function applyLocalConfiguration(options: LocalConfigurationOptions): Promise<AppliedConfiguration> {
+  const configuration = await loadLocalConfiguration(options);
+  const now = options.now();
+  const clusters: AppliedConfiguration['clusters'] = [];
+  for (const { key, document } of configuration.clusters) {
+    const { changed } = await options.store.applyCluster(document, now);
+    clusters.push({ name: objectKeyString(key), changed });
+  }
+  const secretsChanged = await storeConfigurationSecrets(options.dataDir, configuration);
+  const pipelines: AppliedConfiguration['pipelines'] = [];
+  for (const [index, { key, document }] of configuration.pipelineDocuments.entries()) {
+    const pipeline = configuration.pipelines[index];
+    if (!pipeline) continue;
+    const { changed } = await options.store.applyPipeline(document, pipeline, now);
+    pipelines.push({ name: objectKeyString(key), changed });
+  }
+  const log = (kind: string) => (entry: { name: string; changed: boolean }) =>
+    options.logger.info(entry.changed ? 'applied' : 'unchanged', { kind, name: entry.name });
+  clusters.forEach(log('GitopsCluster'));
+  pipelines.forEach(log('Pipeline'));
+  for (const name of secretsChanged) options.logger.info('stored secret', { name });
+  return { configuration, pipelines, clusters, secretsChanged };
+}
+
+async function storedClusters(store: Pick<ConfigurationStore, 'listClusters'>): Promise<ObjectKey[]> {
+  const keys: ObjectKey[] = [];
+  let cursor: string | undefined;
+  do {
+    const page = await store.listClusters({ cursor });
+    for (const { document } of page.items) {
+      keys.push({ namespace: document.metadata.namespace ?? DEFAULT_NAMESPACE, name: document.metadata.name });
+    }
+    cursor = page.cursor;
+  } while (cursor);
+  return keys;
+}

@@ -1,0 +1,202 @@
+// The simulated outside world of `pipelinectl demo`, built from a configuration (examples/demo by default): one
+// fake Kubernetes API server per GitopsCluster, a fake GitHub holding the fleet repository that the Pipelines'
+// pull-request strategies name, and in it one HelmRelease manifest per target, `clusters/<cluster>/<app>.yaml`
+// (`clusters/<cluster>/<namespace>/<app>.yaml` when a cluster runs the app in several namespaces). The manifests of
+// every environment but the first carry that environment's `$promotion` marker; the first environment's are what
+// CI writes. Every target starts deployed and healthy at `initialVersion`.
+//
+// What the configuration may use: HelmRelease apps, GitopsClusters with a `secretRef` (their kubeconfig Secrets
+// are what the world hands back, with the simulated servers' kubeconfigs), GitHub pull-request promotions into
+// one repository (its token Secrets likewise). Anything else cannot be simulated and is refused with a reason.
+import type { Configuration } from '../config/index.js';
+import { markerFor } from '../promotion/markers.js';
+import { parseRepositoryUrl } from '../promotion/github/repository.js';
+import { objectKeyString, type ObjectKey, type Pipeline } from '../pipeline/model.js';
+import { fleetManifest, type FleetRepository } from './demo-github.js';
+import { FakeGitHub } from './fake-github.js';
+import { FakeKubeApi } from './fake-kube-api.js';
+import type { SimulatedTarget } from './flux-simulator.js';
+import { installedHelmRelease } from './helm-release.js';
+
+export interface DemoTarget extends SimulatedTarget {
+  name: string;
+  pipeline: ObjectKey;
+  env: string;
+}
+
+export interface DemoWorld {
+  github: FakeGitHub;
+  repository: FleetRepository;
+  /** The fake API server of each GitopsCluster, by `ns/name`. */
+  clusters: Map<string, FakeKubeApi>;
+  /** Every target of every Pipeline, in pipeline and environment order. */
+  targets: DemoTarget[];
+  /** The manifests of each Pipeline's first environment (what CI writes), by `ns/name` of the Pipeline. */
+  sourceFiles: Map<string, string[]>;
+  /** The kubeconfig and GitHub token Secrets, to layer over the configuration's placeholders. */
+  secrets: { key: ObjectKey; values: Record<string, string> }[];
+  stop(): Promise<void>;
+}
+
+export class DemoConfigurationError extends Error {
+  override name = 'DemoConfigurationError';
+}
+
+/** Checks that the configuration can be simulated, then starts its world. */
+export async function startDemoWorld(configuration: Configuration, initialVersion: string): Promise<DemoWorld> {
+  const plan = planWorld(configuration);
+  const github = await FakeGitHub.start();
+  const clusters = new Map<string, FakeKubeApi>();
+  const stop = async () => {
+    await Promise.all([...clusters.values()].map((cluster) => cluster.stop()));
+    await github.stop();
+  };
+  try {
+    for (const cluster of plan.clusters) clusters.set(objectKeyString(cluster.key), await FakeKubeApi.start());
+    const files: Record<string, string> = {};
+    const targets: DemoTarget[] = plan.targets.map((target) => {
+      const api = clusters.get(objectKeyString(target.cluster));
+      if (!api) throw new Error(`no simulated cluster ${objectKeyString(target.cluster)}`);
+      files[target.file] = fleetManifest({
+        namespace: target.namespace,
+        name: target.name,
+        version: initialVersion,
+        ...(target.marker === undefined ? {} : { marker: target.marker }),
+        comment: `${target.name} on the ${target.cluster.name} cluster (${target.env}), as Flux there applies it.`,
+      });
+      api.put(installedHelmRelease({ namespace: target.namespace, name: target.name }, initialVersion));
+      return {
+        pipeline: target.pipeline,
+        env: target.env,
+        cluster: target.cluster,
+        api,
+        namespace: target.namespace,
+        name: target.name,
+        file: target.file,
+      };
+    });
+    github.createRepository(plan.repository.owner, plan.repository.name, files, {
+      message: 'Fleet at ' + initialVersion,
+    });
+    const secrets = [
+      ...plan.clusters.map((cluster) => {
+        const api = clusters.get(objectKeyString(cluster.key));
+        return { key: cluster.secret, values: { value: api?.kubeconfig({ name: cluster.key.name }) ?? '' } };
+      }),
+      ...plan.tokenSecrets.map((key) => ({ key, values: { token: github.token } })),
+    ];
+    return { github, repository: plan.repository, clusters, targets, sourceFiles: plan.sourceFiles, secrets, stop };
+  } catch (error) {
+    await stop();
+    throw error;
+  }
+}
+
+interface PlannedTarget {
+  pipeline: ObjectKey;
+  env: string;
+  cluster: ObjectKey;
+  namespace: string;
+  name: string;
+  file: string;
+  marker?: string;
+}
+
+interface WorldPlan {
+  repository: FleetRepository;
+  clusters: { key: ObjectKey; secret: ObjectKey }[];
+  targets: PlannedTarget[];
+  sourceFiles: Map<string, string[]>;
+  tokenSecrets: ObjectKey[];
+}
+
+/** What to simulate for a configuration, or a DemoConfigurationError listing what cannot be. */
+export function planWorld(configuration: Configuration): WorldPlan {
+  const problems: string[] = [];
+  const repositories = new Map<string, FleetRepository>();
+  const tokenSecrets = new Map<string, ObjectKey>();
+  const clusters = new Map<string, { key: ObjectKey; secret: ObjectKey }>();
+  const targets: PlannedTarget[] = [];
+  const sourceFiles = new Map<string, string[]>();
+
+  for (const located of configuration.clusters) {
+    const secretRef = located.document.spec.secretRef;
+    if (!secretRef) {
+      problems.push(`GitopsCluster ${objectKeyString(located.key)}: only clusters with a secretRef can be simulated`);
+      continue;
+    }
+    clusters.set(objectKeyString(located.key), {
+      key: located.key,
+      secret: { namespace: located.key.namespace, name: secretRef.name },
+    });
+  }
+
+  for (const pipeline of configuration.pipelines) {
+    const key = { namespace: pipeline.namespace, name: pipeline.name };
+    const where = `Pipeline ${objectKeyString(key)}`;
+    if (pipeline.appRef.kind !== 'HelmRelease') {
+      problems.push(`${where}: only HelmRelease apps can be simulated`);
+      continue;
+    }
+    for (const [index, env] of pipeline.environments.entries()) {
+      const pullRequest = env.promotion?.strategy['pull-request'];
+      if (index > 0 && pullRequest?.type !== 'github') {
+        problems.push(`${where}: environment ${env.name} must be promoted by a GitHub pull request to be simulated`);
+      } else if (index > 0 && pullRequest) {
+        try {
+          const { owner, repo } = parseRepositoryUrl(pullRequest.url);
+          repositories.set(`${owner}/${repo}`.toLowerCase(), { owner, name: repo });
+        } catch (error) {
+          problems.push(`${where}: environment ${env.name}: ${(error as Error).message}`);
+        }
+        const secret = { namespace: pipeline.namespace, name: pullRequest.secretRef.name };
+        tokenSecrets.set(objectKeyString(secret), secret);
+      }
+    }
+    const planned = plannedTargets(pipeline, key);
+    targets.push(...planned);
+    const source = pipeline.environments[0]?.name;
+    sourceFiles.set(
+      objectKeyString(key),
+      planned.filter((target) => target.env === source).map((target) => target.file),
+    );
+  }
+  for (const target of targets) {
+    if (!clusters.has(objectKeyString(target.cluster))) {
+      problems.push(
+        `Pipeline ${objectKeyString(target.pipeline)}: GitopsCluster ${objectKeyString(target.cluster)} is not simulated`,
+      );
+    }
+  }
+  const [repository, ...others] = repositories.values();
+  if (!repository) problems.push('no environment is promoted by a GitHub pull request: nothing would flow');
+  if (others.length > 0) problems.push('the pull requests name several repositories; the demo simulates one');
+  if (problems.length > 0 || !repository) throw new DemoConfigurationError(problems.join('\n'));
+  // Only the clusters some target runs on are simulated.
+  const used = [...clusters.values()].filter((c) =>
+    targets.some((t) => objectKeyString(t.cluster) === objectKeyString(c.key)),
+  );
+  return { repository, clusters: used, targets, sourceFiles, tokenSecrets: [...tokenSecrets.values()] };
+}
+
+function plannedTargets(pipeline: Pipeline, key: ObjectKey): PlannedTarget[] {
+  const name = pipeline.appRef.name;
+  const all = pipeline.environments.flatMap((env, index) =>
+    env.targets.map((target) => ({
+      pipeline: key,
+      env: env.name,
+      cluster: target.cluster,
+      namespace: target.namespace,
+      name,
+      ...(index === 0 ? {} : { marker: markerFor(key.namespace, key.name, env.name) }),
+    })),
+  );
+  return all.map((target) => {
+    const shared = all.filter((other) => objectKeyString(other.cluster) === objectKeyString(target.cluster));
+    const file =
+      shared.length > 1
+        ? `clusters/${target.cluster.name}/${target.namespace}/${name}.yaml`
+        : `clusters/${target.cluster.name}/${name}.yaml`;
+    return { ...target, file };
+  });
+}

@@ -1,0 +1,40 @@
+// Running pipelinectl as a user does: `node bin/pipelinectl.js …` in a child process from the repository root, with
+// an environment cleared of the variables that would point it elsewhere (PIPELINES_*, AWS_*).
+import { execFile } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+
+export const REPO_ROOT = fileURLToPath(new URL('../..', import.meta.url));
+
+export interface CliRun {
+  code: number;
+  stdout: string;
+  stderr: string;
+}
+
+export function runCli(
+  args: readonly string[],
+  options: { env?: Record<string, string>; input?: string } = {},
+): Promise<CliRun> {
+  const base = Object.fromEntries(
+    Object.entries(process.env).filter(([name]) => !name.startsWith('PIPELINES_') && !name.startsWith('AWS_')),
+  );
+  return new Promise((resolve, reject) => {
+    const child = execFile(
+      process.execPath,
+      ['bin/pipelinectl.js', ...args],
+      { cwd: REPO_ROOT, env: { ...base, NO_COLOR: '1', ...options.env }, timeout: 30_000 },
+      (error, stdout, stderr) => {
+        // An exit code other than 0 is a result; not starting, or a timeout, is a failure of the test.
+        if (error === null) return resolve({ code: 0, stdout, stderr });
+        if (typeof error.code === 'number') return resolve({ code: error.code, stdout, stderr });
+        reject(new Error(`pipelinectl ${args.join(' ')} did not run to its end: ${error.message}`, { cause: error }));
+      },
+    );
+    child.stdin?.end(options.input ?? '');
+  });
+}
+
+/** The lines of an output, without the empty last one. */
+export function lines(text: string): string[] {
+  return text.split('\n').filter((line, i, all) => line !== '' || i < all.length - 1);
+}

@@ -1,0 +1,92 @@
+// `pipelinectl demo` as a user runs it: a child process from the repository root, its output not a terminal.
+import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import { once } from 'node:events';
+import { mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { describe, it, type TestContext } from 'node:test';
+import { waitFor } from '../loop/harness.js';
+
+const REPO_ROOT = fileURLToPath(new URL('../../', import.meta.url));
+
+function pipelinectl(t: TestContext, args: readonly string[]) {
+  const env: NodeJS.ProcessEnv = { ...process.env, NO_COLOR: '1' };
+  delete env.NODE_TEST_CONTEXT;
+  delete env.PIPELINECTL_DEBUG;
+  delete env.PIPELINES_HMAC_KEY;
+  const child = spawn(process.execPath, ['bin/pipelinectl.js', ...args], {
+    cwd: REPO_ROOT,
+    env,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let stdout = '';
+  let stderr = '';
+  child.stdout.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
+  child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
+  const exited = once(child, 'close').then(([code]) => code as number | null);
+  let done = false;
+  void exited.then(() => (done = true));
+  t.after(async () => {
+    if (done) return;
+    child.kill('SIGKILL');
+    await exited;
+  });
+  return { child, exited, stdout: () => stdout, stderr: () => stderr };
+}
+
+async function tempDir(t: TestContext): Promise<string> {
+  const dir = await mkdtemp(join(tmpdir(), 'pipelinectl-demo-test-'));
+  t.after(() => rm(dir, { recursive: true, force: true }));
+  return dir;
+}
+
+describe('pipelinectl demo', () => {
+  it('asks for the staging approval, opens the pull request once approved, and stops cleanly on SIGINT', async (t) => {
+    const dataDir = await tempDir(t);
+    const demo = pipelinectl(t, ['demo', '--release-every', '3s', '--port', '0', '--data-dir', dataDir]);
+    const request = await waitFor(
+      'the approval request',
+      () =>
+        /flux-system\/podinfo staging waits for approval of (6\.9\.\d+); to approve it, run: (.*)$/m.exec(
+          demo.stdout(),
+        ),
+      20_000,
+    ).catch((error: unknown) => {
+      throw new Error(`${String(error)}\nstdout:\n${demo.stdout()}\nstderr:\n${demo.stderr()}`);
+    });
+    const [, revision, command] = request;
+    assert.ok(demo.stdout().startsWith('SIMULATION — no real cluster or GitHub is touched\n'), demo.stdout());
+    assert.equal(
+      command,
+      `node bin/pipelinectl.js approve flux-system/podinfo staging --revision ${revision} --data-dir ${dataDir}`,
+    );
+
+    // From a second terminal, through the data directory.
+    const approve = pipelinectl(t, command?.split(' ').slice(2) ?? []);
+    assert.equal(await approve.exited, 0, approve.stderr());
+    await waitFor(
+      'the staging pull request',
+      () => demo.stdout().includes(`open: Promote flux-system/podinfo in staging to ${revision}`),
+      10_000,
+    ).catch((error: unknown) => {
+      throw new Error(`${String(error)}\nstdout:\n${demo.stdout()}\nstderr:\n${demo.stderr()}`);
+    });
+
+    demo.child.kill('SIGINT');
+    assert.equal(await demo.exited, 0, demo.stderr());
+    assert.match(demo.stdout(), /stopping the demo…\n$/);
+    assert.equal(demo.stderr(), '');
+    assert.ok(!(await readdir(dataDir)).includes('serve.json'), 'serve.json is removed');
+  });
+
+  it('does not wipe a directory it did not make', async (t) => {
+    const dataDir = await tempDir(t);
+    await writeFile(join(dataDir, 'notes.txt'), 'mine\n');
+    const demo = pipelinectl(t, ['demo', '--port', '0', '--data-dir', dataDir]);
+    assert.equal(await demo.exited, 1);
+    assert.match(demo.stderr(), /is not empty and was not made by pipelinectl demo, so it is not wiped/);
+    assert.deepEqual(await readdir(dataDir), ['notes.txt']);
+  });
+});
