@@ -99,8 +99,10 @@ export interface SimulatedTargetState {
 
 const KIND = 'HelmRelease';
 
+type Target = SimulatedTarget & { name: string };
+
 export class FluxSimulator {
-  private readonly targets: (SimulatedTarget & { name: string })[];
+  private readonly targets: Target[];
   private readonly branch: string;
   private readonly reconcileDelayMs: number;
   private readonly upgradeMs: number;
@@ -182,7 +184,7 @@ export class FluxSimulator {
     while (this.upgrades.size > 0) await Promise.all([...this.upgrades.values()].map((upgrade) => upgrade.done));
   }
 
-  private async upgrade(target: SimulatedTarget & { name: string }, version: string): Promise<void> {
+  private async upgrade(target: Target, version: string): Promise<void> {
     const { signal } = this.abort;
     const { api, namespace, name } = target;
     try {
@@ -211,7 +213,7 @@ export class FluxSimulator {
     }
   }
 
-  private async sendEvent(target: SimulatedTarget, version: string, body: string, signal: AbortSignal) {
+  private async sendEvent(target: Target, version: string, body: string, signal: AbortSignal) {
     const { cluster } = target;
     const url = `${this.options.receiverUrl.replace(/\/+$/, '')}/v1/events/${cluster.namespace}/${cluster.name}`;
     const key = deriveClusterKey(this.options.masterKey, cluster);
@@ -248,7 +250,7 @@ export class FluxSimulator {
     this.report(target, 'event-failed', version, `could not deliver the UpgradeSucceeded event: ${outcome}`);
   }
 
-  private versionInGit(target: SimulatedTarget, report = true): string | undefined {
+  private versionInGit(target: Target, report = true): string | undefined {
     const { owner, name } = this.options.repository;
     const text = this.options.github.readFile(owner, name, this.branch, target.file);
     const version = text === undefined ? undefined : this.readVersion(text);
@@ -262,18 +264,18 @@ export class FluxSimulator {
     return version;
   }
 
-  private report(target: SimulatedTarget, type: FluxActivityType, version: string | undefined, message: string) {
+  private report(target: Target, type: FluxActivityType, version: string | undefined, message: string) {
     this.options.onActivity?.({
       type,
       cluster: objectKeyString(target.cluster),
       namespace: target.namespace,
-      name: target.name ?? 'podinfo',
+      name: target.name,
       ...(version === undefined ? {} : { version }),
-      message: `${target.cluster.name}/${target.namespace}/${target.name ?? 'podinfo'}: ${message}`,
+      message: `${target.cluster.name}/${target.namespace}/${target.name}: ${message}`,
     });
   }
 }
 
-function targetKey(target: SimulatedTarget): string {
-  return `${objectKeyString(target.cluster)} ${target.namespace}/${target.name ?? 'podinfo'}`;
+function targetKey(target: Target): string {
+  return `${objectKeyString(target.cluster)} ${target.namespace}/${target.name}`;
 }

@@ -3,9 +3,9 @@
 // store, with the data directory opened in this process and closed again before the next run (one process at a time
 // may hold it).
 import assert from 'node:assert/strict';
-import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir, userInfo } from 'node:os';
-import { dirname, join } from 'node:path';
+import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { parseAllDocuments } from 'yaml';
 import { applyConfiguration } from '../../lib/cli/actions/apply.js';
@@ -13,15 +13,9 @@ import { openLocalBackend } from '../../lib/cli/backends/local.js';
 import type { StatusJson } from '../../lib/cli/actions/status.js';
 import { deriveClusterKey, EVENT_SIGNATURE_ALGORITHMS, signatureHeader, verifySignature } from '../../lib/http/hmac.js';
 import { loadOrCreateMasterKeys, readSecrets } from '../../lib/local/data-dir.js';
+import { writeFiles } from '../support/temp-files.js';
 import { BAD, CLUSTERS, PIPELINE, pipeline, SECRETS, seed } from './fixtures.js';
 import { lines, runCli } from './helpers.js';
-
-async function writeFiles(root: string, files: Record<string, string>): Promise<void> {
-  for (const [path, content] of Object.entries(files)) {
-    await mkdir(dirname(join(root, path)), { recursive: true });
-    await writeFile(join(root, path), content);
-  }
-}
 
 describe('pipelinectl', { concurrency: true }, () => {
   describe('on a local data directory, one command after the other', { concurrency: false }, () => {

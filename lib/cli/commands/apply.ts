@@ -7,6 +7,7 @@ import { printLines } from '../output.js';
 export function register(program: Command): void {
   const command = program
     .command('apply')
+    .summary('Validate a configuration against what is stored, then store it')
     .description(
       'Validate Pipelines, GitopsClusters and Secrets (YAML files or directories) against what is stored and, when ' +
         'every document and reference is valid, store them: Secrets first (marked by use: webhook-hmac, ' +

@@ -7,6 +7,7 @@ import { parseObjectKey } from '../flags.js';
 export function register(program: Command): void {
   const command = program
     .command('approve')
+    .summary('Approve the revision waiting in a manual environment')
     .argument('<pipeline>', 'NAMESPACE/NAME of the pipeline')
     .argument('<env>', 'the manual environment')
     .option('--revision <revision>', 'approve exactly this revision (default: the one waiting)')

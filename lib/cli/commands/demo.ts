@@ -7,7 +7,7 @@
 // change. `pipelinectl status` and `approve` work against it from a second terminal, through the data directory.
 //
 // Decisions:
-// - The data directory is wiped at each start (also without --fresh): the simulated clusters and GitHub live in
+// - The data directory is wiped at each start (--fresh is the default): the simulated clusters and GitHub live in
 //   memory and start anew at 6.9.0, so promotion records and approvals left from a previous run would describe a
 //   world that no longer exists (a succeeded promotion of 6.9.1 would never be made again). `--no-fresh` keeps it.
 //   Only a directory the demo made (it holds DEMO_MARKER) or an empty one is ever wiped.
@@ -41,7 +41,7 @@ import { loadPipelineView, type PipelineView } from '../pipeline-view.js';
 const DEFAULT_CONFIG = fileURLToPath(new URL('../../../examples/demo', import.meta.url));
 const INITIAL_VERSION = '6.9.0';
 /** Written into the data directories the demo makes; only those (or empty ones) are ever wiped. */
-export const DEMO_MARKER = '.pipelinectl-demo';
+const DEMO_MARKER = '.pipelinectl-demo';
 const POLL_INTERVAL_MS = 30_000;
 const REFRESH_MS = 1000;
 const ACTIVITY_LINES = 10;
@@ -62,7 +62,7 @@ export function register(program: Command): void {
   program
     .command('demo')
     .description(
-      'run the local mode against simulated clusters, Flux, GitHub and CI: no cluster or GitHub account needed',
+      'Run the local mode against simulated clusters, Flux, GitHub and CI: no cluster or GitHub account needed',
     )
     .option('--config <path>', 'the configuration to simulate (default: examples/demo)')
     .option('--port <port>', "the receiver's port; 0 picks a free one", '8080')
@@ -168,8 +168,12 @@ async function runDemo(options: DemoOptions): Promise<void> {
     };
     screen.start(introduction(context));
     await refreshUntil(signals.stopped, async () => {
-      activity.collect(await reader.audit());
-      screen.render(await view(context));
+      try {
+        activity.collect(await reader.audit());
+        screen.render(await view(context));
+      } catch (error) {
+        activity.add('demo', `cannot read the state: ${error instanceof Error ? error.message : String(error)}`);
+      }
     });
     screen.stopping();
   } finally {
@@ -240,7 +244,7 @@ async function prepareDataDir(dataDir: string, fresh: boolean): Promise<void> {
   }
 }
 
-/** Calls `step` every REFRESH_MS until `stopped` resolves; a failing step is shown, not fatal. */
+/** Calls `step` every REFRESH_MS until `stopped` resolves. */
 async function refreshUntil(stopped: Promise<void>, step: () => Promise<void>): Promise<void> {
   let done = false;
   void stopped.then(() => {
@@ -248,7 +252,7 @@ async function refreshUntil(stopped: Promise<void>, step: () => Promise<void>): 
   });
   while (!done) {
     await step();
-    await Promise.race([stopped, new Promise((resolve) => setTimeout(resolve, REFRESH_MS))]);
+    await Promise.race([stopped, new Promise((resolve) => setTimeout(resolve, REFRESH_MS).unref())]);
   }
 }
 
@@ -498,18 +502,18 @@ class Screen {
   private readonly printed = new Map<string, string>();
   private drawn = false;
 
+  /** Prints the banner at once, before anything else. */
   constructor(
     private readonly out: NodeJS.WriteStream,
     private readonly tty: boolean,
-  ) {}
+  ) {
+    out.write(`${BANNER}\n${tty ? 'starting the simulated world and the local mode…\n' : ''}`);
+  }
 
+  /** Shows the introduction: under the banner of each redraw on a TTY, printed once otherwise. */
   start(intro: string[]): void {
     this.intro = intro;
-    if (this.tty) {
-      this.out.write('\x1b[?25l\x1b[2J\x1b[H');
-      return;
-    }
-    this.out.write(`${BANNER}\n${intro.join('\n')}\n\n`);
+    this.out.write(this.tty ? '\x1b[?25l\x1b[2J\x1b[H' : `${intro.join('\n')}\n\n`);
   }
 
   render(lines: readonly Line[]): void {

@@ -37,6 +37,7 @@ function positiveInteger(value: string): number {
 export function register(program: Command): void {
   const dlq = program
     .command('dlq')
+    .summary("List or redrive the deployed stack's dead-letter queue (--aws)")
     .description(
       "Look at and redrive the deployed stack's dead-letter queue (--aws only): messages the verifier failed on " +
         'too many times, and bodies that were not valid messages.',
@@ -45,6 +46,7 @@ export function register(program: Command): void {
 
   const list = dlq
     .command('list')
+    .summary('List the dead letters, without their bodies')
     .description(
       'List the messages in the dead-letter queue, without their bodies: the message id, how many times it was ' +
         'received, what the message is (its type and keys, or "undecodable") and why it was dead-lettered. The ' +
@@ -65,6 +67,7 @@ export function register(program: Command): void {
 
   const redrive = dlq
     .command('redrive')
+    .summary('Move the dead letters that decode back to the work queue')
     .description(
       'Move every message of the dead-letter queue back to the work queue, in batches of 10: each is sent to the ' +
         'queue, then deleted from the dead-letter queue. Bodies that are not valid messages stay where they are ' +

@@ -7,6 +7,7 @@ import { printLines } from '../output.js';
 export function register(program: Command): void {
   const command = program
     .command('explain')
+    .summary('Why each environment of a pipeline is where it is')
     .argument('<pipeline>', 'NAMESPACE/NAME of the pipeline')
     .argument('[env]', 'only this environment')
     .description(

@@ -6,6 +6,7 @@ import { parseObjectKey } from '../flags.js';
 export function register(program: Command): void {
   const command = program
     .command('flux-config')
+    .summary("The YAML that makes a leaf cluster's Flux send its events")
     .description(
       'Print the YAML that connects a leaf cluster\'s Flux to the receiver, for "kubectl apply -f -" on that ' +
         "cluster: a Secret holding the cluster's event key (derived from the master key), a generic-hmac Provider " +

@@ -6,6 +6,7 @@ import { printJson, printLines } from '../output.js';
 export function register(program: Command): void {
   const command = program
     .command('get')
+    .summary('List the stored pipelines or clusters')
     .description(
       'List the stored Pipelines (namespace, name, app, targets, environments in promotion order) or GitopsClusters ' +
         '(namespace, name, how many pipelines use each, how the verifier reaches it). With -o json or -o yaml the ' +

@@ -7,6 +7,7 @@ import { printJson, printLines } from '../output.js';
 export function register(program: Command): void {
   const command = program
     .command('status')
+    .summary('Every pipeline, environment by environment, with the decision for each')
     .argument('[pipeline]', 'NAMESPACE/NAME of one pipeline (default: every pipeline)')
     .description(
       'Show each pipeline environment by environment: every target (cluster and namespace) with the revision it ' +
