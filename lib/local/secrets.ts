@@ -1,9 +1,9 @@
 // Secrets in the local mode: the data directory's secrets.json as a SecretSource (re-read when the file changes, so
 // `pipelinectl apply` while `serve` runs takes effect), sources layered one over another, and storing a loaded
 // configuration's Secrets with the purposes that reference them. Values never reach a log or an error.
+import { purposesBySecret, secretUses } from '../secrets/uses.js';
 import { stat } from 'node:fs/promises';
 import type { Configuration } from '../config/load.js';
-import type { Promotion } from '../config/schema.js';
 import { objectKeyString, type ObjectKey } from '../pipeline/model.js';
 import type { SecretSource } from '../secrets/port.js';
 import type { SecretPurpose } from '../secrets/tags.js';
@@ -70,31 +70,12 @@ export class LayeredSecretSource implements SecretSource {
  * → kubeconfig. Keyed by `ns/name`.
  */
 export function secretPurposes(configuration: Configuration): Map<string, Set<SecretPurpose>> {
+  const uses = [
+    ...configuration.pipelineDocuments.flatMap(({ key, document }) => secretUses('Pipeline', key, document)),
+    ...configuration.clusters.flatMap(({ key, document }) => secretUses('GitopsCluster', key, document)),
+  ];
   const purposes = new Map<string, Set<SecretPurpose>>();
-  const add = (key: ObjectKey, purpose: SecretPurpose): void => {
-    const name = objectKeyString(key);
-    const set = purposes.get(name) ?? new Set<SecretPurpose>();
-    set.add(purpose);
-    purposes.set(name, set);
-  };
-  const fromPromotion = (promotion: Promotion | undefined, namespace: string): void => {
-    if (!promotion) return;
-    const { strategy } = promotion;
-    if (strategy.secretRef) add({ namespace, name: strategy.secretRef.name }, 'webhook-hmac');
-    const pullRequest = strategy['pull-request'];
-    if (pullRequest) add({ namespace, name: pullRequest.secretRef.name }, 'git-credentials');
-  };
-  for (const { key, document } of configuration.pipelineDocuments) {
-    fromPromotion(document.spec.promotion, key.namespace);
-    for (const environment of document.spec.environments) fromPromotion(environment.promotion, key.namespace);
-  }
-  for (const { key, document } of configuration.clusters) {
-    const { namespace } = key;
-    if (document.spec.secretRef) add({ namespace, name: document.spec.secretRef.name }, 'kubeconfig');
-    if (document.spec.capiClusterRef) {
-      add({ namespace, name: `${document.spec.capiClusterRef.name}-kubeconfig` }, 'kubeconfig');
-    }
-  }
+  for (const [name, entry] of purposesBySecret(uses)) purposes.set(name, new Set(entry.purposes));
   return purposes;
 }
 

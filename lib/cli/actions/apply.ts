@@ -17,7 +17,7 @@ import type { SecretPurpose } from '../../secrets/tags.js';
 import { canonicalJson } from '../../store/dynamodb/fingerprint.js';
 import type { Backend } from '../backend.js';
 import { listAll } from '../output.js';
-import { purposeConflict, purposesBySecret, secretUses, type SecretUse } from '../secret-uses.js';
+import { purposeConflict, purposesBySecret, secretUses, type SecretUse } from '../../secrets/uses.js';
 
 /** Files and directories (read as `loadConfiguration` reads them), or YAML text such as standard input. */
 export type ConfigurationSource = { paths: readonly string[] } | { text: string; file: string };

@@ -23,7 +23,7 @@ import { SECRET_PURPOSE_TAG, type SecretPurpose } from '../../secrets/tags.js';
 import { createDynamoStore } from '../../store/index.js';
 import type { AwsBackendOptions, Backend } from '../backend.js';
 import { CliError } from '../errors.js';
-import { purposeConflict, purposeTagValue } from '../secret-uses.js';
+import { purposeConflict, purposeTagValue } from '../../secrets/uses.js';
 import { SqsDeadLetterQueue } from './sqs-dead-letters.js';
 
 /** What `infra/` deploys with, and the Lambda functions read by default. */

@@ -11,7 +11,7 @@ import { objectKeyString } from '../../pipeline/model.js';
 import { encodeMessage } from '../../queue/messages.js';
 import { createDynamoStore } from '../../store/index.js';
 import type { Backend } from '../backend.js';
-import { purposeTagValue } from '../secret-uses.js';
+import { purposeTagValue } from '../../secrets/uses.js';
 
 // The route a running `serve` takes queue messages on (loopback only, signed with the master key); defined next to
 // the handler in lib/local.

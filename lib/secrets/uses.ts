@@ -2,7 +2,7 @@
 // stored (on AWS, the tag the receiver's IAM policy matches exactly: only `webhook-hmac` Secrets are readable by it).
 import { isRecord } from '../config/validate.js';
 import { objectKeyString, type ObjectKey } from '../pipeline/model.js';
-import type { SecretPurpose } from '../secrets/tags.js';
+import type { SecretPurpose } from './tags.js';
 
 export interface SecretUse {
   secret: ObjectKey;
