@@ -156,7 +156,9 @@ export function createGitHubClient(
       debug: () => undefined,
       info: () => undefined,
       warn: (message: string) => logger?.warn(`octokit: ${message}`),
-      error: (message: string) => logger?.warn(`octokit: ${message}`),
+      // Octokit's request log reports every failed request here, including expected ones (a 404 while checking
+      // whether the promotion branch exists); the failures that matter surface as PromotionErrors instead.
+      error: (message: string) => logger?.debug?.(`octokit: ${message}`),
     },
     retry: {
       retries: settings.retries ?? 3,
