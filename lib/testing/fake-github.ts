@@ -9,9 +9,10 @@
 // `head=owner:branch` filtering. Tokens (`token X` / `Bearer X`) and a GitHub App flow (an RS256 JWT verified with
 // the app's public key, exchanged for an installation token) are checked. Faults (5xx, primary and secondary rate
 // limits, dropped connections) and latency can be injected, and every request is logged with its route.
+import { listenOnLoopback } from './listen.js';
 import { createHash, randomBytes, verify, type KeyObject } from 'node:crypto';
 import { STATUS_CODES, createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import type { AddressInfo, Socket } from 'node:net';
+import type { Socket } from 'node:net';
 
 // ---------------------------------------------------------------- git objects
 
@@ -484,15 +485,8 @@ export class FakeGitHub {
       this.sockets.add(socket);
       socket.on('close', () => this.sockets.delete(socket));
     });
-    await new Promise<void>((resolve, reject) => {
-      server.once('error', reject);
-      server.listen(0, '127.0.0.1', () => {
-        server.off('error', reject);
-        resolve();
-      });
-    });
+    this.port = await listenOnLoopback(server);
     this.server = server;
-    this.port = (server.address() as AddressInfo).port;
     return this;
   }
 

@@ -3,11 +3,12 @@
 // REST paths, list semantics and discovery documents of a real kube-apiserver (flux-formats §5.1, §5.2), so the
 // cluster readers run the real @kubernetes/client-node against it. Faults (status codes, hangs, dropped
 // connections, latency, an unreachable cluster) can be injected while it runs.
+import { listenOnLoopback } from './listen.js';
 import { randomBytes, randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { STATUS_CODES, type IncomingMessage, type ServerResponse } from 'node:http';
 import { createServer, type Server } from 'node:https';
-import type { AddressInfo, Socket } from 'node:net';
+import type { Socket } from 'node:net';
 import { stringify } from 'yaml';
 
 // ---------------------------------------------------------------- resource types and served versions
@@ -207,15 +208,8 @@ export class FakeKubeApi {
     });
     // A client that gives up mid-handshake is not an error of the fake.
     server.on('tlsClientError', () => undefined);
-    await new Promise<void>((resolve, reject) => {
-      server.once('error', reject);
-      server.listen(0, '127.0.0.1', () => {
-        server.off('error', reject);
-        resolve();
-      });
-    });
+    this.port = await listenOnLoopback(server);
     this.server = server;
-    this.port = (server.address() as AddressInfo).port;
     return this;
   }
 
