@@ -18,11 +18,7 @@ const manualProd: PipelineDocument = {
 
 async function startAtBaseline(t: Parameters<typeof startLoop>[0]) {
   const loop = await startLoop(t, { pipeline: manualProd });
-  loop.dev.put(deployed('6.9.1'));
-  loop.prod.put(deployed('6.9.1'));
-  loop.prod.put(deployed('6.9.1', 'apps-eu'));
-  await loop.poll();
-  await settled(loop.queue);
+  await loop.deployEverywhere('6.9.1');
   return loop;
 }
 

@@ -203,6 +203,15 @@ export async function startLoop(t: TestContext, options: LoopOptions = {}) {
   /** Runs the poller once, as its schedule would. */
   const poll = () => enqueuePolls({ store, queue: running.queue });
 
+  /** Every target of the pipeline runs `version`, healthy, and the loop has seen it: the usual starting point. */
+  const deployEverywhere = async (version: string) => {
+    for (const env of document.spec.environments) {
+      for (const target of env.targets) cluster(target.clusterRef?.name ?? '').put(deployed(version, target.namespace));
+    }
+    await poll();
+    await settled(running.queue);
+  };
+
   /** Stops the queue, the verifier and the receiver, and starts new ones on the same store. */
   const restart = async () => {
     await stopProcess();
@@ -228,6 +237,7 @@ export async function startLoop(t: TestContext, options: LoopOptions = {}) {
     sendEvent,
     approve,
     poll,
+    deployEverywhere,
     restart,
     dynamo,
     get queue() {

@@ -26,11 +26,7 @@ const prodApp = { ...devApp, cluster: { namespace: 'flux-system', name: 'prod' }
 describe('the core loop', () => {
   it('a signed event for a new dev revision promotes it to prod exactly once, however often it is repeated', async (t) => {
     const loop = await startLoop(t);
-    loop.dev.put(deployed('6.9.1'));
-    loop.prod.put(deployed('6.9.1'));
-    loop.prod.put(deployed('6.9.1', 'apps-eu'));
-    await loop.poll();
-    await settled(loop.queue);
+    await loop.deployEverywhere('6.9.1');
     assert.deepEqual(loop.promoter.promotions(), [], 'every environment already runs 6.9.1');
 
     loop.dev.put(deployed('6.9.2'));
@@ -39,9 +35,13 @@ describe('the core loop', () => {
     assert.deepEqual(loop.promoter.promotions(), [
       { pipeline: 'flux-system/podinfo', env: 'prod', revision: '6.9.2', calls: 1 },
     ]);
-    const record = await loop.store.getPromotion(PIPELINE, 'prod', '6.9.2');
-    assert.equal(record?.state, 'succeeded');
-    assert.equal(record?.result, 'recorded:flux-system/podinfo prod 6.9.2');
+    // The promoter is called before the record is finished: wait for the record, not for the call.
+    const record = await waitFor('the finished record', async () => {
+      const found = await loop.store.getPromotion(PIPELINE, 'prod', '6.9.2');
+      return found?.state === 'in-progress' ? undefined : found;
+    });
+    assert.equal(record.state, 'succeeded');
+    assert.equal(record.result, 'recorded:flux-system/podinfo prod 6.9.2');
 
     // Flux retries a delivery it thinks failed, and several controllers may report the same rollout.
     const statuses = await Promise.all(Array.from({ length: 5 }, () => loop.sendEvent('dev', upgradeEvent('6.9.2'))));
@@ -78,11 +78,7 @@ describe('the core loop', () => {
 
   it('an event that arrives before the HelmRelease settles is checked again, then acted on', async (t) => {
     const loop = await startLoop(t);
-    loop.dev.put(deployed('6.9.1'));
-    loop.prod.put(deployed('6.9.1'));
-    loop.prod.put(deployed('6.9.1', 'apps-eu'));
-    await loop.poll();
-    await settled(loop.queue);
+    await loop.deployEverywhere('6.9.1');
 
     // helm-controller sends UpgradeSucceeded before it writes the new status.
     loop.dev.put(upgrading('6.9.1', '6.9.2'));
@@ -102,11 +98,7 @@ describe('the core loop', () => {
 
   it('a lost event is repaired by the poll', async (t) => {
     const loop = await startLoop(t);
-    loop.dev.put(deployed('6.9.1'));
-    loop.prod.put(deployed('6.9.1'));
-    loop.prod.put(deployed('6.9.1', 'apps-eu'));
-    await loop.poll();
-    await settled(loop.queue);
+    await loop.deployEverywhere('6.9.1');
 
     loop.dev.put(deployed('6.9.3')); // the event for this rollout never arrives
     assert.equal(await loop.poll(), 2, 'one poll per (cluster, kind): dev and prod HelmReleases');

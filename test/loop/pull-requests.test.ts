@@ -75,12 +75,7 @@ describe('a full pipeline through pull requests', () => {
         }),
     });
     const [dev, staging, prod] = ['dev', 'staging', 'prod'].map((name) => loop.cluster(name));
-    dev?.put(deployed('6.9.1'));
-    staging?.put(deployed('6.9.1'));
-    prod?.put(deployed('6.9.1'));
-    prod?.put(deployed('6.9.1', 'apps-eu'));
-    await loop.poll();
-    await settled(loop.queue);
+    await loop.deployEverywhere('6.9.1');
     assert.equal(github.pulls('acme', 'fleet').length, 0);
 
     // 1. A new release reaches dev; Flux reports it. Staging is manual: an approval is requested, no PR yet.
