@@ -9,7 +9,6 @@ import {
   readHelmReleaseStatus,
   readTargetStatus,
 } from '../../lib/flux/index.js';
-import type { TargetStatus } from '../../lib/flux/index.js';
 import {
   condition,
   HR_GENERATION,
@@ -20,24 +19,8 @@ import {
   rolledBackHelmRelease,
   snapshot,
 } from '../fixtures/flux-objects.js';
+import { expectStatus, type Expected } from './expect-status.js';
 import type { FluxObject } from '../fixtures/flux-objects.js';
-
-interface Expected {
-  revision: string | undefined;
-  healthy: boolean;
-  settled: boolean;
-  reason: RegExp;
-}
-
-function expectStatus(actual: TargetStatus, expected: Expected): void {
-  assert.equal(actual.error, undefined, `unexpected error: ${actual.error}`);
-  assert.deepEqual(
-    { revision: actual.revision, healthy: actual.healthy, settled: actual.settled },
-    { revision: expected.revision, healthy: expected.healthy, settled: expected.settled },
-    actual.reason,
-  );
-  assert.match(actual.reason, expected.reason);
-}
 
 const g = HR_GENERATION;
 const upgraded = 'Helm upgrade succeeded for release apps/podinfo.v3 with chart podinfo@6.9.2';

@@ -1,26 +1,9 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { readKustomizationStatus, readTargetStatus } from '../../lib/flux/index.js';
-import type { TargetStatus } from '../../lib/flux/index.js';
 import { COMMIT, condition, KS_GENERATION, kustomization, NEXT_COMMIT } from '../fixtures/flux-objects.js';
+import { expectStatus, type Expected } from './expect-status.js';
 import type { FluxObject } from '../fixtures/flux-objects.js';
-
-interface Expected {
-  revision: string | undefined;
-  healthy: boolean;
-  settled: boolean;
-  reason: RegExp;
-}
-
-function expectStatus(actual: TargetStatus, expected: Expected): void {
-  assert.equal(actual.error, undefined, `unexpected error: ${actual.error}`);
-  assert.deepEqual(
-    { revision: actual.revision, healthy: actual.healthy, settled: actual.settled },
-    { revision: expected.revision, healthy: expected.healthy, settled: expected.settled },
-    actual.reason,
-  );
-  assert.match(actual.reason, expected.reason);
-}
 
 const g = KS_GENERATION;
 const applied = `main@sha1:${COMMIT}`;
