@@ -2,10 +2,11 @@
 // code as the Lambdas, with dynalite on disk and the embedded queue.
 //
 // Start: dynalite on the data directory (its LevelDB lock makes a second serve fail), the configuration applied
-// (clusters and pipelines to the store, Secrets to secrets.json), the master key, the embedded queue consumed by
-// the verifier, the receiver (plus the loopback-only message route of the CLI) over node:http, the poller, and
-// finally serve.json, which tells the other commands where to reach it. Stop undoes it in order; the store keeps
-// every status, approval and promotion record, the queue nothing (the first poll after a restart re-checks all).
+// (clusters and pipelines to the store, Secrets to secrets.json), the master key, the promotions a killed serve left
+// in the middle released for a retry (interrupted.ts), the embedded queue consumed by the verifier, the receiver
+// (plus the loopback-only message route of the CLI) over node:http, the poller, and finally serve.json, which tells
+// the other commands where to reach it. Stop undoes it in order; the store keeps every status, approval and
+// promotion record, the queue nothing (the first poll after a restart re-checks all).
 import { KubernetesClusterReader } from '../clusters/index.js';
 import { handleRequest, startHttpServer, type HttpHandler, type RunningHttpServer } from '../http/index.js';
 import type { ObjectKey } from '../pipeline/model.js';
@@ -19,6 +20,7 @@ import { createDynamoStore } from '../store/index.js';
 import type { Store } from '../store/port.js';
 import { createVerifier } from '../verifier/index.js';
 import { applyLocalConfiguration } from './configuration.js';
+import { releaseInterruptedPromotions } from './interrupted.js';
 import { loadOrCreateMasterKeys, readServeInfo, removeServeInfo, writeServeInfo } from './data-dir.js';
 import { startLocalDynamo, type LocalDynamo } from './dynamo.js';
 import { handleLocalMessage, LOCAL_MESSAGES_PATH } from './messages-route.js';
@@ -82,6 +84,10 @@ export async function startLocalMode(options: LocalModeOptions): Promise<LocalMo
       now,
     });
     const masterKeys = await loadOrCreateMasterKeys(dataDir);
+    // Unique per run, also for several runs in one process: a record held by any other id was left by a stopped run.
+    const workerId = `local:${process.pid}:${Date.now()}`;
+    // Before the queue and the poller start, so that the first poll resumes what a killed serve left in the middle.
+    await releaseInterruptedPromotions({ store, workerId, logger, now });
     // The Secrets given by the caller win over the data directory's, which is re-read whenever it changes.
     const secrets = new LayeredSecretSource([
       new StaticSecretSource(options.secrets ?? []),
@@ -106,7 +112,7 @@ export async function startLocalMode(options: LocalModeOptions): Promise<LocalMo
       }),
       logger,
       now,
-      workerId: `local:${process.pid}`,
+      workerId,
     });
     queue.start(verifier);
 

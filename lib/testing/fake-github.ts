@@ -8,7 +8,8 @@
 // head and base (422 "A pull request already exists for o:branch."), paginated listing with `Link` headers, and
 // `head=owner:branch` filtering. Tokens (`token X` / `Bearer X`) and a GitHub App flow (an RS256 JWT verified with
 // the app's public key, exchanged for an installation token) are checked. Faults (5xx, primary and secondary rate
-// limits, dropped connections) and latency can be injected, and every request is logged with its route.
+// limits, dropped connections, requests never answered) and latency can be injected, and every request is logged with
+// its route.
 import { listenOnLoopback } from './listen.js';
 import { createHash, randomBytes, verify, type KeyObject } from 'node:crypto';
 import { STATUS_CODES, createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
@@ -140,7 +141,12 @@ export type FakeGitHubFault =
   /** 403 (or 429) with `x-ratelimit-remaining: 0` and `x-ratelimit-reset` this many seconds from now. */
   | { type: 'primary-rate-limit'; status?: 403 | 429; resetInSeconds?: number }
   /** Destroy the connection without an answer. */
-  | { type: 'close' };
+  | { type: 'close' }
+  /**
+   * Never answer: the request stays pending (logged without a status, nothing applied) until the client gives up
+   * or the server stops. Holds a caller in the middle of its work, e.g. to kill it there.
+   */
+  | { type: 'hang' };
 
 export interface FakeGitHubApp {
   appId: number;
@@ -714,6 +720,11 @@ export class FakeGitHub {
     this.injectFault({ type: 'close' }, match);
   }
 
+  /** The next matching requests are never answered (see the `hang` fault). */
+  hangNext(match: FakeGitHubFaultMatch = {}): void {
+    this.injectFault({ type: 'hang' }, match);
+  }
+
   clearFaults(): void {
     this.faults = [];
   }
@@ -754,6 +765,7 @@ export class FakeGitHub {
     if (latency > 0) await new Promise((resolve) => setTimeout(resolve, latency));
 
     const fault = this.takeFault(logged);
+    if (fault?.type === 'hang') return;
     if (fault?.type === 'close') {
       request.socket.destroy();
       return;
@@ -1506,7 +1518,8 @@ function faultReply(fault: FakeGitHubFault): Reply {
         },
       };
     case 'close':
-      return { status: 500 };
+    case 'hang':
+      return { status: 500 }; // handled before a reply is made
   }
 }
 

@@ -12,7 +12,7 @@ import { EmbeddedQueue } from '../../lib/queue/index.js';
 import { StaticSecretSource, type SecretSource } from '../../lib/secrets/port.js';
 import { createDynamoStore } from '../../lib/store/index.js';
 import { FakeKubeApi } from '../../lib/testing/fake-kube-api.js';
-import { createVerifier } from '../../lib/verifier/index.js';
+import { createVerifier, type VerifierLogger, type VerifierSettings } from '../../lib/verifier/index.js';
 import { helmRelease, snapshot, condition, HR_GENERATION } from '../fixtures/flux-objects.js';
 import { startDynalite } from '../support/dynalite.js';
 
@@ -20,6 +20,7 @@ export const MASTER_KEY = 'loop-test-master-key';
 export const WEBHOOK_HMAC_KEY = 'weave-hmac-key';
 export const PIPELINE = { namespace: 'flux-system', name: 'podinfo' };
 const silent = { debug() {}, info() {}, warn() {}, error() {} };
+const CONSUMER = { batchSize: 10, pollIntervalMs: 10 };
 
 export const pipelineDocument: PipelineDocument = {
   apiVersion: 'pipelines.weave.works/v1alpha1',
@@ -93,8 +94,12 @@ export interface LoopOptions {
   clusters?: readonly string[];
   /** Extra Secrets (`flux-system/<name>`), e.g. Git credentials. */
   secrets?: Readonly<Record<string, Record<string, string>>>;
-  /** Builds the promoter from the loop's Secrets; default a RecordingPromoter. */
+  /** Builds the promoter from the loop's Secrets; default a RecordingPromoter. Called once per verifier worker. */
   promoter?: (secrets: SecretSource) => Promoter;
+  /** Verifier settings over the loop's (re-checks after 1 s), e.g. shorter promotion retry delays. */
+  settings?: Partial<VerifierSettings>;
+  /** Receives what the receiver, the queue and the verifiers log; default silent. */
+  logger?: VerifierLogger;
 }
 
 export async function startLoop(t: TestContext, options: LoopOptions = {}) {
@@ -123,32 +128,41 @@ export async function startLoop(t: TestContext, options: LoopOptions = {}) {
   const document = options.pipeline ?? pipelineDocument;
   await store.applyPipeline(document, resolvePipeline(document), now);
 
-  const clusters = new KubernetesClusterReader({
-    getCluster: async (key) => (await store.getCluster(key))?.document,
-    secrets,
-    timeoutMs: 1000,
-  });
+  const logger = options.logger ?? silent;
+  const clusterReader = () =>
+    new KubernetesClusterReader({
+      getCluster: async (key) => (await store.getCluster(key))?.document,
+      secrets,
+      timeoutMs: 1000,
+    });
+  const clusters = clusterReader();
   const recording = new RecordingPromoter();
   const promoter = options.promoter ? options.promoter(secrets) : recording;
 
-  /** The queue, the verifier consuming it and the receiver: what a process restart replaces (the store stays). */
-  const startProcess = async () => {
+  /** A queue consumed by a verifier named `workerId`: one verifier process (the store is shared). */
+  const startVerifier = (workerId: string, reader: KubernetesClusterReader, workerPromoter: Promoter) => {
     const queue = new EmbeddedQueue({
       visibilityTimeoutSeconds: 0.3,
       maxReceiveCount: options.maxReceiveCount ?? 3,
-      logger: silent,
+      logger,
     });
     const verifier = createVerifier({
       store,
       queue,
-      clusters,
-      promoter,
-      logger: silent,
+      clusters: reader,
+      promoter: workerPromoter,
+      logger,
       now: () => new Date(),
-      workerId: 'loop-test',
-      settings: { recheckDelaysSeconds: [1, 1, 1] },
+      workerId,
+      settings: { recheckDelaysSeconds: [1, 1, 1], ...options.settings },
     });
-    queue.start(verifier, { batchSize: 10, pollIntervalMs: 10 });
+    queue.start(verifier, CONSUMER);
+    return { queue, verifier };
+  };
+
+  /** The queue, the verifier consuming it and the receiver: what a process restart replaces (the store stays). */
+  const startProcess = async () => {
+    const { queue, verifier } = startVerifier('loop-test', clusters, promoter);
     const server = await startHttpServer(
       (request) =>
         handleRequest(request, {
@@ -156,18 +170,20 @@ export async function startLoop(t: TestContext, options: LoopOptions = {}) {
           queue,
           secrets,
           masterKeys: () => Promise.resolve({ current: MASTER_KEY }),
-          logger: silent,
+          logger,
         }),
       { port: 0, host: '127.0.0.1' },
     );
-    return { queue, server };
+    return { queue, server, verifier };
   };
   let running = await startProcess();
   const stopProcess = async () => {
     await running.queue.stop();
     await running.server.close();
   };
+  const workers: EmbeddedQueue[] = [];
   t.after(async () => {
+    for (const worker of workers) await worker.stop();
     await stopProcess();
     for (const fake of fakes.values()) await fake.stop();
     await dynamo.stop();
@@ -218,6 +234,26 @@ export async function startLoop(t: TestContext, options: LoopOptions = {}) {
     running = await startProcess();
   };
 
+  /**
+   * Another verifier process on the same store, leaf clusters and Secrets, with its own queue, cluster clients and
+   * promoter (the loop's RecordingPromoter when no `promoter` option is given), as a second Lambda instance would be.
+   * Returns its queue: what is sent to it is handled by that worker only.
+   */
+  const startWorker = (workerId: string): EmbeddedQueue => {
+    const { queue } = startVerifier(
+      workerId,
+      clusterReader(),
+      options.promoter ? options.promoter(secrets) : recording,
+    );
+    workers.push(queue);
+    return queue;
+  };
+
+  /** Stops the verifier consuming (what is sent stays queued), as a throttled or cold-starting verifier would. */
+  const pauseVerifier = () => running.queue.stop();
+  /** Consumes again: what piled up is handed over in batches of 10, each batch's messages handled in parallel. */
+  const resumeVerifier = () => running.queue.start(running.verifier, CONSUMER);
+
   const cluster = (name: string): FakeKubeApi => {
     const fake = fakes.get(name);
     if (!fake) throw new Error(`no fake cluster ${name}`);
@@ -239,7 +275,12 @@ export async function startLoop(t: TestContext, options: LoopOptions = {}) {
     poll,
     deployEverywhere,
     restart,
+    pauseVerifier,
+    resumeVerifier,
+    startWorker,
     dynamo,
+    /** The Secrets the loop reads (kubeconfigs `flux-system/<cluster>-kubeconfig`, webhook and Git credentials). */
+    secrets,
     get queue() {
       return running.queue;
     },

@@ -1,0 +1,389 @@
+// Latency from a signed Flux event POSTed to the receiver until the promotion pull request is open on GitHub, in
+// the local mode (`pipelinectl serve`), against a fake leaf cluster and a fake GitHub.
+//
+// How: a configuration directory in a temporary directory (a GitopsCluster `fleet` with its kubeconfig Secret for a
+// FakeKubeApi; the Pipeline flux-system/podinfo, dev → prod, pull-request strategy on acme/fleet; the GitHub token
+// Secret), a FakeGitHub whose repository holds clusters/{dev,prod}/podinfo.yaml with their markers. For each of N
+// successive revisions (6.9.2, 6.9.3, …): the dev HelmRelease is set to the revision (deployed and healthy), the
+// signed event is POSTed over HTTP, and the clock stops when FakeGitHub lists an open pull request titled for that
+// revision (checked every 2 ms). Then the pull request is merged and the promotion record is awaited (untimed), so
+// every revision opens a new pull request. The fake GitHub's per-request hook timestamps every request, so each
+// latency is also split at the first GitHub request (controller side before it, GitHub side after).
+//
+// Rows:
+// 1. the local mode as a user runs it: `startLocalMode` (lib/local/mode.ts) with its defaults. Its GitHub client
+//    keeps Octokit's throttling plugin defaults, which space writes 1 s apart and pull-request creation 3 s apart;
+//    a promotion makes 4 writes (tree, commit, ref, pull request). Revisions are 1 s apart after the previous pull
+//    request, so each promotion starts with idle limiters, as with a release cadence of minutes.
+// 2. the same parts assembled the same way (dynalite on disk, the embedded queue, the same verifier and receiver)
+//    but with `writeIntervalMs: 0`: startLocalMode has no option for it, so this bench builds the parts itself;
+// 3. the baseline, poll only: no event; the scheduled poll (every 2 s here; `serve` defaults to 5 min) finds the
+//    new revision; same parts as 2, latency measured from the HelmRelease change, which is made at evenly spread
+//    points of the poll interval (after the previous promotion, waits of 0, 1/5, … 4/5 of the interval).
+// Excluded: Flux's own delay before it sends the event, and the fake GitHub's absence of network latency (GitHub's
+// API answers in tens to hundreds of ms, so each of the ~9 sequential requests adds that on the real service).
+import { mkdtemp, mkdir, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { KubernetesClusterReader } from '../lib/clusters/index.js';
+import { deriveClusterKey, handleRequest, signatureHeader, startHttpServer } from '../lib/http/index.js';
+import { applyLocalConfiguration } from '../lib/local/configuration.js';
+import { loadOrCreateMasterKeys } from '../lib/local/data-dir.js';
+import { startLocalDynamo } from '../lib/local/dynamo.js';
+import { startLocalMode } from '../lib/local/mode.js';
+import { startPolling } from '../lib/local/polling.js';
+import { DataDirSecretSource, LayeredSecretSource } from '../lib/local/secrets.js';
+import type { AppKey } from '../lib/pipeline/model.js';
+import { enqueuePolls } from '../lib/poller/poller.js';
+import { GitHubPullRequestPromoter, pullRequestTitle } from '../lib/promotion/github/index.js';
+import { StrategyPromoter } from '../lib/promotion/index.js';
+import { EmbeddedQueue } from '../lib/queue/index.js';
+import type { StructuredLogger } from '../lib/runtime/logger.js';
+import { StaticSecretSource } from '../lib/secrets/port.js';
+import { createDynamoStore, type Store } from '../lib/store/index.js';
+import { FakeGitHub } from '../lib/testing/fake-github.js';
+import { FakeKubeApi } from '../lib/testing/fake-kube-api.js';
+import { createVerifier } from '../lib/verifier/index.js';
+import { deployed, upgradeEvent } from '../test/loop/harness.js';
+import { formatMs, formatRatio, percentile, runIfMain, type Bench, type Measurement } from './report.js';
+
+const REVISIONS_THROTTLED = 6;
+const REVISIONS_UNTHROTTLED = 15;
+const REVISIONS_POLL_ONLY = 5;
+const POLL_INTERVAL_MS = 2000;
+/** `pipelinectl serve --poll-interval` default. */
+const SERVE_POLL_INTERVAL_MS = 5 * 60_000;
+/** After a pull request, before the next revision: lets the throttling plugin's 1 s write limiter go idle. */
+const GAP_AFTER_PROMOTION_MS = 1100;
+
+const PIPELINE = { namespace: 'flux-system', name: 'podinfo' };
+const CLUSTER = { namespace: 'flux-system', name: 'fleet' };
+const app = (namespace: string): AppKey => ({ cluster: CLUSTER, kind: 'HelmRelease', namespace, name: 'podinfo' });
+const silent: StructuredLogger = { debug() {}, info() {}, warn() {}, error() {} };
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+const manifest = (env: string, version: string) => `apiVersion: helm.toolkit.fluxcd.io/v2
+kind: HelmRelease
+metadata:
+  name: podinfo
+  namespace: ${env}
+spec:
+  chart:
+    spec:
+      chart: podinfo
+      version: "${version}" # {"$promotion": "flux-system:podinfo:${env}"}
+`;
+
+function configuration(kubeconfig: string, githubToken: string): Record<string, string> {
+  return {
+    'clusters.yaml': `apiVersion: gitops.weave.works/v1alpha1
+kind: GitopsCluster
+metadata: {name: fleet, namespace: flux-system}
+spec:
+  secretRef: {name: fleet-kubeconfig}
+---
+apiVersion: v1
+kind: Secret
+metadata: {name: fleet-kubeconfig, namespace: flux-system}
+stringData:
+  value: ${JSON.stringify(kubeconfig)}
+`,
+    'pipeline.yaml': `apiVersion: pipelines.weave.works/v1alpha1
+kind: Pipeline
+metadata: {name: podinfo, namespace: flux-system}
+spec:
+  appRef: {apiVersion: helm.toolkit.fluxcd.io/v2, kind: HelmRelease, name: podinfo}
+  environments:
+    - name: dev
+      targets: [{namespace: dev, clusterRef: {kind: GitopsCluster, name: fleet}}]
+    - name: prod
+      targets: [{namespace: prod, clusterRef: {kind: GitopsCluster, name: fleet}}]
+  promotion:
+    strategy:
+      pull-request: {type: github, url: "https://github.com/acme/fleet", baseBranch: main, secretRef: {name: github}}
+---
+apiVersion: v1
+kind: Secret
+metadata: {name: github, namespace: flux-system}
+stringData: {token: ${JSON.stringify(githubToken)}}
+`,
+  };
+}
+
+/** What a scenario runs against: the controller's receiver URL, its store and master key. */
+interface Controller {
+  receiverUrl: string;
+  store: Store;
+  masterKey: string;
+  stop(): Promise<void>;
+}
+
+interface World {
+  kube: FakeKubeApi;
+  github: FakeGitHub;
+  /** When each GitHub request arrived (performance.now()), through the fake's per-request latency hook. */
+  githubRequestTimes: number[];
+  configDir: string;
+  dataDir: string;
+  stop(): Promise<void>;
+}
+
+async function startWorld(): Promise<World> {
+  const kube = await new FakeKubeApi().start();
+  kube.put(deployed('6.9.1', 'dev'));
+  kube.put(deployed('6.9.1', 'prod'));
+  const githubRequestTimes: number[] = [];
+  const github = await FakeGitHub.start({
+    latencyMs: () => {
+      githubRequestTimes.push(performance.now());
+      return 0;
+    },
+  });
+  github.createRepository('acme', 'fleet', {
+    'clusters/dev/podinfo.yaml': manifest('dev', '6.9.1'),
+    'clusters/prod/podinfo.yaml': manifest('prod', '6.9.1'),
+  });
+  const root = await mkdtemp(join(tmpdir(), 'bench-latency-'));
+  const configDir = join(root, 'config');
+  await mkdir(configDir);
+  for (const [name, text] of Object.entries(configuration(kube.kubeconfig(), github.token))) {
+    await writeFile(join(configDir, name), text);
+  }
+  return {
+    kube,
+    github,
+    githubRequestTimes,
+    configDir,
+    dataDir: join(root, 'data'),
+    stop: async () => {
+      await github.stop();
+      await kube.stop();
+      await rm(root, { recursive: true, force: true });
+    },
+  };
+}
+
+/** The local mode exactly as `pipelinectl serve` starts it. */
+async function startRealLocalMode(world: World, pollIntervalMs: number): Promise<Controller> {
+  const mode = await startLocalMode({
+    configDir: world.configDir,
+    dataDir: world.dataDir,
+    port: 0,
+    pollIntervalMs,
+    githubApiUrl: world.github.url,
+    logger: silent,
+  });
+  return {
+    receiverUrl: mode.receiverUrl,
+    store: mode.store,
+    masterKey: mode.masterKeys.current,
+    stop: () => mode.stop(),
+  };
+}
+
+/**
+ * The local mode's parts, put together as lib/local/mode.ts does, except that the GitHub client does not space its
+ * writes (`writeIntervalMs: 0`), which startLocalMode offers no option for.
+ */
+async function startUnthrottledLocalMode(world: World, pollIntervalMs: number): Promise<Controller> {
+  const dynamo = await startLocalDynamo(world.dataDir);
+  const store = createDynamoStore({ client: dynamo.client, tableName: dynamo.tableName });
+  await applyLocalConfiguration({
+    configDir: world.configDir,
+    dataDir: world.dataDir,
+    store,
+    logger: silent,
+    now: () => new Date(),
+  });
+  const masterKeys = await loadOrCreateMasterKeys(world.dataDir);
+  const secrets = new LayeredSecretSource([new StaticSecretSource([]), new DataDirSecretSource(world.dataDir)]);
+  const queue = new EmbeddedQueue({ logger: silent });
+  const verifier = createVerifier({
+    store,
+    queue,
+    clusters: new KubernetesClusterReader({
+      getCluster: async (key) => (await store.getCluster(key))?.document,
+      secrets,
+    }),
+    promoter: new StrategyPromoter({
+      pullRequest: new GitHubPullRequestPromoter({
+        secrets,
+        apiUrl: world.github.url,
+        logger: silent,
+        writeIntervalMs: 0,
+      }),
+    }),
+    logger: silent,
+    now: () => new Date(),
+    workerId: `bench:${process.pid}`,
+  });
+  queue.start(verifier);
+  const server = await startHttpServer(
+    (request) =>
+      handleRequest(request, { store, queue, secrets, masterKeys: () => Promise.resolve(masterKeys), logger: silent }),
+    { port: 0, host: '127.0.0.1' },
+  );
+  const polling = startPolling(
+    async () => {
+      await enqueuePolls({ store, queue });
+    },
+    pollIntervalMs,
+    silent,
+  );
+  return {
+    receiverUrl: server.url,
+    store,
+    masterKey: masterKeys.current,
+    stop: async () => {
+      await server.close();
+      await polling.stop();
+      await queue.stop();
+      await dynamo.stop();
+    },
+  };
+}
+
+async function waitFor<T>(what: string, check: () => Promise<T | undefined> | T | undefined, timeoutMs = 20_000) {
+  const deadline = performance.now() + timeoutMs;
+  for (;;) {
+    const value = await check();
+    if (value !== undefined && value !== false) return value;
+    if (performance.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await sleep(2);
+  }
+}
+
+interface Scenario {
+  start(world: World): Promise<Controller>;
+  revisions: number;
+  /** POST the signed event (else the poll has to find the revision). */
+  sendEvents: boolean;
+  gapMs: number;
+  /** A wait before revision `i` is deployed, so the poll-only revisions land at spread-out points of the interval. */
+  phaseMs?: (i: number) => number;
+}
+
+interface Latencies {
+  /** Event (or HelmRelease change) → pull request open, ms. */
+  total: number[];
+  /** Of that, until the first GitHub request: receiver, queue, leaf cluster read, store, decision. */
+  beforeGitHub: number[];
+}
+
+/** Latencies of `revisions` successive promotions, 6.9.2 onwards. */
+async function measure(scenario: Scenario): Promise<Latencies> {
+  const world = await startWorld();
+  let controller: Controller | undefined;
+  try {
+    controller = await scenario.start(world);
+    const { store } = controller;
+    await waitFor('the first poll to record both targets', async () => {
+      const statuses = await store.getTargetStatuses([app('dev'), app('prod')]);
+      return [...statuses.values()].filter((observed) => observed.status.revision === '6.9.1').length === 2;
+    });
+    const key = deriveClusterKey(controller.masterKey, CLUSTER);
+    const latencies: Latencies = { total: [], beforeGitHub: [] };
+    for (let i = 0; i < scenario.revisions; i++) {
+      const revision = `6.9.${i + 2}`;
+      const title = pullRequestTitle(PIPELINE.namespace, PIPELINE.name, 'prod', revision);
+      await sleep(scenario.phaseMs?.(i) ?? 0);
+      world.kube.put(deployed(revision, 'dev'));
+      const started = performance.now();
+      if (scenario.sendEvents) {
+        const body = upgradeEvent(revision, 'dev');
+        const response = await fetch(`${controller.receiverUrl}/v1/events/flux-system/fleet`, {
+          method: 'POST',
+          headers: {
+            'content-type': 'application/json',
+            'gotk-component': 'helm-controller',
+            'x-signature': signatureHeader(body, key),
+          },
+          body,
+        });
+        await response.arrayBuffer();
+        if (response.status !== 202) throw new Error(`the receiver answered ${response.status}`);
+      }
+      const pull = await waitFor(`the pull request for ${revision}`, () =>
+        world.github
+          .pulls('acme', 'fleet')
+          .find((candidate) => candidate.state === 'open' && candidate.title === title),
+      );
+      latencies.total.push(performance.now() - started);
+      const firstRequest = world.githubRequestTimes.find((at) => at >= started);
+      if (firstRequest === undefined) throw new Error('no GitHub request was logged');
+      latencies.beforeGitHub.push(firstRequest - started);
+      world.github.merge('acme', 'fleet', pull.number);
+      await waitFor(`the succeeded record of ${revision}`, async () => {
+        const record = await store.getPromotion(PIPELINE, 'prod', revision);
+        return record?.state === 'succeeded';
+      });
+      await sleep(scenario.gapMs);
+    }
+    return latencies;
+  } finally {
+    await controller?.stop();
+    await world.stop();
+  }
+}
+
+const summary = (samples: readonly number[]): string =>
+  `p50 ${formatMs(percentile(samples, 50))}, p99 ${formatMs(percentile(samples, 99))} ` +
+  `(min ${formatMs(Math.min(...samples))}, max ${formatMs(Math.max(...samples))})`;
+
+export const benchEndToEndLatency: Bench = async () => {
+  const throttled = await measure({
+    start: (world) => startRealLocalMode(world, SERVE_POLL_INTERVAL_MS),
+    revisions: REVISIONS_THROTTLED,
+    sendEvents: true,
+    gapMs: GAP_AFTER_PROMOTION_MS,
+  });
+  const unthrottled = await measure({
+    start: (world) => startUnthrottledLocalMode(world, SERVE_POLL_INTERVAL_MS),
+    revisions: REVISIONS_UNTHROTTLED,
+    sendEvents: true,
+    gapMs: 0,
+  });
+  const pollOnly = await measure({
+    start: (world) => startUnthrottledLocalMode(world, POLL_INTERVAL_MS),
+    revisions: REVISIONS_POLL_ONLY,
+    sendEvents: false,
+    gapMs: 0,
+    phaseMs: (i) => (i / REVISIONS_POLL_ONLY) * POLL_INTERVAL_MS,
+  });
+  const p50 = (samples: readonly number[]) => percentile(samples, 50);
+  const unthrottledP50 = p50(unthrottled.total);
+  const beforeGitHub = (latencies: Latencies) =>
+    `first GitHub request after p50 ${formatMs(p50(latencies.beforeGitHub))} (receiver, queue, leaf cluster, store, decision)`;
+  const measurements: Measurement[] = [
+    {
+      name: `signed event → PR open, local mode defaults (${REVISIONS_THROTTLED} revisions)`,
+      value: summary(throttled.total),
+      baseline: `writes not spaced: p50 ${formatMs(unthrottledP50)}`,
+      ratio: `${formatRatio(p50(throttled.total), unthrottledP50)} slower`,
+      note:
+        "startLocalMode as `pipelinectl serve` runs it: what a user sees; its GitHub client keeps Octokit's " +
+        'throttling defaults, which space the 4 writes of a promotion 1 s apart, so the throttle is nearly all of ' +
+        `it; ${beforeGitHub(throttled)}`,
+    },
+    {
+      name: `signed event → PR open, writes not spaced (${REVISIONS_UNTHROTTLED} revisions)`,
+      value: summary(unthrottled.total),
+      note:
+        'the local mode parts assembled as lib/local/mode.ts does, GitHub client with writeIntervalMs 0 ' +
+        `(startLocalMode has no option for it); fake GitHub and leaf cluster on loopback; ${beforeGitHub(unthrottled)}`,
+    },
+    {
+      name: `baseline: poll only, no event, poll every ${POLL_INTERVAL_MS / 1000} s (${REVISIONS_POLL_ONLY} revisions)`,
+      value: summary(pollOnly.total),
+      baseline: `event: p50 ${formatMs(unthrottledP50)}`,
+      ratio: `${formatRatio(p50(pollOnly.total), unthrottledP50)} slower`,
+      note:
+        'writes not spaced; measured from the HelmRelease change, made at evenly spread points of the interval; ' +
+        `with serve's default --poll-interval 5m a revision waits ${SERVE_POLL_INTERVAL_MS / 120_000} min on ` +
+        `average, ${SERVE_POLL_INTERVAL_MS / 60_000} min at worst (computed)`,
+    },
+  ];
+  return { title: 'End-to-end latency, event → pull request (local mode)', measurements };
+};
+
+await runIfMain(import.meta.url, benchEndToEndLatency);

@@ -1,0 +1,254 @@
+// GitHub API requests for one pull-request promotion in a fleet repository of 500 YAML manifests.
+//
+// How: the real GitHubPullRequestPromoter (lib/promotion/github), with Octokit and its retry and throttling plugins,
+// against FakeGitHub (lib/testing/fake-github.ts), which logs every request with its Octokit route. Writes are not
+// spaced (`writeIntervalMs: 0`): that changes when requests go out, not how many. The repository is
+// `clusters/<env>/<app>.yaml` for 4 clusters × 125 apps (every manifest a distinct blob), plus a README; the
+// Pipeline flux-system/podinfo promotes into prod, whose marker `flux-system:podinfo:prod` is in 3 manifests
+// (clusters/prod-eu/podinfo.yaml, clusters/prod-us/podinfo.yaml, clusters/prod-us/podinfo-canary.yaml); dev and
+// staging manifests carry their own markers.
+//
+// Four promotions in sequence, in one process:
+// 1. cold: a new promoter (empty blob cache), main as created, no promotion branch yet;
+// 2. later, same promoter (a warm Lambda container: functions/verifier/handler.ts keeps the promoter in a module
+//    variable, so its blob cache survives between invocations of one container); before it, the first pull request
+//    was merged and 10 other manifests changed on main (other teams' work);
+// 3. later, fresh promoter (a cold container, or another of the concurrent ones: nothing is shared between them),
+//    after the same kind of merge and changes;
+// 4. later, the promoter of 3 again, while the previous pull request is still open (dev moved on before prod
+//    merged): main has not changed since that promoter's last scan.
+// Included: every request the promoter sends (reads = GET, writes = everything else), 404s and 422s too.
+// The baseline is computed, not run: a naive promoter that lists the tree and GETs every YAML file through the
+// contents API, then makes the same writes.
+import type { PipelineDocument } from '../lib/config/schema.js';
+import { resolvePipeline } from '../lib/pipeline/model.js';
+import { GitHubPullRequestPromoter, pullRequestTitle } from '../lib/promotion/github/index.js';
+import type { PromotionRequest } from '../lib/promotion/index.js';
+import { StaticSecretSource } from '../lib/secrets/port.js';
+import { FakeGitHub, type FakeGitHubRequest } from '../lib/testing/fake-github.js';
+import { FAST } from '../test/promotion/github-support.js';
+import { formatNumber, formatRatio, runIfMain, type Bench, type Measurement } from './report.js';
+
+const OWNER = 'acme';
+const REPO = 'fleet';
+const CLUSTERS = ['dev', 'staging', 'prod-eu', 'prod-us'] as const;
+const APPS_PER_CLUSTER = 125;
+const OTHER_CHANGES_BETWEEN_PROMOTIONS = 10;
+const PIPELINE = { namespace: 'flux-system', name: 'podinfo' };
+const SECRET = { namespace: 'flux-system', name: 'github-credentials' };
+
+const ENV_OF_CLUSTER: Record<(typeof CLUSTERS)[number], string> = {
+  dev: 'dev',
+  staging: 'staging',
+  'prod-eu': 'prod',
+  'prod-us': 'prod',
+};
+
+function helmRelease(cluster: string, app: string, version: string, marker?: string): string {
+  const comment = marker ? ` # {"$promotion": "${marker}"}` : '';
+  return `apiVersion: helm.toolkit.fluxcd.io/v2
+kind: HelmRelease
+metadata:
+  name: ${app}
+  namespace: ${app}
+  labels:
+    cluster: ${cluster}
+spec:
+  interval: 10m
+  releaseName: ${app}
+  chart:
+    spec:
+      chart: ${app}
+      version: "${version}"${comment}
+      sourceRef:
+        kind: HelmRepository
+        name: charts
+        namespace: flux-system
+  values:
+    replicaCount: ${cluster.startsWith('prod') ? 3 : 1}
+    ingress:
+      enabled: true
+      hosts:
+        - host: ${app}.${cluster}.example.com
+`;
+}
+
+/** The app names of a cluster: podinfo first, then app-001 …; prod-us also runs podinfo-canary. */
+function appsOf(cluster: string): string[] {
+  const apps = ['podinfo'];
+  if (cluster === 'prod-us') apps.push('podinfo-canary');
+  for (let i = 1; apps.length < APPS_PER_CLUSTER; i++) apps.push(`app-${String(i).padStart(3, '0')}`);
+  return apps;
+}
+
+function fleetFiles(version: string): Record<string, string> {
+  const files: Record<string, string> = { 'README.md': '# fleet\n\nOne HelmRelease per app and cluster.\n' };
+  for (const cluster of CLUSTERS) {
+    for (const app of appsOf(cluster)) {
+      const marker = app.startsWith('podinfo') ? `flux-system:podinfo:${ENV_OF_CLUSTER[cluster]}` : undefined;
+      files[`clusters/${cluster}/${app}.yaml`] = helmRelease(cluster, app, marker ? version : '1.0.0', marker);
+    }
+  }
+  return files;
+}
+
+const pipelineDocument: PipelineDocument = {
+  apiVersion: 'pipelines.weave.works/v1alpha1',
+  kind: 'Pipeline',
+  metadata: PIPELINE,
+  spec: {
+    appRef: { apiVersion: 'helm.toolkit.fluxcd.io/v2', kind: 'HelmRelease', name: 'podinfo' },
+    environments: [
+      { name: 'dev', targets: [{ namespace: 'podinfo', clusterRef: { kind: 'GitopsCluster', name: 'dev' } }] },
+      { name: 'prod', targets: [{ namespace: 'podinfo', clusterRef: { kind: 'GitopsCluster', name: 'prod-eu' } }] },
+    ],
+    promotion: {
+      strategy: {
+        'pull-request': {
+          type: 'github',
+          url: `https://github.com/${OWNER}/${REPO}`,
+          baseBranch: 'main',
+          secretRef: { name: SECRET.name },
+        },
+      },
+    },
+  },
+};
+
+function promotionRequest(revision: string): PromotionRequest {
+  const pipeline = resolvePipeline(pipelineDocument, undefined);
+  const env = pipeline.environments[1];
+  if (!env) throw new Error('no prod environment');
+  return { pipeline, env, revision, attempt: 1 };
+}
+
+interface RequestCount {
+  reads: number;
+  writes: number;
+  total: number;
+  blobReads: number;
+  /** `route × n`, most frequent first. */
+  byRoute: string;
+}
+
+function countRequests(requests: readonly FakeGitHubRequest[]): RequestCount {
+  const byRoute = new Map<string, number>();
+  let reads = 0;
+  for (const request of requests) {
+    const route = request.route ?? `${request.method} ${request.path}`;
+    byRoute.set(route, (byRoute.get(route) ?? 0) + 1);
+    if (request.method === 'GET') reads++;
+  }
+  const short = (route: string) => route.replace('/repos/{owner}/{repo}', '');
+  return {
+    reads,
+    writes: requests.length - reads,
+    total: requests.length,
+    blobReads: byRoute.get('GET /repos/{owner}/{repo}/git/blobs/{file_sha}') ?? 0,
+    byRoute: [...byRoute]
+      .sort((a, b) => b[1] - a[1])
+      .map(([route, count]) => `${short(route)} ×${count}`)
+      .join(', '),
+  };
+}
+
+const describe = (count: RequestCount): string =>
+  `${count.total} requests (${count.reads} reads, of which ${count.blobReads} blobs; ${count.writes} writes)`;
+
+export const benchGitHubPromotion: Bench = async () => {
+  const github = await FakeGitHub.start();
+  try {
+    github.createRepository(OWNER, REPO, fleetFiles('6.9.1'), { defaultBranch: 'main' });
+    const yamlFiles = Object.keys(github.files(OWNER, REPO, 'main')).filter((path) => path.endsWith('.yaml')).length;
+    if (yamlFiles !== CLUSTERS.length * APPS_PER_CLUSTER) throw new Error(`the repository has ${yamlFiles} YAML files`);
+    const secrets = new StaticSecretSource([{ key: SECRET, values: { token: github.token } }]);
+    const newPromoter = () =>
+      new GitHubPullRequestPromoter({ secrets, apiUrl: github.url, ...FAST, writeIntervalMs: 0 });
+
+    /** Promotes `revision` and checks that the open pull request now proposes it. */
+    const promote = async (promoter: GitHubPullRequestPromoter, revision: string): Promise<RequestCount> => {
+      github.resetRequests();
+      await promoter.promote(promotionRequest(revision));
+      const counted = countRequests(github.requests);
+      const title = pullRequestTitle(PIPELINE.namespace, PIPELINE.name, 'prod', revision);
+      const open = github.pulls(OWNER, REPO).filter((pull) => pull.state === 'open');
+      if (open.length !== 1 || open[0]?.title !== title) {
+        throw new Error(`after promoting ${revision} the open pull request is not "${title}"`);
+      }
+      const branchFile = github.readFile(OWNER, REPO, open[0].head, 'clusters/prod-us/podinfo-canary.yaml') ?? '';
+      if (!branchFile.includes(`version: "${revision}"`)) throw new Error(`${revision} was not written`);
+      return counted;
+    };
+
+    /** The open pull request is merged, and other teams change some other manifests on main. */
+    let round = 0;
+    const mergeAndMoveOn = () => {
+      const open = github.pulls(OWNER, REPO).find((pull) => pull.state === 'open');
+      if (!open) throw new Error('no open pull request to merge');
+      github.merge(OWNER, REPO, open.number);
+      round++;
+      const changes: Record<string, string> = {};
+      for (let i = 0; i < OTHER_CHANGES_BETWEEN_PROMOTIONS; i++) {
+        const app = `app-${String(10 + round * OTHER_CHANGES_BETWEEN_PROMOTIONS + i).padStart(3, '0')}`;
+        const cluster = CLUSTERS[i % CLUSTERS.length] ?? 'dev';
+        changes[`clusters/${cluster}/${app}.yaml`] = helmRelease(cluster, app, `1.${round}.0`);
+      }
+      github.commitFiles(OWNER, REPO, 'main', changes, 'other teams');
+    };
+
+    const warmPromoter = newPromoter();
+    const cold = await promote(warmPromoter, '6.9.2');
+    mergeAndMoveOn();
+    const warm = await promote(warmPromoter, '6.9.3');
+    mergeAndMoveOn();
+    const freshPromoter = newPromoter();
+    const fresh = await promote(freshPromoter, '6.9.4');
+    const warmOpen = await promote(freshPromoter, '6.9.5');
+    if (warmOpen.blobReads !== 0) throw new Error(`${warmOpen.blobReads} blobs read again on an unchanged base`);
+
+    const naive = (writes: number) => 1 + yamlFiles + writes;
+    const naiveText = (writes: number) =>
+      `naive (computed): ${naive(writes)} = tree listing 1 + contents GET ×${yamlFiles} + the same ${writes} writes`;
+    const measurements: Measurement[] = [
+      {
+        name: 'first promotion, cold promoter (every YAML blob read)',
+        value: describe(cold),
+        baseline: naiveText(cold.writes),
+        ratio: `${formatRatio(naive(cold.writes), cold.total)} (naive ÷ measured)`,
+        note:
+          `${cold.byRoute}; about a tenth of a token's 5,000 requests per hour ` +
+          '(https://docs.github.com/en/rest/using-the-rest-api/rate-limits-for-the-rest-api)',
+      },
+      {
+        name: `later promotion, same promoter (warm container; PR merged, ${OTHER_CHANGES_BETWEEN_PROMOTIONS} other manifests changed)`,
+        value: describe(warm),
+        baseline: `first promotion: ${formatNumber(cold.total)} requests`,
+        ratio: `${formatRatio(cold.total, warm.total)} fewer`,
+        note: `${warm.byRoute}; only the blobs new since the last scan are read (3 merged + ${OTHER_CHANGES_BETWEEN_PROMOTIONS} changed)`,
+      },
+      {
+        name: 'later promotion, fresh promoter (cold Lambda container: the blob cache is per container)',
+        value: describe(fresh),
+        baseline: `first promotion: ${formatNumber(cold.total)} requests`,
+        ratio: `${formatRatio(cold.total, fresh.total)} (first ÷ this)`,
+        note:
+          `${fresh.byRoute}; the verifier Lambda keeps its promoter in a module variable (functions/verifier/` +
+          'handler.ts), so the cache survives warm invocations of one container only; the local mode keeps one per process',
+      },
+      {
+        name: 'later promotion, same promoter as the previous one, its PR still open (base unchanged)',
+        value: describe(warmOpen),
+        baseline: `first promotion: ${formatNumber(cold.total)} requests`,
+        ratio: `${formatRatio(cold.total, warmOpen.total)} fewer`,
+        note:
+          `${warmOpen.byRoute}; the branch is moved and the pull request retitled: POST /pulls is refused (422, one ` +
+          'open PR per head) before the list and the PATCH',
+      },
+    ];
+    return { title: 'GitHub requests per promotion (500 YAML files)', measurements };
+  } finally {
+    await github.stop();
+  }
+};
+
+await runIfMain(import.meta.url, benchGitHubPromotion);

@@ -1,0 +1,140 @@
+// A leaf cluster failing while a promotion into it is due, one fault kind per test: no answer, 500, 401 (its token
+// rotated), 403 (our RBAC removed), and its API server gone (stopped, then back on another address). For each, what
+// a user checks: the error on the target status (`pipelinectl status`) and the decision (`explain`); the check is
+// redelivered and dead-lettered when the fault may pass, and not retried in a loop when a person must act (README,
+// "Retries"); nothing is promoted into a cluster we cannot see; and once the fault is cleared the next poll
+// promotes, once.
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { healthOf } from '../../lib/cli/pipeline-view.js';
+import { appKeyString } from '../../lib/pipeline/model.js';
+import type { FakeKubeApi } from '../../lib/testing/fake-kube-api.js';
+import { deployed, settled, startLoop, upgradeEvent, waitFor } from '../loop/harness.js';
+import { explain, prodApps } from './support.js';
+
+const MAX_RECEIVES = 3;
+const FOREVER = Number.MAX_SAFE_INTEGER;
+const LISTS = 'helmreleases';
+
+type Loop = Awaited<ReturnType<typeof startLoop>>;
+
+interface ClusterFault {
+  name: string;
+  /** Breaks the prod cluster. */
+  inject(prod: FakeKubeApi, loop: Loop): void | Promise<void>;
+  /** Mends it, as a person or the cluster itself would. */
+  clear(prod: FakeKubeApi, loop: Loop): void | Promise<void>;
+  /** What the prod targets' status shows meanwhile. */
+  error: RegExp;
+  /** The fault may pass by itself: the check is redelivered, then dead-lettered. Otherwise it is not retried. */
+  retried: boolean;
+}
+
+/** Points the prod GitopsCluster's kubeconfig Secret at the server as it is now (address, token). */
+function updateKubeconfig(prod: FakeKubeApi, loop: Loop): void {
+  loop.secrets.set({ namespace: 'flux-system', name: 'prod-kubeconfig' }, { value: prod.kubeconfig() });
+}
+
+const FAULTS: readonly ClusterFault[] = [
+  {
+    name: 'gives no answer (timeout)',
+    inject: (prod) => prod.hangNext({ path: LISTS, times: FOREVER }),
+    clear: (prod) => prod.clearFaults(),
+    error: /^cluster flux-system\/prod: no answer within 1000 ms listing helmreleases in all namespaces$/,
+    retried: true,
+  },
+  {
+    name: 'answers 500',
+    inject: (prod) => prod.failNext(500, { path: LISTS, times: FOREVER }),
+    clear: (prod) => prod.clearFaults(),
+    error: /^cluster flux-system\/prod: 500 Internal Server Error listing helmreleases .*: Internal error occurred/,
+    retried: true,
+  },
+  {
+    name: 'answers 401 (its token was rotated)',
+    inject: (prod) => void prod.rotateToken(),
+    clear: updateKubeconfig,
+    error: /^cluster flux-system\/prod: 401 Unauthorized listing helmreleases/,
+    retried: false,
+  },
+  {
+    name: 'answers 403 (our read access was removed)',
+    inject: (prod) => prod.setUser(prod.token, { name: 'flux-deploy-verifier', namespaces: [] }),
+    clear: (prod) => prod.setUser(prod.token, { name: 'flux-deploy-verifier' }),
+    error:
+      /^cluster flux-system\/prod: 403 Forbidden listing helmreleases in apps(-eu)?: .*cannot list resource "helmreleases"/,
+    retried: false,
+  },
+  {
+    name: 'disappears (its API server stops, then returns at another address)',
+    inject: (prod) => prod.stop(),
+    clear: async (prod, loop) => {
+      await prod.start();
+      updateKubeconfig(prod, loop);
+    },
+    error: /^cluster flux-system\/prod: cannot reach https:\/\/127\.0\.0\.1:\d+ \(ECONNREFUSED\) listing helmreleases/,
+    retried: true,
+  },
+];
+
+describe('a leaf cluster that fails while a promotion into it is due', () => {
+  for (const fault of FAULTS) {
+    it(`prod ${fault.name}: recorded, ${fault.retried ? 'retried then dead-lettered' : 'not retried'}, nothing promoted; promoted once it is mended`, async (t) => {
+      const loop = await startLoop(t, { maxReceiveCount: MAX_RECEIVES });
+      await loop.deployEverywhere('6.9.1');
+      const token = loop.prod.token;
+
+      // The scheduled poll meets the fault.
+      await fault.inject(loop.prod, loop);
+      await loop.poll();
+      if (fault.retried) {
+        const dead = await waitFor(
+          'the poll of prod to be dead-lettered',
+          () => loop.queue.deadLetters().find((letter) => /"poll".*"prod"/.test(letter.body)),
+          30_000,
+        );
+        assert.equal(dead.receiveCount, MAX_RECEIVES, 'delivered again until the maximum receive count');
+      }
+      await settled(loop.queue, 30_000);
+      if (!fault.retried) assert.deepEqual(loop.queue.deadLetters(), [], 'handled once, not retried in a loop');
+      assert.equal(loop.queue.deadLetters().length, fault.retried ? 1 : 0, 'only the poll of prod failed');
+
+      const statuses = await loop.store.getTargetStatuses(prodApps);
+      for (const app of prodApps) {
+        const observed = statuses.get(appKeyString(app));
+        assert.equal(healthOf(observed), 'error', 'the HEALTH column of `pipelinectl status`');
+        assert.match(observed?.status.error ?? '', fault.error, `the status of ${app.namespace} on prod`);
+        assert.ok(!observed?.status.error?.includes(token), 'the error does not carry the token');
+      }
+
+      // Dev moves on meanwhile: nothing is promoted into an environment we cannot see.
+      loop.dev.put(deployed('6.9.2'));
+      assert.equal(await loop.sendEvent('dev', upgradeEvent('6.9.2')), 202);
+      await settled(loop.queue, 30_000);
+      assert.deepEqual(loop.promoter.promotions(), []);
+      const blocked = await explain(loop.store);
+      assert.equal(blocked.dev?.state, 'source');
+      assert.equal(blocked.prod?.state, 'unknown');
+      assert.match(
+        blocked.prod?.message ?? '',
+        /^cannot read target flux-system\/prod apps: cluster flux-system\/prod: /,
+      );
+
+      // Mended; the next poll reads prod again and promotes, once.
+      await fault.clear(loop.prod, loop);
+      await loop.poll();
+      await waitFor('the promotion', () => loop.promoter.promotions().length > 0, 30_000);
+      await settled(loop.queue, 30_000);
+      assert.deepEqual(loop.promoter.promotions(), [
+        { pipeline: 'flux-system/podinfo', env: 'prod', revision: '6.9.2', calls: 1 },
+      ]);
+      const recovered = await loop.store.getTargetStatuses(prodApps);
+      for (const app of prodApps) {
+        const observed = recovered.get(appKeyString(app));
+        assert.equal(healthOf(observed), 'healthy');
+        assert.equal(observed?.status.revision, '6.9.1', 'prod runs 6.9.1 until the promotion is rolled out');
+      }
+      assert.equal((await explain(loop.store)).prod?.state, 'promoted');
+    });
+  }
+});
