@@ -1,5 +1,8 @@
-// The scheduled backstop for lost events: one `poll` message per (cluster, app kind) in use. One query and one
-// batch send per ten pairs, whatever the size of the fleet; the verifier does the reading.
+// The scheduled backstop for lost events and for time: one `poll` message per (cluster, app kind) in use, which
+// reads that cluster once and decides for the pipelines whose targets it found changed; and one `check-pipeline`
+// per pipeline, which decides from the stored records alone, so a retry or an expired lease that came due is acted
+// on even when no target changed. One query and one batch send per ten messages, whatever the size of the fleet.
+import { objectKeyString } from '../pipeline/model.js';
 import type { Queue } from '../queue/port.js';
 import type { AppsIndex } from '../store/port.js';
 
@@ -9,5 +12,11 @@ export async function enqueuePolls(deps: {
 }): Promise<number> {
   const usage = await deps.store.listClusterKinds();
   await deps.queue.sendBatch(usage.map(({ cluster, kind }) => ({ message: { type: 'poll' as const, cluster, kind } })));
+  const pipelines = new Map(usage.flatMap(({ pipelines }) => pipelines.map((key) => [objectKeyString(key), key])));
+  await deps.queue.sendBatch(
+    [...pipelines.values()].map((pipeline) => ({
+      message: { type: 'check-pipeline' as const, pipeline, cause: 'poll' as const },
+    })),
+  );
   return usage.length;
 }

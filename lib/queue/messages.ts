@@ -40,12 +40,15 @@ export const CheckAppMessageSchema = z.object({
   hint: z.object({ revision: hintText.optional(), reason: hintText.optional() }).optional(),
 });
 
-/** Re-decide one pipeline (all environments, or the targets of `env`) after a webhook, an apply or an approval. */
+/**
+ * Re-decide one pipeline (all environments, or the targets of `env`) after a webhook, an apply or an approval; or,
+ * with cause `poll`, once per scheduled poll from the stored records alone (retries that came due, expired leases).
+ */
 export const CheckPipelineMessageSchema = z.object({
   type: z.literal('check-pipeline'),
   pipeline: ObjectKeySchema,
   env: nonEmpty.optional(),
-  cause: z.enum(['promotion-webhook', 'apply', 'approval', 'retry']),
+  cause: z.enum(['promotion-webhook', 'apply', 'approval', 'retry', 'poll']),
 });
 
 /** Read every app of one kind on one cluster: the scheduled backstop for lost events. */

@@ -50,9 +50,16 @@ export async function observeApp(app: AppKey, deps: VerifierDeps): Promise<Obser
 }
 
 /** Records a status read at `observedAt`; the store writes only if it changed. */
-export async function record(app: AppKey, status: TargetStatus, observedAt: Date, deps: VerifierDeps): Promise<void> {
+/** Records what was seen; true when it differs from what was recorded before. */
+export async function record(
+  app: AppKey,
+  status: TargetStatus,
+  observedAt: Date,
+  deps: VerifierDeps,
+): Promise<boolean> {
   const { changed } = await deps.store.recordTargetStatus(app, status, observedAt);
   if (changed) deps.logger.info('target status changed', { app: appKeyString(app), ...status });
+  return changed;
 }
 
 /**

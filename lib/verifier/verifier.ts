@@ -63,7 +63,11 @@ async function checkPipeline(message: CheckPipelineMessage, deps: VerifierDeps):
   if (failure) throw failure;
 }
 
-/** One LIST for the (cluster, kind), then every target of every pipeline using it is updated and decided on. */
+/**
+ * One LIST for the (cluster, kind), every target of every pipeline using it updated, and a decision for each pipeline
+ * with a target that changed. A pipeline spanning many clusters is not re-decided once per cluster on every poll
+ * when nothing changed: the poller's own `check-pipeline` per pipeline covers what comes due with time.
+ */
 async function poll(message: PollMessage, deps: VerifierDeps): Promise<void> {
   const usage = (await deps.store.listClusterKinds()).find(
     (candidate) =>
@@ -104,12 +108,16 @@ async function poll(message: PollMessage, deps: VerifierDeps): Promise<void> {
       failure = error instanceof Error ? error : new Error('listing apps failed');
     }
   }
+  const changed = new Set<string>();
   for (const observation of observations) {
-    await record(observation.app, observation.status, observedAt, deps);
+    if (await record(observation.app, observation.status, observedAt, deps)) changed.add(appKeyString(observation.app));
     await scheduleRecheck(observation, 0, deps);
   }
-  for (const pipeline of pipelines)
-    await evaluatePipeline({ namespace: pipeline.namespace, name: pipeline.name }, deps);
+  for (const pipeline of pipelines) {
+    if (appsOf(pipeline).some((app) => changed.has(appKeyString(app)))) {
+      await evaluatePipeline({ namespace: pipeline.namespace, name: pipeline.name }, deps);
+    }
+  }
   if (failure) throw failure;
 }
 

@@ -134,6 +134,47 @@ describe('the core loop', () => {
     assert.equal(recovered?.status.error, undefined);
   });
 
+  it('a poll that finds nothing changed decides each pipeline once, not once per cluster it spans', async (t) => {
+    const clusters = ['dev-a', 'dev-b', 'dev-c', 'prod-a', 'prod-b', 'prod-c'];
+    const across = (names: string[]) =>
+      names.map((name) => ({ namespace: 'apps', clusterRef: { kind: 'GitopsCluster' as const, name } }));
+    const pipeline: PipelineDocument = {
+      ...pipelineDocument,
+      spec: {
+        ...pipelineDocument.spec,
+        environments: [
+          { name: 'dev', targets: across(clusters.slice(0, 3)) },
+          { name: 'prod', targets: across(clusters.slice(3)) },
+        ],
+      },
+    };
+    const loop = await startLoop(t, { pipeline, clusters });
+    await loop.deployEverywhere('6.9.1');
+    // Every decision starts by reading the pipeline's target statuses; count those reads.
+    let decisions = 0;
+    const getTargetStatuses = loop.store.getTargetStatuses.bind(loop.store);
+    loop.store.getTargetStatuses = (apps) => {
+      decisions += 1;
+      return getTargetStatuses(apps);
+    };
+
+    await loop.poll();
+    await settled(loop.queue);
+    assert.equal(decisions, 1, 'six (cluster, kind) polls, nothing changed: one decision (the poll of the pipeline)');
+    for (const name of clusters) assert.equal(loop.cluster(name).count('list') >= 2, true, `${name} was listed again`);
+
+    // A change on one cluster is decided on by that cluster's poll.
+    for (const name of clusters.slice(0, 3)) loop.cluster(name).put(deployed('6.9.2'));
+    decisions = 0;
+    await loop.poll();
+    await settled(loop.queue);
+    assert.equal(decisions, 4, 'three changed dev clusters and the poll of the pipeline');
+    assert.deepEqual(
+      loop.promoter.promotions().map((promotion) => [promotion.env, promotion.revision]),
+      [['prod', '6.9.2']],
+    );
+  });
+
   it('one poll of a fleet of many apps costs exactly one LIST per (cluster, kind) and no GET', async (t) => {
     const loop = await startLoop(t);
     const apps = 120;

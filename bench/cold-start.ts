@@ -1,0 +1,164 @@
+// Cold start of each Lambda function (receiver, verifier, poller): the size of its bundle and the time a fresh Node
+// process takes to load it. Each function is bundled with esbuild exactly as the CDK construct does
+// (`esbuildOptions` of infra/bundling.ts, as bench/bundle-sizes.ts does); then, per sample, a new `node` process
+// with the function's environment variables and `--enable-source-maps` (the construct sets both) imports the
+// bundle's `index.mjs` and reports how long the import took (module evaluation plus the handler module's top-level
+// init, e.g. its Powertools Logger) and how long it has been alive since the process started. Nothing calls AWS:
+// the SDK clients are built at the first invocation, which is not measured. Median of SAMPLES processes, after one
+// unmeasured process per function to warm the file cache; the functions and the baseline take turns.
+//
+// Baseline: the same probe, in the same run, importing an empty module: node's own start-up and the probe's cost.
+// Every figure above it is what the function's code adds, so "ready" minus the baseline is the function's own
+// cold-start cost on this machine. Lambda's real init adds the runtime's own start, and this machine is not a Lambda
+// arm64 core, so compare the functions and the baseline with each other rather than with Lambda's Init Duration.
+// One more subject, the receiver without `--enable-source-maps`, prices that setting of the construct.
+import { execFile } from 'node:child_process';
+import { mkdtemp, rm, stat, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { promisify } from 'node:util';
+import { build } from 'esbuild';
+import { esbuildOptions, type FunctionName } from '../infra/bundling.js';
+import { formatMs, formatNumber, formatRatio, runIfMain, type Bench, type BenchSection } from './report.js';
+
+/** Fresh processes measured per function (and for the baseline); the median is reported. */
+const SAMPLES = 5;
+const FUNCTIONS: readonly FunctionName[] = ['receiver', 'verifier', 'poller'];
+
+const run = promisify(execFile);
+const NO_SOURCE_MAPS = 'receiver without source maps';
+
+/**
+ * Imports the module named by its argument (a file URL) and prints how long the import took and how long the
+ * process had been alive when it finished (`performance.now()` counts from the process's start).
+ */
+const PROBE = `const started = performance.now();
+await import(process.argv[2]);
+const ready = performance.now();
+process.stdout.write(JSON.stringify({ importMs: ready - started, readyMs: ready }));
+`;
+
+/** What the construct sets (infra/pipeline-controller.ts) and what the Lambda runtime sets, with made-up values. */
+function lambdaEnvironment(name: FunctionName): NodeJS.ProcessEnv {
+  return {
+    PATH: process.env.PATH,
+    NODE_OPTIONS: '--enable-source-maps',
+    AWS_REGION: 'eu-west-1',
+    AWS_DEFAULT_REGION: 'eu-west-1',
+    AWS_LAMBDA_FUNCTION_NAME: `PipelineControllerStack-${name}`,
+    AWS_LAMBDA_FUNCTION_MEMORY_SIZE: name === 'verifier' ? '1024' : name === 'receiver' ? '512' : '256',
+    AWS_LAMBDA_FUNCTION_VERSION: '$LATEST',
+    TABLE_NAME: 'PipelineControllerStack-Table',
+    QUEUE_URL: 'https://sqs.eu-west-1.amazonaws.com/123456789012/PipelineControllerStack-Queue',
+    DEAD_LETTER_QUEUE_URL: 'https://sqs.eu-west-1.amazonaws.com/123456789012/PipelineControllerStack-DeadLetters',
+    MASTER_KEY_SECRET_ID: 'arn:aws:secretsmanager:eu-west-1:123456789012:secret:MasterKey-AbCdEf',
+    SECRETS_PREFIX: 'pipeline-controller/',
+    RETENTION_DAYS: '90',
+  };
+}
+
+interface Sample {
+  importMs: number;
+  readyMs: number;
+  /** From the spawn to the process's exit, seen from here. */
+  processMs: number;
+}
+
+async function sample(probe: string, module: string, env: NodeJS.ProcessEnv): Promise<Sample> {
+  const started = performance.now();
+  const { stdout } = await run(process.execPath, [probe, pathToFileURL(module).href], { env });
+  const processMs = performance.now() - started;
+  const reported = JSON.parse(stdout) as { importMs: number; readyMs: number };
+  return { ...reported, processMs };
+}
+
+const median = (values: readonly number[]): number => {
+  const sorted = [...values].sort((a, b) => a - b);
+  const middle = Math.floor(sorted.length / 2);
+  return sorted.length % 2 === 1
+    ? (sorted[middle] ?? NaN)
+    : ((sorted[middle - 1] ?? NaN) + (sorted[middle] ?? NaN)) / 2;
+};
+
+/** `+12.3 ms` / `−4.56 ms`. */
+const signedMs = (ms: number): string => `${ms < 0 ? '−' : '+'}${formatMs(Math.abs(ms))}`;
+
+interface Medians {
+  importMs: number;
+  readyMs: number;
+  processMs: number;
+}
+
+function medians(samples: readonly Sample[]): Medians {
+  return {
+    importMs: median(samples.map((s) => s.importMs)),
+    readyMs: median(samples.map((s) => s.readyMs)),
+    processMs: median(samples.map((s) => s.processMs)),
+  };
+}
+
+export const benchColdStart: Bench = async (): Promise<BenchSection> => {
+  const dir = await mkdtemp(path.join(tmpdir(), 'pipeline-controller-cold-start-'));
+  try {
+    const probe = path.join(dir, 'probe.mjs');
+    await writeFile(probe, PROBE);
+    const empty = path.join(dir, 'empty', 'index.mjs');
+    await build({ stdin: { contents: '' }, outfile: empty, format: 'esm', logLevel: 'warning' });
+    const bundles = new Map<FunctionName, { file: string; bytes: number }>();
+    for (const name of FUNCTIONS) {
+      const file = path.join(dir, name, 'index.mjs');
+      await build({ ...esbuildOptions(name, file), logLevel: 'warning' });
+      bundles.set(name, { file, bytes: (await stat(file)).size });
+    }
+
+    const receiverFile = bundles.get('receiver')?.file ?? '';
+    const subjects: { name: string; file: string; env: NodeJS.ProcessEnv }[] = [
+      { name: 'empty', file: empty, env: lambdaEnvironment('poller') },
+      ...FUNCTIONS.map((name) => ({ name, file: bundles.get(name)?.file ?? '', env: lambdaEnvironment(name) })),
+      { name: NO_SOURCE_MAPS, file: receiverFile, env: { ...lambdaEnvironment('receiver'), NODE_OPTIONS: '' } },
+    ];
+    const samples = new Map<string, Sample[]>(subjects.map((subject) => [subject.name, []]));
+    // One unmeasured round (file cache, the disk), then SAMPLES rounds, each subject in turn.
+    for (let round = 0; round <= SAMPLES; round++) {
+      for (const subject of subjects) {
+        const result = await sample(probe, subject.file, subject.env);
+        if (round > 0) samples.get(subject.name)?.push(result);
+      }
+    }
+
+    const baseline = medians(samples.get('empty') ?? []);
+    const withSourceMaps = medians(samples.get('receiver') ?? []);
+    const noSourceMaps = medians(samples.get(NO_SOURCE_MAPS) ?? []);
+    const conditions = `median of ${SAMPLES} fresh node ${process.version} processes, --enable-source-maps`;
+    return {
+      title: 'Cold start',
+      measurements: [
+        ...FUNCTIONS.map((name) => {
+          const measured = medians(samples.get(name) ?? []);
+          const bytes = bundles.get(name)?.bytes ?? 0;
+          return {
+            name: `${name}: load and init of the bundle (${formatNumber(bytes / 1024)} KiB)`,
+            value: `ready ${formatMs(measured.readyMs)} after process start (import ${formatMs(measured.importMs)})`,
+            baseline: `empty module: ready ${formatMs(baseline.readyMs)} (import ${formatMs(baseline.importMs)})`,
+            ratio: `${formatRatio(measured.readyMs, baseline.readyMs)} (${signedMs(measured.readyMs - baseline.readyMs)})`,
+            note:
+              `${conditions}; spawn to exit ${formatMs(measured.processMs)} vs ${formatMs(baseline.processMs)}; ` +
+              `the bundle holds the AWS SDK clients (nothing external); Lambda's init adds the runtime's own start`,
+          };
+        }),
+        {
+          name: 'receiver without --enable-source-maps',
+          value: `ready ${formatMs(noSourceMaps.readyMs)} after process start (import ${formatMs(noSourceMaps.importMs)})`,
+          baseline: `with source maps (as deployed): ready ${formatMs(withSourceMaps.readyMs)}`,
+          ratio: `${signedMs(withSourceMaps.readyMs - noSourceMaps.readyMs)} with source maps`,
+          note: `${conditions.replace(', --enable-source-maps', '')}; the price of readable stack traces`,
+        },
+      ],
+    };
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+};
+
+await runIfMain(import.meta.url, benchColdStart);

@@ -1,0 +1,65 @@
+// `npm run bench`: every benchmark, one after the other in one process run, printed as one Markdown table headed by
+// the date and the machine. `npm run bench -- --write-readme` also replaces the results block in README.md (between
+// the `bench:results` markers), so the README always shows a run's figures together with where they came from.
+// `--only <name,…>` runs some of them (the names are the keys of BENCHES).
+import { readFile, writeFile } from 'node:fs/promises';
+import { parseArgs } from 'node:util';
+import { benchColdStart } from './cold-start.js';
+import { benchCostPerEvent } from './cost-per-event.js';
+import { benchEndToEndLatency } from './end-to-end-latency.js';
+import { benchGitHubPromotion } from './github-promotion.js';
+import { benchLeafClusterLoad } from './leaf-cluster-load.js';
+import { benchReceiver } from './receiver.js';
+import { machineLine, markdownTable, type Bench, type BenchSection } from './report.js';
+
+const BENCHES: Readonly<Record<string, Bench>> = {
+  receiver: benchReceiver,
+  'cold-start': benchColdStart,
+  'leaf-cluster-load': benchLeafClusterLoad,
+  'cost-per-event': benchCostPerEvent,
+  'github-promotion': benchGitHubPromotion,
+  'end-to-end-latency': benchEndToEndLatency,
+};
+
+const README = new URL('../README.md', import.meta.url);
+const START = '<!-- bench:results:start -->';
+const END = '<!-- bench:results:end -->';
+
+function selected(only: string | undefined): [string, Bench][] {
+  const names = only ? only.split(',').map((name) => name.trim()) : Object.keys(BENCHES);
+  return names.map((name) => {
+    const bench = BENCHES[name];
+    if (!bench) throw new Error(`--only: no benchmark "${name}" (known: ${Object.keys(BENCHES).join(', ')})`);
+    return [name, bench];
+  });
+}
+
+async function writeReadme(block: string): Promise<void> {
+  const text = await readFile(README, 'utf8');
+  const start = text.indexOf(START);
+  const end = text.indexOf(END);
+  if (start < 0 || end < start) throw new Error(`README.md has no ${START} … ${END} block to replace`);
+  await writeFile(README, `${text.slice(0, start + START.length)}\n${block}\n${text.slice(end)}`);
+}
+
+async function main(): Promise<void> {
+  const { values } = parseArgs({
+    options: { only: { type: 'string' }, 'write-readme': { type: 'boolean', default: false } },
+  });
+  const startedAt = new Date();
+  const sections: BenchSection[] = [];
+  for (const [name, bench] of selected(values.only)) {
+    const began = performance.now();
+    console.error(`running ${name} …`);
+    sections.push(await bench());
+    console.error(`${name} done in ${((performance.now() - began) / 1000).toFixed(1)} s`);
+  }
+  const block = `Measured ${machineLine(startedAt)}.\n\n${markdownTable(sections)}`;
+  console.log(block);
+  if (values['write-readme']) {
+    await writeReadme(block);
+    console.error('README.md updated');
+  }
+}
+
+await main();
