@@ -19,6 +19,7 @@ const COMMANDS: readonly (readonly [string, () => Promise<CommandModule>])[] = [
   ['get', () => import('./commands/get.js')],
   ['status', () => import('./commands/status.js')],
   ['approve', () => import('./commands/approve.js')],
+  ['retry', () => import('./commands/retry.js')],
   ['explain', () => import('./commands/explain.js')],
   ['flux-config', () => import('./commands/flux-config.js')],
   ['dlq', () => import('./commands/dlq.js')],

@@ -312,6 +312,7 @@ describe('pipelinectl', { concurrency: true }, () => {
       ['get'],
       ['status'],
       ['approve'],
+      ['retry'],
       ['explain'],
       ['flux-config'],
       ['dlq'],

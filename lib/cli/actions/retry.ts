@@ -1,0 +1,138 @@
+// What `pipelinectl retry` does: a promotion that failed for good (a `failed` record without `retryAt`: bad
+// credentials, no marker, an outage past the retry limit) waits for a person. Once that person has fixed the cause,
+// this makes the record due now, under the caller's identity, and hands the pipeline to the verifier, which claims
+// the record and runs the strategy again as it would for any retry that came due.
+import { decide } from '../../decision/index.js';
+import { sameRevision } from '../../flux/revision.js';
+import { objectKeyString, type ObjectKey } from '../../pipeline/model.js';
+import type { VersionedPromotionRecord } from '../../store/port.js';
+import { decisionInputOf, readPipelineState, type PipelineState } from '../../verifier/evaluate.js';
+import type { Backend } from '../backend.js';
+import { CliError } from '../errors.js';
+
+export interface RetryResult {
+  revision: string;
+  /** The attempt the verifier makes next. */
+  attempt: number;
+  by: string;
+  /** False when no verifier took the check-pipeline message (local mode without `serve`). */
+  delivered: boolean;
+}
+
+/**
+ * Retries the promotion of `revision` (default: the environment's newest promotion record) to `env`. Throws a
+ * CliError, writing nothing, when the pipeline or environment does not exist, when that promotion did not fail for
+ * good (naming what it did), or when the decision would not run it even once due (another candidate, an environment
+ * that moved on): retrying then would do nothing, or promote a revision that is no longer wanted.
+ */
+export async function retryPromotion(
+  backend: Backend,
+  key: ObjectKey,
+  env: string,
+  revision: string | undefined,
+  now = new Date(),
+): Promise<RetryResult> {
+  const name = objectKeyString(key);
+  const state = await readPipelineState(backend.store, key);
+  if (!state) throw new CliError(`pipeline ${name} not found in ${backend.description}`);
+  const environments = state.stored.pipeline.environments.map((e) => e.name);
+  if (!environments.includes(env)) {
+    throw new CliError(`pipeline ${name} has no environment "${env}" (it has ${environments.join(', ')})`);
+  }
+
+  const record = chosenRecord(state.promotions, env, revision, `${name} ${env}`);
+  const what = `the promotion of ${record.revision} to ${name} ${env}`;
+  refuseUnlessFailedForGood(record, what);
+  refuseUnlessDecisionRetries(state, record, now, `${name} ${env}`);
+
+  const by = await backend.identity();
+  // failPromotion is the store's conditional end of an attempt: on a failed record it only sets retryAt, keeps the
+  // error, and succeeds only if nobody touched the record since it was read (its version), so a verifier that
+  // moved it meanwhile wins and nothing is overwritten. A failed record whose retryAt has come is what the decision
+  // resumes and claimPromotion accepts.
+  if (!(await backend.store.failPromotion(record, record.error ?? 'failed', now, now))) {
+    const current = await backend.store.getPromotion(key, env, record.revision);
+    throw new CliError(`${what} changed while retrying it (it is now ${current?.state ?? 'gone'}): look again`);
+  }
+  const attempt = record.attempts + 1;
+  await backend.store.appendAudit({
+    at: now.toISOString(),
+    pipeline: key,
+    type: 'promotion-retry-requested',
+    env,
+    revision: record.revision,
+    message: `retry of ${record.revision} to ${env} (attempt ${attempt}) requested with pipelinectl`,
+    actor: by,
+  });
+  const delivered = await backend.enqueue({ type: 'check-pipeline', pipeline: key, env, cause: 'retry' });
+  return { revision: record.revision, attempt, by, delivered };
+}
+
+/** Exactly `revision`'s record, or else the environment's newest one (as `status` orders them: last updated). */
+function chosenRecord(
+  promotions: readonly VersionedPromotionRecord[],
+  env: string,
+  revision: string | undefined,
+  where: string,
+): VersionedPromotionRecord {
+  const records = promotions.filter((r) => r.env === env);
+  if (revision !== undefined) {
+    const exact =
+      records.find((r) => r.revision === revision) ?? records.find((r) => sameRevision(r.revision, revision));
+    if (!exact) throw new CliError(`no promotion of ${revision} to ${where} was recorded: nothing to retry`);
+    return exact;
+  }
+  const newest = records.sort((a, b) => Date.parse(b.updatedAt) - Date.parse(a.updatedAt))[0];
+  if (!newest) throw new CliError(`no promotion to ${where} was recorded: nothing to retry`);
+  return newest;
+}
+
+function refuseUnlessFailedForGood(record: VersionedPromotionRecord, what: string): void {
+  switch (record.state) {
+    case 'succeeded':
+      throw new CliError(`${what} succeeded (attempt ${record.attempts}): nothing to retry`);
+    case 'pending':
+    case 'in-progress':
+      throw new CliError(`${what} is in progress (attempt ${record.attempts}): nothing to retry`);
+    case 'failed':
+      if (record.retryAt !== undefined) {
+        throw new CliError(`${what} is already scheduled for retry at ${record.retryAt}`);
+      }
+  }
+}
+
+/**
+ * The verifier acts only on the record of the current candidate in the environment the walk stops at, so the
+ * decision is asked, with the record as it would be once due: if it would not promote this revision now, a retry
+ * would do nothing, or (an older revision) promote what the pipeline no longer wants.
+ */
+function refuseUnlessDecisionRetries(
+  state: PipelineState,
+  record: VersionedPromotionRecord,
+  now: Date,
+  where: string,
+): void {
+  const due = { ...record, retryAt: now.toISOString() };
+  const promotions = state.promotions.map((r) => (r.env === record.env && r.revision === record.revision ? due : r));
+  const decision = decide(decisionInputOf({ ...state, promotions }, now));
+  const retried = decision.actions.some(
+    (action) =>
+      action.type === 'promote' && action.env === record.env && sameRevision(action.revision, record.revision),
+  );
+  if (retried) return;
+  const notNow = `the verifier would not retry ${record.revision} in ${where} now`;
+  if (decision.candidate === undefined) {
+    const source = decision.environments[0];
+    throw new CliError(`${notNow}: ${source ? `${source.env} has no candidate (${source.message})` : 'no candidate'}`);
+  }
+  if (!sameRevision(decision.candidate, record.revision)) {
+    throw new CliError(
+      `${record.revision} is no longer the candidate for ${where} (${decision.candidate} is): ` +
+        'the verifier would not promote it',
+    );
+  }
+  const explanation = decision.environments.find((e) => e.env === record.env);
+  throw new CliError(
+    `${notNow}: ${record.env} (${explanation?.state ?? 'not-reached'}): ${explanation?.message ?? ''}`,
+  );
+}
