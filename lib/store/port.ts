@@ -74,6 +74,8 @@ export interface AppsIndex {
   findTargets(app: AppKey): Promise<IndexedTarget[]>;
   /** Every (cluster, kind) pair some pipeline uses, with its namespaces (one request per page of pairs). */
   listClusterKinds(): Promise<ClusterKindUsage[]>;
+  /** One (cluster, kind) pair's usage, undefined when no pipeline uses it (one request, whatever the fleet's size). */
+  getClusterKind(cluster: ObjectKey, kind: AppKind): Promise<ClusterKindUsage | undefined>;
 }
 
 // ---------------------------------------------------------------- observed target status

@@ -69,10 +69,7 @@ async function checkPipeline(message: CheckPipelineMessage, deps: VerifierDeps):
  * when nothing changed: the poller's own `check-pipeline` per pipeline covers what comes due with time.
  */
 async function poll(message: PollMessage, deps: VerifierDeps): Promise<void> {
-  const usage = (await deps.store.listClusterKinds()).find(
-    (candidate) =>
-      candidate.kind === message.kind && objectKeyString(candidate.cluster) === objectKeyString(message.cluster),
-  );
+  const usage = await deps.store.getClusterKind(message.cluster, message.kind);
   if (!usage) return;
   const pipelines = (await Promise.all(usage.pipelines.map((key) => deps.store.getPipeline(key)))).flatMap((p) =>
     p ? [p.pipeline] : [],

@@ -74,6 +74,14 @@ export function storeContract(name: string, start: () => Promise<StoreUnderTest>
       assert.deepEqual(shared?.kind, 'HelmRelease');
       assert.deepEqual(shared?.namespaces.sort(), ['team-a', 'team-b']);
       assert.deepEqual(shared?.pipelines.map((p) => p.name).sort(), ['pairs-a', 'pairs-b']);
+      const one = await store.getClusterKind({ namespace: 'flux-system', name: 'shared' }, 'HelmRelease');
+      assert.deepEqual(one?.namespaces.sort(), ['team-a', 'team-b'], 'one pair, read on its own');
+      assert.deepEqual(one?.pipelines.map((p) => p.name).sort(), ['pairs-a', 'pairs-b']);
+      assert.equal(
+        await store.getClusterKind({ namespace: 'flux-system', name: 'shared' }, 'Kustomization'),
+        undefined,
+      );
+      assert.equal(await store.getClusterKind({ namespace: 'flux-system', name: 'share' }, 'HelmRelease'), undefined);
 
       assert.equal(await store.deletePipeline(b.key), true);
       const left = (await store.listClusterKinds()).find((usage) => usage.cluster.name === 'shared');

@@ -4,7 +4,7 @@
 // ones; readers check an entry against the pipeline's definition, and applying again repairs it.
 import { DeleteCommand, GetCommand, PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { queryAll, queryPages } from './query.js';
-import type { GitopsClusterDocument, PipelineDocument } from '../../config/schema.js';
+import type { AppKind, GitopsClusterDocument, PipelineDocument } from '../../config/schema.js';
 import { appKeyOf, objectKeyString, type AppKey, type ObjectKey, type Pipeline } from '../../pipeline/model.js';
 import type {
   AppsIndex,
@@ -181,29 +181,20 @@ export class DynamoConfiguration implements ConfigurationStore, AppsIndex {
   }
 
   async listClusterKinds(): Promise<ClusterKindUsage[]> {
-    const usage = new Map<string, ClusterKindUsage>();
     const items = await queryAll(this.table, {
       KeyConditionExpression: 'pk = :pk',
       ExpressionAttributeValues: { ':pk': keys.usagePartition },
     });
-    for (const item of items) {
-      const { clusterNamespace, clusterName, kind, namespace, pipelines } = item as unknown as UsageItem;
-      const id = `${clusterNamespace}/${clusterName}/${kind}`;
-      const entry: ClusterKindUsage = usage.get(id) ?? {
-        cluster: { namespace: clusterNamespace, name: clusterName },
-        kind,
-        namespaces: [],
-        pipelines: [],
-      };
-      entry.namespaces.push(namespace);
-      for (const name of pipelines ?? []) {
-        if (entry.pipelines.some((known) => objectKeyString(known) === name)) continue;
-        const [pipelineNamespace = '', ...rest] = name.split('/');
-        entry.pipelines.push({ namespace: pipelineNamespace, name: rest.join('/') });
-      }
-      usage.set(id, entry);
-    }
-    return [...usage.values()];
+    return usageOf(items);
+  }
+
+  async getClusterKind(cluster: ObjectKey, kind: AppKind): Promise<ClusterKindUsage | undefined> {
+    // The pair's items (one per namespace) share the sort-key prefix `<cluster>/<kind>/`.
+    const items = await queryAll(this.table, {
+      KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
+      ExpressionAttributeValues: { ':pk': keys.usagePartition, ':prefix': keys.usagePrefix(cluster, kind) },
+    });
+    return usageOf(items)[0];
   }
 
   /**
@@ -353,4 +344,27 @@ function storedPipeline(item: PipelineItem): StoredPipeline {
 
 function storedCluster(item: ClusterItem): StoredCluster {
   return { document: item.document, generation: item.generation, appliedAt: item.appliedAt };
+}
+
+/** The usage items (one per cluster, kind and namespace) grouped by (cluster, kind). */
+function usageOf(items: readonly Record<string, unknown>[]): ClusterKindUsage[] {
+  const usage = new Map<string, ClusterKindUsage>();
+  for (const item of items) {
+    const { clusterNamespace, clusterName, kind, namespace, pipelines } = item as unknown as UsageItem;
+    const id = `${clusterNamespace}/${clusterName}/${kind}`;
+    const entry: ClusterKindUsage = usage.get(id) ?? {
+      cluster: { namespace: clusterNamespace, name: clusterName },
+      kind,
+      namespaces: [],
+      pipelines: [],
+    };
+    entry.namespaces.push(namespace);
+    for (const name of pipelines ?? []) {
+      if (entry.pipelines.some((known) => objectKeyString(known) === name)) continue;
+      const [pipelineNamespace = '', ...rest] = name.split('/');
+      entry.pipelines.push({ namespace: pipelineNamespace, name: rest.join('/') });
+    }
+    usage.set(id, entry);
+  }
+  return [...usage.values()];
 }

@@ -33,6 +33,7 @@ export function createDynamoStore(options: DynamoStoreOptions): Store {
     listClusters: (...args) => configuration.listClusters(...args),
     findTargets: (...args) => configuration.findTargets(...args),
     listClusterKinds: () => configuration.listClusterKinds(),
+    getClusterKind: (...args) => configuration.getClusterKind(...args),
     getTargetStatus: (...args) => statuses.getTargetStatus(...args),
     getTargetStatuses: (...args) => statuses.getTargetStatuses(...args),
     recordTargetStatus: (...args) => statuses.recordTargetStatus(...args),

@@ -47,8 +47,10 @@ export const keys = {
   usagePartition: 'USAGE',
   usage: (cluster: ObjectKey, kind: string, namespace: string) => ({
     pk: 'USAGE',
-    sk: `${objectPart(cluster)}/${part(kind)}/${part(namespace)}`,
+    sk: `${keys.usagePrefix(cluster, kind)}${part(namespace)}`,
   }),
+  /** The sort-key prefix of one (cluster, kind)'s usage items. */
+  usagePrefix: (cluster: ObjectKey, kind: string) => `${objectPart(cluster)}/${part(kind)}/`,
   audit: (key: ObjectKey) => `AUDIT#${objectPart(key)}`,
 };
 
