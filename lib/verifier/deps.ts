@@ -21,12 +21,15 @@ export interface VerifierSettings {
   promotionLeaseMs: number;
   /** Delays before retrying a promotion that failed with a retryable fault; after the last, it waits for a person. */
   promotionRetryDelaysSeconds: readonly number[];
+  /** How old a pipeline definition read by an earlier `poll` message may be when another one reuses it. */
+  pollPipelineMaxAgeMs: number;
 }
 
 export const DEFAULT_SETTINGS: VerifierSettings = {
   recheckDelaysSeconds: [5, 10, 20, 40, 80],
   promotionLeaseMs: 5 * 60_000,
   promotionRetryDelaysSeconds: [30, 60, 120, 300, 600],
+  pollPipelineMaxAgeMs: 30_000,
 };
 
 export interface VerifierDeps {

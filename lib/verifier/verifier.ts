@@ -10,14 +10,16 @@ import { ClusterAccessError } from '../clusters/port.js';
 import { appKeyString, objectKeyString, type AppKey, type ObjectKey } from '../pipeline/model.js';
 import type { MessageHandler } from '../queue/consumer.js';
 import type { CheckAppMessage, CheckPipelineMessage, PollMessage } from '../queue/messages.js';
-import type { VerifierDeps } from './deps.js';
+import { settingsOf, type VerifierDeps } from './deps.js';
 import { appsOf, evaluatePipeline } from './evaluate.js';
 import { failureStatus, observeApp, record, scheduleRecheck, statusOf, type Observation } from './observe.js';
+import { RecentPipelines } from './recent-pipelines.js';
 
 /** How many targets are read from clusters at once for one message. */
 const READ_CONCURRENCY = 8;
 
 export function createVerifier(deps: VerifierDeps): MessageHandler {
+  const recentPipelines = new RecentPipelines(deps.store, settingsOf(deps).pollPipelineMaxAgeMs, deps.now);
   return async (message) => {
     switch (message.type) {
       case 'check-app':
@@ -25,7 +27,7 @@ export function createVerifier(deps: VerifierDeps): MessageHandler {
       case 'check-pipeline':
         return checkPipeline(message, deps);
       case 'poll':
-        return poll(message, deps);
+        return poll(message, deps, recentPipelines);
       case 'promote':
         // The approval is already in the store; the decision turns it into the promotion.
         await evaluatePipeline(message.pipeline, deps);
@@ -48,11 +50,11 @@ async function checkApp(message: CheckAppMessage, deps: VerifierDeps): Promise<v
 }
 
 async function checkPipeline(message: CheckPipelineMessage, deps: VerifierDeps): Promise<void> {
-  const stored = await deps.store.getPipeline(message.pipeline);
-  if (!stored) return;
-  // After a webhook or an apply the targets are read afresh; an approval or a retry only needs a new decision.
+  // After a webhook or an apply the targets are read afresh; an approval, a retry or a poll only needs a decision.
   let failure: ClusterAccessError | undefined;
   if (message.cause === 'promotion-webhook' || message.cause === 'apply') {
+    const stored = await deps.store.getPipeline(message.pipeline);
+    if (!stored) return;
     const observations = await mapLimit(appsOf(stored.pipeline, message.env), READ_CONCURRENCY, (app) =>
       observeApp(app, deps),
     );
@@ -68,10 +70,10 @@ async function checkPipeline(message: CheckPipelineMessage, deps: VerifierDeps):
  * with a target that changed. A pipeline spanning many clusters is not re-decided once per cluster on every poll
  * when nothing changed: the poller's own `check-pipeline` per pipeline covers what comes due with time.
  */
-async function poll(message: PollMessage, deps: VerifierDeps): Promise<void> {
+async function poll(message: PollMessage, deps: VerifierDeps, recentPipelines: RecentPipelines): Promise<void> {
   const usage = await deps.store.getClusterKind(message.cluster, message.kind);
   if (!usage) return;
-  const pipelines = (await Promise.all(usage.pipelines.map((key) => deps.store.getPipeline(key)))).flatMap((p) =>
+  const pipelines = (await Promise.all(usage.pipelines.map((key) => recentPipelines.get(key)))).flatMap((p) =>
     p ? [p.pipeline] : [],
   );
   const expected = new Map<string, AppKey>();

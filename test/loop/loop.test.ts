@@ -148,19 +148,31 @@ describe('the core loop', () => {
         ],
       },
     };
-    const loop = await startLoop(t, { pipeline, clusters });
+    // Poll messages reuse a definition read up to an hour ago here (30 s by default): deterministic counts.
+    const loop = await startLoop(t, { pipeline, clusters, settings: { pollPipelineMaxAgeMs: 3_600_000 } });
     await loop.deployEverywhere('6.9.1');
-    // Every decision starts by reading the pipeline's target statuses; count those reads.
+    // Every decision starts by reading the pipeline's target statuses; count those reads, and the definition's.
     let decisions = 0;
+    let definitionReads = 0;
     const getTargetStatuses = loop.store.getTargetStatuses.bind(loop.store);
     loop.store.getTargetStatuses = (apps) => {
       decisions += 1;
       return getTargetStatuses(apps);
     };
+    const getPipeline = loop.store.getPipeline.bind(loop.store);
+    loop.store.getPipeline = (key) => {
+      definitionReads += 1;
+      return getPipeline(key);
+    };
 
     await loop.poll();
     await settled(loop.queue);
     assert.equal(decisions, 1, 'six (cluster, kind) polls, nothing changed: one decision (the poll of the pipeline)');
+    assert.equal(
+      definitionReads,
+      1,
+      'the six poll messages reuse the definition the last poll read; the decision reads it',
+    );
     for (const name of clusters) assert.equal(loop.cluster(name).count('list') >= 2, true, `${name} was listed again`);
 
     // A change on one cluster is decided on by that cluster's poll.
