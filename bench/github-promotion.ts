@@ -8,25 +8,34 @@
 // (clusters/prod-eu/podinfo.yaml, clusters/prod-us/podinfo.yaml, clusters/prod-us/podinfo-canary.yaml); dev and
 // staging manifests carry their own markers.
 //
-// Four promotions in sequence, in one process:
-// 1. cold: a new promoter (empty blob cache), main as created, no promotion branch yet;
+// Five promotions in sequence, in one process. The promoters keep the marker scan in DynamoDB (dynalite, one item
+// per repository: lib/store/dynamodb/marker-scans.ts) as the verifier Lambda and the local mode do, except the
+// baseline of 4:
+// 1. cold: a new promoter (empty blob cache), nothing stored yet, main as created, no promotion branch yet;
 // 2. later, same promoter (a warm Lambda container: functions/verifier/handler.ts keeps the promoter in a module
 //    variable, so its blob cache survives between invocations of one container); before it, the first pull request
 //    was merged and 10 other manifests changed on main (other teams' work);
-// 3. later, fresh promoter (a cold container, or another of the concurrent ones: nothing is shared between them),
+// 3. later, a new promoter (a cold container, or another of the concurrent ones) with the scan stored by 1 and 2,
 //    after the same kind of merge and changes;
-// 4. later, the promoter of 3 again, while the previous pull request is still open (dev moved on before prod
+// 4. later, a new promoter without a stored scan (what every new container paid before the scan was stored), after
+//    the same kind of merge and changes;
+// 5. later, the promoter of 4 again, while the previous pull request is still open (dev moved on before prod
 //    merged): main has not changed since that promoter's last scan.
-// Included: every request the promoter sends (reads = GET, writes = everything else), 404s and 422s too.
-// The baseline is computed, not run: a naive promoter that lists the tree and GETs every YAML file through the
-// contents API, then makes the same writes.
+// Included: every request the promoter sends (reads = GET, writes = everything else), 404s and 422s too, and every
+// DynamoDB request it sends. The baseline of 1 is computed, not run: a naive promoter that lists the tree and GETs
+// every YAML file through the contents API, then makes the same writes.
+import type { AttributeValue } from '@aws-sdk/client-dynamodb';
+import { GetItemCommand } from '@aws-sdk/client-dynamodb';
 import type { PipelineDocument } from '../lib/config/schema.js';
 import { resolvePipeline } from '../lib/pipeline/model.js';
-import { GitHubPullRequestPromoter, pullRequestTitle } from '../lib/promotion/github/index.js';
+import { GitHubPullRequestPromoter, pullRequestTitle, type MarkerScanStore } from '../lib/promotion/github/index.js';
 import type { PromotionRequest } from '../lib/promotion/index.js';
 import { StaticSecretSource } from '../lib/secrets/port.js';
+import { DynamoMarkerScans, markerScanKey } from '../lib/store/dynamodb/marker-scans.js';
+import { tableContext } from '../lib/store/dynamodb/table.js';
 import { FakeGitHub, type FakeGitHubRequest } from '../lib/testing/fake-github.js';
 import { FAST } from '../test/promotion/github-support.js';
+import { startDynalite, type LocalDynamo } from '../test/support/dynalite.js';
 import { formatNumber, formatRatio, runIfMain, type Bench, type Measurement } from './report.js';
 
 const OWNER = 'acme';
@@ -129,9 +138,11 @@ interface RequestCount {
   blobReads: number;
   /** `route × n`, most frequent first. */
   byRoute: string;
+  /** DynamoDB requests, e.g. `GetItem ×1, PutItem ×1`; empty: none. */
+  dynamo: string;
 }
 
-function countRequests(requests: readonly FakeGitHubRequest[]): RequestCount {
+function countRequests(requests: readonly FakeGitHubRequest[], dynamo: LocalDynamo): RequestCount {
   const byRoute = new Map<string, number>();
   let reads = 0;
   for (const request of requests) {
@@ -149,27 +160,45 @@ function countRequests(requests: readonly FakeGitHubRequest[]): RequestCount {
       .sort((a, b) => b[1] - a[1])
       .map(([route, count]) => `${short(route)} ×${count}`)
       .join(', '),
+    dynamo: [...dynamo.operations].map(([operation, count]) => `${operation} ×${count}`).join(', '),
   };
 }
 
+/** The stored item's size as DynamoDB counts it (attribute names and values; numbers at their maximum). */
+function itemBytes(item: Record<string, AttributeValue>): number {
+  const valueBytes = (value: AttributeValue): number => {
+    if (value.S !== undefined) return Buffer.byteLength(value.S);
+    if (value.N !== undefined) return 21;
+    if (value.B !== undefined) return value.B.length;
+    if (value.L !== undefined) return 3 + value.L.reduce((sum, element) => sum + 1 + valueBytes(element), 0);
+    if (value.M !== undefined) return 3 + itemBytes(value.M) + Object.keys(value.M).length;
+    return 1;
+  };
+  return Object.entries(item).reduce((sum, [name, value]) => sum + Buffer.byteLength(name) + valueBytes(value), 0);
+}
+
 const describe = (count: RequestCount): string =>
-  `${count.total} requests (${count.reads} reads, of which ${count.blobReads} blobs; ${count.writes} writes)`;
+  `${count.total} requests (${count.reads} reads, of which ${count.blobReads} blobs; ${count.writes} writes)` +
+  `; DynamoDB: ${count.dynamo || 'none'}`;
 
 export const benchGitHubPromotion: Bench = async () => {
   const github = await FakeGitHub.start();
+  const dynamo = await startDynalite();
   try {
     github.createRepository(OWNER, REPO, fleetFiles('6.9.1'), { defaultBranch: 'main' });
     const yamlFiles = Object.keys(github.files(OWNER, REPO, 'main')).filter((path) => path.endsWith('.yaml')).length;
     if (yamlFiles !== CLUSTERS.length * APPS_PER_CLUSTER) throw new Error(`the repository has ${yamlFiles} YAML files`);
     const secrets = new StaticSecretSource([{ key: SECRET, values: { token: github.token } }]);
-    const newPromoter = () =>
-      new GitHubPullRequestPromoter({ secrets, apiUrl: github.url, ...FAST, writeIntervalMs: 0 });
+    const markerScans = new DynamoMarkerScans(tableContext(dynamo.client, dynamo.tableName));
+    const newPromoter = (scans?: MarkerScanStore) =>
+      new GitHubPullRequestPromoter({ secrets, apiUrl: github.url, ...FAST, writeIntervalMs: 0, markerScans: scans });
 
     /** Promotes `revision` and checks that the open pull request now proposes it. */
     const promote = async (promoter: GitHubPullRequestPromoter, revision: string): Promise<RequestCount> => {
       github.resetRequests();
+      dynamo.resetCounts();
       await promoter.promote(promotionRequest(revision));
-      const counted = countRequests(github.requests);
+      const counted = countRequests(github.requests, dynamo);
       const title = pullRequestTitle(PIPELINE.namespace, PIPELINE.name, 'prod', revision);
       const open = github.pulls(OWNER, REPO).filter((pull) => pull.state === 'open');
       if (open.length !== 1 || open[0]?.title !== title) {
@@ -196,15 +225,30 @@ export const benchGitHubPromotion: Bench = async () => {
       github.commitFiles(OWNER, REPO, 'main', changes, 'other teams');
     };
 
-    const warmPromoter = newPromoter();
+    const warmPromoter = newPromoter(markerScans);
     const cold = await promote(warmPromoter, '6.9.2');
     mergeAndMoveOn();
     const warm = await promote(warmPromoter, '6.9.3');
     mergeAndMoveOn();
-    const freshPromoter = newPromoter();
-    const fresh = await promote(freshPromoter, '6.9.4');
-    const warmOpen = await promote(freshPromoter, '6.9.5');
+    const stored = await promote(newPromoter(markerScans), '6.9.4');
+    const newBlobs = 3 + OTHER_CHANGES_BETWEEN_PROMOTIONS;
+    if (stored.blobReads !== newBlobs) throw new Error(`${stored.blobReads} blobs read with the stored scan`);
+    mergeAndMoveOn();
+    const unstoredPromoter = newPromoter();
+    const unstored = await promote(unstoredPromoter, '6.9.5');
+    if (unstored.blobReads !== yamlFiles) throw new Error(`${unstored.blobReads} blobs read without a stored scan`);
+    const warmOpen = await promote(unstoredPromoter, '6.9.6');
     if (warmOpen.blobReads !== 0) throw new Error(`${warmOpen.blobReads} blobs read again on an unchanged base`);
+
+    const key = markerScanKey(`${github.url.replace(/\/+$/, '')} ${OWNER}/${REPO}`.toLowerCase());
+    const { Item: item } = await dynamo.client.send(
+      new GetItemCommand({ TableName: dynamo.tableName, Key: { pk: { S: key.pk }, sk: { S: key.sk } } }),
+    );
+    if (!item) throw new Error('no marker scan stored');
+    const kb = itemBytes(item) / 1024;
+    const itemCost =
+      `the item holds ${item.blobCount?.N ?? '?'} blobs in ${kb.toFixed(1)} KB: a PutItem costs ${Math.ceil(kb)} ` +
+      `write units, the eventually consistent GetItem ${Math.ceil(kb / 4) / 2} read units`;
 
     const naive = (writes: number) => 1 + yamlFiles + writes;
     const naiveText = (writes: number) =>
@@ -217,7 +261,8 @@ export const benchGitHubPromotion: Bench = async () => {
         ratio: `${formatRatio(naive(cold.writes), cold.total)} (naive ÷ measured)`,
         note:
           `${cold.byRoute}; about a tenth of a token's 5,000 requests per hour ` +
-          '(https://docs.github.com/en/rest/using-the-rest-api/rate-limits-for-the-rest-api)',
+          '(https://docs.github.com/en/rest/using-the-rest-api/rate-limits-for-the-rest-api); DynamoDB: nothing ' +
+          'stored yet (GetItem), then the scan is stored (PutItem)',
       },
       {
         name: `later promotion, same promoter (warm container; PR merged, ${OTHER_CHANGES_BETWEEN_PROMOTIONS} other manifests changed)`,
@@ -227,13 +272,22 @@ export const benchGitHubPromotion: Bench = async () => {
         note: `${warm.byRoute}; only the blobs new since the last scan are read (3 merged + ${OTHER_CHANGES_BETWEEN_PROMOTIONS} changed)`,
       },
       {
-        name: 'later promotion, fresh promoter (cold Lambda container: the blob cache is per container)',
-        value: describe(fresh),
-        baseline: `first promotion: ${formatNumber(cold.total)} requests`,
-        ratio: `${formatRatio(cold.total, fresh.total)} (first ÷ this)`,
+        name: 'later promotion, new promoter with the stored scan (another Lambda container, a restarted serve)',
+        value: describe(stored),
+        baseline: `new promoter without a stored scan (next row): ${formatNumber(unstored.total)} requests`,
+        ratio: `${formatRatio(unstored.total, stored.total)} fewer`,
         note:
-          `${fresh.byRoute}; the verifier Lambda keeps its promoter in a module variable (functions/verifier/` +
-          'handler.ts), so the cache survives warm invocations of one container only; the local mode keeps one per process',
+          `${stored.byRoute}; the stored facts (markers by blob id, no text) are loaded once per repository and ` +
+          `process, and saved after a scan that read new blobs; ${itemCost}`,
+      },
+      {
+        name: 'later promotion, new promoter without a stored scan (the baseline: each container scanned alone)',
+        value: describe(unstored),
+        baseline: `first promotion: ${formatNumber(cold.total)} requests`,
+        ratio: `${formatRatio(cold.total, unstored.total)} (first ÷ this)`,
+        note:
+          `${unstored.byRoute}; the blob cache of a promoter alone lives as long as its process (a Lambda ` +
+          'container, one serve)',
       },
       {
         name: 'later promotion, same promoter as the previous one, its PR still open (base unchanged)',
@@ -248,6 +302,7 @@ export const benchGitHubPromotion: Bench = async () => {
     return { title: 'GitHub requests per promotion (500 YAML files)', measurements };
   } finally {
     await github.stop();
+    await dynamo.stop();
   }
 };
 

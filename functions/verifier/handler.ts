@@ -3,17 +3,20 @@
 import { Logger } from '@aws-lambda-powertools/logger';
 import type { Context, SQSBatchResponse, SQSEvent } from 'aws-lambda';
 import { EksAccess, KubernetesClusterReader } from '../../lib/clusters/index.js';
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { EventBridgeClient } from '@aws-sdk/client-eventbridge';
 import type { Promoter } from '../../lib/promotion/index.js';
-import { consumeBatch } from '../../lib/queue/index.js';
+import { backoffRedelivery, consumeBatch } from '../../lib/queue/index.js';
 import { awsDependencies } from '../../lib/runtime/aws.js';
 import { fromPowertools } from '../../lib/runtime/logger.js';
 import { createPromoter } from '../../lib/runtime/promoter.js';
-import { createVerifier } from '../../lib/verifier/index.js';
+import { createVerifier, DEFAULT_SETTINGS, RecentPipelines } from '../../lib/verifier/index.js';
 
 const logger = fromPowertools(new Logger({ serviceName: 'verifier' }));
 let clusters: KubernetesClusterReader | undefined;
 let promoter: Promoter | undefined;
+/** Pipeline definitions read by `poll` messages, reused for 30 s across the batches of this warm container. */
+let recentPipelines: RecentPipelines | undefined;
 
 export const handler = async (event: SQSEvent, context: Context): Promise<SQSBatchResponse> => {
   const aws = awsDependencies();
@@ -23,6 +26,7 @@ export const handler = async (event: SQSEvent, context: Context): Promise<SQSBat
     eksTokens: new EksAccess(),
   });
   promoter ??= await buildPromoter(aws);
+  recentPipelines ??= new RecentPipelines(aws.store, DEFAULT_SETTINGS.pollPipelineMaxAgeMs, () => new Date());
   const verifier = createVerifier({
     store: aws.store,
     queue: aws.queue,
@@ -31,8 +35,11 @@ export const handler = async (event: SQSEvent, context: Context): Promise<SQSBat
     logger,
     now: () => new Date(),
     workerId: context.awsRequestId,
+    recentPipelines,
   });
-  return consumeBatch(event, verifier, { deadLetters: aws.deadLetters, logger });
+  // A message that failed comes back after 30 s, 1, 2, 4, 8 min (DEFAULT_RETRY_DELAYS_SECONDS), then the DLQ.
+  const redelivery = backoffRedelivery((receiptHandle, seconds) => aws.queue.changeVisibility(receiptHandle, seconds));
+  return consumeBatch(event, verifier, { deadLetters: aws.deadLetters, logger, redelivery });
 };
 
 async function buildPromoter(aws: ReturnType<typeof awsDependencies>): Promise<Promoter> {
@@ -50,5 +57,11 @@ async function buildPromoter(aws: ReturnType<typeof awsDependencies>): Promise<P
       ? { client: new EventBridgeClient({}), name: env.NOTIFICATION_EVENT_BUS }
       : undefined,
     logger,
+    // What the GitHub marker scan learnt, shared by every container (its own item in the table).
+    markerScanTable: {
+      client: new DynamoDBClient({}),
+      tableName: env.TABLE_NAME,
+      retentionDays: env.RETENTION_DAYS,
+    },
   });
 }

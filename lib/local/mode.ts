@@ -46,7 +46,10 @@ export interface LocalModeOptions {
   notificationWebhook?: { url: string; hmacKey?: string };
   logger: StructuredLogger;
   now?: () => Date;
-  /** The embedded queue's visibility timeout (a failed message comes back after it). Default 30. */
+  /**
+   * The embedded queue's visibility timeout for a received message. Default 30. A failed message comes back after
+   * the queue's backoff instead (30 s, 1, 2, 4, 8 min, as on AWS: DEFAULT_RETRY_DELAYS_SECONDS).
+   */
   visibilityTimeoutSeconds?: number;
 }
 
@@ -109,6 +112,7 @@ export async function startLocalMode(options: LocalModeOptions): Promise<LocalMo
         webhook: options.notificationWebhook,
         logger,
         instance: 'local',
+        markerScanTable: { client: parts.dynamo.client, tableName: parts.dynamo.tableName },
       }),
       logger,
       now,

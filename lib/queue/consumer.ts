@@ -6,6 +6,7 @@ import type { SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
 import { decodeMessage } from './messages.js';
 import type { QueueMessage } from './messages.js';
 import type { DeadLetters } from './port.js';
+import type { Redelivery } from './redelivery.js';
 
 /** The part of a structured logger the consumer uses; a Powertools Logger fits. */
 export interface QueueLogger {
@@ -26,6 +27,11 @@ export interface ConsumerDeps {
   deadLetters: DeadLetters;
   /** Defaults to JSON lines on the console. */
   logger?: QueueLogger;
+  /**
+   * Backoff for failed messages: a record whose handler threw is hidden for `delaySeconds(receiveCount)` before it
+   * is reported. Without it (or if changing its visibility fails) the queue's fixed visibility timeout applies.
+   */
+  redelivery?: Redelivery;
 }
 
 /** Thrown for a record whose body could not be dead-lettered, so that it is retried and SQS redrive catches it. */
@@ -35,7 +41,8 @@ export class DeadLetteringFailedError extends Error {
 
 /**
  * Processes one batch, records in parallel, and returns the records to retry:
- * - a valid message goes to `handle`; if that throws, the record is listed in `batchItemFailures`;
+ * - a valid message goes to `handle`; if that throws, the record is listed in `batchItemFailures`, after
+ *   `deps.redelivery` (if given) has hidden it for a delay that grows with its receive count;
  * - a body that does not decode is logged (reason and messageId, never the body), sent to `deps.deadLetters`, and
  *   counts as processed, so it is acknowledged and never retried; if dead-lettering fails, it is a failure instead.
  * A batch in which every record fails is returned the same way (never thrown), so the caller acknowledges nothing.
@@ -62,11 +69,16 @@ export async function consumeBatch(
     try {
       await handle(decoded.message, context);
     } catch (error) {
+      const delaySeconds = deps.redelivery?.delaySeconds(context.receiveCount);
       logger.error('message handling failed; it will be retried', {
         ...context,
         type: decoded.message.type,
         error: errorSummary(error),
+        ...(delaySeconds === undefined ? {} : { redeliveryDelaySeconds: delaySeconds }),
       });
+      if (deps.redelivery && delaySeconds !== undefined) {
+        await postponeRedelivery(record, context, delaySeconds, deps.redelivery, logger);
+      }
       throw error;
     }
   };
@@ -76,6 +88,25 @@ export async function consumeBatch(
   });
   // Copied, because Powertools hands out a shared default object when nothing failed.
   return { batchItemFailures: response.batchItemFailures.map(({ itemIdentifier }) => ({ itemIdentifier })) };
+}
+
+/** Hides a failed record for `delaySeconds`; on failure only logs, as the fixed visibility timeout still applies. */
+async function postponeRedelivery(
+  record: SQSRecord,
+  context: MessageContext,
+  delaySeconds: number,
+  redelivery: Redelivery,
+  logger: QueueLogger,
+): Promise<void> {
+  try {
+    await redelivery.changeVisibility(record.receiptHandle, delaySeconds);
+  } catch (error) {
+    logger.warn("could not delay the message's redelivery; the queue's visibility timeout applies", {
+      ...context,
+      redeliveryDelaySeconds: delaySeconds,
+      error: errorSummary(error),
+    });
+  }
 }
 
 /** `ApproximateReceiveCount`, or 1 when it is absent or not a positive integer (the record was received once). */

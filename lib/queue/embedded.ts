@@ -8,6 +8,8 @@ import { encodeMessage } from './messages.js';
 import type { QueueMessage } from './messages.js';
 import { checkDelaySeconds } from './port.js';
 import type { DeadLetters, DeadLetterSource, OutgoingMessage, Queue, SendOptions } from './port.js';
+import { backoffRedelivery, MAX_VISIBILITY_TIMEOUT_SECONDS } from './redelivery.js';
+import type { Redelivery } from './redelivery.js';
 
 /** Milliseconds since the epoch; injectable so tests can move time by hand. */
 export interface QueueClock {
@@ -19,9 +21,15 @@ export interface EmbeddedQueueOptions {
   name?: string;
   /**
    * How long a received message stays hidden before it comes back if it was not deleted. Default 30. Unlike SQS,
-   * fractions are allowed (tests use 0.1 s).
+   * fractions are allowed (tests use 0.1 s). The consumer loop replaces it for a message whose handler failed (see
+   * `retryDelaysSeconds`).
    */
   visibilityTimeoutSeconds?: number;
+  /**
+   * The consumer loop's backoff: a message whose handler failed on its nth receive comes back after entry n-1
+   * (the last entry once past the end). Default DEFAULT_RETRY_DELAYS_SECONDS, as on AWS; fractions allowed.
+   */
+  retryDelaysSeconds?: readonly number[];
   /** A message received this many times and still not deleted moves to the dead letters. Default 5. */
   maxReceiveCount?: number;
   clock?: QueueClock;
@@ -72,7 +80,6 @@ interface StoredMessage {
   receiptHandle?: string;
 }
 
-const MAX_VISIBILITY_TIMEOUT_SECONDS = 43_200;
 const SYSTEM_CLOCK: QueueClock = { now: () => Date.now() };
 
 /**
@@ -92,6 +99,7 @@ export class EmbeddedQueue implements Queue, DeadLetters {
   readonly #maxReceiveCount: number;
   readonly #clock: QueueClock;
   readonly #logger: QueueLogger | undefined;
+  readonly #redelivery: Redelivery;
   /** In send order; a Map keeps insertion order. */
   readonly #messages = new Map<string, StoredMessage>();
   readonly #byReceiptHandle = new Map<string, StoredMessage>();
@@ -112,6 +120,11 @@ export class EmbeddedQueue implements Queue, DeadLetters {
     this.#maxReceiveCount = maxReceiveCount;
     this.#clock = options.clock ?? SYSTEM_CLOCK;
     this.#logger = options.logger;
+    // Throws a RangeError for a schedule that is empty or out of range, as the other options do.
+    this.#redelivery = backoffRedelivery(
+      (receiptHandle, seconds) => this.changeVisibility(receiptHandle, seconds),
+      options.retryDelaysSeconds,
+    );
   }
 
   // ------------------------------------------------------------------ producer (Queue port)
@@ -210,7 +223,7 @@ export class EmbeddedQueue implements Queue, DeadLetters {
 
   /**
    * Starts consuming: receive a batch, run `consumeBatch` on it, delete the records it did not report as failures.
-   * Failures are left alone and come back after the visibility timeout. One batch at a time.
+   * Failures come back after the backoff of `retryDelaysSeconds` (set by the consumer). One batch at a time.
    */
   start(handle: MessageHandler, options: ConsumerLoopOptions = {}): void {
     if (this.#loop) throw new Error('the consumer loop is already running');
@@ -245,7 +258,11 @@ export class EmbeddedQueue implements Queue, DeadLetters {
       const records = await this.#receive(batchSize, pollIntervalMs, () => this.#stopping);
       if (records.length === 0) continue;
       try {
-        const response = await consumeBatch({ Records: records }, handle, { deadLetters: this, logger: this.#logger });
+        const response = await consumeBatch({ Records: records }, handle, {
+          deadLetters: this,
+          logger: this.#logger,
+          redelivery: this.#redelivery,
+        });
         const failed = new Set(response.batchItemFailures.map(({ itemIdentifier }) => itemIdentifier));
         for (const record of records) {
           if (!failed.has(record.messageId)) await this.delete(record.receiptHandle);

@@ -36,6 +36,14 @@ export {
 } from './messages.js';
 export type { DeadLetters, DeadLetterSource, OutgoingMessage, Queue, SendOptions } from './port.js';
 export { checkDelaySeconds, MAX_DELAY_SECONDS } from './port.js';
+export type { ChangeVisibility, Redelivery } from './redelivery.js';
+export {
+  backoffRedelivery,
+  checkRetryDelays,
+  DEFAULT_RETRY_DELAYS_SECONDS,
+  MAX_VISIBILITY_TIMEOUT_SECONDS,
+  retryDelaySeconds,
+} from './redelivery.js';
 export type { SqsQueueOptions } from './sqs.js';
 export {
   DEAD_LETTER_RECEIVE_COUNT_ATTRIBUTE,

@@ -1,13 +1,14 @@
 // SQS adapters of the Queue and DeadLetters ports (AWS SDK v3). The client is passed in, so the Lambda handlers and
 // the tests (fauxqs) configure it; against an emulator give it an explicit `endpoint`, because the SDK otherwise
 // sends requests to the host in the queue URL, which for fauxqs does not resolve.
-import { SendMessageBatchCommand, SendMessageCommand } from '@aws-sdk/client-sqs';
+import { ChangeMessageVisibilityCommand, SendMessageBatchCommand, SendMessageCommand } from '@aws-sdk/client-sqs';
 import type { BatchResultErrorEntry, Message, MessageAttributeValue, SQSClient } from '@aws-sdk/client-sqs';
 import type { SQSRecord } from 'aws-lambda';
 import { encodeMessage } from './messages.js';
 import type { QueueMessage } from './messages.js';
 import { checkDelaySeconds } from './port.js';
 import type { DeadLetters, DeadLetterSource, OutgoingMessage, Queue, SendOptions } from './port.js';
+import { MAX_VISIBILITY_TIMEOUT_SECONDS } from './redelivery.js';
 
 /** SQS takes at most 10 entries per SendMessageBatch. */
 export const SQS_BATCH_LIMIT = 10;
@@ -102,6 +103,23 @@ export class SqsQueue implements Queue {
         messages.length,
       );
     }
+  }
+
+  /**
+   * Hides a received message for `seconds` (whole, 0..43200) from now: the consumer's backoff for failed messages.
+   * The Lambda's event source hands over the receipt handle; the verifier's role may call it (`grantConsumeMessages`).
+   */
+  async changeVisibility(receiptHandle: string, seconds: number): Promise<void> {
+    if (!Number.isInteger(seconds) || seconds < 0 || seconds > MAX_VISIBILITY_TIMEOUT_SECONDS) {
+      throw new RangeError(`a visibility timeout must be a whole number from 0 to ${MAX_VISIBILITY_TIMEOUT_SECONDS}`);
+    }
+    await this.#client.send(
+      new ChangeMessageVisibilityCommand({
+        QueueUrl: this.#queueUrl,
+        ReceiptHandle: receiptHandle,
+        VisibilityTimeout: seconds,
+      }),
+    );
   }
 }
 

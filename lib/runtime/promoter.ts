@@ -1,5 +1,6 @@
 // Builds the promoter a deployment uses: GitHub pull requests always, notifications when at least one sink is
 // configured. Shared by the verifier Lambda and the local mode, so both promote the same way.
+import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import type { EventBridgeClient } from '@aws-sdk/client-eventbridge';
 import { StrategyPromoter, type Promoter } from '../promotion/index.js';
 import { GitHubPullRequestPromoter } from '../promotion/github/index.js';
@@ -10,6 +11,8 @@ import {
   type NotificationSink,
 } from '../promotion/notification/index.js';
 import type { SecretSource } from '../secrets/port.js';
+import { DynamoMarkerScans } from '../store/index.js';
+import { tableContext } from '../store/dynamodb/table.js';
 import type { StructuredLogger } from './logger.js';
 
 export interface PromoterConfig {
@@ -23,6 +26,11 @@ export interface PromoterConfig {
   logger?: StructuredLogger;
   /** Names this instance in notification events. */
   instance?: string;
+  /**
+   * The table that keeps the GitHub marker scan across processes, so a new Lambda container or a restarted `serve`
+   * reads only the blobs never seen before. Without it each process scans every repository once.
+   */
+  markerScanTable?: { client: DynamoDBClient; tableName: string; retentionDays?: number };
 }
 
 export function createPromoter(config: PromoterConfig): Promoter {
@@ -35,6 +43,15 @@ export function createPromoter(config: PromoterConfig): Promoter {
       secrets: config.secrets,
       apiUrl: config.githubApiUrl,
       logger: config.logger,
+      markerScans: config.markerScanTable
+        ? new DynamoMarkerScans(
+            tableContext(
+              config.markerScanTable.client,
+              config.markerScanTable.tableName,
+              config.markerScanTable.retentionDays,
+            ),
+          )
+        : undefined,
     }),
     // Without a sink there is nowhere to notify: the strategy reports itself unavailable, for good.
     notification: sinks.length > 0 ? new NotificationPromoter({ sinks, instance: config.instance }) : undefined,

@@ -3,6 +3,7 @@ import type { ClusterReader } from '../clusters/port.js';
 import type { Promoter } from '../promotion/port.js';
 import type { Queue } from '../queue/port.js';
 import type { Store } from '../store/port.js';
+import type { RecentPipelines } from './recent-pipelines.js';
 
 export interface VerifierLogger {
   debug(message: string, attributes?: Record<string, unknown>): void;
@@ -42,6 +43,11 @@ export interface VerifierDeps {
   /** Names this worker on the promotion records it holds (e.g. the Lambda request id). */
   workerId: string;
   settings?: Partial<VerifierSettings>;
+  /**
+   * Pipeline definitions shared by `poll` messages; pass one that outlives a Lambda invocation to share them across
+   * the batches of a warm container. Default: one per verifier.
+   */
+  recentPipelines?: RecentPipelines;
 }
 
 export function settingsOf(deps: VerifierDeps): VerifierSettings {

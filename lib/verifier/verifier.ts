@@ -3,7 +3,8 @@
 // mode (embedded queue); both hand it messages through `consumeBatch`.
 //
 // Retries: a read that failed in a way that may pass (unreachable, timeout, 5xx) is recorded on the target and the
-// message is then failed, so the queue delivers it again and, after its maximum receive count, dead-letters it.
+// message is then failed, so the queue delivers it again with a growing delay (lib/queue/redelivery.ts) and, after
+// its maximum receive count, dead-letters it.
 // A fault a person must fix (401, 403, no such object, bad kubeconfig) is recorded and the message succeeds: the
 // scheduled poll looks again, no retry loop hammers the cluster.
 import { ClusterAccessError } from '../clusters/port.js';
@@ -19,7 +20,8 @@ import { RecentPipelines } from './recent-pipelines.js';
 const READ_CONCURRENCY = 8;
 
 export function createVerifier(deps: VerifierDeps): MessageHandler {
-  const recentPipelines = new RecentPipelines(deps.store, settingsOf(deps).pollPipelineMaxAgeMs, deps.now);
+  const recentPipelines =
+    deps.recentPipelines ?? new RecentPipelines(deps.store, settingsOf(deps).pollPipelineMaxAgeMs, deps.now);
   return async (message) => {
     switch (message.type) {
       case 'check-app':

@@ -9,7 +9,8 @@ import { describe, it } from 'node:test';
 import { healthOf } from '../../lib/cli/pipeline-view.js';
 import { appKeyString } from '../../lib/pipeline/model.js';
 import type { FakeKubeApi } from '../../lib/testing/fake-kube-api.js';
-import { deployed, settled, startLoop, upgradeEvent, waitFor } from '../loop/harness.js';
+import type { VerifierLogger } from '../../lib/verifier/index.js';
+import { deployed, LOOP_RETRY_DELAYS_SECONDS, settled, startLoop, upgradeEvent, waitFor } from '../loop/harness.js';
 import { explain, prodApps } from './support.js';
 
 const MAX_RECEIVES = 3;
@@ -28,6 +29,31 @@ interface ClusterFault {
   error: RegExp;
   /** The fault may pass by itself: the check is redelivered, then dead-lettered. Otherwise it is not retried. */
   retried: boolean;
+}
+
+/** A failed message as the queue's consumer logged it, with the wall-clock time of the log line. */
+interface LoggedFailure {
+  messageId: unknown;
+  receiveCount: unknown;
+  redeliveryDelaySeconds: unknown;
+  at: number;
+}
+
+/** A silent logger that keeps the consumer's "message handling failed" lines. */
+function failureLogger(): VerifierLogger & { failures: LoggedFailure[] } {
+  const failures: LoggedFailure[] = [];
+  const ignore = (): void => undefined;
+  return {
+    failures,
+    debug: ignore,
+    info: ignore,
+    warn: ignore,
+    error: (message, attributes = {}) => {
+      if (!message.startsWith('message handling failed')) return;
+      const { messageId, receiveCount, redeliveryDelaySeconds } = attributes;
+      failures.push({ messageId, receiveCount, redeliveryDelaySeconds, at: Date.now() });
+    },
+  };
 }
 
 /** Points the prod GitopsCluster's kubeconfig Secret at the server as it is now (address, token). */
@@ -80,7 +106,8 @@ const FAULTS: readonly ClusterFault[] = [
 describe('a leaf cluster that fails while a promotion into it is due', () => {
   for (const fault of FAULTS) {
     it(`prod ${fault.name}: recorded, ${fault.retried ? 'retried then dead-lettered' : 'not retried'}, nothing promoted; promoted once it is mended`, async (t) => {
-      const loop = await startLoop(t, { maxReceiveCount: MAX_RECEIVES });
+      const logger = failureLogger();
+      const loop = await startLoop(t, { maxReceiveCount: MAX_RECEIVES, logger });
       await loop.deployEverywhere('6.9.1');
       const token = loop.prod.token;
 
@@ -94,6 +121,21 @@ describe('a leaf cluster that fails while a promotion into it is due', () => {
           30_000,
         );
         assert.equal(dead.receiveCount, MAX_RECEIVES, 'delivered again until the maximum receive count');
+        // With backoff: each failure hid the poll for a longer delay, and it came back no sooner than that.
+        const failures = logger.failures.filter((failure) => failure.messageId === dead.messageId);
+        assert.deepEqual(
+          failures.map(({ receiveCount, redeliveryDelaySeconds }) => ({ receiveCount, redeliveryDelaySeconds })),
+          Array.from({ length: MAX_RECEIVES }, (_, i) => ({
+            receiveCount: i + 1,
+            redeliveryDelaySeconds: LOOP_RETRY_DELAYS_SECONDS[i],
+          })),
+        );
+        const comebacks = [...failures.slice(1).map((failure) => failure.at), dead.at];
+        failures.forEach((failure, i) => {
+          const waitedMs = (comebacks[i] ?? 0) - failure.at;
+          const delayMs = (LOOP_RETRY_DELAYS_SECONDS[i] ?? 0) * 1000;
+          assert.ok(waitedMs >= delayMs, `back ${waitedMs} ms after failure ${i + 1}, not before its ${delayMs} ms`);
+        });
       }
       await settled(loop.queue, 30_000);
       if (!fault.retried) assert.deepEqual(loop.queue.deadLetters(), [], 'handled once, not retried in a loop');

@@ -21,6 +21,8 @@ export const WEBHOOK_HMAC_KEY = 'weave-hmac-key';
 export const PIPELINE = { namespace: 'flux-system', name: 'podinfo' };
 const silent = { debug() {}, info() {}, warn() {}, error() {} };
 const CONSUMER = { batchSize: 10, pollIntervalMs: 10 };
+/** The verifiers' queues hide a message that failed on its nth receive for entry n-1 (the last past the end). */
+export const LOOP_RETRY_DELAYS_SECONDS: readonly number[] = [0.3, 0.6, 1.2];
 
 export const pipelineDocument: PipelineDocument = {
   apiVersion: 'pipelines.weave.works/v1alpha1',
@@ -143,6 +145,8 @@ export async function startLoop(t: TestContext, options: LoopOptions = {}) {
   const startVerifier = (workerId: string, reader: KubernetesClusterReader, workerPromoter: Promoter) => {
     const queue = new EmbeddedQueue({
       visibilityTimeoutSeconds: 0.3,
+      // The AWS backoff (30 s, 1, 2, 4, 8 min) scaled down, so a failing message is dead-lettered within seconds.
+      retryDelaysSeconds: LOOP_RETRY_DELAYS_SECONDS,
       maxReceiveCount: options.maxReceiveCount ?? 3,
       logger,
     });

@@ -7,6 +7,7 @@ import type { MessageContext, QueueLogger } from '../../lib/queue/consumer.js';
 import { encodeMessage } from '../../lib/queue/messages.js';
 import type { QueueMessage } from '../../lib/queue/messages.js';
 import type { DeadLetters, DeadLetterSource } from '../../lib/queue/port.js';
+import { backoffRedelivery } from '../../lib/queue/redelivery.js';
 import { app } from './queue-contract.js';
 
 function record(messageId: string, body: string, receiveCount = '1'): SQSRecord {
@@ -174,6 +175,92 @@ describe('consumeBatch', () => {
     assert.equal(line['type'], 'check-app');
     assert.equal(line['receiveCount'], 3);
     assert.deepEqual(line['error'], { name: 'Error', message: 'cluster unreachable' });
+  });
+});
+
+describe('consumeBatch with a redelivery backoff', () => {
+  /** A backoff of 30, 60, 120 s whose visibility changes are recorded (or fail, with `fail`). */
+  function recordingBackoff(fail = false) {
+    const changes: { receiptHandle: string; seconds: number }[] = [];
+    const redelivery = backoffRedelivery(
+      (receiptHandle, seconds) => {
+        if (fail) return Promise.reject(new Error('AccessDenied'));
+        changes.push({ receiptHandle, seconds });
+        return Promise.resolve();
+      },
+      [30, 60, 120],
+    );
+    return { changes, redelivery };
+  }
+
+  it('hides each failed record for the delay of its receive count before reporting it', async () => {
+    const { changes, redelivery } = recordingBackoff();
+    const response = await consumeBatch(
+      event(
+        record('first', encodeMessage(app('a')), '1'),
+        record('second', encodeMessage(app('b')), '2'),
+        record('late', encodeMessage(app('c')), '9'),
+        record('fine', encodeMessage(app('ok')), '2'),
+      ),
+      (message) =>
+        message.type === 'check-app' && message.app.name === 'ok'
+          ? Promise.resolve()
+          : Promise.reject(new Error('cluster unreachable')),
+      { deadLetters: new CollectingDeadLetters(), logger: capturingLogger(), redelivery },
+    );
+    assert.deepEqual(response, {
+      batchItemFailures: [{ itemIdentifier: 'first' }, { itemIdentifier: 'second' }, { itemIdentifier: 'late' }],
+    });
+    assert.deepEqual(
+      changes.sort((a, b) => a.seconds - b.seconds),
+      [
+        { receiptHandle: 'rh-first', seconds: 30 },
+        { receiptHandle: 'rh-second', seconds: 60 },
+        { receiptHandle: 'rh-late', seconds: 120 },
+      ],
+    );
+  });
+
+  it('logs the delay with the failure', async () => {
+    const logger = capturingLogger();
+    await consumeBatch(
+      event(record('m1', encodeMessage(app('a')), '2')),
+      () => Promise.reject(new Error('cluster unreachable')),
+      { deadLetters: new CollectingDeadLetters(), logger, redelivery: recordingBackoff().redelivery },
+    );
+    assert.equal(logger.lines.length, 1);
+    const line = JSON.parse(logger.lines[0] ?? '{}') as Record<string, unknown>;
+    assert.equal(line['level'], 'error');
+    assert.equal(line['redeliveryDelaySeconds'], 60);
+  });
+
+  it('changes nothing for a success or an undecodable body', async () => {
+    const { changes, redelivery } = recordingBackoff();
+    const response = await consumeBatch(
+      event(record('ok', encodeMessage(app('a'))), record('poison', POISON)),
+      () => Promise.resolve(),
+      { deadLetters: new CollectingDeadLetters(), logger: capturingLogger(), redelivery },
+    );
+    assert.deepEqual(response, { batchItemFailures: [] });
+    assert.deepEqual(changes, []);
+  });
+
+  it('still reports the failure when the visibility cannot be changed, and logs why without the body', async () => {
+    const logger = capturingLogger();
+    const response = await consumeBatch(
+      event(record('m1', encodeMessage(app('TOP-SECRET-TOKEN')), '1')),
+      () => Promise.reject(new Error('cluster unreachable')),
+      { deadLetters: new CollectingDeadLetters(), logger, redelivery: recordingBackoff(true).redelivery },
+    );
+    assert.deepEqual(response, { batchItemFailures: [{ itemIdentifier: 'm1' }] });
+    const warning = logger.lines.find((line) => line.includes('"warn"'));
+    assert.ok(warning, 'a warning');
+    const fields = JSON.parse(warning) as Record<string, unknown>;
+    assert.match(String(fields['message']), /visibility timeout applies/);
+    assert.equal(fields['messageId'], 'm1');
+    assert.equal(fields['redeliveryDelaySeconds'], 30);
+    assert.deepEqual(fields['error'], { name: 'Error', message: 'AccessDenied' });
+    assert.ok(logger.lines.every((line) => !line.includes('TOP-SECRET-TOKEN')));
   });
 });
 

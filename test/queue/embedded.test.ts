@@ -7,6 +7,7 @@ import { EmbeddedQueue } from '../../lib/queue/embedded.js';
 import type { EmbeddedQueueOptions } from '../../lib/queue/embedded.js';
 import type { MessageContext } from '../../lib/queue/consumer.js';
 import { encodeMessage } from '../../lib/queue/messages.js';
+import { DEFAULT_RETRY_DELAYS_SECONDS } from '../../lib/queue/redelivery.js';
 import type { QueueMessage } from '../../lib/queue/messages.js';
 import { app, queueContract, silentLogger } from './queue-contract.js';
 import type { QueueHarness } from './queue-contract.js';
@@ -55,6 +56,7 @@ queueContract('embedded', embeddedHarness);
 function realQueue(t: TestContext, options: EmbeddedQueueOptions = {}): EmbeddedQueue {
   const queue = new EmbeddedQueue({
     visibilityTimeoutSeconds: 0.1,
+    retryDelaysSeconds: [0.1],
     maxReceiveCount: 3,
     logger: silentLogger,
     ...options,
@@ -144,6 +146,8 @@ describe('EmbeddedQueue', () => {
     assert.throws(() => new EmbeddedQueue({ maxReceiveCount: 1.5 }), RangeError);
     assert.throws(() => new EmbeddedQueue({ visibilityTimeoutSeconds: -1 }), RangeError);
     assert.throws(() => new EmbeddedQueue({ visibilityTimeoutSeconds: 43_201 }), RangeError);
+    assert.throws(() => new EmbeddedQueue({ retryDelaysSeconds: [] }), RangeError);
+    assert.throws(() => new EmbeddedQueue({ retryDelaysSeconds: [30, -1] }), RangeError);
   });
 
   it('answers a long poll as soon as a message is sent', async (t) => {
@@ -165,6 +169,70 @@ describe('EmbeddedQueue', () => {
     const [again] = await queue.receive(1, 5000);
     assert.equal(again?.messageId, first.messageId);
     assert.ok(Date.now() - started < 1000);
+  });
+});
+
+describe('EmbeddedQueue consumer loop (hand-moved clock)', () => {
+  it('redelivers a failing message after 30 s, 1, 2, 4, 8 min by default, then dead-letters it', async (t) => {
+    const clock = fakeClock();
+    const queue = new EmbeddedQueue({ clock, logger: silentLogger });
+    t.after(() => queue.stop());
+    const receivedAt: number[] = [];
+    queue.start(
+      () => {
+        receivedAt.push(clock.now());
+        return Promise.reject(new Error('cluster unreachable'));
+      },
+      { pollIntervalMs: 2 },
+    );
+    const sentAt = clock.now();
+    await queue.send(app('down'));
+    await eventually(() => receivedAt.length === 1, 'the first receive');
+    // The loop can only see a message come due when the clock moves: 1 ms short of each delay, nothing comes back.
+    for (const delaySeconds of DEFAULT_RETRY_DELAYS_SECONDS) {
+      const seen = receivedAt.length;
+      const letters = queue.deadLetters().length;
+      clock.advance(delaySeconds * 1000 - 1);
+      await new Promise((resolve) => setTimeout(resolve, 20));
+      assert.equal(receivedAt.length, seen, `hidden until ${delaySeconds} s have passed`);
+      clock.advance(1);
+      await eventually(
+        () => receivedAt.length > seen || queue.deadLetters().length > letters,
+        `back after ${delaySeconds} s`,
+      );
+    }
+    assert.deepEqual(
+      receivedAt.map((at) => (at - sentAt) / 1000),
+      [0, 30, 90, 210, 450],
+    );
+    const [letter] = queue.deadLetters();
+    assert.equal(letter?.receiveCount, 5, 'the default maxReceiveCount, as on AWS');
+    assert.equal(((letter?.at ?? 0) - sentAt) / 1000, 930, 'about 15 min after the first failure');
+  });
+
+  it('follows a short schedule, the last delay repeating past its end', async (t) => {
+    const clock = fakeClock();
+    const queue = new EmbeddedQueue({ clock, logger: silentLogger, maxReceiveCount: 4, retryDelaysSeconds: [1, 5] });
+    t.after(() => queue.stop());
+    const receivedAt: number[] = [];
+    queue.start(
+      () => {
+        receivedAt.push(clock.now());
+        return Promise.reject(new Error('cluster unreachable'));
+      },
+      { pollIntervalMs: 2 },
+    );
+    const sentAt = clock.now();
+    await queue.send(app('down'));
+    for (const advanceMs of [0, 1000, 5000, 5000]) {
+      const seen = receivedAt.length;
+      clock.advance(advanceMs);
+      await eventually(() => receivedAt.length > seen, `a receive after ${advanceMs} ms more`);
+    }
+    assert.deepEqual(
+      receivedAt.map((at) => at - sentAt),
+      [0, 1000, 6000, 11_000],
+    );
   });
 });
 

@@ -8,6 +8,8 @@ import type { SQSRecord } from 'aws-lambda';
 import { consumeBatch } from '../../lib/queue/consumer.js';
 import type { MessageContext, MessageHandler, QueueLogger } from '../../lib/queue/consumer.js';
 import { decodeMessage, InvalidMessageError } from '../../lib/queue/messages.js';
+import { backoffRedelivery } from '../../lib/queue/redelivery.js';
+import type { Redelivery } from '../../lib/queue/redelivery.js';
 import type { CheckAppMessage, QueueMessage } from '../../lib/queue/messages.js';
 import type { DeadLetters, Queue } from '../../lib/queue/port.js';
 
@@ -45,7 +47,8 @@ export type ContractCase =
   | 'change visibility'
   | 'redrive'
   | 'poison'
-  | 'handler failure';
+  | 'handler failure'
+  | 'backoff';
 
 export interface ContractOptions {
   /** Cases this adapter's stand-in cannot show, each with the reason. */
@@ -93,11 +96,13 @@ function decoded(record: SQSRecord): QueueMessage {
 async function consumeOnce(
   harness: QueueHarness,
   handle: MessageHandler,
+  redelivery?: Redelivery,
 ): Promise<{ records: SQSRecord[]; failures: string[] }> {
   const records = await harness.receive(10, 1000);
   const response = await consumeBatch({ Records: records }, handle, {
     deadLetters: harness.deadLetters,
     logger: silentLogger,
+    redelivery,
   });
   const failures = response.batchItemFailures.map(({ itemIdentifier }) => itemIdentifier);
   for (const record of records) {
@@ -288,6 +293,30 @@ export function queueContract(name: string, factory: () => Promise<QueueHarness>
         assert.deepEqual(second.failures, []);
         assert.deepEqual(contexts, [{ messageId: first.records[0]?.messageId, receiveCount: 2 }]);
         assert.equal(await harness.depth(), 0);
+      },
+    );
+
+    contractCase(
+      'backoff',
+      "hides a failed message for the consumer's backoff delay, past the fixed visibility timeout",
+      async (harness) => {
+        const visibilityMs = harness.visibilityTimeoutSeconds * 1000;
+        // Whole seconds, as SQS requires; twice the queue's own timeout, so the two cannot be confused.
+        const redelivery = backoffRedelivery(
+          (receiptHandle, seconds) => harness.changeVisibility(receiptHandle, seconds),
+          [harness.visibilityTimeoutSeconds * 2],
+        );
+        await harness.queue.send(app('down'));
+        const first = await consumeOnce(harness, () => Promise.reject(new Error('cluster unreachable')), redelivery);
+        const messageId = first.records[0]?.messageId;
+        assert.ok(messageId);
+        assert.deepEqual(first.failures, [messageId]);
+        await harness.elapse(visibilityMs + 200);
+        assert.deepEqual(await harness.receive(10, 0), [], 'still hidden after the fixed visibility timeout');
+        await harness.elapse(visibilityMs);
+        const [again] = await receiveAll(harness, 1);
+        assert.equal(again?.messageId, messageId, 'back once the backoff delay has passed');
+        assert.equal(again?.attributes.ApproximateReceiveCount, '2');
       },
     );
   });

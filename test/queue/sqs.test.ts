@@ -128,8 +128,9 @@ async function drain(client: SQSClient, queueUrl: string): Promise<Message[]> {
 async function sqsHarness(): Promise<QueueHarness> {
   const sqs = await startSqs();
   const { client, queueUrl, queueArn, dlqUrl } = sqs;
+  const queue = new SqsQueue({ client, queueUrl });
   return {
-    queue: new SqsQueue({ client, queueUrl }),
+    queue,
     deadLetters: new SqsDeadLetters({ client, queueUrl: dlqUrl }),
     visibilityTimeoutSeconds: VISIBILITY_TIMEOUT_SECONDS,
     maxReceiveCount: MAX_RECEIVE_COUNT,
@@ -141,15 +142,8 @@ async function sqsHarness(): Promise<QueueHarness> {
     delete: async (receiptHandle) => {
       await client.send(new DeleteMessageCommand({ QueueUrl: queueUrl, ReceiptHandle: receiptHandle }));
     },
-    changeVisibility: async (receiptHandle, seconds) => {
-      await client.send(
-        new ChangeMessageVisibilityCommand({
-          QueueUrl: queueUrl,
-          ReceiptHandle: receiptHandle,
-          VisibilityTimeout: seconds,
-        }),
-      );
-    },
+    // The adapter's own ChangeMessageVisibility, which the verifier's backoff uses.
+    changeVisibility: (receiptHandle, seconds) => queue.changeVisibility(receiptHandle, seconds),
     drainDeadLetters: async () =>
       (await drain(client, dlqUrl)).map((message) => ({
         body: message.Body ?? '',
@@ -238,6 +232,23 @@ describe('SqsQueue', () => {
         error.failedIndexes.length === 10,
     );
     assert.equal(bodies.length, 15);
+  });
+
+  it('changes visibility only to whole seconds from 0 to 12 h, sending nothing otherwise', async () => {
+    const sent: unknown[] = [];
+    const client = { send: (command: unknown) => Promise.resolve(void sent.push(command)) } as unknown as SQSClient;
+    const queue = new SqsQueue({ client, queueUrl: 'https://sqs.example/000000000000/q' });
+    for (const seconds of [-1, 0.5, 43_201, Number.NaN]) {
+      await assert.rejects(queue.changeVisibility('rh', seconds), RangeError, String(seconds));
+    }
+    assert.equal(sent.length, 0);
+    await queue.changeVisibility('rh', 43_200);
+    assert.ok(sent[0] instanceof ChangeMessageVisibilityCommand);
+    assert.deepEqual(sent[0].input, {
+      QueueUrl: 'https://sqs.example/000000000000/q',
+      ReceiptHandle: 'rh',
+      VisibilityTimeout: 43_200,
+    });
   });
 
   it('sends nothing for an empty batch', async (t) => {

@@ -14,4 +14,5 @@ export {
   type GitHubLogger,
 } from './client.js';
 export { MarkerCache, type MarkerCacheLimits, type ScannedBlob } from './marker-cache.js';
+export { InMemoryMarkerScanStore, MARKER_SCAN_FORMAT, type MarkerFacts, type MarkerScanStore } from './scan-store.js';
 export { githubApiUrl, parseRepositoryUrl, type GitHubRepository } from './repository.js';

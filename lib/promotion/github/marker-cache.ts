@@ -1,7 +1,8 @@
 // What the marker scan learnt about each blob, by repository and blob id. A blob id names its content, so an entry
 // never goes stale: a warm process re-reads only the blobs that changed since its last promotion of the repository.
 // Blobs without markers keep only the fact; blobs with markers (the few manifests a promotion edits) keep their text
-// too, so promoting the same base again reads nothing.
+// too, so promoting the same base again reads nothing. Facts loaded from a MarkerScanStore come without text: a blob
+// with the promotion's marker is read again for its text, every other known blob is not.
 
 export interface ScannedBlob {
   /** The distinct `$promotion` markers in the blob (`markersIn`); empty for most files. */
@@ -38,6 +39,21 @@ export class MarkerCache {
   set(repository: string, blobSha: string, markers: readonly string[], text: string): ScannedBlob {
     const keepText = markers.length > 0 && text.length <= this.maxTextLength;
     const entry: ScannedBlob = keepText ? { markers, text } : { markers };
+    this.put(repository, blobSha, entry);
+    return entry;
+  }
+
+  /** Adds a fact learnt elsewhere (markers, no text); what this process already knows about the blob is kept. */
+  remember(repository: string, blobSha: string, markers: readonly string[]): void {
+    if (this.get(repository, blobSha) === undefined) this.put(repository, blobSha, { markers });
+  }
+
+  /** What is known about a repository's blobs, oldest first. */
+  entries(repository: string): IterableIterator<[string, ScannedBlob]> {
+    return (this.repositories.get(repository) ?? new Map<string, ScannedBlob>()).entries();
+  }
+
+  private put(repository: string, blobSha: string, entry: ScannedBlob): void {
     let blobs = this.repositories.get(repository);
     if (blobs) {
       this.repositories.delete(repository); // re-inserted below: most recently used last
@@ -56,7 +72,6 @@ export class MarkerCache {
       if (oldest === undefined) break;
       blobs.delete(oldest);
     }
-    return entry;
   }
 
   /** How many blobs are remembered for a repository. */

@@ -2,7 +2,10 @@
 // through the REST API without cloning:
 //
 // 1. read the base branch's head commit and its whole tree (one recursive listing); only `*.yaml`/`*.yml` blobs are
-//    considered, and a blob is read only when the marker cache does not know its id yet;
+//    considered, and a blob is read only when the marker cache does not know its id yet. With a MarkerScanStore the
+//    cache outlives the process: the first scan of a repository in a process loads the stored facts (markers by
+//    blob id, no text), and a scan that read blobs never seen before stores the merged facts again. Neither may
+//    fail a promotion: a failed load or save is logged and the scan reads what it does not know;
 // 2. set every scalar marked `ns:name:env` to the version (`setMarkedValues`); no such marker anywhere is a
 //    permanent failure, and nothing is written;
 // 3. when that changes a file: a tree on the base tree and a commit `promoting version` whose parent is the base head,
@@ -37,6 +40,7 @@ import {
 } from './client.js';
 import { MarkerCache, type MarkerCacheLimits, type ScannedBlob } from './marker-cache.js';
 import { githubApiUrl, parseRepositoryUrl, type GitHubRepository } from './repository.js';
+import type { MarkerScanStore } from './scan-store.js';
 
 export const COMMIT_MESSAGE = 'promoting version';
 
@@ -72,6 +76,8 @@ export interface GitHubPullRequestPromoterOptions extends GitHubClientSettings {
   /** How many blobs are read at once during the marker scan. Default 8. */
   blobReadConcurrency?: number;
   markerCache?: MarkerCacheLimits;
+  /** Keeps what the marker scan learnt across processes (Lambda containers, restarts of `serve`). */
+  markerScans?: MarkerScanStore;
 }
 
 interface Run {
@@ -101,6 +107,8 @@ const YAML_FILE = /\.ya?ml$/;
 export class GitHubPullRequestPromoter implements Promoter {
   private readonly clients = new Map<string, GitHubClient>();
   private readonly markerCache: MarkerCache;
+  /** Loads of stored scan facts in flight, by repository: concurrent promotions of one repository share one. */
+  private readonly scanLoads = new Map<string, Promise<void>>();
 
   constructor(private readonly options: GitHubPullRequestPromoterOptions) {
     this.markerCache = new MarkerCache(options.markerCache);
@@ -195,21 +203,30 @@ export class GitHubPullRequestPromoter implements Promoter {
         manifests.push({ path: entry.path, mode: entry.mode, sha: entry.sha });
       }
     }
+    await this.loadScan(run);
     let reads = 0;
-    const scanned = await mapWithConcurrency(manifests, this.options.blobReadConcurrency ?? 8, async (entry) => {
-      const known = this.markerCache.get(run.cacheKey, entry.sha);
-      if (known && (known.text !== undefined || !known.markers.includes(run.marker))) return { entry, blob: known };
+    let unseen = 0;
+    // Identical files (one kustomization.yaml in many folders) are one blob: read once.
+    const blobShas = [...new Set(manifests.map((entry) => entry.sha))];
+    const blobs = await mapWithConcurrency(blobShas, this.options.blobReadConcurrency ?? 8, async (sha) => {
+      const known = this.markerCache.get(run.cacheKey, sha);
+      if (known && (known.text !== undefined || !known.markers.includes(run.marker))) return known;
       reads++;
-      const text = await this.readBlob(run, entry.sha);
+      if (!known) unseen++;
+      const text = await this.readBlob(run, sha);
       const markers = mayHoldMarkers(text) ? markersIn(text) : [];
-      const blob: ScannedBlob = this.markerCache.set(run.cacheKey, entry.sha, markers, text);
-      return { entry, blob: blob.text === undefined && markers.length > 0 ? { markers, text } : blob };
+      const blob: ScannedBlob = this.markerCache.set(run.cacheKey, sha, markers, text);
+      return blob.text === undefined && markers.length > 0 ? { markers, text } : blob;
     });
+    const blobBySha = new Map(blobShas.map((sha, index) => [sha, blobs[index] as ScannedBlob]));
+    const scanned = manifests.map((entry) => ({ entry, blob: blobBySha.get(entry.sha) as ScannedBlob }));
     this.options.logger?.debug?.('scanned manifests for markers', {
       repository: repository.webUrl,
       manifests: manifests.length,
       blobsRead: reads,
+      blobsNeverSeen: unseen,
     });
+    if (unseen > 0) await this.saveScan(run, manifests);
 
     let found = 0;
     const changes: (ManifestEntry & { content: string })[] = [];
@@ -226,6 +243,60 @@ export class GitHubPullRequestPromoter implements Promoter {
       );
     }
     return changes;
+  }
+
+  /** Seeds the marker cache from the store when this process knows nothing of the repository yet. */
+  private async loadScan(run: Run): Promise<void> {
+    const store = this.options.markerScans;
+    if (!store || this.markerCache.size(run.cacheKey) > 0) return;
+    let loading = this.scanLoads.get(run.cacheKey);
+    if (!loading) {
+      loading = this.seedFrom(store, run).finally(() => this.scanLoads.delete(run.cacheKey));
+      this.scanLoads.set(run.cacheKey, loading);
+    }
+    await loading;
+  }
+
+  private async seedFrom(store: MarkerScanStore, run: Run): Promise<void> {
+    try {
+      const facts = await store.load(run.cacheKey);
+      for (const [sha, markers] of facts) this.markerCache.remember(run.cacheKey, sha, markers);
+      this.options.logger?.debug?.('loaded the stored marker scan', {
+        repository: run.repository.webUrl,
+        blobs: facts.size,
+      });
+    } catch (error) {
+      this.options.logger?.warn('cannot load the stored marker scan; every blob not known yet is read', {
+        repository: run.repository.webUrl,
+        error: errorMessage(error),
+      });
+    }
+  }
+
+  /**
+   * Stores everything this process knows of the repository (what it loaded, merged with what it read since), the
+   * blobs of the tree just scanned last: they are the most recently seen, kept first when the store is full.
+   */
+  private async saveScan(run: Run, manifests: readonly ManifestEntry[]): Promise<void> {
+    const store = this.options.markerScans;
+    if (!store) return;
+    const inTree = new Set(manifests.map((entry) => entry.sha));
+    const facts = new Map<string, readonly string[]>();
+    for (const [sha, blob] of this.markerCache.entries(run.cacheKey)) {
+      if (!inTree.has(sha)) facts.set(sha, blob.markers);
+    }
+    for (const entry of manifests) {
+      const blob = this.markerCache.get(run.cacheKey, entry.sha);
+      if (blob) facts.set(entry.sha, blob.markers);
+    }
+    try {
+      await store.save(run.cacheKey, facts);
+    } catch (error) {
+      this.options.logger?.warn('cannot store the marker scan; the next new process reads the blobs again', {
+        repository: run.repository.webUrl,
+        error: errorMessage(error),
+      });
+    }
   }
 
   private async readBlob(run: Run, sha: string): Promise<string> {
@@ -386,4 +457,8 @@ async function mapWithConcurrency<T, R>(items: readonly T[], limit: number, fn: 
   };
   await Promise.all(Array.from({ length: Math.max(1, Math.min(limit, items.length)) }, worker));
   return results;
+}
+
+function errorMessage(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
 }
