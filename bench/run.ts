@@ -3,7 +3,9 @@
 // the `bench:results` markers), so the README always shows a run's figures together with where they came from.
 // `--only <name,…>` runs some of them (the names are the keys of BENCHES).
 import { readFile, writeFile } from 'node:fs/promises';
+import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
+import * as prettier from 'prettier';
 import { benchColdStart } from './cold-start.js';
 import { benchCostPerEvent } from './cost-per-event.js';
 import { benchEndToEndLatency } from './end-to-end-latency.js';
@@ -39,7 +41,11 @@ async function writeReadme(block: string): Promise<void> {
   const start = text.indexOf(START);
   const end = text.indexOf(END);
   if (start < 0 || end < start) throw new Error(`README.md has no ${START} … ${END} block to replace`);
-  await writeFile(README, `${text.slice(0, start + START.length)}\n${block}\n${text.slice(end)}`);
+  const updated = `${text.slice(0, start + START.length)}\n${block}\n${text.slice(end)}`;
+  // Formatted as `npm run format` would, so that the README stays clean for `npm test`'s format check.
+  const filepath = fileURLToPath(README);
+  const options = (await prettier.resolveConfig(filepath)) ?? {};
+  await writeFile(README, await prettier.format(updated, { ...options, filepath }));
 }
 
 async function main(): Promise<void> {
