@@ -31,12 +31,13 @@ const NO_SOURCE_MAPS = 'receiver without source maps';
 
 /**
  * Imports the module named by its argument (a file URL) and prints how long the import took and how long the
- * process had been alive when it finished (`performance.now()` counts from the process's start).
+ * process had been alive when it finished (`performance.now()` counts from the process's start), and its memory then.
  */
 const PROBE = `const started = performance.now();
 await import(process.argv[2]);
 const ready = performance.now();
-process.stdout.write(JSON.stringify({ importMs: ready - started, readyMs: ready }));
+const { rss, heapUsed } = process.memoryUsage();
+process.stdout.write(JSON.stringify({ importMs: ready - started, readyMs: ready, rssBytes: rss, heapBytes: heapUsed }));
 `;
 
 /** What the construct sets (infra/pipeline-controller.ts) and what the Lambda runtime sets, with made-up values. */
@@ -61,6 +62,9 @@ function lambdaEnvironment(name: FunctionName): NodeJS.ProcessEnv {
 interface Sample {
   importMs: number;
   readyMs: number;
+  /** Resident set size and V8 heap in use once the module is loaded. */
+  rssBytes: number;
+  heapBytes: number;
   /** From the spawn to the process's exit, seen from here. */
   processMs: number;
 }
@@ -69,7 +73,7 @@ async function sample(probe: string, module: string, env: NodeJS.ProcessEnv): Pr
   const started = performance.now();
   const { stdout } = await run(process.execPath, [probe, pathToFileURL(module).href], { env });
   const processMs = performance.now() - started;
-  const reported = JSON.parse(stdout) as { importMs: number; readyMs: number };
+  const reported = JSON.parse(stdout) as Omit<Sample, 'processMs'>;
   return { ...reported, processMs };
 }
 
@@ -84,19 +88,20 @@ const median = (values: readonly number[]): number => {
 /** `+12.3 ms` / `−4.56 ms`. */
 const signedMs = (ms: number): string => `${ms < 0 ? '−' : '+'}${formatMs(Math.abs(ms))}`;
 
-interface Medians {
-  importMs: number;
-  readyMs: number;
-  processMs: number;
-}
+type Medians = Sample;
 
 function medians(samples: readonly Sample[]): Medians {
   return {
     importMs: median(samples.map((s) => s.importMs)),
     readyMs: median(samples.map((s) => s.readyMs)),
     processMs: median(samples.map((s) => s.processMs)),
+    rssBytes: median(samples.map((s) => s.rssBytes)),
+    heapBytes: median(samples.map((s) => s.heapBytes)),
   };
 }
+
+const mib = (bytes: number): string => `${(bytes / 1024 ** 2).toFixed(1)} MiB`;
+const memory = (measured: Medians): string => `RSS ${mib(measured.rssBytes)} (V8 heap ${mib(measured.heapBytes)})`;
 
 export const benchColdStart: Bench = async (): Promise<BenchSection> => {
   const dir = await mkdtemp(path.join(tmpdir(), 'pipeline-controller-cold-start-'));
@@ -145,6 +150,17 @@ export const benchColdStart: Bench = async (): Promise<BenchSection> => {
             note:
               `${conditions}; spawn to exit ${formatMs(measured.processMs)} vs ${formatMs(baseline.processMs)}; ` +
               `the bundle holds the AWS SDK clients (nothing external); Lambda's init adds the runtime's own start`,
+          };
+        }),
+        ...FUNCTIONS.map((name) => {
+          const measured = medians(samples.get(name) ?? []);
+          const memorySize = lambdaEnvironment(name).AWS_LAMBDA_FUNCTION_MEMORY_SIZE ?? '?';
+          return {
+            name: `${name}: memory once loaded`,
+            value: memory(measured),
+            baseline: `empty module: ${memory(baseline)}`,
+            ratio: `+${mib(measured.rssBytes - baseline.rssBytes)} RSS`,
+            note: `${conditions}; before the first invocation (clients are built then); the construct gives it ${memorySize} MB`,
           };
         }),
         {

@@ -43,13 +43,12 @@ const APP_COUNT = Number(process.env.BENCH_FLEET_APPS ?? 50);
 const KUSTOMIZATION_APPS = Math.round(APP_COUNT / 5);
 /**
  * How many of the apps have their pipeline applied to the store for the product-path polls (both kinds among them).
- * Every cluster still runs all APP_COUNT apps, so each LIST returns as much as with every pipeline applied; only the
+ * Default: all of them. Every cluster runs all APP_COUNT apps whatever this is, so each LIST returns as much; only the
  * store's side shrinks. On the first poll every status is new, so each poll message decides again for every pipeline
- * on its (cluster, kind), reading all of that pipeline's statuses: with all 50 pipelines that is some 10,000
- * decisions, minutes on dynalite (a steady poll decides each pipeline once). `BENCH_FLEET_PIPELINES=50` runs the
- * whole fleet through the product path.
+ * on its (cluster, kind): with all 50 pipelines some 10,000 decisions and 70,000 DynamoDB operations, minutes on
+ * dynalite (a steady poll decides each pipeline once). `BENCH_FLEET_PIPELINES=3` gives a quick trial.
  */
-const PIPELINED_APPS = Math.min(APP_COUNT, Number(process.env.BENCH_FLEET_PIPELINES ?? 3));
+const PIPELINED_APPS = Math.min(APP_COUNT, Number(process.env.BENCH_FLEET_PIPELINES ?? APP_COUNT));
 /** Every pipeline's environments, in promotion order; each takes an equal share of the clusters. */
 const ENVIRONMENTS = ['dev', 'staging', 'prod-eu', 'prod-us'] as const;
 /** Injected before every answer of every fake API server. */
