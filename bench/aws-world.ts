@@ -27,7 +27,9 @@ import { StaticSecretSource } from '../lib/secrets/port.js';
 import { createDynamoStore, type Store } from '../lib/store/index.js';
 import { FakeKubeApi } from '../lib/testing/fake-kube-api.js';
 import { createVerifier } from '../lib/verifier/index.js';
+import { applyFakeClusters } from '../test/loop/harness.js';
 import { startDynalite } from '../test/support/dynalite.js';
+import { approximateQueueDepth } from '../test/support/sqs-depth.js';
 
 export type Side = 'receiver' | 'verifier' | 'setup';
 
@@ -187,18 +189,7 @@ export async function startAwsWorld(pipeline: PipelineDocument, clusterNames: re
   for (const name of clusterNames) fakes.set(name, await new FakeKubeApi().start());
   const secrets = new StaticSecretSource();
   const now = new Date();
-  for (const [name, fake] of fakes) {
-    await store.applyCluster(
-      {
-        apiVersion: 'gitops.weave.works/v1alpha1',
-        kind: 'GitopsCluster',
-        metadata: { name, namespace: 'flux-system' },
-        spec: { secretRef: { name: `${name}-kubeconfig` } },
-      },
-      now,
-    );
-    secrets.set({ namespace: 'flux-system', name: `${name}-kubeconfig` }, { value: fake.kubeconfig() });
-  }
+  await applyFakeClusters(store, secrets, fakes, now);
   secrets.set({ namespace: 'flux-system', name: 'webhook-hmac' }, { 'hmac-key': 'bench-webhook-key' });
   await store.applyPipeline(pipeline, resolvePipeline(pipeline), now);
 
@@ -273,23 +264,7 @@ export async function startAwsWorld(pipeline: PipelineDocument, clusterNames: re
     }
   };
 
-  const queueDepth = async (): Promise<number> => {
-    const { Attributes = {} } = await inspector.send(
-      new GetQueueAttributesCommand({
-        QueueUrl: queueUrl,
-        AttributeNames: [
-          'ApproximateNumberOfMessages',
-          'ApproximateNumberOfMessagesNotVisible',
-          'ApproximateNumberOfMessagesDelayed',
-        ],
-      }),
-    );
-    return (
-      Number(Attributes.ApproximateNumberOfMessages ?? 0) +
-      Number(Attributes.ApproximateNumberOfMessagesNotVisible ?? 0) +
-      Number(Attributes.ApproximateNumberOfMessagesDelayed ?? 0)
-    );
-  };
+  const queueDepth = () => approximateQueueDepth(inspector, queueUrl);
 
   const pollAndDrain = async (): Promise<void> => {
     await enqueuePolls({ store, queue });

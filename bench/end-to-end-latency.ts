@@ -22,7 +22,7 @@
 //    points of the poll interval (after the previous promotion, waits of 0, 1/5, … 4/5 of the interval).
 // Excluded: Flux's own delay before it sends the event, and the fake GitHub's absence of network latency (GitHub's
 // API answers in tens to hundreds of ms, so each of the ~9 sequential requests adds that on the real service).
-import { mkdtemp, mkdir, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { KubernetesClusterReader } from '../lib/clusters/index.js';
@@ -41,10 +41,12 @@ import { EmbeddedQueue } from '../lib/queue/index.js';
 import type { StructuredLogger } from '../lib/runtime/logger.js';
 import { StaticSecretSource } from '../lib/secrets/port.js';
 import { createDynamoStore, type Store } from '../lib/store/index.js';
+import { podinfoReleaseYaml, podinfoServeFiles } from '../lib/testing/config-yaml.js';
 import { FakeGitHub } from '../lib/testing/fake-github.js';
 import { FakeKubeApi } from '../lib/testing/fake-kube-api.js';
 import { createVerifier } from '../lib/verifier/index.js';
 import { deployed, upgradeEvent } from '../test/loop/harness.js';
+import { writeFiles } from '../test/support/temp-files.js';
 import { formatMs, formatRatio, percentile, runIfMain, type Bench, type Measurement } from './report.js';
 
 const REVISIONS_THROTTLED = 6;
@@ -62,53 +64,7 @@ const app = (namespace: string): AppKey => ({ cluster: CLUSTER, kind: 'HelmRelea
 const silent: StructuredLogger = { debug() {}, info() {}, warn() {}, error() {} };
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
-const manifest = (env: string, version: string) => `apiVersion: helm.toolkit.fluxcd.io/v2
-kind: HelmRelease
-metadata:
-  name: podinfo
-  namespace: ${env}
-spec:
-  chart:
-    spec:
-      chart: podinfo
-      version: "${version}" # {"$promotion": "flux-system:podinfo:${env}"}
-`;
-
-function configuration(kubeconfig: string, githubToken: string): Record<string, string> {
-  return {
-    'clusters.yaml': `apiVersion: gitops.weave.works/v1alpha1
-kind: GitopsCluster
-metadata: {name: fleet, namespace: flux-system}
-spec:
-  secretRef: {name: fleet-kubeconfig}
----
-apiVersion: v1
-kind: Secret
-metadata: {name: fleet-kubeconfig, namespace: flux-system}
-stringData:
-  value: ${JSON.stringify(kubeconfig)}
-`,
-    'pipeline.yaml': `apiVersion: pipelines.weave.works/v1alpha1
-kind: Pipeline
-metadata: {name: podinfo, namespace: flux-system}
-spec:
-  appRef: {apiVersion: helm.toolkit.fluxcd.io/v2, kind: HelmRelease, name: podinfo}
-  environments:
-    - name: dev
-      targets: [{namespace: dev, clusterRef: {kind: GitopsCluster, name: fleet}}]
-    - name: prod
-      targets: [{namespace: prod, clusterRef: {kind: GitopsCluster, name: fleet}}]
-  promotion:
-    strategy:
-      pull-request: {type: github, url: "https://github.com/acme/fleet", baseBranch: main, secretRef: {name: github}}
----
-apiVersion: v1
-kind: Secret
-metadata: {name: github, namespace: flux-system}
-stringData: {token: ${JSON.stringify(githubToken)}}
-`,
-  };
-}
+const manifest = (env: string, version: string) => podinfoReleaseYaml(env, env, version);
 
 /** What a scenario runs against: the controller's receiver URL, its store and master key. */
 interface Controller {
@@ -144,16 +100,12 @@ async function startWorld(): Promise<World> {
     'clusters/prod/podinfo.yaml': manifest('prod', '6.9.1'),
   });
   const root = await mkdtemp(join(tmpdir(), 'bench-latency-'));
-  const configDir = join(root, 'config');
-  await mkdir(configDir);
-  for (const [name, text] of Object.entries(configuration(kube.kubeconfig(), github.token))) {
-    await writeFile(join(configDir, name), text);
-  }
+  await writeFiles(root, podinfoServeFiles(kube.kubeconfig(), github.token));
   return {
     kube,
     github,
     githubRequestTimes,
-    configDir,
+    configDir: join(root, 'config'),
     dataDir: join(root, 'data'),
     stop: async () => {
       await github.stop();

@@ -10,6 +10,7 @@ import { openLocalBackend } from '../../lib/cli/backends/local.js';
 import { deriveClusterKey, signatureHeader } from '../../lib/http/hmac.js';
 import { loadOrCreateMasterKeys } from '../../lib/local/data-dir.js';
 import type { AppKey } from '../../lib/pipeline/model.js';
+import { podinfoOnOneClusterYaml, podinfoReleaseYaml, secretYaml } from '../../lib/testing/config-yaml.js';
 import { FakeGitHub } from '../../lib/testing/fake-github.js';
 import { FakeKubeApi } from '../../lib/testing/fake-kube-api.js';
 import { deployed, upgradeEvent } from '../loop/harness.js';
@@ -21,47 +22,8 @@ const CLUSTER = { namespace: 'flux-system', name: 'fleet' };
 const app = (namespace: string): AppKey => ({ cluster: CLUSTER, kind: 'HelmRelease', namespace, name: 'podinfo' });
 const IDENTITY = `local:${userInfo().username}`;
 
-const release = (env: string, version: string) => `apiVersion: helm.toolkit.fluxcd.io/v2
-kind: HelmRelease
-metadata: {name: podinfo, namespace: ${env}}
-spec:
-  chart:
-    spec:
-      chart: podinfo
-      version: "${version}" # {"$promotion": "flux-system:podinfo:${env}"}
-`;
-
-const githubSecret = (token: string) => `apiVersion: v1
-kind: Secret
-metadata: {name: github, namespace: flux-system}
-stringData: {token: ${JSON.stringify(token)}}
-`;
-
-const configuration = (kubeconfig: string) => `apiVersion: gitops.weave.works/v1alpha1
-kind: GitopsCluster
-metadata: {name: fleet, namespace: flux-system}
-spec: {secretRef: {name: fleet-kubeconfig}}
----
-apiVersion: v1
-kind: Secret
-metadata: {name: fleet-kubeconfig, namespace: flux-system}
-stringData:
-  value: ${JSON.stringify(kubeconfig)}
----
-apiVersion: pipelines.weave.works/v1alpha1
-kind: Pipeline
-metadata: {name: podinfo, namespace: flux-system}
-spec:
-  appRef: {apiVersion: helm.toolkit.fluxcd.io/v2, kind: HelmRelease, name: podinfo}
-  environments:
-    - name: dev
-      targets: [{namespace: dev, clusterRef: {kind: GitopsCluster, name: fleet}}]
-    - name: prod
-      targets: [{namespace: prod, clusterRef: {kind: GitopsCluster, name: fleet}}]
-  promotion:
-    strategy:
-      pull-request: {type: github, url: "https://github.com/acme/fleet", baseBranch: main, secretRef: {name: github}}
-`;
+const release = (env: string, version: string) => podinfoReleaseYaml(env, env, version);
+const githubSecret = (token: string) => secretYaml('github', { token });
 
 describe('pipelinectl retry with serve', () => {
   it('a pull request refused for bad credentials is opened once the token is fixed and the promotion retried', async (t) => {
@@ -73,11 +35,11 @@ describe('pipelinectl retry with serve', () => {
     t.after(() => github.stop());
     github.createRepository('acme', 'fleet', { 'clusters/prod/podinfo.yaml': release('prod', '6.9.1') });
     const root = await tempFiles(t, {
-      'config/fleet.yaml': configuration(kube.kubeconfig()),
+      'config/fleet.yaml': podinfoOnOneClusterYaml(kube.kubeconfig()),
       'config/github.yaml': githubSecret('ghp_revoked'),
       'fixed/github.yaml': githubSecret(github.token),
       // What the SRE's configuration is once fixed: a later serve applies it at its start.
-      'later/fleet.yaml': configuration(kube.kubeconfig()),
+      'later/fleet.yaml': podinfoOnOneClusterYaml(kube.kubeconfig()),
       'later/github.yaml': githubSecret(github.token),
     });
     const dataDir = join(root, 'data');

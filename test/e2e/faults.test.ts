@@ -9,6 +9,7 @@
 import assert from 'node:assert/strict';
 import type { TestContext } from 'node:test';
 import { describe, it } from 'node:test';
+import { pipelineYaml } from '../../lib/testing/config-yaml.js';
 import { waitFor } from '../local/serve-process.js';
 import { helmReleaseEvent, helmReleaseRunning } from './flux.js';
 import { allTargetsRun, environmentOf, OWNER, REPOSITORY, REPOSITORY_URL, startWorld } from './world.js';
@@ -33,20 +34,11 @@ spec:
       sourceRef: {kind: HelmRepository, name: podinfo, namespace: flux-system}
 `;
 
-const PIPELINE = `apiVersion: pipelines.weave.works/v1alpha1
-kind: Pipeline
-metadata: {name: podinfo, namespace: flux-system}
-spec:
-  appRef: {apiVersion: helm.toolkit.fluxcd.io/v2, kind: HelmRelease, name: podinfo}
-  environments:
-    - name: dev
-      targets: [{namespace: podinfo, clusterRef: {kind: GitopsCluster, name: dev}}]
-    - name: prod
-      targets: [{namespace: podinfo, clusterRef: {kind: GitopsCluster, name: prod}}]
-  promotion:
-    strategy:
-      pull-request: {type: github, url: "${REPOSITORY_URL}", baseBranch: main, secretRef: {name: github}}
-`;
+const PIPELINE = pipelineYaml({
+  name: 'podinfo',
+  environments: ['dev', 'prod'].map((env) => ({ name: env, targets: [{ namespace: 'podinfo', cluster: env }] })),
+  strategy: { url: REPOSITORY_URL },
+});
 
 /** dev and prod both run OLD, and serve has read them. */
 async function levelWorld(t: TestContext, pollInterval: '1s' | '2s') {

@@ -13,10 +13,11 @@
 import assert from 'node:assert/strict';
 import { userInfo } from 'node:os';
 import { describe, it } from 'node:test';
+import { pipelineYaml, secretYaml, yamlDocuments } from '../../lib/testing/config-yaml.js';
 import type { FakeGitHub, FakePullRequest } from '../../lib/testing/fake-github.js';
 import { waitFor } from '../local/serve-process.js';
 import { commit, helmReleaseEvent, helmReleaseRunning, kustomizationApplied, kustomizationEvent } from './flux.js';
-import { allTargetsRun, environmentOf, OWNER, REPOSITORY, REPOSITORY_URL, secretYaml, startWorld } from './world.js';
+import { allTargetsRun, environmentOf, OWNER, REPOSITORY, REPOSITORY_URL, startWorld } from './world.js';
 
 const OLD_CHART = '6.6.0+7d2f0c9e4b1a';
 const NEW_CHART = '6.6.1+0cc9a8446c95';
@@ -82,50 +83,32 @@ const REPOSITORY_FILES = {
   'clusters/prod-us/platform.yaml': platformManifest('prod-us', OLD_COMMIT),
 };
 
-const pullRequest = `{type: github, url: "${REPOSITORY_URL}", baseBranch: main, secretRef: {name: github}}`;
-const target = (cluster: string, namespace: string) =>
-  `{namespace: ${namespace}, clusterRef: {kind: GitopsCluster, name: ${cluster}}}`;
+const pullRequest = { url: REPOSITORY_URL };
+/** Targets, each given as `[cluster, namespace]`. */
+const targets = (...pairs: [string, string][]) => pairs.map(([cluster, namespace]) => ({ namespace, cluster }));
 
-const PIPELINES = `apiVersion: pipelines.weave.works/v1alpha1
-kind: Pipeline
-metadata: {name: podinfo, namespace: flux-system}
-spec:
-  appRef: {apiVersion: helm.toolkit.fluxcd.io/v2, kind: HelmRelease, name: podinfo}
-  environments:
-    - name: dev
-      targets: [${target('dev', 'podinfo')}, ${target('dev', 'podinfo-canary')}]
-    - name: staging
-      targets: [${target('staging', 'podinfo')}, ${target('staging', 'podinfo-eu')}]
-      promotion:
-        manual: true
-        strategy:
-          pull-request: ${pullRequest}
-    - name: prod
-      targets: [${target('prod-eu', 'podinfo')}, ${target('prod-us', 'podinfo')}]
-  promotion:
-    strategy:
-      pull-request: ${pullRequest}
----
-apiVersion: pipelines.weave.works/v1alpha1
-kind: Pipeline
-metadata: {name: platform, namespace: flux-system}
-spec:
-  appRef: {apiVersion: kustomize.toolkit.fluxcd.io/v1, kind: Kustomization, name: platform}
-  environments:
-    - name: test
-      targets: [${target('dev', 'flux-system')}, ${target('staging', 'flux-system')}]
-    - name: prod
-      targets: [${target('prod-eu', 'flux-system')}, ${target('prod-us', 'flux-system')}]
-      promotion:
-        manual: true
-        strategy:
-          pull-request: ${pullRequest}
-  promotion:
-    strategy:
-      pull-request: ${pullRequest}
-      secretRef: {name: platform-webhook}
----
-${secretYaml('platform-webhook', { 'hmac-key': PLATFORM_HMAC_KEY })}`;
+const PIPELINES = yamlDocuments(
+  pipelineYaml({
+    name: 'podinfo',
+    environments: [
+      { name: 'dev', targets: targets(['dev', 'podinfo'], ['dev', 'podinfo-canary']) },
+      { name: 'staging', targets: targets(['staging', 'podinfo'], ['staging', 'podinfo-eu']), manual: true },
+      { name: 'prod', targets: targets(['prod-eu', 'podinfo'], ['prod-us', 'podinfo']) },
+    ],
+    strategy: pullRequest,
+  }),
+  pipelineYaml({
+    name: 'platform',
+    kind: 'Kustomization',
+    environments: [
+      { name: 'test', targets: targets(['dev', 'flux-system'], ['staging', 'flux-system']) },
+      { name: 'prod', targets: targets(['prod-eu', 'flux-system'], ['prod-us', 'flux-system']), manual: true },
+    ],
+    strategy: pullRequest,
+    hmacSecret: 'platform-webhook',
+  }),
+  secretYaml('platform-webhook', { 'hmac-key': PLATFORM_HMAC_KEY }),
+);
 
 const WEAVE_BODY = (pipeline: string, env: string) =>
   `<details>\n<summary>metadata</summary>\n!!! DO NOT EDIT !!!\n\nflux-system/${pipeline}/${env}\n</details>`;

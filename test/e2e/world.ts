@@ -11,6 +11,7 @@ import { openLocalBackend } from '../../lib/cli/backends/local.js';
 import { deriveClusterKey, signatureHeader } from '../../lib/http/hmac.js';
 import { loadOrCreateMasterKeys } from '../../lib/local/data-dir.js';
 import type { Store } from '../../lib/store/port.js';
+import { clusterWithKubeconfigYaml, secretYaml, yamlDocuments } from '../../lib/testing/config-yaml.js';
 import { FakeGitHub } from '../../lib/testing/fake-github.js';
 import { FakeKubeApi } from '../../lib/testing/fake-kube-api.js';
 import { tempFiles } from '../support/temp-files.js';
@@ -68,7 +69,7 @@ export async function startWorld(t: TestContext, options: WorldOptions): Promise
 
   const root = await tempFiles(t, {
     'config/clusters.yaml': clustersYaml(clusters),
-    'config/github.yaml': secretYaml(GITHUB_SECRET, { token: github.token }),
+    'config/github.yaml': secretYaml(GITHUB_SECRET, { token: github.token }, NAMESPACE),
     'config/pipelines.yaml': options.pipelines,
   });
   const dataDir = join(root, 'data');
@@ -132,26 +133,9 @@ export async function startWorld(t: TestContext, options: WorldOptions): Promise
 }
 
 function clustersYaml(clusters: ReadonlyMap<string, FakeKubeApi>): string {
-  const documents = [...clusters].flatMap(([name, kube]) => [
-    `apiVersion: gitops.weave.works/v1alpha1
-kind: GitopsCluster
-metadata: {name: ${name}, namespace: ${NAMESPACE}}
-spec:
-  secretRef: {name: ${name}-kubeconfig}
-`,
-    secretYaml(`${name}-kubeconfig`, { value: kube.kubeconfig() }),
-  ]);
-  return documents.join('---\n');
-}
-
-export function secretYaml(name: string, values: Record<string, string>): string {
-  const entries = Object.entries(values).map(([key, value]) => `  ${key}: ${JSON.stringify(value)}`);
-  return `apiVersion: v1
-kind: Secret
-metadata: {name: ${name}, namespace: ${NAMESPACE}}
-stringData:
-${entries.join('\n')}
-`;
+  return yamlDocuments(
+    ...[...clusters].map(([name, kube]) => clusterWithKubeconfigYaml(name, kube.kubeconfig(), NAMESPACE)),
+  );
 }
 
 /** The one environment `env` of pipeline `name` in a status, or a clear failure. */

@@ -7,11 +7,12 @@ import { loadPipelineView } from '../../lib/cli/pipeline-view.js';
 import type { AppKey } from '../../lib/pipeline/model.js';
 import { GitHubPullRequestPromoter } from '../../lib/promotion/github/index.js';
 import { StrategyPromoter } from '../../lib/promotion/index.js';
+import { podinfoReleaseYaml } from '../../lib/testing/config-yaml.js';
 import { FakeGitHub } from '../../lib/testing/fake-github.js';
 import type { PipelineStateReader } from '../../lib/verifier/evaluate.js';
 import type { VerifierLogger } from '../../lib/verifier/index.js';
 import { condition, HR_GENERATION } from '../fixtures/flux-objects.js';
-import { PIPELINE, deployed, startLoop, type LoopOptions } from '../loop/harness.js';
+import { PIPELINE, deployed, pipelineDocument, startLoop, type LoopOptions } from '../loop/harness.js';
 
 export const OWNER = 'acme';
 export const REPO = 'fleet';
@@ -27,38 +28,16 @@ const pullRequest = {
 
 /** The harness's pipeline (dev → prod, prod on two namespaces of one cluster), promoting by pull request. */
 export const pullRequestPipeline: PipelineDocument = {
-  apiVersion: 'pipelines.weave.works/v1alpha1',
-  kind: 'Pipeline',
-  metadata: { name: 'podinfo', namespace: 'flux-system' },
+  ...pipelineDocument,
   spec: {
-    appRef: { apiVersion: 'helm.toolkit.fluxcd.io/v2', kind: 'HelmRelease', name: 'podinfo' },
-    environments: [
-      { name: 'dev', targets: [{ namespace: 'apps', clusterRef: { kind: 'GitopsCluster', name: 'dev' } }] },
-      {
-        name: 'prod',
-        targets: [
-          { namespace: 'apps', clusterRef: { kind: 'GitopsCluster', name: 'prod' } },
-          { namespace: 'apps-eu', clusterRef: { kind: 'GitopsCluster', name: 'prod' } },
-        ],
-      },
-    ],
+    ...pipelineDocument.spec,
     promotion: { strategy: { 'pull-request': pullRequest, secretRef: { name: 'webhook-hmac' } } },
   },
 };
 
 /** A HelmRelease manifest of the fleet repository, its chart version marked for `env`. */
 export function releaseManifest(env: string, version: string): string {
-  return `apiVersion: helm.toolkit.fluxcd.io/v2
-kind: HelmRelease
-metadata:
-  name: podinfo
-  namespace: apps
-spec:
-  chart:
-    spec:
-      chart: podinfo
-      version: "${version}" # {"$promotion": "flux-system:podinfo:${env}"}
-`;
+  return podinfoReleaseYaml('apps', env, version);
 }
 
 export interface GitHubLoopOptions extends Omit<LoopOptions, 'promoter' | 'secrets'> {

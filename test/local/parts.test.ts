@@ -17,6 +17,12 @@ import { startLocalMode } from '../../lib/local/mode.js';
 import { DataDirSecretSource, LayeredSecretSource, secretPurposes } from '../../lib/local/secrets.js';
 import { encodeMessage, type QueueMessage } from '../../lib/queue/messages.js';
 import { StaticSecretSource } from '../../lib/secrets/port.js';
+import {
+  clusterWithKubeconfigYaml,
+  gitopsClusterYaml,
+  pipelineYaml,
+  yamlDocuments,
+} from '../../lib/testing/config-yaml.js';
 import { tempFiles } from '../support/temp-files.js';
 
 const silent = { debug() {}, info() {}, warn() {}, error() {} };
@@ -213,33 +219,30 @@ describe('local Secrets', () => {
   });
 
   it('tags each Secret with what references it', () => {
+    const pipeline = pipelineYaml({
+      name: 'web',
+      namespace: 'apps',
+      environments: [
+        { name: 'dev', targets: [{ namespace: 'web', cluster: 'dev' }] },
+        {
+          name: 'prod',
+          targets: [{ namespace: 'web', cluster: 'prod' }],
+          strategy: { url: 'https://github.com/acme/fleet', tokenSecret: 'git' },
+        },
+      ],
+      strategy: 'notification',
+      hmacSecret: 'hmac',
+    });
     const result = loadConfigurationText(
-      `apiVersion: pipelines.weave.works/v1alpha1
-kind: Pipeline
-metadata: {name: web, namespace: apps}
-spec:
-  appRef: {apiVersion: helm.toolkit.fluxcd.io/v2, kind: HelmRelease, name: web}
-  environments:
-    - name: dev
-      targets: [{namespace: web, clusterRef: {kind: GitopsCluster, name: dev}}]
-    - name: prod
-      targets: [{namespace: web, clusterRef: {kind: GitopsCluster, name: prod}}]
-      promotion:
-        strategy:
-          pull-request: {type: github, url: "https://github.com/acme/fleet", baseBranch: main, secretRef: {name: git}}
-  promotion:
-    strategy: {notification: {}, secretRef: {name: hmac}}
----
-apiVersion: gitops.weave.works/v1alpha1
-kind: GitopsCluster
-metadata: {name: dev, namespace: apps}
-spec: {secretRef: {name: dev-kubeconfig}}
----
-apiVersion: gitops.weave.works/v1alpha1
+      yamlDocuments(
+        pipeline,
+        gitopsClusterYaml('dev', { namespace: 'apps' }),
+        `apiVersion: gitops.weave.works/v1alpha1
 kind: GitopsCluster
 metadata: {name: prod, namespace: apps}
 spec: {capiClusterRef: {name: prod}}
 `,
+      ),
       'config.yaml',
       {
         known: {
@@ -266,16 +269,7 @@ spec: {capiClusterRef: {name: prod}}
 describe('startLocalMode', () => {
   it('writes serve.json, polls on demand, and stops once, cleanly', async (t) => {
     const root = await tempFiles(t, {
-      'config/cluster.yaml': `apiVersion: gitops.weave.works/v1alpha1
-kind: GitopsCluster
-metadata: {name: dev, namespace: flux-system}
-spec: {secretRef: {name: dev-kubeconfig}}
----
-apiVersion: v1
-kind: Secret
-metadata: {name: dev-kubeconfig, namespace: flux-system}
-stringData: {value: "apiVersion: v1\\nkind: Config\\n"}
-`,
+      'config/cluster.yaml': clusterWithKubeconfigYaml('dev', 'apiVersion: v1\nkind: Config\n'),
     });
     const dataDir = join(root, 'data');
     const mode = await startLocalMode({

@@ -9,6 +9,7 @@ import { openLocalBackend } from '../../lib/cli/backends/local.js';
 import { signatureHeader } from '../../lib/http/hmac.js';
 import { LOCAL_MESSAGES_PATH } from '../../lib/local/messages-route.js';
 import { encodeMessage } from '../../lib/queue/messages.js';
+import { clusterWithKubeconfigYaml } from '../../lib/testing/config-yaml.js';
 import { tempFiles } from '../support/temp-files.js';
 import { runPipelinectl, startServe, waitFor } from './serve-process.js';
 
@@ -32,19 +33,7 @@ spec:
 `,
 };
 
-const CLUSTER_ONLY = {
-  'config/cluster.yaml': `apiVersion: gitops.weave.works/v1alpha1
-kind: GitopsCluster
-metadata: {name: dev, namespace: flux-system}
-spec:
-  secretRef: {name: dev-kubeconfig}
----
-apiVersion: v1
-kind: Secret
-metadata: {name: dev-kubeconfig, namespace: flux-system}
-stringData: {value: "apiVersion: v1\\nkind: Config\\n"}
-`,
-};
+const CLUSTER_ONLY = { 'config/cluster.yaml': clusterWithKubeconfigYaml('dev', 'apiVersion: v1\nkind: Config\n') };
 
 describe('pipelinectl serve refuses', () => {
   it('a bad configuration: exit 1, every problem on stderr with its place, nothing served', async (t) => {

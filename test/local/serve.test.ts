@@ -10,6 +10,7 @@ import { openLocalBackend } from '../../lib/cli/backends/local.js';
 import { deriveClusterKey, signatureHeader } from '../../lib/http/hmac.js';
 import { loadOrCreateMasterKeys, readSecrets } from '../../lib/local/data-dir.js';
 import type { AppKey } from '../../lib/pipeline/model.js';
+import { podinfoReleaseYaml, podinfoServeFiles } from '../../lib/testing/config-yaml.js';
 import { FakeGitHub } from '../../lib/testing/fake-github.js';
 import { FakeKubeApi } from '../../lib/testing/fake-kube-api.js';
 import { tempFiles } from '../support/temp-files.js';
@@ -20,53 +21,7 @@ const PIPELINE = { namespace: 'flux-system', name: 'podinfo' };
 const CLUSTER = { namespace: 'flux-system', name: 'fleet' };
 const app = (namespace: string): AppKey => ({ cluster: CLUSTER, kind: 'HelmRelease', namespace, name: 'podinfo' });
 
-const release = (env: string, version: string) => `apiVersion: helm.toolkit.fluxcd.io/v2
-kind: HelmRelease
-metadata:
-  name: podinfo
-  namespace: ${env}
-spec:
-  chart:
-    spec:
-      chart: podinfo
-      version: "${version}" # {"$promotion": "flux-system:podinfo:${env}"}
-`;
-
-function configuration(kubeconfig: string, githubToken: string): Record<string, string> {
-  return {
-    'config/clusters.yaml': `apiVersion: gitops.weave.works/v1alpha1
-kind: GitopsCluster
-metadata: {name: fleet, namespace: flux-system}
-spec:
-  secretRef: {name: fleet-kubeconfig}
----
-apiVersion: v1
-kind: Secret
-metadata: {name: fleet-kubeconfig, namespace: flux-system}
-stringData:
-  value: ${JSON.stringify(kubeconfig)}
-`,
-    'config/pipeline.yaml': `apiVersion: pipelines.weave.works/v1alpha1
-kind: Pipeline
-metadata: {name: podinfo, namespace: flux-system}
-spec:
-  appRef: {apiVersion: helm.toolkit.fluxcd.io/v2, kind: HelmRelease, name: podinfo}
-  environments:
-    - name: dev
-      targets: [{namespace: dev, clusterRef: {kind: GitopsCluster, name: fleet}}]
-    - name: prod
-      targets: [{namespace: prod, clusterRef: {kind: GitopsCluster, name: fleet}}]
-  promotion:
-    strategy:
-      pull-request: {type: github, url: "https://github.com/acme/fleet", baseBranch: main, secretRef: {name: github}}
----
-apiVersion: v1
-kind: Secret
-metadata: {name: github, namespace: flux-system}
-stringData: {token: ${JSON.stringify(githubToken)}}
-`,
-  };
-}
+const release = (env: string, version: string) => podinfoReleaseYaml(env, env, version);
 
 describe('pipelinectl serve', () => {
   it('polls, promotes a signed event through a pull request, stops on SIGTERM and resumes from its data', async (t) => {
@@ -80,7 +35,7 @@ describe('pipelinectl serve', () => {
       'clusters/dev/podinfo.yaml': release('dev', '6.9.1'),
       'clusters/prod/podinfo.yaml': release('prod', '6.9.1'),
     });
-    const root = await tempFiles(t, configuration(kube.kubeconfig(), github.token));
+    const root = await tempFiles(t, podinfoServeFiles(kube.kubeconfig(), github.token));
     const dataDir = join(root, 'data');
     const args = ['--config', join(root, 'config'), '--data-dir', dataDir, '--port', '0'];
     const serveArgs = [...args, '--poll-interval', '1s', '--github-api-url', github.url];

@@ -10,7 +10,7 @@ import { enqueuePolls } from '../../lib/poller/poller.js';
 import { RecordingPromoter, type Promoter } from '../../lib/promotion/index.js';
 import { EmbeddedQueue } from '../../lib/queue/index.js';
 import { StaticSecretSource, type SecretSource } from '../../lib/secrets/port.js';
-import { createDynamoStore } from '../../lib/store/index.js';
+import { createDynamoStore, type Store } from '../../lib/store/index.js';
 import { FakeKubeApi } from '../../lib/testing/fake-kube-api.js';
 import { createVerifier, type VerifierLogger, type VerifierSettings } from '../../lib/verifier/index.js';
 import { helmRelease, snapshot, condition, HR_GENERATION } from '../fixtures/flux-objects.js';
@@ -89,6 +89,27 @@ export function upgradeEvent(version: string, namespace = 'apps', name = 'podinf
   });
 }
 
+/** Each fake leaf cluster as GitopsCluster `flux-system/<name>` in the store, its kubeconfig in `<name>-kubeconfig`. */
+export async function applyFakeClusters(
+  store: Store,
+  secrets: StaticSecretSource,
+  fakes: ReadonlyMap<string, FakeKubeApi>,
+  now: Date,
+): Promise<void> {
+  for (const [name, fake] of fakes) {
+    await store.applyCluster(
+      {
+        apiVersion: 'gitops.weave.works/v1alpha1',
+        kind: 'GitopsCluster',
+        metadata: { name, namespace: 'flux-system' },
+        spec: { secretRef: { name: `${name}-kubeconfig` } },
+      },
+      now,
+    );
+    secrets.set({ namespace: 'flux-system', name: `${name}-kubeconfig` }, { value: fake.kubeconfig() });
+  }
+}
+
 export interface LoopOptions {
   maxReceiveCount?: number;
   pipeline?: PipelineDocument;
@@ -114,18 +135,7 @@ export async function startLoop(t: TestContext, options: LoopOptions = {}) {
     secrets.set({ namespace: 'flux-system', name }, values);
   }
   const now = new Date();
-  for (const [name, fake] of fakes) {
-    await store.applyCluster(
-      {
-        apiVersion: 'gitops.weave.works/v1alpha1',
-        kind: 'GitopsCluster',
-        metadata: { name, namespace: 'flux-system' },
-        spec: { secretRef: { name: `${name}-kubeconfig` } },
-      },
-      now,
-    );
-    secrets.set({ namespace: 'flux-system', name: `${name}-kubeconfig` }, { value: fake.kubeconfig() });
-  }
+  await applyFakeClusters(store, secrets, fakes, now);
   secrets.set({ namespace: 'flux-system', name: 'webhook-hmac' }, { 'hmac-key': WEBHOOK_HMAC_KEY });
   const document = options.pipeline ?? pipelineDocument;
   await store.applyPipeline(document, resolvePipeline(document), now);

@@ -25,6 +25,7 @@ import {
   SqsQueue,
   toSqsRecord,
 } from '../../lib/queue/sqs.js';
+import { approximateQueueDepth } from '../support/sqs-depth.js';
 import { app, queueContract, silentLogger } from './queue-contract.js';
 import type { QueueHarness } from './queue-contract.js';
 
@@ -149,23 +150,7 @@ async function sqsHarness(): Promise<QueueHarness> {
         body: message.Body ?? '',
         reason: message.MessageAttributes?.[DEAD_LETTER_REASON_ATTRIBUTE]?.StringValue,
       })),
-    depth: async () => {
-      const { Attributes = {} } = await client.send(
-        new GetQueueAttributesCommand({
-          QueueUrl: queueUrl,
-          AttributeNames: [
-            'ApproximateNumberOfMessages',
-            'ApproximateNumberOfMessagesNotVisible',
-            'ApproximateNumberOfMessagesDelayed',
-          ],
-        }),
-      );
-      return (
-        Number(Attributes.ApproximateNumberOfMessages ?? 0) +
-        Number(Attributes.ApproximateNumberOfMessagesNotVisible ?? 0) +
-        Number(Attributes.ApproximateNumberOfMessagesDelayed ?? 0)
-      );
-    },
+    depth: () => approximateQueueDepth(client, queueUrl),
     elapse: (ms) => new Promise((resolve) => setTimeout(resolve, ms)),
     batchRequests: sqs.batchRequests,
     teardown: sqs.stop,

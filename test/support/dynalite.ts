@@ -21,7 +21,15 @@ export interface LocalDynamo {
 const WRITE_OPERATIONS = ['PutItem', 'UpdateItem', 'DeleteItem', 'BatchWriteItem'];
 let tables = 0;
 
-export async function startDynalite(): Promise<LocalDynamo> {
+export interface DynaliteOptions {
+  /**
+   * The client retries as the SDK does by default (as the Lambda functions' clients do). By default it makes one
+   * attempt only: a test wants to see every failure.
+   */
+  sdkRetries?: boolean;
+}
+
+export async function startDynalite(options: DynaliteOptions = {}): Promise<LocalDynamo> {
   const server = dynalite({ createTableMs: 0, deleteTableMs: 0, updateTableMs: 0 });
   server.listen(0, '127.0.0.1');
   await once(server, 'listening');
@@ -31,7 +39,7 @@ export async function startDynalite(): Promise<LocalDynamo> {
     endpoint,
     region: 'us-east-1',
     credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
-    maxAttempts: 1,
+    ...(options.sdkRetries ? {} : { maxAttempts: 1 }),
   });
   const operations = new Map<string, number>();
   client.middlewareStack.add(
