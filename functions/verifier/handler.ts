@@ -3,7 +3,6 @@
 import { Logger } from '@aws-lambda-powertools/logger';
 import type { Context, SQSBatchResponse, SQSEvent } from 'aws-lambda';
 import { EksAccess, KubernetesClusterReader } from '../../lib/clusters/index.js';
-import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { EventBridgeClient } from '@aws-sdk/client-eventbridge';
 import type { Promoter } from '../../lib/promotion/index.js';
 import { backoffRedelivery, consumeBatch } from '../../lib/queue/index.js';
@@ -59,7 +58,7 @@ async function buildPromoter(aws: ReturnType<typeof awsDependencies>): Promise<P
     logger,
     // What the GitHub marker scan learnt, shared by every container (its own item in the table).
     markerScanTable: {
-      client: new DynamoDBClient({}),
+      client: aws.dynamo,
       tableName: env.TABLE_NAME,
       retentionDays: env.RETENTION_DAYS,
     },

@@ -45,6 +45,8 @@ export interface AwsDependencies {
   deadLetters: SqsDeadLetters;
   secrets: SecretsManagerSecretSource;
   secretsManager: SecretsManagerClient;
+  /** The client behind `store`, for the few table users outside the Store port (the GitHub marker scan). */
+  dynamo: DynamoDBClient;
   masterKeys(): Promise<MasterKeys>;
 }
 
@@ -56,11 +58,12 @@ export function awsDependencies(env: NodeJS.ProcessEnv = process.env): AwsDepend
   const environment = readAwsEnvironment(env);
   const sqs = new SQSClient({});
   const secretsManager = new SecretsManagerClient({});
+  const dynamo = new DynamoDBClient({});
   const secrets = new SecretsManagerSecretSource({ client: secretsManager, prefix: environment.SECRETS_PREFIX });
   cached = {
     environment,
     store: createDynamoStore({
-      client: new DynamoDBClient({}),
+      client: dynamo,
       tableName: environment.TABLE_NAME,
       retentionDays: environment.RETENTION_DAYS,
     }),
@@ -68,6 +71,7 @@ export function awsDependencies(env: NodeJS.ProcessEnv = process.env): AwsDepend
     deadLetters: new SqsDeadLetters({ client: sqs, queueUrl: environment.DEAD_LETTER_QUEUE_URL }),
     secrets,
     secretsManager,
+    dynamo,
     // The master key is not a configuration Secret: it has its own id, outside the prefix.
     masterKeys: async () =>
       masterKeysFromValues(await secrets.getById(environment.MASTER_KEY_SECRET_ID), 'the master key secret'),
