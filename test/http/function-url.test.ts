@@ -4,6 +4,7 @@ import { describe, it } from 'node:test';
 import type { APIGatewayProxyEventV2 } from 'aws-lambda';
 import { fromFunctionUrlEvent, toFunctionUrlResult } from '../../lib/http/function-url.js';
 import { verifySignature, EVENT_SIGNATURE_ALGORITHMS } from '../../lib/http/hmac.js';
+import { functionUrlRequestContext } from '../fixtures/function-url.js';
 import { EVENT_A_HELM_UPGRADE, EVENT_A_HMAC_KEY, EVENT_A_SIGNATURE } from '../fixtures/flux-events.js';
 
 /** What a function URL hands the Lambda for Flux's POST (flux-formats §1.3). */
@@ -28,24 +29,7 @@ function functionUrlEvent(overrides: Partial<APIGatewayProxyEventV2> = {}): APIG
       'x-signature': EVENT_A_SIGNATURE,
       'user-agent': 'Go-http-client/1.1',
     },
-    requestContext: {
-      accountId: 'anonymous',
-      apiId: 'abcdefghijklmnopqrstuvwxyz012345',
-      domainName: 'abcdefghijklmnopqrstuvwxyz012345.lambda-url.eu-west-1.on.aws',
-      domainPrefix: 'abcdefghijklmnopqrstuvwxyz012345',
-      http: {
-        method: 'POST',
-        path: '/v1/events/flux-system/fleet-eu',
-        protocol: 'HTTP/1.1',
-        sourceIp: '203.0.113.7',
-        userAgent: 'Go-http-client/1.1',
-      },
-      requestId: '8f5d3c1e-2b4a-4c6d-9e8f-0a1b2c3d4e5f',
-      routeKey: '$default',
-      stage: '$default',
-      time: '01/Oct/2025:12:00:05 +0000',
-      timeEpoch: 1759320005000,
-    },
+    requestContext: functionUrlRequestContext('POST', '/v1/events/flux-system/fleet-eu'),
     body: Buffer.from(EVENT_A_HELM_UPGRADE, 'utf8').toString('base64'),
     isBase64Encoded: true,
     ...overrides,

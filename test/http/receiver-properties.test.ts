@@ -43,6 +43,7 @@ import type { ApproveOutcome, IndexedTarget, StoredCluster, StoredPipeline } fro
 import { EVENT_A_HELM_UPGRADE } from '../fixtures/flux-events.js';
 import { corruptBase64, MAX_BODY_BYTES, requestPlans, signedEventPlans } from './arbitraries.js';
 import type { RequestPlan, SignatureMutation, Transport, WorldNames } from './arbitraries.js';
+import { functionUrlRequestContext } from '../fixtures/function-url.js';
 
 // ---------------------------------------------------------------- the world
 
@@ -535,24 +536,7 @@ function toFunctionUrlEvent(request: RequestCase): APIGatewayProxyEventV2 {
     rawPath: request.path,
     rawQueryString: request.query,
     headers: Object.fromEntries(headers),
-    requestContext: {
-      accountId: 'anonymous',
-      apiId: 'abcdefghijklmnopqrstuvwxyz012345',
-      domainName: 'abcdefghijklmnopqrstuvwxyz012345.lambda-url.eu-west-1.on.aws',
-      domainPrefix: 'abcdefghijklmnopqrstuvwxyz012345',
-      http: {
-        method: request.method,
-        path: request.path,
-        protocol: 'HTTP/1.1',
-        sourceIp: '203.0.113.7',
-        userAgent: 'Go-http-client/1.1',
-      },
-      requestId: '8f5d3c1e-2b4a-4c6d-9e8f-0a1b2c3d4e5f',
-      routeKey: '$default',
-      stage: '$default',
-      time: '01/Oct/2025:12:00:05 +0000',
-      timeEpoch: 1759320005000,
-    },
+    requestContext: functionUrlRequestContext(request.method, request.path),
     isBase64Encoded: encoding !== 'text',
   };
   // A function URL leaves `body` out when the request had none.
