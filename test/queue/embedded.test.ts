@@ -172,21 +172,33 @@ describe('EmbeddedQueue', () => {
   });
 });
 
+/**
+ * A queue on a hand-moved clock whose consumer loop fails every message, and one message sent to it: when each
+ * receive happened tells the backoff.
+ */
+async function failingForever(
+  t: TestContext,
+  options: Pick<EmbeddedQueueOptions, 'maxReceiveCount' | 'retryDelaysSeconds'>,
+) {
+  const clock = fakeClock();
+  const queue = new EmbeddedQueue({ clock, logger: silentLogger, ...options });
+  t.after(() => queue.stop());
+  const receivedAt: number[] = [];
+  queue.start(
+    () => {
+      receivedAt.push(clock.now());
+      return Promise.reject(new Error('cluster unreachable'));
+    },
+    { pollIntervalMs: 2 },
+  );
+  const sentAt = clock.now();
+  await queue.send(app('down'));
+  return { clock, queue, receivedAt, sentAt };
+}
+
 describe('EmbeddedQueue consumer loop (hand-moved clock)', () => {
   it('redelivers a failing message after 30 s, 1, 2, 4, 8 min by default, then dead-letters it', async (t) => {
-    const clock = fakeClock();
-    const queue = new EmbeddedQueue({ clock, logger: silentLogger });
-    t.after(() => queue.stop());
-    const receivedAt: number[] = [];
-    queue.start(
-      () => {
-        receivedAt.push(clock.now());
-        return Promise.reject(new Error('cluster unreachable'));
-      },
-      { pollIntervalMs: 2 },
-    );
-    const sentAt = clock.now();
-    await queue.send(app('down'));
+    const { clock, queue, receivedAt, sentAt } = await failingForever(t, {});
     await eventually(() => receivedAt.length === 1, 'the first receive');
     // The loop can only see a message come due when the clock moves: 1 ms short of each delay, nothing comes back.
     for (const delaySeconds of DEFAULT_RETRY_DELAYS_SECONDS) {
@@ -211,20 +223,9 @@ describe('EmbeddedQueue consumer loop (hand-moved clock)', () => {
   });
 
   it('follows a short schedule, the last delay repeating past its end', async (t) => {
-    const clock = fakeClock();
-    const queue = new EmbeddedQueue({ clock, logger: silentLogger, maxReceiveCount: 4, retryDelaysSeconds: [1, 5] });
-    t.after(() => queue.stop());
-    const receivedAt: number[] = [];
-    queue.start(
-      () => {
-        receivedAt.push(clock.now());
-        return Promise.reject(new Error('cluster unreachable'));
-      },
-      { pollIntervalMs: 2 },
-    );
-    const sentAt = clock.now();
-    await queue.send(app('down'));
-    for (const advanceMs of [0, 1000, 5000, 5000]) {
+    const { clock, receivedAt, sentAt } = await failingForever(t, { maxReceiveCount: 4, retryDelaysSeconds: [1, 5] });
+    await eventually(() => receivedAt.length === 1, 'the first receive');
+    for (const advanceMs of [1000, 5000, 5000]) {
       const seen = receivedAt.length;
       clock.advance(advanceMs);
       await eventually(() => receivedAt.length > seen, `a receive after ${advanceMs} ms more`);
