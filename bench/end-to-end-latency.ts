@@ -15,36 +15,24 @@
 //    keeps Octokit's throttling plugin defaults, which space writes 1 s apart and pull-request creation 3 s apart;
 //    a promotion makes 4 writes (tree, commit, ref, pull request). Revisions are 1 s apart after the previous pull
 //    request, so each promotion starts with idle limiters, as with a release cadence of minutes.
-// 2. the same parts assembled the same way (dynalite on disk, the embedded queue, the same verifier and receiver)
-//    but with `writeIntervalMs: 0`: startLocalMode has no option for it, so this bench builds the parts itself;
+// 2. the same local mode with `githubWriteIntervalMs: 0`: GitHub writes not spaced, so the rest of the path is timed;
 // 3. the baseline, poll only: no event; the scheduled poll (every 2 s here; `serve` defaults to 5 min) finds the
-//    new revision; same parts as 2, latency measured from the HelmRelease change, which is made at evenly spread
+//    new revision; the local mode as in 2, latency measured from the HelmRelease change, which is made at evenly spread
 //    points of the poll interval (after the previous promotion, waits of 0, 1/5, … 4/5 of the interval).
 // Excluded: Flux's own delay before it sends the event, and the fake GitHub's absence of network latency (GitHub's
 // API answers in tens to hundreds of ms, so each of the ~9 sequential requests adds that on the real service).
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { KubernetesClusterReader } from '../lib/clusters/index.js';
-import { deriveClusterKey, handleRequest, signatureHeader, startHttpServer } from '../lib/http/index.js';
-import { applyLocalConfiguration } from '../lib/local/configuration.js';
-import { loadOrCreateMasterKeys } from '../lib/local/data-dir.js';
-import { startLocalDynamo } from '../lib/local/dynamo.js';
+import { deriveClusterKey, signatureHeader } from '../lib/http/index.js';
 import { startLocalMode } from '../lib/local/mode.js';
-import { startPolling } from '../lib/local/polling.js';
-import { DataDirSecretSource, LayeredSecretSource } from '../lib/local/secrets.js';
 import type { AppKey } from '../lib/pipeline/model.js';
-import { enqueuePolls } from '../lib/poller/poller.js';
-import { GitHubPullRequestPromoter, pullRequestTitle } from '../lib/promotion/github/index.js';
-import { StrategyPromoter } from '../lib/promotion/index.js';
-import { EmbeddedQueue } from '../lib/queue/index.js';
+import { pullRequestTitle } from '../lib/promotion/github/index.js';
 import type { StructuredLogger } from '../lib/runtime/logger.js';
-import { StaticSecretSource } from '../lib/secrets/port.js';
-import { createDynamoStore, type Store } from '../lib/store/index.js';
+import type { Store } from '../lib/store/index.js';
 import { podinfoReleaseYaml, podinfoServeFiles } from '../lib/testing/config-yaml.js';
 import { FakeGitHub } from '../lib/testing/fake-github.js';
 import { FakeKubeApi } from '../lib/testing/fake-kube-api.js';
-import { createVerifier } from '../lib/verifier/index.js';
 import { deployed, upgradeEvent } from '../test/loop/harness.js';
 import { writeFiles } from '../test/support/temp-files.js';
 import { formatMs, formatRatio, percentile, runIfMain, type Bench, type Measurement } from './report.js';
@@ -115,14 +103,22 @@ async function startWorld(): Promise<World> {
   };
 }
 
-/** The local mode exactly as `pipelinectl serve` starts it. */
-async function startRealLocalMode(world: World, pollIntervalMs: number): Promise<Controller> {
+/**
+ * The local mode as `pipelinectl serve` starts it; with `githubWriteIntervalMs: 0` its GitHub client does not space
+ * its writes, which leaves the rest of the path to be timed.
+ */
+async function startLocalModeOn(
+  world: World,
+  pollIntervalMs: number,
+  githubWriteIntervalMs?: number,
+): Promise<Controller> {
   const mode = await startLocalMode({
     configDir: world.configDir,
     dataDir: world.dataDir,
     port: 0,
     pollIntervalMs,
     githubApiUrl: world.github.url,
+    githubWriteIntervalMs,
     logger: silent,
   });
   return {
@@ -130,68 +126,6 @@ async function startRealLocalMode(world: World, pollIntervalMs: number): Promise
     store: mode.store,
     masterKey: mode.masterKeys.current,
     stop: () => mode.stop(),
-  };
-}
-
-/**
- * The local mode's parts, put together as lib/local/mode.ts does, except that the GitHub client does not space its
- * writes (`writeIntervalMs: 0`), which startLocalMode offers no option for.
- */
-async function startUnthrottledLocalMode(world: World, pollIntervalMs: number): Promise<Controller> {
-  const dynamo = await startLocalDynamo(world.dataDir);
-  const store = createDynamoStore({ client: dynamo.client, tableName: dynamo.tableName });
-  await applyLocalConfiguration({
-    configDir: world.configDir,
-    dataDir: world.dataDir,
-    store,
-    logger: silent,
-    now: () => new Date(),
-  });
-  const masterKeys = await loadOrCreateMasterKeys(world.dataDir);
-  const secrets = new LayeredSecretSource([new StaticSecretSource([]), new DataDirSecretSource(world.dataDir)]);
-  const queue = new EmbeddedQueue({ logger: silent });
-  const verifier = createVerifier({
-    store,
-    queue,
-    clusters: new KubernetesClusterReader({
-      getCluster: async (key) => (await store.getCluster(key))?.document,
-      secrets,
-    }),
-    promoter: new StrategyPromoter({
-      pullRequest: new GitHubPullRequestPromoter({
-        secrets,
-        apiUrl: world.github.url,
-        logger: silent,
-        writeIntervalMs: 0,
-      }),
-    }),
-    logger: silent,
-    now: () => new Date(),
-    workerId: `bench:${process.pid}`,
-  });
-  queue.start(verifier);
-  const server = await startHttpServer(
-    (request) =>
-      handleRequest(request, { store, queue, secrets, masterKeys: () => Promise.resolve(masterKeys), logger: silent }),
-    { port: 0, host: '127.0.0.1' },
-  );
-  const polling = startPolling(
-    async () => {
-      await enqueuePolls({ store, queue });
-    },
-    pollIntervalMs,
-    silent,
-  );
-  return {
-    receiverUrl: server.url,
-    store,
-    masterKey: masterKeys.current,
-    stop: async () => {
-      await server.close();
-      await polling.stop();
-      await queue.stop();
-      await dynamo.stop();
-    },
   };
 }
 
@@ -284,19 +218,19 @@ const summary = (samples: readonly number[]): string =>
 
 export const benchEndToEndLatency: Bench = async () => {
   const throttled = await measure({
-    start: (world) => startRealLocalMode(world, SERVE_POLL_INTERVAL_MS),
+    start: (world) => startLocalModeOn(world, SERVE_POLL_INTERVAL_MS),
     revisions: REVISIONS_THROTTLED,
     sendEvents: true,
     gapMs: GAP_AFTER_PROMOTION_MS,
   });
   const unthrottled = await measure({
-    start: (world) => startUnthrottledLocalMode(world, SERVE_POLL_INTERVAL_MS),
+    start: (world) => startLocalModeOn(world, SERVE_POLL_INTERVAL_MS, 0),
     revisions: REVISIONS_UNTHROTTLED,
     sendEvents: true,
     gapMs: 0,
   });
   const pollOnly = await measure({
-    start: (world) => startUnthrottledLocalMode(world, POLL_INTERVAL_MS),
+    start: (world) => startLocalModeOn(world, POLL_INTERVAL_MS, 0),
     revisions: REVISIONS_POLL_ONLY,
     sendEvents: false,
     gapMs: 0,
@@ -321,8 +255,8 @@ export const benchEndToEndLatency: Bench = async () => {
       name: `signed event → PR open, writes not spaced (${REVISIONS_UNTHROTTLED} revisions)`,
       value: summary(unthrottled.total),
       note:
-        'the local mode parts assembled as lib/local/mode.ts does, GitHub client with writeIntervalMs 0 ' +
-        `(startLocalMode has no option for it); fake GitHub and leaf cluster on loopback; ${beforeGitHub(unthrottled)}`,
+        'startLocalMode with githubWriteIntervalMs 0 (GitHub writes not spaced); ' +
+        `fake GitHub and leaf cluster on loopback; ${beforeGitHub(unthrottled)}`,
     },
     {
       name: `baseline: poll only, no event, poll every ${POLL_INTERVAL_MS / 1000} s (${REVISIONS_POLL_ONLY} revisions)`,

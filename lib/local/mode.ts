@@ -51,6 +51,8 @@ export interface LocalModeOptions {
    * the queue's backoff instead (30 s, 1, 2, 4, 8 min, as on AWS: DEFAULT_RETRY_DELAYS_SECONDS).
    */
   visibilityTimeoutSeconds?: number;
+  /** Spacing of GitHub writes; default Octokit's, as on AWS. The event-to-PR benchmark sets 0 to time the rest. */
+  githubWriteIntervalMs?: number;
 }
 
 export interface LocalMode {
@@ -113,6 +115,7 @@ export async function startLocalMode(options: LocalModeOptions): Promise<LocalMo
         logger,
         instance: 'local',
         markerScanTable: { client: parts.dynamo.client, tableName: parts.dynamo.tableName },
+        githubWriteIntervalMs: options.githubWriteIntervalMs,
       }),
       logger,
       now,

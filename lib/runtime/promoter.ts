@@ -31,6 +31,8 @@ export interface PromoterConfig {
    * reads only the blobs never seen before. Without it each process scans every repository once.
    */
   markerScanTable?: { client: DynamoDBClient; tableName: string; retentionDays?: number };
+  /** Spacing of GitHub writes; default Octokit's (1 s, 3 s before opening a pull request). Benchmarks set 0. */
+  githubWriteIntervalMs?: number;
 }
 
 export function createPromoter(config: PromoterConfig): Promoter {
@@ -43,6 +45,7 @@ export function createPromoter(config: PromoterConfig): Promoter {
       secrets: config.secrets,
       apiUrl: config.githubApiUrl,
       logger: config.logger,
+      writeIntervalMs: config.githubWriteIntervalMs,
       markerScans: config.markerScanTable
         ? new DynamoMarkerScans(
             tableContext(
