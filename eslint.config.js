@@ -1,6 +1,75 @@
-// Lint configuration: the recommended and type-aware rules of typescript-eslint over all TypeScript sources.
+// Lint configuration: the recommended and type-aware rules of typescript-eslint over all TypeScript sources, and the
+// import boundaries between the parts of the project (test/lint/boundaries.test.ts shows each one failing).
 import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
+
+// ---------------------------------------------------------------- import boundaries
+//
+// Each boundary forbids import specifiers matching `regex`, static (`import`, `export … from`) or dynamic
+// (`import()`). Specifiers are matched as written; every folder named here exists once in the tree, so a relative
+// path that passes through one of them can only mean that folder.
+
+/** The DynamoDB adapter's inside: outside lib/store, use the Store port or `createDynamoStore` (lib/store/index.ts). */
+const STORE_ADAPTER = {
+  regex: '^\\.{1,2}/(.*/)?store/dynamodb/',
+  message: "lib/store/dynamodb is the adapter's inside: import lib/store/index.ts (the port, createDynamoStore).",
+};
+/** The fakes of lib/testing are for tests, benchmarks and the demo, never for product code. */
+const TEST_FAKES = {
+  regex: '^\\.{1,2}/(.*/)?testing/',
+  message: 'product code does not import the test fakes of lib/testing.',
+};
+/** The demo's simulated world is reached through `pipelinectl demo` only. */
+const DEMO = {
+  regex: '^\\.{1,2}/(.*/)?demo/',
+  message: 'only lib/cli/commands/demo.ts imports lib/demo.',
+};
+/** lib/ is what the functions, the infrastructure, the CLI, the tests and the benchmarks build on, not the reverse. */
+const OUTSIDE_LIB = {
+  regex: '^\\.{1,2}/(\\.\\./)*(functions|infra|test|bench)/',
+  message: 'lib/ does not import functions/, infra/, test/ or bench/.',
+};
+
+/** One config block: the `restrictions` apply to `files` but not to `ignores`; the blocks below never overlap. */
+function boundary(files, ignores, restrictions) {
+  return {
+    files,
+    ignores,
+    rules: {
+      'no-restricted-imports': ['error', { patterns: restrictions.map(({ regex, message }) => ({ regex, message })) }],
+      // no-restricted-imports does not look at import(): the same boundaries for dynamic imports.
+      'no-restricted-syntax': [
+        'error',
+        ...restrictions.map(({ regex, message }) => ({
+          // A selector's regular expression ends at the first `/`, so the slashes are spelled \x2F.
+          selector: `ImportExpression[source.value=/${regex.replaceAll('/', '\\x2F')}/]`,
+          message,
+        })),
+      ],
+    },
+  };
+}
+
+const under = (...folders) => folders.map((folder) => `${folder}/**/*.{ts,js,mjs}`);
+const DEMO_COMMAND = 'lib/cli/commands/demo.ts';
+
+const importBoundaries = [
+  // Product code in lib/.
+  boundary(
+    under('lib'),
+    ['lib/store/**', 'lib/testing/**', 'lib/demo/**', DEMO_COMMAND],
+    [STORE_ADAPTER, TEST_FAKES, DEMO, OUTSIDE_LIB],
+  ),
+  boundary(under('lib/store'), [], [TEST_FAKES, DEMO, OUTSIDE_LIB]),
+  boundary([DEMO_COMMAND], [], [STORE_ADAPTER, TEST_FAKES, OUTSIDE_LIB]),
+  // The fakes and the demo may use the fakes, never the adapter's inside; the fakes know nothing of the demo.
+  boundary(under('lib/testing'), [], [STORE_ADAPTER, DEMO, OUTSIDE_LIB]),
+  boundary(under('lib/demo'), [], [STORE_ADAPTER, OUTSIDE_LIB]),
+  // Product code outside lib/.
+  boundary(under('functions', 'infra', 'bin'), [], [STORE_ADAPTER, TEST_FAKES, DEMO]),
+  // Tests and benchmarks may use the fakes and the demo; only the store's own tests look inside its adapter.
+  boundary(under('test', 'bench'), ['test/store/**'], [STORE_ADAPTER]),
+];
 
 export default tseslint.config(
   { ignores: ['node_modules/', 'cdk.out/', 'coverage/'] },
@@ -25,6 +94,7 @@ export default tseslint.config(
       eqeqeq: ['error', 'always'],
     },
   },
+  ...importBoundaries,
   {
     files: ['**/*.js', '**/*.mjs'],
     ...tseslint.configs.disableTypeChecked,

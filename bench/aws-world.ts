@@ -1,5 +1,5 @@
 // The AWS side of the controller in one process, for bench/cost-per-event.ts: the receiver's `handleRequest` and the
-// verifier (`createVerifier` under `consumeBatch`, as functions/verifier/handler.ts runs it) on the real adapters, a
+// verifier (`createVerifier` under `consumeBatch`, as lib/runtime/verifier.ts runs it) on the real adapters, a
 // DynamoDB store on dynalite and an SqsQueue on fauxqs, with leaf clusters that are fake Kubernetes API servers. The
 // Lambda event source mapping is played by `runEventSourceMapping`: ReceiveMessage (batch of up to 10), the batch
 // handed to `consumeBatch`, DeleteMessageBatch of the records that did not fail, as Lambda does.

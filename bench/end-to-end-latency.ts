@@ -28,7 +28,7 @@ import { deriveClusterKey, signatureHeader } from '../lib/http/index.js';
 import { startLocalMode } from '../lib/local/mode.js';
 import type { AppKey } from '../lib/pipeline/model.js';
 import { pullRequestTitle } from '../lib/promotion/github/index.js';
-import type { StructuredLogger } from '../lib/runtime/logger.js';
+import type { Logger } from '../lib/logging/logger.js';
 import type { Store } from '../lib/store/index.js';
 import { podinfoReleaseYaml, podinfoServeFiles } from '../lib/testing/config-yaml.js';
 import { FakeGitHub } from '../lib/testing/fake-github.js';
@@ -49,7 +49,7 @@ const GAP_AFTER_PROMOTION_MS = 1100;
 const PIPELINE = { namespace: 'flux-system', name: 'podinfo' };
 const CLUSTER = { namespace: 'flux-system', name: 'fleet' };
 const app = (namespace: string): AppKey => ({ cluster: CLUSTER, kind: 'HelmRelease', namespace, name: 'podinfo' });
-const silent: StructuredLogger = { debug() {}, info() {}, warn() {}, error() {} };
+const silent: Logger = { debug() {}, info() {}, warn() {}, error() {} };
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 const manifest = (env: string, version: string) => podinfoReleaseYaml(env, env, version);

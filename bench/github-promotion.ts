@@ -12,8 +12,8 @@
 // per repository: lib/store/dynamodb/marker-scans.ts) as the verifier Lambda and the local mode do, except the
 // baseline of 4:
 // 1. cold: a new promoter (empty blob cache), nothing stored yet, main as created, no promotion branch yet;
-// 2. later, same promoter (a warm Lambda container: functions/verifier/handler.ts keeps the promoter in a module
-//    variable, so its blob cache survives between invocations of one container); before it, the first pull request
+// 2. later, same promoter (a warm Lambda container: lib/runtime/verifier.ts builds the promoter once per container,
+//    so its blob cache survives between invocations of one container); before it, the first pull request
 //    was merged and 10 other manifests changed on main (other teams' work);
 // 3. later, a new promoter (a cold container, or another of the concurrent ones) with the scan stored by 1 and 2,
 //    after the same kind of merge and changes;
@@ -31,8 +31,7 @@ import { resolvePipeline } from '../lib/pipeline/model.js';
 import { GitHubPullRequestPromoter, pullRequestTitle, type MarkerScanStore } from '../lib/promotion/github/index.js';
 import type { PromotionRequest } from '../lib/promotion/index.js';
 import { StaticSecretSource } from '../lib/secrets/port.js';
-import { DynamoMarkerScans, markerScanKey } from '../lib/store/dynamodb/marker-scans.js';
-import { tableContext } from '../lib/store/dynamodb/table.js';
+import { dynamoTable, markerScanKey } from '../lib/store/index.js';
 import { FakeGitHub, type FakeGitHubRequest } from '../lib/testing/fake-github.js';
 import { FAST } from '../test/promotion/github-support.js';
 import { startDynalite, type LocalDynamo } from '../test/support/dynalite.js';
@@ -189,7 +188,7 @@ export const benchGitHubPromotion: Bench = async () => {
     const yamlFiles = Object.keys(github.files(OWNER, REPO, 'main')).filter((path) => path.endsWith('.yaml')).length;
     if (yamlFiles !== CLUSTERS.length * APPS_PER_CLUSTER) throw new Error(`the repository has ${yamlFiles} YAML files`);
     const secrets = new StaticSecretSource([{ key: SECRET, values: { token: github.token } }]);
-    const markerScans = new DynamoMarkerScans(tableContext(dynamo.client, dynamo.tableName));
+    const markerScans = dynamoTable({ client: dynamo.client, tableName: dynamo.tableName }).markerScans();
     const newPromoter = (scans?: MarkerScanStore) =>
       new GitHubPullRequestPromoter({ secrets, apiUrl: github.url, ...FAST, writeIntervalMs: 0, markerScans: scans });
 

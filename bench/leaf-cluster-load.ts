@@ -342,7 +342,7 @@ export const benchLeafClusterLoad: Bench = async (): Promise<BenchSection> => {
     };
     const first = await productPoll('first poll');
     const statuses = await store.getTargetStatuses(pipelinedTargets);
-    const healthy = [...statuses.values()].filter((entry) => entry.status.healthy).length;
+    const healthy = [...statuses.values()].filter((entry) => entry.status.phase === 'Ready').length;
     if (healthy !== pipelinedTargets.length) {
       throw new Error(`after the first poll ${healthy} of ${pipelinedTargets.length} targets are recorded healthy`);
     }

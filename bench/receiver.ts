@@ -161,7 +161,9 @@ export const benchReceiver: Bench = async (): Promise<BenchSection> => {
         getCluster: () => Promise.resolve(cluster),
         findTargets: () => Promise.resolve(targets),
         getPipeline: (key) => store.getPipeline(key),
+        getApproval: (...args) => store.getApproval(...args),
         approve: (...args) => store.approve(...args),
+        appendAudit: (entry) => store.appendAudit(entry),
       },
     };
     const signedMemory = await closedLoop(

@@ -34,7 +34,7 @@ export const ESM_REQUIRE_BANNER =
 
 /** The settings, in the vocabulary both consumers understand. */
 export const BUNDLE_SETTINGS = {
-  /** The Lambda runtime is nodejs22.x (DESIGN §8). */
+  /** The Lambda runtime the construct deploys is nodejs22.x (infra/README.md, cdk-nag AwsSolutions-L1). */
   target: 'node22',
   platform: 'node',
   format: 'esm',

@@ -34,7 +34,7 @@ export function acknowledgeFindings(scopes: NagScopes): void {
     Validations.of(fn).acknowledge({
       id: `${PLUGIN}AwsSolutions-L1`,
       reason:
-        'The design pins the Lambda runtime to nodejs22.x (DESIGN section 8): the bundles target node22 and the ' +
+        'The construct pins the Lambda runtime to nodejs22.x: the bundles target node22 and the ' +
         'code is tested for it. Moving to nodejs24.x is a deliberate upgrade, not one a CDK bump should make.',
     });
   }

@@ -1,4 +1,4 @@
-// The PipelineController L3 construct (DESIGN §8): one table, a queue and its DLQ, three functions (receiver behind
+// The PipelineController L3 construct: one table, a queue and its DLQ, three functions (receiver behind
 // a function URL, verifier on the queue, poller on a schedule), the generated master HMAC key, alarms, and IAM
 // policies that give each function only the actions and resources its code uses. infra/README.md documents the
 // props; infra/stack.ts puts the construct in a stack with outputs.
@@ -24,12 +24,10 @@ import { BUNDLE_SETTINGS, ENTRIES, LOCK_FILE, REPO_ROOT, type FunctionName } fro
 import { acknowledgeFindings } from './nag.js';
 
 /**
- * The tag that lets the receiver read a configuration Secret: only a Pipeline's webhook HMAC Secret
- * (`spec.promotion.strategy.secretRef`, key `hmac-key`) carries it; a kubeconfig or Git token Secret never does, so
- * the receiver cannot read those. Whoever writes the Secrets (`pipelinectl apply`) must tag them by use; until it
- * does, tag by hand (infra/README.md).
+ * The tag that lets the receiver read a configuration Secret. `pipelinectl apply` puts it (lib/secrets/tags.ts) only
+ * on a Pipeline's webhook HMAC Secret (`spec.promotion.strategy.secretRef`, key `hmac-key`); a kubeconfig or Git
+ * token Secret never carries it, so the receiver cannot read those.
  */
-/** The tag `pipelinectl apply` puts on Secrets holding a webhook `hmac-key` (lib/secrets/tags.ts). */
 export const WEBHOOK_HMAC_SECRET_TAG = { key: SECRET_PURPOSE_TAG, value: 'webhook-hmac' } as const;
 
 export const DEFAULTS = {
@@ -45,7 +43,7 @@ export const DEFAULTS = {
   maxReceiveCount: 5,
 } as const;
 
-/** Where the notification strategy delivers (all optional; DESIGN §6). */
+/** Where the notification strategy delivers (all optional; docs/notifications.md). */
 export interface NotificationSinkProps {
   /** An HTTP endpoint that receives a Flux-format event (env `NOTIFICATION_WEBHOOK_URL`). */
   readonly webhookUrl?: string;
@@ -58,7 +56,11 @@ export interface NotificationSinkProps {
 export interface PipelineControllerProps {
   /** When the poller enqueues a poll of every (cluster, app kind) in use. @default rate(5 minutes) */
   readonly pollSchedule?: events.Schedule;
-  /** `namespace/name` of the GitopsCluster a target without clusterRef runs on (env `DEFAULT_CLUSTER`). */
+  /**
+   * `namespace/name` of the GitopsCluster a target without clusterRef runs on. Only `pipelinectl apply` resolves
+   * targets, so the functions never need it: the stack publishes it as the output `DefaultCluster`, which
+   * `pipelinectl --aws --stack` reads when `--default-cluster` is not given.
+   */
   readonly defaultCluster?: string;
   /** Of the table, the master key secret and the log groups. @default RemovalPolicy.RETAIN */
   readonly removalPolicy?: RemovalPolicy;
@@ -110,6 +112,8 @@ export class PipelineController extends Construct {
   readonly verifierSecurityGroup?: ec2.SecurityGroup;
   /** The ARN pattern of the configuration Secrets (`<prefix>*`). */
   readonly secretsArnPattern: string;
+  /** The `defaultCluster` prop, for the stack to publish. */
+  readonly defaultCluster: string | undefined;
   /** Each function's execution role (no managed policies; one inline policy each). */
   readonly roles: Readonly<Record<FunctionName, iam.Role>>;
 
@@ -161,6 +165,7 @@ export class PipelineController extends Construct {
 
     // Built from the pseudo parameters, not the stack's env, so the ARN (and its cdk-nag finding id) is the same
     // in every environment.
+    this.defaultCluster = props.defaultCluster;
     this.secretsArnPattern = `arn:${Aws.PARTITION}:secretsmanager:${Aws.REGION}:${Aws.ACCOUNT_ID}:secret:${settings.secretsPrefix}*`;
 
     // What lib/runtime/aws.ts reads; every function validates the required ones at its first invocation.
@@ -171,7 +176,6 @@ export class PipelineController extends Construct {
       MASTER_KEY_SECRET_ID: this.masterKeySecret.secretArn,
       SECRETS_PREFIX: settings.secretsPrefix,
       RETENTION_DAYS: String(settings.retentionDays),
-      ...(props.defaultCluster !== undefined && { DEFAULT_CLUSTER: props.defaultCluster }),
     };
     const notification = props.notification ?? {};
     const verifierEnvironment: Record<string, string> = {

@@ -31,6 +31,9 @@ export const OUTPUTS = [
   'VerifierRoleArn',
 ] as const;
 
+/** Published only when the controller has a `defaultCluster`: `pipelinectl apply --aws --stack` reads it. */
+export const DEFAULT_CLUSTER_OUTPUT = 'DefaultCluster';
+
 export class PipelineControllerStack extends Stack {
   readonly controller: PipelineController;
 
@@ -81,5 +84,11 @@ export class PipelineControllerStack extends Stack {
       },
     };
     for (const [name, output] of Object.entries(outputs)) new CfnOutput(this, name, output);
+    if (controller.defaultCluster !== undefined) {
+      new CfnOutput(this, DEFAULT_CLUSTER_OUTPUT, {
+        value: controller.defaultCluster,
+        description: 'The GitopsCluster a target without clusterRef runs on (read by pipelinectl apply)',
+      });
+    }
   }
 }

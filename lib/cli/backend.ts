@@ -60,30 +60,3 @@ export interface Backend {
   };
   close(): Promise<void>;
 }
-
-export interface BackendOptions {
-  /** The local data directory (default `.data`). Ignored when `aws` is set. */
-  dataDir?: string;
-  aws?: AwsBackendOptions;
-}
-
-export interface AwsBackendOptions {
-  /** Read the table, queues and secret from this CloudFormation stack's outputs. */
-  stack?: string;
-  table?: string;
-  queueUrl?: string;
-  deadLetterQueueUrl?: string;
-  masterKeySecretId?: string;
-  secretsPrefix?: string;
-  region?: string;
-  defaultCluster?: ObjectKey;
-}
-
-export async function openBackend(options: BackendOptions): Promise<Backend> {
-  if (options.aws) {
-    const { openAwsBackend } = await import('./backends/aws.js');
-    return openAwsBackend(options.aws);
-  }
-  const { openLocalBackend } = await import('./backends/local.js');
-  return openLocalBackend(options.dataDir ?? '.data');
-}

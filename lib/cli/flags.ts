@@ -1,21 +1,15 @@
 // Parsing and checking command-line values. Each failure is a CliError with one line naming the flag and what it
 // takes, and quoting what was given (flags never carry secrets).
 import { DEFAULT_NAMESPACE, type ObjectKey } from '../pipeline/model.js';
+import { durationMs, formatDuration } from '../util/duration.js';
 import { CliError } from './errors.js';
 
-const UNIT_MS: Record<string, number> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000 };
-const DURATION = /^(?:\d+(?:\.\d+)?(?:ms|s|m|h))+$/;
-const DURATION_PART = /(\d+(?:\.\d+)?)(ms|s|m|h)/g;
-
-/** `30s`, `5m`, `1h`, `1h30m`, `1500ms` → milliseconds. */
+/** `30s`, `5m`, `1h`, `1h30m`, `1500ms` → milliseconds, within `bounds` (default: at least 1 ms). */
 export function parseDuration(text: string, flag: string, bounds: { minMs?: number; maxMs?: number } = {}): number {
-  const value = text.trim();
-  if (!DURATION.test(value)) {
+  const ms = durationMs(text);
+  if (ms === undefined) {
     throw new CliError(`${flag} must be a duration such as 30s, 5m or 1h (got ${JSON.stringify(text)})`);
   }
-  let ms = 0;
-  for (const [, amount, unit] of value.matchAll(DURATION_PART)) ms += Number(amount) * (UNIT_MS[unit ?? ''] ?? 0);
-  ms = Math.round(ms);
   const { minMs = 1, maxMs = Number.MAX_SAFE_INTEGER } = bounds;
   if (ms < minMs || ms > maxMs) {
     throw new CliError(
@@ -23,22 +17,6 @@ export function parseDuration(text: string, flag: string, bounds: { minMs?: numb
     );
   }
   return ms;
-}
-
-/** The shortest exact writing of a duration: `1h30m`, `5m`, `1500ms`. */
-export function formatDuration(ms: number): string {
-  if (ms === 0) return '0s';
-  const parts: string[] = [];
-  let rest = ms;
-  for (const unit of ['h', 'm', 's'] as const) {
-    const size = UNIT_MS[unit] ?? 1;
-    if (rest >= size) {
-      parts.push(`${Math.floor(rest / size)}${unit}`);
-      rest %= size;
-    }
-  }
-  if (rest > 0) parts.push(`${rest}ms`);
-  return parts.join('');
 }
 
 /** A TCP port, 0 (any free port) to 65535. */

@@ -2,7 +2,9 @@
 // default cluster. They are declared, read and checked here only, so every command takes them the same way.
 import { Option, type Command } from 'commander';
 import type { ObjectKey } from '../pipeline/model.js';
-import { openBackend, type AwsBackendOptions, type Backend, type BackendOptions } from './backend.js';
+import type { Backend } from './backend.js';
+import type { AwsBackendOptions } from './backends/aws.js';
+import { openBackend, type BackendOptions } from './backends/open.js';
 import { CliError } from './errors.js';
 import { parseObjectKey } from './flags.js';
 

@@ -1,7 +1,7 @@
-// EKS clusters without a kubeconfig (flux-formats §5.3): the endpoint and CA come from eks:DescribeCluster, the
-// bearer token is a presigned STS GetCallerIdentity URL (what `aws eks get-token` prints), signed with the function's
-// own credentials or with those of an assumed role. Everything is cached: cluster data for an hour, assumed-role
-// credentials until shortly before they expire, each token for 14 of its 15 minutes.
+// EKS clusters without a kubeconfig (a GitopsCluster with `spec.eks`): the endpoint and CA come from
+// eks:DescribeCluster, the bearer token is a presigned STS GetCallerIdentity URL (what `aws eks get-token` prints),
+// signed with the function's own credentials or with those of an assumed role. Everything is cached: cluster data for
+// an hour, assumed-role credentials until shortly before they expire, each token for 14 of its 15 minutes.
 import { DescribeClusterCommand, EKSClient } from '@aws-sdk/client-eks';
 import { AssumeRoleCommand, STSClient } from '@aws-sdk/client-sts';
 import { Hash } from '@smithy/hash-node';

@@ -11,5 +11,7 @@ export type {
   StsApiClient,
 } from './eks.js';
 export { createEksToken, EKS_TOKEN_CACHE_MS, EKS_TOKEN_LIFETIME_MS, EksAccess, stsHostname } from './eks.js';
-export type { KubernetesClusterReaderOptions } from './kubernetes.js';
-export { FLUX_APP_APIS, KubernetesClusterReader, loadKubeconfig } from './kubernetes.js';
+export { FLUX_APP_APIS } from './flux-app-apis.js';
+export { loadKubeconfig } from './kubeconfig.js';
+export type { KubernetesClusterReaderOptions } from './kubernetes-reader.js';
+export { KubernetesClusterReader } from './kubernetes-reader.js';

@@ -1,7 +1,17 @@
-// zod schemas for the configuration documents (DESIGN §3). The Pipeline schema is exactly Weave's
-// `pipelines.weave.works/v1alpha1` CRD, so a Weave Pipeline file loads unchanged; our additions are optional.
+// zod schemas for the configuration documents (README, "Configuration"). The Pipeline schema is exactly Weave's
+// `pipelines.weave.works/v1alpha1` CRD, so a Weave Pipeline file loads unchanged (docs/weave-compatibility.md); our
+// additions are optional.
 // Objects are strict (an unknown field is an error) except `metadata`, which tolerates whatever kubectl exports.
 import { z } from 'zod';
+import { APP_KINDS, type AppKind } from '../pipeline/model.js';
+import {
+  GIT_PROVIDER_TYPES,
+  type Promotion as PromotionModel,
+  type PullRequestPromotion as PullRequestPromotionModel,
+} from '../pipeline/promotion.js';
+
+// The vocabulary the documents share with the resolved model, which owns it.
+export { APP_KINDS, GIT_PROVIDER_TYPES, type AppKind };
 
 /** Kubernetes object names (DNS-1123 subdomain) and namespaces (DNS-1123 label). */
 const dns1123Subdomain = z
@@ -33,9 +43,6 @@ const LocalObjectReference = z.strictObject({ name: dns1123Subdomain });
 // ---------------------------------------------------------------- Pipeline (pipelines.weave.works/v1alpha1)
 
 export const PIPELINE_API_VERSION = 'pipelines.weave.works/v1alpha1';
-export const GIT_PROVIDER_TYPES = ['github', 'gitlab', 'bitbucket-server'] as const;
-export const APP_KINDS = ['HelmRelease', 'Kustomization'] as const;
-export type AppKind = (typeof APP_KINDS)[number];
 
 /** The API group each supported app kind belongs to; appRef.apiVersion must be in it. */
 export const APP_KIND_GROUPS: Record<AppKind, string> = {
@@ -53,7 +60,7 @@ export const PullRequestPromotion = z.strictObject({
     }),
   baseBranch: z.string().min(1, 'must not be empty'),
   secretRef: LocalObjectReference,
-});
+}) satisfies z.ZodType<PullRequestPromotionModel>;
 
 export const Strategy = z
   .strictObject({
@@ -77,7 +84,7 @@ export const Strategy = z
 export const Promotion = z.strictObject({
   manual: z.boolean().optional(),
   strategy: Strategy,
-});
+}) satisfies z.ZodType<PromotionModel>;
 
 /** An environment name is used in URLs, branch names and `ns:name:env` markers, so it must not contain / : or spaces. */
 const environmentName = z

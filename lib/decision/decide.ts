@@ -1,12 +1,13 @@
-// The promotion decision (DESIGN §5): a pure function of the pipeline, the observed target statuses, the approval
-// markers and the promotion records. It returns what to do and, per environment, why; the verifier carries the
-// actions out and `pipelinectl explain` prints the reasons. It does no I/O and reads the time only from `input.now`.
+// The promotion decision (docs/architecture.md, "The decision"): a pure function of the pipeline, the observed
+// target statuses, the approval markers and the promotion records. It returns what to do and, per environment, a
+// state, a reason and a line for a person; the verifier carries the actions out and `pipelinectl explain` prints the
+// explanations. It does no I/O and reads the time only from `input.now`.
 //
-// Compared with Weave's level-triggered controller (reference/pipeline-controller.md §3.2), it also stops at a target
-// it cannot read, never downgrades an environment that is ahead, honours manual approval, and does not repeat a
+// Compared with Weave's level-triggered controller (docs/weave-compatibility.md), it also stops at a target it
+// cannot read, never downgrades an environment that is ahead, honours manual approval, and does not repeat a
 // recorded promotion (see promotion-step.ts).
 import { isNewerRevision, sameRevision } from '../flux/revision.js';
-import type { TargetStatus } from '../flux/target-status.js';
+import { wasRead, type TargetStatus } from '../flux/target-status.js';
 import { appKeyOf, appKeyString } from '../pipeline/model.js';
 import type { PipelineEnvironment } from '../pipeline/model.js';
 import { promotionStep } from './promotion-step.js';
@@ -17,6 +18,7 @@ import type {
   Decision,
   DecisionInput,
   EnvironmentExplanation,
+  EnvironmentReason,
   EnvironmentState,
 } from './types.js';
 
@@ -26,7 +28,7 @@ interface ObservedTarget {
   status: TargetStatus | undefined;
 }
 
-/** A target whose status we know: it was read without error. */
+/** A target whose status we know: its object was read (it may be failing, progressing or suspended). */
 interface KnownTarget {
   name: string;
   status: TargetStatus;
@@ -37,12 +39,12 @@ export function decide(input: DecisionInput): Decision {
   if (!source) return { actions: [], environments: [] };
 
   const found = candidateOf(observedTargets(input, source));
-  const environments = [explanation(source, 'source', found.message)];
+  const environments = [explanation(source, 'source', found.reason, found.message)];
   const actions: Action[] = [];
   if (found.candidate === undefined) {
     // Without a candidate we know too little to act on anything, not even to clear a stale approval marker.
     for (const env of later) {
-      environments.push(explanation(env, 'not-reached', `not reached: ${source.name} has no candidate`));
+      environments.push(explanation(env, 'not-reached', 'NoCandidate', `not reached: ${source.name} has no candidate`));
     }
     return { actions, environments };
   }
@@ -52,7 +54,7 @@ export function decide(input: DecisionInput): Decision {
   let stop: string | undefined;
   for (const env of later) {
     if (stop !== undefined) {
-      environments.push(explanation(env, 'not-reached', `not reached: stopped at ${stop}`));
+      environments.push(explanation(env, 'not-reached', 'StoppedEarlier', `not reached: stopped at ${stop}`));
       continue;
     }
     const approval = approvalOf(input.approvals, env);
@@ -60,12 +62,12 @@ export function decide(input: DecisionInput): Decision {
     if (classified.state === 'behind') {
       const record = input.promotions.find((r) => r.env === env.name && sameRevision(r.revision, candidate));
       const step = promotionStep({ env, candidate, approval, record, now: input.now });
-      environments.push(explanation(env, step.state, step.message));
+      environments.push(explanation(env, step.state, step.reason, step.message));
       actions.push(...step.actions);
       stop = `${env.name} (${step.state})`;
       continue;
     }
-    environments.push(explanation(env, classified.state, classified.message));
+    environments.push(explanation(env, classified.state, classified.reason, classified.message));
     const clear = classified.state === 'unknown' ? undefined : staleApproval(env, approval, candidate);
     if (clear) actions.push(clear);
     if (classified.state !== 'passed') stop = `${env.name} (${classified.state})`;
@@ -76,30 +78,42 @@ export function decide(input: DecisionInput): Decision {
 /**
  * The first environment's revision, when every target of it runs that revision and is healthy; otherwise why not.
  * A candidate must stand for the whole environment, so one target we cannot read, one still reconciling or one on
- * another revision is enough to have none (Weave §3.2 steps 3 and 4, plus read errors, which Weave ignored here).
+ * another revision is enough to have none (as in Weave, plus read errors, which Weave ignored: docs/weave-compatibility.md).
  */
-function candidateOf(targets: readonly ObservedTarget[]): { candidate?: string; message: string } {
+function candidateOf(targets: readonly ObservedTarget[]): Explained & { candidate?: string } {
   const { known, unknown } = readTargets(targets);
-  if (unknown) return { message: unknown };
+  if (unknown) return { reason: 'TargetsUnknown', message: unknown };
   const [first] = known;
-  if (!first) return { message: 'environment has no targets: no candidate' };
+  if (!first) return { reason: 'NoTargets', message: 'environment has no targets: no candidate' };
 
   const revision = first.status.revision;
   const revisionless = known.filter((t) => t.status.revision === undefined);
   if (revision === undefined || revisionless.length > 0) {
-    return { message: revisionless.map((t) => `target ${problemOf(t, '')}`).join('; ') };
+    return { reason: 'NoRevision', message: revisionless.map((t) => `target ${problemOf(t, '')}`).join('; ') };
   }
   if (known.some((t) => !runs(t.status, revision))) {
     const runs = known.map((t) => `${t.name} runs ${t.status.revision}`).join(', ');
-    return { message: `waiting for all targets to run the same revision: ${runs}` };
+    return { reason: 'RevisionsDiffer', message: `waiting for all targets to run the same revision: ${runs}` };
   }
   const unready = known.filter((t) => !healthyOn(t.status, revision));
-  if (unready.length > 0) return { message: unready.map((t) => `target ${problemOf(t, revision)}`).join('; ') };
-  return { candidate: revision, message: `candidate ${revision}: all targets run it and are healthy` };
+  if (unready.length > 0) {
+    return { reason: 'TargetsNotReady', message: unready.map((t) => `target ${problemOf(t, revision)}`).join('; ') };
+  }
+  return {
+    candidate: revision,
+    reason: 'CandidateFound',
+    message: `candidate ${revision}: all targets run it and are healthy`,
+  };
+}
+
+/** A reason with its line for a person. */
+interface Explained {
+  reason: EnvironmentReason;
+  message: string;
 }
 
 type Classification =
-  | { state: Extract<EnvironmentState, 'unknown' | 'passed' | 'in-progress' | 'ahead'>; message: string }
+  | (Explained & { state: Extract<EnvironmentState, 'unknown' | 'passed' | 'in-progress' | 'ahead'> })
   /** Neither on the candidate nor ahead of it: the environment the candidate is promoted to. */
   | { state: 'behind' };
 
@@ -110,16 +124,17 @@ type Classification =
  */
 function classifyEnvironment(targets: readonly ObservedTarget[], candidate: string): Classification {
   const { known, unknown } = readTargets(targets);
-  if (unknown) return { state: 'unknown', message: unknown };
+  if (unknown) return { state: 'unknown', reason: 'TargetsUnknown', message: unknown };
   // An environment without targets cannot show that it runs the candidate; do not promote past it.
-  if (known.length === 0) return { state: 'unknown', message: 'environment has no targets' };
+  if (known.length === 0) return { state: 'unknown', reason: 'NoTargets', message: 'environment has no targets' };
   if (known.every((t) => healthyOn(t.status, candidate))) {
-    return { state: 'passed', message: `all targets run ${candidate} and are healthy` };
+    return { state: 'passed', reason: 'AllTargetsReady', message: `all targets run ${candidate} and are healthy` };
   }
   if (known.some((t) => runs(t.status, candidate))) {
     const pending = known.filter((t) => !healthyOn(t.status, candidate)).map((t) => problemOf(t, candidate));
     return {
       state: 'in-progress',
+      reason: 'RollingOut',
       message: `waiting for all targets to run ${candidate} and be healthy: ${pending.join('; ')}`,
     };
   }
@@ -127,6 +142,7 @@ function classifyEnvironment(targets: readonly ObservedTarget[], candidate: stri
   if (ahead) {
     return {
       state: 'ahead',
+      reason: 'AheadOfCandidate',
       message: `${ahead.name} runs ${ahead.status.revision}, newer than candidate ${candidate}: not downgrading`,
     };
   }
@@ -135,14 +151,14 @@ function classifyEnvironment(targets: readonly ObservedTarget[], candidate: stri
 
 /**
  * Splits the targets into those whose status we know and, if there are any others, why we do not know theirs
- * (never observed, or the last read failed): a single unknown target is enough to take no decision on them.
+ * (never observed, absent, or the last read failed): a single unknown target is enough to take no decision on them.
  */
 function readTargets(targets: readonly ObservedTarget[]): { known: KnownTarget[]; unknown?: string } {
   const known: KnownTarget[] = [];
   const reasons: string[] = [];
   for (const { name, status } of targets) {
     if (!status) reasons.push(`target ${name} was never observed`);
-    else if (status.error !== undefined) reasons.push(withDetail(`cannot read target ${name}`, status.error));
+    else if (!wasRead(status)) reasons.push(withDetail(`cannot read target ${name}`, status.message));
     else known.push({ name, status });
   }
   return reasons.length > 0 ? { known, unknown: reasons.join('; ') } : { known };
@@ -150,18 +166,19 @@ function readTargets(targets: readonly ObservedTarget[]): { known: KnownTarget[]
 
 /** What keeps a known target from being healthy on `revision`, worded after the target's name. */
 function problemOf({ name, status }: KnownTarget, revision: string): string {
-  if (status.revision === undefined) return withDetail(`${name} runs no revision yet`, status.reason);
+  if (status.revision === undefined) return withDetail(`${name} runs no revision yet`, status.message);
   if (!sameRevision(status.revision, revision)) return `${name} runs ${status.revision}`;
-  if (!status.settled) return withDetail(`${name} has not settled yet`, status.reason);
-  return withDetail(`${name} is not healthy`, status.reason);
+  if (status.phase === 'Progressing') return withDetail(`${name} has not settled yet`, status.message);
+  if (status.phase === 'Suspended') return withDetail(`${name} is suspended`, status.message);
+  return withDetail(`${name} is not healthy`, status.message);
 }
 
 /**
- * Runs `revision` and is healthy. An unsettled target counts as not healthy even if it says healthy: what it
- * reports is about to change, and a decision taken on it could be undone by the next read.
+ * Runs `revision` and is Ready. A suspended target is not, whatever it last reported: Flux will not move it, so it
+ * can neither be shown to run the candidate healthily from now on nor pick up a promotion.
  */
 function healthyOn(status: TargetStatus, revision: string): boolean {
-  return status.healthy && status.settled && runs(status, revision);
+  return status.phase === 'Ready' && runs(status, revision);
 }
 
 function runs(status: TargetStatus, revision: string): boolean {
@@ -194,6 +211,11 @@ function staleApproval(
   return { type: 'clear-approval', env: env.name, revision: marker.revision };
 }
 
-function explanation(env: PipelineEnvironment, state: EnvironmentState, message: string): EnvironmentExplanation {
-  return { env: env.name, state, message: oneLine(message) };
+function explanation(
+  env: PipelineEnvironment,
+  state: EnvironmentState,
+  reason: EnvironmentReason,
+  message: string,
+): EnvironmentExplanation {
+  return { env: env.name, state, reason, message: oneLine(message) };
 }

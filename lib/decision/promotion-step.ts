@@ -1,13 +1,13 @@
-// What to do with the environment the candidate is promoted to next (DESIGN §5, rule "otherwise this environment is
-// the promotion target"). Weave's level-triggered controller called the strategy again on every reconcile and ignored
-// manual approval (reference/pipeline-controller.md §3.2, §6); here the promotion record and the approval marker
-// decide, so an effect is asked for only when nobody else is making it and, for a manual environment, only after an
-// approval of exactly the candidate.
+// What to do with the environment the candidate is promoted to next (docs/architecture.md, "The decision").
+// Weave's level-triggered controller called the strategy again on every reconcile and ignored manual approval
+// (docs/weave-compatibility.md); here the promotion record and the approval marker decide, so an effect is asked for
+// only when nobody else is making it and, for a manual environment, only after an approval of exactly the candidate.
 import type { Promotion } from '../config/schema.js';
 import { sameRevision } from '../flux/revision.js';
 import type { PipelineEnvironment } from '../pipeline/model.js';
+import { promotionStage } from './promotion-lifecycle.js';
 import { withDetail } from './text.js';
-import type { Action, ApprovalMarker, EnvironmentState, PromotionRecord } from './types.js';
+import type { Action, ApprovalMarker, EnvironmentReason, EnvironmentState, PromotionRecord } from './types.js';
 
 export interface PromotionStepInput {
   env: PipelineEnvironment;
@@ -22,6 +22,7 @@ export interface PromotionStepInput {
 
 export interface PromotionStep {
   state: EnvironmentState;
+  reason: EnvironmentReason;
   message: string;
   actions: Action[];
 }
@@ -31,13 +32,14 @@ export function promotionStep(input: PromotionStepInput): PromotionStep {
   // `env.promotion` is already the environment's own block or else the pipeline's; with neither, Weave had nothing
   // to run either (and its level-triggered path crashed on it). Saying so beats guessing a strategy.
   if (!env.promotion) {
-    return step('no-strategy', `no promotion configured for ${env.name}: ${candidate} is not promoted`);
+    return step('no-strategy', 'NoStrategy', `no promotion configured for ${env.name}: ${candidate} is not promoted`);
   }
   // A record comes first, even for a manual environment: it exists only once the promotion was allowed, and it is
   // what makes the effect happen at most once per revision.
   if (record) return recordedStep(env, candidate, record, input.now);
   if (env.promotion.manual === true) return approvalStep(env, candidate, input.approval);
-  return step('promoting', `promoting ${candidate} by ${strategyName(env.promotion)}`, promote(env, candidate));
+  const how = strategyName(env.promotion);
+  return step('promoting', 'PromotionDue', `promoting ${candidate} by ${how}`, promote(env, candidate));
 }
 
 /**
@@ -46,38 +48,40 @@ export function promotionStep(input: PromotionStepInput): PromotionStep {
  */
 function recordedStep(env: PipelineEnvironment, candidate: string, record: PromotionRecord, now: Date): PromotionStep {
   const attempt = `attempt ${record.attempts}`;
-  switch (record.state) {
+  const failure = withDetail(`promotion of ${candidate} failed (${attempt})`, record.error);
+  switch (promotionStage(record, now)) {
     case 'succeeded':
       // Done: the targets will pick it up (a PR waits for its merge). Repeating would only re-open or re-send it.
       return step(
         'promoted',
+        'PromotionSucceeded',
         `${withDetail(`promotion of ${candidate} succeeded`, record.result)}; waiting for targets`,
       );
+    case 'leased':
+      return step(
+        'promoting',
+        'PromotionInProgress',
+        `promotion of ${candidate} in progress (${attempt}), leased until ${record.leaseExpiresAt}`,
+      );
     case 'pending':
-    case 'in-progress': {
-      const lease = instant(record.leaseExpiresAt);
-      if (lease !== undefined && lease > now.getTime()) {
-        return step(
-          'promoting',
-          `promotion of ${candidate} in progress (${attempt}), leased until ${record.leaseExpiresAt}`,
-        );
-      }
+    case 'lease-expired': {
       // The worker that held it crashed or timed out; the strategy is idempotent, so resuming is safe.
       let why = 'no lease';
-      if (lease !== undefined) why = `lease expired at ${record.leaseExpiresAt}`;
-      else if (record.leaseExpiresAt !== undefined) why = `unreadable lease ${record.leaseExpiresAt}`;
-      return step('promoting', `resuming promotion of ${candidate} (${attempt}, ${why})`, promote(env, candidate));
-    }
-    case 'failed': {
-      const failure = withDetail(`promotion of ${candidate} failed (${attempt})`, record.error);
-      const retry = instant(record.retryAt);
-      if (retry === undefined) {
-        // No retryAt (or one we cannot read): the failure is permanent, e.g. a bad token or a missing marker.
-        return step('failed', `${failure}; not retried, a person must act`);
+      if (record.leaseExpiresAt !== undefined) {
+        why = Number.isNaN(Date.parse(record.leaseExpiresAt))
+          ? `unreadable lease ${record.leaseExpiresAt}`
+          : `lease expired at ${record.leaseExpiresAt}`;
       }
-      if (retry <= now.getTime()) return step('failed', `${failure}; retrying now`, promote(env, candidate));
-      return step('failed', `${failure}; retrying at ${record.retryAt}`);
+      const message = `resuming promotion of ${candidate} (${attempt}, ${why})`;
+      return step('promoting', 'PromotionResumed', message, promote(env, candidate));
     }
+    case 'failed-for-good':
+      // No retryAt (or one we cannot read): the failure is permanent, e.g. a bad token or a missing marker.
+      return step('failed', 'FailedForGood', `${failure}; not retried, a person must act`);
+    case 'retry-due':
+      return step('failed', 'RetryDue', `${failure}; retrying now`, promote(env, candidate));
+    case 'retry-scheduled':
+      return step('failed', 'RetryScheduled', `${failure}; retrying at ${record.retryAt}`);
   }
 }
 
@@ -89,27 +93,31 @@ function approvalStep(env: PipelineEnvironment, candidate: string, marker: Appro
   if (marker && sameRevision(marker.revision, candidate)) {
     if (marker.approvedAt !== undefined) {
       const by = marker.approvedBy === undefined ? '' : ` by ${marker.approvedBy}`;
-      return step(
-        'promoting',
-        `promoting ${candidate}, approved${by} at ${marker.approvedAt}`,
-        promote(env, candidate),
-      );
+      const message = `promoting ${candidate}, approved${by} at ${marker.approvedAt}`;
+      return step('promoting', 'Approved', message, promote(env, candidate));
     }
-    return step('waiting-approval', `waiting for approval of ${candidate} (requested at ${marker.requestedAt})`);
+    const message = `waiting for approval of ${candidate} (requested at ${marker.requestedAt})`;
+    return step('waiting-approval', 'AwaitingApproval', message);
   }
   const request = { type: 'request-approval', env: env.name, revision: candidate } as const;
   if (marker) {
     return step(
       'waiting-approval',
+      'ApprovalReplaced',
       `waiting for approval of ${candidate} (replaces the request for ${marker.revision})`,
       { ...request, replaces: marker.revision },
     );
   }
-  return step('waiting-approval', `waiting for approval of ${candidate}`, request);
+  return step('waiting-approval', 'ApprovalRequested', `waiting for approval of ${candidate}`, request);
 }
 
-function step(state: EnvironmentState, message: string, ...actions: Action[]): PromotionStep {
-  return { state, message, actions };
+function step(
+  state: EnvironmentState,
+  reason: EnvironmentReason,
+  message: string,
+  ...actions: Action[]
+): PromotionStep {
+  return { state, reason, message, actions };
 }
 
 function promote(env: PipelineEnvironment, revision: string): Action {
@@ -119,11 +127,4 @@ function promote(env: PipelineEnvironment, revision: string): Action {
 /** The strategy's name as the Pipeline spells it, so the explanation says how the promotion is made. */
 function strategyName(promotion: Promotion): string {
   return promotion.strategy['pull-request'] ? 'pull-request' : 'notification';
-}
-
-/** Milliseconds since the epoch of an ISO 8601 time, or undefined when it is absent or unreadable. */
-function instant(iso: string | undefined): number | undefined {
-  if (iso === undefined) return undefined;
-  const time = Date.parse(iso);
-  return Number.isNaN(time) ? undefined : time;
 }

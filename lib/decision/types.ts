@@ -1,4 +1,4 @@
-// Inputs and outputs of the promotion decision (DESIGN §5). Plain data, so the decision is a pure function that
+// Inputs and outputs of the promotion decision (docs/architecture.md, "The decision"). Plain data, so the decision is a pure function that
 // the verifier, the CLI's `explain` and the tests all call the same way.
 import type { TargetStatus } from '../flux/target-status.js';
 import type { Pipeline } from '../pipeline/model.js';
@@ -78,9 +78,68 @@ export type EnvironmentState =
   /** An earlier environment stopped the walk. */
   | 'not-reached';
 
+/** Why an environment is in its state: one reason per situation, so callers never match the message. */
+export type EnvironmentReason =
+  // source
+  /** Every target of the first environment runs one revision and is Ready: it is the candidate. */
+  | 'CandidateFound'
+  /** Some target of the first environment runs no revision (yet). */
+  | 'NoRevision'
+  /** The first environment's targets run different revisions. */
+  | 'RevisionsDiffer'
+  /** The first environment's targets run one revision, some of them not Ready on it. */
+  | 'TargetsNotReady'
+  // source or unknown
+  /** Some target was never observed, is absent or could not be read: nothing is decided on it. */
+  | 'TargetsUnknown'
+  /** The environment has no targets. */
+  | 'NoTargets'
+  // passed, in-progress, ahead
+  /** Every target runs the candidate and is Ready. */
+  | 'AllTargetsReady'
+  /** Some target runs the candidate, not all of them Ready on it yet. */
+  | 'RollingOut'
+  /** Some target runs a newer revision than the candidate: never downgraded. */
+  | 'AheadOfCandidate'
+  // promoting
+  /** An automatic environment: the promotion starts now. */
+  | 'PromotionDue'
+  /** A manual environment whose approval of the candidate arrived: the promotion starts now. */
+  | 'Approved'
+  /** A worker holds the promotion record under a live lease. */
+  | 'PromotionInProgress'
+  /** The worker holding the record vanished (lease expired, absent or unreadable): the promotion resumes. */
+  | 'PromotionResumed'
+  // promoted
+  /** The promotion was made; the targets have yet to run it (a pull request waits for its merge). */
+  | 'PromotionSucceeded'
+  // failed
+  /** The promotion failed and its retry time has come: it is tried again now. */
+  | 'RetryDue'
+  /** The promotion failed and is tried again later. */
+  | 'RetryScheduled'
+  /** The promotion failed for good: a person must act (`pipelinectl retry` once the cause is fixed). */
+  | 'FailedForGood'
+  // waiting-approval
+  /** An approval of the candidate is requested now. */
+  | 'ApprovalRequested'
+  /** An approval of the candidate was requested earlier and has not come. */
+  | 'AwaitingApproval'
+  /** An approval of the candidate is requested now, replacing the request for another revision. */
+  | 'ApprovalReplaced'
+  // no-strategy
+  /** Neither the environment nor the pipeline has a promotion block. */
+  | 'NoStrategy'
+  // not-reached
+  /** The first environment has no candidate. */
+  | 'NoCandidate'
+  /** An earlier environment stopped the walk. */
+  | 'StoppedEarlier';
+
 export interface EnvironmentExplanation {
   env: string;
   state: EnvironmentState;
+  reason: EnvironmentReason;
   /** One line for a person, e.g. what `pipelinectl explain` prints. */
   message: string;
 }

@@ -1,8 +1,9 @@
 // Kubernetes conditions as Flux writes them, and the readiness rules HelmRelease and Kustomization share
-// (flux-formats §3.3, §3.5, §4.3). The helpers follow fluxcd/pkg runtime/conditions, so a missing condition is
-// Unknown, as it is for the controllers themselves. Also the two small object helpers both readers need
-// (`typeMeta`, `describeIssue`), kept here so neither reader imports the other.
+// (docs/flux-status.md, "Conditions: the rules both kinds share"). The helpers follow fluxcd/pkg
+// runtime/conditions, so a missing condition is Unknown, as it is for the controllers themselves. Also the two
+// small object helpers both readers need (`typeMeta`, `describeIssue`), kept here so neither reader imports the other.
 import { z } from 'zod';
+import type { TargetReason } from './target-status.js';
 
 /** A `metav1.Condition` as Flux writes it. Every Flux condition carries `observedGeneration`. */
 export interface Condition {
@@ -70,9 +71,15 @@ export interface ReadinessInput {
   successReasons: readonly string[];
 }
 
+/** The first thing wrong with the shared rules: a machine reason and a line for a person. */
+export interface ReadinessProblem {
+  reason: TargetReason;
+  message: string;
+}
+
 export interface Readiness {
-  /** The first thing wrong, for a person; undefined when Ready is True for the current spec and nothing runs. */
-  problem?: string;
+  /** The first thing wrong; undefined when Ready is True for the current spec and nothing runs. */
+  problem?: ReadinessProblem;
   /** The controller is done with the current spec (before the kind's own checks, which may still unsettle it). */
   settled: boolean;
 }
@@ -105,19 +112,54 @@ export function assessReadiness({
       current(ready) &&
       !reconciling);
 
-  let problem: string | undefined;
-  if (stalled?.status === 'True') problem = describeCondition(stalled);
-  // A failure for the current spec says more to a person than the generation bookkeeping around it.
-  else if (ready?.status === 'False' && current(ready)) problem = describeCondition(ready);
-  else if (!generationObserved)
-    problem = `generation ${generation} not yet observed (observedGeneration ${observedGeneration ?? 'none'})`;
-  else if (reconciling) problem = `Reconciling: ${findCondition(conditions, 'Reconciling')?.reason ?? 'no reason'}`;
-  else if (!ready) problem = 'no Ready condition yet';
-  else if (!current(ready)) problem = `Ready is for generation ${ready.observedGeneration}, not ${generation}`;
-  else if (ready.status !== 'True') problem = describeCondition(ready);
-  else if (!successReasons.includes(ready.reason ?? ''))
-    problem = `Ready is True but reason ${ready.reason ?? '(none)'} is not a success reason`;
+  const problem = firstProblem();
   return problem === undefined ? { settled } : { problem, settled };
+
+  // The order is the rule: what a person most needs to know about the current spec comes first.
+  function firstProblem(): ReadinessProblem | undefined {
+    if (stalled?.status === 'True') return { reason: 'Stalled', message: describeCondition(stalled) };
+    // A failure for the current spec says more to a person than the generation bookkeeping around it.
+    if (ready?.status === 'False' && current(ready)) {
+      return { reason: failureReason(ready), message: describeCondition(ready) };
+    }
+    if (!generationObserved) {
+      const message = `generation ${generation} not yet observed (observedGeneration ${observedGeneration ?? 'none'})`;
+      return { reason: 'GenerationNotObserved', message };
+    }
+    if (reconciling) {
+      const message = `Reconciling: ${findCondition(conditions, 'Reconciling')?.reason ?? 'no reason'}`;
+      return { reason: 'Reconciling', message };
+    }
+    if (!ready) return { reason: 'ReadyMissing', message: 'no Ready condition yet' };
+    if (!current(ready)) {
+      return {
+        reason: 'ReadyOutdated',
+        message: `Ready is for generation ${ready.observedGeneration}, not ${generation}`,
+      };
+    }
+    if (ready.status !== 'True') return { reason: 'ReadyUnknown', message: describeCondition(ready) };
+    if (!successReasons.includes(ready.reason ?? '')) {
+      return {
+        reason: remediationReason(ready.reason) ?? 'UnexpectedReadyReason',
+        message: `Ready is True but reason ${ready.reason ?? '(none)'} is not a success reason`,
+      };
+    }
+    return undefined;
+  }
+}
+
+/** Ready False for the current spec: a remediation, a dependency still coming up, failed tests, or a failure. */
+function failureReason(ready: Condition): TargetReason {
+  if (ready.reason === 'DependencyNotReady') return 'DependencyNotReady';
+  if (ready.reason === 'TestFailed') return 'TestsFailed';
+  return remediationReason(ready.reason) ?? 'ReconciliationFailed';
+}
+
+/** helm-controller's remediation outcomes: the release is not what was asked for, whatever Ready says. */
+function remediationReason(reason: string | undefined): TargetReason | undefined {
+  if (reason === 'RollbackSucceeded') return 'RolledBack';
+  if (reason === 'UninstallSucceeded') return 'Uninstalled';
+  return undefined;
 }
 
 /**

@@ -1,4 +1,5 @@
-// A Flux notification-controller event as a `generic` / `generic-hmac` Provider POSTs it (flux-formats §2).
+// A Flux notification-controller event as a `generic` / `generic-hmac` Provider POSTs it
+// (docs/flux-status.md, "Flux events").
 //
 // The payload is only a hint that something changed: nothing in it decides anything. Events are best-effort,
 // can be lost, duplicated or arrive before the status they announce is written (a HelmRelease success event is

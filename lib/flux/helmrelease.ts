@@ -1,7 +1,7 @@
-// What a HelmRelease read from a leaf cluster says about its deployment (flux-formats §3.5, DESIGN §5).
+// What a HelmRelease read from a leaf cluster says about its deployment (docs/flux-status.md, "HelmRelease").
 //
 // An object this module does not understand (another kind, an apiVersion it does not know, a malformed status)
-// gives an `unreadableTarget`, not an exception: it comes from a remote cluster, so it is a fact about that target
+// gives an Unreadable status, not an exception: it comes from a remote cluster, so it is a fact about that target
 // to report next to the others, not a bug that should abort checking the whole pipeline.
 import { z } from 'zod';
 import type { Condition } from './conditions.js';
@@ -13,8 +13,8 @@ import {
   findCondition,
   typeMeta,
 } from './conditions.js';
-import type { TargetStatus } from './target-status.js';
-import { unreadableTarget } from './target-status.js';
+import type { Problem, TargetStatus } from './target-status.js';
+import { readObjectStatus, suspendedStatus, unreadableTarget } from './target-status.js';
 
 const GROUP = 'helm.toolkit.fluxcd.io';
 /** v2beta2 has the same status as v2 (history, no maintained lastAppliedRevision); v2beta1 is the old shape. */
@@ -36,6 +36,7 @@ const HelmRelease = z.looseObject({
   metadata: z.looseObject({ generation: z.number().int() }),
   spec: z
     .looseObject({
+      suspend: z.boolean().optional(),
       test: z.looseObject({ enable: z.boolean().optional(), ignoreFailures: z.boolean().optional() }).optional(),
     })
     .optional(),
@@ -56,26 +57,36 @@ type Status = NonNullable<HelmRelease['status']>;
 /** Read a `helm.toolkit.fluxcd.io` v2, v2beta2 or v2beta1 HelmRelease; anything else is unreadable. */
 export function readHelmReleaseStatus(object: unknown): TargetStatus {
   const { kind, apiVersion, ref } = typeMeta(object);
-  if (kind !== 'HelmRelease') return unreadableTarget(`expected a HelmRelease, got kind ${kind ?? '(none)'}`);
+  if (kind !== 'HelmRelease') {
+    return unreadableTarget('UnsupportedKind', `expected a HelmRelease, got kind ${kind ?? '(none)'}`);
+  }
   const version = VERSIONS.find((v) => apiVersion === `${GROUP}/${v}`);
   if (version === undefined) {
     return unreadableTarget(
+      'UnsupportedVersion',
       `HelmRelease ${ref}: apiVersion ${apiVersion ?? '(none)'} is not supported (${GROUP}/v2, v2beta2 or v2beta1)`,
     );
   }
   const parsed = HelmRelease.safeParse(object);
-  if (!parsed.success) return unreadableTarget(`HelmRelease ${ref}: ${describeIssue(parsed.error, object)}`);
+  if (!parsed.success) {
+    return unreadableTarget('InvalidObject', `HelmRelease ${ref}: ${describeIssue(parsed.error, object)}`);
+  }
   const hr = parsed.data;
+  const status = readRelease(hr, version, ref);
+  return hr.spec?.suspend === true ? suspendedStatus(status) : status;
+}
+
+function readRelease(hr: HelmRelease, version: (typeof VERSIONS)[number], ref: string): TargetStatus {
   const conditions = hr.status?.conditions ?? [];
   if (!hr.status || conditions.length === 0) {
     // A v2beta1 status keeps lastAppliedRevision on its own, so it still tells what runs.
     const applied = version === 'v2beta1' ? hr.status?.lastAppliedRevision : undefined;
-    return {
-      ...(applied ? { revision: applied } : {}),
-      healthy: false,
-      settled: false,
-      reason: `HelmRelease ${ref} has no status yet`,
+    const status: TargetStatus = {
+      phase: 'Progressing',
+      reason: 'NoStatus',
+      message: `HelmRelease ${ref} has no status yet`,
     };
+    return applied ? { ...status, revision: applied } : status;
   }
   return version === 'v2beta1' ? readV2beta1(hr, hr.status, conditions) : readV2(hr, hr.status, conditions);
 }
@@ -95,19 +106,16 @@ function readV2(hr: HelmRelease, status: Status, conditions: readonly Condition[
     successReasons: SUCCESS_REASONS,
   });
   const release = readiness.problem === undefined ? releaseProblem(hr, status, conditions, latest) : undefined;
-  const problem = readiness.problem ?? release?.problem;
-  const result: TargetStatus = {
-    healthy: problem === undefined,
+  return readObjectStatus({
+    revision,
+    problem: readiness.problem ?? release,
     // Ready is True yet something is still moving: the controller has started on what comes next.
     settled: readiness.settled && !release?.inFlight,
-    reason: problem ?? `deployed ${revision} (${findCondition(conditions, 'Ready')?.reason})`,
-  };
-  if (revision !== undefined) result.revision = revision;
-  return result;
+    ready: { reason: 'Deployed', message: `deployed ${revision} (${findCondition(conditions, 'Ready')?.reason})` },
+  });
 }
 
-interface ReleaseProblem {
-  problem: string;
+interface ReleaseProblem extends Problem {
   /** The controller is mid-way: what it reports is about to change. */
   inFlight: boolean;
 }
@@ -119,23 +127,29 @@ function releaseProblem(
   conditions: readonly Condition[],
   latest: Snapshot | undefined,
 ): ReleaseProblem | undefined {
-  if (!latest) return { problem: 'no Helm release in history', inFlight: false };
+  if (!latest) return { reason: 'NoRelease', message: 'no Helm release in history', inFlight: false };
   if (latest.status !== 'deployed') {
     // pending-install/upgrade/rollback and uninstalling are Helm actions still running.
     const inFlight = latest.status.startsWith('pending-') || latest.status === 'uninstalling';
-    return { problem: `latest release v${latest.version} (${latest.chartVersion}) is ${latest.status}`, inFlight };
+    return {
+      reason: inFlight ? 'ReleasePending' : 'ReleaseFailed',
+      message: `latest release v${latest.version} (${latest.chartVersion}) is ${latest.status}`,
+      inFlight,
+    };
   }
   const attempted = status.lastAttemptedRevision;
   if (attempted !== latest.chartVersion) {
     return {
-      problem: `last attempted ${attempted ?? '(none)'} but ${latest.chartVersion} is deployed`,
+      reason: 'AttemptPending',
+      message: `last attempted ${attempted ?? '(none)'} but ${latest.chartVersion} is deployed`,
       inFlight: true,
     };
   }
   const attemptedConfig = status.lastAttemptedConfigDigest;
   if (attemptedConfig && latest.configDigest && attemptedConfig !== latest.configDigest) {
     return {
-      problem: `last attempted config ${shortDigest(attemptedConfig)} but ${shortDigest(latest.configDigest)} is deployed`,
+      reason: 'ConfigPending',
+      message: `last attempted config ${shortDigest(attemptedConfig)} but ${shortDigest(latest.configDigest)} is deployed`,
       inFlight: true,
     };
   }
@@ -143,10 +157,12 @@ function releaseProblem(
   if (test?.enable === true && test.ignoreFailures !== true) {
     const testSuccess = findCondition(conditions, 'TestSuccess');
     if (testSuccess?.status !== 'True') {
+      // Missing or Unknown (AwaitingTests): the tests have yet to run. False: they ran and failed.
+      const inFlight = testSuccess?.status !== 'False';
       return {
-        problem: `tests are enabled but ${testSuccess ? describeCondition(testSuccess) : 'TestSuccess is missing'}`,
-        // Missing or Unknown (AwaitingTests): the tests have yet to run. False: they ran and failed.
-        inFlight: testSuccess?.status !== 'False',
+        reason: inFlight ? 'TestsPending' : 'TestsFailed',
+        message: `tests are enabled but ${testSuccess ? describeCondition(testSuccess) : 'TestSuccess is missing'}`,
+        inFlight,
       };
     }
   }
@@ -161,20 +177,21 @@ function readV2beta1(hr: HelmRelease, status: Status, conditions: readonly Condi
     conditions,
     successReasons: V2BETA1_SUCCESS_REASONS,
   });
-  let problem = readiness.problem;
+  let problem: Problem | undefined = readiness.problem;
   let inFlight = false;
-  if (problem === undefined && applied === undefined) problem = 'no applied revision yet';
-  else if (problem === undefined && status.lastAttemptedRevision !== applied) {
-    problem = `last attempted ${status.lastAttemptedRevision ?? '(none)'} but ${applied} is deployed`;
+  if (problem === undefined && applied === undefined) {
+    problem = { reason: 'NoRevision', message: 'no applied revision yet' };
+  } else if (problem === undefined && status.lastAttemptedRevision !== applied) {
+    const message = `last attempted ${status.lastAttemptedRevision ?? '(none)'} but ${applied} is deployed`;
+    problem = { reason: 'AttemptPending', message };
     inFlight = true;
   }
-  const result: TargetStatus = {
-    healthy: problem === undefined,
+  return readObjectStatus({
+    revision: applied,
+    problem,
     settled: readiness.settled && !inFlight,
-    reason: problem ?? `deployed ${applied} (${findCondition(conditions, 'Ready')?.reason})`,
-  };
-  if (applied !== undefined) result.revision = applied;
-  return result;
+    ready: { reason: 'Deployed', message: `deployed ${applied} (${findCondition(conditions, 'Ready')?.reason})` },
+  });
 }
 
 /** `sha256:e15c415d6276…`: enough to tell two digests apart in a message. */

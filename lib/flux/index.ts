@@ -22,13 +22,16 @@ export { appKindOfEvent, parseFluxEvent } from './event.js';
 export { readHelmReleaseStatus } from './helmrelease.js';
 export { readKustomizationStatus } from './kustomization.js';
 export { isNewerRevision, revisionDigest, sameRevision } from './revision.js';
-export type { TargetStatus } from './target-status.js';
-export { unreadableTarget } from './target-status.js';
+export type { TargetPhase, TargetReason, TargetStatus } from './target-status.js';
+export { isSettled, TARGET_PHASES, unreadableTarget, wasRead } from './target-status.js';
 
 /** The status of a HelmRelease or Kustomization as read from its cluster; any other object is unreadable. */
 export function readTargetStatus(object: unknown): TargetStatus {
   const { kind } = typeMeta(object);
   if (kind === 'HelmRelease') return readHelmReleaseStatus(object);
   if (kind === 'Kustomization') return readKustomizationStatus(object);
-  return unreadableTarget(`unsupported object kind ${kind ?? '(none)'}: expected HelmRelease or Kustomization`);
+  return unreadableTarget(
+    'UnsupportedKind',
+    `unsupported object kind ${kind ?? '(none)'}: expected HelmRelease or Kustomization`,
+  );
 }

@@ -1,10 +1,10 @@
-// What a Kustomization read from a leaf cluster says about its deployment (flux-formats §4.3, DESIGN §5).
-// Like readHelmReleaseStatus, an object it does not understand gives an `unreadableTarget`, not an exception.
+// What a Kustomization read from a leaf cluster says about its deployment (docs/flux-status.md, "Kustomization").
+// Like readHelmReleaseStatus, an object it does not understand gives an Unreadable status, not an exception.
 import { z } from 'zod';
 import { assessReadiness, ConditionListSchema, describeIssue, typeMeta } from './conditions.js';
 import { sameRevision } from './revision.js';
-import type { TargetStatus } from './target-status.js';
-import { unreadableTarget } from './target-status.js';
+import type { Problem, TargetStatus } from './target-status.js';
+import { readObjectStatus, suspendedStatus, unreadableTarget } from './target-status.js';
 
 const GROUP = 'kustomize.toolkit.fluxcd.io';
 // v1beta2 has the same status fields and rules; v1beta1 (gone since Flux 2.7) is not read.
@@ -13,6 +13,7 @@ const SUCCESS_REASONS = ['ReconciliationSucceeded'];
 
 const Kustomization = z.looseObject({
   metadata: z.looseObject({ generation: z.number().int() }),
+  spec: z.looseObject({ suspend: z.boolean().optional() }).optional(),
   status: z
     .looseObject({
       observedGeneration: z.number().int().optional(),
@@ -30,21 +31,34 @@ const Kustomization = z.looseObject({
  */
 export function readKustomizationStatus(object: unknown): TargetStatus {
   const { kind, apiVersion, ref } = typeMeta(object);
-  if (kind !== 'Kustomization') return unreadableTarget(`expected a Kustomization, got kind ${kind ?? '(none)'}`);
+  if (kind !== 'Kustomization') {
+    return unreadableTarget('UnsupportedKind', `expected a Kustomization, got kind ${kind ?? '(none)'}`);
+  }
   if (!VERSIONS.some((v) => apiVersion === `${GROUP}/${v}`)) {
     return unreadableTarget(
+      'UnsupportedVersion',
       `Kustomization ${ref}: apiVersion ${apiVersion ?? '(none)'} is not supported (${GROUP}/v1 or v1beta2)`,
     );
   }
   const parsed = Kustomization.safeParse(object);
-  if (!parsed.success) return unreadableTarget(`Kustomization ${ref}: ${describeIssue(parsed.error, object)}`);
-  const { metadata, status } = parsed.data;
+  if (!parsed.success) {
+    return unreadableTarget('InvalidObject', `Kustomization ${ref}: ${describeIssue(parsed.error, object)}`);
+  }
+  const status = readApply(parsed.data, ref);
+  return parsed.data.spec?.suspend === true ? suspendedStatus(status) : status;
+}
+
+function readApply({ metadata, status }: z.infer<typeof Kustomization>, ref: string): TargetStatus {
   // lastAppliedRevision is only written after a successful apply and health check, so it is what runs.
   const applied = status?.lastAppliedRevision || undefined;
-  const withRevision = (result: TargetStatus): TargetStatus => (applied ? { revision: applied, ...result } : result);
   const conditions = status?.conditions ?? [];
   if (!status || conditions.length === 0) {
-    return withRevision({ healthy: false, settled: false, reason: `Kustomization ${ref} has no status yet` });
+    const noStatus: TargetStatus = {
+      phase: 'Progressing',
+      reason: 'NoStatus',
+      message: `Kustomization ${ref} has no status yet`,
+    };
+    return applied ? { ...noStatus, revision: applied } : noStatus;
   }
   const readiness = assessReadiness({
     generation: metadata.generation,
@@ -52,17 +66,20 @@ export function readKustomizationStatus(object: unknown): TargetStatus {
     conditions,
     successReasons: SUCCESS_REASONS,
   });
-  let problem = readiness.problem;
+  let problem: Problem | undefined = readiness.problem;
   let inFlight = false;
-  if (problem === undefined && applied === undefined) problem = 'no revision applied yet';
-  else if (problem === undefined && !sameRevision(status.lastAttemptedRevision ?? '', applied ?? '')) {
+  if (problem === undefined && applied === undefined) {
+    problem = { reason: 'NoRevision', message: 'no revision applied yet' };
+  } else if (problem === undefined && !sameRevision(status.lastAttemptedRevision ?? '', applied ?? '')) {
     // Ready True while the attempt is ahead: KC has started on a newer source revision.
-    problem = `last attempted ${status.lastAttemptedRevision ?? '(none)'} but ${applied} is applied`;
+    const message = `last attempted ${status.lastAttemptedRevision ?? '(none)'} but ${applied} is applied`;
+    problem = { reason: 'AttemptPending', message };
     inFlight = true;
   }
-  return withRevision({
-    healthy: problem === undefined,
+  return readObjectStatus({
+    revision: applied,
+    problem,
     settled: readiness.settled && !inFlight,
-    reason: problem ?? `applied ${applied} (ReconciliationSucceeded)`,
+    ready: { reason: 'Applied', message: `applied ${applied} (ReconciliationSucceeded)` },
   });
 }

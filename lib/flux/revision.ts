@@ -1,4 +1,4 @@
-// Comparing revisions as Flux writes them (flux-formats §3.4, §4.2).
+// Comparing revisions as Flux writes them (docs/flux-status.md, "Revisions").
 // HelmRelease revisions are chart versions: `6.9.2`, `6.6.1+0cc9a8446c95` (OCI digest), `6.0.3+4` (values generation).
 // Kustomization revisions are source revisions: `main@sha1:<40hex>`, `v1.2.3@sha1:…`, `sha1:<hex>`,
 // `latest@sha256:<64hex>`, `sha256:<64hex>`, and the legacy pre-Flux-2.0 forms `main/<sha>` and `latest/<digest>`.

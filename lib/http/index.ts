@@ -1,7 +1,7 @@
 // The public API of lib/http: the receiver's routes, their HMAC scheme, and the function URL and node:http adapters.
 export type { HttpHandler, HttpRequest, HttpResponse } from './types.js';
 export { DEFAULT_MAX_BODY_BYTES } from './types.js';
-export type { HmacAlgorithm } from './hmac.js';
+export type { HmacAlgorithm } from '../signing/hmac.js';
 export {
   deriveClusterKey,
   EVENT_SIGNATURE_ALGORITHMS,
@@ -10,9 +10,11 @@ export {
   verifySignature,
   verifySignatureWithAny,
   WEAVE_SIGNATURE_ALGORITHMS,
-} from './hmac.js';
-export type { ReceiverDeps, ReceiverLogger } from './receiver.js';
-export { handleRequest, HMAC_KEY_SECRET_KEY, matchRoute } from './receiver.js';
+} from '../signing/hmac.js';
+export type { ReceiverDeps } from './receiver-deps.js';
+export { handleRequest } from './receiver.js';
+export { HMAC_KEY_SECRET_KEY } from './pipeline-authorization.js';
+export { matchRoute } from './routes.js';
 export { fromFunctionUrlEvent, toFunctionUrlResult } from './function-url.js';
 export type { HttpServerOptions, RunningHttpServer } from './node-server.js';
 export { startHttpServer } from './node-server.js';

@@ -24,7 +24,7 @@ export interface HttpResponse {
 
 export type HttpHandler = (request: HttpRequest) => Promise<HttpResponse>;
 
-/** The largest request body accepted (DESIGN §4): 512 KiB. A Flux event is a few KiB at most in practice. */
+/** The largest request body accepted: 512 KiB. A Flux event is a few KiB at most in practice. */
 export const DEFAULT_MAX_BODY_BYTES = 512 * 1024;
 
 export const JSON_CONTENT_TYPE = 'application/json';

@@ -4,7 +4,7 @@
 import { loadConfiguration, type Configuration, type KnownSecret } from '../config/index.js';
 import { ConfigError } from '../config/problems.js';
 import { DEFAULT_NAMESPACE, objectKeyString, type ObjectKey } from '../pipeline/model.js';
-import type { StructuredLogger } from '../runtime/logger.js';
+import type { Logger } from '../logging/logger.js';
 import type { ConfigurationStore } from '../store/port.js';
 import { readSecrets } from './data-dir.js';
 import { storeConfigurationSecrets } from './secrets.js';
@@ -16,7 +16,7 @@ export interface LocalConfigurationOptions {
   store: Pick<ConfigurationStore, 'listClusters' | 'applyCluster' | 'applyPipeline'>;
   /** Secrets given outside the configuration (the demo's), which it may refer to. Only their key names are used. */
   extraSecrets?: readonly { key: ObjectKey; values: Record<string, string> }[];
-  logger: StructuredLogger;
+  logger: Logger;
   now: () => Date;
 }
 

@@ -5,8 +5,9 @@
 // other worker was cut off (SIGKILL, a crash, a power cut) and nobody is running it: waiting out the lease would only
 // delay the promotion. Each such record is ended as failed, due for a retry now, and the first poll resumes it; the
 // strategy's idempotence (the same branch, the same pull request) makes the resumed attempt safe.
+import { promotionStage } from '../decision/index.js';
 import { objectKeyString } from '../pipeline/model.js';
-import type { StructuredLogger } from '../runtime/logger.js';
+import type { Logger } from '../logging/logger.js';
 import type { Store, VersionedPromotionRecord } from '../store/port.js';
 
 export const INTERRUPTED_ERROR = 'interrupted: serve stopped during the attempt';
@@ -15,7 +16,7 @@ export interface InterruptedPromotionsDeps {
   store: Pick<Store, 'listPipelines' | 'listPromotions' | 'failPromotion' | 'appendAudit'>;
   /** This serve's worker id: records it holds are left alone. */
   workerId: string;
-  logger: Pick<StructuredLogger, 'warn'>;
+  logger: Pick<Logger, 'warn'>;
   now: () => Date;
 }
 
@@ -31,8 +32,8 @@ export async function releaseInterruptedPromotions(
     for (const { pipeline } of page.items) {
       const key = { namespace: pipeline.namespace, name: pipeline.name };
       for (const record of await deps.store.listPromotions(key)) {
-        if (!heldByAnother(record, deps.workerId)) continue;
         const now = deps.now();
+        if (!heldByAnother(record, deps.workerId, now)) continue;
         // Conditional on the record's version: a record that moved meanwhile is left as it now is.
         if (!(await deps.store.failPromotion(record, INTERRUPTED_ERROR, now, now))) continue;
         released.push(record);
@@ -60,9 +61,11 @@ export async function releaseInterruptedPromotions(
 }
 
 /**
- * An attempt in the hands of a worker other than this one. (A `pending` record has no owner: anyone may claim it
- * already; a `failed` one waits for its retry time, which is not a lease.)
+ * An attempt in the hands of a worker other than this one, under a lease that may or may not have run out. (A
+ * `pending` record nobody claimed is claimable already; a `failed` one waits for its retry time, which is not a
+ * lease.)
  */
-function heldByAnother(record: VersionedPromotionRecord, workerId: string): boolean {
-  return record.state === 'in-progress' && record.owner !== workerId;
+function heldByAnother(record: VersionedPromotionRecord, workerId: string, now: Date): boolean {
+  const stage = promotionStage(record, now);
+  return (stage === 'leased' || stage === 'lease-expired') && record.owner !== workerId;
 }

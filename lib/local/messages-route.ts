@@ -5,11 +5,11 @@
 //
 // Answers, fixed JSON as the receiver's: 202 enqueued; 400 not a valid message; 401 bad or missing signature; 403 not
 // from loopback; 405 not POST. The body is never logged or echoed.
-import { verifySignature } from '../http/hmac.js';
+import { verifySignature } from '../signing/hmac.js';
 import { jsonResponse, type HttpRequest, type HttpResponse } from '../http/types.js';
 import { decodeMessage } from '../queue/messages.js';
 import type { Queue } from '../queue/port.js';
-import type { StructuredLogger } from '../runtime/logger.js';
+import type { Logger } from '../logging/logger.js';
 
 /** The route a running `serve` takes queue messages on (loopback only, signed with the master key). */
 export const LOCAL_MESSAGES_PATH = '/local/v1/messages';
@@ -24,7 +24,7 @@ export interface LocalMessagesDeps {
   queue: Pick<Queue, 'send'>;
   /** The master key the CLI signs with (its current value). */
   masterKey: () => Promise<string>;
-  logger: StructuredLogger;
+  logger: Logger;
 }
 
 /** True for 127.0.0.0/8, ::1 and IPv4-mapped loopback (`::ffff:127.0.0.1`). Unknown is not loopback. */

@@ -7,18 +7,15 @@
 // (plus the loopback-only message route of the CLI) over node:http, the poller, and finally serve.json, which tells
 // the other commands where to reach it. Stop undoes it in order; the store keeps every status, approval and
 // promotion record, the queue nothing (the first poll after a restart re-checks all).
-import { KubernetesClusterReader } from '../clusters/index.js';
 import { handleRequest, startHttpServer, type HttpHandler, type RunningHttpServer } from '../http/index.js';
 import type { ObjectKey } from '../pipeline/model.js';
 import { enqueuePolls } from '../poller/poller.js';
 import { EmbeddedQueue } from '../queue/index.js';
-import type { StructuredLogger } from '../runtime/logger.js';
-import { createPromoter } from '../runtime/promoter.js';
+import type { Logger } from '../logging/logger.js';
+import { assembleVerifier } from '../runtime/assemble-verifier.js';
 import type { MasterKeys } from '../secrets/master-keys.js';
 import { StaticSecretSource } from '../secrets/port.js';
-import { createDynamoStore } from '../store/index.js';
-import type { Store } from '../store/port.js';
-import { createVerifier } from '../verifier/index.js';
+import { dynamoTable, type Store } from '../store/index.js';
 import { applyLocalConfiguration } from './configuration.js';
 import { releaseInterruptedPromotions } from './interrupted.js';
 import { loadOrCreateMasterKeys, readServeInfo, removeServeInfo, writeServeInfo } from './data-dir.js';
@@ -44,7 +41,7 @@ export interface LocalModeOptions {
   secrets?: readonly { key: ObjectKey; values: Record<string, string> }[];
   /** Notification webhook, as on AWS. */
   notificationWebhook?: { url: string; hmacKey?: string };
-  logger: StructuredLogger;
+  logger: Logger;
   now?: () => Date;
   /**
    * The embedded queue's visibility timeout for a received message. Default 30. A failed message comes back after
@@ -78,7 +75,8 @@ export async function startLocalMode(options: LocalModeOptions): Promise<LocalMo
   const stop = once(() => stopParts(parts, dataDir, logger));
   try {
     parts.dynamo = await startDynamo(dataDir);
-    const store = createDynamoStore({ client: parts.dynamo.client, tableName: parts.dynamo.tableName });
+    const table = dynamoTable({ client: parts.dynamo.client, tableName: parts.dynamo.tableName });
+    const { store } = table;
     const applied = await applyLocalConfiguration({
       configDir: options.configDir,
       dataDir,
@@ -101,27 +99,23 @@ export async function startLocalMode(options: LocalModeOptions): Promise<LocalMo
 
     const queue = new EmbeddedQueue({ logger, visibilityTimeoutSeconds: options.visibilityTimeoutSeconds });
     parts.queue = queue;
-    const verifier = createVerifier({
+    // Assembled as the verifier Lambda assembles it; unlike there, no EKS tokens (no AWS identity is assumed here),
+    // and one worker id for the whole run where the Lambda has one per invocation.
+    const verifierOf = assembleVerifier({
       store,
       queue,
-      clusters: new KubernetesClusterReader({
-        getCluster: async (key) => (await store.getCluster(key))?.document,
-        secrets,
-      }),
-      promoter: createPromoter({
-        secrets,
-        githubApiUrl: options.githubApiUrl,
-        webhook: options.notificationWebhook,
-        logger,
-        instance: 'local',
-        markerScanTable: { client: parts.dynamo.client, tableName: parts.dynamo.tableName },
-        githubWriteIntervalMs: options.githubWriteIntervalMs,
-      }),
+      secrets,
       logger,
       now,
-      workerId,
+      promotion: {
+        githubApiUrl: options.githubApiUrl,
+        webhook: options.notificationWebhook,
+        instance: 'local',
+        markerScans: table.markerScans(),
+        githubWriteIntervalMs: options.githubWriteIntervalMs,
+      },
     });
-    queue.start(verifier);
+    queue.start(verifierOf(workerId));
 
     const handle: HttpHandler = (request) =>
       request.path === LOCAL_MESSAGES_PATH
@@ -195,7 +189,7 @@ async function startDynamo(dataDir: string): Promise<LocalDynamo> {
 }
 
 /** Stops, in order: the HTTP server, the poll timer, the queue (in-flight work finishes), dynalite, serve.json. */
-async function stopParts(parts: Parts, dataDir: string, logger: StructuredLogger): Promise<void> {
+async function stopParts(parts: Parts, dataDir: string, logger: Logger): Promise<void> {
   const { server, polling, queue, dynamo } = parts;
   const steps: [string, (() => Promise<void>) | undefined][] = [
     ['the HTTP server', server && (() => server.close())],

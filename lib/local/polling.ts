@@ -1,13 +1,13 @@
 // The local mode's poller: `poll` once at start, then every interval. A run still going when the next is due is
 // not doubled; a failed run is logged and the next one tries again.
-import type { StructuredLogger } from '../runtime/logger.js';
+import type { Logger } from '../logging/logger.js';
 
 export interface Polling {
   /** Stops the timer and waits for a run in progress. */
   stop(): Promise<void>;
 }
 
-export function startPolling(poll: () => Promise<void>, intervalMs: number, logger: StructuredLogger): Polling {
+export function startPolling(poll: () => Promise<void>, intervalMs: number, logger: Logger): Polling {
   let running: Promise<void> | undefined;
   let stopped = false;
   const run = (): void => {

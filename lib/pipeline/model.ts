@@ -1,6 +1,11 @@
 // The resolved pipeline model: a Pipeline document with every default applied (cluster and namespace of each
-// target, the promotion in force for each environment). Everything after the config loader works on this.
-import type { AppKind, PipelineDocument, Promotion } from '../config/schema.js';
+// target, the promotion in force for each environment). Everything after the config loader works on this. It
+// depends on nothing else of ours: lib/config builds it from the documents.
+import type { Promotion } from './promotion.js';
+
+/** The Flux objects a pipeline can promote. */
+export const APP_KINDS = ['HelmRelease', 'Kustomization'] as const;
+export type AppKind = (typeof APP_KINDS)[number];
 
 export interface ObjectKey {
   namespace: string;
@@ -65,6 +70,29 @@ export function appKeyOf(pipeline: Pipeline, target: PipelineTarget): AppKey {
 
 export const DEFAULT_NAMESPACE = 'default';
 
+/**
+ * What the model is resolved from: a Pipeline document (lib/config/schema.ts validates it), as far as the model reads
+ * it. Its identifying fields are here too, so that a document written out in full fits.
+ */
+export interface PipelineSource {
+  apiVersion?: string;
+  kind?: string;
+  metadata: { name: string; namespace?: string; labels?: Record<string, string>; annotations?: Record<string, string> };
+  spec: {
+    appRef: AppRef;
+    environments: {
+      name: string;
+      targets: {
+        namespace: string;
+        clusterRef?: { apiVersion?: string; kind?: string; name: string; namespace?: string };
+      }[];
+      promotion?: Promotion;
+    }[];
+    promotion?: Promotion;
+  };
+  status?: unknown;
+}
+
 export class UnresolvedClusterError extends Error {}
 
 /**
@@ -72,7 +100,7 @@ export class UnresolvedClusterError extends Error {}
  * namespace is in the Pipeline's namespace (Weave); a target without clusterRef runs on `defaultCluster`.
  * The config loader reports a missing default cluster as a validation error before this is ever called.
  */
-export function resolvePipeline(document: PipelineDocument, defaultCluster?: ObjectKey): Pipeline {
+export function resolvePipeline(document: PipelineSource, defaultCluster?: ObjectKey): Pipeline {
   const namespace = document.metadata.namespace ?? DEFAULT_NAMESPACE;
   const { spec } = document;
   return {

@@ -15,7 +15,7 @@ export async function enqueuePolls(deps: {
   const pipelines = new Map(usage.flatMap(({ pipelines }) => pipelines.map((key) => [objectKeyString(key), key])));
   await deps.queue.sendBatch(
     [...pipelines.values()].map((pipeline) => ({
-      message: { type: 'check-pipeline' as const, pipeline, cause: 'poll' as const },
+      message: { type: 'check-pipeline' as const, pipeline, cause: 'poll' as const, readTargets: false },
     })),
   );
   return usage.length;

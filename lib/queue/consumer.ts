@@ -3,17 +3,11 @@
 // bodies at once, and reports the records that must be retried in `batchItemFailures`.
 import { BatchProcessor, EventType, processPartialResponse } from '@aws-lambda-powertools/batch';
 import type { SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
+import type { Logger } from '../logging/logger.js';
 import { decodeMessage } from './messages.js';
 import type { QueueMessage } from './messages.js';
 import type { DeadLetters } from './port.js';
 import type { Redelivery } from './redelivery.js';
-
-/** The part of a structured logger the consumer uses; a Powertools Logger fits. */
-export interface QueueLogger {
-  info(message: string, attributes?: Record<string, unknown>): void;
-  warn(message: string, attributes?: Record<string, unknown>): void;
-  error(message: string, attributes?: Record<string, unknown>): void;
-}
 
 export interface MessageContext {
   messageId: string;
@@ -26,7 +20,7 @@ export type MessageHandler = (message: QueueMessage, context: MessageContext) =>
 export interface ConsumerDeps {
   deadLetters: DeadLetters;
   /** Defaults to JSON lines on the console. */
-  logger?: QueueLogger;
+  logger?: Pick<Logger, 'info' | 'warn' | 'error'>;
   /**
    * Backoff for failed messages: a record whose handler threw is hidden for `delaySeconds(receiveCount)` before it
    * is reported. Without it (or if changing its visibility fails) the queue's fixed visibility timeout applies.
@@ -96,7 +90,7 @@ async function postponeRedelivery(
   context: MessageContext,
   delaySeconds: number,
   redelivery: Redelivery,
-  logger: QueueLogger,
+  logger: Pick<Logger, 'warn'>,
 ): Promise<void> {
   try {
     await redelivery.changeVisibility(record.receiptHandle, delaySeconds);
@@ -121,7 +115,8 @@ function errorSummary(error: unknown): { name: string; message: string } {
 }
 
 /** JSON lines on the console: the default when no logger is given. */
-export const consoleQueueLogger: QueueLogger = {
+export const consoleQueueLogger: Logger = {
+  debug: (message, attributes) => console.debug(JSON.stringify({ level: 'DEBUG', message, ...attributes })),
   info: (message, attributes) => console.info(JSON.stringify({ level: 'INFO', message, ...attributes })),
   warn: (message, attributes) => console.warn(JSON.stringify({ level: 'WARN', message, ...attributes })),
   error: (message, attributes) => console.error(JSON.stringify({ level: 'ERROR', message, ...attributes })),

@@ -3,7 +3,7 @@
 import { createHash, randomUUID } from 'node:crypto';
 import type { SQSRecord } from 'aws-lambda';
 import { consoleQueueLogger, consumeBatch } from './consumer.js';
-import type { MessageHandler, QueueLogger } from './consumer.js';
+import type { ConsumerDeps, MessageHandler } from './consumer.js';
 import { encodeMessage } from './messages.js';
 import type { QueueMessage } from './messages.js';
 import { checkDelaySeconds } from './port.js';
@@ -34,7 +34,7 @@ export interface EmbeddedQueueOptions {
   maxReceiveCount?: number;
   clock?: QueueClock;
   /** For the consumer loop; defaults to the consumer's console logger. */
-  logger?: QueueLogger;
+  logger?: ConsumerDeps['logger'];
 }
 
 export interface DeadLetter {
@@ -98,7 +98,7 @@ export class EmbeddedQueue implements Queue, DeadLetters {
   readonly #visibilityTimeoutMs: number;
   readonly #maxReceiveCount: number;
   readonly #clock: QueueClock;
-  readonly #logger: QueueLogger | undefined;
+  readonly #logger: ConsumerDeps['logger'];
   readonly #redelivery: Redelivery;
   /** In send order; a Map keeps insertion order. */
   readonly #messages = new Map<string, StoredMessage>();

@@ -1,6 +1,6 @@
 // The public API of lib/queue: the Queue and DeadLetters ports, the message schemas and wire format, the shared
 // consumer, and the SQS and embedded adapters.
-export type { ConsumerDeps, MessageContext, MessageHandler, QueueLogger } from './consumer.js';
+export type { ConsumerDeps, MessageContext, MessageHandler } from './consumer.js';
 export { consoleQueueLogger, consumeBatch, DeadLetteringFailedError, receiveCountOf } from './consumer.js';
 export type {
   ConsumerLoopOptions,
@@ -33,6 +33,7 @@ export {
   PromoteMessageSchema,
   QUEUE_MESSAGE_TYPES,
   QueueMessageSchema,
+  readsTargets,
 } from './messages.js';
 export type { DeadLetters, DeadLetterSource, OutgoingMessage, Queue, SendOptions } from './port.js';
 export { checkDelaySeconds, MAX_DELAY_SECONDS } from './port.js';

@@ -29,7 +29,8 @@ export const AppKeySchema = z.object({
 
 /**
  * Look at one app on one leaf cluster and decide for every pipeline it belongs to. `attempt` is 0 for the first
- * check; the verifier re-enqueues a target that has not settled yet with `attempt + 1` and a delay.
+ * check; the verifier re-enqueues a target that has not settled yet with `attempt + 1` and a delay. `cause` is only
+ * logged; no version has sent `poll`, which is still accepted so that such a body is not dead-lettered.
  */
 export const CheckAppMessageSchema = z.object({
   type: z.literal('check-app'),
@@ -41,14 +42,18 @@ export const CheckAppMessageSchema = z.object({
 });
 
 /**
- * Re-decide one pipeline (all environments, or the targets of `env`) after a webhook, an apply or an approval; or,
- * with cause `poll`, once per scheduled poll from the stored records alone (retries that came due, expired leases).
+ * Re-decide one pipeline (all environments, or the targets of `env`). With `readTargets` the verifier first reads
+ * those targets from their clusters (after a webhook or an apply); without, it decides from the stored records
+ * alone (a retry that came due, an expired lease, the poller's once-per-poll check). `cause` is only logged; no
+ * version has sent `approval`, which is still accepted so that such a body is not dead-lettered.
  */
 export const CheckPipelineMessageSchema = z.object({
   type: z.literal('check-pipeline'),
   pipeline: ObjectKeySchema,
   env: nonEmpty.optional(),
   cause: z.enum(['promotion-webhook', 'apply', 'approval', 'retry', 'poll']),
+  /** Absent in a message from a version before it existed: see `readsTargets`. */
+  readTargets: z.boolean().optional(),
 });
 
 /** Read every app of one kind on one cluster: the scheduled backstop for lost events. */
@@ -79,6 +84,14 @@ export type PollMessage = z.output<typeof PollMessageSchema>;
 export type PromoteMessage = z.output<typeof PromoteMessageSchema>;
 export type QueueMessage = z.output<typeof QueueMessageSchema>;
 export type QueueMessageType = QueueMessage['type'];
+
+/**
+ * Whether a check-pipeline message asks for its targets to be read first. A message sent before `readTargets`
+ * existed (still in the queue during a deploy) says it through its cause, as that version's verifier read it.
+ */
+export function readsTargets(message: CheckPipelineMessage): boolean {
+  return message.readTargets ?? (message.cause === 'promotion-webhook' || message.cause === 'apply');
+}
 
 export const QUEUE_MESSAGE_TYPES: readonly QueueMessageType[] = ['check-app', 'check-pipeline', 'poll', 'promote'];
 

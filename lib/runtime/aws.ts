@@ -1,5 +1,5 @@
 // The AWS side of the ports, built once per warm Lambda container from the function's environment variables
-// (set by the CDK construct). Handlers call these; nothing in lib/ outside this file reads process.env.
+// (set by the CDK construct): the three functions read their configuration here and nowhere else.
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import { SQSClient } from '@aws-sdk/client-sqs';
@@ -7,7 +7,8 @@ import { z } from 'zod';
 import { SqsDeadLetters, SqsQueue } from '../queue/index.js';
 import { SecretsManagerSecretSource } from '../secrets/secrets-manager.js';
 import { masterKeysFromValues, type MasterKeys } from '../secrets/master-keys.js';
-import { createDynamoStore, type Store } from '../store/index.js';
+import { dynamoTable, type DynamoTable } from '../store/index.js';
+import { perContainer } from './per-container.js';
 
 const Environment = z.object({
   TABLE_NAME: z.string().min(1),
@@ -40,41 +41,36 @@ export function readAwsEnvironment(env: NodeJS.ProcessEnv = process.env): AwsEnv
 
 export interface AwsDependencies {
   environment: AwsEnvironment;
-  store: Store;
+  /** The Store and the GitHub marker scan, one DynamoDB client for both. */
+  table: DynamoTable;
   queue: SqsQueue;
   deadLetters: SqsDeadLetters;
   secrets: SecretsManagerSecretSource;
-  secretsManager: SecretsManagerClient;
-  /** The client behind `store`, for the few table users outside the Store port (the GitHub marker scan). */
-  dynamo: DynamoDBClient;
   masterKeys(): Promise<MasterKeys>;
 }
 
-let cached: AwsDependencies | undefined;
-
 /** Built on first use and reused by later invocations of the same warm container. */
-export function awsDependencies(env: NodeJS.ProcessEnv = process.env): AwsDependencies {
-  if (cached) return cached;
+export const awsDependencies: () => AwsDependencies = perContainer(() => buildAwsDependencies(process.env));
+
+function buildAwsDependencies(env: NodeJS.ProcessEnv): AwsDependencies {
   const environment = readAwsEnvironment(env);
   const sqs = new SQSClient({});
-  const secretsManager = new SecretsManagerClient({});
-  const dynamo = new DynamoDBClient({});
-  const secrets = new SecretsManagerSecretSource({ client: secretsManager, prefix: environment.SECRETS_PREFIX });
-  cached = {
+  const secrets = new SecretsManagerSecretSource({
+    client: new SecretsManagerClient({}),
+    prefix: environment.SECRETS_PREFIX,
+  });
+  return {
     environment,
-    store: createDynamoStore({
-      client: dynamo,
+    table: dynamoTable({
+      client: new DynamoDBClient({}),
       tableName: environment.TABLE_NAME,
       retentionDays: environment.RETENTION_DAYS,
     }),
     queue: new SqsQueue({ client: sqs, queueUrl: environment.QUEUE_URL }),
     deadLetters: new SqsDeadLetters({ client: sqs, queueUrl: environment.DEAD_LETTER_QUEUE_URL }),
     secrets,
-    secretsManager,
-    dynamo,
     // The master key is not a configuration Secret: it has its own id, outside the prefix.
     masterKeys: async () =>
       masterKeysFromValues(await secrets.getById(environment.MASTER_KEY_SECRET_ID), 'the master key secret'),
   };
-  return cached;
 }

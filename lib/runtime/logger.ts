@@ -1,19 +1,18 @@
-// Adapts a Powertools Logger to the small logger interfaces lib/ uses (message + optional attributes), so lib/
-// does not depend on Powertools' types and the local mode can pass its own logger.
-import type { Logger } from '@aws-lambda-powertools/logger';
+// Adapts a Powertools logger to lib/'s Logger, so that lib/ does not depend on Powertools' types and the local mode
+// can pass its own logger.
+import { Logger as PowertoolsLogger } from '@aws-lambda-powertools/logger';
+import type { Logger } from '../logging/logger.js';
 
-export interface StructuredLogger {
-  debug(message: string, attributes?: Record<string, unknown>): void;
-  info(message: string, attributes?: Record<string, unknown>): void;
-  warn(message: string, attributes?: Record<string, unknown>): void;
-  error(message: string, attributes?: Record<string, unknown>): void;
-}
-
-export function fromPowertools(logger: Logger): StructuredLogger {
+export function fromPowertools(logger: PowertoolsLogger): Logger {
   return {
     debug: (message, attributes = {}) => logger.debug(message, attributes),
     info: (message, attributes = {}) => logger.info(message, attributes),
     warn: (message, attributes = {}) => logger.warn(message, attributes),
     error: (message, attributes = {}) => logger.error(message, attributes),
   };
+}
+
+/** The function's logger: JSON lines to CloudWatch, each with the function's name as `service`. */
+export function functionLogger(serviceName: 'receiver' | 'verifier' | 'poller'): Logger {
+  return fromPowertools(new PowertoolsLogger({ serviceName }));
 }

@@ -1,9 +1,10 @@
 // Builds the promoter a deployment uses: GitHub pull requests always, notifications when at least one sink is
-// configured. Shared by the verifier Lambda and the local mode, so both promote the same way.
-import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+// configured. Used by the verifier's assembly (assemble-verifier.ts), so the Lambda and the local mode promote the
+// same way.
 import type { EventBridgeClient } from '@aws-sdk/client-eventbridge';
+import type { Logger } from '../logging/logger.js';
 import { StrategyPromoter, type Promoter } from '../promotion/index.js';
-import { GitHubPullRequestPromoter } from '../promotion/github/index.js';
+import { GitHubPullRequestPromoter, type MarkerScanStore } from '../promotion/github/index.js';
 import {
   EventBridgeSink,
   NotificationPromoter,
@@ -11,28 +12,30 @@ import {
   type NotificationSink,
 } from '../promotion/notification/index.js';
 import type { SecretSource } from '../secrets/port.js';
-import { DynamoMarkerScans } from '../store/index.js';
-import { tableContext } from '../store/dynamodb/table.js';
-import type { StructuredLogger } from './logger.js';
 
-export interface PromoterConfig {
-  secrets: SecretSource;
+/** How this runtime promotes; everything but the Secrets and the logger, which the verifier's assembly passes. */
+export interface PromotionSettings {
   /** GitHub API base for every repository (GitHub Enterprise, or the local simulation); default per repo URL. */
   githubApiUrl?: string;
   /** Notification webhook and the key that signs it like Flux's generic-hmac. */
   webhook?: { url: string; hmacKey?: string };
   /** Notification EventBridge bus. */
   eventBus?: { client: EventBridgeClient; name: string };
-  logger?: StructuredLogger;
   /** Names this instance in notification events. */
   instance?: string;
   /**
-   * The table that keeps the GitHub marker scan across processes, so a new Lambda container or a restarted `serve`
-   * reads only the blobs never seen before. Without it each process scans every repository once.
+   * Where the GitHub marker scan is kept across processes (the table: `dynamoTable(…).markerScans()`), so a new
+   * Lambda container or a restarted `serve` reads only the blobs never seen before. Without it each process scans
+   * every repository once.
    */
-  markerScanTable?: { client: DynamoDBClient; tableName: string; retentionDays?: number };
+  markerScans?: MarkerScanStore;
   /** Spacing of GitHub writes; default Octokit's (1 s, 3 s before opening a pull request). Benchmarks set 0. */
   githubWriteIntervalMs?: number;
+}
+
+export interface PromoterConfig extends PromotionSettings {
+  secrets: SecretSource;
+  logger?: Logger;
 }
 
 export function createPromoter(config: PromoterConfig): Promoter {
@@ -46,15 +49,7 @@ export function createPromoter(config: PromoterConfig): Promoter {
       apiUrl: config.githubApiUrl,
       logger: config.logger,
       writeIntervalMs: config.githubWriteIntervalMs,
-      markerScans: config.markerScanTable
-        ? new DynamoMarkerScans(
-            tableContext(
-              config.markerScanTable.client,
-              config.markerScanTable.tableName,
-              config.markerScanTable.retentionDays,
-            ),
-          )
-        : undefined,
+      markerScans: config.markerScans,
     }),
     // Without a sink there is nowhere to notify: the strategy reports itself unavailable, for good.
     notification: sinks.length > 0 ? new NotificationPromoter({ sinks, instance: config.instance }) : undefined,

@@ -1,5 +1,5 @@
-// The master HMAC key from which every cluster's event-signing key is derived (DESIGN §4). It has a current and
-// an optional previous value, both accepted while leaf clusters move to keys derived from the new one.
+// The master HMAC key from which every cluster's event-signing key is derived (README, "Cluster keys"). It has a
+// current and an optional previous value, both accepted while leaf clusters move to keys derived from the new one.
 import type { SecretSource } from './port.js';
 
 export interface MasterKeys {

@@ -1,5 +1,6 @@
-// The Store port: what the functions, the CLI and the local mode need from persistent state (DESIGN §2, §5).
-// It is split by concern so that each caller depends on the least it needs; the DynamoDB adapter implements all.
+// The Store port: what the functions, the CLI and the local mode need from persistent state (the entities and their
+// access patterns: docs/architecture.md, "The table"). It is split by concern so that each caller depends on the
+// least it needs; the DynamoDB adapter implements all.
 // Correctness lives in the conditional writes behind these methods, never in timing or queue order.
 import type { GitopsClusterDocument, PipelineDocument } from '../config/schema.js';
 import type { ApprovalMarker, PromotionRecord } from '../decision/types.js';
@@ -58,12 +59,14 @@ export interface ConfigurationStore {
   /**
    * Stores a pipeline and brings the apps index in line with it: entries for targets it no longer has are removed,
    * observed statuses are kept (they belong to apps, not pipelines). Applying an unchanged document writes nothing.
+   * Throws ConcurrentChangeError (errors.ts) when another apply wrote the pipeline since it was read.
    */
   applyPipeline(document: PipelineDocument, pipeline: Pipeline, now: Date): Promise<{ changed: boolean }>;
   /** Removes a pipeline, its index entries, approval markers and promotion records. False when there was none. */
   deletePipeline(key: ObjectKey): Promise<boolean>;
   getPipeline(key: ObjectKey): Promise<StoredPipeline | undefined>;
   listPipelines(page?: PageRequest): Promise<Page<StoredPipeline>>;
+  /** Stores a cluster registration; throws ConcurrentChangeError like `applyPipeline`. */
   applyCluster(document: GitopsClusterDocument, now: Date): Promise<{ changed: boolean }>;
   getCluster(key: ObjectKey): Promise<StoredCluster | undefined>;
   listClusters(page?: PageRequest): Promise<Page<StoredCluster>>;
@@ -175,12 +178,29 @@ export interface Promotions {
 
 // ---------------------------------------------------------------- audit trail
 
+/** What an audit entry records: always an effect, never a decision that changed nothing. */
+export const AUDIT_ENTRY_TYPES = [
+  /** The verifier set an environment's marker to wait for a revision. */
+  'approval-requested',
+  /** The verifier removed a marker whose revision waits for nothing any more. */
+  'approval-cleared',
+  /** Someone approved the waiting revision (pipelinectl or the approval webhook). */
+  'approved',
+  'promotion-started',
+  'promotion-succeeded',
+  'promotion-failed',
+  /** The local mode found an attempt cut off by a stop and made it due again. */
+  'promotion-interrupted',
+  /** `pipelinectl retry` made a failed promotion due now. */
+  'promotion-retry-requested',
+] as const;
+export type AuditEntryType = (typeof AUDIT_ENTRY_TYPES)[number];
+
 export interface AuditEntry {
   /** ISO 8601. */
   at: string;
   pipeline: ObjectKey;
-  /** What happened: `decision`, `approval-requested`, `approved`, `promotion-started`, `promotion-succeeded`, … */
-  type: string;
+  type: AuditEntryType;
   env?: string;
   revision?: string;
   /** One line for a person. */

@@ -1,8 +1,8 @@
 // A fake Kubernetes API server for Flux HelmReleases and Kustomizations, for tests and the local demo. It speaks
 // real HTTPS (a committed test CA, see certs/README.md), checks bearer tokens and a small RBAC model, and serves the
-// REST paths, list semantics and discovery documents of a real kube-apiserver (flux-formats §5.1, §5.2), so the
-// cluster readers run the real @kubernetes/client-node against it. Faults (status codes, hangs, dropped
-// connections, latency, an unreachable cluster) can be injected while it runs.
+// REST paths, list semantics and discovery documents of a real kube-apiserver (docs/flux-status.md, "Reading app
+// objects from a leaf cluster"), so the cluster readers run the real @kubernetes/client-node against it. Faults
+// (status codes, hangs, dropped connections, latency, an unreachable cluster) can be injected while it runs.
 import { listenOnLoopback } from './listen.js';
 import { randomBytes, randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
@@ -50,7 +50,7 @@ export type FakeKind = 'HelmRelease' | 'Kustomization';
 /** Versions served per API group, preferred (storage) version first. */
 export type ServedVersions = Readonly<Record<string, readonly string[]>>;
 
-/** What each Flux release serves (flux-formats §3.1, §4.1). */
+/** What each Flux release serves (docs/flux-status.md, "Served versions by Flux release"). */
 export const FLUX_SERVED_VERSIONS = {
   /** Flux 2.2: HelmRelease v2 does not exist yet. */
   '2.2': { [HELM_GROUP]: ['v2beta2', 'v2beta1'], [KUSTOMIZE_GROUP]: ['v1', 'v1beta2', 'v1beta1'] },
@@ -62,7 +62,7 @@ export const FLUX_SERVED_VERSIONS = {
 
 // ---------------------------------------------------------------- public types
 
-/** Who a bearer token is, and what it may read (the RBAC of flux-formats §5.2, reduced to namespaces). */
+/** Who a bearer token is, and what it may read (a leaf cluster's read-only RBAC, reduced to namespaces). */
 export interface FakeKubeUser {
   /** The user name in Forbidden messages. */
   name: string;
@@ -655,7 +655,7 @@ export class FakeKubeApi {
     ];
   }
 
-  /** The stored object as served in `version`: no conversion, only the apiVersion changes (flux-formats §3.1). */
+  /** The stored object as served in `version`: no conversion, only the apiVersion changes, as with Flux's CRDs. */
   private asVersion(object: KubeObject, type: ResourceType, version: string): KubeObject {
     const copy = structuredClone(object);
     copy.apiVersion = `${type.group}/${version}`;

@@ -1,4 +1,4 @@
-// HelmRelease objects and helm-controller event bodies as Flux 2.4+ writes them (flux-formats §2.4 A, §3.5), for
+// HelmRelease objects and helm-controller event bodies as Flux 2.4+ writes them (docs/flux-status.md), for
 // the Flux simulator of the local demo. The same shapes as test/fixtures/flux-objects.ts, which lib/ may not
 // import: a v2 HelmRelease whose status carries the Helm release history (newest first), Ready/Released conditions
 // and the last attempted revision, and the compact JSON event body a generic-hmac Provider posts.
@@ -188,7 +188,7 @@ export interface HelmEventInput {
 
 /**
  * The body helm-controller's event becomes once notification-controller forwards it to a generic-hmac Provider
- * (flux-formats §2.4 A): compact JSON, keys in Go struct order.
+ * (docs/flux-status.md, "Example events", A): compact JSON, keys in Go struct order.
  */
 export function helmReleaseEventBody(input: HelmEventInput): string {
   const { metadata } = input.object;

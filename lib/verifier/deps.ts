@@ -1,16 +1,10 @@
 // What the verifier needs from the outside, and its tunables (documented in docs/architecture.md, "Retries").
 import type { ClusterReader } from '../clusters/port.js';
+import type { Logger } from '../logging/logger.js';
 import type { Promoter } from '../promotion/port.js';
 import type { Queue } from '../queue/port.js';
 import type { Store } from '../store/port.js';
 import type { RecentPipelines } from './recent-pipelines.js';
-
-export interface VerifierLogger {
-  debug(message: string, attributes?: Record<string, unknown>): void;
-  info(message: string, attributes?: Record<string, unknown>): void;
-  warn(message: string, attributes?: Record<string, unknown>): void;
-  error(message: string, attributes?: Record<string, unknown>): void;
-}
 
 export interface VerifierSettings {
   /**
@@ -38,7 +32,7 @@ export interface VerifierDeps {
   queue: Queue;
   clusters: ClusterReader;
   promoter: Promoter;
-  logger: VerifierLogger;
+  logger: Logger;
   now: () => Date;
   /** Names this worker on the promotion records it holds (e.g. the Lambda request id). */
   workerId: string;

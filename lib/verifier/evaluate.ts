@@ -6,7 +6,9 @@ import type { TargetStatus } from '../flux/target-status.js';
 import { appKeyOf, objectKeyString, type AppKey, type ObjectKey, type Pipeline } from '../pipeline/model.js';
 import type { ObservedTargetStatus, Store, StoredPipeline, VersionedPromotionRecord } from '../store/port.js';
 import type { VerifierDeps } from './deps.js';
-import { runPromotion } from './promote.js';
+import { clearApproval } from './actions/clear-approval.js';
+import { promote } from './actions/promote.js';
+import { requestApproval } from './actions/request-approval.js';
 
 /** What a decision about one pipeline is made from, as the store holds it. */
 export interface PipelineState {
@@ -45,6 +47,10 @@ export function decisionInputOf(state: PipelineState, now: Date): DecisionInput 
   return { pipeline: state.stored.pipeline, observed, approvals, promotions, now };
 }
 
+/**
+ * Decides for one pipeline from what the store holds and carries out the decision's actions, each through its own
+ * module (actions/). Undefined when the pipeline is not stored.
+ */
 export async function evaluatePipeline(key: ObjectKey, deps: VerifierDeps): Promise<Decision | undefined> {
   const state = await readPipelineState(deps.store, key);
   if (!state) {
@@ -54,39 +60,18 @@ export async function evaluatePipeline(key: ObjectKey, deps: VerifierDeps): Prom
   }
   const { pipeline } = state.stored;
   const decision = decide(decisionInputOf(state, deps.now()));
-
-  const audit = (type: string, env: string, revision: string, message: string) =>
-    deps.store.appendAudit({
-      at: deps.now().toISOString(),
-      pipeline: key,
-      type,
-      env,
-      revision,
-      message,
-      actor: deps.workerId,
-    });
   const explanation = (env: string) => decision.environments.find((e) => e.env === env)?.message ?? '';
 
   for (const action of decision.actions) {
     switch (action.type) {
-      case 'request-approval': {
-        const outcome = await deps.store.requestApproval(key, action.env, action.revision, deps.now());
-        if (outcome === 'requested')
-          await audit('approval-requested', action.env, action.revision, explanation(action.env));
+      case 'request-approval':
+        await requestApproval(key, action, explanation(action.env), deps);
         break;
-      }
       case 'clear-approval':
-        if (await deps.store.clearApproval(key, action.env, action.revision)) {
-          await audit(
-            'approval-cleared',
-            action.env,
-            action.revision,
-            `the request for ${action.revision} waits for nothing any more`,
-          );
-        }
+        await clearApproval(key, action, deps);
         break;
       case 'promote':
-        await runPromotion(pipeline, action.env, action.revision, deps);
+        await promote(pipeline, action, deps);
         break;
     }
   }

@@ -1,8 +1,8 @@
 // Reading targets from their leaf clusters and recording what was found. The status is computed from the object
 // the cluster serves (never from the event), written only when it changed, and a target that has not settled is
 // scheduled for another look.
-import { ClusterAccessError } from '../clusters/port.js';
-import { readTargetStatus, unreadableTarget, type TargetStatus } from '../flux/index.js';
+import { ClusterAccessError, type ClusterErrorKind } from '../clusters/port.js';
+import { isSettled, readTargetStatus, unreadableTarget, type TargetReason, type TargetStatus } from '../flux/index.js';
 import { appKeyString, objectKeyString, type AppKey } from '../pipeline/model.js';
 import { settingsOf, type VerifierDeps } from './deps.js';
 
@@ -13,19 +13,32 @@ export interface Observation {
   retryableFailure?: ClusterAccessError;
 }
 
-/** What an app object (or its absence, or a read failure) says about the target. */
+/** What an app object (or its absence) says about the target. */
 export function statusOf(app: AppKey, object: Record<string, unknown> | undefined): TargetStatus {
   if (object === undefined) {
     return unreadableTarget(
+      'NotFound',
       `${app.kind} ${app.namespace}/${app.name} not found on cluster ${objectKeyString(app.cluster)}`,
     );
   }
   return readTargetStatus(object);
 }
 
+/** The reason of a target that could not be read, by what went wrong with the cluster. */
+const ACCESS_FAILURE_REASONS: Record<ClusterErrorKind, TargetReason> = {
+  unreachable: 'Unreachable',
+  timeout: 'Timeout',
+  unauthorized: 'Unauthorized',
+  forbidden: 'Forbidden',
+  'server-error': 'ServerError',
+  'bad-config': 'ClusterNotConfigured',
+};
+
+/** What a failed read says about the target. */
 export function failureStatus(error: unknown): TargetStatus {
-  if (error instanceof ClusterAccessError) return unreadableTarget(error.message);
-  return unreadableTarget(`reading the target failed: ${error instanceof Error ? error.message : 'unknown error'}`);
+  if (error instanceof ClusterAccessError) return unreadableTarget(ACCESS_FAILURE_REASONS[error.kind], error.message);
+  const detail = error instanceof Error ? error.message : 'unknown error';
+  return unreadableTarget('ReadFailed', `reading the target failed: ${detail}`);
 }
 
 /** Reads one app and records its status. Never throws for a cluster fault: the fault is the observation. */
@@ -37,20 +50,24 @@ export async function observeApp(app: AppKey, deps: VerifierDeps): Promise<Obser
   } catch (error) {
     const status = failureStatus(error);
     await record(app, status, observedAt, deps);
-    deps.logger.warn('cannot read target', { app: appKeyString(app), reason: status.reason });
-    const retryable = error instanceof ClusterAccessError ? error.retryable : true;
+    deps.logger.warn('cannot read target', {
+      app: appKeyString(app),
+      phase: status.phase,
+      reason: status.reason,
+      message: status.message,
+    });
+    // Anything but a ClusterAccessError is unexpected, and unexpected faults are worth another try.
     const failure =
       error instanceof ClusterAccessError
         ? error
-        : new ClusterAccessError('server-error', status.reason, undefined, { cause: error });
-    return { app, status, ...(retryable ? { retryableFailure: failure } : {}) };
+        : new ClusterAccessError('server-error', status.message, undefined, { cause: error });
+    return { app, status, ...(failure.retryable ? { retryableFailure: failure } : {}) };
   }
   await record(app, status, observedAt, deps);
   return { app, status };
 }
 
-/** Records a status read at `observedAt`; the store writes only if it changed. */
-/** Records what was seen; true when it differs from what was recorded before. */
+/** Records a status read at `observedAt` (the store writes only if it changed); true when it changed. */
 export async function record(
   app: AppKey,
   status: TargetStatus,
@@ -63,11 +80,11 @@ export async function record(
 }
 
 /**
- * A target still reconciling is looked at again after a growing delay, a bounded number of times; after that the
+ * A target still progressing is looked at again after a growing delay, a bounded number of times; after that the
  * scheduled poll is the backstop. Returns whether a re-check was scheduled.
  */
 export async function scheduleRecheck(observation: Observation, attempt: number, deps: VerifierDeps): Promise<boolean> {
-  if (observation.status.settled) return false;
+  if (isSettled(observation.status)) return false;
   const delays = settingsOf(deps).recheckDelaysSeconds;
   const delaySeconds = delays[attempt];
   if (delaySeconds === undefined) {

@@ -20,7 +20,7 @@ import { fluxConfig } from '../../lib/cli/actions/flux-config.js';
 import type { Backend } from '../../lib/cli/backend.js';
 import { openAwsBackend, type AwsClients } from '../../lib/cli/backends/aws.js';
 import { CliError } from '../../lib/cli/errors.js';
-import { deriveClusterKey } from '../../lib/http/hmac.js';
+import { deriveClusterKey } from '../../lib/signing/hmac.js';
 import { decodeMessage } from '../../lib/queue/messages.js';
 import { SqsDeadLetters } from '../../lib/queue/sqs.js';
 import { SECRET_PURPOSE_TAG } from '../../lib/secrets/tags.js';
@@ -112,6 +112,23 @@ describe('the AWS backend', { concurrency: false }, () => {
   it('reads the table and queues from the stack outputs, and says which stack it acts on', () => {
     assert.equal(backend.description, `stack ${STACK} (table ${dynamo.tableName})`);
     assert.ok(aws.calls.includes(`CloudFormation.DescribeStacks ${STACK}`));
+    assert.equal(backend.defaultCluster, undefined, 'the stack has no DefaultCluster output');
+  });
+
+  it("the default cluster comes from the stack's DefaultCluster output unless --default-cluster names one", async () => {
+    const outputs = aws.stacks.get(STACK) ?? {};
+    aws.stacks.set(STACK, { ...outputs, DefaultCluster: 'flux-system/management' });
+    try {
+      const fromStack = await open();
+      assert.deepEqual(fromStack.defaultCluster, { namespace: 'flux-system', name: 'management' });
+      await fromStack.close();
+      const given = { namespace: 'flux-system', name: 'prod' };
+      const fromFlag = await openAwsBackend({ stack: STACK, secretsPrefix: PREFIX, defaultCluster: given }, clients);
+      assert.deepEqual(fromFlag.defaultCluster, given);
+      await fromFlag.close();
+    } finally {
+      aws.stacks.set(STACK, outputs);
+    }
   });
 
   it('apply: Secrets in Secrets Manager as JSON, tagged by use; a check-pipeline on the queue', async (t) => {
@@ -130,7 +147,7 @@ describe('the AWS backend', { concurrency: false }, () => {
     const bodies = await drain(queueUrl);
     assert.deepEqual(
       bodies.map((body) => decodeMessage(body)),
-      [{ ok: true, message: { type: 'check-pipeline', pipeline: PIPELINE, cause: 'apply' } }],
+      [{ ok: true, message: { type: 'check-pipeline', pipeline: PIPELINE, cause: 'apply', readTargets: true } }],
     );
 
     // Again: nothing changes, no new secret version, no tag written, no message.

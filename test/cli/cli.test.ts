@@ -11,7 +11,13 @@ import { parseAllDocuments } from 'yaml';
 import { applyConfiguration } from '../../lib/cli/actions/apply.js';
 import { openLocalBackend } from '../../lib/cli/backends/local.js';
 import type { StatusJson } from '../../lib/cli/actions/status.js';
-import { deriveClusterKey, EVENT_SIGNATURE_ALGORITHMS, signatureHeader, verifySignature } from '../../lib/http/hmac.js';
+import type { ExplainJson } from '../../lib/cli/actions/explain.js';
+import {
+  deriveClusterKey,
+  EVENT_SIGNATURE_ALGORITHMS,
+  signatureHeader,
+  verifySignature,
+} from '../../lib/signing/hmac.js';
 import { loadOrCreateMasterKeys, readSecrets } from '../../lib/local/data-dir.js';
 import { writeFiles } from '../support/temp-files.js';
 import { BAD, CLUSTERS, PIPELINE, pipeline, SECRETS, seed } from './fixtures.js';
@@ -151,13 +157,13 @@ describe('pipelinectl', { concurrency: true }, () => {
           table.stdout,
         );
         assert.match(out[0] ?? '', /^flux-system\/podinfo +HelmRelease podinfo +candidate 6\.9\.2$/);
-        assert.match(out[1] ?? '', /^ENV +CLUSTER +NAMESPACE +REVISION +HEALTH +LAST SEEN +STATE$/);
-        assert.match(table.stdout, /^dev +flux-system\/dev +apps +6\.9\.2 +healthy +\d+s ago +source$/m);
+        assert.match(out[1] ?? '', /^ENV +CLUSTER +NAMESPACE +REVISION +PHASE +LAST SEEN +STATE$/);
+        assert.match(table.stdout, /^dev +flux-system\/dev +apps +6\.9\.2 +Ready +\d+s ago +source$/m);
         assert.match(
           table.stdout,
-          /^staging +flux-system\/prod +apps-staging +6\.9\.1 +healthy +\d+s ago +waiting-approval$/m,
+          /^staging +flux-system\/prod +apps-staging +6\.9\.1 +Ready +\d+s ago +waiting-approval$/m,
         );
-        assert.match(table.stdout, /^prod +flux-system\/prod +apps +6\.9\.1 +healthy .* not-reached$/m);
+        assert.match(table.stdout, /^prod +flux-system\/prod +apps +6\.9\.1 +Ready .* not-reached$/m);
         assert.match(table.stdout, /^ +waiting for approval of 6\.9\.2/m);
         assert.match(
           table.stdout,
@@ -181,15 +187,16 @@ describe('pipelinectl', { concurrency: true }, () => {
         });
         const [dev, staging, prod] = podinfo?.environments ?? [];
         assert.equal(dev?.state, 'source');
+        assert.equal(dev?.reason, 'CandidateFound');
         assert.deepEqual(
           { ...dev?.targets[0], observedAt: undefined, changedAt: undefined },
           {
             cluster: 'flux-system/dev',
             namespace: 'apps',
             revision: '6.9.2',
-            health: 'healthy',
-            reason: 'deployed 6.9.2 (UpgradeSucceeded)',
-            error: null,
+            phase: 'Ready',
+            reason: 'Deployed',
+            message: 'deployed 6.9.2 (UpgradeSucceeded)',
             observedAt: undefined,
             changedAt: undefined,
           },
@@ -198,6 +205,7 @@ describe('pipelinectl', { concurrency: true }, () => {
         assert.equal(staging?.manual, true);
         assert.equal(staging?.strategy, 'pull-request');
         assert.equal(staging?.state, 'waiting-approval');
+        assert.equal(staging?.reason, 'AwaitingApproval');
         assert.match(staging?.message ?? '', /^waiting for approval of 6\.9\.2/);
         assert.equal(staging?.approval?.revision, '6.9.2');
         assert.equal(staging?.approval?.waiting, true);
@@ -205,6 +213,7 @@ describe('pipelinectl', { concurrency: true }, () => {
         assert.equal(staging?.promotions[0]?.state, 'succeeded');
         assert.equal(staging?.promotions[0]?.result, 'https://github.com/acme/fleet/pull/7');
         assert.equal(prod?.state, 'not-reached');
+        assert.equal(prod?.reason, 'StoppedEarlier');
         assert.equal(prod?.approval, null);
         assert.deepEqual(prod?.promotions, []);
       });
@@ -215,19 +224,36 @@ describe('pipelinectl', { concurrency: true }, () => {
         assert.match(all.stdout, /^Candidate: 6\.9\.2$/m);
         assert.match(
           all.stdout,
-          /^staging \(waiting-approval, manual, pull-request\): waiting for approval of 6\.9\.2/m,
+          /^staging \(waiting-approval\/AwaitingApproval, manual, pull-request\): waiting for approval of 6\.9\.2/m,
         );
         assert.match(
           all.stdout,
-          /^ {2}target flux-system\/prod apps-staging: 6\.9\.1, healthy, seen \d+s ago: deployed 6\.9\.1/m,
+          /^ {2}target flux-system\/prod apps-staging: 6\.9\.1, Ready\/Deployed, seen \d+s ago: deployed 6\.9\.1/m,
         );
-        assert.match(all.stdout, /^prod \(not-reached, notification\): not reached: stopped at staging/m);
+        assert.match(
+          all.stdout,
+          /^prod \(not-reached\/StoppedEarlier, notification\): not reached: stopped at staging/m,
+        );
         assert.match(all.stdout, /^Next: nothing to do/m);
 
         const one = await cli('explain', 'flux-system/podinfo', 'dev');
         assert.equal(one.code, 0, one.stderr);
-        assert.match(one.stdout, /^dev \(source, notification\): candidate 6\.9\.2/m);
+        assert.match(one.stdout, /^dev \(source\/CandidateFound, notification\): candidate 6\.9\.2/m);
         assert.doesNotMatch(one.stdout, /^staging/m);
+
+        const json = await cli('explain', 'flux-system/podinfo', 'staging', '-o', 'json');
+        assert.equal(json.code, 0, json.stderr);
+        const explained = JSON.parse(json.stdout) as ExplainJson;
+        assert.equal(explained.candidate, '6.9.2');
+        assert.deepEqual(
+          explained.environments.map((env) => [env.name, env.state, env.reason]),
+          [['staging', 'waiting-approval', 'AwaitingApproval']],
+        );
+        assert.deepEqual(
+          explained.environments[0]?.targets.map((target) => [target.phase, target.reason, target.revision]),
+          [['Ready', 'Deployed', '6.9.1']],
+        );
+        assert.deepEqual(explained.next, [], 'the request exists already: nothing to do until it is approved');
       });
 
       it('approve: the waiting revision is approved under the local identity; nothing waiting is exit 1', async () => {

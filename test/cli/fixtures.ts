@@ -1,6 +1,7 @@
 // The configuration the CLI tests apply, and the state a verifier would have recorded for it.
 import assert from 'node:assert/strict';
 import type { Store } from '../../lib/store/port.js';
+import type { TargetStatus } from '../../lib/flux/target-status.js';
 
 export const PIPELINE = { namespace: 'flux-system', name: 'podinfo' };
 
@@ -85,11 +86,11 @@ spec:
       secretRef: { name: webhook-hmac }
 `;
 
-const healthy = (revision: string) => ({
+const healthy = (revision: string): TargetStatus => ({
   revision,
-  healthy: true,
-  settled: true,
-  reason: `deployed ${revision} (UpgradeSucceeded)`,
+  phase: 'Ready',
+  reason: 'Deployed',
+  message: `deployed ${revision} (UpgradeSucceeded)`,
 });
 const app = (cluster: string, namespace: string) => ({
   cluster: { namespace: 'flux-system', name: cluster },

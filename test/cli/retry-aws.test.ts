@@ -18,7 +18,12 @@ import { startDynalite, type LocalDynamo } from '../support/dynalite.js';
 
 const region = 'us-east-1';
 const credentials = { accessKeyId: 'test', secretAccessKey: 'test' };
-const healthy = (revision: string): TargetStatus => ({ revision, healthy: true, settled: true, reason: 'deployed' });
+const healthy = (revision: string): TargetStatus => ({
+  phase: 'Ready',
+  reason: 'Deployed',
+  message: 'deployed',
+  revision,
+});
 const app = (cluster: string, namespace: string): AppKey => ({
   cluster: { namespace: 'flux-system', name: cluster },
   kind: 'HelmRelease',
@@ -83,7 +88,12 @@ describe('pipelinectl retry --aws', () => {
       );
       assert.deepEqual(
         Messages.map((message) => decodeMessage(message.Body ?? '')),
-        [{ ok: true, message: { type: 'check-pipeline', pipeline: PIPELINE, env: 'prod', cause: 'retry' } }],
+        [
+          {
+            ok: true,
+            message: { type: 'check-pipeline', pipeline: PIPELINE, env: 'prod', cause: 'retry', readTargets: false },
+          },
+        ],
       );
     } finally {
       await backend.close();

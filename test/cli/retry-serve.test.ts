@@ -7,7 +7,7 @@ import { userInfo } from 'node:os';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { openLocalBackend } from '../../lib/cli/backends/local.js';
-import { deriveClusterKey, signatureHeader } from '../../lib/http/hmac.js';
+import { deriveClusterKey, signatureHeader } from '../../lib/signing/hmac.js';
 import { loadOrCreateMasterKeys } from '../../lib/local/data-dir.js';
 import type { AppKey } from '../../lib/pipeline/model.js';
 import { podinfoOnOneClusterYaml, podinfoReleaseYaml, secretYaml } from '../../lib/testing/config-yaml.js';
@@ -117,7 +117,7 @@ describe('pipelinectl retry with serve', () => {
       const now = new Date();
       await offline.store.recordTargetStatus(
         app('dev'),
-        { revision: '6.9.3', healthy: true, settled: true, reason: 'ok' },
+        { phase: 'Ready', reason: 'Deployed', message: 'ok', revision: '6.9.3' },
         now,
       );
       await offline.store.createPromotion(PIPELINE, 'prod', '6.9.3', now);

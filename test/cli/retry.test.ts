@@ -142,7 +142,12 @@ describe('pipelinectl retry refuses, writing nothing and sending nothing', { con
   });
   after(() => dynamo.stop());
 
-  const healthy = (revision: string): TargetStatus => ({ revision, healthy: true, settled: true, reason: 'deployed' });
+  const healthy = (revision: string): TargetStatus => ({
+    phase: 'Ready',
+    reason: 'Deployed',
+    message: 'deployed',
+    revision,
+  });
   const app = (cluster: string, namespace: string): AppKey => ({
     cluster: { namespace: 'flux-system', name: cluster },
     kind: 'HelmRelease',
@@ -245,7 +250,7 @@ describe('pipelinectl retry refuses, writing nothing and sending nothing', { con
     // dev cannot be read: no candidate, so nothing is promoted anywhere.
     const unreadable = await seeded('6.9.2', '6.9.1', async (key, now) => {
       await failedForGood(key, now);
-      await store.recordTargetStatus(app('dev', 'apps'), unreadableTarget('connect ECONNREFUSED'), now);
+      await store.recordTargetStatus(app('dev', 'apps'), unreadableTarget('Unreachable', 'connect ECONNREFUSED'), now);
     });
     await refuses(
       unreadable,

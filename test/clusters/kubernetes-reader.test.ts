@@ -35,13 +35,13 @@ describe('KubernetesClusterReader: reading', () => {
     assert.equal(hr?.kind, 'HelmRelease');
     assert.deepEqual(hr?.status, helmRelease().status);
     assert.equal(readTargetStatus(hr).revision, '6.9.2');
-    assert.equal(readTargetStatus(hr).healthy, true);
+    assert.equal(readTargetStatus(hr).phase, 'Ready');
 
     const ks = await reader.getApp(appKey('Kustomization', 'flux-system', 'apps'));
     assert.equal(ks?.apiVersion, 'kustomize.toolkit.fluxcd.io/v1');
     const status = readTargetStatus(ks);
     assert.equal(status.revision, `main@sha1:${COMMIT}`);
-    assert.equal(status.healthy, true, status.reason);
+    assert.equal(status.phase, 'Ready', status.message);
 
     const gets = fake.requests.filter((request) => request.type === 'get').map((request) => request.path);
     assert.deepEqual(gets, [

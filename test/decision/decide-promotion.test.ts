@@ -1,5 +1,5 @@
 // decide(): what happens at the environment the candidate is promoted to (promotion blocks, manual approval,
-// promotion records) and the clearing of stale approval markers (DESIGN §5).
+// promotion records) and the clearing of stale approval markers (docs/architecture.md, "The decision").
 import { describe } from 'node:test';
 import type { TargetStatus } from '../../lib/flux/target-status.js';
 import {
@@ -68,6 +68,7 @@ describe('decide: manual approval', () => {
       candidate: '6.9.2',
       actions: [{ type: 'request-approval', env: 'prod', revision: '6.9.2' }],
       states: { dev: 'source', staging: 'passed', prod: 'waiting-approval' },
+      reasons: { dev: 'CandidateFound', staging: 'AllTargetsReady', prod: 'ApprovalRequested' },
       messages: { prod: ['waiting for approval of 6.9.2'] },
     },
     {
@@ -78,6 +79,7 @@ describe('decide: manual approval', () => {
       candidate: '6.9.2',
       actions: [],
       states: { dev: 'source', staging: 'passed', prod: 'waiting-approval' },
+      reasons: { dev: 'CandidateFound', staging: 'AllTargetsReady', prod: 'AwaitingApproval' },
       messages: { prod: ['waiting for approval of 6.9.2', `requested at ${minutesFromNow(-60)}`] },
     },
     {
@@ -88,6 +90,7 @@ describe('decide: manual approval', () => {
       candidate: '6.9.2',
       actions: [{ type: 'promote', env: 'prod', revision: '6.9.2' }],
       states: { dev: 'source', staging: 'passed', prod: 'promoting' },
+      reasons: { dev: 'CandidateFound', staging: 'AllTargetsReady', prod: 'Approved' },
       messages: { prod: ['promoting 6.9.2', 'approved by jane@acme.example'] },
     },
     {
@@ -98,6 +101,7 @@ describe('decide: manual approval', () => {
       candidate: '6.9.2',
       actions: [{ type: 'request-approval', env: 'prod', revision: '6.9.2', replaces: '6.9.1' }],
       states: { dev: 'source', staging: 'passed', prod: 'waiting-approval' },
+      reasons: { dev: 'CandidateFound', staging: 'AllTargetsReady', prod: 'ApprovalReplaced' },
       messages: { prod: ['waiting for approval of 6.9.2', 'replaces the request for 6.9.1'] },
     },
     {
@@ -108,6 +112,7 @@ describe('decide: manual approval', () => {
       candidate: '6.9.2',
       actions: [{ type: 'request-approval', env: 'prod', revision: '6.9.2', replaces: '6.9.1' }],
       states: { dev: 'source', staging: 'passed', prod: 'waiting-approval' },
+      reasons: { dev: 'CandidateFound', staging: 'AllTargetsReady', prod: 'ApprovalReplaced' },
     },
     {
       name: 'an approval is valid only for its OCI digest: 6.6.1+a1b2c3d4e5f6 does not promote 6.6.1+0cc9a8446c95',
@@ -123,6 +128,7 @@ describe('decide: manual approval', () => {
         { type: 'request-approval', env: 'prod', revision: '6.6.1+0cc9a8446c95', replaces: '6.6.1+a1b2c3d4e5f6' },
       ],
       states: { dev: 'source', staging: 'passed', prod: 'waiting-approval' },
+      reasons: { dev: 'CandidateFound', staging: 'AllTargetsReady', prod: 'ApprovalReplaced' },
     },
     {
       name: 'Kustomization: an approval of the legacy main/<sha> form is an approval of main@sha1:<sha>',
@@ -141,6 +147,7 @@ describe('decide: manual approval', () => {
       candidate: `main@sha1:${SHA}`,
       actions: [{ type: 'promote', env: 'prod', revision: `main@sha1:${SHA}` }],
       states: { dev: 'source', prod: 'promoting' },
+      reasons: { dev: 'CandidateFound', prod: 'Approved' },
     },
     {
       name: 'a pipeline-level manual block gates the first promotion too',
@@ -149,6 +156,7 @@ describe('decide: manual approval', () => {
       candidate: '6.9.2',
       actions: [{ type: 'request-approval', env: 'staging', revision: '6.9.2' }],
       states: { dev: 'source', staging: 'waiting-approval', prod: 'not-reached' },
+      reasons: { dev: 'CandidateFound', staging: 'ApprovalRequested', prod: 'StoppedEarlier' },
     },
     {
       name: 'an approved and recorded promotion is not repeated',
@@ -159,6 +167,7 @@ describe('decide: manual approval', () => {
       candidate: '6.9.2',
       actions: [],
       states: { dev: 'source', staging: 'passed', prod: 'promoted' },
+      reasons: { dev: 'CandidateFound', staging: 'AllTargetsReady', prod: 'PromotionSucceeded' },
     },
   ]);
 });
@@ -173,6 +182,7 @@ describe('decide: promotion records', () => {
       candidate: '6.9.2',
       actions: [],
       states: { dev: 'source', staging: 'promoted', prod: 'not-reached' },
+      reasons: { dev: 'CandidateFound', staging: 'PromotionSucceeded', prod: 'StoppedEarlier' },
       messages: { staging: [`promotion of 6.9.2 succeeded: ${PR}; waiting for targets`] },
     },
     {
@@ -183,6 +193,7 @@ describe('decide: promotion records', () => {
       candidate: '6.9.2',
       actions: [],
       states: { dev: 'source', staging: 'promoting', prod: 'not-reached' },
+      reasons: { dev: 'CandidateFound', staging: 'PromotionInProgress', prod: 'StoppedEarlier' },
       messages: { staging: ['in progress', `leased until ${minutesFromNow(2)}`] },
     },
     {
@@ -193,6 +204,7 @@ describe('decide: promotion records', () => {
       candidate: '6.9.2',
       actions: [],
       states: { dev: 'source', staging: 'promoting', prod: 'not-reached' },
+      reasons: { dev: 'CandidateFound', staging: 'PromotionInProgress', prod: 'StoppedEarlier' },
     },
     {
       name: 'an expired lease is resumed',
@@ -202,6 +214,7 @@ describe('decide: promotion records', () => {
       candidate: '6.9.2',
       actions: [{ type: 'promote', env: 'staging', revision: '6.9.2' }],
       states: { dev: 'source', staging: 'promoting', prod: 'not-reached' },
+      reasons: { dev: 'CandidateFound', staging: 'PromotionResumed', prod: 'StoppedEarlier' },
       messages: { staging: ['resuming promotion of 6.9.2', `lease expired at ${minutesFromNow(-1)}`] },
     },
     {
@@ -212,6 +225,7 @@ describe('decide: promotion records', () => {
       candidate: '6.9.2',
       actions: [{ type: 'promote', env: 'staging', revision: '6.9.2' }],
       states: { dev: 'source', staging: 'promoting', prod: 'not-reached' },
+      reasons: { dev: 'CandidateFound', staging: 'PromotionResumed', prod: 'StoppedEarlier' },
     },
     {
       name: 'a pending record without a lease is resumed',
@@ -221,7 +235,19 @@ describe('decide: promotion records', () => {
       candidate: '6.9.2',
       actions: [{ type: 'promote', env: 'staging', revision: '6.9.2' }],
       states: { dev: 'source', staging: 'promoting', prod: 'not-reached' },
+      reasons: { dev: 'CandidateFound', staging: 'PromotionResumed', prod: 'StoppedEarlier' },
       messages: { staging: ['no lease'] },
+    },
+    {
+      name: 'an in-progress record whose lease cannot be read is resumed: nobody can hold it',
+      pipeline: three,
+      observed: readyForStaging,
+      promotions: [record('staging', '6.9.2', { state: 'in-progress', leaseExpiresAt: 'soon' })],
+      candidate: '6.9.2',
+      actions: [{ type: 'promote', env: 'staging', revision: '6.9.2' }],
+      states: { dev: 'source', staging: 'promoting', prod: 'not-reached' },
+      reasons: { dev: 'CandidateFound', staging: 'PromotionResumed', prod: 'StoppedEarlier' },
+      messages: { staging: ['resuming promotion of 6.9.2', 'unreadable lease soon'] },
     },
     {
       name: 'a failed promotion is retried once retryAt has come',
@@ -238,6 +264,7 @@ describe('decide: promotion records', () => {
       candidate: '6.9.2',
       actions: [{ type: 'promote', env: 'staging', revision: '6.9.2' }],
       states: { dev: 'source', staging: 'failed', prod: 'not-reached' },
+      reasons: { dev: 'CandidateFound', staging: 'RetryDue', prod: 'StoppedEarlier' },
       messages: { staging: ['failed (attempt 2): GitHub API: 502 Bad Gateway', 'retrying now'] },
     },
     {
@@ -254,6 +281,7 @@ describe('decide: promotion records', () => {
       candidate: '6.9.2',
       actions: [],
       states: { dev: 'source', staging: 'failed', prod: 'not-reached' },
+      reasons: { dev: 'CandidateFound', staging: 'RetryScheduled', prod: 'StoppedEarlier' },
       messages: { staging: [`retrying at ${minutesFromNow(4)}`, 'rate limit exceeded'] },
     },
     {
@@ -270,7 +298,19 @@ describe('decide: promotion records', () => {
       candidate: '6.9.2',
       actions: [],
       states: { dev: 'source', staging: 'failed', prod: 'not-reached' },
+      reasons: { dev: 'CandidateFound', staging: 'FailedForGood', prod: 'StoppedEarlier' },
       messages: { staging: ['a person must act', 'no "$promotion": "flux-system:podinfo:staging" marker found'] },
+    },
+    {
+      name: 'a failed promotion whose retryAt cannot be read is failed for good',
+      pipeline: three,
+      observed: readyForStaging,
+      promotions: [record('staging', '6.9.2', { state: 'failed', retryAt: 'later', error: 'Bad credentials' })],
+      candidate: '6.9.2',
+      actions: [],
+      states: { dev: 'source', staging: 'failed', prod: 'not-reached' },
+      reasons: { dev: 'CandidateFound', staging: 'FailedForGood', prod: 'StoppedEarlier' },
+      messages: { staging: ['failed (attempt 1): Bad credentials', 'a person must act'] },
     },
     {
       name: 'records of another revision or environment do not count',
@@ -283,6 +323,7 @@ describe('decide: promotion records', () => {
       candidate: '6.9.2',
       actions: [{ type: 'promote', env: 'staging', revision: '6.9.2' }],
       states: { dev: 'source', staging: 'promoting', prod: 'not-reached' },
+      reasons: { dev: 'CandidateFound', staging: 'PromotionDue', prod: 'StoppedEarlier' },
     },
     {
       name: 'Kustomization: a record of the legacy main/<sha> form is the record of main@sha1:<sha>',
@@ -296,6 +337,7 @@ describe('decide: promotion records', () => {
       candidate: `main@sha1:${SHA}`,
       actions: [],
       states: { dev: 'source', staging: 'promoted', prod: 'not-reached' },
+      reasons: { dev: 'CandidateFound', staging: 'PromotionSucceeded', prod: 'StoppedEarlier' },
     },
   ]);
 });
@@ -309,6 +351,7 @@ describe('decide: promotion blocks', () => {
       candidate: '6.9.2',
       actions: [{ type: 'promote', env: 'staging', revision: '6.9.2' }],
       states: { dev: 'source', staging: 'promoting', prod: 'not-reached' },
+      reasons: { dev: 'CandidateFound', staging: 'PromotionDue', prod: 'StoppedEarlier' },
       messages: { staging: ['promoting 6.9.2 by notification'] },
     },
     {
@@ -319,6 +362,7 @@ describe('decide: promotion blocks', () => {
       candidate: '6.9.2',
       actions: [{ type: 'promote', env: 'prod', revision: '6.9.2' }],
       states: { dev: 'source', staging: 'passed', prod: 'promoting' },
+      reasons: { dev: 'CandidateFound', staging: 'AllTargetsReady', prod: 'Approved' },
       messages: { prod: ['approved by hmac-key'] },
     },
     {
@@ -328,6 +372,7 @@ describe('decide: promotion blocks', () => {
       candidate: '6.9.2',
       actions: [{ type: 'promote', env: 'staging', revision: '6.9.2' }],
       states: { dev: 'source', staging: 'promoting', prod: 'not-reached' },
+      reasons: { dev: 'CandidateFound', staging: 'PromotionDue', prod: 'StoppedEarlier' },
     },
     {
       name: 'only environments carry a promotion block: prod has none, so no-strategy',
@@ -336,6 +381,7 @@ describe('decide: promotion blocks', () => {
       candidate: '6.9.2',
       actions: [],
       states: { dev: 'source', staging: 'passed', prod: 'no-strategy' },
+      reasons: { dev: 'CandidateFound', staging: 'AllTargetsReady', prod: 'NoStrategy' },
       messages: { prod: ['no promotion configured for prod'] },
     },
   ]);
@@ -354,6 +400,7 @@ describe('decide: stale approval markers', () => {
         { type: 'promote', env: 'prod', revision: '6.9.2' },
       ],
       states: { dev: 'source', staging: 'passed', prod: 'promoting' },
+      reasons: { dev: 'CandidateFound', staging: 'AllTargetsReady', prod: 'PromotionDue' },
     },
     {
       name: 'a passed environment’s marker for the candidate is kept',
@@ -363,6 +410,7 @@ describe('decide: stale approval markers', () => {
       candidate: '6.9.2',
       actions: [{ type: 'promote', env: 'prod', revision: '6.9.2' }],
       states: { dev: 'source', staging: 'passed', prod: 'promoting' },
+      reasons: { dev: 'CandidateFound', staging: 'AllTargetsReady', prod: 'PromotionDue' },
     },
     {
       name: 'an in-progress environment’s marker for an older revision is cleared',
@@ -377,6 +425,7 @@ describe('decide: stale approval markers', () => {
       candidate: '6.9.2',
       actions: [{ type: 'clear-approval', env: 'prod', revision: '6.9.1' }],
       states: { dev: 'source', staging: 'passed', prod: 'in-progress' },
+      reasons: { dev: 'CandidateFound', staging: 'AllTargetsReady', prod: 'RollingOut' },
     },
     {
       name: 'an ahead environment’s marker is cleared',
@@ -386,6 +435,7 @@ describe('decide: stale approval markers', () => {
       candidate: '6.9.2',
       actions: [{ type: 'clear-approval', env: 'prod', revision: '6.9.1' }],
       states: { dev: 'source', staging: 'passed', prod: 'ahead' },
+      reasons: { dev: 'CandidateFound', staging: 'AllTargetsReady', prod: 'AheadOfCandidate' },
     },
     {
       name: 'markers on environments not reached, or of unknown status, are left alone',
@@ -399,6 +449,7 @@ describe('decide: stale approval markers', () => {
       candidate: '6.9.2',
       actions: [],
       states: { dev: 'source', staging: 'passed', prod: 'unknown' },
+      reasons: { dev: 'CandidateFound', staging: 'AllTargetsReady', prod: 'TargetsUnknown' },
       messages: { prod: ['target flux-system/prod-us apps was never observed'] },
     },
     {
@@ -409,6 +460,7 @@ describe('decide: stale approval markers', () => {
       candidate: '6.9.2',
       actions: [{ type: 'promote', env: 'staging', revision: '6.9.2' }],
       states: { dev: 'source', staging: 'promoting', prod: 'not-reached' },
+      reasons: { dev: 'CandidateFound', staging: 'PromotionDue', prod: 'StoppedEarlier' },
     },
     {
       name: 'actions come in the order decided: a clear on staging, then the request on prod',
@@ -428,6 +480,7 @@ describe('decide: stale approval markers', () => {
         { type: 'request-approval', env: 'prod', revision: '6.9.2', replaces: '6.9.1' },
       ],
       states: { dev: 'source', staging: 'passed', prod: 'waiting-approval' },
+      reasons: { dev: 'CandidateFound', staging: 'AllTargetsReady', prod: 'ApprovalReplaced' },
     },
   ]);
 });

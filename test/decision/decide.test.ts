@@ -1,5 +1,5 @@
-// decide(): the candidate and the walk over the later environments (DESIGN §5). Promotion records, approvals and
-// promotion blocks are in decide-promotion.test.ts.
+// decide(): the candidate and the walk over the later environments (docs/architecture.md, "The decision").
+// Promotion records, approvals and promotion blocks are in decide-promotion.test.ts.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { decide } from '../../lib/decision/index.js';
@@ -14,6 +14,7 @@ import {
   record,
   requested,
   runRows,
+  suspended,
   threeEnvironments,
   unhealthy,
   unreadable,
@@ -44,6 +45,7 @@ describe('decide: the three-environment happy path', () => {
       candidate: '6.9.2',
       actions: [{ type: 'promote', env: 'staging', revision: '6.9.2' }],
       states: { dev: 'source', staging: 'promoting', prod: 'not-reached' },
+      reasons: { dev: 'CandidateFound', staging: 'PromotionDue', prod: 'StoppedEarlier' },
       messages: {
         dev: ['candidate 6.9.2'],
         staging: ['promoting 6.9.2 by pull-request'],
@@ -57,6 +59,7 @@ describe('decide: the three-environment happy path', () => {
       candidate: '6.9.2',
       actions: [{ type: 'promote', env: 'prod', revision: '6.9.2' }],
       states: { dev: 'source', staging: 'passed', prod: 'promoting' },
+      reasons: { dev: 'CandidateFound', staging: 'AllTargetsReady', prod: 'PromotionDue' },
       messages: { staging: ['all targets run 6.9.2 and are healthy'] },
     },
     {
@@ -71,6 +74,7 @@ describe('decide: the three-environment happy path', () => {
       candidate: '6.9.2',
       actions: [],
       states: { dev: 'source', staging: 'passed', prod: 'passed' },
+      reasons: { dev: 'CandidateFound', staging: 'AllTargetsReady', prod: 'AllTargetsReady' },
     },
     {
       name: 'a single-environment pipeline has a candidate and nothing to promote',
@@ -82,6 +86,7 @@ describe('decide: the three-environment happy path', () => {
       candidate: '6.9.2',
       actions: [],
       states: { dev: 'source' },
+      reasons: { dev: 'CandidateFound' },
     },
   ]);
 });
@@ -100,6 +105,7 @@ describe('decide: no candidate while the first environment is not done', () => {
       approvals: [requested('staging', '6.9.0')],
       actions: [],
       states: { dev: 'source', staging: 'not-reached', prod: 'not-reached' },
+      reasons: { dev: 'RevisionsDiffer', staging: 'NoCandidate', prod: 'NoCandidate' },
       messages: {
         dev: [
           'waiting for all targets to run the same revision: flux-system/dev-eu apps runs 6.9.2, flux-system/dev-us apps runs 6.9.1',
@@ -121,6 +127,7 @@ describe('decide: no candidate while the first environment is not done', () => {
       },
       actions: [],
       states: { dev: 'source', staging: 'not-reached', prod: 'not-reached' },
+      reasons: { dev: 'TargetsNotReady', staging: 'NoCandidate', prod: 'NoCandidate' },
       messages: {
         dev: ['target flux-system/dev-us apps is not healthy: Helm test failed for release apps/podinfo'],
       },
@@ -131,18 +138,25 @@ describe('decide: no candidate while the first environment is not done', () => {
       observed: { 'flux-system/dev apps': unsettled('6.9.2'), 'flux-system/staging apps': healthy('6.9.1'), ...prod },
       actions: [],
       states: { dev: 'source', staging: 'not-reached', prod: 'not-reached' },
+      reasons: { dev: 'TargetsNotReady', staging: 'NoCandidate', prod: 'NoCandidate' },
       messages: { dev: ['target flux-system/dev apps has not settled yet: Running upgrade action'] },
     },
     {
-      name: 'a target that says healthy but has not settled does not give a candidate',
+      name: 'a target still Progressing on the candidate (Ready, but already attempting the next) gives no candidate',
       pipeline: three,
       observed: {
-        'flux-system/dev apps': { ...healthy('6.9.2'), settled: false },
+        'flux-system/dev apps': {
+          phase: 'Progressing',
+          reason: 'AttemptPending',
+          message: 'last attempted 6.9.3 but 6.9.2 is deployed',
+          revision: '6.9.2',
+        },
         'flux-system/staging apps': healthy('6.9.1'),
         ...prod,
       },
       actions: [],
       states: { dev: 'source', staging: 'not-reached', prod: 'not-reached' },
+      reasons: { dev: 'TargetsNotReady', staging: 'NoCandidate', prod: 'NoCandidate' },
       messages: { dev: ['has not settled yet'] },
     },
     {
@@ -151,6 +165,7 @@ describe('decide: no candidate while the first environment is not done', () => {
       observed: { 'flux-system/dev-eu apps': healthy('6.9.2'), 'flux-system/staging apps': healthy('6.9.1') },
       actions: [],
       states: { dev: 'source', staging: 'not-reached', prod: 'not-reached' },
+      reasons: { dev: 'TargetsUnknown', staging: 'NoCandidate', prod: 'NoCandidate' },
       messages: { dev: ['target flux-system/dev-us apps was never observed'] },
     },
     {
@@ -158,6 +173,7 @@ describe('decide: no candidate while the first environment is not done', () => {
       pipeline: three,
       observed: {
         'flux-system/dev apps': unreadable(
+          'Timeout',
           'Get "https://dev.k8s.acme.example/apis/helm.toolkit.fluxcd.io/v2/namespaces/apps/helmreleases/podinfo": dial tcp 10.0.0.12:443: i/o timeout',
         ),
         'flux-system/staging apps': healthy('6.9.1'),
@@ -165,6 +181,7 @@ describe('decide: no candidate while the first environment is not done', () => {
       },
       actions: [],
       states: { dev: 'source', staging: 'not-reached', prod: 'not-reached' },
+      reasons: { dev: 'TargetsUnknown', staging: 'NoCandidate', prod: 'NoCandidate' },
       messages: { dev: ['cannot read target flux-system/dev apps: Get "https://dev.k8s.acme.example', 'i/o timeout'] },
     },
     {
@@ -177,6 +194,7 @@ describe('decide: no candidate while the first environment is not done', () => {
       },
       actions: [],
       states: { dev: 'source', staging: 'not-reached', prod: 'not-reached' },
+      reasons: { dev: 'NoRevision', staging: 'NoCandidate', prod: 'NoCandidate' },
       messages: { dev: ['target flux-system/dev apps runs no revision yet: install retries exhausted'] },
     },
     {
@@ -189,7 +207,50 @@ describe('decide: no candidate while the first environment is not done', () => {
       },
       actions: [],
       states: { dev: 'source', staging: 'not-reached', prod: 'not-reached' },
+      reasons: { dev: 'TargetsNotReady', staging: 'NoCandidate', prod: 'NoCandidate' },
       messages: { dev: ['is not healthy: Helm upgrade failed: context deadline exceeded'] },
+    },
+    {
+      name: 'a suspended first-environment target gives no candidate, even on a healthy revision',
+      pipeline: twoDevTargets,
+      observed: {
+        'flux-system/dev-eu apps': healthy('6.9.2'),
+        'flux-system/dev-us apps': suspended('6.9.2'),
+        'flux-system/staging apps': healthy('6.9.1'),
+        'flux-system/prod-eu apps': healthy('6.9.1'),
+      },
+      actions: [],
+      states: { dev: 'source', staging: 'not-reached', prod: 'not-reached' },
+      reasons: { dev: 'TargetsNotReady', staging: 'NoCandidate', prod: 'NoCandidate' },
+      messages: { dev: ['target flux-system/dev-us apps is suspended: suspended; deployed 6.9.2'] },
+    },
+    {
+      name: 'a first-environment target that is not on its cluster: no candidate',
+      pipeline: three,
+      observed: {
+        'flux-system/dev apps': unreadable('NotFound', 'helmreleases.helm.toolkit.fluxcd.io "podinfo" not found'),
+        'flux-system/staging apps': healthy('6.9.1'),
+        ...prod,
+      },
+      actions: [],
+      states: { dev: 'source', staging: 'not-reached', prod: 'not-reached' },
+      reasons: { dev: 'TargetsUnknown', staging: 'NoCandidate', prod: 'NoCandidate' },
+      messages: { dev: ['target flux-system/dev apps', '"podinfo" not found'] },
+    },
+    {
+      name: 'a first environment without targets has no candidate',
+      pipeline: pipeline({
+        promotion: pullRequest,
+        environments: [
+          { name: 'dev', targets: [] },
+          { name: 'staging', targets: ['flux-system/staging apps'] },
+        ],
+      }),
+      observed: { 'flux-system/staging apps': healthy('6.9.1') },
+      actions: [],
+      states: { dev: 'source', staging: 'not-reached' },
+      reasons: { dev: 'NoTargets', staging: 'NoCandidate' },
+      messages: { dev: ['environment has no targets'] },
     },
   ]);
 });
@@ -203,6 +264,7 @@ describe('decide: walking the later environments', () => {
       candidate: '6.9.2',
       actions: [],
       states: { dev: 'source', staging: 'unknown', prod: 'not-reached' },
+      reasons: { dev: 'CandidateFound', staging: 'TargetsUnknown', prod: 'StoppedEarlier' },
       messages: { staging: ['target flux-system/staging apps was never observed'], prod: ['staging (unknown)'] },
     },
     {
@@ -212,11 +274,15 @@ describe('decide: walking the later environments', () => {
         'flux-system/dev apps': healthy('6.9.2'),
         'flux-system/staging apps': healthy('6.9.2'),
         'flux-system/prod-eu apps': healthy('6.9.2'),
-        'flux-system/prod-us apps': unreadable('helmreleases.helm.toolkit.fluxcd.io "podinfo" is forbidden'),
+        'flux-system/prod-us apps': unreadable(
+          'Forbidden',
+          'helmreleases.helm.toolkit.fluxcd.io "podinfo" is forbidden',
+        ),
       },
       candidate: '6.9.2',
       actions: [],
       states: { dev: 'source', staging: 'passed', prod: 'unknown' },
+      reasons: { dev: 'CandidateFound', staging: 'AllTargetsReady', prod: 'TargetsUnknown' },
       messages: { prod: ['cannot read target flux-system/prod-us apps: helmreleases.helm.toolkit.fluxcd.io'] },
     },
     {
@@ -231,6 +297,7 @@ describe('decide: walking the later environments', () => {
       candidate: '6.9.2',
       actions: [],
       states: { dev: 'source', staging: 'passed', prod: 'in-progress' },
+      reasons: { dev: 'CandidateFound', staging: 'AllTargetsReady', prod: 'RollingOut' },
       messages: { prod: ['waiting for all targets to run 6.9.2 and be healthy: flux-system/prod-us apps runs 6.9.1'] },
     },
     {
@@ -245,7 +312,54 @@ describe('decide: walking the later environments', () => {
       candidate: '6.9.2',
       actions: [],
       states: { dev: 'source', staging: 'passed', prod: 'in-progress' },
+      reasons: { dev: 'CandidateFound', staging: 'AllTargetsReady', prod: 'RollingOut' },
       messages: { prod: ['flux-system/prod-us apps has not settled yet'] },
+    },
+    {
+      name: 'an environment in progress: a target on the candidate is suspended, so it is waited for',
+      pipeline: three,
+      observed: {
+        'flux-system/dev apps': healthy('6.9.2'),
+        'flux-system/staging apps': healthy('6.9.2'),
+        'flux-system/prod-eu apps': healthy('6.9.2'),
+        'flux-system/prod-us apps': suspended('6.9.2'),
+      },
+      candidate: '6.9.2',
+      actions: [],
+      states: { dev: 'source', staging: 'passed', prod: 'in-progress' },
+      reasons: { dev: 'CandidateFound', staging: 'AllTargetsReady', prod: 'RollingOut' },
+      messages: { prod: ['flux-system/prod-us apps is suspended: suspended; deployed 6.9.2'] },
+    },
+    {
+      name: 'a later target that is not on its cluster: unknown, nothing promoted',
+      pipeline: three,
+      observed: {
+        'flux-system/dev apps': healthy('6.9.2'),
+        'flux-system/staging apps': unreadable('NotFound', 'helmreleases.helm.toolkit.fluxcd.io "podinfo" not found'),
+        ...prod,
+      },
+      candidate: '6.9.2',
+      actions: [],
+      states: { dev: 'source', staging: 'unknown', prod: 'not-reached' },
+      reasons: { dev: 'CandidateFound', staging: 'TargetsUnknown', prod: 'StoppedEarlier' },
+      messages: { staging: ['target flux-system/staging apps', '"podinfo" not found'], prod: ['staging (unknown)'] },
+    },
+    {
+      name: 'a later environment without targets: unknown, nothing promoted past it',
+      pipeline: pipeline({
+        promotion: pullRequest,
+        environments: [
+          { name: 'dev', targets: ['flux-system/dev apps'] },
+          { name: 'staging', targets: [] },
+          { name: 'prod', targets: ['flux-system/prod-eu apps'] },
+        ],
+      }),
+      observed: { 'flux-system/dev apps': healthy('6.9.2'), 'flux-system/prod-eu apps': healthy('6.9.1') },
+      candidate: '6.9.2',
+      actions: [],
+      states: { dev: 'source', staging: 'unknown', prod: 'not-reached' },
+      reasons: { dev: 'CandidateFound', staging: 'NoTargets', prod: 'StoppedEarlier' },
+      messages: { staging: ['environment has no targets'] },
     },
     {
       name: 'a passed environment whose target regressed to unhealthy: nothing promoted beyond it',
@@ -258,6 +372,7 @@ describe('decide: walking the later environments', () => {
       candidate: '6.9.2',
       actions: [],
       states: { dev: 'source', staging: 'in-progress', prod: 'not-reached' },
+      reasons: { dev: 'CandidateFound', staging: 'RollingOut', prod: 'StoppedEarlier' },
       messages: {
         staging: ['flux-system/staging apps is not healthy: Deployment/apps/podinfo: CrashLoopBackOff'],
         prod: ['stopped at staging (in-progress)'],
@@ -270,6 +385,7 @@ describe('decide: walking the later environments', () => {
       candidate: '6.9.2',
       actions: [],
       states: { dev: 'source', staging: 'ahead', prod: 'not-reached' },
+      reasons: { dev: 'CandidateFound', staging: 'AheadOfCandidate', prod: 'StoppedEarlier' },
       messages: {
         staging: ['flux-system/staging apps runs 6.9.3, newer than candidate 6.9.2: not downgrading'],
         prod: ['stopped at staging (ahead)'],
@@ -287,6 +403,7 @@ describe('decide: walking the later environments', () => {
       candidate: '6.9.2',
       actions: [],
       states: { dev: 'source', staging: 'passed', prod: 'ahead' },
+      reasons: { dev: 'CandidateFound', staging: 'AllTargetsReady', prod: 'AheadOfCandidate' },
       messages: { prod: ['flux-system/prod-us apps runs 7.0.0, newer than candidate 6.9.2'] },
     },
     {
@@ -300,6 +417,7 @@ describe('decide: walking the later environments', () => {
       candidate: '6.9.2',
       actions: [{ type: 'promote', env: 'staging', revision: '6.9.2' }],
       states: { dev: 'source', staging: 'promoting', prod: 'not-reached' },
+      reasons: { dev: 'CandidateFound', staging: 'PromotionDue', prod: 'StoppedEarlier' },
     },
   ]);
 });
@@ -317,6 +435,7 @@ describe('decide: comparing revisions', () => {
       candidate: '6.6.1+0cc9a8446c95',
       actions: [],
       states: { dev: 'source', staging: 'ahead', prod: 'not-reached' },
+      reasons: { dev: 'CandidateFound', staging: 'AheadOfCandidate', prod: 'StoppedEarlier' },
     },
     {
       name: 'OCI chart versions: the same version with another digest is neither the candidate nor ahead',
@@ -329,6 +448,7 @@ describe('decide: comparing revisions', () => {
       candidate: '6.6.1+0cc9a8446c95',
       actions: [{ type: 'promote', env: 'staging', revision: '6.6.1+0cc9a8446c95' }],
       states: { dev: 'source', staging: 'promoting', prod: 'not-reached' },
+      reasons: { dev: 'CandidateFound', staging: 'PromotionDue', prod: 'StoppedEarlier' },
     },
     {
       name: 'Kustomization: a Git commit is never ahead, whatever the other environment runs',
@@ -342,6 +462,7 @@ describe('decide: comparing revisions', () => {
       candidate: `main@sha1:${SHA}`,
       actions: [{ type: 'promote', env: 'staging', revision: `main@sha1:${SHA}` }],
       states: { dev: 'source', staging: 'promoting', prod: 'not-reached' },
+      reasons: { dev: 'CandidateFound', staging: 'PromotionDue', prod: 'StoppedEarlier' },
     },
     {
       name: 'Kustomization: a Git tag orders by its version, so a newer tag is ahead',
@@ -354,6 +475,7 @@ describe('decide: comparing revisions', () => {
       candidate: `v1.2.3@sha1:${SHA}`,
       actions: [],
       states: { dev: 'source', staging: 'ahead', prod: 'not-reached' },
+      reasons: { dev: 'CandidateFound', staging: 'AheadOfCandidate', prod: 'StoppedEarlier' },
     },
     {
       name: 'Kustomization: revisions compare by digest, so legacy main/<sha> equals main@sha1:<sha>',
@@ -375,6 +497,7 @@ describe('decide: comparing revisions', () => {
       candidate: `main@sha1:${SHA}`,
       actions: [{ type: 'promote', env: 'prod', revision: `main@sha1:${SHA}` }],
       states: { dev: 'source', staging: 'passed', prod: 'promoting' },
+      reasons: { dev: 'CandidateFound', staging: 'AllTargetsReady', prod: 'PromotionDue' },
     },
   ]);
 });
@@ -389,6 +512,7 @@ describe('decide: purity', () => {
       promotions: [record('staging', '6.9.2', { state: 'succeeded', attempts: 1 })],
       actions: [],
       states: {},
+      reasons: {},
     });
     const before = structuredClone(input);
     deepFreeze(input);
@@ -411,6 +535,7 @@ describe('decide: purity', () => {
         promotions: [record('staging', '6.9.2', { state: 'in-progress', leaseExpiresAt: '2031-01-01T00:00:00.000Z' })],
         actions: [],
         states: {},
+        reasons: {},
       }),
       now: new Date('2031-01-01T00:00:00.001Z'),
     };

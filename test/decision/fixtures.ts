@@ -8,6 +8,7 @@ import type {
   Action,
   ApprovalMarker,
   DecisionInput,
+  EnvironmentReason,
   EnvironmentState,
   PromotionRecord,
 } from '../../lib/decision/index.js';
@@ -95,19 +96,36 @@ function target(text: string): PipelineTarget {
 
 // ---------------------------------------------------------------- observed statuses
 
+/** Ready on `revision`: the Helm upgrade to it succeeded and every check passed. */
 export function healthy(revision: string): TargetStatus {
-  return { revision, healthy: true, settled: true, reason: `Helm upgrade succeeded with chart podinfo@${revision}` };
+  return {
+    phase: 'Ready',
+    reason: 'Deployed',
+    message: `Helm upgrade succeeded with chart podinfo@${revision}`,
+    revision,
+  };
 }
 
-export function unhealthy(revision: string | undefined, reason: string): TargetStatus {
-  return { ...(revision === undefined ? {} : { revision }), healthy: false, settled: true, reason };
+/** Flux is done with the current spec and it is not healthy; `revision` undefined when nothing runs. */
+export function unhealthy(revision: string | undefined, message: string): TargetStatus {
+  const status: TargetStatus = { phase: 'Failed', reason: 'ReconciliationFailed', message };
+  return revision === undefined ? status : { ...status, revision };
 }
 
-/** Helm reported success but has not written its final status yet (DESIGN §5: checked again shortly). */
-export function unsettled(revision: string, reason = 'Running upgrade action for release apps/podinfo'): TargetStatus {
-  return { revision, healthy: false, settled: false, reason };
+/** Flux is still working on the current spec: checked again shortly (docs/flux-status.md). */
+export function unsettled(revision: string, message = 'Running upgrade action for release apps/podinfo'): TargetStatus {
+  return { phase: 'Progressing', reason: 'Reconciling', message, revision };
 }
 
+/** `spec.suspend` is true: Flux keeps `revision` running and will not pick up a promotion until it is resumed. */
+export function suspended(
+  revision: string,
+  message = `suspended; deployed ${revision} (UpgradeSucceeded)`,
+): TargetStatus {
+  return { phase: 'Suspended', reason: 'Suspended', message, revision };
+}
+
+/** A target whose object could not be read, or (reason NotFound) is not on its cluster. */
 export const unreadable = unreadableTarget;
 
 /** The observed map, keyed like the store keys it; a key that names no target of the pipeline is a test bug. */
@@ -155,6 +173,8 @@ export interface Row {
   actions: Action[];
   /** The state of every environment. */
   states: Record<string, EnvironmentState>;
+  /** The reason of every environment. */
+  reasons: Record<string, EnvironmentReason>;
   /** Words each environment's message must contain, where they matter. */
   messages?: Record<string, string[]>;
 }
@@ -185,6 +205,7 @@ export function runRows(rows: readonly Row[]): void {
         'one explanation per environment, in pipeline order',
       );
       assert.deepEqual(Object.fromEntries(decision.environments.map((e) => [e.env, e.state])), row.states, 'states');
+      assert.deepEqual(Object.fromEntries(decision.environments.map((e) => [e.env, e.reason])), row.reasons, 'reasons');
       for (const { env, message } of decision.environments) {
         assert.match(message, /^[^\r\n]+$/, `${env}: the message is one non-empty line`);
         for (const words of row.messages?.[env] ?? []) {

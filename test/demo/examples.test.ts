@@ -6,7 +6,8 @@ import { fileURLToPath } from 'node:url';
 import { describe, it } from 'node:test';
 import { loadConfiguration, type Configuration } from '../../lib/config/index.js';
 import { markersIn } from '../../lib/promotion/markers.js';
-import { planWorld, startDemoWorld } from '../../lib/testing/demo-world.js';
+import { startDemoWorld } from '../../lib/demo/world.js';
+import { planWorld } from '../../lib/demo/world-plan.js';
 import { chartVersionIn } from '../../lib/testing/helm-release.js';
 import { readTargetStatus } from '../../lib/flux/index.js';
 

@@ -4,11 +4,13 @@ import { createServer, type IncomingHttpHeaders } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { describe, it, type TestContext } from 'node:test';
 import { parseFluxEvent, readTargetStatus } from '../../lib/flux/index.js';
-import { deriveClusterKey, verifySignature } from '../../lib/http/hmac.js';
-import { fleetManifest, MergeBot, nextPatchVersion, ReleaseGenerator } from '../../lib/testing/demo-github.js';
+import { deriveClusterKey, verifySignature } from '../../lib/signing/hmac.js';
+import { fleetManifest } from '../../lib/demo/fleet-manifest.js';
+import { MergeBot } from '../../lib/demo/merge-bot.js';
+import { nextPatchVersion, ReleaseGenerator } from '../../lib/demo/release-generator.js';
+import { FluxSimulator, type FluxActivity } from '../../lib/demo/flux-simulator.js';
 import { FakeGitHub } from '../../lib/testing/fake-github.js';
 import { FakeKubeApi } from '../../lib/testing/fake-kube-api.js';
-import { FluxSimulator, type FluxActivity } from '../../lib/testing/flux-simulator.js';
 import { chartVersionIn, withChartVersion } from '../../lib/testing/helm-release.js';
 import { waitFor } from '../loop/harness.js';
 
@@ -84,30 +86,30 @@ describe('Flux simulator', () => {
     const installed = api.object('HelmRelease', 'apps', 'podinfo');
     assert.ok(installed, 'the HelmRelease is installed at start');
     assert.deepEqual(readTargetStatus(installed), {
+      phase: 'Ready',
+      reason: 'Deployed',
+      message: 'deployed 6.9.0 (InstallSucceeded)',
       revision: '6.9.0',
-      healthy: true,
-      settled: true,
-      reason: 'deployed 6.9.0 (InstallSucceeded)',
     });
 
     release(github, DEV_FILE, '6.9.1');
     const midUpgrade = await waitFor('the upgrade to start', () => {
       const object = api.object('HelmRelease', 'apps', 'podinfo');
-      return object && readTargetStatus(object).settled === false ? object : undefined;
+      return object && readTargetStatus(object).phase === 'Progressing' ? object : undefined;
     });
     const during = readTargetStatus(midUpgrade);
     assert.equal(during.revision, '6.9.0', 'the old release runs while the upgrade is under way');
-    assert.equal(during.healthy, false);
+    assert.equal(during.phase, 'Progressing');
     assert.equal(simulator.states()[0]?.upgradingTo, '6.9.1');
 
     const event = await waitFor('the event', () => receiver.received[0]);
     const deployed = api.object('HelmRelease', 'apps', 'podinfo');
     assert.ok(deployed);
     assert.deepEqual(readTargetStatus(deployed), {
+      phase: 'Ready',
+      reason: 'Deployed',
+      message: 'deployed 6.9.1 (UpgradeSucceeded)',
       revision: '6.9.1',
-      healthy: true,
-      settled: true,
-      reason: 'deployed 6.9.1 (UpgradeSucceeded)',
     });
     const status = deployed.status as { history: { chartVersion: string; status: string; version: number }[] };
     assert.deepEqual(
@@ -204,7 +206,7 @@ describe('Flux simulator', () => {
     const [dev, staging] = simulator.states();
     assert.equal(dev?.status?.revision, '6.9.0');
     assert.equal(dev?.inGit, '6.9.0');
-    assert.equal(staging?.status?.healthy, true);
+    assert.equal(staging?.status?.phase, 'Ready');
     assert.equal(staging?.inGit, '6.9.5');
     assert.equal(receiver.received.length, 1);
   });

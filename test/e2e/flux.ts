@@ -1,6 +1,6 @@
 // What Flux puts on a leaf cluster and what its notification-controller posts, for the end-to-end suite: a
 // HelmRelease installed from an OCI chart (revisions such as `6.6.1+0cc9a8446c95`), a Kustomization applied from Git
-// (`main@sha1:<40 hex>`), and the event bodies a generic-hmac Provider sends about them (flux-formats §2.4 B, C).
+// (`main@sha1:<40 hex>`), and the event bodies a generic-hmac Provider sends about them (examples B and C of docs/flux-status.md).
 import { createHash } from 'node:crypto';
 import {
   condition,
@@ -72,7 +72,7 @@ function involvedObject(object: StoredObject, kind: string, apiVersion: string) 
   return { kind, namespace, name, uid, apiVersion, resourceVersion };
 }
 
-/** helm-controller's install event for an OCI chart, as a generic-hmac Provider posts it (§2.4 B). */
+/** helm-controller's install event for an OCI chart, as a generic-hmac Provider posts it (example B). */
 export function helmReleaseEvent(object: StoredObject, version: string): string {
   const { namespace, name } = object.metadata as { namespace: string; name: string };
   return JSON.stringify({
@@ -87,7 +87,7 @@ export function helmReleaseEvent(object: StoredObject, version: string): string 
   });
 }
 
-/** kustomize-controller's reconciliation event (§2.4 C). */
+/** kustomize-controller's reconciliation event (example C). */
 export function kustomizationEvent(object: StoredObject, revision: string): string {
   return JSON.stringify({
     involvedObject: involvedObject(object, 'Kustomization', 'kustomize.toolkit.fluxcd.io/v1'),

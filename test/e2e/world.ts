@@ -8,7 +8,7 @@ import type { TestContext } from 'node:test';
 import { pipelineViews, statusJson, type StatusJson } from '../../lib/cli/actions/status.js';
 import type { Backend } from '../../lib/cli/backend.js';
 import { openLocalBackend } from '../../lib/cli/backends/local.js';
-import { deriveClusterKey, signatureHeader } from '../../lib/http/hmac.js';
+import { deriveClusterKey, signatureHeader } from '../../lib/signing/hmac.js';
 import { loadOrCreateMasterKeys } from '../../lib/local/data-dir.js';
 import type { Store } from '../../lib/store/port.js';
 import { clusterWithKubeconfigYaml, secretYaml, yamlDocuments } from '../../lib/testing/config-yaml.js';
@@ -150,9 +150,7 @@ export function environmentOf(status: StatusJson, name: string, env: string) {
 export function allTargetsRun(status: StatusJson, expected: (pipeline: string, env: string) => string): boolean {
   return status.pipelines.every((pipeline) =>
     pipeline.environments.every((env) =>
-      env.targets.every(
-        (target) => target.health === 'healthy' && target.revision === expected(pipeline.name, env.name),
-      ),
+      env.targets.every((target) => target.phase === 'Ready' && target.revision === expected(pipeline.name, env.name)),
     ),
   );
 }

@@ -6,10 +6,10 @@
 // promotes, once.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { healthOf } from '../../lib/cli/pipeline-view.js';
+import type { TargetReason } from '../../lib/flux/target-status.js';
 import { appKeyString } from '../../lib/pipeline/model.js';
 import type { FakeKubeApi } from '../../lib/testing/fake-kube-api.js';
-import type { VerifierLogger } from '../../lib/verifier/index.js';
+import type { Logger } from '../../lib/logging/logger.js';
 import { deployed, LOOP_RETRY_DELAYS_SECONDS, settled, startLoop, upgradeEvent, waitFor } from '../loop/harness.js';
 import { explain, prodApps } from './support.js';
 
@@ -25,7 +25,8 @@ interface ClusterFault {
   inject(prod: FakeKubeApi, loop: Loop): void | Promise<void>;
   /** Mends it, as a person or the cluster itself would. */
   clear(prod: FakeKubeApi, loop: Loop): void | Promise<void>;
-  /** What the prod targets' status shows meanwhile. */
+  /** What the prod targets' status shows meanwhile: phase Unreadable, this reason and a message like this. */
+  reason: TargetReason;
   error: RegExp;
   /** The fault may pass by itself: the check is redelivered, then dead-lettered. Otherwise it is not retried. */
   retried: boolean;
@@ -40,7 +41,7 @@ interface LoggedFailure {
 }
 
 /** A silent logger that keeps the consumer's "message handling failed" lines. */
-function failureLogger(): VerifierLogger & { failures: LoggedFailure[] } {
+function failureLogger(): Logger & { failures: LoggedFailure[] } {
   const failures: LoggedFailure[] = [];
   const ignore = (): void => undefined;
   return {
@@ -64,6 +65,7 @@ function updateKubeconfig(prod: FakeKubeApi, loop: Loop): void {
 const FAULTS: readonly ClusterFault[] = [
   {
     name: 'gives no answer (timeout)',
+    reason: 'Timeout',
     inject: (prod) => prod.hangNext({ path: LISTS, times: FOREVER }),
     clear: (prod) => prod.clearFaults(),
     error: /^cluster flux-system\/prod: no answer within 1000 ms listing helmreleases in all namespaces$/,
@@ -71,6 +73,7 @@ const FAULTS: readonly ClusterFault[] = [
   },
   {
     name: 'answers 500',
+    reason: 'ServerError',
     inject: (prod) => prod.failNext(500, { path: LISTS, times: FOREVER }),
     clear: (prod) => prod.clearFaults(),
     error: /^cluster flux-system\/prod: 500 Internal Server Error listing helmreleases .*: Internal error occurred/,
@@ -78,6 +81,7 @@ const FAULTS: readonly ClusterFault[] = [
   },
   {
     name: 'answers 401 (its token was rotated)',
+    reason: 'Unauthorized',
     inject: (prod) => void prod.rotateToken(),
     clear: updateKubeconfig,
     error: /^cluster flux-system\/prod: 401 Unauthorized listing helmreleases/,
@@ -85,6 +89,7 @@ const FAULTS: readonly ClusterFault[] = [
   },
   {
     name: 'answers 403 (our read access was removed)',
+    reason: 'Forbidden',
     inject: (prod) => prod.setUser(prod.token, { name: 'flux-deploy-verifier', namespaces: [] }),
     clear: (prod) => prod.setUser(prod.token, { name: 'flux-deploy-verifier' }),
     error:
@@ -93,6 +98,7 @@ const FAULTS: readonly ClusterFault[] = [
   },
   {
     name: 'disappears (its API server stops, then returns at another address)',
+    reason: 'Unreachable',
     inject: (prod) => prod.stop(),
     clear: async (prod, loop) => {
       await prod.start();
@@ -144,9 +150,10 @@ describe('a leaf cluster that fails while a promotion into it is due', () => {
       const statuses = await loop.store.getTargetStatuses(prodApps);
       for (const app of prodApps) {
         const observed = statuses.get(appKeyString(app));
-        assert.equal(healthOf(observed), 'error', 'the HEALTH column of `pipelinectl status`');
-        assert.match(observed?.status.error ?? '', fault.error, `the status of ${app.namespace} on prod`);
-        assert.ok(!observed?.status.error?.includes(token), 'the error does not carry the token');
+        assert.equal(observed?.status.phase, 'Unreadable', 'the PHASE column of `pipelinectl status`');
+        assert.equal(observed?.status.reason, fault.reason);
+        assert.match(observed?.status.message ?? '', fault.error, `the status of ${app.namespace} on prod`);
+        assert.ok(!observed?.status.message.includes(token), 'the error does not carry the token');
       }
 
       // Dev moves on meanwhile: nothing is promoted into an environment we cannot see.
@@ -157,6 +164,7 @@ describe('a leaf cluster that fails while a promotion into it is due', () => {
       const blocked = await explain(loop.store);
       assert.equal(blocked.dev?.state, 'source');
       assert.equal(blocked.prod?.state, 'unknown');
+      assert.equal(blocked.prod?.reason, 'TargetsUnknown');
       assert.match(
         blocked.prod?.message ?? '',
         /^cannot read target flux-system\/prod apps: cluster flux-system\/prod: /,
@@ -173,7 +181,7 @@ describe('a leaf cluster that fails while a promotion into it is due', () => {
       const recovered = await loop.store.getTargetStatuses(prodApps);
       for (const app of prodApps) {
         const observed = recovered.get(appKeyString(app));
-        assert.equal(healthOf(observed), 'healthy');
+        assert.deepEqual([observed?.status.phase, observed?.status.reason], ['Ready', 'Deployed']);
         assert.equal(observed?.status.revision, '6.9.1', 'prod runs 6.9.1 until the promotion is rolled out');
       }
       assert.equal((await explain(loop.store)).prod?.state, 'promoted');

@@ -139,6 +139,7 @@ describe('GitHub faults through the whole loop', () => {
     assert.deepEqual(pulls(), []);
     const explained = await explain(loop.store);
     assert.equal(explained.prod?.state, 'failed');
+    assert.equal(explained.prod?.reason, 'RetryScheduled');
     assert.match(explained.prod?.message ?? '', /rate limit.*; retrying at /);
 
     // The retry meets the limit again, this time as a 429.

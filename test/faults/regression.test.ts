@@ -9,6 +9,7 @@ import { PIPELINE, deployed, settled, upgradeEvent, waitFor } from '../loop/harn
 import { rolledBackHelmRelease } from '../fixtures/flux-objects.js';
 import {
   OPEN_PULL_REQUEST,
+  devApp,
   explain,
   pullRequestPipeline,
   regressed,
@@ -79,9 +80,12 @@ describe('a target that regresses after it was verified', () => {
     assert.deepEqual(prodPulls(pulls), [], 'no pull request for prod');
     assert.equal(await loop.store.getPromotion(PIPELINE, 'prod', '6.9.2'), undefined, 'no promotion record for prod');
     const blocked = await explain(loop.store);
+    assert.equal(blocked.dev?.reason, 'TargetsNotReady');
     assert.match(blocked.dev?.message ?? '', /flux-system\/dev apps is not healthy: .*RollbackSucceeded/);
-    assert.equal(blocked.staging?.state, 'not-reached');
-    assert.equal(blocked.prod?.state, 'not-reached');
+    const dev = await loop.store.getTargetStatus(devApp);
+    assert.deepEqual([dev?.status.phase, dev?.status.reason], ['Failed', 'RolledBack']);
+    assert.deepEqual([blocked.staging?.state, blocked.staging?.reason], ['not-reached', 'NoCandidate']);
+    assert.deepEqual([blocked.prod?.state, blocked.prod?.reason], ['not-reached', 'NoCandidate']);
 
     // dev is healthy on 6.9.2 again (the failed upgrade reverted): prod is promoted, once.
     loop.dev.put(deployed('6.9.2'));
@@ -124,9 +128,14 @@ describe('a target that regresses after it was verified', () => {
     assert.deepEqual(prodPulls(pulls), [], 'no pull request for prod');
     assert.equal(await loop.store.getPromotion(PIPELINE, 'prod', '6.9.2'), undefined);
     const blocked = await explain(loop.store);
-    assert.equal(blocked.staging?.state, 'in-progress');
+    assert.deepEqual([blocked.staging?.state, blocked.staging?.reason], ['in-progress', 'RollingOut']);
     assert.match(blocked.staging?.message ?? '', /flux-system\/staging apps is not healthy: .*TestFailed/);
-    assert.equal(blocked.prod?.state, 'not-reached');
+    const regressedTarget = await loop.store.getTargetStatus({
+      ...devApp,
+      cluster: { namespace: 'flux-system', name: 'staging' },
+    });
+    assert.deepEqual([regressedTarget?.status.phase, regressedTarget?.status.reason], ['Failed', 'TestsFailed']);
+    assert.deepEqual([blocked.prod?.state, blocked.prod?.reason], ['not-reached', 'StoppedEarlier']);
 
     // The tests pass again: staging has passed, prod is promoted, once.
     staging.put(deployed('6.9.2'));

@@ -3,14 +3,14 @@
 // Flux objects and events of the faults themselves.
 import type { TestContext } from 'node:test';
 import type { PipelineDocument } from '../../lib/config/schema.js';
-import { loadPipelineView } from '../../lib/cli/pipeline-view.js';
+import { loadPipelineView, type EnvironmentView } from '../../lib/views/pipeline-view.js';
 import type { AppKey } from '../../lib/pipeline/model.js';
 import { GitHubPullRequestPromoter } from '../../lib/promotion/github/index.js';
 import { StrategyPromoter } from '../../lib/promotion/index.js';
 import { podinfoReleaseYaml } from '../../lib/testing/config-yaml.js';
 import { FakeGitHub } from '../../lib/testing/fake-github.js';
 import type { PipelineStateReader } from '../../lib/verifier/evaluate.js';
-import type { VerifierLogger } from '../../lib/verifier/index.js';
+import type { Logger } from '../../lib/logging/logger.js';
 import { condition, HR_GENERATION } from '../fixtures/flux-objects.js';
 import { PIPELINE, deployed, pipelineDocument, startLoop, type LoopOptions } from '../loop/harness.js';
 
@@ -81,11 +81,15 @@ export async function startGitHubLoop(t: TestContext, options: GitHubLoopOptions
 /** Octokit's retries of a 5xx inside one promotion attempt (in the loop above). */
 export const IN_CALL_RETRIES = 2;
 
-/** Each environment's state and explanation, as `pipelinectl status` and `explain` show them from the store now. */
-export async function explain(store: PipelineStateReader): Promise<Record<string, { state: string; message: string }>> {
+/** Each environment's state, reason and explanation, as `pipelinectl status` and `explain` show them now. */
+export async function explain(
+  store: PipelineStateReader,
+): Promise<Record<string, Pick<EnvironmentView, 'state' | 'reason' | 'message'>>> {
   const view = await loadPipelineView(store, PIPELINE, new Date());
   if (!view) throw new Error('the pipeline is not stored');
-  return Object.fromEntries(view.environments.map(({ name, state, message }) => [name, { state, message }]));
+  return Object.fromEntries(
+    view.environments.map(({ name, state, reason, message }) => [name, { state, reason, message }]),
+  );
 }
 
 export const devApp: AppKey = {
@@ -136,7 +140,7 @@ export function failureEvent(reason: 'UpgradeFailed' | 'TestFailed', version: st
 }
 
 /** A logger that keeps every line, so a test can check what an operator would read in the logs. */
-export function capturingLogger(): VerifierLogger & { lines: string[] } {
+export function capturingLogger(): Logger & { lines: string[] } {
   const lines: string[] = [];
   const keep = (level: string) => (message: string, attributes?: Record<string, unknown>) => {
     lines.push(JSON.stringify({ level, message, ...attributes }));

@@ -25,7 +25,7 @@ function withMetadata(metadata: Record<string, string>): string {
 }
 
 describe('flux-events fixtures', () => {
-  it('example A is byte-exact: 508 bytes, signed as in the §1.4 test vector', () => {
+  it('example A is byte-exact: 508 bytes, signed as in the test vector', () => {
     assert.equal(Buffer.byteLength(EVENT_A_HELM_UPGRADE), 508);
     const signature = createHmac('sha256', EVENT_A_HMAC_KEY).update(EVENT_A_HELM_UPGRADE).digest('hex');
     assert.equal(`sha256=${signature}`, EVENT_A_SIGNATURE);

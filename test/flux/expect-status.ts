@@ -1,20 +1,23 @@
-// The assertion both readers' tests make: revision, health and settledness exactly, the reason by pattern.
+// The assertion both readers' tests make: phase, reason and revision exactly, the message by pattern.
 import assert from 'node:assert/strict';
-import type { TargetStatus } from '../../lib/flux/index.js';
+import type { TargetPhase, TargetReason, TargetStatus } from '../../lib/flux/index.js';
 
 export interface Expected {
+  phase: TargetPhase;
+  reason: TargetReason;
+  /** What the target runs; undefined when the status must carry no revision at all. */
   revision: string | undefined;
-  healthy: boolean;
-  settled: boolean;
-  reason: RegExp;
+  message: RegExp;
 }
 
 export function expectStatus(actual: TargetStatus, expected: Expected): void {
-  assert.equal(actual.error, undefined, `unexpected error: ${actual.error}`);
   assert.deepEqual(
-    { revision: actual.revision, healthy: actual.healthy, settled: actual.settled },
-    { revision: expected.revision, healthy: expected.healthy, settled: expected.settled },
-    actual.reason,
+    { phase: actual.phase, reason: actual.reason, revision: actual.revision },
+    { phase: expected.phase, reason: expected.reason, revision: expected.revision },
+    actual.message,
   );
-  assert.match(actual.reason, expected.reason);
+  // A status is stored and printed as JSON: no fields beyond the four, and no `revision: undefined` key.
+  const fields = ['phase', 'reason', 'message', ...(expected.revision === undefined ? [] : ['revision'])];
+  assert.deepEqual(Object.keys(actual).sort(), fields.sort(), 'the fields of the status');
+  assert.match(actual.message, expected.message);
 }

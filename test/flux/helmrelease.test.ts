@@ -20,6 +20,7 @@ import {
   snapshot,
 } from '../fixtures/flux-objects.js';
 import { expectStatus, type Expected } from './expect-status.js';
+import type { TargetReason } from '../../lib/flux/index.js';
 import type { FluxObject } from '../fixtures/flux-objects.js';
 
 const g = HR_GENERATION;
@@ -28,12 +29,18 @@ const ready = condition('Ready', 'True', 'UpgradeSucceeded', upgraded, g);
 const released = condition('Released', 'True', 'UpgradeSucceeded', upgraded, g);
 const reconciling = condition('Reconciling', 'True', 'Progressing', "Running 'upgrade' action with timeout of 5m0s", g);
 const testsEnabled = { test: { enable: true } };
+const rollback = 'Helm rollback to previous release apps/podinfo.v3 with chart podinfo@6.9.2 succeeded';
 
 const cases: { name: string; object: FluxObject; expected: Expected }[] = [
   {
     name: 'a fresh upgrade is deployed and healthy',
     object: helmRelease(),
-    expected: { revision: '6.9.2', healthy: true, settled: true, reason: /^deployed 6\.9\.2 \(UpgradeSucceeded\)$/ },
+    expected: {
+      phase: 'Ready',
+      reason: 'Deployed',
+      revision: '6.9.2',
+      message: /^deployed 6\.9\.2 \(UpgradeSucceeded\)$/,
+    },
   },
   {
     name: 'the history entry with the highest version wins, whatever the order',
@@ -47,16 +54,16 @@ const cases: { name: string; object: FluxObject; expected: Expected }[] = [
         ],
       },
     }),
-    expected: { revision: '6.9.2', healthy: true, settled: true, reason: /deployed 6\.9\.2/ },
+    expected: { phase: 'Ready', reason: 'Deployed', revision: '6.9.2', message: /deployed 6\.9\.2/ },
   },
   {
     name: 'a rollback leaves the old version deployed, unhealthy and settled',
     object: rolledBackHelmRelease(),
     expected: {
+      phase: 'Failed',
+      reason: 'RolledBack',
       revision: '6.9.2',
-      healthy: false,
-      settled: true,
-      reason: /^Ready is False \(RollbackSucceeded\): Helm rollback/,
+      message: /^Ready is False \(RollbackSucceeded\): Helm rollback/,
     },
   },
   {
@@ -77,10 +84,10 @@ const cases: { name: string; object: FluxObject; expected: Expected }[] = [
       },
     }),
     expected: {
+      phase: 'Failed',
+      reason: 'ReconciliationFailed',
       revision: undefined,
-      healthy: false,
-      settled: true,
-      reason: /^Ready is False \(UpgradeFailed\): Helm upgrade failed .*context deadline exceeded$/,
+      message: /^Ready is False \(UpgradeFailed\): Helm upgrade failed .*context deadline exceeded$/,
     },
   },
   {
@@ -91,16 +98,16 @@ const cases: { name: string; object: FluxObject; expected: Expected }[] = [
       },
     }),
     expected: {
+      phase: 'Progressing',
+      reason: 'ReleasePending',
       revision: undefined,
-      healthy: false,
-      settled: false,
-      reason: /latest release v4 \(6\.9\.2\) is pending-upgrade/,
+      message: /latest release v4 \(6\.9\.2\) is pending-upgrade/,
     },
   },
   {
     name: 'Reconciling True while Ready is still True from the last run',
     object: helmRelease({ status: { conditions: [ready, released, reconciling] } }),
-    expected: { revision: '6.9.2', healthy: false, settled: false, reason: /^Reconciling: Progressing/ },
+    expected: { phase: 'Progressing', reason: 'Reconciling', revision: '6.9.2', message: /^Reconciling: Progressing/ },
   },
   {
     name: 'an upgrade in progress (Ready Unknown, Reconciling True)',
@@ -114,14 +121,19 @@ const cases: { name: string; object: FluxObject; expected: Expected }[] = [
         ],
       },
     }),
-    expected: { revision: '6.9.2', healthy: false, settled: false, reason: /^Reconciling: Progressing/ },
+    expected: { phase: 'Progressing', reason: 'Reconciling', revision: '6.9.2', message: /^Reconciling: Progressing/ },
   },
   {
     name: 'Ready Unknown without Reconciling is not settled',
     object: helmRelease({
       status: { conditions: [condition('Ready', 'Unknown', 'Progressing', 'Upgrade in progress', g)] },
     }),
-    expected: { revision: '6.9.2', healthy: false, settled: false, reason: /^Ready is Unknown \(Progressing\)/ },
+    expected: {
+      phase: 'Progressing',
+      reason: 'ReadyUnknown',
+      revision: '6.9.2',
+      message: /^Ready is Unknown \(Progressing\)/,
+    },
   },
   {
     name: 'Stalled True is terminal: settled and unhealthy',
@@ -135,7 +147,12 @@ const cases: { name: string; object: FluxObject; expected: Expected }[] = [
         ],
       },
     }),
-    expected: { revision: undefined, healthy: false, settled: true, reason: /^Stalled is True \(RetriesExceeded\)/ },
+    expected: {
+      phase: 'Failed',
+      reason: 'Stalled',
+      revision: undefined,
+      message: /^Stalled is True \(RetriesExceeded\)/,
+    },
   },
   {
     name: 'Stalled True settles even before the generation is observed',
@@ -149,14 +166,14 @@ const cases: { name: string; object: FluxObject; expected: Expected }[] = [
         ],
       },
     }),
-    expected: { revision: '6.9.2', healthy: false, settled: true, reason: /^Stalled is True \(ValuesError\)/ },
+    expected: { phase: 'Failed', reason: 'Stalled', revision: '6.9.2', message: /^Stalled is True \(ValuesError\)/ },
   },
   {
     name: 'Stalled True next to Ready True is still unhealthy',
     object: helmRelease({
       status: { conditions: [ready, condition('Stalled', 'True', 'RetriesExceeded', 'Failed to upgrade', g)] },
     }),
-    expected: { revision: '6.9.2', healthy: false, settled: true, reason: /Stalled/ },
+    expected: { phase: 'Failed', reason: 'Stalled', revision: '6.9.2', message: /Stalled/ },
   },
   {
     name: 'a new generation not yet observed',
@@ -165,10 +182,10 @@ const cases: { name: string; object: FluxObject; expected: Expected }[] = [
       status: { observedGeneration: 4, conditions: [condition('Ready', 'True', 'UpgradeSucceeded', upgraded, 4)] },
     }),
     expected: {
+      phase: 'Progressing',
+      reason: 'GenerationNotObserved',
       revision: '6.9.2',
-      healthy: false,
-      settled: false,
-      reason: /^generation 5 not yet observed \(observedGeneration 4\)$/,
+      message: /^generation 5 not yet observed \(observedGeneration 4\)$/,
     },
   },
   {
@@ -176,12 +193,17 @@ const cases: { name: string; object: FluxObject; expected: Expected }[] = [
     object: helmRelease({
       status: { conditions: [condition('Ready', 'True', 'UpgradeSucceeded', upgraded, g - 1), released] },
     }),
-    expected: { revision: '6.9.2', healthy: false, settled: false, reason: /Ready is for generation 3, not 4/ },
+    expected: {
+      phase: 'Progressing',
+      reason: 'ReadyOutdated',
+      revision: '6.9.2',
+      message: /Ready is for generation 3, not 4/,
+    },
   },
   {
     name: 'no Ready condition at all',
     object: helmRelease({ status: { conditions: [released] } }),
-    expected: { revision: '6.9.2', healthy: false, settled: false, reason: /no Ready condition/ },
+    expected: { phase: 'Progressing', reason: 'ReadyMissing', revision: '6.9.2', message: /no Ready condition/ },
   },
   {
     name: 'Ready True with a reason that is not a success',
@@ -191,45 +213,45 @@ const cases: { name: string; object: FluxObject; expected: Expected }[] = [
       },
     }),
     expected: {
+      phase: 'Failed',
+      reason: 'UnexpectedReadyReason',
       revision: '6.9.2',
-      healthy: false,
-      settled: true,
-      reason: /reason ReconciliationSucceeded is not a success/,
+      message: /reason ReconciliationSucceeded is not a success/,
     },
   },
   {
     name: 'lastAttemptedRevision ahead of the deployed chart: mid-way, not settled',
     object: helmRelease({ status: { lastAttemptedRevision: '6.9.3' } }),
     expected: {
+      phase: 'Progressing',
+      reason: 'AttemptPending',
       revision: '6.9.2',
-      healthy: false,
-      settled: false,
-      reason: /^last attempted 6\.9\.3 but 6\.9\.2 is deployed$/,
+      message: /^last attempted 6\.9\.3 but 6\.9\.2 is deployed$/,
     },
   },
   {
     name: 'attempted config digest differs from the deployed one',
     object: helmRelease({ status: { lastAttemptedConfigDigest: OTHER_CONFIG_DIGEST } }),
     expected: {
+      phase: 'Progressing',
+      reason: 'ConfigPending',
       revision: '6.9.2',
-      healthy: false,
-      settled: false,
-      reason: /^last attempted config sha256:4b1e0c2f9a8d… but sha256:e15c415d6276… is deployed$/,
+      message: /^last attempted config sha256:4b1e0c2f9a8d… but sha256:e15c415d6276… is deployed$/,
     },
   },
   {
     name: 'no attempted config digest: nothing to compare',
     object: helmRelease({ status: { lastAttemptedConfigDigest: undefined } }),
-    expected: { revision: '6.9.2', healthy: true, settled: true, reason: /deployed 6\.9\.2/ },
+    expected: { phase: 'Ready', reason: 'Deployed', revision: '6.9.2', message: /deployed 6\.9\.2/ },
   },
   {
     name: 'tests enabled but no TestSuccess yet',
     object: helmRelease({ spec: testsEnabled }),
     expected: {
+      phase: 'Progressing',
+      reason: 'TestsPending',
       revision: '6.9.2',
-      healthy: false,
-      settled: false,
-      reason: /^tests are enabled but TestSuccess is missing$/,
+      message: /^tests are enabled but TestSuccess is missing$/,
     },
   },
   {
@@ -244,7 +266,12 @@ const cases: { name: string; object: FluxObject; expected: Expected }[] = [
         ],
       },
     }),
-    expected: { revision: '6.9.2', healthy: false, settled: false, reason: /TestSuccess is Unknown \(AwaitingTests\)/ },
+    expected: {
+      phase: 'Progressing',
+      reason: 'TestsPending',
+      revision: '6.9.2',
+      message: /TestSuccess is Unknown \(AwaitingTests\)/,
+    },
   },
   {
     name: 'tests enabled and failed',
@@ -258,7 +285,12 @@ const cases: { name: string; object: FluxObject; expected: Expected }[] = [
         ],
       },
     }),
-    expected: { revision: '6.9.2', healthy: false, settled: true, reason: /TestSuccess is False \(TestFailed\)/ },
+    expected: {
+      phase: 'Failed',
+      reason: 'TestsFailed',
+      revision: '6.9.2',
+      message: /TestSuccess is False \(TestFailed\)/,
+    },
   },
   {
     name: 'tests enabled and passed',
@@ -278,7 +310,12 @@ const cases: { name: string; object: FluxObject; expected: Expected }[] = [
         ],
       },
     }),
-    expected: { revision: '6.9.2', healthy: true, settled: true, reason: /^deployed 6\.9\.2 \(TestSucceeded\)$/ },
+    expected: {
+      phase: 'Ready',
+      reason: 'Deployed',
+      revision: '6.9.2',
+      message: /^deployed 6\.9\.2 \(TestSucceeded\)$/,
+    },
   },
   {
     name: 'tests enabled with ignoreFailures: TestSuccess does not count',
@@ -286,32 +323,32 @@ const cases: { name: string; object: FluxObject; expected: Expected }[] = [
       spec: { test: { enable: true, ignoreFailures: true } },
       status: { conditions: [ready, released, condition('TestSuccess', 'False', 'TestFailed', 'Helm test failed', g)] },
     }),
-    expected: { revision: '6.9.2', healthy: true, settled: true, reason: /deployed 6\.9\.2/ },
+    expected: { phase: 'Ready', reason: 'Deployed', revision: '6.9.2', message: /deployed 6\.9\.2/ },
   },
   {
     name: 'an OCI chart keeps its digest suffix in the version',
     object: ociHelmRelease(),
     expected: {
+      phase: 'Ready',
+      reason: 'Deployed',
       revision: '6.6.1+0cc9a8446c95',
-      healthy: true,
-      settled: true,
-      reason: /^deployed 6\.6\.1\+0cc9a8446c95 \(InstallSucceeded\)$/,
+      message: /^deployed 6\.6\.1\+0cc9a8446c95 \(InstallSucceeded\)$/,
     },
   },
   {
     name: 'an OCI chart with the same version but a new digest attempted is mid-way',
     object: ociHelmRelease({ status: { lastAttemptedRevision: '6.6.1+3b6c1f0e2d4a' } }),
     expected: {
+      phase: 'Progressing',
+      reason: 'AttemptPending',
       revision: '6.6.1+0cc9a8446c95',
-      healthy: false,
-      settled: false,
-      reason: /last attempted 6\.6\.1\+3b6c1f0e2d4a/,
+      message: /last attempted 6\.6\.1\+3b6c1f0e2d4a/,
     },
   },
   {
     name: 'v2beta2 reads the history and ignores a stale lastAppliedRevision',
     object: helmRelease({ apiVersion: 'helm.toolkit.fluxcd.io/v2beta2', status: { lastAppliedRevision: '6.5.0' } }),
-    expected: { revision: '6.9.2', healthy: true, settled: true, reason: /deployed 6\.9\.2/ },
+    expected: { phase: 'Ready', reason: 'Deployed', revision: '6.9.2', message: /deployed 6\.9\.2/ },
   },
   {
     name: 'v2beta2 without history has no revision, whatever lastAppliedRevision says',
@@ -319,26 +356,26 @@ const cases: { name: string; object: FluxObject; expected: Expected }[] = [
       apiVersion: 'helm.toolkit.fluxcd.io/v2beta2',
       status: { lastAppliedRevision: '6.9.2', history: [] },
     }),
-    expected: { revision: undefined, healthy: false, settled: true, reason: /no Helm release in history/ },
+    expected: { phase: 'Failed', reason: 'NoRelease', revision: undefined, message: /no Helm release in history/ },
   },
   {
     name: 'v2beta1 reads lastAppliedRevision',
     object: helmReleaseV2beta1(),
     expected: {
+      phase: 'Ready',
+      reason: 'Deployed',
       revision: '6.9.2',
-      healthy: true,
-      settled: true,
-      reason: /^deployed 6\.9\.2 \(ReconciliationSucceeded\)$/,
+      message: /^deployed 6\.9\.2 \(ReconciliationSucceeded\)$/,
     },
   },
   {
     name: 'v2beta1 with an attempt ahead of what is applied',
     object: helmReleaseV2beta1({ status: { lastAttemptedRevision: '6.9.3' } }),
     expected: {
+      phase: 'Progressing',
+      reason: 'AttemptPending',
       revision: '6.9.2',
-      healthy: false,
-      settled: false,
-      reason: /last attempted 6\.9\.3 but 6\.9\.2 is deployed/,
+      message: /last attempted 6\.9\.3 but 6\.9\.2 is deployed/,
     },
   },
   {
@@ -351,37 +388,127 @@ const cases: { name: string; object: FluxObject; expected: Expected }[] = [
         ],
       },
     }),
-    expected: { revision: '6.9.2', healthy: false, settled: true, reason: /^Ready is False \(UpgradeFailed\)/ },
+    expected: {
+      phase: 'Failed',
+      reason: 'ReconciliationFailed',
+      revision: '6.9.2',
+      message: /^Ready is False \(UpgradeFailed\)/,
+    },
   },
   {
     name: 'v2beta1 with a generation not yet observed',
     object: helmReleaseV2beta1({ metadata: { generation: 5 } }),
-    expected: { revision: '6.9.2', healthy: false, settled: false, reason: /generation 5 not yet observed/ },
+    expected: {
+      phase: 'Progressing',
+      reason: 'GenerationNotObserved',
+      revision: '6.9.2',
+      message: /generation 5 not yet observed/,
+    },
   },
   {
     name: 'v2beta1 without conditions still tells what was applied',
     object: helmReleaseV2beta1({ status: { conditions: [] } }),
     expected: {
+      phase: 'Progressing',
+      reason: 'NoStatus',
       revision: '6.9.2',
-      healthy: false,
-      settled: false,
-      reason: /^HelmRelease apps\/podinfo has no status yet$/,
+      message: /^HelmRelease apps\/podinfo has no status yet$/,
     },
   },
   {
     name: 'a HelmRelease without status',
     object: helmRelease({ status: null }),
     expected: {
+      phase: 'Progressing',
+      reason: 'NoStatus',
       revision: undefined,
-      healthy: false,
-      settled: false,
-      reason: /^HelmRelease apps\/podinfo has no status yet$/,
+      message: /^HelmRelease apps\/podinfo has no status yet$/,
     },
   },
   {
     name: 'a v2 status with history but no conditions yet',
     object: helmRelease({ status: { conditions: [] } }),
-    expected: { revision: undefined, healthy: false, settled: false, reason: /has no status yet/ },
+    expected: { phase: 'Progressing', reason: 'NoStatus', revision: undefined, message: /has no status yet/ },
+  },
+  {
+    name: 'Ready True with RollbackSucceeded: the old version runs, so it is rolled back, not deployed',
+    object: rolledBackHelmRelease({
+      status: { conditions: [condition('Ready', 'True', 'RollbackSucceeded', rollback, g)] },
+    }),
+    expected: {
+      phase: 'Failed',
+      reason: 'RolledBack',
+      revision: '6.9.2',
+      message: /^Ready is True but reason RollbackSucceeded is not a success reason$/,
+    },
+  },
+  {
+    name: 'an install that remediation uninstalled runs nothing',
+    object: helmRelease({
+      status: {
+        history: [snapshot({ version: 1, status: 'uninstalled' })],
+        conditions: [
+          condition('Ready', 'False', 'UninstallSucceeded', 'Helm uninstall succeeded for release apps/podinfo.v1', g),
+        ],
+      },
+    }),
+    expected: {
+      phase: 'Failed',
+      reason: 'Uninstalled',
+      revision: undefined,
+      message: /^Ready is False \(UninstallSucceeded\): Helm uninstall succeeded/,
+    },
+  },
+  {
+    name: 'Ready False because a dependsOn object is not ready',
+    object: helmRelease({
+      status: {
+        conditions: [
+          condition('Ready', 'False', 'DependencyNotReady', "dependency 'flux-system/cert-manager' is not ready", g),
+        ],
+      },
+    }),
+    expected: {
+      phase: 'Failed',
+      reason: 'DependencyNotReady',
+      revision: '6.9.2',
+      message: /^Ready is False \(DependencyNotReady\): dependency 'flux-system\/cert-manager' is not ready$/,
+    },
+  },
+  {
+    name: 'spec.suspend true: suspended, still telling what runs',
+    object: helmRelease({ spec: { suspend: true } }),
+    expected: {
+      phase: 'Suspended',
+      reason: 'Suspended',
+      revision: '6.9.2',
+      message: /^suspended; deployed 6\.9\.2 \(UpgradeSucceeded\)$/,
+    },
+  },
+  {
+    name: 'spec.suspend true on a rolled-back release: suspended, the failure kept in the message',
+    object: rolledBackHelmRelease({ spec: { suspend: true } }),
+    expected: {
+      phase: 'Suspended',
+      reason: 'Suspended',
+      revision: '6.9.2',
+      message: /^suspended; Ready is False \(RollbackSucceeded\): Helm rollback/,
+    },
+  },
+  {
+    name: 'spec.suspend true before the controller wrote a status: suspended, no revision',
+    object: helmRelease({ spec: { suspend: true }, status: null }),
+    expected: {
+      phase: 'Suspended',
+      reason: 'Suspended',
+      revision: undefined,
+      message: /^suspended; HelmRelease apps\/podinfo has no status yet$/,
+    },
+  },
+  {
+    name: 'spec.suspend false reads as usual',
+    object: helmRelease({ spec: { suspend: false } }),
+    expected: { phase: 'Ready', reason: 'Deployed', revision: '6.9.2', message: /^deployed 6\.9\.2 / },
   },
 ];
 
@@ -395,42 +522,60 @@ describe('readHelmReleaseStatus', () => {
     const status = readHelmReleaseStatus(
       helmRelease({ status: { conditions: [condition('Ready', 'False', 'UpgradeFailed', long, g)] } }),
     );
-    assert.ok(status.reason.length <= 240, `reason is ${status.reason.length} characters`);
-    assert.ok(!status.reason.includes('Last Helm logs'));
-    assert.ok(status.reason.endsWith('…'));
+    assert.equal(status.reason, 'ReconciliationFailed');
+    assert.ok(status.message.length <= 240, `message is ${status.message.length} characters`);
+    assert.ok(!status.message.includes('Last Helm logs'));
+    assert.ok(status.message.endsWith('…'));
   });
 
-  const unreadable: { name: string; object: unknown; error: RegExp }[] = [
+  const unreadable: { name: string; object: unknown; reason: TargetReason; message: RegExp }[] = [
     {
       name: 'an apiVersion it does not know',
       object: helmRelease({ apiVersion: 'helm.toolkit.fluxcd.io/v3' }),
-      error: /HelmRelease apps\/podinfo: apiVersion helm\.toolkit\.fluxcd\.io\/v3 is not supported/,
+      reason: 'UnsupportedVersion',
+      message: /HelmRelease apps\/podinfo: apiVersion helm\.toolkit\.fluxcd\.io\/v3 is not supported/,
     },
-    { name: 'another group', object: helmRelease({ apiVersion: 'example.com/v2' }), error: /not supported/ },
+    {
+      name: 'another group',
+      object: helmRelease({ apiVersion: 'example.com/v2' }),
+      reason: 'UnsupportedVersion',
+      message: /not supported/,
+    },
     {
       name: 'another kind',
       object: { ...helmRelease(), kind: 'HelmChart' },
-      error: /expected a HelmRelease, got kind HelmChart/,
+      reason: 'UnsupportedKind',
+      message: /expected a HelmRelease, got kind HelmChart/,
     },
-    { name: 'not an object', object: 'HelmRelease', error: /expected a HelmRelease, got kind \(none\)/ },
-    { name: 'null', object: null, error: /expected a HelmRelease/ },
+    {
+      name: 'not an object',
+      object: 'HelmRelease',
+      reason: 'UnsupportedKind',
+      message: /expected a HelmRelease, got kind \(none\)/,
+    },
+    { name: 'null', object: null, reason: 'UnsupportedKind', message: /expected a HelmRelease/ },
     {
       name: 'a malformed history',
       object: helmRelease({ status: { history: [{ ...snapshot(), version: 'three' }] } }),
-      error: /^HelmRelease apps\/podinfo: status\.history\.0\.version must be a number$/,
+      reason: 'InvalidObject',
+      message: /^HelmRelease apps\/podinfo: status\.history\.0\.version must be a number$/,
     },
     {
       name: 'no generation',
       object: helmRelease({ metadata: { generation: undefined } }),
-      error: /metadata\.generation is missing/,
+      reason: 'InvalidObject',
+      message: /metadata\.generation is missing/,
+    },
+    {
+      name: 'a malformed object, even when suspended',
+      object: helmRelease({ spec: { suspend: 'yes' } }),
+      reason: 'InvalidObject',
+      message: /^HelmRelease apps\/podinfo: spec\.suspend must be a boolean$/,
     },
   ];
-  for (const { name, object, error } of unreadable) {
+  for (const { name, object, reason, message } of unreadable) {
     it(`is unreadable for ${name}`, () => {
-      const status = readHelmReleaseStatus(object);
-      assert.match(status.error ?? '', error);
-      assert.equal(status.healthy, false);
-      assert.equal(status.revision, undefined);
+      expectStatus(readHelmReleaseStatus(object), { phase: 'Unreadable', reason, revision: undefined, message });
     });
   }
 });
@@ -438,17 +583,21 @@ describe('readHelmReleaseStatus', () => {
 describe('readTargetStatus', () => {
   it('reads a HelmRelease', () => {
     expectStatus(readTargetStatus(helmRelease()), {
+      phase: 'Ready',
+      reason: 'Deployed',
       revision: '6.9.2',
-      healthy: true,
-      settled: true,
-      reason: /deployed 6\.9\.2/,
+      message: /deployed 6\.9\.2/,
     });
   });
 
   it('refuses kinds it does not read', () => {
     const status = readTargetStatus({ apiVersion: 'source.toolkit.fluxcd.io/v1', kind: 'GitRepository', metadata: {} });
-    assert.match(status.error ?? '', /unsupported object kind GitRepository/);
-    assert.equal(status.healthy, false);
+    expectStatus(status, {
+      phase: 'Unreadable',
+      reason: 'UnsupportedKind',
+      revision: undefined,
+      message: /unsupported object kind GitRepository/,
+    });
   });
 });
 

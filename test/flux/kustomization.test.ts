@@ -1,8 +1,8 @@
-import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { readKustomizationStatus, readTargetStatus } from '../../lib/flux/index.js';
 import { COMMIT, condition, KS_GENERATION, kustomization, NEXT_COMMIT } from '../fixtures/flux-objects.js';
 import { expectStatus, type Expected } from './expect-status.js';
+import type { TargetReason } from '../../lib/flux/index.js';
 import type { FluxObject } from '../fixtures/flux-objects.js';
 
 const g = KS_GENERATION;
@@ -24,6 +24,13 @@ const healthCheckFailed = condition(
   "health check failed after 5m0.02s: timeout waiting for: [Deployment/apps/podinfo status: 'InProgress']",
   g,
 );
+const dependencyNotReady = condition(
+  'Ready',
+  'False',
+  'DependencyNotReady',
+  "dependency 'flux-system/infra-controllers' is not ready",
+  g,
+);
 const ociDigest = '3b6c1f0e2d4a5b6c7d8e9f0a1b2c3d4e5f6a7b8c9d0e1f2a3b4c5d6e7f8a9b0c';
 
 const cases: { name: string; object: FluxObject; expected: Expected }[] = [
@@ -31,23 +38,28 @@ const cases: { name: string; object: FluxObject; expected: Expected }[] = [
     name: 'an applied revision, Ready with ReconciliationSucceeded',
     object: kustomization(),
     expected: {
+      phase: 'Ready',
+      reason: 'Applied',
       revision: applied,
-      healthy: true,
-      settled: true,
-      reason: new RegExp(`^applied ${applied} \\(ReconciliationSucceeded\\)$`),
+      message: new RegExp(`^applied ${applied} \\(ReconciliationSucceeded\\)$`),
     },
   },
   {
     name: 'the legacy main/<sha> form matches main@sha1:<sha>',
     object: kustomization({ status: { lastAppliedRevision: `main/${COMMIT}`, lastAttemptedRevision: applied } }),
-    expected: { revision: `main/${COMMIT}`, healthy: true, settled: true, reason: /^applied main\// },
+    expected: { phase: 'Ready', reason: 'Applied', revision: `main/${COMMIT}`, message: /^applied main\// },
   },
   {
     name: 'a legacy revision of another commit does not match',
     object: kustomization({
       status: { lastAppliedRevision: `main/${COMMIT}`, lastAttemptedRevision: `main/${NEXT_COMMIT}` },
     }),
-    expected: { revision: `main/${COMMIT}`, healthy: false, settled: false, reason: /^last attempted main\/5e6f/ },
+    expected: {
+      phase: 'Progressing',
+      reason: 'AttemptPending',
+      revision: `main/${COMMIT}`,
+      message: /^last attempted main\/5e6f/,
+    },
   },
   {
     name: 'an OCI source compares on the digest, tag or not',
@@ -55,10 +67,10 @@ const cases: { name: string; object: FluxObject; expected: Expected }[] = [
       status: { lastAppliedRevision: `latest@sha256:${ociDigest}`, lastAttemptedRevision: `sha256:${ociDigest}` },
     }),
     expected: {
+      phase: 'Ready',
+      reason: 'Applied',
       revision: `latest@sha256:${ociDigest}`,
-      healthy: true,
-      settled: true,
-      reason: /^applied latest@sha256:/,
+      message: /^applied latest@sha256:/,
     },
   },
   {
@@ -70,36 +82,36 @@ const cases: { name: string; object: FluxObject; expected: Expected }[] = [
       },
     }),
     expected: {
+      phase: 'Failed',
+      reason: 'ReconciliationFailed',
       revision: applied,
-      healthy: false,
-      settled: true,
-      reason: /^Ready is False \(HealthCheckFailed\): health check failed/,
+      message: /^Ready is False \(HealthCheckFailed\): health check failed/,
     },
   },
   {
     name: 'Ready still True while a newer revision is attempted: mid-way',
     object: kustomization({ status: { lastAttemptedRevision: next } }),
     expected: {
+      phase: 'Progressing',
+      reason: 'AttemptPending',
       revision: applied,
-      healthy: false,
-      settled: false,
-      reason: new RegExp(`^last attempted ${next} but ${applied} is applied$`),
+      message: new RegExp(`^last attempted ${next} but ${applied} is applied$`),
     },
   },
   {
     name: 'no lastAttemptedRevision',
     object: kustomization({ status: { lastAttemptedRevision: undefined } }),
-    expected: { revision: applied, healthy: false, settled: false, reason: /last attempted \(none\)/ },
+    expected: { phase: 'Progressing', reason: 'AttemptPending', revision: applied, message: /last attempted \(none\)/ },
   },
   {
     name: 'a reconciliation in progress',
     object: kustomization({ status: { lastAttemptedRevision: next, conditions: [progressing, reconciling] } }),
-    expected: { revision: applied, healthy: false, settled: false, reason: /^Reconciling: Progressing/ },
+    expected: { phase: 'Progressing', reason: 'Reconciling', revision: applied, message: /^Reconciling: Progressing/ },
   },
   {
     name: 'Reconciling True while Ready is still True',
     object: kustomization({ status: { conditions: [ready, reconciling] } }),
-    expected: { revision: applied, healthy: false, settled: false, reason: /^Reconciling: Progressing/ },
+    expected: { phase: 'Progressing', reason: 'Reconciling', revision: applied, message: /^Reconciling: Progressing/ },
   },
   {
     name: 'Stalled True is terminal',
@@ -113,16 +125,16 @@ const cases: { name: string; object: FluxObject; expected: Expected }[] = [
         ],
       },
     }),
-    expected: { revision: applied, healthy: false, settled: true, reason: /^Stalled is True \(BuildFailed\)/ },
+    expected: { phase: 'Failed', reason: 'Stalled', revision: applied, message: /^Stalled is True \(BuildFailed\)/ },
   },
   {
     name: 'a new generation not yet observed',
     object: kustomization({ metadata: { generation: 3 }, status: { observedGeneration: 2, conditions: [ready] } }),
     expected: {
+      phase: 'Progressing',
+      reason: 'GenerationNotObserved',
       revision: applied,
-      healthy: false,
-      settled: false,
-      reason: /^generation 3 not yet observed \(observedGeneration 2\)$/,
+      message: /^generation 3 not yet observed \(observedGeneration 2\)$/,
     },
   },
   {
@@ -131,36 +143,94 @@ const cases: { name: string; object: FluxObject; expected: Expected }[] = [
       metadata: { generation: 3 },
       status: { observedGeneration: 2, conditions: [{ ...healthCheckFailed, observedGeneration: 3 }] },
     }),
-    expected: { revision: applied, healthy: false, settled: false, reason: /^Ready is False \(HealthCheckFailed\)/ },
+    expected: {
+      phase: 'Progressing',
+      reason: 'ReconciliationFailed',
+      revision: applied,
+      message: /^Ready is False \(HealthCheckFailed\)/,
+    },
   },
   {
     name: "Ready's own observedGeneration is stale",
     object: kustomization({ status: { conditions: [{ ...ready, observedGeneration: 1 }] } }),
-    expected: { revision: applied, healthy: false, settled: false, reason: /Ready is for generation 1, not 2/ },
+    expected: {
+      phase: 'Progressing',
+      reason: 'ReadyOutdated',
+      revision: applied,
+      message: /Ready is for generation 1, not 2/,
+    },
   },
   {
     name: 'Ready True with a reason other than ReconciliationSucceeded',
     object: kustomization({ status: { conditions: [{ ...ready, reason: 'Progressing' }] } }),
-    expected: { revision: applied, healthy: false, settled: true, reason: /reason Progressing is not a success/ },
+    expected: {
+      phase: 'Failed',
+      reason: 'UnexpectedReadyReason',
+      revision: applied,
+      message: /reason Progressing is not a success/,
+    },
   },
   {
     name: 'Ready True before anything was applied',
     object: kustomization({ status: { lastAppliedRevision: undefined } }),
-    expected: { revision: undefined, healthy: false, settled: true, reason: /no revision applied yet/ },
+    expected: { phase: 'Failed', reason: 'NoRevision', revision: undefined, message: /no revision applied yet/ },
   },
   {
     name: 'v1beta2 follows the same rules',
     object: kustomization({ apiVersion: 'kustomize.toolkit.fluxcd.io/v1beta2' }),
-    expected: { revision: applied, healthy: true, settled: true, reason: /^applied / },
+    expected: { phase: 'Ready', reason: 'Applied', revision: applied, message: /^applied / },
   },
   {
     name: 'a Kustomization without status',
     object: kustomization({ status: null }),
     expected: {
+      phase: 'Progressing',
+      reason: 'NoStatus',
       revision: undefined,
-      healthy: false,
-      settled: false,
-      reason: /^Kustomization flux-system\/apps has no status yet$/,
+      message: /^Kustomization flux-system\/apps has no status yet$/,
+    },
+  },
+  {
+    name: 'Ready False because a dependsOn object is not ready',
+    object: kustomization({ status: { conditions: [dependencyNotReady] } }),
+    expected: {
+      phase: 'Failed',
+      reason: 'DependencyNotReady',
+      revision: applied,
+      message: /^Ready is False \(DependencyNotReady\): dependency 'flux-system\/infra-controllers' is not ready$/,
+    },
+  },
+  {
+    name: 'a new generation waiting for a dependency: KC does not bump observedGeneration, so not settled',
+    object: kustomization({
+      metadata: { generation: 3 },
+      status: { observedGeneration: 2, conditions: [{ ...dependencyNotReady, observedGeneration: 3 }] },
+    }),
+    expected: {
+      phase: 'Progressing',
+      reason: 'DependencyNotReady',
+      revision: applied,
+      message: /^Ready is False \(DependencyNotReady\)/,
+    },
+  },
+  {
+    name: 'spec.suspend true: suspended, still telling what was applied',
+    object: kustomization({ spec: { suspend: true } }),
+    expected: {
+      phase: 'Suspended',
+      reason: 'Suspended',
+      revision: applied,
+      message: new RegExp(`^suspended; applied ${applied} \\(ReconciliationSucceeded\\)$`),
+    },
+  },
+  {
+    name: 'spec.suspend true while a newer revision was attempted: suspended on the applied one',
+    object: kustomization({ spec: { suspend: true }, status: { lastAttemptedRevision: next } }),
+    expected: {
+      phase: 'Suspended',
+      reason: 'Suspended',
+      revision: applied,
+      message: new RegExp(`^suspended; last attempted ${next} but ${applied} is applied$`),
     },
   },
 ];
@@ -170,29 +240,41 @@ describe('readKustomizationStatus', () => {
     it(name, () => expectStatus(readKustomizationStatus(object), expected));
   }
 
-  const unreadable: { name: string; object: unknown; error: RegExp }[] = [
+  const unreadable: { name: string; object: unknown; reason: TargetReason; message: RegExp }[] = [
     {
       name: 'v1beta1',
       object: kustomization({ apiVersion: 'kustomize.toolkit.fluxcd.io/v1beta1' }),
-      error: /apiVersion kustomize\.toolkit\.fluxcd\.io\/v1beta1 is not supported/,
+      reason: 'UnsupportedVersion',
+      message: /apiVersion kustomize\.toolkit\.fluxcd\.io\/v1beta1 is not supported/,
     },
     {
       name: "the kustomize CLI's own Kustomization",
       object: { apiVersion: 'kustomize.config.k8s.io/v1beta1', kind: 'Kustomization', resources: ['deployment.yaml'] },
-      error: /not supported/,
+      reason: 'UnsupportedVersion',
+      message: /not supported/,
     },
-    { name: 'a HelmRelease', object: { ...kustomization(), kind: 'HelmRelease' }, error: /expected a Kustomization/ },
+    {
+      name: 'a HelmRelease',
+      object: { ...kustomization(), kind: 'HelmRelease' },
+      reason: 'UnsupportedKind',
+      message: /expected a Kustomization/,
+    },
     {
       name: 'malformed conditions',
       object: kustomization({ status: { conditions: [{ status: 'True' }] } }),
-      error: /^Kustomization flux-system\/apps: status\.conditions\.0\.type is missing$/,
+      reason: 'InvalidObject',
+      message: /^Kustomization flux-system\/apps: status\.conditions\.0\.type is missing$/,
+    },
+    {
+      name: 'a malformed spec.suspend',
+      object: kustomization({ spec: { suspend: 'true' } }),
+      reason: 'InvalidObject',
+      message: /^Kustomization flux-system\/apps: spec\.suspend must be a boolean$/,
     },
   ];
-  for (const { name, object, error } of unreadable) {
+  for (const { name, object, reason, message } of unreadable) {
     it(`is unreadable for ${name}`, () => {
-      const status = readKustomizationStatus(object);
-      assert.match(status.error ?? '', error);
-      assert.equal(status.healthy, false);
+      expectStatus(readKustomizationStatus(object), { phase: 'Unreadable', reason, revision: undefined, message });
     });
   }
 });
@@ -200,10 +282,10 @@ describe('readKustomizationStatus', () => {
 describe('readTargetStatus', () => {
   it('reads a Kustomization', () => {
     expectStatus(readTargetStatus(kustomization()), {
+      phase: 'Ready',
+      reason: 'Applied',
       revision: applied,
-      healthy: true,
-      settled: true,
-      reason: /^applied /,
+      message: /^applied /,
     });
   });
 });

@@ -338,7 +338,7 @@ export interface GeneratedEvent {
 }
 
 /**
- * A well-formed Flux event (flux-formats §2) about `object`, varied in everything the receiver must not care
+ * A well-formed Flux event (docs/flux-status.md, "The event") about `object`, varied in everything the receiver must not care
  * about: optional fields, free text in any script, extra fields and metadata, key order and formatting.
  * `secret` is hidden in parts of it that are never logged (message, uid, extra fields, non-revision metadata).
  */

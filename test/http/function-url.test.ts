@@ -3,11 +3,11 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { APIGatewayProxyEventV2 } from 'aws-lambda';
 import { fromFunctionUrlEvent, toFunctionUrlResult } from '../../lib/http/function-url.js';
-import { verifySignature, EVENT_SIGNATURE_ALGORITHMS } from '../../lib/http/hmac.js';
+import { verifySignature, EVENT_SIGNATURE_ALGORITHMS } from '../../lib/signing/hmac.js';
 import { functionUrlRequestContext } from '../fixtures/function-url.js';
 import { EVENT_A_HELM_UPGRADE, EVENT_A_HMAC_KEY, EVENT_A_SIGNATURE } from '../fixtures/flux-events.js';
 
-/** What a function URL hands the Lambda for Flux's POST (flux-formats §1.3). */
+/** What a function URL hands the Lambda for Flux's POST (docs/flux-status.md, "The request"). */
 function functionUrlEvent(overrides: Partial<APIGatewayProxyEventV2> = {}): APIGatewayProxyEventV2 {
   return {
     version: '2.0',

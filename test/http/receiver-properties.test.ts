@@ -7,7 +7,9 @@
 //      exactly its raw body (the empty string for approvals) under the key of the cluster named in its path, or the
 //      `hmac-key` of the Pipeline named in its path. The oracle is computed here, with node:crypto, from the path
 //      and the bytes as the client sent them; and what is enqueued is about what the path names, nothing else.
-//   3. No secret reaches a response or a log line: master keys, derived cluster keys, webhook hmac-keys, a GitHub
+//      An approval that enqueued its promotion wrote one `approved` audit entry under the name of the pipeline's
+//      key; nothing else writes an audit entry.
+//   3. No secret reaches a response, a log line or an audit entry: master keys, derived cluster keys, webhook hmac-keys, a GitHub
 //      token and a kubeconfig planted in the secret source (raw, hex and base64), the signatures requests carry,
 //      credentials in their headers and secret-looking parts of their bodies.
 //   4. And, so that the suite can fail in the other direction: every correctly signed, well-formed Flux event
@@ -16,7 +18,7 @@
 //
 // The world (clusters, pipelines, secrets) is fixed; fast-check picks the seeds and prints seed and path of a
 // failure (replay it with `{ seed, path, endOnFailure: true }` in that fc.assert). The store is an in-memory fake of
-// the four methods the receiver uses, so thousands of runs take seconds; the queue encodes every message as the real
+// the methods the receiver uses, so thousands of runs take seconds; the queue encodes every message as the real
 // adapters do, so a message that could not be sent would show as a 500. About two requests in five are honest
 // (arbitraries.ts), and each property checks afterwards that enough requests were accepted, enqueued or carried
 // secrets for it to mean something.
@@ -31,7 +33,7 @@ import { fromFunctionUrlEvent, toFunctionUrlResult } from '../../lib/http/functi
 import { startHttpServer } from '../../lib/http/node-server.js';
 import type { RunningHttpServer } from '../../lib/http/node-server.js';
 import { handleRequest } from '../../lib/http/receiver.js';
-import type { ReceiverDeps } from '../../lib/http/receiver.js';
+import type { ReceiverDeps } from '../../lib/http/receiver-deps.js';
 import type { HttpRequest } from '../../lib/http/types.js';
 import { appKeyOf, resolvePipeline } from '../../lib/pipeline/model.js';
 import type { AppKey, ObjectKey } from '../../lib/pipeline/model.js';
@@ -39,7 +41,8 @@ import { decodeMessage, encodeMessage } from '../../lib/queue/messages.js';
 import type { QueueMessage } from '../../lib/queue/messages.js';
 import type { OutgoingMessage, Queue } from '../../lib/queue/port.js';
 import { StaticSecretSource } from '../../lib/secrets/port.js';
-import type { ApproveOutcome, IndexedTarget, StoredCluster, StoredPipeline } from '../../lib/store/port.js';
+import type { ApprovalMarker } from '../../lib/decision/types.js';
+import type { ApproveOutcome, AuditEntry, IndexedTarget, StoredCluster, StoredPipeline } from '../../lib/store/port.js';
 import { EVENT_A_HELM_UPGRADE } from '../fixtures/flux-events.js';
 import { corruptBase64, MAX_BODY_BYTES, requestPlans, signedEventPlans } from './arbitraries.js';
 import type { RequestPlan, SignatureMutation, Transport, WorldNames } from './arbitraries.js';
@@ -175,9 +178,15 @@ function pipelineDocument(spec: PipelineSpec): PipelineDocument {
 const keyString = (key: ObjectKey) => `${key.namespace}/${key.name}`;
 const appString = (app: AppKey) => `${keyString(app.cluster)}/${app.kind}/${app.namespace}/${app.name}`;
 
-/** The four store methods the receiver uses, in memory; it counts lookups so "verify first" can be checked. */
-class FleetStore implements Pick<ReceiverDeps['store'], 'getCluster' | 'findTargets' | 'getPipeline' | 'approve'> {
+type ReceiverStore = ReceiverDeps['store'];
+
+/**
+ * The store methods the receiver uses, in memory; it counts lookups so "verify first" can be checked, and keeps the
+ * audit entries written.
+ */
+class FleetStore implements ReceiverStore {
   lookups = 0;
+  readonly audit: AuditEntry[] = [];
   readonly #clusters = new Map<string, StoredCluster>();
   readonly #pipelines = new Map<string, StoredPipeline>();
   readonly #index = new Map<string, IndexedTarget[]>();
@@ -224,6 +233,17 @@ class FleetStore implements Pick<ReceiverDeps['store'], 'getCluster' | 'findTarg
   getPipeline(key: ObjectKey): Promise<StoredPipeline | undefined> {
     this.lookups++;
     return Promise.resolve(this.#pipelines.get(keyString(key)));
+  }
+
+  getApproval(pipeline: ObjectKey, env: string): Promise<ApprovalMarker | undefined> {
+    this.lookups++;
+    const revision = WAITING.get(`${keyString(pipeline)}/${env}`);
+    return Promise.resolve(revision === undefined ? undefined : { env, revision, requestedAt: NOW.toISOString() });
+  }
+
+  appendAudit(entry: AuditEntry): Promise<void> {
+    this.audit.push(entry);
+    return Promise.resolve();
   }
 
   /** Stateless, so runs do not depend on each other: the waiting revision is approved every time. */
@@ -291,9 +311,9 @@ const deps: ReceiverDeps = {
   secrets,
   masterKeys: () => Promise.resolve(MASTER_KEYS),
   logger: {
-    info: (message, attributes) => logs.push({ level: 'info', message, attributes }),
-    warn: (message, attributes) => logs.push({ level: 'warn', message, attributes }),
-    error: (message, attributes) => logs.push({ level: 'error', message, attributes }),
+    info: (message, attributes = {}) => logs.push({ level: 'info', message, attributes }),
+    warn: (message, attributes = {}) => logs.push({ level: 'warn', message, attributes }),
+    error: (message, attributes = {}) => logs.push({ level: 'error', message, attributes }),
   },
   now: () => NOW,
 };
@@ -614,12 +634,18 @@ interface Observed {
   answer: Answer;
   enqueued: QueueMessage[];
   logged: LogLine[];
+  audited: AuditEntry[];
   lookups: number;
 }
 
 async function observe(transport: Transport, plan: RequestPlan): Promise<Observed> {
   const request = materialize(plan);
-  const [sentBefore, logsBefore, lookupsBefore] = [queue.sent.length, logs.length, store.lookups];
+  const [sentBefore, logsBefore, auditBefore, lookupsBefore] = [
+    queue.sent.length,
+    logs.length,
+    store.audit.length,
+    store.lookups,
+  ];
   const answer = await SEND[transport](request);
   return {
     request,
@@ -627,6 +653,7 @@ async function observe(transport: Transport, plan: RequestPlan): Promise<Observe
     answer,
     enqueued: queue.sent.slice(sentBefore),
     logged: logs.slice(logsBefore),
+    audited: store.audit.slice(auditBefore),
     lookups: store.lookups - lookupsBefore,
   };
 }
@@ -665,7 +692,8 @@ function assertNoServerError({ answer, transport, logged, request }: Observed): 
 }
 
 /** Property 2, for one request. */
-function assertEnqueuedOnlyWhenSigned({ request, enqueued, lookups }: Observed): void {
+function assertEnqueuedOnlyWhenSigned({ request, enqueued, audited, lookups }: Observed): void {
+  assertAuditedOnlyApprovals(enqueued, audited);
   if (enqueued.length === 0) {
     const target = oracleRoute(request.path);
     // The signature is checked before anything is looked up for an event.
@@ -717,11 +745,31 @@ const WORLD_SECRETS = [
 ].flatMap(leakForms);
 
 /** Property 3, for one request. */
-function assertNoSecretOut({ request, answer, logged }: Observed): void {
+/** An approval is recorded with who approved: the name of the key that signed it (never the key itself). */
+function assertAuditedOnlyApprovals(enqueued: readonly QueueMessage[], audited: readonly AuditEntry[]): void {
+  const approved = enqueued.filter((message) => message.type === 'promote');
+  assert.deepEqual(
+    audited.map(({ type, pipeline, env, revision, actor }) => ({ type, pipeline, env, revision, actor })),
+    approved.map(({ pipeline, env, revision }) => ({
+      type: 'approved',
+      pipeline,
+      env,
+      revision,
+      actor: `hmac-key of Secret ${pipeline.namespace}/${webhookSecretOf(pipeline)}`,
+    })),
+  );
+}
+
+function webhookSecretOf(pipeline: ObjectKey): string | undefined {
+  return PIPELINES.find((spec) => keyString(spec.key) === keyString(pipeline))?.secretRef;
+}
+
+function assertNoSecretOut({ request, answer, logged, audited }: Observed): void {
   const said = [
     answer.text,
     ...Object.entries(answer.headers).map(([name, value]) => `${name}: ${value}`),
     JSON.stringify(logged),
+    JSON.stringify(audited),
   ];
   const lowerSaid = said.map((text) => text.toLowerCase());
   for (const secret of [...WORLD_SECRETS, ...request.forbidden.flatMap(leakForms)]) {

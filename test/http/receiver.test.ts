@@ -2,12 +2,12 @@
 import assert from 'node:assert/strict';
 import { after, before, beforeEach, describe, it } from 'node:test';
 import type { GitopsClusterDocument, PipelineDocument } from '../../lib/config/schema.js';
-import { deriveClusterKey, signatureHeader } from '../../lib/http/hmac.js';
-import type { HmacAlgorithm } from '../../lib/http/hmac.js';
+import { deriveClusterKey, signatureHeader } from '../../lib/signing/hmac.js';
+import type { HmacAlgorithm } from '../../lib/signing/hmac.js';
 import { startHttpServer } from '../../lib/http/node-server.js';
 import type { RunningHttpServer } from '../../lib/http/node-server.js';
 import { handleRequest } from '../../lib/http/receiver.js';
-import type { ReceiverDeps } from '../../lib/http/receiver.js';
+import type { ReceiverDeps } from '../../lib/http/receiver-deps.js';
 import { resolvePipeline } from '../../lib/pipeline/model.js';
 import type { ObjectKey } from '../../lib/pipeline/model.js';
 import { decodeMessage, EmbeddedQueue } from '../../lib/queue/index.js';
@@ -110,9 +110,9 @@ function deps(): ReceiverDeps {
     ]),
     masterKeys: () => Promise.resolve(MASTER_KEYS),
     logger: {
-      info: (message, attributes) => logs.push({ level: 'info', message, attributes }),
-      warn: (message, attributes) => logs.push({ level: 'warn', message, attributes }),
-      error: (message, attributes) => logs.push({ level: 'error', message, attributes }),
+      info: (message, attributes = {}) => logs.push({ level: 'info', message, attributes }),
+      warn: (message, attributes = {}) => logs.push({ level: 'warn', message, attributes }),
+      error: (message, attributes = {}) => logs.push({ level: 'error', message, attributes }),
     },
     now: () => NOW,
   };
@@ -393,7 +393,7 @@ describe('POST /promotion/{ns}/{name}/{env} (Weave)', () => {
       assert.equal(answer.status, 202, algorithm);
       assert.equal(answer.text, ACCEPTED);
       assert.deepEqual(await drain(), [
-        { type: 'check-pipeline', pipeline: PODINFO, env: 'dev', cause: 'promotion-webhook' },
+        { type: 'check-pipeline', pipeline: PODINFO, env: 'dev', cause: 'promotion-webhook', readTargets: true },
       ]);
     }
   });
@@ -434,8 +434,14 @@ describe('POST /promotion/{ns}/{name}/{env} (Weave)', () => {
 describe('POST /approval/{ns}/{name}/{env}/{revision} (Weave)', () => {
   const identity = 'hmac-key of Secret flux-system/podinfo-webhook';
 
+  /** The audit trail of podinfo, oldest first. */
+  async function auditTrail() {
+    return (await store.listAudit(PODINFO)).items.reverse();
+  }
+
   it('approves the waiting revision, signed over the empty body, and enqueues the promotion', async () => {
     assert.equal(await store.requestApproval(PODINFO, 'prod', '6.9.2', NOW), 'requested');
+    const auditBefore = (await auditTrail()).length;
     // Weave signs "" whatever the body; a body sent along changes nothing.
     const answer = await postWeave('/approval/flux-system/podinfo/prod/6.9.2', 'ignored', '');
     assert.equal(answer.status, 202);
@@ -444,10 +450,23 @@ describe('POST /approval/{ns}/{name}/{env}/{revision} (Weave)', () => {
     const marker = await store.getApproval(PODINFO, 'prod');
     assert.equal(marker?.approvedBy, identity);
     assert.equal(marker?.approvedAt, NOW.toISOString());
+    // The approval is in the audit trail, under the name of the key that signed it (as pipelinectl's is under
+    // the caller's identity).
+    const approved = {
+      at: NOW.toISOString(),
+      pipeline: PODINFO,
+      type: 'approved',
+      env: 'prod',
+      revision: '6.9.2',
+      message: '6.9.2 approved for prod with the approval webhook',
+      actor: identity,
+    };
+    assert.deepEqual((await auditTrail()).slice(auditBefore), [approved]);
 
     // Approving again is harmless: the promotion record dedupes the second promote message.
     assert.equal((await postWeave('/approval/flux-system/podinfo/prod/6.9.2', '', '', 'sha384')).status, 202);
     assert.equal((await drain()).length, 1);
+    assert.deepEqual((await auditTrail()).slice(auditBefore), [approved], 'approved once, recorded once');
   });
 
   it('rejects a signature over the body instead of the empty string', async () => {
@@ -461,6 +480,7 @@ describe('POST /approval/{ns}/{name}/{env}/{revision} (Weave)', () => {
 
   it('answers 422 when nothing waits for that revision, or the environment is unknown', async () => {
     await store.requestApproval(PODINFO, 'prod', '6.9.5', NOW);
+    const auditBefore = (await auditTrail()).length;
     const wrong = await postWeave('/approval/flux-system/podinfo/prod/6.9.1', '', '');
     assert.equal(wrong.status, 422);
     assert.equal(wrong.text, '{"error":"no approval is waiting for that revision"}');
@@ -472,6 +492,7 @@ describe('POST /approval/{ns}/{name}/{env}/{revision} (Weave)', () => {
     assert.equal((await postWeave('/approval/flux-system/nope/prod/6.9.5', '', '')).status, 404);
     assertNothingEnqueued();
     assert.equal((await store.getApproval(PODINFO, 'prod'))?.approvedAt, undefined);
+    assert.equal((await auditTrail()).length, auditBefore, 'nothing audited');
   });
 
   it('decodes the revision: + and encoded @ and : work', async () => {

@@ -1,4 +1,4 @@
-// The PipelineController's resources and their settings (DESIGN §8, issue 6), read from the synthesized template.
+// The PipelineController's resources and their settings (issue 6, infra/README.md), read from the synthesized template.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { Duration, RemovalPolicy } from 'aws-cdk-lib';
@@ -7,7 +7,7 @@ import * as events from 'aws-cdk-lib/aws-events';
 import * as logs from 'aws-cdk-lib/aws-logs';
 import { readAwsEnvironment } from '../../lib/runtime/aws.js';
 import { TABLE_SCHEMA } from '../../lib/store/index.js';
-import { OUTPUTS } from '../../infra/stack.js';
+import { DEFAULT_CLUSTER_OUTPUT, OUTPUTS } from '../../infra/stack.js';
 import { ACCOUNT, importedVpc, REGION, resources, synth, synthConstruct } from './synth.js';
 
 const base = synth();
@@ -225,7 +225,7 @@ describe('function environment', () => {
     }
   });
 
-  it('the optional settings reach the verifier (notification, GitHub) or every function (default cluster)', () => {
+  it('the optional settings reach the verifier (notification, GitHub); the default cluster is a stack output', () => {
     const full = synth({
       controller: {
         defaultCluster: 'flux-system/management',
@@ -252,11 +252,12 @@ describe('function environment', () => {
       const variables = environmentOf(full.template, id);
       assert.deepEqual(
         Object.keys(variables).sort(),
-        [...RUNTIME_VARIABLES, 'NODE_OPTIONS', 'DEFAULT_CLUSTER'].sort(),
-        `${id} gets no verifier-only variable`,
+        [...RUNTIME_VARIABLES, 'NODE_OPTIONS'].sort(),
+        `${id} gets no verifier-only variable, and no default cluster (only pipelinectl apply resolves targets)`,
       );
-      assert.equal(variables.DEFAULT_CLUSTER, 'flux-system/management');
     }
+    assert.ok(!('DEFAULT_CLUSTER' in verifier), 'no function reads a default cluster');
+    full.template.hasOutput(DEFAULT_CLUSTER_OUTPUT, { Value: 'flux-system/management' });
   });
 });
 
@@ -312,7 +313,11 @@ describe('VPC', () => {
 
 describe('outputs', () => {
   it('name the function URL, the table, both queues, the master key secret and the verifier role', () => {
-    assert.deepEqual(Object.keys(template.findOutputs('*')).sort(), [...OUTPUTS].sort());
+    assert.deepEqual(
+      Object.keys(template.findOutputs('*')).sort(),
+      [...OUTPUTS].sort(),
+      'no DefaultCluster unless set',
+    );
     template.hasOutput('ReceiverUrl', {
       Value: { 'Fn::GetAtt': [base.logicalId(controller.receiverUrl), 'FunctionUrl'] },
     });

@@ -108,6 +108,27 @@ describe('releaseInterruptedPromotions', () => {
     );
   });
 
+  it('also ends an attempt whose lease already ran out: it is still held, only claimable sooner', async (t) => {
+    const store = await storeWith(t, 'slow');
+    const key = { namespace: 'flux-system', name: 'slow' };
+    await claimed(store, key, 'prod', '3.0.0', KILLED);
+    const later = new Date(T0.getTime() + 2 * LEASE_MS);
+
+    const released = await releaseInterruptedPromotions({
+      store,
+      workerId: RESTARTED,
+      logger: recordingLogger(),
+      now: () => later,
+    });
+
+    assert.deepEqual(
+      released.map((record) => record.revision),
+      ['3.0.0'],
+    );
+    const record = await store.getPromotion(key, 'prod', '3.0.0');
+    assert.deepEqual([record?.state, record?.retryAt], ['failed', later.toISOString()]);
+  });
+
   it('leaves a record that its owner finished meanwhile', async (t) => {
     const store = await storeWith(t, 'late');
     const key = { namespace: 'flux-system', name: 'late' };

@@ -1,4 +1,4 @@
-// The pieces of the local mode and of `serve`, in process: flag parsing, the CLI logger, the message route, the
+// The pieces of the local mode and of `serve`, in process: flag parsing, the console logger, the message route, the
 // Secrets of the data directory, and startLocalMode's start and stop.
 import assert from 'node:assert/strict';
 import { existsSync } from 'node:fs';
@@ -6,15 +6,15 @@ import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { parseServeFlags } from '../../lib/cli/commands/serve.js';
 import { CliError } from '../../lib/cli/errors.js';
-import { formatDuration, parseDuration, parseObjectKey, parsePort } from '../../lib/cli/flags.js';
-import { createCliLogger } from '../../lib/cli/log.js';
+import { parseDuration, parseObjectKey, parsePort } from '../../lib/cli/flags.js';
 import { loadConfigurationText } from '../../lib/config/index.js';
-import { signatureHeader } from '../../lib/http/hmac.js';
+import { signatureHeader } from '../../lib/signing/hmac.js';
 import type { HttpRequest } from '../../lib/http/types.js';
 import { readServeInfo, readSecrets, writeSecrets } from '../../lib/local/data-dir.js';
 import { handleLocalMessage, isLoopbackAddress, LOCAL_MESSAGES_PATH } from '../../lib/local/messages-route.js';
 import { startLocalMode } from '../../lib/local/mode.js';
 import { DataDirSecretSource, LayeredSecretSource, secretPurposes } from '../../lib/local/secrets.js';
+import { createConsoleLogger } from '../../lib/logging/console-logger.js';
 import { encodeMessage, type QueueMessage } from '../../lib/queue/messages.js';
 import { StaticSecretSource } from '../../lib/secrets/port.js';
 import {
@@ -23,6 +23,7 @@ import {
   pipelineYaml,
   yamlDocuments,
 } from '../../lib/testing/config-yaml.js';
+import { formatDuration } from '../../lib/util/duration.js';
 import { tempFiles } from '../support/temp-files.js';
 
 const silent = { debug() {}, info() {}, warn() {}, error() {} };
@@ -88,7 +89,7 @@ describe('serve flags', () => {
   });
 });
 
-describe('the CLI logger', () => {
+describe('the console logger', () => {
   const capture = (isTTY: boolean) => {
     const lines: string[] = [];
     const stream = { isTTY, write: (text: string) => lines.push(text) };
@@ -98,7 +99,7 @@ describe('the CLI logger', () => {
 
   it('writes JSON lines off a terminal, without credentials', () => {
     const { lines, stream } = capture(false);
-    const logger = createCliLogger({ stream, now: at, level: 'info' });
+    const logger = createConsoleLogger({ stream, now: at, level: 'info' });
     logger.debug('hidden');
     logger.info('promotion succeeded', {
       pipeline: 'flux-system/podinfo',
@@ -123,7 +124,7 @@ describe('the CLI logger', () => {
 
   it('writes short readable lines on a terminal', () => {
     const { lines, stream } = capture(true);
-    const logger = createCliLogger({ stream, now: at, level: 'debug' });
+    const logger = createConsoleLogger({ stream, now: at, level: 'debug' });
     logger.info('applied', { kind: 'Pipeline', name: 'flux-system/podinfo' });
     logger.warn('cannot read target', { reason: 'cluster unreachable', password: 'p' });
     logger.debug('enqueued polls', { polls: 2 });

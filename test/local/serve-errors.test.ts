@@ -6,7 +6,7 @@ import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { openLocalBackend } from '../../lib/cli/backends/local.js';
-import { signatureHeader } from '../../lib/http/hmac.js';
+import { signatureHeader } from '../../lib/signing/hmac.js';
 import { LOCAL_MESSAGES_PATH } from '../../lib/local/messages-route.js';
 import { encodeMessage } from '../../lib/queue/messages.js';
 import { clusterWithKubeconfigYaml } from '../../lib/testing/config-yaml.js';

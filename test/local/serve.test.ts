@@ -7,7 +7,7 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { openLocalBackend } from '../../lib/cli/backends/local.js';
-import { deriveClusterKey, signatureHeader } from '../../lib/http/hmac.js';
+import { deriveClusterKey, signatureHeader } from '../../lib/signing/hmac.js';
 import { loadOrCreateMasterKeys, readSecrets } from '../../lib/local/data-dir.js';
 import type { AppKey } from '../../lib/pipeline/model.js';
 import { podinfoReleaseYaml, podinfoServeFiles } from '../../lib/testing/config-yaml.js';

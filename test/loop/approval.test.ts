@@ -55,8 +55,25 @@ describe('manual approval', () => {
     ]);
     const approved = await loop.store.getApproval(PIPELINE, 'prod');
     assert.equal(approved?.approvedBy, 'hmac-key of Secret flux-system/webhook-hmac');
-    const audit = (await loop.store.listAudit(PIPELINE)).items.map((entry) => entry.type).reverse();
-    assert.deepEqual(audit, ['approval-requested', 'promotion-started', 'promotion-succeeded']);
+    const audit = (await loop.store.listAudit(PIPELINE)).items.reverse();
+    assert.deepEqual(
+      audit.filter((entry) => entry.type !== 'approved').map((entry) => entry.type),
+      ['approval-requested', 'promotion-started', 'promotion-succeeded'],
+    );
+    // The webhook's approval leaves the same trace as pipelinectl's, once: who approved, here the name of the key.
+    assert.deepEqual(
+      audit
+        .filter((entry) => entry.type === 'approved')
+        .map(({ env, revision, actor, message }) => ({ env, revision, actor, message })),
+      [
+        {
+          env: 'prod',
+          revision: '6.9.2',
+          actor: 'hmac-key of Secret flux-system/webhook-hmac',
+          message: '6.9.2 approved for prod with the approval webhook',
+        },
+      ],
+    );
   });
 
   it('a newer candidate replaces the request, and the superseded revision can no longer be approved', async (t) => {

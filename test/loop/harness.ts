@@ -12,7 +12,8 @@ import { EmbeddedQueue } from '../../lib/queue/index.js';
 import { StaticSecretSource, type SecretSource } from '../../lib/secrets/port.js';
 import { createDynamoStore, type Store } from '../../lib/store/index.js';
 import { FakeKubeApi } from '../../lib/testing/fake-kube-api.js';
-import { createVerifier, type VerifierLogger, type VerifierSettings } from '../../lib/verifier/index.js';
+import type { Logger } from '../../lib/logging/logger.js';
+import { createVerifier, type VerifierSettings } from '../../lib/verifier/index.js';
 import { helmRelease, snapshot, condition, HR_GENERATION } from '../fixtures/flux-objects.js';
 import { startDynalite } from '../support/dynalite.js';
 
@@ -68,7 +69,7 @@ export function upgrading(from: string, to: string, namespace = 'apps'): Record<
   return object;
 }
 
-/** The body Flux's notification-controller posts after a HelmRelease upgrade (flux-formats §2.4 A). */
+/** The body Flux's notification-controller posts after a HelmRelease upgrade (docs/flux-status.md, example A). */
 export function upgradeEvent(version: string, namespace = 'apps', name = 'podinfo'): string {
   return JSON.stringify({
     involvedObject: {
@@ -122,7 +123,7 @@ export interface LoopOptions {
   /** Verifier settings over the loop's (re-checks after 1 s), e.g. shorter promotion retry delays. */
   settings?: Partial<VerifierSettings>;
   /** Receives what the receiver, the queue and the verifiers log; default silent. */
-  logger?: VerifierLogger;
+  logger?: Logger;
 }
 
 export async function startLoop(t: TestContext, options: LoopOptions = {}) {

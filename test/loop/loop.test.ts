@@ -85,9 +85,10 @@ describe('the core loop', () => {
     assert.equal(await loop.sendEvent('dev', upgradeEvent('6.9.2')), 202);
     const unsettled = await waitFor('the unsettled status', async () => {
       const observed = await loop.store.getTargetStatus(devApp);
-      return observed && !observed.status.settled ? observed : undefined;
+      return observed?.status.phase === 'Progressing' ? observed : undefined;
     });
     assert.equal(unsettled.status.revision, '6.9.1', 'what is deployed is still 6.9.1');
+    assert.equal(unsettled.status.reason, 'GenerationNotObserved', 'helm-controller is on the new spec, not done');
     assert.deepEqual(loop.promoter.promotions(), []);
 
     loop.dev.put(deployed('6.9.2')); // the controller finishes; no second event is sent
@@ -123,15 +124,15 @@ describe('the core loop', () => {
     );
     assert.equal(dead.receiveCount, 3);
     const recorded = await loop.store.getTargetStatus(prodApp);
-    assert.match(recorded?.status.error ?? '', /prod/);
-    assert.equal(recorded?.status.healthy, false);
+    assert.deepEqual([recorded?.status.phase, recorded?.status.reason], ['Unreadable', 'Unreachable']);
+    assert.match(recorded?.status.message ?? '', /prod/);
     assert.deepEqual(loop.promoter.promotions(), [], 'nothing is promoted into an environment we cannot see');
 
     loop.prod.online();
     await loop.poll();
     await waitFor('the promotion once prod is back', () => loop.promoter.promotions().length === 1);
     const recovered = await loop.store.getTargetStatus(prodApp);
-    assert.equal(recovered?.status.error, undefined);
+    assert.equal(recovered?.status.phase, 'Ready');
   });
 
   it('a poll that finds nothing changed decides each pipeline once, not once per cluster it spans', async (t) => {
@@ -223,6 +224,8 @@ describe('the core loop', () => {
       Array.from({ length: apps }, (_, i) => ({ ...prodApp, namespace: 'fleet', name: `svc-${i}` })),
     );
     assert.equal(statuses.size, apps);
-    assert.ok([...statuses.values()].every((entry) => entry.status.healthy && entry.status.revision === '1.0.0'));
+    assert.ok(
+      [...statuses.values()].every((entry) => entry.status.phase === 'Ready' && entry.status.revision === '1.0.0'),
+    );
   });
 });

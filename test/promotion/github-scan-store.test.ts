@@ -3,10 +3,9 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { GetItemCommand, PutItemCommand, ScanCommand, type AttributeValue } from '@aws-sdk/client-dynamodb';
-import { InMemoryMarkerScanStore, type GitHubLogger } from '../../lib/promotion/github/index.js';
-import { DynamoMarkerScans, type DynamoMarkerScansOptions } from '../../lib/store/index.js';
-import { markerScanKey } from '../../lib/store/dynamodb/marker-scans.js';
-import { tableContext } from '../../lib/store/dynamodb/table.js';
+import type { Logger } from '../../lib/logging/logger.js';
+import { InMemoryMarkerScanStore } from '../../lib/promotion/github/index.js';
+import { dynamoTable, markerScanKey, type DynamoMarkerScansOptions } from '../../lib/store/index.js';
 import { startDynalite, type LocalDynamo } from '../support/dynalite.js';
 import {
   BRANCH,
@@ -36,10 +35,11 @@ function fleet(): Record<string, string> {
 const FLEET = fleet();
 const YAML_FILES = Object.keys(FLEET).filter((path) => /\.ya?ml$/.test(path)).length;
 
-function recordingLogger(): GitHubLogger & { warnings: string[] } {
+function recordingLogger(): Pick<Logger, 'debug' | 'info' | 'warn'> & { warnings: string[] } {
   const warnings: string[] = [];
   return {
     warnings,
+    debug: () => undefined,
     info: () => undefined,
     warn: (message, attributes) => warnings.push(`${message} ${JSON.stringify(attributes ?? {})}`),
   };
@@ -68,7 +68,7 @@ describe('GitHub marker scan kept in DynamoDB', () => {
   after(() => dynamo.stop());
 
   const scans = (options?: DynamoMarkerScansOptions) =>
-    new DynamoMarkerScans(tableContext(dynamo.client, dynamo.tableName), options);
+    dynamoTable({ client: dynamo.client, tableName: dynamo.tableName }).markerScans(options);
 
   /** Overwrites the stored marker scan of the fake GitHub at `repositoryApi` with `corrupt(item)`. */
   async function corruptStoredScans(
@@ -190,7 +190,7 @@ describe('GitHub marker scan kept in DynamoDB', () => {
   it('promotes when DynamoDB fails, reading the blobs, and logs the failure without the token', async () => {
     const fixture = await startFixture(FLEET);
     const { fake } = fixture;
-    const missingTable = new DynamoMarkerScans(tableContext(dynamo.client, 'no-such-table'));
+    const missingTable = dynamoTable({ client: dynamo.client, tableName: 'no-such-table' }).markerScans();
     const logger = recordingLogger();
     try {
       const outcome = await fixture

@@ -1,5 +1,5 @@
-// The promotion event: Weave's notification strategy (pipeline-controller §4.2) in Flux's event.v1beta1 wire form
-// (flux-formats §2.1), and the encoder checked against Flux's own bytes (the §1.4 test vector).
+// The promotion event: Weave's notification strategy (docs/notifications.md) in Flux's event.v1beta1 wire form
+// (docs/flux-status.md, "The event"), and the encoder checked against Flux's own bytes (the test vector, example A).
 import assert from 'node:assert/strict';
 import { createHash, createHmac } from 'node:crypto';
 import { describe, it } from 'node:test';

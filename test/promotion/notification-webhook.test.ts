@@ -1,5 +1,5 @@
 // WebhookSink against a local node:http endpoint: the request is what Flux's generic / generic-hmac Provider sends
-// (flux-formats §1.3–§1.4), and each kind of failure maps to a PromotionError that says whether to retry, without
+// (docs/flux-status.md, "The request"), and each kind of failure maps to a PromotionError that says whether to retry, without
 // repeating the URL's path or query or any header value.
 import assert from 'node:assert/strict';
 import { createHmac, timingSafeEqual } from 'node:crypto';

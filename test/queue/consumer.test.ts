@@ -3,7 +3,8 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { SQSEvent, SQSRecord } from 'aws-lambda';
 import { consumeBatch, receiveCountOf } from '../../lib/queue/consumer.js';
-import type { MessageContext, QueueLogger } from '../../lib/queue/consumer.js';
+import type { Logger } from '../../lib/logging/logger.js';
+import type { MessageContext } from '../../lib/queue/consumer.js';
 import { encodeMessage } from '../../lib/queue/messages.js';
 import type { QueueMessage } from '../../lib/queue/messages.js';
 import type { DeadLetters, DeadLetterSource } from '../../lib/queue/port.js';
@@ -43,7 +44,7 @@ class CollectingDeadLetters implements DeadLetters {
   }
 }
 
-function capturingLogger(): QueueLogger & { lines: string[] } {
+function capturingLogger(): Pick<Logger, 'info' | 'warn' | 'error'> & { lines: string[] } {
   const lines: string[] = [];
   const log = (level: string) => (message: string, attributes?: Record<string, unknown>) =>
     void lines.push(JSON.stringify({ level, message, ...attributes }));

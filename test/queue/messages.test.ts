@@ -7,6 +7,7 @@ import {
   HINT_MAX_LENGTH,
   InvalidMessageError,
   MESSAGE_SCHEMA_VERSION,
+  readsTargets,
 } from '../../lib/queue/messages.js';
 import type { QueueMessage } from '../../lib/queue/messages.js';
 import { app, ONE_OF_EACH } from './queue-contract.js';
@@ -75,6 +76,33 @@ describe('encodeMessage / decodeMessage', () => {
         error.message === 'cannot encode: cluster.name must not be empty' &&
         !error.message.includes(SECRET),
     );
+  });
+});
+
+describe('check-pipeline: whether the targets are read first', () => {
+  const pipeline = { namespace: 'flux-system', name: 'podinfo' };
+  const cases: { name: string; fields: Record<string, unknown>; reads: boolean }[] = [
+    { name: 'a webhook check', fields: { cause: 'promotion-webhook', readTargets: true }, reads: true },
+    { name: 'a retry', fields: { cause: 'retry', readTargets: false }, reads: false },
+    { name: 'the field over the cause', fields: { cause: 'apply', readTargets: false }, reads: false },
+    // Sent by the version before the field existed, still in the queue during a deploy: the cause decides.
+    { name: 'an old webhook check', fields: { cause: 'promotion-webhook' }, reads: true },
+    { name: 'an old apply check', fields: { cause: 'apply' }, reads: true },
+    { name: 'an old retry', fields: { cause: 'retry' }, reads: false },
+    { name: 'an old poll check', fields: { cause: 'poll' }, reads: false },
+    { name: 'an old approval check (a cause never sent)', fields: { cause: 'approval' }, reads: false },
+  ];
+  for (const { name, fields, reads } of cases) {
+    it(`${name}: ${reads ? 'reads the targets' : 'decides from the records'}`, () => {
+      const message = decoded(body({ type: 'check-pipeline', pipeline, ...fields }));
+      assert.ok(message.type === 'check-pipeline');
+      assert.equal(readsTargets(message), reads);
+      assert.deepEqual(decoded(encodeMessage(message)), message, 'encodes as it decoded');
+    });
+  }
+
+  it('a check-app with the cause no version sends still decodes', () => {
+    assert.equal(decoded(body({ ...app('podinfo'), cause: 'poll' })).type, 'check-app');
   });
 });
 
@@ -151,6 +179,16 @@ describe('decodeMessage rejections', () => {
       name: 'a check-pipeline with an empty env',
       body: body({ type: 'check-pipeline', pipeline: { namespace: 'a', name: 'b' }, env: '', cause: 'apply' }),
       reason: 'invalid message: env must not be empty',
+    },
+    {
+      name: 'a check-pipeline whose readTargets is not a boolean',
+      body: body({
+        type: 'check-pipeline',
+        pipeline: { namespace: 'a', name: 'b' },
+        cause: 'apply',
+        readTargets: SECRET,
+      }),
+      reason: 'invalid message: readTargets must be a boolean',
     },
     {
       name: 'a promote without revision',

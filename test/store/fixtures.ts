@@ -45,10 +45,10 @@ export function app(namespace: string, options: { cluster?: string; name?: strin
 }
 
 export const healthy = (revision: string): TargetStatus => ({
+  phase: 'Ready',
+  reason: 'Deployed',
+  message: `deployed ${revision} (UpgradeSucceeded)`,
   revision,
-  healthy: true,
-  settled: true,
-  reason: `deployed ${revision} (UpgradeSucceeded)`,
 });
 
 export const at = (iso: string) => new Date(iso);

@@ -1,6 +1,8 @@
 // The behaviour every Store adapter must have. Each adapter's test file calls `storeContract` with a factory.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
+import { unreadableTarget, type TargetStatus } from '../../lib/flux/target-status.js';
+import type { ObjectKey } from '../../lib/pipeline/model.js';
 import type { Store } from '../../lib/store/index.js';
 import { app, at, healthy, pipelineFixture } from './fixtures.js';
 
@@ -10,6 +12,11 @@ export interface StoreUnderTest {
   writes(): number;
   reads(): number;
   resetCounts(): void;
+  /**
+   * Overwrites a promotion record's lease as stored, past the port's rules: what only an older version or a hand edit
+   * leaves behind, to check how the rules read it.
+   */
+  overwriteLease(pipeline: ObjectKey, env: string, revision: string, leaseExpiresAt: string): Promise<void>;
   stop(): Promise<void>;
 }
 
@@ -166,13 +173,45 @@ export function storeContract(name: string, start: () => Promise<StoreUnderTest>
       assert.equal(subject.writes(), 0, 'five redundant observations, zero writes');
       assert.equal(subject.reads(), 5);
       const stored = await store.getTargetStatus(target);
-      assert.equal(stored?.changedAt, '2026-11-01T10:00:00.000Z');
+      assert.deepEqual(stored?.status, healthy('6.9.2'), 'read back in the shape recorded');
+      assert.equal(stored.changedAt, '2026-11-01T10:00:00.000Z');
 
       assert.deepEqual(await store.recordTargetStatus(target, healthy('6.9.3'), at('2026-11-01T10:10:00Z')), {
         changed: true,
         written: true,
       });
       assert.equal((await store.getTargetStatus(target))?.status.revision, '6.9.3');
+    });
+
+    it('a change of phase or reason alone is a change; a status without revision reads back without one', async () => {
+      const { store } = subject;
+      const target = app('status-phase');
+      const progressing: TargetStatus = {
+        phase: 'Progressing',
+        reason: 'Reconciling',
+        message: 'Running upgrade',
+        revision: '6.9.2',
+      };
+      await store.recordTargetStatus(target, progressing, at('2026-11-01T10:00:00Z'));
+      const failed: TargetStatus = { ...progressing, phase: 'Failed', reason: 'ReconciliationFailed' };
+      assert.deepEqual(await store.recordTargetStatus(target, failed, at('2026-11-01T10:01:00Z')), {
+        changed: true,
+        written: true,
+      });
+      const gone = unreadableTarget(
+        'NotFound',
+        'HelmRelease status-phase/podinfo not found on cluster flux-system/fleet-eu',
+      );
+      assert.deepEqual(await store.recordTargetStatus(target, gone, at('2026-11-01T10:02:00Z')), {
+        changed: true,
+        written: true,
+      });
+      const stored = await store.getTargetStatus(target);
+      assert.deepEqual(stored?.status, {
+        phase: 'Absent',
+        reason: 'NotFound',
+        message: 'HelmRelease status-phase/podinfo not found on cluster flux-system/fleet-eu',
+      });
     });
 
     it('ignores an observation older than the stored one', async () => {
@@ -358,6 +397,20 @@ export function storeContract(name: string, start: () => Promise<StoreUnderTest>
       assert.equal(await store.completePromotion(second, 'https://github.com/acme/fleet/pull/43', minutes(3)), true);
     });
 
+    it('an attempt whose lease cannot be read is claimable, as the decision resumes it', async () => {
+      const { store } = subject;
+      await store.createPromotion(pipeline, 'prod', '7.0.1', t0);
+      const first = await store.claimPromotion(pipeline, 'prod', '7.0.1', 'worker-a', 60_000, t0);
+      assert.ok(first);
+      await subject.overwriteLease(pipeline, 'prod', '7.0.1', 'not a time');
+      // A lease nobody can read never runs out: holding to it would block the promotion for good.
+      const second = await store.claimPromotion(pipeline, 'prod', '7.0.1', 'worker-b', 60_000, t0);
+      assert.equal(second?.owner, 'worker-b');
+      assert.equal(second?.attempts, 2);
+      assert.equal(second?.leaseExpiresAt, '2026-11-01T10:01:00.000Z');
+      assert.equal(await store.completePromotion(first, 'late', minutes(0.5)), false, 'the first worker lost it');
+    });
+
     it('a failure with retryAt is due again from then on; without it, never', async () => {
       const { store } = subject;
       await store.createPromotion(pipeline, 'prod', '7.1.0', t0);
@@ -403,7 +456,7 @@ export function storeContract(name: string, start: () => Promise<StoreUnderTest>
         await store.appendAudit({
           at: `2026-11-01T10:0${i}:00.000Z`,
           pipeline,
-          type: 'decision',
+          type: 'promotion-started',
           env: 'prod',
           revision: `6.9.${i}`,
           message: `promoting 6.9.${i} by pull-request`,
@@ -424,7 +477,7 @@ export function storeContract(name: string, start: () => Promise<StoreUnderTest>
       assert.deepEqual(second.items[0], {
         at: '2026-11-01T10:01:00.000Z',
         pipeline,
-        type: 'decision',
+        type: 'promotion-started',
         env: 'prod',
         revision: '6.9.1',
         message: 'promoting 6.9.1 by pull-request',

@@ -1,5 +1,6 @@
-// What `pipelinectl approve` does: approve the revision waiting in a manual environment, as Weave's `/approval`
-// endpoint does, under the caller's identity, and hand the promotion to the verifier.
+// What `pipelinectl approve` does: the approve use case (lib/approval/approve.ts) under the caller's identity, as
+// Weave's `/approval` endpoint does under its key's name, with the CLI's own messages.
+import { approve } from '../../approval/approve.js';
 import type { ApproveOutcome } from '../../store/port.js';
 import { objectKeyString, type ObjectKey } from '../../pipeline/model.js';
 import type { Backend } from '../backend.js';
@@ -27,37 +28,28 @@ export async function approveRevision(
   const name = objectKeyString(key);
   const stored = await backend.store.getPipeline(key);
   if (!stored) throw new CliError(`pipeline ${name} not found in ${backend.description}`);
-  const environments = stored.pipeline.environments.map((e) => e.name);
-  if (!environments.includes(env)) {
-    throw new CliError(`pipeline ${name} has no environment "${env}" (it has ${environments.join(', ')})`);
+  const result = await approve(
+    { store: backend.store, enqueue: (message) => backend.enqueue(message) },
+    { pipeline: stored.pipeline, env, revision, approver: () => backend.identity(), via: 'pipelinectl', now },
+  );
+  switch (result.outcome) {
+    case 'unknown-environment': {
+      const environments = stored.pipeline.environments.map((e) => e.name);
+      throw new CliError(`pipeline ${name} has no environment "${env}" (it has ${environments.join(', ')})`);
+    }
+    case 'nothing-waiting':
+      throw new CliError(`nothing waits for approval in ${name} ${env}`);
+    case 'not-waiting': {
+      // Read again: the marker may have moved on since the approval was refused.
+      const current = await backend.store.getApproval(key, env);
+      const waiting =
+        current && current.approvedAt === undefined
+          ? `${current.revision} is waiting (approve it with --revision ${current.revision})`
+          : 'nothing waits for approval there';
+      throw new CliError(`${result.revision} is not waiting for approval in ${name} ${env}: ${waiting}`);
+    }
+    case 'approved':
+    case 'already-approved':
+      return { outcome: result.outcome, revision: result.revision, by: result.approver, delivered: result.delivered };
   }
-  const marker = await backend.store.getApproval(key, env);
-  const wanted = revision ?? marker?.revision;
-  if (wanted === undefined) throw new CliError(`nothing waits for approval in ${name} ${env}`);
-
-  const by = await backend.identity();
-  const outcome = await backend.store.approve(key, env, wanted, by, now);
-  if (outcome === 'not-waiting') {
-    // Read again: the marker may have moved on since the first read.
-    const current = await backend.store.getApproval(key, env);
-    const waiting =
-      current && current.approvedAt === undefined
-        ? `${current.revision} is waiting (approve it with --revision ${current.revision})`
-        : 'nothing waits for approval there';
-    throw new CliError(`${wanted} is not waiting for approval in ${name} ${env}: ${waiting}`);
-  }
-  if (outcome === 'approved') {
-    await backend.store.appendAudit({
-      at: now.toISOString(),
-      pipeline: key,
-      type: 'approved',
-      env,
-      revision: wanted,
-      message: `${wanted} approved for ${env} with pipelinectl`,
-      actor: by,
-    });
-  }
-  // Also after `already-approved`: the promotion record makes a repeated promote message harmless.
-  const delivered = await backend.enqueue({ type: 'promote', pipeline: key, env, revision: wanted });
-  return { outcome, revision: wanted, by, delivered };
 }

@@ -3,19 +3,33 @@
 // do next), with the target statuses, approval marker and promotions behind it.
 import type { Action } from '../../decision/index.js';
 import { objectKeyString } from '../../pipeline/model.js';
+import { phaseOf, type EnvironmentView, type PipelineView } from '../../views/pipeline-view.js';
 import { CliError } from '../errors.js';
 import { ago } from '../output.js';
-import { healthOf, type EnvironmentView, type PipelineView } from '../pipeline-view.js';
-import { approvalLine, promotionLine } from './status.js';
+import { approvalLine, promotionLine, statusJson, type PipelineStatusJson } from './status.js';
+
+/**
+ * What `pipelinectl explain -o json` prints: the pipeline as `status -o json` shows it (only ENV's entry when one is
+ * named), and `next`, the actions the verifier would take now (only ENV's).
+ */
+export interface ExplainJson extends PipelineStatusJson {
+  next: Action[];
+}
+
+export function explanationJson(view: PipelineView, env: string | undefined): ExplainJson {
+  const shown = environmentsOf(view, env);
+  const json = statusJson(view);
+  return {
+    ...json,
+    environments: json.environments.filter((e) => shown.some((s) => s.name === e.name)),
+    next: view.decision.actions.filter((action) => env === undefined || action.env === env),
+  };
+}
 
 /** The explanation as lines; with `env`, only that environment (the candidate is always shown). */
 export function explanation(view: PipelineView, env: string | undefined, now: Date): string[] {
   const { pipeline } = view.stored;
-  const environments = env === undefined ? view.environments : view.environments.filter((e) => e.name === env);
-  if (env !== undefined && environments.length === 0) {
-    const names = view.environments.map((e) => e.name).join(', ');
-    throw new CliError(`pipeline ${objectKeyString(view.key)} has no environment "${env}" (it has ${names})`);
-  }
+  const environments = environmentsOf(view, env);
   const source = view.environments[0];
   const candidate =
     view.decision.candidate ?? `none (${source ? `${source.name}: ${source.message}` : 'no environments'})`;
@@ -32,8 +46,23 @@ export function explanation(view: PipelineView, env: string | undefined, now: Da
   return lines;
 }
 
+/** Every environment, or only `env`; a CliError naming the environments there are when it has no `env`. */
+function environmentsOf(view: PipelineView, env: string | undefined): EnvironmentView[] {
+  if (env === undefined) return view.environments;
+  const environments = view.environments.filter((e) => e.name === env);
+  if (environments.length === 0) {
+    const names = view.environments.map((e) => e.name).join(', ');
+    throw new CliError(`pipeline ${objectKeyString(view.key)} has no environment "${env}" (it has ${names})`);
+  }
+  return environments;
+}
+
 function environmentLines(view: PipelineView, env: EnvironmentView, now: Date): string[] {
-  const traits = [env.state, ...(env.manual ? ['manual'] : []), ...(env.strategy ? [env.strategy] : [])];
+  const traits = [
+    `${env.state}/${env.reason}`,
+    ...(env.manual ? ['manual'] : []),
+    ...(env.strategy ? [env.strategy] : []),
+  ];
   const lines = [`${env.name} (${traits.join(', ')}): ${env.message}`];
   for (const { cluster, namespace, observed } of env.targets) {
     const name = `target ${objectKeyString(cluster)} ${namespace}`;
@@ -42,13 +71,11 @@ function environmentLines(view: PipelineView, env: EnvironmentView, now: Date): 
       continue;
     }
     const { status } = observed;
-    const health = healthOf(observed);
+    const { phase, reason } = phaseOf(observed);
     const revision = status.revision ?? 'no revision';
-    const why = status.error ?? status.reason;
     const since = observed.changedAt === observed.observedAt ? '' : `, unchanged since ${ago(observed.changedAt, now)}`;
-    lines.push(
-      `  ${name}: ${revision}, ${health}, seen ${ago(observed.observedAt, now)}${since}${why ? `: ${why}` : ''}`,
-    );
+    const why = status.message ? `: ${status.message}` : '';
+    lines.push(`  ${name}: ${revision}, ${phase}/${reason}, seen ${ago(observed.observedAt, now)}${since}${why}`);
   }
   if (env.approval) lines.push(`  ${approvalLine(view.key, env.name, env.approval, now)}`);
   for (const record of env.promotions) lines.push(`  promotion: ${promotionLine(record, now)}`);

@@ -2,7 +2,7 @@
 // Secret with the cluster's derived key, a generic-hmac Provider pointing at the cluster's events route, and an Alert
 // for every HelmRelease and Kustomization in the namespaces the stored pipelines' targets use on that cluster.
 import { Document } from 'yaml';
-import { deriveClusterKey } from '../../http/hmac.js';
+import { deriveClusterKey } from '../../signing/hmac.js';
 import { objectKeyString, type ObjectKey } from '../../pipeline/model.js';
 import type { Backend } from '../backend.js';
 import { CliError } from '../errors.js';

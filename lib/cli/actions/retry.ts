@@ -2,7 +2,7 @@
 // credentials, no marker, an outage past the retry limit) waits for a person. Once that person has fixed the cause,
 // this makes the record due now, under the caller's identity, and hands the pipeline to the verifier, which claims
 // the record and runs the strategy again as it would for any retry that came due.
-import { decide } from '../../decision/index.js';
+import { decide, promotionStage } from '../../decision/index.js';
 import { sameRevision } from '../../flux/revision.js';
 import { objectKeyString, type ObjectKey } from '../../pipeline/model.js';
 import type { VersionedPromotionRecord } from '../../store/port.js';
@@ -42,7 +42,7 @@ export async function retryPromotion(
 
   const record = chosenRecord(state.promotions, env, revision, `${name} ${env}`);
   const what = `the promotion of ${record.revision} to ${name} ${env}`;
-  refuseUnlessFailedForGood(record, what);
+  refuseUnlessFailedForGood(record, what, now);
   refuseUnlessDecisionRetries(state, record, now, `${name} ${env}`);
 
   const by = await backend.identity();
@@ -64,7 +64,13 @@ export async function retryPromotion(
     message: `retry of ${record.revision} to ${env} (attempt ${attempt}) requested with pipelinectl`,
     actor: by,
   });
-  const delivered = await backend.enqueue({ type: 'check-pipeline', pipeline: key, env, cause: 'retry' });
+  const delivered = await backend.enqueue({
+    type: 'check-pipeline',
+    pipeline: key,
+    env,
+    cause: 'retry',
+    readTargets: false,
+  });
   return { revision: record.revision, attempt, by, delivered };
 }
 
@@ -87,17 +93,20 @@ function chosenRecord(
   return newest;
 }
 
-function refuseUnlessFailedForGood(record: VersionedPromotionRecord, what: string): void {
-  switch (record.state) {
+/** Only a promotion that failed for good waits for a person; any other stage is the verifier's to move on. */
+function refuseUnlessFailedForGood(record: VersionedPromotionRecord, what: string, now: Date): void {
+  switch (promotionStage(record, now)) {
     case 'succeeded':
       throw new CliError(`${what} succeeded (attempt ${record.attempts}): nothing to retry`);
     case 'pending':
-    case 'in-progress':
+    case 'leased':
+    case 'lease-expired':
       throw new CliError(`${what} is in progress (attempt ${record.attempts}): nothing to retry`);
-    case 'failed':
-      if (record.retryAt !== undefined) {
-        throw new CliError(`${what} is already scheduled for retry at ${record.retryAt}`);
-      }
+    case 'retry-due':
+    case 'retry-scheduled':
+      throw new CliError(`${what} is already scheduled for retry at ${record.retryAt}`);
+    case 'failed-for-good':
+      return;
   }
 }
 

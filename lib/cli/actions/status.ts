@@ -1,13 +1,19 @@
-// What `pipelinectl status` shows: per pipeline, each environment × target with its revision and health, the
+// What `pipelinectl status` shows: per pipeline, each environment × target with its revision and phase, the
 // decision for each environment (made now, from the stored state, exactly as the verifier would), waiting approvals
 // and promotions; as a table or as JSON (the shape is `StatusJson`).
-import type { ApprovalMarker, EnvironmentState, PromotionState } from '../../decision/index.js';
+import type { ApprovalMarker, EnvironmentReason, EnvironmentState, PromotionState } from '../../decision/index.js';
 import { objectKeyString, type ObjectKey } from '../../pipeline/model.js';
 import type { VersionedPromotionRecord } from '../../store/port.js';
+import {
+  loadPipelineView,
+  phaseOf,
+  type PipelineView,
+  type TargetViewPhase,
+  type TargetViewReason,
+} from '../../views/pipeline-view.js';
 import type { Backend } from '../backend.js';
 import { CliError } from '../errors.js';
 import { ago, clip, formatTable, LINE_WIDTH, listAll } from '../output.js';
-import { healthOf, loadPipelineView, type Health, type PipelineView } from '../pipeline-view.js';
 
 /**
  * What `pipelinectl status -o json` prints: `{ "pipelines": [...] }`, one entry per pipeline (just one when a
@@ -38,6 +44,8 @@ export interface EnvironmentStatusJson {
   /** The decision for the environment: source, passed, in-progress, ahead, unknown, promoting, promoted, failed,
    *  waiting-approval, no-strategy or not-reached. */
   state: EnvironmentState;
+  /** Why the environment is in its state, e.g. `RollingOut`, `AwaitingApproval`, `RetryScheduled` (docs/cli.md). */
+  reason: EnvironmentReason;
   /** The decision's one-line explanation. */
   message: string;
   targets: TargetStatusJson[];
@@ -53,10 +61,12 @@ export interface TargetStatusJson {
   /** The app's namespace on that cluster. */
   namespace: string;
   revision: string | null;
-  /** `unknown`: never observed; `error`: the last read failed; `unsettled`: Flux is still working on it. */
-  health: Health;
-  reason: string | null;
-  error: string | null;
+  /** Ready, Progressing, Failed, Suspended, Absent, Unreadable; `Unobserved` before the first read. */
+  phase: TargetViewPhase;
+  /** Why, e.g. `Deployed`, `Reconciling`, `TestsFailed`, `Forbidden`; `NeverObserved` before the first read. */
+  reason: TargetViewReason;
+  /** One line for a person (the failing condition's message, the read error); null before the first read. */
+  message: string | null;
   /** When a read last produced this status. */
   observedAt: string | null;
   /** When the status last became what it is. */
@@ -99,14 +109,14 @@ export function statusJson(view: PipelineView): PipelineStatusJson {
       manual: env.manual,
       strategy: env.strategy ?? null,
       state: env.state,
+      reason: env.reason,
       message: env.message,
       targets: env.targets.map(({ cluster, namespace, observed }) => ({
         cluster: objectKeyString(cluster),
         namespace,
         revision: observed?.status.revision ?? null,
-        health: healthOf(observed),
-        reason: observed?.status.reason ?? null,
-        error: observed?.status.error ?? null,
+        ...phaseOf(observed),
+        message: observed?.status.message ?? null,
         observedAt: observed?.observedAt ?? null,
         changedAt: observed?.changedAt ?? null,
       })),
@@ -151,7 +161,7 @@ export function statusTable(view: PipelineView, now: Date): string[] {
         objectKeyString(cluster),
         namespace,
         observed?.status.revision ?? '-',
-        healthOf(observed),
+        phaseOf(observed).phase,
         observed ? ago(observed.observedAt, now) : 'never',
         i === 0 ? env.state : '',
       ]);
@@ -164,7 +174,7 @@ export function statusTable(view: PipelineView, now: Date): string[] {
       { header: 'CLUSTER', max: 32 },
       { header: 'NAMESPACE', max: 20 },
       { header: 'REVISION', max: 24 },
-      { header: 'HEALTH' },
+      { header: 'PHASE' },
       { header: 'LAST SEEN' },
       { header: 'STATE' },
     ],

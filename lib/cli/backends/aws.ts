@@ -21,13 +21,27 @@ import { masterKeysFromValues } from '../../secrets/master-keys.js';
 import { SecretsManagerSecretSource } from '../../secrets/secrets-manager.js';
 import { SECRET_PURPOSE_TAG, type SecretPurpose } from '../../secrets/tags.js';
 import { createDynamoStore } from '../../store/index.js';
-import type { AwsBackendOptions, Backend } from '../backend.js';
+import type { Backend } from '../backend.js';
 import { CliError } from '../errors.js';
+import { parseObjectKey } from '../flags.js';
 import { purposeConflict, purposeTagValue } from '../../secrets/uses.js';
 import { SqsDeadLetterQueue } from './sqs-dead-letters.js';
 
 /** What `infra/` deploys with, and the Lambda functions read by default. */
 export const DEFAULT_SECRETS_PREFIX = 'pipeline-controller/';
+
+/** Where the deployed stack's resources are: from the stack's outputs, or named one by one. */
+export interface AwsBackendOptions {
+  /** Read the table, queues and secret from this CloudFormation stack's outputs. */
+  stack?: string;
+  table?: string;
+  queueUrl?: string;
+  deadLetterQueueUrl?: string;
+  masterKeySecretId?: string;
+  secretsPrefix?: string;
+  region?: string;
+  defaultCluster?: ObjectKey;
+}
 
 /** The AWS clients the backend uses; any left out is created for `options.region`. */
 export interface AwsClients {
@@ -44,6 +58,8 @@ interface StackOutputs {
   QueueUrl?: string;
   DeadLetterQueueUrl?: string;
   MasterKeySecretArn?: string;
+  /** `ns/name`, present when the stack was deployed with a default cluster. */
+  DefaultCluster?: string;
 }
 
 export async function openAwsBackend(options: AwsBackendOptions, clients: AwsClients = {}): Promise<Backend> {
@@ -89,7 +105,11 @@ export async function openAwsBackend(options: AwsBackendOptions, clients: AwsCli
     return {
       description: options.stack ? `stack ${options.stack} (table ${table})` : `table ${table}`,
       store: createDynamoStore({ client: dynamodb, tableName: table }),
-      defaultCluster: options.defaultCluster,
+      defaultCluster:
+        options.defaultCluster ??
+        (outputs.DefaultCluster === undefined
+          ? undefined
+          : parseObjectKey(outputs.DefaultCluster, `the output DefaultCluster of stack ${options.stack}`)),
       putSecret: async (key, values, purposes) => {
         const tag = tagValue(key, purposes);
         const id = secretId(key);

@@ -2,7 +2,7 @@
 // to it through its loopback-only message route; otherwise the CLI opens the data directory itself.
 import { userInfo } from 'node:os';
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { signatureHeader } from '../../http/hmac.js';
+import { signatureHeader } from '../../signing/hmac.js';
 import { loadOrCreateMasterKeys, readSecrets, readServeInfo, writeSecrets } from '../../local/data-dir.js';
 import { localDynamoClient, startLocalDynamo } from '../../local/dynamo.js';
 import { LOCAL_MESSAGES_PATH } from '../../local/messages-route.js';

@@ -1,8 +1,8 @@
 // pipelinectl explain: why each environment of a pipeline is where it is.
 import type { Command } from 'commander';
-import { addBackendOptions, withBackend } from '../options.js';
+import { addBackendOptions, outputOption, withBackend } from '../options.js';
 import { parseObjectKey } from '../flags.js';
-import { printLines } from '../output.js';
+import { printJson, printLines } from '../output.js';
 
 export function register(program: Command): void {
   const command = program
@@ -12,22 +12,27 @@ export function register(program: Command): void {
     .argument('[env]', 'only this environment')
     .description(
       'Explain why a pipeline is where it is: the candidate revision, and for each environment (or just ENV) the ' +
-        "decision's state and one-line explanation, the target statuses it rests on (revision, health, reason or " +
-        'read error, when each was last seen), the approval marker and the promotions, then what the verifier ' +
-        'would do next. It runs the same decision as the verifier, on the stored state, and changes nothing.',
+        "decision's state, reason and one-line explanation, the target statuses it rests on (revision, phase, " +
+        'reason and message, when each was last seen), the approval marker and the promotions, then what the ' +
+        'verifier would do next. It runs the same decision as the verifier, on the stored state, and changes nothing.',
     )
+    .addOption(outputOption(['text', 'json']))
     .addHelpText(
       'after',
-      '\nExamples:\n  pipelinectl explain flux-system/podinfo\n  pipelinectl explain flux-system/podinfo prod',
+      '\nExamples:\n  pipelinectl explain flux-system/podinfo\n  pipelinectl explain flux-system/podinfo prod -o json',
     );
-  addBackendOptions(command).action(async (name: string, env: string | undefined) => {
-    const key = parseObjectKey(name, 'the pipeline');
-    const { explanation } = await import('../actions/explain.js');
-    const { pipelineViews } = await import('../actions/status.js');
-    await withBackend(command, async (backend) => {
-      const now = new Date();
-      const [view] = await pipelineViews(backend, key, now);
-      if (view) printLines(explanation(view, env, now));
-    });
-  });
+  addBackendOptions(command).action(
+    async (name: string, env: string | undefined, options: { output: 'text' | 'json' }) => {
+      const key = parseObjectKey(name, 'the pipeline');
+      const { explanation, explanationJson } = await import('../actions/explain.js');
+      const { pipelineViews } = await import('../actions/status.js');
+      await withBackend(command, async (backend) => {
+        const now = new Date();
+        const [view] = await pipelineViews(backend, key, now);
+        if (!view) return;
+        if (options.output === 'json') printJson(explanationJson(view, env));
+        else printLines(explanation(view, env, now));
+      });
+    },
+  );
 }

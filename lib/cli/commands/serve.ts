@@ -4,10 +4,10 @@
 import { resolve } from 'node:path';
 import type { Command } from 'commander';
 import { startLocalMode, type LocalMode, type LocalModeOptions } from '../../local/mode.js';
-import type { StructuredLogger } from '../../runtime/logger.js';
+import { createConsoleLogger } from '../../logging/console-logger.js';
+import type { Logger } from '../../logging/logger.js';
 import { CliError } from '../errors.js';
 import { parseDuration, parseHost, parseHttpUrl, parseObjectKey, parsePort } from '../flags.js';
-import { createCliLogger } from '../log.js';
 
 interface ServeFlags {
   config: string;
@@ -58,7 +58,7 @@ export function parseServeFlags(flags: ServeFlags): ServeOptions {
   };
 }
 
-export async function serve(options: ServeOptions, logger: StructuredLogger = createCliLogger()): Promise<void> {
+export async function serve(options: ServeOptions, logger: Logger = createConsoleLogger()): Promise<void> {
   const stopSignal = listenForStop(logger);
   let mode: LocalMode;
   try {
@@ -86,7 +86,7 @@ export async function serve(options: ServeOptions, logger: StructuredLogger = cr
 }
 
 /** One line: readable on a terminal, a JSON line (`message: "ready"`) otherwise. */
-function announceReady(mode: LocalMode, options: ServeOptions, logger: StructuredLogger): void {
+function announceReady(mode: LocalMode, options: ServeOptions, logger: Logger): void {
   const dataDir = resolve(options.dataDir);
   if (process.stdout.isTTY) {
     process.stdout.write(`pipelinectl serve: receiver ${mode.receiverUrl}, data directory ${dataDir} (Ctrl-C stops)\n`);
@@ -96,7 +96,7 @@ function announceReady(mode: LocalMode, options: ServeOptions, logger: Structure
 }
 
 /** The first SIGINT or SIGTERM resolves `received`; a second one ends the process at once. */
-function listenForStop(logger: StructuredLogger): { received: Promise<NodeJS.Signals>; dispose(): void } {
+function listenForStop(logger: Logger): { received: Promise<NodeJS.Signals>; dispose(): void } {
   let first: NodeJS.Signals | undefined;
   let resolveReceived: (signal: NodeJS.Signals) => void = () => undefined;
   const received = new Promise<NodeJS.Signals>((resolvePromise) => {

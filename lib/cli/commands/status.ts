@@ -11,8 +11,8 @@ export function register(program: Command): void {
     .argument('[pipeline]', 'NAMESPACE/NAME of one pipeline (default: every pipeline)')
     .description(
       'Show each pipeline environment by environment: every target (cluster and namespace) with the revision it ' +
-        'runs, its health (healthy, unhealthy, unsettled, error, unknown) and when it was last seen; the decision ' +
-        'for the environment with its explanation, made now from the stored state as the verifier would make it; ' +
+        'runs, its phase (Ready, Progressing, Failed, Suspended, Absent, Unreadable; Unobserved before the first ' +
+        'read) and when it was last seen; the decision for the environment (state, reason) with its explanation, made now from the stored state as the verifier would make it; ' +
         'the revision waiting for approval; and the promotions made, with their pull request or error.',
     )
     .addOption(outputOption(['table', 'json']))

@@ -10,6 +10,7 @@ import { createAppAuth } from '@octokit/auth-app';
 import { retry } from '@octokit/plugin-retry';
 import { throttling, type ThrottlingOptions } from '@octokit/plugin-throttling';
 import { Octokit } from '@octokit/rest';
+import type { Logger } from '../../logging/logger.js';
 import { objectKeyString, type ObjectKey } from '../../pipeline/model.js';
 import type { SecretSource } from '../../secrets/port.js';
 import { PromotionError } from '../port.js';
@@ -22,12 +23,6 @@ const APP_KEYS = [APP_ID_KEY, APP_INSTALLATION_ID_KEY, APP_PRIVATE_KEY_KEY] as c
 
 export type GitHubCredentials =
   { kind: 'token'; token: string } | { kind: 'app'; appId: number; installationId: number; privateKey: string };
-
-export interface GitHubLogger {
-  info(message: string, attributes?: Record<string, unknown>): void;
-  warn(message: string, attributes?: Record<string, unknown>): void;
-  debug?(message: string, attributes?: Record<string, unknown>): void;
-}
 
 const keyList = (keys: readonly string[]) => keys.map((key) => `"${key}"`).join(', ');
 const NEEDED = `the key "${TOKEN_KEY}", or the GitHub App keys ${keyList(APP_KEYS)}`;
@@ -78,7 +73,7 @@ export async function readCredentials(secrets: SecretSource, key: ObjectKey): Pr
 export interface GitHubClientSettings {
   /** Overrides the global fetch (tests, proxies). */
   fetch?: typeof fetch;
-  logger?: GitHubLogger;
+  logger?: Pick<Logger, 'debug' | 'info' | 'warn'>;
   /** How many times a 5xx, a network error or a timeout is retried inside one call. Default 3. */
   retries?: number;
   /** Backoff of those retries: retry n waits n² × this. Default 500 ms. */

@@ -1,5 +1,5 @@
-// The pull-request promotion strategy for GitHub (DESIGN §6, Weave's strategy in pipeline-controller §4.1), done
-// through the REST API without cloning:
+// The pull-request promotion strategy for GitHub (README, "Pull requests"; Weave's, as docs/weave-compatibility.md
+// says), done through the REST API without cloning:
 //
 // 1. read the base branch's head commit and its whole tree (one recursive listing); only `*.yaml`/`*.yml` blobs are
 //    considered, and a blob is read only when the marker cache does not know its id yet. With a MarkerScanStore the

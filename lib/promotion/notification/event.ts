@@ -1,7 +1,7 @@
-// The event a notification promotion sends: Weave's notification strategy (pipeline-controller §4.2) in the shape of
-// Flux's `event.v1beta1.Event` (flux-formats §2.1), so anything that takes a Flux generic / generic-hmac webhook
-// takes it too. Weave emitted it through the Flux event recorder; we build it ourselves, with the same fields, in the
-// same order, encoded the way Go's encoding/json would.
+// The event a notification promotion sends: Weave's notification strategy (docs/weave-compatibility.md) in the shape
+// of Flux's `event.v1beta1.Event` (docs/flux-status.md, "The event"), so anything that takes a Flux generic /
+// generic-hmac webhook takes it too. Weave emitted it through the Flux event recorder; we build it ourselves, with the
+// same fields, in the same order, encoded the way Go's encoding/json would.
 import { createHash } from 'node:crypto';
 import type { PromotionRequest } from '../port.js';
 

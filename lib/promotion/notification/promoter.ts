@@ -1,4 +1,4 @@
-// The notification strategy (pipeline-controller §4.2): announce the promotion and let someone else carry it out
+// The notification strategy (docs/notifications.md): announce the promotion and let someone else carry it out
 // (a CI workflow, a person in a chat channel). The outcome has no `result`, like Weave's 204.
 //
 // Delivery is at-least-once per sink. Every sink gets the event on every attempt, including sinks that took it on an

@@ -1,10 +1,10 @@
-// POSTs the event the way Flux's generic / generic-hmac Provider does (flux-formats §1.3–§1.4), so an endpoint built
-// for Flux webhooks takes it as it is.
+// POSTs the event the way Flux's generic / generic-hmac Provider does (docs/flux-status.md, "The request"), so an
+// endpoint built for Flux webhooks takes it as it is.
 //
 // Errors name the sink by host only: the URL's path and query often are the credential (a Slack webhook, a
 // `?token=`), and header values are secrets by nature. No error carries the fetch failure as its cause either, since
 // some of those repeat the URL.
-import { signatureHeader } from '../../http/hmac.js';
+import { signatureHeader } from '../../signing/hmac.js';
 import { PromotionError } from '../port.js';
 import { encodeEvent, REPORTING_CONTROLLER, type PromotionEvent } from './event.js';
 import type { NotificationSink } from './sink.js';

@@ -1,9 +1,9 @@
-// The audit trail: one item per decision or effect, in a partition per pipeline, newest last in sort order, and
+// The audit trail: one item per effect (AuditEntryType), in a partition per pipeline, newest last in sort order, and
 // removed by DynamoDB's TTL after the retention period.
 import { randomBytes } from 'node:crypto';
 import { PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import type { ObjectKey } from '../../pipeline/model.js';
-import type { AuditEntry, AuditLog, Page, PageRequest } from '../port.js';
+import type { AuditEntry, AuditEntryType, AuditLog, Page, PageRequest } from '../port.js';
 import { decodeCursor, encodeCursor, expiresAfter, keys, TABLE_SCHEMA, type TableContext } from './table.js';
 
 export class DynamoAuditLog implements AuditLog {
@@ -41,7 +41,8 @@ export class DynamoAuditLog implements AuditLog {
       const entry: AuditEntry = {
         at: String(item.at),
         pipeline: item.pipeline as ObjectKey,
-        type: String(item.type),
+        // Written by appendAudit only, so one of the types.
+        type: String(item.type) as AuditEntryType,
         message: String(item.message),
       };
       for (const field of ['env', 'revision', 'actor'] as const) {

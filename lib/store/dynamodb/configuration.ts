@@ -16,16 +16,10 @@ import type {
   StoredCluster,
   StoredPipeline,
 } from '../port.js';
+import { ConcurrentChangeError } from '../errors.js';
 import { batchWrite, deleteRequest, putRequest } from './batch.js';
 import { fingerprint } from './fingerprint.js';
 import { decodeCursor, encodeCursor, isConditionFailure, keys, TABLE_SCHEMA, type TableContext } from './table.js';
-
-export class ConcurrentChangeError extends Error {
-  constructor(what: string) {
-    super(`${what} was changed by someone else at the same time; apply again`);
-    this.name = 'ConcurrentChangeError';
-  }
-}
 
 interface IndexEntry {
   app: AppKey;

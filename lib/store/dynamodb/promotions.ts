@@ -2,6 +2,7 @@
 // conditional on absence, so exactly one caller creates a record; every later change is conditional on the
 // record's version (optimistic locking), so two workers never both own an attempt.
 import { GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { isClaimable, promotionStage } from '../../decision/index.js';
 import { queryAll } from './query.js';
 import type { ObjectKey } from '../../pipeline/model.js';
 import type { Promotions, VersionedPromotionRecord } from '../port.js';
@@ -80,7 +81,8 @@ export class DynamoPromotions implements Promotions {
   ): Promise<VersionedPromotionRecord | undefined> {
     for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt += 1) {
       const current = await this.getPromotion(pipeline, env, revision);
-      if (!current || !isDue(current, now)) return undefined;
+      // The decision's own rule (lib/decision/promotion-lifecycle.ts), enforced here by the version condition.
+      if (!current || !isClaimable(promotionStage(current, now))) return undefined;
       try {
         const result = await this.table.documents.send(
           new UpdateCommand({
@@ -168,20 +170,6 @@ export class DynamoPromotions implements Promotions {
       if (isConditionFailure(error)) return false;
       throw error;
     }
-  }
-}
-
-/** Whether an attempt may start now: the rules the decision (promotion-step.ts) applies, enforced atomically here. */
-function isDue(current: VersionedPromotionRecord, now: Date): boolean {
-  switch (current.state) {
-    case 'pending':
-      return true;
-    case 'in-progress':
-      return current.leaseExpiresAt === undefined || Date.parse(current.leaseExpiresAt) <= now.getTime();
-    case 'failed':
-      return current.retryAt !== undefined && Date.parse(current.retryAt) <= now.getTime();
-    case 'succeeded':
-      return false;
   }
 }
 

@@ -7,10 +7,12 @@ import type { TargetStatus } from '../../flux/target-status.js';
 import { appKeyString, type AppKey } from '../../pipeline/model.js';
 import type { ObservedTargetStatus, TargetStatuses } from '../port.js';
 import { fingerprint } from './fingerprint.js';
+import { decodeTargetStatus } from './stored-target-status.js';
 import { isConditionFailure, keys, type TableContext } from './table.js';
 
 interface StatusItem {
-  status: TargetStatus;
+  /** The status in the current shape, or in the shape of an older version (decoded on read). */
+  status: unknown;
   fingerprint: string;
   observedAt: string;
   changedAt: string;
@@ -126,5 +128,5 @@ export class DynamoTargetStatuses implements TargetStatuses {
 }
 
 function observed(item: StatusItem): ObservedTargetStatus {
-  return { status: item.status, observedAt: item.observedAt, changedAt: item.changedAt };
+  return { status: decodeTargetStatus(item.status), observedAt: item.observedAt, changedAt: item.changedAt };
 }

@@ -1,4 +1,5 @@
-// HMAC signatures of the receiver's routes (DESIGN §4, flux-formats §1.4, pipeline-controller §5.3).
+// HMAC signatures of the webhooks, in one module that depends on nothing of ours but the object key: the receiver
+// verifies them, and the notification strategy, the CLI and the local mode sign with them.
 //
 // - Events from leaf clusters are signed by Flux's generic-hmac Provider: `X-Signature: sha256=<hex>` over the raw
 //   body, with a per-cluster key derived from the master key, so no per-cluster secret is stored.
@@ -11,7 +12,7 @@ import type { ObjectKey } from '../pipeline/model.js';
 export const HMAC_ALGORITHMS = ['sha224', 'sha256', 'sha384', 'sha512'] as const;
 export type HmacAlgorithm = (typeof HMAC_ALGORITHMS)[number];
 
-/** Flux only ever sends sha256 (flux-formats §1.4), and the events route accepts nothing else. */
+/** Flux's generic-hmac Provider only ever sends sha256, and the events route accepts nothing else. */
 export const EVENT_SIGNATURE_ALGORITHMS: readonly HmacAlgorithm[] = ['sha256'];
 /** What Weave's sign_verifier accepts on `/promotion` and `/approval`. */
 export const WEAVE_SIGNATURE_ALGORITHMS: readonly HmacAlgorithm[] = HMAC_ALGORITHMS;

@@ -1,4 +1,4 @@
-// The receiver's HMAC scheme: Flux's test vector, the derived cluster keys, and what a signature header may be.
+// The webhooks' HMAC scheme (lib/signing): Flux's test vector, derived cluster keys, what a signature header may be.
 import assert from 'node:assert/strict';
 import { createHmac } from 'node:crypto';
 import { describe, it } from 'node:test';
@@ -9,12 +9,12 @@ import {
   verifySignature,
   verifySignatureWithAny,
   WEAVE_SIGNATURE_ALGORITHMS,
-} from '../../lib/http/hmac.js';
+} from '../../lib/signing/hmac.js';
 import { EVENT_A_HELM_UPGRADE, EVENT_A_HMAC_KEY, EVENT_A_SIGNATURE } from '../fixtures/flux-events.js';
 
 const FLEET_EU = { namespace: 'flux-system', name: 'fleet-eu' };
 
-describe('Flux test vector (flux-formats §1.4)', () => {
+describe('Flux test vector (docs/flux-status.md, example A)', () => {
   const body = Buffer.from(EVENT_A_HELM_UPGRADE, 'utf8');
 
   it('verifies sha256 over the 508 exact bytes with key s3cr3t', () => {

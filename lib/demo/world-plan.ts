@@ -1,9 +1,9 @@
-// The simulated outside world of `pipelinectl demo`, built from a configuration (examples/demo by default): one
-// fake Kubernetes API server per GitopsCluster, a fake GitHub holding the fleet repository that the Pipelines'
-// pull-request strategies name, and in it one HelmRelease manifest per target, `clusters/<cluster>/<app>.yaml`
+// What the demo simulates for a configuration (examples/demo by default), decided before anything starts: one fake
+// Kubernetes API server per GitopsCluster some target runs on, one fleet repository (the one the Pipelines'
+// pull-request strategies name), and in it one HelmRelease manifest per target, `clusters/<cluster>/<app>.yaml`
 // (`clusters/<cluster>/<namespace>/<app>.yaml` when a cluster runs the app in several namespaces). The manifests of
 // every environment but the first carry that environment's `$promotion` marker; the first environment's are what
-// CI writes. Every target starts deployed and healthy at `initialVersion`.
+// CI writes.
 //
 // What the configuration may use: HelmRelease apps, GitopsClusters with a `secretRef` (their kubeconfig Secrets
 // are what the world hands back, with the simulated servers' kubeconfigs), GitHub pull-request promotions into
@@ -12,87 +12,14 @@ import type { Configuration } from '../config/index.js';
 import { markerFor } from '../promotion/markers.js';
 import { parseRepositoryUrl } from '../promotion/github/repository.js';
 import { objectKeyString, type ObjectKey, type Pipeline } from '../pipeline/model.js';
-import { fleetManifest, type FleetRepository } from './demo-github.js';
-import { FakeGitHub } from './fake-github.js';
-import { FakeKubeApi } from './fake-kube-api.js';
-import type { SimulatedTarget } from './flux-simulator.js';
-import { installedHelmRelease } from './helm-release.js';
+import type { FleetRepository } from './fleet-manifest.js';
 
-export interface DemoTarget extends SimulatedTarget {
-  name: string;
-  pipeline: ObjectKey;
-  env: string;
-}
-
-export interface DemoWorld {
-  github: FakeGitHub;
-  repository: FleetRepository;
-  /** The fake API server of each GitopsCluster, by `ns/name`. */
-  clusters: Map<string, FakeKubeApi>;
-  /** Every target of every Pipeline, in pipeline and environment order. */
-  targets: DemoTarget[];
-  /** The manifests of each Pipeline's first environment (what CI writes), by `ns/name` of the Pipeline. */
-  sourceFiles: Map<string, string[]>;
-  /** The kubeconfig and GitHub token Secrets, to layer over the configuration's placeholders. */
-  secrets: { key: ObjectKey; values: Record<string, string> }[];
-  stop(): Promise<void>;
-}
-
+/** A configuration the demo cannot simulate; the message lists every reason, one per line. */
 export class DemoConfigurationError extends Error {
   override name = 'DemoConfigurationError';
 }
 
-/** Checks that the configuration can be simulated, then starts its world. */
-export async function startDemoWorld(configuration: Configuration, initialVersion: string): Promise<DemoWorld> {
-  const plan = planWorld(configuration);
-  const github = await FakeGitHub.start();
-  const clusters = new Map<string, FakeKubeApi>();
-  const stop = async () => {
-    await Promise.all([...clusters.values()].map((cluster) => cluster.stop()));
-    await github.stop();
-  };
-  try {
-    for (const cluster of plan.clusters) clusters.set(objectKeyString(cluster.key), await FakeKubeApi.start());
-    const files: Record<string, string> = {};
-    const targets: DemoTarget[] = plan.targets.map((target) => {
-      const api = clusters.get(objectKeyString(target.cluster));
-      if (!api) throw new Error(`no simulated cluster ${objectKeyString(target.cluster)}`);
-      files[target.file] = fleetManifest({
-        namespace: target.namespace,
-        name: target.name,
-        version: initialVersion,
-        ...(target.marker === undefined ? {} : { marker: target.marker }),
-        comment: `${target.name} on the ${target.cluster.name} cluster (${target.env}), as Flux there applies it.`,
-      });
-      api.put(installedHelmRelease({ namespace: target.namespace, name: target.name }, initialVersion));
-      return {
-        pipeline: target.pipeline,
-        env: target.env,
-        cluster: target.cluster,
-        api,
-        namespace: target.namespace,
-        name: target.name,
-        file: target.file,
-      };
-    });
-    github.createRepository(plan.repository.owner, plan.repository.name, files, {
-      message: 'Fleet at ' + initialVersion,
-    });
-    const secrets = [
-      ...plan.clusters.map((cluster) => {
-        const api = clusters.get(objectKeyString(cluster.key));
-        return { key: cluster.secret, values: { value: api?.kubeconfig({ name: cluster.key.name }) ?? '' } };
-      }),
-      ...plan.tokenSecrets.map((key) => ({ key, values: { token: github.token } })),
-    ];
-    return { github, repository: plan.repository, clusters, targets, sourceFiles: plan.sourceFiles, secrets, stop };
-  } catch (error) {
-    await stop();
-    throw error;
-  }
-}
-
-interface PlannedTarget {
+export interface PlannedTarget {
   pipeline: ObjectKey;
   env: string;
   cluster: ObjectKey;
@@ -102,7 +29,7 @@ interface PlannedTarget {
   marker?: string;
 }
 
-interface WorldPlan {
+export interface WorldPlan {
   repository: FleetRepository;
   clusters: { key: ObjectKey; secret: ObjectKey }[];
   targets: PlannedTarget[];

@@ -1,5 +1,5 @@
-// Flux on simulated leaf clusters, for the local demo (and its tests). Each simulated target is a HelmRelease on a
-// FakeKubeApi whose chart version comes from a file in a FakeGitHub repository, as with a real fleet repository:
+// Flux on the demo's simulated leaf clusters. Each simulated target is a HelmRelease on a FakeKubeApi whose chart
+// version comes from a file in a FakeGitHub repository, as with a real fleet repository:
 //
 // 1. every `intervalMs` the version in the file (on `branch`) is compared with the version the HelmRelease's spec
 //    asks for;
@@ -8,22 +8,21 @@
 //    Unknown, the old release still in the history;
 // 3. after `upgradeMs` the upgrade ends: a new Helm release in the history (the previous one superseded), Ready and
 //    Released True with UpgradeSucceeded, the generation observed;
-// 4. then notification-controller's generic-hmac Provider POSTs the `UpgradeSucceeded` event (flux-formats §2.4 A)
-//    to `<receiverUrl>/v1/events/<cluster namespace>/<cluster name>`, signed `X-Signature: sha256=…` with the
-//    cluster's key derived from the master key, retried like notification-controller does (2, 4, 8 s apart on a
-//    connection error, 429 or 5xx other than 501; nothing persisted).
+// 4. then notification-controller's generic-hmac Provider POSTs the `UpgradeSucceeded` event (a Flux event's JSON
+//    body, as a real cluster sends it) to `<receiverUrl>/v1/events/<cluster namespace>/<cluster name>`, signed
+//    `X-Signature: sha256=…` with the cluster's key derived from the master key, retried like notification-controller
+//    does (2, 4, 8 s apart on a connection error, 429 or 5xx other than 501; nothing persisted).
 //
 // A real helm-controller emits its event a moment before it writes the final status; the product reads the object
 // anyway and re-checks one that has not settled. The simulator sends it right after the status, so that the demo
 // does not wait for a re-check. The state lives in the fake clusters' objects; the simulator only remembers which
 // targets are in the middle of an upgrade.
 import { setTimeout as sleep } from 'node:timers/promises';
-import { readTargetStatus } from '../flux/index.js';
-import type { TargetStatus } from '../flux/target-status.js';
-import { deriveClusterKey, signatureHeader } from '../http/hmac.js';
+import { readTargetStatus, type TargetStatus } from '../flux/index.js';
+import { deriveClusterKey, signatureHeader } from '../signing/hmac.js';
 import { objectKeyString, type ObjectKey } from '../pipeline/model.js';
-import type { FakeGitHub } from './fake-github.js';
-import type { FakeKubeApi } from './fake-kube-api.js';
+import type { FakeGitHub } from '../testing/fake-github.js';
+import type { FakeKubeApi } from '../testing/fake-kube-api.js';
 import {
   chartVersionIn,
   finishHelmUpgrade,
@@ -31,7 +30,7 @@ import {
   installedHelmRelease,
   requestedChartVersion,
   startHelmUpgrade,
-} from './helm-release.js';
+} from '../testing/helm-release.js';
 import { Loop } from './loop.js';
 
 export interface SimulatedTarget {

@@ -1,4 +1,4 @@
-// A periodic task for the demo's simulated actors.
+// A periodic task for the demo's simulated actors (Flux, the merge bot, CI).
 
 /** Runs `step` every `intervalMs` (never two at once) until stopped; a step that throws is reported to `onError`
  * and does not stop it. */

@@ -1,11 +1,12 @@
-// The CLI's logger (`pipelinectl serve`, `demo`): JSON lines when the output is not a terminal (for a log collector),
-// short readable lines on a terminal. Attributes whose names say they hold a credential are replaced by
-// `[redacted]` wherever they are nested: lib/ never logs a Secret value, and this is the belt to those braces.
-import type { StructuredLogger } from '../runtime/logger.js';
+// The logger of the local mode as `pipelinectl serve` and `demo` run it: JSON lines when the output is not a terminal
+// (for a log collector), short readable lines on a terminal. Attributes whose names say they hold a credential are
+// replaced by `[redacted]` wherever they are nested: lib/ never logs a Secret value, and this is the belt to those
+// braces.
+import type { Logger } from './logger.js';
 
 export type LogLevel = 'debug' | 'info' | 'warn' | 'error';
 
-export interface CliLoggerOptions {
+export interface ConsoleLoggerOptions {
   /** Default process.stdout. */
   stream?: { write(text: string): unknown; isTTY?: boolean };
   /** Default: `text` when the stream is a terminal, else `json`. */
@@ -23,7 +24,7 @@ const SENSITIVE = /token|password|passwd|secret|hmac|signature|authorization|kub
 /** Fields of a JSON line; an attribute with one of these names is written with a leading `_`. */
 const RESERVED = new Set(['time', 'level', 'message']);
 
-export function createCliLogger(options: CliLoggerOptions = {}): StructuredLogger {
+export function createConsoleLogger(options: ConsoleLoggerOptions = {}): Logger {
   const stream = options.stream ?? process.stdout;
   const format = options.format ?? (stream.isTTY ? 'text' : 'json');
   const threshold = LEVELS[options.level ?? (process.env.PIPELINECTL_DEBUG === '1' ? 'debug' : 'info')];

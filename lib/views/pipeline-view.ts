@@ -1,12 +1,22 @@
 // One pipeline as `status` and `explain` show it: the stored state the verifier decides on (read through the same
 // helper, so what is shown is what the verifier would decide now), arranged per environment.
 import type { Promotion } from '../config/schema.js';
-import { decide, type ApprovalMarker, type Decision, type EnvironmentState } from '../decision/index.js';
+import {
+  decide,
+  type ApprovalMarker,
+  type Decision,
+  type EnvironmentReason,
+  type EnvironmentState,
+} from '../decision/index.js';
+import type { TargetPhase, TargetReason } from '../flux/target-status.js';
 import { appKeyOf, appKeyString, type ObjectKey } from '../pipeline/model.js';
 import type { ObservedTargetStatus, StoredPipeline, VersionedPromotionRecord } from '../store/port.js';
 import { decisionInputOf, readPipelineState, type PipelineStateReader } from '../verifier/evaluate.js';
 
-export type Health = 'healthy' | 'unhealthy' | 'unsettled' | 'error' | 'unknown';
+/** A target's phase as `status` and `explain` show it: its status's phase, or `Unobserved` before a first read. */
+export type TargetViewPhase = TargetPhase | 'Unobserved';
+/** A target's reason as shown: its status's reason, or `NeverObserved` before a first read. */
+export type TargetViewReason = TargetReason | 'NeverObserved';
 
 export interface TargetView {
   cluster: ObjectKey;
@@ -19,8 +29,9 @@ export interface EnvironmentView {
   name: string;
   manual: boolean;
   strategy?: 'pull-request' | 'notification';
-  /** The decision's state and one-line explanation for the environment. */
+  /** The decision's state, reason and one-line explanation for the environment. */
   state: EnvironmentState;
+  reason: EnvironmentReason;
   message: string;
   targets: TargetView[];
   approval?: ApprovalMarker;
@@ -52,6 +63,7 @@ export async function loadPipelineView(
       manual: env.promotion?.manual === true,
       strategy: strategyOf(env.promotion),
       state: explanation?.state ?? 'not-reached',
+      reason: explanation?.reason ?? 'StoppedEarlier',
       message: explanation?.message ?? '',
       targets: env.targets.map((target) => ({
         cluster: target.cluster,
@@ -67,13 +79,13 @@ export async function loadPipelineView(
   return { key, stored: state.stored, decision, environments };
 }
 
-/** One word for a target: a read error, still reconciling, healthy or not, or never observed. */
-export function healthOf(observed: ObservedTargetStatus | undefined): Health {
-  if (!observed) return 'unknown';
-  const { status } = observed;
-  if (status.error !== undefined) return 'error';
-  if (!status.settled) return 'unsettled';
-  return status.healthy ? 'healthy' : 'unhealthy';
+/** A target's phase and reason as shown, including a target never observed. */
+export function phaseOf(observed: ObservedTargetStatus | undefined): {
+  phase: TargetViewPhase;
+  reason: TargetViewReason;
+} {
+  if (!observed) return { phase: 'Unobserved', reason: 'NeverObserved' };
+  return { phase: observed.status.phase, reason: observed.status.reason };
 }
 
 function strategyOf(promotion: Promotion | undefined): EnvironmentView['strategy'] {

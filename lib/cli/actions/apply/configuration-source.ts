@@ -1,0 +1,70 @@
+// Loading the configuration to apply: its files (or text), checked against what is stored (clusters it refers to
+// without defining them, and the keys of stored Secrets it refers to).
+import { keyOf, namedDocument } from '../../../config/references.js';
+import { expandDocument } from '../../../config/validate.js';
+import { findConfigFiles, parseConfigText, readConfigFile, type SourceDocument } from '../../../config/yaml-source.js';
+import {
+  loadConfiguration,
+  loadConfigurationText,
+  type KnownSecret,
+  type LoadOptions,
+  type LoadResult,
+} from '../../../config/index.js';
+import { objectKeyString, type ObjectKey } from '../../../pipeline/model.js';
+import { secretUses } from '../../../secrets/uses.js';
+import type { Backend } from '../../backend.js';
+import type { StoredObjects } from './stored-objects.js';
+
+/** Files and directories (read as `loadConfiguration` reads them), or YAML text such as standard input. */
+export type ConfigurationSource = { paths: readonly string[] } | { text: string; file: string };
+
+export async function loadConfigurationSource(
+  backend: Backend,
+  source: ConfigurationSource,
+  stored: StoredObjects,
+  defaultCluster: ObjectKey | undefined,
+): Promise<LoadResult> {
+  const options: LoadOptions = {
+    defaultCluster,
+    known: {
+      clusters: stored.clusters.map((cluster) => keyOf(cluster.document.metadata)),
+      secrets: await knownSecrets(backend, source),
+    },
+  };
+  return 'text' in source
+    ? loadConfigurationText(source.text, source.file, options)
+    : await loadConfiguration(source.paths, options);
+}
+
+/**
+ * The stored Secrets this configuration refers to without defining them, with their key names (never values), so
+ * that the loader can check their keys. The files are read leniently for this; the loader reads them properly.
+ */
+async function knownSecrets(backend: Backend, source: ConfigurationSource): Promise<KnownSecret[]> {
+  const sources: SourceDocument[] = [];
+  if ('text' in source) sources.push(...parseConfigText(source.text, source.file).documents);
+  else {
+    for (const path of source.paths) {
+      for (const file of (await findConfigFiles(path)).files) sources.push(...(await readConfigFile(file)).documents);
+    }
+  }
+  const documents = sources
+    .flatMap((document) => expandDocument(document))
+    .map((at) => namedDocument(at))
+    .filter((named) => named !== undefined);
+  const defined = new Set(documents.filter((d) => d.kind === 'Secret').map((d) => objectKeyString(d.key)));
+  const referenced = new Map<string, ObjectKey>();
+  for (const { kind, key, value } of documents) {
+    for (const use of secretUses(kind, key, value)) {
+      const id = objectKeyString(use.secret);
+      if (!defined.has(id)) referenced.set(id, use.secret);
+    }
+  }
+  const known = await Promise.all(
+    [...referenced.values()].map(async (key): Promise<KnownSecret | undefined> => {
+      const keys = await backend.secretKeys(key);
+      return keys && { ...key, keys };
+    }),
+  );
+  return known.filter((secret) => secret !== undefined);
+}

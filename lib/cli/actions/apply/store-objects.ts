@@ -1,0 +1,78 @@
+// Storing a valid configuration's objects: Secrets, clusters, pipelines, in that order, so nothing is stored before
+// what it refers to. A dry run compares with what is stored instead, as the store would, and writes nothing.
+import { keyOf } from '../../../config/references.js';
+import type { Configuration } from '../../../config/index.js';
+import { objectKeyString, type ObjectKey } from '../../../pipeline/model.js';
+import type { SecretPurpose } from '../../../secrets/tags.js';
+import { canonicalJson } from '../../../store/index.js';
+import type { Backend } from '../../backend.js';
+import type { StoredObjects } from './stored-objects.js';
+
+export interface StoreObjectsOptions {
+  dryRun: boolean;
+  now: () => Date;
+  /** What each Secret is marked with where it is stored. */
+  purposesOf: (key: ObjectKey) => SecretPurpose[];
+}
+
+export interface StoredOutcome {
+  /** One line per object: `pipeline flux-system/podinfo created`, `secret apps/github configured`, … */
+  lines: string[];
+  /** Pipelines created or configured. */
+  changedPipelines: ObjectKey[];
+}
+
+type Outcome = 'created' | 'configured' | 'unchanged';
+
+export async function storeObjects(
+  backend: Backend,
+  configuration: Configuration,
+  stored: StoredObjects,
+  options: StoreObjectsOptions,
+): Promise<StoredOutcome> {
+  const { store } = backend;
+  const { dryRun, now } = options;
+  const suffix = dryRun ? ' (dry run)' : '';
+  const lines: string[] = [];
+  const changedPipelines: ObjectKey[] = [];
+
+  for (const secret of configuration.secrets) {
+    if (!dryRun) await backend.putSecret(secret.key, secret.values, options.purposesOf(secret.key));
+    // Values are never compared or shown: a Secret is always (re)written.
+    lines.push(`secret ${objectKeyString(secret.key)} configured${suffix}`);
+  }
+
+  const clustersByKey = new Map(stored.clusters.map((c) => [objectKeyString(keyOf(c.document.metadata)), c]));
+  for (const { key, document } of configuration.clusters) {
+    const before = clustersByKey.get(objectKeyString(key));
+    const changed = dryRun
+      ? !sameJson(before?.document, document)
+      : (await store.applyCluster(document, now())).changed;
+    lines.push(`gitopscluster ${objectKeyString(key)} ${outcomeOf(before, changed)}${suffix}`);
+  }
+
+  const pipelinesByKey = new Map(stored.pipelines.map((p) => [objectKeyString(keyOf(p.document.metadata)), p]));
+  for (const [i, { key, document }] of configuration.pipelineDocuments.entries()) {
+    const pipeline = configuration.pipelines[i];
+    if (!pipeline) throw new Error(`the configuration has no resolved pipeline for ${objectKeyString(key)}`);
+    const before = pipelinesByKey.get(objectKeyString(key));
+    // The store compares the document and its resolved form (the default cluster may have changed).
+    const changed = dryRun
+      ? !sameJson(before && { document: before.document, pipeline: before.pipeline }, { document, pipeline })
+      : (await store.applyPipeline(document, pipeline, now())).changed;
+    const outcome = outcomeOf(before, changed);
+    if (outcome !== 'unchanged') changedPipelines.push(key);
+    lines.push(`pipeline ${objectKeyString(key)} ${outcome}${suffix}`);
+  }
+  return { lines, changedPipelines };
+}
+
+function outcomeOf(stored: unknown, changed: boolean): Outcome {
+  if (!stored) return 'created';
+  return changed ? 'configured' : 'unchanged';
+}
+
+/** Equal as JSON whatever the key order, as the store's fingerprint compares documents. */
+function sameJson(stored: unknown, applied: unknown): boolean {
+  return stored !== undefined && canonicalJson(stored) === canonicalJson(applied);
+}

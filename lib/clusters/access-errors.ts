@@ -1,0 +1,92 @@
+// Every failure to read a cluster becomes a ClusterAccessError: its kind decides whether the verifier retries, its
+// message names the cluster and what was being read, and never carries a token, a password or Secret content.
+import { STATUS_CODES } from 'node:http';
+import { ApiException } from '@kubernetes/client-node';
+import { isRecord } from './is-record.js';
+import { ClusterAccessError, type ClusterErrorKind } from './port.js';
+
+/** What a failed request was about, for its message. */
+export interface FailedRequest {
+  /** The cluster as `namespace/name`. */
+  cluster: string;
+  /** The origin of its API server. */
+  server: string;
+  /** Strings that must never show up in a message (tokens, passwords). */
+  redact: readonly string[];
+  /** What was being done, e.g. `reading helmreleases/podinfo in apps`. */
+  what: string;
+  /** The request's deadline, in ms. */
+  timeoutMs: number;
+}
+
+/** The error a request ends with when its deadline passes. */
+export function timeoutError(request: FailedRequest, options?: { cause?: unknown }): ClusterAccessError {
+  const message = `cluster ${request.cluster}: no answer within ${request.timeoutMs} ms ${request.what}`;
+  return new ClusterAccessError('timeout', message, undefined, options);
+}
+
+/** Classifies what a client-node request threw: timeout, HTTP status, network failure, or an unexpected answer. */
+export function toClusterAccessError(request: FailedRequest, error: unknown, timedOut: boolean): ClusterAccessError {
+  if (error instanceof ClusterAccessError) return error;
+  const { what } = request;
+  const prefix = `cluster ${request.cluster}:`;
+  if (timedOut || (isRecord(error) && error.name === 'AbortError')) return timeoutError(request, { cause: error });
+  if (error instanceof ApiException) {
+    const code = error.code;
+    const status = `${code} ${STATUS_CODES[code] ?? 'Unknown'}`;
+    const detail = statusMessage(error.body);
+    const extra = detail && detail !== STATUS_CODES[code] ? `: ${redact(detail, request.redact)}` : '';
+    return new ClusterAccessError(kindOfStatus(code), `${prefix} ${status} ${what}${extra}`, code, { cause: error });
+  }
+  if (isRecord(error) && error.name === 'FetchError' && error.type === 'system') {
+    // Connection refused or reset, DNS, TLS verification: node-fetch's `code` says which.
+    const code = typeof error.code === 'string' ? error.code : 'network error';
+    const message = `${prefix} cannot reach ${request.server} (${code}) ${what}`;
+    return new ClusterAccessError('unreachable', message, undefined, { cause: error });
+  }
+  const message = error instanceof Error ? error.message.split('\n')[0] : String(error);
+  return new ClusterAccessError(
+    'server-error',
+    `${prefix} unexpected answer ${what}: ${redact(message ?? '', request.redact).slice(0, 300)}`,
+    undefined,
+    { cause: error },
+  );
+}
+
+/** A cluster that is not registered, or whose credentials cannot be used: a person must fix it. */
+export function badConfig(cluster: string, problem: string): ClusterAccessError {
+  return new ClusterAccessError('bad-config', `cluster ${cluster}: ${problem}`);
+}
+
+/** An answer that is not what the Kubernetes API promises. */
+export function unexpectedAnswer(cluster: string, what: string, problem: string): ClusterAccessError {
+  return new ClusterAccessError('server-error', `cluster ${cluster}: unexpected answer ${what}: ${problem}`);
+}
+
+function kindOfStatus(code: number): ClusterErrorKind {
+  if (code === 401) return 'unauthorized';
+  if (code === 403) return 'forbidden';
+  return 'server-error';
+}
+
+/** The `message` of a Kubernetes Status body (client-node hands it over as a string), or undefined. */
+function statusMessage(body: unknown): string | undefined {
+  let value = body;
+  if (typeof body === 'string') {
+    try {
+      value = JSON.parse(body);
+    } catch {
+      return undefined;
+    }
+  }
+  if (isRecord(value) && typeof value.message === 'string' && value.message !== '') {
+    return value.message.split('\n')[0]?.slice(0, 300);
+  }
+  return undefined;
+}
+
+function redact(text: string, secrets: readonly string[]): string {
+  let result = text;
+  for (const secret of secrets) if (secret.length >= 4) result = result.split(secret).join('[redacted]');
+  return result;
+}

@@ -1,0 +1,60 @@
+// One request to a cluster's API server with a deadline: whatever happens, it ends within `timeoutMs`, and every
+// failure is a ClusterAccessError.
+import {
+  Observable,
+  type ConfigurationOptions,
+  type ObservableMiddleware,
+  type RequestContext,
+  type ResponseContext,
+} from '@kubernetes/client-node';
+import { timeoutError, toClusterAccessError, type FailedRequest } from './access-errors.js';
+import type { ClusterClient } from './cluster-client.js';
+
+/** The per-request options client-node's API methods take. */
+export type RequestOptions = ConfigurationOptions<ObservableMiddleware>;
+
+/** Sends one request through `send` (which passes the options on to a client-node API method). */
+export async function callCluster<T>(
+  client: ClusterClient,
+  what: string,
+  timeoutMs: number,
+  send: (options: RequestOptions) => Promise<T>,
+): Promise<T> {
+  const request: FailedRequest = {
+    cluster: client.name,
+    server: client.server,
+    redact: client.redact,
+    what,
+    timeoutMs,
+  };
+  const controller = new AbortController();
+  let timer: NodeJS.Timeout | undefined;
+  const deadline = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => {
+      controller.abort();
+      reject(timeoutError(request));
+    }, timeoutMs);
+  });
+  try {
+    // The signal reaches node-fetch through the request context: aborting it ends the connection, the request and
+    // the reading of the body. The race also covers what happens before the request is sent.
+    const options = { middleware: [abortMiddleware(controller.signal)], middlewareMergeStrategy: 'append' as const };
+    return await Promise.race([send(options), deadline]);
+  } catch (error) {
+    throw toClusterAccessError(request, error, controller.signal.aborted);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+function abortMiddleware(signal: AbortSignal): ObservableMiddleware {
+  return {
+    pre(context: RequestContext) {
+      context.setSignal(signal);
+      return new Observable(Promise.resolve(context));
+    },
+    post(context: ResponseContext) {
+      return new Observable(Promise.resolve(context));
+    },
+  };
+}

@@ -1,0 +1,162 @@
+// The ClusterReader over the Kubernetes API (@kubernetes/client-node 1.4): reads Flux HelmReleases and
+// Kustomizations from leaf clusters registered as GitopsClusters. The clients (cluster-client.ts), the deadline of
+// each request (api-call.ts), the served API versions (api-discovery.ts) and the classification of failures
+// (access-errors.ts) each have their own module; this one pages through LISTs and falls back where a cluster allows
+// less than a cluster-wide read.
+import type { AppKind, GitopsClusterDocument } from '../config/schema.js';
+import type { AppKey, ObjectKey } from '../pipeline/model.js';
+import type { SecretSource } from '../secrets/port.js';
+import { unexpectedAnswer } from './access-errors.js';
+import { callCluster, type RequestOptions } from './api-call.js';
+import { ApiDiscovery } from './api-discovery.js';
+import { ClusterClients, type ClusterClient } from './cluster-client.js';
+import type { EksAccess } from './eks.js';
+import { FLUX_APP_APIS } from './flux-app-apis.js';
+import { isRecord } from './is-record.js';
+import { ClusterAccessError, type ClusterReader } from './port.js';
+
+export interface KubernetesClusterReaderOptions {
+  /** The registered GitopsCluster, or undefined when there is none. */
+  getCluster(key: ObjectKey): Promise<GitopsClusterDocument | undefined>;
+  /** Where kubeconfig Secrets come from (values decoded). */
+  secrets: SecretSource;
+  /** Needed for GitopsClusters with `spec.eks`. */
+  eksTokens?: EksAccess;
+  /** Deadline of every request to a cluster (discovery included), in ms. Default 10 000. */
+  timeoutMs?: number;
+  /** `limit` of each LIST page. Default 500. */
+  pageSize?: number;
+  /** How long the served versions found by discovery are trusted, in ms. Default 10 minutes. */
+  discoveryTtlMs?: number;
+  /** Milliseconds since the epoch. Default `Date.now`. */
+  now?: () => number;
+}
+
+export class KubernetesClusterReader implements ClusterReader {
+  private readonly clients: ClusterClients;
+  private readonly discovery: ApiDiscovery;
+  private readonly timeoutMs: number;
+  private readonly pageSize: number;
+
+  constructor(options: KubernetesClusterReaderOptions) {
+    this.timeoutMs = options.timeoutMs ?? 10_000;
+    this.pageSize = options.pageSize ?? 500;
+    this.clients = new ClusterClients(options);
+    this.discovery = new ApiDiscovery({
+      ttlMs: options.discoveryTtlMs ?? 600_000,
+      timeoutMs: this.timeoutMs,
+      now: options.now ?? Date.now,
+    });
+  }
+
+  async getApp(app: AppKey): Promise<Record<string, unknown> | undefined> {
+    const client = await this.clients.get(app.cluster);
+    const version = await this.discovery.version(client, app.kind);
+    const object = await this.getObject(client, app, version);
+    if (object !== undefined) return object;
+    // A 404 may also mean the cluster stopped serving that version (Flux upgraded): if discovery is not fresh, look
+    // again, and read again if the version changed.
+    const current = await this.discovery.rediscover(client, app.kind);
+    return current === undefined || current === version ? undefined : this.getObject(client, app, current);
+  }
+
+  async listApps(cluster: ObjectKey, kind: AppKind, namespaces: readonly string[]): Promise<Record<string, unknown>[]> {
+    const client = await this.clients.get(cluster);
+    const version = await this.discovery.version(client, kind);
+    try {
+      return await this.listWithFallback(client, kind, version, namespaces);
+    } catch (error) {
+      if (!(error instanceof ClusterAccessError) || error.statusCode !== 404) throw error;
+      const current = await this.discovery.rediscover(client, kind);
+      if (current === undefined || current === version) throw error;
+      return this.listWithFallback(client, kind, current, namespaces);
+    }
+  }
+
+  /** Every page of a LIST (cluster-wide when namespace is undefined); an expired `continue` restarts it once. */
+  private async listAll(
+    client: ClusterClient,
+    kind: AppKind,
+    version: string,
+    namespace: string | undefined,
+  ): Promise<Record<string, unknown>[]> {
+    const { group, plural } = FLUX_APP_APIS[kind];
+    const what = `listing ${plural} in ${namespace ?? 'all namespaces'}`;
+    for (let attempt = 1; ; attempt++) {
+      const items: Record<string, unknown>[] = [];
+      let token: string | undefined;
+      try {
+        do {
+          const request = { group, version, plural, limit: this.pageSize, _continue: token };
+          const page: unknown = await this.call(client, what, (options) =>
+            namespace === undefined
+              ? client.customObjects.listClusterCustomObject(request, options)
+              : client.customObjects.listNamespacedCustomObject({ ...request, namespace }, options),
+          );
+          if (!isRecord(page) || !Array.isArray(page.items)) {
+            throw unexpectedAnswer(client.name, what, 'the answer has no items');
+          }
+          items.push(...page.items.filter(isRecord));
+          const next = isRecord(page.metadata) ? page.metadata.continue : undefined;
+          if (next !== undefined && next !== '' && (typeof next !== 'string' || next === token)) {
+            throw unexpectedAnswer(client.name, what, 'the answer has an invalid continue token');
+          }
+          token = next || undefined;
+        } while (token);
+        return items;
+      } catch (error) {
+        const expired = error instanceof ClusterAccessError && error.statusCode === 410 && token !== undefined;
+        if (expired && attempt === 1) continue;
+        throw error;
+      }
+    }
+  }
+
+  /** The object, or undefined on 404. */
+  private async getObject(
+    client: ClusterClient,
+    app: AppKey,
+    version: string,
+  ): Promise<Record<string, unknown> | undefined> {
+    const { group, plural } = FLUX_APP_APIS[app.kind];
+    const what = `reading ${plural}/${app.name} in ${app.namespace}`;
+    let object: unknown;
+    try {
+      object = await this.call(client, what, (options) =>
+        client.customObjects.getNamespacedCustomObject(
+          { group, version, namespace: app.namespace, plural, name: app.name },
+          options,
+        ),
+      );
+    } catch (error) {
+      if (error instanceof ClusterAccessError && error.statusCode === 404) return undefined;
+      throw error;
+    }
+    if (!isRecord(object)) throw unexpectedAnswer(client.name, what, 'the answer is not an object');
+    return object;
+  }
+
+  /**
+   * A cluster-wide LIST; when that is forbidden (a cluster that grants Roles in some namespaces only, no ClusterRole),
+   * one LIST per namespace.
+   */
+  private async listWithFallback(
+    client: ClusterClient,
+    kind: AppKind,
+    version: string,
+    namespaces: readonly string[],
+  ): Promise<Record<string, unknown>[]> {
+    try {
+      return await this.listAll(client, kind, version, undefined);
+    } catch (error) {
+      const wanted = [...new Set(namespaces)];
+      if (!(error instanceof ClusterAccessError) || error.kind !== 'forbidden' || wanted.length === 0) throw error;
+      const pages = await Promise.all(wanted.map((namespace) => this.listAll(client, kind, version, namespace)));
+      return pages.flat();
+    }
+  }
+
+  private call<T>(client: ClusterClient, what: string, send: (options: RequestOptions) => Promise<T>): Promise<T> {
+    return callCluster(client, what, this.timeoutMs, send);
+  }
+}

@@ -1,0 +1,178 @@
+// `pipelinectl demo`: the local mode, exactly as `pipelinectl serve` runs it, against the simulated world (world.ts):
+// one fake Kubernetes API server per GitopsCluster with a simulated Flux on it, a fake GitHub holding the fleet
+// repository with a bot that merges promotion pull requests, and a simulated CI that releases a new version to the
+// first environment every little while. Nothing outside this process is touched. The fakes are lib/testing's, the
+// ones the tests and benchmarks run on.
+//
+// The terminal shows the pipelines as they change (screen.ts). `pipelinectl status` and `approve` work against it
+// from a second terminal, through the data directory.
+import { ConfigError, loadConfiguration } from '../config/index.js';
+import { startLocalMode, type LocalMode } from '../local/mode.js';
+import { createConsoleLogger } from '../logging/console-logger.js';
+import { Activity } from './activity.js';
+import { prepareDataDir } from './data-dir.js';
+import { DemoError } from './demo-error.js';
+import { FluxSimulator } from './flux-simulator.js';
+import { MergeBot } from './merge-bot.js';
+import { PipelineReader } from './pipeline-reader.js';
+import { ReleaseGenerator } from './release-generator.js';
+import { Screen } from './screen.js';
+import { cliCommand, displayPath } from './shell.js';
+import { StopSignal } from './stop-signal.js';
+import { introduction, view, type ViewContext } from './view.js';
+import { DemoConfigurationError } from './world-plan.js';
+import { startDemoWorld, type DemoWorld } from './world.js';
+
+const INITIAL_VERSION = '6.9.0';
+const POLL_INTERVAL_MS = 30_000;
+const REFRESH_MS = 1000;
+
+/** The demo's flags, parsed. */
+export interface DemoSettings {
+  /** The configuration to simulate (a directory or a file). */
+  configPath: string;
+  /** The receiver's port; 0 picks a free one. */
+  port: number;
+  dataDir: string;
+  releaseEveryMs: number;
+  mergeAfterMs: number;
+  /** Release on schedule even while a release waits for approval or is being promoted. */
+  keepReleasing: boolean;
+  /** Wipe the data directory first. */
+  fresh: boolean;
+  /** Also show the controller's info logs. */
+  verbose: boolean;
+}
+
+/** Runs the demo until SIGINT or SIGTERM, then stops everything it started, in reverse order. */
+export async function runDemo(settings: DemoSettings): Promise<void> {
+  const { configPath, releaseEveryMs, mergeAfterMs } = settings;
+  const loaded = await loadConfiguration(configPath);
+  if (!loaded.ok) throw new ConfigError(loaded.problems);
+  const { configuration } = loaded;
+  await prepareDataDir(settings.dataDir, settings.fresh);
+
+  const screen = new Screen(process.stdout, process.stdout.isTTY === true);
+  const signals = new StopSignal();
+  const cleanup: (() => Promise<void>)[] = [];
+  try {
+    let world: DemoWorld;
+    try {
+      world = await startDemoWorld(configuration, INITIAL_VERSION);
+    } catch (error) {
+      if (error instanceof DemoConfigurationError) {
+        throw new DemoError(`${displayPath(configPath)} cannot be simulated:\n${error.message}`);
+      }
+      throw error;
+    }
+    cleanup.push(() => world.stop());
+    const activity = new Activity(screen);
+    const mode = await startMode(settings, world, activity);
+    cleanup.push(() => mode.stop());
+    const { repository } = world;
+
+    const simulator = new FluxSimulator({
+      github: world.github,
+      repository,
+      targets: world.targets,
+      receiverUrl: mode.receiverUrl,
+      masterKey: mode.masterKeys.current,
+      onActivity: (event) => {
+        if (event.type !== 'event-sent') activity.add('Flux', event.message);
+      },
+    }).start();
+    cleanup.push(() => simulator.stop());
+
+    const bot = new MergeBot({
+      github: world.github,
+      repository,
+      delayMs: mergeAfterMs,
+      onActivity: (event) => activity.add('GitHub', `${repository.owner}/${repository.name}: ${event.message}`),
+    }).start();
+    cleanup.push(() => bot.stop());
+
+    const reader = new PipelineReader(mode.store, configuration);
+    const generators = new Map<string, ReleaseGenerator>();
+    for (const [pipeline, files] of world.sourceFiles) {
+      const generator = new ReleaseGenerator({
+        github: world.github,
+        repository,
+        files,
+        everyMs: releaseEveryMs,
+        hold: settings.keepReleasing ? undefined : (current) => reader.holdReason(pipeline, current),
+        onActivity: (event) => activity.add('CI', `${pipeline}: ${event.message}`),
+      }).start();
+      generators.set(pipeline, generator);
+      cleanup.push(() => generator.stop());
+    }
+
+    await mode.poll(); // the first statuses, without waiting for the first interval
+    const context: ViewContext = {
+      dataDir: settings.dataDir,
+      configPath,
+      receiverUrl: mode.receiverUrl,
+      world,
+      simulator,
+      bot,
+      generators,
+      reader,
+      activity,
+      releaseEveryMs,
+      mergeAfterMs,
+      command: cliCommand(),
+    };
+    screen.start(introduction(context));
+    await refreshUntil(signals.stopped, async () => {
+      try {
+        activity.collect(await reader.audit());
+        screen.render(await view(context));
+      } catch (error) {
+        activity.add('demo', `cannot read the state: ${error instanceof Error ? error.message : String(error)}`);
+      }
+    });
+    screen.stopping();
+  } finally {
+    for (const stop of cleanup.reverse()) {
+      await stop().catch((error: unknown) => screen.note(`while stopping: ${String(error)}`));
+    }
+    signals.dispose();
+    screen.finish();
+  }
+}
+
+async function startMode(settings: DemoSettings, world: DemoWorld, activity: Activity): Promise<LocalMode> {
+  // The controller's log joins the activity list: warnings and errors, and with --verbose its info lines too.
+  const logger = createConsoleLogger({
+    format: 'text',
+    level: settings.verbose ? 'info' : 'warn',
+    stream: { write: (line: string) => activity.add('controller', line.trimEnd().replace(/^\d\d:\d\d:\d\d /, '')) },
+  });
+  try {
+    return await startLocalMode({
+      configDir: settings.configPath,
+      dataDir: settings.dataDir,
+      port: settings.port,
+      pollIntervalMs: POLL_INTERVAL_MS,
+      githubApiUrl: world.github.url,
+      secrets: world.secrets,
+      logger,
+    });
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'EADDRINUSE') {
+      throw new DemoError(`port ${settings.port} is in use: pick another with --port (0 picks a free one)`);
+    }
+    throw error;
+  }
+}
+
+/** Calls `step` every REFRESH_MS until `stopped` resolves. */
+async function refreshUntil(stopped: Promise<void>, step: () => Promise<void>): Promise<void> {
+  let done = false;
+  void stopped.then(() => {
+    done = true;
+  });
+  while (!done) {
+    await step();
+    await Promise.race([stopped, new Promise((resolve) => setTimeout(resolve, REFRESH_MS).unref())]);
+  }
+}

@@ -1,0 +1,20 @@
+// What the receiver's routes are given: the ports they read and write through, and the settings of a deployment.
+import type { Logger } from '../logging/logger.js';
+import type { Queue } from '../queue/index.js';
+import type { MasterKeys } from '../secrets/master-keys.js';
+import type { SecretSource } from '../secrets/port.js';
+import type { Store } from '../store/port.js';
+
+export interface ReceiverDeps {
+  /** Lookups of the routes, and the writes of an approval (lib/approval). */
+  store: Pick<Store, 'getCluster' | 'findTargets' | 'getPipeline' | 'getApproval' | 'approve' | 'appendAudit'>;
+  queue: Queue;
+  secrets: SecretSource;
+  /** The master key(s) the cluster keys are derived from; read per event request (adapters cache). */
+  masterKeys: () => Promise<MasterKeys>;
+  logger: Pick<Logger, 'info' | 'warn' | 'error'>;
+  /** Default 512 KiB. */
+  maxBodyBytes?: number;
+  /** When an approval happened; default the system clock. */
+  now?: () => Date;
+}

@@ -1,0 +1,59 @@
+// The receiver's route table, and how a path finds its route:
+//   POST /v1/events/{clusterNs}/{clusterName}            Flux generic-hmac events from a leaf cluster
+//   POST /promotion/{ns}/{name}/{env}                    Weave-compatible promotion webhook (triggers a check)
+//   POST /approval/{ns}/{name}/{env}/{revision}          Weave-compatible approval (HMAC over the empty body)
+//   GET  /healthz
+
+export type RouteName = 'events' | 'promotion' | 'approval' | 'healthz';
+
+export interface RouteSpec {
+  name: RouteName;
+  /** Literal segments after the leading `/`. */
+  prefix: readonly string[];
+  /** How many parameter segments follow the prefix, exactly. */
+  params: number;
+  method: 'GET' | 'POST';
+}
+
+const ROUTES: readonly RouteSpec[] = [
+  { name: 'events', prefix: ['v1', 'events'], params: 2, method: 'POST' },
+  { name: 'promotion', prefix: ['promotion'], params: 3, method: 'POST' },
+  { name: 'approval', prefix: ['approval'], params: 4, method: 'POST' },
+  { name: 'healthz', prefix: ['healthz'], params: 0, method: 'GET' },
+];
+
+export interface RouteMatch {
+  route: RouteSpec;
+  /** Percent-decoded, each non-empty. */
+  params: string[];
+}
+
+/**
+ * The route of a path, with its parameters decoded segment by segment (so `%2F` inside a revision is a `/` of the
+ * revision, not a separator). Extra, missing or empty segments and malformed percent-encoding match nothing.
+ */
+export function matchRoute(path: string): RouteMatch | undefined {
+  if (!path.startsWith('/')) return undefined;
+  const segments = path.slice(1).split('/');
+  for (const route of ROUTES) {
+    if (segments.length !== route.prefix.length + route.params) continue;
+    if (!route.prefix.every((literal, index) => segments[index] === literal)) continue;
+    const params: string[] = [];
+    for (const raw of segments.slice(route.prefix.length)) {
+      const decoded = decodeSegment(raw);
+      if (decoded === undefined) return undefined;
+      params.push(decoded);
+    }
+    return { route, params };
+  }
+  return undefined;
+}
+
+function decodeSegment(raw: string): string | undefined {
+  try {
+    const decoded = decodeURIComponent(raw);
+    return decoded === '' ? undefined : decoded;
+  } catch {
+    return undefined;
+  }
+}

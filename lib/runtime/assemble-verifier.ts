@@ -1,0 +1,44 @@
+// The verifier's dependencies, built one way for both runtimes: the verifier Lambda (verifier.ts) and the local mode
+// (lib/local/mode.ts) call this, so what differs between them is a parameter here, in plain sight: the queue and the
+// store behind the ports, EKS tokens (AWS only), and how promotions reach GitHub and the notification sinks.
+import { KubernetesClusterReader, type EksAccess } from '../clusters/index.js';
+import type { Logger } from '../logging/logger.js';
+import type { MessageHandler, Queue } from '../queue/index.js';
+import type { SecretSource } from '../secrets/port.js';
+import type { Store } from '../store/index.js';
+import { createVerifier, DEFAULT_SETTINGS, RecentPipelines, type VerifierSettings } from '../verifier/index.js';
+import { createPromoter, type PromotionSettings } from './promoter.js';
+
+export interface VerifierAssemblyOptions {
+  store: Store;
+  queue: Queue;
+  /** Kubeconfig Secrets for the clusters, and the promotion strategies' credentials. */
+  secrets: SecretSource;
+  logger: Logger;
+  now: () => Date;
+  /** EKS IAM tokens, for GitopsClusters registered by EKS name: the Lambda has an AWS identity, the local mode not. */
+  eksTokens?: EksAccess;
+  promotion: PromotionSettings;
+  settings?: Partial<VerifierSettings>;
+}
+
+/** The verifier of one worker: the Lambda names each invocation's worker by its request id, `serve` one per run. */
+export type VerifierOfWorker = (workerId: string) => MessageHandler;
+
+/**
+ * Builds the cluster reader, the promoter and the pipeline definitions shared by `poll` messages once, so that their
+ * connections and caches outlive a batch (a warm container, a running `serve`).
+ */
+export function assembleVerifier(options: VerifierAssemblyOptions): VerifierOfWorker {
+  const { store, queue, secrets, logger, now, settings } = options;
+  const clusters = new KubernetesClusterReader({
+    getCluster: async (key) => (await store.getCluster(key))?.document,
+    secrets,
+    eksTokens: options.eksTokens,
+  });
+  const promoter = createPromoter({ ...options.promotion, secrets, logger });
+  const pollPipelineMaxAgeMs = settings?.pollPipelineMaxAgeMs ?? DEFAULT_SETTINGS.pollPipelineMaxAgeMs;
+  const recentPipelines = new RecentPipelines(store, pollPipelineMaxAgeMs, now);
+  return (workerId) =>
+    createVerifier({ store, queue, clusters, promoter, logger, now, workerId, settings, recentPipelines });
+}

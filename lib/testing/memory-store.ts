@@ -1,0 +1,495 @@
+// The whole Store port in memory, for tests that check a rule in milliseconds. It keeps the DynamoDB adapter's
+// semantics where callers can see them (test/store/store-contract.ts runs against both): versions and conditions on
+// approvals and promotion records, opaque page cursors, the audit trail newest first, undefined fields dropped on
+// write. Each call is atomic (nothing interleaves inside it), which is what the adapter's conditional writes
+// guarantee for one item. Values are copied in and out, so a caller can never change what is stored.
+/* eslint-disable @typescript-eslint/require-await -- the port is asynchronous; memory has nothing to wait for */
+import { isDeepStrictEqual } from 'node:util';
+import type { AppKind, GitopsClusterDocument, PipelineDocument } from '../config/schema.js';
+import { isClaimable, promotionStage, type ApprovalMarker } from '../decision/index.js';
+import { isNewerRevision, sameRevision } from '../flux/revision.js';
+import type { TargetStatus } from '../flux/target-status.js';
+import {
+  appKeyOf,
+  appKeyString,
+  objectKeyString,
+  type AppKey,
+  type ObjectKey,
+  type Pipeline,
+} from '../pipeline/model.js';
+import type {
+  ApprovalRequestOutcome,
+  ApproveOutcome,
+  AuditEntry,
+  ClusterKindUsage,
+  IndexedTarget,
+  ObservedTargetStatus,
+  Page,
+  PageRequest,
+  Store,
+  StoredCluster,
+  StoredPipeline,
+  VersionedPromotionRecord,
+} from '../store/port.js';
+
+interface StoredStatus extends ObservedTargetStatus {
+  app: AppKey;
+}
+
+interface StoredAuditEntry {
+  entry: AuditEntry;
+  /** Orders entries of the same millisecond: later appends are newer. */
+  sequence: number;
+}
+
+/** Read and write requests, counted one per item the way the contract suite counts an adapter's requests. */
+export interface MemoryStoreCounts {
+  reads: number;
+  writes: number;
+}
+
+export class MemoryStore implements Store {
+  readonly counts: MemoryStoreCounts = { reads: 0, writes: 0 };
+  readonly #pipelines = new Map<string, StoredPipeline>();
+  readonly #clusters = new Map<string, StoredCluster>();
+  readonly #statuses = new Map<string, StoredStatus>();
+  /** By pipeline, then environment. */
+  readonly #approvals = new Map<string, Map<string, ApprovalMarker>>();
+  /** By `promotionId`. */
+  readonly #promotions = new Map<string, VersionedPromotionRecord>();
+  /** By pipeline. */
+  readonly #audit = new Map<string, StoredAuditEntry[]>();
+  #auditSequence = 0;
+
+  resetCounts(): void {
+    this.counts.reads = 0;
+    this.counts.writes = 0;
+  }
+
+  /**
+   * Overwrites fields of a promotion record as stored, past every rule of the port: what only an older version or a
+   * hand edit can leave behind (an unreadable lease, say), for a test of how the rules read it.
+   */
+  patchPromotion(
+    pipeline: ObjectKey,
+    env: string,
+    revision: string,
+    fields: Partial<Omit<VersionedPromotionRecord, 'pipeline' | 'env' | 'revision'>>,
+  ): void {
+    const id = promotionId(pipeline, env, revision);
+    const current = this.#promotions.get(id);
+    if (!current) throw new Error(`no promotion record ${id} to patch`);
+    this.#promotions.set(id, copy({ ...current, ...fields }));
+  }
+
+  // ---------------------------------------------------------------- configuration and the apps index
+
+  async applyPipeline(document: PipelineDocument, pipeline: Pipeline, now: Date): Promise<{ changed: boolean }> {
+    const id = objectKeyString(pipeline);
+    const existing = this.#read(this.#pipelines.get(id));
+    const applied = copy({ document, pipeline });
+    if (existing && isDeepStrictEqual({ document: existing.document, pipeline: existing.pipeline }, applied)) {
+      return { changed: false };
+    }
+    this.#write(id, this.#pipelines, {
+      ...applied,
+      generation: (existing?.generation ?? 0) + 1,
+      appliedAt: now.toISOString(),
+    });
+    return { changed: true };
+  }
+
+  async deletePipeline(key: ObjectKey): Promise<boolean> {
+    const id = objectKeyString(key);
+    if (!this.#read(this.#pipelines.get(id))) return false;
+    this.#delete(id, this.#pipelines);
+    // The definition, approval markers and promotion records share the pipeline's partition in the table.
+    this.#approvals.delete(id);
+    for (const [recordId, record] of this.#promotions) {
+      if (objectKeyString(record.pipeline) === id) this.#delete(recordId, this.#promotions);
+    }
+    return true;
+  }
+
+  async getPipeline(key: ObjectKey): Promise<StoredPipeline | undefined> {
+    return this.#read(this.#pipelines.get(objectKeyString(key)));
+  }
+
+  async listPipelines(page: PageRequest = {}): Promise<Page<StoredPipeline>> {
+    const sorted = sortedBy([...this.#pipelines.values()], (stored) => objectSortKey(stored.pipeline));
+    return this.#page(sorted, (stored) => objectSortKey(stored.pipeline), page);
+  }
+
+  async applyCluster(document: GitopsClusterDocument, now: Date): Promise<{ changed: boolean }> {
+    const id = objectKeyString(clusterKeyOf(document));
+    const existing = this.#read(this.#clusters.get(id));
+    const applied = copy(document);
+    if (existing && isDeepStrictEqual(existing.document, applied)) return { changed: false };
+    this.#write(id, this.#clusters, {
+      document: applied,
+      generation: (existing?.generation ?? 0) + 1,
+      appliedAt: now.toISOString(),
+    });
+    return { changed: true };
+  }
+
+  async getCluster(key: ObjectKey): Promise<StoredCluster | undefined> {
+    return this.#read(this.#clusters.get(objectKeyString(key)));
+  }
+
+  async listClusters(page: PageRequest = {}): Promise<Page<StoredCluster>> {
+    const sortKey = (stored: StoredCluster) => objectSortKey(clusterKeyOf(stored.document));
+    return this.#page(sortedBy([...this.#clusters.values()], sortKey), sortKey, page);
+  }
+
+  async findTargets(app: AppKey): Promise<IndexedTarget[]> {
+    this.counts.reads += 1;
+    const wanted = appKeyString(app);
+    const found: { sortKey: string; target: IndexedTarget }[] = [];
+    for (const { pipeline } of this.#pipelines.values()) {
+      const key = { namespace: pipeline.namespace, name: pipeline.name };
+      for (const env of pipeline.environments) {
+        env.targets.forEach((target, targetIndex) => {
+          if (appKeyString(appKeyOf(pipeline, target)) !== wanted) return;
+          const sortKey = `${objectSortKey(key)}#${part(env.name)}#${targetIndex}`;
+          found.push({ sortKey, target: { pipeline: key, env: env.name, targetIndex } });
+        });
+      }
+    }
+    return sortedBy(found, (entry) => entry.sortKey).map((entry) => entry.target);
+  }
+
+  async listClusterKinds(): Promise<ClusterKindUsage[]> {
+    this.counts.reads += 1;
+    return this.#usage();
+  }
+
+  async getClusterKind(cluster: ObjectKey, kind: AppKind): Promise<ClusterKindUsage | undefined> {
+    this.counts.reads += 1;
+    const id = objectKeyString(cluster);
+    return this.#usage().find((usage) => objectKeyString(usage.cluster) === id && usage.kind === kind);
+  }
+
+  /** The (cluster, kind) pairs in use, as the apply order leaves the table's usage items once it is done. */
+  #usage(): ClusterKindUsage[] {
+    const items = new Map<string, { app: AppKey; pipelines: Set<string> }>();
+    for (const { pipeline } of this.#pipelines.values()) {
+      for (const target of pipeline.environments.flatMap((env) => env.targets)) {
+        const app = appKeyOf(pipeline, target);
+        const sortKey = `${objectSortKey(app.cluster)}/${part(app.kind)}/${part(app.namespace)}`;
+        const item = items.get(sortKey) ?? { app, pipelines: new Set<string>() };
+        item.pipelines.add(objectKeyString(pipeline));
+        items.set(sortKey, item);
+      }
+    }
+    const usage = new Map<string, ClusterKindUsage>();
+    for (const sortKey of [...items.keys()].sort()) {
+      const { app, pipelines } = items.get(sortKey) as { app: AppKey; pipelines: Set<string> };
+      const id = `${objectKeyString(app.cluster)}/${app.kind}`;
+      const entry = usage.get(id) ?? { cluster: { ...app.cluster }, kind: app.kind, namespaces: [], pipelines: [] };
+      entry.namespaces.push(app.namespace);
+      for (const name of [...pipelines].sort()) {
+        if (entry.pipelines.some((known) => objectKeyString(known) === name)) continue;
+        const [namespace = '', ...rest] = name.split('/');
+        entry.pipelines.push({ namespace, name: rest.join('/') });
+      }
+      usage.set(id, entry);
+    }
+    return [...usage.values()];
+  }
+
+  // ---------------------------------------------------------------- observed target status
+
+  async getTargetStatus(app: AppKey): Promise<ObservedTargetStatus | undefined> {
+    const stored = this.#read(this.#statuses.get(appKeyString(app)));
+    return stored && observed(stored);
+  }
+
+  async getTargetStatuses(apps: readonly AppKey[]): Promise<Map<string, ObservedTargetStatus>> {
+    const found = new Map<string, ObservedTargetStatus>();
+    for (const id of new Set(apps.map(appKeyString))) {
+      const stored = this.#read(this.#statuses.get(id));
+      if (stored) found.set(id, observed(stored));
+    }
+    return found;
+  }
+
+  async recordTargetStatus(
+    app: AppKey,
+    status: TargetStatus,
+    now: Date,
+    options: { refreshAfterMs?: number } = {},
+  ): Promise<{ changed: boolean; written: boolean }> {
+    const id = appKeyString(app);
+    const stored = this.#read(this.#statuses.get(id));
+    const observedAt = now.toISOString();
+    const recorded = copy(status);
+    // An observation older than the stored one is news from the past: drop it.
+    if (stored && stored.observedAt > observedAt) return { changed: false, written: false };
+    if (stored && isDeepStrictEqual(stored.status, recorded)) {
+      const age = now.getTime() - Date.parse(stored.observedAt);
+      if (options.refreshAfterMs === undefined || age < options.refreshAfterMs) {
+        return { changed: false, written: false };
+      }
+      this.#write(id, this.#statuses, { ...stored, observedAt });
+      return { changed: false, written: true };
+    }
+    this.#write(id, this.#statuses, { app, status: recorded, observedAt, changedAt: observedAt });
+    return { changed: true, written: true };
+  }
+
+  // ---------------------------------------------------------------- approvals
+
+  async getApproval(pipeline: ObjectKey, env: string): Promise<ApprovalMarker | undefined> {
+    return this.#read(this.#approvals.get(objectKeyString(pipeline))?.get(env));
+  }
+
+  async listApprovals(pipeline: ObjectKey): Promise<ApprovalMarker[]> {
+    this.counts.reads += 1;
+    const markers = [...(this.#approvals.get(objectKeyString(pipeline))?.values() ?? [])];
+    return sortedBy(markers, (marker) => part(marker.env)).map(copy);
+  }
+
+  async requestApproval(
+    pipeline: ObjectKey,
+    env: string,
+    revision: string,
+    now: Date,
+  ): Promise<ApprovalRequestOutcome> {
+    const current = this.#read(this.#approvals.get(objectKeyString(pipeline))?.get(env));
+    if (current && sameRevision(current.revision, revision)) return 'unchanged';
+    if (current && isNewerRevision(current.revision, revision)) return 'superseded';
+    this.#write(env, this.#markersOf(pipeline), { env, revision, requestedAt: now.toISOString() });
+    return 'requested';
+  }
+
+  async approve(pipeline: ObjectKey, env: string, revision: string, by: string, now: Date): Promise<ApproveOutcome> {
+    const current = this.#read(this.#approvals.get(objectKeyString(pipeline))?.get(env));
+    if (current?.revision !== revision) return 'not-waiting';
+    if (current.approvedAt !== undefined) return 'already-approved';
+    this.#write(env, this.#markersOf(pipeline), { ...current, approvedAt: now.toISOString(), approvedBy: by });
+    return 'approved';
+  }
+
+  async clearApproval(pipeline: ObjectKey, env: string, revision: string): Promise<boolean> {
+    const markers = this.#markersOf(pipeline);
+    if (markers.get(env)?.revision !== revision) return false;
+    this.#delete(env, markers);
+    return true;
+  }
+
+  #markersOf(pipeline: ObjectKey): Map<string, ApprovalMarker> {
+    const id = objectKeyString(pipeline);
+    const markers = this.#approvals.get(id) ?? new Map<string, ApprovalMarker>();
+    this.#approvals.set(id, markers);
+    return markers;
+  }
+
+  // ---------------------------------------------------------------- promotion records
+
+  async getPromotion(
+    pipeline: ObjectKey,
+    env: string,
+    revision: string,
+  ): Promise<VersionedPromotionRecord | undefined> {
+    return this.#read(this.#promotions.get(promotionId(pipeline, env, revision)));
+  }
+
+  async listPromotions(pipeline: ObjectKey): Promise<VersionedPromotionRecord[]> {
+    this.counts.reads += 1;
+    const id = objectKeyString(pipeline);
+    const records = [...this.#promotions.values()].filter((record) => objectKeyString(record.pipeline) === id);
+    return sortedBy(records, (record) => `${part(record.env)}#${part(record.revision)}`).map(copy);
+  }
+
+  async createPromotion(
+    pipeline: ObjectKey,
+    env: string,
+    revision: string,
+    now: Date,
+  ): Promise<{ created: boolean; record: VersionedPromotionRecord }> {
+    const existing = this.#read(this.#promotions.get(promotionId(pipeline, env, revision)));
+    if (existing) return { created: false, record: existing };
+    const at = now.toISOString();
+    const fresh: VersionedPromotionRecord = {
+      pipeline: { namespace: pipeline.namespace, name: pipeline.name },
+      env,
+      revision,
+      state: 'pending',
+      attempts: 0,
+      version: 1,
+      createdAt: at,
+      updatedAt: at,
+    };
+    this.#write(promotionId(pipeline, env, revision), this.#promotions, fresh);
+    return { created: true, record: copy(fresh) };
+  }
+
+  async claimPromotion(
+    pipeline: ObjectKey,
+    env: string,
+    revision: string,
+    owner: string,
+    leaseMs: number,
+    now: Date,
+  ): Promise<VersionedPromotionRecord | undefined> {
+    const current = this.#read(this.#promotions.get(promotionId(pipeline, env, revision)));
+    if (!current || !isClaimable(promotionStage(current, now))) return undefined;
+    const { retryAt: _retryAt, ...kept } = current;
+    const claimed: VersionedPromotionRecord = {
+      ...kept,
+      state: 'in-progress',
+      attempts: current.attempts + 1,
+      version: current.version + 1,
+      owner,
+      leaseExpiresAt: new Date(now.getTime() + leaseMs).toISOString(),
+      updatedAt: now.toISOString(),
+    };
+    this.#write(promotionId(pipeline, env, revision), this.#promotions, claimed);
+    return copy(claimed);
+  }
+
+  async completePromotion(claimed: VersionedPromotionRecord, result: string | undefined, now: Date): Promise<boolean> {
+    return this.#finish(claimed, now, ['leaseExpiresAt', 'owner', 'retryAt', 'error'], {
+      state: 'succeeded',
+      ...(result === undefined ? {} : { result }),
+    });
+  }
+
+  async failPromotion(
+    claimed: VersionedPromotionRecord,
+    error: string,
+    retryAt: Date | undefined,
+    now: Date,
+  ): Promise<boolean> {
+    const change = { state: 'failed' as const, error, ...(retryAt ? { retryAt: retryAt.toISOString() } : {}) };
+    return this.#finish(claimed, now, ['leaseExpiresAt', 'owner', ...(retryAt ? [] : ['retryAt' as const])], change);
+  }
+
+  /** Ends the attempt `claimed` describes, only if nobody moved the record since (its version). */
+  #finish(
+    claimed: VersionedPromotionRecord,
+    now: Date,
+    remove: readonly (keyof VersionedPromotionRecord)[],
+    set: Partial<VersionedPromotionRecord>,
+  ): boolean {
+    const id = promotionId(claimed.pipeline, claimed.env, claimed.revision);
+    const current = this.#promotions.get(id);
+    this.counts.writes += 1;
+    if (current?.version !== claimed.version) return false;
+    const next: Partial<VersionedPromotionRecord> = { ...current };
+    for (const field of remove) delete next[field];
+    this.#promotions.set(
+      id,
+      copy({ ...next, ...set, version: current.version + 1, updatedAt: now.toISOString() } as VersionedPromotionRecord),
+    );
+    return true;
+  }
+
+  // ---------------------------------------------------------------- audit trail
+
+  async appendAudit(entry: AuditEntry): Promise<void> {
+    const id = objectKeyString(entry.pipeline);
+    const entries = this.#audit.get(id) ?? [];
+    this.counts.writes += 1;
+    entries.push({ entry: copy(entry), sequence: (this.#auditSequence += 1) });
+    this.#audit.set(id, entries);
+    return;
+  }
+
+  async listAudit(pipeline: ObjectKey, page: PageRequest = {}): Promise<Page<AuditEntry>> {
+    const sortKey = ({ entry, sequence }: StoredAuditEntry) => `${entry.at}#${String(sequence).padStart(12, '0')}`;
+    const newestFirst = sortedBy(this.#audit.get(objectKeyString(pipeline)) ?? [], sortKey).reverse();
+    const result = this.#page(newestFirst, sortKey, page, 'descending');
+    return { ...result, items: result.items.map((stored) => stored.entry) };
+  }
+
+  // ---------------------------------------------------------------- reading and writing items
+
+  #read<T>(value: T | undefined): T | undefined {
+    this.counts.reads += 1;
+    return value === undefined ? undefined : copy(value);
+  }
+
+  #write<T>(id: string, items: Map<string, T>, value: T): void {
+    this.counts.writes += 1;
+    items.set(id, copy(value));
+  }
+
+  #delete<T>(id: string, items: Map<string, T>): void {
+    this.counts.writes += 1;
+    items.delete(id);
+  }
+
+  /**
+   * One page of `sorted` after the cursor's key. As with DynamoDB's Limit, a full page carries a cursor even when
+   * nothing follows it: the next page is then empty and has none.
+   */
+  #page<T>(
+    sorted: readonly T[],
+    sortKey: (item: T) => string,
+    page: PageRequest,
+    order: 'ascending' | 'descending' = 'ascending',
+  ): Page<T> {
+    this.counts.reads += 1;
+    const after = decodeCursor(page.cursor);
+    const rest =
+      after === undefined
+        ? sorted
+        : sorted.filter((item) => (order === 'ascending' ? sortKey(item) > after : sortKey(item) < after));
+    const items = page.limit === undefined ? [...rest] : rest.slice(0, page.limit);
+    const last = items.at(-1);
+    const full = page.limit !== undefined && items.length === page.limit;
+    return { items: items.map(copy), ...(full && last !== undefined ? { cursor: encodeCursor(sortKey(last)) } : {}) };
+  }
+}
+
+/** A JSON copy: what a DynamoDB item keeps of a value (undefined fields are dropped). */
+function copy<T>(value: T): T {
+  return JSON.parse(JSON.stringify(value)) as T;
+}
+
+function observed({ status, observedAt, changedAt }: StoredStatus): ObservedTargetStatus {
+  return { status, observedAt, changedAt };
+}
+
+/** Key parts are URI-encoded in the table, so the memory store sorts by the same strings. */
+function part(value: string): string {
+  return encodeURIComponent(value);
+}
+
+function objectSortKey(key: ObjectKey): string {
+  return `${part(key.namespace)}/${part(key.name)}`;
+}
+
+function promotionId(pipeline: ObjectKey, env: string, revision: string): string {
+  return `${objectSortKey(pipeline)}#${part(env)}#${part(revision)}`;
+}
+
+function clusterKeyOf(document: GitopsClusterDocument): ObjectKey {
+  return { namespace: document.metadata.namespace ?? 'default', name: document.metadata.name };
+}
+
+function sortedBy<T>(items: readonly T[], sortKey: (item: T) => string): T[] {
+  return [...items].sort((a, b) => {
+    const [x, y] = [sortKey(a), sortKey(b)];
+    return x < y ? -1 : x > y ? 1 : 0;
+  });
+}
+
+function encodeCursor(sortKey: string): string {
+  return Buffer.from(JSON.stringify({ after: sortKey })).toString('base64url');
+}
+
+function decodeCursor(cursor: string | undefined): string | undefined {
+  if (cursor === undefined) return undefined;
+  try {
+    const value: unknown = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8'));
+    if (value && typeof value === 'object' && typeof (value as { after?: unknown }).after === 'string') {
+      return (value as { after: string }).after;
+    }
+  } catch {
+    // fall through to the error below
+  }
+  throw new Error('invalid page cursor');
+}

@@ -1,0 +1,27 @@
+// `check-pipeline`: decide for one pipeline, after reading its targets (or one environment's) when the message asks
+// for it (a webhook, an apply), else from the stored records alone (a retry that came due, an expired lease, the
+// poller's check).
+import type { ClusterAccessError } from '../../clusters/port.js';
+import { readsTargets, type CheckPipelineMessage } from '../../queue/messages.js';
+import type { VerifierDeps } from '../deps.js';
+import { appsOf, evaluatePipeline } from '../evaluate.js';
+import { mapLimit } from '../map-limit.js';
+import { observeApp, scheduleRecheck } from '../observe.js';
+
+/** How many targets are read from clusters at once for one message. */
+const READ_CONCURRENCY = 8;
+
+export async function checkPipeline(message: CheckPipelineMessage, deps: VerifierDeps): Promise<void> {
+  let failure: ClusterAccessError | undefined;
+  if (readsTargets(message)) {
+    const stored = await deps.store.getPipeline(message.pipeline);
+    if (!stored) return;
+    const observations = await mapLimit(appsOf(stored.pipeline, message.env), READ_CONCURRENCY, (app) =>
+      observeApp(app, deps),
+    );
+    for (const observation of observations) await scheduleRecheck(observation, 0, deps);
+    failure = observations.find((observation) => observation.retryableFailure)?.retryableFailure;
+  }
+  await evaluatePipeline(message.pipeline, deps);
+  if (failure) throw failure;
+}

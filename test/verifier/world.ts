@@ -1,0 +1,151 @@
+// The verifier on its own: the real handlers and decision over the in-memory store, a scripted ClusterReader, a
+// queue that records what is sent and a recording promoter, on a clock the test moves. Nothing listens on a port
+// and nothing waits, so a rule is checked in milliseconds.
+import type { PipelineDocument } from '../../lib/config/schema.js';
+import { readTargetStatus, type TargetStatus } from '../../lib/flux/index.js';
+import { resolvePipeline, type AppKey, type ObjectKey } from '../../lib/pipeline/model.js';
+import { RecordingPromoter } from '../../lib/promotion/recording.js';
+import type { QueueMessage } from '../../lib/queue/messages.js';
+import type { AuditEntry } from '../../lib/store/port.js';
+import { MemoryStore } from '../../lib/testing/memory-store.js';
+import { RecordingQueue } from '../../lib/testing/recording-queue.js';
+import { ScriptedClusters } from '../../lib/testing/scripted-clusters.js';
+import { createVerifier, type VerifierSettings } from '../../lib/verifier/index.js';
+import { condition, helmRelease, HR_GENERATION, snapshot } from '../fixtures/flux-objects.js';
+
+export const T0 = new Date('2026-11-01T10:00:00.000Z');
+export const WORKER = 'verifier-test';
+export const PIPELINE: ObjectKey = { namespace: 'flux-system', name: 'podinfo' };
+
+const cluster = (name: string): ObjectKey => ({ namespace: 'flux-system', name });
+const podinfo = (clusterName: string, namespace: string): AppKey => ({
+  cluster: cluster(clusterName),
+  kind: 'HelmRelease',
+  namespace,
+  name: 'podinfo',
+});
+export const DEV_CLUSTER = cluster('dev');
+export const PROD_CLUSTER = cluster('prod');
+export const DEV = podinfo('dev', 'apps');
+export const PROD = podinfo('prod', 'apps');
+export const PROD_EU = podinfo('prod', 'apps-eu');
+
+/** dev → prod (two targets on one cluster), promoted by notification; prod waits for an approval when `manual`. */
+export function pipelineDocument(options: { manual?: boolean } = {}): PipelineDocument {
+  const target = (clusterName: string, namespace: string) => ({
+    namespace,
+    clusterRef: { kind: 'GitopsCluster' as const, name: clusterName },
+  });
+  return {
+    apiVersion: 'pipelines.weave.works/v1alpha1',
+    kind: 'Pipeline',
+    metadata: { ...PIPELINE },
+    spec: {
+      appRef: { apiVersion: 'helm.toolkit.fluxcd.io/v2', kind: 'HelmRelease', name: 'podinfo' },
+      environments: [
+        { name: 'dev', targets: [target('dev', 'apps')] },
+        { name: 'prod', targets: [target('prod', 'apps'), target('prod', 'apps-eu')] },
+      ],
+      promotion: { ...(options.manual ? { manual: true } : {}), strategy: { notification: {} } },
+    },
+  };
+}
+
+/** A v2 HelmRelease that deployed chart `version` and is healthy. */
+export function deployed(version: string, namespace = 'apps'): Record<string, unknown> {
+  return helmRelease({
+    metadata: { namespace },
+    status: {
+      lastAttemptedRevision: version,
+      history: [snapshot({ chartVersion: version, appVersion: version, namespace })],
+    },
+  }) as unknown as Record<string, unknown>;
+}
+
+/** The same HelmRelease mid-upgrade to `to`: the spec changed and the controller has not finished. */
+export function upgrading(from: string, to: string, namespace = 'apps'): Record<string, unknown> {
+  const object = deployed(from, namespace) as { metadata: { generation: number }; status: Record<string, unknown> };
+  object.metadata.generation = HR_GENERATION + 1;
+  object.status.lastAttemptedRevision = to;
+  object.status.conditions = [
+    condition('Ready', 'Unknown', 'Progressing', `Running 'upgrade' action with timeout of 5m0s`, HR_GENERATION + 1),
+    condition('Reconciling', 'True', 'Progressing', `Running 'upgrade' action with timeout of 5m0s`, HR_GENERATION + 1),
+  ];
+  return object;
+}
+
+export interface LogLine {
+  level: 'debug' | 'info' | 'warn' | 'error';
+  message: string;
+  attributes?: Record<string, unknown>;
+}
+
+export interface WorldOptions {
+  manual?: boolean;
+  settings?: Partial<VerifierSettings>;
+}
+
+export type World = Awaited<ReturnType<typeof verifierWorld>>;
+
+export async function verifierWorld(options: WorldOptions = {}) {
+  const store = new MemoryStore();
+  const clusters = new ScriptedClusters();
+  const queue = new RecordingQueue();
+  const promoter = new RecordingPromoter();
+  const logs: LogLine[] = [];
+  const log =
+    (level: LogLine['level']) =>
+    (message: string, attributes?: Record<string, unknown>): void =>
+      void logs.push({ level, message, ...(attributes ? { attributes } : {}) });
+  const logger = { debug: log('debug'), info: log('info'), warn: log('warn'), error: log('error') };
+  let now = T0;
+  const handle = createVerifier({
+    store,
+    queue,
+    clusters,
+    promoter,
+    logger,
+    now: () => now,
+    workerId: WORKER,
+    settings: options.settings,
+  });
+  const document = pipelineDocument({ manual: options.manual });
+  await store.applyPipeline(document, resolvePipeline(document), T0);
+
+  return {
+    store,
+    clusters,
+    queue,
+    promoter,
+    logs,
+    now: () => now,
+    advance(ms: number): void {
+      now = new Date(now.getTime() + ms);
+    },
+    /** Hands the verifier one message, as the consumer does. */
+    handle(message: QueueMessage): Promise<void> {
+      return handle(message, { messageId: 'message-1', receiveCount: 1 });
+    },
+    /**
+     * Puts the app on its cluster running `version` and, unless `recorded` is false, records the status a read of it
+     * gives, as an earlier message would have.
+     */
+    async deploy(app: AppKey, version: string, recorded = true): Promise<void> {
+      const object = deployed(version, app.namespace);
+      clusters.put(app, object);
+      if (recorded) await store.recordTargetStatus(app, readTargetStatus(object), now);
+    },
+    async statusOf(app: AppKey): Promise<TargetStatus | undefined> {
+      return (await store.getTargetStatus(app))?.status;
+    },
+    /** The audit trail oldest first, as `type env revision`. */
+    async audit(): Promise<string[]> {
+      const { items } = await store.listAudit(PIPELINE);
+      return items.reverse().map((entry: AuditEntry) => `${entry.type} ${entry.env} ${entry.revision}`);
+    },
+    /** What was sent since the last call. */
+    sent(): { message: QueueMessage; delaySeconds?: number }[] {
+      return queue.take();
+    },
+  };
+}
