@@ -14,7 +14,7 @@ import { createDynamoStore, type Store } from '../../lib/store/index.js';
 import { FakeKubeApi } from '../../lib/testing/fake-kube-api.js';
 import type { Logger } from '../../lib/logging/logger.js';
 import { createVerifier, type VerifierSettings } from '../../lib/verifier/index.js';
-import { helmRelease, snapshot, condition, HR_GENERATION } from '../fixtures/flux-objects.js';
+import { deployedHelmRelease as deployed } from '../fixtures/flux-objects.js';
 import { startDynalite } from '../support/dynalite.js';
 
 export const MASTER_KEY = 'loop-test-master-key';
@@ -45,29 +45,7 @@ export const pipelineDocument: PipelineDocument = {
   },
 };
 
-/** A v2 HelmRelease `apps/podinfo` (or another namespace) that deployed `version` and is healthy. */
-export function deployed(version: string, namespace = 'apps'): Record<string, unknown> {
-  const release = Number(version.split('.').at(-1)) + 1;
-  return helmRelease({
-    metadata: { namespace },
-    status: {
-      lastAttemptedRevision: version,
-      history: [snapshot({ chartVersion: version, appVersion: version, version: release, namespace })],
-    },
-  }) as unknown as Record<string, unknown>;
-}
-
-/** The same HelmRelease mid-upgrade to `version`: the spec changed, the controller has not finished. */
-export function upgrading(from: string, to: string, namespace = 'apps'): Record<string, unknown> {
-  const object = deployed(from, namespace) as { metadata: { generation: number }; status: Record<string, unknown> };
-  object.metadata.generation = HR_GENERATION + 1;
-  object.status.lastAttemptedRevision = to;
-  object.status.conditions = [
-    condition('Ready', 'Unknown', 'Progressing', `Running 'upgrade' action with timeout of 5m0s`, HR_GENERATION + 1),
-    condition('Reconciling', 'True', 'Progressing', `Running 'upgrade' action with timeout of 5m0s`, HR_GENERATION + 1),
-  ];
-  return object;
-}
+export { deployedHelmRelease as deployed, upgradingHelmRelease as upgrading } from '../fixtures/flux-objects.js';
 
 /** The body Flux's notification-controller posts after a HelmRelease upgrade (docs/flux-status.md, example A). */
 export function upgradeEvent(version: string, namespace = 'apps', name = 'podinfo'): string {

@@ -11,7 +11,7 @@ import { MemoryStore } from '../../lib/testing/memory-store.js';
 import { RecordingQueue } from '../../lib/testing/recording-queue.js';
 import { ScriptedClusters } from '../../lib/testing/scripted-clusters.js';
 import { createVerifier, type VerifierSettings } from '../../lib/verifier/index.js';
-import { condition, helmRelease, HR_GENERATION, snapshot } from '../fixtures/flux-objects.js';
+import { deployedHelmRelease as deployed } from '../fixtures/flux-objects.js';
 
 export const T0 = new Date('2026-11-01T10:00:00.000Z');
 export const WORKER = 'verifier-test';
@@ -51,28 +51,7 @@ export function pipelineDocument(options: { manual?: boolean } = {}): PipelineDo
   };
 }
 
-/** A v2 HelmRelease that deployed chart `version` and is healthy. */
-export function deployed(version: string, namespace = 'apps'): Record<string, unknown> {
-  return helmRelease({
-    metadata: { namespace },
-    status: {
-      lastAttemptedRevision: version,
-      history: [snapshot({ chartVersion: version, appVersion: version, namespace })],
-    },
-  }) as unknown as Record<string, unknown>;
-}
-
-/** The same HelmRelease mid-upgrade to `to`: the spec changed and the controller has not finished. */
-export function upgrading(from: string, to: string, namespace = 'apps'): Record<string, unknown> {
-  const object = deployed(from, namespace) as { metadata: { generation: number }; status: Record<string, unknown> };
-  object.metadata.generation = HR_GENERATION + 1;
-  object.status.lastAttemptedRevision = to;
-  object.status.conditions = [
-    condition('Ready', 'Unknown', 'Progressing', `Running 'upgrade' action with timeout of 5m0s`, HR_GENERATION + 1),
-    condition('Reconciling', 'True', 'Progressing', `Running 'upgrade' action with timeout of 5m0s`, HR_GENERATION + 1),
-  ];
-  return object;
-}
+export { deployedHelmRelease as deployed, upgradingHelmRelease as upgrading } from '../fixtures/flux-objects.js';
 
 export interface LogLine {
   level: 'debug' | 'info' | 'warn' | 'error';
