@@ -68,7 +68,9 @@ export function decide(input: DecisionInput): Decision {
       continue;
     }
     environments.push(explanation(env, classified.state, classified.reason, classified.message));
-    const clear = classified.state === 'unknown' ? undefined : staleApproval(env, approval, candidate);
+    // What we cannot see, or cannot move, keeps its approval request: it may still be what the person wants.
+    const keep = classified.state === 'unknown' || classified.state === 'suspended';
+    const clear = keep ? undefined : staleApproval(env, approval, candidate);
     if (clear) actions.push(clear);
     if (classified.state !== 'passed') stop = `${env.name} (${classified.state})`;
   }
@@ -85,6 +87,8 @@ function candidateOf(targets: readonly ObservedTarget[]): Explained & { candidat
   if (unknown) return { reason: 'TargetsUnknown', message: unknown };
   const [first] = known;
   if (!first) return { reason: 'NoTargets', message: 'environment has no targets: no candidate' };
+  const suspended = suspendedTargets(known);
+  if (suspended) return { reason: 'TargetSuspended', message: `${suspended}: no candidate` };
 
   const revision = first.status.revision;
   const revisionless = known.filter((t) => t.status.revision === undefined);
@@ -113,7 +117,7 @@ interface Explained {
 }
 
 type Classification =
-  | (Explained & { state: Extract<EnvironmentState, 'unknown' | 'passed' | 'in-progress' | 'ahead'> })
+  | (Explained & { state: Extract<EnvironmentState, 'unknown' | 'suspended' | 'passed' | 'in-progress' | 'ahead'> })
   /** Neither on the candidate nor ahead of it: the environment the candidate is promoted to. */
   | { state: 'behind' };
 
@@ -127,6 +131,9 @@ function classifyEnvironment(targets: readonly ObservedTarget[], candidate: stri
   if (unknown) return { state: 'unknown', reason: 'TargetsUnknown', message: unknown };
   // An environment without targets cannot show that it runs the candidate; do not promote past it.
   if (known.length === 0) return { state: 'unknown', reason: 'NoTargets', message: 'environment has no targets' };
+  // Flux would not roll a promotion out on a suspended target, nor can it be shown to pass: wait for a person.
+  const suspended = suspendedTargets(known);
+  if (suspended) return { state: 'suspended', reason: 'TargetSuspended', message: suspended };
   if (known.every((t) => healthyOn(t.status, candidate))) {
     return { state: 'passed', reason: 'AllTargetsReady', message: `all targets run ${candidate} and are healthy` };
   }
@@ -164,19 +171,22 @@ function readTargets(targets: readonly ObservedTarget[]): { known: KnownTarget[]
   return reasons.length > 0 ? { known, unknown: reasons.join('; ') } : { known };
 }
 
+/** `target X is suspended: …; target Y is suspended: …`, or undefined when no target is suspended. */
+function suspendedTargets(known: readonly KnownTarget[]): string | undefined {
+  const suspended = known.filter((t) => t.status.phase === 'Suspended');
+  if (suspended.length === 0) return undefined;
+  return suspended.map((t) => withDetail(`target ${t.name} is suspended`, t.status.message)).join('; ');
+}
+
 /** What keeps a known target from being healthy on `revision`, worded after the target's name. */
 function problemOf({ name, status }: KnownTarget, revision: string): string {
   if (status.revision === undefined) return withDetail(`${name} runs no revision yet`, status.message);
   if (!sameRevision(status.revision, revision)) return `${name} runs ${status.revision}`;
   if (status.phase === 'Progressing') return withDetail(`${name} has not settled yet`, status.message);
-  if (status.phase === 'Suspended') return withDetail(`${name} is suspended`, status.message);
   return withDetail(`${name} is not healthy`, status.message);
 }
 
-/**
- * Runs `revision` and is Ready. A suspended target is not, whatever it last reported: Flux will not move it, so it
- * can neither be shown to run the candidate healthily from now on nor pick up a promotion.
- */
+/** Runs `revision` and is Ready: Flux is done with the current spec and it is healthy. */
 function healthyOn(status: TargetStatus, revision: string): boolean {
   return status.phase === 'Ready' && runs(status, revision);
 }

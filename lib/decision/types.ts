@@ -65,6 +65,8 @@ export type EnvironmentState =
   | 'ahead'
   /** The status of some target is not known (never observed or unreadable): no decision. */
   | 'unknown'
+  /** Some target is suspended: Flux will not roll anything out on it, so nothing is promoted to or past it. */
+  | 'suspended'
   /** A promotion of the candidate is being made now. */
   | 'promoting'
   /** The promotion of the candidate was made; waiting for the targets to run it. */
@@ -89,6 +91,9 @@ export type EnvironmentReason =
   | 'RevisionsDiffer'
   /** The first environment's targets run one revision, some of them not Ready on it. */
   | 'TargetsNotReady'
+  // source or suspended
+  /** Some target is suspended (`spec.suspend`): nothing is promoted from or to its environment. */
+  | 'TargetSuspended'
   // source or unknown
   /** Some target was never observed, is absent or could not be read: nothing is decided on it. */
   | 'TargetsUnknown'

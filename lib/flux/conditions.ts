@@ -104,13 +104,17 @@ export function assessReadiness({
   // Stalled is terminal: the controller gave up on this spec and waits for a new one. A Stalled left over from
   // an older generation says nothing about the current spec.
   const stalledNow = stalled?.status === 'True' && current(stalled);
+  // Waiting for a dependency or a source artifact is not a verdict: the controllers requeue it (every 30 s by
+  // default) without a Reconciling condition, and it resolves by itself once the dependency or source is ready.
+  const waiting = ready?.status === 'False' && RETRIED_READY_REASONS.includes(ready.reason ?? '');
   const settled =
     stalledNow ||
     (generationObserved &&
       ready !== undefined &&
       (ready.status === 'True' || ready.status === 'False') &&
       current(ready) &&
-      !reconciling);
+      !reconciling &&
+      !waiting);
 
   const problem = firstProblem();
   return problem === undefined ? { settled } : { problem, settled };
@@ -148,9 +152,17 @@ export function assessReadiness({
   }
 }
 
-/** Ready False for the current spec: a remediation, a dependency still coming up, failed tests, or a failure. */
+/**
+ * Ready False reasons the controllers retry on their own: a `dependsOn` object not ready yet, a source artifact not
+ * available yet (kustomize-controller's "Source artifact not found, retrying in 30s", helm-controller's chart not
+ * ready).
+ */
+const RETRIED_READY_REASONS: readonly string[] = ['DependencyNotReady', 'ArtifactFailed', 'SourceNotReady'];
+
+/** Ready False for the current spec: a dependency or source still coming up, a remediation, failed tests, a failure. */
 function failureReason(ready: Condition): TargetReason {
   if (ready.reason === 'DependencyNotReady') return 'DependencyNotReady';
+  if (ready.reason === 'ArtifactFailed' || ready.reason === 'SourceNotReady') return 'SourceNotReady';
   if (ready.reason === 'TestFailed') return 'TestsFailed';
   return remediationReason(ready.reason) ?? 'ReconciliationFailed';
 }

@@ -41,13 +41,15 @@ export type TargetReason =
   | 'ConfigPending'
   /** Helm tests are enabled and have not run yet. */
   | 'TestsPending'
+  /** Ready is False because a `dependsOn` object is not ready; the controller retries it by itself. */
+  | 'DependencyNotReady'
+  /** Ready is False because the source artifact (chart, Git or OCI artifact) is not available yet; retried. */
+  | 'SourceNotReady'
   // Failed
   /** The Stalled condition is True: Flux gave up on this spec. */
   | 'Stalled'
   /** Ready is False for the current spec. */
   | 'ReconciliationFailed'
-  /** Ready is False because a `dependsOn` object is not ready. */
-  | 'DependencyNotReady'
   /** Helm remediation rolled the release back. */
   | 'RolledBack'
   /** Helm remediation uninstalled the release. */
@@ -142,8 +144,17 @@ export function readObjectStatus({ revision, problem, settled, ready }: ReadObje
   return revision === undefined ? status : { ...status, revision };
 }
 
-/** A suspended object keeps what it last ran; Flux will not move it until it is resumed. */
+/**
+ * A suspended object keeps what it last ran; Flux will not move it until it is resumed. What the rest of its status
+ * says is left out: `flux suspend` raises the generation that the controllers then never observe (or observe
+ * without touching the conditions), so it would only name a misleading generation gap.
+ */
 export function suspendedStatus(last: TargetStatus): TargetStatus {
-  const status: TargetStatus = { phase: 'Suspended', reason: 'Suspended', message: `suspended; ${last.message}` };
+  const runs = last.revision === undefined ? 'runs no revision' : `runs ${last.revision}`;
+  const status: TargetStatus = {
+    phase: 'Suspended',
+    reason: 'Suspended',
+    message: `suspended (spec.suspend): Flux does not reconcile it until it is resumed; ${runs}`,
+  };
   return last.revision === undefined ? status : { ...status, revision: last.revision };
 }

@@ -120,7 +120,7 @@ export function unsettled(revision: string, message = 'Running upgrade action fo
 /** `spec.suspend` is true: Flux keeps `revision` running and will not pick up a promotion until it is resumed. */
 export function suspended(
   revision: string,
-  message = `suspended; deployed ${revision} (UpgradeSucceeded)`,
+  message = `suspended (spec.suspend): Flux does not reconcile it until it is resumed; runs ${revision}`,
 ): TargetStatus {
   return { phase: 'Suspended', reason: 'Suspended', message, revision };
 }

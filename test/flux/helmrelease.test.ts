@@ -460,7 +460,7 @@ const cases: { name: string; object: FluxObject; expected: Expected }[] = [
     },
   },
   {
-    name: 'Ready False because a dependsOn object is not ready',
+    name: 'Ready False because a dependsOn object is not ready: retried by helm-controller, so progressing',
     object: helmRelease({
       status: {
         conditions: [
@@ -469,7 +469,7 @@ const cases: { name: string; object: FluxObject; expected: Expected }[] = [
       },
     }),
     expected: {
-      phase: 'Failed',
+      phase: 'Progressing',
       reason: 'DependencyNotReady',
       revision: '6.9.2',
       message: /^Ready is False \(DependencyNotReady\): dependency 'flux-system\/cert-manager' is not ready$/,
@@ -482,7 +482,7 @@ const cases: { name: string; object: FluxObject; expected: Expected }[] = [
       phase: 'Suspended',
       reason: 'Suspended',
       revision: '6.9.2',
-      message: /^suspended; deployed 6\.9\.2 \(UpgradeSucceeded\)$/,
+      message: /^suspended \(spec\.suspend\): Flux does not reconcile it until it is resumed; runs 6\.9\.2$/,
     },
   },
   {
@@ -492,7 +492,37 @@ const cases: { name: string; object: FluxObject; expected: Expected }[] = [
       phase: 'Suspended',
       reason: 'Suspended',
       revision: '6.9.2',
-      message: /^suspended; Ready is False \(RollbackSucceeded\): Helm rollback/,
+      message: /^suspended \(spec\.suspend\).*; runs 6\.9\.2$/,
+    },
+  },
+  {
+    name: 'flux suspend: generation raised and observed, the conditions left at the old one: suspended, no generation talk',
+    object: helmRelease({
+      metadata: { generation: g + 1 },
+      spec: { suspend: true },
+      status: { observedGeneration: g + 1 },
+    }),
+    expected: {
+      phase: 'Suspended',
+      reason: 'Suspended',
+      revision: '6.9.2',
+      message: /^suspended \(spec\.suspend\): Flux does not reconcile it until it is resumed; runs 6\.9\.2$/,
+    },
+  },
+  {
+    name: 'Ready False with ArtifactFailed (the chart is not available yet): retried, so progressing',
+    object: helmRelease({
+      status: {
+        conditions: [
+          condition('Ready', 'False', 'ArtifactFailed', 'HelmChart flux-system/apps-podinfo is not ready', g),
+        ],
+      },
+    }),
+    expected: {
+      phase: 'Progressing',
+      reason: 'SourceNotReady',
+      revision: '6.9.2',
+      message: /^Ready is False \(ArtifactFailed\): HelmChart flux-system\/apps-podinfo is not ready$/,
     },
   },
   {
@@ -502,7 +532,7 @@ const cases: { name: string; object: FluxObject; expected: Expected }[] = [
       phase: 'Suspended',
       reason: 'Suspended',
       revision: undefined,
-      message: /^suspended; HelmRelease apps\/podinfo has no status yet$/,
+      message: /^suspended \(spec\.suspend\).*; runs no revision$/,
     },
   },
   {

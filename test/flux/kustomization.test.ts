@@ -191,10 +191,10 @@ const cases: { name: string; object: FluxObject; expected: Expected }[] = [
     },
   },
   {
-    name: 'Ready False because a dependsOn object is not ready',
+    name: 'Ready False because a dependsOn object is not ready: KC retries it every 30 s, so it is progressing',
     object: kustomization({ status: { conditions: [dependencyNotReady] } }),
     expected: {
-      phase: 'Failed',
+      phase: 'Progressing',
       reason: 'DependencyNotReady',
       revision: applied,
       message: /^Ready is False \(DependencyNotReady\): dependency 'flux-system\/infra-controllers' is not ready$/,
@@ -214,13 +214,41 @@ const cases: { name: string; object: FluxObject; expected: Expected }[] = [
     },
   },
   {
+    name: 'flux suspend: a new generation KC never observes (it returns before touching status): suspended',
+    object: kustomization({ metadata: { generation: g + 1 }, spec: { suspend: true } }),
+    expected: {
+      phase: 'Suspended',
+      reason: 'Suspended',
+      revision: applied,
+      message: new RegExp(
+        `^suspended \\(spec\\.suspend\\): Flux does not reconcile it until it is resumed; runs ${applied}$`,
+      ),
+    },
+  },
+  {
+    name: 'source artifact not found: KC retries every 30 s, so it is progressing',
+    object: kustomization({
+      status: {
+        conditions: [condition('Ready', 'False', 'ArtifactFailed', 'Source artifact not found, retrying in 30s', g)],
+      },
+    }),
+    expected: {
+      phase: 'Progressing',
+      reason: 'SourceNotReady',
+      revision: applied,
+      message: /^Ready is False \(ArtifactFailed\): Source artifact not found, retrying in 30s$/,
+    },
+  },
+  {
     name: 'spec.suspend true: suspended, still telling what was applied',
     object: kustomization({ spec: { suspend: true } }),
     expected: {
       phase: 'Suspended',
       reason: 'Suspended',
       revision: applied,
-      message: new RegExp(`^suspended; applied ${applied} \\(ReconciliationSucceeded\\)$`),
+      message: new RegExp(
+        `^suspended \\(spec\\.suspend\\): Flux does not reconcile it until it is resumed; runs ${applied}$`,
+      ),
     },
   },
   {
@@ -230,7 +258,7 @@ const cases: { name: string; object: FluxObject; expected: Expected }[] = [
       phase: 'Suspended',
       reason: 'Suspended',
       revision: applied,
-      message: new RegExp(`^suspended; last attempted ${next} but ${applied} is applied$`),
+      message: new RegExp(`; runs ${applied}$`),
     },
   },
 ];

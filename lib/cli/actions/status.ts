@@ -41,8 +41,8 @@ export interface EnvironmentStatusJson {
   /** Promoted only after an approval of exactly the candidate. */
   manual: boolean;
   strategy: 'pull-request' | 'notification' | null;
-  /** The decision for the environment: source, passed, in-progress, ahead, unknown, promoting, promoted, failed,
-   *  waiting-approval, no-strategy or not-reached. */
+  /** The decision for the environment: source, passed, in-progress, ahead, unknown, suspended, promoting, promoted,
+   *  failed, waiting-approval, no-strategy or not-reached. */
   state: EnvironmentState;
   /** Why the environment is in its state, e.g. `RollingOut`, `AwaitingApproval`, `RetryScheduled` (docs/cli.md). */
   reason: EnvironmentReason;
