@@ -53,6 +53,19 @@ export function toClusterAccessError(request: FailedRequest, error: unknown, tim
   );
 }
 
+/**
+ * Whether a 404 is the API server's answer for an absent object of a resource it serves: a Status with reason
+ * NotFound whose details name the resource. A path it does not serve, such as a version a CRD does not serve, falls
+ * through to its not-found handler instead, whose answer is plain text (`404 page not found`).
+ */
+export function isAbsentObject(error: unknown, group: string, plural: string): boolean {
+  if (!(error instanceof ClusterAccessError) || error.statusCode !== 404) return false;
+  if (!(error.cause instanceof ApiException)) return false;
+  const status = statusOfBody(error.cause.body);
+  const details = status?.details;
+  return status?.reason === 'NotFound' && isRecord(details) && details.group === group && details.kind === plural;
+}
+
 /** A cluster that is not registered, or whose credentials cannot be used: a person must fix it. */
 export function badConfig(cluster: string, problem: string): ClusterAccessError {
   return new ClusterAccessError('bad-config', `cluster ${cluster}: ${problem}`);
@@ -69,8 +82,8 @@ function kindOfStatus(code: number): ClusterErrorKind {
   return 'server-error';
 }
 
-/** The `message` of a Kubernetes Status body (client-node hands it over as a string), or undefined. */
-function statusMessage(body: unknown): string | undefined {
+/** A Kubernetes Status body as an object (client-node hands it over as a string), or undefined. */
+function statusOfBody(body: unknown): Record<string, unknown> | undefined {
   let value = body;
   if (typeof body === 'string') {
     try {
@@ -79,9 +92,13 @@ function statusMessage(body: unknown): string | undefined {
       return undefined;
     }
   }
-  if (isRecord(value) && typeof value.message === 'string' && value.message !== '') {
-    return value.message.split('\n')[0]?.slice(0, 300);
-  }
+  return isRecord(value) ? value : undefined;
+}
+
+/** The `message` of a Kubernetes Status body, or undefined. */
+function statusMessage(body: unknown): string | undefined {
+  const message = statusOfBody(body)?.message;
+  if (typeof message === 'string' && message !== '') return message.split('\n')[0]?.slice(0, 300);
   return undefined;
 }
 

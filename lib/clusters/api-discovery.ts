@@ -1,5 +1,8 @@
 // Which API version of a Flux app kind a cluster serves. Discovery (GET /apis) runs once per cluster and is trusted
-// for `ttlMs`; a 404 after a minute makes the reader look again, since Flux may have been upgraded meanwhile.
+// for `ttlMs`; a 404 after a minute makes the reader look again, since Flux may have been upgraded meanwhile. When
+// discovery is forbidden or fails on the server's side, its answer is "unknown" for `ttlMs` too: the reader then
+// tries the versions in turn, and the version a read finds is remembered per cluster and kind (docs/flux-status.md,
+// "Reading app objects from a leaf cluster").
 import type { AppKind } from '../config/schema.js';
 import { callCluster } from './api-call.js';
 import type { ClusterClient, Discovery } from './cluster-client.js';
@@ -10,7 +13,7 @@ import { ClusterAccessError } from './port.js';
 const REDISCOVER_AFTER_MS = 60_000;
 
 export interface ApiDiscoveryOptions {
-  /** How long the served versions found by discovery are trusted, in ms. */
+  /** How long the served versions found by discovery (or its being unavailable) are trusted, in ms. */
   ttlMs: number;
   /** Deadline of the discovery request, in ms. */
   timeoutMs: number;
@@ -18,35 +21,47 @@ export interface ApiDiscoveryOptions {
   now: () => number;
 }
 
+/** The version(s) to read a kind in. */
+export type VersionPlan =
+  /** Discovery says the cluster serves this one (the best it serves). */
+  | { discovered: true; version: string }
+  /** Discovery could not tell: try these in turn, the one found last time first, then best first. */
+  | { discovered: false; versions: readonly string[] };
+
 export class ApiDiscovery {
   constructor(private readonly options: ApiDiscoveryOptions) {}
 
-  /** The best version of `kind` the cluster serves (v2 > v2beta2 > v2beta1; v1 > v1beta2). */
-  async version(client: ClusterClient, kind: AppKind): Promise<string> {
+  /** How to read `kind` on this cluster: the best version it serves (v2 > v2beta2 > v2beta1; v1 > v1beta2). */
+  async plan(client: ClusterClient, kind: AppKind): Promise<VersionPlan> {
     const { group, versions } = FLUX_APP_APIS[kind];
     const discovery = await this.discover(client);
-    const preferred = versions[0] ?? 'v1';
-    if (!discovery) return preferred;
+    if (!discovery) {
+      const found = client.foundVersions?.get(kind);
+      const order = found === undefined ? versions : [found, ...versions.filter((version) => version !== found)];
+      return { discovered: false, versions: order };
+    }
     const served = discovery.get(group) ?? [];
     const version = versions.find((candidate) => served.includes(candidate));
-    if (version) return version;
+    if (version) return { discovered: true, version };
     // Perhaps Flux is being installed or upgraded: look again next time.
     client.discovery = undefined;
-    throw new ClusterAccessError(
-      'server-error',
-      `cluster ${client.name}: does not serve ${group} in ${versions.join(', ')} (served: ${served.join(', ') || 'none'}); is Flux installed?`,
-    );
+    throw notServedError(client, kind, `served: ${served.join(', ') || 'none'}`);
+  }
+
+  /** Remembers the version a read found served while discovery could not tell, so later reads start there. */
+  remember(client: ClusterClient, kind: AppKind, version: string): void {
+    (client.foundVersions ??= new Map()).set(kind, version);
   }
 
   /**
-   * After a 404: when discovery is older than a minute, discover again and return the version now served (which may
-   * be the same); undefined when discovery is too fresh to doubt.
+   * After a 404: when discovery is older than a minute, discover again and return the plan now (which may be the
+   * same); undefined when discovery is too fresh to doubt.
    */
-  async rediscover(client: ClusterClient, kind: AppKind): Promise<string | undefined> {
+  async rediscover(client: ClusterClient, kind: AppKind): Promise<VersionPlan | undefined> {
     const discoveredAt = client.discovery?.at;
     if (discoveredAt === undefined || this.options.now() - discoveredAt < REDISCOVER_AFTER_MS) return undefined;
     client.discovery = undefined;
-    return this.version(client, kind);
+    return this.plan(client, kind);
   }
 
   /** GET /apis once per cluster (cached for ttlMs): the served versions of every group. */
@@ -64,8 +79,7 @@ export class ApiDiscovery {
             (list.groups ?? []).map((group) => [group.name, (group.versions ?? []).map((version) => version.version)]),
           ),
         (error: unknown): Discovery => {
-          // Discovery is open to every authenticated user; if it is not, read the newest versions.
-          if (error instanceof ClusterAccessError && error.kind === 'forbidden') return undefined;
+          if (isDiscoveryUnavailable(error)) return undefined;
           if (client.discovery === entry) client.discovery = undefined;
           throw error;
         },
@@ -74,4 +88,24 @@ export class ApiDiscovery {
     client.discovery = entry;
     return entry.promise;
   }
+}
+
+/** The error of a cluster that serves none of the versions of `kind` the reader understands. */
+export function notServedError(client: ClusterClient, kind: AppKind, detail: string): ClusterAccessError {
+  const { group, versions } = FLUX_APP_APIS[kind];
+  return new ClusterAccessError(
+    'server-error',
+    `cluster ${client.name}: does not serve ${group} in ${versions.join(', ')} (${detail}); is Flux installed?`,
+  );
+}
+
+/**
+ * Discovery is open to every authenticated user (the `system:discovery` binding), but a cluster may remove that
+ * binding (403), and an API server (or a proxy in front of it) may fail GET /apis (5xx) while the Flux APIs still
+ * answer. Either way the objects may still be readable. Other failures (401, timeouts, an unreachable server, a 404 from
+ * something that is not a Kubernetes API server) would fail the reads as well, so they are reported as they are.
+ */
+function isDiscoveryUnavailable(error: unknown): boolean {
+  if (!(error instanceof ClusterAccessError)) return false;
+  return error.kind === 'forbidden' || (error.statusCode !== undefined && error.statusCode >= 500);
 }

@@ -3,7 +3,7 @@
 // its kubeconfig Secret or its EKS token changes.
 import { createHash } from 'node:crypto';
 import { ApisApi, CustomObjectsApi, KubeConfig } from '@kubernetes/client-node';
-import type { GitopsClusterDocument } from '../config/schema.js';
+import type { AppKind, GitopsClusterDocument } from '../config/schema.js';
 import { objectKeyString, type ObjectKey } from '../pipeline/model.js';
 import type { SecretSource } from '../secrets/port.js';
 import { badConfig } from './access-errors.js';
@@ -11,7 +11,7 @@ import type { EksAccess, EksConnection } from './eks.js';
 import { kubeconfigFromSecret, loadKubeconfig } from './kubeconfig.js';
 import { ClusterAccessError } from './port.js';
 
-/** group → served versions (undefined: discovery was forbidden, assume the newest). */
+/** group → served versions (undefined: discovery was forbidden or failed, so reads try the versions in turn). */
 export type Discovery = Map<string, readonly string[]> | undefined;
 
 export interface ClusterClient {
@@ -28,6 +28,8 @@ export interface ClusterClient {
   apis: ApisApi;
   /** What the last discovery found (or is finding), and when it started; see api-discovery.ts. */
   discovery?: { at: number; promise: Promise<Discovery> };
+  /** Without discovery: the version of each kind a read last found served (see api-discovery.ts). */
+  foundVersions?: Map<AppKind, string>;
 }
 
 export interface ClusterClientsOptions {
@@ -75,8 +77,11 @@ export class ClusterClients {
       });
       const client = makeClient(name, hash, kc, [connection.token]);
       client.eksToken = connection.token;
-      // Only the token changed: what discovery found still holds.
-      if (cached?.hash === hash) client.discovery = cached.discovery;
+      // Only the token changed: what discovery or a read found still holds.
+      if (cached?.hash === hash) {
+        client.discovery = cached.discovery;
+        client.foundVersions = cached.foundVersions;
+      }
       this.clients.set(name, client);
       return client;
     }

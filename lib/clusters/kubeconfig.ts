@@ -15,8 +15,15 @@ export interface KubeconfigSource {
 }
 
 /**
- * The kubeconfig text of a secretRef cluster (key `value` or `kubeconfig` of the named Secret) or a capiClusterRef
- * cluster (key `value` of `<cluster>-kubeconfig`, as Cluster API writes it), from the GitopsCluster's namespace.
+ * The keys a kubeconfig is read from, first present first. Cluster API writes `value`; Weave's cluster-controller
+ * reads `value` or `value.yaml`, and its pipeline-controller read `kubeconfig` (docs/weave-compatibility.md).
+ */
+const SECRET_REF_KEYS = ['value', 'value.yaml', 'kubeconfig'] as const;
+const CAPI_KEYS = ['value', 'value.yaml'] as const;
+
+/**
+ * The kubeconfig text of a secretRef cluster (the named Secret) or a capiClusterRef cluster (`<cluster>-kubeconfig`,
+ * as Cluster API names it), from the GitopsCluster's namespace.
  */
 export async function kubeconfigFromSecret(
   secrets: SecretSource,
@@ -25,15 +32,15 @@ export async function kubeconfigFromSecret(
 ): Promise<KubeconfigSource> {
   const name = objectKeyString(key);
   let secretName: string;
-  let keys: string[];
+  let keys: readonly string[];
   let field: string;
   if (spec.secretRef) {
     secretName = spec.secretRef.name;
-    keys = ['value', 'kubeconfig'];
+    keys = SECRET_REF_KEYS;
     field = 'spec.secretRef';
   } else if (spec.capiClusterRef) {
     secretName = `${spec.capiClusterRef.name}-kubeconfig`;
-    keys = ['value'];
+    keys = CAPI_KEYS;
     field = 'spec.capiClusterRef';
   } else {
     throw badConfig(name, 'the GitopsCluster sets none of secretRef, capiClusterRef and eks');
@@ -46,13 +53,17 @@ export async function kubeconfigFromSecret(
   const text = found === undefined ? undefined : secret[found];
   if (found === undefined || text === undefined) {
     const present = Object.keys(secret);
-    throw badConfig(
-      name,
-      `${where} has no key ${keys.map((candidate) => `"${candidate}"`).join(' or ')} (its keys: ${present.join(', ') || 'none'})`,
-    );
+    throw badConfig(name, `${where} has no key ${alternatives(keys)} (its keys: ${present.join(', ') || 'none'})`);
   }
   if (text.trim() === '') throw badConfig(name, `${where} key "${found}" is empty`);
   return { text, where: `${where} key "${found}"` };
+}
+
+/** `"a"`, `"a" or "b"`, `"a", "b" or "c"`. */
+function alternatives(keys: readonly string[]): string {
+  const quoted = keys.map((key) => `"${key}"`);
+  const last = quoted.pop();
+  return quoted.length === 0 ? (last ?? '') : `${quoted.join(', ')} or ${last}`;
 }
 
 /** kubeconfig fields that make client-node read local files or run programs: never from a Secret. */

@@ -2,13 +2,13 @@
 // Kustomizations from leaf clusters registered as GitopsClusters. The clients (cluster-client.ts), the deadline of
 // each request (api-call.ts), the served API versions (api-discovery.ts) and the classification of failures
 // (access-errors.ts) each have their own module; this one pages through LISTs and falls back where a cluster allows
-// less than a cluster-wide read.
+// less than a cluster-wide read, or tells less than discovery: then it tries the versions in turn.
 import type { AppKind, GitopsClusterDocument } from '../config/schema.js';
 import type { AppKey, ObjectKey } from '../pipeline/model.js';
 import type { SecretSource } from '../secrets/port.js';
-import { unexpectedAnswer } from './access-errors.js';
+import { isAbsentObject, unexpectedAnswer } from './access-errors.js';
 import { callCluster, type RequestOptions } from './api-call.js';
-import { ApiDiscovery } from './api-discovery.js';
+import { ApiDiscovery, notServedError } from './api-discovery.js';
 import { ClusterClients, type ClusterClient } from './cluster-client.js';
 import type { EksAccess } from './eks.js';
 import { FLUX_APP_APIS } from './flux-app-apis.js';
@@ -26,7 +26,7 @@ export interface KubernetesClusterReaderOptions {
   timeoutMs?: number;
   /** `limit` of each LIST page. Default 500. */
   pageSize?: number;
-  /** How long the served versions found by discovery are trusted, in ms. Default 10 minutes. */
+  /** How long the served versions found by discovery (or its being unavailable) are trusted, in ms. Default 10 minutes. */
   discoveryTtlMs?: number;
   /** Milliseconds since the epoch. Default `Date.now`. */
   now?: () => number;
@@ -51,26 +51,73 @@ export class KubernetesClusterReader implements ClusterReader {
 
   async getApp(app: AppKey): Promise<Record<string, unknown> | undefined> {
     const client = await this.clients.get(app.cluster);
-    const version = await this.discovery.version(client, app.kind);
-    const object = await this.getObject(client, app, version);
-    if (object !== undefined) return object;
-    // A 404 may also mean the cluster stopped serving that version (Flux upgraded): if discovery is not fresh, look
-    // again, and read again if the version changed.
+    const plan = await this.discovery.plan(client, app.kind);
+    if (!plan.discovered) return this.getInTurn(client, app, plan.versions);
+    const object = await this.getObject(client, app, plan.version);
+    if (typeof object === 'object') return object;
+    if (object === 'absent') return undefined;
+    // The cluster may have stopped serving that version (Flux upgraded): if discovery is not fresh, look again, and
+    // read again if the version changed.
     const current = await this.discovery.rediscover(client, app.kind);
-    return current === undefined || current === version ? undefined : this.getObject(client, app, current);
+    if (current === undefined) return undefined;
+    if (!current.discovered) return this.getInTurn(client, app, current.versions);
+    if (current.version === plan.version) return undefined;
+    const again = await this.getObject(client, app, current.version);
+    return typeof again === 'object' ? again : undefined;
   }
 
   async listApps(cluster: ObjectKey, kind: AppKind, namespaces: readonly string[]): Promise<Record<string, unknown>[]> {
     const client = await this.clients.get(cluster);
-    const version = await this.discovery.version(client, kind);
+    const plan = await this.discovery.plan(client, kind);
+    if (!plan.discovered) return this.listInTurn(client, kind, plan.versions, namespaces);
     try {
-      return await this.listWithFallback(client, kind, version, namespaces);
+      return await this.listWithFallback(client, kind, plan.version, namespaces);
     } catch (error) {
       if (!(error instanceof ClusterAccessError) || error.statusCode !== 404) throw error;
       const current = await this.discovery.rediscover(client, kind);
-      if (current === undefined || current === version) throw error;
-      return this.listWithFallback(client, kind, current, namespaces);
+      if (current === undefined) throw error;
+      if (!current.discovered) return this.listInTurn(client, kind, current.versions, namespaces);
+      if (current.version === plan.version) throw error;
+      return this.listWithFallback(client, kind, current.version, namespaces);
     }
+  }
+
+  /**
+   * Without discovery: a GET in each version until the API server answers for the object (found, or absent from a
+   * version it serves) rather than "no such path". Undefined when no version has it: a 404 in every version means
+   * absent, whichever 404 it was.
+   */
+  private async getInTurn(
+    client: ClusterClient,
+    app: AppKey,
+    versions: readonly string[],
+  ): Promise<Record<string, unknown> | undefined> {
+    for (const version of versions) {
+      const object = await this.getObject(client, app, version);
+      if (object === 'path not served') continue;
+      this.discovery.remember(client, app.kind, version);
+      return typeof object === 'object' ? object : undefined;
+    }
+    return undefined;
+  }
+
+  /** Without discovery: a LIST in each version until one is served (a LIST of a served version is never a 404). */
+  private async listInTurn(
+    client: ClusterClient,
+    kind: AppKind,
+    versions: readonly string[],
+    namespaces: readonly string[],
+  ): Promise<Record<string, unknown>[]> {
+    for (const version of versions) {
+      try {
+        const items = await this.listWithFallback(client, kind, version, namespaces);
+        this.discovery.remember(client, kind, version);
+        return items;
+      } catch (error) {
+        if (!(error instanceof ClusterAccessError) || error.statusCode !== 404) throw error;
+      }
+    }
+    throw notServedError(client, kind, '404 for each; discovery was not available');
   }
 
   /** Every page of a LIST (cluster-wide when namespace is undefined); an expired `continue` restarts it once. */
@@ -112,12 +159,12 @@ export class KubernetesClusterReader implements ClusterReader {
     }
   }
 
-  /** The object, or undefined on 404. */
+  /** The object; on a 404, whether the object is absent from a served version or the path is not served at all. */
   private async getObject(
     client: ClusterClient,
     app: AppKey,
     version: string,
-  ): Promise<Record<string, unknown> | undefined> {
+  ): Promise<Record<string, unknown> | 'absent' | 'path not served'> {
     const { group, plural } = FLUX_APP_APIS[app.kind];
     const what = `reading ${plural}/${app.name} in ${app.namespace}`;
     let object: unknown;
@@ -129,8 +176,8 @@ export class KubernetesClusterReader implements ClusterReader {
         ),
       );
     } catch (error) {
-      if (error instanceof ClusterAccessError && error.statusCode === 404) return undefined;
-      throw error;
+      if (!(error instanceof ClusterAccessError) || error.statusCode !== 404) throw error;
+      return isAbsentObject(error, group, plural) ? 'absent' : 'path not served';
     }
     if (!isRecord(object)) throw unexpectedAnswer(client.name, what, 'the answer is not an object');
     return object;

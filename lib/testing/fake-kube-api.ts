@@ -70,6 +70,11 @@ export interface FakeKubeUser {
   namespaces?: readonly string[];
   /** Whether a cluster-wide LIST is allowed. Default: true when `namespaces` is undefined, else false. */
   listClusterWide?: boolean;
+  /**
+   * Whether the user may read discovery (`/api`, `/apis`, `/apis/<group>[/<version>]`, `/version`). Default true: the
+   * `system:discovery` ClusterRole grants it to every authenticated user, unless a cluster removed that binding.
+   */
+  discovery?: boolean;
 }
 
 export type FakeRequestType = 'get' | 'list' | 'discovery' | 'other';
@@ -468,12 +473,14 @@ export class FakeKubeApi {
     return this.users.get(token) ?? this.authenticate?.(token);
   }
 
+  /** Sends `body` as JSON, or a `PlainText` as is (the API server's not-found handler answers in plain text). */
   private send(response: ServerResponse, logged: FakeRequest, status: number, body: unknown, stall = false): void {
     if (response.destroyed || response.writableEnded) return;
     logged.status = status;
-    const bytes = Buffer.from(JSON.stringify(body));
+    const plain = body instanceof PlainText;
+    const bytes = Buffer.from(plain ? body.text : JSON.stringify(body));
     response.writeHead(status, {
-      'content-type': 'application/json',
+      'content-type': plain ? 'text/plain; charset=utf-8' : 'application/json',
       'content-length': bytes.length,
       'audit-id': randomUUID(),
       'cache-control': 'no-cache, private',
@@ -484,6 +491,9 @@ export class FakeKubeApi {
 
   private route(path: string, params: URLSearchParams, user: FakeKubeUser): [number, unknown] {
     const parts = path.split('/').filter(Boolean);
+    if (requestType(path) === 'discovery' && user.discovery === false) {
+      return forbidden(`forbidden: User "${user.name}" cannot get path "${path}"`, {});
+    }
     if (path === '/version') {
       return [200, { major: '1', minor: '31', gitVersion: 'v1.31.0-fake', platform: 'linux/amd64' }];
     }
@@ -566,8 +576,9 @@ export class FakeKubeApi {
         { name, group: type.group, kind: type.plural },
       );
     }
+    if (!(this.servedVersions[type.group] ?? []).includes(version)) return notFoundPath();
     const stored = this.objects.get(objectKey(type, namespace, name));
-    if (!stored || !(this.servedVersions[type.group] ?? []).includes(version)) {
+    if (!stored) {
       return [404, statusBody(404, `${resource} "${name}" not found`, { name, group: type.group, kind: type.plural })];
     }
     return [200, this.asVersion(stored, type, version)];
@@ -742,8 +753,18 @@ function forbidden(message: string, details: Record<string, unknown>): [number, 
   return [403, statusBody(403, message, details)];
 }
 
+/** A body sent as plain text rather than JSON. */
+class PlainText {
+  constructor(readonly text: string) {}
+}
+
+/**
+ * A path the API server does not serve, such as a version a CRD does not serve: it falls through to the API server's
+ * not-found handler, which answers Go's `http.NotFound` (plain text, no Status), unlike an absent object of a served
+ * version (a Status with reason NotFound and the object in its details).
+ */
 function notFoundPath(): [number, unknown] {
-  return [404, statusBody(404, 'the server could not find the requested resource', {})];
+  return [404, new PlainText('404 page not found\n')];
 }
 
 /** Equality- and set-based label selectors: `a=b`, `a==b`, `a!=b`, `a`, `!a`, `a in (x,y)`, `a notin (x,y)`. */

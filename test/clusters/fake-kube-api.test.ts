@@ -9,7 +9,10 @@ import { startFake } from './helpers.js';
 
 interface Answer {
   status: number;
+  /** The JSON body; empty when the answer is not JSON. */
   body: Record<string, unknown>;
+  contentType: string;
+  text: string;
 }
 
 function get(fake: FakeKubeApi, path: string, token: string | null = fake.token): Promise<Answer> {
@@ -21,9 +24,11 @@ function get(fake: FakeKubeApi, path: string, token: string | null = fake.token)
         let text = '';
         res.setEncoding('utf8');
         res.on('data', (chunk: string) => (text += chunk));
-        res.on('end', () =>
-          resolve({ status: res.statusCode ?? 0, body: JSON.parse(text) as Record<string, unknown> }),
-        );
+        res.on('end', () => {
+          const contentType = res.headers['content-type'] ?? '';
+          const body = contentType.startsWith('application/json') ? (JSON.parse(text) as Record<string, unknown>) : {};
+          resolve({ status: res.statusCode ?? 0, body, contentType, text });
+        });
       },
     );
     req.on('error', reject);
@@ -49,8 +54,10 @@ describe('FakeKubeApi', () => {
       reason: 'Unauthorized',
       code: 401,
     };
-    assert.deepEqual(await get(fake, '/apis', null), { status: 401, body: expected });
-    assert.deepEqual(await get(fake, '/apis', 'nope'), { status: 401, body: expected });
+    for (const token of [null, 'nope']) {
+      const { status, body, contentType } = await get(fake, '/apis', token);
+      assert.deepEqual({ status, body, contentType }, { status: 401, body: expected, contentType: 'application/json' });
+    }
     assert.equal((await get(fake, '/apis')).status, 200);
   });
 
@@ -75,6 +82,22 @@ describe('FakeKubeApi', () => {
     assert.equal(fake.count('discovery'), 4);
   });
 
+  it('forbids discovery to a user without the system:discovery binding, as the API server does', async (t) => {
+    const fake = await startFake(t, {
+      users: { 'no-discovery': { name: 'reader', discovery: false } },
+      objects: [helmRelease()],
+    });
+    for (const path of ['/apis', '/apis/helm.toolkit.fluxcd.io', '/apis/helm.toolkit.fluxcd.io/v2', '/api']) {
+      const answer = await get(fake, path, 'no-discovery');
+      assert.equal(answer.status, 403, path);
+      assert.equal(answer.body.reason, 'Forbidden');
+      assert.equal(answer.body.message, `forbidden: User "reader" cannot get path "${path}"`);
+    }
+    // Reading the objects is a separate permission.
+    assert.equal((await get(fake, `${HR}/namespaces/apps/helmreleases/podinfo`, 'no-discovery')).status, 200);
+    assert.equal((await get(fake, '/apis')).status, 200);
+  });
+
   it('stores an object once and serves it in every served version; 404 otherwise', async (t) => {
     const fake = await startFake(t, { servedVersions: FLUX_SERVED_VERSIONS['2.7'], objects: [helmRelease()] });
     const v2beta2 = await get(fake, '/apis/helm.toolkit.fluxcd.io/v2beta2/namespaces/apps/helmreleases/podinfo');
@@ -83,9 +106,19 @@ describe('FakeKubeApi', () => {
     assert.equal(missing.status, 404);
     assert.equal(missing.body.reason, 'NotFound');
     assert.equal(missing.body.message, 'helmreleases.helm.toolkit.fluxcd.io "nothing" not found');
-    const unserved = await get(fake, '/apis/helm.toolkit.fluxcd.io/v2beta1/namespaces/apps/helmreleases/podinfo');
-    assert.equal(unserved.status, 404);
-    assert.equal(unserved.body.message, 'helmreleases.helm.toolkit.fluxcd.io "podinfo" not found');
+    assert.deepEqual(missing.body.details, { name: 'nothing', group: 'helm.toolkit.fluxcd.io', kind: 'helmreleases' });
+    // A version the CRD does not serve reaches the API server's not-found handler: no Status, the object's name
+    // nowhere (a GET and a LIST alike).
+    for (const path of [
+      '/apis/helm.toolkit.fluxcd.io/v2beta1/namespaces/apps/helmreleases/podinfo',
+      '/apis/helm.toolkit.fluxcd.io/v2beta1/helmreleases',
+      '/apis/helm.toolkit.fluxcd.io/v2beta1/namespaces/apps/helmreleases',
+    ]) {
+      const unserved = await get(fake, path);
+      assert.equal(unserved.status, 404, path);
+      assert.equal(unserved.contentType, 'text/plain; charset=utf-8');
+      assert.equal(unserved.text, '404 page not found\n');
+    }
 
     fake.patchStatus('HelmRelease', 'apps', 'podinfo', { lastAttemptedRevision: '6.9.3' });
     const patched = await get(fake, `${HR}/namespaces/apps/helmreleases/podinfo`);

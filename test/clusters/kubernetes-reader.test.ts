@@ -151,6 +151,17 @@ describe('KubernetesClusterReader: reading', () => {
     );
     assert.equal(fake.count('discovery'), 3);
   });
+
+  it('does not discover again for an object absent from a version the cluster serves', async (t) => {
+    let now = 1_000_000;
+    const { fake, registry } = await connectedCluster(t, { objects: [helmRelease()] });
+    const reader = registry.reader({ now: () => now });
+    assert.ok(await reader.getApp(appKey('HelmRelease', 'apps', 'podinfo')));
+    now += 120_000;
+    assert.equal(await reader.getApp(appKey('HelmRelease', 'apps', 'gone')), undefined);
+    assert.equal(fake.count('discovery'), 1, 'the API server said the object is absent, not that v2 is unserved');
+    assert.equal(fake.count('get'), 2);
+  });
 });
 
 describe('KubernetesClusterReader: listing', () => {
@@ -397,7 +408,7 @@ describe('KubernetesClusterReader: configuration', () => {
     registry.secrets.set(secret, { config: fake.kubeconfig() });
     await badConfig(
       registry,
-      /Secret flux-system\/prod-eu-kubeconfig \(spec\.secretRef\) has no key "value" or "kubeconfig" \(its keys: config\)$/,
+      /Secret flux-system\/prod-eu-kubeconfig \(spec\.secretRef\) has no key "value", "value\.yaml" or "kubeconfig" \(its keys: config\)$/,
       leaks,
     );
 

@@ -211,6 +211,32 @@ describe('GitHub pull-request promotion', () => {
     }
   });
 
+  it('promotes a value whose only marker is a head comment (as kyaml reads it): the pull request changes that line', async () => {
+    const headMarked = HELMRELEASE_PROD.replace(
+      '      version: "5.0.0" # {"$promotion": "foo:bar:prod"}\n',
+      '      # {"$promotion": "foo:bar:prod"}\n      version: "5.0.0"\n',
+    );
+    assert.notEqual(headMarked, HELMRELEASE_PROD);
+    const fixture = await startFixture({ ...FLEET_FILES, [PROD_FILE]: headMarked });
+    const { fake } = fixture;
+    try {
+      const outcome = await fixture.promoter().promote(prRequest({ revision: '5.0.1' }));
+      assert.deepEqual(outcome, { result: `https://github.com/${OWNER}/${REPO}/pull/1` });
+      assert.equal(fake.pulls(OWNER, REPO)[0]?.title, 'Promote foo/bar in prod to 5.0.1');
+      assert.equal(
+        fake.readFile(OWNER, REPO, BRANCH, PROD_FILE),
+        headMarked.replace('      version: "5.0.0"\n', '      version: "5.0.1"\n'),
+      );
+      const before = fake.blobShas(OWNER, REPO, 'main');
+      const after = fake.blobShas(OWNER, REPO, BRANCH);
+      for (const path of Object.keys(before)) {
+        if (path !== PROD_FILE) assert.equal(after[path], before[path], `${path} untouched`);
+      }
+    } finally {
+      await fixture.stop();
+    }
+  });
+
   it('succeeds without a pull request when the base branch already has the version', async () => {
     const fixture = await startFixture();
     const { fake } = fixture;

@@ -481,52 +481,442 @@ h: 6.0.1 #{"$promotion":"flux-system:podinfo:prod","note":"x"}
     markers: [PROD],
   },
   {
-    name: 'markers not on a line-end flow scalar value are not supported: not found, not changed',
-    input: `literal: | # {"$promotion": "flux-system:podinfo:prod"}
-  6.0.0
-folded: >- # {"$promotion": "flux-system:podinfo:prod"}
-  6.0.0
-flow: [6.0.0] # {"$promotion": "flux-system:podinfo:prod"}
+    name: 'markers that are still not supported (flow collections, aliases, keys, collections): not found, not changed',
+    input: `flow: [6.0.0] # {"$promotion": "flux-system:podinfo:prod"}
 flowMap: { version: 6.0.0 } # {"$promotion": "flux-system:podinfo:prod"}
 inFlow: [
   6.0.0 # {"$promotion": "flux-system:podinfo:prod"}
 ]
 anchor: &v 6.0.0
 alias: *v # {"$promotion": "flux-system:podinfo:prod"}
-empty: # {"$promotion": "flux-system:podinfo:prod"}
-before: # {"$promotion": "flux-system:podinfo:prod"}
-  6.0.0
-tagged: !!int 6 # {"$promotion": "flux-system:podinfo:prod"}
+custom: !custom 6 # {"$promotion": "flux-system:podinfo:prod"}
 ? key # {"$promotion": "flux-system:podinfo:prod"}
 : value
 # {"$promotion": "flux-system:podinfo:prod"}
-own: line
+map:
+  version: 6.0.0
+# {"$promotion": "flux-system:podinfo:prod"}
+list:
+  - 6.0.0
+script: |
+  # {"$promotion": "flux-system:podinfo:prod"}
+  version: 6.0.0
 `,
     marker: PROD,
     version: '6.0.1',
-    expected: `literal: | # {"$promotion": "flux-system:podinfo:prod"}
-  6.0.0
-folded: >- # {"$promotion": "flux-system:podinfo:prod"}
-  6.0.0
-flow: [6.0.0] # {"$promotion": "flux-system:podinfo:prod"}
+    expected: `flow: [6.0.0] # {"$promotion": "flux-system:podinfo:prod"}
 flowMap: { version: 6.0.0 } # {"$promotion": "flux-system:podinfo:prod"}
 inFlow: [
   6.0.0 # {"$promotion": "flux-system:podinfo:prod"}
 ]
 anchor: &v 6.0.0
 alias: *v # {"$promotion": "flux-system:podinfo:prod"}
-empty: # {"$promotion": "flux-system:podinfo:prod"}
-before: # {"$promotion": "flux-system:podinfo:prod"}
-  6.0.0
-tagged: !!int 6 # {"$promotion": "flux-system:podinfo:prod"}
+custom: !custom 6 # {"$promotion": "flux-system:podinfo:prod"}
 ? key # {"$promotion": "flux-system:podinfo:prod"}
 : value
 # {"$promotion": "flux-system:podinfo:prod"}
-own: line
+map:
+  version: 6.0.0
+# {"$promotion": "flux-system:podinfo:prod"}
+list:
+  - 6.0.0
+script: |
+  # {"$promotion": "flux-system:podinfo:prod"}
+  version: 6.0.0
 `,
     found: 0,
     replaced: 0,
     markers: [],
+  },
+  {
+    name: 'a head comment: the marker on the line directly above the key',
+    input: `apiVersion: helm.toolkit.fluxcd.io/v2
+kind: HelmRelease
+spec:
+  chart:
+    spec:
+      chart: podinfo
+      # {"$promotion": "flux-system:podinfo:prod"}
+      version: 6.0.0
+      sourceRef:
+        kind: HelmRepository
+        name: podinfo
+`,
+    marker: PROD,
+    version: '6.0.1',
+    expected: `apiVersion: helm.toolkit.fluxcd.io/v2
+kind: HelmRelease
+spec:
+  chart:
+    spec:
+      chart: podinfo
+      # {"$promotion": "flux-system:podinfo:prod"}
+      version: 6.0.1
+      sourceRef:
+        kind: HelmRepository
+        name: podinfo
+`,
+    found: 1,
+    replaced: 1,
+    markers: [PROD],
+  },
+  {
+    name: 'head comments: the first key of a mapping or a document, under other comment lines, over a plain comment, CRLF',
+    input:
+      '# {"$promotion": "flux-system:podinfo:prod"}\r\n' +
+      'first: 6.0.0\r\n' +
+      'values:\r\n' +
+      '  # {"$promotion": "flux-system:podinfo:prod"}\r\n' +
+      "  tag: '6.0.0' # the image tag\r\n" +
+      '  # Keep in step with the chart.\r\n' +
+      '  # {"$promotion": "flux-system:podinfo:prod"}\r\n' +
+      '  other: "6.0.0"\r\n',
+    marker: PROD,
+    version: '6.0.1',
+    expected:
+      '# {"$promotion": "flux-system:podinfo:prod"}\r\n' +
+      'first: 6.0.1\r\n' +
+      'values:\r\n' +
+      '  # {"$promotion": "flux-system:podinfo:prod"}\r\n' +
+      "  tag: '6.0.1' # the image tag\r\n" +
+      '  # Keep in step with the chart.\r\n' +
+      '  # {"$promotion": "flux-system:podinfo:prod"}\r\n' +
+      '  other: "6.0.1"\r\n',
+    found: 3,
+    replaced: 3,
+    markers: [PROD],
+  },
+  {
+    name: 'a head comment on a sequence item, and one under a compact sequence key',
+    input: `images:
+  # {"$promotion": "flux-system:podinfo:prod"}
+  - ghcr.io/stefanprodan/podinfo:6.0.0
+  - other:1.0.0
+tags:
+# {"$promotion": "flux-system:podinfo:prod"}
+- 6.0.0
+`,
+    marker: PROD,
+    version: '6.0.1',
+    expected: `images:
+  # {"$promotion": "flux-system:podinfo:prod"}
+  - 6.0.1
+  - other:1.0.0
+tags:
+# {"$promotion": "flux-system:podinfo:prod"}
+- 6.0.1
+`,
+    found: 2,
+    replaced: 2,
+    markers: [PROD],
+  },
+  {
+    name: 'a head comment that is not directly above the key, or not in its mapping, is not a marker',
+    input: `spec:
+  # {"$promotion": "flux-system:podinfo:prod"}
+
+  separated: 6.0.0
+  nested:
+    inner: 1
+    # {"$promotion": "flux-system:podinfo:prod"}
+  outdented: 6.0.0
+  # {"$promotion": "flux-system:podinfo:prod"}
+containers:
+  # {"$promotion": "flux-system:podinfo:prod"}
+  - image: nginx:1.22.0
+    name: nginx
+`,
+    marker: PROD,
+    version: '6.0.1',
+    expected: `spec:
+  # {"$promotion": "flux-system:podinfo:prod"}
+
+  separated: 6.0.0
+  nested:
+    inner: 1
+    # {"$promotion": "flux-system:podinfo:prod"}
+  outdented: 6.0.0
+  # {"$promotion": "flux-system:podinfo:prod"}
+containers:
+  # {"$promotion": "flux-system:podinfo:prod"}
+  - image: nginx:1.22.0
+    name: nginx
+`,
+    found: 0,
+    replaced: 0,
+    markers: [],
+  },
+  {
+    name: 'a line marker wins over a head marker on the same value',
+    input: `# {"$promotion": "flux-system:podinfo:dev"}
+version: 6.0.0 # {"$promotion": "flux-system:podinfo:prod"}
+`,
+    marker: DEV,
+    version: '6.0.1',
+    expected: `# {"$promotion": "flux-system:podinfo:dev"}
+version: 6.0.0 # {"$promotion": "flux-system:podinfo:prod"}
+`,
+    found: 0,
+    replaced: 0,
+    markers: [PROD],
+  },
+  {
+    name: 'any number of # before the marker, on the line or above it',
+    input: `a: 6.0.0 ## {"$promotion": "flux-system:podinfo:prod"}
+b: "6.0.0" ###{"$promotion": "flux-system:podinfo:prod"}
+## {"$promotion": "flux-system:podinfo:prod"}
+c: 6.0.0
+d: 6.0.0 # # {"$promotion": "flux-system:podinfo:prod"}
+`,
+    marker: PROD,
+    version: '6.0.1',
+    expected: `a: 6.0.1 ## {"$promotion": "flux-system:podinfo:prod"}
+b: "6.0.1" ###{"$promotion": "flux-system:podinfo:prod"}
+## {"$promotion": "flux-system:podinfo:prod"}
+c: 6.0.1
+d: 6.0.0 # # {"$promotion": "flux-system:podinfo:prod"}
+`,
+    found: 3,
+    replaced: 3,
+    markers: [PROD],
+  },
+  {
+    name: 'block scalars: the content becomes the version at its indentation, with the strip indicator',
+    input: `literal: | # {"$promotion": "flux-system:podinfo:prod"}
+  6.0.0
+stripped: |- # {"$promotion": "flux-system:podinfo:prod"}
+    6.0.0
+folded: > # {"$promotion": "flux-system:podinfo:prod"}
+  6.0.0
+foldedStripped: >- # {"$promotion": "flux-system:podinfo:prod"}
+  6.0.0
+kept: |+ # {"$promotion": "flux-system:podinfo:prod"}
+  6.0.0
+
+# {"$promotion": "flux-system:podinfo:prod"}
+headed: |
+  6.0.0
+tagged: !!str | # {"$promotion": "flux-system:podinfo:prod"}
+  6.0.0
+list:
+  - | # {"$promotion": "flux-system:podinfo:prod"}
+    6.0.0
+  - keep
+`,
+    marker: PROD,
+    version: '6.0.1',
+    expected: `literal: |- # {"$promotion": "flux-system:podinfo:prod"}
+  6.0.1
+stripped: |- # {"$promotion": "flux-system:podinfo:prod"}
+    6.0.1
+folded: >- # {"$promotion": "flux-system:podinfo:prod"}
+  6.0.1
+foldedStripped: >- # {"$promotion": "flux-system:podinfo:prod"}
+  6.0.1
+kept: |- # {"$promotion": "flux-system:podinfo:prod"}
+  6.0.1
+
+# {"$promotion": "flux-system:podinfo:prod"}
+headed: |-
+  6.0.1
+tagged: !!str |- # {"$promotion": "flux-system:podinfo:prod"}
+  6.0.1
+list:
+  - |- # {"$promotion": "flux-system:podinfo:prod"}
+    6.0.1
+  - keep
+`,
+    found: 8,
+    replaced: 8,
+    markers: [PROD],
+  },
+  {
+    name: 'block scalars: several lines, an empty block, an indentation indicator, CRLF, the end of the file',
+    input:
+      'multi: | # {"$promotion": "flux-system:podinfo:prod"}\n' +
+      '  first\n' +
+      '\n' +
+      '  second\n' +
+      'empty: | # {"$promotion": "flux-system:podinfo:prod"}\n' +
+      'spec:\n' +
+      '  indented: |2 # {"$promotion": "flux-system:podinfo:prod"}\n' +
+      '    6.0.0\n' +
+      '  crlf: >-\t# {"$promotion": "flux-system:podinfo:prod"}\r\n' +
+      '    6.0.0\r\n' +
+      'last: | # {"$promotion": "flux-system:podinfo:prod"}\n' +
+      '  6.0.0',
+    marker: PROD,
+    version: '6.0.1',
+    expected:
+      'multi: |- # {"$promotion": "flux-system:podinfo:prod"}\n' +
+      '  6.0.1\n' +
+      'empty: |- # {"$promotion": "flux-system:podinfo:prod"}\n' +
+      '  6.0.1\n' +
+      'spec:\n' +
+      '  indented: |2- # {"$promotion": "flux-system:podinfo:prod"}\n' +
+      '    6.0.1\n' +
+      '  crlf: >-\t# {"$promotion": "flux-system:podinfo:prod"}\r\n' +
+      '    6.0.1\r\n' +
+      'last: |- # {"$promotion": "flux-system:podinfo:prod"}\n' +
+      '  6.0.1',
+    found: 5,
+    replaced: 5,
+    markers: [PROD],
+  },
+  {
+    name: 'a block scalar marked for another environment is untouched',
+    input: `dev: | # {"$promotion": "flux-system:podinfo:dev"}
+  6.0.0
+# {"$promotion": "flux-system:podinfo:dev"}
+devToo: >
+  6.0.0
+prod: | # {"$promotion": "flux-system:podinfo:prod"}
+  6.0.0
+`,
+    marker: PROD,
+    version: '6.0.1',
+    expected: `dev: | # {"$promotion": "flux-system:podinfo:dev"}
+  6.0.0
+# {"$promotion": "flux-system:podinfo:dev"}
+devToo: >
+  6.0.0
+prod: |- # {"$promotion": "flux-system:podinfo:prod"}
+  6.0.1
+`,
+    found: 1,
+    replaced: 1,
+    markers: [DEV, PROD],
+  },
+  {
+    name: 'a version a block scalar cannot hold is written double-quoted in its place',
+    input: `literal: | # {"$promotion": "flux-system:podinfo:prod"}
+  6.0.0
+next: 1
+`,
+    marker: PROD,
+    version: ' 6.0.1',
+    expected: `literal: " 6.0.1" # {"$promotion": "flux-system:podinfo:prod"}
+next: 1
+`,
+    found: 1,
+    replaced: 1,
+    markers: [PROD],
+  },
+  {
+    name: 'an int, float, bool or null value becomes the version string: plain when it reads as one, else quoted',
+    input: `spec:
+  int: 6 # {"$promotion": "flux-system:podinfo:prod"}
+  float: 6.0 # {"$promotion": "flux-system:podinfo:prod"}
+  bool: true # {"$promotion": "flux-system:podinfo:prod"}
+  none: null # {"$promotion": "flux-system:podinfo:prod"}
+  tilde: ~ # {"$promotion": "flux-system:podinfo:prod"}
+  # {"$promotion": "flux-system:podinfo:prod"}
+  headed: 6
+`,
+    marker: PROD,
+    version: '6.0.1',
+    expected: `spec:
+  int: 6.0.1 # {"$promotion": "flux-system:podinfo:prod"}
+  float: 6.0.1 # {"$promotion": "flux-system:podinfo:prod"}
+  bool: 6.0.1 # {"$promotion": "flux-system:podinfo:prod"}
+  none: 6.0.1 # {"$promotion": "flux-system:podinfo:prod"}
+  tilde: 6.0.1 # {"$promotion": "flux-system:podinfo:prod"}
+  # {"$promotion": "flux-system:podinfo:prod"}
+  headed: 6.0.1
+`,
+    found: 6,
+    replaced: 6,
+    markers: [PROD],
+  },
+  {
+    name: 'an int value promoted to a version that reads as a number is written double-quoted',
+    input: `replicas: 6 # {"$promotion": "flux-system:podinfo:prod"}
+`,
+    marker: PROD,
+    version: '7',
+    expected: `replicas: "7" # {"$promotion": "flux-system:podinfo:prod"}
+`,
+    found: 1,
+    replaced: 1,
+    markers: [PROD],
+  },
+  {
+    name: 'an explicit !!int, !!float, !!bool or !!null tag is dropped: the value is a string',
+    input: `int: !!int 6 # {"$promotion": "flux-system:podinfo:prod"}
+float: !!float "6.0" # {"$promotion": "flux-system:podinfo:prod"}
+bool: &flag !!bool true # {"$promotion": "flux-system:podinfo:prod"}
+none: !!null # {"$promotion": "flux-system:podinfo:prod"}
+list:
+  - !<tag:yaml.org,2002:int> 6 # {"$promotion": "flux-system:podinfo:prod"}
+below: !!int
+  6 # {"$promotion": "flux-system:podinfo:prod"}
+`,
+    marker: PROD,
+    version: '6.0.1',
+    expected: `int: 6.0.1 # {"$promotion": "flux-system:podinfo:prod"}
+float: "6.0.1" # {"$promotion": "flux-system:podinfo:prod"}
+bool: &flag 6.0.1 # {"$promotion": "flux-system:podinfo:prod"}
+none: 6.0.1 # {"$promotion": "flux-system:podinfo:prod"}
+list:
+  - 6.0.1 # {"$promotion": "flux-system:podinfo:prod"}
+below:
+  6.0.1 # {"$promotion": "flux-system:podinfo:prod"}
+`,
+    found: 6,
+    replaced: 6,
+    markers: [PROD],
+  },
+  {
+    name: 'an empty value gets the version after its indicator',
+    input: `spec:
+  empty: # {"$promotion": "flux-system:podinfo:prod"}
+  # {"$promotion": "flux-system:podinfo:prod"}
+  headed:
+  anchored: &v # {"$promotion": "flux-system:podinfo:prod"}
+  string: !!str # {"$promotion": "flux-system:podinfo:prod"}
+  list:
+    - # {"$promotion": "flux-system:podinfo:prod"}
+    # {"$promotion": "flux-system:podinfo:prod"}
+    -
+  last: 1
+`,
+    marker: PROD,
+    version: '7',
+    expected: `spec:
+  empty: "7" # {"$promotion": "flux-system:podinfo:prod"}
+  # {"$promotion": "flux-system:podinfo:prod"}
+  headed: "7"
+  anchored: &v "7" # {"$promotion": "flux-system:podinfo:prod"}
+  string: !!str 7 # {"$promotion": "flux-system:podinfo:prod"}
+  list:
+    - "7" # {"$promotion": "flux-system:podinfo:prod"}
+    # {"$promotion": "flux-system:podinfo:prod"}
+    - "7"
+  last: 1
+`,
+    found: 6,
+    replaced: 6,
+    markers: [PROD],
+  },
+  {
+    name: 'a marker after the key applies to the value on the next line',
+    input: `before: # {"$promotion": "flux-system:podinfo:prod"}
+  6.0.0
+list:
+  - # {"$promotion": "flux-system:podinfo:prod"}
+    "6.0.0"
+`,
+    marker: PROD,
+    version: '6.0.1',
+    expected: `before: # {"$promotion": "flux-system:podinfo:prod"}
+  6.0.1
+list:
+  - # {"$promotion": "flux-system:podinfo:prod"}
+    "6.0.1"
+`,
+    found: 2,
+    replaced: 2,
+    markers: [PROD],
   },
   {
     name: 'a multi-line plain value is replaced as a whole; a !!str tag is kept',

@@ -1,7 +1,24 @@
 // pipelinectl flux-config: the Secret, Provider and Alert that make a leaf cluster's Flux send its events.
 import type { Command } from 'commander';
+import {
+  CURRENT_FLUX_RELEASE,
+  fluxConfig,
+  OLDEST_FLUX_MINOR,
+  parseFluxVersion,
+  parseNamespaceList,
+} from '../actions/flux-config.js';
 import { addBackendOptions, withBackend } from '../options.js';
 import { parseObjectKey } from '../flags.js';
+
+interface FluxConfigFlags {
+  cluster: string;
+  url: string;
+  namespace?: string;
+  fluxVersion: string;
+  namespaces?: string;
+  /** False with --no-cross-namespace-refs. */
+  crossNamespaceRefs: boolean;
+}
 
 export function register(program: Command): void {
   const command = program
@@ -11,24 +28,57 @@ export function register(program: Command): void {
       'Print the YAML that connects a leaf cluster\'s Flux to the receiver, for "kubectl apply -f -" on that ' +
         "cluster: a Secret holding the cluster's event key (derived from the master key), a generic-hmac Provider " +
         'posting to <URL>/v1/events/<ns>/<name>, and an Alert sending every HelmRelease and Kustomization event ' +
-        "(severity info) from each namespace the stored pipelines' targets use on the cluster. The GitopsCluster " +
-        'must be registered (apply it first).',
+        "(severity info) from each namespace the stored pipelines' targets use on the cluster (or those named " +
+        'with --namespaces). Provider and Alert are notification.toolkit.fluxcd.io/v1beta3 for Flux 2.2 and later, ' +
+        'v1beta2 for Flux 2.0 and 2.1. For a Flux run with --no-cross-namespace-refs, where an Alert only receives ' +
+        'events from its own namespace, --no-cross-namespace-refs prints the three objects once in each app ' +
+        'namespace. Keep the token out of Git: encrypt the Secret with SOPS or create it with External Secrets. ' +
+        'The GitopsCluster must be registered (apply it first).',
     )
     .requiredOption('--cluster <ns/name>', 'the GitopsCluster, as registered')
     .requiredOption('--url <url>', "the receiver's base URL (the stack output ReceiverUrl, or serve's address)")
-    .option('--namespace <namespace>', 'namespace of the Secret, Provider and Alert on the leaf cluster', 'flux-system')
+    .option(
+      '--namespace <namespace>',
+      'namespace of the Secret, Provider and Alert on the leaf cluster (default: flux-system)',
+    )
+    .option(
+      '--flux-version <version>',
+      `the leaf cluster's Flux release, 2.${OLDEST_FLUX_MINOR} to ${CURRENT_FLUX_RELEASE} (e.g. 2.4 or v2.4.1): ` +
+        'picks the Provider and Alert API version',
+      CURRENT_FLUX_RELEASE,
+    )
+    .option(
+      '--namespaces <list>',
+      "the app namespaces whose events to send, comma-separated (default: those the stored pipelines' targets use)",
+    )
+    .option(
+      '--no-cross-namespace-refs',
+      'for a Flux run with --no-cross-namespace-refs: one Secret, Provider and Alert in each app namespace',
+    )
     .addHelpText(
       'after',
       '\nExamples:\n' +
         '  pipelinectl flux-config --cluster flux-system/prod-eu --url http://127.0.0.1:8080 | kubectl apply -f -\n' +
         '  pipelinectl flux-config --aws --stack PipelineControllerStack --cluster flux-system/prod-eu \\\n' +
-        '    --url https://abcdef.lambda-url.eu-west-1.on.aws/',
+        '    --url https://abcdef.lambda-url.eu-west-1.on.aws/\n' +
+        '  pipelinectl flux-config --cluster flux-system/prod-eu --url http://127.0.0.1:8080 --flux-version 2.1 \\\n' +
+        '    --no-cross-namespace-refs --namespaces team-a,team-b',
     );
-  addBackendOptions(command).action(async (options: { cluster: string; url: string; namespace: string }) => {
-    const cluster = parseObjectKey(options.cluster, '--cluster');
-    const { fluxConfig } = await import('../actions/flux-config.js');
+  addBackendOptions(command).action(async (flags: FluxConfigFlags) => {
+    const cluster = parseObjectKey(flags.cluster, '--cluster');
+    const fluxVersion = parseFluxVersion(flags.fluxVersion);
+    const namespaces = flags.namespaces === undefined ? undefined : parseNamespaceList(flags.namespaces);
     await withBackend(command, async (backend) => {
-      process.stdout.write(await fluxConfig(backend, { cluster, url: options.url, namespace: options.namespace }));
+      process.stdout.write(
+        await fluxConfig(backend, {
+          cluster,
+          url: flags.url,
+          namespace: flags.namespace,
+          fluxVersion,
+          namespaces,
+          perNamespace: !flags.crossNamespaceRefs,
+        }),
+      );
     });
   });
 }

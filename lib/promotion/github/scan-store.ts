@@ -7,7 +7,7 @@
 // change of parsing is published with a new format and the old facts are simply not found.
 
 /** Bump when `markersIn` would give other markers for the same text. */
-export const MARKER_SCAN_FORMAT = 1;
+export const MARKER_SCAN_FORMAT = 2; // 2: head comments, `##`, block and empty values are markers too
 
 /** Blob id → the distinct markers in it, oldest first (the order says which facts to drop first when full). */
 export type MarkerFacts = ReadonlyMap<string, readonly string[]>;
