@@ -23,6 +23,8 @@ const COMMANDS: readonly (readonly [string, () => Promise<CommandModule>])[] = [
   ['explain', () => import('./commands/explain.js')],
   ['flux-config', () => import('./commands/flux-config.js')],
   ['dlq', () => import('./commands/dlq.js')],
+  ['backup', () => import('./commands/backup.js')],
+  ['restore', () => import('./commands/restore.js')],
 ];
 
 /** The program with every command, or only `command` when it names one. */

@@ -1,10 +1,11 @@
 // Loading a configuration: files or directories of multi-document YAML → validated, resolved documents, or every
 // problem at once. Nothing is returned (so nothing can be applied) unless the whole configuration is valid.
-import type { GitopsClusterDocument, PipelineDocument, SecretDocument } from './schema.js';
+import type { GitopsClusterDocument, PipelineDocument } from './schema.js';
+import { secretValues } from './secret-values.js';
 import { resolvePipeline, type ObjectKey, type Pipeline } from '../pipeline/model.js';
 import type { ConfigProblem } from './problems.js';
 import { checkReferences, keyOf, namedDocument, type KnownSecret, type NamedDocument } from './references.js';
-import { expandDocument, validateDocument, type DocumentAt, type ValidDocument } from './validate.js';
+import { expandDocument, problemAt, validateDocument, type DocumentAt, type ValidDocument } from './validate.js';
 import { findConfigFiles, parseConfigText, readConfigFile, type SourceDocument } from './yaml-source.js';
 
 export interface LoadOptions {
@@ -19,6 +20,8 @@ export interface Located<T> {
   document: T;
   /** `file:line` of the document, for messages. */
   origin: string;
+  /** A problem at a field of the document, located in its file (for checks made after loading, e.g. the store's). */
+  problemAt(path: readonly PropertyKey[], message: string): ConfigProblem;
 }
 
 export interface LoadedSecret {
@@ -39,52 +42,61 @@ export interface Configuration {
 
 export type LoadResult = { ok: true; configuration: Configuration } | { ok: false; problems: ConfigProblem[] };
 
+/** The YAML documents of a configuration as read from its files or text, before validation. */
+export interface ConfigurationSources {
+  documents: SourceDocument[];
+  problems: ConfigProblem[];
+}
+
 /** Loads files and directories (recursively, `.yaml`/`.yml`). */
 export async function loadConfiguration(
   paths: string | readonly string[],
   options: LoadOptions = {},
 ): Promise<LoadResult> {
-  const sources: SourceDocument[] = [];
-  const problems: ConfigProblem[] = [];
-  for (const path of typeof paths === 'string' ? [paths] : paths) {
-    const found = await findConfigFiles(path);
-    problems.push(...found.problems);
-    for (const file of found.files) {
-      const read = await readConfigFile(file);
-      sources.push(...read.documents);
-      problems.push(...read.problems);
-    }
-  }
-  return fromSources(sources, problems, options);
+  return loadSources(await readConfigurationFiles(paths), options);
 }
 
 /** Loads YAML text, e.g. from standard input; `file` names it in problems. */
 export function loadConfigurationText(text: string, file: string, options: LoadOptions = {}): LoadResult {
-  const { documents, problems } = parseConfigText(text, file);
-  return fromSources(documents, problems, options);
+  return loadSources(parseConfigText(text, file), options);
 }
 
-function fromSources(
-  sources: readonly SourceDocument[],
-  parseProblems: ConfigProblem[],
-  options: LoadOptions,
-): LoadResult {
-  const problems = [...parseProblems];
+/** Reads every YAML file the paths name, within the input limits (limits.ts); problems for what cannot be read. */
+export async function readConfigurationFiles(paths: string | readonly string[]): Promise<ConfigurationSources> {
+  const sources: ConfigurationSources = { documents: [], problems: [] };
+  for (const path of typeof paths === 'string' ? [paths] : paths) {
+    const found = await findConfigFiles(path);
+    append(sources.problems, found.problems);
+    for (const file of found.files) {
+      const read = await readConfigFile(file);
+      append(sources.documents, read.documents);
+      append(sources.problems, read.problems);
+    }
+  }
+  return sources;
+}
+
+/** Validates documents already read (readConfigurationFiles, parseConfigText): the whole configuration or every problem. */
+export function loadSources(sources: ConfigurationSources, options: LoadOptions = {}): LoadResult {
+  const problems = [...sources.problems];
   const valid: { at: DocumentAt; document: ValidDocument }[] = [];
   const named: NamedDocument[] = [];
-  for (const source of sources) {
+  for (const source of sources.documents) {
     for (const at of expandDocument(source)) {
       const result = validateDocument(at);
-      problems.push(...result.problems);
+      append(problems, result.problems);
       if (result.document) valid.push({ at, document: result.document });
       const document = namedDocument(at);
       if (document) named.push(document);
     }
   }
-  if (sources.length === 0 && problems.length === 0) problems.push({ message: 'the configuration holds no documents' });
+  if (sources.documents.length === 0 && problems.length === 0) {
+    problems.push({ message: 'the configuration holds no documents' });
+  }
 
-  problems.push(
-    ...checkReferences(named, {
+  append(
+    problems,
+    checkReferences(named, {
       defaultCluster: options.defaultCluster,
       knownClusters: options.known?.clusters ?? [],
       knownSecrets: options.known?.secrets ?? [],
@@ -97,13 +109,18 @@ function fromSources(
     const key = keyOf(document.value.metadata);
     const where = at.source.locate(at.path);
     const origin = where ? `${at.source.file}:${where.line}` : at.source.file;
+    const located = {
+      key,
+      origin,
+      problemAt: (path: readonly PropertyKey[], message: string) => problemAt(at, path, message),
+    };
     switch (document.kind) {
       case 'Pipeline':
         configuration.pipelines.push(resolvePipeline(document.value, options.defaultCluster));
-        configuration.pipelineDocuments.push({ key, document: document.value, origin });
+        configuration.pipelineDocuments.push({ ...located, document: document.value });
         break;
       case 'GitopsCluster':
-        configuration.clusters.push({ key, document: document.value, origin });
+        configuration.clusters.push({ ...located, document: document.value });
         break;
       case 'Secret':
         configuration.secrets.push({ key, values: secretValues(document.value), origin });
@@ -113,13 +130,12 @@ function fromSources(
   return { ok: true, configuration };
 }
 
-function secretValues(secret: SecretDocument): Record<string, string> {
-  const values: Record<string, string> = {};
-  for (const [key, value] of Object.entries(secret.data ?? {}))
-    values[key] = Buffer.from(value, 'base64').toString('utf8');
-  // stringData wins over data, as in Kubernetes.
-  for (const [key, value] of Object.entries(secret.stringData ?? {})) values[key] = value;
-  return values;
+/**
+ * Appends one array to another. A spread (`push(...items)`) passes every item as an argument, on the stack: with
+ * tens of thousands of documents or problems it overflows ("Maximum call stack size exceeded").
+ */
+function append<T>(target: T[], items: readonly T[]): void {
+  for (const item of items) target.push(item);
 }
 
 /** Problems in reading order: by file, then line and column; problems without a place first. */

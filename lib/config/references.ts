@@ -78,7 +78,8 @@ type RequireSecret = (
 
 export function checkReferences(documents: readonly NamedDocument[], context: ReferenceContext): ConfigProblem[] {
   const problems: ConfigProblem[] = [];
-  problems.push(...checkUniqueNames(documents));
+  // Loops, not `push(...)`: a spread of many problems overflows the stack.
+  for (const problem of checkUniqueNames(documents)) problems.push(problem);
 
   const clusters = new Set(context.knownClusters.map(objectKeyString));
   // undefined: the Secret exists but its keys are unknown (it is invalid, and reported as such); no key checks.
@@ -104,7 +105,9 @@ export function checkReferences(documents: readonly NamedDocument[], context: Re
   };
 
   for (const document of documents) {
-    if (document.kind === 'Pipeline') problems.push(...checkPipeline(document, clusters, context, requireSecret));
+    if (document.kind === 'Pipeline') {
+      for (const problem of checkPipeline(document, clusters, context, requireSecret)) problems.push(problem);
+    }
     if (document.kind === 'GitopsCluster') checkClusterSecret(document, requireSecret);
   }
   return problems;
@@ -250,14 +253,17 @@ function checkClusterSecret({ at, key, value }: NamedDocument, requireSecret: Re
   if (secretRef) {
     const secret = { namespace: key.namespace, name: secretRef.name };
     requireSecret(at, ['spec', 'secretRef', 'name'], secret, 'the kubeconfig', (keys) =>
-      keys.has('value') || keys.has('kubeconfig') ? undefined : 'has no non-empty "value" or "kubeconfig" key',
+      keys.has('value') || keys.has('value.yaml') || keys.has('kubeconfig')
+        ? undefined
+        : 'has no non-empty "value", "value.yaml" or "kubeconfig" key',
     );
   }
   if (capiClusterRef) {
-    // Cluster API writes the kubeconfig of cluster X to the Secret X-kubeconfig, key `value`.
+    // Cluster API writes the kubeconfig of cluster X to the Secret X-kubeconfig, key `value`; Weave's
+    // cluster-controller also reads `value.yaml` (docs/weave-compatibility.md).
     const secret = { namespace: key.namespace, name: `${capiClusterRef.name}-kubeconfig` };
     requireSecret(at, ['spec', 'capiClusterRef', 'name'], secret, 'the Cluster API kubeconfig', (keys) =>
-      keys.has('value') ? undefined : 'has no non-empty "value" key',
+      keys.has('value') || keys.has('value.yaml') ? undefined : 'has no non-empty "value" or "value.yaml" key',
     );
   }
 }

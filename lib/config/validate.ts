@@ -2,6 +2,7 @@
 import type { z } from 'zod';
 import { DOCUMENT_SCHEMAS, type DocumentKind } from './schema.js';
 import { formatPath, type ConfigProblem } from './problems.js';
+import { secretValueProblems } from './secret-values.js';
 import type { SourceDocument } from './yaml-source.js';
 
 export type ValidDocument =
@@ -52,6 +53,21 @@ export function problemAt(at: DocumentAt, path: readonly PropertyKey[], message:
 export function validateDocument(at: DocumentAt): { document?: ValidDocument; problems: ConfigProblem[] } {
   const problem = (path: readonly PropertyKey[], message: string) => problemAt(at, path, message);
 
+  // A `__proto__` key is lost on the way to the store (a JavaScript object takes it as its prototype), so a
+  // document with one cannot be applied as written; refusing it is safer than keeping it in a few places only.
+  const reserved = reservedKeysOf(at);
+  if (reserved.length > 0) {
+    return {
+      problems: reserved.map((path) =>
+        problem(
+          path,
+          'the key "__proto__" cannot be stored (JavaScript objects and JSON tools treat it specially, so its value ' +
+            'would be lost): rename it',
+        ),
+      ),
+    };
+  }
+
   const value = at.value;
   if (!isRecord(value)) return { problems: [problem([], 'expected a Kubernetes object (a YAML mapping)')] };
   if (typeof value.kind !== 'string' || value.kind === '') return { problems: [problem(['kind'], 'is required')] };
@@ -68,7 +84,11 @@ export function validateDocument(at: DocumentAt): { document?: ValidDocument; pr
   }
 
   const result = schema.safeParse(value);
-  if (result.success) return { document: { kind, value: result.data } as ValidDocument, problems: [] };
+  if (result.success) {
+    const document = { kind, value: result.data } as ValidDocument;
+    const problems = document.kind === 'Secret' ? secretValueProblems(document.value, problem) : [];
+    return problems.length > 0 ? { problems } : { document, problems };
+  }
   const problems: ConfigProblem[] = [];
   for (const issue of result.error.issues) {
     if (issue.code === 'unrecognized_keys') {
@@ -79,6 +99,14 @@ export function validateDocument(at: DocumentAt): { document?: ValidDocument; pr
     problems.push(problem([...issue.path], issueMessage(issue, valueAt(value, issue.path))));
   }
   return { problems };
+}
+
+/** The `__proto__` keys inside this document (or this item of a List), relative to it. */
+function reservedKeysOf(at: DocumentAt): PropertyKey[][] {
+  const prefix = at.path;
+  return at.source.reservedKeys
+    .filter((path) => prefix.every((segment, i) => path[i] === segment))
+    .map((path) => path.slice(prefix.length));
 }
 
 function unknownFieldMessage(kind: DocumentKind, path: readonly PropertyKey[], key: string): string {

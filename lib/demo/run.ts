@@ -42,6 +42,10 @@ export interface DemoSettings {
   fresh: boolean;
   /** Also show the controller's info logs. */
   verbose: boolean;
+  /** With --no-fresh: start with an empty store when dynamodb/ is missing (`--new-store`). */
+  newStore?: boolean;
+  /** With --no-fresh: make a new master key when master-key.json is missing (`--new-master-key`). */
+  newMasterKey?: boolean;
 }
 
 /** Runs the demo until SIGINT or SIGTERM, then stops everything it started, in reverse order. */
@@ -156,6 +160,8 @@ async function startMode(settings: DemoSettings, world: DemoWorld, activity: Act
       githubApiUrl: world.github.url,
       secrets: world.secrets,
       logger,
+      newStore: settings.newStore,
+      newMasterKey: settings.newMasterKey,
     });
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === 'EADDRINUSE') {

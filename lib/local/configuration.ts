@@ -1,11 +1,13 @@
-// Loading and applying the local mode's configuration at start: every problem at once (ConfigError), then the
-// GitopsClusters and Pipelines into the store (an unchanged document writes nothing) and the Secrets into
+// Loading and applying the local mode's configuration at start: every problem at once (ConfigError), the store's
+// limits included (as `pipelinectl apply` checks them), then what interrupted applies left is settled, and the
+// GitopsClusters and Pipelines go into the store (an unchanged document writes nothing) and the Secrets into
 // secrets.json, tagged with what references them.
 import { loadConfiguration, type Configuration, type KnownSecret } from '../config/index.js';
 import { ConfigError } from '../config/problems.js';
 import { DEFAULT_NAMESPACE, objectKeyString, type ObjectKey } from '../pipeline/model.js';
 import type { Logger } from '../logging/logger.js';
-import type { ConfigurationStore } from '../store/port.js';
+import { checkStoreLimits } from '../store/index.js';
+import type { ConfigurationStore, StoredPipeline } from '../store/port.js';
 import { readSecrets } from './data-dir.js';
 import { storeConfigurationSecrets } from './secrets.js';
 
@@ -13,7 +15,10 @@ export interface LocalConfigurationOptions {
   configDir: string;
   dataDir: string;
   defaultCluster?: ObjectKey;
-  store: Pick<ConfigurationStore, 'listClusters' | 'applyCluster' | 'applyPipeline'>;
+  store: Pick<
+    ConfigurationStore,
+    'listClusters' | 'listPipelines' | 'applyCluster' | 'applyPipeline' | 'repairInterruptedApplies'
+  >;
   /** Secrets given outside the configuration (the demo's), which it may refer to. Only their key names are used. */
   extraSecrets?: readonly { key: ObjectKey; values: Record<string, string> }[];
   logger: Logger;
@@ -41,6 +46,8 @@ export async function loadLocalConfiguration(options: LocalConfigurationOptions)
     known: { clusters: await storedClusters(options.store), secrets: known },
   });
   if (!result.ok) throw new ConfigError(result.problems);
+  const limits = checkStoreLimits(result.configuration, await storedPipelines(options.store));
+  if (limits.length > 0) throw new ConfigError(limits);
   return result.configuration;
 }
 
@@ -48,6 +55,7 @@ export async function loadLocalConfiguration(options: LocalConfigurationOptions)
 export async function applyLocalConfiguration(options: LocalConfigurationOptions): Promise<AppliedConfiguration> {
   const configuration = await loadLocalConfiguration(options);
   const now = options.now();
+  await options.store.repairInterruptedApplies?.(now);
   const clusters: AppliedConfiguration['clusters'] = [];
   for (const { key, document } of configuration.clusters) {
     const { changed } = await options.store.applyCluster(document, now);
@@ -67,6 +75,17 @@ export async function applyLocalConfiguration(options: LocalConfigurationOptions
   pipelines.forEach(log('Pipeline'));
   for (const name of secretsChanged) options.logger.info('stored secret', { name });
   return { configuration, pipelines, clusters, secretsChanged };
+}
+
+async function storedPipelines(store: Pick<ConfigurationStore, 'listPipelines'>): Promise<StoredPipeline[]> {
+  const pipelines: StoredPipeline[] = [];
+  let cursor: string | undefined;
+  do {
+    const page = await store.listPipelines({ cursor });
+    for (const pipeline of page.items) pipelines.push(pipeline);
+    cursor = page.cursor;
+  } while (cursor);
+  return pipelines;
 }
 
 async function storedClusters(store: Pick<ConfigurationStore, 'listClusters'>): Promise<ObjectKey[]> {

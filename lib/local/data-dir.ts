@@ -1,20 +1,25 @@
 // The local mode's data directory: everything `pipelinectl serve` keeps across restarts, and what the other
-// commands read while it runs. Files holding secrets are written with mode 0600.
+// commands read while it runs. The directory is the user's alone (0700) and files holding keys are written 0600:
+// the master key, the Secrets, and serve.json with the store's access key of the running serve.
 import { randomBytes } from 'node:crypto';
-import { mkdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
+import { chmod, mkdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { z } from 'zod';
 import { masterKeysFromValues, type MasterKeys } from '../secrets/master-keys.js';
 import type { SecretPurpose } from '../secrets/tags.js';
+import { missingMasterKey } from './data-dir-errors.js';
 
 export const DATA_FILES = {
   /** dynalite's LevelDB (the store). */
   dynamodb: 'dynamodb',
-  /** `{ "current": "…", "previous"?: "…" }`, generated once unless PIPELINES_HMAC_KEY is set. */
+  /** `{ "current": "…", "previous"?: "…" }`, made with the store unless PIPELINES_HMAC_KEY is set. */
   masterKey: 'master-key.json',
   /** `{ "<ns>/<name>": { "values": {…}, "purposes": [...] } }`: the Secrets applied locally. */
   secrets: 'secrets.json',
   /** Written by a running `serve`: `ServeInfo`. Removed when it stops. */
   serve: 'serve.json',
+  /** What the store's files were when it was last closed cleanly, or that it is open now (store-record.ts). */
+  storeRecord: 'store-record.json',
 } as const;
 
 export const LOCAL_TABLE_NAME = 'pipeline-controller';
@@ -24,10 +29,20 @@ export interface ServeInfo {
   pid: number;
   /** dynalite's HTTP endpoint, so other processes can use the store while serve holds the LevelDB lock. */
   dynamoEndpoint: string;
+  /** The store's access key of this start (store-access.ts): the endpoint refuses any request not signed with it. */
+  dynamoAccessKey: string;
   /** The receiver's base URL. */
   receiverUrl: string;
   startedAt: string;
 }
+
+const serveInfoSchema = z.object({
+  pid: z.number().int().positive(),
+  dynamoEndpoint: z.url(),
+  dynamoAccessKey: z.string().regex(/^[0-9a-f]{64}$/),
+  receiverUrl: z.url(),
+  startedAt: z.string(),
+});
 
 export interface StoredSecret {
   values: Record<string, string>;
@@ -42,7 +57,11 @@ export async function ensureDataDir(dataDir: string): Promise<void> {
   await mkdir(dataDir, { recursive: true, mode: 0o700 });
 }
 
-/** The master key: PIPELINES_HMAC_KEY when set, else the data directory's, generated on first use. */
+/**
+ * The master key: PIPELINES_HMAC_KEY when set, else the data directory's. A new one is made only for a data
+ * directory without a store: next to an existing store a missing key was lost (every leaf cluster's token is derived
+ * from it), and only `serve --new-master-key` replaces it (`createMasterKey`).
+ */
 export async function loadOrCreateMasterKeys(
   dataDir: string,
   env: NodeJS.ProcessEnv = process.env,
@@ -51,10 +70,27 @@ export async function loadOrCreateMasterKeys(
   const path = dataPath(dataDir, 'masterKey');
   const existing = await readJson<Record<string, string>>(path);
   if (existing) return masterKeysFromValues(existing, path);
+  if (await exists(dataPath(dataDir, 'dynamodb'))) throw missingMasterKey(dataDir);
+  return createMasterKey(dataDir);
+}
+
+/** A new random master key, written 0600 (replacing any). */
+export async function createMasterKey(dataDir: string): Promise<MasterKeys> {
   await ensureDataDir(dataDir);
   const keys: MasterKeys = { current: randomBytes(32).toString('hex') };
-  await writeJsonAtomically(path, keys, 0o600);
+  await writeJsonAtomically(dataPath(dataDir, 'masterKey'), keys, 0o600);
   return keys;
+}
+
+/** Whether a file or directory exists at `path`. */
+export async function exists(path: string): Promise<boolean> {
+  try {
+    await stat(path);
+    return true;
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return false;
+    throw error;
+  }
 }
 
 export async function readSecrets(dataDir: string): Promise<Record<string, StoredSecret>> {
@@ -66,19 +102,33 @@ export async function writeSecrets(dataDir: string, secrets: Record<string, Stor
   await writeJsonAtomically(dataPath(dataDir, 'secrets'), secrets, 0o600);
 }
 
+/** The running serve's serve.json; undefined when there is none, or when the serve that wrote it is gone. */
 export async function readServeInfo(dataDir: string): Promise<ServeInfo | undefined> {
-  const info = await readJson<ServeInfo>(dataPath(dataDir, 'serve'));
+  const path = dataPath(dataDir, 'serve');
+  const info = await readJson<unknown>(path);
   if (!info) return undefined;
+  const pid = (info as { pid?: unknown }).pid;
+  if (typeof pid !== 'number' || !isRunning(pid)) return undefined; // a serve that died without cleaning up
+  const parsed = serveInfoSchema.safeParse(info);
+  if (!parsed.success) {
+    throw new Error(`${path} is not what this version of pipelinectl serve writes: restart serve (pid ${pid})`);
+  }
+  return parsed.data;
+}
+
+/** Whether a process with this id exists (signal 0 only asks). */
+function isRunning(pid: number): boolean {
   try {
-    process.kill(info.pid, 0); // signal 0: only asks whether the process exists
-    return info;
+    process.kill(pid, 0);
+    return true;
   } catch {
-    return undefined; // a serve that died without cleaning up
+    return false; // gone, or another user's process (EPERM), which no serve of this user is
   }
 }
 
+/** Mode 0600: it holds the store's access key. */
 export async function writeServeInfo(dataDir: string, info: ServeInfo): Promise<void> {
-  await writeJsonAtomically(dataPath(dataDir, 'serve'), info, 0o644);
+  await writeJsonAtomically(dataPath(dataDir, 'serve'), info, 0o600);
 }
 
 /** Removes serve.json, if it is still that of the process `pid` (by default, whoever wrote it). */
@@ -91,7 +141,7 @@ export async function removeServeInfo(dataDir: string, pid?: number): Promise<vo
   await rm(path, { force: true });
 }
 
-async function readJson<T>(path: string): Promise<T | undefined> {
+export async function readJson<T>(path: string): Promise<T | undefined> {
   let text: string;
   try {
     text = await readFile(path, 'utf8');
@@ -107,8 +157,9 @@ async function readJson<T>(path: string): Promise<T | undefined> {
 }
 
 /** Writes to a temporary file and renames it, so a reader never sees half a file. */
-async function writeJsonAtomically(path: string, value: unknown, mode: number): Promise<void> {
+export async function writeJsonAtomically(path: string, value: unknown, mode: number): Promise<void> {
   const temporary = `${path}.${process.pid}.tmp`;
   await writeFile(temporary, `${JSON.stringify(value, null, 2)}\n`, { mode });
+  await chmod(temporary, mode); // writeFile sets the mode only of a file it creates
   await rename(temporary, path);
 }

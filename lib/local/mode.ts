@@ -1,7 +1,8 @@
 // The local mode (`pipelinectl serve`): the receiver, the verifier and the poller in one process, on the same lib/
 // code as the Lambdas, with dynalite on disk and the embedded queue.
 //
-// Start: dynalite on the data directory (its LevelDB lock makes a second serve fail), the configuration applied
+// Start: dynalite on the data directory, checked first and refused when damaged (dynamo.ts; its LevelDB lock makes
+// a second serve fail), the configuration applied
 // (clusters and pipelines to the store, Secrets to secrets.json), the master key, the promotions a killed serve left
 // in the middle released for a retry (interrupted.ts), the embedded queue consumed by the verifier, the receiver
 // (plus the loopback-only message route of the CLI) over node:http, the poller, and finally serve.json, which tells
@@ -19,7 +20,8 @@ import { dynamoTable, type Store } from '../store/index.js';
 import { applyLocalConfiguration } from './configuration.js';
 import { releaseInterruptedPromotions } from './interrupted.js';
 import { loadOrCreateMasterKeys, readServeInfo, removeServeInfo, writeServeInfo } from './data-dir.js';
-import { startLocalDynamo, type LocalDynamo } from './dynamo.js';
+import { DataDirError } from './data-dir-errors.js';
+import { startLocalDynamo, type LocalDynamo, type LocalDynamoOptions } from './dynamo.js';
 import { handleLocalMessage, LOCAL_MESSAGES_PATH } from './messages-route.js';
 import { startPolling, type Polling } from './polling.js';
 import { DataDirSecretSource, LayeredSecretSource } from './secrets.js';
@@ -50,6 +52,10 @@ export interface LocalModeOptions {
   visibilityTimeoutSeconds?: number;
   /** Spacing of GitHub writes; default Octokit's, as on AWS. The event-to-PR benchmark sets 0 to time the rest. */
   githubWriteIntervalMs?: number;
+  /** Start with an empty store when dynamodb/ is missing next to a master key or Secrets (`--new-store`). */
+  newStore?: boolean;
+  /** Make a new master key when master-key.json is missing next to a store (`--new-master-key`). */
+  newMasterKey?: boolean;
 }
 
 export interface LocalMode {
@@ -74,7 +80,11 @@ export async function startLocalMode(options: LocalModeOptions): Promise<LocalMo
   const parts: Parts = {};
   const stop = once(() => stopParts(parts, dataDir, logger));
   try {
-    parts.dynamo = await startDynamo(dataDir);
+    parts.dynamo = await startDynamo(dataDir, {
+      logger,
+      newStore: options.newStore,
+      newMasterKey: options.newMasterKey,
+    });
     const table = dynamoTable({ client: parts.dynamo.client, tableName: parts.dynamo.tableName });
     const { store } = table;
     const applied = await applyLocalConfiguration({
@@ -137,6 +147,7 @@ export async function startLocalMode(options: LocalModeOptions): Promise<LocalMo
     await writeServeInfo(dataDir, {
       pid: process.pid,
       dynamoEndpoint: parts.dynamo.endpoint,
+      dynamoAccessKey: parts.dynamo.accessKey,
       receiverUrl,
       startedAt: now().toISOString(),
     });
@@ -173,10 +184,11 @@ interface Parts {
 }
 
 /** dynalite, with the error naming the running serve when another process holds the data directory. */
-async function startDynamo(dataDir: string): Promise<LocalDynamo> {
+async function startDynamo(dataDir: string, options: LocalDynamoOptions): Promise<LocalDynamo> {
   try {
-    return await startLocalDynamo(dataDir);
+    return await startLocalDynamo(dataDir, options);
   } catch (error) {
+    if (error instanceof DataDirError) throw error; // the message already says what is wrong and what to do
     const serve = await readServeInfo(dataDir).catch(() => undefined);
     if (serve && serve.pid !== process.pid) {
       throw new Error(

@@ -1,4 +1,4 @@
-// The public API of lib/store: the Store port, its errors, and the DynamoDB table adapter. The adapter's modules
+// The public API of lib/store: the Store port, its errors and limits, and the DynamoDB table adapter. The adapter's modules
 // (lib/store/dynamodb/*) are its own: callers get the table through `dynamoTable` or `createDynamoStore`.
 export type * from './port.js';
 export { ConcurrentChangeError } from './errors.js';
@@ -6,5 +6,6 @@ export { dynamoTable, type DynamoTable, type DynamoTableOptions } from './dynamo
 export { createDynamoStore, type DynamoStoreOptions } from './dynamodb/store.js';
 export { createTable, TABLE_SCHEMA } from './dynamodb/table.js';
 export { markerScanKey, type DynamoMarkerScansOptions } from './dynamodb/marker-scans.js';
+export { checkStoreLimits, STORE_LIMITS, type ConfigurationToStore } from './dynamodb/limits.js';
 /** How the store tells an unchanged definition (equal JSON, whatever the key order); a dry run compares the same way. */
 export { canonicalJson } from './dynamodb/fingerprint.js';

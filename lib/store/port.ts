@@ -55,6 +55,23 @@ export interface ClusterKindUsage {
   pipelines: ObjectKey[];
 }
 
+/**
+ * What one item of the store can hold (DynamoDB's limits; the local mode runs the same adapter). `apply` checks a
+ * configuration against them before it writes anything (`checkStoreLimits` in lib/store), in a dry run too.
+ */
+export interface StoreLimits {
+  /** Bytes per item: attribute names and values, strings in UTF-8. */
+  itemBytes: number;
+  /** Bytes kept below `itemBytes` when checking, for what the size computation cannot know exactly. */
+  marginBytes: number;
+  /** Bytes (UTF-8) of a partition key, of the table or of its index. */
+  partitionKeyBytes: number;
+  /** Bytes (UTF-8) of a sort key. */
+  sortKeyBytes: number;
+  /** Levels of nested maps and lists in an item. */
+  nestingLevels: number;
+}
+
 export interface ConfigurationStore {
   /**
    * Stores a pipeline and brings the apps index in line with it: entries for targets it no longer has are removed,
@@ -62,6 +79,13 @@ export interface ConfigurationStore {
    * Throws ConcurrentChangeError (errors.ts) when another apply wrote the pipeline since it was read.
    */
   applyPipeline(document: PipelineDocument, pipeline: Pipeline, now: Date): Promise<{ changed: boolean }>;
+  /**
+   * Removes what applies cut off part-way left in the apps index: entries and usage that no stored definition uses.
+   * `applyPipeline` does this for its own pipeline; this does it for every pipeline whose interrupted apply is over
+   * or older than a few minutes (`apply` calls it first). Returns how many interrupted applies it settled. Absent
+   * where an apply cannot be interrupted (the in-memory store).
+   */
+  repairInterruptedApplies?(now: Date): Promise<number>;
   /** Removes a pipeline, its index entries, approval markers and promotion records. False when there was none. */
   deletePipeline(key: ObjectKey): Promise<boolean>;
   getPipeline(key: ObjectKey): Promise<StoredPipeline | undefined>;

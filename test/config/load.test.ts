@@ -288,7 +288,7 @@ spec:
       `${a}:27:33: Pipeline apps/api: spec.appRef.kind: must be HelmRelease or Kustomization`,
       `${a}:33:3: Pipeline apps/api: spec.promotion.strategy: is required`,
       `${a}:34:5: Pipeline apps/api: spec.promotion.notification: unknown field "notification": move it under promotion.strategy (the current Weave Pipeline schema)`,
-      `${b}:5:15: GitopsCluster apps/prod: spec.secretRef.name: Secret apps/prod-kubeconfig has no non-empty "value" or "kubeconfig" key (it holds the kubeconfig)`,
+      `${b}:5:15: GitopsCluster apps/prod: spec.secretRef.name: Secret apps/prod-kubeconfig has no non-empty "value", "value.yaml" or "kubeconfig" key (it holds the kubeconfig)`,
       `${b}:14:12: GitopsCluster apps/prod: metadata.name: duplicate GitopsCluster apps/prod: already defined at ${b}:1`,
       `${b}:15:1: GitopsCluster apps/prod: spec: secretRef, capiClusterRef and eks are mutually exclusive (found secretRef and capiClusterRef)`,
     ]);

@@ -250,7 +250,7 @@ describe('references', () => {
       text: 'apiVersion: gitops.weave.works/v1alpha1\nkind: GitopsCluster\nmetadata: {name: prod, namespace: fleet}\nspec: {secretRef: {name: prod-kc}}\n',
       options: { known: { secrets: [{ namespace: 'fleet', name: 'prod-kc', keys: ['config'] }] } },
       expected: [
-        'config.yaml:4:20: GitopsCluster fleet/prod: spec.secretRef.name: Secret fleet/prod-kc has no non-empty "value" or "kubeconfig" key (it holds the kubeconfig)',
+        'config.yaml:4:20: GitopsCluster fleet/prod: spec.secretRef.name: Secret fleet/prod-kc has no non-empty "value", "value.yaml" or "kubeconfig" key (it holds the kubeconfig)',
       ],
     },
   ];

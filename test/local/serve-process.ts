@@ -4,7 +4,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
 import { fileURLToPath } from 'node:url';
-import type { TestContext } from 'node:test';
 
 export const REPO_ROOT = fileURLToPath(new URL('../../', import.meta.url));
 
@@ -83,9 +82,14 @@ export function jsonLines(text: string): Record<string, unknown>[] {
   });
 }
 
+/** Where a started process is registered to be killed: a test's context, or a suite's own list in a `before` hook. */
+export interface Cleanups {
+  after(cleanup: () => unknown): void;
+}
+
 /** Starts `pipelinectl serve …args` and waits for its ready line; the process is killed when the test ends. */
 export async function startServe(
-  t: TestContext,
+  t: Cleanups,
   args: readonly string[],
   options: { env?: Record<string, string>; timeoutMs?: number } = {},
 ): Promise<ServeProcess> {

@@ -1,9 +1,12 @@
 // What `pipelinectl apply` does: validate a whole configuration against what is stored, then store it and ask the
 // verifier to check every pipeline that changed. One problem anywhere and nothing is written. The steps, in order:
-// loading (apply/configuration-source.ts), Secret purposes (apply/secret-purposes.ts), storing the objects
-// (apply/store-objects.ts), re-marking the Secrets applied earlier, then the checks.
+// loading (apply/configuration-source.ts, within the input limits of lib/config/limits.ts), Secret purposes
+// (apply/secret-purposes.ts), the store's limits (the same in a dry run), then, for a real run: settling what
+// interrupted applies left, storing the objects (apply/store-objects.ts), re-marking the Secrets applied earlier,
+// then the checks.
 import { formatProblem } from '../../config/index.js';
 import type { ObjectKey } from '../../pipeline/model.js';
+import { checkStoreLimits } from '../../store/index.js';
 import type { Backend } from '../backend.js';
 import { loadConfigurationSource, type ConfigurationSource } from './apply/configuration-source.js';
 import { planSecretPurposes, remarkSecrets } from './apply/secret-purposes.js';
@@ -42,9 +45,15 @@ export async function applyConfiguration(backend: Backend, options: ApplyOptions
   const purposes = planSecretPurposes(stored, configuration);
   if (purposes.problems.length > 0) return { ok: false, problems: purposes.problems };
 
+  // What the store cannot hold is refused here, before anything is written, in a dry run as in the real run.
+  const limits = checkStoreLimits(configuration, stored.pipelines);
+  if (limits.length > 0) return { ok: false, problems: limits.map(formatProblem) };
+
+  const now = options.now ?? (() => new Date());
+  if (!dryRun) await backend.store.repairInterruptedApplies?.(now());
   const { lines, changedPipelines } = await storeObjects(backend, configuration, stored, {
     dryRun,
-    now: options.now ?? (() => new Date()),
+    now,
     purposesOf: purposes.of,
   });
   if (dryRun) return { ok: true, lines, changedPipelines, checksDelivered: true };

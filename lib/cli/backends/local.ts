@@ -1,5 +1,6 @@
-// The local data directory as a Backend. While `serve` runs, the store is its dynalite (over HTTP) and messages go
-// to it through its loopback-only message route; otherwise the CLI opens the data directory itself.
+// The local data directory as a Backend. While `serve` runs, the store is its dynalite (over HTTP, signed with the
+// access key serve.json holds) and messages go to it through its loopback-only message route; otherwise the CLI
+// opens the data directory itself, which checks the store first (lib/local/store-check.ts).
 import { userInfo } from 'node:os';
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { signatureHeader } from '../../signing/hmac.js';
@@ -12,20 +13,31 @@ import { encodeMessage } from '../../queue/messages.js';
 import { createDynamoStore } from '../../store/index.js';
 import type { Backend } from '../backend.js';
 import { purposeTagValue } from '../../secrets/uses.js';
+import type { Logger } from '../../logging/logger.js';
 
 // The route a running `serve` takes queue messages on (loopback only, signed with the master key); defined next to
 // the handler in lib/local.
 export { LOCAL_MESSAGES_PATH };
 
-export async function openLocalBackend(dataDir: string): Promise<Backend> {
+/** What opening the data directory has to say (permissions tightened, an unclean last stop): one line on stderr. */
+export const STDERR_WARNINGS: Logger = {
+  debug() {},
+  info() {},
+  warn: (message) => console.error(`warning: ${message}`),
+  error: (message, attributes) =>
+    console.error(`error: ${message}${attributes ? ` ${JSON.stringify(attributes)}` : ''}`),
+};
+
+export async function openLocalBackend(dataDir: string, logger: Logger = STDERR_WARNINGS): Promise<Backend> {
   const serve = await readServeInfo(dataDir);
   let close: () => Promise<void>;
   let client: DynamoDBClient;
   if (serve) {
-    client = localDynamoClient(serve.dynamoEndpoint);
+    // The running serve's store takes only requests signed with its access key, which serve.json holds.
+    client = localDynamoClient(serve.dynamoEndpoint, serve.dynamoAccessKey);
     close = () => Promise.resolve(client.destroy());
   } else {
-    const dynamo = await startLocalDynamo(dataDir);
+    const dynamo = await startLocalDynamo(dataDir, { logger });
     client = dynamo.client;
     close = () => dynamo.stop();
   }

@@ -1,5 +1,6 @@
 // pipelinectl apply: validate a configuration against what is stored and, when all of it is valid, store it.
 import type { Command } from 'commander';
+import { MAX_FILE_BYTES } from '../../config/limits.js';
 import { CliError } from '../errors.js';
 import { addBackendOptions, withBackend } from '../options.js';
 import { printLines } from '../output.js';
@@ -51,10 +52,23 @@ export function register(program: Command): void {
   });
 }
 
-/** Standard input, for `-f -` (which cannot be combined with files: the configuration is validated as one). */
+/**
+ * Standard input, for `-f -` (which cannot be combined with files: the configuration is validated as one). It is
+ * read no further than the limit of a configuration file.
+ */
 async function readStdin(filenames: readonly string[]): Promise<string> {
   if (filenames.length > 1) throw new CliError('-f - (standard input) cannot be combined with other files');
   const chunks: Buffer[] = [];
-  for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
+  let length = 0;
+  for await (const chunk of process.stdin) {
+    chunks.push(chunk as Buffer);
+    length += (chunk as Buffer).length;
+    if (length > MAX_FILE_BYTES) {
+      throw new CliError(
+        `standard input holds more than ${MAX_FILE_BYTES / 1024 / 1024} MiB; a configuration file may hold at most ` +
+          `that: split it into several files and pass their directory with -f`,
+      );
+    }
+  }
   return Buffer.concat(chunks).toString('utf8');
 }

@@ -18,6 +18,8 @@ interface DemoOptions {
   keepReleasing?: boolean;
   fresh?: boolean;
   verbose?: boolean;
+  newStore?: boolean;
+  newMasterKey?: boolean;
 }
 
 export function register(program: Command): void {
@@ -35,6 +37,8 @@ export function register(program: Command): void {
     .option('--fresh', 'wipe the data directory first (the default)')
     .option('--no-fresh', 'keep the data directory of a previous run')
     .option('--verbose', "also show the controller's info logs")
+    .option('--new-store', 'with --no-fresh: start with an empty store when dynamodb/ is missing')
+    .option('--new-master-key', 'with --no-fresh: make a new master key when master-key.json is missing')
     .addHelpText(
       'after',
       '\nEverything runs in this process; nothing outside it is touched. From a second terminal, in the same directory:\n' +
@@ -52,6 +56,8 @@ export function register(program: Command): void {
         keepReleasing: options.keepReleasing === true,
         fresh: options.fresh !== false,
         verbose: options.verbose === true,
+        newStore: options.newStore === true,
+        newMasterKey: options.newMasterKey === true,
       });
     });
 }

@@ -17,6 +17,8 @@ interface ServeFlags {
   pollInterval: string;
   defaultCluster?: string;
   githubApiUrl?: string;
+  newStore?: boolean;
+  newMasterKey?: boolean;
 }
 
 export type ServeOptions = Omit<LocalModeOptions, 'logger' | 'now' | 'secrets' | 'notificationWebhook'>;
@@ -38,6 +40,17 @@ export function register(program: Command): void {
     .option('--poll-interval <duration>', 'how often every cluster is polled (e.g. 30s, 5m, 1h)', '5m')
     .option('--default-cluster <ns/name>', 'GitopsCluster for targets without a clusterRef')
     .option('--github-api-url <url>', 'GitHub API base URL for pull requests (GitHub Enterprise)')
+    .option(
+      '--new-master-key',
+      "make a new master key when master-key.json is missing next to a store (then re-issue every cluster's token " +
+        'with pipelinectl flux-config)',
+    )
+    .option('--new-store', 'start with an empty store when dynamodb/ is missing next to a master key or Secrets')
+    .addHelpText(
+      'after',
+      '\nThe data directory is checked at each start: a damaged or incomplete one is refused with what to do\n' +
+        '(restore a backup: pipelinectl backup, pipelinectl restore).',
+    )
     .action(async (flags: ServeFlags) => {
       await serve(parseServeFlags(flags));
     });
@@ -55,6 +68,8 @@ export function parseServeFlags(flags: ServeFlags): ServeOptions {
     defaultCluster:
       flags.defaultCluster === undefined ? undefined : parseObjectKey(flags.defaultCluster, '--default-cluster'),
     githubApiUrl: flags.githubApiUrl === undefined ? undefined : parseHttpUrl(flags.githubApiUrl, '--github-api-url'),
+    ...(flags.newStore ? { newStore: true } : {}),
+    ...(flags.newMasterKey ? { newMasterKey: true } : {}),
   };
 }
 

@@ -1,7 +1,17 @@
-// Pipelines, clusters and the apps index. Applying a pipeline writes, in this order: the index entries it gains,
-// the usage of (cluster, kind, namespace) it gains, its definition (conditional on the generation read), then
-// removes the entries and usage it lost. A crash part-way leaves extra index entries at worst, never missing
-// ones; readers check an entry against the pipeline's definition, and applying again repairs it.
+// Pipelines, clusters and the apps index. Applying a changed pipeline, in this order:
+//   1. records an apply intent (partition APPLYING): the pipeline it is about to index, the generation it heads for;
+//   2. writes the index entries and usage it gains, each tagged with that generation;
+//   3. writes the definition, conditional on the generation read (so at most one apply lands per generation);
+//   4. removes the entries and usage it lost, then settles the intents that are over (its own included).
+// An apply cut off before 3 leaves an intent naming everything it may have written. Once a definition of that
+// generation or a later one is stored, the intent's apply can never land (3 is conditional), so whatever it wrote
+// that the stored definition does not use is removed: by the next apply of the pipeline (changed or not), by a
+// failing apply itself, or by any apply once the intent is older than ABANDONED_AFTER_MS (the stored generation is
+// raised first, so a slow apply still under way fails rather than landing without its entries). Removals are
+// conditional on the item's generation, so an entry or usage written by an apply heading for a later generation is
+// never removed by the settling of an earlier one. Readers check an entry against the definition anyway (the
+// verifier reads no app that the pipeline's definition does not list).
+import { randomUUID } from 'node:crypto';
 import { DeleteCommand, GetCommand, PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { queryAll, queryPages } from './query.js';
 import type { AppKind, GitopsClusterDocument, PipelineDocument } from '../../config/schema.js';
@@ -21,13 +31,19 @@ import { batchWrite, deleteRequest, putRequest } from './batch.js';
 import { fingerprint } from './fingerprint.js';
 import { decodeCursor, encodeCursor, isConditionFailure, keys, TABLE_SCHEMA, type TableContext } from './table.js';
 
-interface IndexEntry {
+/** How old an apply intent of another pipeline must be before any apply settles it (an apply takes seconds). */
+export const ABANDONED_AFTER_MS = 10 * 60_000;
+
+/** Conditional removals sent at once (each is one request: DynamoDB batches take no conditions). */
+const REMOVAL_CONCURRENCY = 16;
+
+export interface IndexEntry {
   app: AppKey;
   env: string;
   targetIndex: number;
 }
 
-function indexEntries(pipeline: Pipeline): IndexEntry[] {
+export function indexEntries(pipeline: Pipeline): IndexEntry[] {
   return pipeline.environments.flatMap((env) =>
     env.targets.map((target, targetIndex) => ({ app: appKeyOf(pipeline, target), env: env.name, targetIndex })),
   );
@@ -43,66 +59,170 @@ const usageId = (app: AppKey) => {
   return sk;
 };
 
+/** The usage item's attribute holding the generation of the apply that last added this pipeline to it. */
+export const usageGenerationAttribute = (pipelineName: string): string => `generation ${pipelineName}`;
+
+// ---------------------------------------------------------------- the items an apply writes (limits.ts sizes them)
+
+export function pipelineItem(
+  document: PipelineDocument,
+  pipeline: Pipeline,
+  now: Date,
+  generation: number,
+): Record<string, unknown> {
+  const key = pipelineKeyOf(pipeline);
+  return {
+    ...keys.pipeline(key),
+    [TABLE_SCHEMA.indexPartitionKey]: keys.pipelinesIndex,
+    [TABLE_SCHEMA.indexSortKey]: keys.objectSortKey(key),
+    entity: 'pipeline',
+    document,
+    pipeline,
+    fingerprint: fingerprint({ document, pipeline }),
+    appliedAt: now.toISOString(),
+    generation,
+  };
+}
+
+export function clusterItem(document: GitopsClusterDocument, now: Date, generation: number): Record<string, unknown> {
+  const key = clusterKeyOf(document);
+  return {
+    ...keys.cluster(key),
+    [TABLE_SCHEMA.indexPartitionKey]: keys.clustersIndex,
+    [TABLE_SCHEMA.indexSortKey]: keys.objectSortKey(key),
+    entity: 'cluster',
+    document,
+    fingerprint: fingerprint(document),
+    appliedAt: now.toISOString(),
+    generation,
+  };
+}
+
+export function indexEntryItem(pipeline: ObjectKey, entry: IndexEntry, generation: number): Record<string, unknown> {
+  return {
+    ...keys.indexEntry(entry.app, pipeline, entry.env, entry.targetIndex),
+    entity: 'index-entry',
+    pipelineNamespace: pipeline.namespace,
+    pipelineName: pipeline.name,
+    env: entry.env,
+    targetIndex: entry.targetIndex,
+    generation,
+  };
+}
+
+/** A usage item as it is once `pipelines` (`ns/name` → the generation that added it) use (cluster, kind, ns). */
+export function usageItem(app: AppKey, pipelines: ReadonlyMap<string, number>): Record<string, unknown> {
+  const item: Record<string, unknown> = {
+    ...keys.usage(app.cluster, app.kind, app.namespace),
+    entity: 'usage',
+    clusterNamespace: app.cluster.namespace,
+    clusterName: app.cluster.name,
+    kind: app.kind,
+    namespace: app.namespace,
+    pipelines: new Set(pipelines.keys()),
+  };
+  for (const [name, generation] of pipelines) item[usageGenerationAttribute(name)] = generation;
+  return item;
+}
+
+export function applyIntentItem(
+  pipeline: Pipeline,
+  applyId: string,
+  generation: number,
+  now: Date,
+): Record<string, unknown> {
+  const key = pipelineKeyOf(pipeline);
+  return {
+    ...keys.applyIntent(key, applyId),
+    entity: 'apply-intent',
+    pipelineNamespace: key.namespace,
+    pipelineName: key.name,
+    generation,
+    startedAt: now.toISOString(),
+    pipeline,
+  };
+}
+
+export function clusterKeyOf(document: GitopsClusterDocument): ObjectKey {
+  return { namespace: document.metadata.namespace ?? 'default', name: document.metadata.name };
+}
+
+// ---------------------------------------------------------------- the adapter
+
+/** Which generation to raise the stored definition to before settling, given the pipeline's intents. */
+type FenceTarget = (intents: readonly ApplyIntent[]) => number | undefined;
+
 export class DynamoConfiguration implements ConfigurationStore, AppsIndex {
   constructor(private readonly table: TableContext) {}
 
   async applyPipeline(document: PipelineDocument, pipeline: Pipeline, now: Date): Promise<{ changed: boolean }> {
     const key = pipelineKeyOf(pipeline);
-    const existing = await this.getPipelineItem(key);
-    const print = fingerprint({ document, pipeline });
-    if (existing && existing.fingerprint === print) return { changed: false };
+    const existing = await this.getDefinition(key);
+    if (existing?.entity === 'pipeline' && existing.fingerprint === fingerprint({ document, pipeline })) {
+      // Applying what is stored asserts it: an apply of other content still under way loses (as it would had this
+      // one come after it), and whatever interrupted applies left is removed.
+      await this.settle(key, now, (intents) => maxGeneration(intents));
+      return { changed: false };
+    }
 
-    const pipelineName = objectKeyString(key);
-    const before = existing ? indexEntries(existing.pipeline) : [];
-    const after = indexEntries(pipeline);
-    const beforeIds = new Set(before.map((entry) => entryId(key, entry)));
-    const afterIds = new Set(after.map((entry) => entryId(key, entry)));
-    const beforeUsage = new Map(before.map((entry) => [usageId(entry.app), entry.app]));
-    const afterUsage = new Map(after.map((entry) => [usageId(entry.app), entry.app]));
-
-    await batchWrite(
-      this.table,
-      after
-        .filter((entry) => !beforeIds.has(entryId(key, entry)))
-        .map((entry) => putRequest(this.indexItem(key, entry))),
-    );
-    for (const [id, app] of afterUsage) if (!beforeUsage.has(id)) await this.addUsage(app, pipelineName);
-
-    await this.putVersioned(
-      {
-        ...keys.pipeline(key),
-        [TABLE_SCHEMA.indexPartitionKey]: keys.pipelinesIndex,
-        [TABLE_SCHEMA.indexSortKey]: keys.objectSortKey(key),
-        entity: 'pipeline',
-        document,
-        pipeline,
-        fingerprint: print,
-        appliedAt: now.toISOString(),
-      },
-      existing?.generation,
-      `Pipeline ${pipelineName}`,
-    );
-
-    await batchWrite(
-      this.table,
-      before
-        .filter((entry) => !afterIds.has(entryId(key, entry)))
-        .map((entry) => deleteRequest(keys.indexEntry(entry.app, key, entry.env, entry.targetIndex))),
-    );
-    for (const [id, app] of beforeUsage) if (!afterUsage.has(id)) await this.removeUsage(app, pipelineName);
+    const stored = existing?.entity === 'pipeline' ? existing.pipeline : undefined;
+    const generation = (existing?.generation ?? 0) + 1;
+    await this.put(applyIntentItem(pipeline, randomUUID(), generation, now));
+    try {
+      await this.writeGained(key, stored, pipeline, generation);
+      await this.putVersioned(
+        pipelineItem(document, pipeline, now, generation),
+        existing?.generation,
+        `Pipeline ${objectKeyString(key)}`,
+      );
+    } catch (error) {
+      // Best effort: make sure this apply can no longer land, and remove what it wrote. When even that fails (the
+      // table cannot be reached), the next apply does it.
+      await this.settle(key, now, () => generation).catch(() => undefined);
+      throw error;
+    }
+    await this.removeLost(key, stored, pipeline, generation);
+    await this.settle(key, now, () => undefined);
     return { changed: true };
   }
 
+  /**
+   * Settles the apply intents of every pipeline: those that are over (a definition of their generation or a later
+   * one is stored), and those older than ABANDONED_AFTER_MS. Returns how many were settled.
+   */
+  async repairInterruptedApplies(now: Date): Promise<number> {
+    const intents = (
+      await queryAll(this.table, {
+        KeyConditionExpression: 'pk = :pk',
+        ExpressionAttributeValues: { ':pk': keys.applyIntentPartition },
+        ConsistentRead: true,
+      })
+    ).map((item) => item as unknown as ApplyIntent);
+    const pipelines = new Map(
+      intents.map((intent) => [objectKeyString(intentPipeline(intent)), intentPipeline(intent)]),
+    );
+    let settled = 0;
+    for (const key of pipelines.values()) {
+      settled += await this.settle(key, now, (own) =>
+        maxGeneration(own.filter((intent) => now.getTime() - Date.parse(intent.startedAt) > ABANDONED_AFTER_MS)),
+      );
+    }
+    return settled;
+  }
+
   async deletePipeline(key: ObjectKey): Promise<boolean> {
-    const existing = await this.getPipelineItem(key);
-    if (!existing) return false;
+    // First what interrupted or concurrent applies wrote (they can no longer land), then the definition's own.
+    await this.settle(key, new Date(), (intents) => maxGeneration(intents));
+    const existing = await this.getDefinition(key);
+    // A fence stays: it keeps an interrupted first apply from landing after its entries were removed.
+    if (existing?.entity !== 'pipeline') return false;
     const entries = indexEntries(existing.pipeline);
     await batchWrite(
       this.table,
       entries.map((entry) => deleteRequest(keys.indexEntry(entry.app, key, entry.env, entry.targetIndex))),
     );
     const usage = new Map(entries.map((entry) => [usageId(entry.app), entry.app]));
-    for (const app of usage.values()) await this.removeUsage(app, objectKeyString(key));
+    for (const app of usage.values()) await this.removeUsage(app, objectKeyString(key), Number.MAX_SAFE_INTEGER);
     // The definition, approval markers and promotion records share the pipeline's partition.
     const partition = queryPages(this.table, {
       KeyConditionExpression: 'pk = :pk',
@@ -119,8 +239,8 @@ export class DynamoConfiguration implements ConfigurationStore, AppsIndex {
   }
 
   async getPipeline(key: ObjectKey): Promise<StoredPipeline | undefined> {
-    const item = await this.getPipelineItem(key);
-    return item && storedPipeline(item);
+    const item = await this.getDefinition(key);
+    return item?.entity === 'pipeline' ? storedPipeline(item) : undefined;
   }
 
   async listPipelines(page: PageRequest = {}): Promise<Page<StoredPipeline>> {
@@ -129,20 +249,12 @@ export class DynamoConfiguration implements ConfigurationStore, AppsIndex {
   }
 
   async applyCluster(document: GitopsClusterDocument, now: Date): Promise<{ changed: boolean }> {
-    const key = { namespace: document.metadata.namespace ?? 'default', name: document.metadata.name };
+    const key = clusterKeyOf(document);
     const existing = await this.getItem<ClusterItem>(keys.cluster(key));
-    const print = fingerprint(document);
-    if (existing && existing.fingerprint === print) return { changed: false };
+    if (existing && existing.fingerprint === fingerprint(document)) return { changed: false };
+    const generation = (existing?.generation ?? 0) + 1;
     await this.putVersioned(
-      {
-        ...keys.cluster(key),
-        [TABLE_SCHEMA.indexPartitionKey]: keys.clustersIndex,
-        [TABLE_SCHEMA.indexSortKey]: keys.objectSortKey(key),
-        entity: 'cluster',
-        document,
-        fingerprint: print,
-        appliedAt: now.toISOString(),
-      },
+      clusterItem(document, now, generation),
       existing?.generation,
       `GitopsCluster ${objectKeyString(key)}`,
     );
@@ -192,15 +304,15 @@ export class DynamoConfiguration implements ConfigurationStore, AppsIndex {
   }
 
   /**
-   * Writes the next generation of a definition, conditional on the generation read before (or on absence), so two
-   * concurrent applies cannot both win with different content.
+   * Writes the next generation of a definition (the item carries it), conditional on the generation read before (or
+   * on absence), so two concurrent applies cannot both win with different content.
    */
   private async putVersioned(item: Record<string, unknown>, previous: number | undefined, what: string): Promise<void> {
     try {
       await this.table.documents.send(
         new PutCommand({
           TableName: this.table.tableName,
-          Item: { ...item, generation: (previous ?? 0) + 1 },
+          Item: item,
           ConditionExpression: previous === undefined ? 'attribute_not_exists(pk)' : 'generation = :generation',
           ExpressionAttributeValues: previous === undefined ? undefined : { ':generation': previous },
         }),
@@ -211,49 +323,180 @@ export class DynamoConfiguration implements ConfigurationStore, AppsIndex {
     }
   }
 
-  private indexItem(pipeline: ObjectKey, entry: IndexEntry): Record<string, unknown> {
-    return {
-      ...keys.indexEntry(entry.app, pipeline, entry.env, entry.targetIndex),
-      entity: 'index-entry',
-      pipelineNamespace: pipeline.namespace,
-      pipelineName: pipeline.name,
-      env: entry.env,
-      targetIndex: entry.targetIndex,
-    };
-  }
-
-  /** Adds the pipeline to the set of those using (cluster, kind, namespace); the set makes it idempotent. */
-  private async addUsage(app: AppKey, pipelineName: string): Promise<void> {
-    await this.table.documents.send(
-      new UpdateCommand({
-        TableName: this.table.tableName,
-        Key: keys.usage(app.cluster, app.kind, app.namespace),
-        UpdateExpression:
-          'ADD pipelines :pipeline SET entity = :entity, clusterNamespace = :cns, clusterName = :cn, kind = :kind, #ns = :ns',
-        ExpressionAttributeNames: { '#ns': 'namespace' },
-        ExpressionAttributeValues: {
-          ':pipeline': new Set([pipelineName]),
-          ':entity': 'usage',
-          ':cns': app.cluster.namespace,
-          ':cn': app.cluster.name,
-          ':kind': app.kind,
-          ':ns': app.namespace,
-        },
-      }),
+  /** Step 2 of an apply: the index entries and usage the pipeline gains over what is stored, tagged `generation`. */
+  private async writeGained(
+    key: ObjectKey,
+    stored: Pipeline | undefined,
+    pipeline: Pipeline,
+    generation: number,
+  ): Promise<void> {
+    const before = stored ? indexEntries(stored) : [];
+    const beforeIds = new Set(before.map((entry) => entryId(key, entry)));
+    const beforeUsage = new Set(before.map((entry) => usageId(entry.app)));
+    const after = indexEntries(pipeline);
+    await batchWrite(
+      this.table,
+      after
+        .filter((entry) => !beforeIds.has(entryId(key, entry)))
+        .map((entry) => putRequest(indexEntryItem(key, entry, generation))),
     );
+    const gained = new Map(after.map((entry) => [usageId(entry.app), entry.app]));
+    for (const [id, app] of gained) {
+      if (!beforeUsage.has(id)) await this.addUsage(app, objectKeyString(key), generation);
+    }
   }
 
-  /** Removes the pipeline from the set; the item goes once no pipeline is left (conditional, so a concurrent add wins). */
-  private async removeUsage(app: AppKey, pipelineName: string): Promise<void> {
+  /** Step 4 of an apply: the entries and usage the stored definition had and the applied one has not. */
+  private async removeLost(
+    key: ObjectKey,
+    stored: Pipeline | undefined,
+    pipeline: Pipeline,
+    generation: number,
+  ): Promise<void> {
+    if (!stored) return;
+    await this.removeUnused(key, indexEntries(stored), indexEntries(pipeline), generation);
+  }
+
+  /**
+   * Removes `written` entries (and their usage) that `kept` does not have, each only if no apply heading for a
+   * generation after `generation` wrote it since.
+   */
+  private async removeUnused(
+    key: ObjectKey,
+    written: readonly IndexEntry[],
+    kept: readonly IndexEntry[],
+    generation: number,
+  ): Promise<number> {
+    const keptIds = new Set(kept.map((entry) => entryId(key, entry)));
+    const keptUsage = new Set(kept.map((entry) => usageId(entry.app)));
+    const entries = written.filter((entry) => !keptIds.has(entryId(key, entry)));
+    await inParallel(entries, REMOVAL_CONCURRENCY, (entry) =>
+      this.deleteItem(keys.indexEntry(entry.app, key, entry.env, entry.targetIndex), generation),
+    );
+    const usage = new Map(written.map((entry) => [usageId(entry.app), entry.app]));
+    for (const [id, app] of usage) {
+      if (!keptUsage.has(id)) await this.removeUsage(app, objectKeyString(key), generation);
+    }
+    return entries.length;
+  }
+
+  /**
+   * Settles a pipeline's apply intents: after raising the stored generation to what `fenceTarget` asks (so those
+   * applies can no longer land), every intent at or below the stored generation is over; what it wrote and the
+   * stored definition does not use is removed, then the intent. Returns how many intents were settled.
+   */
+  private async settle(key: ObjectKey, now: Date, fenceTarget: FenceTarget): Promise<number> {
+    const intents = await this.intentsOf(key);
+    if (intents.length === 0) return 0;
+    const target = fenceTarget(intents);
+    if (target !== undefined) await this.fence(key, target, now);
+    const current = await this.getDefinition(key);
+    const storedGeneration = current?.generation ?? 0;
+    const kept = current?.entity === 'pipeline' ? indexEntries(current.pipeline) : [];
+    let settled = 0;
+    for (const intent of intents) {
+      if (intent.generation > storedGeneration) continue;
+      await this.removeUnused(key, indexEntries(intent.pipeline), kept, storedGeneration);
+      await this.deleteItem({ pk: intent.pk, sk: intent.sk });
+      settled += 1;
+    }
+    return settled;
+  }
+
+  /**
+   * Raises the stored generation of a pipeline to at least `generation`, so that no apply heading for it or an
+   * earlier one can land (their writes are conditional on the generation they read). Without a definition, a fence
+   * item takes its place: readers see no pipeline, and the next apply replaces it.
+   */
+  private async fence(key: ObjectKey, generation: number, now: Date): Promise<void> {
+    for (let attempt = 0; attempt < 3; attempt += 1) {
+      const current = await this.getDefinition(key);
+      if (current && current.generation >= generation) return;
+      try {
+        if (current) {
+          await this.table.documents.send(
+            new UpdateCommand({
+              TableName: this.table.tableName,
+              Key: keys.pipeline(key),
+              UpdateExpression: 'SET generation = :generation',
+              ConditionExpression: 'generation = :read',
+              ExpressionAttributeValues: { ':generation': generation, ':read': current.generation },
+            }),
+          );
+        } else {
+          await this.table.documents.send(
+            new PutCommand({
+              TableName: this.table.tableName,
+              Item: { ...keys.pipeline(key), entity: 'pipeline-fence', generation, fencedAt: now.toISOString() },
+              ConditionExpression: 'attribute_not_exists(pk)',
+            }),
+          );
+        }
+        return;
+      } catch (error) {
+        if (!isConditionFailure(error)) throw error;
+      }
+    }
+    throw new ConcurrentChangeError(`Pipeline ${objectKeyString(key)}`);
+  }
+
+  private async intentsOf(key: ObjectKey): Promise<ApplyIntent[]> {
+    const items = await queryAll(this.table, {
+      KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
+      ExpressionAttributeValues: { ':pk': keys.applyIntentPartition, ':prefix': keys.applyIntentPrefix(key) },
+      ConsistentRead: true,
+    });
+    return items.map((item) => item as unknown as ApplyIntent);
+  }
+
+  /**
+   * Adds the pipeline to the set of those using (cluster, kind, namespace), with the generation of the apply that
+   * adds it; the set makes it idempotent. An apply heading for an earlier generation than the one recorded leaves it
+   * as it is (the later one put the pipeline there).
+   */
+  private async addUsage(app: AppKey, pipelineName: string, generation: number): Promise<void> {
+    await this.table.documents
+      .send(
+        new UpdateCommand({
+          TableName: this.table.tableName,
+          Key: keys.usage(app.cluster, app.kind, app.namespace),
+          UpdateExpression:
+            'ADD pipelines :pipeline SET entity = :entity, clusterNamespace = :cns, clusterName = :cn, kind = :kind, ' +
+            '#ns = :ns, #generation = :generation',
+          ConditionExpression: 'attribute_not_exists(#generation) OR #generation <= :generation',
+          ExpressionAttributeNames: { '#ns': 'namespace', '#generation': usageGenerationAttribute(pipelineName) },
+          ExpressionAttributeValues: {
+            ':pipeline': new Set([pipelineName]),
+            ':entity': 'usage',
+            ':cns': app.cluster.namespace,
+            ':cn': app.cluster.name,
+            ':kind': app.kind,
+            ':ns': app.namespace,
+            ':generation': generation,
+          },
+        }),
+      )
+      .catch((error: unknown) => {
+        if (!isConditionFailure(error)) throw error;
+      });
+  }
+
+  /**
+   * Removes the pipeline from the set, unless an apply heading for a generation after `generation` added it; the
+   * item goes once no pipeline is left (conditional, so a concurrent add wins).
+   */
+  private async removeUsage(app: AppKey, pipelineName: string, generation: number): Promise<void> {
     const key = keys.usage(app.cluster, app.kind, app.namespace);
     const result = await this.table.documents
       .send(
         new UpdateCommand({
           TableName: this.table.tableName,
           Key: key,
-          UpdateExpression: 'DELETE pipelines :pipeline',
-          ConditionExpression: 'attribute_exists(pk)',
-          ExpressionAttributeValues: { ':pipeline': new Set([pipelineName]) },
+          UpdateExpression: 'DELETE pipelines :pipeline REMOVE #generation',
+          ConditionExpression:
+            'attribute_exists(pk) AND (attribute_not_exists(#generation) OR #generation <= :generation)',
+          ExpressionAttributeNames: { '#generation': usageGenerationAttribute(pipelineName) },
+          ExpressionAttributeValues: { ':pipeline': new Set([pipelineName]), ':generation': generation },
           ReturnValues: 'ALL_NEW',
         }),
       )
@@ -275,8 +518,33 @@ export class DynamoConfiguration implements ConfigurationStore, AppsIndex {
       });
   }
 
-  private async getPipelineItem(key: ObjectKey): Promise<PipelineItem | undefined> {
-    return this.getItem<PipelineItem>(keys.pipeline(key));
+  private async put(item: Record<string, unknown>): Promise<void> {
+    await this.table.documents.send(new PutCommand({ TableName: this.table.tableName, Item: item }));
+  }
+
+  /** Deletes an item; with `generation`, only if it carries none or one at most that (else it is left). */
+  private async deleteItem(key: { pk: string; sk: string }, generation?: number): Promise<void> {
+    await this.table.documents
+      .send(
+        new DeleteCommand({
+          TableName: this.table.tableName,
+          Key: key,
+          ...(generation === undefined
+            ? {}
+            : {
+                ConditionExpression: 'attribute_not_exists(generation) OR generation <= :generation',
+                ExpressionAttributeValues: { ':generation': generation },
+              }),
+        }),
+      )
+      .catch((error: unknown) => {
+        if (!isConditionFailure(error)) throw error;
+      });
+  }
+
+  /** The item at a pipeline's `DEF` key: its definition, or the fence an interrupted apply's settling left. */
+  private async getDefinition(key: ObjectKey): Promise<PipelineItem | FenceItem | undefined> {
+    return this.getItem<PipelineItem | FenceItem>(keys.pipeline(key));
   }
 
   private async getItem<T>(key: { pk: string; sk: string }): Promise<T | undefined> {
@@ -302,11 +570,51 @@ export class DynamoConfiguration implements ConfigurationStore, AppsIndex {
 }
 
 interface PipelineItem {
+  entity: 'pipeline';
   document: PipelineDocument;
   pipeline: Pipeline;
   generation: number;
   fingerprint: string;
   appliedAt: string;
+}
+
+/** Holds a pipeline's generation where no definition is stored, so an interrupted first apply cannot land later. */
+interface FenceItem {
+  entity: 'pipeline-fence';
+  generation: number;
+}
+
+interface ApplyIntent {
+  pk: string;
+  sk: string;
+  pipelineNamespace: string;
+  pipelineName: string;
+  generation: number;
+  /** ISO 8601. */
+  startedAt: string;
+  pipeline: Pipeline;
+}
+
+const intentPipeline = (intent: ApplyIntent): ObjectKey => ({
+  namespace: intent.pipelineNamespace,
+  name: intent.pipelineName,
+});
+
+function maxGeneration(intents: readonly ApplyIntent[]): number | undefined {
+  return intents.reduce<number | undefined>((max, intent) => Math.max(max ?? 0, intent.generation), undefined);
+}
+
+/** Runs `task` over the items, at most `limit` at a time. */
+async function inParallel<T>(items: readonly T[], limit: number, task: (item: T) => Promise<void>): Promise<void> {
+  let next = 0;
+  const worker = async () => {
+    while (next < items.length) {
+      const item = items[next] as T;
+      next += 1;
+      await task(item);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
 }
 
 interface ClusterItem {

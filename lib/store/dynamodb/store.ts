@@ -26,6 +26,7 @@ export function createDynamoStore(options: DynamoStoreOptions): Store {
   return {
     applyPipeline: (...args) => configuration.applyPipeline(...args),
     deletePipeline: (...args) => configuration.deletePipeline(...args),
+    repairInterruptedApplies: (...args) => configuration.repairInterruptedApplies(...args),
     getPipeline: (...args) => configuration.getPipeline(...args),
     listPipelines: (...args) => configuration.listPipelines(...args),
     applyCluster: (...args) => configuration.applyCluster(...args),

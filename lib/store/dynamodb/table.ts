@@ -44,6 +44,13 @@ export const keys = {
     sk: `TARGET#${objectPart(pipeline)}#${part(env)}#${targetIndex}`,
   }),
   indexEntryPrefix: 'TARGET#',
+  /** An apply of a pipeline under way (or cut off): what it may have written to the apps index. */
+  applyIntent: (pipeline: ObjectKey, applyId: string) => ({
+    pk: keys.applyIntentPartition,
+    sk: `${keys.applyIntentPrefix(pipeline)}${part(applyId)}`,
+  }),
+  applyIntentPartition: 'APPLYING',
+  applyIntentPrefix: (pipeline: ObjectKey) => `${objectPart(pipeline)}#`,
   usagePartition: 'USAGE',
   usage: (cluster: ObjectKey, kind: string, namespace: string) => ({
     pk: 'USAGE',

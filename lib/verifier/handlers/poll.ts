@@ -24,11 +24,15 @@ export async function poll(message: PollMessage, deps: VerifierDeps, recentPipel
     }
   }
 
+  // Only what a stored definition lists is read: a usage item an interrupted apply left names no target.
+  if (expected.size === 0) return;
+  const namespaces = [...new Set([...expected.values()].map((app) => app.namespace))];
+
   const observedAt = deps.now();
   let observations: Observation[];
   let failure: Error | undefined;
   try {
-    const objects = await deps.clusters.listApps(message.cluster, message.kind, usage.namespaces);
+    const objects = await deps.clusters.listApps(message.cluster, message.kind, namespaces);
     const byName = new Map(objects.map((object) => [nameOf(object), object]));
     // A target missing from the list is recorded as not found, as a GET of it would be.
     observations = [...expected.values()].map((app) => ({

@@ -1,11 +1,12 @@
-// Loading the configuration to apply: its files (or text), checked against what is stored (clusters it refers to
-// without defining them, and the keys of stored Secrets it refers to).
+// Loading the configuration to apply: its files (or text), read once within the input limits, checked against what
+// is stored (clusters it refers to without defining them, and the keys of stored Secrets it refers to).
 import { keyOf, namedDocument } from '../../../config/references.js';
 import { expandDocument } from '../../../config/validate.js';
-import { findConfigFiles, parseConfigText, readConfigFile, type SourceDocument } from '../../../config/yaml-source.js';
+import { parseConfigText } from '../../../config/yaml-source.js';
 import {
-  loadConfiguration,
-  loadConfigurationText,
+  loadSources,
+  readConfigurationFiles,
+  type ConfigurationSources,
   type KnownSecret,
   type LoadOptions,
   type LoadResult,
@@ -24,31 +25,24 @@ export async function loadConfigurationSource(
   stored: StoredObjects,
   defaultCluster: ObjectKey | undefined,
 ): Promise<LoadResult> {
+  const sources =
+    'text' in source ? parseConfigText(source.text, source.file) : await readConfigurationFiles(source.paths);
   const options: LoadOptions = {
     defaultCluster,
     known: {
       clusters: stored.clusters.map((cluster) => keyOf(cluster.document.metadata)),
-      secrets: await knownSecrets(backend, source),
+      secrets: await knownSecrets(backend, sources),
     },
   };
-  return 'text' in source
-    ? loadConfigurationText(source.text, source.file, options)
-    : await loadConfiguration(source.paths, options);
+  return loadSources(sources, options);
 }
 
 /**
  * The stored Secrets this configuration refers to without defining them, with their key names (never values), so
- * that the loader can check their keys. The files are read leniently for this; the loader reads them properly.
+ * that the loader can check their keys. The documents are read leniently for this; the loader validates them.
  */
-async function knownSecrets(backend: Backend, source: ConfigurationSource): Promise<KnownSecret[]> {
-  const sources: SourceDocument[] = [];
-  if ('text' in source) sources.push(...parseConfigText(source.text, source.file).documents);
-  else {
-    for (const path of source.paths) {
-      for (const file of (await findConfigFiles(path)).files) sources.push(...(await readConfigFile(file)).documents);
-    }
-  }
-  const documents = sources
+async function knownSecrets(backend: Backend, sources: ConfigurationSources): Promise<KnownSecret[]> {
+  const documents = sources.documents
     .flatMap((document) => expandDocument(document))
     .map((at) => namedDocument(at))
     .filter((named) => named !== undefined);
