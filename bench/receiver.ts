@@ -3,7 +3,9 @@
 // are indexed, the embedded queue (not consumed) and static master keys. Two request kinds:
 //   - a correctly signed Flux event about an indexed app → 202 and one `check-app` enqueued: the common case, which
 //     costs two store reads (the cluster's registration, the apps index) and one enqueue;
-//   - a badly signed request → 401: the abuse path, decided from the HMAC alone before anything is looked up.
+//   - a badly signed request → 401: the abuse path, decided from the HMAC alone before anything is looked up;
+//   - a forged Weave `/promotion` call (a well-formed signature under the wrong key) → 401: the pipeline's webhook
+//     key has to be found before the signature can be checked; counted in store and Secret reads per request too.
 // Each is driven by a closed loop with a fixed number of requests in flight, first in process (handleRequest called
 // directly) and then over HTTP through the node:http adapter the local mode serves. The 202 path is run once more
 // with the two store reads answered from memory, to separate the receiver's own work from dynalite's. The request
@@ -40,6 +42,9 @@ const CLUSTER = { namespace: 'flux-system', name: 'fleet-eu' };
 const APP = { namespace: 'apps', name: 'podinfo' };
 const EVENT_PATH = `/v1/events/${CLUSTER.namespace}/${CLUSTER.name}`;
 const silentLogger = { info() {}, warn() {}, error() {} };
+const WEBHOOK_SECRET = { namespace: 'flux-system', name: 'podinfo-webhook' };
+const WEBHOOK_HMAC_KEY = 'bench-webhook-key-8d2b6f1c';
+const PROMOTION_PATH = '/promotion/flux-system/podinfo/dev';
 
 const pipelineDocument: PipelineDocument = {
   apiVersion: 'pipelines.weave.works/v1alpha1',
@@ -54,7 +59,7 @@ const pipelineDocument: PipelineDocument = {
       },
       { name: 'prod', targets: [{ namespace: 'prod', clusterRef: { kind: 'GitopsCluster', name: CLUSTER.name } }] },
     ],
-    promotion: { strategy: { notification: {} } },
+    promotion: { strategy: { notification: {}, secretRef: { name: WEBHOOK_SECRET.name } } },
   },
 };
 
@@ -121,10 +126,28 @@ export const benchReceiver: Bench = async (): Promise<BenchSection> => {
   await store.applyPipeline(pipelineDocument, resolvePipeline(pipelineDocument), now);
   // Produced into, never consumed: the enqueue is part of the receiver's work, the verifier's is not.
   const queue = new EmbeddedQueue({ logger: { info() {}, warn() {}, error() {} } });
+  // Counts the reads a forged /promotion call costs: the pipeline (store) and its webhook Secret.
+  const reads = { store: 0, secrets: 0 };
+  const secretSource = new StaticSecretSource([{ key: WEBHOOK_SECRET, values: { 'hmac-key': WEBHOOK_HMAC_KEY } }]);
   const deps: ReceiverDeps = {
-    store,
+    store: {
+      getCluster: (key) => store.getCluster(key),
+      findTargets: (app) => store.findTargets(app),
+      getPipeline: (key) => {
+        reads.store += 1;
+        return store.getPipeline(key);
+      },
+      getApproval: (...args) => store.getApproval(...args),
+      approve: (...args) => store.approve(...args),
+      appendAudit: (entry) => store.appendAudit(entry),
+    },
     queue,
-    secrets: new StaticSecretSource(),
+    secrets: {
+      getSecret: (key) => {
+        reads.secrets += 1;
+        return secretSource.getSecret(key);
+      },
+    },
     masterKeys: () => Promise.resolve(MASTER_KEYS),
     logger: silentLogger,
   };
@@ -172,6 +195,19 @@ export const benchReceiver: Bench = async (): Promise<BenchSection> => {
     );
     const visibleBeforeForged = queue.stats().visible;
     const forgedInProcess = await closedLoop(async () => (await handleRequest(request(forged), deps)).statusCode, 401);
+    // A forged Weave call: a well-formed sha256 signature of the body under a key that is not the pipeline's.
+    const promotionRequest: HttpRequest = {
+      method: 'POST',
+      path: PROMOTION_PATH,
+      headers: { 'x-signature': signatureHeader(body, 'not-the-webhook-key'), 'content-length': String(body.length) },
+      body,
+    };
+    const readsBefore = { ...reads };
+    const forgedPromotion = await closedLoop(async () => (await handleRequest(promotionRequest, deps)).statusCode, 401);
+    const forgedPromotionReads = {
+      store: reads.store - readsBefore.store,
+      secrets: reads.secrets - readsBefore.secrets,
+    };
     if (queue.stats().visible !== visibleBeforeForged) throw new Error('a forged request enqueued something');
 
     // (c) the same over HTTP (node:http adapter, fetch with keep-alive), and its baseline behind the same server.
@@ -222,6 +258,16 @@ export const benchReceiver: Bench = async (): Promise<BenchSection> => {
           baseline: `signed event → 202: ${rate(signedInProcess)}`,
           ratio: `${formatRatio(forgedInProcess.perSecond, signedInProcess.perSecond)} the 202 rate`,
           note: `${conditions}; no store read, nothing enqueued`,
+        },
+        {
+          name: 'forged /promotion (well-formed signature, wrong key) → 401, in process',
+          value: `${rate(forgedPromotion)}; ${latency(forgedPromotion)}`,
+          baseline: `bad signature on an event → 401: ${rate(forgedInProcess)}`,
+          ratio: `${formatRatio(forgedInProcess.perSecond, forgedPromotion.perSecond)} the event's cost`,
+          note:
+            `${conditions}; ${formatNumber(forgedPromotionReads.store)} store and ` +
+            `${formatNumber(forgedPromotionReads.secrets)} Secret reads for ${formatNumber(forgedPromotion.answered)} ` +
+            'requests about one pipeline (a header that is not a signature: none)',
         },
         {
           name: 'bad signature → 401, in process, latency',

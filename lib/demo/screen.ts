@@ -1,6 +1,9 @@
 // The demo's terminal. On a TTY the view is redrawn in place every second under a banner that says it is a
 // simulation; otherwise the introduction is printed once, then each activity line as it happens and each keyed view
-// line when its text changes (one line per change, for a log or a test).
+// line when its text changes (one line per change, for a log or a test). What the lines say comes partly from
+// outside (the controller's log, audit entries, what the simulated clusters report): it is shown through `printable`,
+// so only the screen's own escape sequences ever reach the terminal.
+import { printable } from '../logging/printable.js';
 
 const BANNER = 'SIMULATION — no real cluster or GitHub is touched';
 
@@ -31,19 +34,20 @@ export class Screen {
   /** Shows the introduction: under the banner of each redraw on a TTY, printed once otherwise. */
   start(intro: string[]): void {
     this.intro = intro;
-    this.out.write(this.tty ? '\x1b[?25l\x1b[2J\x1b[H' : `${intro.join('\n')}\n\n`);
+    this.out.write(this.tty ? '\x1b[?25l\x1b[2J\x1b[H' : `${intro.map(printable).join('\n')}\n\n`);
   }
 
   render(lines: readonly Line[]): void {
     if (this.tty) {
       const banner = process.env.NO_COLOR ? BANNER : `\x1b[1;30;43m ${BANNER} \x1b[0m`;
-      const all = [banner, ...this.intro, '', ...lines.map((line) => line.text + (line.live ?? ''))];
+      const shown = lines.map((line) => printable(line.text + (line.live ?? '')));
+      const all = [banner, ...this.intro.map(printable), '', ...shown];
       this.out.write(`\x1b[H${all.map((line) => `${line}\x1b[K`).join('\n')}\n\x1b[J`);
       this.drawn = true;
       return;
     }
     for (const line of lines) {
-      const text = line.log ?? line.text.trim();
+      const text = printable(line.log ?? line.text.trim());
       if (line.key === undefined || this.printed.get(line.key) === text) continue;
       this.printed.set(line.key, text);
       if (text !== '') this.out.write(`${clock(new Date())}  ${text}\n`);
@@ -52,11 +56,11 @@ export class Screen {
 
   /** An activity line: printed at once without a TTY (on a TTY it shows in the next redraw). */
   event(line: string): void {
-    if (!this.tty) this.out.write(`${line}\n`);
+    if (!this.tty) this.out.write(`${printable(line)}\n`);
   }
 
   note(message: string): void {
-    this.out.write(`${message}\n`);
+    this.out.write(`${printable(message)}\n`);
   }
 
   stopping(): void {

@@ -1,9 +1,12 @@
 // The receiver over node:http, for the local mode (`pipelinectl serve`) and the tests: the same handler as the
-// Lambda, behind the same transport-neutral types.
+// Lambda, behind the same transport-neutral types. What the handler never sees is logged here: a 413 (a warning,
+// as the receiver logs its own) and a body the client abandoned (debug: the client's doing, not a failure of ours).
 import { once } from 'node:events';
 import { createServer } from 'node:http';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import type { Logger } from '../logging/logger.js';
+import { declaredLength, logBodyAbandoned, logBodyTooLarge } from './request-log.js';
 import { DEFAULT_MAX_BODY_BYTES, JSON_CONTENT_TYPE, jsonResponse } from './types.js';
 import type { HttpHandler, HttpRequest, HttpResponse } from './types.js';
 
@@ -14,8 +17,13 @@ export interface HttpServerOptions {
   host?: string;
   /** Bodies over this are answered 413 without being read to the end. Default 512 KiB, as the receiver's. */
   maxBodyBytes?: number;
-  /** Told when the handler itself throws (it should not: the receiver answers 500 for its own failures). */
+  /**
+   * Told when the handler itself throws (it should not: the receiver answers 500 for its own failures), or reading
+   * a request fails other than by the client going away.
+   */
   onError?: (error: unknown) => void;
+  /** Where the 413s this server answers itself and the bodies clients abandon are logged. Default: nowhere. */
+  logger?: Pick<Logger, 'debug' | 'warn'>;
 }
 
 export interface RunningHttpServer {
@@ -34,8 +42,9 @@ export async function startHttpServer(
   options: HttpServerOptions = {},
 ): Promise<RunningHttpServer> {
   const maxBodyBytes = options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
+  const logger = options.logger ?? { debug() {}, warn() {} };
   const server = createServer((req, res) => {
-    serve(req, res, handle, maxBodyBytes).catch((error: unknown) => {
+    serve(req, res, handle, maxBodyBytes, logger).catch((error: unknown) => {
       options.onError?.(error);
       if (!res.headersSent) send(res, INTERNAL_ERROR);
       else res.destroy();
@@ -62,25 +71,43 @@ async function serve(
   res: ServerResponse,
   handle: HttpHandler,
   maxBodyBytes: number,
+  logger: Pick<Logger, 'debug' | 'warn'>,
 ): Promise<void> {
-  const declared = req.headers['content-length'];
-  if (declared !== undefined && /^\d+$/.test(declared) && Number(declared) > maxBodyBytes) {
+  const declaredBytes = declaredLength(req.headers['content-length']);
+  const seen = { method: (req.method ?? 'GET').toUpperCase(), path: pathOf(req), declaredBytes };
+  if (declaredBytes !== undefined && declaredBytes > maxBodyBytes) {
+    logBodyTooLarge(logger, { ...seen, receivedBytes: 0 });
     rejectTooLarge(req, res);
     return;
   }
-  const body = await readBody(req, maxBodyBytes);
-  if (body === undefined) {
-    rejectTooLarge(req, res);
-    return;
+  const read = await readBody(req, maxBodyBytes);
+  switch (read.kind) {
+    case 'too-large':
+      logBodyTooLarge(logger, { ...seen, receivedBytes: read.receivedBytes });
+      rejectTooLarge(req, res);
+      return;
+    case 'abandoned':
+      logBodyAbandoned(logger, { ...seen, receivedBytes: read.receivedBytes });
+      res.destroy();
+      return;
+    case 'complete':
+      send(res, await handle(toHttpRequest(req, read.body)));
   }
-  send(res, await handle(toHttpRequest(req, body)));
 }
 
+type BodyRead =
+  | { kind: 'complete'; body: Buffer }
+  /** Over the cap: nothing more is kept. */
+  | { kind: 'too-large'; receivedBytes: number }
+  /** The client went away before the end of its body. */
+  | { kind: 'abandoned'; receivedBytes: number };
+
 /**
- * The body, or undefined as soon as it exceeds the cap: from then on nothing more is kept (the rest is discarded
- * until the connection, which the 413 closes, goes away).
+ * The body, or `too-large` as soon as it exceeds the cap: from then on nothing more is kept (the rest is discarded
+ * until the connection, which the 413 closes, goes away). A client that disconnects mid-body is `abandoned`; any
+ * other read error rejects.
  */
-function readBody(req: IncomingMessage, maxBodyBytes: number): Promise<Buffer | undefined> {
+function readBody(req: IncomingMessage, maxBodyBytes: number): Promise<BodyRead> {
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
     let length = 0;
@@ -98,14 +125,19 @@ function readBody(req: IncomingMessage, maxBodyBytes: number): Promise<Buffer | 
       settle();
       chunks.length = 0;
       req.resume();
-      resolve(undefined);
+      resolve({ kind: 'too-large', receivedBytes: length });
     };
     const onEnd = (): void => {
       settle();
-      resolve(Buffer.concat(chunks, length));
+      resolve({ kind: 'complete', body: Buffer.concat(chunks, length) });
     };
     const onError = (error: Error): void => {
       settle();
+      // node:http destroys the request with `aborted` (ECONNRESET) when its connection closes before the body ends.
+      if (req.readableAborted || (error as NodeJS.ErrnoException).code === 'ECONNRESET') {
+        resolve({ kind: 'abandoned', receivedBytes: length });
+        return;
+      }
       reject(error);
     };
     req.on('data', onData);
@@ -126,15 +158,20 @@ function toHttpRequest(req: IncomingMessage, body: Buffer): HttpRequest {
   for (const [name, value] of Object.entries(req.headers)) {
     if (value !== undefined) headers[name] = Array.isArray(value) ? value.join(', ') : value;
   }
-  const url = req.url ?? '/';
-  const query = url.indexOf('?');
   return {
     method: (req.method ?? 'GET').toUpperCase(),
-    path: query === -1 ? url : url.slice(0, query),
+    path: pathOf(req),
     headers,
     body,
     remoteAddress: req.socket.remoteAddress,
   };
+}
+
+/** The request's path as sent, without the query string. */
+function pathOf(req: IncomingMessage): string {
+  const url = req.url ?? '/';
+  const query = url.indexOf('?');
+  return query === -1 ? url : url.slice(0, query);
 }
 
 function send(res: ServerResponse, response: HttpResponse): void {

@@ -4,6 +4,7 @@ import type { Queue } from '../queue/index.js';
 import type { MasterKeys } from '../secrets/master-keys.js';
 import type { SecretSource } from '../secrets/port.js';
 import type { Store } from '../store/port.js';
+import type { WebhookKeyCache } from './webhook-key-cache.js';
 
 export interface ReceiverDeps {
   /** Lookups of the routes, and the writes of an approval (lib/approval). */
@@ -17,4 +18,9 @@ export interface ReceiverDeps {
   maxBodyBytes?: number;
   /** When an approval happened; default the system clock. */
   now?: () => Date;
+  /**
+   * The pipelines' webhook keys as read within the last few seconds, so that forged `/promotion` and `/approval`
+   * calls cost no reads. Default: one cache per `store` object, shared by every request given that store.
+   */
+  webhookKeys?: WebhookKeyCache;
 }

@@ -5,7 +5,7 @@ import { receiveApproval } from './approval-route.js';
 import { receiveEvent } from './event-route.js';
 import { receivePromotion } from './promotion-route.js';
 import type { ReceiverDeps } from './receiver-deps.js';
-import { clip, logRequest, type RequestLog } from './request-log.js';
+import { bodySizes, clip, declaredLength, logRequest, type RequestLog } from './request-log.js';
 import { HEALTHY, INTERNAL_ERROR, methodNotAllowed, NOT_FOUND, TOO_LARGE } from './responses.js';
 import { matchRoute } from './routes.js';
 import { DEFAULT_MAX_BODY_BYTES, type HttpRequest, type HttpResponse } from './types.js';
@@ -31,6 +31,7 @@ async function route(request: HttpRequest, deps: ReceiverDeps, log: RequestLog):
   log.route = match?.route.name ?? 'unknown';
   if (isTooLarge(request, deps.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES)) {
     log.outcome = 'body-too-large';
+    Object.assign(log, bodySizes(declaredLength(request.headers['content-length']), request.body.length));
     return TOO_LARGE;
   }
   if (!match) {
@@ -56,7 +57,7 @@ async function route(request: HttpRequest, deps: ReceiverDeps, log: RequestLog):
 
 /** Over the cap by the declared Content-Length (checked first) or by the bytes actually received. */
 function isTooLarge(request: HttpRequest, maxBodyBytes: number): boolean {
-  const declared = request.headers['content-length']?.trim();
-  if (declared !== undefined && /^\d+$/.test(declared) && Number(declared) > maxBodyBytes) return true;
+  const declared = declaredLength(request.headers['content-length']);
+  if (declared !== undefined && declared > maxBodyBytes) return true;
   return request.body.length > maxBodyBytes;
 }

@@ -1,8 +1,10 @@
 // The logger of the local mode as `pipelinectl serve` and `demo` run it: JSON lines when the output is not a terminal
 // (for a log collector), short readable lines on a terminal. Attributes whose names say they hold a credential are
 // replaced by `[redacted]` wherever they are nested: lib/ never logs a Secret value, and this is the belt to those
-// braces.
+// braces. Every string written (message, attribute names and values, error texts) goes through `printable`, in JSON
+// lines too: JSON.stringify escapes C0 controls but leaves C1 controls and bidi overrides raw.
 import type { Logger } from './logger.js';
+import { printable } from './printable.js';
 
 export type LogLevel = 'debug' | 'info' | 'warn' | 'error';
 
@@ -32,9 +34,8 @@ export function createConsoleLogger(options: ConsoleLoggerOptions = {}): Logger 
   const write = (level: LogLevel, message: string, attributes: Record<string, unknown> = {}): void => {
     if (LEVELS[level] < threshold) return;
     const safe = sanitize(attributes) as Record<string, unknown>;
-    stream.write(
-      `${format === 'json' ? jsonLine(now(), level, message, safe) : textLine(now(), level, message, safe)}\n`,
-    );
+    const text = printable(message);
+    stream.write(`${format === 'json' ? jsonLine(now(), level, text, safe) : textLine(now(), level, text, safe)}\n`);
   };
   return {
     debug: (message, attributes) => write('debug', message, attributes),
@@ -68,9 +69,13 @@ function textValue(value: unknown): string {
   return JSON.stringify(value) ?? String(value);
 }
 
-/** A JSON-safe copy: errors as `{name, message}`, bigints as strings, credentials redacted, cycles cut. */
+/**
+ * A JSON-safe, printable copy: strings and names through `printable`, errors as `{name, message}`, bigints as
+ * strings, credentials redacted, cycles cut.
+ */
 function sanitize(value: unknown, seen = new WeakSet<object>()): unknown {
-  if (value instanceof Error) return { name: value.name, message: value.message };
+  if (typeof value === 'string') return printable(value);
+  if (value instanceof Error) return { name: printable(value.name), message: printable(value.message) };
   if (typeof value === 'bigint') return value.toString();
   if (value instanceof Date) return value.toISOString();
   if (typeof value === 'function' || typeof value === 'symbol') return undefined;
@@ -80,7 +85,7 @@ function sanitize(value: unknown, seen = new WeakSet<object>()): unknown {
   if (Array.isArray(value)) return value.map((item) => sanitize(item, seen));
   const copy: Record<string, unknown> = {};
   for (const [name, item] of Object.entries(value)) {
-    copy[name] = SENSITIVE.test(name) ? '[redacted]' : sanitize(item, seen);
+    copy[printable(name)] = SENSITIVE.test(name) ? '[redacted]' : sanitize(item, seen);
   }
   return copy;
 }

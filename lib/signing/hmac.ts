@@ -50,18 +50,34 @@ export function verifySignature(
   key: Buffer | string,
   allowed: readonly HmacAlgorithm[],
 ): boolean {
-  if (header === undefined) return false;
   const secret = keyBytes(key);
   if (secret.length === 0) return false;
+  const parsed = parseSignature(header, allowed);
+  if (parsed === undefined) return false;
+  const expected = createHmac(parsed.algorithm, secret).update(body).digest();
+  return parsed.digest.length === expected.length && timingSafeEqual(parsed.digest, expected);
+}
+
+/**
+ * True when `header` has the shape of a signature `verifySignature` could accept: an allowed algorithm and a hex
+ * digest of its length. Needs no key, so a receiver can refuse anything else before it reads one.
+ */
+export function isWellFormedSignature(header: string | undefined, allowed: readonly HmacAlgorithm[]): boolean {
+  return parseSignature(header, allowed) !== undefined;
+}
+
+function parseSignature(
+  header: string | undefined,
+  allowed: readonly HmacAlgorithm[],
+): { algorithm: HmacAlgorithm; digest: Buffer } | undefined {
+  if (header === undefined) return undefined;
   const match = SIGNATURE_HEADER.exec(header.trim());
   const algorithm = match?.[1] as HmacAlgorithm | undefined;
   const hex = match?.[2];
-  if (algorithm === undefined || hex === undefined || !allowed.includes(algorithm)) return false;
+  if (algorithm === undefined || hex === undefined || !allowed.includes(algorithm)) return undefined;
   // The length of a digest is public, so checking it first leaks nothing about the key.
-  if (hex.length !== DIGEST_BYTES[algorithm] * 2) return false;
-  const expected = createHmac(algorithm, secret).update(body).digest();
-  const given = Buffer.from(hex, 'hex');
-  return given.length === expected.length && timingSafeEqual(given, expected);
+  if (hex.length !== DIGEST_BYTES[algorithm] * 2) return undefined;
+  return { algorithm, digest: Buffer.from(hex, 'hex') };
 }
 
 /** True when the signature verifies under any of `keys`; every key is tried, so the timing does not say which. */

@@ -115,8 +115,31 @@ function encodedSegment(name: string): fc.Arbitrary<string> {
   );
 }
 
+/**
+ * What an attacker puts in a log line to act on an operator's terminal: ESC sequences (clear the screen, set the
+ * title), BEL, DEL, an 8-bit CSI (C1), bidi overrides and isolates that make a line read differently, a forged line.
+ */
+export const terminalEscape: fc.Arbitrary<string> = fc.constantFrom(
+  '\u001b[2J',
+  '\u001b]0;owned\u0007',
+  '\u0007',
+  '\u007f',
+  '\u009b31m',
+  '\u202egnp.exe',
+  '\u2066x\u2069',
+  '\u200f',
+  '\r\n12:00:00 WARN forged line',
+);
+
+/** Text with a terminal escape somewhere in it. */
+const textWithEscape: fc.Arbitrary<string> = fc
+  .tuple(fc.string({ maxLength: 8 }), terminalEscape, fc.string({ maxLength: 8 }))
+  .map(([before, escape, after]) => `${before}${escape}${after}`);
+
 /** Path segments that are wrong in every way a router can trip on. */
 const hostileSegment: fc.Arbitrary<string> = fc.oneof(
+  fc.constantFrom('%1B[2J', '%07', '%C2%9B', '%E2%80%AE', 'x%E2%81%A6y', 'a%7Fb', '%0D%0AWARN%20forged'),
+  textWithEscape.map(encodeURIComponent),
   fc.constantFrom(
     '',
     '.',
@@ -351,6 +374,7 @@ export function fluxEvent(
     fc.string({ maxLength: 80 }),
     fc.string({ unit: 'grapheme', maxLength: 40 }),
     fc.string({ unit: 'binary', maxLength: 40 }),
+    textWithEscape,
   );
   return fc
     .record({

@@ -1,4 +1,5 @@
-// The node:http adapter: what the handler receives, the body cap, and a handler that throws.
+// The node:http adapter: what the handler receives, the body cap, a handler that throws, and what is logged of the
+// requests the adapter answers itself (413) or that the client gives up on.
 import assert from 'node:assert/strict';
 import { request as httpRequest } from 'node:http';
 import { after, before, describe, it } from 'node:test';
@@ -69,5 +70,114 @@ describe('startHttpServer', () => {
     const response = await fetch(`${server.url}/throw`, { method: 'POST', body: 'x' });
     assert.equal(response.status, 500);
     assert.equal(await response.text(), '{"error":"internal error"}');
+  });
+});
+
+describe('what startHttpServer logs of requests the handler never sees', () => {
+  interface Line {
+    level: string;
+    message: string;
+    attributes: Record<string, unknown>;
+  }
+  let server: RunningHttpServer;
+  const lines: Line[] = [];
+  const errors: unknown[] = [];
+  let handled = 0;
+
+  before(async () => {
+    const record =
+      (level: string) =>
+      (message: string, attributes: Record<string, unknown> = {}) =>
+        lines.push({ level, message, attributes });
+    server = await startHttpServer(
+      () => {
+        handled++;
+        return Promise.resolve({ statusCode: 202, body: '{"status":"accepted"}' });
+      },
+      {
+        maxBodyBytes: 1024,
+        onError: (error) => errors.push(error),
+        logger: { debug: record('debug'), warn: record('warn') },
+      },
+    );
+  });
+
+  after(() => server.close());
+
+  it('a body the client abandons half-way is logged at debug, never as an error, and not handled', async () => {
+    lines.length = 0;
+    const req = httpRequest(`${server.url}/v1/events/flux-system/fleet-eu`, {
+      method: 'POST',
+      headers: { 'content-length': '1000' },
+    });
+    req.on('error', () => {});
+    req.write(Buffer.alloc(100, 'x'));
+    // Once the server has the first bytes, the client goes away.
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    const closed = new Promise((resolve) => req.on('close', resolve));
+    req.destroy();
+    await closed;
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    assert.deepEqual(errors, [], 'not an error of ours');
+    assert.equal(handled, 0);
+    assert.deepEqual(lines, [
+      {
+        level: 'debug',
+        message: 'request body abandoned by the client',
+        attributes: { route: 'events', method: 'POST', declaredBytes: 1000, receivedBytes: 100 },
+      },
+    ]);
+  });
+
+  it('a 413 is a warning with the route and the sizes, by Content-Length or while a chunked body streams in', async () => {
+    lines.length = 0;
+    const declared = await fetch(`${server.url}/promotion/flux-system/podinfo/dev`, {
+      method: 'POST',
+      body: Buffer.alloc(5000, 'z'),
+    });
+    assert.equal(declared.status, 413);
+    await declared.arrayBuffer();
+    const chunked = await new Promise<number | undefined>((resolve, reject) => {
+      const req = httpRequest(`${server.url}/nowhere`, { method: 'POST' }, (res) => {
+        res.resume();
+        resolve(res.statusCode);
+      });
+      req.on('error', reject);
+      for (let i = 0; i < 4; i++) req.write(Buffer.alloc(512, 'z'));
+      req.end();
+    });
+    assert.equal(chunked, 413);
+    assert.equal(handled, 0);
+    const rejected = { level: 'warn', message: 'request rejected' };
+    const [first, second] = lines;
+    assert.equal(lines.length, 2);
+    assert.deepEqual(first, {
+      ...rejected,
+      attributes: {
+        route: 'promotion',
+        method: 'POST',
+        status: 413,
+        outcome: 'body-too-large',
+        declaredBytes: 5000,
+        receivedBytes: 0,
+      },
+    });
+    assert.deepEqual(
+      { ...second, attributes: { ...second?.attributes, receivedBytes: undefined } },
+      {
+        ...rejected,
+        attributes: {
+          route: 'unknown',
+          method: 'POST',
+          status: 413,
+          outcome: 'body-too-large',
+          receivedBytes: undefined,
+        },
+      },
+    );
+    // The chunked body is cut as soon as it passes the cap: what arrived is over 1024 bytes, at most all of it.
+    const received = second?.attributes.receivedBytes as number;
+    assert.ok(received > 1024 && received <= 2048, String(received));
+    assert.ok(!JSON.stringify(lines).includes('zzzz'), 'never the body');
   });
 });

@@ -15,6 +15,9 @@
 //   4. And, so that the suite can fail in the other direction: every correctly signed, well-formed Flux event
 //      about an indexed app is answered 202 and enqueues exactly one check of that app, whatever headers, query,
 //      casing or encoding it comes with.
+//   5. No control character from the input reaches a log line raw: C0, DEL, C1 and the Unicode bidi controls in
+//      paths, events and headers appear in the receiver's log attributes as `\u{…}` escapes (lib/logging/printable.ts),
+//      whichever logger writes them. And a Weave webhook call without a well-formed X-Signature reads nothing.
 //
 // The world (clusters, pipelines, secrets) is fixed; fast-check picks the seeds and prints seed and path of a
 // failure (replay it with `{ seed, path, endOnFailure: true }` in that fc.assert). The store is an in-memory fake of
@@ -35,6 +38,7 @@ import type { RunningHttpServer } from '../../lib/http/node-server.js';
 import { handleRequest } from '../../lib/http/receiver.js';
 import type { ReceiverDeps } from '../../lib/http/receiver-deps.js';
 import type { HttpRequest } from '../../lib/http/types.js';
+import { WebhookKeyCache } from '../../lib/http/webhook-key-cache.js';
 import { appKeyOf, resolvePipeline } from '../../lib/pipeline/model.js';
 import type { AppKey, ObjectKey } from '../../lib/pipeline/model.js';
 import { decodeMessage, encodeMessage } from '../../lib/queue/messages.js';
@@ -636,15 +640,19 @@ interface Observed {
   logged: LogLine[];
   audited: AuditEntry[];
   lookups: number;
+  secretReads: number;
 }
+
+const totalSecretReads = () => [...secrets.reads.values()].reduce((sum, reads) => sum + reads, 0);
 
 async function observe(transport: Transport, plan: RequestPlan): Promise<Observed> {
   const request = materialize(plan);
-  const [sentBefore, logsBefore, auditBefore, lookupsBefore] = [
+  const [sentBefore, logsBefore, auditBefore, lookupsBefore, secretReadsBefore] = [
     queue.sent.length,
     logs.length,
     store.audit.length,
     store.lookups,
+    totalSecretReads(),
   ];
   const answer = await SEND[transport](request);
   return {
@@ -655,6 +663,7 @@ async function observe(transport: Transport, plan: RequestPlan): Promise<Observe
     logged: logs.slice(logsBefore),
     audited: store.audit.slice(auditBefore),
     lookups: store.lookups - lookupsBefore,
+    secretReads: totalSecretReads() - secretReadsBefore,
   };
 }
 
@@ -691,13 +700,37 @@ function assertNoServerError({ answer, transport, logged, request }: Observed): 
   }
 }
 
+const DIGEST_HEX_LENGTH = new Map([
+  ['sha224', 56],
+  ['sha256', 64],
+  ['sha384', 96],
+  ['sha512', 128],
+]);
+
+/**
+ * Could the request's X-Signature be a Weave signature at all: exactly one such header (repeated ones arrive
+ * joined), `<algorithm>=<hex>` with an algorithm Weave accepts and a digest of its length, whatever the key.
+ */
+function carriesWellFormedWeaveSignature(request: RequestCase): boolean {
+  const values = request.headers.filter(([name]) => name.toLowerCase() === 'x-signature').map(([, value]) => value);
+  const [value] = values;
+  if (values.length !== 1 || value === undefined) return false;
+  const [algorithm, hex] = value.trim().split('=');
+  const length = DIGEST_HEX_LENGTH.get(algorithm ?? '');
+  return length !== undefined && hex !== undefined && hex.length === length && /^[0-9a-f]+$/i.test(hex);
+}
+
 /** Property 2, for one request. */
-function assertEnqueuedOnlyWhenSigned({ request, enqueued, audited, lookups }: Observed): void {
+function assertEnqueuedOnlyWhenSigned({ request, enqueued, audited, lookups, secretReads }: Observed): void {
   assertAuditedOnlyApprovals(enqueued, audited);
   if (enqueued.length === 0) {
     const target = oracleRoute(request.path);
     // The signature is checked before anything is looked up for an event.
     if (target?.route === 'events' && !carriesCorrectSignature(request)) assert.equal(lookups, 0, 'looked up');
+    // A Weave call whose header cannot be a signature reads neither the pipeline nor a Secret.
+    if ((target?.route === 'promotion' || target?.route === 'approval') && !carriesWellFormedWeaveSignature(request)) {
+      assert.deepEqual({ lookups, secretReads }, { lookups: 0, secretReads: 0 }, 'read for a malformed signature');
+    }
     return;
   }
   assert.ok(carriesCorrectSignature(request), 'enqueued without a correct signature');
@@ -781,6 +814,43 @@ function assertNoSecretOut({ request, answer, logged, audited }: Observed): void
   }
 }
 
+/** What must never be in a log line raw: C0, DEL, C1, bidi controls, line separators, lone surrogates. */
+const UNPRINTABLE = /[\p{Cc}\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069]|\p{Cs}/u;
+
+/** Every string a log line holds, names included. */
+function loggedStrings(value: unknown): string[] {
+  if (typeof value === 'string') return [value];
+  if (Array.isArray(value)) return value.flatMap(loggedStrings);
+  if (value !== null && typeof value === 'object') {
+    return Object.entries(value).flatMap(([name, item]) => [name, ...loggedStrings(item)]);
+  }
+  return [];
+}
+
+/** Property 5, for one request: no log line holds a control character raw. */
+function assertPrintableLog({ logged }: Observed): void {
+  for (const line of logged) {
+    for (const text of [line.message, ...loggedStrings(line.attributes)]) {
+      const found = UNPRINTABLE.exec(text);
+      assert.equal(found, null, `U+${found?.[0].codePointAt(0)?.toString(16)} raw in ${JSON.stringify(text)}`);
+    }
+  }
+}
+
+/** Whether what the request names or carries holds a control character: the input property 5 is about. */
+function carriesControlCharacters(request: RequestCase): boolean {
+  let path = request.path;
+  try {
+    path = decodeURIComponent(request.path);
+  } catch {
+    // Undecodable as a whole: its segments are tried one by one by the router, the raw text is enough here.
+  }
+  return (
+    UNPRINTABLE.test(path.replace(/[\t\n\r]/g, '')) ||
+    UNPRINTABLE.test(request.body.toString('utf8').replace(/[\t\n\r]/g, ''))
+  );
+}
+
 /** Counts of what the generated requests did, to show the properties were not vacuously true. */
 class Tally {
   readonly statuses = new Map<number, number>();
@@ -851,6 +921,8 @@ describe('receiver properties (fast-check)', () => {
   });
 
   it('3. never puts a planted secret, a signature or a credential in a response or a log line', async () => {
+    // Forgets the webhook keys read so far: the Secrets below are read afresh while this property runs.
+    deps.webhookKeys = new WebhookKeyCache();
     const readsBefore = new Map(secrets.reads);
     let carryingCredentials = 0;
     await fc.assert(
@@ -869,7 +941,28 @@ describe('receiver properties (fast-check)', () => {
     assert.ok(carryingCredentials >= 100, `only ${carryingCredentials} requests carried credentials`);
   });
 
-  it('1-3 hold over real HTTP through the node:http server', async () => {
+  it('5. never writes a control character from the input raw in a log line (handler and function URL)', async () => {
+    let hostile = 0;
+    let escaped = 0;
+    await fc.assert(
+      fc.asyncProperty(inProcessPlans, async ({ transport, plan }) => {
+        const observed = await observe(transport, plan);
+        assertPrintableLog(observed);
+        if (carriesControlCharacters(observed.request)) hostile++;
+        if (
+          observed.logged.some((line) => loggedStrings(line.attributes).some((text) => /\\u\{[0-9a-f]+\}/.test(text)))
+        ) {
+          escaped++;
+        }
+      }),
+      { numRuns: 1000 },
+    );
+    // Not vacuous: many requests carried control characters, and many log lines show them escaped.
+    assert.ok(hostile >= 100, `only ${hostile} requests carried control characters`);
+    assert.ok(escaped >= 25, `only ${escaped} log lines showed an escaped control character`);
+  });
+
+  it('1-3 and 5 hold over real HTTP through the node:http server', async () => {
     const tally = new Tally();
     await fc.assert(
       fc.asyncProperty(plansFor('http'), async ({ plan }) => {
@@ -878,6 +971,7 @@ describe('receiver properties (fast-check)', () => {
         assertNoServerError(observed);
         assertEnqueuedOnlyWhenSigned(observed);
         assertNoSecretOut(observed);
+        assertPrintableLog(observed);
       }),
       { numRuns: 60 },
     );

@@ -643,6 +643,32 @@ describe('what the receiver says and logs', () => {
     assertNothingEnqueued();
   });
 
+  it('logs a 413 as a warning with the route and the declared and received sizes, never the body', async () => {
+    const body = Buffer.alloc(100, 'q');
+    const before = logs.length;
+    const declared = await handleRequest(
+      { method: 'POST', path: '/promotion/flux-system/podinfo/dev', headers: { 'content-length': '600000' }, body },
+      deps(),
+    );
+    const received = await handleRequest(
+      { method: 'POST', path: '/v1/events/flux-system/fleet-eu', headers: {}, body },
+      { ...deps(), maxBodyBytes: 99 },
+    );
+    assert.deepEqual([declared.statusCode, received.statusCode], [413, 413]);
+    const lines = logs.slice(before).map(({ level, message, attributes }) => {
+      const { durationMs, ...rest } = attributes;
+      assert.equal(typeof durationMs, 'number');
+      return { level, message, attributes: rest };
+    });
+    const rejected = { level: 'warn', message: 'request rejected' };
+    const common = { method: 'POST', status: 413, outcome: 'body-too-large' };
+    assert.deepEqual(lines, [
+      { ...rejected, attributes: { route: 'promotion', ...common, declaredBytes: 600000, receivedBytes: 100 } },
+      { ...rejected, attributes: { route: 'events', ...common, receivedBytes: 100 } },
+    ]);
+    assert.ok(!JSON.stringify(lines).includes('qqqq'));
+  });
+
   it('logs one structured line per request, with the event hints but no secret or body', async () => {
     const body = withEvent((event) => (event.message = 'BODY-ONLY-7q3v'));
     const key = clusterKey(FLEET_EU);
