@@ -134,6 +134,8 @@ export async function startLocalMode(options: LocalModeOptions): Promise<LocalMo
     parts.server = await startHttpServer(handle, {
       port: options.port,
       host: options.host ?? '127.0.0.1',
+      // The server logs what it answers itself (a 413 before the handler, a body the client abandoned).
+      logger,
       onError: (error) => logger.error('HTTP handler failed', { error: errorMessage(error) }),
     });
     const receiverUrl = reachableUrl(parts.server.url);
