@@ -4,6 +4,7 @@
 // braces. Every string written (message, attribute names and values, error texts) goes through `printable`, in JSON
 // lines too: JSON.stringify escapes C0 controls but leaves C1 controls and bidi overrides raw.
 import type { Logger } from './logger.js';
+import { loggable } from './loggable.js';
 import { printable } from './printable.js';
 
 export type LogLevel = 'debug' | 'info' | 'warn' | 'error';
@@ -20,9 +21,6 @@ export interface ConsoleLoggerOptions {
 
 const LEVELS: Record<LogLevel, number> = { debug: 10, info: 20, warn: 30, error: 40 };
 
-/** Names of attributes that may hold a credential: their values are never written. */
-const SENSITIVE = /token|password|passwd|secret|hmac|signature|authorization|kubeconfig|private.?key|credential/i;
-
 /** Fields of a JSON line; an attribute with one of these names is written with a leading `_`. */
 const RESERVED = new Set(['time', 'level', 'message']);
 
@@ -33,7 +31,7 @@ export function createConsoleLogger(options: ConsoleLoggerOptions = {}): Logger 
   const now = options.now ?? (() => new Date());
   const write = (level: LogLevel, message: string, attributes: Record<string, unknown> = {}): void => {
     if (LEVELS[level] < threshold) return;
-    const safe = sanitize(attributes) as Record<string, unknown>;
+    const safe = loggable(attributes) as Record<string, unknown>;
     const text = printable(message);
     stream.write(`${format === 'json' ? jsonLine(now(), level, text, safe) : textLine(now(), level, text, safe)}\n`);
   };
@@ -67,25 +65,4 @@ function textLine(time: Date, level: LogLevel, message: string, attributes: Reco
 function textValue(value: unknown): string {
   if (typeof value === 'string') return /^[^\s"=]+$/.test(value) ? value : JSON.stringify(value);
   return JSON.stringify(value) ?? String(value);
-}
-
-/**
- * A JSON-safe, printable copy: strings and names through `printable`, errors as `{name, message}`, bigints as
- * strings, credentials redacted, cycles cut.
- */
-function sanitize(value: unknown, seen = new WeakSet<object>()): unknown {
-  if (typeof value === 'string') return printable(value);
-  if (value instanceof Error) return { name: printable(value.name), message: printable(value.message) };
-  if (typeof value === 'bigint') return value.toString();
-  if (value instanceof Date) return value.toISOString();
-  if (typeof value === 'function' || typeof value === 'symbol') return undefined;
-  if (value === null || typeof value !== 'object') return value;
-  if (seen.has(value)) return '[circular]';
-  seen.add(value);
-  if (Array.isArray(value)) return value.map((item) => sanitize(item, seen));
-  const copy: Record<string, unknown> = {};
-  for (const [name, item] of Object.entries(value)) {
-    copy[printable(name)] = SENSITIVE.test(name) ? '[redacted]' : sanitize(item, seen);
-  }
-  return copy;
 }
