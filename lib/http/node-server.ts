@@ -15,7 +15,7 @@ export interface HttpServerOptions {
   port?: number;
   /** Default `127.0.0.1`. */
   host?: string;
-  /** Bodies over this are answered 413 without being read to the end. Default 512 KiB, as the receiver's. */
+  /** Bodies over this are answered 413 without being read to the end. Default 3 MiB, as the receiver's. */
   maxBodyBytes?: number;
   /**
    * Told when the handler itself throws (it should not: the receiver answers 500 for its own failures), or reading

@@ -14,7 +14,7 @@ export interface ReceiverDeps {
   /** The master key(s) the cluster keys are derived from; read per event request (adapters cache). */
   masterKeys: () => Promise<MasterKeys>;
   logger: Pick<Logger, 'info' | 'warn' | 'error'>;
-  /** Default 512 KiB. */
+  /** Default 3 MiB (`DEFAULT_MAX_BODY_BYTES`). */
   maxBodyBytes?: number;
   /** When an approval happened; default the system clock. */
   now?: () => Date;

@@ -31,7 +31,7 @@ async function route(request: HttpRequest, deps: ReceiverDeps, log: RequestLog):
   log.route = match?.route.name ?? 'unknown';
   if (isTooLarge(request, deps.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES)) {
     log.outcome = 'body-too-large';
-    Object.assign(log, bodySizes(declaredLength(request.headers['content-length']), request.body.length));
+    Object.assign(log, bodySizes(declaredLength(request.headers['content-length']), receivedLength(request)));
     return TOO_LARGE;
   }
   if (!match) {
@@ -59,5 +59,10 @@ async function route(request: HttpRequest, deps: ReceiverDeps, log: RequestLog):
 function isTooLarge(request: HttpRequest, maxBodyBytes: number): boolean {
   const declared = declaredLength(request.headers['content-length']);
   if (declared !== undefined && declared > maxBodyBytes) return true;
-  return request.body.length > maxBodyBytes;
+  return receivedLength(request) > maxBodyBytes;
+}
+
+/** The body's length, counting a body the adapter left unread for being over its cap. */
+function receivedLength(request: HttpRequest): number {
+  return request.oversizedBodyBytes ?? request.body.length;
 }

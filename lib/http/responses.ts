@@ -9,6 +9,10 @@ export const UNAUTHORIZED = jsonResponse(401, { error: 'unauthorized' });
 export const NOT_FOUND = jsonResponse(404, { error: 'not found' });
 export const TOO_LARGE = jsonResponse(413, { error: 'request body too large' });
 export const UNKNOWN_ENVIRONMENT = jsonResponse(422, { error: 'unknown environment' });
+export const LAST_ENVIRONMENT = jsonResponse(422, { error: 'cannot promote beyond the last environment' });
+export const NOT_THE_PIPELINE_APP = jsonResponse(422, {
+  error: "the event is not about the pipeline's app in that environment",
+});
 export const NOT_WAITING = jsonResponse(422, { error: 'no approval is waiting for that revision' });
 export const INTERNAL_ERROR = jsonResponse(500, { error: 'internal error' });
 

@@ -3,6 +3,7 @@
 //   POST /promotion/{ns}/{name}/{env}                    Weave-compatible promotion webhook (triggers a check)
 //   POST /approval/{ns}/{name}/{env}/{revision}          Weave-compatible approval (HMAC over the empty body)
 //   GET  /healthz
+// Each is also served with one trailing slash, as Weave's router does: a Provider address typed with one must work.
 
 export type RouteName = 'events' | 'promotion' | 'approval' | 'healthz';
 
@@ -30,11 +31,13 @@ export interface RouteMatch {
 
 /**
  * The route of a path, with its parameters decoded segment by segment (so `%2F` inside a revision is a `/` of the
- * revision, not a separator). Extra, missing or empty segments and malformed percent-encoding match nothing.
+ * revision, not a separator). One trailing slash is ignored; extra, missing or empty segments and malformed
+ * percent-encoding match nothing.
  */
 export function matchRoute(path: string): RouteMatch | undefined {
   if (!path.startsWith('/')) return undefined;
-  const segments = path.slice(1).split('/');
+  const trimmed = path.length > 1 && path.endsWith('/') ? path.slice(0, -1) : path;
+  const segments = trimmed.slice(1).split('/');
   for (const route of ROUTES) {
     if (segments.length !== route.prefix.length + route.params) continue;
     if (!route.prefix.every((literal, index) => segments[index] === literal)) continue;

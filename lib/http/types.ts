@@ -9,8 +9,10 @@ export interface HttpRequest {
   path: string;
   /** Header names in lower case; repeated headers joined with `, `. */
   headers: Readonly<Record<string, string | undefined>>;
-  /** The raw body bytes: signatures are computed over exactly these. */
+  /** The raw body bytes: signatures are computed over exactly these. Empty when `oversizedBodyBytes` is set. */
   body: Buffer;
+  /** The body's length, when the adapter left it unread because it is over the cap (the receiver answers 413). */
+  oversizedBodyBytes?: number;
   /** The peer's IP address, when the transport knows it (node:http; the local mode's loopback-only routes). */
   remoteAddress?: string;
 }
@@ -24,8 +26,11 @@ export interface HttpResponse {
 
 export type HttpHandler = (request: HttpRequest) => Promise<HttpResponse>;
 
-/** The largest request body accepted: 512 KiB. A Flux event is a few KiB at most in practice. */
-export const DEFAULT_MAX_BODY_BYTES = 512 * 1024;
+/**
+ * The largest request body accepted: 3 MiB, what notification-controller itself accepts and forwards. Most events
+ * are a few KiB, but a Kustomization's change-set message grows with the objects applied (564 KB has been seen).
+ */
+export const DEFAULT_MAX_BODY_BYTES = 3 * 1024 * 1024;
 
 export const JSON_CONTENT_TYPE = 'application/json';
 

@@ -17,13 +17,15 @@ import type { QueueMessage } from '../../lib/queue/messages.js';
 import { StaticSecretSource } from '../../lib/secrets/port.js';
 import { signatureHeader } from '../../lib/signing/hmac.js';
 import { MemoryStore } from '../../lib/testing/memory-store.js';
+import { EVENT_A_HELM_UPGRADE } from '../fixtures/flux-events.js';
 
 const NOW = new Date('2025-10-01T12:00:00Z');
 const WEBHOOK_SECRET: ObjectKey = { namespace: 'flux-system', name: 'podinfo-webhook' };
 const KEY = 'podinfo-webhook-key-9c4e1a7b';
 const ROTATED_KEY = 'podinfo-webhook-key-rotated-3f8d';
 const PODINFO: ObjectKey = { namespace: 'flux-system', name: 'podinfo' };
-const BODY = '{"involvedObject":{"kind":"HelmRelease","namespace":"apps","name":"podinfo"}}';
+/** What Flux's helm-controller sends when podinfo in dev (namespace `apps`) is upgraded. */
+const BODY = EVENT_A_HELM_UPGRADE;
 const FLOOD = 200;
 
 function pipelineDocument(name: string, secretRef?: string): PipelineDocument {

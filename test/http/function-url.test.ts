@@ -3,6 +3,8 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { APIGatewayProxyEventV2 } from 'aws-lambda';
 import { fromFunctionUrlEvent, toFunctionUrlResult } from '../../lib/http/function-url.js';
+import { handleRequest } from '../../lib/http/receiver.js';
+import type { ReceiverDeps } from '../../lib/http/receiver-deps.js';
 import { verifySignature, EVENT_SIGNATURE_ALGORITHMS } from '../../lib/signing/hmac.js';
 import { functionUrlRequestContext } from '../fixtures/function-url.js';
 import { EVENT_A_HELM_UPGRADE, EVENT_A_HMAC_KEY, EVENT_A_SIGNATURE } from '../fixtures/flux-events.js';
@@ -73,6 +75,59 @@ describe('fromFunctionUrlEvent', () => {
   it('lower-cases header names', () => {
     const request = fromFunctionUrlEvent(functionUrlEvent({ headers: { 'X-Signature': 'sha256=00' } }));
     assert.deepEqual(request.headers, { 'x-signature': 'sha256=00' });
+  });
+});
+
+/** Dependencies for requests answered before any port is used: only the logger and the (default) cap are read. */
+const untouchable = new Proxy({} as ReceiverDeps, {
+  get: (_target, name) => {
+    if (name === 'logger') return { info() {}, warn() {}, error() {} };
+    if (name === 'maxBodyBytes') return undefined;
+    return assert.fail(`used ${String(name)}`);
+  },
+});
+
+describe('the body cap over a function URL (3 MiB, as notification-controller forwards)', () => {
+  const CAP = 3 * 1024 * 1024;
+  const withoutLength = (body: Buffer, isBase64Encoded = true) => {
+    const event = functionUrlEvent({
+      body: isBase64Encoded ? body.toString('base64') : body.toString('utf8'),
+      isBase64Encoded,
+    });
+    delete event.headers['content-length'];
+    return event;
+  };
+
+  it('decodes a 564 KB body and one of exactly 3 MiB', () => {
+    assert.equal(fromFunctionUrlEvent(withoutLength(Buffer.alloc(564_000, 'c'))).body.length, 564_000);
+    assert.equal(fromFunctionUrlEvent(withoutLength(Buffer.alloc(CAP, 'c'))).body.length, CAP);
+    assert.equal(fromFunctionUrlEvent(withoutLength(Buffer.alloc(CAP, 'c'), false)).body.length, CAP);
+  });
+
+  it('does not decode a body over 3 MiB, and the receiver answers it 413', async () => {
+    for (const isBase64Encoded of [true, false]) {
+      for (const length of [CAP + 1, CAP + 2, CAP + 3, 4 * CAP]) {
+        const request = fromFunctionUrlEvent(withoutLength(Buffer.alloc(length, 'c'), isBase64Encoded));
+        assert.equal(request.body.length, 0, `${length} bytes left undecoded`);
+        assert.equal(request.oversizedBodyBytes, length);
+        const answer = await handleRequest(request, untouchable);
+        assert.equal(answer.statusCode, 413);
+        assert.equal(answer.body, '{"error":"request body too large"}');
+      }
+    }
+  });
+});
+
+describe('trailing slashes over a function URL', () => {
+  it('serves /healthz/ as /healthz', async () => {
+    const event = functionUrlEvent({
+      rawPath: '/healthz/',
+      requestContext: functionUrlRequestContext('GET', '/healthz/'),
+    });
+    delete event.body;
+    const answer = toFunctionUrlResult(await handleRequest(fromFunctionUrlEvent(event), untouchable));
+    assert.equal(answer.statusCode, 200);
+    assert.equal(answer.body, '{"status":"ok"}');
   });
 });
 

@@ -73,6 +73,72 @@ describe('startHttpServer', () => {
   });
 });
 
+describe('startHttpServer with the default cap (3 MiB, as notification-controller forwards)', () => {
+  const CAP = 3 * 1024 * 1024;
+  let server: RunningHttpServer;
+  const bodies: number[] = [];
+  const tooLarge: Record<string, unknown>[] = [];
+
+  before(async () => {
+    server = await startHttpServer(
+      (request) => {
+        bodies.push(request.body.length);
+        return Promise.resolve({ statusCode: 202, body: '{"status":"accepted"}' });
+      },
+      { logger: { debug() {}, warn: (_message, attributes = {}) => tooLarge.push(attributes) } },
+    );
+  });
+
+  after(() => server.close());
+
+  /** POSTs `total` bytes chunked (no Content-Length), in 16 KiB pieces, and resolves with the status. */
+  function postChunked(total: number): Promise<number | undefined> {
+    return new Promise((resolve, reject) => {
+      const req = httpRequest(`${server.url}/v1/events/flux-system/fleet-eu`, { method: 'POST' }, (res) => {
+        res.resume();
+        resolve(res.statusCode);
+      });
+      req.on('error', reject);
+      for (let sent = 0; sent < total; sent += 16 * 1024) req.write(Buffer.alloc(Math.min(16 * 1024, total - sent)));
+      req.end();
+    });
+  }
+
+  it('hands a 564 KB body and one of exactly 3 MiB to the handler', async () => {
+    bodies.length = 0;
+    const changeSet = await fetch(`${server.url}/v1/events/flux-system/fleet-eu`, {
+      method: 'POST',
+      body: Buffer.alloc(564_000, 'c'),
+    });
+    assert.equal(changeSet.status, 202);
+    assert.equal(await postChunked(CAP), 202);
+    assert.deepEqual(bodies, [564_000, CAP]);
+  });
+
+  it('answers 413 to 3 MiB + 1, by Content-Length without reading the body, or chunked once past the cap', async () => {
+    bodies.length = 0;
+    tooLarge.length = 0;
+    const declared = await fetch(`${server.url}/v1/events/flux-system/fleet-eu`, {
+      method: 'POST',
+      body: Buffer.alloc(CAP + 1),
+    });
+    assert.equal(declared.status, 413);
+    await declared.arrayBuffer();
+    // 5 MiB sent, but the server stops keeping bytes as soon as it is past the cap.
+    assert.equal(await postChunked(5 * 1024 * 1024), 413);
+    assert.deepEqual(bodies, []);
+    assert.deepEqual(
+      tooLarge.map(({ declaredBytes, receivedBytes }) => ({ declaredBytes, receivedBytes: receivedBytes === 0 })),
+      [
+        { declaredBytes: CAP + 1, receivedBytes: true },
+        { declaredBytes: undefined, receivedBytes: false },
+      ],
+    );
+    const received = tooLarge[1]?.receivedBytes as number;
+    assert.ok(received > CAP && received <= CAP + 64 * 1024, String(received));
+  });
+});
+
 describe('what startHttpServer logs of requests the handler never sees', () => {
   interface Line {
     level: string;

@@ -346,10 +346,13 @@ type OracleRoute =
   | { route: 'approval'; pipeline: ObjectKey; env: string; revision: string }
   | { route: 'healthz' };
 
-/** What a path names, by the README's table: each segment percent-decoded on its own, none empty. */
+/**
+ * What a path names, by the README's table: each segment percent-decoded on its own, none empty; one trailing
+ * slash is ignored.
+ */
 function oracleRoute(path: string): OracleRoute | undefined {
   if (!path.startsWith('/')) return undefined;
-  const segments = path.slice(1).split('/');
+  const segments = (path !== '/' && path.endsWith('/') ? path.slice(1, -1) : path.slice(1)).split('/');
   const decoded: string[] = [];
   for (const segment of segments) {
     try {
@@ -674,7 +677,15 @@ const FIXED_BODIES = new Map<number, string[]>([
   [404, ['{"error":"not found"}']],
   [405, ['{"error":"method not allowed"}']],
   [413, ['{"error":"request body too large"}']],
-  [422, ['{"error":"unknown environment"}', '{"error":"no approval is waiting for that revision"}']],
+  [
+    422,
+    [
+      '{"error":"unknown environment"}',
+      '{"error":"cannot promote beyond the last environment"}',
+      '{"error":"the event is not about the pipeline\'s app in that environment"}',
+      '{"error":"no approval is waiting for that revision"}',
+    ],
+  ],
 ]);
 const BAD_REQUEST = /^\{"error":"(malformed JSON|empty body|not a Flux event: [A-Za-z .]+)"\}$/;
 const RECEIVER_HEADERS = new Set(['content-type', 'cache-control', 'allow']);
@@ -886,7 +897,7 @@ describe('receiver properties (fast-check)', () => {
   it('sanity: the fixed world is what the generators aim at', async () => {
     assert.equal(WORLD.indexedApps.length, 8);
     for (const app of WORLD.indexedApps) assert.ok((await store.findTargets(app)).length > 0);
-    assert.equal(MAX_BODY_BYTES, 512 * 1024);
+    assert.equal(MAX_BODY_BYTES, 3 * 1024 * 1024);
   });
 
   it('1. never answers 5xx, and only with the fixed answers and one log line (handler and function URL)', async () => {

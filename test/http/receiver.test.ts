@@ -313,21 +313,29 @@ describe('POST /v1/events/{clusterNs}/{clusterName}', () => {
     assertNothingEnqueued();
   });
 
-  it('answers 413 to a body over 512 KiB, and accepts one of exactly 512 KiB', async () => {
-    const key = clusterKey(FLEET_EU);
-    const large = withEvent((event) => {
-      event.message = 'x'.repeat(513 * 1024);
+  it('accepts a 564 KB event (a Kustomization change set), as notification-controller forwards it', async () => {
+    const changeSet = withEvent((event) => {
+      event.message = 'Deployment/apps/podinfo configured\n'.repeat(Math.ceil(564_000 / 35));
     });
-    const answer = await postEvent(FLEET_EU, large, key);
+    assert.ok(Buffer.byteLength(changeSet) > 564_000);
+    const answer = await postEvent(FLEET_EU, changeSet, clusterKey(FLEET_EU));
+    assert.equal(answer.status, 202);
+    assert.equal((await drain()).length, 1);
+  });
+
+  it('answers 413 to a body over 3 MiB (as Flux caps), and accepts one of exactly 3 MiB', async () => {
+    const key = clusterKey(FLEET_EU);
+    const base = Buffer.byteLength(withEvent((event) => (event.message = '')));
+    const ofLength = (length: number) => withEvent((event) => (event.message = 'x'.repeat(length - base)));
+    const over = ofLength(3 * 1024 * 1024 + 1);
+    assert.equal(Buffer.byteLength(over), 3 * 1024 * 1024 + 1);
+    const answer = await postEvent(FLEET_EU, over, key);
     assert.equal(answer.status, 413);
     assert.equal(answer.text, '{"error":"request body too large"}');
     assertNothingEnqueued();
 
-    const base = Buffer.byteLength(withEvent((event) => (event.message = '')));
-    const exact = withEvent((event) => {
-      event.message = 'x'.repeat(512 * 1024 - base);
-    });
-    assert.equal(Buffer.byteLength(exact), 512 * 1024);
+    const exact = ofLength(3 * 1024 * 1024);
+    assert.equal(Buffer.byteLength(exact), 3 * 1024 * 1024);
     assert.equal((await postEvent(FLEET_EU, exact, key)).status, 202);
     assert.equal((await drain()).length, 1);
   });
@@ -360,14 +368,16 @@ describe('other paths', () => {
       '/v1/events/flux-system',
       '/v1/events/flux-system/fleet-eu/extra',
       '/v1/events//fleet-eu',
-      '/v1/events/flux-system/fleet-eu/',
+      '/v1/events/flux-system/fleet-eu//',
       '/v2/events/flux-system/fleet-eu',
       '/promotion/flux-system/podinfo',
       '/promotion/flux-system/podinfo/dev/extra',
       '/approval/flux-system/podinfo/prod',
       '/approval/flux-system/podinfo/prod/1.0.0/extra',
       '/approval/flux-system/podinfo/prod/%E0%A4%A',
-      '/healthz/',
+      '/approval/flux-system/podinfo/prod/',
+      '/healthz//',
+      '//healthz',
     ]) {
       const answer = await request('POST', path, '{}');
       assert.equal(answer.status, 404, path);
@@ -378,6 +388,29 @@ describe('other paths', () => {
 
   it('ignores the query string', async () => {
     assert.equal((await request('GET', '/healthz?probe=1')).status, 200);
+  });
+
+  it('serves every route with one trailing slash like the route without it', async () => {
+    const event = EVENT_A_HELM_UPGRADE;
+    const eventSignature = { 'x-signature': signatureHeader(event, clusterKey(FLEET_EU)) };
+    const promotionSignature = { 'x-signature': signatureHeader(event, WEAVE_KEY) };
+    const approvalSignature = { 'x-signature': signatureHeader('', WEAVE_KEY) };
+    const cases: [method: string, path: string, body: string | undefined, headers: Record<string, string>][] = [
+      ['POST', '/v1/events/flux-system/fleet-eu', event, eventSignature],
+      ['POST', '/promotion/flux-system/podinfo/dev', event, promotionSignature],
+      ['POST', '/approval/flux-system/podinfo/prod/0.0.9', '', approvalSignature],
+      ['GET', '/healthz', undefined, {}],
+      ['GET', '/v1/events/flux-system/fleet-eu', undefined, {}],
+    ];
+    for (const [method, path, body, headers] of cases) {
+      const without = await request(method, path, body, headers);
+      const enqueuedWithout = await drain();
+      const withSlash = await request(method, `${path}/`, body, headers);
+      const enqueuedWithSlash = await drain();
+      assert.notEqual(without.status, 404, path);
+      assert.deepEqual([withSlash.status, withSlash.text], [without.status, without.text], `${path}/`);
+      assert.deepEqual(enqueuedWithSlash, enqueuedWithout, `${path}/`);
+    }
   });
 });
 
@@ -419,7 +452,8 @@ describe('POST /promotion/{ns}/{name}/{env} (Weave)', () => {
   });
 
   it('answers 422 to an unknown environment and 404 to an unknown pipeline', async () => {
-    const unknownEnv = await postWeave('/promotion/flux-system/podinfo/qa', '{}', '{}');
+    const body = EVENT_A_HELM_UPGRADE;
+    const unknownEnv = await postWeave('/promotion/flux-system/podinfo/qa', body, body);
     assert.equal(unknownEnv.status, 422);
     assert.equal(unknownEnv.text, '{"error":"unknown environment"}');
     const unknownPipeline = await postWeave('/promotion/flux-system/nope/dev', '{}', '{}');
@@ -428,6 +462,69 @@ describe('POST /promotion/{ns}/{name}/{env} (Weave)', () => {
     assert.equal((await postWeave('/promotion/other-ns/podinfo/dev', '{}', '{}')).status, 404);
     assert.equal((await request('GET', '/promotion/flux-system/podinfo/dev')).status, 405);
     assertNothingEnqueued();
+  });
+
+  it('answers 400, as to an event, to a signed body that is not a Flux event', async () => {
+    const cases: [string, string][] = [
+      ['', 'empty body'],
+      ['{"revision":', 'malformed JSON'],
+      ['[]', 'not a Flux event: expected a JSON object'],
+      ['{}', 'not a Flux event: involvedObject is missing'],
+      [withEvent((event) => delete event.reason), 'not a Flux event: reason is missing'],
+    ];
+    for (const [body, reason] of cases) {
+      const answer = await postWeave('/promotion/flux-system/podinfo/dev', body, body);
+      assert.equal(answer.status, 400, body);
+      assert.deepEqual(JSON.parse(answer.text), { error: reason });
+    }
+    assertNothingEnqueued();
+  });
+
+  it('checks the signature before the body: an unsigned non-event is a 401', async () => {
+    const answer = await postWeave('/promotion/flux-system/podinfo/dev', 'not json', undefined);
+    assert.equal(answer.status, 401);
+    assertNothingEnqueued();
+  });
+
+  it("answers 422 to an event about another object than the pipeline's app in that environment", async () => {
+    const about = (changes: Record<string, string>) =>
+      withEvent((event) => Object.assign(event.involvedObject as Record<string, string>, changes));
+    for (const body of [
+      about({ kind: 'Kustomization', apiVersion: 'kustomize.toolkit.fluxcd.io/v1' }),
+      about({ name: 'podinfo-canary' }),
+      // staging's namespace: the object is the app, but not in the environment the path names.
+      about({ namespace: 'staging' }),
+      about({ apiVersion: 'example.com/v1' }),
+      withEvent((event) => (event.involvedObject = { kind: 'GitRepository', namespace: 'apps', name: 'podinfo' })),
+    ]) {
+      const answer = await postWeave('/promotion/flux-system/podinfo/dev', body, body);
+      assert.equal(answer.status, 422, body);
+      assert.equal(answer.text, '{"error":"the event is not about the pipeline\'s app in that environment"}');
+    }
+    assertNothingEnqueued();
+  });
+
+  it('answers 422 to the last environment: there is nothing to promote to', async () => {
+    const body = withEvent((event) => ((event.involvedObject as Record<string, string>).namespace = 'prod'));
+    const answer = await postWeave('/promotion/flux-system/podinfo/prod', body, body);
+    assert.equal(answer.status, 422);
+    assert.equal(answer.text, '{"error":"cannot promote beyond the last environment"}');
+    assertNothingEnqueued();
+  });
+
+  it("takes the event's revision as a hint only: any revision, or none, triggers the same check", async () => {
+    const staging = (metadata: Record<string, string>) =>
+      withEvent((event) => {
+        (event.involvedObject as Record<string, string>).namespace = 'staging';
+        event.metadata = metadata;
+      });
+    for (const body of [staging({ revision: '0.0.1-not-deployed' }), staging({})]) {
+      const answer = await postWeave('/promotion/flux-system/podinfo/staging', body, body);
+      assert.equal(answer.status, 202, body);
+      assert.deepEqual(await drain(), [
+        { type: 'check-pipeline', pipeline: PODINFO, env: 'staging', cause: 'promotion-webhook', readTargets: true },
+      ]);
+    }
   });
 });
 
@@ -564,12 +661,21 @@ describe('what the receiver says and logs', () => {
       [
         await postEvent(
           FLEET_EU,
-          event((e) => (e.message = MARKER.repeat(60_000))),
+          event((e) => (e.message = MARKER.repeat(320_000))),
           key,
         ),
         413,
       ],
-      [await postWeave(`/promotion/flux-system/podinfo/${MARKER}`, MARKER, MARKER), 422],
+      [await postWeave(`/promotion/flux-system/podinfo/${MARKER}`, MARKER, MARKER), 400],
+      [await postWeave(`/promotion/flux-system/podinfo/${MARKER}`, EVENT_A_HELM_UPGRADE, EVENT_A_HELM_UPGRADE), 422],
+      [
+        await postWeave(
+          '/promotion/flux-system/podinfo/dev',
+          event((e) => (e.involvedObject = { kind: MARKER, namespace: MARKER, name: MARKER })),
+          event((e) => (e.involvedObject = { kind: MARKER, namespace: MARKER, name: MARKER })),
+        ),
+        422,
+      ],
       [await postWeave(`/promotion/flux-system/${MARKER}/dev`, MARKER, MARKER), 404],
       [await postWeave(`/approval/flux-system/podinfo/prod/${MARKER}`, MARKER, ''), 422],
       [await request('POST', `/${MARKER}`, MARKER), 404],
@@ -628,7 +734,7 @@ describe('what the receiver says and logs', () => {
 
   it('checks a declared Content-Length and the actual length without HTTP', async () => {
     const small = Buffer.from(EVENT_A_HELM_UPGRADE);
-    const headers = { 'x-signature': signatureHeader(small, clusterKey(FLEET_EU)), 'content-length': '600000' };
+    const headers = { 'x-signature': signatureHeader(small, clusterKey(FLEET_EU)), 'content-length': '3145729' };
     const declared = await handleRequest(
       { method: 'POST', path: '/v1/events/flux-system/fleet-eu', headers, body: small },
       deps(),
@@ -647,7 +753,7 @@ describe('what the receiver says and logs', () => {
     const body = Buffer.alloc(100, 'q');
     const before = logs.length;
     const declared = await handleRequest(
-      { method: 'POST', path: '/promotion/flux-system/podinfo/dev', headers: { 'content-length': '600000' }, body },
+      { method: 'POST', path: '/promotion/flux-system/podinfo/dev', headers: { 'content-length': '3145729' }, body },
       deps(),
     );
     const received = await handleRequest(
@@ -663,7 +769,7 @@ describe('what the receiver says and logs', () => {
     const rejected = { level: 'warn', message: 'request rejected' };
     const common = { method: 'POST', status: 413, outcome: 'body-too-large' };
     assert.deepEqual(lines, [
-      { ...rejected, attributes: { route: 'promotion', ...common, declaredBytes: 600000, receivedBytes: 100 } },
+      { ...rejected, attributes: { route: 'promotion', ...common, declaredBytes: 3145729, receivedBytes: 100 } },
       { ...rejected, attributes: { route: 'events', ...common, receivedBytes: 100 } },
     ]);
     assert.ok(!JSON.stringify(lines).includes('qqqq'));
@@ -724,6 +830,8 @@ describe('what the receiver says and logs', () => {
       '{"error":"method not allowed"}',
       '{"error":"request body too large"}',
       '{"error":"unknown environment"}',
+      '{"error":"cannot promote beyond the last environment"}',
+      '{"error":"the event is not about the pipeline\'s app in that environment"}',
       '{"error":"no approval is waiting for that revision"}',
     ]);
     for (const answer of answers) {
