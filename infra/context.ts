@@ -3,6 +3,7 @@
 import { RemovalPolicy } from 'aws-cdk-lib';
 import * as events from 'aws-cdk-lib/aws-events';
 import type * as logs from 'aws-cdk-lib/aws-logs';
+import { commitAuthorOf } from '../lib/promotion/github/commit-author.js';
 import type { PipelineControllerStackProps } from './stack.js';
 
 export const DEFAULT_STACK_NAME = 'PipelineControllerStack';
@@ -60,6 +61,8 @@ export function settingsFromContext(
   }
   const schedule = text('pollSchedule');
   const logRetentionDays = number('logRetentionDays');
+  const commitAuthorName = text('commitAuthorName');
+  const commitAuthorEmail = text('commitAuthorEmail');
 
   return {
     stackName: text('stackName') ?? DEFAULT_STACK_NAME,
@@ -81,11 +84,16 @@ export function settingsFromContext(
         secretsPrefix: text('secretsPrefix'),
         retentionDays: number('retentionDays'),
         githubApiUrl: text('githubApiUrl'),
+        commitAuthor:
+          commitAuthorName === undefined && commitAuthorEmail === undefined
+            ? undefined
+            : commitAuthorOf({ name: commitAuthorName, email: commitAuthorEmail }),
       },
       alarmTopicArn: text('alarmTopicArn'),
       notificationWebhookUrl: text('notificationWebhookUrl'),
       notificationWebhookSecretArn: text('notificationWebhookSecretArn'),
       notificationEventBusArn: text('notificationEventBusArn'),
+      notificationControllerUrl: text('notificationControllerUrl'),
     },
   };
 }

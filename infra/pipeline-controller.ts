@@ -2,6 +2,8 @@
 // a function URL, verifier on the queue, poller on a schedule), the generated master HMAC key, alarms, and IAM
 // policies that give each function only the actions and resources its code uses. infra/README.md documents the
 // props; infra/stack.ts puts the construct in a stack with outputs.
+import { commitAuthorProblems, type CommitAuthor } from '../lib/promotion/github/commit-author.js';
+import { notificationSinkKinds, type NotificationSinkKind } from '../lib/runtime/notification-sinks.js';
 import { SECRET_PURPOSE_TAG } from '../lib/secrets/tags.js';
 import { Aws, Duration, RemovalPolicy, Token } from 'aws-cdk-lib';
 import * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
@@ -51,6 +53,12 @@ export interface NotificationSinkProps {
   readonly webhookSecret?: secretsmanager.ISecret;
   /** An EventBridge bus; the verifier (only) gets `events:PutEvents` on it. */
   readonly eventBus?: events.IEventBus;
+  /**
+   * A Flux notification-controller's event receiver, where Weave sent its events (env `NOTIFICATION_CONTROLLER_URL`),
+   * e.g. `http://notification-controller.flux-system.svc.cluster.local./` when the verifier runs in a VPC that
+   * reaches it.
+   */
+  readonly notificationControllerUrl?: string;
 }
 
 export interface PipelineControllerProps {
@@ -88,6 +96,11 @@ export interface PipelineControllerProps {
   readonly githubApiUrl?: string;
   /** The notification strategy's sinks. @default none */
   readonly notification?: NotificationSinkProps;
+  /**
+   * The author (and committer) of the pull request commits (env `COMMIT_AUTHOR_NAME`, `COMMIT_AUTHOR_EMAIL`).
+   * @default Weave's: `Promotion Server` <promotion-server@pipeline-controller.invalid>
+   */
+  readonly commitAuthor?: CommitAuthor;
 }
 
 interface FunctionSpec {
@@ -114,6 +127,8 @@ export class PipelineController extends Construct {
   readonly secretsArnPattern: string;
   /** The `defaultCluster` prop, for the stack to publish. */
   readonly defaultCluster: string | undefined;
+  /** The kinds of the notification sinks the verifier delivers to, for the stack to publish (none: `[]`). */
+  readonly notificationSinks: readonly NotificationSinkKind[];
   /** Each function's execution role (no managed policies; one inline policy each). */
   readonly roles: Readonly<Record<FunctionName, iam.Role>>;
 
@@ -178,12 +193,24 @@ export class PipelineController extends Construct {
       RETENTION_DAYS: String(settings.retentionDays),
     };
     const notification = props.notification ?? {};
+    this.notificationSinks = notificationSinkKinds({
+      webhook: notification.webhookUrl,
+      notificationController: notification.notificationControllerUrl,
+      eventBus: notification.eventBus,
+    });
     const verifierEnvironment: Record<string, string> = {
       ...common,
       ...(props.githubApiUrl !== undefined && { GITHUB_API_URL: props.githubApiUrl }),
       ...(notification.webhookUrl !== undefined && { NOTIFICATION_WEBHOOK_URL: notification.webhookUrl }),
       ...(notification.webhookSecret && { NOTIFICATION_WEBHOOK_SECRET_ID: notification.webhookSecret.secretArn }),
       ...(notification.eventBus && { NOTIFICATION_EVENT_BUS: notification.eventBus.eventBusArn }),
+      ...(notification.notificationControllerUrl !== undefined && {
+        NOTIFICATION_CONTROLLER_URL: notification.notificationControllerUrl,
+      }),
+      ...(props.commitAuthor && {
+        COMMIT_AUTHOR_NAME: props.commitAuthor.name,
+        COMMIT_AUTHOR_EMAIL: props.commitAuthor.email,
+      }),
     };
 
     const make = (name: FunctionName, spec: FunctionSpec, extra: Partial<nodejs.NodejsFunctionProps> = {}) =>
@@ -498,5 +525,9 @@ function validate(scope: Construct, props: PipelineControllerProps): Settings {
     }
   }
   if (props.vpcSubnets && !props.vpc) fail('vpcSubnets needs vpc');
+  const author = props.commitAuthor;
+  if (author && !Token.isUnresolved(author.name) && !Token.isUnresolved(author.email)) {
+    for (const problem of commitAuthorProblems(author)) fail(`commitAuthor: ${problem}`);
+  }
   return settings;
 }

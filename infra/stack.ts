@@ -6,6 +6,7 @@ import { EventBus } from 'aws-cdk-lib/aws-events';
 import { Secret } from 'aws-cdk-lib/aws-secretsmanager';
 import { Topic } from 'aws-cdk-lib/aws-sns';
 import type { Construct } from 'constructs';
+import { formatNotificationSinks } from '../lib/runtime/notification-sinks.js';
 import { PipelineController, type PipelineControllerProps } from './pipeline-controller.js';
 
 export interface PipelineControllerStackProps extends StackProps {
@@ -19,6 +20,8 @@ export interface PipelineControllerStackProps extends StackProps {
   readonly notificationWebhookSecretArn?: string;
   /** An EventBridge bus the notification strategy puts events on. */
   readonly notificationEventBusArn?: string;
+  /** A Flux notification-controller's event receiver the notification strategy POSTs to, as Weave did. */
+  readonly notificationControllerUrl?: string;
 }
 
 /** The outputs' logical ids, which `aws cloudformation describe-stacks` and the README name. */
@@ -29,7 +32,14 @@ export const OUTPUTS = [
   'DeadLetterQueueUrl',
   'MasterKeySecretArn',
   'VerifierRoleArn',
+  'NotificationSinks',
 ] as const;
+
+/**
+ * The kinds of the notification sinks (`webhook,event-bus`), or `none`: `pipelinectl apply --aws --stack` reads it to
+ * warn about a notification pipeline that nothing would carry out.
+ */
+export const NOTIFICATION_SINKS_OUTPUT = 'NotificationSinks';
 
 /** Published only when the controller has a `defaultCluster`: `pipelinectl apply --aws --stack` reads it. */
 export const DEFAULT_CLUSTER_OUTPUT = 'DefaultCluster';
@@ -52,6 +62,9 @@ export class PipelineControllerStack extends Stack {
       }),
       ...(props.notificationEventBusArn !== undefined && {
         eventBus: EventBus.fromEventBusArn(this, 'NotificationEventBus', props.notificationEventBusArn),
+      }),
+      ...(props.notificationControllerUrl !== undefined && {
+        notificationControllerUrl: props.notificationControllerUrl,
       }),
     };
     const controller = new PipelineController(this, 'Controller', {
@@ -81,6 +94,10 @@ export class PipelineControllerStack extends Stack {
       VerifierRoleArn: {
         value: controller.roles.verifier.roleArn,
         description: 'The role the verifier reads leaf clusters with (grant it in EKS access entries)',
+      },
+      [NOTIFICATION_SINKS_OUTPUT]: {
+        value: formatNotificationSinks(controller.notificationSinks),
+        description: 'The notification sinks by kind, or none (read by pipelinectl apply to warn)',
       },
     };
     for (const [name, output] of Object.entries(outputs)) new CfnOutput(this, name, output);

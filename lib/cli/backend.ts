@@ -21,6 +21,10 @@ export interface RedriveResult {
   undecodable: number;
 }
 
+/** The notification sinks a deployment delivers to (by kind), or why that cannot be told; `remedy` says how to add one. */
+export type NotificationSinksInfo =
+  { known: true; kinds: readonly string[]; remedy: string } | { known: false; reason: string; remedy: string };
+
 export interface Backend {
   /** What the commands act on, for messages: `local data directory .data (serve running)`, `AWS table …`. */
   readonly description: string;
@@ -58,5 +62,7 @@ export interface Backend {
      */
     redrive(): Promise<RedriveResult>;
   };
+  /** Where notification promotions would go (serve.json, the stack's NotificationSinks output), for apply's warnings. */
+  notificationSinks?(): Promise<NotificationSinksInfo>;
   close(): Promise<void>;
 }

@@ -4,3 +4,5 @@ export { loadConfiguration, loadConfigurationText, loadSources, readConfiguratio
 export type { Configuration, ConfigurationSources, LoadOptions, LoadResult, Located, LoadedSecret } from './load.js';
 export * from './limits.js';
 export type { KnownSecret } from './references.js';
+export { formatWarning, type ConfigurationWarning } from './warnings.js';
+export type { WaitingApproval } from './waiting-approvals.js';

@@ -1,11 +1,14 @@
 // Loading a configuration: files or directories of multi-document YAML → validated, resolved documents, or every
-// problem at once. Nothing is returned (so nothing can be applied) unless the whole configuration is valid.
+// problem at once. Nothing is returned (so nothing can be applied) unless the whole configuration is valid; a valid
+// one comes with its warnings (what Weave accepts but is probably a mistake), which never stop it.
 import type { GitopsClusterDocument, PipelineDocument } from './schema.js';
 import { secretValues } from './secret-values.js';
 import { resolvePipeline, type ObjectKey, type Pipeline } from '../pipeline/model.js';
 import type { ConfigProblem } from './problems.js';
 import { checkReferences, keyOf, namedDocument, type KnownSecret, type NamedDocument } from './references.js';
 import { expandDocument, problemAt, validateDocument, type DocumentAt, type ValidDocument } from './validate.js';
+import { waitingApprovalsOf, type WaitingApproval } from './waiting-approvals.js';
+import type { ConfigurationWarning } from './warnings.js';
 import { findConfigFiles, parseConfigText, readConfigFile, type SourceDocument } from './yaml-source.js';
 
 export interface LoadOptions {
@@ -38,9 +41,13 @@ export interface Configuration {
   pipelineDocuments: Located<PipelineDocument>[];
   clusters: Located<GitopsClusterDocument>[];
   secrets: LoadedSecret[];
+  /** Approvals the Pipelines' `status` (a `kubectl get -o yaml` export of Weave's) says are waiting, in file order. */
+  waitingApprovals: WaitingApproval[];
 }
 
-export type LoadResult = { ok: true; configuration: Configuration } | { ok: false; problems: ConfigProblem[] };
+export type LoadResult =
+  | { ok: true; configuration: Configuration; warnings: ConfigurationWarning[] }
+  | { ok: false; problems: ConfigProblem[] };
 
 /** The YAML documents of a configuration as read from its files or text, before validation. */
 export interface ConfigurationSources {
@@ -94,17 +101,22 @@ export function loadSources(sources: ConfigurationSources, options: LoadOptions 
     problems.push({ message: 'the configuration holds no documents' });
   }
 
-  append(
-    problems,
-    checkReferences(named, {
-      defaultCluster: options.defaultCluster,
-      knownClusters: options.known?.clusters ?? [],
-      knownSecrets: options.known?.secrets ?? [],
-    }),
-  );
+  const references = checkReferences(named, {
+    defaultCluster: options.defaultCluster,
+    knownClusters: options.known?.clusters ?? [],
+    knownSecrets: options.known?.secrets ?? [],
+  });
+  append(problems, references.problems);
   if (problems.length > 0) return { ok: false, problems: problems.sort(byPlace) };
 
-  const configuration: Configuration = { pipelines: [], pipelineDocuments: [], clusters: [], secrets: [] };
+  const warnings = references.warnings;
+  const configuration: Configuration = {
+    pipelines: [],
+    pipelineDocuments: [],
+    clusters: [],
+    secrets: [],
+    waitingApprovals: [],
+  };
   for (const { at, document } of valid) {
     const key = keyOf(document.value.metadata);
     const where = at.source.locate(at.path);
@@ -115,10 +127,15 @@ export function loadSources(sources: ConfigurationSources, options: LoadOptions 
       problemAt: (path: readonly PropertyKey[], message: string) => problemAt(at, path, message),
     };
     switch (document.kind) {
-      case 'Pipeline':
-        configuration.pipelines.push(resolvePipeline(document.value, options.defaultCluster));
+      case 'Pipeline': {
+        const pipeline = resolvePipeline(document.value, options.defaultCluster);
+        configuration.pipelines.push(pipeline);
         configuration.pipelineDocuments.push({ ...located, document: document.value });
+        const waiting = waitingApprovalsOf(at, pipeline, document.value.status);
+        append(configuration.waitingApprovals, waiting.approvals);
+        append(warnings, waiting.warnings);
         break;
+      }
       case 'GitopsCluster':
         configuration.clusters.push({ ...located, document: document.value });
         break;
@@ -127,7 +144,7 @@ export function loadSources(sources: ConfigurationSources, options: LoadOptions 
         break;
     }
   }
-  return { ok: true, configuration };
+  return { ok: true, configuration, warnings: warnings.sort(byPlace) };
 }
 
 /**
@@ -138,7 +155,7 @@ function append<T>(target: T[], items: readonly T[]): void {
   for (const item of items) target.push(item);
 }
 
-/** Problems in reading order: by file, then line and column; problems without a place first. */
+/** Problems (and warnings) in reading order: by file, then line and column; those without a place first. */
 function byPlace(a: ConfigProblem, b: ConfigProblem): number {
   return (
     (a.file ?? '').localeCompare(b.file ?? '') || (a.line ?? 0) - (b.line ?? 0) || (a.column ?? 0) - (b.column ?? 0)

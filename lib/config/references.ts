@@ -1,5 +1,6 @@
 // Checks across documents: unique names, and every reference (clusterRef, secretRef, the default cluster)
-// resolving to a document of this configuration or to one applied before (`known`).
+// resolving to a document of this configuration or to one applied before (`known`). What Weave accepts but is
+// probably a mistake (both strategies in one block, a target listed twice) is a warning, not a problem.
 // They run on every document with a kind and a name, valid or not: each part (appRef, environment, target,
 // promotion) is checked when that part is valid on its own, so one run reports every problem there is.
 import {
@@ -7,6 +8,7 @@ import {
   AppReference,
   Environment,
   GitopsClusterSpec,
+  PipelinePromotion,
   Promotion,
   SecretDocument,
   Target,
@@ -15,6 +17,7 @@ import {
 import { DEFAULT_NAMESPACE, objectKeyString, type ObjectKey } from '../pipeline/model.js';
 import type { ConfigProblem } from './problems.js';
 import { isRecord, problemAt, type DocumentAt } from './validate.js';
+import { warningAt, type ConfigurationWarning } from './warnings.js';
 
 /** A Secret applied earlier: its key names are enough to check references (its values are never needed here). */
 export interface KnownSecret extends ObjectKey {
@@ -76,8 +79,12 @@ type RequireSecret = (
   missingKeys: (keys: Set<string>) => string | undefined,
 ) => void;
 
-export function checkReferences(documents: readonly NamedDocument[], context: ReferenceContext): ConfigProblem[] {
+export function checkReferences(
+  documents: readonly NamedDocument[],
+  context: ReferenceContext,
+): { problems: ConfigProblem[]; warnings: ConfigurationWarning[] } {
   const problems: ConfigProblem[] = [];
+  const warnings: ConfigurationWarning[] = [];
   // Loops, not `push(...)`: a spread of many problems overflows the stack.
   for (const problem of checkUniqueNames(documents)) problems.push(problem);
 
@@ -106,11 +113,13 @@ export function checkReferences(documents: readonly NamedDocument[], context: Re
 
   for (const document of documents) {
     if (document.kind === 'Pipeline') {
-      for (const problem of checkPipeline(document, clusters, context, requireSecret)) problems.push(problem);
+      const checked = checkPipeline(document, clusters, context, requireSecret);
+      for (const problem of checked.problems) problems.push(problem);
+      for (const warning of checked.warnings) warnings.push(warning);
     }
     if (document.kind === 'GitopsCluster') checkClusterSecret(document, requireSecret);
   }
-  return problems;
+  return { problems, warnings };
 }
 
 function checkUniqueNames(documents: readonly NamedDocument[]): ConfigProblem[] {
@@ -135,8 +144,9 @@ function checkPipeline(
   clusters: Set<string>,
   context: ReferenceContext,
   requireSecret: RequireSecret,
-): ConfigProblem[] {
+): { problems: ConfigProblem[]; warnings: ConfigurationWarning[] } {
   const problems: ConfigProblem[] = [];
+  const warnings: ConfigurationWarning[] = [];
   const spec = isRecord(value.spec) ? value.spec : {};
 
   const appRef = AppReference.safeParse(spec.appRef);
@@ -194,23 +204,52 @@ function checkPipeline(
               ),
         );
       }
+      // Weave reads each environment's targets on their own, so a target listed twice counts in each place; the
+      // decision does the same (its status is keyed by the app, not by where it is listed).
       const id = `${objectKeyString(cluster)} ${target.data.namespace}`;
       const first = targets.get(id);
       if (first === undefined) targets.set(id, `environments[${e}].targets[${t}]`);
       else {
-        const message = `the same target as ${first} (cluster ${objectKeyString(cluster)}, namespace ${target.data.namespace})`;
-        problems.push(problemAt(at, targetPath, message));
+        const message =
+          `the same target as ${first} (cluster ${objectKeyString(cluster)}, namespace ${target.data.namespace}): ` +
+          'accepted, as in Weave; it is read once and its status counts in every environment that lists it';
+        warnings.push(warningAt(at, targetPath, message));
       }
     });
 
     const promotion = Promotion.safeParse(environment.promotion);
-    if (promotion.success)
+    if (promotion.success) {
       checkPromotionSecrets(at, [...envPath, 'promotion'], promotion.data, key.namespace, requireSecret);
+      const warning = bothStrategiesWarning(at, [...envPath, 'promotion'], promotion.data);
+      if (warning) warnings.push(warning);
+    }
   });
 
-  const promotion = Promotion.safeParse(spec.promotion);
-  if (promotion.success) checkPromotionSecrets(at, ['spec', 'promotion'], promotion.data, key.namespace, requireSecret);
-  return problems;
+  const promotion = PipelinePromotion.safeParse(spec.promotion);
+  if (promotion.success) {
+    checkPromotionSecrets(at, ['spec', 'promotion'], promotion.data, key.namespace, requireSecret);
+    const warning = bothStrategiesWarning(at, ['spec', 'promotion'], promotion.data);
+    if (warning) warnings.push(warning);
+  }
+  return { problems, warnings };
+}
+
+/**
+ * Weave's CRD calls two strategies in one block "undefined behaviour", and its registry then picks the pull request
+ * (registered first); so do the decision and the promoter here.
+ */
+function bothStrategiesWarning(
+  at: DocumentAt,
+  path: PropertyKey[],
+  promotion: PromotionValue,
+): ConfigurationWarning | undefined {
+  if (!promotion.strategy['pull-request'] || !promotion.strategy.notification) return undefined;
+  return warningAt(
+    at,
+    [...path, 'strategy', 'notification'],
+    'pull-request and notification are both set: the pull request is used and notification is ignored, as in ' +
+      'Weave (remove one of them)',
+  );
 }
 
 function targetCluster(target: Target, pipelineNamespace: string, defaultCluster?: ObjectKey): ObjectKey | undefined {

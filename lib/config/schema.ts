@@ -62,28 +62,46 @@ export const PullRequestPromotion = z.strictObject({
   secretRef: LocalObjectReference,
 }) satisfies z.ZodType<PullRequestPromotionModel>;
 
-export const Strategy = z
-  .strictObject({
-    'pull-request': PullRequestPromotion.optional(),
-    notification: z.strictObject({}).optional(),
-    secretRef: LocalObjectReference.optional(),
-  })
-  .superRefine((strategy, ctx) => {
-    const set = [strategy['pull-request'] && 'pull-request', strategy.notification && 'notification'].filter(Boolean);
-    if (set.length !== 1) {
+/**
+ * `spec.promotion.strategy` or an environment's: Weave's CRD makes all three fields optional. Setting both
+ * `pull-request` and `notification` is accepted (the pull request is used, as in Weave) with a warning
+ * (references.ts); what each level must hold at least is checked by the two promotion schemas below.
+ */
+export const Strategy = z.strictObject({
+  'pull-request': PullRequestPromotion.optional(),
+  notification: z.strictObject({}).optional(),
+  secretRef: LocalObjectReference.optional(),
+});
+
+/** An environment's promotion: it promotes, so it names a strategy (Weave reads no webhook key at this level). */
+export const Promotion = z.strictObject({
+  manual: z.boolean().optional(),
+  strategy: Strategy.superRefine((strategy, ctx) => {
+    if (!strategy['pull-request'] && !strategy.notification) {
       ctx.addIssue({
         code: 'custom',
         message:
-          set.length === 0
-            ? 'set one promotion strategy: pull-request or notification'
-            : 'pull-request and notification are mutually exclusive: set only one',
+          'set a promotion strategy: pull-request or notification (a secretRef alone belongs in ' +
+          'spec.promotion.strategy, the only place the webhook key is read from)',
       });
     }
-  });
+  }),
+}) satisfies z.ZodType<PromotionModel>;
 
-export const Promotion = z.strictObject({
+/**
+ * The pipeline's promotion: a strategy for the environments without their own, the webhook key, or both. Holding
+ * only the key is Weave's way of signing the webhooks of a pipeline whose environments each name their strategy.
+ */
+export const PipelinePromotion = z.strictObject({
   manual: z.boolean().optional(),
-  strategy: Strategy,
+  strategy: Strategy.superRefine((strategy, ctx) => {
+    if (!strategy['pull-request'] && !strategy.notification && !strategy.secretRef) {
+      ctx.addIssue({
+        code: 'custom',
+        message: 'set a promotion strategy (pull-request or notification), the webhook key (secretRef), or both',
+      });
+    }
+  }),
 }) satisfies z.ZodType<PromotionModel>;
 
 /** An environment name is used in URLs, branch names and `ns:name:env` markers, so it must not contain / : or spaces. */
@@ -120,7 +138,7 @@ export const AppReference = z.strictObject({
 export const PipelineSpec = z.strictObject({
   appRef: AppReference,
   environments: z.array(Environment).min(1, 'a pipeline needs at least one environment'),
-  promotion: Promotion.optional(),
+  promotion: PipelinePromotion.optional(),
 });
 
 export const PipelineDocument = z.strictObject({
@@ -128,7 +146,10 @@ export const PipelineDocument = z.strictObject({
   kind: z.literal('Pipeline'),
   metadata: Metadata,
   spec: PipelineSpec,
-  /** Written by the Weave controller; tolerated so `kubectl get -o yaml` exports load, and ignored. */
+  /**
+   * Written by Weave's controller, so `kubectl get -o yaml` exports load: only a waiting approval is read from it
+   * (waiting-approvals.ts); the rest is ignored.
+   */
   status: z.unknown().optional(),
 });
 

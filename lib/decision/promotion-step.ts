@@ -29,8 +29,9 @@ export interface PromotionStep {
 
 export function promotionStep(input: PromotionStepInput): PromotionStep {
   const { env, candidate, record } = input;
-  // `env.promotion` is already the environment's own block or else the pipeline's; with neither, Weave had nothing
-  // to run either (and its level-triggered path crashed on it). Saying so beats guessing a strategy.
+  // `env.promotion` is already the environment's own block or else the pipeline's, when that names a strategy (a
+  // pipeline block holding only the webhook key does not); with neither, Weave had nothing to run either (and its
+  // level-triggered path crashed on it). Saying so beats guessing a strategy.
   if (!env.promotion) {
     return step('no-strategy', 'NoStrategy', `no promotion configured for ${env.name}: ${candidate} is not promoted`);
   }

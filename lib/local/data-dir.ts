@@ -34,6 +34,11 @@ export interface ServeInfo {
   /** The receiver's base URL. */
   receiverUrl: string;
   startedAt: string;
+  /**
+   * The kinds of the notification sinks it delivers to (`webhook`, `notification-controller`, `event-bus`), so that
+   * `apply` can warn about a notification pipeline nothing would carry out. Absent from an older serve's file.
+   */
+  notificationSinks?: string[];
 }
 
 const serveInfoSchema = z.object({
@@ -42,6 +47,7 @@ const serveInfoSchema = z.object({
   dynamoAccessKey: z.string().regex(/^[0-9a-f]{64}$/),
   receiverUrl: z.url(),
   startedAt: z.string(),
+  notificationSinks: z.array(z.string()).optional(),
 });
 
 export interface StoredSecret {

@@ -4,18 +4,22 @@
 // Start: dynalite on the data directory, checked first and refused when damaged (dynamo.ts; its LevelDB lock makes
 // a second serve fail), the configuration applied
 // (clusters and pipelines to the store, Secrets to secrets.json), the master key, the promotions a killed serve left
-// in the middle released for a retry (interrupted.ts), the embedded queue consumed by the verifier, the receiver
-// (plus the loopback-only message route of the CLI) over node:http, the poller, and finally serve.json, which tells
-// the other commands where to reach it. Stop undoes it in order; the store keeps every status, approval and
+// in the middle released for a retry (interrupted.ts), the embedded queue consumed by the verifier (promoting with the
+// Lambda's settings: GitHub API, commit author, notification sinks), the receiver (plus the loopback-only message
+// route of the CLI) over node:http, the poller, and finally serve.json, which tells the other commands where to reach
+// it and which notification sinks it has (apply warns when a notification pipeline has none). Stop undoes it in order; the store keeps every status, approval and
 // promotion record, the queue nothing (the first poll after a restart re-checks all).
 import { handleRequest, startHttpServer, type HttpHandler, type RunningHttpServer } from '../http/index.js';
-import type { ObjectKey } from '../pipeline/model.js';
+import { objectKeyString, type ObjectKey, type Pipeline } from '../pipeline/model.js';
 import { enqueuePolls } from '../poller/poller.js';
 import { EmbeddedQueue } from '../queue/index.js';
 import type { Logger } from '../logging/logger.js';
+import type { CommitAuthor } from '../promotion/github/commit-author.js';
 import { assembleVerifier } from '../runtime/assemble-verifier.js';
+import { notificationSinkKinds } from '../runtime/notification-sinks.js';
+import type { PromotionSettings } from '../runtime/promoter.js';
 import type { MasterKeys } from '../secrets/master-keys.js';
-import { StaticSecretSource } from '../secrets/port.js';
+import { StaticSecretSource, type SecretSource } from '../secrets/port.js';
 import { dynamoTable, type Store } from '../store/index.js';
 import { applyLocalConfiguration } from './configuration.js';
 import { releaseInterruptedPromotions } from './interrupted.js';
@@ -41,8 +45,10 @@ export interface LocalModeOptions {
   githubApiUrl?: string;
   /** Secrets layered over the configuration's, e.g. the demo's simulated kubeconfigs and GitHub token. */
   secrets?: readonly { key: ObjectKey; values: Record<string, string> }[];
-  /** Notification webhook, as on AWS. */
-  notificationWebhook?: { url: string; hmacKey?: string };
+  /** Where notification promotions go, as on AWS (docs/notifications.md); none: they fail for good. */
+  notification?: LocalNotificationSinks;
+  /** The pull request commit's author; default Weave's `Promotion Server`. */
+  commitAuthor?: CommitAuthor;
   logger: Logger;
   now?: () => Date;
   /**
@@ -56,6 +62,18 @@ export interface LocalModeOptions {
   newStore?: boolean;
   /** Make a new master key when master-key.json is missing next to a store (`--new-master-key`). */
   newMasterKey?: boolean;
+}
+
+/** The notification sinks of the local mode, as the Lambda's environment names them. */
+export interface LocalNotificationSinks {
+  /** An HTTP endpoint that receives the Flux-format event (`NOTIFICATION_WEBHOOK_URL`). */
+  webhookUrl?: string;
+  /** A Secret of the configuration whose `token` signs that POST like Flux's generic-hmac (needs `webhookUrl`). */
+  webhookSecret?: ObjectKey;
+  /** A Flux notification-controller's event receiver, where Weave sent its events (`NOTIFICATION_CONTROLLER_URL`). */
+  notificationControllerUrl?: string;
+  /** An EventBridge bus, name or ARN, reached with the AWS SDK's usual credentials and region. */
+  eventBus?: string;
 }
 
 export interface LocalMode {
@@ -111,20 +129,17 @@ export async function startLocalMode(options: LocalModeOptions): Promise<LocalMo
     parts.queue = queue;
     // Assembled as the verifier Lambda assembles it; unlike there, no EKS tokens (no AWS identity is assumed here),
     // and one worker id for the whole run where the Lambda has one per invocation.
-    const verifierOf = assembleVerifier({
-      store,
-      queue,
-      secrets,
-      logger,
-      now,
-      promotion: {
-        githubApiUrl: options.githubApiUrl,
-        webhook: options.notificationWebhook,
-        instance: 'local',
-        markerScans: table.markerScans(),
-        githubWriteIntervalMs: options.githubWriteIntervalMs,
-      },
-    });
+    const promotion: PromotionSettings = {
+      ...(await notificationSettings(options.notification ?? {}, secrets)),
+      githubApiUrl: options.githubApiUrl,
+      instance: 'local',
+      markerScans: table.markerScans(),
+      githubWriteIntervalMs: options.githubWriteIntervalMs,
+      commitAuthor: options.commitAuthor,
+    };
+    parts.eventBridge = promotion.eventBus?.client;
+    const notificationSinks = notificationSinkKinds(promotion);
+    const verifierOf = assembleVerifier({ store, queue, secrets, logger, now, promotion });
     queue.start(verifierOf(workerId));
 
     const handle: HttpHandler = (request) =>
@@ -152,6 +167,7 @@ export async function startLocalMode(options: LocalModeOptions): Promise<LocalMo
       dynamoAccessKey: parts.dynamo.accessKey,
       receiverUrl,
       startedAt: now().toISOString(),
+      notificationSinks,
     });
     parts.serveInfoWritten = true;
     logger.debug('local mode started', {
@@ -163,11 +179,54 @@ export async function startLocalMode(options: LocalModeOptions): Promise<LocalMo
       clusters: applied.clusters.length,
       pollIntervalMs: options.pollIntervalMs,
     });
+    if (notificationSinks.length === 0 && applied.configuration.pipelines.some(usesNotification)) {
+      logger.warn(
+        'a pipeline is promoted by notification, but no notification sink is configured: its promotions will fail ' +
+          '(start serve with --notification-webhook-url, --notification-controller-url or --notification-event-bus)',
+      );
+    }
     return { receiverUrl, store, masterKeys, poll, stop };
   } catch (error) {
     await stop().catch(() => undefined); // the start failure is the error worth reporting
     throw error;
   }
+}
+
+/**
+ * The sinks as the promoter takes them: the webhook's key read from its Secret (the configuration has been applied,
+ * so a Secret it holds is there), and the EventBridge client made only when a bus is named.
+ */
+async function notificationSettings(
+  sinks: LocalNotificationSinks,
+  secrets: SecretSource,
+): Promise<Pick<PromotionSettings, 'webhook' | 'notificationController' | 'eventBus'>> {
+  let hmacKey: string | undefined;
+  if (sinks.webhookSecret) {
+    const name = objectKeyString(sinks.webhookSecret);
+    hmacKey = (await secrets.getSecret(sinks.webhookSecret))?.token;
+    if (!hmacKey) {
+      throw new Error(`the notification webhook's Secret ${name} is not in the configuration, or has no "token" key`);
+    }
+  }
+  let eventBus: PromotionSettings['eventBus'];
+  if (sinks.eventBus) {
+    const { EventBridgeClient } = await import('@aws-sdk/client-eventbridge');
+    eventBus = { client: new EventBridgeClient({}), name: sinks.eventBus };
+  }
+  return {
+    webhook: sinks.webhookUrl === undefined ? undefined : { url: sinks.webhookUrl, hmacKey },
+    notificationController:
+      sinks.notificationControllerUrl === undefined ? undefined : { url: sinks.notificationControllerUrl },
+    eventBus,
+  };
+}
+
+/** Whether a later environment (the first is never promoted into) is promoted by the notification strategy. */
+function usesNotification(pipeline: Pipeline): boolean {
+  return pipeline.environments.slice(1).some((env) => {
+    const strategy = env.promotion?.strategy;
+    return strategy?.notification !== undefined && strategy['pull-request'] === undefined;
+  });
 }
 
 function checkPollInterval(ms: number): void {
@@ -182,6 +241,8 @@ interface Parts {
   queue?: EmbeddedQueue;
   server?: RunningHttpServer;
   polling?: Polling;
+  /** The notification sink's EventBridge client, when a bus is configured. */
+  eventBridge?: { destroy(): void };
   serveInfoWritten?: boolean;
 }
 
@@ -202,13 +263,17 @@ async function startDynamo(dataDir: string, options: LocalDynamoOptions): Promis
   }
 }
 
-/** Stops, in order: the HTTP server, the poll timer, the queue (in-flight work finishes), dynalite, serve.json. */
+/**
+ * Stops, in order: the HTTP server, the poll timer, the queue (in-flight work finishes), the EventBridge client,
+ * dynalite, serve.json.
+ */
 async function stopParts(parts: Parts, dataDir: string, logger: Logger): Promise<void> {
-  const { server, polling, queue, dynamo } = parts;
+  const { server, polling, queue, dynamo, eventBridge } = parts;
   const steps: [string, (() => Promise<void>) | undefined][] = [
     ['the HTTP server', server && (() => server.close())],
     ['the poller', polling && (() => polling.stop())],
     ['the queue', queue && (() => queue.stop())],
+    ['the EventBridge client', eventBridge && (() => Promise.resolve(eventBridge.destroy()))],
     ['the store', dynamo && (() => dynamo.stop())],
     ['serve.json', parts.serveInfoWritten ? () => removeServeInfo(dataDir, process.pid) : undefined],
   ];

@@ -1,7 +1,7 @@
 // The resolved pipeline model: a Pipeline document with every default applied (cluster and namespace of each
 // target, the promotion in force for each environment). Everything after the config loader works on this. It
 // depends on nothing else of ours: lib/config builds it from the documents.
-import type { Promotion } from './promotion.js';
+import { namesStrategy, type Promotion } from './promotion.js';
 
 /** The Flux objects a pipeline can promote. */
 export const APP_KINDS = ['HelmRelease', 'Kustomization'] as const;
@@ -33,7 +33,10 @@ export interface PipelineTarget {
 export interface PipelineEnvironment {
   name: string;
   targets: PipelineTarget[];
-  /** The promotion in force for this environment: its own block, else the pipeline's (Weave `GetPromotion`). */
+  /**
+   * The promotion in force for this environment: its own block, else the pipeline's (Weave `GetPromotion`) when that
+   * names a strategy. Absent: nothing promotes into it (the decision says `no-strategy`).
+   */
   promotion?: Promotion;
 }
 
@@ -110,7 +113,7 @@ export function resolvePipeline(document: PipelineSource, defaultCluster?: Objec
     promotion: spec.promotion,
     environments: spec.environments.map((environment) => ({
       name: environment.name,
-      promotion: environment.promotion ?? spec.promotion,
+      promotion: environment.promotion ?? inheritedPromotion(spec.promotion),
       targets: environment.targets.map((target) => {
         let cluster: ObjectKey | undefined = defaultCluster;
         if (target.clusterRef) {
@@ -125,4 +128,12 @@ export function resolvePipeline(document: PipelineSource, defaultCluster?: Objec
       }),
     })),
   };
+}
+
+/**
+ * The pipeline's block as an environment's default: only when it names a strategy. A block holding only the webhook
+ * key (Weave's shape when each environment has its own strategy) would otherwise pass for a notification strategy.
+ */
+function inheritedPromotion(promotion: Promotion | undefined): Promotion | undefined {
+  return promotion && namesStrategy(promotion) ? promotion : undefined;
 }

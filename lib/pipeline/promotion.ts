@@ -20,7 +20,10 @@ export interface PullRequestPromotion {
   secretRef: LocalObjectReference;
 }
 
-/** Exactly one of `pull-request` and `notification` is set (the schema checks it). */
+/**
+ * How a revision is promoted: `pull-request` or `notification`, or both (the pull request is used, as in Weave). The
+ * pipeline's block may name neither and hold only the webhook key's `secretRef` (see `namesStrategy`).
+ */
 export interface PromotionStrategy {
   'pull-request'?: PullRequestPromotion;
   notification?: Record<string, never>;
@@ -32,4 +35,12 @@ export interface Promotion {
   /** A person approves each revision before it is promoted (`pipelinectl approve`, the approval webhook). */
   manual?: boolean;
   strategy: PromotionStrategy;
+}
+
+/**
+ * Whether a promotion block says how to promote. Weave's pipeline-level block may hold only the webhook key: it then
+ * promotes nothing, and an environment without a block of its own has no strategy (docs/weave-compatibility.md).
+ */
+export function namesStrategy(promotion: Promotion): boolean {
+  return promotion.strategy['pull-request'] !== undefined || promotion.strategy.notification !== undefined;
 }

@@ -1,6 +1,6 @@
 // Picks the strategy for a promotion from the environment's promotion block (env-level, else pipeline-level, as
 // resolved in the model). Pull-request wins if both were set (Weave's registration order); the config loader
-// rejects that case anyway.
+// accepts that case with a warning.
 import { PromotionError, type Promoter, type PromotionOutcome, type PromotionRequest } from './port.js';
 
 export interface Strategies {

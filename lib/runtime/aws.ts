@@ -4,6 +4,7 @@ import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import { SQSClient } from '@aws-sdk/client-sqs';
 import { z } from 'zod';
+import { commitAuthorProblems, DEFAULT_COMMIT_AUTHOR } from '../promotion/github/commit-author.js';
 import { SqsDeadLetters, SqsQueue } from '../queue/index.js';
 import { SecretsManagerSecretSource } from '../secrets/secrets-manager.js';
 import { masterKeysFromValues, type MasterKeys } from '../secrets/master-keys.js';
@@ -28,7 +29,22 @@ const Environment = z.object({
   NOTIFICATION_WEBHOOK_SECRET_ID: z.string().min(1).optional(),
   /** EventBridge bus (name or ARN) the notification strategy puts its event on (optional). */
   NOTIFICATION_EVENT_BUS: z.string().min(1).optional(),
+  /** A Flux notification-controller's event receiver the notification strategy POSTs to, as Weave did (optional). */
+  NOTIFICATION_CONTROLLER_URL: z.string().url().optional(),
+  /** The pull request commit's author; default Weave's `Promotion Server`. */
+  COMMIT_AUTHOR_NAME: z
+    .string()
+    .refine((name) => commitAuthorProblems({ name, email: DEFAULT_COMMIT_AUTHOR.email }).length === 0)
+    .optional(),
+  /** Its e-mail; default `promotion-server@pipeline-controller.invalid`. */
+  COMMIT_AUTHOR_EMAIL: z
+    .string()
+    .refine((email) => commitAuthorProblems({ name: DEFAULT_COMMIT_AUTHOR.name, email }).length === 0)
+    .optional(),
 });
+
+/** The variables the functions read (the CDK construct sets them; README, "Lambda environment"). */
+export const AWS_ENVIRONMENT_VARIABLES = Object.keys(Environment.shape) as (keyof typeof Environment.shape)[];
 export type AwsEnvironment = z.infer<typeof Environment>;
 
 /** The function's configuration; a missing or malformed variable is named in the error (values are not shown). */

@@ -4,9 +4,10 @@
 import type { EventBridgeClient } from '@aws-sdk/client-eventbridge';
 import type { Logger } from '../logging/logger.js';
 import { StrategyPromoter, type Promoter } from '../promotion/index.js';
-import { GitHubPullRequestPromoter, type MarkerScanStore } from '../promotion/github/index.js';
+import { GitHubPullRequestPromoter, type CommitAuthor, type MarkerScanStore } from '../promotion/github/index.js';
 import {
   EventBridgeSink,
+  NotificationControllerSink,
   NotificationPromoter,
   WebhookSink,
   type NotificationSink,
@@ -19,6 +20,8 @@ export interface PromotionSettings {
   githubApiUrl?: string;
   /** Notification webhook and the key that signs it like Flux's generic-hmac. */
   webhook?: { url: string; hmacKey?: string };
+  /** A Flux notification-controller's event receiver, where Weave's notification strategy sent its events. */
+  notificationController?: { url: string };
   /** Notification EventBridge bus. */
   eventBus?: { client: EventBridgeClient; name: string };
   /** Names this instance in notification events. */
@@ -31,6 +34,8 @@ export interface PromotionSettings {
   markerScans?: MarkerScanStore;
   /** Spacing of GitHub writes; default Octokit's (1 s, 3 s before opening a pull request). Benchmarks set 0. */
   githubWriteIntervalMs?: number;
+  /** The pull request commit's author; default Weave's `Promotion Server`. */
+  commitAuthor?: CommitAuthor;
 }
 
 export interface PromoterConfig extends PromotionSettings {
@@ -41,6 +46,9 @@ export interface PromoterConfig extends PromotionSettings {
 export function createPromoter(config: PromoterConfig): Promoter {
   const sinks: NotificationSink[] = [];
   if (config.webhook) sinks.push(new WebhookSink({ url: config.webhook.url, hmacKey: config.webhook.hmacKey }));
+  if (config.notificationController) {
+    sinks.push(new NotificationControllerSink({ url: config.notificationController.url }));
+  }
   if (config.eventBus)
     sinks.push(new EventBridgeSink({ client: config.eventBus.client, eventBusName: config.eventBus.name }));
   return new StrategyPromoter({
@@ -50,6 +58,7 @@ export function createPromoter(config: PromoterConfig): Promoter {
       logger: config.logger,
       writeIntervalMs: config.githubWriteIntervalMs,
       markerScans: config.markerScans,
+      commitAuthor: config.commitAuthor,
     }),
     // Without a sink there is nowhere to notify: the strategy reports itself unavailable, for good.
     notification: sinks.length > 0 ? new NotificationPromoter({ sinks, instance: config.instance }) : undefined,

@@ -3,6 +3,7 @@
 import { EventBridgeClient } from '@aws-sdk/client-eventbridge';
 import type { Context, SQSBatchResponse, SQSEvent } from 'aws-lambda';
 import { EksAccess } from '../clusters/index.js';
+import { commitAuthorOf } from '../promotion/github/index.js';
 import { backoffRedelivery, consumeBatch } from '../queue/index.js';
 import { assembleVerifier } from './assemble-verifier.js';
 import { awsDependencies, type AwsDependencies } from './aws.js';
@@ -48,9 +49,11 @@ async function promotionSettings(aws: AwsDependencies): Promise<PromotionSetting
   return {
     githubApiUrl: env.GITHUB_API_URL,
     webhook: env.NOTIFICATION_WEBHOOK_URL ? { url: env.NOTIFICATION_WEBHOOK_URL, hmacKey } : undefined,
+    notificationController: env.NOTIFICATION_CONTROLLER_URL ? { url: env.NOTIFICATION_CONTROLLER_URL } : undefined,
     eventBus: env.NOTIFICATION_EVENT_BUS
       ? { client: new EventBridgeClient({}), name: env.NOTIFICATION_EVENT_BUS }
       : undefined,
+    commitAuthor: commitAuthorOf({ name: env.COMMIT_AUTHOR_NAME, email: env.COMMIT_AUTHOR_EMAIL }),
     // What the GitHub marker scan learnt, shared by every container (its own item in the table).
     markerScans: aws.table.markerScans(),
   };

@@ -3,7 +3,14 @@
 // evaluating the same pipeline at once cannot make an effect twice.
 import { decide, type ApprovalMarker, type Decision, type DecisionInput } from '../decision/index.js';
 import type { TargetStatus } from '../flux/target-status.js';
-import { appKeyOf, objectKeyString, type AppKey, type ObjectKey, type Pipeline } from '../pipeline/model.js';
+import {
+  appKeyOf,
+  appKeyString,
+  objectKeyString,
+  type AppKey,
+  type ObjectKey,
+  type Pipeline,
+} from '../pipeline/model.js';
 import type { ObservedTargetStatus, Store, StoredPipeline, VersionedPromotionRecord } from '../store/port.js';
 import type { VerifierDeps } from './deps.js';
 import { clearApproval } from './actions/clear-approval.js';
@@ -85,9 +92,10 @@ export async function evaluatePipeline(key: ObjectKey, deps: VerifierDeps): Prom
   return decision;
 }
 
-/** The apps of a pipeline's targets, all environments or one. */
+/** The apps of a pipeline's targets, all environments or one; each once, though a target may be listed twice. */
 export function appsOf(pipeline: Pipeline, env?: string): AppKey[] {
-  return pipeline.environments
+  const apps = pipeline.environments
     .filter((candidate) => env === undefined || candidate.name === env)
     .flatMap((candidate) => candidate.targets.map((target) => appKeyOf(pipeline, target)));
+  return [...new Map(apps.map((app) => [appKeyString(app), app])).values()];
 }

@@ -282,7 +282,6 @@ spec:
       `${a}:11:7: Pipeline apps/web: spec.environments[1].name: duplicate environment name "dev" (also environments[0])`,
       `${a}:12:7: Pipeline apps/web: spec.environments[1].targets: an environment needs at least one target`,
       `${a}:17:11: Pipeline apps/web: spec.environments[2].targets[0].cluster: unknown field "cluster" (not part of the Pipeline schema; check its spelling and indentation)`,
-      `${a}:19:5: Pipeline apps/web: spec.promotion.strategy: pull-request and notification are mutually exclusive: set only one`,
       `${a}:20:36: Pipeline apps/web: spec.promotion.strategy.pull-request.url: must be an https:// repository URL (only HTTPS is supported, as in Weave)`,
       `${a}:27:3: Pipeline apps/api: spec.appRef.name: is required`,
       `${a}:27:33: Pipeline apps/api: spec.appRef.kind: must be HelmRelease or Kustomization`,

@@ -193,13 +193,6 @@ describe('references', () => {
       ],
     },
     {
-      name: 'the same target in two environments',
-      text: pipeline(twoEnvs.replace('name: prod}}', 'name: dev}}')),
-      expected: [
-        'config.yaml:10:17: Pipeline flux-system/podinfo: spec.environments[1].targets[0]: the same target as environments[0].targets[0] (cluster flux-system/dev, namespace apps)',
-      ],
-    },
-    {
       name: 'an appRef apiVersion of another group',
       text: pipeline(
         twoEnvs.replace(

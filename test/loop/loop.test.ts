@@ -70,7 +70,7 @@ describe('the core loop', () => {
     assert.equal(prodSigned.status, 401);
     assert.equal(await loop.sendEvent('dev', body.slice(0, -1)), 400, 'malformed JSON, correctly signed');
     assert.equal(await loop.sendEvent('dev', '{"hello":"world"}'), 400, 'not a Flux event, correctly signed');
-    assert.equal(await loop.sendEvent('dev', JSON.stringify({ pad: 'x'.repeat(600 * 1024) })), 413);
+    assert.equal(await loop.sendEvent('dev', JSON.stringify({ pad: 'x'.repeat(3 * 1024 * 1024) })), 413, 'over 3 MiB');
     await new Promise((resolve) => setTimeout(resolve, 100));
     assert.deepEqual(loop.queue.stats(), { visible: 0, inFlight: 0, delayed: 0, deadLetters: 0 });
     assert.equal(loop.dev.count(), 0, 'the leaf cluster was never read');

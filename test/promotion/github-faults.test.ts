@@ -172,7 +172,8 @@ describe('GitHub pull-request promotion: GitHub App credentials', () => {
       assert.ok(fake.requests.filter((r) => r.route?.startsWith('POST /app/')).every((r) => r.auth === 'app'));
       assert.ok(fake.requests.filter((r) => r.route?.includes('/repos/')).every((r) => r.auth === 'installation'));
       const head = fake.ref(OWNER, REPO, BRANCH) ?? assert.fail('no branch');
-      assert.equal(fake.commit(OWNER, REPO, head)?.author.name, 'app-123[bot]', 'committed as the app');
+      assert.equal(fake.count('POST /repos/{owner}/{repo}/git/commits'), 1, 'committed through the installation');
+      assert.equal(fake.commit(OWNER, REPO, head)?.author.name, 'Promotion Server', "authored as Weave's, not the app");
 
       // The installation token is reused by the cached client.
       await promoter.promote(prRequest({ revision: '5.0.2' }));

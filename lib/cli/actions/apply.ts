@@ -2,16 +2,19 @@
 // verifier to check every pipeline that changed. One problem anywhere and nothing is written. The steps, in order:
 // loading (apply/configuration-source.ts, within the input limits of lib/config/limits.ts), Secret purposes
 // (apply/secret-purposes.ts), the store's limits (the same in a dry run), then, for a real run: settling what
-// interrupted applies left, storing the objects (apply/store-objects.ts), re-marking the Secrets applied earlier,
-// then the checks.
-import { formatProblem } from '../../config/index.js';
+// interrupted applies left, storing the objects (apply/store-objects.ts), carrying over the approvals a Weave export's
+// status says are waiting (apply/waiting-approvals.ts), re-marking the Secrets applied earlier, then the checks.
+// Warnings (what Weave accepts but is probably a mistake) never stop an apply; they come back with its result.
+import { formatProblem, formatWarning } from '../../config/index.js';
 import type { ObjectKey } from '../../pipeline/model.js';
 import { checkStoreLimits } from '../../store/index.js';
 import type { Backend } from '../backend.js';
 import { loadConfigurationSource, type ConfigurationSource } from './apply/configuration-source.js';
 import { planSecretPurposes, remarkSecrets } from './apply/secret-purposes.js';
 import { storeObjects } from './apply/store-objects.js';
+import { strategyWarnings } from './apply/strategy-warnings.js';
 import { readStoredObjects } from './apply/stored-objects.js';
+import { carryOverApprovals } from './apply/waiting-approvals.js';
 
 export type { ConfigurationSource } from './apply/configuration-source.js';
 
@@ -28,6 +31,8 @@ export type ApplyResult =
       ok: true;
       /** One line per object: `pipeline flux-system/podinfo created`, `secret apps/github configured`, … */
       lines: string[];
+      /** One line per warning, printed as is on standard error: `warning: file:line:column: document: field: …`. */
+      warnings: string[];
       /** Pipelines that changed, each sent a `check-pipeline` (unless dry run). */
       changedPipelines: ObjectKey[];
       /** False when a check could not be handed to a verifier (local mode without `serve`). */
@@ -41,6 +46,8 @@ export async function applyConfiguration(backend: Backend, options: ApplyOptions
   const loaded = await loadConfigurationSource(backend, options.source, stored, options.defaultCluster);
   if (!loaded.ok) return { ok: false, problems: loaded.problems.map(formatProblem) };
   const { configuration } = loaded;
+  const warnings = loaded.warnings.map((warning) => `warning: ${formatWarning(warning)}`);
+  warnings.push(...(await strategyWarnings(backend, configuration)));
 
   const purposes = planSecretPurposes(stored, configuration);
   if (purposes.problems.length > 0) return { ok: false, problems: purposes.problems };
@@ -56,10 +63,13 @@ export async function applyConfiguration(backend: Backend, options: ApplyOptions
     now,
     purposesOf: purposes.of,
   });
-  if (dryRun) return { ok: true, lines, changedPipelines, checksDelivered: true };
+  // Before the checks, so that the verifier's first decision sees the markers.
+  lines.push(...(await carryOverApprovals(backend, configuration, stored, { dryRun, now })));
+  if (dryRun) return { ok: true, lines, warnings, changedPipelines, checksDelivered: true };
 
   lines.push(...(await remarkSecrets(backend, purposes)));
-  return { ok: true, lines, changedPipelines, checksDelivered: await requestChecks(backend, changedPipelines) };
+  const checksDelivered = await requestChecks(backend, changedPipelines);
+  return { ok: true, lines, warnings, changedPipelines, checksDelivered };
 }
 
 /** One `check-pipeline` per changed pipeline; false when any could not be handed to a verifier. */

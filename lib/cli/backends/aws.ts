@@ -21,7 +21,8 @@ import { masterKeysFromValues } from '../../secrets/master-keys.js';
 import { SecretsManagerSecretSource } from '../../secrets/secrets-manager.js';
 import { SECRET_PURPOSE_TAG, type SecretPurpose } from '../../secrets/tags.js';
 import { createDynamoStore } from '../../store/index.js';
-import type { Backend } from '../backend.js';
+import { parseNotificationSinks } from '../../runtime/notification-sinks.js';
+import type { Backend, NotificationSinksInfo } from '../backend.js';
 import { CliError } from '../errors.js';
 import { parseObjectKey } from '../flags.js';
 import { purposeConflict, purposeTagValue } from '../../secrets/uses.js';
@@ -60,6 +61,8 @@ interface StackOutputs {
   MasterKeySecretArn?: string;
   /** `ns/name`, present when the stack was deployed with a default cluster. */
   DefaultCluster?: string;
+  /** The kinds of its notification sinks, or `none`; absent from a stack deployed by an older version. */
+  NotificationSinks?: string;
 }
 
 export async function openAwsBackend(options: AwsBackendOptions, clients: AwsClients = {}): Promise<Backend> {
@@ -175,6 +178,7 @@ export async function openAwsBackend(options: AwsBackendOptions, clients: AwsCli
         if (!Arn) throw new Error('sts:GetCallerIdentity returned no ARN');
         return Arn;
       },
+      notificationSinks: () => Promise.resolve(stackNotificationSinks(options.stack, outputs.NotificationSinks)),
       ...(deadLetterQueueUrl !== undefined && {
         deadLetters: new SqsDeadLetterQueue({ client: sqs, deadLetterQueueUrl, queueUrl }),
       }),
@@ -184,6 +188,18 @@ export async function openAwsBackend(options: AwsBackendOptions, clients: AwsCli
     await close();
     throw error;
   }
+}
+
+/** From the stack's NotificationSinks output; without `--stack` (tables named one by one) nothing can be told. */
+function stackNotificationSinks(stack: string | undefined, output: string | undefined): NotificationSinksInfo {
+  const remedy =
+    'deploy the stack with a notification sink: context notificationWebhookUrl, notificationControllerUrl or ' +
+    'notificationEventBusArn (infra/README.md)';
+  if (stack === undefined) return { known: false, reason: 'no --stack names the deployment', remedy };
+  if (output === undefined) {
+    return { known: false, reason: `stack ${stack} has no NotificationSinks output: deploy this version`, remedy };
+  }
+  return { known: true, kinds: parseNotificationSinks(output), remedy };
 }
 
 /** The purposes as the tag value; a Secret may not be a webhook HMAC key and anything else at once. */

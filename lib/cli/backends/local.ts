@@ -11,7 +11,7 @@ import { LOCAL_TABLE_NAME } from '../../local/data-dir.js';
 import { objectKeyString } from '../../pipeline/model.js';
 import { encodeMessage } from '../../queue/messages.js';
 import { createDynamoStore } from '../../store/index.js';
-import type { Backend } from '../backend.js';
+import type { Backend, NotificationSinksInfo } from '../backend.js';
 import { purposeTagValue } from '../../secrets/uses.js';
 import type { Logger } from '../../logging/logger.js';
 
@@ -82,6 +82,20 @@ export async function openLocalBackend(dataDir: string, logger: Logger = STDERR_
     },
     masterKeys,
     identity: () => Promise.resolve(`local:${userInfo().username}`),
+    notificationSinks: () => Promise.resolve(localNotificationSinks(serve?.notificationSinks, serve !== undefined)),
     close,
+  };
+}
+
+const SERVE_SINK_FLAGS = '--notification-webhook-url, --notification-controller-url or --notification-event-bus';
+
+/** What the running serve recorded in serve.json; without a running serve, nothing can be told. */
+function localNotificationSinks(kinds: readonly string[] | undefined, running: boolean): NotificationSinksInfo {
+  const remedy = `pipelinectl serve must be started with ${SERVE_SINK_FLAGS}`;
+  if (kinds) return { known: true, kinds, remedy };
+  return {
+    known: false,
+    reason: running ? 'the running serve does not record its sinks: restart it' : 'pipelinectl serve is not running',
+    remedy,
   };
 }

@@ -13,7 +13,9 @@ export function register(program: Command): void {
       'Validate Pipelines, GitopsClusters and Secrets (YAML files or directories) against what is stored and, when ' +
         'every document and reference is valid, store them: Secrets first (marked by use: webhook-hmac, ' +
         'git-credentials, kubeconfig), then clusters, then pipelines, and ask the verifier to check each pipeline ' +
-        'that changed. Every problem is printed with its file, line and field, and then nothing is written.',
+        'that changed. Every problem is printed with its file, line and field, and then nothing is written. What Weave ' +
+        'accepts but is probably a mistake is applied with a warning on standard error. A waiting approval in a Weave ' +
+        "Pipeline's status (a kubectl export) becomes the environment's approval marker, unless it has one.",
     )
     .requiredOption(
       '-f, --filename <path...>',
@@ -42,6 +44,7 @@ export function register(program: Command): void {
         const count = result.problems.length;
         throw new CliError(`${count} problem${count === 1 ? '' : 's'} in the configuration: nothing was applied`);
       }
+      for (const warning of result.warnings) console.error(warning);
       printLines(result.lines);
       if (!result.checksDelivered) {
         console.error(

@@ -2,8 +2,14 @@
 // verifier and the poller, and prints one line when it is ready. SIGINT or SIGTERM stops it cleanly (exit 0); a
 // second signal while it stops ends it at once (exit 130).
 import { resolve } from 'node:path';
-import type { Command } from 'commander';
-import { startLocalMode, type LocalMode, type LocalModeOptions } from '../../local/mode.js';
+import { Option, type Command } from 'commander';
+import {
+  startLocalMode,
+  type LocalMode,
+  type LocalModeOptions,
+  type LocalNotificationSinks,
+} from '../../local/mode.js';
+import { commitAuthorOf, commitAuthorProblems, type CommitAuthor } from '../../promotion/github/commit-author.js';
 import { createConsoleLogger } from '../../logging/console-logger.js';
 import type { Logger } from '../../logging/logger.js';
 import { CliError } from '../errors.js';
@@ -17,17 +23,70 @@ interface ServeFlags {
   pollInterval: string;
   defaultCluster?: string;
   githubApiUrl?: string;
+  commitAuthorName?: string;
+  commitAuthorEmail?: string;
+  notificationWebhookUrl?: string;
+  notificationWebhookSecret?: string;
+  notificationControllerUrl?: string;
+  notificationEventBus?: string;
   newStore?: boolean;
   newMasterKey?: boolean;
 }
 
-export type ServeOptions = Omit<LocalModeOptions, 'logger' | 'now' | 'secrets' | 'notificationWebhook'>;
+export type ServeOptions = Omit<LocalModeOptions, 'logger' | 'now' | 'secrets'>;
+
+const PROMOTION = "How promotions are carried out (the same settings as the verifier Lambda's environment):";
+
+/**
+ * The promotion settings, each also read from the environment variable the verifier Lambda reads (a flag on the
+ * command line wins), so one set of variables configures both runtimes. The webhook's key is not a flag value: it
+ * is a Secret of the configuration, named like the Lambda's NOTIFICATION_WEBHOOK_SECRET_ID names its secret.
+ */
+const PROMOTION_FLAGS = [
+  {
+    flags: '--github-api-url <url>',
+    env: 'GITHUB_API_URL',
+    description: 'GitHub API base URL for pull requests (GitHub Enterprise); default: derived from each repository URL',
+  },
+  {
+    flags: '--commit-author-name <name>',
+    env: 'COMMIT_AUTHOR_NAME',
+    description: 'author of the pull request commits (default "Promotion Server", as Weave)',
+  },
+  {
+    flags: '--commit-author-email <email>',
+    env: 'COMMIT_AUTHOR_EMAIL',
+    description: 'e-mail of that author (default promotion-server@pipeline-controller.invalid)',
+  },
+  {
+    flags: '--notification-webhook-url <url>',
+    env: 'NOTIFICATION_WEBHOOK_URL',
+    description: 'notification sink: an HTTP endpoint that receives the Flux-format promotion event',
+  },
+  {
+    flags: '--notification-webhook-secret <ns/name>',
+    env: 'NOTIFICATION_WEBHOOK_SECRET',
+    description: "a Secret of --config whose 'token' signs the webhook like Flux's generic-hmac (default: unsigned)",
+  },
+  {
+    flags: '--notification-controller-url <url>',
+    env: 'NOTIFICATION_CONTROLLER_URL',
+    description:
+      "notification sink: a Flux notification-controller's event receiver, as Weave used " +
+      '(e.g. http://notification-controller.flux-system.svc.cluster.local./)',
+  },
+  {
+    flags: '--notification-event-bus <name>',
+    env: 'NOTIFICATION_EVENT_BUS',
+    description: "notification sink: an EventBridge bus (name or ARN), with the AWS SDK's credentials and region",
+  },
+] as const;
 
 /** How long after a clean stop the process may linger (an idle keep-alive socket) before it is ended. */
 const EXIT_GRACE_MS = 3000;
 
 export function register(program: Command): void {
-  program
+  const command = program
     .command('serve')
     .description('Run the local mode: the receiver, the verifier and the poller in one process, on a data directory')
     .requiredOption(
@@ -39,7 +98,6 @@ export function register(program: Command): void {
     .option('--data-dir <dir>', 'data directory: store, master key, Secrets', '.data')
     .option('--poll-interval <duration>', 'how often every cluster is polled (e.g. 30s, 5m, 1h)', '5m')
     .option('--default-cluster <ns/name>', 'GitopsCluster for targets without a clusterRef')
-    .option('--github-api-url <url>', 'GitHub API base URL for pull requests (GitHub Enterprise)')
     .option(
       '--new-master-key',
       "make a new master key when master-key.json is missing next to a store (then re-issue every cluster's token " +
@@ -49,11 +107,15 @@ export function register(program: Command): void {
     .addHelpText(
       'after',
       '\nThe data directory is checked at each start: a damaged or incomplete one is refused with what to do\n' +
-        '(restore a backup: pipelinectl backup, pipelinectl restore).',
+        '(restore a backup: pipelinectl backup, pipelinectl restore).\n' +
+        'Without a notification sink, a promotion by the notification strategy fails for good (apply warns).',
     )
     .action(async (flags: ServeFlags) => {
       await serve(parseServeFlags(flags));
     });
+  for (const flag of PROMOTION_FLAGS) {
+    command.addOption(new Option(flag.flags, flag.description).env(flag.env).helpGroup(PROMOTION));
+  }
 }
 
 export function parseServeFlags(flags: ServeFlags): ServeOptions {
@@ -68,9 +130,68 @@ export function parseServeFlags(flags: ServeFlags): ServeOptions {
     defaultCluster:
       flags.defaultCluster === undefined ? undefined : parseObjectKey(flags.defaultCluster, '--default-cluster'),
     githubApiUrl: flags.githubApiUrl === undefined ? undefined : parseHttpUrl(flags.githubApiUrl, '--github-api-url'),
+    ...optional('commitAuthor', parseCommitAuthor(flags)),
+    ...optional('notification', parseNotificationSinks(flags)),
     ...(flags.newStore ? { newStore: true } : {}),
     ...(flags.newMasterKey ? { newMasterKey: true } : {}),
   };
+}
+
+/** `{ [key]: value }`, or nothing when the value is undefined (so a parse without the flag has no such key). */
+function optional<K extends string, V>(key: K, value: V | undefined): Partial<Record<K, V>> {
+  return value === undefined ? {} : ({ [key]: value } as Record<K, V>);
+}
+
+function parseCommitAuthor(flags: ServeFlags): CommitAuthor | undefined {
+  if (flags.commitAuthorName === undefined && flags.commitAuthorEmail === undefined) return undefined;
+  const author = commitAuthorOf({ name: flags.commitAuthorName, email: flags.commitAuthorEmail });
+  const [problem] = commitAuthorProblems(author);
+  if (problem) {
+    const flag = problem.includes('e-mail') ? '--commit-author-email' : '--commit-author-name';
+    throw new CliError(`${flag}: ${problem}`);
+  }
+  return author;
+}
+
+function parseNotificationSinks(flags: ServeFlags): LocalNotificationSinks | undefined {
+  const sinks: LocalNotificationSinks = {
+    ...optional(
+      'webhookUrl',
+      flags.notificationWebhookUrl === undefined
+        ? undefined
+        : parseSinkUrl(flags.notificationWebhookUrl, '--notification-webhook-url'),
+    ),
+    ...optional(
+      'webhookSecret',
+      flags.notificationWebhookSecret === undefined
+        ? undefined
+        : parseObjectKey(flags.notificationWebhookSecret, '--notification-webhook-secret'),
+    ),
+    ...optional(
+      'notificationControllerUrl',
+      flags.notificationControllerUrl === undefined
+        ? undefined
+        : parseSinkUrl(flags.notificationControllerUrl, '--notification-controller-url'),
+    ),
+    ...optional('eventBus', flags.notificationEventBus?.trim() || undefined),
+  };
+  if (sinks.webhookSecret && !sinks.webhookUrl) {
+    throw new CliError('--notification-webhook-secret signs the webhook: it needs --notification-webhook-url');
+  }
+  return Object.keys(sinks).length === 0 ? undefined : sinks;
+}
+
+/** A sink's http(s) URL exactly as given (its path may matter to the endpoint), without credentials in it. */
+function parseSinkUrl(text: string, flag: string): string {
+  const value = text.trim();
+  const url = URL.canParse(value) ? new URL(value) : undefined;
+  if (!url || (url.protocol !== 'https:' && url.protocol !== 'http:')) {
+    throw new CliError(`${flag} must be an http:// or https:// URL (got ${JSON.stringify(text)})`);
+  }
+  if (url.username || url.password) {
+    throw new CliError(`${flag} must not hold credentials: sign the webhook with --notification-webhook-secret`);
+  }
+  return value;
 }
 
 export async function serve(options: ServeOptions, logger: Logger = createConsoleLogger()): Promise<void> {

@@ -9,7 +9,7 @@
 // 2. set every scalar marked `ns:name:env` to the version (`setMarkedValues`); no such marker anywhere is a
 //    permanent failure, and nothing is written;
 // 3. when that changes a file: a tree on the base tree and a commit `promoting version` whose parent is the base head,
-//    then the branch `promotion-{ns}-{name}-{env}` is created there, or force-moved there when it exists; a branch
+//    authored (and committed) as the configured author, by default Weave's `Promotion Server` (commit-author.ts), then the branch `promotion-{ns}-{name}-{env}` is created there, or force-moved there when it exists; a branch
 //    whose head already has that tree is left as it is (no new commit on a repeated call);
 // 4. a pull request with Weave's title and body is opened; when that fails (it exists: GitHub allows one open pull
 //    request per head and base) the open one for the branch is found and only its title is updated. The result is
@@ -38,6 +38,7 @@ import {
   type GitHubClientSettings,
   type GitHubCredentials,
 } from './client.js';
+import { DEFAULT_COMMIT_AUTHOR, type CommitAuthor } from './commit-author.js';
 import { MarkerCache, type MarkerCacheLimits, type ScannedBlob } from './marker-cache.js';
 import { githubApiUrl, parseRepositoryUrl, type GitHubRepository } from './repository.js';
 import type { MarkerScanStore } from './scan-store.js';
@@ -78,6 +79,8 @@ export interface GitHubPullRequestPromoterOptions extends GitHubClientSettings {
   markerCache?: MarkerCacheLimits;
   /** Keeps what the marker scan learnt across processes (Lambda containers, restarts of `serve`). */
   markerScans?: MarkerScanStore;
+  /** The promotion commit's author and committer. Default Weave's: `Promotion Server`. */
+  commitAuthor?: CommitAuthor;
 }
 
 interface Run {
@@ -319,7 +322,14 @@ export class GitHubPullRequestPromoter implements Promoter {
     let commitSha: string | undefined;
     const commit = async () => {
       commitSha ??= (
-        await client.git.createCommit({ ...repo, message: COMMIT_MESSAGE, tree: treeSha, parents: [baseSha] })
+        await client.git.createCommit({
+          ...repo,
+          message: COMMIT_MESSAGE,
+          tree: treeSha,
+          parents: [baseSha],
+          // The committer is left out: GitHub then takes the author, as go-git did for Weave.
+          author: { ...(this.options.commitAuthor ?? DEFAULT_COMMIT_AUTHOR) },
+        })
       ).data.sha;
       return commitSha;
     };

@@ -22,6 +22,8 @@ export interface WebhookSinkOptions {
   /** For the whole exchange up to the response headers; default 15 s. */
   timeoutMs?: number;
   fetch?: typeof fetch;
+  /** What the sink is called in its name and errors, before the host; default `webhook`. */
+  kind?: string;
 }
 
 export class WebhookSink implements NotificationSink {
@@ -47,7 +49,7 @@ export class WebhookSink implements NotificationSink {
     }
     const timeoutMs = options.timeoutMs ?? DEFAULT_WEBHOOK_TIMEOUT_MS;
     if (!Number.isFinite(timeoutMs) || timeoutMs <= 0) throw new RangeError('webhook sink: timeoutMs must be positive');
-    this.name = `webhook ${url.host}`;
+    this.name = `${options.kind ?? 'webhook'} ${url.host}`;
     this.url = url;
     this.hmacKey = options.hmacKey;
     this.headers = { ...options.headers };
