@@ -5,6 +5,7 @@ import { Composer, isMap, isScalar, LineCounter, Parser, type Document, type Nod
 import { DEFAULT_NAMESPACE } from '../pipeline/model.js';
 import { MAX_ALIAS_COUNT, MAX_DOCUMENTS_PER_FILE, MAX_EXPANDED_BYTES_PER_FILE, MAX_FILE_BYTES } from './limits.js';
 import type { ConfigProblem } from './problems.js';
+import { pathOf, type Place } from '../util/value-place.js';
 
 /** One YAML document of a file, with what it takes to point at a field in it. */
 export interface SourceDocument {
@@ -198,18 +199,6 @@ function yamlError(message: string): string {
   // The parser recurses per level of nesting, and says so in its own words.
   if (/Maximum call stack size exceeded/.test(message)) return 'invalid YAML: nested too deeply to be read';
   return `invalid YAML: ${firstLine(message)}`;
-}
-
-/** Where a value sits in its document: its key, and its parent's place (a path is only built when needed). */
-interface Place {
-  key: PropertyKey;
-  parent: Place | undefined;
-}
-
-function pathOf(place: Place | undefined): PropertyKey[] {
-  const path: PropertyKey[] = [];
-  for (let at = place; at; at = at.parent) path.push(at.key);
-  return path.reverse();
 }
 
 const MAX_RESERVED_KEYS_REPORTED = 100;

@@ -17,6 +17,7 @@ import {
   type IndexEntry,
 } from './configuration.js';
 import { keys, TABLE_SCHEMA } from './table.js';
+import { pathOf, type Place } from '../../util/value-place.js';
 
 export const STORE_LIMITS: StoreLimits = {
   itemBytes: 400 * 1024,
@@ -215,18 +216,6 @@ interface Measured {
   tooDeep?: { path: PropertyKey[]; depth: number };
   /** Numbers the SDK or DynamoDB cannot store, where they are. */
   badNumbers: { path: PropertyKey[]; value: number }[];
-}
-
-/** Where a value sits in the item: its key, and its parent's place (a path is only built when needed). */
-interface Place {
-  key: PropertyKey;
-  parent: Place | undefined;
-}
-
-function pathOf(place: Place | undefined): PropertyKey[] {
-  const path: PropertyKey[] = [];
-  for (let at = place; at; at = at.parent) path.push(at.key);
-  return path.reverse();
 }
 
 /** Numbers counted at their largest: DynamoDB stores up to 38 digits in at most 21 bytes. */
