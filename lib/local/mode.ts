@@ -14,7 +14,7 @@ import { objectKeyString, type ObjectKey, type Pipeline } from '../pipeline/mode
 import { enqueuePolls } from '../poller/poller.js';
 import { EmbeddedQueue } from '../queue/index.js';
 import type { Logger } from '../logging/logger.js';
-import type { CommitAuthor } from '../promotion/github/commit-author.js';
+import type { CommitAuthor } from '../promotion/pull-request/commit-author.js';
 import { assembleVerifier } from '../runtime/assemble-verifier.js';
 import { notificationSinkKinds } from '../runtime/notification-sinks.js';
 import type { PromotionSettings } from '../runtime/promoter.js';

@@ -2,7 +2,8 @@
 // whether a person approves it first. It is the Pipeline document's `promotion` as written (Weave's CRD); the
 // schema in lib/config/schema.ts validates exactly this shape, and the compiler holds the two together.
 
-export const GIT_PROVIDER_TYPES = ['github', 'gitlab', 'bitbucket-server'] as const;
+/** Weave's enum, and `azure-devops` (an addition: docs/weave-compatibility.md). */
+export const GIT_PROVIDER_TYPES = ['github', 'gitlab', 'bitbucket-server', 'azure-devops'] as const;
 export type GitProviderType = (typeof GIT_PROVIDER_TYPES)[number];
 
 /** A reference to a Secret in the pipeline's namespace. */

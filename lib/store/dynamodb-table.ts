@@ -1,6 +1,6 @@
 // The DynamoDB table as the rest of lib/ gets it: one client and one table name give the Store and the GitHub marker
 // scan's items (docs/architecture.md, "The table"), so no caller builds the adapter's table context itself.
-import type { MarkerScanStore } from '../promotion/github/scan-store.js';
+import type { MarkerScanStore } from '../promotion/pull-request/scan-store.js';
 import { DynamoMarkerScans, type DynamoMarkerScansOptions } from './dynamodb/marker-scans.js';
 import { createDynamoStore, type DynamoStoreOptions } from './dynamodb/store.js';
 import { tableContext } from './dynamodb/table.js';

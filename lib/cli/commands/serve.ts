@@ -9,7 +9,7 @@ import {
   type LocalModeOptions,
   type LocalNotificationSinks,
 } from '../../local/mode.js';
-import { commitAuthorOf, commitAuthorProblems, type CommitAuthor } from '../../promotion/github/commit-author.js';
+import { commitAuthorOf, commitAuthorProblems, type CommitAuthor } from '../../promotion/pull-request/commit-author.js';
 import { createConsoleLogger } from '../../logging/console-logger.js';
 import type { Logger } from '../../logging/logger.js';
 import { CliError } from '../errors.js';

@@ -38,10 +38,10 @@ import {
   type GitHubClientSettings,
   type GitHubCredentials,
 } from './client.js';
-import { DEFAULT_COMMIT_AUTHOR, type CommitAuthor } from './commit-author.js';
-import { MarkerCache, type MarkerCacheLimits, type ScannedBlob } from './marker-cache.js';
+import { DEFAULT_COMMIT_AUTHOR, type CommitAuthor } from '../pull-request/commit-author.js';
+import { MarkerCache, type MarkerCacheLimits, type ScannedBlob } from '../pull-request/marker-cache.js';
 import { githubApiUrl, parseRepositoryUrl, type GitHubRepository } from './repository.js';
-import type { MarkerScanStore } from './scan-store.js';
+import type { MarkerScanStore } from '../pull-request/scan-store.js';
 
 export const COMMIT_MESSAGE = 'promoting version';
 

@@ -1,4 +1,4 @@
-// The GitHub marker scan's facts (lib/promotion/github/scan-store.ts) in the table: one item per repository,
+// The GitHub marker scan's facts (lib/promotion/pull-request/scan-store.ts) in the table: one item per repository,
 // pk `MARKERS#{repository key}`, sk `SCAN#v{format}`, so a new marker format never reads old facts.
 //
 // Encoding, to stay far below DynamoDB's 400 KB item limit: the blobs without markers (nearly all) are one binary
@@ -10,7 +10,7 @@
 // it learnt, and a fact lost to a concurrent writer only costs one blob read later. The item expires (TTL) after the
 // table's retention without a save, so a repository no longer promoted leaves nothing behind for long.
 import { GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
-import { MARKER_SCAN_FORMAT, type MarkerFacts, type MarkerScanStore } from '../../promotion/github/scan-store.js';
+import { MARKER_SCAN_FORMAT, type MarkerFacts, type MarkerScanStore } from '../../promotion/pull-request/scan-store.js';
 import { expiresAfter, TABLE_SCHEMA, type TableContext } from './table.js';
 
 /** DynamoDB's limit is 400 KB (409,600 bytes); the rest is margin for the estimate below. */

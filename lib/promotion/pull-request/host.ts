@@ -1,0 +1,115 @@
+// The GitHost port: what the pull-request strategy needs from a Git host, with one adapter per host
+// (lib/promotion/github, gitlab, bitbucket-server, azure-devops). The promoter (promoter.ts) holds everything the
+// hosts share: which files are scanned, the marker cache and its store, the edit, the Weave names, the
+// "already on the base" answer, and the mapping of a whole run's failure to a PromotionError. An adapter only
+// reads and writes through its host's API, and says what its host's errors mean.
+import type { ObjectKey } from '../../pipeline/model.js';
+import type { GitProviderType } from '../../pipeline/promotion.js';
+import type { RepositoryAddress } from '../../pipeline/repository-address.js';
+import type { PromotionError } from '../port.js';
+import type { Logger } from '../../logging/logger.js';
+import type { CommitAuthor } from './commit-author.js';
+
+/** A regular file (mode 100644 or 100755; never a symlink or submodule) at a commit. */
+export interface RepositoryFile {
+  path: string;
+  /** git's blob id of the content (`sha1("blob <len>\0…")`), as every host reports it. */
+  blobId: string;
+}
+
+export interface FileChange {
+  path: string;
+  /** The new text of the file, UTF-8. */
+  content: string;
+  /** The blob id the file has at the base commit. */
+  baseBlobId: string;
+  /** git's blob id of `content` (gitBlobId), for hosts that compare what a branch already holds. */
+  blobId: string;
+}
+
+export interface BranchWrite {
+  /** The promotion branch, `promotion-{ns}-{name}-{env}`. */
+  branch: string;
+  /** The base branch's name and the head commit the changes were computed on. */
+  base: string;
+  baseCommit: string;
+  /** Every file the promotion changes (at least one). */
+  changes: readonly FileChange[];
+  message: string;
+  author: CommitAuthor;
+}
+
+export interface PullRequestWrite {
+  branch: string;
+  base: string;
+  title: string;
+  body: string;
+}
+
+export interface PullRequestSummary {
+  /** The web URL a person opens (the promotion's result). */
+  url: string;
+  title: string;
+  state: 'open' | 'merged' | 'closed';
+  /** The branch it merges into. */
+  base: string;
+}
+
+/** One repository on one host, opened with one Secret's credentials. Errors are the host client's own. */
+export interface HostRepository {
+  /** The head commit of a branch; undefined when there is no such branch. */
+  branchHead(branch: string): Promise<string | undefined>;
+  /**
+   * Every regular file at a commit. Throws a PromotionError (not retryable) when the host cannot list the whole
+   * tree, rather than returning part of it.
+   */
+  listFiles(commit: string): Promise<RepositoryFile[]>;
+  /** The UTF-8 text of a file at a commit. */
+  readFile(file: RepositoryFile, commit: string): Promise<string>;
+  /**
+   * Makes `branch` hold the base commit plus exactly these changes: created when missing; reset onto the base
+   * commit when it holds anything else; left as it is (no new commit) when its head already has these contents on
+   * this base. Safe against concurrent identical calls.
+   */
+  writeBranch(write: BranchWrite): Promise<void>;
+  /**
+   * Opens a pull (merge) request from `branch` into `base`; when one is already open for the branch, it is
+   * updated (title) and no second one is opened, also under concurrent identical calls. Returns its web URL.
+   */
+  openOrUpdatePullRequest(write: PullRequestWrite): Promise<string>;
+  /** The pull requests from `branch`, newest first, in any state. */
+  pullRequestsFrom(branch: string): Promise<PullRequestSummary[]>;
+}
+
+export interface GitHost {
+  readonly type: GitProviderType;
+  /**
+   * Opens the repository at `address` (the API base already chosen: the address's own, or the deployment's
+   * override) with the values of the Secret `secret`. Throws a PromotionError (not retryable) naming the Secret and
+   * the keys it needs when the values hold no usable credentials; never shows a value.
+   */
+  open(address: RepositoryAddress, apiUrl: string, secret: ObjectKey, values: Readonly<Record<string, string>>): HostRepository;
+  /**
+   * What an error thrown by this host's HostRepository means: 5xx, network errors, timeouts and rate limits are
+   * retryable (a rate limit with the wait the host asked for, in `retryAfterMs`); a rejected credential names the
+   * Secret; other 4xx say what a person must fix. A PromotionError is returned as it is.
+   */
+  toPromotionError(error: unknown, secret: ObjectKey): PromotionError;
+}
+
+/** How an adapter's client behaves; every field has a default fit for production. */
+export interface GitHostSettings {
+  /** Overrides the global fetch (tests, proxies) for clients that use fetch. */
+  fetch?: typeof fetch;
+  logger?: Pick<Logger, 'debug' | 'info' | 'warn'>;
+  /** How many times a 5xx, a network error or a timeout is retried inside one call. Default 3. */
+  retries?: number;
+  /** Backoff of those retries: retry n waits n² × this. Default 500 ms. */
+  retryBaseDelayMs?: number;
+  /** How long one second of the host's `Retry-After` lasts here. Default 1000; tests make it short. */
+  retryAfterUnitMs?: number;
+  /** A rate limit asking for a longer wait than this ends the call (retryable, with the wait). Default 10 s. */
+  maxRateLimitWaitMs?: number;
+  /** Timeout of each HTTP request. Default 15 s. */
+  requestTimeoutMs?: number;
+}

@@ -1,0 +1,47 @@
+// What the shared pull-request suite (pull-request-hosts.test.ts) needs from each Git host's fake and adapter: one
+// implementation per host in test/promotion/<host>-support.ts.
+import type { GitProviderType } from '../../lib/pipeline/promotion.js';
+import type { GitHost, GitHostSettings } from '../../lib/promotion/pull-request/host.js';
+
+export interface HostPullRequest {
+  title: string;
+  body: string;
+  state: 'open' | 'merged' | 'closed';
+  /** The source branch. */
+  source: string;
+  /** The target branch. */
+  target: string;
+  url: string;
+}
+
+export interface FakeHostUnderTest {
+  type: GitProviderType;
+  /** The fake's API base (what `--<host>-api-url` would be set to). */
+  apiUrl: string;
+  /** The repository URL as a user writes it in `pull-request.url`. */
+  repositoryUrl: string;
+  /** Secret values that authenticate against the fake. */
+  secretValues: Record<string, string>;
+  /** The adapter, driving the fake (fast retries unless overridden). */
+  host(settings?: GitHostSettings): GitHost;
+  /** Creates the repository with these files on `main`, in one commit. */
+  createRepository(files: Record<string, string>): void;
+  /** Commits file changes onto a branch (created from main when missing); null deletes. */
+  commitFiles(branch: string, files: Record<string, string | null>): void;
+  /** Every file's text at a branch's head. */
+  files(branch: string): Record<string, string>;
+  branchHead(branch: string): string | undefined;
+  /** How many commits the branch has that main does not. */
+  commitsAhead(branch: string): number;
+  pullRequests(): HostPullRequest[];
+  /** Merges an open pull request into its target (as a person would). */
+  merge(url: string): void;
+  /** The next `times` requests answer this 5xx. */
+  failNext(status: 500 | 502 | 503, times?: number): void;
+  /** The next request is rate limited as the host signals it, lifting after `resetInSeconds`. */
+  rateLimitNext(resetInSeconds: number): void;
+  /** Requests received since the start (or the last reset). */
+  requestCount(): number;
+  resetRequests(): void;
+  stop(): Promise<void>;
+}
