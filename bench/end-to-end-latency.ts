@@ -27,7 +27,7 @@ import { join } from 'node:path';
 import { deriveClusterKey, signatureHeader } from '../lib/http/index.js';
 import { startLocalMode } from '../lib/local/mode.js';
 import type { AppKey } from '../lib/pipeline/model.js';
-import { pullRequestTitle } from '../lib/promotion/github/index.js';
+import { pullRequestTitle } from '../lib/promotion/pull-request/index.js';
 import type { Logger } from '../lib/logging/logger.js';
 import type { Store } from '../lib/store/index.js';
 import { podinfoReleaseYaml, podinfoServeFiles } from '../lib/testing/config-yaml.js';

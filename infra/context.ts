@@ -3,7 +3,7 @@
 import { RemovalPolicy } from 'aws-cdk-lib';
 import * as events from 'aws-cdk-lib/aws-events';
 import type * as logs from 'aws-cdk-lib/aws-logs';
-import { commitAuthorOf } from '../lib/promotion/github/commit-author.js';
+import { commitAuthorOf } from '../lib/promotion/pull-request/commit-author.js';
 import type { PipelineControllerStackProps } from './stack.js';
 
 export const DEFAULT_STACK_NAME = 'PipelineControllerStack';
@@ -84,6 +84,9 @@ export function settingsFromContext(
         secretsPrefix: text('secretsPrefix'),
         retentionDays: number('retentionDays'),
         githubApiUrl: text('githubApiUrl'),
+        gitlabApiUrl: text('gitlabApiUrl'),
+        bitbucketServerApiUrl: text('bitbucketServerApiUrl'),
+        azureDevOpsApiUrl: text('azureDevOpsApiUrl'),
         commitAuthor:
           commitAuthorName === undefined && commitAuthorEmail === undefined
             ? undefined

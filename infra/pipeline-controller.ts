@@ -2,7 +2,7 @@
 // a function URL, verifier on the queue, poller on a schedule), the generated master HMAC key, alarms, and IAM
 // policies that give each function only the actions and resources its code uses. infra/README.md documents the
 // props; infra/stack.ts puts the construct in a stack with outputs.
-import { commitAuthorProblems, type CommitAuthor } from '../lib/promotion/github/commit-author.js';
+import { commitAuthorProblems, type CommitAuthor } from '../lib/promotion/pull-request/commit-author.js';
 import { notificationSinkKinds, type NotificationSinkKind } from '../lib/runtime/notification-sinks.js';
 import { SECRET_PURPOSE_TAG } from '../lib/secrets/tags.js';
 import { Aws, Duration, RemovalPolicy, Token } from 'aws-cdk-lib';
@@ -94,6 +94,12 @@ export interface PipelineControllerProps {
   readonly retentionDays?: number;
   /** GitHub API base for GitHub Enterprise. @default derived from each repository URL */
   readonly githubApiUrl?: string;
+  /** GitLab API base (`https://host/api/v4`) for every GitLab repository. @default derived from each repository URL */
+  readonly gitlabApiUrl?: string;
+  /** Bitbucket Server base URL (`https://host[/context]`). @default derived from each repository URL */
+  readonly bitbucketServerApiUrl?: string;
+  /** Azure DevOps collection URL (`https://dev.azure.com/org`). @default derived from each repository URL */
+  readonly azureDevOpsApiUrl?: string;
   /** The notification strategy's sinks. @default none */
   readonly notification?: NotificationSinkProps;
   /**
@@ -201,6 +207,9 @@ export class PipelineController extends Construct {
     const verifierEnvironment: Record<string, string> = {
       ...common,
       ...(props.githubApiUrl !== undefined && { GITHUB_API_URL: props.githubApiUrl }),
+      ...(props.gitlabApiUrl !== undefined && { GITLAB_API_URL: props.gitlabApiUrl }),
+      ...(props.bitbucketServerApiUrl !== undefined && { BITBUCKET_SERVER_API_URL: props.bitbucketServerApiUrl }),
+      ...(props.azureDevOpsApiUrl !== undefined && { AZURE_DEVOPS_API_URL: props.azureDevOpsApiUrl }),
       ...(notification.webhookUrl !== undefined && { NOTIFICATION_WEBHOOK_URL: notification.webhookUrl }),
       ...(notification.webhookSecret && { NOTIFICATION_WEBHOOK_SECRET_ID: notification.webhookSecret.secretArn }),
       ...(notification.eventBus && { NOTIFICATION_EVENT_BUS: notification.eventBus.eventBusArn }),

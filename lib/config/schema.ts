@@ -4,6 +4,7 @@
 // Objects are strict (an unknown field is an error) except `metadata`, which tolerates whatever kubectl exports.
 import { z } from 'zod';
 import { APP_KINDS, type AppKind } from '../pipeline/model.js';
+import { repositoryAddress } from '../pipeline/repository-address.js';
 import {
   GIT_PROVIDER_TYPES,
   type Promotion as PromotionModel,
@@ -50,17 +51,24 @@ export const APP_KIND_GROUPS: Record<AppKind, string> = {
   Kustomization: 'kustomize.toolkit.fluxcd.io',
 };
 
-export const PullRequestPromotion = z.strictObject({
-  type: z.enum(GIT_PROVIDER_TYPES, { error: `must be one of ${GIT_PROVIDER_TYPES.join(', ')}` }),
-  url: z
-    .string()
-    .min(1, 'must not be empty')
-    .refine((value) => URL.canParse(value) && new URL(value).protocol === 'https:', {
-      message: 'must be an https:// repository URL (only HTTPS is supported, as in Weave)',
-    }),
-  baseBranch: z.string().min(1, 'must not be empty'),
-  secretRef: LocalObjectReference,
-}) satisfies z.ZodType<PullRequestPromotionModel>;
+/** The repository URL must be one its host type understands (README, "Pull requests": the URL forms per host). */
+export const PullRequestPromotion = z
+  .strictObject({
+    type: z.enum(GIT_PROVIDER_TYPES, { error: `must be one of ${GIT_PROVIDER_TYPES.join(', ')}` }),
+    url: z
+      .string()
+      .min(1, 'must not be empty')
+      .refine((value) => URL.canParse(value) && new URL(value).protocol === 'https:', {
+        message: 'must be an https:// repository URL (only HTTPS is supported, as in Weave)',
+      }),
+    baseBranch: z.string().min(1, 'must not be empty'),
+    secretRef: LocalObjectReference,
+  })
+  .superRefine((promotion, ctx) => {
+    if (!URL.canParse(promotion.url) || new URL(promotion.url).protocol !== 'https:') return; // said above
+    const located = repositoryAddress(promotion.type, promotion.url);
+    if (!located.ok) ctx.addIssue({ code: 'custom', path: ['url'], message: located.problem });
+  }) satisfies z.ZodType<PullRequestPromotionModel>;
 
 /**
  * `spec.promotion.strategy` or an environment's: Weave's CRD makes all three fields optional. Setting both

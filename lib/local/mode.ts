@@ -43,6 +43,10 @@ export interface LocalModeOptions {
   defaultCluster?: ObjectKey;
   /** GitHub API base for every pull request (the demo's simulated GitHub, or GitHub Enterprise). */
   githubApiUrl?: string;
+  /** GitLab, Bitbucket Server and Azure DevOps API bases, as the verifier Lambda's variables (README). */
+  gitlabApiUrl?: string;
+  bitbucketServerApiUrl?: string;
+  azureDevOpsApiUrl?: string;
   /** Secrets layered over the configuration's, e.g. the demo's simulated kubeconfigs and GitHub token. */
   secrets?: readonly { key: ObjectKey; values: Record<string, string> }[];
   /** Where notification promotions go, as on AWS (docs/notifications.md); none: they fail for good. */
@@ -132,6 +136,9 @@ export async function startLocalMode(options: LocalModeOptions): Promise<LocalMo
     const promotion: PromotionSettings = {
       ...(await notificationSettings(options.notification ?? {}, secrets)),
       githubApiUrl: options.githubApiUrl,
+      gitlabApiUrl: options.gitlabApiUrl,
+      bitbucketServerApiUrl: options.bitbucketServerApiUrl,
+      azureDevOpsApiUrl: options.azureDevOpsApiUrl,
       instance: 'local',
       markerScans: table.markerScans(),
       githubWriteIntervalMs: options.githubWriteIntervalMs,

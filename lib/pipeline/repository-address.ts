@@ -71,7 +71,8 @@ export function repositoryAddress(type: GitProviderType, url: string): AddressRe
   } catch {
     return { ok: false, problem: 'is not a valid URL' };
   }
-  if (parsed.protocol !== 'https:') return { ok: false, problem: 'unsupported URL scheme, only HTTPS supported' };
+  if (parsed.protocol !== 'https:')
+    return { ok: false, problem: 'has an unsupported URL scheme: only HTTPS is supported' };
   const host = parsed.host.toLowerCase();
   const parts = parsed.pathname
     .split('/')
@@ -91,7 +92,8 @@ const ADDRESS_OF: Record<GitProviderType, (host: string, parts: string[]) => Rep
     const [owner, rawRepo] = parts;
     const repo = rawRepo?.replace(/\.git$/, '');
     if (parts.length !== 2 || !owner || !repo) return undefined;
-    const apiUrl = host === 'github.com' || host === 'www.github.com' ? 'https://api.github.com' : `https://${host}/api/v3`;
+    const apiUrl =
+      host === 'github.com' || host === 'www.github.com' ? 'https://api.github.com' : `https://${host}/api/v3`;
     return { type: 'github', host, owner, repo, webUrl: `https://${host}/${owner}/${repo}`, apiUrl };
   },
 
@@ -103,7 +105,13 @@ const ADDRESS_OF: Record<GitProviderType, (host: string, parts: string[]) => Rep
     );
     if (path.length < 2 || path.some((part) => part === '')) return undefined;
     const projectPath = path.join('/');
-    return { type: 'gitlab', host, projectPath, webUrl: `https://${host}/${projectPath}`, apiUrl: `https://${host}/api/v4` };
+    return {
+      type: 'gitlab',
+      host,
+      projectPath,
+      webUrl: `https://${host}/${projectPath}`,
+      apiUrl: `https://${host}/api/v4`,
+    };
   },
 
   'bitbucket-server'(host, parts) {
@@ -129,6 +137,8 @@ const ADDRESS_OF: Record<GitProviderType, (host: string, parts: string[]) => Rep
       return undefined;
     }
     if (!projectKey || !slug || projectKey === '~') return undefined;
+    // Project keys are upper case; clone URLs often show them in lower case.
+    if (!projectKey.startsWith('~')) projectKey = projectKey.toUpperCase();
     const root = `https://${host}${context.map((part) => `/${encodeURIComponent(part)}`).join('')}`;
     const owner = projectKey.startsWith('~')
       ? `users/${encodeURIComponent(projectKey.slice(1))}`
@@ -136,7 +146,7 @@ const ADDRESS_OF: Record<GitProviderType, (host: string, parts: string[]) => Rep
     return {
       type: 'bitbucket-server',
       host,
-      projectKey: projectKey.startsWith('~') ? projectKey : projectKey.toUpperCase(),
+      projectKey,
       repositorySlug: slug.toLowerCase(),
       webUrl: `${root}/${owner}/repos/${encodeURIComponent(slug.toLowerCase())}`,
       apiUrl: root,

@@ -23,6 +23,12 @@ const Environment = z.object({
   RETENTION_DAYS: z.coerce.number().int().positive().default(90),
   /** GitHub API base for every pull-request promotion (GitHub Enterprise); default derived from each repo URL. */
   GITHUB_API_URL: z.string().url().optional(),
+  /** GitLab API base (`https://host/api/v4`) for every GitLab repository; default derived from each repo URL. */
+  GITLAB_API_URL: z.string().url().optional(),
+  /** Bitbucket Server base URL (`https://host[/context]`); default derived from each repo URL. */
+  BITBUCKET_SERVER_API_URL: z.string().url().optional(),
+  /** Azure DevOps collection URL (`https://dev.azure.com/org`); default derived from each repo URL. */
+  AZURE_DEVOPS_API_URL: z.string().url().optional(),
   /** Where the notification strategy POSTs its Flux-format event (optional). */
   NOTIFICATION_WEBHOOK_URL: z.string().url().optional(),
   /** Secrets Manager id of a JSON object whose `token` signs the webhook like Flux's generic-hmac (optional). */

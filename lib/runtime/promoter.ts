@@ -1,10 +1,14 @@
-// Builds the promoter a deployment uses: GitHub pull requests always, notifications when at least one sink is
+// Builds the promoter a deployment uses: pull requests on every Git host, notifications when at least one sink is
 // configured. Used by the verifier's assembly (assemble-verifier.ts), so the Lambda and the local mode promote the
 // same way.
 import type { EventBridgeClient } from '@aws-sdk/client-eventbridge';
 import type { Logger } from '../logging/logger.js';
 import { StrategyPromoter, type Promoter } from '../promotion/index.js';
-import { GitHubPullRequestPromoter, type CommitAuthor, type MarkerScanStore } from '../promotion/github/index.js';
+import { azureDevOpsHost } from '../promotion/azure-devops/index.js';
+import { bitbucketServerHost } from '../promotion/bitbucket-server/index.js';
+import { gitHubHost } from '../promotion/github/index.js';
+import { gitLabHost } from '../promotion/gitlab/index.js';
+import { PullRequestPromoter, type CommitAuthor, type MarkerScanStore } from '../promotion/pull-request/index.js';
 import {
   EventBridgeSink,
   NotificationControllerSink,
@@ -18,6 +22,12 @@ import type { SecretSource } from '../secrets/port.js';
 export interface PromotionSettings {
   /** GitHub API base for every repository (GitHub Enterprise, or the local simulation); default per repo URL. */
   githubApiUrl?: string;
+  /** GitLab API base (`https://host/api/v4`) for every repository; default per repo URL. */
+  gitlabApiUrl?: string;
+  /** Bitbucket Server base (`https://host[/context]`, below which `/rest/api/1.0` is served); default per repo URL. */
+  bitbucketServerApiUrl?: string;
+  /** Azure DevOps collection URL (`https://dev.azure.com/org`); default per repo URL. */
+  azureDevOpsApiUrl?: string;
   /** Notification webhook and the key that signs it like Flux's generic-hmac. */
   webhook?: { url: string; hmacKey?: string };
   /** A Flux notification-controller's event receiver, where Weave's notification strategy sent its events. */
@@ -52,15 +62,31 @@ export function createPromoter(config: PromoterConfig): Promoter {
   if (config.eventBus)
     sinks.push(new EventBridgeSink({ client: config.eventBus.client, eventBusName: config.eventBus.name }));
   return new StrategyPromoter({
-    pullRequest: new GitHubPullRequestPromoter({
+    pullRequest: new PullRequestPromoter({
       secrets: config.secrets,
-      apiUrl: config.githubApiUrl,
+      hosts: [
+        gitHubHost({ logger: config.logger, writeIntervalMs: config.githubWriteIntervalMs }),
+        gitLabHost({ logger: config.logger }),
+        bitbucketServerHost({ logger: config.logger }),
+        azureDevOpsHost({ logger: config.logger }),
+      ],
+      apiUrls: withoutUndefined({
+        github: config.githubApiUrl,
+        gitlab: config.gitlabApiUrl,
+        'bitbucket-server': config.bitbucketServerApiUrl,
+        'azure-devops': config.azureDevOpsApiUrl,
+      }),
       logger: config.logger,
-      writeIntervalMs: config.githubWriteIntervalMs,
       markerScans: config.markerScans,
       commitAuthor: config.commitAuthor,
     }),
     // Without a sink there is nowhere to notify: the strategy reports itself unavailable, for good.
     notification: sinks.length > 0 ? new NotificationPromoter({ sinks, instance: config.instance }) : undefined,
   });
+}
+
+function withoutUndefined<K extends string>(record: Record<K, string | undefined>): Partial<Record<K, string>> {
+  return Object.fromEntries(Object.entries(record).filter(([, value]) => value !== undefined)) as Partial<
+    Record<K, string>
+  >;
 }

@@ -3,7 +3,7 @@
 import { EventBridgeClient } from '@aws-sdk/client-eventbridge';
 import type { Context, SQSBatchResponse, SQSEvent } from 'aws-lambda';
 import { EksAccess } from '../clusters/index.js';
-import { commitAuthorOf } from '../promotion/github/index.js';
+import { commitAuthorOf } from '../promotion/pull-request/index.js';
 import { backoffRedelivery, consumeBatch } from '../queue/index.js';
 import { assembleVerifier } from './assemble-verifier.js';
 import { awsDependencies, type AwsDependencies } from './aws.js';
@@ -48,6 +48,9 @@ async function promotionSettings(aws: AwsDependencies): Promise<PromotionSetting
   }
   return {
     githubApiUrl: env.GITHUB_API_URL,
+    gitlabApiUrl: env.GITLAB_API_URL,
+    bitbucketServerApiUrl: env.BITBUCKET_SERVER_API_URL,
+    azureDevOpsApiUrl: env.AZURE_DEVOPS_API_URL,
     webhook: env.NOTIFICATION_WEBHOOK_URL ? { url: env.NOTIFICATION_WEBHOOK_URL, hmacKey } : undefined,
     notificationController: env.NOTIFICATION_CONTROLLER_URL ? { url: env.NOTIFICATION_CONTROLLER_URL } : undefined,
     eventBus: env.NOTIFICATION_EVENT_BUS

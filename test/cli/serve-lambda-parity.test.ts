@@ -6,7 +6,7 @@ import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { Command } from 'commander';
-import { register } from '../../lib/cli/commands/serve.js';
+import { parseServeFlags, register } from '../../lib/cli/commands/serve.js';
 import { AWS_ENVIRONMENT_VARIABLES } from '../../lib/runtime/aws.js';
 import { REPO_ROOT, runCli } from './helpers.js';
 
@@ -26,6 +26,9 @@ const PARITY: Record<(typeof AWS_ENVIRONMENT_VARIABLES)[number], Equivalent> = {
   SECRETS_PREFIX: { flag: '--config' }, // the Secrets of the configuration, kept in secrets.json
   RETENTION_DAYS: {}, // the local store expires nothing
   GITHUB_API_URL: { flag: '--github-api-url', sameVariable: true },
+  GITLAB_API_URL: { flag: '--gitlab-api-url', sameVariable: true },
+  BITBUCKET_SERVER_API_URL: { flag: '--bitbucket-server-api-url', sameVariable: true },
+  AZURE_DEVOPS_API_URL: { flag: '--azure-devops-api-url', sameVariable: true },
   NOTIFICATION_WEBHOOK_URL: { flag: '--notification-webhook-url', sameVariable: true },
   NOTIFICATION_WEBHOOK_SECRET_ID: { flag: '--notification-webhook-secret' },
   NOTIFICATION_EVENT_BUS: { flag: '--notification-event-bus', sameVariable: true },
@@ -93,6 +96,9 @@ describe('serve ↔ Lambda settings', () => {
     };
     const environment = {
       GITHUB_API_URL: 'https://github.example.com/api/v3',
+      GITLAB_API_URL: 'https://gitlab.example.com/api/v4',
+      BITBUCKET_SERVER_API_URL: 'https://bitbucket.example.com',
+      AZURE_DEVOPS_API_URL: 'https://ado.example.com/tfs/Fleet',
       COMMIT_AUTHOR_NAME: 'Release Bot',
       COMMIT_AUTHOR_EMAIL: 'bot@acme.example',
       NOTIFICATION_WEBHOOK_URL: 'https://hooks.example.com/promotions',
@@ -107,6 +113,9 @@ describe('serve ↔ Lambda settings', () => {
       dataDir: '.data',
       pollInterval: '5m',
       githubApiUrl: 'https://github.example.com/api/v3',
+      gitlabApiUrl: 'https://gitlab.example.com/api/v4',
+      bitbucketServerApiUrl: 'https://bitbucket.example.com',
+      azureDevOpsApiUrl: 'https://ado.example.com/tfs/Fleet',
       commitAuthorName: 'Release Bot',
       commitAuthorEmail: 'bot@acme.example',
       notificationWebhookUrl: 'https://hooks.example.com/promotions',
@@ -116,5 +125,10 @@ describe('serve ↔ Lambda settings', () => {
     });
     const typed = parsed(['--github-api-url', 'https://ghe.acme.example/api/v3'], environment);
     assert.equal(typed.githubApiUrl, 'https://ghe.acme.example/api/v3');
+    const flags = parsed(['--gitlab-api-url', 'https://gitlab.acme.example/api/v4'], environment);
+    const options = parseServeFlags(flags as unknown as Parameters<typeof parseServeFlags>[0]);
+    assert.equal(options.gitlabApiUrl, 'https://gitlab.acme.example/api/v4');
+    assert.equal(options.bitbucketServerApiUrl, 'https://bitbucket.example.com');
+    assert.equal(options.azureDevOpsApiUrl, 'https://ado.example.com/tfs/Fleet');
   });
 });

@@ -121,7 +121,7 @@ describe('single-document problems', () => {
         known: { ...clusters.known, secrets: [{ namespace: 'flux-system', name: 'creds', keys: ['token'] }] },
       },
       expected: [
-        'config.yaml:11:41: Pipeline flux-system/podinfo: spec.promotion.strategy.pull-request.type: must be one of github, gitlab, bitbucket-server',
+        'config.yaml:11:41: Pipeline flux-system/podinfo: spec.promotion.strategy.pull-request.type: must be one of github, gitlab, bitbucket-server, azure-devops',
       ],
     },
     {

@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { settingsFromContext } from '../../infra/context.js';
 import { NOTIFICATION_SINKS_OUTPUT, OUTPUTS } from '../../infra/stack.js';
-import { DEFAULT_COMMIT_AUTHOR } from '../../lib/promotion/github/index.js';
+import { DEFAULT_COMMIT_AUTHOR } from '../../lib/promotion/pull-request/index.js';
 import { readAwsEnvironment } from '../../lib/runtime/aws.js';
 import { ACCOUNT, REGION, resources, synth, synthConstruct } from './synth.js';
 

@@ -3,7 +3,7 @@
 // Read back from the fake GitHub, which keeps each commit as git does (author and committer lines).
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { commitAuthorOf, commitAuthorProblems, DEFAULT_COMMIT_AUTHOR } from '../../lib/promotion/github/index.js';
+import { commitAuthorOf, commitAuthorProblems, DEFAULT_COMMIT_AUTHOR } from '../../lib/promotion/pull-request/index.js';
 import { BRANCH, OWNER, REPO, prRequest, startFixture } from './github-support.js';
 
 describe('the promotion commit author', () => {

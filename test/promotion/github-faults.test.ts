@@ -3,7 +3,7 @@
 import assert from 'node:assert/strict';
 import { generateKeyPairSync } from 'node:crypto';
 import { describe, it } from 'node:test';
-import { githubApiUrl, parseRepositoryUrl } from '../../lib/promotion/github/index.js';
+import { repositoryAddress } from '../../lib/pipeline/repository-address.js';
 import { PromotionError } from '../../lib/promotion/index.js';
 import { BRANCH, OWNER, REPO, SECRET, prRequest, startFixture } from './github-support.js';
 
@@ -140,7 +140,7 @@ describe('GitHub pull-request promotion: faults', () => {
         fixture.promoter().promote(prRequest({ revision: '5.0.1', baseBranch: 'nope' })),
         expectPromotionError((error) => {
           assert.equal(error.retryable, false);
-          assert.match(error.message, /git\/ref\/heads\/nope: 404 Not Found: it does not exist/);
+          assert.match(error.message, /the base branch nope does not exist in https:\/\/github.com\/acme\/fleet/);
         }),
       );
     } finally {
@@ -212,21 +212,26 @@ describe('GitHub pull-request promotion: GitHub App credentials', () => {
 
 describe('GitHub pull-request promotion: repository URL and API base', () => {
   it('derives the API base from the host, unless GITHUB_API_URL is set', () => {
-    assert.equal(githubApiUrl('github.com'), 'https://api.github.com');
-    assert.equal(githubApiUrl('GitHub.com'), 'https://api.github.com');
-    assert.equal(githubApiUrl('ghe.example.com'), 'https://ghe.example.com/api/v3');
-    assert.equal(githubApiUrl('ghe.example.com:8443'), 'https://ghe.example.com:8443/api/v3');
-    assert.deepEqual(parseRepositoryUrl('https://github.com/acme/fleet.git'), {
+    const apiOf = (url: string) => {
+      const located = repositoryAddress('github', url);
+      assert.ok(located.ok);
+      return located.address;
+    };
+    assert.equal(apiOf('https://github.com/acme/fleet').apiUrl, 'https://api.github.com');
+    assert.equal(apiOf('https://GitHub.com/acme/fleet').apiUrl, 'https://api.github.com');
+    assert.equal(apiOf('https://ghe.example.com/acme/fleet').apiUrl, 'https://ghe.example.com/api/v3');
+    assert.equal(apiOf('https://ghe.example.com:8443/acme/fleet').apiUrl, 'https://ghe.example.com:8443/api/v3');
+    assert.deepEqual(apiOf('https://github.com/acme/fleet.git'), {
+      type: 'github',
       host: 'github.com',
       owner: 'acme',
       repo: 'fleet',
       webUrl: 'https://github.com/acme/fleet',
+      apiUrl: 'https://api.github.com',
     });
-    assert.equal(
-      parseRepositoryUrl('https://x:tok@ghe.example.com/acme/fleet/').webUrl,
-      'https://ghe.example.com/acme/fleet',
-    );
-    assert.throws(() => parseRepositoryUrl('https://github.com/acme'), /must name a repository/);
+    assert.equal(apiOf('https://x:tok@ghe.example.com/acme/fleet/').webUrl, 'https://ghe.example.com/acme/fleet');
+    const bad = repositoryAddress('github', 'https://github.com/acme');
+    assert.ok(!bad.ok && /does not name a github repository/.test(bad.problem));
   });
 
   it('sends requests to the derived API base, or to the override', async () => {
@@ -259,7 +264,7 @@ describe('GitHub pull-request promotion: repository URL and API base', () => {
     }
   });
 
-  it("rejects http:// URLs and the providers it does not support yet, as Weave's errors say", async () => {
+  it('rejects http:// URLs, and hosts the promoter was not built with', async () => {
     const fixture = await startFixture();
     try {
       const promoter = fixture.promoter();
@@ -267,7 +272,7 @@ describe('GitHub pull-request promotion: repository URL and API base', () => {
         promoter.promote(prRequest({ revision: '5.0.1', url: 'http://github.com/acme/fleet' })),
         expectPromotionError((error) => {
           assert.equal(error.retryable, false);
-          assert.equal(error.message, 'unsupported URL scheme, only HTTPS supported');
+          assert.equal(error.message, 'the pull-request url has an unsupported URL scheme: only HTTPS is supported');
         }),
       );
       for (const type of ['gitlab', 'bitbucket-server'] as const) {
@@ -275,7 +280,7 @@ describe('GitHub pull-request promotion: repository URL and API base', () => {
           promoter.promote(prRequest({ revision: '5.0.1', type })),
           expectPromotionError((error) => {
             assert.equal(error.retryable, false);
-            assert.equal(error.message, `the ${type} Git provider is not supported yet`);
+            assert.equal(error.message, `the ${type} Git provider is not available in this deployment`);
           }),
         );
       }

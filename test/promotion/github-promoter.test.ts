@@ -3,7 +3,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { PromotionError, type Promoter } from '../../lib/promotion/index.js';
-import { pullRequestBody } from '../../lib/promotion/github/index.js';
+import { pullRequestBody } from '../../lib/promotion/pull-request/index.js';
 import { promoterContract, type PromoterUnderTest } from './promoter-contract.js';
 import {
   BRANCH,

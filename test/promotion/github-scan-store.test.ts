@@ -4,7 +4,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { GetItemCommand, PutItemCommand, ScanCommand, type AttributeValue } from '@aws-sdk/client-dynamodb';
 import type { Logger } from '../../lib/logging/logger.js';
-import { InMemoryMarkerScanStore } from '../../lib/promotion/github/index.js';
+import { InMemoryMarkerScanStore } from '../../lib/promotion/pull-request/index.js';
 import { dynamoTable, markerScanKey, type DynamoMarkerScansOptions } from '../../lib/store/index.js';
 import { startDynalite, type LocalDynamo } from '../support/dynalite.js';
 import {

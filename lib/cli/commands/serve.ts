@@ -23,6 +23,9 @@ interface ServeFlags {
   pollInterval: string;
   defaultCluster?: string;
   githubApiUrl?: string;
+  gitlabApiUrl?: string;
+  bitbucketServerApiUrl?: string;
+  azureDevOpsApiUrl?: string;
   commitAuthorName?: string;
   commitAuthorEmail?: string;
   notificationWebhookUrl?: string;
@@ -47,6 +50,24 @@ const PROMOTION_FLAGS = [
     flags: '--github-api-url <url>',
     env: 'GITHUB_API_URL',
     description: 'GitHub API base URL for pull requests (GitHub Enterprise); default: derived from each repository URL',
+  },
+  {
+    flags: '--gitlab-api-url <url>',
+    env: 'GITLAB_API_URL',
+    description:
+      'GitLab API base URL (https://host/api/v4) for merge requests; default: derived from each repository URL',
+  },
+  {
+    flags: '--bitbucket-server-api-url <url>',
+    env: 'BITBUCKET_SERVER_API_URL',
+    description:
+      'Bitbucket Server base URL (https://host[/context]) for pull requests; default: derived from each repository URL',
+  },
+  {
+    flags: '--azure-devops-api-url <url>',
+    env: 'AZURE_DEVOPS_API_URL',
+    description:
+      'Azure DevOps collection URL (https://dev.azure.com/org) for pull requests; default: derived from each repository URL',
   },
   {
     flags: '--commit-author-name <name>',
@@ -130,6 +151,9 @@ export function parseServeFlags(flags: ServeFlags): ServeOptions {
     defaultCluster:
       flags.defaultCluster === undefined ? undefined : parseObjectKey(flags.defaultCluster, '--default-cluster'),
     githubApiUrl: flags.githubApiUrl === undefined ? undefined : parseHttpUrl(flags.githubApiUrl, '--github-api-url'),
+    ...optional('gitlabApiUrl', httpUrlFlag(flags.gitlabApiUrl, '--gitlab-api-url')),
+    ...optional('bitbucketServerApiUrl', httpUrlFlag(flags.bitbucketServerApiUrl, '--bitbucket-server-api-url')),
+    ...optional('azureDevOpsApiUrl', httpUrlFlag(flags.azureDevOpsApiUrl, '--azure-devops-api-url')),
     ...optional('commitAuthor', parseCommitAuthor(flags)),
     ...optional('notification', parseNotificationSinks(flags)),
     ...(flags.newStore ? { newStore: true } : {}),
@@ -255,4 +279,8 @@ function listenForStop(logger: Logger): { received: Promise<NodeJS.Signals>; dis
       process.off('SIGTERM', onSignal);
     },
   };
+}
+
+function httpUrlFlag(value: string | undefined, flag: string): string | undefined {
+  return value === undefined ? undefined : parseHttpUrl(value, flag);
 }

@@ -12,7 +12,6 @@ import { throttling, type ThrottlingOptions } from '@octokit/plugin-throttling';
 import { Octokit } from '@octokit/rest';
 import type { Logger } from '../../logging/logger.js';
 import { objectKeyString, type ObjectKey } from '../../pipeline/model.js';
-import type { SecretSource } from '../../secrets/port.js';
 import { PromotionError } from '../port.js';
 
 export const TOKEN_KEY = 'token';
@@ -25,28 +24,20 @@ export type GitHubCredentials =
   { kind: 'token'; token: string } | { kind: 'app'; appId: number; installationId: number; privateKey: string };
 
 const keyList = (keys: readonly string[]) => keys.map((key) => `"${key}"`).join(', ');
-const NEEDED = `the key "${TOKEN_KEY}", or the GitHub App keys ${keyList(APP_KEYS)}`;
+export const NEEDED_KEYS = `the key "${TOKEN_KEY}", or the GitHub App keys ${keyList(APP_KEYS)}`;
 
 /**
- * The credentials in a Secret: `token` when it is set, else a GitHub App. Every problem is permanent (a person has
- * to fix the Secret) except a failure to read the Secret store. Messages name the Secret and its keys, never values.
+ * The credentials in a Secret's values: `token` when it is set, else a GitHub App. Every problem is permanent (a
+ * person has to fix the Secret). Messages name the Secret and its keys, never values.
  */
-export async function readCredentials(secrets: SecretSource, key: ObjectKey): Promise<GitHubCredentials> {
+export function gitHubCredentials(values: Readonly<Record<string, string>>, key: ObjectKey): GitHubCredentials {
   const name = `Secret ${objectKeyString(key)}`;
-  let values: Readonly<Record<string, string>> | undefined;
-  try {
-    values = await secrets.getSecret(key);
-  } catch (error) {
-    throw new PromotionError(`cannot read ${name}: ${error instanceof Error ? error.message : String(error)}`, true);
-  }
-  if (!values) throw new PromotionError(`${name} not found: the GitHub pull-request strategy needs ${NEEDED}`, false);
-
   const token = values[TOKEN_KEY]?.trim();
   if (token) return { kind: 'token', token };
   const present = APP_KEYS.filter((appKey) => values[appKey]?.trim());
   if (present.length === 0) {
     const empty = values[TOKEN_KEY] !== undefined ? ` ("${TOKEN_KEY}" is empty)` : '';
-    throw new PromotionError(`${name} has no GitHub credentials${empty}: it needs ${NEEDED}`, false);
+    throw new PromotionError(`${name} has no GitHub credentials${empty}: it needs ${NEEDED_KEYS}`, false);
   }
   const missing = APP_KEYS.filter((appKey) => !present.includes(appKey));
   if (missing.length > 0) {

@@ -83,12 +83,19 @@ export interface HostRepository {
 
 export interface GitHost {
   readonly type: GitProviderType;
+  /** The Secret keys this host reads, for messages: `the key "token", or "username" and "password"`. */
+  readonly neededKeys: string;
   /**
    * Opens the repository at `address` (the API base already chosen: the address's own, or the deployment's
    * override) with the values of the Secret `secret`. Throws a PromotionError (not retryable) naming the Secret and
    * the keys it needs when the values hold no usable credentials; never shows a value.
    */
-  open(address: RepositoryAddress, apiUrl: string, secret: ObjectKey, values: Readonly<Record<string, string>>): HostRepository;
+  open(
+    address: RepositoryAddress,
+    apiUrl: string,
+    secret: ObjectKey,
+    values: Readonly<Record<string, string>>,
+  ): HostRepository;
   /**
    * What an error thrown by this host's HostRepository means: 5xx, network errors, timeouts and rate limits are
    * retryable (a rate limit with the wait the host asked for, in `retryAfterMs`); a rejected credential names the

@@ -1,0 +1,16 @@
+export { PullRequestPromoter, type PullRequestPromoterOptions } from './promoter.js';
+export { COMMIT_MESSAGE, promotionBranch, pullRequestBody, pullRequestTitle } from './naming.js';
+export { commitAuthorOf, commitAuthorProblems, DEFAULT_COMMIT_AUTHOR, type CommitAuthor } from './commit-author.js';
+export { MarkerCache, type MarkerCacheLimits, type ScannedBlob } from './marker-cache.js';
+export { InMemoryMarkerScanStore, MARKER_SCAN_FORMAT, type MarkerFacts, type MarkerScanStore } from './scan-store.js';
+export { gitBlobId } from './git-blob-id.js';
+export type {
+  BranchWrite,
+  FileChange,
+  GitHost,
+  GitHostSettings,
+  HostRepository,
+  PullRequestSummary,
+  PullRequestWrite,
+  RepositoryFile,
+} from './host.js';

@@ -1,0 +1,328 @@
+// The pull-request promotion strategy, the same on every Git host (README, "Pull requests"; Weave's, as
+// docs/weave-compatibility.md says). The host's adapter (host.ts) does the reading and writing through its API,
+// without a clone; everything else is here, once:
+//
+// 1. the repository from `pull-request.url` (repositoryAddress), the API base (the deployment's override for the
+//    host type, else derived from the URL), the credentials from the Secret;
+// 2. the base branch's head commit and its files; only `*.yaml`/`*.yml` files are considered, and a file is read
+//    only when the marker cache does not know its blob id yet. With a MarkerScanStore the cache outlives the process:
+//    the first scan of a repository in a process loads the stored facts (markers by blob id, no text), and a scan
+//    that read blobs never seen before stores the merged facts again. Neither may fail a promotion: a failed load or
+//    save is logged and the scan reads what it does not know;
+// 3. every scalar marked `ns:name:env` set to the version (`setMarkedValues`); no such marker anywhere is a
+//    permanent failure, and nothing is written;
+// 4. when that changes a file: the branch `promotion-{ns}-{name}-{env}` made to hold the base plus exactly those
+//    changes in one commit `promoting version` by the configured author (left alone when it already does), then
+//    the pull request opened, or the open one for the branch updated. The result is its URL.
+//
+// Idempotence (port contract): every step converges, so a repeated call makes no second effect and gives the same
+// result, and concurrent calls race safely (each adapter's writeBranch and openOrUpdatePullRequest promise it).
+//
+// When the base branch already holds the version (every marked value is it, e.g. the pull request was merged), there
+// is nothing to propose: nothing is written. The result is then the URL of the pull request from the branch with
+// exactly this version's title (open or merged; so a call resumed after the merge gives the same result as the
+// first), else `already at {version} on {base} in {repository URL}`.
+import type { Logger } from '../../logging/logger.js';
+import { objectKeyString, type ObjectKey } from '../../pipeline/model.js';
+import type { GitProviderType } from '../../pipeline/promotion.js';
+import { repositoryAddress, type RepositoryAddress } from '../../pipeline/repository-address.js';
+import type { SecretSource } from '../../secrets/port.js';
+import { markerFor, markersIn, mayHoldMarkers, setMarkedValues } from '../markers.js';
+import { PromotionError, type Promoter, type PromotionOutcome, type PromotionRequest } from '../port.js';
+import { DEFAULT_COMMIT_AUTHOR, type CommitAuthor } from './commit-author.js';
+import { gitBlobId } from './git-blob-id.js';
+import type { FileChange, GitHost, HostRepository, RepositoryFile } from './host.js';
+import { MarkerCache, type MarkerCacheLimits, type ScannedBlob } from './marker-cache.js';
+import { COMMIT_MESSAGE, promotionBranch, pullRequestBody, pullRequestTitle } from './naming.js';
+import type { MarkerScanStore } from './scan-store.js';
+
+export interface PullRequestPromoterOptions {
+  secrets: SecretSource;
+  /** The adapters, one per `pull-request.type` this deployment promotes to. */
+  hosts: readonly GitHost[];
+  /** The API base for every repository of a type, instead of the one derived from the repository URL. */
+  apiUrls?: Partial<Record<GitProviderType, string>>;
+  /** How many files are read at once during the marker scan. Default 8. */
+  blobReadConcurrency?: number;
+  markerCache?: MarkerCacheLimits;
+  /** Keeps what the marker scan learnt across processes (Lambda containers, restarts of `serve`). */
+  markerScans?: MarkerScanStore;
+  /** The promotion commit's author. Default Weave's: `Promotion Server`. */
+  commitAuthor?: CommitAuthor;
+  logger?: Pick<Logger, 'debug' | 'info' | 'warn'>;
+}
+
+interface Run {
+  host: GitHost;
+  repository: HostRepository;
+  /** The Secret the credentials came from (named in error messages). */
+  secret: ObjectKey;
+  webUrl: string;
+  /** Identifies the repository in the marker cache and its store. */
+  cacheKey: string;
+  base: string;
+  branch: string;
+  marker: string;
+  version: string;
+  title: string;
+  body: string;
+}
+
+const YAML_FILE = /\.ya?ml$/;
+
+export class PullRequestPromoter implements Promoter {
+  private readonly hosts: ReadonlyMap<GitProviderType, GitHost>;
+  private readonly markerCache: MarkerCache;
+  /** Loads of stored scan facts in flight, by repository: concurrent promotions of one repository share one. */
+  private readonly scanLoads = new Map<string, Promise<void>>();
+
+  constructor(private readonly options: PullRequestPromoterOptions) {
+    this.hosts = new Map(options.hosts.map((host) => [host.type, host]));
+    this.markerCache = new MarkerCache(options.markerCache);
+  }
+
+  async promote(request: PromotionRequest): Promise<PromotionOutcome> {
+    const { pipeline, env, revision } = request;
+    const spec = env.promotion?.strategy['pull-request'];
+    if (!spec) throw new PromotionError(`environment ${env.name} has no pull-request promotion`, false);
+    const host = this.hosts.get(spec.type);
+    if (!host) {
+      throw new PromotionError(`the ${spec.type} Git provider is not available in this deployment`, false);
+    }
+    const located = repositoryAddress(spec.type, spec.url);
+    if (!located.ok) throw new PromotionError(`the pull-request url ${located.problem}`, false);
+    const address = located.address;
+    const apiUrl = (this.options.apiUrls?.[spec.type] ?? address.apiUrl).replace(/\/+$/, '');
+    const secret: ObjectKey = { namespace: pipeline.namespace, name: spec.secretRef.name };
+    const values = await this.readSecret(host, secret);
+    try {
+      const run: Run = {
+        host,
+        repository: host.open(address, apiUrl, secret, values),
+        secret,
+        webUrl: address.webUrl,
+        cacheKey: cacheKeyOf(address, apiUrl),
+        base: spec.baseBranch,
+        branch: promotionBranch(pipeline.namespace, pipeline.name, env.name),
+        marker: markerFor(pipeline.namespace, pipeline.name, env.name),
+        version: revision,
+        title: pullRequestTitle(pipeline.namespace, pipeline.name, env.name, revision),
+        body: pullRequestBody(pipeline.namespace, pipeline.name, env.name),
+      };
+      return { result: await this.run(run) };
+    } catch (error) {
+      throw host.toPromotionError(error, secret);
+    }
+  }
+
+  /** The Secret's values. Only a failure to read the store is retryable: a missing Secret waits for a person. */
+  private async readSecret(host: GitHost, key: ObjectKey): Promise<Readonly<Record<string, string>>> {
+    const name = `Secret ${objectKeyString(key)}`;
+    let values: Readonly<Record<string, string>> | undefined;
+    try {
+      values = await this.options.secrets.getSecret(key);
+    } catch (error) {
+      throw new PromotionError(`cannot read ${name}: ${errorMessage(error)}`, true);
+    }
+    if (!values) {
+      throw new PromotionError(
+        `${name} not found: the ${host.type} pull-request strategy needs ${host.neededKeys}`,
+        false,
+      );
+    }
+    return values;
+  }
+
+  private async run(run: Run): Promise<string> {
+    const baseCommit = await run.repository.branchHead(run.base);
+    if (baseCommit === undefined) {
+      throw new PromotionError(
+        `the base branch ${run.base} does not exist in ${run.webUrl}, or the credentials of Secret ` +
+          `${objectKeyString(run.secret)} cannot see it`,
+        false,
+      );
+    }
+    const changes = await this.edit(run, baseCommit);
+    if (changes.length === 0) return this.alreadyOnBase(run);
+    await run.repository.writeBranch({
+      branch: run.branch,
+      base: run.base,
+      baseCommit,
+      changes,
+      message: COMMIT_MESSAGE,
+      author: { ...(this.options.commitAuthor ?? DEFAULT_COMMIT_AUTHOR) },
+    });
+    const url = await run.repository.openOrUpdatePullRequest({
+      branch: run.branch,
+      base: run.base,
+      title: run.title,
+      body: run.body,
+    });
+    this.options.logger?.info('promotion pull request', { pullRequest: url, title: run.title });
+    return url;
+  }
+
+  /** The manifests changed by setting the marked values, with their new text. */
+  private async edit(run: Run, baseCommit: string): Promise<FileChange[]> {
+    const manifests = (await run.repository.listFiles(baseCommit)).filter((file) => YAML_FILE.test(file.path));
+    await this.loadScan(run);
+    let reads = 0;
+    let unseen = 0;
+    // Identical files (one kustomization.yaml in many folders) are one blob: read once.
+    const byBlob = new Map<string, RepositoryFile>();
+    for (const file of manifests) if (!byBlob.has(file.blobId)) byBlob.set(file.blobId, file);
+    const distinct = [...byBlob.values()];
+    const blobs = await mapWithConcurrency(distinct, this.options.blobReadConcurrency ?? 8, async (file) => {
+      const known = this.markerCache.get(run.cacheKey, file.blobId);
+      if (known && (known.text !== undefined || !known.markers.includes(run.marker))) return known;
+      reads++;
+      if (!known) unseen++;
+      const text = await run.repository.readFile(file, baseCommit);
+      const markers = mayHoldMarkers(text) ? markersIn(text) : [];
+      const blob: ScannedBlob = this.markerCache.set(run.cacheKey, file.blobId, markers, text);
+      return blob.text === undefined && markers.length > 0 ? { markers, text } : blob;
+    });
+    const blobById = new Map(distinct.map((file, index) => [file.blobId, blobs[index] as ScannedBlob]));
+    this.options.logger?.debug?.('scanned manifests for markers', {
+      repository: run.webUrl,
+      manifests: manifests.length,
+      blobsRead: reads,
+      blobsNeverSeen: unseen,
+    });
+    if (unseen > 0) await this.saveScan(run, manifests);
+
+    let found = 0;
+    const changes: FileChange[] = [];
+    for (const file of manifests) {
+      const blob = blobById.get(file.blobId);
+      if (!blob?.markers.includes(run.marker) || blob.text === undefined) continue;
+      const edited = setMarkedValues(blob.text, run.marker, run.version);
+      found += edited.found;
+      if (edited.text !== blob.text) {
+        changes.push({
+          path: file.path,
+          content: edited.text,
+          baseBlobId: file.blobId,
+          blobId: gitBlobId(edited.text),
+        });
+      }
+    }
+    if (found === 0) {
+      throw new PromotionError(
+        `no {"$promotion": "${run.marker}"} marker found in ${run.webUrl} at ${run.base}`,
+        false,
+      );
+    }
+    return changes;
+  }
+
+  /** Seeds the marker cache from the store when this process knows nothing of the repository yet. */
+  private async loadScan(run: Run): Promise<void> {
+    const store = this.options.markerScans;
+    if (!store || this.markerCache.size(run.cacheKey) > 0) return;
+    let loading = this.scanLoads.get(run.cacheKey);
+    if (!loading) {
+      loading = this.seedFrom(store, run).finally(() => this.scanLoads.delete(run.cacheKey));
+      this.scanLoads.set(run.cacheKey, loading);
+    }
+    await loading;
+  }
+
+  private async seedFrom(store: MarkerScanStore, run: Run): Promise<void> {
+    try {
+      const facts = await store.load(run.cacheKey);
+      for (const [blobId, markers] of facts) this.markerCache.remember(run.cacheKey, blobId, markers);
+      this.options.logger?.debug?.('loaded the stored marker scan', { repository: run.webUrl, blobs: facts.size });
+    } catch (error) {
+      this.options.logger?.warn('cannot load the stored marker scan; every blob not known yet is read', {
+        repository: run.webUrl,
+        error: errorMessage(error),
+      });
+    }
+  }
+
+  /**
+   * Stores everything this process knows of the repository (what it loaded, merged with what it read since), the
+   * blobs of the tree just scanned last: they are the most recently seen, kept first when the store is full.
+   */
+  private async saveScan(run: Run, manifests: readonly RepositoryFile[]): Promise<void> {
+    const store = this.options.markerScans;
+    if (!store) return;
+    const inTree = new Set(manifests.map((file) => file.blobId));
+    const facts = new Map<string, readonly string[]>();
+    for (const [blobId, blob] of this.markerCache.entries(run.cacheKey)) {
+      if (!inTree.has(blobId)) facts.set(blobId, blob.markers);
+    }
+    for (const file of manifests) {
+      const blob = this.markerCache.get(run.cacheKey, file.blobId);
+      if (blob) facts.set(file.blobId, blob.markers);
+    }
+    try {
+      await store.save(run.cacheKey, facts);
+    } catch (error) {
+      this.options.logger?.warn('cannot store the marker scan; the next new process reads the blobs again', {
+        repository: run.webUrl,
+        error: errorMessage(error),
+      });
+    }
+  }
+
+  /** Nothing to change on the base: the result names the pull request that brought this version, if any. */
+  private async alreadyOnBase(run: Run): Promise<string> {
+    const pulls = await run.repository.pullRequestsFrom(run.branch);
+    const same = pulls.find((pull) => pull.title === run.title);
+    if (same) return same.url;
+    const stale = pulls.find((pull) => pull.state === 'open');
+    if (stale) {
+      this.options.logger?.warn(
+        'the base branch already has the version; an open promotion pull request proposes another',
+        {
+          pullRequest: stale.url,
+          title: stale.title,
+          version: run.version,
+        },
+      );
+    }
+    return `already at ${run.version} on ${run.base} in ${run.webUrl}`;
+  }
+}
+
+/**
+ * Identifies a repository in the marker cache and the stored scans: the API and the repository's path on it, lower
+ * case. GitHub's keeps the form scans were first stored under (`{api} {owner}/{repo}`).
+ */
+function cacheKeyOf(address: RepositoryAddress, apiUrl: string): string {
+  switch (address.type) {
+    case 'github':
+      return `${apiUrl} ${address.owner}/${address.repo}`.toLowerCase();
+    case 'gitlab':
+      return `gitlab ${apiUrl} ${address.projectPath}`.toLowerCase();
+    case 'bitbucket-server':
+      return `bitbucket-server ${apiUrl} ${address.projectKey}/${address.repositorySlug}`.toLowerCase();
+    case 'azure-devops':
+      return `azure-devops ${apiUrl} ${address.project}/${address.repository}`.toLowerCase();
+  }
+}
+
+async function mapWithConcurrency<T, R>(items: readonly T[], limit: number, fn: (item: T) => Promise<R>): Promise<R[]> {
+  const results = new Array<R>(items.length);
+  let next = 0;
+  let failed = false;
+  const worker = async () => {
+    while (next < items.length && !failed) {
+      const index = next++;
+      try {
+        results[index] = await fn(items[index] as T);
+      } catch (error) {
+        failed = true;
+        throw error;
+      }
+    }
+  };
+  await Promise.all(Array.from({ length: Math.max(1, Math.min(limit, items.length)) }, worker));
+  return results;
+}
+
+function errorMessage(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}
