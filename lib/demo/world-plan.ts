@@ -10,7 +10,7 @@
 // one repository (its token Secrets likewise). Anything else cannot be simulated and is refused with a reason.
 import type { Configuration } from '../config/index.js';
 import { markerFor } from '../promotion/markers.js';
-import { parseRepositoryUrl } from '../promotion/github/repository.js';
+import { repositoryAddress } from '../pipeline/repository-address.js';
 import { objectKeyString, type ObjectKey, type Pipeline } from '../pipeline/model.js';
 import type { FleetRepository } from './fleet-manifest.js';
 
@@ -70,11 +70,12 @@ export function planWorld(configuration: Configuration): WorldPlan {
       if (index > 0 && pullRequest?.type !== 'github') {
         problems.push(`${where}: environment ${env.name} must be promoted by a GitHub pull request to be simulated`);
       } else if (index > 0 && pullRequest) {
-        try {
-          const { owner, repo } = parseRepositoryUrl(pullRequest.url);
+        const located = repositoryAddress('github', pullRequest.url);
+        if (located.ok && located.address.type === 'github') {
+          const { owner, repo } = located.address;
           repositories.set(`${owner}/${repo}`.toLowerCase(), { owner, name: repo });
-        } catch (error) {
-          problems.push(`${where}: environment ${env.name}: ${(error as Error).message}`);
+        } else {
+          problems.push(`${where}: environment ${env.name}: the pull-request url ${located.ok ? '' : located.problem}`);
         }
         const secret = { namespace: pipeline.namespace, name: pullRequest.secretRef.name };
         tokenSecrets.set(objectKeyString(secret), secret);

@@ -225,11 +225,14 @@ describe('function environment', () => {
     }
   });
 
-  it('the optional settings reach the verifier (notification, GitHub); the default cluster is a stack output', () => {
+  it('the optional settings reach the verifier (notification, Git hosts); the default cluster is a stack output', () => {
     const full = synth({
       controller: {
         defaultCluster: 'flux-system/management',
         githubApiUrl: 'https://github.example.com/api/v3',
+        gitlabApiUrl: 'https://gitlab.example.com/api/v4',
+        bitbucketServerApiUrl: 'https://bitbucket.example.com',
+        azureDevOpsApiUrl: 'https://ado.example.com/tfs/Fleet',
         secretsPrefix: 'pc/',
         retentionDays: 30,
       },
@@ -239,6 +242,9 @@ describe('function environment', () => {
     });
     const verifier = environmentOf(full.template, ids.verifier);
     assert.equal(verifier.GITHUB_API_URL, 'https://github.example.com/api/v3');
+    assert.equal(verifier.GITLAB_API_URL, 'https://gitlab.example.com/api/v4');
+    assert.equal(verifier.BITBUCKET_SERVER_API_URL, 'https://bitbucket.example.com');
+    assert.equal(verifier.AZURE_DEVOPS_API_URL, 'https://ado.example.com/tfs/Fleet');
     assert.equal(verifier.NOTIFICATION_WEBHOOK_URL, 'https://hooks.example.com/promotions');
     assert.equal(
       verifier.NOTIFICATION_WEBHOOK_SECRET_ID,

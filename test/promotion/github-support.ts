@@ -1,10 +1,16 @@
 // Shared set-up of the GitHub pull-request tests: a fake GitHub with a fleet repository, the credentials Secret, and
 // promotion requests for the Pipeline `foo/bar` (Weave's test fixture names).
 import { resolvePipeline } from '../../lib/pipeline/model.js';
-import { GitHubPullRequestPromoter, type GitHubPullRequestPromoterOptions } from '../../lib/promotion/github/index.js';
+import type { GitProviderType } from '../../lib/pipeline/promotion.js';
+import {
+  GitHubPullRequestPromoter,
+  gitHubHost,
+  type GitHubPullRequestPromoterOptions,
+} from '../../lib/promotion/github/index.js';
 import type { PromotionRequest } from '../../lib/promotion/index.js';
 import { StaticSecretSource } from '../../lib/secrets/port.js';
 import { FakeGitHub, type FakeGitHubOptions } from '../../lib/testing/fake-github.js';
+import type { FakeHostUnderTest } from './git-host-under-test.js';
 
 export const OWNER = 'acme';
 export const REPO = 'fleet';
@@ -53,7 +59,7 @@ export interface RequestOptions {
   namespace?: string;
   name?: string;
   env?: string;
-  type?: 'github' | 'gitlab' | 'bitbucket-server';
+  type?: GitProviderType;
   url?: string;
   baseBranch?: string;
   secretName?: string;
@@ -123,6 +129,57 @@ export async function startFixture(
     secrets,
     mainSha,
     promoter: (options = {}) => new GitHubPullRequestPromoter({ secrets, apiUrl: fake.url, ...FAST, ...options }),
+    stop: () => fake.stop(),
+  };
+}
+
+/** GitHub as the shared pull-request suite drives every host (git-host-under-test.ts). */
+export async function startGitHubUnderTest(): Promise<FakeHostUnderTest> {
+  const fake = await FakeGitHub.start();
+  const commitsOf = (branch: string) => {
+    const head = fake.ref(OWNER, REPO, branch);
+    const main = fake.ref(OWNER, REPO, 'main');
+    let count = 0;
+    for (let sha = head; sha && sha !== main; sha = fake.commit(OWNER, REPO, sha)?.parents[0]) count++;
+    return count;
+  };
+  return {
+    type: 'github',
+    apiUrl: fake.url,
+    repositoryUrl: REPO_URL,
+    secretValues: { token: fake.token },
+    host: (settings = {}) =>
+      gitHubHost({
+        retries: 2,
+        retryBaseDelayMs: 1,
+        retryAfterUnitMs: 1,
+        writeIntervalMs: 0,
+        requestTimeoutMs: 5000,
+        ...settings,
+      }),
+    createRepository: (files) => void fake.createRepository(OWNER, REPO, files, { defaultBranch: 'main' }),
+    commitFiles: (branch, files) => void fake.commitFiles(OWNER, REPO, branch, files),
+    files: (branch) => fake.files(OWNER, REPO, branch),
+    branchHead: (branch) => fake.ref(OWNER, REPO, branch),
+    commitsAhead: commitsOf,
+    pullRequests: () =>
+      fake.pulls(OWNER, REPO).map((pull) => ({
+        title: pull.title,
+        body: pull.body,
+        state: pull.merged ? 'merged' : pull.state,
+        source: pull.head,
+        target: pull.base,
+        url: pull.htmlUrl,
+      })),
+    merge: (url) => {
+      const pull = fake.pulls(OWNER, REPO).find((candidate) => candidate.htmlUrl === url);
+      if (!pull) throw new Error(`no pull request ${url}`);
+      fake.merge(OWNER, REPO, pull.number);
+    },
+    failNext: (status, times = 1) => fake.failNext(status, { times }),
+    rateLimitNext: (resetInSeconds) => fake.primaryRateLimitNext({ status: 403, resetInSeconds }),
+    requestCount: () => fake.requests.length,
+    resetRequests: () => fake.resetRequests(),
     stop: () => fake.stop(),
   };
 }
