@@ -1,0 +1,1555 @@
+// A fake Bitbucket Server / Data Center REST API (1.0), in memory, for tests and the local demo. It listens on plain
+// HTTP on 127.0.0.1 and serves, below a context path like a real instance (`http://127.0.0.1:<port>[/context]`), the
+// resources the pull-request strategy uses: branches, browse (directory listings with each file's blob id as
+// `contentId`, and file lines), raw files, files, changes between two commits, commits, the file edit (a multipart PUT
+// on browse, one commit per file), branch-utils' branch creation and deletion, and pull requests (list, create, get,
+// update with optimistic locking on `version`, decline, reopen).
+//
+// Repositories keep git's object model (git-repository.ts), so commit, tree and blob ids are git's. The rules that
+// matter for a promotion are Bitbucket's: one open pull request per source and target branch (409
+// DuplicatePullRequestException carrying `existingPullRequest`), a pull request whose source branch is deleted is
+// declined, one whose source commit becomes reachable from its target is merged, a stale `version` is a 409, paged
+// answers carry `size`, `limit`, `start`, `isLastPage` and `nextPageStart`, errors are `{"errors":[{context, message,
+// exceptionName}]}`. HTTP access tokens (`Bearer`) and username/password (`Basic`) authenticate; a token may be
+// read-only, and a write is then refused as Bitbucket refuses it (401 AuthorisationException). Faults (5xx, 429 rate
+// limits with `Retry-After` and the `X-RateLimit-*` headers of Data Center's token buckets, dropped connections,
+// requests never answered) and latency can be injected, and every request is logged with its route.
+//
+// Where Bitbucket's documentation does not say what an answer holds (the file edit's conflicts), the fake answers a
+// 409 with a plain message and no exception name: the adapter relies on the status only.
+import { randomBytes } from 'node:crypto';
+import { STATUS_CODES, createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { Socket } from 'node:net';
+import { GitRepository, gitNow, type FlatEntry, type GitCommit, type GitTreeEntry } from './git-repository.js';
+import { listenOnLoopback } from './listen.js';
+
+// ---------------------------------------------------------------- public types
+
+export interface FakeBitbucketRequest {
+  method: string;
+  /** The decoded path below the context path, without the query, e.g. `/rest/api/1.0/projects/P/repos/r/branches`. */
+  path: string;
+  query: Record<string, string>;
+  /** The route, e.g. `GET /rest/api/1.0/projects/{projectKey}/repos/{repositorySlug}/branches`; undefined: unknown. */
+  route?: string;
+  /** How the request authenticated, when it did. */
+  auth?: 'token' | 'basic';
+  /** The status answered; undefined while pending or for a dropped connection. */
+  status?: number;
+}
+
+export interface FakeBitbucketFaultMatch {
+  /** How many matching requests get the fault. Default 1. */
+  times?: number;
+  method?: string;
+  /** A route (exact), e.g. `POST /rest/api/1.0/projects/{projectKey}/repos/{repositorySlug}/pull-requests`. */
+  route?: string;
+  /** A string the path contains, or a RegExp tested against `METHOD path`. */
+  path?: string | RegExp;
+}
+
+export type FakeBitbucketFault =
+  | { type: 'status'; status: number; message?: string }
+  /** 429 with `Retry-After` and the `X-RateLimit-*` headers of an empty token bucket. */
+  | { type: 'rate-limit'; retryAfterSeconds: number }
+  /** Destroy the connection without an answer. */
+  | { type: 'close' }
+  /** Never answer: the request stays pending until the client gives up or the server stops. */
+  | { type: 'hang' };
+
+export type FakeBitbucketPermission = 'REPO_READ' | 'REPO_WRITE';
+
+export interface FakeBitbucketUser {
+  /** The user name (login). */
+  name: string;
+  displayName: string;
+  emailAddress: string;
+}
+
+export interface FakeBitbucketServerOptions {
+  /** The default HTTP access token (user `promoter`, repository write). Default: random. */
+  token?: string;
+  /** The default user's password for Basic authentication. Default: random. */
+  password?: string;
+  /** The context path Bitbucket is served under, e.g. `/bitbucket`. Default: none. */
+  contextPath?: string;
+  /** The base URL of the web links (`links.self`), as Bitbucket's configured base URL. */
+  webBaseUrl?: string;
+  /** The largest page any paged resource answers (Bitbucket's per-resource hard limits). Default 1000. */
+  maxPageLimit?: number;
+  /** `page.max.changes`: the most changes a changes request can reach. Default 1000. */
+  maxChanges?: number;
+  latencyMs?: number | ((request: FakeBitbucketRequest) => number);
+}
+
+export interface FakeBitbucketPullRequest {
+  id: number;
+  version: number;
+  title: string;
+  description: string;
+  state: 'OPEN' | 'MERGED' | 'DECLINED';
+  /** The source branch's name. */
+  fromBranch: string;
+  /** The target branch's name. */
+  toBranch: string;
+  /** The author's user name. */
+  author: string;
+  reviewers: string[];
+  /** `links.self[0].href`. */
+  url: string;
+}
+
+// ---------------------------------------------------------------- internals
+
+interface StoredPullRequest {
+  id: number;
+  version: number;
+  title: string;
+  description: string;
+  state: 'OPEN' | 'MERGED' | 'DECLINED';
+  fromBranch: string;
+  toBranch: string;
+  /** The source branch's commit when the pull request was closed (or last seen). */
+  fromCommit?: string;
+  author: FakeBitbucketUser;
+  reviewers: FakeBitbucketUser[];
+  createdDate: number;
+  updatedDate: number;
+  closedDate?: number;
+}
+
+class FakeRepository extends GitRepository {
+  readonly pullRequests: StoredPullRequest[] = [];
+
+  constructor(
+    readonly projectKey: string,
+    readonly slug: string,
+    readonly id: number,
+    defaultBranch: string,
+  ) {
+    super(defaultBranch);
+  }
+}
+
+interface Credential {
+  user: FakeBitbucketUser;
+  permission: FakeBitbucketPermission;
+}
+
+/** An error answer: `{"errors":[{context, message, exceptionName, …extra}]}`. */
+class BitbucketProblem extends Error {
+  constructor(
+    readonly status: number,
+    message: string,
+    readonly exceptionName: string | null = null,
+    readonly extra: Record<string, unknown> = {},
+  ) {
+    super(message);
+  }
+}
+
+const EXCEPTIONS = {
+  noSuchRepository: 'com.atlassian.bitbucket.repository.NoSuchRepositoryException',
+  noSuchProject: 'com.atlassian.bitbucket.project.NoSuchProjectException',
+  noSuchBranch: 'com.atlassian.bitbucket.repository.NoSuchBranchException',
+  noSuchCommit: 'com.atlassian.bitbucket.commit.NoSuchCommitException',
+  noSuchPath: 'com.atlassian.bitbucket.content.NoSuchPathException',
+  noSuchPullRequest: 'com.atlassian.bitbucket.pull.NoSuchPullRequestException',
+  duplicateRef: 'com.atlassian.bitbucket.repository.DuplicateRefException',
+  duplicatePullRequest: 'com.atlassian.bitbucket.pull.DuplicatePullRequestException',
+  emptyPullRequest: 'com.atlassian.bitbucket.pull.EmptyPullRequestException',
+  outOfDate: 'com.atlassian.bitbucket.pull.PullRequestOutOfDateException',
+  illegalState: 'com.atlassian.bitbucket.pull.IllegalPullRequestStateException',
+  authentication: 'com.atlassian.bitbucket.auth.IncorrectPasswordAuthenticationException',
+  authorisation: 'com.atlassian.bitbucket.AuthorisationException',
+  validation: 'com.atlassian.bitbucket.validation.ArgumentValidationException',
+} as const;
+
+interface Reply {
+  status: number;
+  /** JSON (an object) or raw bytes. */
+  body?: unknown;
+  headers?: Record<string, string>;
+}
+
+interface RouteContext {
+  params: Record<string, string>;
+  query: Record<string, string>;
+  /** The parsed JSON body, or the multipart form. */
+  body: unknown;
+  form?: FormData;
+  repo: FakeRepository;
+  credential: Credential;
+}
+
+interface Route {
+  method: string;
+  route: string;
+  segments: string[];
+  /** Writes need REPO_WRITE. */
+  write: boolean;
+  handle: (context: RouteContext) => Reply | Promise<Reply>;
+}
+
+type PendingFault = FakeBitbucketFault & FakeBitbucketFaultMatch & { remaining: number };
+
+const API = '/rest/api/1.0/projects/{projectKey}/repos/{repositorySlug}';
+const BRANCH_UTILS = '/rest/branch-utils/1.0/projects/{projectKey}/repos/{repositorySlug}';
+const ZERO_ID = '0000000000000000000000000000000000000000';
+
+// ---------------------------------------------------------------- the server
+
+export class FakeBitbucketServer {
+  /** Every request received, oldest first (cleared by `resetRequests`). */
+  readonly requests: FakeBitbucketRequest[] = [];
+  latencyMs: number | ((request: FakeBitbucketRequest) => number);
+  /** The user the default token and password belong to. */
+  readonly user: FakeBitbucketUser = {
+    name: 'promoter',
+    displayName: 'Promoter',
+    emailAddress: 'promoter@bitbucket.example.com',
+  };
+
+  private readonly contextPath: string;
+  private readonly webBaseUrl: string;
+  private readonly maxPageLimit: number;
+  private readonly maxChanges: number;
+  private readonly tokens = new Map<string, Credential>();
+  private readonly passwords = new Map<string, { password: string } & Credential>();
+  private readonly repositories = new Map<string, FakeRepository>();
+  private readonly routes: Route[] = [];
+  private readonly defaultToken: string;
+  private readonly defaultPassword: string;
+  private faults: PendingFault[] = [];
+  private nextRepositoryId = 1;
+  private server?: Server;
+  private port?: number;
+  private readonly sockets = new Set<Socket>();
+
+  constructor(options: FakeBitbucketServerOptions = {}) {
+    this.defaultToken = options.token ?? `BBDC-${randomBytes(24).toString('base64url')}`;
+    this.defaultPassword = options.password ?? randomBytes(12).toString('hex');
+    this.tokens.set(this.defaultToken, { user: this.user, permission: 'REPO_WRITE' });
+    this.passwords.set(this.user.name, { password: this.defaultPassword, user: this.user, permission: 'REPO_WRITE' });
+    this.contextPath = (options.contextPath ?? '').replace(/\/+$/, '');
+    this.webBaseUrl = (options.webBaseUrl ?? 'https://bitbucket.example.com').replace(/\/+$/, '');
+    this.maxPageLimit = options.maxPageLimit ?? 1000;
+    this.maxChanges = options.maxChanges ?? 1000;
+    this.latencyMs = options.latencyMs ?? 0;
+    this.defineRoutes();
+  }
+
+  static async start(options: FakeBitbucketServerOptions = {}): Promise<FakeBitbucketServer> {
+    return new FakeBitbucketServer(options).start();
+  }
+
+  async start(): Promise<this> {
+    if (this.server) return this;
+    const server = createServer((request, response) => {
+      this.handle(request, response).catch((error: unknown) => {
+        // A bug in the fake answers 500 rather than crashing the test process.
+        if (!response.headersSent) response.writeHead(500, { 'content-type': 'application/json' });
+        response.end(JSON.stringify({ errors: [{ context: null, message: `fake Bitbucket: ${String(error)}` }] }));
+      });
+    });
+    server.on('connection', (socket: Socket) => {
+      this.sockets.add(socket);
+      socket.on('close', () => this.sockets.delete(socket));
+    });
+    this.port = await listenOnLoopback(server);
+    this.server = server;
+    return this;
+  }
+
+  async stop(): Promise<void> {
+    const server = this.server;
+    if (!server) return;
+    this.server = undefined;
+    for (const socket of this.sockets) socket.destroy();
+    this.sockets.clear();
+    await new Promise<void>((resolve) => server.close(() => resolve()));
+  }
+
+  /** The base URL (`http://127.0.0.1:<port>[/context]`), below which `/rest/api/1.0` is served. */
+  get url(): string {
+    if (this.port === undefined) throw new Error('FakeBitbucketServer is not started');
+    return `http://127.0.0.1:${this.port}${this.contextPath}`;
+  }
+
+  /** The default HTTP access token (user `promoter`, repository write). */
+  get token(): string {
+    return this.defaultToken;
+  }
+
+  /** The default user's password (Basic authentication as `promoter`). */
+  get password(): string {
+    return this.defaultPassword;
+  }
+
+  /** Accepts another HTTP access token, for the default user unless another is named. */
+  addToken(token: string, options: { permission?: FakeBitbucketPermission; user?: FakeBitbucketUser } = {}): void {
+    this.tokens.set(token, { user: options.user ?? this.user, permission: options.permission ?? 'REPO_WRITE' });
+  }
+
+  revokeToken(token: string): void {
+    this.tokens.delete(token);
+  }
+
+  /** Accepts a user name and password (Basic). */
+  addUser(user: FakeBitbucketUser, password: string, permission: FakeBitbucketPermission = 'REPO_WRITE'): void {
+    this.passwords.set(user.name, { password, user, permission });
+  }
+
+  // ---------------------------------------------------------------- repositories (test-facing)
+
+  /**
+   * Creates a repository (`~user` as the project key for a personal one) whose default branch holds `files` in one
+   * commit; returns that commit's id.
+   */
+  createRepository(
+    projectKey: string,
+    slug: string,
+    files: Record<string, string>,
+    options: { defaultBranch?: string; message?: string } = {},
+  ): string {
+    const key = repositoryKey(projectKey, slug);
+    if (this.repositories.has(key)) throw new Error(`repository ${projectKey}/${slug} exists`);
+    const repo = new FakeRepository(
+      projectKey,
+      slug.toLowerCase(),
+      this.nextRepositoryId++,
+      options.defaultBranch ?? 'main',
+    );
+    this.repositories.set(key, repo);
+    const sha = repo.commitChanges(undefined, files, this.signature(this.user), options.message ?? 'Initial commit');
+    repo.refs.set(`refs/heads/${repo.defaultBranch}`, sha);
+    return sha;
+  }
+
+  /**
+   * Commits changes to a branch (created from the default branch when missing): a string sets a file's content, null
+   * deletes it. Returns the new commit's id.
+   */
+  commitFiles(
+    projectKey: string,
+    slug: string,
+    branch: string,
+    files: Record<string, string | null>,
+    message = 'Update files',
+  ): string {
+    const repo = this.repository(projectKey, slug);
+    const parent = repo.branchSha(branch) ?? repo.branchSha(repo.defaultBranch);
+    const sha = repo.commitChanges(parent, files, this.signature(this.user), message);
+    this.moveBranch(repo, branch, sha);
+    return sha;
+  }
+
+  /** Every file at a ref (a branch, `refs/heads/x`, or a commit id), by path, as UTF-8 text. */
+  files(projectKey: string, slug: string, ref: string): Record<string, string> {
+    const repo = this.repository(projectKey, slug);
+    const files: Record<string, string> = {};
+    for (const [path, entry] of repo.flatAt(ref)) {
+      const content = repo.blob(entry.sha);
+      if (content) files[path] = content.toString('utf8');
+    }
+    return files;
+  }
+
+  /** The commit a branch points at, or undefined. */
+  ref(projectKey: string, slug: string, branch: string): string | undefined {
+    return this.repository(projectKey, slug).branchSha(branch);
+  }
+
+  commit(projectKey: string, slug: string, sha: string): GitCommit | undefined {
+    return this.repository(projectKey, slug).commit(sha);
+  }
+
+  /** How many commits `branch` has that `base` does not (`git rev-list --count base..branch`). */
+  commitsAhead(projectKey: string, slug: string, branch: string, base: string): number {
+    const repo = this.repository(projectKey, slug);
+    const head = repo.branchSha(branch);
+    if (!head) return 0;
+    const excluded = reachable(repo, repo.branchSha(base));
+    return [...reachable(repo, head)].filter((sha) => !excluded.has(sha)).length;
+  }
+
+  /** Pull requests, oldest first. */
+  pullRequests(projectKey: string, slug: string): FakeBitbucketPullRequest[] {
+    const repo = this.repository(projectKey, slug);
+    return repo.pullRequests.map((pull) => ({
+      id: pull.id,
+      version: pull.version,
+      title: pull.title,
+      description: pull.description,
+      state: pull.state,
+      fromBranch: pull.fromBranch,
+      toBranch: pull.toBranch,
+      author: pull.author.name,
+      reviewers: pull.reviewers.map((reviewer) => reviewer.name),
+      url: this.pullRequestUrl(repo, pull.id),
+    }));
+  }
+
+  /** Merges an open pull request as Bitbucket's default strategy does (a merge commit, `--no-ff`). */
+  merge(projectKey: string, slug: string, id: number): string {
+    const repo = this.repository(projectKey, slug);
+    const pull = repo.pullRequests.find((candidate) => candidate.id === id);
+    if (!pull || pull.state !== 'OPEN') throw new Error(`no open pull request #${id} in ${projectKey}/${slug}`);
+    return this.mergePullRequest(repo, pull, this.user);
+  }
+
+  /** Declines an open pull request, as a person would. */
+  decline(projectKey: string, slug: string, id: number): void {
+    const repo = this.repository(projectKey, slug);
+    const pull = repo.pullRequests.find((candidate) => candidate.id === id);
+    if (!pull || pull.state !== 'OPEN') throw new Error(`no open pull request #${id} in ${projectKey}/${slug}`);
+    this.closePullRequest(repo, pull, 'DECLINED');
+  }
+
+  /** Deletes a branch, as a person would (declining the open pull requests from it). */
+  deleteBranch(projectKey: string, slug: string, branch: string): void {
+    this.removeBranch(this.repository(projectKey, slug), branch);
+  }
+
+  // ---------------------------------------------------------------- request log
+
+  /** How many requests were received: all, those of a route, those whose `METHOD path` matches, or a predicate's. */
+  count(filter?: string | RegExp | ((request: FakeBitbucketRequest) => boolean)): number {
+    return this.requests.filter((request) => requestMatches(request, filter)).length;
+  }
+
+  /** Requests per route (`unknown` for unrouted paths). */
+  countsByRoute(): Record<string, number> {
+    const counts: Record<string, number> = {};
+    for (const request of this.requests) {
+      const route = request.route ?? 'unknown';
+      counts[route] = (counts[route] ?? 0) + 1;
+    }
+    return counts;
+  }
+
+  resetRequests(): void {
+    this.requests.length = 0;
+  }
+
+  // ---------------------------------------------------------------- faults
+
+  /** The next matching requests get `fault` instead of their answer. Faults are used in the order added. */
+  injectFault(fault: FakeBitbucketFault, match: FakeBitbucketFaultMatch = {}): void {
+    this.faults.push({ ...match, ...fault, remaining: match.times ?? 1 });
+  }
+
+  /** The next matching requests are answered with this status (502, 500, 404, 401, …). */
+  failNext(status: number, match: FakeBitbucketFaultMatch & { message?: string } = {}): void {
+    this.injectFault({ type: 'status', status, message: match.message }, match);
+  }
+
+  /** The next matching requests are rate limited: 429 with `Retry-After` (default 60 s). */
+  rateLimitNext(match: FakeBitbucketFaultMatch & { retryAfterSeconds?: number } = {}): void {
+    this.injectFault({ type: 'rate-limit', retryAfterSeconds: match.retryAfterSeconds ?? 60 }, match);
+  }
+
+  closeNext(match: FakeBitbucketFaultMatch = {}): void {
+    this.injectFault({ type: 'close' }, match);
+  }
+
+  hangNext(match: FakeBitbucketFaultMatch = {}): void {
+    this.injectFault({ type: 'hang' }, match);
+  }
+
+  clearFaults(): void {
+    this.faults = [];
+  }
+
+  // ---------------------------------------------------------------- handling
+
+  private repository(projectKey: string, slug: string): FakeRepository {
+    const repo = this.repositories.get(repositoryKey(projectKey, slug));
+    if (!repo) throw new Error(`no repository ${projectKey}/${slug}`);
+    return repo;
+  }
+
+  private signature(user: FakeBitbucketUser): { name: string; email: string } {
+    return { name: user.displayName, email: user.emailAddress };
+  }
+
+  private async handle(request: IncomingMessage, response: ServerResponse): Promise<void> {
+    const url = new URL(request.url ?? '/', 'http://fake');
+    const method = (request.method ?? 'GET').toUpperCase();
+    const query = Object.fromEntries(url.searchParams);
+    const below =
+      this.contextPath === ''
+        ? url.pathname
+        : url.pathname.startsWith(`${this.contextPath}/`)
+          ? url.pathname.slice(this.contextPath.length)
+          : undefined;
+    let segments: string[] | undefined;
+    try {
+      segments = below?.split('/').slice(1).map(decodeURIComponent);
+    } catch {
+      segments = undefined;
+    }
+    // The user-centric form of personal repositories (`/users/{user}/repos/…`) is the project `~user`.
+    if (segments && segments[0] === 'rest' && segments[3] === 'users' && segments[5] === 'repos') {
+      segments = [...segments.slice(0, 3), 'projects', `~${segments[4] ?? ''}`, ...segments.slice(5)];
+    }
+    const logged: FakeBitbucketRequest = { method, path: segments ? `/${segments.join('/')}` : url.pathname, query };
+    const matched = segments ? matchRoute(this.routes, method, segments) : undefined;
+    if (matched) logged.route = matched.route.route;
+    this.requests.push(logged);
+
+    const chunks: Buffer[] = [];
+    for await (const chunk of request) chunks.push(chunk as Buffer);
+    const rawBody = Buffer.concat(chunks);
+    const latency = typeof this.latencyMs === 'function' ? this.latencyMs(logged) : this.latencyMs;
+    if (latency > 0) await new Promise((resolve) => setTimeout(resolve, latency));
+
+    // Outside the context path there is no Bitbucket to answer.
+    if (below === undefined) {
+      this.send(response, logged, { status: 404, body: Buffer.from('Not Found') });
+      return;
+    }
+    const fault = this.takeFault(logged);
+    if (fault?.type === 'hang') return;
+    if (fault?.type === 'close') {
+      request.socket.destroy();
+      return;
+    }
+    if (fault) {
+      this.send(response, logged, faultReply(fault));
+      return;
+    }
+    this.send(response, logged, await this.answer(request, logged, matched, rawBody));
+  }
+
+  private async answer(
+    request: IncomingMessage,
+    logged: FakeBitbucketRequest,
+    matched: ReturnType<typeof matchRoute>,
+    rawBody: Buffer,
+  ): Promise<Reply> {
+    try {
+      const credential = this.authenticate(request, logged);
+      if (!matched) throw new BitbucketProblem(404, 'Not Found');
+      if (matched.route.write && credential.permission !== 'REPO_WRITE') {
+        throw new BitbucketProblem(401, 'You are not permitted to access this resource', EXCEPTIONS.authorisation);
+      }
+      let body: unknown = undefined;
+      let form: FormData | undefined;
+      const contentType = request.headers['content-type'] ?? '';
+      if (contentType.startsWith('multipart/form-data')) {
+        try {
+          form = await new Response(rawBody, { headers: { 'content-type': contentType } }).formData();
+        } catch {
+          throw new BitbucketProblem(400, 'The request body is not valid multipart form data');
+        }
+      } else if (rawBody.length > 0) {
+        try {
+          body = JSON.parse(rawBody.toString('utf8')) as unknown;
+        } catch {
+          throw new BitbucketProblem(400, 'The request body is not valid JSON');
+        }
+      }
+      const { projectKey, repositorySlug } = matched.params;
+      const repo = this.repositories.get(repositoryKey(projectKey ?? '', repositorySlug ?? ''));
+      if (!repo) {
+        throw new BitbucketProblem(
+          404,
+          `Repository ${projectKey ?? ''}/${repositorySlug ?? ''} does not exist.`,
+          EXCEPTIONS.noSuchRepository,
+        );
+      }
+      return await matched.route.handle({ params: matched.params, query: logged.query, body, form, repo, credential });
+    } catch (error) {
+      if (error instanceof BitbucketProblem) {
+        return {
+          status: error.status,
+          body: {
+            errors: [{ context: null, message: error.message, exceptionName: error.exceptionName, ...error.extra }],
+          },
+        };
+      }
+      throw error;
+    }
+  }
+
+  private send(response: ServerResponse, logged: FakeBitbucketRequest, reply: Reply): void {
+    logged.status = reply.status;
+    const headers: Record<string, string> = { 'x-arequestid': randomBytes(6).toString('hex'), ...reply.headers };
+    if (reply.body === undefined) {
+      response.writeHead(reply.status, headers);
+      response.end();
+      return;
+    }
+    if (Buffer.isBuffer(reply.body)) {
+      headers['content-type'] ??= 'application/octet-stream';
+      response.writeHead(reply.status, headers);
+      response.end(reply.body);
+      return;
+    }
+    headers['content-type'] = 'application/json;charset=UTF-8';
+    response.writeHead(reply.status, headers);
+    response.end(JSON.stringify(reply.body));
+  }
+
+  private takeFault(request: FakeBitbucketRequest): PendingFault | undefined {
+    const fault = this.faults.find((candidate) => {
+      if (candidate.method && candidate.method.toUpperCase() !== request.method) return false;
+      if (candidate.route && candidate.route !== request.route) return false;
+      if (typeof candidate.path === 'string' && !request.path.includes(candidate.path)) return false;
+      if (candidate.path instanceof RegExp && !candidate.path.test(`${request.method} ${request.path}`)) return false;
+      return true;
+    });
+    if (!fault) return undefined;
+    fault.remaining--;
+    if (fault.remaining <= 0) this.faults = this.faults.filter((candidate) => candidate !== fault);
+    return fault;
+  }
+
+  /** The caller's credential; 401 for missing or wrong credentials. */
+  private authenticate(request: IncomingMessage, logged: FakeBitbucketRequest): Credential {
+    const header = request.headers.authorization ?? '';
+    const failed = new BitbucketProblem(
+      401,
+      'Authentication failed. Please check your credentials and try again.',
+      EXCEPTIONS.authentication,
+    );
+    const bearer = /^Bearer\s+(\S+)$/i.exec(header)?.[1];
+    if (bearer) {
+      const credential = this.tokens.get(bearer);
+      if (!credential) throw failed;
+      logged.auth = 'token';
+      return credential;
+    }
+    const basic = /^Basic\s+(\S+)$/i.exec(header)?.[1];
+    if (basic) {
+      const decoded = Buffer.from(basic, 'base64').toString('utf8');
+      const colon = decoded.indexOf(':');
+      const known = colon > 0 ? this.passwords.get(decoded.slice(0, colon)) : undefined;
+      if (!known || known.password !== decoded.slice(colon + 1)) throw failed;
+      logged.auth = 'basic';
+      return known;
+    }
+    throw new BitbucketProblem(401, 'Authentication required', EXCEPTIONS.authentication);
+  }
+
+  // ---------------------------------------------------------------- refs and pull request rules
+
+  private moveBranch(repo: FakeRepository, branch: string, sha: string): void {
+    repo.refs.set(`refs/heads/${branch}`, sha);
+    this.rescope(repo);
+  }
+
+  private removeBranch(repo: FakeRepository, branch: string): void {
+    const ref = `refs/heads/${branch}`;
+    if (!repo.refs.has(ref)) return;
+    // A pull request cannot outlive its source branch: Bitbucket declines it.
+    for (const pull of repo.pullRequests) {
+      if (pull.state === 'OPEN' && pull.fromBranch === branch) this.closePullRequest(repo, pull, 'DECLINED');
+    }
+    repo.refs.delete(ref);
+    this.rescope(repo);
+  }
+
+  /** An open pull request whose source commit is reachable from its target has been merged outside Bitbucket. */
+  private rescope(repo: FakeRepository): void {
+    for (const pull of repo.pullRequests) {
+      if (pull.state !== 'OPEN') continue;
+      const from = repo.branchSha(pull.fromBranch);
+      const to = repo.branchSha(pull.toBranch);
+      if (from && to && repo.isAncestor(from, to)) this.closePullRequest(repo, pull, 'MERGED');
+    }
+  }
+
+  private closePullRequest(repo: FakeRepository, pull: StoredPullRequest, state: 'MERGED' | 'DECLINED'): void {
+    const now = Date.now();
+    pull.fromCommit = repo.branchSha(pull.fromBranch) ?? pull.fromCommit;
+    pull.state = state;
+    pull.version++;
+    pull.closedDate = now;
+    pull.updatedDate = now;
+  }
+
+  private mergePullRequest(repo: FakeRepository, pull: StoredPullRequest, user: FakeBitbucketUser): string {
+    const from = repo.branchSha(pull.fromBranch);
+    const to = repo.branchSha(pull.toBranch);
+    if (!from || !to) throw new BitbucketProblem(409, 'The pull request cannot be merged', EXCEPTIONS.illegalState);
+    const base = repo.mergeBase(from, to);
+    const before = base ? repo.flatAt(base) : new Map<string, FlatEntry>();
+    const after = repo.flatAt(from);
+    const merged = repo.flatAt(to);
+    for (const path of new Set([...before.keys(), ...after.keys()])) {
+      const old = before.get(path);
+      const now = after.get(path);
+      if (old?.sha === now?.sha && old?.mode === now?.mode) continue;
+      if (now) merged.set(path, now);
+      else merged.delete(path);
+    }
+    const date = gitNow();
+    const signature = { ...this.signature(user), date };
+    const sha = repo.putCommit({
+      tree: repo.buildTree(merged),
+      parents: [to, from],
+      author: signature,
+      committer: signature,
+      message: `Merge pull request #${pull.id} in ${repo.projectKey}/${repo.slug} from ${pull.fromBranch} to ${pull.toBranch}`,
+    });
+    pull.fromCommit = from;
+    repo.refs.set(`refs/heads/${pull.toBranch}`, sha);
+    this.closePullRequest(repo, pull, 'MERGED');
+    this.rescope(repo);
+    return sha;
+  }
+
+  // ---------------------------------------------------------------- JSON shapes
+
+  private repositoryWebUrl(repo: FakeRepository): string {
+    const owner = repo.projectKey.startsWith('~') ? `users/${repo.projectKey.slice(1)}` : `projects/${repo.projectKey}`;
+    return `${this.webBaseUrl}/${owner}/repos/${repo.slug}`;
+  }
+
+  private pullRequestUrl(repo: FakeRepository, id: number): string {
+    return `${this.repositoryWebUrl(repo)}/pull-requests/${id}`;
+  }
+
+  private repositoryJson(repo: FakeRepository): Record<string, unknown> {
+    const personal = repo.projectKey.startsWith('~');
+    return {
+      slug: repo.slug,
+      id: repo.id,
+      name: repo.slug,
+      hierarchyId: `h${repo.id.toString(16).padStart(19, '0')}`,
+      scmId: 'git',
+      state: 'AVAILABLE',
+      statusMessage: 'Available',
+      forkable: true,
+      project: {
+        key: repo.projectKey,
+        id: repo.id,
+        name: personal ? repo.projectKey.slice(1) : repo.projectKey,
+        public: false,
+        type: personal ? 'PERSONAL' : 'NORMAL',
+      },
+      public: false,
+      links: {
+        clone: [{ href: `${this.webBaseUrl}/scm/${repo.projectKey.toLowerCase()}/${repo.slug}.git`, name: 'http' }],
+        self: [{ href: `${this.repositoryWebUrl(repo)}/browse` }],
+      },
+    };
+  }
+
+  private userJson(user: FakeBitbucketUser): Record<string, unknown> {
+    return {
+      name: user.name,
+      emailAddress: user.emailAddress,
+      id: 1,
+      displayName: user.displayName,
+      active: true,
+      slug: user.name,
+      type: 'NORMAL',
+    };
+  }
+
+  private branchJson(repo: FakeRepository, name: string, sha: string): Record<string, unknown> {
+    return {
+      id: `refs/heads/${name}`,
+      displayId: name,
+      type: 'BRANCH',
+      latestCommit: sha,
+      latestChangeset: sha,
+      isDefault: name === repo.defaultBranch,
+    };
+  }
+
+  private commitJson(repo: FakeRepository, sha: string): Record<string, unknown> {
+    const commit = repo.commit(sha);
+    if (!commit) throw new BitbucketProblem(404, `Commit '${sha}' does not exist in repository '${repo.slug}'.`);
+    const person = (signature: { name: string; email: string }) => ({
+      name: signature.name,
+      emailAddress: signature.email,
+    });
+    return {
+      id: sha,
+      displayId: sha.slice(0, 11),
+      author: person(commit.author),
+      authorTimestamp: Date.parse(commit.author.date),
+      committer: person(commit.committer),
+      committerTimestamp: Date.parse(commit.committer.date),
+      message: commit.message,
+      parents: commit.parents.map((parent) => ({ id: parent, displayId: parent.slice(0, 11) })),
+    };
+  }
+
+  private pullRequestJson(repo: FakeRepository, pull: StoredPullRequest): Record<string, unknown> {
+    const ref = (branch: string, commit: string | undefined) => ({
+      id: `refs/heads/${branch}`,
+      displayId: branch,
+      latestCommit: commit ?? null,
+      type: 'BRANCH',
+      repository: this.repositoryJson(repo),
+    });
+    const open = pull.state === 'OPEN';
+    return {
+      id: pull.id,
+      version: pull.version,
+      title: pull.title,
+      description: pull.description,
+      state: pull.state,
+      open,
+      closed: !open,
+      createdDate: pull.createdDate,
+      updatedDate: pull.updatedDate,
+      ...(pull.closedDate !== undefined && !open ? { closedDate: pull.closedDate } : {}),
+      fromRef: ref(pull.fromBranch, open ? repo.branchSha(pull.fromBranch) : pull.fromCommit),
+      toRef: ref(pull.toBranch, repo.branchSha(pull.toBranch)),
+      locked: false,
+      author: { user: this.userJson(pull.author), role: 'AUTHOR', approved: false, status: 'UNAPPROVED' },
+      reviewers: pull.reviewers.map((user) => ({
+        user: this.userJson(user),
+        role: 'REVIEWER',
+        approved: false,
+        status: 'UNAPPROVED',
+      })),
+      participants: [],
+      links: { self: [{ href: this.pullRequestUrl(repo, pull.id) }] },
+    };
+  }
+
+  /** A page of `items` as every paged resource answers it (`start`, `limit` from the query, capped). */
+  private page<T>(items: readonly T[], query: Record<string, string>, extra: Record<string, unknown> = {}) {
+    const start = Math.max(0, Number.parseInt(query.start ?? '0', 10) || 0);
+    const asked = Number.parseInt(query.limit ?? '25', 10);
+    const limit = Math.min(Math.max(Number.isFinite(asked) && asked > 0 ? asked : 25, 1), this.maxPageLimit);
+    const values = items.slice(start, start + limit);
+    const isLastPage = start + values.length >= items.length;
+    return {
+      ...extra,
+      size: values.length,
+      limit,
+      isLastPage,
+      values,
+      start,
+      ...(isLastPage ? {} : { nextPageStart: start + values.length }),
+    };
+  }
+
+  // ---------------------------------------------------------------- helpers of the routes
+
+  /** A ref (`main`, `refs/heads/main`, a tag) or commit id → the commit id; 404 when unknown. */
+  private resolve(repo: FakeRepository, ref: string | undefined): string {
+    const wanted = ref ?? repo.defaultBranch;
+    const sha = repo.resolveCommit(wanted);
+    if (!sha) {
+      throw new BitbucketProblem(
+        404,
+        `Commit '${wanted}' does not exist in repository '${repo.slug}'.`,
+        EXCEPTIONS.noSuchCommit,
+      );
+    }
+    return sha;
+  }
+
+  private findPullRequest(repo: FakeRepository, id: string | undefined): StoredPullRequest {
+    const pull = repo.pullRequests.find((candidate) => String(candidate.id) === id);
+    if (!pull) {
+      throw new BitbucketProblem(
+        404,
+        `Pull request ${id ?? ''} does not exist in ${repo.projectKey}/${repo.slug}.`,
+        EXCEPTIONS.noSuchPullRequest,
+      );
+    }
+    return pull;
+  }
+
+  /** The version a state change names (query `version`, or a JSON body's); 409 when it is not the current one. */
+  private checkVersion(pull: StoredPullRequest, given: unknown): void {
+    const version = Number(given);
+    if (given === undefined || !Number.isInteger(version)) {
+      throw new BitbucketProblem(400, 'A version must be provided', EXCEPTIONS.validation);
+    }
+    if (version !== pull.version) {
+      throw new BitbucketProblem(
+        409,
+        'You are attempting to modify a pull request based on out-of-date information.',
+        EXCEPTIONS.outOfDate,
+        { expectedVersion: pull.version },
+      );
+    }
+  }
+
+  private duplicateOf(repo: FakeRepository, pull: { fromBranch: string; toBranch: string }, except?: number) {
+    return repo.pullRequests.find(
+      (candidate) =>
+        candidate.state === 'OPEN' &&
+        candidate.id !== except &&
+        candidate.fromBranch === pull.fromBranch &&
+        candidate.toBranch === pull.toBranch,
+    );
+  }
+
+  private duplicateProblem(repo: FakeRepository, existing: StoredPullRequest): BitbucketProblem {
+    return new BitbucketProblem(
+      409,
+      `Only one pull request may be open for a given source and target branch`,
+      EXCEPTIONS.duplicatePullRequest,
+      { existingPullRequest: this.pullRequestJson(repo, existing) },
+    );
+  }
+
+  /** The branch name of a ref given as `refs/heads/x` or `x`. */
+  private branchName(ref: unknown): string | undefined {
+    if (typeof ref !== 'string' || ref === '') return undefined;
+    return ref.startsWith('refs/heads/') ? ref.slice('refs/heads/'.length) : ref;
+  }
+
+  private changesBetween(repo: FakeRepository, since: string | undefined, until: string) {
+    const before = since ? repo.flatAt(since) : new Map<string, FlatEntry>();
+    const after = repo.flatAt(until);
+    const path = (full: string) => pathJson(full);
+    const nodeType = (entry: FlatEntry) => (entry.mode === '160000' ? 'SUBMODULE' : 'FILE');
+    const added = [...after].filter(([name]) => !before.has(name));
+    const deleted = [...before].filter(([name]) => !after.has(name));
+    const changes: Record<string, unknown>[] = [];
+    // A deleted file whose exact content was added elsewhere is a move, as git's rename detection finds it.
+    const moved = new Map<string, string>();
+    for (const [name, entry] of added) {
+      const source = deleted.find(([old, oldEntry]) => oldEntry.sha === entry.sha && !moved.has(old));
+      if (source) moved.set(source[0], name);
+    }
+    const movedTo = new Map([...moved].map(([from, to]) => [to, from]));
+    for (const [name, entry] of after) {
+      const old = before.get(name);
+      const from = movedTo.get(name);
+      if (from !== undefined) {
+        changes.push({
+          contentId: entry.sha,
+          fromContentId: before.get(from)?.sha,
+          path: path(name),
+          srcPath: path(from),
+          executable: entry.mode === '100755',
+          srcExecutable: before.get(from)?.mode === '100755',
+          percentUnchanged: 100,
+          type: 'MOVE',
+          nodeType: nodeType(entry),
+          properties: { gitChangeType: 'RENAME' },
+        });
+      } else if (!old) {
+        changes.push({
+          contentId: entry.sha,
+          fromContentId: ZERO_ID,
+          path: path(name),
+          executable: entry.mode === '100755',
+          percentUnchanged: -1,
+          type: 'ADD',
+          nodeType: nodeType(entry),
+          properties: { gitChangeType: 'ADD' },
+        });
+      } else if (old.sha !== entry.sha || old.mode !== entry.mode) {
+        changes.push({
+          contentId: entry.sha,
+          fromContentId: old.sha,
+          path: path(name),
+          executable: entry.mode === '100755',
+          srcExecutable: old.mode === '100755',
+          percentUnchanged: -1,
+          type: 'MODIFY',
+          nodeType: nodeType(entry),
+          properties: { gitChangeType: 'MODIFY' },
+        });
+      }
+    }
+    for (const [name, entry] of deleted) {
+      if (moved.has(name)) continue;
+      changes.push({
+        contentId: ZERO_ID,
+        fromContentId: entry.sha,
+        path: path(name),
+        executable: false,
+        srcExecutable: entry.mode === '100755',
+        percentUnchanged: -1,
+        type: 'DELETE',
+        nodeType: nodeType(entry),
+        properties: { gitChangeType: 'DELETE' },
+      });
+    }
+    // In git's order: by the bytes of the path.
+    const key = (change: Record<string, unknown>) => (change.path as { toString: string }).toString;
+    return changes.sort((a, b) => (key(a) < key(b) ? -1 : key(a) > key(b) ? 1 : 0));
+  }
+
+  /** The changes page, capped at `page.max.changes`: beyond it there is no next page to ask for. */
+  private changesPage(repo: FakeRepository, since: string | undefined, until: string, query: Record<string, string>) {
+    const all = this.changesBetween(repo, since, until);
+    const reachable = all.slice(0, this.maxChanges);
+    const page = this.page(reachable, query, {
+      fromHash: since ?? null,
+      toHash: until,
+      properties: { changeScope: 'ALL' },
+    });
+    if (all.length > this.maxChanges && page.isLastPage) return { ...page, isLastPage: false };
+    return page;
+  }
+
+  // ---------------------------------------------------------------- route table
+
+  private defineRoutes(): void {
+    const route = (
+      spec: string,
+      handle: (context: RouteContext) => Reply | Promise<Reply>,
+      options: { write?: boolean } = {},
+    ) => {
+      const [method, path] = spec.split(' ') as [string, string];
+      this.routes.push({
+        method,
+        route: spec,
+        segments: path.split('/').slice(1),
+        write: options.write ?? false,
+        handle,
+      });
+    };
+
+    route(`GET ${API}`, ({ repo }) => ({ status: 200, body: this.repositoryJson(repo) }));
+
+    // ------------------------------------------------ branches
+
+    route(`GET ${API}/branches`, ({ repo, query }) => {
+      const filter = (query.filterText ?? '').toLowerCase();
+      let branches = [...repo.refs]
+        .filter(([ref]) => ref.startsWith('refs/heads/'))
+        .map(([ref, sha]) => ({ name: ref.slice('refs/heads/'.length), sha }))
+        .filter((branch) => branch.name.toLowerCase().includes(filter))
+        .sort((a, b) => a.name.localeCompare(b.name));
+      if (query.boostMatches === 'true' && filter !== '') {
+        const rank = (name: string) =>
+          name.toLowerCase() === filter ? 0 : name.toLowerCase().startsWith(filter) ? 1 : 2;
+        branches = branches.sort((a, b) => rank(a.name) - rank(b.name));
+      }
+      return {
+        status: 200,
+        body: this.page(
+          branches.map((branch) => this.branchJson(repo, branch.name, branch.sha)),
+          query,
+        ),
+      };
+    });
+
+    route(
+      `POST ${BRANCH_UTILS}/branches`,
+      ({ repo, body }) => {
+        const input = objectBody(body);
+        const name = this.branchName(input.name);
+        const startPoint = typeof input.startPoint === 'string' ? input.startPoint : undefined;
+        if (!name || !startPoint) {
+          throw new BitbucketProblem(400, 'A branch name and a start point are required', EXCEPTIONS.validation);
+        }
+        const sha = this.resolve(repo, startPoint);
+        if (repo.refs.has(`refs/heads/${name}`)) {
+          throw new BitbucketProblem(
+            409,
+            `Branch '${name}' already exists in repository '${repo.slug}'.`,
+            EXCEPTIONS.duplicateRef,
+          );
+        }
+        this.moveBranch(repo, name, sha);
+        return { status: 200, body: this.branchJson(repo, name, sha) };
+      },
+      { write: true },
+    );
+
+    route(
+      `DELETE ${BRANCH_UTILS}/branches`,
+      ({ repo, body }) => {
+        const input = objectBody(body);
+        const name = this.branchName(input.name);
+        if (!name) throw new BitbucketProblem(400, 'A branch name is required', EXCEPTIONS.validation);
+        const current = repo.branchSha(name);
+        // Deleting a branch that is not there succeeds: afterwards it does not exist, as asked.
+        if (current === undefined) return { status: 204 };
+        if (name === repo.defaultBranch) {
+          throw new BitbucketProblem(400, `The default branch '${name}' cannot be deleted.`, EXCEPTIONS.validation);
+        }
+        if (typeof input.endPoint === 'string' && input.endPoint !== current) {
+          throw new BitbucketProblem(
+            400,
+            `Branch '${name}' points to ${current}, not to the expected ${input.endPoint}.`,
+          );
+        }
+        if (input.dryRun !== true) this.removeBranch(repo, name);
+        return { status: 204 };
+      },
+      { write: true },
+    );
+
+    // ------------------------------------------------ content
+
+    const browse = ({ repo, query, params }: RouteContext): Reply => {
+      const at = this.resolve(repo, query.at);
+      const path = (params.path ?? '').replace(/^\/+|\/+$/g, '');
+      const tree = repo.commit(at)?.tree ?? '';
+      let treeSha: string | undefined = tree;
+      let file: FlatEntry | undefined;
+      if (path !== '') {
+        const parts = path.split('/');
+        for (let i = 0; i < parts.length; i++) {
+          const entry: GitTreeEntry | undefined = treeSha
+            ? repo.tree(treeSha)?.find((candidate) => candidate.name === parts[i])
+            : undefined;
+          if (!entry || (i < parts.length - 1 && entry.type !== 'tree')) {
+            throw new BitbucketProblem(
+              404,
+              `The path "${path}" does not exist at revision "${query.at ?? repo.defaultBranch}"`,
+              EXCEPTIONS.noSuchPath,
+            );
+          }
+          if (entry.type === 'tree') treeSha = entry.sha;
+          else {
+            treeSha = undefined;
+            file = { mode: entry.mode, sha: entry.sha };
+          }
+        }
+      }
+      if (file) {
+        const text = (repo.blob(file.sha) ?? Buffer.alloc(0)).toString('utf8');
+        const lines = text === '' ? [] : text.replace(/\n$/, '').split('\n');
+        const page = this.page(
+          lines.map((line) => ({ text: line })),
+          query,
+        );
+        const { values, ...rest } = page;
+        return { status: 200, body: { lines: values, ...rest } };
+      }
+      const entries = [...(repo.tree(treeSha ?? '') ?? [])].sort(
+        (a, b) => Number(b.type === 'tree') - Number(a.type === 'tree') || a.name.localeCompare(b.name),
+      );
+      const children = entries.map((entry) => {
+        const childPath = pathJson(entry.name);
+        if (entry.type === 'tree') return { path: childPath, node: entry.sha, type: 'DIRECTORY' };
+        if (entry.type === 'commit') return { path: childPath, contentId: entry.sha, type: 'SUBMODULE' };
+        return { path: childPath, contentId: entry.sha, type: 'FILE', size: repo.blob(entry.sha)?.length ?? 0 };
+      });
+      return {
+        status: 200,
+        body: { path: pathJson(path), revision: query.at ?? repo.defaultBranch, children: this.page(children, query) },
+      };
+    };
+    route(`GET ${API}/browse`, browse);
+    route(`GET ${API}/browse/{path}`, browse);
+
+    route(
+      `PUT ${API}/browse/{path}`,
+      async ({ repo, params, form, credential }) => {
+        const path = (params.path ?? '').replace(/^\/+|\/+$/g, '');
+        if (!form) throw new BitbucketProblem(415, 'The file edit takes multipart/form-data');
+        const field = (name: string) => {
+          const value = form.get(name);
+          return typeof value === 'string' && value !== '' ? value : undefined;
+        };
+        const branch = this.branchName(field('branch'));
+        const contentField = form.get('content');
+        if (!branch || contentField === null) {
+          throw new BitbucketProblem(400, 'A branch and the content are required', EXCEPTIONS.validation);
+        }
+        const content =
+          typeof contentField === 'string'
+            ? Buffer.from(contentField, 'utf8')
+            : Buffer.from(await contentField.arrayBuffer());
+        const sourceBranch = this.branchName(field('sourceBranch'));
+        let head = repo.branchSha(branch);
+        if (sourceBranch && sourceBranch !== branch) {
+          if (head) {
+            throw new BitbucketProblem(
+              409,
+              `Branch '${branch}' already exists in repository '${repo.slug}'.`,
+              EXCEPTIONS.duplicateRef,
+            );
+          }
+          head = this.resolve(repo, sourceBranch);
+        }
+        if (!head) {
+          throw new BitbucketProblem(
+            404,
+            `Branch '${branch}' does not exist in repository '${repo.slug}'.`,
+            EXCEPTIONS.noSuchBranch,
+          );
+        }
+        const current = repo.flatAt(head).get(path);
+        const sourceCommitId = field('sourceCommitId');
+        if (sourceCommitId !== undefined) {
+          const source = this.resolve(repo, sourceCommitId);
+          if (repo.flatAt(source).get(path)?.sha !== current?.sha) {
+            throw new BitbucketProblem(409, `The file '${path}' has been modified since ${sourceCommitId}.`);
+          }
+        } else if (current) {
+          throw new BitbucketProblem(409, `The file '${path}' already exists on branch '${branch}'.`);
+        }
+        if (current && repo.blob(current.sha)?.equals(content)) {
+          throw new BitbucketProblem(409, `The content of '${path}' is unchanged: there is nothing to commit.`);
+        }
+        const message = field('message') ?? `${credential.user.displayName} edited ${path} online with Bitbucket`;
+        const sha = repo.commitChanges(head, { [path]: content }, this.signature(credential.user), message);
+        this.moveBranch(repo, branch, sha);
+        return { status: 200, body: this.commitJson(repo, sha) };
+      },
+      { write: true },
+    );
+
+    route(`GET ${API}/raw/{path}`, ({ repo, params, query }) => {
+      const at = this.resolve(repo, query.at);
+      const path = (params.path ?? '').replace(/^\/+|\/+$/g, '');
+      const entry = repo.flatAt(at).get(path);
+      const content = entry ? repo.blob(entry.sha) : undefined;
+      if (!content) {
+        throw new BitbucketProblem(
+          404,
+          `The path "${path}" does not exist at revision "${query.at ?? repo.defaultBranch}"`,
+          EXCEPTIONS.noSuchPath,
+        );
+      }
+      return { status: 200, body: content, headers: { 'content-type': 'text/plain;charset=UTF-8' } };
+    });
+
+    const files = ({ repo, params, query }: RouteContext): Reply => {
+      const at = this.resolve(repo, query.at);
+      const prefix = (params.path ?? '').replace(/^\/+|\/+$/g, '');
+      const paths = [...repo.flatAt(at).keys()]
+        .filter((path) => prefix === '' || path.startsWith(`${prefix}/`))
+        .map((path) => (prefix === '' ? path : path.slice(prefix.length + 1)))
+        .sort();
+      return { status: 200, body: this.page(paths, query) };
+    };
+    route(`GET ${API}/files`, files);
+    route(`GET ${API}/files/{path}`, files);
+
+    // ------------------------------------------------ commits and changes
+
+    route(`GET ${API}/changes`, ({ repo, query }) => {
+      const until = this.resolve(repo, query.until);
+      const since = query.since ? this.resolve(repo, query.since) : repo.commit(until)?.parents[0];
+      return { status: 200, body: this.changesPage(repo, since, until, query) };
+    });
+
+    route(`GET ${API}/commits/{commitId}/changes`, ({ repo, query, params }) => {
+      const until = this.resolve(repo, params.commitId);
+      const since = query.since ? this.resolve(repo, query.since) : repo.commit(until)?.parents[0];
+      return { status: 200, body: this.changesPage(repo, since, until, query) };
+    });
+
+    route(`GET ${API}/commits`, ({ repo, query }) => {
+      const until = this.resolve(repo, query.until);
+      const excluded = query.since ? reachable(repo, this.resolve(repo, query.since)) : new Set<string>();
+      const ordered = logOrder(repo, until).filter((sha) => !excluded.has(sha));
+      return {
+        status: 200,
+        body: this.page(
+          ordered.map((sha) => this.commitJson(repo, sha)),
+          query,
+        ),
+      };
+    });
+
+    route(`GET ${API}/commits/{commitId}`, ({ repo, params }) => ({
+      status: 200,
+      body: this.commitJson(repo, this.resolve(repo, params.commitId)),
+    }));
+
+    // ------------------------------------------------ pull requests
+
+    route(`GET ${API}/pull-requests`, ({ repo, query }) => {
+      const state = (query.state ?? 'OPEN').toUpperCase();
+      if (!['OPEN', 'DECLINED', 'MERGED', 'ALL'].includes(state)) {
+        throw new BitbucketProblem(400, `Invalid state ${query.state ?? ''}`, EXCEPTIONS.validation);
+      }
+      const direction = (query.direction ?? 'INCOMING').toUpperCase();
+      const at = this.branchName(query.at);
+      let pulls = repo.pullRequests.filter((pull) => state === 'ALL' || pull.state === state);
+      if (at !== undefined) {
+        pulls = pulls.filter((pull) => (direction === 'OUTGOING' ? pull.fromBranch : pull.toBranch) === at);
+      }
+      pulls = [...pulls].sort((a, b) => b.id - a.id);
+      if ((query.order ?? 'NEWEST').toUpperCase() === 'OLDEST') pulls.reverse();
+      return {
+        status: 200,
+        body: this.page(
+          pulls.map((pull) => this.pullRequestJson(repo, pull)),
+          query,
+        ),
+      };
+    });
+
+    route(
+      `POST ${API}/pull-requests`,
+      ({ repo, body, credential }) => {
+        const input = objectBody(body);
+        const title = typeof input.title === 'string' ? input.title.trim() : '';
+        if (title === '') throw new BitbucketProblem(400, 'A pull request must have a title', EXCEPTIONS.validation);
+        const refOf = (value: unknown) => {
+          const ref = typeof value === 'object' && value !== null ? (value as Record<string, unknown>) : {};
+          const repository = (ref.repository ?? {}) as { slug?: unknown; project?: { key?: unknown } };
+          const slug = typeof repository.slug === 'string' ? repository.slug : undefined;
+          const key = typeof repository.project?.key === 'string' ? repository.project.key : '';
+          if (slug !== undefined && repositoryKey(key, slug) !== repositoryKey(repo.projectKey, repo.slug)) {
+            throw new BitbucketProblem(400, 'Pull requests across repositories are not supported by this fake');
+          }
+          return this.branchName(ref.id);
+        };
+        const fromBranch = refOf(input.fromRef);
+        const toBranch = refOf(input.toRef);
+        if (!fromBranch || !toBranch) {
+          throw new BitbucketProblem(400, 'fromRef and toRef are required', EXCEPTIONS.validation);
+        }
+        const from = repo.branchSha(fromBranch);
+        const to = repo.branchSha(toBranch);
+        const missing = !from ? fromBranch : !to ? toBranch : undefined;
+        if (missing !== undefined || !from || !to) {
+          throw new BitbucketProblem(
+            404,
+            `Repository "${repo.slug}" of project with key "${repo.projectKey}" has no branch "${missing ?? ''}"`,
+            EXCEPTIONS.noSuchBranch,
+          );
+        }
+        const existing = this.duplicateOf(repo, { fromBranch, toBranch });
+        if (existing) throw this.duplicateProblem(repo, existing);
+        if (repo.isAncestor(from, to)) {
+          throw new BitbucketProblem(
+            409,
+            `Pull request cannot be created: '${fromBranch}' is already up-to-date with '${toBranch}'.`,
+            EXCEPTIONS.emptyPullRequest,
+          );
+        }
+        const now = Date.now();
+        const pull: StoredPullRequest = {
+          id: repo.pullRequests.length + 1,
+          version: 0,
+          title,
+          description: typeof input.description === 'string' ? input.description : '',
+          state: 'OPEN',
+          fromBranch,
+          toBranch,
+          author: credential.user,
+          reviewers: [],
+          createdDate: now,
+          updatedDate: now,
+        };
+        repo.pullRequests.push(pull);
+        return { status: 201, body: this.pullRequestJson(repo, pull) };
+      },
+      { write: true },
+    );
+
+    route(`GET ${API}/pull-requests/{pullRequestId}`, ({ repo, params }) => ({
+      status: 200,
+      body: this.pullRequestJson(repo, this.findPullRequest(repo, params.pullRequestId)),
+    }));
+
+    route(
+      `PUT ${API}/pull-requests/{pullRequestId}`,
+      ({ repo, params, body }) => {
+        const pull = this.findPullRequest(repo, params.pullRequestId);
+        const input = objectBody(body);
+        this.checkVersion(pull, input.version);
+        if (pull.state === 'MERGED') {
+          throw new BitbucketProblem(409, 'A merged pull request cannot be updated', EXCEPTIONS.illegalState);
+        }
+        if (typeof input.title === 'string') {
+          if (input.title.trim() === '') throw new BitbucketProblem(400, 'A pull request must have a title');
+          pull.title = input.title.trim();
+        }
+        if (typeof input.description === 'string') pull.description = input.description;
+        // Like Bitbucket, the reviewers are the ones the update names: leaving them out removes them.
+        const reviewers = Array.isArray(input.reviewers) ? (input.reviewers as unknown[]) : [];
+        pull.reviewers = reviewers.flatMap((reviewer) => {
+          const name = (reviewer as { user?: { name?: unknown } } | null)?.user?.name;
+          const known = typeof name === 'string' ? this.passwords.get(name)?.user : undefined;
+          return known ? [known] : [];
+        });
+        pull.version++;
+        pull.updatedDate = Date.now();
+        return { status: 200, body: this.pullRequestJson(repo, pull) };
+      },
+      { write: true },
+    );
+
+    route(
+      `POST ${API}/pull-requests/{pullRequestId}/decline`,
+      ({ repo, params, query, body }) => {
+        const pull = this.findPullRequest(repo, params.pullRequestId);
+        this.checkVersion(pull, query.version ?? (body as { version?: unknown } | undefined)?.version);
+        if (pull.state !== 'OPEN') {
+          throw new BitbucketProblem(409, 'Only an open pull request can be declined', EXCEPTIONS.illegalState);
+        }
+        this.closePullRequest(repo, pull, 'DECLINED');
+        return { status: 200, body: this.pullRequestJson(repo, pull) };
+      },
+      { write: true },
+    );
+
+    route(
+      `POST ${API}/pull-requests/{pullRequestId}/reopen`,
+      ({ repo, params, query, body }) => {
+        const pull = this.findPullRequest(repo, params.pullRequestId);
+        this.checkVersion(pull, query.version ?? (body as { version?: unknown } | undefined)?.version);
+        if (pull.state !== 'DECLINED') {
+          throw new BitbucketProblem(409, 'Only a declined pull request can be reopened', EXCEPTIONS.illegalState);
+        }
+        const from = repo.branchSha(pull.fromBranch);
+        const to = repo.branchSha(pull.toBranch);
+        if (!from || !to) {
+          throw new BitbucketProblem(
+            409,
+            'The pull request cannot be reopened: its source or target branch no longer exists',
+            EXCEPTIONS.illegalState,
+          );
+        }
+        const existing = this.duplicateOf(repo, pull, pull.id);
+        if (existing) throw this.duplicateProblem(repo, existing);
+        pull.state = 'OPEN';
+        pull.closedDate = undefined;
+        pull.version++;
+        pull.updatedDate = Date.now();
+        this.rescope(repo);
+        return { status: 200, body: this.pullRequestJson(repo, pull) };
+      },
+      { write: true },
+    );
+  }
+}
+
+// ---------------------------------------------------------------- helpers
+
+function repositoryKey(projectKey: string, slug: string): string {
+  return `${projectKey}/${slug}`.toLowerCase();
+}
+
+/** Bitbucket's path object: components, parent, name, extension and the whole path as `toString`. */
+function pathJson(path: string): Record<string, unknown> {
+  const components = path === '' ? [] : path.split('/');
+  const name = components.at(-1) ?? '';
+  const dot = name.lastIndexOf('.');
+  return {
+    components,
+    parent: components.slice(0, -1).join('/'),
+    name,
+    ...(dot > 0 ? { extension: name.slice(dot + 1) } : {}),
+    toString: path,
+  };
+}
+
+function objectBody(body: unknown): Record<string, unknown> {
+  if (typeof body !== 'object' || body === null || Array.isArray(body)) {
+    throw new BitbucketProblem(400, 'A JSON object is required', EXCEPTIONS.validation);
+  }
+  return body as Record<string, unknown>;
+}
+
+/** Every commit reachable from `sha` (itself included). */
+function reachable(repo: GitRepository, sha: string | undefined): Set<string> {
+  const seen = new Set<string>();
+  const queue = sha ? [sha] : [];
+  while (queue.length > 0) {
+    const next = queue.pop() as string;
+    if (seen.has(next)) continue;
+    seen.add(next);
+    queue.push(...(repo.commit(next)?.parents ?? []));
+  }
+  return seen;
+}
+
+/** Commits reachable from `head`, newest first: by commit date, a child before its parents on equal dates. */
+function logOrder(repo: GitRepository, head: string): string[] {
+  const order: string[] = [];
+  const seen = new Set<string>();
+  const queue: { sha: string; date: number; index: number }[] = [];
+  let index = 0;
+  const push = (sha: string) => {
+    if (seen.has(sha)) return;
+    seen.add(sha);
+    queue.push({ sha, date: Date.parse(repo.commit(sha)?.committer.date ?? '') || 0, index: index++ });
+  };
+  push(head);
+  while (queue.length > 0) {
+    queue.sort((a, b) => b.date - a.date || a.index - b.index);
+    const next = queue.shift() as { sha: string };
+    order.push(next.sha);
+    for (const parent of repo.commit(next.sha)?.parents ?? []) push(parent);
+  }
+  return order;
+}
+
+/** Final route parameters that take the rest of the path (they contain slashes). */
+const REST_PARAMS = new Set(['path']);
+
+function matchRoute(routes: readonly Route[], method: string, segments: readonly string[]) {
+  candidates: for (const route of routes) {
+    if (route.method !== method) continue;
+    const params: Record<string, string> = {};
+    const last = route.segments.length - 1;
+    for (let i = 0; i <= last; i++) {
+      const pattern = route.segments[i] as string;
+      const param = /^\{(.+)\}$/.exec(pattern)?.[1];
+      if (param && i === last && REST_PARAMS.has(param)) {
+        const rest = segments.slice(i).join('/');
+        if (rest === '') continue candidates;
+        params[param] = rest;
+        return { route, params };
+      }
+      const segment = segments[i];
+      if (segment === undefined) continue candidates;
+      if (param) {
+        if (segment === '') continue candidates;
+        params[param] = segment;
+      } else if (pattern !== segment) {
+        continue candidates;
+      }
+    }
+    if (segments.length === route.segments.length) return { route, params };
+  }
+  return undefined;
+}
+
+function requestMatches(
+  request: FakeBitbucketRequest,
+  filter: string | RegExp | ((request: FakeBitbucketRequest) => boolean) | undefined,
+): boolean {
+  if (filter === undefined) return true;
+  if (typeof filter === 'string') return request.route === filter;
+  if (filter instanceof RegExp) return filter.test(`${request.method} ${request.path}`);
+  return filter(request);
+}
+
+function faultReply(fault: FakeBitbucketFault): Reply {
+  switch (fault.type) {
+    case 'status':
+      return {
+        status: fault.status,
+        body: {
+          errors: [
+            { context: null, message: fault.message ?? STATUS_CODES[fault.status] ?? 'Error', exceptionName: null },
+          ],
+        },
+      };
+    case 'rate-limit':
+      // Data Center's token buckets: the bucket is empty, and one token comes back after Retry-After seconds.
+      return {
+        status: 429,
+        headers: {
+          'retry-after': String(fault.retryAfterSeconds),
+          'x-ratelimit-limit': '60',
+          'x-ratelimit-remaining': '0',
+          'x-ratelimit-fillrate': '5',
+          'x-ratelimit-interval-seconds': '1',
+        },
+        body: {
+          errors: [
+            {
+              context: null,
+              message: 'You have been rate limited: too many requests were made. Wait before making new requests.',
+              exceptionName: null,
+            },
+          ],
+        },
+      };
+    case 'close':
+    case 'hang':
+      return { status: 500 }; // handled before a reply is made
+  }
+}

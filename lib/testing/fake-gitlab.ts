@@ -1,0 +1,1411 @@
+// A fake GitLab REST API (v4), in memory, for tests and the local demo. It listens on plain HTTP on 127.0.0.1 and
+// serves the paths gitbeaker uses under `http://127.0.0.1:<port>/api/v4`, so the real @gitbeaker/rest client can be
+// driven against it.
+//
+// Projects are addressed as GitLab addresses them: by the URL-encoded full path (`group%2Fsub%2Fproject`, subgroups
+// included) or by numeric id. Their contents live in git's object model (git-repository.ts), so blob and commit ids
+// are git's. What a promotion relies on follows GitLab's rules: branches; the recursive repository tree with offset
+// pagination (`x-page`, `x-next-page`, `x-total`…, `Link`) or keyset pagination (`pagination=keyset`, a `page_token`
+// in the `Link`); raw blobs by id; files by path with their `blob_id`; a commit's diff; the commits API with several
+// actions in one commit, `start_sha`/`start_branch` and `force`, and its 400s ("A branch called 'x' already exists…",
+// "A file with this name doesn't exist"…); merge requests with their `iid` and `web_url`, and the one-open-merge-
+// request-per-source-branch rule (409 "Another open merge request already exists for this source branch: !N").
+// Tokens arrive as `PRIVATE-TOKEN` or `Authorization: Bearer`, with scopes (`api`, `read_api`) and a role; errors
+// have GitLab's bodies (`{"message": "404 Project Not Found"}`, `{"error": "insufficient_scope", …}`). Faults (5xx,
+// 429 rate limits with `Retry-After` and `RateLimit-*`, dropped connections, requests never answered) and latency can
+// be injected, and every request is logged with its route.
+import { STATUS_CODES, createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { Socket } from 'node:net';
+import { createHash, randomBytes } from 'node:crypto';
+import { GitRepository, TreePathConflict, gitNow, type FlatEntry, type GitCommit } from './git-repository.js';
+import { listenOnLoopback } from './listen.js';
+
+// ---------------------------------------------------------------- public types
+
+export interface FakeGitLabRequest {
+  method: string;
+  /** The path below the API base as sent (the project id stays URL-encoded), e.g. `/projects/a%2Fb/repository/tree`. */
+  path: string;
+  query: Record<string, string>;
+  /** The route in GitLab's documentation notation, e.g. `GET /projects/:id/repository/tree`; undefined: unknown. */
+  route?: string;
+  /** How the request authenticated, when it did. */
+  auth?: 'private-token' | 'bearer';
+  /** The status answered; undefined while pending or for a dropped connection. */
+  status?: number;
+}
+
+export interface FakeGitLabFaultMatch {
+  /** How many matching requests get the fault. Default 1. */
+  times?: number;
+  method?: string;
+  /** A route in GitLab's notation (exact), e.g. `POST /projects/:id/merge_requests`. */
+  route?: string;
+  /** A string the path contains, or a RegExp tested against `METHOD path`. */
+  path?: string | RegExp;
+}
+
+export type FakeGitLabFault =
+  | { type: 'status'; status: number; message?: string }
+  /** 429 "Retry later" with `Retry-After` and `RateLimit-Reset` this many seconds from now, as Rack::Attack answers. */
+  | { type: 'rate-limit'; resetInSeconds?: number }
+  /** Destroy the connection without an answer. */
+  | { type: 'close' }
+  /** Never answer: the request stays pending (nothing applied) until the client gives up or the server stops. */
+  | { type: 'hang' };
+
+export type FakeGitLabScope = 'api' | 'read_api' | 'read_repository' | 'write_repository';
+
+export interface FakeGitLabTokenOptions {
+  /** The token's user. Default `fake-user`. */
+  username?: string;
+  /** Default `['api']`. */
+  scopes?: readonly FakeGitLabScope[];
+  /** A reporter can read but not push or open merge requests (403). Default `developer`. */
+  role?: 'reporter' | 'developer';
+  /** Full paths of the projects the token can see (others are 404). Default: all. */
+  projects?: readonly string[];
+}
+
+export interface FakeGitLabOptions {
+  /** The default token. Default: random `glpat-…`. */
+  token?: string;
+  /** The path of the API below the server root. Default `/api/v4`. */
+  basePath?: string;
+  /** The host of `web_url`s. Default `gitlab.example.com`. */
+  webHost?: string;
+  latencyMs?: number | ((request: FakeGitLabRequest) => number);
+  /** Default page size of listings (GitLab's is 20). */
+  defaultPerPage?: number;
+}
+
+export interface FakeMergeRequest {
+  iid: number;
+  title: string;
+  description: string;
+  state: 'opened' | 'closed' | 'merged';
+  sourceBranch: string;
+  targetBranch: string;
+  /** The source branch's commit: its current one while open, the last one once closed or merged. */
+  sha: string;
+  webUrl: string;
+  mergeCommitSha?: string;
+}
+
+// ---------------------------------------------------------------- state
+
+interface User {
+  id: number;
+  username: string;
+  name: string;
+  email: string;
+}
+
+interface Token {
+  user: User;
+  scopes: readonly FakeGitLabScope[];
+  role: 'reporter' | 'developer';
+  projects?: ReadonlySet<string>;
+}
+
+interface StoredMergeRequest {
+  id: number;
+  iid: number;
+  title: string;
+  description: string;
+  state: 'opened' | 'closed' | 'merged';
+  sourceBranch: string;
+  targetBranch: string;
+  author: User;
+  createdAt: string;
+  updatedAt: string;
+  mergedAt?: string;
+  closedAt?: string;
+  /** The source branch's commit when the merge request was closed or merged. */
+  closedSha?: string;
+  mergeCommitSha?: string;
+}
+
+class FakeProject extends GitRepository {
+  readonly mergeRequests: StoredMergeRequest[] = [];
+
+  constructor(
+    readonly path: string,
+    readonly id: number,
+    defaultBranch: string,
+  ) {
+    super(defaultBranch);
+  }
+}
+
+/** An error answer with GitLab's body: `{"message": …}`, or `{"error": …}` for parameter validation. */
+class HttpProblem extends Error {
+  constructor(
+    readonly status: number,
+    readonly body: Record<string, unknown>,
+  ) {
+    super(JSON.stringify(body));
+  }
+}
+
+const problem = (status: number, message: unknown) => new HttpProblem(status, { message });
+const notFound = (what: string) => problem(404, `404 ${what} Not Found`);
+const badRequest = (message: unknown) => problem(400, message);
+const missing = (...fields: string[]) =>
+  new HttpProblem(400, { error: fields.map((f) => `${f} is missing`).join(', ') });
+const invalid = (field: string) => new HttpProblem(400, { error: `${field} does not have a valid value` });
+
+// ---------------------------------------------------------------- routes
+
+interface RouteContext {
+  params: Record<string, string>;
+  query: Record<string, string>;
+  body: Record<string, unknown>;
+  project: FakeProject;
+  request: FakeGitLabRequest;
+  user: User;
+}
+
+interface Reply {
+  status: number;
+  body?: unknown;
+  /** Sent as is, with this content type (a raw file, a plain-text error). */
+  text?: { content: Buffer | string; type: string };
+  headers?: Record<string, string>;
+}
+
+interface Route {
+  method: string;
+  route: string;
+  segments: string[];
+  /** Whether the route writes: it needs the `api` scope and the developer role. */
+  writes: boolean;
+  handle: (context: RouteContext) => Reply;
+}
+
+/** Final parameters that take the rest of the path: a branch name may hold slashes. */
+const REST_PARAMS = new Set(['branch']);
+
+function matchRoute(routes: readonly Route[], method: string, segments: readonly string[]) {
+  candidates: for (const route of routes) {
+    if (route.method !== method) continue;
+    const params: Record<string, string> = {};
+    const last = route.segments.length - 1;
+    for (let i = 0; i <= last; i++) {
+      const pattern = route.segments[i] as string;
+      const param = pattern.startsWith(':') ? pattern.slice(1) : undefined;
+      const segment = segments[i];
+      if (segment === undefined) continue candidates;
+      if (param && i === last && REST_PARAMS.has(param)) {
+        const rest = segments.slice(i).join('/');
+        if (rest === '') continue candidates;
+        params[param] = rest;
+        return { route, params };
+      }
+      if (param) {
+        if (segment === '') continue candidates;
+        params[param] = segment;
+      } else if (pattern !== segment) {
+        continue candidates;
+      }
+    }
+    if (segments.length === route.segments.length) return { route, params };
+  }
+  return undefined;
+}
+
+function stringParam(body: Record<string, unknown>, field: string): string | undefined {
+  const value = body[field];
+  return typeof value === 'string' ? value : typeof value === 'number' ? String(value) : undefined;
+}
+
+function booleanParam(value: unknown): boolean | undefined {
+  if (value === true || value === 'true' || value === 1 || value === '1') return true;
+  if (value === false || value === 'false' || value === 0 || value === '0') return false;
+  return undefined;
+}
+
+function badPath(path: string): boolean {
+  return path === '' || path.startsWith('/') || path.split('/').some((part) => ['', '.', '..', '.git'].includes(part));
+}
+
+// ---------------------------------------------------------------- the server
+
+type PendingFault = FakeGitLabFault & FakeGitLabFaultMatch & { remaining: number };
+
+export class FakeGitLab {
+  /** Every request received, oldest first (cleared by `resetRequests`). */
+  readonly requests: FakeGitLabRequest[] = [];
+  latencyMs: number | ((request: FakeGitLabRequest) => number);
+
+  private readonly basePath: string;
+  private readonly webHost: string;
+  private readonly defaultPerPage: number;
+  private readonly tokens = new Map<string, Token>();
+  private readonly users = new Map<string, User>();
+  private readonly projects = new Map<string, FakeProject>();
+  private readonly routes: Route[] = [];
+  private readonly defaultToken: string;
+  private faults: PendingFault[] = [];
+  private nextProjectId = 1000;
+  private nextMergeRequestId = 5000;
+  private server?: Server;
+  private port?: number;
+  private readonly sockets = new Set<Socket>();
+
+  constructor(options: FakeGitLabOptions = {}) {
+    this.defaultToken = options.token ?? `glpat-${randomBytes(12).toString('hex')}`;
+    this.addToken(this.defaultToken);
+    this.basePath = (options.basePath ?? '/api/v4').replace(/\/$/, '');
+    this.webHost = options.webHost ?? 'gitlab.example.com';
+    this.latencyMs = options.latencyMs ?? 0;
+    this.defaultPerPage = options.defaultPerPage ?? 20;
+    this.defineRoutes();
+  }
+
+  /** Creates and starts a server. */
+  static async start(options: FakeGitLabOptions = {}): Promise<FakeGitLab> {
+    return new FakeGitLab(options).start();
+  }
+
+  async start(): Promise<this> {
+    if (this.server) return this;
+    const server = createServer((request, response) => {
+      this.handle(request, response).catch((error: unknown) => {
+        // A bug in the fake answers 500 rather than crashing the test process.
+        if (!response.headersSent) response.writeHead(500, { 'content-type': 'application/json' });
+        response.end(JSON.stringify({ message: `fake GitLab: ${String(error)}` }));
+      });
+    });
+    server.on('connection', (socket: Socket) => {
+      this.sockets.add(socket);
+      socket.on('close', () => this.sockets.delete(socket));
+    });
+    this.port = await listenOnLoopback(server);
+    this.server = server;
+    return this;
+  }
+
+  async stop(): Promise<void> {
+    const server = this.server;
+    if (!server) return;
+    this.server = undefined;
+    for (const socket of this.sockets) socket.destroy();
+    this.sockets.clear();
+    await new Promise<void>((resolve) => server.close(() => resolve()));
+  }
+
+  /** The API base, e.g. `http://127.0.0.1:43121/api/v4`. */
+  get url(): string {
+    if (this.port === undefined) throw new Error('FakeGitLab is not started');
+    return `http://127.0.0.1:${this.port}${this.basePath}`;
+  }
+
+  /** The default token (user `fake-user`, scope `api`, developer on every project). */
+  get token(): string {
+    return this.defaultToken;
+  }
+
+  /** Accepts another token. */
+  addToken(token: string, options: FakeGitLabTokenOptions = {}): void {
+    const username = options.username ?? 'fake-user';
+    let user = this.users.get(username);
+    if (!user) {
+      user = { id: this.users.size + 1, username, name: username, email: `${username}@example.com` };
+      this.users.set(username, user);
+    }
+    this.tokens.set(token, {
+      user,
+      scopes: options.scopes ?? ['api'],
+      role: options.role ?? 'developer',
+      ...(options.projects ? { projects: new Set(options.projects.map((path) => path.toLowerCase())) } : {}),
+    });
+  }
+
+  /** Stops accepting a token (the default one too). */
+  revokeToken(token: string): void {
+    this.tokens.delete(token);
+  }
+
+  // ---------------------------------------------------------------- projects (test-facing)
+
+  /**
+   * Creates a project (`group/sub/project`) whose default branch holds `files` in one commit; returns that commit's
+   * id.
+   */
+  createRepository(
+    path: string,
+    files: Record<string, string>,
+    options: { defaultBranch?: string; message?: string } = {},
+  ): string {
+    const key = path.toLowerCase();
+    if (this.projects.has(key)) throw new Error(`project ${path} exists`);
+    if (path.split('/').length < 2 || badPath(path)) throw new Error(`not a project path: ${path}`);
+    const project = new FakeProject(path, this.nextProjectId++, options.defaultBranch ?? 'main');
+    this.projects.set(key, project);
+    const sha = project.commitChanges(undefined, files, this.identity(), options.message ?? 'Initial commit');
+    project.refs.set(`refs/heads/${project.defaultBranch}`, sha);
+    return sha;
+  }
+
+  /** The numeric id of a project. */
+  projectId(path: string): number {
+    return this.project(path).id;
+  }
+
+  /**
+   * Commits changes to a branch (created from the default branch when missing): a string sets a file's content,
+   * null deletes it. Returns the new commit's id.
+   */
+  commitFiles(path: string, branch: string, files: Record<string, string | null>, message = 'Update files'): string {
+    const project = this.project(path);
+    const parent = project.branchSha(branch) ?? project.branchSha(project.defaultBranch);
+    const sha = project.commitChanges(parent, files, this.identity(), message);
+    project.refs.set(`refs/heads/${branch}`, sha);
+    return sha;
+  }
+
+  /** Every file at a ref (a branch or a commit id), by path, as UTF-8 text. */
+  files(path: string, ref: string): Record<string, string> {
+    const project = this.project(path);
+    const files: Record<string, string> = {};
+    for (const [file, entry] of this.flatAt(project, ref)) {
+      const content = project.blob(entry.sha);
+      if (content) files[file] = content.toString('utf8');
+    }
+    return files;
+  }
+
+  /** The blob id of every file at a ref, by path. */
+  blobIds(path: string, ref: string): Record<string, string> {
+    return Object.fromEntries([...this.flatAt(this.project(path), ref)].map(([file, entry]) => [file, entry.sha]));
+  }
+
+  /** The commit a branch points at, or undefined. */
+  ref(path: string, branch: string): string | undefined {
+    return this.project(path).branchSha(branch);
+  }
+
+  /** Every branch and its commit. */
+  branches(path: string): Record<string, string> {
+    const entries = [...this.project(path).refs]
+      .filter(([ref]) => ref.startsWith('refs/heads/'))
+      .map(([ref, sha]) => [ref.slice('refs/heads/'.length), sha] as const)
+      .sort(([a], [b]) => a.localeCompare(b));
+    return Object.fromEntries(entries);
+  }
+
+  commit(path: string, sha: string): GitCommit | undefined {
+    return this.project(path).commit(sha);
+  }
+
+  /** How many commits `branch` has that `base` (default: the default branch) does not. */
+  commitsAhead(path: string, branch: string, base?: string): number {
+    const project = this.project(path);
+    const head = project.branchSha(branch);
+    if (!head) throw new Error(`no branch ${branch} in ${path}`);
+    const baseSha = project.branchSha(base ?? project.defaultBranch);
+    let count = 0;
+    const seen = new Set<string>();
+    const queue = [head];
+    while (queue.length > 0) {
+      const sha = queue.shift() as string;
+      if (seen.has(sha) || (baseSha && project.isAncestor(sha, baseSha))) continue;
+      seen.add(sha);
+      count++;
+      queue.push(...(project.commit(sha)?.parents ?? []));
+    }
+    return count;
+  }
+
+  /** Merge requests, oldest first. */
+  mergeRequests(path: string): FakeMergeRequest[] {
+    const project = this.project(path);
+    return project.mergeRequests.map((mr) => ({
+      iid: mr.iid,
+      title: mr.title,
+      description: mr.description,
+      state: mr.state,
+      sourceBranch: mr.sourceBranch,
+      targetBranch: mr.targetBranch,
+      sha: mr.closedSha ?? project.branchSha(mr.sourceBranch) ?? '',
+      webUrl: this.mergeRequestUrl(project, mr.iid),
+      ...(mr.mergeCommitSha ? { mergeCommitSha: mr.mergeCommitSha } : {}),
+    }));
+  }
+
+  /** Merges an open merge request as a person would (a merge commit); returns the target's new commit. */
+  merge(path: string, iid: number): string {
+    const project = this.project(path);
+    const mr = project.mergeRequests.find((candidate) => candidate.iid === iid);
+    if (mr?.state !== 'opened') throw new Error(`no open merge request !${iid} in ${path}`);
+    return this.mergeStored(project, mr, this.identity());
+  }
+
+  /** Closes an open merge request without merging it. */
+  closeMergeRequest(path: string, iid: number): void {
+    const project = this.project(path);
+    const mr = project.mergeRequests.find((candidate) => candidate.iid === iid);
+    if (!mr) throw new Error(`no merge request !${iid} in ${path}`);
+    this.closeStored(project, mr);
+  }
+
+  // ---------------------------------------------------------------- request log
+
+  /**
+   * How many requests were received: all, those of a route in GitLab's notation (`GET
+   * /projects/:id/repository/tree`), those whose `METHOD path` matches a RegExp, or those a predicate accepts.
+   */
+  count(filter?: string | RegExp | ((request: FakeGitLabRequest) => boolean)): number {
+    return this.requests.filter((request) => requestMatches(request, filter)).length;
+  }
+
+  /** Requests per route (`unknown` for unrouted paths). */
+  countsByRoute(): Record<string, number> {
+    const counts: Record<string, number> = {};
+    for (const request of this.requests) {
+      const route = request.route ?? 'unknown';
+      counts[route] = (counts[route] ?? 0) + 1;
+    }
+    return counts;
+  }
+
+  resetRequests(): void {
+    this.requests.length = 0;
+  }
+
+  // ---------------------------------------------------------------- faults
+
+  /** The next matching requests get `fault` instead of their answer. Faults are used in the order added. */
+  injectFault(fault: FakeGitLabFault, match: FakeGitLabFaultMatch = {}): void {
+    this.faults.push({ ...match, ...fault, remaining: match.times ?? 1 });
+  }
+
+  /** The next matching requests are answered with this status (502, 500, 404, 401, …). */
+  failNext(status: number, match: FakeGitLabFaultMatch & { message?: string } = {}): void {
+    this.injectFault({ type: 'status', status, message: match.message }, match);
+  }
+
+  /** The next matching requests are rate limited, the limit lifting `resetInSeconds` (default 60) from now. */
+  rateLimitNext(match: FakeGitLabFaultMatch & { resetInSeconds?: number } = {}): void {
+    this.injectFault({ type: 'rate-limit', resetInSeconds: match.resetInSeconds }, match);
+  }
+
+  closeNext(match: FakeGitLabFaultMatch = {}): void {
+    this.injectFault({ type: 'close' }, match);
+  }
+
+  /** The next matching requests are never answered (see the `hang` fault). */
+  hangNext(match: FakeGitLabFaultMatch = {}): void {
+    this.injectFault({ type: 'hang' }, match);
+  }
+
+  clearFaults(): void {
+    this.faults = [];
+  }
+
+  // ---------------------------------------------------------------- handling
+
+  private identity(): { name: string; email: string } {
+    return { name: 'Fake User', email: 'fake-user@example.com' };
+  }
+
+  private project(path: string): FakeProject {
+    const project = this.projects.get(path.toLowerCase());
+    if (!project) throw new Error(`no project ${path}`);
+    return project;
+  }
+
+  private flatAt(project: FakeProject, ref: string): Map<string, FlatEntry> {
+    const sha = project.resolveCommit(ref);
+    const commit = sha ? project.commit(sha) : undefined;
+    if (!commit) throw new Error(`no ref ${ref} in ${project.path}`);
+    return project.flatten(commit.tree);
+  }
+
+  private async handle(request: IncomingMessage, response: ServerResponse): Promise<void> {
+    const url = new URL(request.url ?? '/', 'http://fake');
+    const method = (request.method ?? 'GET').toUpperCase();
+    const query = Object.fromEntries(url.searchParams);
+    const raw = url.pathname.startsWith(`${this.basePath}/`) ? url.pathname.slice(this.basePath.length) : undefined;
+    let segments: string[] | undefined;
+    try {
+      segments = raw?.split('/').slice(1).map(decodeURIComponent);
+    } catch {
+      segments = undefined;
+    }
+    const logged: FakeGitLabRequest = { method, path: raw ?? url.pathname, query };
+    const matched = segments ? matchRoute(this.routes, method, segments) : undefined;
+    if (matched) logged.route = matched.route.route;
+    this.requests.push(logged);
+
+    const body = await readBody(request);
+    const latency = typeof this.latencyMs === 'function' ? this.latencyMs(logged) : this.latencyMs;
+    if (latency > 0) await new Promise((resolve) => setTimeout(resolve, latency));
+
+    const fault = this.takeFault(logged);
+    if (fault?.type === 'hang') return;
+    if (fault?.type === 'close') {
+      request.socket.destroy();
+      return;
+    }
+    if (fault) {
+      this.send(response, logged, faultReply(fault));
+      return;
+    }
+    this.send(response, logged, this.answer(request, logged, matched, body));
+  }
+
+  private answer(
+    request: IncomingMessage,
+    logged: FakeGitLabRequest,
+    matched: ReturnType<typeof matchRoute>,
+    rawBody: string,
+  ): Reply {
+    try {
+      const token = this.authenticate(request, logged);
+      // GitLab answers an unknown API route with `error`, not `message`.
+      if (!matched) throw new HttpProblem(404, { error: '404 Not Found' });
+      const { route, params } = matched;
+      this.authorize(token, route);
+      let body: Record<string, unknown> = {};
+      if (rawBody !== '') {
+        const type = request.headers['content-type'] ?? '';
+        if (type.includes('application/json')) {
+          let parsed: unknown;
+          try {
+            parsed = JSON.parse(rawBody);
+          } catch {
+            throw badRequest("400 Bad request - The provided content-type 'application/json' is not valid JSON");
+          }
+          if (typeof parsed === 'object' && parsed !== null && !Array.isArray(parsed)) {
+            body = parsed as Record<string, unknown>;
+          }
+        } else {
+          body = Object.fromEntries(new URLSearchParams(rawBody));
+        }
+      }
+      const project = this.findProject(params.id ?? '', token);
+      return route.handle({ params, query: logged.query, body, project, request: logged, user: token.user });
+    } catch (error) {
+      if (error instanceof HttpProblem) return { status: error.status, body: error.body };
+      throw error;
+    }
+  }
+
+  private authenticate(request: IncomingMessage, logged: FakeGitLabRequest): Token {
+    const privateToken = request.headers['private-token'];
+    const bearer = /^bearer\s+(\S+)$/i.exec(request.headers.authorization ?? '')?.[1];
+    const credential = typeof privateToken === 'string' && privateToken !== '' ? privateToken : bearer;
+    const token = credential === undefined ? undefined : this.tokens.get(credential);
+    if (!token) throw problem(401, '401 Unauthorized');
+    logged.auth = credential === privateToken ? 'private-token' : 'bearer';
+    return token;
+  }
+
+  private authorize(token: Token, route: Route): void {
+    const needed: readonly FakeGitLabScope[] = route.writes ? ['api'] : ['api', 'read_api'];
+    if (!needed.some((scope) => token.scopes.includes(scope))) {
+      throw new HttpProblem(403, {
+        error: 'insufficient_scope',
+        error_description: 'The request requires higher privileges than provided by the access token.',
+        scope: needed.join(' '),
+      });
+    }
+    if (route.writes && token.role === 'reporter') throw problem(403, '403 Forbidden');
+  }
+
+  /** The project of `:id` (a full path or a numeric id) as this token sees it; 404 when it cannot. */
+  private findProject(id: string, token: Token): FakeProject {
+    let project = this.projects.get(id.toLowerCase());
+    if (!project && /^\d+$/.test(id)) {
+      project = [...this.projects.values()].find((candidate) => String(candidate.id) === id);
+    }
+    if (!project || (token.projects && !token.projects.has(project.path.toLowerCase()))) {
+      throw notFound('Project');
+    }
+    return project;
+  }
+
+  private send(response: ServerResponse, logged: FakeGitLabRequest, reply: Reply): void {
+    logged.status = reply.status;
+    const headers: Record<string, string> = {
+      'x-request-id': randomBytes(8).toString('hex').toUpperCase(),
+      'x-content-type-options': 'nosniff',
+      'cache-control': 'no-cache',
+      ...reply.headers,
+    };
+    if (reply.text) {
+      headers['content-type'] = reply.text.type;
+      response.writeHead(reply.status, headers);
+      response.end(reply.text.content);
+      return;
+    }
+    if (reply.body === undefined) {
+      response.writeHead(reply.status, headers);
+      response.end();
+      return;
+    }
+    headers['content-type'] = 'application/json';
+    response.writeHead(reply.status, headers);
+    response.end(JSON.stringify(reply.body));
+  }
+
+  private takeFault(request: FakeGitLabRequest): PendingFault | undefined {
+    const fault = this.faults.find((candidate) => {
+      if (candidate.method && candidate.method.toUpperCase() !== request.method) return false;
+      if (candidate.route && candidate.route !== request.route) return false;
+      if (typeof candidate.path === 'string' && !request.path.includes(candidate.path)) return false;
+      if (candidate.path instanceof RegExp && !candidate.path.test(`${request.method} ${request.path}`)) return false;
+      return true;
+    });
+    if (!fault) return undefined;
+    fault.remaining--;
+    if (fault.remaining <= 0) this.faults = this.faults.filter((candidate) => candidate !== fault);
+    return fault;
+  }
+
+  // ---------------------------------------------------------------- pagination
+
+  /**
+   * One page of a listing with GitLab's offset pagination headers: `x-page`, `x-per-page`, `x-next-page`,
+   * `x-prev-page`, `x-total`, `x-total-pages`, and a `Link` with next, prev, first and last.
+   */
+  private page<T>(items: readonly T[], context: RouteContext, json: (item: T) => unknown): Reply {
+    const { query, request } = context;
+    const perPage = Math.min(Math.max(Number(query.per_page ?? this.defaultPerPage) || this.defaultPerPage, 1), 100);
+    const page = Math.max(Number(query.page ?? 1) || 1, 1);
+    const pages = Math.max(Math.ceil(items.length / perPage), 1);
+    const link = (n: number) => {
+      const params = new URLSearchParams({ ...query, page: String(n), per_page: String(perPage) });
+      return `<${this.url}${request.path}?${params.toString()}>`;
+    };
+    const links: string[] = [];
+    if (page > 1) links.push(`${link(page - 1)}; rel="prev"`);
+    if (page < pages) links.push(`${link(page + 1)}; rel="next"`);
+    links.push(`${link(1)}; rel="first"`, `${link(pages)}; rel="last"`);
+    return {
+      status: 200,
+      headers: {
+        'x-page': String(page),
+        'x-per-page': String(perPage),
+        'x-next-page': page < pages ? String(page + 1) : '',
+        'x-prev-page': page > 1 ? String(page - 1) : '',
+        'x-total': String(items.length),
+        'x-total-pages': String(pages),
+        link: links.join(', '),
+      },
+      body: items.slice((page - 1) * perPage, page * perPage).map(json),
+    };
+  }
+
+  /**
+   * One page of the repository tree with keyset pagination: the `Link` names the next page by a `page_token` (the
+   * last path served, encoded as GitLab's opaque token), and there are no totals.
+   */
+  private keysetPage<T extends { path: string }>(items: readonly T[], context: RouteContext): Reply {
+    const { query, request, project } = context;
+    const perPage = Math.min(Math.max(Number(query.per_page ?? this.defaultPerPage) || this.defaultPerPage, 1), 100);
+    let start = 0;
+    if (query.page_token) {
+      let after: unknown;
+      try {
+        after = (JSON.parse(Buffer.from(query.page_token, 'base64').toString('utf8')) as { file_name?: unknown })
+          .file_name;
+      } catch {
+        after = undefined;
+      }
+      const index = items.findIndex((item) => item.path === after);
+      if (index < 0) throw badRequest('Invalid page token');
+      start = index + 1;
+    }
+    const slice = items.slice(start, start + perPage);
+    const headers: Record<string, string> = { 'x-per-page': String(perPage) };
+    const last = slice.at(-1);
+    if (last && start + perPage < items.length) {
+      const token = Buffer.from(JSON.stringify({ file_name: last.path })).toString('base64');
+      // GitLab's link repeats the project id and page=1 in the query.
+      const params = new URLSearchParams({
+        ...query,
+        id: String(project.id),
+        page: '1',
+        page_token: token,
+        per_page: String(perPage),
+      });
+      headers.link = `<${this.url}${request.path}?${params.toString()}>; rel="next"`;
+    }
+    return { status: 200, headers, body: slice };
+  }
+
+  // ---------------------------------------------------------------- JSON shapes
+
+  private webUrl(project: FakeProject): string {
+    return `https://${this.webHost}/${project.path}`;
+  }
+
+  private mergeRequestUrl(project: FakeProject, iid: number): string {
+    return `${this.webUrl(project)}/-/merge_requests/${iid}`;
+  }
+
+  private commitJson(project: FakeProject, sha: string): Record<string, unknown> {
+    const commit = project.commit(sha);
+    if (!commit) throw notFound('Commit');
+    const title = commit.message.split('\n')[0] ?? '';
+    return {
+      id: sha,
+      short_id: sha.slice(0, 8),
+      created_at: commit.committer.date,
+      parent_ids: commit.parents,
+      title,
+      message: commit.message,
+      author_name: commit.author.name,
+      author_email: commit.author.email,
+      authored_date: commit.author.date,
+      committer_name: commit.committer.name,
+      committer_email: commit.committer.email,
+      committed_date: commit.committer.date,
+      trailers: {},
+      extended_trailers: {},
+      web_url: `${this.webUrl(project)}/-/commit/${sha}`,
+    };
+  }
+
+  private commitDetailJson(project: FakeProject, sha: string): Record<string, unknown> {
+    const diffs = this.diffOf(project, sha);
+    const additions = diffs.reduce((sum, diff) => sum + diff.additions, 0);
+    const deletions = diffs.reduce((sum, diff) => sum + diff.deletions, 0);
+    return {
+      ...this.commitJson(project, sha),
+      stats: { additions, deletions, total: additions + deletions },
+      status: null,
+      project_id: project.id,
+      last_pipeline: null,
+    };
+  }
+
+  private branchJson(project: FakeProject, name: string): Record<string, unknown> {
+    const sha = project.branchSha(name);
+    if (!sha) throw notFound('Branch');
+    const isDefault = name === project.defaultBranch;
+    return {
+      name,
+      commit: this.commitJson(project, sha),
+      merged: !isDefault && project.isAncestor(sha, project.branchSha(project.defaultBranch) ?? ''),
+      protected: isDefault,
+      developers_can_push: !isDefault,
+      developers_can_merge: !isDefault,
+      can_push: true,
+      default: isDefault,
+      web_url: `${this.webUrl(project)}/-/tree/${name}`,
+    };
+  }
+
+  private mergeRequestJson(project: FakeProject, mr: StoredMergeRequest): Record<string, unknown> {
+    const author = {
+      id: mr.author.id,
+      username: mr.author.username,
+      name: mr.author.name,
+      state: 'active',
+      web_url: `https://${this.webHost}/${mr.author.username}`,
+    };
+    return {
+      id: mr.id,
+      iid: mr.iid,
+      project_id: project.id,
+      title: mr.title,
+      description: mr.description,
+      state: mr.state,
+      created_at: mr.createdAt,
+      updated_at: mr.updatedAt,
+      merged_by: mr.state === 'merged' ? author : null,
+      merge_user: mr.state === 'merged' ? author : null,
+      merged_at: mr.mergedAt ?? null,
+      closed_by: mr.state === 'closed' ? author : null,
+      closed_at: mr.closedAt ?? null,
+      target_branch: mr.targetBranch,
+      source_branch: mr.sourceBranch,
+      user_notes_count: 0,
+      upvotes: 0,
+      downvotes: 0,
+      author,
+      assignees: [],
+      assignee: null,
+      reviewers: [],
+      source_project_id: project.id,
+      target_project_id: project.id,
+      labels: [],
+      draft: false,
+      work_in_progress: false,
+      milestone: null,
+      merge_when_pipeline_succeeds: false,
+      merge_status: 'can_be_merged',
+      detailed_merge_status: mr.state === 'opened' ? 'mergeable' : 'not_open',
+      sha: mr.closedSha ?? project.branchSha(mr.sourceBranch) ?? null,
+      merge_commit_sha: mr.mergeCommitSha ?? null,
+      squash_commit_sha: null,
+      discussion_locked: null,
+      should_remove_source_branch: null,
+      force_remove_source_branch: false,
+      reference: `!${mr.iid}`,
+      references: { short: `!${mr.iid}`, relative: `!${mr.iid}`, full: `${project.path}!${mr.iid}` },
+      web_url: this.mergeRequestUrl(project, mr.iid),
+      squash: false,
+      has_conflicts: false,
+      blocking_discussions_resolved: true,
+    };
+  }
+
+  /** A commit's changes against its first parent, as GitLab's diff entries (with a line count for stats). */
+  private diffOf(project: FakeProject, sha: string) {
+    const commit = project.commit(sha);
+    if (!commit) throw notFound('Commit');
+    const parent = commit.parents[0];
+    const before = parent ? project.flatten(project.commit(parent)?.tree ?? '') : new Map<string, FlatEntry>();
+    const after = project.flatten(commit.tree);
+    const lines = (entry: FlatEntry | undefined) =>
+      entry
+        ? (project.blob(entry.sha)?.toString('utf8') ?? '')
+            .split('\n')
+            .filter((line, i, all) => line !== '' || i < all.length - 1)
+        : [];
+    const diffs = [];
+    for (const path of [...new Set([...before.keys(), ...after.keys()])].sort()) {
+      const old = before.get(path);
+      const now = after.get(path);
+      if (old?.sha === now?.sha && old?.mode === now?.mode) continue;
+      // The whole old text removed and the new one added: not a minimal diff, but the paths, modes and flags are
+      // GitLab's, and that is what a client reads.
+      const removed = lines(old);
+      const added = lines(now);
+      const diff =
+        old?.sha === now?.sha
+          ? ''
+          : `@@ -${removed.length > 0 ? 1 : 0},${removed.length} +${added.length > 0 ? 1 : 0},${added.length} @@\n` +
+            [...removed.map((line) => `-${line}\n`), ...added.map((line) => `+${line}\n`)].join('');
+      diffs.push({
+        diff,
+        new_path: path,
+        old_path: path,
+        a_mode: old?.mode ?? '0',
+        b_mode: now?.mode ?? '0',
+        new_file: old === undefined,
+        renamed_file: false,
+        deleted_file: now === undefined,
+        generated_file: false,
+        additions: old?.sha === now?.sha ? 0 : added.length,
+        deletions: old?.sha === now?.sha ? 0 : removed.length,
+      });
+    }
+    return diffs;
+  }
+
+  /** The last commit (following first parents) that changed `path`, starting at `sha`. */
+  private lastCommitFor(project: FakeProject, sha: string, path: string): string {
+    let current = sha;
+    for (;;) {
+      const commit = project.commit(current);
+      const parent = commit?.parents[0];
+      if (!commit || !parent) return current;
+      const here = project.flatten(commit.tree).get(path)?.sha;
+      const there = project.flatten(project.commit(parent)?.tree ?? '').get(path)?.sha;
+      if (here !== there) return current;
+      current = parent;
+    }
+  }
+
+  // ---------------------------------------------------------------- merge request actions
+
+  private closeStored(project: FakeProject, mr: StoredMergeRequest): void {
+    if (mr.state !== 'opened') return;
+    const now = gitNow();
+    mr.closedSha = project.branchSha(mr.sourceBranch);
+    mr.state = 'closed';
+    mr.closedAt = now;
+    mr.updatedAt = now;
+  }
+
+  /** GitLab's default merge method: a merge commit of the source into the target, the source winning conflicts. */
+  private mergeStored(project: FakeProject, mr: StoredMergeRequest, user: { name: string; email: string }): string {
+    const source = project.branchSha(mr.sourceBranch);
+    const target = project.branchSha(mr.targetBranch);
+    if (!source || !target) throw problem(405, '405 Method Not Allowed');
+    const mergeBase = project.mergeBase(target, source);
+    const before = mergeBase ? project.flatten(project.commit(mergeBase)?.tree ?? '') : new Map<string, FlatEntry>();
+    const after = project.flatten(project.commit(source)?.tree ?? '');
+    const merged = project.flatten(project.commit(target)?.tree ?? '');
+    for (const path of new Set([...before.keys(), ...after.keys()])) {
+      const old = before.get(path);
+      const now = after.get(path);
+      if (old?.sha === now?.sha && old?.mode === now?.mode) continue;
+      if (now) merged.set(path, now);
+      else merged.delete(path);
+    }
+    const signature = { ...user, date: gitNow() };
+    const sha = project.putCommit({
+      tree: project.buildTree(merged),
+      parents: [target, source],
+      author: signature,
+      committer: signature,
+      message:
+        `Merge branch '${mr.sourceBranch}' into '${mr.targetBranch}'\n\n${mr.title}\n\n` +
+        `See merge request ${project.path}!${mr.iid}`,
+    });
+    project.refs.set(`refs/heads/${mr.targetBranch}`, sha);
+    const now = gitNow();
+    mr.closedSha = source;
+    mr.state = 'merged';
+    mr.mergedAt = now;
+    mr.updatedAt = now;
+    mr.mergeCommitSha = sha;
+    return sha;
+  }
+
+  // ---------------------------------------------------------------- route table
+
+  private defineRoutes(): void {
+    const route = (spec: string, handle: (context: RouteContext) => Reply) => {
+      const [method, path] = spec.split(' ') as [string, string];
+      this.routes.push({ method, route: spec, segments: path.split('/').slice(1), writes: method !== 'GET', handle });
+    };
+    const commitOf = (project: FakeProject, ref: string | undefined, what = 'Commit') => {
+      const sha = ref === undefined ? undefined : project.resolveCommit(ref);
+      if (!sha) throw notFound(what);
+      return sha;
+    };
+
+    route('GET /projects/:id', ({ project }) => ({
+      status: 200,
+      body: {
+        id: project.id,
+        name: project.path.split('/').at(-1),
+        path: project.path.split('/').at(-1),
+        path_with_namespace: project.path,
+        default_branch: project.defaultBranch,
+        visibility: 'private',
+        web_url: this.webUrl(project),
+        http_url_to_repo: `${this.webUrl(project)}.git`,
+      },
+    }));
+
+    // ------------------------------------------------ branches
+
+    route('GET /projects/:id/repository/branches', (context) => {
+      const { project, query } = context;
+      const names = Object.keys(this.branches(project.path)).filter(
+        (name) => !query.search || name.includes(query.search),
+      );
+      return this.page(names, context, (name) => this.branchJson(project, name));
+    });
+
+    route('GET /projects/:id/repository/branches/:branch', ({ project, params }) => ({
+      status: 200,
+      body: this.branchJson(project, params.branch as string),
+    }));
+
+    route('POST /projects/:id/repository/branches', ({ project, body, query }) => {
+      const input = { ...query, ...body };
+      const branch = stringParam(input, 'branch');
+      const ref = stringParam(input, 'ref');
+      if (!branch || !ref) throw missing(...(branch ? [] : ['branch']), ...(ref ? [] : ['ref']));
+      if (badPath(branch)) throw badRequest('Branch name is invalid');
+      if (project.branchSha(branch)) throw badRequest('Branch already exists');
+      const sha = project.resolveCommit(ref);
+      if (!sha) throw badRequest('Invalid reference name');
+      project.refs.set(`refs/heads/${branch}`, sha);
+      return { status: 201, body: this.branchJson(project, branch) };
+    });
+
+    route('DELETE /projects/:id/repository/branches/:branch', ({ project, params }) => {
+      const branch = params.branch as string;
+      if (!project.branchSha(branch)) throw notFound('Branch');
+      if (branch === project.defaultBranch) throw badRequest('Cannot remove the default branch');
+      project.refs.delete(`refs/heads/${branch}`);
+      return { status: 204 };
+    });
+
+    // ------------------------------------------------ reading
+
+    route('GET /projects/:id/repository/tree', (context) => {
+      const { project, query } = context;
+      const sha = commitOf(project, query.ref ?? project.defaultBranch, 'Tree');
+      const recursive = booleanParam(query.recursive) === true;
+      const path = (query.path ?? '').replace(/\/+$/, '');
+      let treeSha = project.commit(sha)?.tree ?? '';
+      if (path !== '') {
+        for (const part of path.split('/')) {
+          const entry = project.tree(treeSha)?.find((candidate) => candidate.name === part);
+          if (entry?.type !== 'tree') throw notFound('Tree');
+          treeSha = entry.sha;
+        }
+      }
+      const entries: { id: string; name: string; type: string; path: string; mode: string }[] = [];
+      const walk = (tree: string, prefix: string) => {
+        for (const entry of project.tree(tree) ?? []) {
+          const entryPath = `${prefix}${entry.name}`;
+          entries.push({ id: entry.sha, name: entry.name, type: entry.type, path: entryPath, mode: entry.mode });
+          if (recursive && entry.type === 'tree') walk(entry.sha, `${entryPath}/`);
+        }
+      };
+      walk(treeSha, path === '' ? '' : `${path}/`);
+      if (query.pagination === 'keyset') return this.keysetPage(entries, context);
+      if (query.pagination !== undefined && query.pagination !== 'offset') throw invalid('pagination');
+      return this.page(entries, context, (entry) => entry);
+    });
+
+    route('GET /projects/:id/repository/blobs/:sha', ({ project, params }) => {
+      const content = project.blob(params.sha as string);
+      if (!content) throw notFound('Blob');
+      return {
+        status: 200,
+        body: { size: content.length, encoding: 'base64', content: content.toString('base64'), sha: params.sha },
+      };
+    });
+
+    route('GET /projects/:id/repository/blobs/:sha/raw', ({ project, params }) => {
+      const content = project.blob(params.sha as string);
+      if (!content) throw notFound('Blob');
+      return { status: 200, text: { content, type: rawType(content) } };
+    });
+
+    const fileAt = (project: FakeProject, path: string, ref: string | undefined) => {
+      if (ref === undefined || ref === '') throw missing('ref');
+      const sha = commitOf(project, ref);
+      const entry = project.flatten(project.commit(sha)?.tree ?? '').get(path);
+      const content = entry && entry.mode !== '160000' ? project.blob(entry.sha) : undefined;
+      if (!entry || !content) throw notFound('File');
+      return { sha, entry, content };
+    };
+
+    route('GET /projects/:id/repository/files/:file_path', ({ project, params, query }) => {
+      const path = params.file_path as string;
+      const { sha, entry, content } = fileAt(project, path, query.ref);
+      return {
+        status: 200,
+        headers: {
+          'x-gitlab-blob-id': entry.sha,
+          'x-gitlab-commit-id': sha,
+          'x-gitlab-file-path': path,
+          'x-gitlab-ref': query.ref ?? '',
+        },
+        body: {
+          file_name: path.split('/').at(-1),
+          file_path: path,
+          size: content.length,
+          encoding: 'base64',
+          content_sha256: createHash('sha256').update(content).digest('hex'),
+          ref: query.ref,
+          blob_id: entry.sha,
+          commit_id: sha,
+          last_commit_id: this.lastCommitFor(project, sha, path),
+          execute_filemode: entry.mode === '100755',
+          content: content.toString('base64'),
+        },
+      };
+    });
+
+    route('GET /projects/:id/repository/files/:file_path/raw', ({ project, params, query }) => {
+      const { content } = fileAt(project, params.file_path as string, query.ref ?? project.defaultBranch);
+      return { status: 200, text: { content, type: rawType(content) } };
+    });
+
+    route('GET /projects/:id/repository/commits/:sha', ({ project, params }) => ({
+      status: 200,
+      body: this.commitDetailJson(project, commitOf(project, params.sha)),
+    }));
+
+    route('GET /projects/:id/repository/commits/:sha/diff', (context) => {
+      const { project, params } = context;
+      const diffs = this.diffOf(project, commitOf(project, params.sha));
+      return this.page(diffs, context, ({ additions: _a, deletions: _d, ...diff }) => diff);
+    });
+
+    // ------------------------------------------------ the commits API
+
+    route('POST /projects/:id/repository/commits', ({ project, body, user }) => {
+      const branch = stringParam(body, 'branch');
+      const message = stringParam(body, 'commit_message');
+      const actions = body.actions;
+      const absent = [
+        ...(branch ? [] : ['branch']),
+        ...(message !== undefined ? [] : ['commit_message']),
+        ...(Array.isArray(actions) ? [] : ['actions']),
+      ];
+      if (absent.length > 0) throw missing(...absent);
+      const target = branch as string;
+      const startSha = stringParam(body, 'start_sha');
+      const startBranch = stringParam(body, 'start_branch');
+      const force = booleanParam(body.force) === true;
+      if (startSha !== undefined && startBranch !== undefined) {
+        throw badRequest("You can't pass both start_branch and start_sha");
+      }
+      // Without a start, the commit goes on top of the branch itself.
+      let parent: string;
+      if (startSha !== undefined) {
+        if (!/^[0-9a-f]{40}$/.test(startSha)) throw badRequest(`Invalid start_sha '${startSha}'`);
+        if (!project.commit(startSha)) throw badRequest(`Cannot find start_sha '${startSha}'`);
+        parent = startSha;
+      } else {
+        const head = project.branchSha(startBranch ?? target);
+        if (!head) throw badRequest('You can only create or edit files when you are on a branch');
+        parent = head;
+      }
+      const differentBranch = startSha !== undefined || (startBranch ?? target) !== target;
+      if (differentBranch && project.branchSha(target) && !force) {
+        throw badRequest(`A branch called '${target}' already exists. Switch to that branch in order to make changes`);
+      }
+      if (badPath(target)) {
+        throw badRequest(`Something went wrong when we tried to create '${target}' for you: Branch name is invalid`);
+      }
+      const files = project.flatten(project.commit(parent)?.tree ?? '');
+      (actions as unknown[]).forEach((raw, index) => {
+        const field = (name: string) => `actions[${index}][${name}]`;
+        if (typeof raw !== 'object' || raw === null) throw invalid(`actions[${index}]`);
+        const action = raw as Record<string, unknown>;
+        const kind = action.action;
+        if (typeof kind !== 'string' || !['create', 'delete', 'move', 'update', 'chmod'].includes(kind)) {
+          throw invalid(field('action'));
+        }
+        const path = stringParam(action, 'file_path');
+        if (path === undefined) throw missing(field('file_path'));
+        if (badPath(path)) {
+          throw badRequest(`Your changes could not be committed, because the file name, \`${path}\` is invalid`);
+        }
+        const encoding = action.encoding ?? 'text';
+        if (encoding !== 'text' && encoding !== 'base64') throw invalid(field('encoding'));
+        const content = () => {
+          const text = typeof action.content === 'string' ? action.content : '';
+          return Buffer.from(text, encoding === 'base64' ? 'base64' : 'utf8');
+        };
+        const existing = files.get(path);
+        const lastCommitId = stringParam(action, 'last_commit_id');
+        if (lastCommitId !== undefined && existing && this.lastCommitFor(project, parent, path) !== lastCommitId) {
+          throw badRequest(
+            `You are attempting to update a file \`${path}\` that has changed since you started editing it.`,
+          );
+        }
+        switch (kind) {
+          case 'create':
+            if (existing) throw badRequest('A file with this name already exists');
+            files.set(path, {
+              mode: booleanParam(action.execute_filemode) ? '100755' : '100644',
+              sha: project.putBlob(content()),
+            });
+            break;
+          case 'update':
+            if (!existing) throw badRequest("A file with this name doesn't exist");
+            files.set(path, { mode: existing.mode, sha: project.putBlob(content()) });
+            break;
+          case 'delete':
+            if (!existing) throw badRequest("A file with this name doesn't exist");
+            files.delete(path);
+            break;
+          case 'move': {
+            const previous = stringParam(action, 'previous_path');
+            const moved = previous === undefined ? undefined : files.get(previous);
+            if (!moved) throw badRequest("A file with this name doesn't exist");
+            if (existing) throw badRequest('A file with this name already exists');
+            files.delete(previous as string);
+            const sha = typeof action.content === 'string' ? project.putBlob(content()) : moved.sha;
+            files.set(path, { mode: moved.mode, sha });
+            break;
+          }
+          case 'chmod': {
+            if (!existing) throw badRequest("A file with this name doesn't exist");
+            const executable = booleanParam(action.execute_filemode);
+            if (executable === undefined) throw missing(field('execute_filemode'));
+            files.set(path, { mode: executable ? '100755' : '100644', sha: existing.sha });
+            break;
+          }
+        }
+      });
+      let tree: string;
+      try {
+        tree = project.buildTree(files);
+      } catch (error) {
+        if (!(error instanceof TreePathConflict)) throw error;
+        throw badRequest('A directory with this name already exists');
+      }
+      const date = gitNow();
+      const committer = { name: user.name, email: user.email, date };
+      const author = {
+        name: stringParam(body, 'author_name') ?? user.name,
+        email: stringParam(body, 'author_email') ?? user.email,
+        date,
+      };
+      const sha = project.putCommit({ tree, parents: [parent], author, committer, message: message as string });
+      project.refs.set(`refs/heads/${target}`, sha);
+      return { status: 201, body: this.commitDetailJson(project, sha) };
+    });
+
+    // ------------------------------------------------ merge requests
+
+    route('GET /projects/:id/merge_requests', (context) => {
+      const { project, query } = context;
+      const state = query.state ?? 'all';
+      if (!['opened', 'closed', 'locked', 'merged', 'all'].includes(state)) throw invalid('state');
+      const orderBy = query.order_by ?? 'created_at';
+      if (!['created_at', 'updated_at', 'title', 'merged_at'].includes(orderBy)) throw invalid('order_by');
+      const sort = query.sort ?? 'desc';
+      if (sort !== 'asc' && sort !== 'desc') throw invalid('sort');
+      const key = (mr: StoredMergeRequest) =>
+        orderBy === 'title'
+          ? mr.title
+          : orderBy === 'updated_at'
+            ? mr.updatedAt
+            : orderBy === 'merged_at'
+              ? (mr.mergedAt ?? '')
+              : mr.createdAt;
+      const found = project.mergeRequests
+        .filter((mr) => state === 'all' || mr.state === state)
+        .filter((mr) => query.source_branch === undefined || mr.sourceBranch === query.source_branch)
+        .filter((mr) => query.target_branch === undefined || mr.targetBranch === query.target_branch)
+        .sort((a, b) => key(a).localeCompare(key(b)) || a.iid - b.iid);
+      if (sort === 'desc') found.reverse();
+      return this.page(found, context, (mr) => this.mergeRequestJson(project, mr));
+    });
+
+    route('POST /projects/:id/merge_requests', ({ project, body, user }) => {
+      const source = stringParam(body, 'source_branch');
+      const target = stringParam(body, 'target_branch');
+      const title = stringParam(body, 'title');
+      const absent = [
+        ...(source ? [] : ['source_branch']),
+        ...(target ? [] : ['target_branch']),
+        ...(title ? [] : ['title']),
+      ];
+      if (absent.length > 0) throw missing(...absent);
+      if (source === target) {
+        throw problem(422, ["You can't use same project/branch for source and target"]);
+      }
+      if (!project.branchSha(source as string)) {
+        throw problem(422, [`Source branch "${source}" does not exist`]);
+      }
+      if (!project.branchSha(target as string)) {
+        throw problem(422, [`Target branch "${target}" does not exist`]);
+      }
+      // GitLab's rule: one open merge request per source branch (whatever its target).
+      const open = project.mergeRequests.find((mr) => mr.state === 'opened' && mr.sourceBranch === source);
+      if (open) {
+        throw problem(409, [`Another open merge request already exists for this source branch: !${open.iid}`]);
+      }
+      const now = new Date().toISOString();
+      const mr: StoredMergeRequest = {
+        id: this.nextMergeRequestId++,
+        iid: project.mergeRequests.length + 1,
+        title: title as string,
+        description: stringParam(body, 'description') ?? '',
+        state: 'opened',
+        sourceBranch: source as string,
+        targetBranch: target as string,
+        author: user,
+        createdAt: now,
+        updatedAt: now,
+      };
+      project.mergeRequests.push(mr);
+      return { status: 201, body: this.mergeRequestJson(project, mr) };
+    });
+
+    const findMergeRequest = (project: FakeProject, iid: string | undefined) => {
+      const mr = project.mergeRequests.find((candidate) => String(candidate.iid) === iid);
+      if (!mr) throw notFound('Merge Request');
+      return mr;
+    };
+
+    route('GET /projects/:id/merge_requests/:merge_request_iid', ({ project, params }) => ({
+      status: 200,
+      body: this.mergeRequestJson(project, findMergeRequest(project, params.merge_request_iid)),
+    }));
+
+    route('PUT /projects/:id/merge_requests/:merge_request_iid', ({ project, params, body }) => {
+      const mr = findMergeRequest(project, params.merge_request_iid);
+      const title = stringParam(body, 'title');
+      const description = stringParam(body, 'description');
+      const target = stringParam(body, 'target_branch');
+      const stateEvent = stringParam(body, 'state_event');
+      if (stateEvent !== undefined && stateEvent !== 'close' && stateEvent !== 'reopen') {
+        throw invalid('state_event');
+      }
+      if (title === '') throw problem(400, { title: ["can't be blank"] });
+      if (target !== undefined && !project.branchSha(target)) {
+        throw problem(422, [`Target branch "${target}" does not exist`]);
+      }
+      if (stateEvent === 'reopen' && mr.state === 'closed') {
+        const open = project.mergeRequests.find(
+          (other) => other.state === 'opened' && other.sourceBranch === mr.sourceBranch,
+        );
+        if (open) {
+          throw problem(409, [`Another open merge request already exists for this source branch: !${open.iid}`]);
+        }
+        mr.state = 'opened';
+        mr.closedAt = undefined;
+        mr.closedSha = undefined;
+      }
+      if (title !== undefined) mr.title = title;
+      if (description !== undefined) mr.description = description;
+      if (target !== undefined) mr.targetBranch = target;
+      if (stateEvent === 'close') this.closeStored(project, mr);
+      mr.updatedAt = new Date().toISOString();
+      return { status: 200, body: this.mergeRequestJson(project, mr) };
+    });
+
+    route('PUT /projects/:id/merge_requests/:merge_request_iid/merge', ({ project, params, user }) => {
+      const mr = findMergeRequest(project, params.merge_request_iid);
+      if (mr.state !== 'opened') throw problem(405, '405 Method Not Allowed');
+      this.mergeStored(project, mr, user);
+      return { status: 200, body: this.mergeRequestJson(project, mr) };
+    });
+  }
+}
+
+// ---------------------------------------------------------------- helpers
+
+/** Raw files are served as text unless they hold a NUL byte, as GitLab labels them. */
+function rawType(content: Buffer): string {
+  return content.includes(0) ? 'application/octet-stream' : 'text/plain; charset=utf-8';
+}
+
+function requestMatches(
+  request: FakeGitLabRequest,
+  filter: string | RegExp | ((request: FakeGitLabRequest) => boolean) | undefined,
+): boolean {
+  if (filter === undefined) return true;
+  if (typeof filter === 'string') return request.route === filter;
+  if (filter instanceof RegExp) return filter.test(`${request.method} ${request.path}`);
+  return filter(request);
+}
+
+function faultReply(fault: FakeGitLabFault): Reply {
+  switch (fault.type) {
+    case 'status':
+      return {
+        status: fault.status,
+        body: { message: fault.message ?? `${fault.status} ${STATUS_CODES[fault.status] ?? 'Error'}` },
+      };
+    case 'rate-limit': {
+      const seconds = fault.resetInSeconds ?? 60;
+      const reset = Math.floor(Date.now() / 1000) + seconds;
+      return {
+        status: 429,
+        headers: {
+          'retry-after': String(seconds),
+          'ratelimit-name': 'throttle_authenticated_api',
+          'ratelimit-limit': '2000',
+          'ratelimit-observed': '2001',
+          'ratelimit-remaining': '0',
+          'ratelimit-reset': String(reset),
+          'ratelimit-resettime': new Date(reset * 1000).toUTCString(),
+        },
+        text: { content: 'Retry later\n', type: 'text/plain' },
+      };
+    }
+    case 'close':
+    case 'hang':
+      return { status: 500 }; // handled before a reply is made
+  }
+}
+
+async function readBody(request: IncomingMessage): Promise<string> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of request) chunks.push(chunk as Buffer);
+  return Buffer.concat(chunks).toString('utf8');
+}
