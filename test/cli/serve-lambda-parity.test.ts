@@ -115,7 +115,7 @@ describe('serve ↔ Lambda settings', () => {
       githubApiUrl: 'https://github.example.com/api/v3',
       gitlabApiUrl: 'https://gitlab.example.com/api/v4',
       bitbucketServerApiUrl: 'https://bitbucket.example.com',
-      azureDevOpsApiUrl: 'https://ado.example.com/tfs/Fleet',
+      azureDevopsApiUrl: 'https://ado.example.com/tfs/Fleet',
       commitAuthorName: 'Release Bot',
       commitAuthorEmail: 'bot@acme.example',
       notificationWebhookUrl: 'https://hooks.example.com/promotions',

@@ -25,7 +25,8 @@ interface ServeFlags {
   githubApiUrl?: string;
   gitlabApiUrl?: string;
   bitbucketServerApiUrl?: string;
-  azureDevOpsApiUrl?: string;
+  /** Commander's name for `--azure-devops-api-url` (it capitalises after each dash only). */
+  azureDevopsApiUrl?: string;
   commitAuthorName?: string;
   commitAuthorEmail?: string;
   notificationWebhookUrl?: string;
@@ -153,7 +154,7 @@ export function parseServeFlags(flags: ServeFlags): ServeOptions {
     githubApiUrl: flags.githubApiUrl === undefined ? undefined : parseHttpUrl(flags.githubApiUrl, '--github-api-url'),
     ...optional('gitlabApiUrl', httpUrlFlag(flags.gitlabApiUrl, '--gitlab-api-url')),
     ...optional('bitbucketServerApiUrl', httpUrlFlag(flags.bitbucketServerApiUrl, '--bitbucket-server-api-url')),
-    ...optional('azureDevOpsApiUrl', httpUrlFlag(flags.azureDevOpsApiUrl, '--azure-devops-api-url')),
+    ...optional('azureDevOpsApiUrl', httpUrlFlag(flags.azureDevopsApiUrl, '--azure-devops-api-url')),
     ...optional('commitAuthor', parseCommitAuthor(flags)),
     ...optional('notification', parseNotificationSinks(flags)),
     ...(flags.newStore ? { newStore: true } : {}),
