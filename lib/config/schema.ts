@@ -3,6 +3,7 @@
 // additions are optional.
 // Objects are strict (an unknown field is an error) except `metadata`, which tolerates whatever kubectl exports.
 import { z } from 'zod';
+import { SELECTOR_OPERATORS, requirementProblem } from '../pipeline/label-selector.js';
 import { APP_KINDS, type AppKind } from '../pipeline/model.js';
 import { repositoryAddress } from '../pipeline/repository-address.js';
 import {
@@ -131,11 +132,65 @@ export const Target = z.strictObject({
   clusterRef: ClusterReference.optional(),
 });
 
-export const Environment = z.strictObject({
-  name: environmentName,
-  targets: z.array(Target).min(1, 'an environment needs at least one target'),
-  promotion: Promotion.optional(),
+/** Kubernetes label keys: an optional DNS-subdomain prefix and `/`, then a name of at most 63 characters. */
+const labelKey = z
+  .string()
+  .regex(
+    /^([a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*\/)?[A-Za-z0-9]([-A-Za-z0-9_.]{0,61}[A-Za-z0-9])?$/,
+    'must be a Kubernetes label key ([prefix/]name: a name of at most 63 letters, digits, "-", "_" and ".")',
+  );
+/** Kubernetes label values: empty, or at most 63 characters starting and ending with a letter or digit. */
+const labelValue = z
+  .string()
+  .regex(
+    /^([A-Za-z0-9]([-A-Za-z0-9_.]{0,61}[A-Za-z0-9])?)?$/,
+    'must be a Kubernetes label value (at most 63 letters, digits, "-", "_" and ".", starting and ending with a letter or digit)',
+  );
+
+/** Extension: metav1.LabelSelector, over the GitopsClusters' labels (lib/pipeline/label-selector.ts). */
+export const LabelSelector = z.strictObject({
+  matchLabels: z.record(labelKey, labelValue).optional(),
+  matchExpressions: z
+    .array(
+      z
+        .strictObject({
+          key: labelKey,
+          operator: z.enum(SELECTOR_OPERATORS, { error: `must be one of ${SELECTOR_OPERATORS.join(', ')}` }),
+          values: z.array(labelValue).optional(),
+        })
+        .superRefine((requirement, ctx) => {
+          const problem = requirementProblem(requirement);
+          if (problem) ctx.addIssue({ code: 'custom', path: ['values'], message: problem });
+        }),
+    )
+    .optional(),
 });
+
+/**
+ * Extension: the environment's targets are the app in `namespace` on every GitopsCluster (of any namespace) whose
+ * labels `clusterSelector` selects, kept in step with the fleet as clusters are applied, relabelled and deleted.
+ */
+export const TargetSelector = z.strictObject({
+  clusterSelector: LabelSelector,
+  namespace: dns1123Label,
+});
+
+export const Environment = z
+  .strictObject({
+    name: environmentName,
+    targets: z.array(Target).optional(),
+    targetSelector: TargetSelector.optional(),
+    promotion: Promotion.optional(),
+  })
+  .superRefine((environment, ctx) => {
+    if (environment.targetSelector === undefined && (environment.targets ?? []).length === 0) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['targets'],
+        message: 'an environment needs at least one target, or a targetSelector',
+      });
+    }
+  });
 
 export const AppReference = z.strictObject({
   apiVersion: z.string().min(1, 'must not be empty'),

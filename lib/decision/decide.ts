@@ -10,6 +10,7 @@ import { isNewerRevision, sameRevision } from '../flux/revision.js';
 import { wasRead, type TargetStatus } from '../flux/target-status.js';
 import { appKeyOf, appKeyString } from '../pipeline/model.js';
 import type { PipelineEnvironment } from '../pipeline/model.js';
+import { selectorString } from '../pipeline/label-selector.js';
 import { promotionStep } from './promotion-step.js';
 import { oneLine, targetName, withDetail } from './text.js';
 import type {
@@ -38,7 +39,7 @@ export function decide(input: DecisionInput): Decision {
   const [source, ...later] = input.pipeline.environments;
   if (!source) return { actions: [], environments: [] };
 
-  const found = candidateOf(observedTargets(input, source));
+  const found = candidateOf(observedTargets(input, source), source);
   const environments = [explanation(source, 'source', found.reason, found.message)];
   const actions: Action[] = [];
   if (found.candidate === undefined) {
@@ -58,7 +59,7 @@ export function decide(input: DecisionInput): Decision {
       continue;
     }
     const approval = approvalOf(input.approvals, env);
-    const classified = classifyEnvironment(observedTargets(input, env), candidate);
+    const classified = classifyEnvironment(observedTargets(input, env), candidate, env);
     if (classified.state === 'behind') {
       const record = input.promotions.find((r) => r.env === env.name && sameRevision(r.revision, candidate));
       const step = promotionStep({ env, candidate, approval, record, now: input.now });
@@ -82,11 +83,11 @@ export function decide(input: DecisionInput): Decision {
  * A candidate must stand for the whole environment, so one target we cannot read, one still reconciling or one on
  * another revision is enough to have none (as in Weave, plus read errors, which Weave ignored: docs/weave-compatibility.md).
  */
-function candidateOf(targets: readonly ObservedTarget[]): Explained & { candidate?: string } {
+function candidateOf(targets: readonly ObservedTarget[], env: PipelineEnvironment): Explained & { candidate?: string } {
   const { known, unknown } = readTargets(targets);
   if (unknown) return { reason: 'TargetsUnknown', message: unknown };
   const [first] = known;
-  if (!first) return { reason: 'NoTargets', message: 'environment has no targets: no candidate' };
+  if (!first) return { reason: 'NoTargets', message: `${noTargets(env)}: no candidate` };
   const suspended = suspendedTargets(known);
   if (suspended) return { reason: 'TargetSuspended', message: `${suspended}: no candidate` };
 
@@ -126,11 +127,15 @@ type Classification =
  * cannot see stops everything; a rollout of the candidate (or a target that regressed after it passed) is waited
  * for; an environment that already runs something newer is neither downgraded nor promoted past.
  */
-function classifyEnvironment(targets: readonly ObservedTarget[], candidate: string): Classification {
+function classifyEnvironment(
+  targets: readonly ObservedTarget[],
+  candidate: string,
+  env: PipelineEnvironment,
+): Classification {
   const { known, unknown } = readTargets(targets);
   if (unknown) return { state: 'unknown', reason: 'TargetsUnknown', message: unknown };
   // An environment without targets cannot show that it runs the candidate; do not promote past it.
-  if (known.length === 0) return { state: 'unknown', reason: 'NoTargets', message: 'environment has no targets' };
+  if (known.length === 0) return { state: 'unknown', reason: 'NoTargets', message: noTargets(env) };
   // Flux would not roll a promotion out on a suspended target, nor can it be shown to pass: wait for a person.
   const suspended = suspendedTargets(known);
   if (suspended) return { state: 'suspended', reason: 'TargetSuspended', message: suspended };
@@ -228,4 +233,13 @@ function explanation(
   message: string,
 ): EnvironmentExplanation {
   return { env: env.name, state, reason, message: oneLine(message) };
+}
+
+/** Why an environment has no targets: a selector that matches no cluster is named, so a person can fix the labels. */
+function noTargets(env: PipelineEnvironment): string {
+  if (!env.targetSelector) return 'environment has no targets';
+  return (
+    `environment has no targets: its targetSelector (${selectorString(env.targetSelector.clusterSelector)}) ` +
+    'selects no GitopsCluster'
+  );
 }

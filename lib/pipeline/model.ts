@@ -1,6 +1,7 @@
 // The resolved pipeline model: a Pipeline document with every default applied (cluster and namespace of each
 // target, the promotion in force for each environment). Everything after the config loader works on this. It
 // depends on nothing else of ours: lib/config builds it from the documents.
+import { selectsLabels, type LabelSelector, type Labels } from './label-selector.js';
 import { namesStrategy, type Promotion } from './promotion.js';
 
 /** The Flux objects a pipeline can promote. */
@@ -28,11 +29,22 @@ export interface PipelineTarget {
   cluster: ObjectKey;
   /** The namespace of the app on that cluster. */
   namespace: string;
+  /** Chosen by the environment's targetSelector rather than listed; such targets follow the fleet's labels. */
+  selected?: true;
+}
+
+/** Extension: targets chosen by GitopsCluster labels (README, "Targets chosen by cluster labels"). */
+export interface TargetSelector {
+  clusterSelector: LabelSelector;
+  /** The namespace of the app on each selected cluster. */
+  namespace: string;
 }
 
 export interface PipelineEnvironment {
   name: string;
+  /** The listed targets, in their order, then the selected ones (selectTargets), by cluster. */
   targets: PipelineTarget[];
+  targetSelector?: TargetSelector;
   /**
    * The promotion in force for this environment: its own block, else the pipeline's (Weave `GetPromotion`) when that
    * names a strategy. Absent: nothing promotes into it (the decision says `no-strategy`).
@@ -85,10 +97,11 @@ export interface PipelineSource {
     appRef: AppRef;
     environments: {
       name: string;
-      targets: {
+      targets?: {
         namespace: string;
         clusterRef?: { apiVersion?: string; kind?: string; name: string; namespace?: string };
       }[];
+      targetSelector?: TargetSelector;
       promotion?: Promotion;
     }[];
     promotion?: Promotion;
@@ -102,6 +115,7 @@ export class UnresolvedClusterError extends Error {}
  * Applies the defaults: a document without a namespace is in `default` (as with kubectl); a clusterRef without a
  * namespace is in the Pipeline's namespace (Weave); a target without clusterRef runs on `defaultCluster`.
  * The config loader reports a missing default cluster as a validation error before this is ever called.
+ * Only the listed targets are resolved here: the selected ones depend on the fleet (selectTargets).
  */
 export function resolvePipeline(document: PipelineSource, defaultCluster?: ObjectKey): Pipeline {
   const namespace = document.metadata.namespace ?? DEFAULT_NAMESPACE;
@@ -114,7 +128,8 @@ export function resolvePipeline(document: PipelineSource, defaultCluster?: Objec
     environments: spec.environments.map((environment) => ({
       name: environment.name,
       promotion: environment.promotion ?? inheritedPromotion(spec.promotion),
-      targets: environment.targets.map((target) => {
+      ...(environment.targetSelector ? { targetSelector: environment.targetSelector } : {}),
+      targets: (environment.targets ?? []).map((target) => {
         let cluster: ObjectKey | undefined = defaultCluster;
         if (target.clusterRef) {
           cluster = { namespace: target.clusterRef.namespace ?? namespace, name: target.clusterRef.name };
@@ -136,4 +151,51 @@ export function resolvePipeline(document: PipelineSource, defaultCluster?: Objec
  */
 function inheritedPromotion(promotion: Promotion | undefined): Promotion | undefined {
   return promotion && namesStrategy(promotion) ? promotion : undefined;
+}
+
+/** A GitopsCluster as a targetSelector sees it. */
+export interface LabelledCluster {
+  key: ObjectKey;
+  labels?: Labels;
+}
+
+/**
+ * The pipeline with each selecting environment's targets brought in line with the fleet: its listed targets, then
+ * the app in the selector's namespace on every cluster the selector selects (by cluster key, so that the order does
+ * not depend on the order clusters were applied in), less those already listed. Selected targets from an earlier
+ * fleet are dropped first, so this can be applied again to a stored pipeline whenever a cluster changes.
+ */
+export function selectTargets(pipeline: Pipeline, clusters: readonly LabelledCluster[]): Pipeline {
+  if (!pipeline.environments.some((env) => env.targetSelector)) return pipeline;
+  const byKey = [...clusters].sort((a, b) => compareKeys(a.key, b.key));
+  return {
+    ...pipeline,
+    environments: pipeline.environments.map((env) => {
+      const listed = env.targets.filter((target) => !target.selected);
+      const selector = env.targetSelector;
+      if (!selector) return env;
+      const present = new Set(listed.map((target) => targetId(target)));
+      const selected: PipelineTarget[] = [];
+      for (const cluster of byKey) {
+        if (!selectsLabels(selector.clusterSelector, cluster.labels)) continue;
+        const target: PipelineTarget = { cluster: cluster.key, namespace: selector.namespace, selected: true };
+        if (!present.has(targetId(target))) selected.push(target);
+      }
+      return { ...env, targets: [...listed, ...selected] };
+    }),
+  };
+}
+
+const targetId = (target: PipelineTarget) => `${objectKeyString(target.cluster)}/${target.namespace}`;
+
+function compareKeys(a: ObjectKey, b: ObjectKey): number {
+  return a.namespace < b.namespace
+    ? -1
+    : a.namespace > b.namespace
+      ? 1
+      : a.name < b.name
+        ? -1
+        : a.name > b.name
+          ? 1
+          : 0;
 }

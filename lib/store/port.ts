@@ -42,7 +42,10 @@ export interface StoredCluster {
 export interface IndexedTarget {
   pipeline: ObjectKey;
   env: string;
-  /** Position of the target in its environment. */
+  /**
+   * Position of the target in its environment when the entry was written (a selected target's position moves as
+   * clusters join and leave the selection; nothing depends on it).
+   */
   targetIndex: number;
 }
 

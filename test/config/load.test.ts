@@ -280,7 +280,7 @@ spec:
       `${a}:5:12: Pipeline apps/web: spec.appRef.apiVersion: must be helm.toolkit.fluxcd.io/<version> for a HelmRelease (found "apps/v1")`,
       `${a}:10:45: Pipeline apps/web: spec.environments[0].targets[0].clusterRef.name: GitopsCluster apps/missing not found`,
       `${a}:11:7: Pipeline apps/web: spec.environments[1].name: duplicate environment name "dev" (also environments[0])`,
-      `${a}:12:7: Pipeline apps/web: spec.environments[1].targets: an environment needs at least one target`,
+      `${a}:12:7: Pipeline apps/web: spec.environments[1].targets: an environment needs at least one target, or a targetSelector`,
       `${a}:17:11: Pipeline apps/web: spec.environments[2].targets[0].cluster: unknown field "cluster" (not part of the Pipeline schema; check its spelling and indentation)`,
       `${a}:20:36: Pipeline apps/web: spec.promotion.strategy.pull-request.url: must be an https:// repository URL (only HTTPS is supported, as in Weave)`,
       `${a}:27:3: Pipeline apps/api: spec.appRef.name: is required`,

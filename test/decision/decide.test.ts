@@ -391,6 +391,43 @@ describe('decide: walking the later environments', () => {
       messages: { staging: ['environment has no targets'] },
     },
     {
+      name: 'a later environment whose targetSelector selects no cluster: unknown, the selector named',
+      pipeline: ((base) => ({
+        ...base,
+        environments: base.environments.map((env) =>
+          env.name === 'staging'
+            ? {
+                ...env,
+                targetSelector: {
+                  clusterSelector: {
+                    matchLabels: { tier: 'staging' },
+                    matchExpressions: [{ key: 'region', operator: 'In' as const, values: ['eu'] }],
+                  },
+                  namespace: 'apps',
+                },
+              }
+            : env,
+        ),
+      }))(
+        pipeline({
+          promotion: pullRequest,
+          environments: [
+            { name: 'dev', targets: ['flux-system/dev apps'] },
+            { name: 'staging', targets: [] },
+            { name: 'prod', targets: ['flux-system/prod-eu apps'] },
+          ],
+        }),
+      ),
+      observed: { 'flux-system/dev apps': healthy('6.9.2'), 'flux-system/prod-eu apps': healthy('6.9.1') },
+      candidate: '6.9.2',
+      actions: [],
+      states: { dev: 'source', staging: 'unknown', prod: 'not-reached' },
+      reasons: { dev: 'CandidateFound', staging: 'NoTargets', prod: 'StoppedEarlier' },
+      messages: {
+        staging: ['its targetSelector (tier=staging,region in (eu)) selects no GitopsCluster'],
+      },
+    },
+    {
       name: 'a passed environment whose target regressed to unhealthy: nothing promoted beyond it',
       pipeline: three,
       observed: {

@@ -215,7 +215,8 @@ export async function startLoop(t: TestContext, options: LoopOptions = {}) {
   /** Every target of the pipeline runs `version`, healthy, and the loop has seen it: the usual starting point. */
   const deployEverywhere = async (version: string) => {
     for (const env of document.spec.environments) {
-      for (const target of env.targets) cluster(target.clusterRef?.name ?? '').put(deployed(version, target.namespace));
+      for (const target of env.targets ?? [])
+        cluster(target.clusterRef?.name ?? '').put(deployed(version, target.namespace));
     }
     await poll();
     await settled(running.queue);

@@ -10,6 +10,7 @@ import type { ObjectKey } from '../../pipeline/model.js';
 import { checkStoreLimits } from '../../store/index.js';
 import type { Backend } from '../backend.js';
 import { loadConfigurationSource, type ConfigurationSource } from './apply/configuration-source.js';
+import { fleetAfter, reselectedPipelines, withSelectedTargets } from './apply/fleet-selection.js';
 import { planSecretPurposes, remarkSecrets } from './apply/secret-purposes.js';
 import { storeObjects } from './apply/store-objects.js';
 import { strategyWarnings } from './apply/strategy-warnings.js';
@@ -45,7 +46,15 @@ export async function applyConfiguration(backend: Backend, options: ApplyOptions
   const stored = await readStoredObjects(backend.store);
   const loaded = await loadConfigurationSource(backend, options.source, stored, options.defaultCluster);
   if (!loaded.ok) return { ok: false, problems: loaded.problems.map(formatProblem) };
-  const { configuration } = loaded;
+  // Targets chosen by cluster labels, against the fleet as it will be: this apply's pipelines, and the stored ones
+  // whose selection the applied clusters change.
+  const fleet = fleetAfter(stored, loaded.configuration.clusters);
+  const configuration = withSelectedTargets(loaded.configuration, fleet);
+  const reselections = reselectedPipelines(
+    stored,
+    fleet,
+    configuration.pipelineDocuments.map((document) => document.key),
+  );
   const warnings = loaded.warnings.map((warning) => `warning: ${formatWarning(warning)}`);
   warnings.push(...(await strategyWarnings(backend, configuration)));
 
@@ -59,6 +68,7 @@ export async function applyConfiguration(backend: Backend, options: ApplyOptions
   const now = options.now ?? (() => new Date());
   if (!dryRun) await backend.store.repairInterruptedApplies?.(now());
   const { lines, changedPipelines } = await storeObjects(backend, configuration, stored, {
+    reselections,
     dryRun,
     now,
     purposesOf: purposes.of,

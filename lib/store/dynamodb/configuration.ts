@@ -41,17 +41,28 @@ export interface IndexEntry {
   app: AppKey;
   env: string;
   targetIndex: number;
+  /**
+   * What tells the entry apart from the environment's other targets in its key: a listed target's position, a
+   * selected target's cluster. A cluster joining or leaving a selection then writes or removes its own entry only,
+   * never shifting the others.
+   */
+  slot: string;
 }
 
 export function indexEntries(pipeline: Pipeline): IndexEntry[] {
   return pipeline.environments.flatMap((env) =>
-    env.targets.map((target, targetIndex) => ({ app: appKeyOf(pipeline, target), env: env.name, targetIndex })),
+    env.targets.map((target, targetIndex) => ({
+      app: appKeyOf(pipeline, target),
+      env: env.name,
+      targetIndex,
+      slot: target.selected ? `@${objectKeyString(target.cluster)}` : String(targetIndex),
+    })),
   );
 }
 
 const pipelineKeyOf = (pipeline: Pipeline): ObjectKey => ({ namespace: pipeline.namespace, name: pipeline.name });
 const entryId = (pipeline: ObjectKey, entry: IndexEntry) => {
-  const { pk, sk } = keys.indexEntry(entry.app, pipeline, entry.env, entry.targetIndex);
+  const { pk, sk } = keys.indexEntry(entry.app, pipeline, entry.env, entry.slot);
   return `${pk} ${sk}`;
 };
 const usageId = (app: AppKey) => {
@@ -100,7 +111,7 @@ export function clusterItem(document: GitopsClusterDocument, now: Date, generati
 
 export function indexEntryItem(pipeline: ObjectKey, entry: IndexEntry, generation: number): Record<string, unknown> {
   return {
-    ...keys.indexEntry(entry.app, pipeline, entry.env, entry.targetIndex),
+    ...keys.indexEntry(entry.app, pipeline, entry.env, entry.slot),
     entity: 'index-entry',
     pipelineNamespace: pipeline.namespace,
     pipelineName: pipeline.name,
@@ -219,7 +230,7 @@ export class DynamoConfiguration implements ConfigurationStore, AppsIndex {
     const entries = indexEntries(existing.pipeline);
     await batchWrite(
       this.table,
-      entries.map((entry) => deleteRequest(keys.indexEntry(entry.app, key, entry.env, entry.targetIndex))),
+      entries.map((entry) => deleteRequest(keys.indexEntry(entry.app, key, entry.env, entry.slot))),
     );
     const usage = new Map(entries.map((entry) => [usageId(entry.app), entry.app]));
     for (const app of usage.values()) await this.removeUsage(app, objectKeyString(key), Number.MAX_SAFE_INTEGER);
@@ -371,7 +382,7 @@ export class DynamoConfiguration implements ConfigurationStore, AppsIndex {
     const keptUsage = new Set(kept.map((entry) => usageId(entry.app)));
     const entries = written.filter((entry) => !keptIds.has(entryId(key, entry)));
     await inParallel(entries, REMOVAL_CONCURRENCY, (entry) =>
-      this.deleteItem(keys.indexEntry(entry.app, key, entry.env, entry.targetIndex), generation),
+      this.deleteItem(keys.indexEntry(entry.app, key, entry.env, entry.slot), generation),
     );
     const usage = new Map(written.map((entry) => [usageId(entry.app), entry.app]));
     for (const [id, app] of usage) {

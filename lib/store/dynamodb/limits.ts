@@ -100,7 +100,9 @@ function pipelineProblems({ document, pipeline, problemAt }: PipelineToStore): C
   const key = { namespace: pipeline.namespace, name: pipeline.name };
   const targetPath = (entry: IndexEntry) => {
     const env = pipeline.environments.findIndex((candidate) => candidate.name === entry.env);
-    return ['spec', 'environments', env, 'targets', entry.targetIndex];
+    return entry.slot.startsWith('@')
+      ? ['spec', 'environments', env, 'targetSelector']
+      : ['spec', 'environments', env, 'targets', entry.targetIndex];
   };
   for (const entry of indexEntries(pipeline)) {
     // The index entry's keys; the target's status shares its partition key.

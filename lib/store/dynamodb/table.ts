@@ -39,9 +39,10 @@ export const keys = {
   objectSortKey: objectPart,
   app: (app: AppKey) => `APP#${objectPart(app.cluster)}/${part(app.kind)}/${part(app.namespace)}/${part(app.name)}`,
   targetStatus: (app: AppKey) => ({ pk: keys.app(app), sk: 'STATUS' }),
-  indexEntry: (app: AppKey, pipeline: ObjectKey, env: string, targetIndex: number) => ({
+  /** `slot`: a listed target's position, `@{clusterNs}/{cluster}` for a selected one (configuration.ts). */
+  indexEntry: (app: AppKey, pipeline: ObjectKey, env: string, slot: string) => ({
     pk: keys.app(app),
-    sk: `TARGET#${objectPart(pipeline)}#${part(env)}#${targetIndex}`,
+    sk: `TARGET#${objectPart(pipeline)}#${part(env)}#${part(slot)}`,
   }),
   indexEntryPrefix: 'TARGET#',
   /** An apply of a pipeline under way (or cut off): what it may have written to the apps index. */

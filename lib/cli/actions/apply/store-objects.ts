@@ -6,9 +6,12 @@ import { objectKeyString, type ObjectKey } from '../../../pipeline/model.js';
 import type { SecretPurpose } from '../../../secrets/tags.js';
 import { canonicalJson } from '../../../store/index.js';
 import type { Backend } from '../../backend.js';
+import type { Reselection } from './fleet-selection.js';
 import type { StoredObjects } from './stored-objects.js';
 
 export interface StoreObjectsOptions {
+  /** Stored pipelines the apply does not name whose targets the applied clusters' labels select differently. */
+  reselections?: readonly Reselection[];
   dryRun: boolean;
   now: () => Date;
   /** What each Secret is marked with where it is stored. */
@@ -49,6 +52,15 @@ export async function storeObjects(
       ? !sameJson(before?.document, document)
       : (await store.applyCluster(document, now())).changed;
     lines.push(`gitopscluster ${objectKeyString(key)} ${outcomeOf(before, changed)}${suffix}`);
+  }
+
+  for (const reselection of options.reselections ?? []) {
+    if (!dryRun) await store.applyPipeline(reselection.document, reselection.pipeline, now());
+    changedPipelines.push(reselection.key);
+    lines.push(
+      `pipeline ${objectKeyString(reselection.key)} configured (targets selected by cluster labels: ` +
+        `${reselection.joined} joined, ${reselection.left} left)${suffix}`,
+    );
   }
 
   const pipelinesByKey = new Map(stored.pipelines.map((p) => [objectKeyString(keyOf(p.document.metadata)), p]));
