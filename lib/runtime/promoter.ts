@@ -4,6 +4,7 @@
 import type { EventBridgeClient } from '@aws-sdk/client-eventbridge';
 import type { Logger } from '../logging/logger.js';
 import { StrategyPromoter, type Promoter } from '../promotion/index.js';
+import { azureDevOpsHost } from '../promotion/azure-devops/index.js';
 import { bitbucketServerHost } from '../promotion/bitbucket-server/index.js';
 import { gitHubHost } from '../promotion/github/index.js';
 import { gitLabHost } from '../promotion/gitlab/index.js';
@@ -67,6 +68,7 @@ export function createPromoter(config: PromoterConfig): Promoter {
         gitHubHost({ logger: config.logger, writeIntervalMs: config.githubWriteIntervalMs }),
         gitLabHost({ logger: config.logger }),
         bitbucketServerHost({ logger: config.logger }),
+        azureDevOpsHost({ logger: config.logger }),
       ],
       apiUrls: withoutUndefined({
         github: config.githubApiUrl,

@@ -11,6 +11,7 @@ import { setMarkedValues } from '../../lib/promotion/markers.js';
 import type { GitHostSettings } from '../../lib/promotion/pull-request/host.js';
 import { PullRequestPromoter, pullRequestBody } from '../../lib/promotion/pull-request/index.js';
 import { StaticSecretSource } from '../../lib/secrets/port.js';
+import { startAzureDevOpsUnderTest } from './azure-devops-support.js';
 import { startBitbucketServerUnderTest } from './bitbucket-server-support.js';
 import type { FakeHostUnderTest } from './git-host-under-test.js';
 import { startGitHubUnderTest } from './github-support.js';
@@ -22,6 +23,7 @@ const HOSTS: [GitProviderType, () => Promise<FakeHostUnderTest>][] = [
   ['github', startGitHubUnderTest],
   ['gitlab', startGitLabUnderTest],
   ['bitbucket-server', startBitbucketServerUnderTest],
+  ['azure-devops', startAzureDevOpsUnderTest],
 ];
 
 const SECRET = { namespace: 'foo', name: 'git-credentials' };

@@ -1,0 +1,2 @@
+export { azureDevOpsHost } from './host.js';
+export { azureDevOpsToken, NEEDED_KEYS, toPromotionError } from './client.js';

@@ -1,0 +1,1559 @@
+// A fake Azure DevOps Services (Git REST API 7.x), in memory, for tests and the local demo. It listens on plain HTTP on
+// 127.0.0.1 and serves one collection (organization) at `http://127.0.0.1:<port>/<collection>`, so the real
+// azure-devops-node-api client (GitApi over typed-rest-client) can be driven against it.
+//
+// What it answers as Azure DevOps does, because the client or the adapter depends on it:
+// - resource-area discovery: the client's VsoClient first sends `OPTIONS {collection}/_apis/{area}` and builds every
+//   URL from the route templates and versions of the answer (ApiResourceLocation), then negotiates `api-version`
+//   against them; requests name the version in the Accept header (`application/json;api-version=7.2-preview.2`) or
+//   the query, and a preview version asked without `-preview` is refused as Azure refuses it;
+// - Basic authentication with a personal access token (any user name); without credentials a browser is sent the
+//   sign-in page (203) unless `X-TFS-FedAuthRedirect: Suppress` asks for a 401;
+// - refs: a `filter` is a prefix below `refs/`; updateRefs answers 200 with a result per ref (`staleOldObjectId`,
+//   `forcePushRequired`, …) rather than an error status;
+// - pushes: one commit and one ref update per push, the commit's parent is the ref update's `oldObjectId` (or its one
+//   parent), and an existing ref must be at that commit (409 TF401028) — a push never moves a branch backwards; raw
+//   text edits keep the edited file's UTF-8 byte order mark, base64 content is written byte for byte;
+// - items: a recursive listing with blob ids; blobs as octet streams; a commit with its changes;
+// - pull requests: one active pull request per source and target (409 TF401179), listing newest first by search
+//   criteria, retitling, abandoning, and completing (merge commit) from the test side;
+// - errors in Azure's JSON shape (`{"$id":"1","innerException":null,"message":"TF…","typeName":…,"typeKey":…}`);
+// - faults (5xx, 429 with `Retry-After` and `X-RateLimit-*`, dropped connections, requests never answered) and
+//   latency can be injected, and every request is logged with its route.
+//
+// Repositories keep git's object model (git-repository.ts): blob, tree and commit ids are the ones git computes.
+import { createHash, randomBytes } from 'node:crypto';
+import { STATUS_CODES, createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { Socket } from 'node:net';
+import {
+  GitRepository,
+  TreePathConflict,
+  gitNow,
+  type FlatEntry,
+  type GitCommit,
+  type GitSignature,
+  type GitTreeEntry,
+} from './git-repository.js';
+import { listenOnLoopback } from './listen.js';
+
+// ---------------------------------------------------------------- public types
+
+export interface FakeAzureDevOpsRequest {
+  method: string;
+  /** The decoded path below the server root, without the query, e.g. `/acme/Fleet/_apis/git/repositories/r/refs`. */
+  path: string;
+  query: Record<string, string>;
+  /** The route, e.g. `GET refs`, `POST pushes`, `OPTIONS _apis/{area}`; undefined: unknown. */
+  route?: string;
+  /** The `api-version` asked for (Accept header or query), when there was one. */
+  apiVersion?: string;
+  /** Whether the request carried a personal access token the fake accepts. */
+  auth?: 'pat';
+  /** The status answered; undefined while pending or for a dropped connection. */
+  status?: number;
+}
+
+export interface FakeAzureDevOpsFaultMatch {
+  /** How many matching requests get the fault. Default 1. */
+  times?: number;
+  method?: string;
+  /** A route as logged (exact), e.g. `POST pushes`. */
+  route?: string;
+  /** A string the path contains, or a RegExp tested against `METHOD path`. */
+  path?: string | RegExp;
+}
+
+export type FakeAzureDevOpsFault =
+  | { type: 'status'; status: number; message?: string }
+  /** 429 with `Retry-After` and `X-RateLimit-*` headers, the way Azure DevOps throttles a client. */
+  | { type: 'rate-limit'; retryAfterSeconds?: number }
+  /** Destroy the connection without an answer. */
+  | { type: 'close' }
+  /** Never answer: the request stays pending (logged without a status, nothing applied) until the server stops. */
+  | { type: 'hang' };
+
+export interface FakeAzureDevOpsOptions {
+  /** The default personal access token. Default: random, 52 characters like Azure's. */
+  token?: string;
+  /** The collection (organization) the server holds. Default `acme`. */
+  collection?: string;
+  /** The host of web URLs (pull request pages). Default `dev.azure.com`. */
+  webHost?: string;
+  latencyMs?: number | ((request: FakeAzureDevOpsRequest) => number);
+  /** The user behind the tokens: the author of commits whose push names none, the creator of pull requests. */
+  identity?: { name: string; email: string };
+}
+
+export type FakePullRequestStatus = 'active' | 'completed' | 'abandoned';
+
+export interface FakeAzurePullRequest {
+  pullRequestId: number;
+  title: string;
+  description: string;
+  status: FakePullRequestStatus;
+  /** The source and target branch names (without `refs/heads/`). */
+  source: string;
+  target: string;
+  /** The page a person opens: `https://dev.azure.com/{org}/{project}/_git/{repo}/pullrequest/{id}`. */
+  webUrl: string;
+  /** The merge commit on the target, once completed. */
+  mergeCommitId?: string;
+}
+
+// ---------------------------------------------------------------- Azure's answers
+
+/** An error answered in Azure DevOps' JSON shape. */
+class VssProblem extends Error {
+  constructor(
+    readonly status: number,
+    readonly typeKey: string,
+    message: string,
+    readonly headers: Record<string, string> = {},
+  ) {
+    super(message);
+  }
+}
+
+/** The server namespace of the exception types named in error bodies. */
+const TYPE_NAMESPACES: Record<string, string> = {
+  InvalidArgumentValueException: 'Microsoft.TeamFoundation.SourceControl.WebServer',
+  UnauthorizedRequestException: 'Microsoft.TeamFoundation.Framework.Server',
+  ProjectDoesNotExistWithNameException: 'Microsoft.TeamFoundation.Core.WebApi',
+  VssVersionNotSpecifiedException: 'Microsoft.VisualStudio.Services.WebApi',
+  VssInvalidPreviewVersionException: 'Microsoft.VisualStudio.Services.WebApi',
+  VssVersionOutOfRangeException: 'Microsoft.VisualStudio.Services.WebApi',
+  RequestBlockedException: 'Microsoft.TeamFoundation.Framework.Server',
+};
+
+function errorBody(typeKey: string, message: string): Record<string, unknown> {
+  const namespace = TYPE_NAMESPACES[typeKey] ?? 'Microsoft.TeamFoundation.Git.Server';
+  return {
+    $id: '1',
+    innerException: null,
+    message,
+    typeName: `${namespace}.${typeKey}, ${namespace}`,
+    typeKey,
+    errorCode: 0,
+    eventId: 3000,
+  };
+}
+
+const invalidArgument = (message: string) => new VssProblem(400, 'InvalidArgumentValueException', message);
+
+const ZERO_ID = '0'.repeat(40);
+const SHA1 = /^[0-9a-f]{40}$/;
+
+/** A stable GUID for a name, in Azure's lower-case form. */
+function guidOf(text: string): string {
+  const hex = createHash('sha1').update(text).digest('hex');
+  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-4${hex.slice(13, 16)}-8${hex.slice(17, 20)}-${hex.slice(20, 32)}`;
+}
+
+/** An enum value as Azure takes it: its camelCase name in any case, or its number. */
+function enumValue(value: unknown, names: Record<string, number>, field: string): string {
+  const byNumber = Object.entries(names).find(([, number]) => String(number) === String(value));
+  if (byNumber) return byNumber[0];
+  const name = typeof value === 'string' ? Object.keys(names).find((key) => key === value.toLowerCase()) : undefined;
+  if (name === undefined) throw invalidArgument(`The value '${String(value)}' is not valid for ${field}.`);
+  return name;
+}
+
+const RECURSION = { none: 0, onelevel: 1, onelevelplusnestedemptyfolders: 4, full: 120 };
+const VERSION_TYPES = { branch: 0, tag: 1, commit: 2 };
+const CHANGE_TYPES = { add: 1, edit: 2, delete: 16, rename: 8 };
+const CONTENT_TYPES = { rawtext: 0, base64encoded: 1 };
+const PULL_REQUEST_STATUSES = { notset: 0, active: 1, abandoned: 2, completed: 3, all: 4 };
+
+/** The Git area's resources this fake serves, as `OPTIONS _apis/git` describes them (ApiResourceLocation). */
+const GIT_LOCATIONS = [
+  { id: '225f7195-f9c7-4d14-ab28-a83f7ff77e1f', resourceName: 'repositories', version: 2, rest: '{repositoryId}' },
+  { id: '2d874a60-a811-4f62-9c9f-963a6ea0a55b', resourceName: 'refs', version: 2, rest: 'repositories' },
+  { id: 'fb93c0db-47ed-4a31-8c20-47552878fb44', resourceName: 'items', version: 1, rest: 'repositories' },
+  { id: '7b28e929-2c99-405d-9c5c-6167a06e6816', resourceName: 'blobs', version: 1, rest: 'repositories' },
+  { id: 'c2570c3b-5b3f-41b8-98bf-5407bfde8d58', resourceName: 'commits', version: 2, rest: 'repositories' },
+  { id: 'ea98d07b-3c87-4971-8ede-a613694ffb55', resourceName: 'pushes', version: 3, rest: 'repositories' },
+  { id: '9946fd70-0d40-406e-b686-b4744cbbcc37', resourceName: 'pullRequests', version: 2, rest: 'repositories' },
+] as const;
+
+const LOCATION_TAILS: Record<string, string> = {
+  refs: '{*filter}',
+  items: '{*path}',
+  blobs: '{sha1}',
+  commits: '{commitId}',
+  pushes: '{pushId}',
+  pullRequests: '{pullRequestId}',
+};
+
+/** The newest version Azure DevOps Services releases, and the newest it serves as a preview. */
+const RELEASED_VERSION = '7.1';
+const MAX_VERSION = '7.2';
+
+function locationsOf(area: string): Record<string, unknown>[] {
+  if (area.toLowerCase() !== 'git') return [];
+  return GIT_LOCATIONS.map((location) => ({
+    id: location.id,
+    area: 'git',
+    resourceName: location.resourceName,
+    routeTemplate:
+      location.rest === 'repositories'
+        ? `{project}/_apis/{area}/repositories/{repositoryId}/{resource}/${LOCATION_TAILS[location.resourceName]}`
+        : `{project}/_apis/{area}/{resource}/${location.rest}`,
+    routeName: `git-${location.resourceName}`,
+    resourceVersion: location.version,
+    minVersion: '1.0',
+    maxVersion: MAX_VERSION,
+    releasedVersion: RELEASED_VERSION,
+  }));
+}
+
+/** Refuses an `api-version` Azure would refuse for a resource: missing, beyond the server, or an unmarked preview. */
+function checkApiVersion(requested: string | undefined, method: string, resourceVersion: number): void {
+  if (requested === undefined) {
+    throw new VssProblem(
+      400,
+      'VssVersionNotSpecifiedException',
+      `No api-version was supplied for the "${method}" request. The version must be supplied either as part of the ` +
+        'Accept header (e.g. "application/json; api-version=1.0") or as a query parameter (e.g. "?api-version=1.0").',
+    );
+  }
+  const parsed = /^(\d+\.\d+)(-preview(?:\.(\d+))?)?$/.exec(requested.trim());
+  if (!parsed) throw invalidArgument(`The api-version '${requested}' is not valid.`);
+  const version = Number(parsed[1]);
+  if (version > Number(MAX_VERSION)) {
+    throw new VssProblem(
+      400,
+      'VssVersionOutOfRangeException',
+      `The requested REST API version of ${requested} is out of range for this server. The latest REST API version ` +
+        `this server supports is ${MAX_VERSION}.`,
+    );
+  }
+  const preview = parsed[2] !== undefined;
+  if (version > Number(RELEASED_VERSION) && !preview) {
+    throw new VssProblem(
+      400,
+      'VssInvalidPreviewVersionException',
+      `The requested version "${requested}" of the resource is under preview. The -preview flag must be supplied in ` +
+        `the api-version for such requests. For example: "${parsed[1]}-preview"`,
+    );
+  }
+  if (parsed[3] !== undefined && Number(parsed[3]) > resourceVersion) {
+    throw new VssProblem(
+      400,
+      'VssVersionOutOfRangeException',
+      `The requested resource version ${parsed[3]} is out of range; the latest is ${resourceVersion}.`,
+    );
+  }
+}
+
+// ---------------------------------------------------------------- state
+
+interface FakeProject {
+  id: string;
+  name: string;
+}
+
+interface StoredPullRequest {
+  pullRequestId: number;
+  title: string;
+  description: string;
+  status: FakePullRequestStatus;
+  sourceRefName: string;
+  targetRefName: string;
+  creationDate: string;
+  closedDate?: string;
+  /** The source's head when the pull request was closed. */
+  closedSourceCommit?: string;
+  mergeCommitId?: string;
+}
+
+class FakeAzureRepository extends GitRepository {
+  readonly pullRequests: StoredPullRequest[] = [];
+  readonly id: string;
+  pushes = 0;
+
+  constructor(
+    readonly project: FakeProject,
+    readonly name: string,
+    defaultBranch: string,
+  ) {
+    super(defaultBranch);
+    this.id = guidOf(`repository ${project.name}/${name}`);
+  }
+}
+
+// ---------------------------------------------------------------- routes
+
+interface RouteContext {
+  repo: FakeAzureRepository;
+  params: Record<string, string>;
+  query: Record<string, string>;
+  body: unknown;
+  /** The Accept header (the blob route answers octet streams or JSON). */
+  accept: string;
+}
+
+interface Reply {
+  status: number;
+  body?: unknown;
+  /** A body sent as it is (octet streams, HTML). */
+  raw?: { contentType: string; data: Buffer };
+  headers?: Record<string, string>;
+}
+
+interface Route {
+  method: string;
+  /** The logged name: `GET refs`. */
+  name: string;
+  /** The segments below `repositories/{repositoryId}`; `{x}` takes one, `{*x}` the rest (possibly none). */
+  segments: string[];
+  /** The resource version of its location, for the api-version check. */
+  resourceVersion: number;
+  handle: (context: RouteContext) => Reply;
+}
+
+/** What a request's path names: the resource locations of an area, or a route of a repository. */
+type Target =
+  | { route: string; area: string }
+  | {
+      route?: string;
+      matched?: { route: Route; params: Record<string, string> };
+      project?: string;
+      repositoryId: string;
+    };
+
+function matchRoute(routes: readonly Route[], method: string, rest: readonly string[]) {
+  candidates: for (const route of routes) {
+    if (route.method !== method) continue;
+    const params: Record<string, string> = {};
+    for (let i = 0; i < route.segments.length; i++) {
+      const pattern = route.segments[i] as string;
+      const wildcard = /^\{\*(.+)\}$/.exec(pattern)?.[1];
+      if (wildcard) {
+        params[wildcard] = rest.slice(i).join('/');
+        return { route, params };
+      }
+      const segment = rest[i];
+      if (segment === undefined || segment === '') continue candidates;
+      const param = /^\{(.+)\}$/.exec(pattern)?.[1];
+      if (param) params[param] = segment;
+      else if (pattern.toLowerCase() !== segment.toLowerCase()) continue candidates;
+    }
+    if (rest.length === route.segments.length) return { route, params };
+  }
+  return undefined;
+}
+
+function object(body: unknown, name: string): Record<string, unknown> {
+  if (typeof body !== 'object' || body === null || Array.isArray(body)) {
+    throw invalidArgument(`Value cannot be null.\r\nParameter name: ${name}`);
+  }
+  return body as Record<string, unknown>;
+}
+
+// ---------------------------------------------------------------- the server
+
+type PendingFault = FakeAzureDevOpsFault & FakeAzureDevOpsFaultMatch & { remaining: number };
+
+export class FakeAzureDevOps {
+  /** Every request received, oldest first (cleared by `resetRequests`). */
+  readonly requests: FakeAzureDevOpsRequest[] = [];
+  latencyMs: number | ((request: FakeAzureDevOpsRequest) => number);
+
+  readonly collection: string;
+  private readonly webHost: string;
+  private readonly identity: { name: string; email: string };
+  private readonly tokens = new Set<string>();
+  private readonly repositories = new Map<string, FakeAzureRepository>();
+  private readonly projects = new Map<string, FakeProject>();
+  private readonly routes: Route[] = [];
+  private readonly defaultToken: string;
+  private readonly denyForcePush = new Set<string>();
+  private faults: PendingFault[] = [];
+  private nextPullRequestId = 1;
+  private server?: Server;
+  private port?: number;
+  private readonly sockets = new Set<Socket>();
+
+  constructor(options: FakeAzureDevOpsOptions = {}) {
+    this.defaultToken = options.token ?? randomBytes(26).toString('hex');
+    this.tokens.add(this.defaultToken);
+    this.collection = options.collection ?? 'acme';
+    this.webHost = options.webHost ?? 'dev.azure.com';
+    this.latencyMs = options.latencyMs ?? 0;
+    this.identity = options.identity ?? { name: 'Fake User', email: 'fake.user@example.com' };
+    this.defineRoutes();
+  }
+
+  /** Creates and starts a server. */
+  static async start(options: FakeAzureDevOpsOptions = {}): Promise<FakeAzureDevOps> {
+    return new FakeAzureDevOps(options).start();
+  }
+
+  async start(): Promise<this> {
+    if (this.server) return this;
+    const server = createServer((request, response) => {
+      this.handle(request, response).catch((error: unknown) => {
+        // A bug in the fake answers 500 rather than crashing the test process.
+        if (!response.headersSent) response.writeHead(500, { 'content-type': 'application/json' });
+        response.end(JSON.stringify(errorBody('FakeServerException', `fake Azure DevOps: ${String(error)}`)));
+      });
+    });
+    server.on('connection', (socket: Socket) => {
+      this.sockets.add(socket);
+      socket.on('close', () => this.sockets.delete(socket));
+    });
+    this.port = await listenOnLoopback(server);
+    this.server = server;
+    return this;
+  }
+
+  async stop(): Promise<void> {
+    const server = this.server;
+    if (!server) return;
+    this.server = undefined;
+    for (const socket of this.sockets) socket.destroy();
+    this.sockets.clear();
+    await new Promise<void>((resolve) => server.close(() => resolve()));
+  }
+
+  /** The collection URL, e.g. `http://127.0.0.1:43121/acme` (what the client connects to). */
+  get url(): string {
+    if (this.port === undefined) throw new Error('FakeAzureDevOps is not started');
+    return `http://127.0.0.1:${this.port}/${encodeURIComponent(this.collection)}`;
+  }
+
+  /** The default personal access token. */
+  get token(): string {
+    return this.defaultToken;
+  }
+
+  addToken(token: string): void {
+    this.tokens.add(token);
+  }
+
+  /** Stops accepting a token (the default one too). */
+  revokeToken(token: string): void {
+    this.tokens.delete(token);
+  }
+
+  /**
+   * Whether the tokens' user may move a branch of the repository backwards (updateRefs to a commit that does not
+   * descend from the branch's head): Azure's "Force push" permission. Allowed unless denied here.
+   */
+  allowForcePush(project: string, name: string, allowed: boolean): void {
+    const key = this.repository(project, name).id;
+    if (allowed) this.denyForcePush.delete(key);
+    else this.denyForcePush.add(key);
+  }
+
+  // ---------------------------------------------------------------- repositories (test-facing)
+
+  /** Creates a repository whose default branch holds `files` in one commit; returns that commit's id. */
+  createRepository(
+    project: string,
+    name: string,
+    files: Record<string, string>,
+    options: { defaultBranch?: string; message?: string } = {},
+  ): string {
+    const key = repositoryKey(project, name);
+    if (this.repositories.has(key)) throw new Error(`repository ${project}/${name} exists`);
+    let stored = this.projects.get(project.toLowerCase());
+    if (!stored) {
+      stored = { id: guidOf(`project ${project}`), name: project };
+      this.projects.set(project.toLowerCase(), stored);
+    }
+    const repo = new FakeAzureRepository(stored, name, options.defaultBranch ?? 'main');
+    this.repositories.set(key, repo);
+    const sha = repo.commitChanges(undefined, files, this.identity, options.message ?? 'Initial commit');
+    repo.refs.set(`refs/heads/${repo.defaultBranch}`, sha);
+    return sha;
+  }
+
+  /**
+   * Commits changes to a branch (created from the default branch when missing): a string sets a file's content,
+   * null deletes it. Returns the new commit's id.
+   */
+  commitFiles(
+    project: string,
+    name: string,
+    branch: string,
+    files: Record<string, string | null>,
+    message = 'Update files',
+  ): string {
+    const repo = this.repository(project, name);
+    const parent = repo.branchSha(branch) ?? repo.branchSha(repo.defaultBranch);
+    const sha = repo.commitChanges(parent, files, this.identity, message);
+    repo.refs.set(`refs/heads/${branch}`, sha);
+    return sha;
+  }
+
+  /** Every file at a ref (a branch, `heads/x`, or a commit id), by path, as UTF-8 text. */
+  files(project: string, name: string, ref: string): Record<string, string> {
+    const repo = this.repository(project, name);
+    const files: Record<string, string> = {};
+    for (const [path, entry] of this.flatAt(repo, ref)) {
+      const content = repo.blob(entry.sha);
+      if (content) files[path] = content.toString('utf8');
+    }
+    return files;
+  }
+
+  /** The bytes of one file at a ref, or undefined. */
+  fileBytes(project: string, name: string, ref: string, path: string): Buffer | undefined {
+    const repo = this.repository(project, name);
+    const entry = this.flatAt(repo, ref).get(path);
+    return entry ? repo.blob(entry.sha) : undefined;
+  }
+
+  /** The commit a branch (`main`) or ref (`heads/main`, `refs/heads/main`) points at, or undefined. */
+  ref(project: string, name: string, ref: string): string | undefined {
+    const repo = this.repository(project, name);
+    return repo.refs.get(ref) ?? repo.refs.get(`refs/${ref}`) ?? repo.refs.get(`refs/heads/${ref}`);
+  }
+
+  commit(project: string, name: string, sha: string): GitCommit | undefined {
+    return this.repository(project, name).commit(sha);
+  }
+
+  /** Pull requests, oldest first. */
+  pullRequests(project: string, name: string): FakeAzurePullRequest[] {
+    const repo = this.repository(project, name);
+    return repo.pullRequests.map((pull) => ({
+      pullRequestId: pull.pullRequestId,
+      title: pull.title,
+      description: pull.description,
+      status: pull.status,
+      source: pull.sourceRefName.replace(/^refs\/heads\//, ''),
+      target: pull.targetRefName.replace(/^refs\/heads\//, ''),
+      webUrl: this.pullRequestWebUrl(repo, pull.pullRequestId),
+      ...(pull.mergeCommitId ? { mergeCommitId: pull.mergeCommitId } : {}),
+    }));
+  }
+
+  /**
+   * Completes an active pull request as Azure's default merge type does: a merge commit `Merged PR {id}: {title}` on
+   * the target with the source's changes since the merge base (the source wins any conflict), parents target and
+   * source. Returns the merge commit's id.
+   */
+  complete(project: string, name: string, pullRequestId: number): string {
+    const repo = this.repository(project, name);
+    const pull = repo.pullRequests.find((candidate) => candidate.pullRequestId === pullRequestId);
+    if (!pull || pull.status !== 'active') throw new Error(`no active pull request ${pullRequestId} in ${name}`);
+    const sourceSha = repo.refs.get(pull.sourceRefName);
+    const targetSha = repo.refs.get(pull.targetRefName);
+    if (!sourceSha || !targetSha) throw new Error(`pull request ${pullRequestId} has no source or target branch`);
+    const mergeBase = repo.mergeBase(targetSha, sourceSha);
+    const before = mergeBase ? repo.flatten(repo.commit(mergeBase)?.tree ?? '') : new Map<string, FlatEntry>();
+    const after = repo.flatten(repo.commit(sourceSha)?.tree ?? '');
+    const merged = repo.flatten(repo.commit(targetSha)?.tree ?? '');
+    for (const path of new Set([...before.keys(), ...after.keys()])) {
+      const old = before.get(path);
+      const now = after.get(path);
+      if (old?.sha === now?.sha && old?.mode === now?.mode) continue;
+      if (now) merged.set(path, now);
+      else merged.delete(path);
+    }
+    const signature = { ...this.identity, date: gitNow() };
+    const sha = repo.putCommit({
+      tree: repo.buildTree(merged),
+      parents: [targetSha, sourceSha],
+      author: signature,
+      committer: signature,
+      message: `Merged PR ${pull.pullRequestId}: ${pull.title}`,
+    });
+    repo.refs.set(pull.targetRefName, sha);
+    this.close(repo, pull, 'completed');
+    pull.mergeCommitId = sha;
+    return sha;
+  }
+
+  /** Completes an active pull request (see `complete`): the name the other fake hosts give it. */
+  merge(project: string, name: string, pullRequestId: number): string {
+    return this.complete(project, name, pullRequestId);
+  }
+
+  /** How many commits `branch` has that `base` (default: the default branch) does not. */
+  commitsAhead(project: string, name: string, branch: string, base?: string): number {
+    const repo = this.repository(project, name);
+    const head = repo.branchSha(branch);
+    if (!head) throw new Error(`no branch ${branch} in ${name}`);
+    const baseSha = repo.branchSha(base ?? repo.defaultBranch);
+    let count = 0;
+    const seen = new Set<string>();
+    const queue = [head];
+    while (queue.length > 0) {
+      const sha = queue.shift() as string;
+      if (seen.has(sha) || (baseSha && repo.isAncestor(sha, baseSha))) continue;
+      seen.add(sha);
+      count++;
+      queue.push(...(repo.commit(sha)?.parents ?? []));
+    }
+    return count;
+  }
+
+  /** Abandons an active pull request (closes it without merging). */
+  abandon(project: string, name: string, pullRequestId: number): void {
+    const repo = this.repository(project, name);
+    const pull = repo.pullRequests.find((candidate) => candidate.pullRequestId === pullRequestId);
+    if (!pull) throw new Error(`no pull request ${pullRequestId} in ${name}`);
+    this.close(repo, pull, 'abandoned');
+  }
+
+  // ---------------------------------------------------------------- request log
+
+  /**
+   * How many requests were received: all, those of a route (`POST pushes`), those whose `METHOD path` matches a
+   * RegExp, or those a predicate accepts.
+   */
+  count(filter?: string | RegExp | ((request: FakeAzureDevOpsRequest) => boolean)): number {
+    return this.requests.filter((request) => requestMatches(request, filter)).length;
+  }
+
+  /** Requests per route (`unknown` for unrouted paths). */
+  countsByRoute(): Record<string, number> {
+    const counts: Record<string, number> = {};
+    for (const request of this.requests) {
+      const route = request.route ?? 'unknown';
+      counts[route] = (counts[route] ?? 0) + 1;
+    }
+    return counts;
+  }
+
+  resetRequests(): void {
+    this.requests.length = 0;
+  }
+
+  // ---------------------------------------------------------------- faults
+
+  /** The next matching requests get `fault` instead of their answer. Faults are used in the order added. */
+  injectFault(fault: FakeAzureDevOpsFault, match: FakeAzureDevOpsFaultMatch = {}): void {
+    this.faults.push({ ...match, ...fault, remaining: match.times ?? 1 });
+  }
+
+  /** The next matching requests are answered with this status (503, 500, 404, 401, …). */
+  failNext(status: number, match: FakeAzureDevOpsFaultMatch & { message?: string } = {}): void {
+    this.injectFault({ type: 'status', status, message: match.message }, match);
+  }
+
+  /** The next matching requests are throttled: 429, lifting after `retryAfterSeconds` (default 60). */
+  rateLimitNext(match: FakeAzureDevOpsFaultMatch & { retryAfterSeconds?: number } = {}): void {
+    this.injectFault({ type: 'rate-limit', retryAfterSeconds: match.retryAfterSeconds }, match);
+  }
+
+  closeNext(match: FakeAzureDevOpsFaultMatch = {}): void {
+    this.injectFault({ type: 'close' }, match);
+  }
+
+  /** The next matching requests are never answered (see the `hang` fault). */
+  hangNext(match: FakeAzureDevOpsFaultMatch = {}): void {
+    this.injectFault({ type: 'hang' }, match);
+  }
+
+  clearFaults(): void {
+    this.faults = [];
+  }
+
+  // ---------------------------------------------------------------- handling
+
+  private repository(project: string, name: string): FakeAzureRepository {
+    const repo = this.repositories.get(repositoryKey(project, name));
+    if (!repo) throw new Error(`no repository ${project}/${name}`);
+    return repo;
+  }
+
+  private flatAt(repo: FakeAzureRepository, ref: string): Map<string, FlatEntry> {
+    const sha = repo.resolveCommit(ref);
+    const commit = sha ? repo.commit(sha) : undefined;
+    if (!commit) throw new Error(`no ref ${ref} in ${repo.name}`);
+    return repo.flatten(commit.tree);
+  }
+
+  private async handle(request: IncomingMessage, response: ServerResponse): Promise<void> {
+    const url = new URL(request.url ?? '/', 'http://fake');
+    const method = (request.method ?? 'GET').toUpperCase();
+    const query = Object.fromEntries(url.searchParams);
+    let segments: string[] | undefined;
+    try {
+      segments = url.pathname.split('/').slice(1).map(decodeURIComponent);
+    } catch {
+      segments = undefined;
+    }
+    const accept = request.headers.accept ?? '';
+    const apiVersion = query['api-version'] ?? /api-version=([^;,\s]+)/i.exec(accept)?.[1];
+    const logged: FakeAzureDevOpsRequest = {
+      method,
+      path: segments ? `/${segments.join('/')}` : url.pathname,
+      query,
+      ...(apiVersion ? { apiVersion } : {}),
+    };
+    const target = segments ? this.resolve(method, segments) : undefined;
+    if (target?.route) logged.route = target.route;
+    this.requests.push(logged);
+
+    const body = await readBody(request);
+    const latency = typeof this.latencyMs === 'function' ? this.latencyMs(logged) : this.latencyMs;
+    if (latency > 0) await new Promise((resolve) => setTimeout(resolve, latency));
+
+    const fault = this.takeFault(logged);
+    if (fault?.type === 'hang') return;
+    if (fault?.type === 'close') {
+      request.socket.destroy();
+      return;
+    }
+    if (fault) {
+      this.send(response, logged, faultReply(fault));
+      return;
+    }
+    this.send(response, logged, this.answer(request, logged, target, body, accept));
+  }
+
+  /** What a path names: the locations of an area, or a route of a repository. */
+  private resolve(method: string, segments: string[]): Target | undefined {
+    const [collection, ...below] = segments;
+    if (collection?.toLowerCase() !== this.collection.toLowerCase()) return undefined;
+    if (below[0]?.toLowerCase() === '_apis' && below.length === 2 && method === 'OPTIONS') {
+      return { route: 'OPTIONS _apis/{area}', area: below[1] as string };
+    }
+    // `{project}/_apis/git/repositories/{repositoryId}/…`, or without the project for a repository's id.
+    const apis = below.findIndex((segment) => segment.toLowerCase() === '_apis');
+    if (apis < 0 || apis > 1) return undefined;
+    const project = apis === 1 ? below[0] : undefined;
+    const [, area, resource, repositoryId, ...rest] = below.slice(apis);
+    if (area?.toLowerCase() !== 'git' || resource?.toLowerCase() !== 'repositories' || !repositoryId) {
+      return undefined;
+    }
+    const matched = matchRoute(this.routes, method, rest);
+    return { route: matched?.route.name, matched, project, repositoryId };
+  }
+
+  private answer(
+    request: IncomingMessage,
+    logged: FakeAzureDevOpsRequest,
+    target: Target | undefined,
+    rawBody: string,
+    accept: string,
+  ): Reply {
+    try {
+      const signIn = this.authenticate(request, logged);
+      if (signIn) return signIn;
+      if (!target) throw new VssProblem(404, 'HttpException', 'The controller for path was not found.');
+      if ('area' in target) {
+        const value = locationsOf(target.area);
+        return { status: 200, body: { count: value.length, value } };
+      }
+      if (!target.matched) {
+        throw new VssProblem(404, 'HttpException', `The controller for path '${logged.path}' was not found.`);
+      }
+      checkApiVersion(logged.apiVersion, logged.method, target.matched.route.resourceVersion);
+      let body: unknown = undefined;
+      if (rawBody !== '') {
+        try {
+          body = JSON.parse(rawBody) as unknown;
+        } catch {
+          throw invalidArgument('The body of the request contains invalid Json.\r\nParameter name: contentStream');
+        }
+      }
+      return target.matched.route.handle({
+        repo: this.findRepository(target.project, target.repositoryId),
+        params: target.matched.params,
+        query: logged.query,
+        body,
+        accept,
+      });
+    } catch (error) {
+      if (error instanceof VssProblem) {
+        return { status: error.status, headers: error.headers, body: errorBody(error.typeKey, error.message) };
+      }
+      throw error;
+    }
+  }
+
+  /** A repository by project (name or id) and repository (name or id), as Azure looks them up. */
+  private findRepository(project: string | undefined, repositoryId: string): FakeAzureRepository {
+    let inProject: FakeProject | undefined;
+    if (project !== undefined) {
+      inProject = [...this.projects.values()].find(
+        (candidate) => candidate.name.toLowerCase() === project.toLowerCase() || candidate.id === project.toLowerCase(),
+      );
+      if (!inProject) {
+        throw new VssProblem(
+          404,
+          'ProjectDoesNotExistWithNameException',
+          `TF200016: The following project does not exist: ${project}. Verify that the name of the project is ` +
+            'correct and that the project exists on the specified Azure DevOps Server.',
+        );
+      }
+    }
+    const repo = [...this.repositories.values()].find(
+      (candidate) =>
+        (inProject === undefined || candidate.project === inProject) &&
+        (candidate.id === repositoryId.toLowerCase() ||
+          (inProject !== undefined && candidate.name.toLowerCase() === repositoryId.toLowerCase())),
+    );
+    if (!repo) {
+      throw new VssProblem(
+        404,
+        'GitRepositoryNotFoundException',
+        `TF401019: The Git repository with name or identifier ${repositoryId} does not exist or you do not have ` +
+          'permissions for the operation you are attempting.',
+      );
+    }
+    return repo;
+  }
+
+  /**
+   * Checks the personal access token (Basic, any user name). Without credentials, a browser gets the sign-in page
+   * (203) unless the client suppressed that redirect; wrong credentials get 401.
+   */
+  private authenticate(request: IncomingMessage, logged: FakeAzureDevOpsRequest): Reply | undefined {
+    const header = request.headers.authorization ?? '';
+    const basic = /^basic\s+(\S+)$/i.exec(header)?.[1];
+    if (!basic) {
+      if (String(request.headers['x-tfs-fedauthredirect']).toLowerCase() !== 'suppress') {
+        return {
+          status: 203,
+          raw: {
+            contentType: 'text/html; charset=utf-8',
+            data: Buffer.from(
+              '<!DOCTYPE html><html><head><title>Azure DevOps Services | Sign In</title></head></html>',
+            ),
+          },
+        };
+      }
+      throw new VssProblem(
+        401,
+        'UnauthorizedRequestException',
+        "TF400813: The user '' is not authorized to access this resource.",
+      );
+    }
+    const decoded = Buffer.from(basic, 'base64').toString('utf8');
+    const token = decoded.slice(decoded.indexOf(':') + 1);
+    if (!this.tokens.has(token)) {
+      throw new VssProblem(
+        401,
+        'UnauthorizedRequestException',
+        "TF400813: The user '' is not authorized to access this resource.",
+      );
+    }
+    logged.auth = 'pat';
+    return undefined;
+  }
+
+  private send(response: ServerResponse, logged: FakeAzureDevOpsRequest, reply: Reply): void {
+    logged.status = reply.status;
+    const headers: Record<string, string> = {
+      'x-vss-e2eid': guidOf(randomBytes(8).toString('hex')),
+      activityid: guidOf(randomBytes(8).toString('hex')),
+      ...reply.headers,
+    };
+    if (reply.raw) {
+      headers['content-type'] = reply.raw.contentType;
+      response.writeHead(reply.status, headers);
+      response.end(reply.raw.data);
+      return;
+    }
+    if (reply.body === undefined) {
+      response.writeHead(reply.status, headers);
+      response.end();
+      return;
+    }
+    headers['content-type'] = 'application/json; charset=utf-8; api-version=7.2-preview';
+    response.writeHead(reply.status, headers);
+    response.end(JSON.stringify(reply.body));
+  }
+
+  private takeFault(request: FakeAzureDevOpsRequest): PendingFault | undefined {
+    const fault = this.faults.find((candidate) => {
+      if (candidate.method && candidate.method.toUpperCase() !== request.method) return false;
+      if (candidate.route && candidate.route !== request.route) return false;
+      if (typeof candidate.path === 'string' && !request.path.includes(candidate.path)) return false;
+      if (candidate.path instanceof RegExp && !candidate.path.test(`${request.method} ${request.path}`)) return false;
+      return true;
+    });
+    if (!fault) return undefined;
+    fault.remaining--;
+    if (fault.remaining <= 0) this.faults = this.faults.filter((candidate) => candidate !== fault);
+    return fault;
+  }
+
+  // ---------------------------------------------------------------- JSON shapes
+
+  private repositoryUrl(repo: FakeAzureRepository): string {
+    return `${this.port === undefined ? '' : this.url}/${repo.project.id}/_apis/git/repositories/${repo.id}`;
+  }
+
+  private pullRequestWebUrl(repo: FakeAzureRepository, id: number): string {
+    const path = [this.collection, repo.project.name, '_git', repo.name].map(encodeURIComponent).join('/');
+    return `https://${this.webHost}/${path}/pullrequest/${id}`;
+  }
+
+  private identityJson(): Record<string, unknown> {
+    const id = guidOf(`identity ${this.identity.email}`);
+    return {
+      displayName: this.identity.name,
+      url: `https://spsprodweu5.vssps.visualstudio.com/_apis/Identities/${id}`,
+      id,
+      uniqueName: this.identity.email,
+      imageUrl: `${this.port === undefined ? '' : this.url}/_api/_common/identityImage?id=${id}`,
+      descriptor: `aad.${Buffer.from(id).toString('base64url')}`,
+    };
+  }
+
+  private repositoryJson(repo: FakeAzureRepository): Record<string, unknown> {
+    return {
+      id: repo.id,
+      name: repo.name,
+      url: this.repositoryUrl(repo),
+      project: {
+        id: repo.project.id,
+        name: repo.project.name,
+        state: 'wellFormed',
+        visibility: 'private',
+        lastUpdateTime: '2024-01-01T00:00:00Z',
+      },
+      defaultBranch: `refs/heads/${repo.defaultBranch}`,
+      size: 0,
+      remoteUrl: `https://${this.collection}@${this.webHost}/${this.collection}/${encodeURIComponent(repo.project.name)}/_git/${encodeURIComponent(repo.name)}`,
+      webUrl: `https://${this.webHost}/${this.collection}/${encodeURIComponent(repo.project.name)}/_git/${encodeURIComponent(repo.name)}`,
+      isDisabled: false,
+      isInMaintenance: false,
+    };
+  }
+
+  private refJson(repo: FakeAzureRepository, name: string, objectId: string): Record<string, unknown> {
+    return {
+      name,
+      objectId,
+      creator: this.identityJson(),
+      url: `${this.repositoryUrl(repo)}/refs?filter=${encodeURIComponent(name.replace(/^refs\//, ''))}`,
+    };
+  }
+
+  private signatureJson(signature: GitSignature): Record<string, unknown> {
+    return { name: signature.name, email: signature.email, date: signature.date };
+  }
+
+  /** A commit as GitCommitRef, with its changes against its first parent when `changeCount` asks for them. */
+  private commitJson(repo: FakeAzureRepository, sha: string, changeCount?: number): Record<string, unknown> {
+    const commit = repo.commit(sha);
+    if (!commit) {
+      throw new VssProblem(
+        404,
+        'GitCommitDoesNotExistException',
+        `TF401175: The version descriptor <Commit: ${sha}> could not be resolved to a version in the repository ${repo.name}`,
+      );
+    }
+    const json: Record<string, unknown> = {
+      treeId: commit.tree,
+      commitId: sha,
+      author: this.signatureJson(commit.author),
+      committer: this.signatureJson(commit.committer),
+      comment: commit.message,
+      parents: commit.parents,
+      url: `${this.repositoryUrl(repo)}/commits/${sha}`,
+      remoteUrl: `https://${this.webHost}/${this.collection}/${encodeURIComponent(repo.project.name)}/_git/${encodeURIComponent(repo.name)}/commit/${sha}`,
+    };
+    if (changeCount !== undefined && changeCount > 0) {
+      const parent = commit.parents[0];
+      const before = parent ? repo.flatten(repo.commit(parent)?.tree ?? '') : new Map<string, FlatEntry>();
+      const after = repo.flatten(commit.tree);
+      const changes: Record<string, unknown>[] = [];
+      const counts: Record<string, number> = {};
+      for (const path of [...new Set([...before.keys(), ...after.keys()])].sort()) {
+        const old = before.get(path);
+        const now = after.get(path);
+        if (old?.sha === now?.sha && old?.mode === now?.mode) continue;
+        const changeType = !old ? 'add' : !now ? 'delete' : 'edit';
+        const countKey = changeType.charAt(0).toUpperCase() + changeType.slice(1);
+        counts[countKey] = (counts[countKey] ?? 0) + 1;
+        const item: Record<string, unknown> = {
+          gitObjectType: 'blob',
+          commitId: sha,
+          path: `/${path}`,
+          url: `${this.repositoryUrl(repo)}/items/${encodeURI(path)}?versionType=Commit&version=${sha}`,
+        };
+        if (now) item.objectId = now.sha;
+        if (old) item.originalObjectId = old.sha;
+        changes.push({ item, changeType });
+      }
+      json.changeCounts = counts;
+      json.changes = changes.slice(0, changeCount);
+    }
+    return json;
+  }
+
+  private pullRequestJson(repo: FakeAzureRepository, pull: StoredPullRequest): Record<string, unknown> {
+    const sourceCommit = pull.closedSourceCommit ?? repo.refs.get(pull.sourceRefName);
+    const targetCommit = repo.refs.get(pull.targetRefName);
+    const json: Record<string, unknown> = {
+      repository: this.repositoryJson(repo),
+      pullRequestId: pull.pullRequestId,
+      codeReviewId: pull.pullRequestId,
+      status: pull.status,
+      createdBy: this.identityJson(),
+      creationDate: pull.creationDate,
+      title: pull.title,
+      description: pull.description,
+      sourceRefName: pull.sourceRefName,
+      targetRefName: pull.targetRefName,
+      mergeStatus: 'succeeded',
+      isDraft: false,
+      mergeId: guidOf(`merge ${repo.id} ${pull.pullRequestId}`),
+      reviewers: [],
+      url: `${this.repositoryUrl(repo)}/pullRequests/${pull.pullRequestId}`,
+      supportsIterations: true,
+    };
+    if (sourceCommit)
+      json.lastMergeSourceCommit = {
+        commitId: sourceCommit,
+        url: `${this.repositoryUrl(repo)}/commits/${sourceCommit}`,
+      };
+    if (targetCommit)
+      json.lastMergeTargetCommit = {
+        commitId: targetCommit,
+        url: `${this.repositoryUrl(repo)}/commits/${targetCommit}`,
+      };
+    if (pull.closedDate) json.closedDate = pull.closedDate;
+    if (pull.mergeCommitId)
+      json.lastMergeCommit = {
+        commitId: pull.mergeCommitId,
+        url: `${this.repositoryUrl(repo)}/commits/${pull.mergeCommitId}`,
+      };
+    return json;
+  }
+
+  private close(repo: FakeAzureRepository, pull: StoredPullRequest, status: 'completed' | 'abandoned'): void {
+    if (pull.status !== 'active') return;
+    pull.closedSourceCommit = repo.refs.get(pull.sourceRefName);
+    pull.status = status;
+    pull.closedDate = new Date().toISOString();
+  }
+
+  // ---------------------------------------------------------------- operations
+
+  /** The commit a version descriptor names (the default branch when it names none). */
+  private resolveVersion(repo: FakeAzureRepository, query: Record<string, string>): string {
+    const version = query['versionDescriptor.version'] ?? query.version;
+    const rawType = query['versionDescriptor.versionType'] ?? query.versionType ?? 'branch';
+    const type = enumValue(rawType, VERSION_TYPES, 'versionType');
+    const name = version ?? repo.defaultBranch;
+    const label = type === 'commit' ? 'Commit' : type === 'tag' ? 'Tag' : 'Branch';
+    let sha: string | undefined;
+    if (type === 'commit') sha = repo.commit(name.toLowerCase()) ? name.toLowerCase() : undefined;
+    else sha = repo.refs.get(type === 'tag' ? `refs/tags/${name}` : `refs/heads/${name.replace(/^refs\/heads\//, '')}`);
+    if (!sha) {
+      throw new VssProblem(
+        404,
+        'GitUnresolvableToCommitException',
+        `TF401175: The version descriptor <${label}: ${name}> could not be resolved to a version in the repository ${repo.name}`,
+      );
+    }
+    return sha;
+  }
+
+  /** createPush: one commit of path changes on the ref update's base, then the ref moved (or created) to it. */
+  private push(repo: FakeAzureRepository, body: unknown): Reply {
+    const push = object(body, 'push');
+    const commits = push.commits;
+    const refUpdates = push.refUpdates;
+    if (!Array.isArray(commits) || commits.length !== 1 || !Array.isArray(refUpdates) || refUpdates.length !== 1) {
+      throw invalidArgument('A push must contain exactly one commit and one ref update.\r\nParameter name: newPush');
+    }
+    const refUpdate = object(refUpdates[0], 'refUpdate');
+    const commit = object(commits[0], 'newCommit');
+    const refName = typeof refUpdate.name === 'string' ? refUpdate.name : '';
+    if (refName === '' || (typeof refUpdate.newObjectId === 'string' && refUpdate.newObjectId !== '')) {
+      throw invalidArgument('The parameters are incorrect.\r\nParameter name: refUpdate');
+    }
+    const changes = commit.changes;
+    if (
+      typeof commit.comment !== 'string' ||
+      commit.comment === '' ||
+      !Array.isArray(changes) ||
+      changes.length === 0
+    ) {
+      throw invalidArgument('The parameters are incorrect.\r\nParameter name: newCommit');
+    }
+    const parents = commit.parents;
+    if (parents !== undefined && parents !== null && (!Array.isArray(parents) || parents.length > 1)) {
+      throw invalidArgument('The parameters are incorrect.\r\nParameter name: newCommit');
+    }
+    // The base is the ref update's old object id, or the commit's one parent; when both are given they must agree.
+    let base = '';
+    const oldObjectId = typeof refUpdate.oldObjectId === 'string' ? refUpdate.oldObjectId.toLowerCase() : '';
+    if (oldObjectId !== '') {
+      if (!SHA1.test(oldObjectId))
+        throw invalidArgument('The parameters are incorrect.\r\nParameter name: OldObjectId');
+      base = oldObjectId;
+    }
+    const parent = Array.isArray(parents) && typeof parents[0] === 'string' ? parents[0].toLowerCase() : '';
+    if (parent !== '') {
+      if (!SHA1.test(parent)) throw invalidArgument('The parameters are incorrect.\r\nParameter name: parentCommitId');
+      if (base !== '' && base !== parent) {
+        throw invalidArgument('The parameters are incorrect.\r\nParameter name: baseCommitId');
+      }
+      base = parent;
+    }
+    if (base === '') throw invalidArgument('The parameters are incorrect.\r\nParameter name: baseCommitId');
+    if (!/^refs\/[^/]+\/.+/.test(refName) || refName.split('/').some((part) => part === '' || part === '..')) {
+      throw invalidArgument(`TF401025: '${refName}' is not a valid name for a Git ref.`);
+    }
+    const current = repo.refs.get(refName);
+    if (current !== undefined && current !== base) {
+      throw new VssProblem(
+        409,
+        'GitReferenceStaleException',
+        `TF401028: The reference '${refName}' has already been updated by another client, so you cannot update it. ` +
+          'Please try again.',
+      );
+    }
+    const baseIsZero = base === ZERO_ID;
+    const baseCommit = baseIsZero ? undefined : repo.commit(base);
+    if (!baseIsZero && !baseCommit) {
+      throw new VssProblem(
+        404,
+        'GitCommitDoesNotExistException',
+        `TF401175: The version descriptor <Commit: ${base}> could not be resolved to a version in the repository ${repo.name}`,
+      );
+    }
+    const files = baseCommit ? repo.flatten(baseCommit.tree) : new Map<string, FlatEntry>();
+    const seen = new Set<string>();
+    for (const raw of changes) {
+      const change = object(raw, 'Changes');
+      const item = change.item === undefined || change.item === null ? {} : object(change.item, 'item');
+      const path =
+        typeof item.path === 'string'
+          ? item.path
+              .split('/')
+              .filter((part) => part !== '')
+              .join('/')
+          : '';
+      if (path === '' || path.split('/').some((part) => part === '.' || part === '..')) {
+        throw invalidArgument('The parameters are incorrect.\r\nParameter name: Changes');
+      }
+      if (seen.has(path)) throw invalidArgument(`Multiple operations were attempted on file '/${path}'.`);
+      seen.add(path);
+      const changeType = enumValue(change.changeType, CHANGE_TYPES, 'changeType');
+      const existing = files.get(path);
+      if (changeType === 'rename') throw invalidArgument('Renames are not supported by the fake Azure DevOps.');
+      if (changeType === 'delete') {
+        if (!existing) throw invalidArgument(`The path '/${path}' does not exist at commit '${base}'.`);
+        files.delete(path);
+        continue;
+      }
+      if (changeType === 'add' && existing) throw invalidArgument(`The path '/${path}' already exists.`);
+      if (changeType === 'edit' && !existing) {
+        throw invalidArgument(`The path '/${path}' does not exist at commit '${base}'.`);
+      }
+      const content =
+        change.newContent === undefined || change.newContent === null
+          ? undefined
+          : object(change.newContent, 'newContent');
+      if (typeof content?.content !== 'string') {
+        throw invalidArgument('The parameters are incorrect.\r\nParameter name: Changes');
+      }
+      const contentType = enumValue(content.contentType ?? 'rawtext', CONTENT_TYPES, 'contentType');
+      let bytes: Buffer;
+      if (contentType === 'base64encoded') {
+        bytes = Buffer.from(content.content, 'base64');
+      } else {
+        // Raw text is written in the edited file's encoding: a UTF-8 byte order mark stays.
+        const old = existing ? repo.blob(existing.sha) : undefined;
+        const bom = old !== undefined && old.subarray(0, 3).equals(Buffer.from([0xef, 0xbb, 0xbf]));
+        bytes = Buffer.concat([
+          bom ? Buffer.from([0xef, 0xbb, 0xbf]) : Buffer.alloc(0),
+          Buffer.from(content.content, 'utf8'),
+        ]);
+      }
+      files.set(path, { mode: existing?.mode ?? '100644', sha: repo.putBlob(bytes) });
+    }
+    let tree: string;
+    try {
+      tree = repo.buildTree(files);
+    } catch (error) {
+      if (!(error instanceof TreePathConflict)) throw error;
+      throw invalidArgument(`The path '/${error.path}' is a file and cannot hold other items.`);
+    }
+    const now = gitNow();
+    const signature = (value: unknown, fallback: GitSignature): GitSignature => {
+      if (value === undefined || value === null) return fallback;
+      const given = object(value, 'author');
+      if (
+        typeof given.name !== 'string' ||
+        given.name === '' ||
+        typeof given.email !== 'string' ||
+        given.email === ''
+      ) {
+        return fallback;
+      }
+      const date = typeof given.date === 'string' ? new Date(given.date) : new Date(now);
+      if (Number.isNaN(date.getTime())) throw invalidArgument('The parameters are incorrect.\r\nParameter name: date');
+      return { name: given.name, email: given.email, date: date.toISOString().replace(/\.\d+Z$/, 'Z') };
+    };
+    const identity = { ...this.identity, date: now };
+    const author = signature(commit.author, identity);
+    const committer = signature(commit.committer, identity);
+    const sha = repo.putCommit({
+      tree,
+      parents: baseIsZero ? [] : [base],
+      author,
+      committer,
+      message: commit.comment,
+    });
+    repo.refs.set(refName, sha);
+    repo.pushes++;
+    return {
+      status: 201,
+      body: {
+        commits: [this.commitJson(repo, sha)],
+        refUpdates: [{ repositoryId: repo.id, name: refName, oldObjectId: current ?? ZERO_ID, newObjectId: sha }],
+        repository: this.repositoryJson(repo),
+        pushedBy: this.identityJson(),
+        pushId: repo.pushes,
+        date: new Date().toISOString(),
+        url: `${this.repositoryUrl(repo)}/pushes/${repo.pushes}`,
+      },
+    };
+  }
+
+  /** updateRefs: each ref moved, created (old all zeros) or deleted (new all zeros) when its old id still holds. */
+  private updateRefs(repo: FakeAzureRepository, body: unknown): Reply {
+    if (!Array.isArray(body) || body.length === 0) {
+      throw invalidArgument('Value cannot be null.\r\nParameter name: refUpdates');
+    }
+    const results = body.map((raw) => {
+      const update = object(raw, 'refUpdates');
+      const name = typeof update.name === 'string' ? update.name : '';
+      const oldObjectId = typeof update.oldObjectId === 'string' ? update.oldObjectId.toLowerCase() : '';
+      const newObjectId = typeof update.newObjectId === 'string' ? update.newObjectId.toLowerCase() : '';
+      if (!SHA1.test(oldObjectId) || !SHA1.test(newObjectId)) {
+        throw invalidArgument('The parameters are incorrect.\r\nParameter name: refUpdates');
+      }
+      const result = (updateStatus: string) => ({
+        repositoryId: repo.id,
+        name,
+        oldObjectId,
+        newObjectId,
+        isLocked: false,
+        updateStatus,
+        success: updateStatus === 'succeeded',
+        customMessage: null,
+        rejectedBy: null,
+      });
+      if (!/^refs\/[^/]+\/.+/.test(name)) return result('invalidRefName');
+      const current = repo.refs.get(name) ?? ZERO_ID;
+      if (current !== oldObjectId) return result('staleOldObjectId');
+      if (newObjectId === ZERO_ID) {
+        if (this.denyForcePush.has(repo.id)) return result('forcePushRequired');
+        repo.refs.delete(name);
+        return result('succeeded');
+      }
+      if (!repo.commit(newObjectId)) return result('unresolvableToCommit');
+      if (current !== ZERO_ID && !repo.isAncestor(current, newObjectId) && this.denyForcePush.has(repo.id)) {
+        return result('forcePushRequired');
+      }
+      repo.refs.set(name, newObjectId);
+      return result('succeeded');
+    });
+    return { status: 200, body: { count: results.length, value: results } };
+  }
+
+  private createPullRequest(repo: FakeAzureRepository, body: unknown): Reply {
+    const input = object(body, 'gitPullRequestToCreate');
+    const source = typeof input.sourceRefName === 'string' ? input.sourceRefName : '';
+    const target = typeof input.targetRefName === 'string' ? input.targetRefName : '';
+    if (source === '' || target === '') {
+      throw invalidArgument('The source and target ref names must be specified.\r\nParameter name: refName');
+    }
+    if (source === target) {
+      throw invalidArgument('TF401399: The source and target branch of a pull request cannot be the same.');
+    }
+    if (!repo.refs.has(source) || !repo.refs.has(target)) {
+      throw new VssProblem(
+        400,
+        'GitPullRequestCannotBeActivated',
+        'TF401398: The pull request cannot be activated because the source and/or the target branch no longer ' +
+          'exists, or the requested refs are not branches',
+      );
+    }
+    const title = typeof input.title === 'string' ? input.title : '';
+    if (title.trim() === '') throw invalidArgument('The title of a pull request must not be empty.');
+    const description = typeof input.description === 'string' ? input.description : '';
+    if (description.length > 4000) {
+      throw invalidArgument('The description of a pull request cannot be longer than 4000 characters.');
+    }
+    if (
+      repo.pullRequests.some(
+        (pull) => pull.status === 'active' && pull.sourceRefName === source && pull.targetRefName === target,
+      )
+    ) {
+      throw new VssProblem(
+        409,
+        'GitPullRequestExistsException',
+        'TF401179: An active pull request for the source and target branch already exists.',
+      );
+    }
+    const pull: StoredPullRequest = {
+      pullRequestId: this.nextPullRequestId++,
+      title,
+      description,
+      status: 'active',
+      sourceRefName: source,
+      targetRefName: target,
+      creationDate: new Date().toISOString(),
+    };
+    repo.pullRequests.push(pull);
+    return { status: 201, body: this.pullRequestJson(repo, pull) };
+  }
+
+  private listPullRequests(repo: FakeAzureRepository, query: Record<string, string>): Reply {
+    const status = enumValue(query['searchCriteria.status'] ?? 'active', PULL_REQUEST_STATUSES, 'status');
+    const source = query['searchCriteria.sourceRefName'];
+    const target = query['searchCriteria.targetRefName'];
+    const skip = Math.max(Number(query.$skip ?? 0) || 0, 0);
+    const top = Math.max(Number(query.$top ?? 101) || 101, 1);
+    const pulls = repo.pullRequests
+      .filter((pull) => status === 'all' || status === 'notset' || pull.status === status)
+      .filter((pull) => source === undefined || pull.sourceRefName === source)
+      .filter((pull) => target === undefined || pull.targetRefName === target)
+      .sort((a, b) => b.pullRequestId - a.pullRequestId)
+      .slice(skip, skip + top)
+      .map((pull) => this.pullRequestJson(repo, pull));
+    return { status: 200, body: { count: pulls.length, value: pulls } };
+  }
+
+  private findPullRequest(repo: FakeAzureRepository, id: string | undefined): StoredPullRequest {
+    const pull = repo.pullRequests.find((candidate) => String(candidate.pullRequestId) === id);
+    if (!pull) {
+      throw new VssProblem(
+        404,
+        'GitPullRequestNotFoundException',
+        'TF401180: The requested pull request was not found.',
+      );
+    }
+    return pull;
+  }
+
+  private updatePullRequest(repo: FakeAzureRepository, id: string | undefined, body: unknown): Reply {
+    const pull = this.findPullRequest(repo, id);
+    const input = object(body, 'gitPullRequestToUpdate');
+    if (pull.status !== 'active' && (input.title !== undefined || input.description !== undefined)) {
+      throw new VssProblem(
+        400,
+        'GitPullRequestNotEditableException',
+        `TF401181: The pull request cannot be edited due to its state.`,
+      );
+    }
+    if (typeof input.title === 'string') {
+      if (input.title.trim() === '') throw invalidArgument('The title of a pull request must not be empty.');
+      pull.title = input.title;
+    }
+    if (typeof input.description === 'string') {
+      if (input.description.length > 4000) {
+        throw invalidArgument('The description of a pull request cannot be longer than 4000 characters.');
+      }
+      pull.description = input.description;
+    }
+    if (input.status !== undefined) {
+      const status = enumValue(input.status, PULL_REQUEST_STATUSES, 'status');
+      if (status === 'abandoned') this.close(repo, pull, 'abandoned');
+      else if (status === 'completed') this.complete(repo.project.name, repo.name, pull.pullRequestId);
+      else if (status === 'active' && pull.status === 'abandoned') {
+        pull.status = 'active';
+        pull.closedDate = undefined;
+        pull.closedSourceCommit = undefined;
+      }
+    }
+    return { status: 200, body: this.pullRequestJson(repo, pull) };
+  }
+
+  // ---------------------------------------------------------------- route table
+
+  private defineRoutes(): void {
+    /** A route below `repositories/{repositoryId}`, logged as `METHOD below` (the repository itself by its name). */
+    const route = (
+      method: string,
+      below: string,
+      resourceVersion: number,
+      handle: (context: RouteContext) => Reply,
+    ) => {
+      const name = `${method} ${below === '' ? 'repositories/{repositoryId}' : below}`;
+      const segments = below === '' ? [] : below.split('/');
+      this.routes.push({ method, name, segments, resourceVersion, handle });
+    };
+
+    route('GET', '', 2, ({ repo }) => ({ status: 200, body: this.repositoryJson(repo) }));
+
+    route('GET', 'refs', 2, ({ repo, query }) => this.listRefs(repo, query.filter));
+    route('GET', 'refs/{*filter}', 2, ({ repo, params, query }) => this.listRefs(repo, query.filter ?? params.filter));
+    route('POST', 'refs', 2, ({ repo, body }) => this.updateRefs(repo, body));
+
+    route('GET', 'items', 1, ({ repo, query }) => this.listItems(repo, query));
+
+    route('GET', 'blobs/{sha1}', 1, ({ repo, params, query, accept }) => {
+      const sha = (params.sha1 ?? '').toLowerCase();
+      const content = repo.blob(sha);
+      if (!content) {
+        throw new VssProblem(
+          404,
+          'GitItemNotFoundException',
+          `TF401174: The item '${sha}' could not be found in the repository '${repo.name}'.`,
+        );
+      }
+      const format = (query.$format ?? '').toLowerCase();
+      if (format === 'octetstream' || (format === '' && /application\/octet-stream/i.test(accept))) {
+        return { status: 200, raw: { contentType: 'application/octet-stream', data: content } };
+      }
+      return {
+        status: 200,
+        body: { objectId: sha, size: content.length, url: `${this.repositoryUrl(repo)}/blobs/${sha}` },
+      };
+    });
+
+    route('GET', 'commits/{commitId}', 2, ({ repo, params, query }) => ({
+      status: 200,
+      body: this.commitJson(repo, (params.commitId ?? '').toLowerCase(), Number(query.changeCount ?? 0) || 0),
+    }));
+
+    route('POST', 'pushes', 3, ({ repo, body }) => this.push(repo, body));
+
+    route('POST', 'pullRequests', 2, ({ repo, body }) => this.createPullRequest(repo, body));
+    route('GET', 'pullRequests', 2, ({ repo, query }) => this.listPullRequests(repo, query));
+    route('GET', 'pullRequests/{pullRequestId}', 2, ({ repo, params }) => ({
+      status: 200,
+      body: this.pullRequestJson(repo, this.findPullRequest(repo, params.pullRequestId)),
+    }));
+    route('PATCH', 'pullRequests/{pullRequestId}', 2, ({ repo, params, body }) =>
+      this.updatePullRequest(repo, params.pullRequestId, body),
+    );
+  }
+
+  /** Refs whose name starts with `refs/{filter}` (Azure's filter is a prefix), in name order. */
+  private listRefs(repo: FakeAzureRepository, filter: string | undefined): Reply {
+    const prefix = filter ? `refs/${filter.trim()}` : 'refs/';
+    const value = [...repo.refs]
+      .filter(([name]) => name.startsWith(prefix))
+      .sort(([a], [b]) => a.localeCompare(b))
+      .map(([name, sha]) => this.refJson(repo, name, sha));
+    return { status: 200, body: { count: value.length, value } };
+  }
+
+  /** The items under a path at a version: the path itself, then (by recursion level) what it holds. */
+  private listItems(repo: FakeAzureRepository, query: Record<string, string>): Reply {
+    const commitId = this.resolveVersion(repo, query);
+    const commit = repo.commit(commitId) as GitCommit;
+    const scope = (query.scopePath ?? query.path ?? '/')
+      .split('/')
+      .filter((part) => part !== '')
+      .join('/');
+    const recursion = enumValue(query.recursionLevel ?? 'none', RECURSION, 'recursionLevel');
+    const item = (path: string, objectId: string, type: 'blob' | 'tree' | 'commit', symlink = false) => {
+      const json: Record<string, unknown> = {
+        objectId,
+        gitObjectType: type,
+        commitId,
+        path: `/${path}`,
+        url: `${this.repositoryUrl(repo)}/items/${encodeURI(path)}?versionType=Commit&version=${commitId}`,
+      };
+      if (type === 'tree') json.isFolder = true;
+      if (symlink) json.isSymLink = true;
+      return json;
+    };
+    // Find the scope: the root tree, a folder, or a file.
+    let treeSha: string | undefined = commit.tree;
+    let value: Record<string, unknown>[] = [];
+    if (scope !== '') {
+      const parts = scope.split('/');
+      for (let i = 0; i < parts.length; i++) {
+        const entry: GitTreeEntry | undefined = repo
+          .tree(treeSha ?? '')
+          ?.find((candidate) => candidate.name === parts[i]);
+        if (!entry || (i < parts.length - 1 && entry.type !== 'tree')) {
+          throw new VssProblem(
+            404,
+            'GitItemNotFoundException',
+            `TF401174: The item '/${scope}' could not be found in the repository '${repo.name}' at the version ` +
+              `specified by '<Commit: ${commitId}>' (resolved to commit '${commitId}').`,
+          );
+        }
+        if (entry.type !== 'tree') {
+          value = [item(scope, entry.sha, entry.type, entry.mode === '120000')];
+          treeSha = undefined;
+        } else {
+          treeSha = entry.sha;
+        }
+      }
+    }
+    if (treeSha !== undefined) {
+      value = [item(scope, treeSha, 'tree')];
+      const walk = (sha: string, prefix: string, depth: number) => {
+        for (const entry of repo.tree(sha) ?? []) {
+          const path = prefix === '' ? entry.name : `${prefix}/${entry.name}`;
+          value.push(item(path, entry.sha, entry.type, entry.mode === '120000'));
+          if (
+            entry.type === 'tree' &&
+            (recursion === 'full' || (depth === 0 && recursion === 'onelevelplusnestedemptyfolders'))
+          ) {
+            walk(entry.sha, path, depth + 1);
+          }
+        }
+      };
+      if (recursion !== 'none') walk(treeSha, scope, 0);
+    }
+    return { status: 200, body: { count: value.length, value } };
+  }
+}
+
+// ---------------------------------------------------------------- helpers
+
+function repositoryKey(project: string, name: string): string {
+  return `${project}/${name}`.toLowerCase();
+}
+
+function requestMatches(
+  request: FakeAzureDevOpsRequest,
+  filter: string | RegExp | ((request: FakeAzureDevOpsRequest) => boolean) | undefined,
+): boolean {
+  if (filter === undefined) return true;
+  if (typeof filter === 'string') return request.route === filter;
+  if (filter instanceof RegExp) return filter.test(`${request.method} ${request.path}`);
+  return filter(request);
+}
+
+function faultReply(fault: FakeAzureDevOpsFault): Reply {
+  switch (fault.type) {
+    case 'status':
+      return {
+        status: fault.status,
+        body: errorBody('FakeFaultException', fault.message ?? STATUS_CODES[fault.status] ?? 'Error'),
+      };
+    case 'rate-limit': {
+      const seconds = fault.retryAfterSeconds ?? 60;
+      return {
+        status: 429,
+        headers: {
+          'retry-after': String(seconds),
+          'x-ratelimit-resource': 'Core',
+          'x-ratelimit-delay': '0.5',
+          'x-ratelimit-limit': '200',
+          'x-ratelimit-remaining': '0',
+          'x-ratelimit-reset': String(Math.floor(Date.now() / 1000) + seconds),
+        },
+        body: errorBody(
+          'RequestBlockedException',
+          "TF400733: The request has been canceled: Request was blocked due to exceeding usage of resource 'Core' " +
+            "in namespace 'User'.",
+        ),
+      };
+    }
+    case 'close':
+    case 'hang':
+      return { status: 500 }; // handled before a reply is made
+  }
+}
+
+async function readBody(request: IncomingMessage): Promise<string> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of request) chunks.push(chunk as Buffer);
+  return Buffer.concat(chunks).toString('utf8');
+}
