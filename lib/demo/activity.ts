@@ -1,4 +1,4 @@
-// What happened lately in the demo: the simulated actors' doings (Flux, GitHub, CI), the controller's log and its
+// What happened lately in the demo: the simulated actors' doings (Flux, the Git host, CI), the controller's log and its
 // audit trail, in one list of the newest lines.
 import { clock, type Screen } from './screen.js';
 

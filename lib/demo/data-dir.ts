@@ -1,4 +1,4 @@
-// The demo's data directory. It is wiped at each start (unless --no-fresh): the simulated clusters and GitHub live in
+// The demo's data directory. It is wiped at each start (unless --no-fresh): the simulated clusters and Git host live in
 // memory and start anew at the initial version, so promotion records and approvals left from a previous run would
 // describe a world that no longer exists (a succeeded promotion of 6.9.1 would never be made again). Only a
 // directory the demo made (it holds DEMO_MARKER) or an empty one is ever wiped.

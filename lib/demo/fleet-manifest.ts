@@ -1,12 +1,6 @@
 // A target's HelmRelease manifest as the demo's fleet repository holds it: the chart version Flux deploys, with the
 // `$promotion` marker of the environment it belongs to (none in the first environment, whose version CI writes).
 
-/** The repository on the simulated GitHub that every promotion pull request of the demo goes to. */
-export interface FleetRepository {
-  owner: string;
-  name: string;
-}
-
 export interface FleetManifestInput {
   namespace: string;
   /** The HelmRelease and chart name. Default `podinfo`. */

@@ -1,5 +1,5 @@
 // Flux on the demo's simulated leaf clusters. Each simulated target is a HelmRelease on a FakeKubeApi whose chart
-// version comes from a file in a FakeGitHub repository, as with a real fleet repository:
+// version comes from a file in the fleet repository on the simulated Git host, as with a real fleet repository:
 //
 // 1. every `intervalMs` the version in the file (on `branch`) is compared with the version the HelmRelease's spec
 //    asks for;
@@ -21,7 +21,6 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { readTargetStatus, type TargetStatus } from '../flux/index.js';
 import { deriveClusterKey, signatureHeader } from '../signing/hmac.js';
 import { objectKeyString, type ObjectKey } from '../pipeline/model.js';
-import type { FakeGitHub } from '../testing/fake-github.js';
 import type { FakeKubeApi } from '../testing/fake-kube-api.js';
 import {
   chartVersionIn,
@@ -31,6 +30,7 @@ import {
   requestedChartVersion,
   startHelmUpgrade,
 } from '../testing/helm-release.js';
+import type { FleetRepository } from './fleet-repository.js';
 import { Loop } from './loop.js';
 
 export interface SimulatedTarget {
@@ -46,8 +46,8 @@ export interface SimulatedTarget {
 }
 
 export interface FluxSimulatorOptions {
-  github: FakeGitHub;
-  repository: { owner: string; name: string };
+  /** The fleet repository Flux follows. */
+  repository: FleetRepository;
   /** The branch Flux follows. Default `main`. */
   branch?: string;
   targets: readonly SimulatedTarget[];
@@ -250,8 +250,7 @@ export class FluxSimulator {
   }
 
   private versionInGit(target: Target, report = true): string | undefined {
-    const { owner, name } = this.options.repository;
-    const text = this.options.github.readFile(owner, name, this.branch, target.file);
+    const text = this.options.repository.readFile(this.branch, target.file);
     const version = text === undefined ? undefined : this.readVersion(text);
     const key = targetKey(target);
     if (version === undefined && report && !this.unreadable.has(key)) {

@@ -1,9 +1,8 @@
 // The demo's CI: every `everyMs` it commits the next patch version (6.9.0 → 6.9.1 → …) of the chart to the first
 // environment's manifests on the fleet repository's main branch, unless `hold` gives a reason to wait.
 import { inc, valid } from 'semver';
-import type { FakeGitHub } from '../testing/fake-github.js';
 import { chartVersionIn, withChartVersion } from '../testing/helm-release.js';
-import type { FleetRepository } from './fleet-manifest.js';
+import type { FleetRepository } from './fleet-repository.js';
 import { Loop } from './loop.js';
 
 export interface ReleaseActivity {
@@ -14,7 +13,6 @@ export interface ReleaseActivity {
 }
 
 export interface ReleaseGeneratorOptions {
-  github: FakeGitHub;
   repository: FleetRepository;
   /** Default `main`. */
   branch?: string;
@@ -91,7 +89,7 @@ export class ReleaseGenerator {
 
   /** Commits the next version to every file now, in one commit. */
   release(): string | undefined {
-    const { github, repository, files } = this.options;
+    const { repository, files } = this.options;
     this.dueAt = this.now() + this.options.everyMs;
     const current = this.current();
     if (current === undefined) {
@@ -104,10 +102,10 @@ export class ReleaseGenerator {
     const version = (this.options.nextVersion ?? nextPatchVersion)(current);
     const changes: Record<string, string> = {};
     for (const file of files) {
-      const text = github.readFile(repository.owner, repository.name, this.branch, file);
+      const text = repository.readFile(this.branch, file);
       if (text !== undefined) changes[file] = withChartVersion(text, version);
     }
-    const commit = github.commitFiles(repository.owner, repository.name, this.branch, changes, `release ${version}`);
+    const commit = repository.commitFiles(this.branch, changes, `release ${version}`);
     const message = `released ${version} (${Object.keys(changes).join(', ')}, commit ${commit.slice(0, 7)})`;
     this.options.onActivity?.({ type: 'released', version, commit, message });
     return version;
@@ -115,9 +113,9 @@ export class ReleaseGenerator {
 
   /** The version the first file names now. */
   current(): string | undefined {
-    const { github, repository, files } = this.options;
+    const { repository, files } = this.options;
     const [file] = files;
-    const text = file === undefined ? undefined : github.readFile(repository.owner, repository.name, this.branch, file);
+    const text = file === undefined ? undefined : repository.readFile(this.branch, file);
     return text === undefined ? undefined : chartVersionIn(text);
   }
 }

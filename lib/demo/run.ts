@@ -1,17 +1,19 @@
 // `pipelinectl demo`: the local mode, exactly as `pipelinectl serve` runs it, against the simulated world (world.ts):
-// one fake Kubernetes API server per GitopsCluster with a simulated Flux on it, a fake GitHub holding the fleet
-// repository with a bot that merges promotion pull requests, and a simulated CI that releases a new version to the
-// first environment every little while. Nothing outside this process is touched. The fakes are lib/testing's, the
-// ones the tests and benchmarks run on.
+// one fake Kubernetes API server per GitopsCluster with a simulated Flux on it, a fake GitHub or GitLab (whichever
+// the configuration's pull-request promotions name) holding the fleet repository with a bot that merges promotion
+// pull or merge requests, and a simulated CI that releases a new version to the first environment every little
+// while. Nothing outside this process is touched. The fakes are lib/testing's, the ones the tests and benchmarks run
+// on.
 //
 // The terminal shows the pipelines as they change (screen.ts). `pipelinectl status` and `approve` work against it
 // from a second terminal, through the data directory.
-import { ConfigError, loadConfiguration } from '../config/index.js';
+import { ConfigError, loadConfiguration, type Configuration } from '../config/index.js';
 import { startLocalMode, type LocalMode } from '../local/mode.js';
 import { createConsoleLogger } from '../logging/console-logger.js';
 import { Activity } from './activity.js';
 import { prepareDataDir } from './data-dir.js';
 import { DemoError } from './demo-error.js';
+import { FLEET_HOST_NAMES, type FleetHostType } from './fleet-repository.js';
 import { FluxSimulator } from './flux-simulator.js';
 import { MergeBot } from './merge-bot.js';
 import { PipelineReader } from './pipeline-reader.js';
@@ -20,8 +22,8 @@ import { Screen } from './screen.js';
 import { cliCommand, displayPath } from './shell.js';
 import { StopSignal } from './stop-signal.js';
 import { introduction, view, type ViewContext } from './view.js';
-import { DemoConfigurationError } from './world-plan.js';
-import { startDemoWorld, type DemoWorld } from './world.js';
+import { DemoConfigurationError, fleetPath, planWorld, type WorldPlan } from './world-plan.js';
+import { startPlannedWorld, type DemoWorld } from './world.js';
 
 const INITIAL_VERSION = '6.9.0';
 const POLL_INTERVAL_MS = 30_000;
@@ -31,6 +33,11 @@ const REFRESH_MS = 1000;
 export interface DemoSettings {
   /** The configuration to simulate (a directory or a file). */
   configPath: string;
+  /**
+   * The Git host asked for (`--git-host`), checked against the one the configuration's pull-request promotions
+   * name. Undefined: whichever they name.
+   */
+  gitHost?: FleetHostType;
   /** The receiver's port; 0 picks a free one. */
   port: number;
   dataDir: string;
@@ -54,21 +61,15 @@ export async function runDemo(settings: DemoSettings): Promise<void> {
   const loaded = await loadConfiguration(configPath);
   if (!loaded.ok) throw new ConfigError(loaded.problems);
   const { configuration } = loaded;
+  // Before the data directory is touched: a configuration that cannot be simulated leaves it as it was.
+  const plan = simulationPlan(settings, configuration);
   await prepareDataDir(settings.dataDir, settings.fresh);
 
-  const screen = new Screen(process.stdout, process.stdout.isTTY === true);
+  const screen = new Screen(process.stdout, process.stdout.isTTY === true, FLEET_HOST_NAMES[plan.repository.type]);
   const signals = new StopSignal();
   const cleanup: (() => Promise<void>)[] = [];
   try {
-    let world: DemoWorld;
-    try {
-      world = await startDemoWorld(configuration, INITIAL_VERSION);
-    } catch (error) {
-      if (error instanceof DemoConfigurationError) {
-        throw new DemoError(`${displayPath(configPath)} cannot be simulated:\n${error.message}`);
-      }
-      throw error;
-    }
+    const world = await startPlannedWorld(plan, INITIAL_VERSION);
     cleanup.push(() => world.stop());
     const activity = new Activity(screen);
     const mode = await startMode(settings, world, activity);
@@ -76,7 +77,6 @@ export async function runDemo(settings: DemoSettings): Promise<void> {
     const { repository } = world;
 
     const simulator = new FluxSimulator({
-      github: world.github,
       repository,
       targets: world.targets,
       receiverUrl: mode.receiverUrl,
@@ -88,10 +88,9 @@ export async function runDemo(settings: DemoSettings): Promise<void> {
     cleanup.push(() => simulator.stop());
 
     const bot = new MergeBot({
-      github: world.github,
       repository,
       delayMs: mergeAfterMs,
-      onActivity: (event) => activity.add('GitHub', `${repository.owner}/${repository.name}: ${event.message}`),
+      onActivity: (event) => activity.add(repository.hostName, `${repository.path}: ${event.message}`),
     }).start();
     cleanup.push(() => bot.stop());
 
@@ -99,7 +98,6 @@ export async function runDemo(settings: DemoSettings): Promise<void> {
     const generators = new Map<string, ReleaseGenerator>();
     for (const [pipeline, files] of world.sourceFiles) {
       const generator = new ReleaseGenerator({
-        github: world.github,
         repository,
         files,
         everyMs: releaseEveryMs,
@@ -144,6 +142,29 @@ export async function runDemo(settings: DemoSettings): Promise<void> {
   }
 }
 
+/** What to simulate for the configuration, or a DemoError saying why it cannot be (as asked for). */
+function simulationPlan(settings: DemoSettings, configuration: Configuration): WorldPlan {
+  const where = displayPath(settings.configPath);
+  let plan: WorldPlan;
+  try {
+    plan = planWorld(configuration);
+  } catch (error) {
+    if (error instanceof DemoConfigurationError) throw new DemoError(`${where} cannot be simulated:\n${error.message}`);
+    throw error;
+  }
+  const { gitHost } = settings;
+  const { repository } = plan;
+  if (gitHost !== undefined && gitHost !== repository.type) {
+    throw new DemoError(
+      `--git-host ${gitHost}, but ${where} promotes through ${FLEET_HOST_NAMES[repository.type]} ` +
+        `(${fleetPath(repository)}): ` +
+        `the configuration's pull-request type decides the host; drop --git-host, or give a configuration whose ` +
+        `pull-request blocks say \`type: ${gitHost}\``,
+    );
+  }
+  return plan;
+}
+
 async function startMode(settings: DemoSettings, world: DemoWorld, activity: Activity): Promise<LocalMode> {
   // The controller's log joins the activity list: warnings and errors, and with --verbose its info lines too.
   const logger = createConsoleLogger({
@@ -157,7 +178,7 @@ async function startMode(settings: DemoSettings, world: DemoWorld, activity: Act
       dataDir: settings.dataDir,
       port: settings.port,
       pollIntervalMs: POLL_INTERVAL_MS,
-      githubApiUrl: world.github.url,
+      ...world.hostApi,
       secrets: world.secrets,
       logger,
       newStore: settings.newStore,

@@ -5,7 +5,10 @@
 // so only the screen's own escape sequences ever reach the terminal.
 import { printable } from '../logging/printable.js';
 
-const BANNER = 'SIMULATION — no real cluster or GitHub is touched';
+/** Says on every screen that nothing real is touched, naming the simulated Git host. */
+function banner(hostName: string): string {
+  return `SIMULATION — no real cluster or ${hostName} is touched`;
+}
 
 /**
  * One line of the view. Without a TTY, a line with a `key` is printed (as `log`, else `text`) each time that text
@@ -22,13 +25,16 @@ export class Screen {
   private intro: string[] = [];
   private readonly printed = new Map<string, string>();
   private drawn = false;
+  private readonly banner: string;
 
-  /** Prints the banner at once, before anything else. */
+  /** Prints the banner at once, before anything else. `hostName` is the simulated Git host's, default `GitHub`. */
   constructor(
     private readonly out: NodeJS.WriteStream,
     private readonly tty: boolean,
+    hostName = 'GitHub',
   ) {
-    out.write(`${BANNER}\n${tty ? 'starting the simulated world and the local mode…\n' : ''}`);
+    this.banner = banner(hostName);
+    out.write(`${this.banner}\n${tty ? 'starting the simulated world and the local mode…\n' : ''}`);
   }
 
   /** Shows the introduction: under the banner of each redraw on a TTY, printed once otherwise. */
@@ -39,7 +45,7 @@ export class Screen {
 
   render(lines: readonly Line[]): void {
     if (this.tty) {
-      const banner = process.env.NO_COLOR ? BANNER : `\x1b[1;30;43m ${BANNER} \x1b[0m`;
+      const banner = process.env.NO_COLOR ? this.banner : `\x1b[1;30;43m ${this.banner} \x1b[0m`;
       const shown = lines.map((line) => printable(line.text + (line.live ?? '')));
       const all = [banner, ...this.intro.map(printable), '', ...shown];
       this.out.write(`\x1b[H${all.map((line) => `${line}\x1b[K`).join('\n')}\n\x1b[J`);

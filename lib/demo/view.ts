@@ -1,6 +1,6 @@
 // What the demo shows: its introduction, then for each pipeline its environments (each target as its simulated
 // cluster runs it, the controller's message, the command that approves a waiting release) and its CI, the pull
-// requests on the simulated GitHub, and the recent activity.
+// requests on the simulated GitHub (merge requests on the simulated GitLab), and the recent activity.
 import { objectKeyString } from '../pipeline/model.js';
 import { formatDuration } from '../util/duration.js';
 import type { Activity } from './activity.js';
@@ -31,12 +31,13 @@ export interface ViewContext {
 
 export function introduction(context: ViewContext): string[] {
   const { world, dataDir } = context;
-  const { owner, name } = world.repository;
+  const { hostName, path, pullRequestWord } = world.repository;
   return [
     `pipelinectl demo: pipeline-controller's local mode (the same code as on AWS) on ${displayPath(context.configPath)}`,
-    `against ${world.clusters.size} simulated leaf clusters running a simulated Flux, a simulated GitHub repository ` +
-      `${owner}/${name} whose promotion pull requests a bot merges after ${formatDuration(context.mergeAfterMs)}, and a ` +
-      `simulated CI releasing a new version every ${formatDuration(context.releaseEveryMs)}.`,
+    `against ${world.clusters.size} simulated leaf clusters running a simulated Flux, a simulated ${hostName} ` +
+      `repository ${path} whose promotion ${pullRequestWord}s a bot merges after ` +
+      `${formatDuration(context.mergeAfterMs)}, and a simulated CI releasing a new version every ` +
+      `${formatDuration(context.releaseEveryMs)}.`,
     `receiver ${context.receiverUrl}  ·  data directory ${dataDir}  ·  Ctrl-C stops everything`,
     `from a second terminal: ${context.command} status --data-dir ${shellQuote(dataDir)}`,
   ];
@@ -101,21 +102,23 @@ export async function view(context: ViewContext): Promise<Line[]> {
   }
   if (views.length === 0) lines.push({ text: 'waiting for the pipelines to be applied…' }, { text: '' });
 
-  const { owner, name } = world.repository;
-  const pulls = world.github.pulls(owner, name).reverse().slice(0, 6);
-  lines.push({ text: `pull requests on ${owner}/${name} (simulated GitHub)` });
+  const { repository } = world;
+  const { path, pullRequestWord } = repository;
+  const pulls = repository.pullRequests().reverse().slice(0, 6);
+  lines.push({ text: `${pullRequestWord}s on ${path} (simulated ${repository.hostName})` });
   if (pulls.length === 0) lines.push({ text: '  none yet' });
   for (const pull of pulls) {
-    const state = pull.merged ? 'merged' : pull.state;
-    const mergesAt = pull.state === 'open' ? bot.mergesAt(pull.number) : undefined;
+    const { state } = pull;
+    const reference = repository.reference(pull.id);
+    const mergesAt = state === 'open' ? bot.mergesAt(pull.id) : undefined;
     const live =
       mergesAt === undefined
         ? {}
         : { live: `  (the bot merges it in ${Math.max(0, Math.ceil((mergesAt - now) / 1000))}s)` };
     lines.push({
-      text: `  #${String(pull.number).padEnd(3)} ${state.padEnd(7)} ${pull.title}`,
-      key: `pull ${pull.number}`,
-      log: `pull request #${pull.number} on ${owner}/${name} ${state}: ${pull.title}`,
+      text: `  ${reference.padEnd(4)} ${state.padEnd(7)} ${pull.title}`,
+      key: `pull ${pull.id}`,
+      log: `${pullRequestWord} ${reference} on ${path} ${state}: ${pull.title}`,
       ...live,
     });
   }

@@ -1,18 +1,27 @@
-// What the demo simulates for a configuration (examples/demo by default), decided before anything starts: one fake
-// Kubernetes API server per GitopsCluster some target runs on, one fleet repository (the one the Pipelines'
-// pull-request strategies name), and in it one HelmRelease manifest per target, `clusters/<cluster>/<app>.yaml`
-// (`clusters/<cluster>/<namespace>/<app>.yaml` when a cluster runs the app in several namespaces). The manifests of
-// every environment but the first carry that environment's `$promotion` marker; the first environment's are what
-// CI writes.
+// What the demo simulates for a configuration (examples/demo or examples/demo-gitlab by default), decided before
+// anything starts: one fake Kubernetes API server per GitopsCluster some target runs on, one fleet repository (the
+// one the Pipelines' pull-request strategies name), and in it one HelmRelease manifest per target,
+// `clusters/<cluster>/<app>.yaml` (`clusters/<cluster>/<namespace>/<app>.yaml` when a cluster runs the app in several
+// namespaces). The manifests of every environment but the first carry that environment's `$promotion` marker; the
+// first environment's are what CI writes.
 //
 // What the configuration may use: HelmRelease apps, GitopsClusters with a `secretRef` (their kubeconfig Secrets
-// are what the world hands back, with the simulated servers' kubeconfigs), GitHub pull-request promotions into
-// one repository (its token Secrets likewise). Anything else cannot be simulated and is refused with a reason.
+// are what the world hands back, with the simulated servers' kubeconfigs), pull-request promotions into one
+// repository on GitHub or one project on GitLab (its token Secrets likewise). Anything else cannot be simulated and
+// is refused with a reason.
 import type { Configuration } from '../config/index.js';
 import { markerFor } from '../promotion/markers.js';
-import { repositoryAddress } from '../pipeline/repository-address.js';
+import {
+  repositoryAddress,
+  type GitHubAddress,
+  type GitLabAddress,
+  type RepositoryAddress,
+} from '../pipeline/repository-address.js';
 import { objectKeyString, type ObjectKey, type Pipeline } from '../pipeline/model.js';
-import type { FleetRepository } from './fleet-manifest.js';
+import { FLEET_HOST_NAMES, type FleetHostType } from './fleet-repository.js';
+
+/** The repository every promotion of the demo goes to, as the configuration's `pull-request.url` names it. */
+export type FleetAddress = GitHubAddress | GitLabAddress;
 
 /** A configuration the demo cannot simulate; the message lists every reason, one per line. */
 export class DemoConfigurationError extends Error {
@@ -30,7 +39,7 @@ export interface PlannedTarget {
 }
 
 export interface WorldPlan {
-  repository: FleetRepository;
+  repository: FleetAddress;
   clusters: { key: ObjectKey; secret: ObjectKey }[];
   targets: PlannedTarget[];
   sourceFiles: Map<string, string[]>;
@@ -40,7 +49,7 @@ export interface WorldPlan {
 /** What to simulate for a configuration, or a DemoConfigurationError listing what cannot be. */
 export function planWorld(configuration: Configuration): WorldPlan {
   const problems: string[] = [];
-  const repositories = new Map<string, FleetRepository>();
+  const repositories = new Map<string, FleetAddress>();
   const tokenSecrets = new Map<string, ObjectKey>();
   const clusters = new Map<string, { key: ObjectKey; secret: ObjectKey }>();
   const targets: PlannedTarget[] = [];
@@ -67,13 +76,16 @@ export function planWorld(configuration: Configuration): WorldPlan {
     }
     for (const [index, env] of pipeline.environments.entries()) {
       const pullRequest = env.promotion?.strategy['pull-request'];
-      if (index > 0 && pullRequest?.type !== 'github') {
-        problems.push(`${where}: environment ${env.name} must be promoted by a GitHub pull request to be simulated`);
+      if (index > 0 && !isFleetHostType(pullRequest?.type)) {
+        problems.push(
+          `${where}: environment ${env.name} must be promoted by a GitHub pull request or a GitLab merge request ` +
+            'to be simulated',
+        );
       } else if (index > 0 && pullRequest) {
-        const located = repositoryAddress('github', pullRequest.url);
-        if (located.ok && located.address.type === 'github') {
-          const { owner, repo } = located.address;
-          repositories.set(`${owner}/${repo}`.toLowerCase(), { owner, name: repo });
+        const located = repositoryAddress(pullRequest.type, pullRequest.url);
+        const address = located.ok ? fleetAddress(located.address) : undefined;
+        if (address) {
+          repositories.set(`${address.type} ${fleetPath(address).toLowerCase()}`, address);
         } else {
           problems.push(`${where}: environment ${env.name}: the pull-request url ${located.ok ? '' : located.problem}`);
         }
@@ -97,8 +109,15 @@ export function planWorld(configuration: Configuration): WorldPlan {
     }
   }
   const [repository, ...others] = repositories.values();
-  if (!repository) problems.push('no environment is promoted by a GitHub pull request: nothing would flow');
-  if (others.length > 0) problems.push('the pull requests name several repositories; the demo simulates one');
+  if (!repository) {
+    problems.push('no environment is promoted by a GitHub pull request or a GitLab merge request: nothing would flow');
+  }
+  if (others.length > 0) {
+    const named = [...repositories.values()].map(
+      (address) => `${fleetPath(address)} on ${FLEET_HOST_NAMES[address.type]}`,
+    );
+    problems.push(`the promotions go to several repositories (${named.join(', ')}); the demo simulates one`);
+  }
   if (problems.length > 0 || !repository) throw new DemoConfigurationError(problems.join('\n'));
   // Only the clusters some target runs on are simulated.
   const used = [...clusters.values()].filter((c) =>
@@ -127,4 +146,17 @@ function plannedTargets(pipeline: Pipeline, key: ObjectKey): PlannedTarget[] {
         : `clusters/${target.cluster.name}/${name}.yaml`;
     return { ...target, file };
   });
+}
+
+function isFleetHostType(type: string | undefined): type is FleetHostType {
+  return type === 'github' || type === 'gitlab';
+}
+
+function fleetAddress(address: RepositoryAddress): FleetAddress | undefined {
+  return address.type === 'github' || address.type === 'gitlab' ? address : undefined;
+}
+
+/** The repository as its host names it: `acme/fleet` on GitHub, the project's full path on GitLab. */
+export function fleetPath(address: FleetAddress): string {
+  return address.type === 'github' ? `${address.owner}/${address.repo}` : address.projectPath;
 }

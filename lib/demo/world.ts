@@ -1,14 +1,16 @@
 // The simulated outside world of `pipelinectl demo`, started from its plan (world-plan.ts): the fake Kubernetes API
-// servers, each target's HelmRelease on its cluster, and the fake GitHub holding the fleet repository with one
-// manifest per target. Every target starts deployed and healthy at `initialVersion`.
+// servers, each target's HelmRelease on its cluster, and the fake GitHub or GitLab holding the fleet repository
+// with one manifest per target. Every target starts deployed and healthy at `initialVersion`.
 import type { Configuration } from '../config/index.js';
 import { objectKeyString, type ObjectKey } from '../pipeline/model.js';
-import { FakeGitHub } from '../testing/fake-github.js';
 import { FakeKubeApi } from '../testing/fake-kube-api.js';
 import { installedHelmRelease } from '../testing/helm-release.js';
-import { fleetManifest, type FleetRepository } from './fleet-manifest.js';
+import { fleetManifest } from './fleet-manifest.js';
+import type { FleetRepository } from './fleet-repository.js';
 import type { SimulatedTarget } from './flux-simulator.js';
-import { planWorld } from './world-plan.js';
+import { GitHubFleetRepository } from './github-fleet-repository.js';
+import { GitLabFleetRepository } from './gitlab-fleet-repository.js';
+import { planWorld, type FleetAddress, type WorldPlan } from './world-plan.js';
 
 export interface DemoTarget extends SimulatedTarget {
   name: string;
@@ -17,27 +19,36 @@ export interface DemoTarget extends SimulatedTarget {
 }
 
 export interface DemoWorld {
-  github: FakeGitHub;
+  /** The fleet repository on its simulated host. */
   repository: FleetRepository;
+  /**
+   * The local mode's API base for the simulated host (LocalModeOptions): every pull request of the configuration
+   * goes to it, whatever API its URL implies.
+   */
+  hostApi: { githubApiUrl: string } | { gitlabApiUrl: string };
   /** The fake API server of each GitopsCluster, by `ns/name`. */
   clusters: Map<string, FakeKubeApi>;
   /** Every target of every Pipeline, in pipeline and environment order. */
   targets: DemoTarget[];
   /** The manifests of each Pipeline's first environment (what CI writes), by `ns/name` of the Pipeline. */
   sourceFiles: Map<string, string[]>;
-  /** The kubeconfig and GitHub token Secrets, to layer over the configuration's placeholders. */
+  /** The kubeconfig and Git host token Secrets, to layer over the configuration's placeholders. */
   secrets: { key: ObjectKey; values: Record<string, string> }[];
   stop(): Promise<void>;
 }
 
 /** Checks that the configuration can be simulated (else a DemoConfigurationError), then starts its world. */
 export async function startDemoWorld(configuration: Configuration, initialVersion: string): Promise<DemoWorld> {
-  const plan = planWorld(configuration);
-  const github = await FakeGitHub.start();
+  return startPlannedWorld(planWorld(configuration), initialVersion);
+}
+
+/** Starts the world a plan describes. */
+export async function startPlannedWorld(plan: WorldPlan, initialVersion: string): Promise<DemoWorld> {
   const clusters = new Map<string, FakeKubeApi>();
+  let repository: FleetRepository | undefined;
   const stop = async () => {
     await Promise.all([...clusters.values()].map((cluster) => cluster.stop()));
-    await github.stop();
+    await repository?.stop();
   };
   try {
     for (const cluster of plan.clusters) clusters.set(objectKeyString(cluster.key), await FakeKubeApi.start());
@@ -63,19 +74,32 @@ export async function startDemoWorld(configuration: Configuration, initialVersio
         file: target.file,
       };
     });
-    github.createRepository(plan.repository.owner, plan.repository.name, files, {
-      message: 'Fleet at ' + initialVersion,
-    });
+    repository = await startFleetRepository(plan.repository, files, 'Fleet at ' + initialVersion);
+    const token = repository.token;
     const secrets = [
       ...plan.clusters.map((cluster) => {
         const api = clusters.get(objectKeyString(cluster.key));
         return { key: cluster.secret, values: { value: api?.kubeconfig({ name: cluster.key.name }) ?? '' } };
       }),
-      ...plan.tokenSecrets.map((key) => ({ key, values: { token: github.token } })),
+      // `token` is the key both hosts' promoters read.
+      ...plan.tokenSecrets.map((key) => ({ key, values: { token } })),
     ];
-    return { github, repository: plan.repository, clusters, targets, sourceFiles: plan.sourceFiles, secrets, stop };
+    const { apiUrl } = repository;
+    const hostApi = repository.type === 'github' ? { githubApiUrl: apiUrl } : { gitlabApiUrl: apiUrl };
+    return { repository, hostApi, clusters, targets, sourceFiles: plan.sourceFiles, secrets, stop };
   } catch (error) {
     await stop();
     throw error;
   }
+}
+
+/** A fake of the address's host holding the repository, with `files` in one commit on `main`. */
+function startFleetRepository(
+  address: FleetAddress,
+  files: Record<string, string>,
+  message: string,
+): Promise<FleetRepository> {
+  return address.type === 'github'
+    ? GitHubFleetRepository.start(address, files, message)
+    : GitLabFleetRepository.start(address, files, message);
 }

@@ -1,46 +1,10 @@
 // `pipelinectl demo` as a user runs it: a child process from the repository root, its output not a terminal.
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
-import { once } from 'node:events';
-import { mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { readdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { describe, it, type TestContext } from 'node:test';
+import { describe, it } from 'node:test';
 import { waitFor } from '../loop/harness.js';
-
-const REPO_ROOT = fileURLToPath(new URL('../../', import.meta.url));
-
-function pipelinectl(t: TestContext, args: readonly string[]) {
-  const env: NodeJS.ProcessEnv = { ...process.env, NO_COLOR: '1' };
-  delete env.NODE_TEST_CONTEXT;
-  delete env.PIPELINECTL_DEBUG;
-  delete env.PIPELINES_HMAC_KEY;
-  const child = spawn(process.execPath, ['bin/pipelinectl.js', ...args], {
-    cwd: REPO_ROOT,
-    env,
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let stdout = '';
-  let stderr = '';
-  child.stdout.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
-  child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
-  const exited = once(child, 'close').then(([code]) => code as number | null);
-  let done = false;
-  void exited.then(() => (done = true));
-  t.after(async () => {
-    if (done) return;
-    child.kill('SIGKILL');
-    await exited;
-  });
-  return { child, exited, stdout: () => stdout, stderr: () => stderr };
-}
-
-async function tempDir(t: TestContext): Promise<string> {
-  const dir = await mkdtemp(join(tmpdir(), 'pipelinectl-demo-test-'));
-  t.after(() => rm(dir, { recursive: true, force: true }));
-  return dir;
-}
+import { pipelinectl, tempDir } from './pipelinectl-process.js';
 
 describe('pipelinectl demo', () => {
   it('asks for the staging approval, opens the pull request once approved, and stops cleanly on SIGINT', async (t) => {

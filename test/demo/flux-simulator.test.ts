@@ -1,4 +1,5 @@
-// The demo's simulated Flux, merge bot and CI against the fake Kubernetes API, the fake GitHub and a tiny receiver.
+// The demo's simulated Flux, merge bot and CI against the fake Kubernetes API, the fake GitHub (the merge bot also
+// the fake GitLab) and a tiny receiver.
 import assert from 'node:assert/strict';
 import { createServer, type IncomingHttpHeaders } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -9,7 +10,10 @@ import { fleetManifest } from '../../lib/demo/fleet-manifest.js';
 import { MergeBot } from '../../lib/demo/merge-bot.js';
 import { nextPatchVersion, ReleaseGenerator } from '../../lib/demo/release-generator.js';
 import { FluxSimulator, type FluxActivity } from '../../lib/demo/flux-simulator.js';
+import { GitHubFleetRepository } from '../../lib/demo/github-fleet-repository.js';
+import { GitLabFleetRepository } from '../../lib/demo/gitlab-fleet-repository.js';
 import { FakeGitHub } from '../../lib/testing/fake-github.js';
+import { FakeGitLab } from '../../lib/testing/fake-gitlab.js';
 import { FakeKubeApi } from '../../lib/testing/fake-kube-api.js';
 import { chartVersionIn, withChartVersion } from '../../lib/testing/helm-release.js';
 import { waitFor } from '../loop/harness.js';
@@ -57,7 +61,7 @@ async function startFakes(t: TestContext) {
     [DEV_FILE]: fleetManifest({ namespace: 'apps', version: '6.9.0' }),
     [STAGING_FILE]: fleetManifest({ namespace: 'apps', version: '6.9.0', marker: 'flux-system:podinfo:staging' }),
   });
-  return { api, github };
+  return { api, github, repository: new GitHubFleetRepository(github, REPO.owner, REPO.name) };
 }
 
 function release(github: FakeGitHub, file: string, version: string): void {
@@ -67,12 +71,11 @@ function release(github: FakeGitHub, file: string, version: string): void {
 
 describe('Flux simulator', () => {
   it('rolls a new version in Git out through a mid-upgrade state, then sends a signed UpgradeSucceeded event', async (t) => {
-    const { api, github } = await startFakes(t);
+    const { api, github, repository } = await startFakes(t);
     const receiver = await startReceiver(t);
     const activity: FluxActivity[] = [];
     const simulator = new FluxSimulator({
-      github,
-      repository: REPO,
+      repository,
       targets: [{ cluster: DEV, api, namespace: 'apps', file: DEV_FILE }],
       receiverUrl: `${receiver.url}/`,
       masterKey: MASTER_KEY,
@@ -154,12 +157,11 @@ describe('Flux simulator', () => {
   });
 
   it('retries an event the receiver answers with a 5xx, and gives up on a 4xx', async (t) => {
-    const { api, github } = await startFakes(t);
+    const { api, github, repository } = await startFakes(t);
     const receiver = await startReceiver(t, [503, 202, 401]);
     const activity: FluxActivity[] = [];
     const simulator = new FluxSimulator({
-      github,
-      repository: REPO,
+      repository,
       targets: [{ cluster: DEV, api, namespace: 'apps', file: DEV_FILE }],
       receiverUrl: receiver.url,
       masterKey: MASTER_KEY,
@@ -183,11 +185,10 @@ describe('Flux simulator', () => {
   });
 
   it('follows each target its own file, and installs missing HelmReleases at the version in Git', async (t) => {
-    const { api, github } = await startFakes(t);
+    const { api, github, repository } = await startFakes(t);
     const receiver = await startReceiver(t);
     const simulator = new FluxSimulator({
-      github,
-      repository: REPO,
+      repository,
       targets: [
         { cluster: DEV, api, namespace: 'apps', file: DEV_FILE },
         { cluster: DEV, api, namespace: 'staging', file: STAGING_FILE },
@@ -214,7 +215,7 @@ describe('Flux simulator', () => {
 
 describe('merge bot', () => {
   it('merges open promotion pull requests after the delay, and nothing else', async (t) => {
-    const { github } = await startFakes(t);
+    const { github, repository } = await startFakes(t);
     const marker = 'flux-system:podinfo:staging';
     const text = fleetManifest({ namespace: 'apps', version: '6.9.1', marker });
     github.commitFiles(REPO.owner, REPO.name, 'promotion-flux-system-podinfo-staging', { [STAGING_FILE]: text });
@@ -230,8 +231,7 @@ describe('merge bot', () => {
     let now = 1000;
     const merged: string[] = [];
     const bot = new MergeBot({
-      github,
-      repository: REPO,
+      repository,
       delayMs: 3000,
       now: () => now,
       onActivity: (activity) => merged.push(activity.message),
@@ -255,17 +255,60 @@ describe('merge bot', () => {
     );
     assert.equal(chartVersionIn(github.readFile(REPO.owner, REPO.name, 'main', STAGING_FILE) ?? ''), '6.9.1');
   });
+
+  it('merges open promotion merge requests on GitLab the same way, naming them !iid', async (t) => {
+    const gitlab = await FakeGitLab.start();
+    t.after(() => gitlab.stop());
+    const project = 'acme/platform/fleet';
+    gitlab.createRepository(project, {
+      [STAGING_FILE]: fleetManifest({ namespace: 'apps', version: '6.9.0', marker: 'flux-system:podinfo:staging' }),
+    });
+    const text = fleetManifest({ namespace: 'apps', version: '6.9.1', marker: 'flux-system:podinfo:staging' });
+    gitlab.commitFiles(project, 'promotion-flux-system-podinfo-staging', { [STAGING_FILE]: text });
+    gitlab.commitFiles(project, 'feature', { 'README.md': 'hello\n' });
+    for (const branch of ['feature', 'promotion-flux-system-podinfo-staging']) {
+      const response = await fetch(`${gitlab.url}/projects/${encodeURIComponent(project)}/merge_requests`, {
+        method: 'POST',
+        headers: { 'private-token': gitlab.token, 'content-type': 'application/json' },
+        body: JSON.stringify({ source_branch: branch, target_branch: 'main', title: branch }),
+      });
+      assert.equal(response.status, 201, await response.text());
+    }
+    const repository = new GitLabFleetRepository(gitlab, project);
+    let now = 1000;
+    const merged: string[] = [];
+    const bot = new MergeBot({ repository, delayMs: 3000, now: () => now, onActivity: (a) => merged.push(a.message) });
+    bot.tick();
+    assert.equal(bot.mergesAt(1), undefined, 'not a promotion branch');
+    assert.equal(bot.mergesAt(2), 4000);
+    now = 4000;
+    bot.tick();
+    assert.deepEqual(merged, ['merged !2 promotion-flux-system-podinfo-staging']);
+    assert.deepEqual(
+      repository.pullRequests().map((mr) => [mr.id, mr.state, mr.sourceBranch, mr.url]),
+      [
+        [1, 'open', 'feature', 'https://gitlab.example.com/acme/platform/fleet/-/merge_requests/1'],
+        [
+          2,
+          'merged',
+          'promotion-flux-system-podinfo-staging',
+          'https://gitlab.example.com/acme/platform/fleet/-/merge_requests/2',
+        ],
+      ],
+    );
+    assert.equal(chartVersionIn(repository.readFile('main', STAGING_FILE) ?? ''), '6.9.1');
+    assert.equal(repository.readFile('no-such-branch', STAGING_FILE), undefined);
+  });
 });
 
 describe('release generator', () => {
   it('commits the next patch version when due, unless held', async (t) => {
-    const { github } = await startFakes(t);
+    const { github, repository } = await startFakes(t);
     let now = 0;
     let hold: string | undefined = 'staging waits for approval of 6.9.1';
     const seen: (string | undefined)[] = [];
     const generator = new ReleaseGenerator({
-      github,
-      repository: REPO,
+      repository,
       files: [DEV_FILE],
       everyMs: 20_000,
       firstAfterMs: 5000,

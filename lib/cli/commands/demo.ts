@@ -1,16 +1,23 @@
-// pipelinectl demo (`npm start`): the local mode against a simulated world of clusters, Flux, GitHub and CI. The demo
-// itself lives in lib/demo (the one part of the product that runs on lib/testing's fakes); this is its command line.
+// pipelinectl demo (`npm start`): the local mode against a simulated world of clusters, Flux, GitHub (or GitLab) and
+// CI. The demo itself lives in lib/demo (the one part of the product that runs on lib/testing's fakes); this is its
+// command line.
 import { fileURLToPath } from 'node:url';
-import type { Command } from 'commander';
+import { Option, type Command } from 'commander';
 import { DemoError } from '../../demo/demo-error.js';
+import type { FleetHostType } from '../../demo/fleet-repository.js';
 import { runDemo, type DemoSettings } from '../../demo/run.js';
 import { CliError } from '../errors.js';
 import { parseDuration, parsePort } from '../flags.js';
 
-const DEFAULT_CONFIG = fileURLToPath(new URL('../../../examples/demo', import.meta.url));
+/** The example each simulated host runs when --config is not given: the same world, promoted through that host. */
+const DEFAULT_CONFIGS: Record<FleetHostType, string> = {
+  github: fileURLToPath(new URL('../../../examples/demo', import.meta.url)),
+  gitlab: fileURLToPath(new URL('../../../examples/demo-gitlab', import.meta.url)),
+};
 
 interface DemoOptions {
   config?: string;
+  gitHost?: FleetHostType;
   port: string;
   dataDir: string;
   releaseEvery: string;
@@ -26,9 +33,21 @@ export function register(program: Command): void {
   program
     .command('demo')
     .description(
-      'Run the local mode against simulated clusters, Flux, GitHub and CI: no cluster or GitHub account needed',
+      'Run the local mode against simulated clusters, Flux, GitHub (or GitLab) and CI: no cluster or Git host ' +
+        'account needed',
     )
-    .option('--config <path>', 'the configuration to simulate (default: examples/demo)')
+    .option(
+      '--config <path>',
+      'the configuration to simulate; its pull-request type picks the simulated host ' +
+        '(default: examples/demo, or examples/demo-gitlab with --git-host gitlab)',
+    )
+    .addOption(
+      // No default value: given with --config, it is checked against the configuration instead of overriding it.
+      new Option(
+        '--git-host <host>',
+        'simulate GitHub pull requests or GitLab merge requests (default: github, or what --config uses)',
+      ).choices(['github', 'gitlab']),
+    )
     .option('--port <port>', "the receiver's port; 0 picks a free one", '8080')
     .option('--data-dir <dir>', 'the data directory (wiped at start unless --no-fresh)', '.data/demo')
     .option('--release-every <duration>', 'time between two releases to the first environment (e.g. 20s, 1m)', '20s')
@@ -44,14 +63,16 @@ export function register(program: Command): void {
       '\nEverything runs in this process; nothing outside it is touched. From a second terminal, in the same directory:\n' +
         '  pipelinectl status --data-dir .data/demo\n' +
         '  pipelinectl approve flux-system/podinfo staging --revision <version> --data-dir .data/demo\n' +
-        'For real clusters and GitHub: pipelinectl serve --config ./my-config (see examples/demo/README.md).',
+        'The same on a simulated GitLab, with merge requests: pipelinectl demo --git-host gitlab\n' +
+        'For real clusters and GitHub or GitLab: pipelinectl serve --config ./my-config (see examples/demo/README.md).',
     )
     .action(async (options: DemoOptions) => {
       await runReportingErrors({
         releaseEveryMs: parseDuration(options.releaseEvery, '--release-every'),
         mergeAfterMs: parseDuration(options.mergeAfter, '--merge-after'),
         port: parsePort(options.port),
-        configPath: options.config ?? DEFAULT_CONFIG,
+        configPath: options.config ?? DEFAULT_CONFIGS[options.gitHost ?? 'github'],
+        ...(options.gitHost === undefined ? {} : { gitHost: options.gitHost }),
         dataDir: options.dataDir,
         keepReleasing: options.keepReleasing === true,
         fresh: options.fresh !== false,

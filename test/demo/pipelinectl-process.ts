@@ -1,0 +1,51 @@
+// `pipelinectl` as a user runs it, for the demo's tests: a child process from the repository root, its output not a
+// terminal, killed at the end of the test if it is still running.
+import { spawn } from 'node:child_process';
+import { once } from 'node:events';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import type { TestContext } from 'node:test';
+
+export const REPO_ROOT = fileURLToPath(new URL('../../', import.meta.url));
+
+export interface PipelinectlProcess {
+  child: ReturnType<typeof spawn>;
+  /** Resolves with the exit code once the process has ended. */
+  exited: Promise<number | null>;
+  stdout(): string;
+  stderr(): string;
+}
+
+export function pipelinectl(t: TestContext, args: readonly string[]): PipelinectlProcess {
+  const env: NodeJS.ProcessEnv = { ...process.env, NO_COLOR: '1' };
+  delete env.NODE_TEST_CONTEXT;
+  delete env.PIPELINECTL_DEBUG;
+  delete env.PIPELINES_HMAC_KEY;
+  const child = spawn(process.execPath, ['bin/pipelinectl.js', ...args], {
+    cwd: REPO_ROOT,
+    env,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let stdout = '';
+  let stderr = '';
+  child.stdout.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
+  child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
+  const exited = once(child, 'close').then(([code]) => code as number | null);
+  let done = false;
+  void exited.then(() => (done = true));
+  t.after(async () => {
+    if (done) return;
+    child.kill('SIGKILL');
+    await exited;
+  });
+  return { child, exited, stdout: () => stdout, stderr: () => stderr };
+}
+
+/** A temporary directory, removed after the test. */
+export async function tempDir(t: TestContext): Promise<string> {
+  const dir = await mkdtemp(join(tmpdir(), 'pipelinectl-demo-test-'));
+  t.after(() => rm(dir, { recursive: true, force: true }));
+  return dir;
+}
