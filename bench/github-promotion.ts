@@ -40,7 +40,7 @@ import { formatNumber, formatRatio, runIfMain, type Bench, type Measurement } fr
 
 const OWNER = 'acme';
 const REPO = 'fleet';
-const CLUSTERS = ['dev', 'staging', 'prod-eu', 'prod-us'] as const;
+export const CLUSTERS = ['dev', 'staging', 'prod-eu', 'prod-us'] as const;
 const APPS_PER_CLUSTER = 125;
 const OTHER_CHANGES_BETWEEN_PROMOTIONS = 10;
 const PIPELINE = { namespace: 'flux-system', name: 'podinfo' };
@@ -53,7 +53,7 @@ const ENV_OF_CLUSTER: Record<(typeof CLUSTERS)[number], string> = {
   'prod-us': 'prod',
 };
 
-function helmRelease(cluster: string, app: string, version: string, marker?: string): string {
+export function helmRelease(cluster: string, app: string, version: string, marker?: string): string {
   const comment = marker ? ` # {"$promotion": "${marker}"}` : '';
   return `apiVersion: helm.toolkit.fluxcd.io/v2
 kind: HelmRelease
@@ -90,7 +90,7 @@ function appsOf(cluster: string): string[] {
   return apps;
 }
 
-function fleetFiles(version: string): Record<string, string> {
+export function fleetFiles(version: string): Record<string, string> {
   const files: Record<string, string> = { 'README.md': '# fleet\n\nOne HelmRelease per app and cluster.\n' };
   for (const cluster of CLUSTERS) {
     for (const app of appsOf(cluster)) {

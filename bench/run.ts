@@ -9,6 +9,7 @@ import * as prettier from 'prettier';
 import { benchColdStart } from './cold-start.js';
 import { benchCostPerEvent } from './cost-per-event.js';
 import { benchEndToEndLatency } from './end-to-end-latency.js';
+import { benchGitHostPromotions } from './git-host-promotions.js';
 import { benchGitHubPromotion } from './github-promotion.js';
 import { benchLeafClusterLoad } from './leaf-cluster-load.js';
 import { benchReceiver } from './receiver.js';
@@ -20,6 +21,7 @@ const BENCHES: Readonly<Record<string, Bench>> = {
   'leaf-cluster-load': benchLeafClusterLoad,
   'cost-per-event': benchCostPerEvent,
   'github-promotion': benchGitHubPromotion,
+  'git-host-promotions': benchGitHostPromotions,
   'end-to-end-latency': benchEndToEndLatency,
 };
 
