@@ -19,7 +19,6 @@
 //   longer one ends the call, and toPromotionError turns it into a retryable PromotionError with that wait;
 // - any other answer of 400 or more (404 included) ends the call with an AzureDevOpsApiError carrying the status,
 //   the method and path, and Azure's message (`TF401019: The Git repository … does not exist …`).
-import { createHash } from 'node:crypto';
 import { AdoHttpClient } from 'azure-devops-node-api/AdoHttpClientBases.js';
 import { GitApi } from 'azure-devops-node-api/GitApi.js';
 import { objectKeyString, type ObjectKey } from '../../pipeline/model.js';
@@ -53,13 +52,6 @@ export function azureDevOpsToken(values: Readonly<Record<string, string>>, key: 
     `Secret ${objectKeyString(key)} has no Azure DevOps credentials${why}: it needs ${NEEDED_KEYS}`,
     false,
   );
-}
-
-/** Identifies a client: the collection and the token, hashed (the cache never holds a token as a key). */
-export function clientKey(collectionUrl: string, token: string): string {
-  return createHash('sha256')
-    .update(JSON.stringify([collectionUrl, token]))
-    .digest('hex');
 }
 
 /** An answer of 400 or more from Azure DevOps, after the retries and waits of the call. */

@@ -35,9 +35,9 @@ import type {
   PullRequestWrite,
   RepositoryFile,
 } from '../pull-request/host.js';
+import { ClientCache } from '../pull-request/client-cache.js';
 import {
   azureDevOpsToken,
-  clientKey,
   createAzureDevOpsClient,
   isAzureDevOpsError,
   NEEDED_KEYS,
@@ -45,7 +45,6 @@ import {
   type AzureDevOpsClient,
 } from './client.js';
 
-const MAX_CACHED_CLIENTS = 32;
 /** Rounds of reading the branch and writing it when concurrent promotions keep moving it. */
 const WRITE_ROUNDS = 5;
 /** The changes of a promotion commit asked for: more than any promotion writes, so extra ones show. */
@@ -126,21 +125,10 @@ const PullRequestsAnswer = z.array(PullRequestAnswer);
 type PullRequest = z.infer<typeof PullRequestAnswer>;
 
 export function azureDevOpsHost(settings: GitHostSettings = {}): GitHost {
-  const clients = new Map<string, AzureDevOpsClient>();
+  const clients = new ClientCache<AzureDevOpsClient>();
   const clientFor = (apiUrl: string, values: Readonly<Record<string, string>>, secret: ObjectKey) => {
     const token = azureDevOpsToken(values, secret);
-    const key = clientKey(apiUrl, token);
-    let client = clients.get(key);
-    if (!client) {
-      client = createAzureDevOpsClient(apiUrl, token, settings);
-      clients.set(key, client);
-      while (clients.size > MAX_CACHED_CLIENTS) {
-        const oldest = clients.keys().next().value;
-        if (oldest === undefined) break;
-        clients.delete(oldest);
-      }
-    }
-    return client;
+    return clients.get(apiUrl, token, () => createAzureDevOpsClient(apiUrl, token, settings));
   };
   return {
     type: 'azure-devops',

@@ -13,7 +13,6 @@
 //
 // Bitbucket answers an error as `{"errors":[{"context":…,"message":…,"exceptionName":…}]}`; BitbucketServerApiError
 // carries it with the request's method and path (never its credentials).
-import { createHash } from 'node:crypto';
 import { z } from 'zod';
 import { objectKeyString, type ObjectKey } from '../../pipeline/model.js';
 import { PromotionError } from '../port.js';
@@ -56,13 +55,6 @@ export function bitbucketServerCredentials(
   }
   const empty = values[TOKEN_KEY] !== undefined ? ` ("${TOKEN_KEY}" is empty)` : '';
   throw new PromotionError(`${name} has no Bitbucket Server credentials${empty}: it needs ${NEEDED_KEYS}`, false);
-}
-
-/** Identifies a client: the API and the credentials, hashed (the cache never holds credentials as a key). */
-export function clientKey(apiUrl: string, credentials: BitbucketServerCredentials): string {
-  return createHash('sha256')
-    .update(JSON.stringify([apiUrl, credentials]))
-    .digest('hex');
 }
 
 // ---------------------------------------------------------------- errors

@@ -46,11 +46,11 @@ import type {
   PullRequestWrite,
   RepositoryFile,
 } from '../pull-request/host.js';
+import { ClientCache } from '../pull-request/client-cache.js';
 import {
   BitbucketRepositoryApi,
   BitbucketServerClient,
   bitbucketServerCredentials,
-  clientKey,
   existingPullRequestOf,
   isApiError,
   NEEDED_KEYS,
@@ -61,7 +61,6 @@ import {
   type PullRequest,
 } from './client.js';
 
-const MAX_CACHED_CLIENTS = 32;
 /** Repositories whose last listing is kept. */
 const MAX_LISTED_REPOSITORIES = 32;
 /** Directories browsed at once when a commit is listed in full. */
@@ -70,23 +69,12 @@ const BROWSE_CONCURRENCY = 8;
 const MAX_LISTING_CHANGES = 200;
 
 export function bitbucketServerHost(settings: GitHostSettings = {}): GitHost {
-  const clients = new Map<string, BitbucketServerClient>();
+  const clients = new ClientCache<BitbucketServerClient>();
   const listings = new Listings(MAX_LISTED_REPOSITORIES);
   const declined = new DeclinedByReset();
   const clientFor = (apiUrl: string, values: Readonly<Record<string, string>>, secret: ObjectKey) => {
     const credentials = bitbucketServerCredentials(values, secret);
-    const key = clientKey(apiUrl, credentials);
-    let client = clients.get(key);
-    if (!client) {
-      client = new BitbucketServerClient(apiUrl, credentials, settings);
-      clients.set(key, client);
-      while (clients.size > MAX_CACHED_CLIENTS) {
-        const oldest = clients.keys().next().value;
-        if (oldest === undefined) break;
-        clients.delete(oldest);
-      }
-    }
-    return client;
+    return clients.get(apiUrl, credentials, () => new BitbucketServerClient(apiUrl, credentials, settings));
   };
   return {
     type: 'bitbucket-server',

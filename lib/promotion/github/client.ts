@@ -5,7 +5,7 @@
 // rate limit is retried after its `retry-after` when that is short. A primary rate limit is never waited out inside
 // the function: the call ends with a retryable PromotionError whose `retryAfterMs` reaches the reset time, and the
 // promotion is tried again then.
-import { createHash, createPrivateKey } from 'node:crypto';
+import { createPrivateKey } from 'node:crypto';
 import { createAppAuth } from '@octokit/auth-app';
 import { retry } from '@octokit/plugin-retry';
 import { throttling, type ThrottlingOptions } from '@octokit/plugin-throttling';
@@ -13,6 +13,7 @@ import { Octokit } from '@octokit/rest';
 import type { Logger } from '../../logging/logger.js';
 import { objectKeyString, type ObjectKey } from '../../pipeline/model.js';
 import { PromotionError } from '../port.js';
+import { credentialsKey } from '../pull-request/client-cache.js';
 
 export const TOKEN_KEY = 'token';
 export const APP_ID_KEY = 'githubAppID';
@@ -87,13 +88,6 @@ export interface GitHubClientSettings {
 const GitHubOctokit = Octokit.plugin(retry, throttling);
 export type GitHubClient = InstanceType<typeof GitHubOctokit>;
 
-/** Identifies a client: the API and the credentials, hashed (the cache never holds credentials as a key). */
-export function clientKey(apiUrl: string, credentials: GitHubCredentials): string {
-  return createHash('sha256')
-    .update(JSON.stringify([apiUrl, credentials]))
-    .digest('hex');
-}
-
 export function createGitHubClient(
   apiUrl: string,
   credentials: GitHubCredentials,
@@ -110,7 +104,7 @@ export function createGitHubClient(
     return baseFetch(input, { ...init, signal: init?.signal ? AbortSignal.any([init.signal, timeout]) : timeout });
   };
   const throttle: ThrottlingOptions = {
-    id: clientKey(apiUrl, credentials).slice(0, 16),
+    id: credentialsKey(apiUrl, credentials).slice(0, 16),
     retryAfterBaseValue: retryAfterUnitMs,
     onSecondaryRateLimit: (retryAfter, options, _octokit, retryCount) => {
       const again = retryCount < secondaryRetries && retryAfter * retryAfterUnitMs <= maxWaitMs;

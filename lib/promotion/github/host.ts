@@ -19,8 +19,8 @@ import type {
   PullRequestWrite,
   RepositoryFile,
 } from '../pull-request/host.js';
+import { ClientCache } from '../pull-request/client-cache.js';
 import {
-  clientKey,
   createGitHubClient,
   gitHubCredentials,
   isRequestError,
@@ -31,25 +31,13 @@ import {
   type GitHubClientSettings,
 } from './client.js';
 
-const MAX_CACHED_CLIENTS = 32;
 const FILE_MODES = new Set(['100644', '100755']);
 
 export function gitHubHost(settings: GitHubClientSettings = {}): GitHost {
-  const clients = new Map<string, GitHubClient>();
+  const clients = new ClientCache<GitHubClient>();
   const clientFor = (apiUrl: string, values: Readonly<Record<string, string>>, secret: ObjectKey) => {
     const credentials = gitHubCredentials(values, secret);
-    const key = clientKey(apiUrl, credentials);
-    let client = clients.get(key);
-    if (!client) {
-      client = createGitHubClient(apiUrl, credentials, settings);
-      clients.set(key, client);
-      while (clients.size > MAX_CACHED_CLIENTS) {
-        const oldest = clients.keys().next().value;
-        if (oldest === undefined) break;
-        clients.delete(oldest);
-      }
-    }
-    return client;
+    return clients.get(apiUrl, credentials, () => createGitHubClient(apiUrl, credentials, settings));
   };
   return {
     type: 'github',

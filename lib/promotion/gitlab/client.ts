@@ -10,7 +10,6 @@
 // - a 5xx, a network error or a timeout is retried a few times inside the call (retry n waits n² × retryBaseDelayMs);
 // - a 429 is waited out inside the call when GitLab asks for a short wait (`Retry-After`, else `RateLimit-Reset`);
 //   a longer one ends the call, and toPromotionError turns it into a retryable PromotionError with that wait.
-import { createHash } from 'node:crypto';
 import {
   createRequesterFn,
   type FormattedResponse,
@@ -59,13 +58,6 @@ export function gitLabToken(values: Readonly<Record<string, string>>, key: Objec
     `Secret ${objectKeyString(key)} has no GitLab credentials${why}: it needs ${NEEDED_KEYS}`,
     false,
   );
-}
-
-/** Identifies a client: the API and the token, hashed (the cache never holds a token as a key). */
-export function clientKey(apiUrl: string, token: string): string {
-  return createHash('sha256')
-    .update(JSON.stringify([apiUrl, token]))
-    .digest('hex');
 }
 
 /** The gitbeaker resources the adapter uses, sharing one requester. */

@@ -26,8 +26,8 @@ import type {
   PullRequestWrite,
   RepositoryFile,
 } from '../pull-request/host.js';
+import { ClientCache } from '../pull-request/client-cache.js';
 import {
-  clientKey,
   createGitLabClient,
   gitLabToken,
   isGitLabError,
@@ -36,7 +36,6 @@ import {
   type GitLabClient,
 } from './client.js';
 
-const MAX_CACHED_CLIENTS = 32;
 const FILE_MODES = new Set(['100644', '100755']);
 const PER_PAGE = 100;
 /** A tree with more entries than this is not listed to its end: the promotion fails rather than miss a marker. */
@@ -77,21 +76,10 @@ const MergeRequestsAnswer = z.array(MergeRequestAnswer);
 type MergeRequest = z.infer<typeof MergeRequestAnswer>;
 
 export function gitLabHost(settings: GitHostSettings = {}): GitHost {
-  const clients = new Map<string, GitLabClient>();
+  const clients = new ClientCache<GitLabClient>();
   const clientFor = (apiUrl: string, values: Readonly<Record<string, string>>, secret: ObjectKey) => {
     const token = gitLabToken(values, secret);
-    const key = clientKey(apiUrl, token);
-    let client = clients.get(key);
-    if (!client) {
-      client = createGitLabClient(apiUrl, token, settings);
-      clients.set(key, client);
-      while (clients.size > MAX_CACHED_CLIENTS) {
-        const oldest = clients.keys().next().value;
-        if (oldest === undefined) break;
-        clients.delete(oldest);
-      }
-    }
-    return client;
+    return clients.get(apiUrl, token, () => createGitLabClient(apiUrl, token, settings));
   };
   return {
     type: 'gitlab',
