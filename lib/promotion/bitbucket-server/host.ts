@@ -60,6 +60,7 @@ import {
   type BrowseChild,
   type PullRequest,
 } from './client.js';
+import { mapLimit } from '../../util/map-limit.js';
 
 /** Repositories whose last listing is kept. */
 const MAX_LISTED_REPOSITORIES = 32;
@@ -232,9 +233,7 @@ class BitbucketServerRepository implements HostRepository {
     const files = new Map<string, string>();
     let directories = [''];
     while (directories.length > 0) {
-      const listed = await mapWithConcurrency(directories, BROWSE_CONCURRENCY, (directory) =>
-        this.children(directory, commit),
-      );
+      const listed = await mapLimit(directories, BROWSE_CONCURRENCY, (directory) => this.children(directory, commit));
       directories = [];
       for (const { path, child } of listed.flat()) {
         if (child.type === 'DIRECTORY') directories.push(path);
@@ -507,23 +506,4 @@ class BitbucketServerRepository implements HostRepository {
       base: pull.toRef.displayId ?? pull.toRef.id.replace(/^refs\/heads\//, ''),
     }));
   }
-}
-
-async function mapWithConcurrency<T, R>(items: readonly T[], limit: number, fn: (item: T) => Promise<R>): Promise<R[]> {
-  const results = new Array<R>(items.length);
-  let next = 0;
-  let failed = false;
-  const worker = async () => {
-    while (next < items.length && !failed) {
-      const index = next++;
-      try {
-        results[index] = await fn(items[index] as T);
-      } catch (error) {
-        failed = true;
-        throw error;
-      }
-    }
-  };
-  await Promise.all(Array.from({ length: Math.max(1, Math.min(limit, items.length)) }, worker));
-  return results;
 }

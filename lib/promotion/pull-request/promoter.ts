@@ -35,6 +35,7 @@ import type { FileChange, GitHost, HostRepository, RepositoryFile } from './host
 import { MarkerCache, type MarkerCacheLimits, type ScannedBlob } from './marker-cache.js';
 import { COMMIT_MESSAGE, promotionBranch, pullRequestBody, pullRequestTitle } from './naming.js';
 import type { MarkerScanStore } from './scan-store.js';
+import { mapLimit } from '../../util/map-limit.js';
 
 export interface PullRequestPromoterOptions {
   secrets: SecretSource;
@@ -172,7 +173,7 @@ export class PullRequestPromoter implements Promoter {
     const byBlob = new Map<string, RepositoryFile>();
     for (const file of manifests) if (!byBlob.has(file.blobId)) byBlob.set(file.blobId, file);
     const distinct = [...byBlob.values()];
-    const blobs = await mapWithConcurrency(distinct, this.options.blobReadConcurrency ?? 8, async (file) => {
+    const blobs = await mapLimit(distinct, this.options.blobReadConcurrency ?? 8, async (file) => {
       const known = this.markerCache.get(run.cacheKey, file.blobId);
       if (known && (known.text !== undefined || !known.markers.includes(run.marker))) return known;
       reads++;
@@ -302,25 +303,6 @@ function cacheKeyOf(address: RepositoryAddress, apiUrl: string): string {
     case 'azure-devops':
       return `azure-devops ${apiUrl} ${address.project}/${address.repository}`.toLowerCase();
   }
-}
-
-async function mapWithConcurrency<T, R>(items: readonly T[], limit: number, fn: (item: T) => Promise<R>): Promise<R[]> {
-  const results = new Array<R>(items.length);
-  let next = 0;
-  let failed = false;
-  const worker = async () => {
-    while (next < items.length && !failed) {
-      const index = next++;
-      try {
-        results[index] = await fn(items[index] as T);
-      } catch (error) {
-        failed = true;
-        throw error;
-      }
-    }
-  };
-  await Promise.all(Array.from({ length: Math.max(1, Math.min(limit, items.length)) }, worker));
-  return results;
 }
 
 function errorMessage(error: unknown): string {

@@ -5,7 +5,7 @@ import type { ClusterAccessError } from '../../clusters/port.js';
 import { readsTargets, type CheckPipelineMessage } from '../../queue/messages.js';
 import type { VerifierDeps } from '../deps.js';
 import { appsOf, evaluatePipeline } from '../evaluate.js';
-import { mapLimit } from '../map-limit.js';
+import { mapLimit } from '../../util/map-limit.js';
 import { observeApp, scheduleRecheck } from '../observe.js';
 
 /** How many targets are read from clusters at once for one message. */
