@@ -170,19 +170,19 @@ class DeclinedByReset {
   private readonly byBranch = new Map<string, Set<number>>();
 
   of(repository: string): BranchDeclines {
-    const of = (branch: string) => {
-      const key = `${repository}\n${branch}`;
-      let ids = this.byBranch.get(key);
-      if (!ids) {
-        ids = new Set();
-        this.byBranch.set(key, ids);
-      }
-      return ids;
-    };
+    const keyOf = (branch: string) => `${repository}\n${branch}`;
     return {
-      note: (branch, id) => void of(branch).add(id),
-      pending: (branch) => [...of(branch)],
-      settle: (branch, id) => void of(branch).delete(id),
+      note: (branch, id) => {
+        const key = keyOf(branch);
+        this.byBranch.set(key, (this.byBranch.get(key) ?? new Set()).add(id));
+      },
+      pending: (branch) => [...(this.byBranch.get(keyOf(branch)) ?? [])],
+      settle: (branch, id) => {
+        // An emptied branch is forgotten, so the map holds only branches with something left to reopen.
+        const key = keyOf(branch);
+        const ids = this.byBranch.get(key);
+        if (ids?.delete(id) && ids.size === 0) this.byBranch.delete(key);
+      },
     };
   }
 }
