@@ -16,6 +16,7 @@ const COMMANDS: readonly (readonly [string, () => Promise<CommandModule>])[] = [
   ['serve', () => import('./commands/serve.js')],
   ['demo', () => import('./commands/demo.js')],
   ['apply', () => import('./commands/apply.js')],
+  ['delete', () => import('./commands/delete.js')],
   ['get', () => import('./commands/get.js')],
   ['status', () => import('./commands/status.js')],
   ['approve', () => import('./commands/approve.js')],

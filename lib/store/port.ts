@@ -96,6 +96,12 @@ export interface ConfigurationStore {
   /** Stores a cluster registration; throws ConcurrentChangeError like `applyPipeline`. */
   applyCluster(document: GitopsClusterDocument, now: Date): Promise<{ changed: boolean }>;
   getCluster(key: ObjectKey): Promise<StoredCluster | undefined>;
+  /**
+   * Removes a cluster registration. False when there was none. Pipelines that list the cluster by clusterRef are
+   * the caller's to check first (`pipelinectl delete` refuses); selected targets follow by re-applying the pipelines
+   * that select it.
+   */
+  deleteCluster(key: ObjectKey): Promise<boolean>;
   listClusters(page?: PageRequest): Promise<Page<StoredCluster>>;
 }
 

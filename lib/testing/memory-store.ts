@@ -137,6 +137,13 @@ export class MemoryStore implements Store {
     return this.#read(this.#clusters.get(objectKeyString(key)));
   }
 
+  async deleteCluster(key: ObjectKey): Promise<boolean> {
+    const id = objectKeyString(key);
+    if (!this.#read(this.#clusters.get(id))) return false;
+    this.#delete(id, this.#clusters);
+    return true;
+  }
+
   async listClusters(page: PageRequest = {}): Promise<Page<StoredCluster>> {
     const sortKey = (stored: StoredCluster) => objectSortKey(clusterKeyOf(stored.document));
     return this.#page(sortedBy([...this.#clusters.values()], sortKey), sortKey, page);

@@ -5,6 +5,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { applyConfiguration } from '../../lib/cli/actions/apply.js';
+import { deleteObject } from '../../lib/cli/actions/delete.js';
 import type { AppKey, ObjectKey } from '../../lib/pipeline/model.js';
 import { tempFiles } from '../support/temp-files.js';
 import { applyWorld, type ApplyWorld } from './apply-world.js';
@@ -151,6 +152,51 @@ describe('targets chosen by cluster labels follow the fleet through apply', { co
     await apply(t, { 'pipelines.yaml': listedToo });
     assert.deepEqual(await prodTargets(), ['prod-us', 'prod-cn']);
     assert.deepEqual(await indexed('prod-us'), ['web/prod']);
+  });
+
+  it('removes a deleted cluster from the pipelines that select it', async () => {
+    world.sent.length = 0;
+    const dryRun = await deleteObject(
+      world.backend,
+      'gitopscluster',
+      { namespace: NS, name: 'prod-cn' },
+      { dryRun: true },
+    );
+    assert.deepEqual(dryRun.lines, [
+      'pipeline flux-system/web configured (targets selected by cluster labels: 0 joined, 1 left) (dry run)',
+      'gitopscluster flux-system/prod-cn deleted (dry run)',
+    ]);
+    assert.ok(await world.backend.store.getCluster({ namespace: NS, name: 'prod-cn' }), 'a dry run deletes nothing');
+
+    const result = await deleteObject(world.backend, 'gitopscluster', { namespace: NS, name: 'prod-cn' });
+    assert.deepEqual(result.lines, [
+      'pipeline flux-system/web configured (targets selected by cluster labels: 0 joined, 1 left)',
+      'gitopscluster flux-system/prod-cn deleted',
+    ]);
+    assert.equal(await world.backend.store.getCluster({ namespace: NS, name: 'prod-cn' }), undefined);
+    assert.deepEqual(await prodTargets(), ['prod-us']);
+    assert.deepEqual(await indexed('prod-cn'), []);
+    assert.deepEqual(await polled(), ['dev', 'prod-us']);
+    assert.deepEqual(
+      world.sent.map((message) => message.type === 'check-pipeline' && message.pipeline.name),
+      ['web'],
+    );
+  });
+
+  it('refuses to delete a cluster a pipeline lists by clusterRef, naming the pipelines', async () => {
+    await assert.rejects(
+      deleteObject(world.backend, 'gitopscluster', { namespace: NS, name: 'prod-us' }),
+      /gitopscluster flux-system\/prod-us is listed by clusterRef in pipeline flux-system\/web: .*nothing was deleted/,
+    );
+    await assert.rejects(
+      deleteObject(world.backend, 'gitopscluster', { namespace: NS, name: 'dev' }),
+      /listed by clusterRef in pipeline flux-system\/api, flux-system\/web/,
+    );
+    assert.ok(await world.backend.store.getCluster({ namespace: NS, name: 'dev' }));
+    await assert.rejects(
+      deleteObject(world.backend, 'gitopscluster', { namespace: NS, name: 'nowhere' }),
+      /gitopscluster flux-system\/nowhere is not stored in /,
+    );
   });
 
   it('refuses a selector Kubernetes would refuse, naming the field', async (t) => {

@@ -277,6 +277,13 @@ export class DynamoConfiguration implements ConfigurationStore, AppsIndex {
     return item && storedCluster(item);
   }
 
+  async deleteCluster(key: ObjectKey): Promise<boolean> {
+    const existing = await this.getItem<ClusterItem>(keys.cluster(key));
+    if (!existing) return false;
+    await this.table.documents.send(new DeleteCommand({ TableName: this.table.tableName, Key: keys.cluster(key) }));
+    return true;
+  }
+
   async listClusters(page: PageRequest = {}): Promise<Page<StoredCluster>> {
     const result = await this.queryIndex(keys.clustersIndex, page);
     return { items: result.items.map((item) => storedCluster(item as ClusterItem)), cursor: result.cursor };

@@ -31,6 +31,7 @@ export function createDynamoStore(options: DynamoStoreOptions): Store {
     listPipelines: (...args) => configuration.listPipelines(...args),
     applyCluster: (...args) => configuration.applyCluster(...args),
     getCluster: (...args) => configuration.getCluster(...args),
+    deleteCluster: (...args) => configuration.deleteCluster(...args),
     listClusters: (...args) => configuration.listClusters(...args),
     findTargets: (...args) => configuration.findTargets(...args),
     listClusterKinds: () => configuration.listClusterKinds(),

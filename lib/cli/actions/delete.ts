@@ -1,0 +1,95 @@
+// What `pipelinectl delete` does. A pipeline goes with its index entries, approval markers and promotion records. A
+// GitopsCluster goes only when no pipeline lists it by clusterRef (deleting it would leave targets nobody can read);
+// the pipelines that select it by labels are stored again without it first, so no stored pipeline ever names a
+// cluster that is gone, and each is checked again (an environment left with no target becomes unknown).
+import { keyOf } from '../../config/references.js';
+import { objectKeyString, type ObjectKey } from '../../pipeline/model.js';
+import type { Backend } from '../backend.js';
+import { CliError } from '../errors.js';
+import { fleetAfter, reselectedPipelines } from './apply/fleet-selection.js';
+import { readStoredObjects, type StoredObjects } from './apply/stored-objects.js';
+
+export type DeletableKind = 'pipeline' | 'gitopscluster';
+
+export interface DeleteOptions {
+  dryRun?: boolean;
+  now?: () => Date;
+}
+
+export interface DeleteResult {
+  /** One line per object changed: `gitopscluster flux-system/prod-1 deleted`, `pipeline … configured (…)`. */
+  lines: string[];
+  /** False when a check could not be handed to a verifier (local mode without `serve`). */
+  checksDelivered: boolean;
+}
+
+/** Deletes one stored object; throws a CliError naming it when it is not stored or is still in use. */
+export async function deleteObject(
+  backend: Backend,
+  kind: DeletableKind,
+  key: ObjectKey,
+  options: DeleteOptions = {},
+): Promise<DeleteResult> {
+  return kind === 'pipeline' ? deletePipeline(backend, key, options) : deleteCluster(backend, key, options);
+}
+
+async function deletePipeline(backend: Backend, key: ObjectKey, options: DeleteOptions): Promise<DeleteResult> {
+  const name = objectKeyString(key);
+  if (!(await backend.store.getPipeline(key))) throw notStored('pipeline', name, backend);
+  if (!options.dryRun) await backend.store.deletePipeline(key);
+  return { lines: [`pipeline ${name} deleted${suffix(options)}`], checksDelivered: true };
+}
+
+async function deleteCluster(backend: Backend, key: ObjectKey, options: DeleteOptions): Promise<DeleteResult> {
+  const name = objectKeyString(key);
+  const stored = await readStoredObjects(backend.store);
+  if (!stored.clusters.some((cluster) => objectKeyString(keyOf(cluster.document.metadata)) === name)) {
+    throw notStored('gitopscluster', name, backend);
+  }
+  const listing = pipelinesListing(stored, key);
+  if (listing.length > 0) {
+    throw new CliError(
+      `gitopscluster ${name} is listed by clusterRef in pipeline ${listing.join(', ')}: remove those targets from ` +
+        'the pipeline (or the pipeline) and apply it first; nothing was deleted',
+    );
+  }
+  const now = options.now ?? (() => new Date());
+  const lines: string[] = [];
+  const reselections = reselectedPipelines(stored, fleetAfter(stored, [], [key]));
+  for (const reselection of reselections) {
+    if (!options.dryRun) await backend.store.applyPipeline(reselection.document, reselection.pipeline, now());
+    lines.push(
+      `pipeline ${objectKeyString(reselection.key)} configured (targets selected by cluster labels: ` +
+        `${reselection.joined} joined, ${reselection.left} left)${suffix(options)}`,
+    );
+  }
+  if (!options.dryRun) await backend.store.deleteCluster(key);
+  lines.push(`gitopscluster ${name} deleted${suffix(options)}`);
+  if (options.dryRun) return { lines, checksDelivered: true };
+  let checksDelivered = true;
+  for (const { key: pipeline } of reselections) {
+    const message = { type: 'check-pipeline', pipeline, cause: 'apply', readTargets: true } as const;
+    checksDelivered = (await backend.enqueue(message)) && checksDelivered;
+  }
+  return { lines, checksDelivered };
+}
+
+/** The stored pipelines with a listed (not selected) target on the cluster. */
+function pipelinesListing(stored: StoredObjects, cluster: ObjectKey): string[] {
+  const name = objectKeyString(cluster);
+  return stored.pipelines
+    .filter(({ pipeline }) =>
+      pipeline.environments.some((env) =>
+        env.targets.some((target) => !target.selected && objectKeyString(target.cluster) === name),
+      ),
+    )
+    .map(({ pipeline }) => objectKeyString({ namespace: pipeline.namespace, name: pipeline.name }));
+}
+
+function notStored(kind: DeletableKind, name: string, backend: Backend): CliError {
+  return new CliError(`${kind} ${name} is not stored in ${backend.description}`);
+}
+
+function suffix(options: DeleteOptions): string {
+  return options.dryRun ? ' (dry run)' : '';
+}
