@@ -3,7 +3,7 @@
 // discovery is forbidden or fails on the server's side, its answer is "unknown" for `ttlMs` too: the reader then
 // tries the versions in turn, and the version a read finds is remembered per cluster and kind (docs/flux-status.md,
 // "Reading app objects from a leaf cluster").
-import type { AppKind } from '../config/schema.js';
+import type { WatchedKind } from '../config/schema.js';
 import { callCluster } from './api-call.js';
 import type { ClusterClient, Discovery } from './cluster-client.js';
 import { FLUX_APP_APIS } from './flux-app-apis.js';
@@ -32,7 +32,7 @@ export class ApiDiscovery {
   constructor(private readonly options: ApiDiscoveryOptions) {}
 
   /** How to read `kind` on this cluster: the best version it serves (v2 > v2beta2 > v2beta1; v1 > v1beta2). */
-  async plan(client: ClusterClient, kind: AppKind): Promise<VersionPlan> {
+  async plan(client: ClusterClient, kind: WatchedKind): Promise<VersionPlan> {
     const { group, versions } = FLUX_APP_APIS[kind];
     const discovery = await this.discover(client);
     if (!discovery) {
@@ -49,7 +49,7 @@ export class ApiDiscovery {
   }
 
   /** Remembers the version a read found served while discovery could not tell, so later reads start there. */
-  remember(client: ClusterClient, kind: AppKind, version: string): void {
+  remember(client: ClusterClient, kind: WatchedKind, version: string): void {
     (client.foundVersions ??= new Map()).set(kind, version);
   }
 
@@ -57,7 +57,7 @@ export class ApiDiscovery {
    * After a 404: when discovery is older than a minute, discover again and return the plan now (which may be the
    * same); undefined when discovery is too fresh to doubt.
    */
-  async rediscover(client: ClusterClient, kind: AppKind): Promise<VersionPlan | undefined> {
+  async rediscover(client: ClusterClient, kind: WatchedKind): Promise<VersionPlan | undefined> {
     const discoveredAt = client.discovery?.at;
     if (discoveredAt === undefined || this.options.now() - discoveredAt < REDISCOVER_AFTER_MS) return undefined;
     client.discovery = undefined;
@@ -91,7 +91,7 @@ export class ApiDiscovery {
 }
 
 /** The error of a cluster that serves none of the versions of `kind` the reader understands. */
-export function notServedError(client: ClusterClient, kind: AppKind, detail: string): ClusterAccessError {
+export function notServedError(client: ClusterClient, kind: WatchedKind, detail: string): ClusterAccessError {
   const { group, versions } = FLUX_APP_APIS[kind];
   return new ClusterAccessError(
     'server-error',

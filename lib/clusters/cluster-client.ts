@@ -3,7 +3,7 @@
 // its kubeconfig Secret or its EKS token changes.
 import { createHash } from 'node:crypto';
 import { ApisApi, CustomObjectsApi, KubeConfig } from '@kubernetes/client-node';
-import type { AppKind, GitopsClusterDocument } from '../config/schema.js';
+import type { WatchedKind, GitopsClusterDocument } from '../config/schema.js';
 import { objectKeyString, type ObjectKey } from '../pipeline/model.js';
 import type { SecretSource } from '../secrets/port.js';
 import { badConfig } from './access-errors.js';
@@ -29,7 +29,7 @@ export interface ClusterClient {
   /** What the last discovery found (or is finding), and when it started; see api-discovery.ts. */
   discovery?: { at: number; promise: Promise<Discovery> };
   /** Without discovery: the version of each kind a read last found served (see api-discovery.ts). */
-  foundVersions?: Map<AppKind, string>;
+  foundVersions?: Map<WatchedKind, string>;
 }
 
 export interface ClusterClientsOptions {

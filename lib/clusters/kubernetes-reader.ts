@@ -3,7 +3,7 @@
 // each request (api-call.ts), the served API versions (api-discovery.ts) and the classification of failures
 // (access-errors.ts) each have their own module; this one pages through LISTs and falls back where a cluster allows
 // less than a cluster-wide read, or tells less than discovery: then it tries the versions in turn.
-import type { AppKind, GitopsClusterDocument } from '../config/schema.js';
+import type { WatchedKind, GitopsClusterDocument } from '../config/schema.js';
 import type { AppKey, ObjectKey } from '../pipeline/model.js';
 import type { SecretSource } from '../secrets/port.js';
 import { isAbsentObject, unexpectedAnswer } from './access-errors.js';
@@ -66,7 +66,11 @@ export class KubernetesClusterReader implements ClusterReader {
     return typeof again === 'object' ? again : undefined;
   }
 
-  async listApps(cluster: ObjectKey, kind: AppKind, namespaces: readonly string[]): Promise<Record<string, unknown>[]> {
+  async listApps(
+    cluster: ObjectKey,
+    kind: WatchedKind,
+    namespaces: readonly string[],
+  ): Promise<Record<string, unknown>[]> {
     const client = await this.clients.get(cluster);
     const plan = await this.discovery.plan(client, kind);
     if (!plan.discovered) return this.listInTurn(client, kind, plan.versions, namespaces);
@@ -104,7 +108,7 @@ export class KubernetesClusterReader implements ClusterReader {
   /** Without discovery: a LIST in each version until one is served (a LIST of a served version is never a 404). */
   private async listInTurn(
     client: ClusterClient,
-    kind: AppKind,
+    kind: WatchedKind,
     versions: readonly string[],
     namespaces: readonly string[],
   ): Promise<Record<string, unknown>[]> {
@@ -123,7 +127,7 @@ export class KubernetesClusterReader implements ClusterReader {
   /** Every page of a LIST (cluster-wide when namespace is undefined); an expired `continue` restarts it once. */
   private async listAll(
     client: ClusterClient,
-    kind: AppKind,
+    kind: WatchedKind,
     version: string,
     namespace: string | undefined,
   ): Promise<Record<string, unknown>[]> {
@@ -189,7 +193,7 @@ export class KubernetesClusterReader implements ClusterReader {
    */
   private async listWithFallback(
     client: ClusterClient,
-    kind: AppKind,
+    kind: WatchedKind,
     version: string,
     namespaces: readonly string[],
   ): Promise<Record<string, unknown>[]> {

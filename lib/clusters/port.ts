@@ -1,5 +1,5 @@
 // Reading Flux app objects from leaf clusters. Everything the verifier knows about a target comes through here.
-import type { AppKind } from '../config/schema.js';
+import type { WatchedKind } from '../config/schema.js';
 import type { AppKey, ObjectKey } from '../pipeline/model.js';
 
 export type ClusterErrorKind =
@@ -44,5 +44,5 @@ export interface ClusterReader {
    * Every object of `kind` in the cluster, all pages (limit/continue). When a cluster-wide list is forbidden, lists
    * each of `namespaces` instead. Throws ClusterAccessError.
    */
-  listApps(cluster: ObjectKey, kind: AppKind, namespaces: readonly string[]): Promise<Record<string, unknown>[]>;
+  listApps(cluster: ObjectKey, kind: WatchedKind, namespaces: readonly string[]): Promise<Record<string, unknown>[]>;
 }

@@ -4,7 +4,14 @@
 // Objects are strict (an unknown field is an error) except `metadata`, which tolerates whatever kubectl exports.
 import { z } from 'zod';
 import { SELECTOR_OPERATORS, requirementProblem } from '../pipeline/label-selector.js';
-import { APP_KINDS, type AppKind } from '../pipeline/model.js';
+import {
+  APP_KINDS,
+  SOURCE_KINDS,
+  WATCHED_KIND_GROUPS,
+  type AppKind,
+  type SourceKind,
+  type WatchedKind,
+} from '../pipeline/model.js';
 import { repositoryAddress } from '../pipeline/repository-address.js';
 import {
   GIT_PROVIDER_TYPES,
@@ -13,7 +20,7 @@ import {
 } from '../pipeline/promotion.js';
 
 // The vocabulary the documents share with the resolved model, which owns it.
-export { APP_KINDS, GIT_PROVIDER_TYPES, type AppKind };
+export { APP_KINDS, GIT_PROVIDER_TYPES, SOURCE_KINDS, type AppKind, type SourceKind, type WatchedKind };
 
 /** Kubernetes object names (DNS-1123 subdomain) and namespaces (DNS-1123 label). */
 const dns1123Subdomain = z
@@ -47,10 +54,7 @@ const LocalObjectReference = z.strictObject({ name: dns1123Subdomain });
 export const PIPELINE_API_VERSION = 'pipelines.weave.works/v1alpha1';
 
 /** The API group each supported app kind belongs to; appRef.apiVersion must be in it. */
-export const APP_KIND_GROUPS: Record<AppKind, string> = {
-  HelmRelease: 'helm.toolkit.fluxcd.io',
-  Kustomization: 'kustomize.toolkit.fluxcd.io',
-};
+export const APP_KIND_GROUPS: Readonly<Record<AppKind, string>> = WATCHED_KIND_GROUPS;
 
 /** The repository URL must be one its host type understands (README, "Pull requests": the URL forms per host). */
 export const PullRequestPromotion = z

@@ -8,6 +8,25 @@ import { namesStrategy, type Promotion } from './promotion.js';
 export const APP_KINDS = ['HelmRelease', 'Kustomization'] as const;
 export type AppKind = (typeof APP_KINDS)[number];
 
+/** The Flux objects a pipeline's `spec.source` may name: their status says which version is the newest. */
+export const SOURCE_KINDS = ['ImagePolicy', 'OCIRepository'] as const;
+export type SourceKind = (typeof SOURCE_KINDS)[number];
+
+/** Every kind the controller reads from a leaf cluster: the apps it promotes and the sources of new versions. */
+export type WatchedKind = AppKind | SourceKind;
+
+/** The API group that serves each kind (the version is discovered per cluster: lib/clusters/flux-app-apis.ts). */
+export const WATCHED_KIND_GROUPS: Readonly<Record<WatchedKind, string>> = {
+  HelmRelease: 'helm.toolkit.fluxcd.io',
+  Kustomization: 'kustomize.toolkit.fluxcd.io',
+  ImagePolicy: 'image.toolkit.fluxcd.io',
+  OCIRepository: 'source.toolkit.fluxcd.io',
+};
+
+export function isSourceKind(kind: string): kind is SourceKind {
+  return (SOURCE_KINDS as readonly string[]).includes(kind);
+}
+
 export interface ObjectKey {
   namespace: string;
   name: string;
@@ -61,10 +80,13 @@ export interface Pipeline {
   promotion?: Promotion;
 }
 
-/** Identifies one app object on one leaf cluster: the unit we read, index and record status for. */
+/**
+ * Identifies one object on one leaf cluster that the controller reads: an app (a target) or a pipeline's source.
+ * The unit we read, index and record status for.
+ */
 export interface AppKey {
   cluster: ObjectKey;
-  kind: AppKind;
+  kind: WatchedKind;
   namespace: string;
   name: string;
 }

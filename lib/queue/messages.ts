@@ -3,7 +3,7 @@
 // receives, so a body that does not decode is a poison message: it is dead-lettered at once, never retried.
 import { parseJsonObject } from '../util/json.js';
 import { z } from 'zod';
-import { APP_KINDS } from '../config/schema.js';
+import { APP_KINDS, SOURCE_KINDS } from '../config/schema.js';
 import type { AppKey, ObjectKey } from '../pipeline/model.js';
 
 /** The version written into every body; a body with any other `v` is rejected. */
@@ -18,11 +18,14 @@ const hintText = z
   .string()
   .transform((text) => (text.length > HINT_MAX_LENGTH ? text.slice(0, HINT_MAX_LENGTH) : text));
 
+/** Every kind the verifier reads: the apps, and the pipelines' source objects. */
+const WatchedKindSchema = z.enum([...APP_KINDS, ...SOURCE_KINDS]);
+
 export const ObjectKeySchema = z.object({ namespace: nonEmpty, name: nonEmpty }) satisfies z.ZodType<ObjectKey>;
 
 export const AppKeySchema = z.object({
   cluster: ObjectKeySchema,
-  kind: z.enum(APP_KINDS),
+  kind: WatchedKindSchema,
   namespace: nonEmpty,
   name: nonEmpty,
 }) satisfies z.ZodType<AppKey>;
@@ -60,7 +63,7 @@ export const CheckPipelineMessageSchema = z.object({
 export const PollMessageSchema = z.object({
   type: z.literal('poll'),
   cluster: ObjectKeySchema,
-  kind: z.enum(APP_KINDS),
+  kind: WatchedKindSchema,
 });
 
 /** Carry out the promotion of `revision` to `env`, once it has been approved. */

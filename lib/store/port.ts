@@ -6,7 +6,7 @@ import type { GitopsClusterDocument, PipelineDocument } from '../config/schema.j
 import type { ApprovalMarker, PromotionRecord } from '../decision/types.js';
 import type { TargetStatus } from '../flux/target-status.js';
 import type { AppKey, ObjectKey, Pipeline } from '../pipeline/model.js';
-import type { AppKind } from '../config/schema.js';
+import type { WatchedKind } from '../config/schema.js';
 
 export interface Page<T> {
   items: T[];
@@ -52,7 +52,7 @@ export interface IndexedTarget {
 /** A (cluster, app kind) pair in use, with the namespaces its targets are in: what the poller lists. */
 export interface ClusterKindUsage {
   cluster: ObjectKey;
-  kind: AppKind;
+  kind: WatchedKind;
   namespaces: string[];
   /** The pipelines with targets on it. */
   pipelines: ObjectKey[];
@@ -111,7 +111,7 @@ export interface AppsIndex {
   /** Every (cluster, kind) pair some pipeline uses, with its namespaces (one request per page of pairs). */
   listClusterKinds(): Promise<ClusterKindUsage[]>;
   /** One (cluster, kind) pair's usage, undefined when no pipeline uses it (one request, whatever the fleet's size). */
-  getClusterKind(cluster: ObjectKey, kind: AppKind): Promise<ClusterKindUsage | undefined>;
+  getClusterKind(cluster: ObjectKey, kind: WatchedKind): Promise<ClusterKindUsage | undefined>;
 }
 
 // ---------------------------------------------------------------- observed target status

@@ -5,7 +5,7 @@
 // guarantee for one item. Values are copied in and out, so a caller can never change what is stored.
 /* eslint-disable @typescript-eslint/require-await -- the port is asynchronous; memory has nothing to wait for */
 import { isDeepStrictEqual } from 'node:util';
-import type { AppKind, GitopsClusterDocument, PipelineDocument } from '../config/schema.js';
+import type { WatchedKind, GitopsClusterDocument, PipelineDocument } from '../config/schema.js';
 import { isClaimable, promotionStage, type ApprovalMarker } from '../decision/index.js';
 import { isNewerRevision, sameRevision } from '../flux/revision.js';
 import type { TargetStatus } from '../flux/target-status.js';
@@ -171,7 +171,7 @@ export class MemoryStore implements Store {
     return this.#usage();
   }
 
-  async getClusterKind(cluster: ObjectKey, kind: AppKind): Promise<ClusterKindUsage | undefined> {
+  async getClusterKind(cluster: ObjectKey, kind: WatchedKind): Promise<ClusterKindUsage | undefined> {
     this.counts.reads += 1;
     const id = objectKeyString(cluster);
     return this.#usage().find((usage) => objectKeyString(usage.cluster) === id && usage.kind === kind);

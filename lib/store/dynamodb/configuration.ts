@@ -14,7 +14,7 @@
 import { randomUUID } from 'node:crypto';
 import { DeleteCommand, GetCommand, PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { queryAll, queryPages } from './query.js';
-import type { AppKind, GitopsClusterDocument, PipelineDocument } from '../../config/schema.js';
+import type { WatchedKind, GitopsClusterDocument, PipelineDocument } from '../../config/schema.js';
 import { appKeyOf, objectKeyString, type AppKey, type ObjectKey, type Pipeline } from '../../pipeline/model.js';
 import type {
   AppsIndex,
@@ -312,7 +312,7 @@ export class DynamoConfiguration implements ConfigurationStore, AppsIndex {
     return usageOf(items);
   }
 
-  async getClusterKind(cluster: ObjectKey, kind: AppKind): Promise<ClusterKindUsage | undefined> {
+  async getClusterKind(cluster: ObjectKey, kind: WatchedKind): Promise<ClusterKindUsage | undefined> {
     // The pair's items (one per namespace) share the sort-key prefix `<cluster>/<kind>/`.
     const items = await queryAll(this.table, {
       KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
