@@ -11,10 +11,11 @@ import {
   PipelinePromotion,
   Promotion,
   SecretDocument,
+  SourceReference,
   Target,
   type Promotion as PromotionValue,
 } from './schema.js';
-import { DEFAULT_NAMESPACE, objectKeyString, type ObjectKey } from '../pipeline/model.js';
+import { DEFAULT_NAMESPACE, objectKeyString, WATCHED_KIND_GROUPS, type ObjectKey } from '../pipeline/model.js';
 import type { ConfigProblem } from './problems.js';
 import { isRecord, problemAt, type DocumentAt } from './validate.js';
 import { warningAt, type ConfigurationWarning } from './warnings.js';
@@ -161,6 +162,8 @@ function checkPipeline(
     }
   }
 
+  problems.push(...checkSource(at, spec.source, key.namespace, clusters, context.defaultCluster));
+
   const environmentNames = new Map<string, number>();
   const targets = new Map<string, string>();
   const environments = Array.isArray(spec.environments) ? (spec.environments as unknown[]) : [];
@@ -250,6 +253,44 @@ function bothStrategiesWarning(
     'pull-request and notification are both set: the pull request is used and notification is ignored, as in ' +
       'Weave (remove one of them)',
   );
+}
+
+/** The source's apiVersion (when given) is its kind's group, and its cluster is known, as for a target. */
+function checkSource(
+  at: DocumentAt,
+  raw: unknown,
+  pipelineNamespace: string,
+  clusters: Set<string>,
+  defaultCluster: ObjectKey | undefined,
+): ConfigProblem[] {
+  const source = SourceReference.safeParse(raw);
+  if (!source.success) return [];
+  const problems: ConfigProblem[] = [];
+  const { kind, apiVersion, clusterRef } = source.data;
+  if (apiVersion !== undefined && apiVersion.split('/')[0] !== WATCHED_KIND_GROUPS[kind]) {
+    const expected = `${WATCHED_KIND_GROUPS[kind]}/<version>`;
+    problems.push(
+      problemAt(at, ['spec', 'source', 'apiVersion'], `must be ${expected} for an ${kind} (found "${apiVersion}")`),
+    );
+  }
+  const cluster = clusterRef
+    ? { namespace: clusterRef.namespace ?? pipelineNamespace, name: clusterRef.name }
+    : defaultCluster;
+  if (!cluster) {
+    const message = 'the source has no clusterRef and no default cluster is set: add a clusterRef, or set one';
+    problems.push(problemAt(at, ['spec', 'source'], message));
+  } else if (!clusters.has(objectKeyString(cluster))) {
+    problems.push(
+      clusterRef
+        ? problemAt(at, ['spec', 'source', 'clusterRef', 'name'], `GitopsCluster ${objectKeyString(cluster)} not found`)
+        : problemAt(
+            at,
+            ['spec', 'source'],
+            `the source has no clusterRef and the default cluster GitopsCluster ${objectKeyString(cluster)} is not found`,
+          ),
+    );
+  }
+  return problems;
 }
 
 function targetCluster(target: Target, pipelineNamespace: string, defaultCluster?: ObjectKey): ObjectKey | undefined {

@@ -202,8 +202,21 @@ export const AppReference = z.strictObject({
   name: dns1123Subdomain,
 });
 
+/**
+ * Extension: where new versions come from, a Flux object on a leaf cluster whose status names the newest version
+ * (README, "The first environment is promoted too"). The first environment is promoted to it like any other.
+ */
+export const SourceReference = z.strictObject({
+  apiVersion: z.string().optional(),
+  kind: z.enum(SOURCE_KINDS, { error: `must be ${SOURCE_KINDS.join(' or ')}` }),
+  name: dns1123Subdomain,
+  namespace: dns1123Label,
+  clusterRef: ClusterReference.optional(),
+});
+
 export const PipelineSpec = z.strictObject({
   appRef: AppReference,
+  source: SourceReference.optional(),
   environments: z.array(Environment).min(1, 'a pipeline needs at least one environment'),
   promotion: PipelinePromotion.optional(),
 });
@@ -295,6 +308,7 @@ export type PipelineSpec = z.infer<typeof PipelineSpec>;
 export type Promotion = z.infer<typeof Promotion>;
 export type Environment = z.infer<typeof Environment>;
 export type Target = z.infer<typeof Target>;
+export type SourceReference = z.infer<typeof SourceReference>;
 export type GitopsClusterDocument = z.infer<typeof GitopsClusterDocument>;
 export type SecretDocument = z.infer<typeof SecretDocument>;
 

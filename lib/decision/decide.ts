@@ -6,10 +6,10 @@
 // Compared with Weave's level-triggered controller (docs/weave-compatibility.md), it also stops at a target it
 // cannot read, never downgrades an environment that is ahead, honours manual approval, and does not repeat a
 // recorded promotion (see promotion-step.ts).
-import { isNewerRevision, sameRevision } from '../flux/revision.js';
+import { isNewerRevision, runsSourceRevision, sameRevision, sourceVersion } from '../flux/revision.js';
 import { wasRead, type TargetStatus } from '../flux/target-status.js';
-import { appKeyOf, appKeyString } from '../pipeline/model.js';
-import type { PipelineEnvironment } from '../pipeline/model.js';
+import { appKeyOf, appKeyString, objectKeyString } from '../pipeline/model.js';
+import type { PipelineEnvironment, SourceObject } from '../pipeline/model.js';
 import { selectorString } from '../pipeline/label-selector.js';
 import { promotionStep } from './promotion-step.js';
 import { oneLine, targetName, withDetail } from './text.js';
@@ -21,6 +21,8 @@ import type {
   EnvironmentExplanation,
   EnvironmentReason,
   EnvironmentState,
+  SourceExplanation,
+  SourceReason,
 } from './types.js';
 
 /** One target of an environment with what we know of it; `status` is undefined when it was never observed. */
@@ -36,30 +38,96 @@ interface KnownTarget {
 }
 
 export function decide(input: DecisionInput): Decision {
-  const [source, ...later] = input.pipeline.environments;
-  if (!source) return { actions: [], environments: [] };
+  const [first, ...later] = input.pipeline.environments;
+  if (!first) return { actions: [], environments: [] };
+  const source = input.pipeline.source && sourceOf(input, input.pipeline.source);
+  const decision = source?.version
+    ? decideFromSource(input, first, later, source.revision ?? source.version, source.version)
+    : decideFromFirstEnvironment(input, first, later);
+  return source ? { ...decision, source } : decision;
+}
 
-  const found = candidateOf(observedTargets(input, source), source);
-  const environments = [explanation(source, 'source', found.reason, found.message)];
-  const actions: Action[] = [];
+/** Without a source (or while it names no version): the first environment's revision is the candidate. */
+function decideFromFirstEnvironment(
+  input: DecisionInput,
+  first: PipelineEnvironment,
+  later: readonly PipelineEnvironment[],
+): Decision {
+  const found = candidateOf(observedTargets(input, first), first);
+  const environments = [explanation(first, 'source', found.reason, found.message)];
   if (found.candidate === undefined) {
     // Without a candidate we know too little to act on anything, not even to clear a stale approval marker.
     for (const env of later) {
-      environments.push(explanation(env, 'not-reached', 'NoCandidate', `not reached: ${source.name} has no candidate`));
+      environments.push(explanation(env, 'not-reached', 'NoCandidate', `not reached: ${first.name} has no candidate`));
     }
-    return { actions, environments };
+    return { actions: [], environments };
   }
+  const walked = walk(input, later, found.candidate);
+  return {
+    candidate: found.candidate,
+    actions: walked.actions,
+    environments: [...environments, ...walked.environments],
+  };
+}
 
-  const { candidate } = found;
-  // Set once the walk stops: one promotion per pipeline at a time, and nothing beyond an environment that is not done.
+/**
+ * With a source that names a version: the first environment is promoted to it like any later one (record, approval,
+ * never downgraded), and once every target of it runs the version and is healthy, its own revision is the
+ * candidate for the rest, as without a source.
+ */
+function decideFromSource(
+  input: DecisionInput,
+  first: PipelineEnvironment,
+  later: readonly PipelineEnvironment[],
+  revision: string,
+  version: string,
+): Decision {
+  const walked = walk(input, [first], version, (running) => runsSourceRevision(running, revision));
+  const [firstExplained] = walked.environments;
+  if (!firstExplained || firstExplained.state !== 'passed') {
+    const stop = `${first.name} (${firstExplained?.state ?? 'unknown'})`;
+    const rest = later.map((env) =>
+      explanation(env, 'not-reached', 'StoppedEarlier', `not reached: stopped at ${stop}`),
+    );
+    return { candidate: version, actions: walked.actions, environments: [...walked.environments, ...rest] };
+  }
+  const found = candidateOf(observedTargets(input, first), first);
+  if (found.candidate === undefined) {
+    const rest = later.map((env) =>
+      explanation(env, 'not-reached', 'NoCandidate', `not reached: ${first.name} has no candidate: ${found.message}`),
+    );
+    return { candidate: version, actions: walked.actions, environments: [...walked.environments, ...rest] };
+  }
+  const next = walk(input, later, found.candidate);
+  return {
+    candidate: found.candidate,
+    actions: [...walked.actions, ...next.actions],
+    environments: [...walked.environments, ...next.environments],
+  };
+}
+
+/**
+ * Walks environments in order towards `candidate`: the first that is behind it is promoted (one promotion per
+ * pipeline at a time), and nothing beyond an environment that is not done is reached. `runs` says whether a
+ * target's revision is the candidate (a source's version is matched more loosely: runsSourceRevision).
+ */
+function walk(
+  input: DecisionInput,
+  envs: readonly PipelineEnvironment[],
+  candidate: string,
+  runs: RunsRevision = sameRevision,
+): { actions: Action[]; environments: EnvironmentExplanation[] } {
+  const environments: EnvironmentExplanation[] = [];
+  const actions: Action[] = [];
+  // Set once the walk stops.
   let stop: string | undefined;
-  for (const env of later) {
+  for (const env of envs) {
     if (stop !== undefined) {
       environments.push(explanation(env, 'not-reached', 'StoppedEarlier', `not reached: stopped at ${stop}`));
       continue;
     }
     const approval = approvalOf(input.approvals, env);
-    const classified = classifyEnvironment(observedTargets(input, env), candidate, env);
+    const classified = classifyEnvironment(observedTargets(input, env), candidate, env, runs);
     if (classified.state === 'behind') {
       const record = input.promotions.find((r) => r.env === env.name && sameRevision(r.revision, candidate));
       const step = promotionStep({ env, candidate, approval, record, now: input.now });
@@ -75,7 +143,41 @@ export function decide(input: DecisionInput): Decision {
     if (clear) actions.push(clear);
     if (classified.state !== 'passed') stop = `${env.name} (${classified.state})`;
   }
-  return { candidate, actions, environments };
+  return { actions, environments };
+}
+
+/** Whether a target reporting `running` runs `revision`. */
+type RunsRevision = (running: string, revision: string) => boolean;
+
+/**
+ * What the pipeline's source names now. A version is taken only from a source that was read, is not suspended, and
+ * is Ready on it: a source still resolving could name a version it is about to replace.
+ */
+function sourceOf(input: DecisionInput, source: SourceObject): SourceExplanation {
+  const object = `${source.kind} ${source.namespace}/${source.name} on ${objectKeyString(source.cluster)}`;
+  const status = input.observed.get(appKeyString(source));
+  const unavailable = (reason: SourceReason, message: string): SourceExplanation => ({
+    object,
+    state: 'unavailable',
+    reason,
+    message: oneLine(message),
+  });
+  if (!status) return unavailable('SourceUnknown', `${object} was never read`);
+  if (!wasRead(status)) return unavailable('SourceUnknown', withDetail(`cannot read ${object}`, status.message));
+  if (status.phase === 'Suspended') {
+    return unavailable('SourceSuspended', `${object} is suspended: no new version is taken from it`);
+  }
+  if (status.phase !== 'Ready' || status.revision === undefined) {
+    return unavailable('SourceNotReady', withDetail(`${object} names no version yet`, status.message));
+  }
+  return {
+    object,
+    state: 'found',
+    reason: 'VersionFound',
+    message: `${object} names ${status.revision}`,
+    revision: status.revision,
+    version: sourceVersion(status.revision),
+  };
 }
 
 /**
@@ -96,7 +198,7 @@ function candidateOf(targets: readonly ObservedTarget[], env: PipelineEnvironmen
   if (revision === undefined || revisionless.length > 0) {
     return { reason: 'NoRevision', message: revisionless.map((t) => `target ${problemOf(t, '')}`).join('; ') };
   }
-  if (known.some((t) => !runs(t.status, revision))) {
+  if (known.some((t) => !runsRevision(t.status, revision))) {
     const runs = known.map((t) => `${t.name} runs ${t.status.revision}`).join(', ');
     return { reason: 'RevisionsDiffer', message: `waiting for all targets to run the same revision: ${runs}` };
   }
@@ -131,6 +233,7 @@ function classifyEnvironment(
   targets: readonly ObservedTarget[],
   candidate: string,
   env: PipelineEnvironment,
+  runs: RunsRevision,
 ): Classification {
   const { known, unknown } = readTargets(targets);
   if (unknown) return { state: 'unknown', reason: 'TargetsUnknown', message: unknown };
@@ -139,11 +242,12 @@ function classifyEnvironment(
   // Flux would not roll a promotion out on a suspended target, nor can it be shown to pass: wait for a person.
   const suspended = suspendedTargets(known);
   if (suspended) return { state: 'suspended', reason: 'TargetSuspended', message: suspended };
-  if (known.every((t) => healthyOn(t.status, candidate))) {
+  const healthy = (status: TargetStatus) => healthyOn(status, candidate, runs);
+  if (known.every((t) => healthy(t.status))) {
     return { state: 'passed', reason: 'AllTargetsReady', message: `all targets run ${candidate} and are healthy` };
   }
-  if (known.some((t) => runs(t.status, candidate))) {
-    const pending = known.filter((t) => !healthyOn(t.status, candidate)).map((t) => problemOf(t, candidate));
+  if (known.some((t) => runsRevision(t.status, candidate, runs))) {
+    const pending = known.filter((t) => !healthy(t.status)).map((t) => problemOf(t, candidate, runs));
     return {
       state: 'in-progress',
       reason: 'RollingOut',
@@ -184,20 +288,20 @@ function suspendedTargets(known: readonly KnownTarget[]): string | undefined {
 }
 
 /** What keeps a known target from being healthy on `revision`, worded after the target's name. */
-function problemOf({ name, status }: KnownTarget, revision: string): string {
+function problemOf({ name, status }: KnownTarget, revision: string, runs: RunsRevision = sameRevision): string {
   if (status.revision === undefined) return withDetail(`${name} runs no revision yet`, status.message);
-  if (!sameRevision(status.revision, revision)) return `${name} runs ${status.revision}`;
+  if (!runs(status.revision, revision)) return `${name} runs ${status.revision}`;
   if (status.phase === 'Progressing') return withDetail(`${name} has not settled yet`, status.message);
   return withDetail(`${name} is not healthy`, status.message);
 }
 
 /** Runs `revision` and is Ready: Flux is done with the current spec and it is healthy. */
-function healthyOn(status: TargetStatus, revision: string): boolean {
-  return status.phase === 'Ready' && runs(status, revision);
+function healthyOn(status: TargetStatus, revision: string, runs: RunsRevision = sameRevision): boolean {
+  return status.phase === 'Ready' && runsRevision(status, revision, runs);
 }
 
-function runs(status: TargetStatus, revision: string): boolean {
-  return status.revision !== undefined && sameRevision(status.revision, revision);
+function runsRevision(status: TargetStatus, revision: string, runs: RunsRevision = sameRevision): boolean {
+  return status.revision !== undefined && runs(status.revision, revision);
 }
 
 /** The environment's targets, each with its observed status, in the order the Pipeline lists them. */

@@ -149,10 +149,44 @@ export interface EnvironmentExplanation {
   message: string;
 }
 
+/** Where a pipeline's source stands (only for a pipeline with `spec.source`). */
+export type SourceState =
+  /** The source names a version: the first environment is promoted to it. */
+  | 'found'
+  /** The source names no usable version now: the first environment's own revision is the candidate, as without one. */
+  | 'unavailable';
+
+export type SourceReason =
+  /** The source object is Ready and names its newest version. */
+  | 'VersionFound'
+  /** The source object was never read, is absent, or could not be read. */
+  | 'SourceUnknown'
+  /** The source object is suspended: Flux does not look for newer versions, so none is taken from it. */
+  | 'SourceSuspended'
+  /** The source object names no version yet, or is not Ready on it. */
+  | 'SourceNotReady';
+
+export interface SourceExplanation {
+  /** `ImagePolicy apps/podinfo on flux-system/build`. */
+  object: string;
+  state: SourceState;
+  reason: SourceReason;
+  message: string;
+  /** What the source resolved (`6.5.0`, `6.5.0@sha256:…`), when found. */
+  revision?: string;
+  /** What is written into the first environment's markers for it (the tag), when found. */
+  version?: string;
+}
+
 export interface Decision {
-  /** The first environment's revision when all its targets are healthy on it. */
+  /**
+   * The revision the pipeline promotes: the first environment's revision when all its targets are healthy on it; with
+   * a source whose version the first environment does not run yet, that version.
+   */
   candidate?: string;
   actions: Action[];
   /** One entry per environment, in pipeline order. */
   environments: EnvironmentExplanation[];
+  /** Where the pipeline's source stands, for a pipeline with `spec.source`. */
+  source?: SourceExplanation;
 }

@@ -48,3 +48,72 @@ function orderableVersion(revision: string): string | undefined {
   const ref = revision.includes('@') ? revision.slice(0, revision.indexOf('@')) : revision;
   return semver.valid(ref, { loose: true }) ?? undefined;
 }
+
+// ---------------------------------------------------------------- a pipeline's source and the apps it feeds
+// Source revisions as the source objects write them: an ImagePolicy's selected tag (`6.5.0`), an OCIRepository's
+// artifact revision (`6.5.0@sha256:<64hex>`, `sha256:<64hex>` when pinned by digest, `6.5.0/<digest>` before Flux 2.0).
+
+/** An identifier of build metadata that helm-controller writes for a chart from an OCIRepository: 12 hex. */
+const OCI_DIGEST_PREFIX = /^[0-9a-f]{12}$/;
+/** An identifier of build metadata that source-controller writes for a chart with `valuesFiles`: a generation. */
+const GENERATION = /^[0-9]+$/;
+
+/**
+ * What is written into the first environment's `$promotion` markers for a source revision: its tag
+ * (`6.5.0@sha256:…` → `6.5.0`, `6.5.0` → `6.5.0`). A revision that names only a digest (`sha256:…`, an
+ * OCIRepository pinned by digest) stays whole: the digest is then the only name the version has.
+ */
+export function sourceVersion(sourceRevision: string): string {
+  return sourceTag(sourceRevision) ?? sourceRevision;
+}
+
+/**
+ * Whether an app that reports `targetRevision` runs the version of a source that reports `sourceRevision`
+ * (docs/flux-status.md, "Revisions"):
+ * - the same revision (`sameRevision`), e.g. a Kustomization fed by the OCIRepository: same digest;
+ * - a chart version whose version is the source's tag (`6.5.0`, or `v6.5.0` by semver equality as helm-controller
+ *   compares them), with build metadata that Flux writes and that does not contradict the source's digest: none
+ *   (digest tracking off), the OCI digest's first 12 hex (`6.5.0+0cc9a8446c95`: must be this digest's), or a
+ *   HelmChart generation (`6.5.0+4`: the same chart version with `valuesFiles` merged in);
+ * - a chart version carrying the 12 hex of a digest-only source (`sha256:…`), whatever its version;
+ * - an OCI artifact revision (`6.5.0@sha256:…`) whose tag is an ImagePolicy's tag.
+ */
+export function runsSourceRevision(targetRevision: string, sourceRevision: string): boolean {
+  if (sameRevision(targetRevision, sourceRevision)) return true;
+  const tag = sourceTag(sourceRevision);
+  const digest = revisionDigest(sourceRevision);
+  const chart = semver.parse(targetRevision);
+  if (chart) {
+    const [metadata, ...more] = chart.build;
+    if (more.length > 0) return false;
+    const versionMatches = tag !== undefined && sameVersion(chart.version, tag);
+    if (metadata === undefined) return versionMatches;
+    if (OCI_DIGEST_PREFIX.test(metadata)) {
+      // Without a digest (an ImagePolicy's tag) there is nothing to check the chart's digest against.
+      if (digest === undefined) return versionMatches;
+      return metadata === digest.slice(0, 12) && (tag === undefined || versionMatches);
+    }
+    // Anything else (a Git commit and a generation, a chart's own metadata) is not what the source resolved.
+    return GENERATION.test(metadata) && versionMatches;
+  }
+  // An OCI artifact (sha256 or longer, never a Git commit) pulled by the tag an ImagePolicy selected.
+  const targetDigest = revisionDigest(targetRevision);
+  return (
+    digest === undefined && targetDigest !== undefined && targetDigest.length >= 64 && sourceTag(targetRevision) === tag
+  );
+}
+
+/** The tag of a source revision (the whole revision when it has no digest); undefined when it names only a digest. */
+function sourceTag(revision: string): string | undefined {
+  if (revisionDigest(revision) === undefined) return revision;
+  const at = revision.lastIndexOf('@');
+  if (at > 0) return revision.slice(0, at);
+  const slash = revision.lastIndexOf('/');
+  return slash > 0 ? revision.slice(0, slash) : undefined;
+}
+
+/** A chart version (without build metadata) and a tag name the same version: `6.5.0` and `v6.5.0` do. */
+function sameVersion(version: string, tag: string): boolean {
+  const parsed = semver.parse(tag, { loose: true });
+  return parsed !== null && parsed.build.length === 0 && parsed.version === version;
+}

@@ -75,6 +75,8 @@ export interface Pipeline {
   namespace: string;
   name: string;
   appRef: AppRef;
+  /** Extension: the Flux object whose status names the newest version; the first environment is promoted to it. */
+  source?: SourceObject;
   environments: PipelineEnvironment[];
   /** The pipeline-level promotion block, kept because Weave reads the webhook HMAC secret only from there. */
   promotion?: Promotion;
@@ -105,6 +107,18 @@ export function appKeyOf(pipeline: Pipeline, target: PipelineTarget): AppKey {
   };
 }
 
+/** A pipeline's source: an ImagePolicy or OCIRepository on one leaf cluster, read and recorded like an app. */
+export interface SourceObject extends AppKey {
+  kind: SourceKind;
+}
+
+/** The objects a pipeline reads: every target's app, each once, then its source (if any). */
+export function watchedObjectsOf(pipeline: Pipeline): AppKey[] {
+  const apps = pipeline.environments.flatMap((env) => env.targets.map((target) => appKeyOf(pipeline, target)));
+  if (pipeline.source) apps.push(pipeline.source);
+  return [...new Map(apps.map((app) => [appKeyString(app), app])).values()];
+}
+
 export const DEFAULT_NAMESPACE = 'default';
 
 /**
@@ -117,6 +131,12 @@ export interface PipelineSource {
   metadata: { name: string; namespace?: string; labels?: Record<string, string>; annotations?: Record<string, string> };
   spec: {
     appRef: AppRef;
+    source?: {
+      kind: SourceKind;
+      name: string;
+      namespace: string;
+      clusterRef?: { apiVersion?: string; kind?: string; name: string; namespace?: string };
+    };
     environments: {
       name: string;
       targets?: {
@@ -142,27 +162,37 @@ export class UnresolvedClusterError extends Error {}
 export function resolvePipeline(document: PipelineSource, defaultCluster?: ObjectKey): Pipeline {
   const namespace = document.metadata.namespace ?? DEFAULT_NAMESPACE;
   const { spec } = document;
+  const clusterOf = (clusterRef: { name: string; namespace?: string } | undefined, what: string): ObjectKey => {
+    const cluster = clusterRef
+      ? { namespace: clusterRef.namespace ?? namespace, name: clusterRef.name }
+      : defaultCluster;
+    if (!cluster) {
+      throw new UnresolvedClusterError(
+        `Pipeline ${namespace}/${document.metadata.name}: ${what} without clusterRef and no default cluster is configured`,
+      );
+    }
+    return cluster;
+  };
+  const source = spec.source && {
+    cluster: clusterOf(spec.source.clusterRef, 'spec.source has no clusterRef'),
+    kind: spec.source.kind,
+    namespace: spec.source.namespace,
+    name: spec.source.name,
+  };
   return {
     namespace,
     name: document.metadata.name,
     appRef: { ...spec.appRef },
+    ...(source ? { source } : {}),
     promotion: spec.promotion,
     environments: spec.environments.map((environment) => ({
       name: environment.name,
       promotion: environment.promotion ?? inheritedPromotion(spec.promotion),
       ...(environment.targetSelector ? { targetSelector: environment.targetSelector } : {}),
-      targets: (environment.targets ?? []).map((target) => {
-        let cluster: ObjectKey | undefined = defaultCluster;
-        if (target.clusterRef) {
-          cluster = { namespace: target.clusterRef.namespace ?? namespace, name: target.clusterRef.name };
-        }
-        if (!cluster) {
-          throw new UnresolvedClusterError(
-            `Pipeline ${namespace}/${document.metadata.name}: environment ${environment.name} has a target without clusterRef and no default cluster is configured`,
-          );
-        }
-        return { cluster, namespace: target.namespace };
-      }),
+      targets: (environment.targets ?? []).map((target) => ({
+        cluster: clusterOf(target.clusterRef, `environment ${environment.name} has a target`),
+        namespace: target.namespace,
+      })),
     })),
   };
 }

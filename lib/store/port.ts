@@ -38,7 +38,7 @@ export interface StoredCluster {
   appliedAt: string;
 }
 
-/** One target of one pipeline that an app object belongs to: what the receiver looks up. */
+/** One target of one pipeline (or its source) that an object belongs to: what the receiver looks up. */
 export interface IndexedTarget {
   pipeline: ObjectKey;
   env: string;
@@ -47,6 +47,8 @@ export interface IndexedTarget {
    * clusters join and leave the selection; nothing depends on it).
    */
   targetIndex: number;
+  /** The object is the pipeline's source (`spec.source`), not a target; `env` is the first environment. */
+  source?: true;
 }
 
 /** A (cluster, app kind) pair in use, with the namespaces its targets are in: what the poller lists. */

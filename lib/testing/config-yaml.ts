@@ -75,6 +75,8 @@ export interface PipelineOptions {
   strategy: Strategy;
   /** The Secret with the HMAC key of Weave's approval route (`spec.promotion.strategy.secretRef`), if any. */
   hmacSecret?: string;
+  /** `spec.source`: where new versions come from (an object on a GitopsCluster of the Pipeline's namespace). */
+  source?: { kind: 'ImagePolicy' | 'OCIRepository'; name: string; namespace: string; cluster: string };
 }
 
 const APP_API_VERSIONS = {
@@ -104,14 +106,18 @@ function environmentYaml(env: EnvironmentOptions, pipelineStrategy: Strategy): s
 
 /** A Pipeline (pipelines.weave.works/v1alpha1) with its environments in order. */
 export function pipelineYaml(options: PipelineOptions): string {
-  const { name, namespace = DEFAULT_NAMESPACE, kind = 'HelmRelease', strategy, hmacSecret } = options;
+  const { name, namespace = DEFAULT_NAMESPACE, kind = 'HelmRelease', strategy, hmacSecret, source } = options;
   const environments = options.environments.map((env) => environmentYaml(env, strategy));
+  const sourceLine = source
+    ? `  source: {kind: ${source.kind}, name: ${source.name}, namespace: ${source.namespace}, ` +
+      `clusterRef: {kind: GitopsCluster, name: ${source.cluster}}}\n`
+    : '';
   return `apiVersion: pipelines.weave.works/v1alpha1
 kind: Pipeline
 metadata: {name: ${name}, namespace: ${namespace}}
 spec:
   appRef: {apiVersion: ${APP_API_VERSIONS[kind]}, kind: ${kind}, name: ${name}}
-  environments:
+${sourceLine}  environments:
 ${environments.join('')}  promotion:
     strategy:
       ${strategyLine(strategy)}

@@ -16,6 +16,7 @@ import {
   type AppKey,
   type ObjectKey,
   type Pipeline,
+  watchedObjectsOf,
 } from '../pipeline/model.js';
 import type {
   ApprovalRequestOutcome,
@@ -162,6 +163,11 @@ export class MemoryStore implements Store {
           found.push({ sortKey, target: { pipeline: key, env: env.name, targetIndex } });
         });
       }
+      const [first] = pipeline.environments;
+      if (pipeline.source && first && appKeyString(pipeline.source) === wanted) {
+        const sortKey = `${objectSortKey(key)}#${part(first.name)}#source`;
+        found.push({ sortKey, target: { pipeline: key, env: first.name, targetIndex: 0, source: true } });
+      }
     }
     return sortedBy(found, (entry) => entry.sortKey).map((entry) => entry.target);
   }
@@ -181,8 +187,7 @@ export class MemoryStore implements Store {
   #usage(): ClusterKindUsage[] {
     const items = new Map<string, { app: AppKey; pipelines: Set<string> }>();
     for (const { pipeline } of this.#pipelines.values()) {
-      for (const target of pipeline.environments.flatMap((env) => env.targets)) {
-        const app = appKeyOf(pipeline, target);
+      for (const app of watchedObjectsOf(pipeline)) {
         const sortKey = `${objectSortKey(app.cluster)}/${part(app.kind)}/${part(app.namespace)}`;
         const item = items.get(sortKey) ?? { app, pipelines: new Set<string>() };
         item.pipelines.add(objectKeyString(pipeline));

@@ -10,6 +10,7 @@ import {
   type AppKey,
   type ObjectKey,
   type Pipeline,
+  watchedObjectsOf,
 } from '../pipeline/model.js';
 import type { ObservedTargetStatus, Store, StoredPipeline, VersionedPromotionRecord } from '../store/port.js';
 import type { VerifierDeps } from './deps.js';
@@ -92,10 +93,14 @@ export async function evaluatePipeline(key: ObjectKey, deps: VerifierDeps): Prom
   return decision;
 }
 
-/** The apps of a pipeline's targets, all environments or one; each once, though a target may be listed twice. */
+/**
+ * What a pipeline reads: with no `env`, every target's app and the pipeline's source (watchedObjectsOf); with one,
+ * that environment's targets. Each once, though a target may be listed twice.
+ */
 export function appsOf(pipeline: Pipeline, env?: string): AppKey[] {
+  if (env === undefined) return watchedObjectsOf(pipeline);
   const apps = pipeline.environments
-    .filter((candidate) => env === undefined || candidate.name === env)
+    .filter((candidate) => candidate.name === env)
     .flatMap((candidate) => candidate.targets.map((target) => appKeyOf(pipeline, target)));
   return [...new Map(apps.map((app) => [appKeyString(app), app])).values()];
 }

@@ -11,11 +11,13 @@ import type {
   EnvironmentReason,
   EnvironmentState,
   PromotionRecord,
+  SourceReason,
+  SourceState,
 } from '../../lib/decision/index.js';
 import type { TargetStatus } from '../../lib/flux/target-status.js';
 import { unreadableTarget } from '../../lib/flux/target-status.js';
 import { appKeyOf, appKeyString } from '../../lib/pipeline/model.js';
-import type { Pipeline, PipelineTarget } from '../../lib/pipeline/model.js';
+import type { Pipeline, PipelineTarget, SourceObject } from '../../lib/pipeline/model.js';
 
 export const NOW = new Date('2025-10-01T12:00:00.000Z');
 
@@ -54,6 +56,8 @@ export interface PipelineSpec {
   environments: EnvironmentSpec[];
   promotion?: Promotion;
   kind?: AppKind;
+  /** `spec.source`: observed statuses name it `source`. */
+  source?: SourceObject;
 }
 
 /** A resolved Pipeline `flux-system/podinfo`, with each environment's promotion in force already chosen. */
@@ -67,6 +71,7 @@ export function pipeline(spec: PipelineSpec): Pipeline {
         ? { apiVersion: 'helm.toolkit.fluxcd.io/v2', kind, name: 'podinfo' }
         : { apiVersion: 'kustomize.toolkit.fluxcd.io/v1', kind, name: 'podinfo' },
     ...(spec.promotion ? { promotion: spec.promotion } : {}),
+    ...(spec.source ? { source: spec.source } : {}),
     environments: spec.environments.map((env) => {
       const promotion = env.promotion ?? spec.promotion;
       return { name: env.name, targets: env.targets.map(target), ...(promotion ? { promotion } : {}) };
@@ -128,7 +133,10 @@ export function suspended(
 /** A target whose object could not be read, or (reason NotFound) is not on its cluster. */
 export const unreadable = unreadableTarget;
 
-/** The observed map, keyed like the store keys it; a key that names no target of the pipeline is a test bug. */
+/**
+ * The observed map, keyed like the store keys it; `source` is the pipeline's source object. A key that names no
+ * target of the pipeline is a test bug.
+ */
 export function observedMap(subject: Pipeline, statuses: Record<string, TargetStatus>): Map<string, TargetStatus> {
   const targets = new Map(
     subject.environments
@@ -137,6 +145,7 @@ export function observedMap(subject: Pipeline, statuses: Record<string, TargetSt
   );
   return new Map(
     Object.entries(statuses).map(([name, status]) => {
+      if (name === 'source' && subject.source) return [appKeyString(subject.source), status];
       const found = targets.get(name);
       if (!found) throw new Error(`observed status for "${name}", which is no target of the pipeline`);
       return [appKeyString(appKeyOf(subject, found)), status];
@@ -177,6 +186,8 @@ export interface Row {
   reasons: Record<string, EnvironmentReason>;
   /** Words each environment's message must contain, where they matter. */
   messages?: Record<string, string[]>;
+  /** For a pipeline with a source: where it stands, and words its message must contain. */
+  source?: { state: SourceState; reason: SourceReason; version?: string; message?: string };
 }
 
 export function inputOf(row: Row): DecisionInput {
@@ -211,6 +222,18 @@ export function runRows(rows: readonly Row[]): void {
         for (const words of row.messages?.[env] ?? []) {
           assert.ok(message.includes(words), `${env}: expected "${words}" in "${message}"`);
         }
+      }
+      if (row.source) {
+        assert.ok(decision.source, 'a pipeline with a source explains it');
+        const { state, reason, version, message } = decision.source;
+        assert.deepEqual(
+          { state, reason, version },
+          { state: row.source.state, reason: row.source.reason, version: row.source.version },
+        );
+        if (row.source.message)
+          assert.ok(message.includes(row.source.message), `source: "${row.source.message}" in "${message}"`);
+      } else {
+        assert.equal(decision.source, undefined, 'no source explanation without a source');
       }
       assert.deepEqual(input, before, 'decide does not change its input');
       assert.deepEqual(decide(inputOf(row)), decision, 'the same input gives the same decision');

@@ -37,6 +37,8 @@ export function explanation(view: PipelineView, env: string | undefined, now: Da
     `Pipeline ${objectKeyString(view.key)}: ${pipeline.appRef.kind} ${pipeline.appRef.name}`,
     `Candidate: ${candidate}`,
   ];
+  const found = view.decision.source;
+  if (found) lines.push(`Source: ${found.object} (${found.state}/${found.reason}): ${found.message}`);
   for (const environment of environments) lines.push('', ...environmentLines(view, environment, now));
 
   const actions = view.decision.actions.filter((action) => env === undefined || action.env === env);

@@ -91,6 +91,26 @@ export async function clusterNamespaces(backend: Backend, cluster: ObjectKey): P
   return [...namespaces].sort();
 }
 
+/** An object an Alert names by kind and name: a pipeline's source (spec.source) on the cluster. */
+interface NamedEventSource {
+  kind: string;
+  name: string;
+  namespace: string;
+}
+
+/** The stored pipelines' source objects on `cluster` (an ImagePolicy or OCIRepository each), sorted. */
+export async function clusterSources(backend: Backend, cluster: ObjectKey): Promise<NamedEventSource[]> {
+  const pipelines = await listAll((page) => backend.store.listPipelines(page));
+  const sources = new Map<string, NamedEventSource>();
+  for (const { pipeline } of pipelines) {
+    const source = pipeline.source;
+    if (!source || objectKeyString(source.cluster) !== objectKeyString(cluster)) continue;
+    const id = `${source.namespace}/${source.kind}/${source.name}`;
+    sources.set(id, { kind: source.kind, name: source.name, namespace: source.namespace });
+  }
+  return [...sources.keys()].sort().map((id) => sources.get(id) as NamedEventSource);
+}
+
 // The token is a credential: a plain Secret committed to a Git repository that Flux reconciles would publish it.
 const SECRET_COMMENT =
   ' The token is the key derived for this cluster from the master key: keep it secret. Do not commit this\n' +
@@ -116,9 +136,16 @@ export async function fluxConfig(backend: Backend, options: FluxConfigOptions): 
   const token = deriveClusterKey((await backend.masterKeys()).current, cluster);
   const named = options.namespaces !== undefined;
   const namespaces = named ? [...new Set(options.namespaces)].sort() : await clusterNamespaces(backend, cluster);
+  const sources = await clusterSources(backend, cluster);
+  const sourcesIn = (namespace: string) => sources.filter((source) => source.namespace === namespace);
+  const sourceNames = sources.map((source) => `${source.kind} ${source.namespace}/${source.name}`).join(', ');
 
-  /** The Secret, the Provider and, when there is a namespace to watch, the Alert, in `namespace`. */
-  const objectsIn = (namespace: string, watched: readonly string[]): Document[] => {
+  /** The Secret, the Provider and, when there is something to watch, the Alert, in `namespace`. */
+  const objectsIn = (
+    namespace: string,
+    watched: readonly string[],
+    watchedSources: readonly NamedEventSource[],
+  ): Document[] => {
     const metadata = { name: FLUX_OBJECT_NAME, namespace };
     const secret = new Document({ apiVersion: 'v1', kind: 'Secret', metadata, type: 'Opaque', stringData: { token } });
     secret.commentBefore = SECRET_COMMENT;
@@ -130,7 +157,7 @@ export async function fluxConfig(backend: Backend, options: FluxConfigOptions): 
       metadata,
       spec: { type: 'generic-hmac', address, secretRef: { name: FLUX_OBJECT_NAME } },
     });
-    if (watched.length === 0) return [secret, provider];
+    if (watched.length === 0 && watchedSources.length === 0) return [secret, provider];
     const alert = new Document({
       apiVersion,
       kind: 'Alert',
@@ -138,10 +165,14 @@ export async function fluxConfig(backend: Backend, options: FluxConfigOptions): 
       spec: {
         providerRef: { name: FLUX_OBJECT_NAME },
         eventSeverity: 'info',
-        eventSources: watched.flatMap((ns) => [
-          { kind: 'HelmRelease', name: '*', namespace: ns },
-          { kind: 'Kustomization', name: '*', namespace: ns },
-        ]),
+        eventSources: [
+          ...watched.flatMap((ns) => [
+            { kind: 'HelmRelease', name: '*', namespace: ns },
+            { kind: 'Kustomization', name: '*', namespace: ns },
+          ]),
+          // A source is named: its events say a newer version was found, which is read from its status.
+          ...watchedSources.map((source) => ({ kind: source.kind, name: source.name, namespace: source.namespace })),
+        ],
       },
     });
     return [secret, provider, alert];
@@ -154,31 +185,46 @@ export async function fluxConfig(backend: Backend, options: FluxConfigOptions): 
   ];
   let documents: Document[];
   if (options.perNamespace) {
-    if (namespaces.length === 0) {
+    if (namespaces.length === 0 && sources.length === 0) {
       throw new CliError(`no stored pipeline has a target on ${name}: name the app namespaces with --namespaces`);
     }
     header.push(
       ' One Secret, Provider and Alert in each app namespace, for a Flux run with --no-cross-namespace-refs:',
       ' there an Alert only receives events from objects in its own namespace.',
     );
-    documents = namespaces.flatMap((namespace) => {
-      const objects = objectsIn(namespace, [namespace]);
-      if (objects[2]) objects[2].commentBefore = ` The HelmReleases and Kustomizations in ${namespace}.`;
+    const all = [...new Set([...namespaces, ...sources.map((source) => source.namespace)])].sort();
+    documents = all.flatMap((namespace) => {
+      const watched = namespaces.includes(namespace) ? [namespace] : [];
+      const objects = objectsIn(namespace, watched, sourcesIn(namespace));
+      if (objects[2]) {
+        const what = [
+          ...(watched.length > 0 ? [`The HelmReleases and Kustomizations in ${namespace}`] : []),
+          ...sourcesIn(namespace).map((source) => `the pipelines' source ${source.kind} ${source.name}`),
+        ];
+        objects[2].commentBefore = ` ${what.join('; ')}.`;
+      }
       return objects;
     });
   } else {
-    documents = objectsIn(options.namespace ?? 'flux-system', namespaces);
+    documents = objectsIn(options.namespace ?? 'flux-system', namespaces, sources);
     if (documents[2]) {
-      documents[2].commentBefore = named
-        ? ` The app namespaces named with --namespaces: ${namespaces.join(', ')}.`
-        : ` Every namespace the pipelines' targets use on ${name}: ${namespaces.join(', ')}.`;
+      const what =
+        namespaces.length === 0
+          ? []
+          : [
+              named
+                ? `The app namespaces named with --namespaces: ${namespaces.join(', ')}`
+                : `Every namespace the pipelines' targets use on ${name}: ${namespaces.join(', ')}`,
+            ];
+      if (sources.length > 0) what.push(`the pipelines' sources: ${sourceNames}`);
+      documents[2].commentBefore = ` ${what.join('; ')}.`;
     }
   }
   const [first] = documents;
   if (first) first.commentBefore = `${header.join('\n')}\n\n${first.commentBefore ?? ''}`;
 
   let text = documents.map((document) => document.toString()).join('---\n');
-  if (namespaces.length === 0) {
+  if (namespaces.length === 0 && sources.length === 0) {
     text +=
       `# No Alert yet: no stored pipeline has a target on ${name}, so there are no namespaces to watch.\n` +
       '# Apply a pipeline that uses this cluster, then run flux-config again to get the Alert.\n';

@@ -47,10 +47,15 @@ export interface IndexEntry {
    * never shifting the others.
    */
   slot: string;
+  /** The pipeline's source object rather than a target (env: the first environment, which it is promoted into). */
+  source?: true;
 }
 
+/** The slot of a pipeline's source entry: no target's slot (a position or `@cluster`) can take it. */
+export const SOURCE_SLOT = 'source';
+
 export function indexEntries(pipeline: Pipeline): IndexEntry[] {
-  return pipeline.environments.flatMap((env) =>
+  const entries: IndexEntry[] = pipeline.environments.flatMap((env) =>
     env.targets.map((target, targetIndex) => ({
       app: appKeyOf(pipeline, target),
       env: env.name,
@@ -58,6 +63,11 @@ export function indexEntries(pipeline: Pipeline): IndexEntry[] {
       slot: target.selected ? `@${objectKeyString(target.cluster)}` : String(targetIndex),
     })),
   );
+  const [first] = pipeline.environments;
+  if (pipeline.source && first) {
+    entries.push({ app: pipeline.source, env: first.name, targetIndex: 0, slot: SOURCE_SLOT, source: true });
+  }
+  return entries;
 }
 
 const pipelineKeyOf = (pipeline: Pipeline): ObjectKey => ({ namespace: pipeline.namespace, name: pipeline.name });
@@ -117,6 +127,7 @@ export function indexEntryItem(pipeline: ObjectKey, entry: IndexEntry, generatio
     pipelineName: pipeline.name,
     env: entry.env,
     targetIndex: entry.targetIndex,
+    ...(entry.source ? { source: true } : {}),
     generation,
   };
 }
@@ -300,6 +311,7 @@ export class DynamoConfiguration implements ConfigurationStore, AppsIndex {
         pipeline: { namespace: entry.pipelineNamespace, name: entry.pipelineName },
         env: entry.env,
         targetIndex: entry.targetIndex,
+        ...(entry.source === true ? { source: true as const } : {}),
       };
     });
   }
@@ -647,6 +659,7 @@ interface IndexItem {
   pipelineName: string;
   env: string;
   targetIndex: number;
+  source?: boolean;
 }
 
 interface UsageItem {

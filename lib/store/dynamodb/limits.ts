@@ -100,6 +100,7 @@ function pipelineProblems({ document, pipeline, problemAt }: PipelineToStore): C
   const key = { namespace: pipeline.namespace, name: pipeline.name };
   const targetPath = (entry: IndexEntry) => {
     const env = pipeline.environments.findIndex((candidate) => candidate.name === entry.env);
+    if (entry.source) return ['spec', 'source'];
     return entry.slot.startsWith('@')
       ? ['spec', 'environments', env, 'targetSelector']
       : ['spec', 'environments', env, 'targets', entry.targetIndex];
