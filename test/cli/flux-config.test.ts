@@ -123,9 +123,16 @@ function assertTrio(
   );
 }
 
+/** The CLI tests' pipeline with a source: the ImagePolicy flux-system/podinfo on `cluster`. */
+const withSource = (cluster: string) =>
+  pipeline('apps').replace(
+    '  environments:',
+    `  source: { kind: ImagePolicy, name: podinfo, namespace: flux-system, clusterRef: { kind: GitopsCluster, name: ${cluster} } }\n  environments:`,
+  );
+
 /** A backend over the in-memory store holding the CLI tests' clusters and pipeline (prod: apps, apps-staging). */
-async function backendWithPipeline(): Promise<Backend> {
-  const loaded = loadConfigurationText(CLUSTERS + '---' + SECRETS + '---' + pipeline('apps'), 'config.yaml');
+async function backendWithPipeline(pipelineYaml = pipeline('apps')): Promise<Backend> {
+  const loaded = loadConfigurationText(CLUSTERS + '---' + SECRETS + '---' + pipelineYaml, 'config.yaml');
   assert.ok(loaded.ok, JSON.stringify(loaded));
   const store = new MemoryStore();
   const now = new Date('2026-01-01T00:00:00Z');
@@ -147,6 +154,32 @@ async function backendWithPipeline(): Promise<Backend> {
     close: () => Promise.resolve(),
   };
 }
+
+describe("pipelinectl flux-config: a pipeline's source", () => {
+  const IMAGE_POLICY = { kind: 'ImagePolicy', name: 'podinfo', namespace: 'flux-system' };
+  const alertOf = (text: string) => parse(text).find((d) => d.manifest.kind === 'Alert');
+
+  it('the Alert of the cluster the source is on names it, beside the app namespaces', async () => {
+    const backend = await backendWithPipeline(withSource('prod'));
+    const alert = alertOf(await fluxConfig(backend, { cluster: PROD, url: URL }));
+    assert.deepEqual(alert?.manifest.spec?.eventSources?.at(-1), IMAGE_POLICY);
+    assert.equal(alert?.manifest.spec?.eventSources?.length, 5, 'apps and apps-staging, then the ImagePolicy');
+    assert.match(alert?.comment ?? '', /the pipelines' sources: ImagePolicy flux-system\/podinfo/);
+  });
+
+  it('a cluster with only the source gets an Alert for it alone (also per namespace)', async () => {
+    const backend = await backendWithPipeline(withSource('spare'));
+    const spare = { namespace: 'flux-system', name: 'spare' };
+    const alert = alertOf(await fluxConfig(backend, { cluster: spare, url: URL }));
+    assert.deepEqual(alert?.manifest.spec?.eventSources, [IMAGE_POLICY]);
+    const perNamespace = parse(await fluxConfig(backend, { cluster: spare, url: URL, perNamespace: true }));
+    assert.deepEqual(
+      perNamespace.map((d) => `${d.manifest.kind} ${d.manifest.metadata.namespace}`),
+      ['Secret flux-system', 'Provider flux-system', 'Alert flux-system'],
+    );
+    assert.deepEqual(perNamespace[2]?.manifest.spec?.eventSources, [IMAGE_POLICY]);
+  });
+});
 
 describe('pipelinectl flux-config', () => {
   let backend: Backend;
