@@ -43,7 +43,11 @@ export interface World {
   serve(): ServeProcess;
   startServe(): Promise<ServeProcess>;
   /** Posts a Flux event about an object of `cluster`, signed with the cluster's key; returns the HTTP status. */
-  sendEvent(cluster: string, body: string, component: 'helm-controller' | 'kustomize-controller'): Promise<number>;
+  sendEvent(
+    cluster: string,
+    body: string,
+    component: 'helm-controller' | 'kustomize-controller' | 'image-reflector-controller' | 'source-controller',
+  ): Promise<number>;
   /** Weave's `POST /approval/{ns}/{name}/{env}/{revision}`, signed over the empty body; returns the HTTP status. */
   approveThroughWeave(pipeline: string, env: string, revision: string, hmacKey: string): Promise<number>;
   /** `pipelinectl <args> --data-dir <dataDir>`, to its end. */
