@@ -6,9 +6,10 @@
 // sent before its status patch), so every decision rests on the object read back from the cluster.
 import { parseJsonObject } from '../util/json.js';
 import { z } from 'zod';
+import { WATCHED_KIND_GROUPS, type AppKind, type WatchedKind } from '../pipeline/model.js';
 import { describeIssue } from './conditions.js';
 
-export type FluxAppKind = 'HelmRelease' | 'Kustomization';
+export type FluxAppKind = AppKind;
 
 export interface FluxEvent {
   involvedObject: {
@@ -30,7 +31,10 @@ export interface FluxEvent {
   metadata: Record<string, string>;
   reportingController: string;
   reportingInstance?: string;
-  /** `metadata.revision`: the chart version (HelmRelease) or source revision (Kustomization) the event is about. */
+  /**
+   * `metadata.revision`: the chart version (HelmRelease), source revision (Kustomization) or artifact revision
+   * (OCIRepository) the event is about.
+   */
   revisionHint?: string;
 }
 
@@ -59,9 +63,11 @@ const EventSchema = z.looseObject({
   reportingInstance: z.string().optional(),
 });
 
-// Controllers emit these prefixes and notification-controller strips them before forwarding; the Flux docs show
-// the prefixed form, so a hand-made or replayed body may still carry it.
-const METADATA_PREFIXES = ['helm.toolkit.fluxcd.io/', 'kustomize.toolkit.fluxcd.io/', 'event.toolkit.fluxcd.io/'];
+// Controllers prefix metadata keys with their API group and notification-controller strips them before forwarding;
+// the Flux docs show the prefixed form, so a hand-made or replayed body may still carry it.
+const METADATA_PREFIXES = [...new Set([...Object.values(WATCHED_KIND_GROUPS), 'event.toolkit.fluxcd.io'])].map(
+  (group) => `${group}/`,
+);
 
 /** Parse a webhook body. Reasons are short and never repeat the body, which is untrusted input. */
 export function parseFluxEvent(body: string): ParseFluxEventResult {
@@ -122,20 +128,21 @@ function pick<T extends object, K extends keyof T>(object: T, keys: readonly K[]
   return out;
 }
 
-const APP_KIND_GROUPS: Record<FluxAppKind, string> = {
-  HelmRelease: 'helm.toolkit.fluxcd.io',
-  Kustomization: 'kustomize.toolkit.fluxcd.io',
-};
-
 /**
- * The app kind an event is about, or undefined for anything else (sources, image automation…). When the event
- * names an apiVersion its group must be Flux's, so a same-named kind from another project is not mistaken.
+ * The kind of object the controller reads that an event is about (an app, or a pipeline's source), or undefined for
+ * anything else (other sources, image automation…). When the event names an apiVersion its group must be the kind's
+ * Flux group, so a same-named kind from another project is not mistaken.
  */
-export function appKindOfEvent(event: FluxEvent): FluxAppKind | undefined {
+export function watchedKindOfEvent(event: FluxEvent): WatchedKind | undefined {
   const { kind, apiVersion } = event.involvedObject;
-  if (kind !== 'HelmRelease' && kind !== 'Kustomization') return undefined;
+  if (!isWatchedKind(kind)) return undefined;
   if (!apiVersion) return kind;
   const slash = apiVersion.indexOf('/');
   // A core-group apiVersion (`v1`) has no slash and so no Flux group.
-  return slash > 0 && apiVersion.slice(0, slash) === APP_KIND_GROUPS[kind] ? kind : undefined;
+  return slash > 0 && apiVersion.slice(0, slash) === WATCHED_KIND_GROUPS[kind] ? kind : undefined;
+}
+
+function isWatchedKind(kind: string): kind is WatchedKind {
+  // Own keys only: an event naming `toString` or `__proto__` is about nothing we read.
+  return Object.hasOwn(WATCHED_KIND_GROUPS, kind);
 }

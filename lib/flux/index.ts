@@ -1,7 +1,10 @@
-// The public API of lib/flux: reading Flux events and the status of the app objects they are about.
+// The public API of lib/flux: reading Flux events and the status of the objects they are about (the apps a pipeline
+// promotes and the source objects that name its newest version).
 import { typeMeta } from './conditions.js';
 import { readHelmReleaseStatus } from './helmrelease.js';
+import { readImagePolicyStatus } from './image-policy.js';
 import { readKustomizationStatus } from './kustomization.js';
+import { readOciRepositoryStatus } from './oci-repository.js';
 import type { TargetStatus } from './target-status.js';
 import { unreadableTarget } from './target-status.js';
 
@@ -18,20 +21,24 @@ export {
   isUnknown,
 } from './conditions.js';
 export type { FluxAppKind, FluxEvent, ParseFluxEventResult } from './event.js';
-export { appKindOfEvent, parseFluxEvent } from './event.js';
+export { parseFluxEvent, watchedKindOfEvent } from './event.js';
 export { readHelmReleaseStatus } from './helmrelease.js';
+export { readImagePolicyStatus } from './image-policy.js';
 export { readKustomizationStatus } from './kustomization.js';
-export { isNewerRevision, revisionDigest, sameRevision } from './revision.js';
+export { readOciRepositoryStatus } from './oci-repository.js';
+export { isNewerRevision, revisionDigest, runsSourceRevision, sameRevision, sourceVersion } from './revision.js';
 export type { TargetPhase, TargetReason, TargetStatus } from './target-status.js';
 export { isSettled, TARGET_PHASES, unreadableTarget, wasRead } from './target-status.js';
 
-/** The status of a HelmRelease or Kustomization as read from its cluster; any other object is unreadable. */
+/** The status of a HelmRelease, Kustomization, ImagePolicy or OCIRepository as read from its cluster. */
 export function readTargetStatus(object: unknown): TargetStatus {
   const { kind } = typeMeta(object);
   if (kind === 'HelmRelease') return readHelmReleaseStatus(object);
   if (kind === 'Kustomization') return readKustomizationStatus(object);
+  if (kind === 'ImagePolicy') return readImagePolicyStatus(object);
+  if (kind === 'OCIRepository') return readOciRepositoryStatus(object);
   return unreadableTarget(
     'UnsupportedKind',
-    `unsupported object kind ${kind ?? '(none)'}: expected HelmRelease or Kustomization`,
+    `unsupported object kind ${kind ?? '(none)'}: expected HelmRelease, Kustomization, ImagePolicy or OCIRepository`,
   );
 }

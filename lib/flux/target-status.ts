@@ -20,6 +20,8 @@ export type TargetReason =
   | 'Deployed'
   /** A Kustomization's last applied source revision is the one attempted and Ready is True. */
   | 'Applied'
+  /** A source object (ImagePolicy, OCIRepository) resolved its newest version and Ready is True. */
+  | 'Resolved'
   // Progressing (or, for the first few, Failed when Flux gave up: the phase says which)
   /** No status or no conditions written yet. */
   | 'NoStatus'
@@ -99,8 +101,9 @@ export interface TargetStatus {
   message: string;
   /**
    * The revision the target runs now: the chart version of the deployed Helm release for a HelmRelease, the
-   * source revision of the last successful apply for a Kustomization. Absent when nothing is deployed or nothing
-   * could be read.
+   * source revision of the last successful apply for a Kustomization. For a pipeline's source, the newest version it
+   * resolved: the selected tag of an ImagePolicy, the artifact revision of an OCIRepository. Absent when nothing is
+   * deployed (or resolved) or nothing could be read.
    */
   revision?: string;
 }
@@ -133,7 +136,7 @@ export interface ReadObject {
   /** Flux is done with the current spec (meaningful only with a problem: a healthy object is done). */
   settled: boolean;
   /** The status when nothing is wrong. */
-  ready: { reason: Extract<TargetReason, 'Deployed' | 'Applied'>; message: string };
+  ready: { reason: Extract<TargetReason, 'Deployed' | 'Applied' | 'Resolved'>; message: string };
 }
 
 /** The phase of an object that was read: Ready without a problem, else Progressing until Flux is done, then Failed. */

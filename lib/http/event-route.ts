@@ -1,7 +1,7 @@
 // POST /v1/events/{clusterNs}/{clusterName}: a Flux event from a leaf cluster. An event is only a trigger: the
 // route authenticates it, finds the pipeline targets its app belongs to and enqueues a check of the app; the
 // verifier reads the app from the cluster. The payload's revision and status are never trusted.
-import { appKindOfEvent, parseFluxEvent, type FluxEvent } from '../flux/index.js';
+import { parseFluxEvent, watchedKindOfEvent, type FluxEvent } from '../flux/index.js';
 import type { ObjectKey } from '../pipeline/model.js';
 import { deriveClusterKey, EVENT_SIGNATURE_ALGORITHMS, verifySignatureWithAny } from '../signing/hmac.js';
 import { isObjectName } from './object-name.js';
@@ -48,8 +48,8 @@ export async function receiveEvent(
     ...(hint.reason && { reason: clip(hint.reason) }),
   };
 
-  const appKind = appKindOfEvent(event);
-  if (appKind === undefined) {
+  const watchedKind = watchedKindOfEvent(event);
+  if (watchedKind === undefined) {
     log.outcome = 'not-an-app';
     return ACCEPTED;
   }
@@ -57,7 +57,7 @@ export async function receiveEvent(
     log.outcome = 'not-indexed';
     return ACCEPTED;
   }
-  const app = { cluster, kind: appKind, namespace, name };
+  const app = { cluster, kind: watchedKind, namespace, name };
   const targets = await deps.store.findTargets(app);
   log.targets = targets.length;
   if (targets.length === 0) {

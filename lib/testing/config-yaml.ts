@@ -13,11 +13,15 @@ export function yamlDocuments(...documents: readonly string[]): string {
 }
 
 /** A GitopsCluster whose kubeconfig is in a Secret: `spec.secretRef`, by default `<name>-kubeconfig`. */
-export function gitopsClusterYaml(name: string, options: { namespace?: string; secretName?: string } = {}): string {
+export function gitopsClusterYaml(
+  name: string,
+  options: { namespace?: string; secretName?: string; labels?: Record<string, string> } = {},
+): string {
   const { namespace = DEFAULT_NAMESPACE, secretName = `${name}-kubeconfig` } = options;
+  const labels = options.labels ? `, labels: ${JSON.stringify(options.labels)}` : '';
   return `apiVersion: gitops.weave.works/v1alpha1
 kind: GitopsCluster
-metadata: {name: ${name}, namespace: ${namespace}}
+metadata: {name: ${name}, namespace: ${namespace}${labels}}
 spec:
   secretRef: {name: ${secretName}}
 `;
@@ -34,9 +38,14 @@ ${entries.join('')}`;
 }
 
 /** A GitopsCluster and the Secret `<name>-kubeconfig` holding its kubeconfig (under `value`). */
-export function clusterWithKubeconfigYaml(name: string, kubeconfig: string, namespace = DEFAULT_NAMESPACE): string {
+export function clusterWithKubeconfigYaml(
+  name: string,
+  kubeconfig: string,
+  namespace = DEFAULT_NAMESPACE,
+  labels?: Record<string, string>,
+): string {
   return yamlDocuments(
-    gitopsClusterYaml(name, { namespace }),
+    gitopsClusterYaml(name, { namespace, ...(labels ? { labels } : {}) }),
     secretYaml(`${name}-kubeconfig`, { value: kubeconfig }, namespace),
   );
 }
@@ -58,6 +67,8 @@ export interface EnvironmentOptions {
   name: string;
   /** Each target: a namespace on a GitopsCluster of the Pipeline's namespace. */
   targets: readonly { namespace: string; cluster: string }[];
+  /** `targetSelector`: the app in `namespace` on every GitopsCluster with these labels. */
+  selector?: { matchLabels: Record<string, string>; namespace: string };
   /** Waits for an approval; promoted by `strategy`, else by the Pipeline's strategy (without its `secretRef`). */
   manual?: boolean;
   /** The environment's own strategy, in place of the Pipeline's. */
@@ -96,6 +107,10 @@ function environmentYaml(env: EnvironmentOptions, pipelineStrategy: Strategy): s
     ({ namespace, cluster }) => `{namespace: ${namespace}, clusterRef: {kind: GitopsCluster, name: ${cluster}}}`,
   );
   let text = `    - name: ${env.name}\n      targets: [${targets.join(', ')}]\n`;
+  if (env.selector) {
+    const { matchLabels, namespace } = env.selector;
+    text += `      targetSelector: {clusterSelector: {matchLabels: ${JSON.stringify(matchLabels)}}, namespace: ${namespace}}\n`;
+  }
   if (env.manual || env.strategy) {
     text += '      promotion:\n';
     if (env.manual) text += '        manual: true\n';

@@ -1,4 +1,5 @@
-// A fake Kubernetes API server for Flux HelmReleases and Kustomizations, for tests and the local demo. It speaks
+// A fake Kubernetes API server for the Flux objects the controller reads (HelmReleases, Kustomizations, ImagePolicies
+// and OCIRepositories), for tests and the local demo. It speaks
 // real HTTPS (a committed test CA, see certs/README.md), checks bearer tokens and a small RBAC model, and serves the
 // REST paths, list semantics and discovery documents of a real kube-apiserver (docs/flux-status.md, "Reading app
 // objects from a leaf cluster"), so the cluster readers run the real @kubernetes/client-node against it. Faults
@@ -15,6 +16,13 @@ import { stringify } from 'yaml';
 
 export const HELM_GROUP = 'helm.toolkit.fluxcd.io';
 export const KUSTOMIZE_GROUP = 'kustomize.toolkit.fluxcd.io';
+export const IMAGE_GROUP = 'image.toolkit.fluxcd.io';
+export const SOURCE_GROUP = 'source.toolkit.fluxcd.io';
+/**
+ * The CRD of OCIRepositories (`<plural>.<group>`): it serves fewer versions than its group, whose GitRepositories
+ * (not served by the fake) are v1 since Flux 2.0 while OCIRepositories are v1 only since Flux 2.6.
+ */
+export const OCI_REPOSITORY_CRD = 'ocirepositories.source.toolkit.fluxcd.io';
 
 interface ResourceType {
   group: string;
@@ -42,22 +50,68 @@ const RESOURCE_TYPES: readonly ResourceType[] = [
     singular: 'kustomization',
     shortNames: ['ks'],
   },
+  {
+    group: IMAGE_GROUP,
+    kind: 'ImagePolicy',
+    listKind: 'ImagePolicyList',
+    plural: 'imagepolicies',
+    singular: 'imagepolicy',
+    shortNames: ['imgpol', 'imagepol'],
+  },
+  {
+    group: SOURCE_GROUP,
+    kind: 'OCIRepository',
+    listKind: 'OCIRepositoryList',
+    plural: 'ocirepositories',
+    singular: 'ocirepository',
+    shortNames: ['ocirepo'],
+  },
 ];
 
 /** The kinds the fake serves. */
-export type FakeKind = 'HelmRelease' | 'Kustomization';
+export type FakeKind = 'HelmRelease' | 'Kustomization' | 'ImagePolicy' | 'OCIRepository';
 
-/** Versions served per API group, preferred (storage) version first. */
+/**
+ * Versions served per API group, preferred (storage) version first; and per CRD (`<plural>.<group>`, the CRD's name)
+ * where a CRD serves fewer versions than its group (the others are served by CRDs the fake does not have). A CRD
+ * without an entry is served in every version of its group.
+ */
 export type ServedVersions = Readonly<Record<string, readonly string[]>>;
 
 /** What each Flux release serves (docs/flux-status.md, "Served versions by Flux release"). */
 export const FLUX_SERVED_VERSIONS = {
   /** Flux 2.2: HelmRelease v2 does not exist yet. */
-  '2.2': { [HELM_GROUP]: ['v2beta2', 'v2beta1'], [KUSTOMIZE_GROUP]: ['v1', 'v1beta2', 'v1beta1'] },
-  /** Flux 2.4–2.6: everything. The default. */
-  '2.4': { [HELM_GROUP]: ['v2', 'v2beta2', 'v2beta1'], [KUSTOMIZE_GROUP]: ['v1', 'v1beta2', 'v1beta1'] },
-  '2.7': { [HELM_GROUP]: ['v2', 'v2beta2'], [KUSTOMIZE_GROUP]: ['v1', 'v1beta2'] },
-  '2.8': { [HELM_GROUP]: ['v2'], [KUSTOMIZE_GROUP]: ['v1'] },
+  '2.2': {
+    [HELM_GROUP]: ['v2beta2', 'v2beta1'],
+    [KUSTOMIZE_GROUP]: ['v1', 'v1beta2', 'v1beta1'],
+    [IMAGE_GROUP]: ['v1beta2', 'v1beta1'],
+    [SOURCE_GROUP]: ['v1', 'v1beta2', 'v1beta1'],
+    [OCI_REPOSITORY_CRD]: ['v1beta2'],
+  },
+  /** Flux 2.4–2.5: every app version; OCIRepository v1beta2 only, though its group serves v1. */
+  '2.4': {
+    [HELM_GROUP]: ['v2', 'v2beta2', 'v2beta1'],
+    [KUSTOMIZE_GROUP]: ['v1', 'v1beta2', 'v1beta1'],
+    [IMAGE_GROUP]: ['v1beta2', 'v1beta1'],
+    [SOURCE_GROUP]: ['v1', 'v1beta2', 'v1beta1'],
+    [OCI_REPOSITORY_CRD]: ['v1beta2'],
+  },
+  /** Flux 2.6: everything, OCIRepository v1 included. The default. */
+  '2.6': {
+    [HELM_GROUP]: ['v2', 'v2beta2', 'v2beta1'],
+    [KUSTOMIZE_GROUP]: ['v1', 'v1beta2', 'v1beta1'],
+    [IMAGE_GROUP]: ['v1beta2', 'v1beta1'],
+    [SOURCE_GROUP]: ['v1', 'v1beta2', 'v1beta1'],
+    [OCI_REPOSITORY_CRD]: ['v1', 'v1beta2'],
+  },
+  /** Flux 2.7: the v1beta1 APIs are gone; ImagePolicy v1 is new. */
+  '2.7': {
+    [HELM_GROUP]: ['v2', 'v2beta2'],
+    [KUSTOMIZE_GROUP]: ['v1', 'v1beta2'],
+    [IMAGE_GROUP]: ['v1', 'v1beta2'],
+    [SOURCE_GROUP]: ['v1', 'v1beta2'],
+  },
+  '2.8': { [HELM_GROUP]: ['v2'], [KUSTOMIZE_GROUP]: ['v1'], [IMAGE_GROUP]: ['v1', 'v1beta2'], [SOURCE_GROUP]: ['v1'] },
 } as const satisfies Record<string, ServedVersions>;
 
 // ---------------------------------------------------------------- public types
@@ -116,7 +170,7 @@ export interface FakeKubeApiOptions {
   users?: Readonly<Record<string, FakeKubeUser>>;
   /** Consulted for tokens that are not in the table (e.g. accept any `k8s-aws-v1.` EKS token). */
   authenticate?: (token: string) => FakeKubeUser | undefined;
-  /** Served versions per group. Default Flux 2.4–2.6 (`FLUX_SERVED_VERSIONS['2.4']`). */
+  /** Served versions per group (and CRD). Default Flux 2.6 (`FLUX_SERVED_VERSIONS['2.6']`). */
   servedVersions?: ServedVersions;
   /** Delay before each answer, in ms: fixed, or computed per request. Default 0. */
   latencyMs?: number | ((request: FakeRequest) => number);
@@ -178,7 +232,7 @@ export class FakeKubeApi {
     this.users.set(this.currentToken, options.user ?? { name: 'test-user' });
     for (const [token, user] of Object.entries(options.users ?? {})) this.users.set(token, user);
     this.authenticate = options.authenticate;
-    this.servedVersions = { ...(options.servedVersions ?? FLUX_SERVED_VERSIONS['2.4']) };
+    this.servedVersions = { ...(options.servedVersions ?? FLUX_SERVED_VERSIONS['2.6']) };
     this.latencyMs = options.latencyMs ?? 0;
     for (const object of options.objects ?? []) this.put(object);
   }
@@ -255,9 +309,12 @@ export class FakeKubeApi {
     this.users.delete(token);
   }
 
-  /** Changes the versions served for a group (an empty list stops serving the group). */
-  setServedVersions(group: string, versions: readonly string[]): void {
-    this.servedVersions[group] = [...versions];
+  /**
+   * Changes the versions served for a group (an empty list stops serving the group), or for one CRD of it
+   * (`<plural>.<group>`, e.g. `OCI_REPOSITORY_CRD`).
+   */
+  setServedVersions(groupOrCrd: string, versions: readonly string[]): void {
+    this.servedVersions[groupOrCrd] = [...versions];
   }
 
   // ---------------------------------------------------------------- objects
@@ -505,7 +562,7 @@ export class FakeKubeApi {
       return [200, { kind: 'APIGroupList', apiVersion: 'v1', groups: this.apiGroups() }];
     }
     const group = parts[1] ?? '';
-    const served = this.servedVersions[group] ?? [];
+    const served = this.groupVersions(group);
     if (parts.length === 2) {
       const apiGroup = this.apiGroups().find((candidate) => candidate.name === group);
       return apiGroup ? [200, { kind: 'APIGroup', apiVersion: 'v1', ...apiGroup }] : notFoundPath();
@@ -538,7 +595,8 @@ export class FakeKubeApi {
     preferredVersion: { groupVersion: string; version: string };
   }> {
     const groups = [];
-    for (const [name, versions] of Object.entries(this.servedVersions)) {
+    for (const name of Object.keys(this.servedVersions)) {
+      const versions = this.groupVersions(name);
       const list = versions.map((version) => ({ groupVersion: `${name}/${version}`, version }));
       const preferred = list[0];
       if (preferred) groups.push({ name, versions: list, preferredVersion: preferred });
@@ -546,19 +604,32 @@ export class FakeKubeApi {
     return groups;
   }
 
+  /** The versions a group serves (none for a CRD's entry, which only narrows its group's). */
+  private groupVersions(group: string): readonly string[] {
+    return isCrdName(group) ? [] : (this.servedVersions[group] ?? []);
+  }
+
+  /** Whether `type` is served in `version`: its group serves it, and so does its CRD when that serves fewer. */
+  private serves(type: ResourceType, version: string): boolean {
+    const crd = this.servedVersions[crdName(type)];
+    return this.groupVersions(type.group).includes(version) && (crd === undefined || crd.includes(version));
+  }
+
   private resourceList(group: string, version: string): unknown {
-    const resources = RESOURCE_TYPES.filter((type) => type.group === group).flatMap((type) => [
-      {
-        name: type.plural,
-        singularName: type.singular,
-        namespaced: true,
-        kind: type.kind,
-        verbs: ['delete', 'deletecollection', 'get', 'list', 'patch', 'create', 'update', 'watch'],
-        shortNames: type.shortNames,
-        categories: ['all'],
-      },
-      { name: `${type.plural}/status`, singularName: '', namespaced: true, kind: type.kind, verbs: ['get', 'patch'] },
-    ]);
+    const resources = RESOURCE_TYPES.filter((type) => type.group === group && this.serves(type, version)).flatMap(
+      (type) => [
+        {
+          name: type.plural,
+          singularName: type.singular,
+          namespaced: true,
+          kind: type.kind,
+          verbs: ['delete', 'deletecollection', 'get', 'list', 'patch', 'create', 'update', 'watch'],
+          shortNames: type.shortNames,
+          categories: ['all'],
+        },
+        { name: `${type.plural}/status`, singularName: '', namespaced: true, kind: type.kind, verbs: ['get', 'patch'] },
+      ],
+    );
     return { kind: 'APIResourceList', apiVersion: 'v1', groupVersion: `${group}/${version}`, resources };
   }
 
@@ -576,7 +647,7 @@ export class FakeKubeApi {
         { name, group: type.group, kind: type.plural },
       );
     }
-    if (!(this.servedVersions[type.group] ?? []).includes(version)) return notFoundPath();
+    if (!this.serves(type, version)) return notFoundPath();
     const stored = this.objects.get(objectKey(type, namespace, name));
     if (!stored) {
       return [404, statusBody(404, `${resource} "${name}" not found`, { name, group: type.group, kind: type.plural })];
@@ -600,7 +671,7 @@ export class FakeKubeApi {
         { group: type.group, kind: type.plural },
       );
     }
-    if (!(this.servedVersions[type.group] ?? []).includes(version)) return notFoundPath();
+    if (!this.serves(type, version)) return notFoundPath();
 
     let labelFilter: (labels: Record<string, unknown>) => boolean;
     let fieldFilter: (object: KubeObject) => boolean;
@@ -688,6 +759,15 @@ function typeOfObject(object: Record<string, unknown>): ResourceType {
   const group = typeof object.apiVersion === 'string' ? object.apiVersion.split('/')[0] : undefined;
   if (group !== type.group) throw new Error(`a ${type.kind} must have apiVersion ${type.group}/<version>`);
   return type;
+}
+
+/** `<plural>.<group>`: the name of the type's CustomResourceDefinition. */
+function crdName(type: ResourceType): string {
+  return `${type.plural}.${type.group}`;
+}
+
+function isCrdName(name: string): boolean {
+  return RESOURCE_TYPES.some((type) => crdName(type) === name);
 }
 
 function objectKey(type: ResourceType, namespace: string, name: string): string {

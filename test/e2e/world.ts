@@ -3,6 +3,7 @@
 // Secrets, the GitHub token Secret, the test's Pipelines), and `pipelinectl serve` as a child process on a data
 // directory. Flux's part is played by the test: it changes what a cluster runs and posts signed events; a user's part
 // is `pipelinectl approve`, `pipelinectl status -o json` and Weave's `/approval` route.
+import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { TestContext } from 'node:test';
 import { pipelineViews, statusJson, type StatusJson } from '../../lib/cli/actions/status.js';
@@ -34,6 +35,8 @@ export interface WorldOptions {
   pipelines: string;
   /** How often serve polls every (cluster, kind). */
   pollInterval: '1s' | '2s';
+  /** Leaf clusters that run but are not registered yet: `register` applies their GitopsCluster later. */
+  unregistered?: readonly string[];
 }
 
 export interface World {
@@ -50,6 +53,8 @@ export interface World {
   ): Promise<number>;
   /** Weave's `POST /approval/{ns}/{name}/{env}/{revision}`, signed over the empty body; returns the HTTP status. */
   approveThroughWeave(pipeline: string, env: string, revision: string, hmacKey: string): Promise<number>;
+  /** `pipelinectl apply` of a cluster of `unregistered` (GitopsCluster with `labels`, and its kubeconfig Secret). */
+  register(cluster: string, labels: Record<string, string>): Promise<void>;
   /** `pipelinectl <args> --data-dir <dataDir>`, to its end. */
   pipelinectl(...args: string[]): Promise<Exited>;
   /** `pipelinectl status -o json`, parsed; fails the test on a non-zero exit. */
@@ -62,10 +67,11 @@ export interface World {
 
 export async function startWorld(t: TestContext, options: WorldOptions): Promise<World> {
   const clusters = new Map<string, FakeKubeApi>();
-  for (const name of options.clusters) {
+  const unregistered = new Map<string, FakeKubeApi>();
+  for (const name of [...options.clusters, ...(options.unregistered ?? [])]) {
     const kube = await new FakeKubeApi().start();
     t.after(() => kube.stop());
-    clusters.set(name, kube);
+    (options.clusters.includes(name) ? clusters : unregistered).set(name, kube);
   }
   const github = await new FakeGitHub().start();
   t.after(() => github.stop());
@@ -102,7 +108,7 @@ export async function startWorld(t: TestContext, options: WorldOptions): Promise
 
   return {
     cluster: (name) => {
-      const kube = clusters.get(name);
+      const kube = clusters.get(name) ?? unregistered.get(name);
       if (!kube) throw new Error(`no cluster ${name} in this world`);
       return kube;
     },
@@ -121,6 +127,14 @@ export async function startWorld(t: TestContext, options: WorldOptions): Promise
     approveThroughWeave: (pipeline, env, revision, hmacKey) => {
       const path = [NAMESPACE, pipeline, env, revision].map(encodeURIComponent).join('/');
       return post(`/approval/${path}`, '', { 'x-signature': signatureHeader('', hmacKey) });
+    },
+    register: async (cluster, labels) => {
+      const kube = unregistered.get(cluster);
+      if (!kube) throw new Error(`no unregistered cluster ${cluster} in this world`);
+      const file = join(root, `register-${cluster}.yaml`);
+      await writeFile(file, clusterWithKubeconfigYaml(cluster, kube.kubeconfig(), NAMESPACE, labels));
+      const applied = await pipelinectl('apply', '-f', file);
+      if (applied.code !== 0) throw new Error(`pipelinectl apply of ${cluster} failed: ${applied.stderr}`);
     },
     pipelinectl,
     statusCli: async () => {

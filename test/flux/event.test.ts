@@ -1,8 +1,9 @@
 import assert from 'node:assert/strict';
 import { createHmac } from 'node:crypto';
 import { describe, it } from 'node:test';
-import { appKindOfEvent, parseFluxEvent } from '../../lib/flux/index.js';
+import { parseFluxEvent, watchedKindOfEvent } from '../../lib/flux/index.js';
 import type { FluxAppKind, FluxEvent } from '../../lib/flux/index.js';
+import type { WatchedKind } from '../../lib/pipeline/model.js';
 import {
   EVENT_A_HELM_UPGRADE,
   EVENT_A_HMAC_KEY,
@@ -86,7 +87,7 @@ describe('parseFluxEvent', () => {
   for (const { name, body, kind, expected } of examples) {
     it(`parses example ${name}`, () => {
       const event = parse(body);
-      assert.equal(appKindOfEvent(event), kind);
+      assert.equal(watchedKindOfEvent(event), kind);
       for (const [key, value] of Object.entries(expected)) assert.deepEqual(event[key as keyof FluxEvent], value, key);
     });
   }
@@ -128,6 +129,16 @@ describe('parseFluxEvent', () => {
       hint: 'main@sha1:abc1234',
     },
     { name: 'event-prefixed', metadata: { 'event.toolkit.fluxcd.io/revision': '6.9.2' }, hint: '6.9.2' },
+    {
+      name: 'source-prefixed (an OCIRepository)',
+      metadata: { 'source.toolkit.fluxcd.io/revision': '6.5.0@sha256:0cc9a8446c95' },
+      hint: '6.5.0@sha256:0cc9a8446c95',
+    },
+    {
+      name: 'image-prefixed (an ImagePolicy)',
+      metadata: { 'image.toolkit.fluxcd.io/revision': '6.5.0' },
+      hint: '6.5.0',
+    },
     {
       name: 'stripped before prefixed',
       metadata: { 'helm.toolkit.fluxcd.io/revision': '6.9.1', revision: '6.9.2' },
@@ -234,9 +245,9 @@ describe('parseFluxEvent', () => {
   }
 });
 
-describe('appKindOfEvent', () => {
+describe('watchedKindOfEvent', () => {
   const event = parse(EVENT_A_HELM_UPGRADE);
-  const cases: { kind: string; apiVersion: string | undefined; expected: FluxAppKind | undefined }[] = [
+  const cases: { kind: string; apiVersion: string | undefined; expected: WatchedKind | undefined }[] = [
     { kind: 'HelmRelease', apiVersion: 'helm.toolkit.fluxcd.io/v2', expected: 'HelmRelease' },
     { kind: 'HelmRelease', apiVersion: 'helm.toolkit.fluxcd.io/v2beta1', expected: 'HelmRelease' },
     { kind: 'HelmRelease', apiVersion: undefined, expected: 'HelmRelease' },
@@ -245,14 +256,27 @@ describe('appKindOfEvent', () => {
     { kind: 'Kustomization', apiVersion: 'kustomize.toolkit.fluxcd.io/v1', expected: 'Kustomization' },
     { kind: 'Kustomization', apiVersion: undefined, expected: 'Kustomization' },
     { kind: 'Kustomization', apiVersion: 'kustomize.config.k8s.io/v1beta1', expected: undefined },
+    // A pipeline's source: read like an app when an event names it.
+    { kind: 'ImagePolicy', apiVersion: 'image.toolkit.fluxcd.io/v1', expected: 'ImagePolicy' },
+    { kind: 'ImagePolicy', apiVersion: 'image.toolkit.fluxcd.io/v1beta2', expected: 'ImagePolicy' },
+    { kind: 'ImagePolicy', apiVersion: undefined, expected: 'ImagePolicy' },
+    { kind: 'ImagePolicy', apiVersion: 'source.toolkit.fluxcd.io/v1', expected: undefined },
+    { kind: 'OCIRepository', apiVersion: 'source.toolkit.fluxcd.io/v1', expected: 'OCIRepository' },
+    { kind: 'OCIRepository', apiVersion: 'source.toolkit.fluxcd.io/v1beta2', expected: 'OCIRepository' },
+    { kind: 'OCIRepository', apiVersion: 'example.com/v1', expected: undefined },
+    // Other Flux objects are not read.
     { kind: 'GitRepository', apiVersion: 'source.toolkit.fluxcd.io/v1', expected: undefined },
     { kind: 'HelmChart', apiVersion: 'source.toolkit.fluxcd.io/v1', expected: undefined },
+    { kind: 'ImageRepository', apiVersion: 'image.toolkit.fluxcd.io/v1', expected: undefined },
+    { kind: 'ImageUpdateAutomation', apiVersion: 'image.toolkit.fluxcd.io/v1', expected: undefined },
+    { kind: 'toString', apiVersion: undefined, expected: undefined },
+    { kind: '__proto__', apiVersion: undefined, expected: undefined },
   ];
   for (const { kind, apiVersion, expected } of cases) {
-    it(`${kind} ${apiVersion ?? '(no apiVersion)'} → ${expected ?? 'not an app'}`, () => {
+    it(`${kind} ${apiVersion ?? '(no apiVersion)'} → ${expected ?? 'not read'}`, () => {
       const involvedObject = { ...event.involvedObject, kind, apiVersion };
       if (apiVersion === undefined) delete involvedObject.apiVersion;
-      assert.equal(appKindOfEvent({ ...event, involvedObject }), expected);
+      assert.equal(watchedKindOfEvent({ ...event, involvedObject }), expected);
     });
   }
 });

@@ -1,0 +1,80 @@
+// What an OCIRepository read from a leaf cluster says about the newest version of a pipeline's source
+// (docs/flux-status.md, "OCIRepository"). Like the app readers, an object it does not understand gives an Unreadable
+// status, not an exception.
+import { z } from 'zod';
+import { WATCHED_KIND_GROUPS } from '../pipeline/model.js';
+import { assessReadiness, ConditionListSchema, describeIssue, findCondition, typeMeta } from './conditions.js';
+import type { Problem, TargetStatus } from './target-status.js';
+import { readObjectStatus, suspendedStatus, unreadableTarget } from './target-status.js';
+
+const GROUP = WATCHED_KIND_GROUPS.OCIRepository;
+// v1 (Flux 2.6 on) and v1beta2 have the same status fields and rules.
+const VERSIONS = ['v1', 'v1beta2'];
+// source-controller's summarize helper writes Ready True with `Succeeded` ("stored artifact for digest '…'").
+const SUCCESS_REASONS = ['Succeeded'];
+
+const OCIRepository = z.looseObject({
+  metadata: z.looseObject({ generation: z.number().int() }),
+  spec: z.looseObject({ suspend: z.boolean().optional() }).optional(),
+  status: z
+    .looseObject({
+      observedGeneration: z.number().int().optional(),
+      conditions: ConditionListSchema.optional(),
+      artifact: z.looseObject({ revision: z.string() }).optional(),
+    })
+    .optional(),
+});
+type OCIRepository = z.infer<typeof OCIRepository>;
+
+/**
+ * Read a `source.toolkit.fluxcd.io` v1 or v1beta2 OCIRepository. Its revision is the revision of the artifact it
+ * stored: `<tag>@sha256:<hex>` when its ref is a tag or a semver range, `sha256:<hex>` when it is a digest.
+ */
+export function readOciRepositoryStatus(object: unknown): TargetStatus {
+  const { kind, apiVersion, ref } = typeMeta(object);
+  if (kind !== 'OCIRepository') {
+    return unreadableTarget('UnsupportedKind', `expected an OCIRepository, got kind ${kind ?? '(none)'}`);
+  }
+  if (!VERSIONS.some((v) => apiVersion === `${GROUP}/${v}`)) {
+    return unreadableTarget(
+      'UnsupportedVersion',
+      `OCIRepository ${ref}: apiVersion ${apiVersion ?? '(none)'} is not supported (${GROUP}/v1 or v1beta2)`,
+    );
+  }
+  const parsed = OCIRepository.safeParse(object);
+  if (!parsed.success) {
+    return unreadableTarget('InvalidObject', `OCIRepository ${ref}: ${describeIssue(parsed.error, object)}`);
+  }
+  const status = readArtifact(parsed.data, ref);
+  return parsed.data.spec?.suspend === true ? suspendedStatus(status) : status;
+}
+
+function readArtifact({ metadata, status }: OCIRepository, ref: string): TargetStatus {
+  // The stored artifact stays in the status while a later pull fails: it is still the newest one Flux has.
+  const revision = status?.artifact?.revision || undefined;
+  const conditions = status?.conditions ?? [];
+  if (!status || conditions.length === 0) {
+    const noStatus: TargetStatus = {
+      phase: 'Progressing',
+      reason: 'NoStatus',
+      message: `OCIRepository ${ref} has no status yet`,
+    };
+    return revision ? { ...noStatus, revision } : noStatus;
+  }
+  const readiness = assessReadiness({
+    generation: metadata.generation,
+    observedGeneration: status.observedGeneration,
+    conditions,
+    successReasons: SUCCESS_REASONS,
+  });
+  let problem: Problem | undefined = readiness.problem;
+  if (problem === undefined && revision === undefined) {
+    problem = { reason: 'NoRevision', message: 'no artifact stored yet' };
+  }
+  return readObjectStatus({
+    revision,
+    problem,
+    settled: readiness.settled,
+    ready: { reason: 'Resolved', message: `stored ${revision} (${findCondition(conditions, 'Ready')?.reason})` },
+  });
+}
