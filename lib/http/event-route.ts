@@ -50,7 +50,7 @@ export async function receiveEvent(
 
   const watchedKind = watchedKindOfEvent(event);
   if (watchedKind === undefined) {
-    log.outcome = 'not-an-app';
+    log.outcome = 'not-watched';
     return ACCEPTED;
   }
   if (!isObjectName(namespace) || !isObjectName(name)) {
