@@ -33,19 +33,26 @@ export class ApiDiscovery {
 
   /** How to read `kind` on this cluster: the best version it serves (v2 > v2beta2 > v2beta1; v1 > v1beta2). */
   async plan(client: ClusterClient, kind: WatchedKind): Promise<VersionPlan> {
-    const { group, versions } = FLUX_APP_APIS[kind];
+    const { group, versions, joinedLater } = FLUX_APP_APIS[kind];
     const discovery = await this.discover(client);
-    if (!discovery) {
-      const found = client.foundVersions?.get(kind);
-      const order = found === undefined ? versions : [found, ...versions.filter((version) => version !== found)];
-      return { discovered: false, versions: order };
-    }
+    if (!discovery) return { discovered: false, versions: this.inTurn(client, kind, versions) };
     const served = discovery.get(group) ?? [];
-    const version = versions.find((candidate) => served.includes(candidate));
+    const candidates = versions.filter((candidate) => served.includes(candidate));
+    // Discovery names the group's versions; for a kind that joined a version later, it narrows the ones to try.
+    if (joinedLater && candidates.length > 1)
+      return { discovered: false, versions: this.inTurn(client, kind, candidates) };
+    const [version] = candidates;
     if (version) return { discovered: true, version };
     // Perhaps Flux is being installed or upgraded: look again next time.
     client.discovery = undefined;
     throw notServedError(client, kind, `served: ${served.join(', ') || 'none'}`);
+  }
+
+  /** The versions to try in turn: the one a read found last time first. */
+  private inTurn(client: ClusterClient, kind: WatchedKind, versions: readonly string[]): readonly string[] {
+    const found = client.foundVersions?.get(kind);
+    if (found === undefined || !versions.includes(found)) return versions;
+    return [found, ...versions.filter((version) => version !== found)];
   }
 
   /** Remembers the version a read found served while discovery could not tell, so later reads start there. */

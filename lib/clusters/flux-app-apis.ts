@@ -8,7 +8,19 @@ import { WATCHED_KIND_GROUPS, type WatchedKind } from '../pipeline/model.js';
  * OCIRepository v1 since Flux 2.6 (v1beta2 before).
  */
 export const FLUX_APP_APIS: Readonly<
-  Record<WatchedKind, { group: string; plural: string; versions: readonly string[] }>
+  Record<
+    WatchedKind,
+    {
+      group: string;
+      plural: string;
+      versions: readonly string[];
+      /**
+       * The group served a version before this kind joined it, so discovery (which lists a group's versions, not each
+       * kind's) cannot tell which of the served versions has the kind: the reader tries them in turn.
+       */
+      joinedLater?: true;
+    }
+  >
 > = {
   HelmRelease: {
     group: WATCHED_KIND_GROUPS.HelmRelease,
@@ -17,5 +29,11 @@ export const FLUX_APP_APIS: Readonly<
   },
   Kustomization: { group: WATCHED_KIND_GROUPS.Kustomization, plural: 'kustomizations', versions: ['v1', 'v1beta2'] },
   ImagePolicy: { group: WATCHED_KIND_GROUPS.ImagePolicy, plural: 'imagepolicies', versions: ['v1', 'v1beta2'] },
-  OCIRepository: { group: WATCHED_KIND_GROUPS.OCIRepository, plural: 'ocirepositories', versions: ['v1', 'v1beta2'] },
+  // source.toolkit.fluxcd.io/v1 has served GitRepository since Flux 2.0, OCIRepository only since 2.6.
+  OCIRepository: {
+    group: WATCHED_KIND_GROUPS.OCIRepository,
+    plural: 'ocirepositories',
+    versions: ['v1', 'v1beta2'],
+    joinedLater: true,
+  },
 };

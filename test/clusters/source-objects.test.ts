@@ -193,22 +193,21 @@ describe('KubernetesClusterReader: source objects', () => {
     ]);
   });
 
-  it(
-    'finds an OCIRepository in v1beta2 before Flux 2.6 with discovery, though its group serves v1',
-    {
-      todo:
-        'lib/clusters discovers versions per group (GET /apis); source.toolkit.fluxcd.io serves v1 since Flux 2.0 ' +
-        '(GitRepository) but OCIRepository only since 2.6, so the reader asks v1, gets "404 page not found" and ' +
-        'reports the object absent (and a LIST fails with 404) until discovery also reads the group version resources',
-    },
-    async (t) => {
-      const { registry } = await connectedCluster(t, {
-        servedVersions: FLUX_SERVED_VERSIONS['2.4'],
-        objects: [ociRepository({ apiVersion: `${SOURCE_GROUP}/v1beta2` })],
-      });
-      const reader = registry.reader();
-      assert.equal((await reader.getApp(OCI_REPOSITORY))?.apiVersion, `${SOURCE_GROUP}/v1beta2`);
-      assert.deepEqual(names(await reader.listApps(CLUSTER, 'OCIRepository', [])), ['flux-system/podinfo']);
-    },
-  );
+  it('finds an OCIRepository in v1beta2 before Flux 2.6 with discovery, though its group serves v1', async (t) => {
+    const { registry } = await connectedCluster(t, {
+      servedVersions: FLUX_SERVED_VERSIONS['2.4'],
+      objects: [ociRepository({ apiVersion: `${SOURCE_GROUP}/v1beta2` })],
+    });
+    const reader = registry.reader();
+    assert.equal((await reader.getApp(OCI_REPOSITORY))?.apiVersion, `${SOURCE_GROUP}/v1beta2`);
+    assert.deepEqual(names(await reader.listApps(CLUSTER, 'OCIRepository', [])), ['flux-system/podinfo']);
+  });
+
+  it('reads an OCIRepository of Flux 2.6 in v1 with discovery', async (t) => {
+    const { registry } = await connectedCluster(t, {
+      servedVersions: FLUX_SERVED_VERSIONS['2.6'],
+      objects: [ociRepository()],
+    });
+    assert.equal((await registry.reader().getApp(OCI_REPOSITORY))?.apiVersion, `${SOURCE_GROUP}/v1`);
+  });
 });
