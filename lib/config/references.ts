@@ -16,6 +16,7 @@ import {
   type Promotion as PromotionValue,
 } from './schema.js';
 import { DEFAULT_NAMESPACE, objectKeyString, WATCHED_KIND_GROUPS, type ObjectKey } from '../pipeline/model.js';
+import { namesStrategy } from '../pipeline/promotion.js';
 import type { ConfigProblem } from './problems.js';
 import { isRecord, problemAt, type DocumentAt } from './validate.js';
 import { warningAt, type ConfigurationWarning } from './warnings.js';
@@ -229,6 +230,8 @@ function checkPipeline(
   });
 
   const promotion = PipelinePromotion.safeParse(spec.promotion);
+  const unpromotedFirst = sourceWithoutFirstPromotion(at, spec.source, environments[0], promotion.data);
+  if (unpromotedFirst) warnings.push(unpromotedFirst);
   if (promotion.success) {
     checkPromotionSecrets(at, ['spec', 'promotion'], promotion.data, key.namespace, requireSecret);
     const warning = bothStrategiesWarning(at, ['spec', 'promotion'], promotion.data);
@@ -291,6 +294,29 @@ function checkSource(
     );
   }
   return problems;
+}
+
+/**
+ * A source is there to promote the first environment; without a strategy for it (its own block, or the pipeline's
+ * naming one) the source's versions are only shown.
+ */
+function sourceWithoutFirstPromotion(
+  at: DocumentAt,
+  source: unknown,
+  first: unknown,
+  pipelinePromotion: PromotionValue | undefined,
+): ConfigurationWarning | undefined {
+  if (!SourceReference.safeParse(source).success) return undefined;
+  const environment = isRecord(first) ? first : {};
+  const own = Promotion.safeParse(environment.promotion);
+  if (own.success || (pipelinePromotion && namesStrategy(pipelinePromotion))) return undefined;
+  const name = typeof environment.name === 'string' ? environment.name : 'the first environment';
+  return warningAt(
+    at,
+    ['spec', 'source'],
+    `environment ${name} has no promotion (its own or the pipeline's strategy): the source's versions are shown ` +
+      'but never promoted into it',
+  );
 }
 
 function targetCluster(target: Target, pipelineNamespace: string, defaultCluster?: ObjectKey): ObjectKey | undefined {

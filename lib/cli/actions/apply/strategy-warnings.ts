@@ -52,7 +52,8 @@ interface NotificationUse {
 
 /**
  * The environments promoted by notification, grouped by the promotion block that says so. The first environment is
- * never promoted into; a block that also names a pull request is carried out by the pull request.
+ * promoted into only from a source (`spec.source`); a block that also names a pull request is carried out by the pull
+ * request.
  */
 function notificationUses(configuration: Configuration): NotificationUse[] {
   const uses: NotificationUse[] = [];
@@ -62,7 +63,8 @@ function notificationUses(configuration: Configuration): NotificationUse[] {
     const byPath = new Map<string, NotificationUse>();
     pipeline.environments.forEach((env, envIndex) => {
       const strategy = env.promotion?.strategy;
-      if (envIndex === 0 || strategy?.notification === undefined || strategy['pull-request'] !== undefined) return;
+      const promotedInto = envIndex > 0 || pipeline.source !== undefined;
+      if (!promotedInto || strategy?.notification === undefined || strategy['pull-request'] !== undefined) return;
       const own = located.document.spec.environments[envIndex]?.promotion?.strategy?.notification !== undefined;
       const path = own
         ? ['spec', 'environments', envIndex, 'promotion', 'strategy', 'notification']
