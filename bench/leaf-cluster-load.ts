@@ -19,6 +19,10 @@
 // same reader LISTing every (cluster, kind), same concurrency, nothing else). The product poll's own wall time is
 // reported apart, with its count of DynamoDB operations: on dynalite, a single-process stand-in far slower than
 // DynamoDB, they dominate it.
+//
+// Then, in the same section, targets chosen by cluster labels at fleet size (bench/leaf-cluster-selection.ts): one
+// pipeline selecting 500 clusters still polls with one LIST per (cluster, kind), and relabelling one cluster writes
+// in proportion to the pipelines that select it, not to the fleet (both checked).
 import { KubernetesClusterReader } from '../lib/clusters/index.js';
 import type { ClusterReader } from '../lib/clusters/port.js';
 import type { AppKind, GitopsClusterDocument, PipelineDocument } from '../lib/config/schema.js';
@@ -31,6 +35,7 @@ import { FakeKubeApi } from '../lib/testing/fake-kube-api.js';
 import { createVerifier } from '../lib/verifier/index.js';
 import { deployed, settled } from '../test/loop/harness.js';
 import { startBenchDynamo } from './dynamo.js';
+import { measureLabelSelection } from './leaf-cluster-selection.js';
 import { formatMs, formatNumber, formatRatio, percentile, runIfMain, type Bench, type BenchSection } from './report.js';
 
 // ---------------------------------------------------------------- the fleet
@@ -250,7 +255,13 @@ const requestsText = (counts: RequestCounts): string =>
 
 // ---------------------------------------------------------------- the bench
 
+/** The fleet poll, then the rows of bench/leaf-cluster-selection.ts (targets chosen by cluster labels). */
 export const benchLeafClusterLoad: Bench = async (): Promise<BenchSection> => {
+  const fleet = await benchFleetPoll();
+  return { ...fleet, measurements: [...fleet.measurements, ...(await measureLabelSelection())] };
+};
+
+const benchFleetPoll: Bench = async (): Promise<BenchSection> => {
   const setupStarted = performance.now();
   const dynamo = await startBenchDynamo();
   const { store } = dynamo;
@@ -390,7 +401,7 @@ export const benchLeafClusterLoad: Bench = async (): Promise<BenchSection> => {
     const storeWork = (poll: typeof first): string =>
       `${formatNumber(poll.dynamoOperations)} DynamoDB operations (${formatNumber(poll.dynamoWrites)} writes) on dynalite`;
     return {
-      title: 'Leaf-cluster load, one poll',
+      title: 'Leaf-cluster load',
       measurements: [
         {
           name: 'first poll: Kubernetes API requests',

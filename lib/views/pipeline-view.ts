@@ -8,6 +8,7 @@ import {
   type EnvironmentReason,
   type EnvironmentState,
 } from '../decision/index.js';
+import { runsSourceRevision, sameRevision } from '../flux/revision.js';
 import type { TargetPhase, TargetReason } from '../flux/target-status.js';
 import { appKeyOf, appKeyString, type ObjectKey } from '../pipeline/model.js';
 import type { ObservedTargetStatus, StoredPipeline, VersionedPromotionRecord } from '../store/port.js';
@@ -77,6 +78,99 @@ export async function loadPipelineView(
     };
   });
   return { key, stored: state.stored, decision, environments };
+}
+
+/** How many of an environment's targets are in one phase; Ready ones are counted per revision. */
+export interface PhaseCount {
+  phase: TargetViewPhase;
+  /** For `Ready`: the revision those targets run (undefined when they report none). */
+  revision?: string;
+  count: number;
+}
+
+/** An environment's targets in short, for a fleet too large to show target by target. */
+export interface TargetsSummary {
+  total: number;
+  /** Ready first, one entry per revision (most targets first), then the other phases, the most hopeful first. */
+  counts: PhaseCount[];
+  /**
+   * The targets that keep the environment from being done: not Ready (Failed, Unreadable, Absent, Suspended,
+   * Unobserved, Progressing: in this order, the ones a person must look at first), then Ready on another revision
+   * than the environment is measured against. Within each, in the pipeline's order.
+   */
+  holdingBack: TargetView[];
+}
+
+/** The order of `TargetsSummary.counts` after the Ready ones. */
+const COUNT_ORDER: Readonly<Record<TargetViewPhase, number>> = {
+  Ready: 0,
+  Progressing: 1,
+  Failed: 2,
+  Suspended: 3,
+  Absent: 4,
+  Unreadable: 5,
+  Unobserved: 6,
+};
+
+/** The order of `TargetsSummary.holdingBack`: what needs a person first; a Ready target on another revision last. */
+const HOLDING_BACK_ORDER: Readonly<Record<TargetViewPhase, number>> = {
+  Failed: 0,
+  Unreadable: 1,
+  Absent: 2,
+  Suspended: 3,
+  Unobserved: 4,
+  Progressing: 5,
+  Ready: 6,
+};
+
+/**
+ * Counts an environment's targets by phase and names those holding it back. A Ready target holds it back when it
+ * does not run the revision the environment is measured against: the candidate (for the first environment with a
+ * source, also the source's version as the decision matches it); without a candidate, the revision most of the
+ * environment's Ready targets run, so that the odd ones out are named.
+ */
+export function summarizeTargets(view: PipelineView, env: EnvironmentView): TargetsSummary {
+  const ready = new Map<string | undefined, number>();
+  const others = new Map<TargetViewPhase, number>();
+  for (const { observed } of env.targets) {
+    const { phase } = phaseOf(observed);
+    if (phase === 'Ready') {
+      const revision = observed?.status.revision;
+      ready.set(revision, (ready.get(revision) ?? 0) + 1);
+    } else {
+      others.set(phase, (others.get(phase) ?? 0) + 1);
+    }
+  }
+  const readyCounts = [...ready]
+    .map(([revision, count]): PhaseCount => ({ phase: 'Ready', revision, count }))
+    .sort((a, b) => b.count - a.count || (a.revision ?? '').localeCompare(b.revision ?? ''));
+  const otherCounts = [...others]
+    .map(([phase, count]): PhaseCount => ({ phase, count }))
+    .sort((a, b) => COUNT_ORDER[a.phase] - COUNT_ORDER[b.phase]);
+
+  const onReference = referenceRevisionOf(view, env, readyCounts[0]?.revision);
+  const holdingBack = env.targets
+    .map((target, position) => ({ target, position, phase: phaseOf(target.observed).phase }))
+    .filter(({ target, phase }) => phase !== 'Ready' || !onReference(target.observed?.status.revision))
+    .sort((a, b) => HOLDING_BACK_ORDER[a.phase] - HOLDING_BACK_ORDER[b.phase] || a.position - b.position)
+    .map(({ target }) => target);
+  return { total: env.targets.length, counts: [...readyCounts, ...otherCounts], holdingBack };
+}
+
+/** Whether a Ready target's revision is the one `env` is measured against (see summarizeTargets). */
+function referenceRevisionOf(
+  view: PipelineView,
+  env: EnvironmentView,
+  mostRun: string | undefined,
+): (revision: string | undefined) => boolean {
+  const { candidate, source } = view.decision;
+  const sourceRevision = env === view.environments[0] ? source?.revision : undefined;
+  const reference = candidate ?? mostRun;
+  return (revision) => {
+    if (revision === undefined) return false;
+    if (sourceRevision !== undefined && runsSourceRevision(revision, sourceRevision)) return true;
+    return reference !== undefined && sameRevision(revision, reference);
+  };
 }
 
 /** A target's phase and reason as shown, including a target never observed. */

@@ -97,6 +97,11 @@ describe('a pipeline whose source is an ImagePolicy, through pipelinectl serve',
       /^Source: ImagePolicy flux-system\/podinfo on flux-system\/dev \(found\/VersionFound\): .* names 6\.4\.0$/m,
     );
     assert.deepEqual(github.pulls(OWNER, REPOSITORY), []);
+    const table = await world.pipelinectl('status');
+    assert.match(
+      table.stdout,
+      /^source: ImagePolicy flux-system\/podinfo on flux-system\/dev names 6\.4\.0 \(found\/VersionFound\)$/m,
+    );
 
     // 2. Image automation selects 6.5.0 and tells: the first environment gets its pull request.
     const policy = dev.put(imagePolicy({ tag: '6.5.0' }));
@@ -133,6 +138,10 @@ describe('a pipeline whose source is an ImagePolicy, through pipelinectl serve',
     // 4. One pull request per (environment, version), both recorded.
     const status = await world.statusCli();
     const pipeline = status.pipelines.find((candidate) => candidate.name === 'podinfo');
+    assert.deepEqual(pipeline?.source && { state: pipeline.source.state, version: pipeline.source.version }, {
+      state: 'found',
+      version: '6.5.0',
+    });
     assert.deepEqual(
       pipeline?.environments.map((env) => [env.name, env.promotions.map((p) => `${p.revision} ${p.state}`)]),
       [

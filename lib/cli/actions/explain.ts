@@ -3,10 +3,19 @@
 // do next), with the target statuses, approval marker and promotions behind it.
 import type { Action } from '../../decision/index.js';
 import { objectKeyString } from '../../pipeline/model.js';
-import { phaseOf, type EnvironmentView, type PipelineView } from '../../views/pipeline-view.js';
+import { phaseOf, summarizeTargets, type EnvironmentView, type PipelineView } from '../../views/pipeline-view.js';
+import { oneLine } from '../../decision/text.js';
 import { CliError } from '../errors.js';
 import { ago } from '../output.js';
-import { approvalLine, promotionLine, statusJson, type PipelineStatusJson } from './status.js';
+import {
+  approvalLine,
+  HOLDING_BACK_ROWS,
+  promotionLine,
+  statusJson,
+  SUMMARIZED_ABOVE_TARGETS,
+  summaryText,
+  type PipelineStatusJson,
+} from './status.js';
 
 /**
  * What `pipelinectl explain -o json` prints: the pipeline as `status -o json` shows it (only ENV's entry when one is
@@ -66,7 +75,17 @@ function environmentLines(view: PipelineView, env: EnvironmentView, now: Date): 
     ...(env.strategy ? [env.strategy] : []),
   ];
   const lines = [`${env.name} (${traits.join(', ')}): ${env.message}`];
-  for (const { cluster, namespace, observed } of env.targets) {
+  // At fleet size, the counts and the targets holding the environment back, as `status` shows them.
+  let shown = env.targets;
+  let more: string | undefined;
+  if (env.targets.length > SUMMARIZED_ABOVE_TARGETS) {
+    const summary = summarizeTargets(view, env);
+    shown = summary.holdingBack.slice(0, HOLDING_BACK_ROWS);
+    const left = summary.holdingBack.length - shown.length;
+    lines.push(`  ${oneLine(summaryText(summary))}${shown.length > 0 ? '; holding it back:' : ''}`);
+    if (left > 0) more = `  … and ${left} more holding it back (pipelinectl status --all-targets lists every target)`;
+  }
+  for (const { cluster, namespace, observed } of shown) {
     const name = `target ${objectKeyString(cluster)} ${namespace}`;
     if (!observed) {
       lines.push(`  ${name}: never observed`);
@@ -79,6 +98,7 @@ function environmentLines(view: PipelineView, env: EnvironmentView, now: Date): 
     const why = status.message ? `: ${status.message}` : '';
     lines.push(`  ${name}: ${revision}, ${phase}/${reason}, seen ${ago(observed.observedAt, now)}${since}${why}`);
   }
+  if (more) lines.push(more);
   if (env.approval) lines.push(`  ${approvalLine(view.key, env.name, env.approval, now)}`);
   for (const record of env.promotions) lines.push(`  promotion: ${promotionLine(record, now)}`);
   return lines;

@@ -1,13 +1,26 @@
 // What `pipelinectl status` shows: per pipeline, each environment × target with its revision and phase, the
 // decision for each environment (made now, from the stored state, exactly as the verifier would), waiting approvals
 // and promotions; as a table or as JSON (the shape is `StatusJson`).
-import type { ApprovalMarker, EnvironmentReason, EnvironmentState, PromotionState } from '../../decision/index.js';
+import type {
+  ApprovalMarker,
+  EnvironmentReason,
+  EnvironmentState,
+  PromotionState,
+  SourceExplanation,
+  SourceReason,
+  SourceState,
+} from '../../decision/index.js';
+import { oneLine } from '../../decision/text.js';
 import { objectKeyString, type ObjectKey } from '../../pipeline/model.js';
 import type { VersionedPromotionRecord } from '../../store/port.js';
 import {
   loadPipelineView,
   phaseOf,
+  summarizeTargets,
+  type EnvironmentView,
   type PipelineView,
+  type TargetsSummary,
+  type TargetView,
   type TargetViewPhase,
   type TargetViewReason,
 } from '../../views/pipeline-view.js';
@@ -30,10 +43,26 @@ export interface PipelineStatusJson {
   /** Counts the applies that changed the pipeline. */
   generation: number;
   appliedAt: string;
-  /** The first environment's revision when all its targets run it and are healthy. */
+  /**
+   * The revision the pipeline promotes: the first environment's when all its targets run it and are healthy; with a
+   * source whose version the first environment does not run yet, that version.
+   */
   candidate: string | null;
+  /** Where `spec.source` stands; null for a pipeline without one. */
+  source: SourceStatusJson | null;
   /** In promotion order. */
   environments: EnvironmentStatusJson[];
+}
+
+export interface SourceStatusJson {
+  /** `ImagePolicy flux-system/podinfo on flux-system/dev`. */
+  object: string;
+  state: SourceState;
+  reason: SourceReason;
+  message: string;
+  /** What the source resolved, and the version written into the first environment's markers; null when none. */
+  revision: string | null;
+  version: string | null;
 }
 
 export interface EnvironmentStatusJson {
@@ -104,6 +133,7 @@ export function statusJson(view: PipelineView): PipelineStatusJson {
     generation,
     appliedAt,
     candidate: view.decision.candidate ?? null,
+    source: sourceJson(view.decision.source),
     environments: view.environments.map((env) => ({
       name: env.name,
       manual: env.manual,
@@ -142,32 +172,73 @@ export function statusJson(view: PipelineView): PipelineStatusJson {
   };
 }
 
+function sourceJson(source: SourceExplanation | undefined): SourceStatusJson | null {
+  if (!source) return null;
+  const { object, state, reason, message } = source;
+  return { object, state, reason, message, revision: source.revision ?? null, version: source.version ?? null };
+}
+
 const ENV_WIDTH = 16;
 
 /**
- * The table for one pipeline: a title line, then one row per target with the environment's decision on its first
- * row, and under each environment the decision's explanation, its approval marker and its newest promotion.
+ * An environment with more targets than this is shown in short in the table: one summary row (counts by phase) and
+ * the targets holding it back, so that `status` stays readable at fleet size. `--all-targets` shows every row;
+ * `-o json` and `-o yaml` always list every target.
  */
-export function statusTable(view: PipelineView, now: Date): string[] {
+export const SUMMARIZED_ABOVE_TARGETS = 10;
+/** At most this many rows of targets holding a summarized environment back; `… and N more` says how many are left. */
+export const HOLDING_BACK_ROWS = 10;
+
+export interface StatusTableOptions {
+  /** One row per target in every environment, however many it has (`--all-targets`). */
+  allTargets?: boolean;
+}
+
+/** A row of the table: a target, a summarized environment's counts, or how many targets were left out. */
+type TableRow =
+  | { type: 'target'; cells: string[] }
+  | { type: 'summary'; cells: string[]; text: string }
+  | { type: 'more'; text: string };
+
+/**
+ * The table for one pipeline: a title line, then one row per target with the environment's decision on its first
+ * row, and under each environment the decision's explanation, its approval marker and its newest promotion. An
+ * environment with more than SUMMARIZED_ABOVE_TARGETS targets has a summary row instead (`300 targets: 296 Ready on
+ * 6.5.0, 3 Progressing, 1 Failed`), then the targets holding it back, at most HOLDING_BACK_ROWS of them.
+ */
+export function statusTable(view: PipelineView, now: Date, options: StatusTableOptions = {}): string[] {
   const { pipeline } = view.stored;
   const candidate = view.decision.candidate === undefined ? 'no candidate' : `candidate ${view.decision.candidate}`;
   const title = `${objectKeyString(view.key)}  ${pipeline.appRef.kind} ${pipeline.appRef.name}  ${candidate}`;
-  const rows: string[][] = [];
-  const rowEnv: string[] = [];
-  for (const env of view.environments) {
-    env.targets.forEach(({ cluster, namespace, observed }, i) => {
-      rows.push([
-        i === 0 ? env.name : '',
-        objectKeyString(cluster),
-        namespace,
-        observed?.status.revision ?? '-',
-        phaseOf(observed).phase,
-        observed ? ago(observed.observedAt, now) : 'never',
-        i === 0 ? env.state : '',
-      ]);
-      rowEnv.push(env.name);
-    });
-  }
+  const targetCells = (env: EnvironmentView, { cluster, namespace, observed }: TargetView, first: boolean) => [
+    first ? env.name : '',
+    objectKeyString(cluster),
+    namespace,
+    observed?.status.revision ?? '-',
+    phaseOf(observed).phase,
+    observed ? ago(observed.observedAt, now) : 'never',
+    first ? env.state : '',
+  ];
+  const rowsOf = (env: EnvironmentView): TableRow[] => {
+    if (options.allTargets || env.targets.length <= SUMMARIZED_ABOVE_TARGETS) {
+      return env.targets.map((target, i) => ({ type: 'target', cells: targetCells(env, target, i === 0) }));
+    }
+    const summary = summarizeTargets(view, env);
+    const shown = summary.holdingBack.slice(0, HOLDING_BACK_ROWS);
+    const left = summary.holdingBack.length - shown.length;
+    const more: TableRow[] =
+      left > 0
+        ? [{ type: 'more', text: `… and ${left} more holding ${env.name} back (--all-targets shows every target)` }]
+        : [];
+    return [
+      // The revisions in the counts come from the leaf clusters: made one line, as formatTable makes every cell.
+      { type: 'summary', cells: [env.name, '', '', '', '', '', env.state], text: oneLine(summaryText(summary)) },
+      ...shown.map((target): TableRow => ({ type: 'target', cells: targetCells(env, target, false) })),
+      ...more,
+    ];
+  };
+  const envRows = view.environments.map(rowsOf);
+  const tabled = envRows.flat().filter((row) => row.type !== 'more');
   const [header = '', ...lines] = formatTable(
     [
       { header: 'ENV', max: ENV_WIDTH },
@@ -178,15 +249,29 @@ export function statusTable(view: PipelineView, now: Date): string[] {
       { header: 'LAST SEEN' },
       { header: 'STATE' },
     ],
-    rows,
+    tabled.map((row) => row.cells),
   );
+  // A summary row and a `… and N more` row span the target columns: from CLUSTER to STATE (the last column).
+  const targetsAt = header.indexOf('CLUSTER');
+  const stateAt = header.length - 'STATE'.length;
+  const spanning = (row: TableRow, line: string): string => {
+    if (row.type === 'more') return clip(`${' '.repeat(targetsAt)}${row.text}`, LINE_WIDTH);
+    if (row.type === 'target') return line;
+    const state = row.cells.at(-1) ?? '';
+    const room = Math.max(1, LINE_WIDTH - targetsAt - 2 - state.length);
+    const text = clip(row.text, room);
+    const gap = Math.max(2, stateAt - targetsAt - text.length);
+    return clip(`${line.slice(0, targetsAt)}${text}${' '.repeat(gap)}${state}`.trimEnd(), LINE_WIDTH);
+  };
   const indent = ' '.repeat(Math.min(ENV_WIDTH, Math.max(3, ...view.environments.map((e) => e.name.length))) + 2);
   const detail = (text: string) => clip(`${indent}${text}`, LINE_WIDTH);
-  const out = [clip(title, LINE_WIDTH), header];
-  for (const env of view.environments) {
-    lines.forEach((line, i) => {
-      if (rowEnv[i] === env.name) out.push(line);
-    });
+  const out = [clip(title, LINE_WIDTH)];
+  const { source } = view.decision;
+  if (source) out.push(clip(`source: ${source.message} (${source.state}/${source.reason})`, LINE_WIDTH));
+  out.push(header);
+  let next = 0;
+  view.environments.forEach((env, i) => {
+    for (const row of envRows[i] ?? []) out.push(spanning(row, row.type === 'more' ? '' : (lines[next++] ?? '')));
     out.push(detail(env.message));
     if (env.approval) out.push(detail(approvalLine(view.key, env.name, env.approval, now)));
     const [newest, ...older] = env.promotions;
@@ -194,8 +279,16 @@ export function statusTable(view: PipelineView, now: Date): string[] {
       const more = older.length > 0 ? ` (+${older.length} older)` : '';
       out.push(detail(`promotion: ${promotionLine(newest, now)}${more}`));
     }
-  }
+  });
   return out;
+}
+
+/** `300 targets: 296 Ready on 6.5.0, 3 Progressing, 1 Failed`. */
+export function summaryText(summary: TargetsSummary): string {
+  const counts = summary.counts.map(({ phase, revision, count }) =>
+    phase === 'Ready' && revision !== undefined ? `${count} Ready on ${revision}` : `${count} ${phase}`,
+  );
+  return `${summary.total} targets: ${counts.join(', ')}`;
 }
 
 /** `approval: 6.9.2 requested 5m ago, waiting (pipelinectl approve …)`, or `…, approved 1m ago by …`. */

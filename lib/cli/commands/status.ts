@@ -1,8 +1,13 @@
 // pipelinectl status: every pipeline (or one), environment by environment, with the decision for each.
-import type { Command } from 'commander';
+import { Option, type Command } from 'commander';
 import { addBackendOptions, outputOption, withBackend } from '../options.js';
 import { parseObjectKey } from '../flags.js';
 import { printJson, printLines } from '../output.js';
+
+interface StatusFlags {
+  output: 'table' | 'json' | 'yaml';
+  allTargets?: boolean;
+}
 
 export function register(program: Command): void {
   const command = program
@@ -13,23 +18,35 @@ export function register(program: Command): void {
       'Show each pipeline environment by environment: every target (cluster and namespace) with the revision it ' +
         'runs, its phase (Ready, Progressing, Failed, Suspended, Absent, Unreadable; Unobserved before the first ' +
         'read) and when it was last seen; the decision for the environment (state, reason) with its explanation, made now from the stored state as the verifier would make it; ' +
-        'the revision waiting for approval; and the promotions made, with their pull request or error.',
+        'the revision waiting for approval; and the promotions made, with their pull request or error. ' +
+        // The numbers are SUMMARIZED_ABOVE_TARGETS and HOLDING_BACK_ROWS of actions/status.ts, written out so that
+        // the help does not load the action (test/cli/status-fleet.test.ts checks they agree).
+        'An environment with more than 10 targets is shown in short: one row with its targets counted by phase, ' +
+        'then the targets holding it back (at most 10); ' +
+        '--all-targets shows every target, and -o json and -o yaml always list every target.',
     )
-    .addOption(outputOption(['table', 'json']))
+    .addOption(outputOption(['table', 'json', 'yaml']))
+    .addOption(new Option('--all-targets', 'one row per target, also in environments of more than 10 targets'))
     .addHelpText(
       'after',
       '\nExamples:\n  pipelinectl status\n  pipelinectl status flux-system/podinfo -o json\n' +
+        '  pipelinectl status flux-system/podinfo --all-targets\n' +
         '  pipelinectl status --aws --stack PipelineControllerStack',
     );
-  addBackendOptions(command).action(async (name: string | undefined, options: { output: 'table' | 'json' }) => {
+  addBackendOptions(command).action(async (name: string | undefined, options: StatusFlags) => {
     const key = name === undefined ? undefined : parseObjectKey(name, 'the pipeline');
     const { pipelineViews, statusJson, statusTable } = await import('../actions/status.js');
     await withBackend(command, async (backend) => {
       const now = new Date();
       const views = await pipelineViews(backend, key, now);
       if (options.output === 'json') return printJson({ pipelines: views.map(statusJson) });
+      if (options.output === 'yaml') {
+        const { stringify } = await import('yaml');
+        return void process.stdout.write(stringify({ pipelines: views.map(statusJson) }));
+      }
       if (views.length === 0) return console.error(`no pipelines stored in ${backend.description}`);
-      printLines(views.flatMap((view, i) => [...(i > 0 ? [''] : []), ...statusTable(view, now)]));
+      const table = { allTargets: options.allTargets === true };
+      printLines(views.flatMap((view, i) => [...(i > 0 ? [''] : []), ...statusTable(view, now, table)]));
     });
   });
 }
