@@ -1,8 +1,11 @@
 // What the CLI commands act on: the local data directory (also while `serve` runs) or a deployed stack. Commands
 // depend on this interface only, so each works the same against both.
+import type { EksAccess } from '../clusters/eks.js';
 import type { MasterKeys } from '../secrets/master-keys.js';
+import type { SecretSource } from '../secrets/port.js';
 import type { SecretPurpose } from '../secrets/tags.js';
 import type { ObjectKey } from '../pipeline/model.js';
+import type { GitProviderType } from '../pipeline/promotion.js';
 import type { QueueMessage } from '../queue/messages.js';
 import type { Store } from '../store/port.js';
 
@@ -64,5 +67,17 @@ export interface Backend {
   };
   /** Where notification promotions would go (serve.json, the stack's NotificationSinks output), for apply's warnings. */
   notificationSinks?(): Promise<NotificationSinksInfo>;
+  /**
+   * The Secrets with their values, where the deployment reads them (local: the data directory; AWS: Secrets Manager
+   * with the caller's credentials): what `check` reads clusters and Git hosts with. Values are never shown.
+   */
+  readonly secrets?: SecretSource;
+  /** EKS tokens made with the caller's AWS credentials, for GitopsClusters registered by EKS name (AWS only). */
+  eksAccess?(): Promise<EksAccess>;
+  /**
+   * The Git API base URLs the deployment uses in place of those derived from repository URLs, where it says so (a
+   * running serve's flags).
+   */
+  gitApiUrls?(): Promise<Partial<Record<GitProviderType, string>>>;
   close(): Promise<void>;
 }

@@ -5,6 +5,7 @@ import { randomBytes } from 'node:crypto';
 import { chmod, mkdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { z } from 'zod';
+import type { GitProviderType } from '../pipeline/promotion.js';
 import { masterKeysFromValues, type MasterKeys } from '../secrets/master-keys.js';
 import type { SecretPurpose } from '../secrets/tags.js';
 import { missingMasterKey } from './data-dir-errors.js';
@@ -39,6 +40,11 @@ export interface ServeInfo {
    * `apply` can warn about a notification pipeline nothing would carry out. Absent from an older serve's file.
    */
   notificationSinks?: string[];
+  /**
+   * The Git API base URLs it promotes through instead of those derived from repository URLs (its `--github-api-url`
+   * and the like), so that `check` reads the hosts its promotions reach. Absent from an older serve's file.
+   */
+  gitApiUrls?: Partial<Record<GitProviderType, string>>;
 }
 
 const serveInfoSchema = z.object({
@@ -48,6 +54,15 @@ const serveInfoSchema = z.object({
   receiverUrl: z.url(),
   startedAt: z.string(),
   notificationSinks: z.array(z.string()).optional(),
+  // A host type a later version knows is left out, as this version cannot promote to it anyway.
+  gitApiUrls: z
+    .object({
+      github: z.url().optional(),
+      gitlab: z.url().optional(),
+      'bitbucket-server': z.url().optional(),
+      'azure-devops': z.url().optional(),
+    } satisfies Record<GitProviderType, z.ZodType>)
+    .optional(),
 });
 
 export interface StoredSecret {

@@ -11,6 +11,7 @@
 // promotion record, the queue nothing (the first poll after a restart re-checks all).
 import { handleRequest, startHttpServer, type HttpHandler, type RunningHttpServer } from '../http/index.js';
 import { objectKeyString, type ObjectKey, type Pipeline } from '../pipeline/model.js';
+import type { GitProviderType } from '../pipeline/promotion.js';
 import { enqueuePolls } from '../poller/poller.js';
 import { EmbeddedQueue } from '../queue/index.js';
 import type { Logger } from '../logging/logger.js';
@@ -175,6 +176,7 @@ export async function startLocalMode(options: LocalModeOptions): Promise<LocalMo
       receiverUrl,
       startedAt: now().toISOString(),
       notificationSinks,
+      gitApiUrls: gitApiUrlsOf(promotion),
     });
     parts.serveInfoWritten = true;
     logger.debug('local mode started', {
@@ -313,4 +315,14 @@ function once(work: () => Promise<void>): () => Promise<void> {
 
 function errorMessage(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
+}
+
+/** The API base URLs of the promotion settings, by Git host type, for serve.json (those set only). */
+function gitApiUrlsOf(promotion: PromotionSettings): Partial<Record<GitProviderType, string>> {
+  const urls: Partial<Record<GitProviderType, string>> = {};
+  if (promotion.githubApiUrl !== undefined) urls.github = promotion.githubApiUrl;
+  if (promotion.gitlabApiUrl !== undefined) urls.gitlab = promotion.gitlabApiUrl;
+  if (promotion.bitbucketServerApiUrl !== undefined) urls['bitbucket-server'] = promotion.bitbucketServerApiUrl;
+  if (promotion.azureDevOpsApiUrl !== undefined) urls['azure-devops'] = promotion.azureDevOpsApiUrl;
+  return urls;
 }

@@ -3,7 +3,8 @@
 // resources the pull-request strategy uses: branches, browse (directory listings with each file's blob id as
 // `contentId`, and file lines), raw files, files, changes between two commits, commits, the file edit (a multipart PUT
 // on browse, one commit per file), branch-utils' branch creation and deletion, and pull requests (list, create, get,
-// update with optimistic locking on `version`, decline, reopen).
+// update with optimistic locking on `version`, decline, reopen), and the repository search (`/repos`, filtered by name
+// and by the permission the caller has).
 //
 // Repositories keep git's object model (git-repository.ts), so commit, tree and blob ids are git's. The rules that
 // matter for a promotion are Bitbucket's: one open pull request per source and target branch (409
@@ -189,6 +190,8 @@ interface Route {
   /** Writes need REPO_WRITE. */
   write: boolean;
   handle: (context: RouteContext) => Reply | Promise<Reply>;
+  /** A route about no one repository (the repository search): `handle` is not used. */
+  global?: (context: { query: Record<string, string>; credential: Credential }) => Reply;
 }
 
 type PendingFault = FakeBitbucketFault & FakeBitbucketFaultMatch & { remaining: number };
@@ -550,6 +553,7 @@ export class FakeBitbucketServer {
           throw new BitbucketProblem(400, 'The request body is not valid JSON');
         }
       }
+      if (matched.route.global) return matched.route.global({ query: logged.query, credential });
       const { projectKey, repositorySlug } = matched.params;
       const repo = this.repositories.get(repositoryKey(projectKey ?? '', repositorySlug ?? ''));
       if (!repo) {
@@ -1009,6 +1013,36 @@ export class FakeBitbucketServer {
     };
 
     route(`GET ${API}`, ({ repo }) => ({ status: 200, body: this.repositoryJson(repo) }));
+
+    // Every repository may be read by every credential here; writing takes a credential with REPO_WRITE.
+    const levels: Readonly<Record<string, number>> = { REPO_READ: 1, REPO_WRITE: 2, REPO_ADMIN: 3 };
+    this.routes.push({
+      method: 'GET',
+      route: 'GET /rest/api/1.0/repos',
+      segments: ['rest', 'api', '1.0', 'repos'],
+      write: false,
+      handle: () => ({ status: 500 }),
+      global: ({ query, credential }) => {
+        const permission = query.permission ?? 'REPO_READ';
+        const needed = levels[permission];
+        if (needed === undefined) {
+          throw new BitbucketProblem(400, `${permission} is not a repository permission`, EXCEPTIONS.validation);
+        }
+        const granted = levels[credential.permission] ?? 0;
+        const name = query.name?.toLowerCase();
+        const repositories = [...this.repositories.values()]
+          .filter(() => granted >= needed)
+          .filter((repo) => name === undefined || repo.slug.toLowerCase().includes(name))
+          .sort((a, b) => a.id - b.id);
+        return {
+          status: 200,
+          body: this.page(
+            repositories.map((repo) => this.repositoryJson(repo)),
+            query,
+          ),
+        };
+      },
+    });
 
     // ------------------------------------------------ branches
 

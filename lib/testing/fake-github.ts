@@ -7,7 +7,9 @@
 // point at commits. Pull requests follow GitHub's rules that matter for a promotion: one open pull request per
 // head and base (422 "A pull request already exists for o:branch."), paginated listing with `Link` headers, and
 // `head=owner:branch` filtering. Tokens (`token X` / `Bearer X`) and a GitHub App flow (an RS256 JWT verified with
-// the app's public key, exchanged for an installation token) are checked. Faults (5xx, primary and secondary rate
+// the app's public key, exchanged for an installation token) are checked. A token may be read-only: GitHub then says
+// so in the repository's `permissions` (`push: false`) and refuses every write (403 "Resource not accessible by
+// personal access token"); an installation token's repository answer has no `permissions`, as on GitHub. Faults (5xx, primary and secondary rate
 // limits, dropped connections, requests never answered) and latency can be injected, and every request is logged with
 // its route.
 import { listenOnLoopback } from './listen.js';
@@ -53,6 +55,13 @@ export interface FakeGitHubRequest {
   auth?: 'token' | 'installation' | 'app';
   /** The status answered; undefined while pending or for a dropped connection. */
   status?: number;
+}
+
+export interface FakeGitHubTokenOptions {
+  /** The token's user. Default `fake-user`. */
+  login?: string;
+  /** A token that may read but not write (a read-only fine-grained token, a collaborator with read access). */
+  readOnly?: boolean;
 }
 
 export interface FakeGitHubFaultMatch {
@@ -179,6 +188,15 @@ interface RouteContext {
   request: FakeGitHubRequest;
   /** The login of the caller (the token's user or the app's bot). */
   login: string;
+  /** How the caller authenticated: a token may be read-only, an installation token says nothing of its permissions. */
+  caller: Caller;
+}
+
+interface Caller {
+  login: string;
+  kind: 'token' | 'installation' | 'app';
+  readOnly?: boolean;
+  expiresAt?: number;
 }
 
 interface Reply {
@@ -259,7 +277,7 @@ export class FakeGitHub {
   private readonly webHost: string;
   private readonly maxTreeEntries: number;
   private readonly identity: { name: string; email: string };
-  private readonly tokens = new Map<string, { login: string; kind: 'token' | 'installation'; expiresAt?: number }>();
+  private readonly tokens = new Map<string, Caller>();
   private readonly apps = new Map<string, FakeGitHubApp>();
   private readonly repositories = new Map<string, FakeRepository>();
   private readonly routes: Route[] = [];
@@ -325,9 +343,10 @@ export class FakeGitHub {
     return this.defaultToken;
   }
 
-  /** Accepts another token, for the given user. */
-  addToken(token: string, login = 'fake-user'): void {
-    this.tokens.set(token, { login, kind: 'token' });
+  /** Accepts another token, for the given user (a login, or the token's options). */
+  addToken(token: string, options: string | FakeGitHubTokenOptions = {}): void {
+    const { login = 'fake-user', readOnly } = typeof options === 'string' ? { login: options } : options;
+    this.tokens.set(token, { login, kind: 'token', ...(readOnly ? { readOnly } : {}) });
   }
 
   /** Stops accepting a token (the default one too). */
@@ -593,8 +612,11 @@ export class FakeGitHub {
     rawBody: string,
   ): Reply {
     try {
-      const login = this.authenticate(request, logged, matched?.route.route);
+      const caller = this.authenticate(request, logged, matched?.route.route);
       if (!matched) throw notFound();
+      if (caller.readOnly && matched.route.method !== 'GET') {
+        throw new HttpProblem(403, 'Resource not accessible by personal access token');
+      }
       let body: unknown = undefined;
       if (rawBody !== '') {
         try {
@@ -615,7 +637,8 @@ export class FakeGitHub {
         body,
         repo: repo as FakeRepository,
         request: logged,
-        login,
+        login: caller.login,
+        caller,
       });
     } catch (error) {
       if (error instanceof HttpProblem) {
@@ -659,8 +682,8 @@ export class FakeGitHub {
     return fault;
   }
 
-  /** Returns the caller's login; throws 401 for missing or wrong credentials. */
-  private authenticate(request: IncomingMessage, logged: FakeGitHubRequest, route: string | undefined): string {
+  /** Returns the caller; throws 401 for missing or wrong credentials. */
+  private authenticate(request: IncomingMessage, logged: FakeGitHubRequest, route: string | undefined): Caller {
     const header = request.headers.authorization ?? '';
     const match = /^(token|bearer)\s+(\S+)$/i.exec(header);
     const credential = match?.[2];
@@ -668,14 +691,14 @@ export class FakeGitHub {
     if (route?.includes(' /app/')) {
       const app = this.verifyJwt(credential);
       logged.auth = 'app';
-      return `app-${app.appId}[bot]`;
+      return { login: `app-${app.appId}[bot]`, kind: 'app' };
     }
     const known = this.tokens.get(credential);
     if (!known || (known.expiresAt !== undefined && known.expiresAt < Date.now())) {
       throw new HttpProblem(401, 'Bad credentials');
     }
     logged.auth = known.kind;
-    return known.login;
+    return known;
   }
 
   private verifyJwt(jwt: string): FakeGitHubApp {
@@ -908,7 +931,22 @@ export class FakeGitHub {
       };
     });
 
-    route('GET /repos/{owner}/{repo}', ({ repo }) => ({ status: 200, body: this.repositoryJson(repo) }));
+    // GitHub adds the caller's permissions for a user's token; an installation token's answer has none.
+    route('GET /repos/{owner}/{repo}', ({ repo, caller }) => ({
+      status: 200,
+      body: {
+        ...this.repositoryJson(repo),
+        ...(caller.kind === 'token' && {
+          permissions: {
+            admin: false,
+            maintain: false,
+            push: !caller.readOnly,
+            triage: !caller.readOnly,
+            pull: true,
+          },
+        }),
+      },
+    }));
 
     // ------------------------------------------------ refs
 

@@ -10,7 +10,9 @@
 // actions in one commit, `start_sha`/`start_branch` and `force`, and its 400s ("A branch called 'x' already exists…",
 // "A file with this name doesn't exist"…); merge requests with their `iid` and `web_url`, and the one-open-merge-
 // request-per-source-branch rule (409 "Another open merge request already exists for this source branch: !N").
-// Tokens arrive as `PRIVATE-TOKEN` or `Authorization: Bearer`, with scopes (`api`, `read_api`) and a role; errors
+// Tokens arrive as `PRIVATE-TOKEN` or `Authorization: Bearer`, with scopes (`api`, `read_api`) and a role, which
+// GitLab tells back: the role as the project's `permissions.project_access.access_level` (Reporter 20, Developer 30),
+// the scopes at `GET /personal_access_tokens/self`; errors
 // have GitLab's bodies (`{"message": "404 Project Not Found"}`, `{"error": "insufficient_scope", …}`). Faults (5xx,
 // 429 rate limits with `Retry-After` and `RateLimit-*`, dropped connections, requests never answered) and latency can
 // be injected, and every request is logged with its route.
@@ -102,6 +104,7 @@ interface User {
 }
 
 interface Token {
+  id: number;
   user: User;
   scopes: readonly FakeGitLabScope[];
   role: 'reporter' | 'developer';
@@ -164,7 +167,12 @@ interface RouteContext {
   project: FakeProject;
   request: FakeGitLabRequest;
   user: User;
+  /** The caller's token: its role on the project, its scopes. */
+  token: Token;
 }
+
+/** GitLab's access levels of the roles the fake knows. */
+const ACCESS_LEVELS: Readonly<Record<Token['role'], number>> = { reporter: 20, developer: 30 };
 
 interface Reply {
   status: number;
@@ -181,6 +189,8 @@ interface Route {
   /** Whether the route writes: it needs the `api` scope and the developer role. */
   writes: boolean;
   handle: (context: RouteContext) => Reply;
+  /** A route about the caller rather than a project (`/personal_access_tokens/self`): `handle` is not used. */
+  about?: (token: Token) => Reply;
 }
 
 /** Final parameters that take the rest of the path: a branch name may hold slashes. */
@@ -315,6 +325,7 @@ export class FakeGitLab {
       this.users.set(username, user);
     }
     this.tokens.set(token, {
+      id: this.tokens.size + 1,
       user,
       scopes: options.scopes ?? ['api'],
       role: options.role ?? 'developer',
@@ -567,6 +578,7 @@ export class FakeGitLab {
       // GitLab answers an unknown API route with `error`, not `message`.
       if (!matched) throw new HttpProblem(404, { error: '404 Not Found' });
       const { route, params } = matched;
+      if (route.about) return route.about(token);
       this.authorize(token, route);
       let body: Record<string, unknown> = {};
       if (rawBody !== '') {
@@ -586,7 +598,7 @@ export class FakeGitLab {
         }
       }
       const project = this.findProject(params.id ?? '', token);
-      return route.handle({ params, query: logged.query, body, project, request: logged, user: token.user });
+      return route.handle({ params, query: logged.query, body, project, request: logged, user: token.user, token });
     } catch (error) {
       if (error instanceof HttpProblem) return { status: error.status, body: error.body };
       throw error;
@@ -973,7 +985,28 @@ export class FakeGitLab {
       return sha;
     };
 
-    route('GET /projects/:id', ({ project }) => ({
+    // The caller's token as GitLab (15.5+) shows it to its holder, with any scope.
+    this.routes.push({
+      method: 'GET',
+      route: 'GET /personal_access_tokens/self',
+      segments: ['personal_access_tokens', 'self'],
+      writes: false,
+      handle: () => ({ status: 500 }),
+      about: (token) => ({
+        status: 200,
+        body: {
+          id: token.id,
+          name: `token of ${token.user.username}`,
+          revoked: false,
+          active: true,
+          scopes: [...token.scopes],
+          user_id: token.user.id,
+          expires_at: null,
+        },
+      }),
+    });
+
+    route('GET /projects/:id', ({ project, token }) => ({
       status: 200,
       body: {
         id: project.id,
@@ -984,6 +1017,11 @@ export class FakeGitLab {
         visibility: 'private',
         web_url: this.webUrl(project),
         http_url_to_repo: `${this.webUrl(project)}.git`,
+        // The caller's membership of the project itself; none through a group in this fake.
+        permissions: {
+          project_access: { access_level: ACCESS_LEVELS[token.role], notification_level: 3 },
+          group_access: null,
+        },
       },
     }));
 

@@ -1,7 +1,8 @@
 // A deployed stack as a Backend: the store is the DynamoDB table, messages go to the SQS queue, Secrets are Secrets
 // Manager secrets `<prefix><ns>/<name>` holding the JSON object of their keys, tagged with their purpose, and the
-// caller's identity is its STS ARN. Names come from the stack's outputs (`--stack`) or from flags; the clients are
-// injectable, so tests point them at local stand-ins.
+// caller's identity is its STS ARN; `check` reads the Secrets and the EKS clusters with the caller's credentials.
+// Names come from the stack's outputs (`--stack`) or from flags; the clients are injectable, so tests point them at
+// local stand-ins.
 import { CloudFormationClient, DescribeStacksCommand } from '@aws-sdk/client-cloudformation';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import {
@@ -15,6 +16,7 @@ import {
 } from '@aws-sdk/client-secrets-manager';
 import { SQSClient } from '@aws-sdk/client-sqs';
 import { GetCallerIdentityCommand, STSClient } from '@aws-sdk/client-sts';
+import type { EksAccess } from '../../clusters/eks.js';
 import { objectKeyString, type ObjectKey } from '../../pipeline/model.js';
 import { SqsQueue } from '../../queue/sqs.js';
 import { masterKeysFromValues } from '../../secrets/master-keys.js';
@@ -104,6 +106,7 @@ export async function openAwsBackend(options: AwsBackendOptions, clients: AwsCli
     const tags = new PurposeTags(secretsManager);
     const secretId = (key: ObjectKey) => `${prefix}${objectKeyString(key)}`;
     let sts: STSClient | undefined;
+    let eks: EksAccess | undefined;
 
     return {
       description: options.stack ? `stack ${options.stack} (table ${table})` : `table ${table}`,
@@ -179,6 +182,12 @@ export async function openAwsBackend(options: AwsBackendOptions, clients: AwsCli
         return Arn;
       },
       notificationSinks: () => Promise.resolve(stackNotificationSinks(options.stack, outputs.NotificationSinks)),
+      secrets,
+      eksAccess: async () => {
+        // Only a check of EKS clusters loads the EKS and STS clients; each cluster names its own region.
+        const { EksAccess } = await import('../../clusters/eks.js');
+        return (eks ??= new EksAccess());
+      },
       ...(deadLetterQueueUrl !== undefined && {
         deadLetters: new SqsDeadLetterQueue({ client: sqs, deadLetterQueueUrl, queueUrl }),
       }),

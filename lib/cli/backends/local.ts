@@ -1,6 +1,8 @@
 // The local data directory as a Backend. While `serve` runs, the store is its dynalite (over HTTP, signed with the
 // access key serve.json holds) and messages go to it through its loopback-only message route; otherwise the CLI
-// opens the data directory itself, which checks the store first (lib/local/store-check.ts).
+// opens the data directory itself, which checks the store first (lib/local/store-check.ts). Its Secrets are the data
+// directory's (as serve reads them), and the Git API URLs those the running serve promotes through; it has no AWS
+// identity, so no EKS access, as serve has none.
 import { userInfo } from 'node:os';
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { signatureHeader } from '../../signing/hmac.js';
@@ -8,6 +10,7 @@ import { loadOrCreateMasterKeys, readSecrets, readServeInfo, writeSecrets } from
 import { localDynamoClient, startLocalDynamo } from '../../local/dynamo.js';
 import { LOCAL_MESSAGES_PATH } from '../../local/messages-route.js';
 import { LOCAL_TABLE_NAME } from '../../local/data-dir.js';
+import { DataDirSecretSource } from '../../local/secrets.js';
 import { objectKeyString } from '../../pipeline/model.js';
 import { encodeMessage } from '../../queue/messages.js';
 import { createDynamoStore } from '../../store/index.js';
@@ -83,6 +86,8 @@ export async function openLocalBackend(dataDir: string, logger: Logger = STDERR_
     masterKeys,
     identity: () => Promise.resolve(`local:${userInfo().username}`),
     notificationSinks: () => Promise.resolve(localNotificationSinks(serve?.notificationSinks, serve !== undefined)),
+    secrets: new DataDirSecretSource(dataDir),
+    gitApiUrls: () => Promise.resolve({ ...serve?.gitApiUrls }),
     close,
   };
 }

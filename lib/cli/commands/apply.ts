@@ -1,6 +1,7 @@
 // pipelinectl apply: validate a configuration against what is stored and, when all of it is valid, store it.
 import type { Command } from 'commander';
 import { MAX_FILE_BYTES } from '../../config/limits.js';
+import { objectKeyString, type ObjectKey } from '../../pipeline/model.js';
 import { CliError } from '../errors.js';
 import { addBackendOptions, withBackend } from '../options.js';
 import { printLines } from '../output.js';
@@ -51,8 +52,17 @@ export function register(program: Command): void {
           `note: pipelinectl serve is not running on ${backend.description}: it checks the changes when it starts`,
         );
       }
+      if (!options.dryRun && result.changedPipelines.length > 0) console.error(checkHint(result.changedPipelines));
     });
   });
+}
+
+/** One line pointing at `pipelinectl check` for the pipelines just created or changed, naming the one when only one. */
+function checkHint(pipelines: readonly ObjectKey[]): string {
+  const [only] = pipelines;
+  return pipelines.length === 1 && only
+    ? `hint: run pipelinectl check ${objectKeyString(only)} to see whether its promotions can work`
+    : 'hint: run pipelinectl check to see whether their promotions can work';
 }
 
 /**

@@ -9,7 +9,9 @@
 //   else is first moved back onto the base commit with updateRefs (a force move: Azure's "Force push" permission),
 //   then pushed. A branch whose head is already the base commit plus exactly these contents is left alone;
 // - the pull request: opened; when Azure refuses (409 TF401179: one active pull request per source and target) the
-//   active one is found and retitled.
+//   active one is found and retitled;
+// - what the token may do: not told. Reading the repository proves the token reaches it, but the Git API says nothing
+//   of its write access (the token's Code scope, the identity's Contribute permission); the first push shows it.
 // Concurrent calls converge: a push or ref update refused because another call moved the branch meanwhile reads the
 // branch again, and finds it right, or writes it again (bounded rounds).
 import { Readable } from 'node:stream';
@@ -33,6 +35,7 @@ import type {
   HostRepository,
   PullRequestSummary,
   PullRequestWrite,
+  RepositoryAccess,
   RepositoryFile,
 } from '../pull-request/host.js';
 import { ClientCache } from '../pull-request/client-cache.js';
@@ -41,6 +44,7 @@ import {
   createAzureDevOpsClient,
   isAzureDevOpsError,
   NEEDED_KEYS,
+  NEEDED_SCOPE,
   toPromotionError,
   type AzureDevOpsClient,
 } from './client.js';
@@ -122,6 +126,7 @@ const PullRequestAnswer = z.object({
   forkSource: z.unknown().optional(),
 });
 const PullRequestsAnswer = z.array(PullRequestAnswer);
+const RepositoryAnswer = z.object({ id: z.string() });
 type PullRequest = z.infer<typeof PullRequestAnswer>;
 
 export function azureDevOpsHost(settings: GitHostSettings = {}): GitHost {
@@ -157,6 +162,16 @@ class AzureDevOpsRepository implements HostRepository {
   ) {
     this.project = address.project;
     this.repository = address.repository;
+  }
+
+  async access(): Promise<RepositoryAccess> {
+    this.parse(RepositoryAnswer, await this.client.git.getRepository(this.repository, this.project), 'the repository');
+    return {
+      canPush: undefined,
+      detail:
+        `Azure DevOps does not tell a token's write access through the Git API: it needs the scope ${NEEDED_SCOPE} ` +
+        'and Contribute on the repository',
+    };
   }
 
   async branchHead(branch: string): Promise<string | undefined> {

@@ -469,6 +469,8 @@ const PathObject = z.looseObject({ components: z.array(z.string()), toString: z.
 
 const Branch = z.looseObject({ id: z.string(), displayId: z.string(), latestCommit: z.string() });
 
+const Repository = z.looseObject({ slug: z.string(), name: z.string(), project: z.looseObject({ key: z.string() }) });
+
 const BrowseChild = z.looseObject({
   path: PathObject,
   type: z.string(),
@@ -550,6 +552,28 @@ export class BitbucketRepositoryApi {
     const owner = `projects/${encodeURIComponent(projectKey)}/repos/${encodeURIComponent(slug)}`;
     this.repo = `/rest/api/1.0/${owner}`;
     this.branchUtils = `/rest/branch-utils/1.0/${owner}`;
+  }
+
+  /** The repository itself: its name (what the repository search filters on) and its project. */
+  async repository(): Promise<z.infer<typeof Repository>> {
+    return this.client.json('GET', this.repo, Repository);
+  }
+
+  /**
+   * Whether the credentials may write to the repository: the repository search (`/repos`) lists the repositories they
+   * have REPO_WRITE on; it is asked for those with this repository's name, and this one is looked for among them.
+   */
+  async writable(name: string): Promise<boolean> {
+    const same = (text: string, other: string) => text.toLowerCase() === other.toLowerCase();
+    const isThis = (candidate: z.infer<typeof Repository>) =>
+      same(candidate.slug, this.slug) && same(candidate.project.key, this.projectKey);
+    const found = await this.client.all(
+      '/rest/api/1.0/repos',
+      Repository,
+      { name, permission: 'REPO_WRITE', limit: 100 },
+      isThis,
+    );
+    return found.some(isThis);
   }
 
   /** The branch's head commit; undefined when there is no such branch. */

@@ -30,6 +30,10 @@
 // DuplicatePullRequestException, naming the open one), which is then retitled (optimistic locking on `version`: a
 // stale version is read again).
 //
+// What the credentials may do: Bitbucket's repository search lists the repositories they may write to
+// (`permission=REPO_WRITE`); the repository is writable when it is among them (a read-only HTTP access token's are
+// not).
+//
 // Concurrent calls converge: every write is conditional (creating fails when the branch exists, deleting when it
 // moved, an edit when its file changed, a title update when the pull request did), and a refused write reads the
 // branch again.
@@ -44,6 +48,7 @@ import type {
   HostRepository,
   PullRequestSummary,
   PullRequestWrite,
+  RepositoryAccess,
   RepositoryFile,
 } from '../pull-request/host.js';
 import { ClientCache } from '../pull-request/client-cache.js';
@@ -212,6 +217,13 @@ class BitbucketServerRepository implements HostRepository {
 
   branchHead(branch: string): Promise<string | undefined> {
     return this.api.branchHead(branch);
+  }
+
+  async access(): Promise<RepositoryAccess> {
+    const repository = await this.api.repository();
+    return (await this.api.writable(repository.name))
+      ? { canPush: true, detail: 'Bitbucket grants REPO_WRITE' }
+      : { canPush: false, detail: 'Bitbucket grants read only: REPO_WRITE is needed to push a branch' };
   }
 
   async listFiles(commit: string): Promise<RepositoryFile[]> {

@@ -5,7 +5,9 @@
 // - the branch: a tree on the base tree with the changed files inline, one commit on the base commit, then the ref
 //   created or force-moved there; a branch whose head already has that tree is left as it is;
 // - the pull request: opened; when GitHub refuses (one open pull request per head and base) the open one for the
-//   branch is found and retitled.
+//   branch is found and retitled;
+// - what the credentials may do: the repository's `permissions`, which GitHub adds for a user's token (`push`). An
+//   installation token's answer has none: what a GitHub App may do is not told per repository there.
 // Concurrent calls converge: a branch created by another call ("Reference already exists") is reused or moved, a pull
 // request opened by another call is found.
 import type { ObjectKey } from '../../pipeline/model.js';
@@ -17,6 +19,7 @@ import type {
   HostRepository,
   PullRequestSummary,
   PullRequestWrite,
+  RepositoryAccess,
   RepositoryFile,
 } from '../pull-request/host.js';
 import { ClientCache } from '../pull-request/client-cache.js';
@@ -72,6 +75,22 @@ class GitHubRepository implements HostRepository {
       if (isRequestError(error) && error.status === 404 && error.request?.url?.includes('/git/ref/')) return undefined;
       throw error;
     }
+  }
+
+  async access(): Promise<RepositoryAccess> {
+    const { data } = await this.client.repos.get(this.repo);
+    const push = data.permissions?.push;
+    if (push === undefined) {
+      return {
+        canPush: undefined,
+        detail:
+          'GitHub reports no permissions for these credentials (a GitHub App installation: it needs Contents and ' +
+          'Pull requests read and write)',
+      };
+    }
+    return push
+      ? { canPush: true, detail: 'GitHub permissions: push' }
+      : { canPush: false, detail: 'GitHub permissions: read only (push is false)' };
   }
 
   async listFiles(commit: string): Promise<RepositoryFile[]> {

@@ -23,6 +23,8 @@ import {
   GitbeakerRetryError,
   GitbeakerTimeoutError,
   MergeRequests,
+  PersonalAccessTokens,
+  Projects,
   Repositories,
   RepositoryFiles,
 } from '@gitbeaker/rest';
@@ -67,6 +69,9 @@ export interface GitLabClient {
   readonly branches: Branches<false>;
   readonly commits: Commits<false>;
   readonly mergeRequests: MergeRequests<false>;
+  /** The token itself (`personal_access_tokens/self`): its scopes. */
+  readonly personalAccessTokens: PersonalAccessTokens<false>;
+  readonly projects: Projects<false>;
   readonly repositories: Repositories<false>;
   readonly repositoryFiles: RepositoryFiles<false>;
 }
@@ -105,6 +110,8 @@ export function createGitLabClient(apiUrl: string, token: string, settings: GitH
     branches: new Branches(config),
     commits: new Commits(config),
     mergeRequests: new MergeRequests(config),
+    personalAccessTokens: new PersonalAccessTokens(config),
+    projects: new Projects(config),
     repositories: new Repositories(config),
     repositoryFiles: new RepositoryFiles(config),
   };

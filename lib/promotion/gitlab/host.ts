@@ -10,7 +10,10 @@
 //   exactly these contents (its only parent is the base commit, its diff touches exactly these files, and each has
 //   the expected blob id), in which case nothing is written;
 // - the merge request: opened; when GitLab refuses (409: one open merge request per source branch) the open one for
-//   the branch is found and retitled.
+//   the branch is found and retitled;
+// - what the token may do: its role on the project (`permissions`: the project's or its group's access level;
+//   Developer, 30, may push and open merge requests), and its scopes where GitLab tells them
+//   (`personal_access_tokens/self`): a token without `api` cannot use the API to write, whatever its role.
 // Concurrent calls converge: a branch created by another call meanwhile ("A branch called … already exists") is read
 // again and reused or reset; a merge request opened by another call is found.
 import { z } from 'zod';
@@ -24,6 +27,7 @@ import type {
   HostRepository,
   PullRequestSummary,
   PullRequestWrite,
+  RepositoryAccess,
   RepositoryFile,
 } from '../pull-request/host.js';
 import { ClientCache } from '../pull-request/client-cache.js';
@@ -73,6 +77,23 @@ const MergeRequestAnswer = z.object({
   target_project_id: z.number().nullish(),
 });
 const MergeRequestsAnswer = z.array(MergeRequestAnswer);
+const AccessAnswer = z.object({ access_level: z.number() }).nullish();
+const ProjectAnswer = z.object({
+  permissions: z.object({ project_access: AccessAnswer, group_access: AccessAnswer }).nullish(),
+});
+const TokenAnswer = z.object({ scopes: z.array(z.string()) });
+
+/** GitLab's roles by access level; Developer is the least that may push a branch and open a merge request. */
+const ROLES: Readonly<Record<number, string>> = {
+  5: 'Minimal access',
+  10: 'Guest',
+  15: 'Planner',
+  20: 'Reporter',
+  30: 'Developer',
+  40: 'Maintainer',
+  50: 'Owner',
+};
+const DEVELOPER = 30;
 type MergeRequest = z.infer<typeof MergeRequestAnswer>;
 
 export function gitLabHost(settings: GitHostSettings = {}): GitHost {
@@ -110,6 +131,40 @@ class GitLabRepository implements HostRepository {
 
   async branchHead(branch: string): Promise<string | undefined> {
     return (await this.branch(branch))?.commit;
+  }
+
+  async access(): Promise<RepositoryAccess> {
+    const project = this.parse(ProjectAnswer, await this.client.projects.show(this.project), 'the project');
+    const scopes = await this.tokenScopes();
+    if (scopes && !scopes.includes('api')) {
+      return {
+        canPush: false,
+        detail: `the token's scopes are ${scopes.join(', ') || 'none'}: writing through the API needs the api scope`,
+      };
+    }
+    const levels = [project.permissions?.project_access, project.permissions?.group_access]
+      .map((access) => access?.access_level)
+      .filter((level): level is number => level !== undefined);
+    if (levels.length === 0) {
+      return { canPush: undefined, detail: 'GitLab reports no role of these credentials on the project' };
+    }
+    const level = Math.max(...levels);
+    const role = `GitLab role ${ROLES[level] ?? 'unknown'} (access level ${level})`;
+    return level >= DEVELOPER
+      ? { canPush: true, detail: role }
+      : { canPush: false, detail: `${role}: pushing a branch and opening a merge request needs Developer (30)` };
+  }
+
+  /** The token's scopes; undefined where GitLab does not tell (before 15.5, or for another kind of token). */
+  private async tokenScopes(): Promise<readonly string[] | undefined> {
+    let answer: unknown;
+    try {
+      answer = await this.client.personalAccessTokens.show();
+    } catch (error) {
+      if ([401, 403, 404].some((status) => isGitLabError(error, status))) return undefined;
+      throw error;
+    }
+    return TokenAnswer.safeParse(answer).data?.scopes;
   }
 
   /** The branch's head commit and its parents; undefined when there is no such branch. */

@@ -55,8 +55,24 @@ export interface PullRequestSummary {
   base: string;
 }
 
+/** What one set of credentials may do on a repository, as its host tells it. */
+export interface RepositoryAccess {
+  /**
+   * Whether they may push a branch and open a pull request from it; undefined when the host does not tell (for such
+   * credentials, or at all).
+   */
+  canPush: boolean | undefined;
+  /** What the host said, for a person (`GitHub permissions: push`); never a credential. */
+  detail: string;
+}
+
 /** One repository on one host, opened with one Secret's credentials. Errors are the host client's own. */
 export interface HostRepository {
+  /**
+   * What the credentials may do on the repository, read without changing anything (`pipelinectl check`). Throws the
+   * host client's error when the repository cannot be read with them at all (rejected, not found, not visible).
+   */
+  access(): Promise<RepositoryAccess>;
   /** The head commit of a branch; undefined when there is no such branch. */
   branchHead(branch: string): Promise<string | undefined>;
   /**

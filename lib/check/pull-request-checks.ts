@@ -1,0 +1,95 @@
+// The rows of an environment promoted by pull request, in the order a promotion needs them: the repository can be
+// read with the Pipeline's Secret (`git-repository`), those credentials may push (`git-permissions`), the base branch
+// exists (`base-branch`), and a file of it holds the environment's marker (`markers`). A row whose ground failed is
+// skipped, saying which.
+import { objectKeyString } from '../pipeline/model.js';
+import type { PullRequestPromotion } from '../pipeline/promotion.js';
+import { markerFor } from '../promotion/markers.js';
+import type { CheckKind } from './check-kinds.js';
+import type { CheckReason, CheckRow } from './check-row.js';
+import type { GitProbes } from './git-probes.js';
+
+/** How many of the files holding a marker a row's message names (the row's `files` has them all). */
+const FILES_NAMED = 3;
+
+export async function pullRequestRows(
+  place: { pipeline: string; environment: string },
+  pipeline: { namespace: string; name: string },
+  spec: PullRequestPromotion,
+  probes: GitProbes,
+): Promise<CheckRow[]> {
+  const row = (kind: CheckKind, outcome: CheckRow['outcome'], reason: CheckReason, message: string): CheckRow => ({
+    ...place,
+    kind,
+    outcome,
+    reason,
+    message,
+  });
+  const skip = (kinds: readonly CheckKind[], because: string) =>
+    kinds.map((kind) => row(kind, 'skipped', 'earlier-check-failed', `not checked: ${because}`));
+  const base = spec.baseBranch;
+  const noScan = () => skip(['markers'], `no base branch ${base} to look for markers in`);
+
+  const opened = await probes.open(spec, pipeline.namespace);
+  if (!opened.ok) {
+    return [
+      row('git-repository', 'failed', opened.reason, opened.message),
+      ...skip(['git-permissions', 'base-branch', 'markers'], 'the repository could not be read'),
+    ];
+  }
+  const { webUrl, access } = opened;
+  const secret = `Secret ${objectKeyString(opened.secret)}`;
+  const rows = [row('git-repository', 'ok', 'repository-readable', `${webUrl} can be read with ${secret}`)];
+  if (access.canPush === true) {
+    rows.push(row('git-permissions', 'ok', 'can-push', `${secret} may push to ${webUrl} (${access.detail})`));
+  } else if (access.canPush === false) {
+    rows.push(
+      row(
+        'git-permissions',
+        'failed',
+        'cannot-push',
+        `${secret} cannot push to ${webUrl}, which a promotion does to open a pull request (${access.detail})`,
+      ),
+    );
+  } else {
+    rows.push(
+      row('git-permissions', 'warning', 'push-unknown', `cannot tell whether ${secret} may push: ${access.detail}`),
+    );
+  }
+
+  const head = await probes.branchHead(opened, base);
+  if (!head.ok) return [...rows, row('base-branch', 'failed', head.reason, head.message), ...noScan()];
+  if (head.commit === undefined) {
+    return [
+      ...rows,
+      row(
+        'base-branch',
+        'failed',
+        'branch-missing',
+        `the base branch ${base} does not exist in ${webUrl}, or ${secret} cannot see it`,
+      ),
+      ...noScan(),
+    ];
+  }
+  rows.push(row('base-branch', 'ok', 'branch-exists', `the base branch ${base} is at ${head.commit.slice(0, 12)}`));
+
+  const marker = markerFor(pipeline.namespace, pipeline.name, place.environment);
+  const written = `{"$promotion": "${marker}"}`;
+  const scan = await probes.markers(opened, head.commit);
+  if (!scan.ok) return [...rows, row('markers', 'failed', scan.reason, scan.message)];
+  const files = [...(scan.markers.get(marker) ?? [])];
+  if (files.length === 0) {
+    return [
+      ...rows,
+      row(
+        'markers',
+        'failed',
+        'no-marker',
+        `no file holds ${written} in ${webUrl} at ${base}: a promotion to ${place.environment} would fail`,
+      ),
+    ];
+  }
+  const named = files.slice(0, FILES_NAMED).join(', ') + (files.length > FILES_NAMED ? ', …' : '');
+  const count = files.length === 1 ? '1 file' : `${files.length} files`;
+  return [...rows, { ...row('markers', 'ok', 'markers-found', `${written} in ${count}: ${named}`), files }];
+}

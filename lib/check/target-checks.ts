@@ -1,0 +1,77 @@
+// The rows of one target: whether its cluster answers with the stored credentials (`cluster-reachable`), and whether
+// the app object exists there and in which API version the cluster serves it (`app-object`). Both come from one read
+// of the object, the read the verifier makes; how it fails says which row fails.
+import { ClusterAccessError, type ClusterErrorKind } from '../clusters/port.js';
+import { objectKeyString, type AppKey } from '../pipeline/model.js';
+import type { CheckReason, CheckRow, CheckTarget } from './check-row.js';
+
+/** Reads an app object as the cluster serves it; undefined when it does not exist. Throws ClusterAccessError. */
+export type AppRead = (app: AppKey) => Promise<Record<string, unknown> | undefined>;
+
+/** The failures that leave the cluster unanswered (or unauthenticated): the object is then not looked at. */
+const CLUSTER_FAILURES: ReadonlySet<ClusterErrorKind> = new Set([
+  'unreachable',
+  'timeout',
+  'unauthorized',
+  'bad-config',
+]);
+
+export async function targetRows(
+  place: { pipeline: string; environment: string },
+  app: AppKey,
+  read: AppRead,
+): Promise<[CheckRow, CheckRow]> {
+  const cluster = objectKeyString(app.cluster);
+  const target: CheckTarget = { cluster, namespace: app.namespace };
+  const object = `${app.kind} ${app.namespace}/${app.name}`;
+  const row = (kind: CheckRow['kind'], outcome: CheckRow['outcome'], reason: CheckReason, message: string) =>
+    ({ ...place, target, kind, outcome, reason, message }) satisfies CheckRow;
+  const answered = row('cluster-reachable', 'ok', 'cluster-answered', `cluster ${cluster} answers`);
+
+  let found: Record<string, unknown> | undefined;
+  try {
+    found = await read(app);
+  } catch (error) {
+    const unanswered = (reason: CheckReason, message: string): [CheckRow, CheckRow] => [
+      row('cluster-reachable', 'failed', reason, message),
+      row('app-object', 'skipped', 'earlier-check-failed', `${object}: not read, cluster ${cluster} did not answer`),
+    ];
+    // The reader throws ClusterAccessError only; anything else is no proof that the cluster answered.
+    if (!(error instanceof ClusterAccessError)) {
+      return unanswered(
+        'server-error',
+        `cluster ${cluster}: ${error instanceof Error ? error.message : String(error)}`,
+      );
+    }
+    if (CLUSTER_FAILURES.has(error.kind)) return unanswered(error.kind, error.message);
+    // Forbidden, or an answer the reader cannot use (Flux not installed, a 5xx): the cluster did answer.
+    return [
+      answered,
+      row('app-object', 'failed', error.kind === 'forbidden' ? 'forbidden' : 'server-error', error.message),
+    ];
+  }
+  if (!found) {
+    return [
+      answered,
+      row(
+        'app-object',
+        'failed',
+        'app-absent',
+        `${object} not found on cluster ${cluster}: promotions stop at ${place.environment} until it exists`,
+      ),
+    ];
+  }
+  const apiVersion = typeof found.apiVersion === 'string' ? found.apiVersion : undefined;
+  return [
+    answered,
+    {
+      ...row(
+        'app-object',
+        'ok',
+        'app-found',
+        `${object} exists on cluster ${cluster}, served as ${apiVersion ?? 'an unnamed version'}`,
+      ),
+      ...(apiVersion !== undefined && { apiVersion }),
+    },
+  ];
+}
