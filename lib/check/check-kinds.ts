@@ -1,14 +1,15 @@
 // What `pipelinectl check` checks, one named kind per row, so that a row says what it is about and a script can pick
 // rows by kind. The order is the order rows come in for an environment: its targets first, then how it is promoted.
 //
-// A new kind is added here, with its reasons in check-row.ts and its runner in run-checks.ts (e.g. `source-object`:
-// the pipeline's `spec.source` exists on its cluster, a row of the first environment read like `app-object`).
+// A new kind is added here, with its reasons in check-row.ts and its runner in run-checks.ts.
 
 export const CHECK_KINDS = [
   /** The target's cluster answers with the stored credentials (kubeconfig Secret, EKS token). */
   'cluster-reachable',
   /** The app object exists on the target's cluster, and which API version serves it. */
   'app-object',
+  /** The pipeline's `spec.source` exists on its cluster and names a version (a row of the first environment). */
+  'source-object',
   /** The pull-request repository can be read with the Pipeline's Git credentials. */
   'git-repository',
   /** Those credentials may push a branch and open a pull request. */

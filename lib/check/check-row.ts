@@ -21,6 +21,10 @@ export type CheckReason =
   | 'app-found'
   | 'app-absent'
   | 'forbidden'
+  // source-object (and forbidden, server-error)
+  | 'source-found'
+  | 'source-absent'
+  | 'source-without-version'
   // app-object (an answer the reader cannot use), or cluster-reachable (a failure that is no answer)
   | 'server-error'
   // git-repository
@@ -59,13 +63,13 @@ export interface CheckRow {
   /** The pipeline, `ns/name`. */
   pipeline: string;
   environment: string;
-  /** The target, for the rows about one (cluster-reachable, app-object). */
+  /** The target (or the source's cluster and namespace), for the rows about one (cluster-reachable, app-object, source-object). */
   target?: CheckTarget;
   kind: CheckKind;
   outcome: CheckOutcome;
   reason: CheckReason;
   message: string;
-  /** app-object: the apiVersion the cluster serves the object in (`helm.toolkit.fluxcd.io/v2`). */
+  /** app-object, source-object: the apiVersion the cluster serves the object in (`helm.toolkit.fluxcd.io/v2`). */
   apiVersion?: string;
   /** markers: the files of the base branch that hold the environment's marker. */
   files?: string[];

@@ -3,8 +3,8 @@
 // repository shared), and each failure stays in its own rows: an unreachable cluster or a rejected token fails those
 // rows and no others.
 //
-// A new kind of check gets its job here, next to the others of its environment (e.g. `source-object`: one job for the
-// first environment of a pipeline with `spec.source`, reading the source object like a target's app).
+// A new kind of check gets its job here, next to the others of its environment. A pipeline's source is checked with
+// its first environment, read like a target's app.
 import { appKeyOf, appKeyString, objectKeyString, type Pipeline } from '../pipeline/model.js';
 import { mapLimit } from '../util/map-limit.js';
 import type { CheckRow } from './check-row.js';
@@ -47,6 +47,8 @@ export async function checkPipelines(pipelines: readonly Pipeline[], ports: Chec
     pipeline.environments.forEach((env, index) => {
       const place = { pipeline: objectKeyString(pipeline), environment: env.name };
       for (const target of env.targets) jobs.push(() => targetRows(place, appKeyOf(pipeline, target), read));
+      const { source } = pipeline;
+      if (index === 0 && source) jobs.push(() => targetRows(place, source, read));
       const way = promotionInto(pipeline, env, index);
       if (way?.strategy === 'pull-request') jobs.push(() => pullRequestRows(place, pipeline, way.pullRequest, probes));
       else if (way?.strategy === 'notification') {

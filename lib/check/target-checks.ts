@@ -1,8 +1,10 @@
 // The rows of one target: whether its cluster answers with the stored credentials (`cluster-reachable`), and whether
 // the app object exists there and in which API version the cluster serves it (`app-object`). Both come from one read
-// of the object, the read the verifier makes; how it fails says which row fails.
+// of the object, the read the verifier makes; how it fails says which row fails. A pipeline's source is checked the
+// same way (`source-object`), and must also name a version for the first environment to be promoted to it.
 import { ClusterAccessError, type ClusterErrorKind } from '../clusters/port.js';
-import { objectKeyString, type AppKey } from '../pipeline/model.js';
+import { readTargetStatus } from '../flux/index.js';
+import { isSourceKind, objectKeyString, type AppKey } from '../pipeline/model.js';
 import type { CheckReason, CheckRow, CheckTarget } from './check-row.js';
 
 /** Reads an app object as the cluster serves it; undefined when it does not exist. Throws ClusterAccessError. */
@@ -27,6 +29,8 @@ export async function targetRows(
   const row = (kind: CheckRow['kind'], outcome: CheckRow['outcome'], reason: CheckReason, message: string) =>
     ({ ...place, target, kind, outcome, reason, message }) satisfies CheckRow;
   const answered = row('cluster-reachable', 'ok', 'cluster-answered', `cluster ${cluster} answers`);
+  const source = isSourceKind(app.kind);
+  const objectKind = source ? 'source-object' : 'app-object';
 
   let found: Record<string, unknown> | undefined;
   try {
@@ -34,7 +38,7 @@ export async function targetRows(
   } catch (error) {
     const unanswered = (reason: CheckReason, message: string): [CheckRow, CheckRow] => [
       row('cluster-reachable', 'failed', reason, message),
-      row('app-object', 'skipped', 'earlier-check-failed', `${object}: not read, cluster ${cluster} did not answer`),
+      row(objectKind, 'skipped', 'earlier-check-failed', `${object}: not read, cluster ${cluster} did not answer`),
     ];
     // The reader throws ClusterAccessError only; anything else is no proof that the cluster answered.
     if (!(error instanceof ClusterAccessError)) {
@@ -47,9 +51,10 @@ export async function targetRows(
     // Forbidden, or an answer the reader cannot use (Flux not installed, a 5xx): the cluster did answer.
     return [
       answered,
-      row('app-object', 'failed', error.kind === 'forbidden' ? 'forbidden' : 'server-error', error.message),
+      row(objectKind, 'failed', error.kind === 'forbidden' ? 'forbidden' : 'server-error', error.message),
     ];
   }
+  if (source) return [answered, sourceRow(row, object, cluster, found)];
   if (!found) {
     return [
       answered,
@@ -74,4 +79,27 @@ export async function targetRows(
       ...(apiVersion !== undefined && { apiVersion }),
     },
   ];
+}
+
+/** The source's row: it exists, and names a version the first environment can be promoted to. */
+function sourceRow(
+  row: (kind: CheckRow['kind'], outcome: CheckRow['outcome'], reason: CheckReason, message: string) => CheckRow,
+  object: string,
+  cluster: string,
+  found: Record<string, unknown> | undefined,
+): CheckRow {
+  if (!found) {
+    const message = `source ${object} not found on cluster ${cluster}: the first environment is not promoted from it`;
+    return row('source-object', 'failed', 'source-absent', message);
+  }
+  const apiVersion = typeof found.apiVersion === 'string' ? found.apiVersion : undefined;
+  const served = { ...(apiVersion !== undefined && { apiVersion }) };
+  const status = readTargetStatus(found);
+  if (status.phase !== 'Ready' || status.revision === undefined) {
+    // It may resolve a version later (a first scan, a registry outage): not a configuration error by itself.
+    const message = `source ${object} on cluster ${cluster} names no version now (${status.phase}): ${status.message}`;
+    return { ...row('source-object', 'warning', 'source-without-version', message), ...served };
+  }
+  const message = `source ${object} on cluster ${cluster} names ${status.revision}, served as ${apiVersion ?? 'an unnamed version'}`;
+  return { ...row('source-object', 'ok', 'source-found', message), ...served };
 }

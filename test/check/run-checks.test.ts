@@ -142,7 +142,7 @@ describe('checkPipelines', () => {
     assert.deepEqual(rowOf(rows, 'staging', 'markers').files, ['apps/staging/podinfo.yaml']);
   });
 
-  it('a pipeline with a source: its first environment is promoted into too', async () => {
+  it('a pipeline with a source: the source is checked, and its first environment is promoted into too', async () => {
     const rows = await checkPipelines(
       [
         pipeline([env('dev', [{ cluster: DEV, namespace: 'dev' }], notification)], 'podinfo', {
@@ -151,7 +151,11 @@ describe('checkPipelines', () => {
       ],
       ports(),
     );
-    assert.deepEqual(brief(rows).slice(2), ['dev notification-sinks warning sinks-unknown']);
+    assert.deepEqual(brief(rows).slice(2), [
+      'dev cluster-reachable ok cluster-answered',
+      'dev source-object failed source-absent',
+      'dev notification-sinks warning sinks-unknown',
+    ]);
   });
 
   it('a block naming both strategies is carried out by the pull request; the files holding the marker are all named', async () => {

@@ -5,6 +5,7 @@ import { describe, it } from 'node:test';
 import { targetRows } from '../../lib/check/target-checks.js';
 import type { ClusterErrorKind } from '../../lib/clusters/port.js';
 import type { AppKey } from '../../lib/pipeline/model.js';
+import { imagePolicy } from '../fixtures/flux-objects.js';
 import { clusterFault, ScriptedClusters } from '../../lib/testing/scripted-clusters.js';
 
 const PLACE = { pipeline: 'flux-system/podinfo', environment: 'prod' };
@@ -74,5 +75,47 @@ describe('the rows of a target', () => {
       'app-object skipped earlier-check-failed',
     ]);
     assert.equal(rows[0].message, 'cluster flux-system/prod: socket closed');
+  });
+});
+
+describe("the rows of a pipeline's source", () => {
+  const SOURCE: AppKey = {
+    cluster: { namespace: 'flux-system', name: 'dev' },
+    kind: 'ImagePolicy',
+    namespace: 'flux-system',
+    name: 'podinfo',
+  };
+  const PLACE_DEV = { pipeline: 'flux-system/podinfo', environment: 'dev' };
+
+  it('a source naming a version: ok, with the version and the apiVersion that served it', async () => {
+    const rows = await targetRows(PLACE_DEV, SOURCE, () => Promise.resolve(imagePolicy({ tag: '6.5.0' })));
+    assert.deepEqual(summary(rows), ['cluster-reachable ok cluster-answered', 'source-object ok source-found']);
+    assert.equal(
+      rows[1].message,
+      'source ImagePolicy flux-system/podinfo on cluster flux-system/dev names 6.5.0, served as image.toolkit.fluxcd.io/v1',
+    );
+  });
+
+  it('a source not Ready on a version: a warning with its message', async () => {
+    const rows = await targetRows(PLACE_DEV, SOURCE, () => Promise.resolve(imagePolicy({ ready: false })));
+    assert.deepEqual(summary(rows), [
+      'cluster-reachable ok cluster-answered',
+      'source-object warning source-without-version',
+    ]);
+    assert.match(rows[1].message, /names no version now \(\w+\): .*context deadline exceeded/);
+  });
+
+  it('a source that does not exist: failed, naming it and its cluster', async () => {
+    const rows = await targetRows(PLACE_DEV, SOURCE, () => Promise.resolve(undefined));
+    assert.deepEqual(summary(rows), ['cluster-reachable ok cluster-answered', 'source-object failed source-absent']);
+    assert.match(rows[1].message, /^source ImagePolicy flux-system\/podinfo not found on cluster flux-system\/dev/);
+  });
+
+  it('an unreachable source cluster: the source row is skipped', async () => {
+    const rows = await targetRows(PLACE_DEV, SOURCE, () => Promise.reject(clusterFault('unreachable', 'dev')));
+    assert.deepEqual(summary(rows), [
+      'cluster-reachable failed unreachable',
+      'source-object skipped earlier-check-failed',
+    ]);
   });
 });
