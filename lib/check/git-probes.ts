@@ -6,7 +6,7 @@
 import { objectKeyString, type ObjectKey } from '../pipeline/model.js';
 import type { PullRequestPromotion } from '../pipeline/promotion.js';
 import { repositoryAddress } from '../pipeline/repository-address.js';
-import type { GitHost, HostRepository, RepositoryAccess } from '../promotion/pull-request/host.js';
+import type { GitHost, HostRepository, RepositoryAccess } from '../promotion/pull-request/index.js';
 import type { CheckReason } from './check-row.js';
 import { scanMarkers, type MarkerFiles } from './marker-scan.js';
 import type { CheckPorts } from './ports.js';

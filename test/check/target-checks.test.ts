@@ -88,7 +88,7 @@ describe("the rows of a pipeline's source", () => {
   const PLACE_DEV = { pipeline: 'flux-system/podinfo', environment: 'dev' };
 
   it('a source naming a version: ok, with the version and the apiVersion that served it', async () => {
-    const rows = await targetRows(PLACE_DEV, SOURCE, () => Promise.resolve(imagePolicy({ tag: '6.5.0' })));
+    const rows = await targetRows(PLACE_DEV, SOURCE, () => Promise.resolve({ ...imagePolicy({ tag: '6.5.0' }) }));
     assert.deepEqual(summary(rows), ['cluster-reachable ok cluster-answered', 'source-object ok source-found']);
     assert.equal(
       rows[1].message,
@@ -97,7 +97,7 @@ describe("the rows of a pipeline's source", () => {
   });
 
   it('a source not Ready on a version: a warning with its message', async () => {
-    const rows = await targetRows(PLACE_DEV, SOURCE, () => Promise.resolve(imagePolicy({ ready: false })));
+    const rows = await targetRows(PLACE_DEV, SOURCE, () => Promise.resolve({ ...imagePolicy({ ready: false }) }));
     assert.deepEqual(summary(rows), [
       'cluster-reachable ok cluster-answered',
       'source-object warning source-without-version',

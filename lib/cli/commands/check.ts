@@ -1,58 +1,15 @@
 // pipelinectl check: whether the promotions of a pipeline (or of all) can work, before the first one is due.
 import { Option, type Command } from 'commander';
-import type { GitProviderType } from '../../pipeline/promotion.js';
-import { parseHttpUrl, parseObjectKey } from '../flags.js';
+import { parseObjectKey } from '../flags.js';
+import { GIT_API_FLAGS, gitApiUrlsOf, type GitApiFlagValues } from '../git-api-flags.js';
 import { addBackendOptions, outputOption, withBackend } from '../options.js';
 import { printJson, printLines } from '../output.js';
 
-interface CheckFlags {
+interface CheckFlags extends GitApiFlagValues {
   output: 'table' | 'json';
-  githubApiUrl?: string;
-  gitlabApiUrl?: string;
-  bitbucketServerApiUrl?: string;
-  /** Commander's name for `--azure-devops-api-url` (it capitalises after each dash only). */
-  azureDevopsApiUrl?: string;
 }
 
 const GIT_HOSTS = "Where the Git hosts are, as for serve (default: a running serve's, else each repository URL's):";
-
-/** serve's flags for the Git API base URLs, with the same environment variables, and the host type each sets. */
-const GIT_API_FLAGS = [
-  {
-    flag: '--github-api-url',
-    env: 'GITHUB_API_URL',
-    type: 'github',
-    attribute: 'githubApiUrl',
-    description: 'GitHub API base URL (GitHub Enterprise)',
-  },
-  {
-    flag: '--gitlab-api-url',
-    env: 'GITLAB_API_URL',
-    type: 'gitlab',
-    attribute: 'gitlabApiUrl',
-    description: 'GitLab API base URL (https://host/api/v4)',
-  },
-  {
-    flag: '--bitbucket-server-api-url',
-    env: 'BITBUCKET_SERVER_API_URL',
-    type: 'bitbucket-server',
-    attribute: 'bitbucketServerApiUrl',
-    description: 'Bitbucket Server base URL (https://host[/context])',
-  },
-  {
-    flag: '--azure-devops-api-url',
-    env: 'AZURE_DEVOPS_API_URL',
-    type: 'azure-devops',
-    attribute: 'azureDevopsApiUrl',
-    description: 'Azure DevOps collection URL (https://dev.azure.com/org)',
-  },
-] as const satisfies readonly {
-  flag: string;
-  env: string;
-  type: GitProviderType;
-  attribute: keyof CheckFlags;
-  description: string;
-}[];
 
 export function register(program: Command): void {
   const command = program
@@ -80,11 +37,7 @@ export function register(program: Command): void {
   );
   addBackendOptions(command).action(async (name: string | undefined, flags: CheckFlags) => {
     const pipeline = name === undefined ? undefined : parseObjectKey(name, 'the pipeline');
-    const gitApiUrls: Partial<Record<GitProviderType, string>> = {};
-    for (const { flag, type, attribute } of GIT_API_FLAGS) {
-      const value = flags[attribute];
-      if (value !== undefined) gitApiUrls[type] = parseHttpUrl(value, flag);
-    }
+    const gitApiUrls = gitApiUrlsOf(flags);
     const { runChecks, checkTable, checkFailure } = await import('../actions/check.js');
     await withBackend(command, async (backend) => {
       const report = await runChecks(backend, { pipeline, gitApiUrls });

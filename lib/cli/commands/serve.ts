@@ -14,19 +14,15 @@ import { createConsoleLogger } from '../../logging/console-logger.js';
 import type { Logger } from '../../logging/logger.js';
 import { CliError } from '../errors.js';
 import { parseDuration, parseHost, parseHttpUrl, parseObjectKey, parsePort } from '../flags.js';
+import { GIT_API_FLAGS, type GitApiFlagValues } from '../git-api-flags.js';
 
-interface ServeFlags {
+interface ServeFlags extends GitApiFlagValues {
   config: string;
   port: string;
   host: string;
   dataDir: string;
   pollInterval: string;
   defaultCluster?: string;
-  githubApiUrl?: string;
-  gitlabApiUrl?: string;
-  bitbucketServerApiUrl?: string;
-  /** Commander's name for `--azure-devops-api-url` (it capitalises after each dash only). */
-  azureDevopsApiUrl?: string;
   commitAuthorName?: string;
   commitAuthorEmail?: string;
   notificationWebhookUrl?: string;
@@ -47,29 +43,7 @@ const PROMOTION = "How promotions are carried out (the same settings as the veri
  * is a Secret of the configuration, named like the Lambda's NOTIFICATION_WEBHOOK_SECRET_ID names its secret.
  */
 const PROMOTION_FLAGS = [
-  {
-    flags: '--github-api-url <url>',
-    env: 'GITHUB_API_URL',
-    description: 'GitHub API base URL for pull requests (GitHub Enterprise); default: derived from each repository URL',
-  },
-  {
-    flags: '--gitlab-api-url <url>',
-    env: 'GITLAB_API_URL',
-    description:
-      'GitLab API base URL (https://host/api/v4) for merge requests; default: derived from each repository URL',
-  },
-  {
-    flags: '--bitbucket-server-api-url <url>',
-    env: 'BITBUCKET_SERVER_API_URL',
-    description:
-      'Bitbucket Server base URL (https://host[/context]) for pull requests; default: derived from each repository URL',
-  },
-  {
-    flags: '--azure-devops-api-url <url>',
-    env: 'AZURE_DEVOPS_API_URL',
-    description:
-      'Azure DevOps collection URL (https://dev.azure.com/org) for pull requests; default: derived from each repository URL',
-  },
+  ...GIT_API_FLAGS.map(({ flag, env, description }) => ({ flags: `${flag} <url>`, env, description })),
   {
     flags: '--commit-author-name <name>',
     env: 'COMMIT_AUTHOR_NAME',

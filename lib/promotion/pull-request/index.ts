@@ -13,4 +13,5 @@ export type {
   PullRequestSummary,
   PullRequestWrite,
   RepositoryFile,
+  RepositoryAccess,
 } from './host.js';
