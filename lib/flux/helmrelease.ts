@@ -4,17 +4,11 @@
 // gives an Unreadable status, not an exception: it comes from a remote cluster, so it is a fact about that target
 // to report next to the others, not a bug that should abort checking the whole pipeline.
 import { z } from 'zod';
+import { readFluxObject } from './flux-object.js';
 import type { Condition } from './conditions.js';
-import {
-  assessReadiness,
-  ConditionListSchema,
-  describeCondition,
-  describeIssue,
-  findCondition,
-  typeMeta,
-} from './conditions.js';
+import { assessReadiness, ConditionListSchema, describeCondition, findCondition } from './conditions.js';
 import type { Problem, TargetStatus } from './target-status.js';
-import { readObjectStatus, suspendedStatus, unreadableTarget } from './target-status.js';
+import { readObjectStatus } from './target-status.js';
 
 const GROUP = 'helm.toolkit.fluxcd.io';
 /** v2beta2 has the same status as v2 (history, no maintained lastAppliedRevision); v2beta1 is the old shape. */
@@ -56,24 +50,17 @@ type Status = NonNullable<HelmRelease['status']>;
 
 /** Read a `helm.toolkit.fluxcd.io` v2, v2beta2 or v2beta1 HelmRelease; anything else is unreadable. */
 export function readHelmReleaseStatus(object: unknown): TargetStatus {
-  const { kind, apiVersion, ref } = typeMeta(object);
-  if (kind !== 'HelmRelease') {
-    return unreadableTarget('UnsupportedKind', `expected a HelmRelease, got kind ${kind ?? '(none)'}`);
-  }
-  const version = VERSIONS.find((v) => apiVersion === `${GROUP}/${v}`);
-  if (version === undefined) {
-    return unreadableTarget(
-      'UnsupportedVersion',
-      `HelmRelease ${ref}: apiVersion ${apiVersion ?? '(none)'} is not supported (${GROUP}/v2, v2beta2 or v2beta1)`,
-    );
-  }
-  const parsed = HelmRelease.safeParse(object);
-  if (!parsed.success) {
-    return unreadableTarget('InvalidObject', `HelmRelease ${ref}: ${describeIssue(parsed.error, object)}`);
-  }
-  const hr = parsed.data;
-  const status = readRelease(hr, version, ref);
-  return hr.spec?.suspend === true ? suspendedStatus(status) : status;
+  return readFluxObject(
+    {
+      kind: 'HelmRelease',
+      named: 'a HelmRelease',
+      group: GROUP,
+      versions: VERSIONS,
+      schema: HelmRelease,
+      read: readRelease,
+    },
+    object,
+  );
 }
 
 function readRelease(hr: HelmRelease, version: (typeof VERSIONS)[number], ref: string): TargetStatus {

@@ -2,10 +2,11 @@
 // (docs/flux-status.md, "ImagePolicy"). Like the app readers, an object it does not understand gives an Unreadable
 // status, not an exception.
 import { z } from 'zod';
+import { readFluxObject } from './flux-object.js';
 import { WATCHED_KIND_GROUPS } from '../pipeline/model.js';
-import { assessReadiness, ConditionListSchema, describeIssue, findCondition, typeMeta } from './conditions.js';
+import { assessReadiness, ConditionListSchema, findCondition } from './conditions.js';
 import type { Problem, TargetStatus } from './target-status.js';
-import { readObjectStatus, suspendedStatus, unreadableTarget } from './target-status.js';
+import { readObjectStatus } from './target-status.js';
 
 const GROUP = WATCHED_KIND_GROUPS.ImagePolicy;
 // v1 (Flux 2.7 on) and v1beta2 (Flux 2.0 to 2.8) share the status rules; v1 dropped the deprecated `latestImage`.
@@ -34,22 +35,17 @@ type ImagePolicy = z.infer<typeof ImagePolicy>;
  * (Flux 2.6 on), else the tag of the older `latestImage` (`repo:tag`).
  */
 export function readImagePolicyStatus(object: unknown): TargetStatus {
-  const { kind, apiVersion, ref } = typeMeta(object);
-  if (kind !== 'ImagePolicy') {
-    return unreadableTarget('UnsupportedKind', `expected an ImagePolicy, got kind ${kind ?? '(none)'}`);
-  }
-  if (!VERSIONS.some((v) => apiVersion === `${GROUP}/${v}`)) {
-    return unreadableTarget(
-      'UnsupportedVersion',
-      `ImagePolicy ${ref}: apiVersion ${apiVersion ?? '(none)'} is not supported (${GROUP}/v1 or v1beta2)`,
-    );
-  }
-  const parsed = ImagePolicy.safeParse(object);
-  if (!parsed.success) {
-    return unreadableTarget('InvalidObject', `ImagePolicy ${ref}: ${describeIssue(parsed.error, object)}`);
-  }
-  const status = readSelection(parsed.data, ref);
-  return parsed.data.spec?.suspend === true ? suspendedStatus(status) : status;
+  return readFluxObject(
+    {
+      kind: 'ImagePolicy',
+      named: 'an ImagePolicy',
+      group: GROUP,
+      versions: VERSIONS,
+      schema: ImagePolicy,
+      read: (policy, _version, ref) => readSelection(policy, ref),
+    },
+    object,
+  );
 }
 
 function readSelection({ metadata, status }: ImagePolicy, ref: string): TargetStatus {

@@ -1,10 +1,11 @@
 // What a Kustomization read from a leaf cluster says about its deployment (docs/flux-status.md, "Kustomization").
 // Like readHelmReleaseStatus, an object it does not understand gives an Unreadable status, not an exception.
 import { z } from 'zod';
-import { assessReadiness, ConditionListSchema, describeIssue, typeMeta } from './conditions.js';
+import { readFluxObject } from './flux-object.js';
+import { assessReadiness, ConditionListSchema } from './conditions.js';
 import { sameRevision } from './revision.js';
 import type { Problem, TargetStatus } from './target-status.js';
-import { readObjectStatus, suspendedStatus, unreadableTarget } from './target-status.js';
+import { readObjectStatus } from './target-status.js';
 
 const GROUP = 'kustomize.toolkit.fluxcd.io';
 // v1beta2 has the same status fields and rules; v1beta1 (gone since Flux 2.7) is not read.
@@ -30,22 +31,17 @@ const Kustomization = z.looseObject({
  * spec that keeps failing stays unsettled until it succeeds or stalls.
  */
 export function readKustomizationStatus(object: unknown): TargetStatus {
-  const { kind, apiVersion, ref } = typeMeta(object);
-  if (kind !== 'Kustomization') {
-    return unreadableTarget('UnsupportedKind', `expected a Kustomization, got kind ${kind ?? '(none)'}`);
-  }
-  if (!VERSIONS.some((v) => apiVersion === `${GROUP}/${v}`)) {
-    return unreadableTarget(
-      'UnsupportedVersion',
-      `Kustomization ${ref}: apiVersion ${apiVersion ?? '(none)'} is not supported (${GROUP}/v1 or v1beta2)`,
-    );
-  }
-  const parsed = Kustomization.safeParse(object);
-  if (!parsed.success) {
-    return unreadableTarget('InvalidObject', `Kustomization ${ref}: ${describeIssue(parsed.error, object)}`);
-  }
-  const status = readApply(parsed.data, ref);
-  return parsed.data.spec?.suspend === true ? suspendedStatus(status) : status;
+  return readFluxObject(
+    {
+      kind: 'Kustomization',
+      named: 'a Kustomization',
+      group: GROUP,
+      versions: VERSIONS,
+      schema: Kustomization,
+      read: (kustomization, _version, ref) => readApply(kustomization, ref),
+    },
+    object,
+  );
 }
 
 function readApply({ metadata, status }: z.infer<typeof Kustomization>, ref: string): TargetStatus {

@@ -2,10 +2,11 @@
 // (docs/flux-status.md, "OCIRepository"). Like the app readers, an object it does not understand gives an Unreadable
 // status, not an exception.
 import { z } from 'zod';
+import { readFluxObject } from './flux-object.js';
 import { WATCHED_KIND_GROUPS } from '../pipeline/model.js';
-import { assessReadiness, ConditionListSchema, describeIssue, findCondition, typeMeta } from './conditions.js';
+import { assessReadiness, ConditionListSchema, findCondition } from './conditions.js';
 import type { Problem, TargetStatus } from './target-status.js';
-import { readObjectStatus, suspendedStatus, unreadableTarget } from './target-status.js';
+import { readObjectStatus } from './target-status.js';
 
 const GROUP = WATCHED_KIND_GROUPS.OCIRepository;
 // v1 (Flux 2.6 on) and v1beta2 have the same status fields and rules.
@@ -31,22 +32,17 @@ type OCIRepository = z.infer<typeof OCIRepository>;
  * stored: `<tag>@sha256:<hex>` when its ref is a tag or a semver range, `sha256:<hex>` when it is a digest.
  */
 export function readOciRepositoryStatus(object: unknown): TargetStatus {
-  const { kind, apiVersion, ref } = typeMeta(object);
-  if (kind !== 'OCIRepository') {
-    return unreadableTarget('UnsupportedKind', `expected an OCIRepository, got kind ${kind ?? '(none)'}`);
-  }
-  if (!VERSIONS.some((v) => apiVersion === `${GROUP}/${v}`)) {
-    return unreadableTarget(
-      'UnsupportedVersion',
-      `OCIRepository ${ref}: apiVersion ${apiVersion ?? '(none)'} is not supported (${GROUP}/v1 or v1beta2)`,
-    );
-  }
-  const parsed = OCIRepository.safeParse(object);
-  if (!parsed.success) {
-    return unreadableTarget('InvalidObject', `OCIRepository ${ref}: ${describeIssue(parsed.error, object)}`);
-  }
-  const status = readArtifact(parsed.data, ref);
-  return parsed.data.spec?.suspend === true ? suspendedStatus(status) : status;
+  return readFluxObject(
+    {
+      kind: 'OCIRepository',
+      named: 'an OCIRepository',
+      group: GROUP,
+      versions: VERSIONS,
+      schema: OCIRepository,
+      read: (repository, _version, ref) => readArtifact(repository, ref),
+    },
+    object,
+  );
 }
 
 function readArtifact({ metadata, status }: OCIRepository, ref: string): TargetStatus {

@@ -1,0 +1,55 @@
+// What every reader of a Flux object does before its own rules: check the kind and that the API version is one it
+// reads, parse the shape it needs (zod), and report a suspended object as such. In one place, so the readers answer
+// an object they cannot use the same way: an Unreadable status naming the object, never an exception.
+import type { z } from 'zod';
+import { describeIssue, typeMeta } from './conditions.js';
+import type { TargetStatus } from './target-status.js';
+import { suspendedStatus, unreadableTarget } from './target-status.js';
+
+/** The fields the suspension rule reads; every Flux object the controller reads has them. */
+interface Suspendable {
+  spec?: { suspend?: boolean } | undefined;
+}
+
+export interface FluxObjectKind<T extends Suspendable, V extends string> {
+  kind: string;
+  /** The kind with its article, for messages: `a HelmRelease`, `an ImagePolicy`. */
+  named: string;
+  group: string;
+  /** The versions the reader reads, best first. */
+  versions: readonly V[];
+  schema: z.ZodType<T>;
+  /** The status by the kind's own rules, for an object of `version` that parsed. */
+  read(object: T, version: V, ref: string): TargetStatus;
+}
+
+export function readFluxObject<T extends Suspendable, V extends string>(
+  reader: FluxObjectKind<T, V>,
+  object: unknown,
+): TargetStatus {
+  const { kind, apiVersion, ref } = typeMeta(object);
+  if (kind !== reader.kind) {
+    return unreadableTarget('UnsupportedKind', `expected ${reader.named}, got kind ${kind ?? '(none)'}`);
+  }
+  const version = reader.versions.find((candidate) => apiVersion === `${reader.group}/${candidate}`);
+  if (version === undefined) {
+    return unreadableTarget(
+      'UnsupportedVersion',
+      `${reader.kind} ${ref}: apiVersion ${apiVersion ?? '(none)'} is not supported (${supported(reader)})`,
+    );
+  }
+  const parsed = reader.schema.safeParse(object);
+  if (!parsed.success) {
+    return unreadableTarget('InvalidObject', `${reader.kind} ${ref}: ${describeIssue(parsed.error, object)}`);
+  }
+  const status = reader.read(parsed.data, version, ref);
+  return parsed.data.spec?.suspend === true ? suspendedStatus(status) : status;
+}
+
+/** `helm.toolkit.fluxcd.io/v2, v2beta2 or v2beta1`. */
+function supported({ group, versions }: { group: string; versions: readonly string[] }): string {
+  const [first, ...rest] = versions;
+  const last = rest.pop();
+  const listed = [`${group}/${first ?? ''}`, ...rest].join(', ');
+  return last === undefined ? listed : `${listed} or ${last}`;
+}
