@@ -366,6 +366,15 @@ export class PipelineController extends Construct {
         resources: [this.table.tableArn],
       }),
     );
+    // An approval through /approval appends its `approved` audit entry: new items in audit partitions only.
+    role.addToPrincipalPolicy(
+      new iam.PolicyStatement({
+        sid: 'AppendAudit',
+        actions: ['dynamodb:PutItem'],
+        resources: [this.table.tableArn],
+        conditions: { 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': ['AUDIT#*'] } },
+      }),
+    );
     role.addToPrincipalPolicy(
       new iam.PolicyStatement({ sid: 'Enqueue', actions: ['sqs:SendMessage'], resources: [this.queue.queueArn] }),
     );

@@ -61,3 +61,28 @@ export function parseHttpUrl(text: string, flag: string): string {
   }
   return value.replace(/\/+$/, '');
 }
+
+const DAY_MS = 86_400_000;
+const ISO_DATE = /^\d{4}-\d{2}-\d{2}(?:T\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?(?:Z|[+-]\d{2}:\d{2})?)?$/;
+
+/**
+ * A point in the past as `--since` takes it: a duration back from `now` (`30m`, `24h`, `7d`, `1d12h`; days are
+ * accepted here only, where a look back of weeks is usual) or an ISO 8601 date or time (`2026-11-01`,
+ * `2026-11-01T09:30:00Z`; a date alone is midnight UTC).
+ */
+export function parseSince(text: string, flag: string, now: Date): Date {
+  const value = text.trim();
+  if (ISO_DATE.test(value)) {
+    const time = Date.parse(value);
+    if (!Number.isNaN(time)) return new Date(time);
+  }
+  const days = /^(\d+)d(.*)$/.exec(value);
+  const rest = days ? days[2] : value;
+  const restMs = rest === '' ? 0 : durationMs(rest ?? '');
+  if (restMs === undefined || (days === null && rest === '')) {
+    throw new CliError(
+      `${flag} must be a duration such as 30m, 24h or 7d, or a date such as 2026-11-01 (got ${JSON.stringify(text)})`,
+    );
+  }
+  return new Date(now.getTime() - Number(days?.[1] ?? 0) * DAY_MS - restMs);
+}

@@ -22,6 +22,7 @@ const COMMANDS: readonly (readonly [string, () => Promise<CommandModule>])[] = [
   ['approve', () => import('./commands/approve.js')],
   ['retry', () => import('./commands/retry.js')],
   ['explain', () => import('./commands/explain.js')],
+  ['history', () => import('./commands/history.js')],
   ['check', () => import('./commands/check.js')],
   ['flux-config', () => import('./commands/flux-config.js')],
   ['dlq', () => import('./commands/dlq.js')],

@@ -568,11 +568,13 @@ describe('POST /approval/{ns}/{name}/{env}/{revision} (Weave)', () => {
 
   it('rejects a signature over the body instead of the empty string', async () => {
     await store.requestApproval(PODINFO, 'prod', '6.9.4', NOW);
+    const auditBefore = (await auditTrail()).length;
     const answer = await postWeave('/approval/flux-system/podinfo/prod/6.9.4', 'body', 'body');
     assert.equal(answer.status, 401);
     assert.equal((await postWeave('/approval/flux-system/unsigned/prod/6.9.4', '', '')).status, 401);
     assertNothingEnqueued();
     assert.equal((await store.getApproval(PODINFO, 'prod'))?.approvedAt, undefined);
+    assert.equal((await auditTrail()).length, auditBefore, 'a refused approval is not audited');
   });
 
   it('answers 422 when nothing waits for that revision, or the environment is unknown', async () => {

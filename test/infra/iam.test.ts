@@ -107,9 +107,10 @@ describe('every IAM policy', () => {
 describe('the receiver', () => {
   const statements = statementsOf('receiver');
 
-  it('may read and update the table, enqueue, write its logs and read secrets, nothing else', () => {
+  it('may read and update the table, append audit entries, enqueue, write its logs and read secrets, nothing else', () => {
     assert.deepEqual(actionsOf(statements), [
       'dynamodb:GetItem',
+      'dynamodb:PutItem',
       'dynamodb:Query',
       'dynamodb:UpdateItem',
       'logs:CreateLogStream',
@@ -119,6 +120,8 @@ describe('the receiver', () => {
     ]);
     assert.deepEqual(resourcesOf(statements, 'dynamodb:Query'), [`<${id.table}.Arn>`]);
     assert.deepEqual(resourcesOf(statements, 'sqs:SendMessage'), [`<${id.queue}.Arn>`]);
+    const append = statements.find((statement) => asList(statement.Action).includes('dynamodb:PutItem'));
+    assert.deepEqual(append?.Condition, { 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': ['AUDIT#*'] } });
   });
 
   it('cannot reach clusters: no eks, sts or ec2 action', () => {
