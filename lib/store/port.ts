@@ -228,6 +228,16 @@ export const AUDIT_ENTRY_TYPES = [
   'promotion-interrupted',
   /** `pipelinectl retry` made a failed promotion due now. */
   'promotion-retry-requested',
+  /**
+   * Every target of the environment was seen Ready on `revision`; `at` is when the last of them became so. Once per
+   * healthy spell (lib/verifier/environment-facts.ts): what lead time, deployments and restores are measured from.
+   */
+  'environment-passed',
+  /**
+   * A target of the environment was seen Failed; `at` is when the first of them became so, `revision` the one they
+   * run when they agree. Once per unhealthy spell: what change failures and time to restore are measured from.
+   */
+  'environment-regressed',
 ] as const;
 export type AuditEntryType = (typeof AUDIT_ENTRY_TYPES)[number];
 

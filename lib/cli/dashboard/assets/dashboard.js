@@ -1,0 +1,66 @@
+/* global document, window, EventSource, fetch, DOMParser */
+// Live updates without a reload: the server says on /events when the fleet or its audit trail changed; the page then
+// fetches itself again and swaps its <main> in place, keeping keyboard focus where it was. Without JavaScript every
+// page still works; it is only not live.
+(() => {
+  const status = document.getElementById('live-status');
+  const say = (text) => {
+    if (status) status.textContent = text;
+  };
+  if (typeof EventSource !== 'function') return;
+
+  let refreshing = false;
+  let again = false;
+
+  /** Something that identifies the focused element across a swap: its id, or its link target and text. */
+  const focusKey = () => {
+    const element = document.activeElement;
+    if (!element || element === document.body) return undefined;
+    return { id: element.id, href: element.getAttribute('href'), text: element.textContent };
+  };
+  const refocus = (key) => {
+    if (!key) return;
+    const candidates = key.id
+      ? [document.getElementById(key.id)]
+      : [...document.querySelectorAll('main a, main button')];
+    const match = candidates.find(
+      (element) =>
+        element && (key.id || (element.getAttribute('href') === key.href && element.textContent === key.text)),
+    );
+    if (match) match.focus();
+  };
+
+  const refresh = async () => {
+    if (refreshing) {
+      again = true;
+      return;
+    }
+    refreshing = true;
+    try {
+      const response = await fetch(window.location.href, { headers: { accept: 'text/html' } });
+      if (!response.ok) return;
+      const next = new DOMParser().parseFromString(await response.text(), 'text/html').querySelector('main');
+      const current = document.querySelector('main');
+      if (next && current && next.innerHTML !== current.innerHTML) {
+        const key = focusKey();
+        current.innerHTML = next.innerHTML;
+        refocus(key);
+      }
+      say(`live, updated ${new Date().toLocaleTimeString()}`);
+    } catch {
+      say('live updates interrupted; retrying');
+    } finally {
+      refreshing = false;
+      if (again) {
+        again = false;
+        void refresh();
+      }
+    }
+  };
+
+  const events = new EventSource('/events');
+  events.addEventListener('open', () => say('live'));
+  events.addEventListener('change', () => void refresh());
+  events.addEventListener('error', () => say('live updates interrupted; retrying'));
+  window.addEventListener('pagehide', () => events.close());
+})();

@@ -1,0 +1,146 @@
+// The dashboard's HTTP server: node:http on a loopback address only, answering only requests addressed to a loopback
+// name on its port (no DNS rebinding), with headers that keep the pages from being framed, sniffed or made to load
+// anything from elsewhere. Pages come from routes.ts, the event stream from live-feed.ts.
+import { once } from 'node:events';
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { readHistory } from '../actions/history.js';
+import { pipelineViews, statusJson } from '../actions/status.js';
+import type { Backend } from '../backend.js';
+import type { Logger } from '../../logging/logger.js';
+import { loadAssets } from './assets.js';
+import { LiveFeed } from './live-feed.js';
+import { isLoopbackHost, isLoopbackHostHeader } from './loopback.js';
+import { createCsrfToken } from './request-guard.js';
+import { createDashboardRoutes } from './routes.js';
+
+export interface DashboardOptions {
+  backend: Backend;
+  /** A loopback address or `localhost`; default 127.0.0.1. Anything else is refused. */
+  host?: string;
+  /** 0 (the default) picks a free port. */
+  port?: number;
+  /** How often open pages are checked for changes. Default 2 s. */
+  refreshMs?: number;
+  logger: Pick<Logger, 'warn' | 'error'>;
+  now?: () => Date;
+}
+
+export interface RunningDashboard {
+  /** `http://127.0.0.1:PORT/`. */
+  url: string;
+  port: number;
+  /** Ends the event streams, stops listening and closes every connection (the backend is the caller's). */
+  close(): Promise<void>;
+}
+
+/** The only form the dashboard takes is a few fields: anything larger is not from its page. */
+const MAX_BODY_BYTES = 16 * 1024;
+
+const SECURITY_HEADERS: Readonly<Record<string, string>> = {
+  'content-security-policy':
+    "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self'; connect-src 'self'; " +
+    "form-action 'self'; frame-ancestors 'none'; base-uri 'none'",
+  'x-content-type-options': 'nosniff',
+  'x-frame-options': 'DENY',
+  // Not no-referrer: under it Chromium sends `Origin: null` with the form, and the same-origin check fails.
+  'referrer-policy': 'same-origin',
+  'cache-control': 'no-store',
+};
+
+export class NonLoopbackHostError extends Error {
+  constructor(host: string) {
+    super(`the dashboard listens on a loopback address only (127.0.0.1, ::1, localhost), not ${JSON.stringify(host)}`);
+    this.name = 'NonLoopbackHostError';
+  }
+}
+
+export async function startDashboard(options: DashboardOptions): Promise<RunningDashboard> {
+  const host = options.host ?? '127.0.0.1';
+  if (!isLoopbackHost(host)) throw new NonLoopbackHostError(host);
+  const { backend, logger } = options;
+  const now = options.now ?? (() => new Date());
+  const assets = await loadAssets();
+  const routes = createDashboardRoutes({ backend, csrfToken: createCsrfToken(), now, logger });
+  const feed = new LiveFeed({
+    intervalMs: options.refreshMs ?? 2000,
+    fingerprint: async () => {
+      const views = await pipelineViews(backend, undefined, now());
+      const newest = await readHistory(backend, { limit: 1 });
+      return JSON.stringify([views.map(statusJson), newest.entries]);
+    },
+    onError: (error) =>
+      logger.warn('dashboard: reading for live updates failed', {
+        error: error instanceof Error ? error.message : String(error),
+      }),
+  });
+
+  let port = 0;
+  const server = createServer((req, res) => {
+    handle(req, res).catch((error: unknown) => {
+      logger.error('dashboard: answering failed', { error: error instanceof Error ? error.message : String(error) });
+      if (!res.headersSent) send(res, 500, 'text/plain; charset=utf-8', 'internal error');
+      else res.destroy();
+    });
+  });
+
+  async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const hostHeader = req.headers.host;
+    if (!isLoopbackHostHeader(hostHeader, port)) {
+      send(res, 421, 'text/plain; charset=utf-8', 'the dashboard answers only requests to 127.0.0.1 or localhost');
+      return;
+    }
+    const url = new URL(req.url ?? '/', `http://${hostHeader}`);
+    const method = (req.method ?? 'GET').toUpperCase();
+    if (method === 'GET' && url.pathname === '/events') return feed.subscribe(res);
+    if (method === 'GET' && url.pathname === '/favicon.ico') return send(res, 204, 'text/plain', '');
+    const asset = method === 'GET' ? assets.get(url.pathname) : undefined;
+    if (asset) return send(res, 200, asset.contentType, asset.body);
+    const body = await readBody(req);
+    if (body === undefined) return send(res, 413, 'text/plain; charset=utf-8', 'request body too large');
+    const headers: Record<string, string | undefined> = {};
+    for (const [name, value] of Object.entries(req.headers))
+      headers[name] = Array.isArray(value) ? value.join(', ') : value;
+    const response = await routes({ method, url, headers, body, origin: `http://${hostHeader}` });
+    res.writeHead(response.status, {
+      ...SECURITY_HEADERS,
+      'content-type': 'text/html; charset=utf-8',
+      ...response.headers,
+    });
+    res.end(method === 'HEAD' || response.body === undefined ? undefined : String(response.body));
+  }
+
+  server.listen(options.port ?? 0, host);
+  await once(server, 'listening');
+  const address = server.address() as AddressInfo;
+  port = address.port;
+  const shown = address.family === 'IPv6' ? `[${address.address}]` : address.address;
+  return {
+    url: `http://${shown}:${port}/`,
+    port,
+    close: async () => {
+      feed.close();
+      const closed = once(server, 'close');
+      server.close();
+      server.closeAllConnections();
+      await closed;
+    },
+  };
+}
+
+function send(res: ServerResponse, status: number, contentType: string, body: string | Buffer): void {
+  res.writeHead(status, { ...SECURITY_HEADERS, 'content-type': contentType });
+  res.end(body);
+}
+
+/** The body as text, or undefined when it is over MAX_BODY_BYTES (reading stops there). */
+async function readBody(req: IncomingMessage): Promise<string | undefined> {
+  const chunks: Buffer[] = [];
+  let length = 0;
+  for await (const chunk of req as AsyncIterable<Buffer>) {
+    length += chunk.length;
+    if (length > MAX_BODY_BYTES) return undefined;
+    chunks.push(chunk);
+  }
+  return Buffer.concat(chunks).toString('utf8');
+}

@@ -1,0 +1,115 @@
+// Recording the facts the metrics are computed from (`environment-passed`, `environment-regressed`): the verifier
+// compares each environment's health (environment-health.ts) with the newest fact it recorded for that environment,
+// and appends one only when they differ, so a redundant message, or a status message that changes while the
+// environment stays healthy, writes nothing. Two verifiers racing on the same change may both append; the metrics
+// count a revision passed twice as one deployment, and a second regression of a spell as none.
+import type { ObjectKey, Pipeline } from '../pipeline/model.js';
+import type { AuditEntry, ObservedTargetStatus } from '../store/port.js';
+import type { VerifierDeps } from './deps.js';
+import { environmentHealth, type EnvironmentHealth } from './environment-health.js';
+
+/**
+ * Only health that began this recently is compared and recorded. The verifier decides on a pipeline right after a
+ * status change and the poller checks every pipeline every few minutes, so a change is seen well within this; an
+ * older one was recorded then (or, after an outage longer than this, is missing from the metrics: never wrong in
+ * them). It bounds what is read: steady pipelines read no audit entry at all.
+ */
+export const FACT_HORIZON_MS = 6 * 3_600_000;
+
+/** Audit entries read per page while looking for the newest facts. */
+const PAGE_SIZE = 50;
+/** Pages read at most: a trail busier than this within the horizon leaves the facts unrecorded rather than doubled. */
+const MAX_PAGES = 4;
+
+type Due = Exclude<EnvironmentHealth, { health: 'neither' }>;
+
+export type FactDeps = Pick<VerifierDeps, 'store' | 'now' | 'workerId' | 'logger'>;
+
+/** Appends the facts that the pipeline's current health adds to its trail; returns the ones it appended. */
+export async function recordEnvironmentFacts(
+  key: ObjectKey,
+  pipeline: Pipeline,
+  statuses: ReadonlyMap<string, ObservedTargetStatus>,
+  deps: FactDeps,
+): Promise<AuditEntry[]> {
+  const horizon = new Date(deps.now().getTime() - FACT_HORIZON_MS).toISOString();
+  const due = environmentHealth(pipeline, statuses).filter(
+    (health): health is Due => health.health !== 'neither' && health.since >= horizon,
+  );
+  if (due.length === 0) return [];
+  const newest = await newestFacts(
+    deps,
+    key,
+    due.map((health) => health.env),
+    horizon,
+  );
+  if (newest === undefined) {
+    deps.logger.debug('audit trail too busy to compare environment facts; not recorded', { pipeline: key.name });
+    return [];
+  }
+  const appended: AuditEntry[] = [];
+  for (const health of due) {
+    const last = newest.get(health.env);
+    const entry = factOf(key, health, deps.workerId);
+    const same =
+      last?.type === entry.type && (entry.type === 'environment-regressed' || last.revision === entry.revision);
+    if (same) continue;
+    await deps.store.appendAudit(entry);
+    appended.push(entry);
+  }
+  return appended;
+}
+
+function factOf(pipeline: ObjectKey, health: Due, actor: string): AuditEntry {
+  const { env, since: at } = health;
+  if (health.health === 'passed') {
+    const { revision } = health;
+    return {
+      at,
+      pipeline,
+      type: 'environment-passed',
+      env,
+      revision,
+      message: `every target of ${env} runs ${revision} and is Ready`,
+      actor,
+    };
+  }
+  const { revision } = health;
+  return {
+    at,
+    pipeline,
+    type: 'environment-regressed',
+    env,
+    ...(revision === undefined ? {} : { revision }),
+    message: revision === undefined ? `a target of ${env} failed` : `a target of ${env} failed on ${revision}`,
+    actor,
+  };
+}
+
+/**
+ * The newest `environment-passed`/`environment-regressed` entry of each of `envs` at or after `horizon` (absent:
+ * none there). Undefined when the trail was not read back to the horizon within the page budget.
+ */
+async function newestFacts(
+  deps: FactDeps,
+  key: ObjectKey,
+  envs: readonly string[],
+  horizon: string,
+): Promise<Map<string, AuditEntry> | undefined> {
+  const found = new Map<string, AuditEntry>();
+  let cursor: string | undefined;
+  for (let page = 0; page < MAX_PAGES; page += 1) {
+    const { items, cursor: next } = await deps.store.listAudit(key, { limit: PAGE_SIZE, cursor });
+    for (const entry of items) {
+      if (entry.at < horizon) return found;
+      const isFact = entry.type === 'environment-passed' || entry.type === 'environment-regressed';
+      if (isFact && entry.env !== undefined && envs.includes(entry.env) && !found.has(entry.env)) {
+        found.set(entry.env, entry);
+      }
+      if (found.size === envs.length) return found;
+    }
+    if (next === undefined) return found;
+    cursor = next;
+  }
+  return undefined;
+}
