@@ -6,7 +6,13 @@ import type { Logger } from '../logging/logger.js';
 import type { MessageHandler, Queue } from '../queue/index.js';
 import type { SecretSource } from '../secrets/port.js';
 import type { Store } from '../store/index.js';
-import { createVerifier, DEFAULT_SETTINGS, RecentPipelines, type VerifierSettings } from '../verifier/index.js';
+import {
+  createVerifier,
+  DEFAULT_SETTINGS,
+  RecentPipelines,
+  type EffectListener,
+  type VerifierSettings,
+} from '../verifier/index.js';
 import { createPromoter, type PromotionSettings } from './promoter.js';
 
 export interface VerifierAssemblyOptions {
@@ -20,6 +26,8 @@ export interface VerifierAssemblyOptions {
   eksTokens?: EksAccess;
   promotion: PromotionSettings;
   settings?: Partial<VerifierSettings>;
+  /** Told of every effect the verifier makes: notifications to people, metrics. */
+  listeners?: readonly EffectListener[];
 }
 
 /** The verifier of one worker: the Lambda names each invocation's worker by its request id, `serve` one per run. */
@@ -30,7 +38,7 @@ export type VerifierOfWorker = (workerId: string) => MessageHandler;
  * connections and caches outlive a batch (a warm container, a running `serve`).
  */
 export function assembleVerifier(options: VerifierAssemblyOptions): VerifierOfWorker {
-  const { store, queue, secrets, logger, now, settings } = options;
+  const { store, queue, secrets, logger, now, settings, listeners } = options;
   const clusters = new KubernetesClusterReader({
     getCluster: async (key) => (await store.getCluster(key))?.document,
     secrets,
@@ -40,5 +48,5 @@ export function assembleVerifier(options: VerifierAssemblyOptions): VerifierOfWo
   const pollPipelineMaxAgeMs = settings?.pollPipelineMaxAgeMs ?? DEFAULT_SETTINGS.pollPipelineMaxAgeMs;
   const recentPipelines = new RecentPipelines(store, pollPipelineMaxAgeMs, now);
   return (workerId) =>
-    createVerifier({ store, queue, clusters, promoter, logger, now, workerId, settings, recentPipelines });
+    createVerifier({ store, queue, clusters, promoter, logger, now, workerId, settings, recentPipelines, listeners });
 }

@@ -4,6 +4,7 @@ import type { Logger } from '../logging/logger.js';
 import type { Promoter } from '../promotion/port.js';
 import type { Queue } from '../queue/port.js';
 import type { Store } from '../store/port.js';
+import type { EffectListener } from './effect-listener.js';
 import type { RecentPipelines } from './recent-pipelines.js';
 
 export interface VerifierSettings {
@@ -42,6 +43,8 @@ export interface VerifierDeps {
    * the batches of a warm container. Default: one per verifier.
    */
   recentPipelines?: RecentPipelines;
+  /** Told of every effect the verifier makes (notifications, metrics); default none. */
+  listeners?: readonly EffectListener[];
 }
 
 export function settingsOf(deps: VerifierDeps): VerifierSettings {

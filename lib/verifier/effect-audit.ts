@@ -1,8 +1,10 @@
 // The audit entry of an effect the verifier made: written after the effect's own conditional write succeeded, so a
-// redundant message, which changes nothing, leaves no entry (docs/architecture.md, "Retries").
-import type { ObjectKey } from '../pipeline/model.js';
+// redundant message, which changes nothing, leaves no entry (docs/architecture.md, "Retries"); then the listeners
+// (notifications, metrics) are told of it, under the same rule.
+import type { Pipeline } from '../pipeline/model.js';
 import type { AuditEntry } from '../store/port.js';
 import type { VerifierDeps } from './deps.js';
+import { tellListeners, type VerifierEffect } from './effect-listener.js';
 
 export interface Effect {
   type: AuditEntry['type'];
@@ -12,11 +14,22 @@ export interface Effect {
   message: string;
 }
 
-/** Appends the entry under this worker's id, at the current time. */
-export function auditEffect(
-  deps: Pick<VerifierDeps, 'store' | 'now' | 'workerId'>,
-  pipeline: ObjectKey,
+/** What listeners learn beyond the audit entry. */
+export type EffectDetail = Pick<VerifierEffect, 'result' | 'retryAt' | 'error'>;
+
+/** Appends the entry under this worker's id, at the current time, and tells the listeners. */
+export async function auditEffect(
+  deps: Pick<VerifierDeps, 'store' | 'now' | 'workerId' | 'listeners' | 'logger'>,
+  pipeline: Pipeline,
   effect: Effect,
+  detail: EffectDetail = {},
 ): Promise<void> {
-  return deps.store.appendAudit({ at: deps.now().toISOString(), pipeline, ...effect, actor: deps.workerId });
+  const entry: AuditEntry = {
+    at: deps.now().toISOString(),
+    pipeline: { namespace: pipeline.namespace, name: pipeline.name },
+    ...effect,
+    actor: deps.workerId,
+  };
+  await deps.store.appendAudit(entry);
+  await tellListeners(deps, { entry, pipeline, ...detail });
 }

@@ -6,7 +6,15 @@
 import type { ObjectKey, Pipeline } from '../pipeline/model.js';
 import type { AuditEntry, ObservedTargetStatus } from '../store/port.js';
 import type { VerifierDeps } from './deps.js';
+import { tellListeners } from './effect-listener.js';
 import { environmentHealth, type EnvironmentHealth } from './environment-health.js';
+
+/** The audit entry types that are facts about an environment's health rather than effects the verifier made. */
+export const ENVIRONMENT_FACT_TYPES = ['environment-passed', 'environment-regressed'] as const;
+
+export function isEnvironmentFact(entry: Pick<AuditEntry, 'type'>): boolean {
+  return (ENVIRONMENT_FACT_TYPES as readonly string[]).includes(entry.type);
+}
 
 /**
  * Only health that began this recently is compared and recorded. The verifier decides on a pipeline right after a
@@ -23,15 +31,15 @@ const MAX_PAGES = 4;
 
 type Due = Exclude<EnvironmentHealth, { health: 'neither' }>;
 
-export type FactDeps = Pick<VerifierDeps, 'store' | 'now' | 'workerId' | 'logger'>;
+export type FactDeps = Pick<VerifierDeps, 'store' | 'now' | 'workerId' | 'logger' | 'listeners'>;
 
 /** Appends the facts that the pipeline's current health adds to its trail; returns the ones it appended. */
 export async function recordEnvironmentFacts(
-  key: ObjectKey,
   pipeline: Pipeline,
   statuses: ReadonlyMap<string, ObservedTargetStatus>,
   deps: FactDeps,
 ): Promise<AuditEntry[]> {
+  const key = { namespace: pipeline.namespace, name: pipeline.name };
   const horizon = new Date(deps.now().getTime() - FACT_HORIZON_MS).toISOString();
   const due = environmentHealth(pipeline, statuses).filter(
     (health): health is Due => health.health !== 'neither' && health.since >= horizon,
@@ -55,6 +63,7 @@ export async function recordEnvironmentFacts(
       last?.type === entry.type && (entry.type === 'environment-regressed' || last.revision === entry.revision);
     if (same) continue;
     await deps.store.appendAudit(entry);
+    await tellListeners(deps, { entry, pipeline });
     appended.push(entry);
   }
   return appended;
@@ -102,7 +111,7 @@ async function newestFacts(
     const { items, cursor: next } = await deps.store.listAudit(key, { limit: PAGE_SIZE, cursor });
     for (const entry of items) {
       if (entry.at < horizon) return found;
-      const isFact = entry.type === 'environment-passed' || entry.type === 'environment-regressed';
+      const isFact = isEnvironmentFact(entry);
       if (isFact && entry.env !== undefined && envs.includes(entry.env) && !found.has(entry.env)) {
         found.set(entry.env, entry);
       }

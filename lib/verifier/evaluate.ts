@@ -16,6 +16,7 @@ import type { ObservedTargetStatus, Store, StoredPipeline, VersionedPromotionRec
 import type { VerifierDeps } from './deps.js';
 import { clearApproval } from './actions/clear-approval.js';
 import { promote } from './actions/promote.js';
+import { recordEnvironmentFacts } from './environment-facts.js';
 import { requestApproval } from './actions/request-approval.js';
 
 /** What a decision about one pipeline is made from, as the store holds it. */
@@ -73,16 +74,17 @@ export async function evaluatePipeline(key: ObjectKey, deps: VerifierDeps): Prom
   for (const action of decision.actions) {
     switch (action.type) {
       case 'request-approval':
-        await requestApproval(key, action, explanation(action.env), deps);
+        await requestApproval(pipeline, action, explanation(action.env), deps);
         break;
       case 'clear-approval':
-        await clearApproval(key, action, deps);
+        await clearApproval(pipeline, action, deps);
         break;
       case 'promote':
         await promote(pipeline, action, deps);
         break;
     }
   }
+  await recordEnvironmentFacts(pipeline, state.statuses, deps);
   if (decision.actions.length > 0) {
     deps.logger.info('decided', {
       pipeline: objectKeyString(key),

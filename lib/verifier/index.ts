@@ -2,3 +2,4 @@ export { createVerifier } from './verifier.js';
 export { evaluatePipeline } from './evaluate.js';
 export { DEFAULT_SETTINGS, type VerifierDeps, type VerifierSettings } from './deps.js';
 export { RecentPipelines } from './recent-pipelines.js';
+export type { EffectListener, VerifierEffect } from './effect-listener.js';

@@ -123,8 +123,9 @@ describe('pipelinectl history on a local data directory', { concurrency: false }
 
   it('lists every pipeline, newest first: the request, the CLI approval with its approver, the promotion', async () => {
     const history = await historyJson();
+    const effects = history.entries.filter((entry) => !entry.type.startsWith('environment-'));
     assert.deepEqual(
-      history.entries.map((entry) => [entry.pipeline, entry.type, entry.env, entry.revision]),
+      effects.map((entry) => [entry.pipeline, entry.type, entry.env, entry.revision]),
       [
         ['flux-system/podinfo', 'promotion-succeeded', 'staging', '6.9.2'],
         ['flux-system/podinfo', 'promotion-started', 'staging', '6.9.2'],
@@ -135,6 +136,13 @@ describe('pipelinectl history on a local data directory', { concurrency: false }
         ['flux-system/podinfo', 'promotion-succeeded', 'prod', '6.8.0'],
       ],
     );
+    // What the verifier saw of each environment's health, recorded for the metrics, is in the trail too.
+    const facts = history.entries.filter((entry) => entry.type.startsWith('environment-'));
+    assert.deepEqual(facts.map((entry) => `${entry.type} ${entry.env} ${entry.revision}`).sort(), [
+      'environment-passed dev 6.9.2',
+      'environment-passed prod 6.9.1',
+      'environment-passed staging 6.9.1',
+    ]);
     const times = history.entries.map((entry) => entry.at);
     assert.deepEqual(times, [...times].sort().reverse(), 'newest first');
     const approval = history.entries.find((entry) => entry.type === 'approved');
@@ -169,18 +177,22 @@ describe('pipelinectl history on a local data directory', { concurrency: false }
       'flux-system/other promotion-succeeded 1.1.0',
     ]);
     assert.deepEqual(await revisions('--env', 'prod'), [
+      'flux-system/podinfo environment-passed 6.9.1',
       'flux-system/other promotion-succeeded 1.2.0',
       'flux-system/other promotion-succeeded 1.1.0',
       'flux-system/podinfo promotion-succeeded 6.8.0',
     ]);
     assert.deepEqual(await revisions('--type', 'approved'), ['flux-system/podinfo approved 6.9.2']);
-    assert.deepEqual(await revisions('flux-system/podinfo', '--env', 'prod', '--since', '7d'), []);
-    assert.deepEqual(await revisions('--env', 'prod', '--since', '1d'), [
+    assert.deepEqual(await revisions('flux-system/podinfo', '--env', 'prod', '--since', '7d'), [
+      'flux-system/podinfo environment-passed 6.9.1',
+    ]);
+    assert.deepEqual(await revisions('--env', 'prod', '--type', 'promotion-succeeded', '--since', '1d'), [
       'flux-system/other promotion-succeeded 1.2.0',
     ]);
-    assert.deepEqual(await revisions('--env', 'prod', '--since', '1h'), []);
+    assert.deepEqual(await revisions('--env', 'prod', '--type', 'promotion-succeeded', '--since', '1h'), []);
     const fourDaysAgo = new Date(Date.now() - 4 * DAY).toISOString().slice(0, 10);
     assert.deepEqual(await revisions('--env', 'prod', '--since', fourDaysAgo), [
+      'flux-system/podinfo environment-passed 6.9.1',
       'flux-system/other promotion-succeeded 1.2.0',
       'flux-system/other promotion-succeeded 1.1.0',
     ]);

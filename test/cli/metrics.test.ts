@@ -184,7 +184,7 @@ describe('pipelinectl metrics --aws', () => {
     // The verifier's module, run as two redundant evaluations would run it.
     const deps = { store, now: () => new Date(now), workerId: 'metrics-aws-test', logger: silent };
     for (let evaluation = 0; evaluation < 2; evaluation += 1) {
-      await recordEnvironmentFacts(PIPELINE, resolved, await store.getTargetStatuses(targets), deps);
+      await recordEnvironmentFacts(resolved, await store.getTargetStatuses(targets), deps);
     }
     const facts = (await store.listAudit(PIPELINE)).items.filter((entry) => entry.type === 'environment-passed');
     assert.deepEqual(

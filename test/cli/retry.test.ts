@@ -15,6 +15,7 @@ import { createDynamoStore } from '../../lib/store/index.js';
 import type { Store } from '../../lib/store/port.js';
 import { PIPELINE, deployed, pipelineDocument, settled, startLoop, upgradeEvent, waitFor } from '../loop/harness.js';
 import { startDynalite, type LocalDynamo } from '../support/dynalite.js';
+import { isEnvironmentFact } from '../../lib/verifier/environment-facts.js';
 
 const ACTOR = 'local:alice';
 
@@ -65,7 +66,7 @@ describe('pipelinectl retry on the loop', () => {
     ]);
     const record = await loop.store.getPromotion(PIPELINE, 'prod', '6.9.2');
     assert.equal(record?.attempts, 2);
-    const audit = (await loop.store.listAudit(PIPELINE)).items.reverse();
+    const audit = (await loop.store.listAudit(PIPELINE)).items.filter((entry) => !isEnvironmentFact(entry)).reverse();
     assert.deepEqual(
       audit.map((entry) => entry.type),
       [

@@ -19,6 +19,7 @@ import {
   releaseManifest,
   startGitHubLoop,
 } from './support.js';
+import { isEnvironmentFact } from '../../lib/verifier/environment-facts.js';
 
 /** Short promotion retry delays (seconds): two retries, then the failure is for good. */
 const RETRY_DELAYS = [0.2, 0.2];
@@ -41,7 +42,10 @@ function recordWhen(loop: Loop, revision: string, what: string, done: (record: V
 
 async function auditTrail(loop: Loop): Promise<string[]> {
   const audit = await loop.store.listAudit(PIPELINE, { limit: 100 });
-  return audit.items.reverse().map((entry) => `${entry.type} ${entry.revision ?? ''}`.trim());
+  return audit.items
+    .filter((entry) => !isEnvironmentFact(entry))
+    .reverse()
+    .map((entry) => `${entry.type} ${entry.revision ?? ''}`.trim());
 }
 
 describe('GitHub faults through the whole loop', () => {
@@ -216,7 +220,7 @@ describe('GitHub faults through the whole loop', () => {
       trail,
       Array.from({ length: attempts }, () => ['promotion-started 6.9.2', 'promotion-failed 6.9.2']).flat(),
     );
-    const lastFailure = (await loop.store.listAudit(PIPELINE)).items[0];
+    const lastFailure = (await loop.store.listAudit(PIPELINE)).items.find((entry) => !isEnvironmentFact(entry));
     assert.match(lastFailure?.message ?? '', /; not retried$/);
     // A failed promotion is an outcome, not a failed message: nothing is dead-lettered, nothing loops.
     assert.deepEqual(loop.queue.deadLetters(), []);

@@ -5,6 +5,7 @@ import { describe, it } from 'node:test';
 import type { PipelineDocument } from '../../lib/config/schema.js';
 import { signatureHeader } from '../../lib/http/index.js';
 import { PIPELINE, deployed, pipelineDocument, settled, startLoop, upgradeEvent, waitFor } from './harness.js';
+import { isEnvironmentFact } from '../../lib/verifier/environment-facts.js';
 
 const manualProd: PipelineDocument = {
   ...pipelineDocument,
@@ -55,7 +56,7 @@ describe('manual approval', () => {
     ]);
     const approved = await loop.store.getApproval(PIPELINE, 'prod');
     assert.equal(approved?.approvedBy, 'hmac-key of Secret flux-system/webhook-hmac');
-    const audit = (await loop.store.listAudit(PIPELINE)).items.reverse();
+    const audit = (await loop.store.listAudit(PIPELINE)).items.filter((entry) => !isEnvironmentFact(entry)).reverse();
     assert.deepEqual(
       audit.filter((entry) => entry.type !== 'approved').map((entry) => entry.type),
       ['approval-requested', 'promotion-started', 'promotion-succeeded'],

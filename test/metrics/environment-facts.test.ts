@@ -50,7 +50,7 @@ function world() {
       now = this.at(minutes);
       const statuses: Map<string, ObservedTargetStatus> = await store.getTargetStatuses([DEV, PROD, PROD_EU]);
       assert.ok(statuses.has(appKeyString(DEV)));
-      const appended = await recordEnvironmentFacts(PIPELINE, pipeline, statuses, deps);
+      const appended = await recordEnvironmentFacts(pipeline, statuses, deps);
       return appended.map(format);
     },
     async trail(): Promise<string[]> {

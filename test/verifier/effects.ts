@@ -7,6 +7,7 @@ import { describe, it } from 'node:test';
 import { PromotionError } from '../../lib/promotion/port.js';
 import type { CheckPipelineMessage } from '../../lib/queue/messages.js';
 import { DEV, PIPELINE, PROD, PROD_EU, T0, verifierWorld, WORKER, type WorldOptions } from './world.js';
+import { isEnvironmentFact } from '../../lib/verifier/environment-facts.js';
 
 const DECIDE: CheckPipelineMessage = { type: 'check-pipeline', pipeline: PIPELINE, cause: 'poll', readTargets: false };
 const RETRY: CheckPipelineMessage = { type: 'check-pipeline', pipeline: PIPELINE, cause: 'retry', readTargets: false };
@@ -97,7 +98,7 @@ describe('promote', () => {
         assert.deepEqual(await world.audit(), ['promotion-started prod 6.9.2', 'promotion-failed prod 6.9.2']);
         const { items } = await world.store.listAudit(PIPELINE);
         assert.equal(
-          items[0]?.message,
+          items.find((entry) => !isEnvironmentFact(entry))?.message,
           retryIn === undefined ? `${error.message}; not retried` : `${error.message}; retrying at ${at(retryIn)}`,
         );
       });
@@ -160,7 +161,7 @@ describe('approvals', () => {
       requestedAt: T0.toISOString(),
     });
     assert.deepEqual(await world.audit(), ['approval-requested prod 6.9.2'], 'the second message changed nothing');
-    const [entry] = (await world.store.listAudit(PIPELINE)).items;
+    const [entry] = (await world.store.listAudit(PIPELINE)).items.filter((item) => !isEnvironmentFact(item));
     assert.deepEqual([entry?.message, entry?.actor], ['waiting for approval of 6.9.2', WORKER]);
     assert.deepEqual(world.promoter.promotions(), []);
   });

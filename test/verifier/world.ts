@@ -10,8 +10,9 @@ import type { AuditEntry } from '../../lib/store/port.js';
 import { MemoryStore } from '../../lib/testing/memory-store.js';
 import { RecordingQueue } from '../../lib/testing/recording-queue.js';
 import { ScriptedClusters } from '../../lib/testing/scripted-clusters.js';
-import { createVerifier, type VerifierSettings } from '../../lib/verifier/index.js';
+import { createVerifier, type EffectListener, type VerifierSettings } from '../../lib/verifier/index.js';
 import { deployedHelmRelease as deployed } from '../fixtures/flux-objects.js';
+import { isEnvironmentFact } from '../../lib/verifier/environment-facts.js';
 
 export const T0 = new Date('2026-11-01T10:00:00.000Z');
 export const WORKER = 'verifier-test';
@@ -62,6 +63,7 @@ export interface LogLine {
 export interface WorldOptions {
   manual?: boolean;
   settings?: Partial<VerifierSettings>;
+  listeners?: readonly EffectListener[];
 }
 
 export type World = Awaited<ReturnType<typeof verifierWorld>>;
@@ -87,6 +89,7 @@ export async function verifierWorld(options: WorldOptions = {}) {
     now: () => now,
     workerId: WORKER,
     settings: options.settings,
+    listeners: options.listeners,
   });
   const document = pipelineDocument({ manual: options.manual });
   await store.applyPipeline(document, resolvePipeline(document), T0);
@@ -120,7 +123,10 @@ export async function verifierWorld(options: WorldOptions = {}) {
     /** The audit trail oldest first, as `type env revision`. */
     async audit(): Promise<string[]> {
       const { items } = await store.listAudit(PIPELINE);
-      return items.reverse().map((entry: AuditEntry) => `${entry.type} ${entry.env} ${entry.revision}`);
+      return items
+        .filter((entry) => !isEnvironmentFact(entry))
+        .reverse()
+        .map((entry: AuditEntry) => `${entry.type} ${entry.env} ${entry.revision}`);
     },
     /** What was sent since the last call. */
     sent(): { message: QueueMessage; delaySeconds?: number }[] {

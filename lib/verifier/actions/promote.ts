@@ -6,7 +6,7 @@ import { objectKeyString, type Pipeline } from '../../pipeline/model.js';
 import { PromotionError } from '../../promotion/port.js';
 import type { VersionedPromotionRecord } from '../../store/port.js';
 import { settingsOf, type VerifierDeps } from '../deps.js';
-import { auditEffect } from '../effect-audit.js';
+import { auditEffect, type EffectDetail } from '../effect-audit.js';
 import { promotionRetry } from '../promotion-retry.js';
 
 export type PromoteAction = Extract<Action, { type: 'promote' }>;
@@ -38,8 +38,8 @@ export async function promote(pipeline: Pipeline, action: PromoteAction, deps: V
   );
   if (!claimed) return 'not-claimed';
 
-  const audit = (type: 'promotion-started' | 'promotion-succeeded' | 'promotion-failed', message: string) =>
-    auditEffect(deps, key, { type, env: env.name, revision, message });
+  const audit = (type: 'promotion-started' | 'promotion-succeeded', message: string, detail: EffectDetail = {}) =>
+    auditEffect(deps, pipeline, { type, env: env.name, revision, message }, detail);
   await audit('promotion-started', `promoting ${revision} to ${env.name} (attempt ${claimed.attempts})`);
   const attributes = { pipeline: objectKeyString(key), env: env.name, revision, attempt: claimed.attempts };
   try {
@@ -48,16 +48,18 @@ export async function promote(pipeline: Pipeline, action: PromoteAction, deps: V
     await audit(
       'promotion-succeeded',
       outcome.result ? `promoted ${revision}: ${outcome.result}` : `promoted ${revision}`,
+      outcome.result === undefined ? {} : { result: outcome.result },
     );
     deps.logger.info('promotion succeeded', { ...attributes, result: outcome.result });
     return 'succeeded';
   } catch (error) {
-    return failed(claimed, error, deps, attributes);
+    return failed(pipeline, claimed, error, deps, attributes);
   }
 }
 
 /** Ends the attempt as failed, due again when the retry schedule says, and sends the message that retries it. */
 async function failed(
+  pipeline: Pipeline,
   claimed: VersionedPromotionRecord,
   error: unknown,
   deps: VerifierDeps,
@@ -76,12 +78,17 @@ async function failed(
     now,
   });
   await deps.store.failPromotion(claimed, message, retry?.retryAt, now);
-  await auditEffect(deps, claimed.pipeline, {
-    type: 'promotion-failed',
-    env: claimed.env,
-    revision: claimed.revision,
-    message: retry ? `${message}; retrying at ${retry.retryAt.toISOString()}` : `${message}; not retried`,
-  });
+  await auditEffect(
+    deps,
+    pipeline,
+    {
+      type: 'promotion-failed',
+      env: claimed.env,
+      revision: claimed.revision,
+      message: retry ? `${message}; retrying at ${retry.retryAt.toISOString()}` : `${message}; not retried`,
+    },
+    { error: message, ...(retry ? { retryAt: retry.retryAt.toISOString() } : {}) },
+  );
   deps.logger.warn('promotion failed', { ...attributes, error: message, retryAt: retry?.retryAt.toISOString() });
   if (!retry) return 'failed';
   // Beyond the queue's delay limit, the poller's check of the pipeline picks the retry up once it is due.
