@@ -6,6 +6,7 @@ import { z } from 'zod';
 import { SELECTOR_OPERATORS, requirementProblem } from '../pipeline/label-selector.js';
 import {
   APP_KINDS,
+  NEWS_KINDS,
   SOURCE_KINDS,
   WATCHED_KIND_GROUPS,
   type AppKind,
@@ -214,12 +215,31 @@ export const SourceReference = z.strictObject({
   clusterRef: ClusterReference.optional(),
 });
 
-export const PipelineSpec = z.strictObject({
-  appRef: AppReference,
-  source: SourceReference.optional(),
-  environments: z.array(Environment).min(1, 'a pipeline needs at least one environment'),
-  promotion: PipelinePromotion.optional(),
+/**
+ * Extension: tells people only some of the news about this pipeline (docs/notifications.md, "Notifications to
+ * people"); an absent field narrows nothing, an empty list means none.
+ */
+export const NotifyNarrowing = z.strictObject({
+  news: z.array(z.enum(NEWS_KINDS, { error: `must be one of ${NEWS_KINDS.join(', ')}` })).optional(),
+  environments: z.array(environmentName).optional(),
 });
+
+export const PipelineSpec = z
+  .strictObject({
+    appRef: AppReference,
+    source: SourceReference.optional(),
+    notify: NotifyNarrowing.optional(),
+    environments: z.array(Environment).min(1, 'a pipeline needs at least one environment'),
+    promotion: PipelinePromotion.optional(),
+  })
+  .superRefine((spec, ctx) => {
+    const names = new Set(spec.environments.map((environment) => environment.name));
+    spec.notify?.environments?.forEach((name, index) => {
+      if (names.has(name)) return;
+      const message = `the pipeline has no environment "${name}" (it has ${[...names].join(', ')})`;
+      ctx.addIssue({ code: 'custom', path: ['notify', 'environments', index], message });
+    });
+  });
 
 export const PipelineDocument = z.strictObject({
   apiVersion: z.literal(PIPELINE_API_VERSION),

@@ -27,6 +27,21 @@ export function isSourceKind(kind: string): kind is SourceKind {
   return (SOURCE_KINDS as readonly string[]).includes(kind);
 }
 
+/** The kinds of news people are told of (lib/notify); defined here so that `spec.notify` can name them. */
+export const NEWS_KINDS = [
+  'approval-waiting',
+  'promotion-opened',
+  'promotion-failed',
+  'environment-regressed',
+] as const;
+export type NewsKind = (typeof NEWS_KINDS)[number];
+
+/** Extension: which news of this pipeline people are told of; an absent field narrows nothing. */
+export interface NotifyNarrowing {
+  news?: NewsKind[];
+  environments?: string[];
+}
+
 export interface ObjectKey {
   namespace: string;
   name: string;
@@ -77,6 +92,8 @@ export interface Pipeline {
   appRef: AppRef;
   /** Extension: the Flux object whose status names the newest version; the first environment is promoted to it. */
   source?: SourceObject;
+  /** Extension: narrows the installation's notifications to people for this pipeline (docs/notifications.md). */
+  notify?: NotifyNarrowing;
   environments: PipelineEnvironment[];
   /** The pipeline-level promotion block, kept because Weave reads the webhook HMAC secret only from there. */
   promotion?: Promotion;
@@ -137,6 +154,7 @@ export interface PipelineSource {
       namespace: string;
       clusterRef?: { apiVersion?: string; kind?: string; name: string; namespace?: string };
     };
+    notify?: NotifyNarrowing;
     environments: {
       name: string;
       targets?: {
@@ -184,6 +202,7 @@ export function resolvePipeline(document: PipelineSource, defaultCluster?: Objec
     name: document.metadata.name,
     appRef: { ...spec.appRef },
     ...(source ? { source } : {}),
+    ...(spec.notify ? { notify: structuredClone(spec.notify) } : {}),
     promotion: spec.promotion,
     environments: spec.environments.map((environment) => ({
       name: environment.name,

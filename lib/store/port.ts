@@ -261,4 +261,14 @@ export interface AuditLog {
   listAudit(pipeline: ObjectKey, page?: PageRequest): Promise<Page<AuditEntry>>;
 }
 
-export type Store = ConfigurationStore & AppsIndex & TargetStatuses & Approvals & Promotions & AuditLog;
+// ---------------------------------------------------------------- notifications to people
+
+export interface Notifications {
+  /**
+   * Claims the one message about (pipeline, env, revision, kind): true for the first caller only, however many
+   * verifiers ask, so a person is told at most once. The claim expires with the audit retention.
+   */
+  claimNotification(pipeline: ObjectKey, env: string, revision: string, kind: string, now: Date): Promise<boolean>;
+}
+
+export type Store = ConfigurationStore & AppsIndex & TargetStatuses & Approvals & Promotions & AuditLog & Notifications;

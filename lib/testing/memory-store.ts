@@ -61,6 +61,8 @@ export class MemoryStore implements Store {
   /** By pipeline. */
   readonly #audit = new Map<string, StoredAuditEntry[]>();
   #auditSequence = 0;
+  /** Claimed notifications, by (pipeline, env, revision, kind). */
+  readonly #notifications = new Set<string>();
 
   resetCounts(): void {
     this.counts.reads = 0;
@@ -414,6 +416,23 @@ export class MemoryStore implements Store {
     const newestFirst = sortedBy(this.#audit.get(objectKeyString(pipeline)) ?? [], sortKey).reverse();
     const result = this.#page(newestFirst, sortKey, page, 'descending');
     return { ...result, items: result.items.map((stored) => stored.entry) };
+  }
+
+  // ---------------------------------------------------------------- notifications to people
+
+  async claimNotification(
+    pipeline: ObjectKey,
+    env: string,
+    revision: string,
+    kind: string,
+    _now: Date,
+  ): Promise<boolean> {
+    // A conditional put: it is counted as a write whether or not it wins. Nothing expires in memory.
+    this.counts.writes += 1;
+    const id = JSON.stringify([pipeline.namespace, pipeline.name, env, revision, kind]);
+    if (this.#notifications.has(id)) return false;
+    this.#notifications.add(id);
+    return true;
   }
 
   // ---------------------------------------------------------------- reading and writing items

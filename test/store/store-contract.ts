@@ -485,4 +485,40 @@ export function storeContract(name: string, start: () => Promise<StoreUnderTest>
       });
     });
   });
+
+  describe(`${name}: notification claims`, () => {
+    let subject: StoreUnderTest;
+    before(async () => (subject = await start()));
+    after(() => subject.stop());
+    const pipeline = { namespace: 'flux-system', name: 'podinfo' };
+    const t0 = at('2026-11-01T10:00:00Z');
+
+    it('20 concurrent claims of the same news give it to exactly one caller, and never again', async () => {
+      const { store } = subject;
+      const claims = await Promise.all(
+        Array.from({ length: 20 }, () => store.claimNotification(pipeline, 'prod', '6.9.2', 'approval-waiting', t0)),
+      );
+      assert.equal(claims.filter(Boolean).length, 1);
+      const later = at('2026-11-02T10:00:00Z');
+      assert.equal(await store.claimNotification(pipeline, 'prod', '6.9.2', 'approval-waiting', later), false);
+    });
+
+    it('another pipeline, environment, revision or kind is another claim', async () => {
+      const { store } = subject;
+      assert.equal(await store.claimNotification(pipeline, 'staging', '6.9.2', 'approval-waiting', t0), true);
+      assert.equal(await store.claimNotification(pipeline, 'prod', '6.9.3', 'approval-waiting', t0), true);
+      assert.equal(await store.claimNotification(pipeline, 'prod', '6.9.2', 'promotion-opened', t0), true);
+      const other = { namespace: 'flux-system', name: 'podinfo-2' };
+      assert.equal(await store.claimNotification(other, 'prod', '6.9.2', 'approval-waiting', t0), true);
+    });
+
+    it('keeps revisions with special characters apart', async () => {
+      const { store } = subject;
+      // Joined naively, these two would be the same key: `a#b` + `c` and `a` + `b#c`.
+      assert.equal(await store.claimNotification(pipeline, 'odd', 'main@sha1:ab#1', 'promotion-failed', t0), true);
+      assert.equal(await store.claimNotification(pipeline, 'odd#main@sha1:ab', '1', 'promotion-failed', t0), true);
+      assert.equal(await store.claimNotification(pipeline, 'odd', 'feature/x#1', 'promotion-failed', t0), true);
+      assert.equal(await store.claimNotification(pipeline, 'odd', 'feature/x#1', 'promotion-failed', t0), false);
+    });
+  });
 }

@@ -4,7 +4,7 @@
 // Errors name the sink by host only: the URL's path and query often are the credential (a Slack webhook, a
 // `?token=`), and header values are secrets by nature. No error carries the fetch failure as its cause either, since
 // some of those repeat the URL.
-import { signatureHeader } from '../../signing/hmac.js';
+import { postSigned } from '../../signing/signed-post.js';
 import { PromotionError } from '../port.js';
 import { encodeEvent, REPORTING_CONTROLLER, type PromotionEvent } from './event.js';
 import type { NotificationSink } from './sink.js';
@@ -58,34 +58,26 @@ export class WebhookSink implements NotificationSink {
   }
 
   async send(event: PromotionEvent): Promise<void> {
-    const body = encodeEvent(event);
-    // Headers.set is case-insensitive, so a later entry replaces an earlier one whatever its spelling: the order
-    // below is Flux's precedence (a configured header may replace Content-Type, never X-Signature).
-    const headers = new Headers();
-    headers.set('Content-Type', 'application/json');
-    headers.set('User-Agent', REPORTING_CONTROLLER);
-    headers.set('Gotk-Component', event.reportingController);
-    for (const [name, value] of Object.entries(this.headers)) headers.set(name, value);
-    if (this.hmacKey !== undefined) headers.set('X-Signature', signatureHeader(body, this.hmacKey));
-
-    const signal = AbortSignal.timeout(this.timeoutMs);
-    let response: Response;
-    try {
-      // Not following redirects: the signed body and the configured headers go to the configured host only.
-      response = await this.fetch(this.url, { method: 'POST', headers, body, signal, redirect: 'manual' });
-    } catch (error) {
-      if (signal.aborted || isTimeout(error)) {
-        throw new PromotionError(`${this.name}: no response within ${this.timeoutMs} ms`, true);
-      }
-      throw new PromotionError(`${this.name}: request failed (${networkErrorCode(error)})`, true);
+    // The configured headers come after the standard ones (Flux's precedence: one may replace Content-Type, never
+    // X-Signature, which postSigned sets last).
+    const answer = await postSigned({
+      url: this.url,
+      body: encodeEvent(event),
+      headers: { 'User-Agent': REPORTING_CONTROLLER, 'Gotk-Component': event.reportingController, ...this.headers },
+      ...(this.hmacKey === undefined ? {} : { hmacKey: this.hmacKey }),
+      timeoutMs: this.timeoutMs,
+      fetch: this.fetch,
+    });
+    if (answer.outcome === 'timeout') {
+      throw new PromotionError(`${this.name}: no response within ${this.timeoutMs} ms`, true);
     }
-    // The body is never read: it could echo the request, and nothing in it changes the outcome.
-    await response.body?.cancel().catch(() => undefined);
-
-    const status = response.status;
+    if (answer.outcome === 'network-error') {
+      throw new PromotionError(`${this.name}: request failed (${answer.code})`, true);
+    }
+    const status = answer.status;
     if (status >= 200 && status < 300) return;
     if (status === 429 || (status >= 500 && status !== 501)) {
-      const retryAfterMs = parseRetryAfter(response.headers.get('retry-after'), Date.now());
+      const retryAfterMs = parseRetryAfter(answer.retryAfter, Date.now());
       throw new PromotionError(`${this.name}: HTTP ${status}`, true, retryAfterMs);
     }
     if (status >= 300 && status < 400) {
@@ -104,17 +96,4 @@ export function parseRetryAfter(value: string | null, now: number): number | und
   const date = /^[A-Za-z]{3}/.test(text) ? Date.parse(text) : Number.NaN;
   if (Number.isNaN(date)) return undefined;
   return Math.max(0, date - now);
-}
-
-function isTimeout(error: unknown): boolean {
-  return error instanceof Error && (error.name === 'TimeoutError' || error.name === 'AbortError');
-}
-
-/** `ECONNREFUSED`, `ENOTFOUND`…: the code from undici's `fetch failed` cause, without its message (it names the URL). */
-function networkErrorCode(error: unknown): string {
-  const cause = error instanceof Error ? (error.cause as { code?: unknown } | undefined) : undefined;
-  if (cause && typeof cause.code === 'string' && /^[A-Z0-9_]+$/.test(cause.code)) return cause.code;
-  const code = (error as { code?: unknown } | null)?.code;
-  if (typeof code === 'string' && /^[A-Z0-9_]+$/.test(code)) return code;
-  return error instanceof Error ? error.name : 'unknown error';
 }

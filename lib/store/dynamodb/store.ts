@@ -5,6 +5,7 @@ import type { Store } from '../port.js';
 import { DynamoApprovals } from './approvals.js';
 import { DynamoAuditLog } from './audit.js';
 import { DynamoConfiguration } from './configuration.js';
+import { DynamoNotifications } from './notifications.js';
 import { DynamoPromotions } from './promotions.js';
 import { tableContext } from './table.js';
 import { DynamoTargetStatuses } from './target-status.js';
@@ -23,6 +24,7 @@ export function createDynamoStore(options: DynamoStoreOptions): Store {
   const approvals = new DynamoApprovals(table);
   const promotions = new DynamoPromotions(table);
   const audit = new DynamoAuditLog(table);
+  const notifications = new DynamoNotifications(table);
   return {
     applyPipeline: (...args) => configuration.applyPipeline(...args),
     deletePipeline: (...args) => configuration.deletePipeline(...args),
@@ -52,5 +54,6 @@ export function createDynamoStore(options: DynamoStoreOptions): Store {
     failPromotion: (...args) => promotions.failPromotion(...args),
     appendAudit: (...args) => audit.appendAudit(...args),
     listAudit: (...args) => audit.listAudit(...args),
+    claimNotification: (...args) => notifications.claimNotification(...args),
   };
 }

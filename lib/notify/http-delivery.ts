@@ -1,0 +1,30 @@
+// What the HTTP sinks (Slack, the generic webhook) share around the POST itself: a configured URL checked without
+// ever quoting it, and an answer turned into success or a NotificationDeliveryError.
+import { NotificationDeliveryError } from './delivery-error.js';
+import type { PostOutcome } from '../signing/signed-post.js';
+
+/** The URL, or an error that names the sink and not the value. */
+export function httpUrl(value: string, sink: string): URL {
+  let url: URL;
+  try {
+    url = new URL(value);
+  } catch {
+    throw new Error(`${sink}: the URL is not valid`);
+  }
+  if (url.protocol !== 'https:' && url.protocol !== 'http:') throw new Error(`${sink}: the URL must be http or https`);
+  if (url.username || url.password) throw new Error(`${sink}: the URL must not hold a user or password`);
+  return url;
+}
+
+/** Resolves on a 2xx answer; throws the NotificationDeliveryError that says what else happened. */
+export function throwUnlessAccepted(sink: string, answer: PostOutcome): void {
+  switch (answer.outcome) {
+    case 'answered':
+      if (answer.status >= 200 && answer.status < 300) return;
+      throw new NotificationDeliveryError(sink, 'http-status', { status: answer.status });
+    case 'timeout':
+      throw new NotificationDeliveryError(sink, 'timeout');
+    case 'network-error':
+      throw new NotificationDeliveryError(sink, 'network', { code: answer.code });
+  }
+}

@@ -1,0 +1,30 @@
+// The public API of lib/notify: notifications to people (docs/notifications.md, "Notifications to people").
+export { approveCommand } from './approve-command.js';
+export { NotificationDeliveryError, type DeliveryFailure } from './delivery-error.js';
+export {
+  NEWS_DETAIL_TYPE,
+  NewsEventBusSink,
+  type NewsEventBusSinkOptions,
+  type PutEventsClient,
+} from './eventbridge.js';
+export {
+  newsSinksOf,
+  notificationListenerOf,
+  type NewsSinkOptions,
+  type NotificationInstallation,
+} from './installation.js';
+export { NEWS_DOCUMENT_VERSION, newsDocument, newsId, type NewsDocument } from './news-document.js';
+export { NEWS_KINDS, newsOf, type News, type NewsKind, type NewsOptions } from './news.js';
+export { notificationListener, type NotifierDeps } from './notifier.js';
+export {
+  hasNewsSinks,
+  NotificationSettings,
+  NotificationSettingsError,
+  parseNewsKinds,
+  parseNotificationSettings,
+  wantsNews,
+} from './settings.js';
+export { DEFAULT_NEWS_TIMEOUT_MS, type NewsSink } from './sink.js';
+export { slackMessage, type SlackBlock, type SlackMessage } from './slack-message.js';
+export { SlackSink, type SlackSinkOptions } from './slack.js';
+export { NewsWebhookSink, type NewsWebhookSinkOptions } from './webhook.js';

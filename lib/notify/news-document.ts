@@ -1,0 +1,47 @@
+// The news as JSON for machines: the body of the generic webhook and the `detail` of the EventBridge event, one shape
+// for both so a consumer can move from one to the other. `id` is stable per (pipeline, environment, revision, kind),
+// the same unit the store claims, so a consumer that keeps ids can drop a copy however it got one.
+import { createHash } from 'node:crypto';
+import type { News, NewsKind } from './news.js';
+
+/** The version of this shape; a change that breaks a consumer gets a new one. */
+export const NEWS_DOCUMENT_VERSION = 'pipeline-news/v1';
+
+export interface NewsDocument {
+  version: typeof NEWS_DOCUMENT_VERSION;
+  /** 32 hex characters: SHA-256 of `{ns}/{name}/{env}/{revision}/{kind}`, the revision empty when unknown. */
+  id: string;
+  kind: NewsKind;
+  pipeline: { namespace: string; name: string };
+  environment: string;
+  revision?: string;
+  reason: string;
+  link?: string;
+  approveCommand?: string;
+  /** ISO 8601. */
+  at: string;
+}
+
+export function newsDocument(news: News): NewsDocument {
+  return {
+    version: NEWS_DOCUMENT_VERSION,
+    id: newsId(news),
+    kind: news.kind,
+    pipeline: { namespace: news.pipeline.namespace, name: news.pipeline.name },
+    environment: news.env,
+    ...(news.revision === undefined ? {} : { revision: news.revision }),
+    reason: news.reason,
+    ...(news.link === undefined ? {} : { link: news.link }),
+    ...(news.approveCommand === undefined ? {} : { approveCommand: news.approveCommand }),
+    at: news.at,
+  };
+}
+
+export function newsId(news: Pick<News, 'pipeline' | 'env' | 'revision' | 'kind'>): string {
+  const { pipeline, env, revision = '', kind } = news;
+  // None of namespace, name and environment may contain `/`, and kind never does, so the joined text is unambiguous.
+  return createHash('sha256')
+    .update(`${pipeline.namespace}/${pipeline.name}/${env}/${revision}/${kind}`, 'utf8')
+    .digest('hex')
+    .slice(0, 32);
+}

@@ -1,0 +1,98 @@
+// The news a person is told of: which of the verifier's effects are worth a message, and what the message says. Only
+// four are: an approval starts waiting (someone must act), a promotion opened (its pull request to review), a
+// promotion failed for good (someone must act), and an environment that had passed regressed. Everything else the
+// verifier does is in the audit trail and on the dashboard, not in people's chat.
+import { oneLine } from '../decision/text.js';
+import { NEWS_KINDS, type NewsKind, type ObjectKey } from '../pipeline/model.js';
+import type { VerifierEffect } from '../verifier/effect-listener.js';
+import { approveCommand } from './approve-command.js';
+
+export { NEWS_KINDS, type NewsKind };
+
+export interface News {
+  kind: NewsKind;
+  pipeline: ObjectKey;
+  env: string;
+  /** Absent only for `environment-regressed` when its failed targets run different revisions. */
+  revision?: string;
+  /** One line for a person: what happened and, where it says, why. */
+  reason: string;
+  /** `promotion-opened`: what the strategy gave, e.g. the pull request's URL. */
+  link?: string;
+  /** `approval-waiting`: the exact command that approves this revision. */
+  approveCommand?: string;
+  /** ISO 8601: when it happened (the audit entry's time). */
+  at: string;
+}
+
+export interface NewsOptions {
+  /**
+   * Where `pipelinectl` acts, put after the approve command's arguments, e.g. `['--aws', '--stack', 'Pipelines']`;
+   * default none (the local data directory).
+   */
+  approveFlags?: readonly string[];
+}
+
+/** The longest reason kept: an error message can be long, a chat line should not be. */
+export const MAX_REASON_LENGTH = 500;
+
+/** The news an effect makes, if any. Pure: the same effect always makes the same news. */
+export function newsOf(effect: VerifierEffect, options: NewsOptions = {}): News | undefined {
+  const { entry } = effect;
+  if (entry.env === undefined) return undefined;
+  const base = {
+    pipeline: { namespace: entry.pipeline.namespace, name: entry.pipeline.name },
+    env: entry.env,
+    at: entry.at,
+  };
+  const revision = entry.revision;
+  switch (entry.type) {
+    case 'approval-requested':
+      if (revision === undefined) return undefined;
+      return {
+        kind: 'approval-waiting',
+        ...base,
+        revision,
+        reason: reasonText(`${revision} waits for approval to be promoted to ${entry.env}`),
+        approveCommand: approveCommand(entry.pipeline, entry.env, revision, options.approveFlags),
+      };
+    case 'promotion-succeeded':
+      if (revision === undefined) return undefined;
+      return {
+        kind: 'promotion-opened',
+        ...base,
+        revision,
+        reason: reasonText(
+          effect.result === undefined
+            ? `the promotion of ${revision} to ${entry.env} was handed over`
+            : `the promotion of ${revision} to ${entry.env} is open for review`,
+        ),
+        ...(effect.result === undefined ? {} : { link: effect.result }),
+      };
+    case 'promotion-failed':
+      // A failure that is retried is not news yet: it may well succeed on the next attempt.
+      if (revision === undefined || effect.retryAt !== undefined) return undefined;
+      return {
+        kind: 'promotion-failed',
+        ...base,
+        revision,
+        reason: reasonText(
+          `the promotion of ${revision} to ${entry.env} failed and is not retried: ${effect.error ?? entry.message}`,
+        ),
+      };
+    case 'environment-regressed':
+      return {
+        kind: 'environment-regressed',
+        ...base,
+        ...(revision === undefined ? {} : { revision }),
+        reason: reasonText(entry.message),
+      };
+    default:
+      return undefined;
+  }
+}
+
+function reasonText(text: string): string {
+  const line = oneLine(text);
+  return line.length <= MAX_REASON_LENGTH ? line : `${line.slice(0, MAX_REASON_LENGTH - 1)}…`;
+}

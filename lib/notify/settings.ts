@@ -1,0 +1,71 @@
+// The installation's notification settings (configured once: `serve` flags, the Lambda's environment and secrets, the
+// construct's props) and the narrowing a pipeline may add with `spec.notify`. Validated with zod; a problem names the
+// field and never quotes its value, since the URLs and the key are secrets.
+import { z } from 'zod';
+import { NEWS_KINDS, type NewsKind, type NotifyNarrowing } from '../pipeline/model.js';
+import type { News } from './news.js';
+
+const secretUrl = z.url({ protocol: /^https?$/, error: 'must be an http or https URL' });
+const newsKind = z.enum(NEWS_KINDS, { error: `must be one of ${NEWS_KINDS.join(', ')}` });
+
+export const NotificationSettings = z.strictObject({
+  /** A Slack incoming webhook. */
+  slack: z.strictObject({ webhookUrl: secretUrl }).optional(),
+  /** A generic JSON webhook; `hmacKey` signs it like Flux's generic-hmac. */
+  webhook: z.strictObject({ url: secretUrl, hmacKey: z.string().min(1, 'must not be empty').optional() }).optional(),
+  /** An EventBridge bus, by name or ARN (AWS only). */
+  eventBus: z.strictObject({ name: z.string().min(1, 'must not be empty') }).optional(),
+  /** The kinds of news sent; default all of them. */
+  news: z.array(newsKind).optional(),
+});
+export type NotificationSettings = z.infer<typeof NotificationSettings>;
+
+export class NotificationSettingsError extends Error {
+  override name = 'NotificationSettingsError';
+}
+
+/** The settings, or a NotificationSettingsError listing every problem by field (`slack.webhookUrl: must be …`). */
+export function parseNotificationSettings(value: unknown): NotificationSettings {
+  const result = NotificationSettings.safeParse(value);
+  if (result.success) return result.data;
+  const problems = result.error.issues.map((issue) => {
+    const path = issue.path.map(String).join('.');
+    return path === '' ? issue.message : `${path}: ${issue.message}`;
+  });
+  throw new NotificationSettingsError(`notification settings: ${problems.join('; ')}`);
+}
+
+/** A comma-separated list of kinds (a flag's or an environment variable's value); an empty text is none. */
+export function parseNewsKinds(text: string, what = 'news kinds'): NewsKind[] {
+  const kinds = text
+    .split(',')
+    .map((word) => word.trim())
+    .filter((word) => word !== '');
+  const unknown = kinds.filter((kind) => !(NEWS_KINDS as readonly string[]).includes(kind));
+  if (unknown.length > 0) {
+    throw new NotificationSettingsError(
+      `${what}: unknown ${unknown.map((kind) => JSON.stringify(kind)).join(', ')} (known: ${NEWS_KINDS.join(', ')})`,
+    );
+  }
+  return [...new Set(kinds as NewsKind[])];
+}
+
+/** True when at least one sink is configured: without one, there is nothing to claim or send. */
+export function hasNewsSinks(settings: NotificationSettings): boolean {
+  return settings.slack !== undefined || settings.webhook !== undefined || settings.eventBus !== undefined;
+}
+
+/**
+ * Whether people are told of this news: its kind is one the installation sends, and the pipeline's `spec.notify`
+ * (absent fields narrow nothing) keeps its kind and environment.
+ */
+export function wantsNews(
+  news: Pick<News, 'kind' | 'env'>,
+  settings: Pick<NotificationSettings, 'news'>,
+  narrowing: NotifyNarrowing | undefined,
+): boolean {
+  if (settings.news !== undefined && !settings.news.includes(news.kind)) return false;
+  if (narrowing?.news !== undefined && !narrowing.news.includes(news.kind)) return false;
+  if (narrowing?.environments !== undefined && !narrowing.environments.includes(news.env)) return false;
+  return true;
+}
