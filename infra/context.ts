@@ -3,6 +3,7 @@
 import { RemovalPolicy } from 'aws-cdk-lib';
 import * as events from 'aws-cdk-lib/aws-events';
 import type * as logs from 'aws-cdk-lib/aws-logs';
+import { parseNewsKinds } from '../lib/notify/settings.js';
 import { commitAuthorOf } from '../lib/promotion/pull-request/commit-author.js';
 import type { PipelineControllerStackProps } from './stack.js';
 
@@ -63,6 +64,7 @@ export function settingsFromContext(
   const logRetentionDays = number('logRetentionDays');
   const commitAuthorName = text('commitAuthorName');
   const commitAuthorEmail = text('commitAuthorEmail');
+  const notifyNews = list('notifyNews');
 
   return {
     stackName: text('stackName') ?? DEFAULT_STACK_NAME,
@@ -97,6 +99,10 @@ export function settingsFromContext(
       notificationWebhookSecretArn: text('notificationWebhookSecretArn'),
       notificationEventBusArn: text('notificationEventBusArn'),
       notificationControllerUrl: text('notificationControllerUrl'),
+      notifySlackSecretArn: text('notifySlackSecretArn'),
+      notifyWebhookSecretArn: text('notifyWebhookSecretArn'),
+      notifyEventBusArn: text('notifyEventBusArn'),
+      notifyNews: notifyNews === undefined ? undefined : parseNewsKinds(notifyNews.join(','), 'context notifyNews'),
     },
   };
 }

@@ -1,11 +1,14 @@
 // The PipelineController L3 construct: one table, a queue and its DLQ, three functions (receiver behind
-// a function URL, verifier on the queue, poller on a schedule), the generated master HMAC key, alarms, and IAM
-// policies that give each function only the actions and resources its code uses. infra/README.md documents the
+// a function URL, verifier on the queue, poller on a schedule), the generated master HMAC key, alarms, a CloudWatch
+// dashboard, and IAM policies that give each function only the actions and resources its code uses. infra/README.md documents the
 // props; infra/stack.ts puts the construct in a stack with outputs.
+import { METRIC_NAMESPACE } from '../lib/observability/metric-names.js';
 import { commitAuthorProblems, type CommitAuthor } from '../lib/promotion/pull-request/commit-author.js';
 import { notificationSinkKinds, type NotificationSinkKind } from '../lib/runtime/notification-sinks.js';
+import type { NewsKind } from '../lib/pipeline/model.js';
 import { SECRET_PURPOSE_TAG } from '../lib/secrets/tags.js';
-import { Aws, Duration, RemovalPolicy, Token } from 'aws-cdk-lib';
+import { Aws, Duration, RemovalPolicy, Stack, Token } from 'aws-cdk-lib';
+import type * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
 import * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
 import * as ec2 from 'aws-cdk-lib/aws-ec2';
 import * as events from 'aws-cdk-lib/aws-events';
@@ -23,6 +26,7 @@ import { Construct } from 'constructs';
 import { TABLE_SCHEMA } from '../lib/store/index.js';
 import { addAlarms, type ControllerAlarms } from './alarms.js';
 import { BUNDLE_SETTINGS, ENTRIES, LOCK_FILE, REPO_ROOT, type FunctionName } from './bundling.js';
+import { addDashboard } from './dashboard.js';
 import { acknowledgeFindings } from './nag.js';
 
 /**
@@ -59,6 +63,18 @@ export interface NotificationSinkProps {
    * reaches it.
    */
   readonly notificationControllerUrl?: string;
+}
+
+/** Notifications to people: approvals waiting, promotions opened or failed for good, regressions (docs/notifications.md). */
+export interface PeopleNotificationProps {
+  /** A JSON secret `{"url": "https://hooks.slack.com/services/…"}`: a Slack incoming webhook; the verifier may read it. */
+  readonly slackWebhook?: secretsmanager.ISecret;
+  /** A JSON secret `{"url": "…", "token": "…"}` (`token` optional): the news as JSON, signed like generic-hmac. */
+  readonly webhook?: secretsmanager.ISecret;
+  /** An EventBridge bus the news are put on (detail-type `Pipeline news`); the verifier gets `events:PutEvents`. */
+  readonly eventBus?: events.IEventBus;
+  /** The kinds of news sent. @default all: approval-waiting, promotion-opened, promotion-failed, environment-regressed */
+  readonly news?: readonly NewsKind[];
 }
 
 export interface PipelineControllerProps {
@@ -102,11 +118,18 @@ export interface PipelineControllerProps {
   readonly azureDevOpsApiUrl?: string;
   /** The notification strategy's sinks. @default none */
   readonly notification?: NotificationSinkProps;
+  /** Where people are told what needs them (Slack, a signed webhook, EventBridge). @default none */
+  readonly notify?: PeopleNotificationProps;
   /**
    * The author (and committer) of the pull request commits (env `COMMIT_AUTHOR_NAME`, `COMMIT_AUTHOR_EMAIL`).
    * @default Weave's: `Promotion Server` <promotion-server@pipeline-controller.invalid>
    */
   readonly commitAuthor?: CommitAuthor;
+  /**
+   * A CloudWatch dashboard of the functions' metrics (promotions, approvals, lead time, events, polls, dead letters;
+   * docs/observability.md) and of their errors and throttles. The metrics are published either way. @default true
+   */
+  readonly dashboard?: boolean;
 }
 
 interface FunctionSpec {
@@ -127,6 +150,8 @@ export class PipelineController extends Construct {
   readonly receiverUrl: lambda.FunctionUrl;
   readonly pollRule: events.Rule;
   readonly alarms: ControllerAlarms;
+  /** The metrics dashboard, unless the `dashboard` prop is false. */
+  readonly dashboard?: cloudwatch.Dashboard;
   /** The verifier's security group, when it runs in a VPC. */
   readonly verifierSecurityGroup?: ec2.SecurityGroup;
   /** The ARN pattern of the configuration Secrets (`<prefix>*`). */
@@ -197,6 +222,8 @@ export class PipelineController extends Construct {
       MASTER_KEY_SECRET_ID: this.masterKeySecret.secretArn,
       SECRETS_PREFIX: settings.secretsPrefix,
       RETENTION_DAYS: String(settings.retentionDays),
+      // Read by Powertools' Metrics (lib/observability/emf-metrics.ts), not by aws.ts: the namespace the dashboard graphs.
+      POWERTOOLS_METRICS_NAMESPACE: METRIC_NAMESPACE,
     };
     const notification = props.notification ?? {};
     this.notificationSinks = notificationSinkKinds({
@@ -216,6 +243,7 @@ export class PipelineController extends Construct {
       ...(notification.notificationControllerUrl !== undefined && {
         NOTIFICATION_CONTROLLER_URL: notification.notificationControllerUrl,
       }),
+      ...peopleNotificationEnvironment(props.notify, Stack.of(this).stackName),
       ...(props.commitAuthor && {
         COMMIT_AUTHOR_NAME: props.commitAuthor.name,
         COMMIT_AUTHOR_EMAIL: props.commitAuthor.email,
@@ -296,6 +324,13 @@ export class PipelineController extends Construct {
       functions: { receiver: this.receiver, verifier: this.verifier, poller: this.poller },
       topic: props.alarmTopic,
     });
+    if (props.dashboard ?? true) {
+      this.dashboard = addDashboard(this, {
+        functions: { receiver: this.receiver, verifier: this.verifier, poller: this.poller },
+        queue: this.queue,
+        deadLetterQueue: this.deadLetterQueue,
+      });
+    }
 
     acknowledgeFindings({
       masterKeySecret: this.masterKeySecret,
@@ -457,6 +492,9 @@ export class PipelineController extends Construct {
     const notification = props.notification ?? {};
     notification.webhookSecret?.grantRead(role);
     notification.eventBus?.grantPutEventsTo(role);
+    props.notify?.slackWebhook?.grantRead(role);
+    props.notify?.webhook?.grantRead(role);
+    props.notify?.eventBus?.grantPutEventsTo(role);
     if (props.vpc) {
       // What AWSLambdaVPCAccessExecutionRole grants, written out (the role has no managed policies). The Describe
       // calls have no resource-level permissions; the rest is scoped to this account and region.
@@ -548,4 +586,20 @@ function validate(scope: Construct, props: PipelineControllerProps): Settings {
     for (const problem of commitAuthorProblems(author)) fail(`commitAuthor: ${problem}`);
   }
   return settings;
+}
+
+/** The verifier's NOTIFY_* variables (lib/runtime/people-notifications.ts reads them). */
+function peopleNotificationEnvironment(
+  notify: PeopleNotificationProps | undefined,
+  stackName: string,
+): Record<string, string> {
+  if (!notify || (!notify.slackWebhook && !notify.webhook && !notify.eventBus)) return {};
+  return {
+    ...(notify.slackWebhook && { NOTIFY_SLACK_SECRET_ID: notify.slackWebhook.secretArn }),
+    ...(notify.webhook && { NOTIFY_WEBHOOK_SECRET_ID: notify.webhook.secretArn }),
+    ...(notify.eventBus && { NOTIFY_EVENT_BUS: notify.eventBus.eventBusArn }),
+    ...(notify.news && { NOTIFY_NEWS: notify.news.join(',') }),
+    // So that the approve command in a message works when pasted: pipelinectl finds the stack by its name.
+    NOTIFY_APPROVE_FLAGS: `--aws --stack ${stackName}`,
+  };
 }

@@ -6,6 +6,7 @@ import { EventBus } from 'aws-cdk-lib/aws-events';
 import { Secret } from 'aws-cdk-lib/aws-secretsmanager';
 import { Topic } from 'aws-cdk-lib/aws-sns';
 import type { Construct } from 'constructs';
+import type { NewsKind } from '../lib/pipeline/model.js';
 import { formatNotificationSinks } from '../lib/runtime/notification-sinks.js';
 import { PipelineController, type PipelineControllerProps } from './pipeline-controller.js';
 
@@ -22,6 +23,14 @@ export interface PipelineControllerStackProps extends StackProps {
   readonly notificationEventBusArn?: string;
   /** A Flux notification-controller's event receiver the notification strategy POSTs to, as Weave did. */
   readonly notificationControllerUrl?: string;
+  /** Notifications to people: the complete ARN of the secret `{"url": …}` of a Slack incoming webhook. */
+  readonly notifySlackSecretArn?: string;
+  /** The complete ARN of the secret `{"url": …, "token"?: …}` of the news webhook. */
+  readonly notifyWebhookSecretArn?: string;
+  /** An EventBridge bus the news are put on. */
+  readonly notifyEventBusArn?: string;
+  /** The kinds of news sent; default all. */
+  readonly notifyNews?: readonly NewsKind[];
 }
 
 /** The outputs' logical ids, which `aws cloudformation describe-stacks` and the README name. */
@@ -67,8 +76,22 @@ export class PipelineControllerStack extends Stack {
         notificationControllerUrl: props.notificationControllerUrl,
       }),
     };
+    const notify = {
+      ...given.notify,
+      ...(props.notifySlackSecretArn !== undefined && {
+        slackWebhook: Secret.fromSecretCompleteArn(this, 'NotifySlackSecret', props.notifySlackSecretArn),
+      }),
+      ...(props.notifyWebhookSecretArn !== undefined && {
+        webhook: Secret.fromSecretCompleteArn(this, 'NotifyWebhookSecret', props.notifyWebhookSecretArn),
+      }),
+      ...(props.notifyEventBusArn !== undefined && {
+        eventBus: EventBus.fromEventBusArn(this, 'NotifyEventBus', props.notifyEventBusArn),
+      }),
+      ...(props.notifyNews !== undefined && { news: props.notifyNews }),
+    };
     const controller = new PipelineController(this, 'Controller', {
       ...given,
+      notify,
       ...(props.alarmTopicArn !== undefined && {
         alarmTopic: Topic.fromTopicArn(this, 'AlarmTopic', props.alarmTopicArn),
       }),

@@ -12,6 +12,7 @@ export {
   WEAVE_SIGNATURE_ALGORITHMS,
 } from '../signing/hmac.js';
 export type { ReceiverDeps } from './receiver-deps.js';
+export { EVENT_REJECTIONS, type EventOutcome, type EventRejection } from './event-outcome.js';
 export { handleRequest } from './receiver.js';
 export { HMAC_KEY_SECRET_KEY } from './pipeline-authorization.js';
 export { matchRoute } from './routes.js';

@@ -4,6 +4,7 @@ import type { Queue } from '../queue/index.js';
 import type { MasterKeys } from '../secrets/master-keys.js';
 import type { SecretSource } from '../secrets/port.js';
 import type { Store } from '../store/port.js';
+import type { EventOutcome } from './event-outcome.js';
 import type { WebhookKeyCache } from './webhook-key-cache.js';
 
 export interface ReceiverDeps {
@@ -23,4 +24,6 @@ export interface ReceiverDeps {
    * calls cost no reads. Default: one cache per `store` object, shared by every request given that store.
    */
   webhookKeys?: WebhookKeyCache;
+  /** Told what became of each request to the events route (the receiver Lambda counts them); default none. */
+  onEvent?: (outcome: EventOutcome) => void;
 }

@@ -2,6 +2,7 @@
 // decides anything (docs/architecture.md, "Shape"). Transport-neutral: the Lambda function URL and node:http
 // adapters call `handleRequest`. The route table is routes.ts; each route is a module of its own.
 import { receiveApproval } from './approval-route.js';
+import { eventOutcomeOf } from './event-outcome.js';
 import { receiveEvent } from './event-route.js';
 import { receivePromotion } from './promotion-route.js';
 import type { ReceiverDeps } from './receiver-deps.js';
@@ -23,6 +24,7 @@ export async function handleRequest(request: HttpRequest, deps: ReceiverDeps): P
     response = INTERNAL_ERROR;
   }
   logRequest(deps.logger, request, response, log, performance.now() - started, failure);
+  if (log.route === 'events') deps.onEvent?.(eventOutcomeOf(log.outcome, failure));
   return response;
 }
 

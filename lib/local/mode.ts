@@ -28,6 +28,7 @@ import { loadOrCreateMasterKeys, readServeInfo, removeServeInfo, writeServeInfo 
 import { DataDirError } from './data-dir-errors.js';
 import { startLocalDynamo, type LocalDynamo, type LocalDynamoOptions } from './dynamo.js';
 import { handleLocalMessage, LOCAL_MESSAGES_PATH } from './messages-route.js';
+import { peopleNotificationListener, type LocalPeopleNotifications } from './people-notifications.js';
 import { startPolling, type Polling } from './polling.js';
 import { DataDirSecretSource, LayeredSecretSource } from './secrets.js';
 
@@ -52,6 +53,8 @@ export interface LocalModeOptions {
   secrets?: readonly { key: ObjectKey; values: Record<string, string> }[];
   /** Where notification promotions go, as on AWS (docs/notifications.md); none: they fail for good. */
   notification?: LocalNotificationSinks;
+  /** Notifications to people: Slack, a signed webhook, EventBridge (docs/notifications.md). */
+  people?: LocalPeopleNotifications;
   /** The pull request commit's author; default Weave's `Promotion Server`. */
   commitAuthor?: CommitAuthor;
   logger: Logger;
@@ -147,7 +150,22 @@ export async function startLocalMode(options: LocalModeOptions): Promise<LocalMo
     };
     parts.eventBridge = promotion.eventBus?.client;
     const notificationSinks = notificationSinkKinds(promotion);
-    const verifierOf = assembleVerifier({ store, queue, secrets, logger, now, promotion });
+    const people = await peopleNotificationListener(options.people ?? {}, {
+      secrets,
+      store,
+      logger,
+      now,
+      dataDir,
+      // One client for both, destroyed at stop.
+      eventBridge: async () => {
+        const client =
+          promotion.eventBus?.client ?? new (await import('@aws-sdk/client-eventbridge')).EventBridgeClient({});
+        parts.eventBridge = client;
+        return client;
+      },
+    });
+    const listeners = people ? [people] : [];
+    const verifierOf = assembleVerifier({ store, queue, secrets, logger, now, promotion, listeners });
     queue.start(verifierOf(workerId));
 
     const handle: HttpHandler = (request) =>

@@ -28,3 +28,8 @@ export { DEFAULT_NEWS_TIMEOUT_MS, type NewsSink } from './sink.js';
 export { slackMessage, type SlackBlock, type SlackMessage } from './slack-message.js';
 export { SlackSink, type SlackSinkOptions } from './slack.js';
 export { NewsWebhookSink, type NewsWebhookSinkOptions } from './webhook.js';
+export {
+  notificationSettingsFromSecrets,
+  type NamedSecret,
+  type SecretNotificationSources,
+} from './secret-settings.js';

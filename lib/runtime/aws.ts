@@ -37,6 +37,16 @@ const Environment = z.object({
   NOTIFICATION_EVENT_BUS: z.string().min(1).optional(),
   /** A Flux notification-controller's event receiver the notification strategy POSTs to, as Weave did (optional). */
   NOTIFICATION_CONTROLLER_URL: z.string().url().optional(),
+  /** Secrets Manager id of a JSON object whose `url` is a Slack incoming webhook: notifications to people (optional). */
+  NOTIFY_SLACK_SECRET_ID: z.string().min(1).optional(),
+  /** Secrets Manager id of a JSON object with `url` and an optional `token` (HMAC key) for the news webhook. */
+  NOTIFY_WEBHOOK_SECRET_ID: z.string().min(1).optional(),
+  /** EventBridge bus (name or ARN) the news are put on (optional). */
+  NOTIFY_EVENT_BUS: z.string().min(1).optional(),
+  /** The kinds of news sent, comma-separated; default all. */
+  NOTIFY_NEWS: z.string().optional(),
+  /** What a pasted approve command needs after its arguments to reach this stack, e.g. `--aws --stack Pipelines`. */
+  NOTIFY_APPROVE_FLAGS: z.string().optional(),
   /** The pull request commit's author; default Weave's `Promotion Server`. */
   COMMIT_AUTHOR_NAME: z
     .string()

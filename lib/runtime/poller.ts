@@ -1,4 +1,7 @@
-// The poller Lambda's assembly: on each scheduled run, one `poll` message per (cluster, app kind) in use.
+// The poller Lambda's assembly: on each scheduled run, one `poll` message per (cluster, app kind) in use; then, over
+// the pipelines that listing named, the fleet's waiting approvals as metrics.
+import { recordApprovalWait } from '../observability/approval-wait-metrics.js';
+import { functionMetrics } from '../observability/emf-metrics.js';
 import { enqueuePolls } from '../poller/poller.js';
 import { awsDependencies } from './aws.js';
 import { functionLogger } from './logger.js';
@@ -7,10 +10,22 @@ export type PollerHandler = () => Promise<{ polls: number }>;
 
 export function pollerHandler(): PollerHandler {
   const logger = functionLogger('poller');
+  const metrics = functionMetrics('poller');
   return async () => {
-    const { table, queue } = awsDependencies();
-    const polls = await enqueuePolls({ store: table.store, queue });
-    logger.info('enqueued polls', { polls });
-    return { polls };
+    try {
+      const { table, queue } = awsDependencies();
+      const started = performance.now();
+      // Listed once for both: the polls, and the pipelines whose approval markers are counted.
+      const usage = await table.store.listClusterKinds();
+      const polls = await enqueuePolls({ store: { listClusterKinds: () => Promise.resolve(usage) }, queue });
+      metrics.record('PollDuration', performance.now() - started);
+      metrics.record('PollsEnqueued', polls);
+      logger.info('enqueued polls', { polls });
+      const pipelines = usage.flatMap((entry) => entry.pipelines);
+      await recordApprovalWait({ store: table.store, metrics, logger, now: new Date() }, pipelines);
+      return { polls };
+    } finally {
+      metrics.flush();
+    }
   };
 }

@@ -3,11 +3,15 @@
 import { EventBridgeClient } from '@aws-sdk/client-eventbridge';
 import type { Context, SQSBatchResponse, SQSEvent } from 'aws-lambda';
 import { EksAccess } from '../clusters/index.js';
+import { functionMetrics } from '../observability/emf-metrics.js';
+import { effectMetrics } from '../observability/effect-metrics.js';
+import { countedDeadLetters, measuredMessages } from '../observability/message-metrics.js';
 import { commitAuthorOf } from '../promotion/pull-request/index.js';
 import { backoffRedelivery, consumeBatch } from '../queue/index.js';
 import { assembleVerifier } from './assemble-verifier.js';
 import { awsDependencies, type AwsDependencies } from './aws.js';
 import { functionLogger } from './logger.js';
+import { peopleNotificationListener } from './people-notifications.js';
 import { perContainer } from './per-container.js';
 import type { PromotionSettings } from './promoter.js';
 
@@ -15,6 +19,7 @@ export type VerifierHandler = (event: SQSEvent, context: Context) => Promise<SQS
 
 export function verifierHandler(): VerifierHandler {
   const logger = functionLogger('verifier');
+  const metrics = functionMetrics('verifier');
   const verifierOf = perContainer(async () => {
     const aws = awsDependencies();
     return assembleVerifier({
@@ -25,6 +30,10 @@ export function verifierHandler(): VerifierHandler {
       now: () => new Date(),
       eksTokens: new EksAccess(),
       promotion: await promotionSettings(aws),
+      listeners: [
+        effectMetrics({ metrics, audit: aws.table.store }),
+        ...optionalListener(await peopleNotificationListener(aws, logger, () => new EventBridgeClient({}))),
+      ],
     });
   });
   return async (event, context) => {
@@ -34,7 +43,15 @@ export function verifierHandler(): VerifierHandler {
     const redelivery = backoffRedelivery((receiptHandle, seconds) =>
       aws.queue.changeVisibility(receiptHandle, seconds),
     );
-    return consumeBatch(event, verifier, { deadLetters: aws.deadLetters, logger, redelivery });
+    try {
+      return await consumeBatch(event, measuredMessages(verifier, metrics), {
+        deadLetters: countedDeadLetters(aws.deadLetters, metrics),
+        logger,
+        redelivery,
+      });
+    } finally {
+      metrics.flush();
+    }
   };
 }
 
@@ -60,4 +77,8 @@ async function promotionSettings(aws: AwsDependencies): Promise<PromotionSetting
     // What the GitHub marker scan learnt, shared by every container (its own item in the table).
     markerScans: aws.table.markerScans(),
   };
+}
+
+function optionalListener<T>(listener: T | undefined): T[] {
+  return listener === undefined ? [] : [listener];
 }

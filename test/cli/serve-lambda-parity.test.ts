@@ -33,6 +33,11 @@ const PARITY: Record<(typeof AWS_ENVIRONMENT_VARIABLES)[number], Equivalent> = {
   NOTIFICATION_WEBHOOK_SECRET_ID: { flag: '--notification-webhook-secret' },
   NOTIFICATION_EVENT_BUS: { flag: '--notification-event-bus', sameVariable: true },
   NOTIFICATION_CONTROLLER_URL: { flag: '--notification-controller-url', sameVariable: true },
+  NOTIFY_SLACK_SECRET_ID: { flag: '--notify-slack-secret' },
+  NOTIFY_WEBHOOK_SECRET_ID: { flag: '--notify-webhook-secret' },
+  NOTIFY_EVENT_BUS: { flag: '--notify-event-bus', sameVariable: true },
+  NOTIFY_NEWS: { flag: '--notify-news', sameVariable: true },
+  NOTIFY_APPROVE_FLAGS: {}, // serve's messages name its data directory
   COMMIT_AUTHOR_NAME: { flag: '--commit-author-name', sameVariable: true },
   COMMIT_AUTHOR_EMAIL: { flag: '--commit-author-email', sameVariable: true },
 };

@@ -82,7 +82,7 @@ describe('fromFunctionUrlEvent', () => {
 const untouchable = new Proxy({} as ReceiverDeps, {
   get: (_target, name) => {
     if (name === 'logger') return { info() {}, warn() {}, error() {} };
-    if (name === 'maxBodyBytes') return undefined;
+    if (name === 'maxBodyBytes' || name === 'onEvent') return undefined;
     return assert.fail(`used ${String(name)}`);
   },
 });

@@ -110,3 +110,42 @@ describe('the NotificationSinks output', () => {
     );
   });
 });
+
+describe('notifications to people', () => {
+  const slackArn = `arn:aws:secretsmanager:${REGION}:${ACCOUNT}:secret:pipelines/slack-AbCdEf`;
+  const busArn = `arn:aws:events:${REGION}:${ACCOUNT}:event-bus/pipeline-news`;
+
+  it('gives the verifier the NOTIFY_* variables, read access to the secret and PutEvents on the bus', () => {
+    const built = synth({
+      stackName: 'Pipelines',
+      notifySlackSecretArn: slackArn,
+      notifyEventBusArn: busArn,
+      notifyNews: ['approval-waiting'],
+    });
+    const verifier = variablesOf(built, built.stack.controller.verifier);
+    assert.equal(verifier.NOTIFY_SLACK_SECRET_ID, slackArn);
+    assert.equal(verifier.NOTIFY_EVENT_BUS, busArn);
+    assert.equal(verifier.NOTIFY_NEWS, 'approval-waiting');
+    assert.equal(verifier.NOTIFY_APPROVE_FLAGS, '--aws --stack Pipelines');
+    assert.equal(readAwsEnvironment(deployed(verifier)).NOTIFY_SLACK_SECRET_ID, slackArn);
+    const policies = JSON.stringify(resources(built.template, 'AWS::IAM::Policy'));
+    assert.ok(policies.includes(slackArn), 'a role may read the Slack secret');
+    assert.ok(policies.includes('events:PutEvents'), 'a role may put events on the bus');
+    for (const fn of [built.stack.controller.receiver, built.stack.controller.poller]) {
+      assert.ok(!Object.keys(variablesOf(built, fn)).some((name) => name.startsWith('NOTIFY_')), fn.node.path);
+    }
+    const plain = synth();
+    const none = variablesOf(plain, plain.stack.controller.verifier);
+    assert.ok(!Object.keys(none).some((name) => name.startsWith('NOTIFY_')), 'nothing configured: no variable');
+  });
+
+  it('takes the kinds from context and refuses an unknown one, naming the key', () => {
+    const context = (values: Record<string, unknown>) =>
+      settingsFromContext((key) => values[key], { AWS_REGION: REGION, CDK_DEFAULT_ACCOUNT: ACCOUNT });
+    assert.deepEqual(context({ notifyNews: 'approval-waiting,promotion-failed' }).props.notifyNews, [
+      'approval-waiting',
+      'promotion-failed',
+    ]);
+    assert.throws(() => context({ notifyNews: 'approval-waiting,merged' }), /context notifyNews: unknown "merged"/);
+  });
+});

@@ -1,0 +1,126 @@
+// The controller's CloudWatch dashboard: the metrics the functions publish through Powertools' Embedded Metric Format
+// (their names, units and emitting function come from lib/observability/metric-names.ts, so a graph cannot name a
+// metric nobody emits), beside what AWS publishes itself: the dead-letter queue's depth, the queue's oldest message,
+// each function's errors and throttles. docs/observability.md describes each graph.
+import { Duration } from 'aws-cdk-lib';
+import * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
+import type * as lambda from 'aws-cdk-lib/aws-lambda';
+import type * as sqs from 'aws-cdk-lib/aws-sqs';
+import type { Construct } from 'constructs';
+import { EVENT_REJECTIONS } from '../lib/http/event-outcome.js';
+import {
+  METRIC_NAMESPACE,
+  METRICS,
+  type MetricDimensions,
+  type MetricName,
+  type MetricSource,
+} from '../lib/observability/metric-names.js';
+
+/** One point per five minutes: the poller's default rhythm, so each approvals point is one poller run. */
+export const DASHBOARD_PERIOD = Duration.minutes(5);
+
+export interface DashboardInput {
+  functions: Record<MetricSource, lambda.IFunction>;
+  queue: sqs.IQueue;
+  deadLetterQueue: sqs.IQueue;
+}
+
+const WIDTH = 8;
+const HEIGHT = 6;
+
+export function addDashboard(scope: Construct, input: DashboardInput): cloudwatch.Dashboard {
+  const { functions } = input;
+  /** A metric of lib/observability under the `service` dimension of the function that emits it. */
+  const emitted = (name: MetricName, statistic: string, label: string, dimensions: MetricDimensions = {}) =>
+    new cloudwatch.Metric({
+      namespace: METRIC_NAMESPACE,
+      metricName: name,
+      dimensionsMap: { service: functions[METRICS[name].source].functionName, ...dimensions },
+      statistic,
+      period: DASHBOARD_PERIOD,
+      label,
+    });
+  const sum = (name: MetricName, label: string) => emitted(name, cloudwatch.Stats.SUM, label);
+  const graph = (title: string, left: cloudwatch.IMetric[], right: cloudwatch.IMetric[] = []) =>
+    new cloudwatch.GraphWidget({ title, left, right, width: WIDTH, height: HEIGHT });
+  const names = Object.keys(functions) as MetricSource[];
+
+  const dashboard = new cloudwatch.Dashboard(scope, 'Dashboard', {
+    defaultInterval: Duration.days(1),
+    periodOverride: cloudwatch.PeriodOverride.INHERIT,
+  });
+  dashboard.addWidgets(
+    graph('Promotions', [
+      sum('PromotionsStarted', 'started'),
+      sum('PromotionsSucceeded', 'succeeded'),
+      sum('PromotionsFailedRetrying', 'failed, retrying'),
+      sum('PromotionsFailedForGood', 'failed for good'),
+    ]),
+    graph(
+      'Approvals',
+      [emitted('ApprovalsWaiting', cloudwatch.Stats.MAXIMUM, 'waiting'), sum('ApprovalsRequested', 'requested')],
+      [emitted('OldestApprovalAge', cloudwatch.Stats.MAXIMUM, 'oldest waiting (s)')],
+    ),
+    graph('Lead time, first to last environment (ms)', [
+      emitted('LeadTime', cloudwatch.Stats.p(50), 'median'),
+      emitted('LeadTime', cloudwatch.Stats.p(90), 'p90'),
+      emitted('LeadTime', cloudwatch.Stats.SAMPLE_COUNT, 'revisions'),
+    ]),
+  );
+  dashboard.addWidgets(
+    graph('Flux events', [
+      sum('EventsReceived', 'received'),
+      sum('EventsEnqueued', 'enqueued'),
+      sum('EventsIgnored', 'ignored (not watched)'),
+      sum('EventsFailed', 'failed (500)'),
+      sum('EventsVerified', 'verified'),
+    ]),
+    graph(
+      'Rejected events, by reason',
+      EVENT_REJECTIONS.map((reason) => emitted('EventsRejected', cloudwatch.Stats.SUM, reason, { Reason: reason })),
+    ),
+    graph(
+      'Polls (ms)',
+      [
+        emitted('PollDuration', cloudwatch.Stats.MAXIMUM, 'poller run, max'),
+        emitted('ClusterPollDuration', cloudwatch.Stats.p(90), 'cluster poll, p90'),
+        emitted('ClusterPollDuration', cloudwatch.Stats.MAXIMUM, 'cluster poll, max'),
+      ],
+      [emitted('PollsEnqueued', cloudwatch.Stats.MAXIMUM, 'polls enqueued')],
+    ),
+  );
+  dashboard.addWidgets(
+    graph(
+      'Queue and dead letters',
+      [
+        sum('MessagesFailed', 'messages failed (retried)'),
+        sum('DeadLetters', 'dead-lettered by the verifier'),
+        input.deadLetterQueue.metricApproximateNumberOfMessagesVisible({
+          period: DASHBOARD_PERIOD,
+          statistic: cloudwatch.Stats.MAXIMUM,
+          label: 'in the dead-letter queue',
+        }),
+      ],
+      [
+        input.queue.metricApproximateAgeOfOldestMessage({
+          period: DASHBOARD_PERIOD,
+          statistic: cloudwatch.Stats.MAXIMUM,
+          label: 'oldest message in the queue (s)',
+        }),
+      ],
+    ),
+    graph(
+      'Function errors',
+      names.map((name) =>
+        functions[name].metricErrors({ period: DASHBOARD_PERIOD, statistic: cloudwatch.Stats.SUM, label: name }),
+      ),
+    ),
+    graph(
+      'Function throttles',
+      names.map((name) =>
+        functions[name].metricThrottles({ period: DASHBOARD_PERIOD, statistic: cloudwatch.Stats.SUM, label: name }),
+      ),
+    ),
+  );
+  return dashboard;
+}

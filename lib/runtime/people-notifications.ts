@@ -1,0 +1,36 @@
+// The verifier Lambda's notifications to people (docs/notifications.md, "Notifications to people"): the Slack and
+// webhook URLs are Secrets Manager secrets named by the function's environment (the construct's `notify` props),
+// read once per warm container; no variable set means no listener.
+import type { EventBridgeClient } from '@aws-sdk/client-eventbridge';
+import type { Logger } from '../logging/logger.js';
+import { notificationListenerOf, notificationSettingsFromSecrets, parseNewsKinds } from '../notify/index.js';
+import type { EffectListener } from '../verifier/index.js';
+import type { AwsDependencies } from './aws.js';
+
+export async function peopleNotificationListener(
+  aws: Pick<AwsDependencies, 'environment' | 'secrets' | 'table'>,
+  logger: Logger,
+  eventBridge: () => EventBridgeClient,
+): Promise<EffectListener | undefined> {
+  const env = aws.environment;
+  const secret = async (id: string | undefined) =>
+    id === undefined ? undefined : { name: `secret ${id}`, values: await aws.secrets.getById(id) };
+  const [slack, webhook] = await Promise.all([
+    secret(env.NOTIFY_SLACK_SECRET_ID),
+    secret(env.NOTIFY_WEBHOOK_SECRET_ID),
+  ]);
+  const settings = notificationSettingsFromSecrets({
+    ...(slack ? { slack } : {}),
+    ...(webhook ? { webhook } : {}),
+    ...(env.NOTIFY_EVENT_BUS === undefined ? {} : { eventBus: env.NOTIFY_EVENT_BUS }),
+    ...(env.NOTIFY_NEWS === undefined ? {} : { news: parseNewsKinds(env.NOTIFY_NEWS, 'NOTIFY_NEWS') }),
+  });
+  const approveFlags = (env.NOTIFY_APPROVE_FLAGS ?? '').split(' ').filter((word) => word !== '');
+  return notificationListenerOf({
+    settings,
+    store: aws.table.store,
+    logger,
+    approveFlags,
+    ...(settings.eventBus ? { eventBridge: eventBridge() } : {}),
+  });
+}
