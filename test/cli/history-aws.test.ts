@@ -3,57 +3,27 @@
 // doors: `pipelinectl approve` (under the caller's ARN) and Weave's `/approval` webhook handled by the receiver on
 // the same table (under the name of the key that signed it). History shows both, each with its approver.
 import assert from 'node:assert/strict';
-import { after, before, describe, it } from 'node:test';
-import { CreateQueueCommand, SQSClient } from '@aws-sdk/client-sqs';
-import { STSClient } from '@aws-sdk/client-sts';
-import { startFauxqs, type FauxqsServer } from 'fauxqs';
+import { describe, it } from 'node:test';
 import { historyJson, readHistory } from '../../lib/cli/actions/history.js';
 import { approveRevision } from '../../lib/cli/actions/approve.js';
-import { openAwsBackend } from '../../lib/cli/backends/aws.js';
 import { handleRequest } from '../../lib/http/receiver.js';
 import { resolvePipeline } from '../../lib/pipeline/model.js';
 import { StaticSecretSource } from '../../lib/secrets/port.js';
 import { signatureHeader } from '../../lib/signing/hmac.js';
-import { createDynamoStore } from '../../lib/store/index.js';
 import { RecordingQueue } from '../../lib/testing/recording-queue.js';
 import { PIPELINE, pipelineDocument, WEBHOOK_HMAC_KEY } from '../loop/harness.js';
-import { startAwsStandIn, type AwsStandIn } from '../support/aws-stand-in.js';
-import { startDynalite, type LocalDynamo } from '../support/dynalite.js';
+import { useDeployedStack } from '../support/deployed-stack.js';
 
-const region = 'us-east-1';
-const credentials = { accessKeyId: 'test', secretAccessKey: 'test' };
 const ARN = 'arn:aws:iam::123456789012:user/alice';
 const WEBHOOK_IDENTITY = 'hmac-key of Secret flux-system/webhook-hmac';
 const silent = { debug() {}, info() {}, warn() {}, error() {} };
 
 describe('pipelinectl history --aws', () => {
-  let dynamo: LocalDynamo;
-  let sqsServer: FauxqsServer;
-  let aws: AwsStandIn;
-  let sqs: SQSClient;
-  let sts: STSClient;
-  let queueUrl = '';
-
-  before(async () => {
-    [dynamo, sqsServer, aws] = await Promise.all([
-      startDynalite(),
-      startFauxqs({ port: 0, logger: false, host: '127.0.0.1' }),
-      startAwsStandIn(),
-    ]);
-    // An explicit endpoint for SQS: fauxqs's queue URLs name a host that does not resolve.
-    sqs = new SQSClient({ endpoint: `http://127.0.0.1:${sqsServer.port}`, region, credentials });
-    sts = new STSClient({ endpoint: aws.endpoint, region, credentials });
-    queueUrl = (await sqs.send(new CreateQueueCommand({ QueueName: 'work' }))).QueueUrl ?? '';
-  });
-  after(async () => {
-    sts.destroy();
-    sqs.destroy();
-    await Promise.all([dynamo.stop(), sqsServer.stop(), aws.stop()]);
-  });
+  const stack = useDeployedStack();
 
   it("reads the stack's table: a CLI approval under the caller's ARN, a webhook one under its key", async () => {
     // What the verifier leaves: prod waits for 6.9.2. The pipeline is manual here so that prod waits.
-    const store = createDynamoStore({ client: dynamo.client, tableName: dynamo.tableName });
+    const store = stack().store;
     const manual = { ...pipelineDocument, spec: { ...pipelineDocument.spec } };
     manual.spec.promotion = { ...pipelineDocument.spec.promotion, manual: true } as typeof manual.spec.promotion;
     const earlier = new Date(Date.now() - 60_000);
@@ -85,7 +55,7 @@ describe('pipelinectl history --aws', () => {
 
     // The CLI door, after the verifier asked again for a newer revision.
     assert.equal(await store.requestApproval(PIPELINE, 'prod', '6.9.3', new Date()), 'requested');
-    const backend = await openAwsBackend({ table: dynamo.tableName, queueUrl }, { dynamodb: dynamo.client, sqs, sts });
+    const backend = await stack().open();
     try {
       const approved = await approveRevision(backend, PIPELINE, 'prod', undefined);
       assert.equal(approved.by, ARN);

@@ -7,23 +7,17 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { CreateQueueCommand, SQSClient } from '@aws-sdk/client-sqs';
-import { STSClient } from '@aws-sdk/client-sts';
-import { startFauxqs, type FauxqsServer } from 'fauxqs';
 import { metricsJson as toJson, readMetrics, type MetricsJson } from '../../lib/cli/actions/metrics.js';
-import { openAwsBackend } from '../../lib/cli/backends/aws.js';
 import { openLocalBackend } from '../../lib/cli/backends/local.js';
 import type { TargetStatus } from '../../lib/flux/target-status.js';
 import { resolvePipeline, type AppKey } from '../../lib/pipeline/model.js';
-import { createDynamoStore } from '../../lib/store/index.js';
 import type { AuditEntry } from '../../lib/store/port.js';
 import { recordEnvironmentFacts } from '../../lib/verifier/environment-facts.js';
 import { pipelineDocument } from '../loop/harness.js';
-import { startAwsStandIn, type AwsStandIn } from '../support/aws-stand-in.js';
-import { startDynalite, type LocalDynamo } from '../support/dynalite.js';
 import { writeFiles } from '../support/temp-files.js';
 import { CLUSTERS, PIPELINE, pipeline, SECRETS } from './fixtures.js';
 import { lines, runCli } from './helpers.js';
+import { useDeployedStack } from '../support/deployed-stack.js';
 
 const HOUR = 3_600_000;
 const silent = { debug() {}, info() {}, warn() {}, error() {} };
@@ -129,34 +123,10 @@ describe('pipelinectl metrics on a local data directory', { concurrency: false }
 });
 
 describe('pipelinectl metrics --aws', () => {
-  const region = 'us-east-1';
-  const credentials = { accessKeyId: 'test', secretAccessKey: 'test' };
-  let dynamo: LocalDynamo;
-  let sqsServer: FauxqsServer;
-  let aws: AwsStandIn;
-  let sqs: SQSClient;
-  let sts: STSClient;
-  let queueUrl = '';
-
-  before(async () => {
-    [dynamo, sqsServer, aws] = await Promise.all([
-      startDynalite(),
-      startFauxqs({ port: 0, logger: false, host: '127.0.0.1' }),
-      startAwsStandIn(),
-    ]);
-    // An explicit endpoint for SQS: fauxqs's queue URLs name a host that does not resolve.
-    sqs = new SQSClient({ endpoint: `http://127.0.0.1:${sqsServer.port}`, region, credentials });
-    sts = new STSClient({ endpoint: aws.endpoint, region, credentials });
-    queueUrl = (await sqs.send(new CreateQueueCommand({ QueueName: 'work' }))).QueueUrl ?? '';
-  });
-  after(async () => {
-    sts.destroy();
-    sqs.destroy();
-    await Promise.all([dynamo.stop(), sqsServer.stop(), aws.stop()]);
-  });
+  const stack = useDeployedStack();
 
   it("reads the facts the verifier recorded in the stack's table, each once", async () => {
-    const store = createDynamoStore({ client: dynamo.client, tableName: dynamo.tableName });
+    const store = stack().store;
     const resolved = resolvePipeline(pipelineDocument);
     const now = Date.now();
     const ago = (hours: number) => new Date(now - hours * HOUR);
@@ -196,7 +166,7 @@ describe('pipelinectl metrics --aws', () => {
       'one fact per environment, at when its last target became Ready, none from the redundant evaluation',
     );
 
-    const backend = await openAwsBackend({ table: dynamo.tableName, queueUrl }, { dynamodb: dynamo.client, sqs, sts });
+    const backend = await stack().open();
     try {
       const query = { pipeline: PIPELINE, windowMs: 30 * 24 * HOUR, failureWindowMs: HOUR, now: new Date(now) };
       const [podinfo] = toJson(await readMetrics(backend, query)).pipelines;

@@ -2,22 +2,15 @@
 // fauxqs (SQS) and test/support/aws-stand-in.ts (STS). The retry is recorded under the caller's ARN and the verifier
 // is handed a check-pipeline message through SQS.
 import assert from 'node:assert/strict';
-import { after, before, describe, it } from 'node:test';
-import { CreateQueueCommand, ReceiveMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
-import { STSClient } from '@aws-sdk/client-sts';
-import { startFauxqs, type FauxqsServer } from 'fauxqs';
+import { describe, it } from 'node:test';
+import { ReceiveMessageCommand } from '@aws-sdk/client-sqs';
 import { retryPromotion } from '../../lib/cli/actions/retry.js';
-import { openAwsBackend } from '../../lib/cli/backends/aws.js';
 import type { TargetStatus } from '../../lib/flux/target-status.js';
 import { resolvePipeline, type AppKey } from '../../lib/pipeline/model.js';
 import { decodeMessage } from '../../lib/queue/messages.js';
-import { createDynamoStore } from '../../lib/store/index.js';
 import { PIPELINE, pipelineDocument } from '../loop/harness.js';
-import { startAwsStandIn, type AwsStandIn } from '../support/aws-stand-in.js';
-import { startDynalite, type LocalDynamo } from '../support/dynalite.js';
+import { useDeployedStack } from '../support/deployed-stack.js';
 
-const region = 'us-east-1';
-const credentials = { accessKeyId: 'test', secretAccessKey: 'test' };
 const healthy = (revision: string): TargetStatus => ({
   phase: 'Ready',
   reason: 'Deployed',
@@ -32,33 +25,11 @@ const app = (cluster: string, namespace: string): AppKey => ({
 });
 
 describe('pipelinectl retry --aws', () => {
-  let dynamo: LocalDynamo;
-  let sqsServer: FauxqsServer;
-  let aws: AwsStandIn;
-  let sqs: SQSClient;
-  let sts: STSClient;
-  let queueUrl = '';
-
-  before(async () => {
-    [dynamo, sqsServer, aws] = await Promise.all([
-      startDynalite(),
-      startFauxqs({ port: 0, logger: false, host: '127.0.0.1' }),
-      startAwsStandIn(),
-    ]);
-    // An explicit endpoint for SQS: fauxqs's queue URLs name a host that does not resolve.
-    sqs = new SQSClient({ endpoint: `http://127.0.0.1:${sqsServer.port}`, region, credentials });
-    sts = new STSClient({ endpoint: aws.endpoint, region, credentials });
-    queueUrl = (await sqs.send(new CreateQueueCommand({ QueueName: 'work' }))).QueueUrl ?? '';
-  });
-  after(async () => {
-    sts.destroy();
-    sqs.destroy();
-    await Promise.all([dynamo.stop(), sqsServer.stop(), aws.stop()]);
-  });
+  const stack = useDeployedStack();
 
   it('records the retry under the caller ARN from STS and sends a check-pipeline message to SQS', async () => {
     // What a verifier leaves: dev on 6.9.2, prod on 6.9.1, the promotion of 6.9.2 to prod failed for good.
-    const store = createDynamoStore({ client: dynamo.client, tableName: dynamo.tableName });
+    const store = stack().store;
     const now = new Date();
     await store.applyPipeline(pipelineDocument, resolvePipeline(pipelineDocument), now);
     await store.recordTargetStatus(app('dev', 'apps'), healthy('6.9.2'), now);
@@ -69,7 +40,7 @@ describe('pipelinectl retry --aws', () => {
     assert.ok(claimed);
     assert.ok(await store.failPromotion(claimed, 'Bad credentials', undefined, now));
 
-    const backend = await openAwsBackend({ table: dynamo.tableName, queueUrl }, { dynamodb: dynamo.client, sqs, sts });
+    const backend = await stack().open();
     try {
       const result = await retryPromotion(backend, PIPELINE, 'prod', '6.9.2');
       const arn = 'arn:aws:iam::123456789012:user/alice';
@@ -83,8 +54,8 @@ describe('pipelinectl retry --aws', () => {
       assert.equal(entry?.type, 'promotion-retry-requested');
       assert.equal(entry.actor, arn);
 
-      const { Messages = [] } = await sqs.send(
-        new ReceiveMessageCommand({ QueueUrl: queueUrl, MaxNumberOfMessages: 10, WaitTimeSeconds: 0 }),
+      const { Messages = [] } = await stack().sqs.send(
+        new ReceiveMessageCommand({ QueueUrl: stack().queueUrl, MaxNumberOfMessages: 10, WaitTimeSeconds: 0 }),
       );
       assert.deepEqual(
         Messages.map((message) => decodeMessage(message.Body ?? '')),
