@@ -53,6 +53,19 @@ export interface DemoSettings {
   newStore?: boolean;
   /** With --no-fresh: make a new master key when master-key.json is missing (`--new-master-key`). */
   newMasterKey?: boolean;
+  /** A web view served beside the demo (the CLI's dashboard), named in the introduction. */
+  companion?: DemoCompanion;
+}
+
+/**
+ * Something the caller serves over the demo's data directory (the CLI's dashboard: lib/demo does not know the CLI).
+ * `attach` is called once the local mode runs, so that it reads through it; what it returns stops it, before the
+ * local mode stops.
+ */
+export interface DemoCompanion {
+  /** Shown in the introduction, e.g. `dashboard http://127.0.0.1:PORT/`. */
+  line: string;
+  attach(): Promise<() => Promise<void>>;
 }
 
 /** Runs the demo until SIGINT or SIGTERM, then stops everything it started, in reverse order. */
@@ -74,6 +87,7 @@ export async function runDemo(settings: DemoSettings): Promise<void> {
     const activity = new Activity(screen);
     const mode = await startMode(settings, world, activity);
     cleanup.push(() => mode.stop());
+    if (settings.companion) cleanup.push(await settings.companion.attach());
     const { repository } = world;
 
     const simulator = new FluxSimulator({
@@ -122,6 +136,7 @@ export async function runDemo(settings: DemoSettings): Promise<void> {
       releaseEveryMs,
       mergeAfterMs,
       command: cliCommand(),
+      companionLine: settings.companion?.line,
     };
     screen.start(introduction(context));
     await refreshUntil(signals.stopped, async () => {

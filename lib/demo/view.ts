@@ -27,6 +27,8 @@ export interface ViewContext {
   mergeAfterMs: number;
   /** How to run pipelinectl from here: `pipelinectl`, or `node bin/pipelinectl.js`. */
   command: string;
+  /** What the caller serves beside the demo (the dashboard's URL), if anything. */
+  companionLine?: string;
 }
 
 export function introduction(context: ViewContext): string[] {
@@ -40,6 +42,7 @@ export function introduction(context: ViewContext): string[] {
       `${formatDuration(context.releaseEveryMs)}.`,
     `receiver ${context.receiverUrl}  ·  data directory ${dataDir}  ·  Ctrl-C stops everything`,
     `from a second terminal: ${context.command} status --data-dir ${shellQuote(dataDir)}`,
+    ...(context.companionLine === undefined ? [] : [context.companionLine]),
   ];
 }
 

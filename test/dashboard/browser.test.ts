@@ -1,27 +1,21 @@
 // The dashboard in a real browser: headless Chromium (Debian's `chromium` package) driven by playwright-core, over a
 // local data directory whose manual `staging` waits for an approval of 6.9.2. A person's path through it: the fleet
 // shows the waiting approval, the keyboard reaches Approve, the confirmation names the revision, the page follows the
-// promotion live without a reload, and the history shows who approved. No page logs a console error; a screenshot of
-// each is written to a directory named in the test log. Without Chromium the tests are skipped, saying why.
+// promotion live without a reload, the history shows who approved, and the metrics page draws its charts (in the
+// light and the dark theme) and follows the audit trail live. No page logs a console error; a screenshot of each is
+// written to a directory named in the test log. Without Chromium the tests are skipped, saying why.
 import assert from 'node:assert/strict';
-import { existsSync } from 'node:fs';
 import { mkdtemp } from 'node:fs/promises';
 import { tmpdir, userInfo } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it, type TestContext } from 'node:test';
 import { chromium, type Browser, type Page } from 'playwright-core';
-import { PULL_REQUEST_URL, startDashboardWorld, type DashboardWorld } from './world.js';
-
-/** PIPELINECTL_CHROMIUM, else the paths Debian and Ubuntu install Chromium at. */
-function chromiumPath(): string | undefined {
-  const candidates = [process.env.PIPELINECTL_CHROMIUM, '/usr/bin/chromium', '/usr/bin/chromium-browser'];
-  return candidates.find((path): path is string => path !== undefined && path !== '' && existsSync(path));
-}
+import { PIPELINE } from '../cli/fixtures.js';
+import { CHROMIUM_MISSING, chromiumPath } from './chromium.js';
+import { PULL_REQUEST_URL, recordMetricsTrail, startDashboardWorld, type DashboardWorld } from './world.js';
 
 const executablePath = chromiumPath();
-const SKIP_REASON =
-  "Chromium not found (PIPELINECTL_CHROMIUM, /usr/bin/chromium, /usr/bin/chromium-browser): install Debian's " +
-  'chromium package to run the dashboard browser tests';
+const SKIP_REASON = `${CHROMIUM_MISSING} to run the dashboard browser tests`;
 
 describe('the dashboard in headless Chromium', { concurrency: false, timeout: 60_000 }, () => {
   let world: DashboardWorld | undefined;
@@ -104,10 +98,6 @@ describe('the dashboard in headless Chromium', { concurrency: false, timeout: 60
     // From here on, a reload would lose this mark: the update must come without one.
     await page.evaluate('window.notReloaded = true');
     await world?.deliverPending();
-    const served = await (await fetch(url('/pipelines/flux-system/podinfo'))).text();
-    t.diagnostic(
-      `DEBUG served ${/env-staging[\s\S]*?data-state="([^"]+)"/.exec(served)?.[1]} live=${await page.locator('#live-status').innerText()}`,
-    );
     await page.waitForSelector('#env-staging [data-state="promoted"]', { timeout: 10_000 });
     assert.equal(await page.evaluate<boolean>("'notReloaded' in window"), true, 'updated in place');
     assert.equal(await page.locator(`#env-staging a[href="${PULL_REQUEST_URL}"]`).count(), 1);
@@ -125,6 +115,56 @@ describe('the dashboard in headless Chromium', { concurrency: false, timeout: 60
     await page.waitForURL(/type=approved/);
     assert.equal(await page.locator('li[data-type]').count(), 1);
     await screenshot(t, 'history');
+  });
+
+  it('the metrics page draws a chart per metric, with the figures in a table, in the light and the dark theme', async (t) => {
+    if (skipWithoutChromium(t)) return;
+    if (!world) return;
+    await recordMetricsTrail(world.backend.store);
+    await page.getByRole('link', { name: 'Metrics' }).click();
+    await page.waitForURL(/\/metrics$/);
+    await page.locator('select[name="window"]').selectOption('7d');
+    await page.getByRole('button', { name: 'Show' }).click();
+    await page.waitForURL(/window=7d/);
+    const charts = page.locator('section.metrics svg.chart[role="img"]');
+    // Deployments per day for each of the three environments, lead time, change failure rate, time to restore.
+    assert.equal(await charts.count(), 6);
+    for (const svg of await charts.all()) {
+      assert.ok(await svg.isVisible());
+      assert.ok(((await svg.boundingBox())?.height ?? 0) > 20, 'drawn at a readable size');
+    }
+    assert.equal(await page.getByRole('img', { name: 'Lead time per revision, dev to prod' }).count(), 1);
+    assert.equal(await page.locator('#m0-lead-time circle.mark').count(), 2);
+    assert.deepEqual(await page.locator('table.figures tbody th').allInnerTexts(), ['dev', 'staging', 'prod']);
+    assert.match(await page.locator('tr[data-env="prod"]').innerText(), /50% \(1\/2\)/);
+    await screenshot(t, 'metrics');
+
+    // A new deployment in the trail reaches the open page without a reload.
+    await page.evaluate('window.notReloaded = true');
+    const devDeployments = Number(await page.locator('tr[data-env="dev"] td').first().innerText());
+    await world.backend.store.appendAudit({
+      at: new Date().toISOString(),
+      pipeline: PIPELINE,
+      type: 'environment-passed',
+      env: 'dev',
+      revision: '6.9.3',
+      message: 'environment-passed',
+      actor: 'test',
+    });
+    // Waited for through the page's DOM: the CSP forbids evaluating a string in it.
+    await page
+      .locator('tr[data-env="dev"] td:first-of-type', { hasText: new RegExp(`^${devDeployments + 1}$`) })
+      .waitFor({ timeout: 10_000 });
+    assert.equal(await page.evaluate<boolean>("'notReloaded' in window"), true, 'updated in place');
+
+    // The marks and labels follow the theme: the text colour is the dark theme's when the system asks for dark.
+    const textColour = () => page.evaluate<string>("getComputedStyle(document.getElementById('m0-lead-time')).color");
+    const light = await textColour();
+    await page.emulateMedia({ colorScheme: 'dark' });
+    assert.equal(await textColour(), 'rgb(230, 237, 243)');
+    assert.notEqual(light, 'rgb(230, 237, 243)');
+    await screenshot(t, 'metrics-dark');
+    await page.emulateMedia({ colorScheme: 'light' });
   });
 
   it('no page logged a console error', (t) => {

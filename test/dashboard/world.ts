@@ -14,6 +14,7 @@ import type { TargetStatus } from '../../lib/flux/target-status.js';
 import type { AppKey } from '../../lib/pipeline/model.js';
 import type { Promoter } from '../../lib/promotion/port.js';
 import type { QueueMessage } from '../../lib/queue/messages.js';
+import type { AuditEntry, Store } from '../../lib/store/port.js';
 import { RecordingQueue } from '../../lib/testing/recording-queue.js';
 import { ScriptedClusters } from '../../lib/testing/scripted-clusters.js';
 import { createVerifier } from '../../lib/verifier/index.js';
@@ -27,6 +28,31 @@ export const HOSTILE_MESSAGE = '<script>window.pwned = true</script><b>deployed<
 export const SECRET_VALUES = ['not-so-secret', 'ghp_test', 'Z2hwX3Rlc3Q='];
 /** What the promoter answers, so the page can link the pull request. */
 export const PULL_REQUEST_URL = 'https://github.com/acme/fleet/pull/7';
+
+const HOUR_MS = 3_600_000;
+
+/**
+ * Facts of podinfo's past the metrics are computed from, `[hours ago, type, env, revision]`: 6.9.1 reaches prod in
+ * 4h and regresses there within the failure window; 6.9.2 reaches it in 30m and restores prod after 2h.
+ */
+export const METRICS_TRAIL: readonly (readonly [number, AuditEntry['type'], string, string])[] = [
+  [50, 'environment-passed', 'dev', '6.9.1'],
+  [48, 'environment-passed', 'staging', '6.9.1'],
+  [46, 'environment-passed', 'prod', '6.9.1'],
+  [45.5, 'environment-regressed', 'prod', '6.9.1'],
+  [44, 'environment-passed', 'dev', '6.9.2'],
+  [44, 'environment-passed', 'staging', '6.9.2'],
+  [44, 'promotion-succeeded', 'prod', '6.9.2'],
+  [43.5, 'environment-passed', 'prod', '6.9.2'],
+];
+
+/** Writes METRICS_TRAIL into podinfo's audit trail, as the verifier records such facts. */
+export async function recordMetricsTrail(store: Pick<Store, 'appendAudit'>, now = Date.now()): Promise<void> {
+  for (const [hoursAgo, type, env, revision] of METRICS_TRAIL) {
+    const at = new Date(now - hoursAgo * HOUR_MS).toISOString();
+    await store.appendAudit({ at, pipeline: PIPELINE, type, env, revision, message: type, actor: 'test' });
+  }
+}
 
 export interface DashboardWorld {
   dashboard: RunningDashboard;

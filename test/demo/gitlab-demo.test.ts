@@ -135,7 +135,7 @@ describe('pipelinectl demo --git-host', () => {
       (error: unknown) => assert.fail(`${String(error)}\nstdout:\n${demo.stdout()}\nstderr:\n${demo.stderr()}`),
     );
     const out = demo.stdout();
-    assert.ok(out.startsWith('SIMULATION — no real cluster or GitLab is touched\n'), out);
+    assert.match(out, /^dashboard: .*\nSIMULATION — no real cluster or GitLab is touched\n/);
     assert.match(out, /on examples\/demo-gitlab\n/);
     assert.match(out, /a simulated GitLab repository acme\/fleet whose promotion merge requests a bot merges after 3s/);
     demo.child.kill('SIGINT');

@@ -37,9 +37,13 @@ export interface WorldOptions {
   pollInterval: '1s' | '2s';
   /** Leaf clusters that run but are not registered yet: `register` applies their GitopsCluster later. */
   unregistered?: readonly string[];
+  /** More flags for `serve` (e.g. the notification Secrets), after the world's own. */
+  serveArgs?: readonly string[];
 }
 
 export interface World {
+  /** The data directory serve and the CLI use. */
+  dataDir: string;
   cluster(name: string): FakeKubeApi;
   github: FakeGitHub;
   /** The running serve (after `startServe`). */
@@ -84,7 +88,7 @@ export async function startWorld(t: TestContext, options: WorldOptions): Promise
   });
   const dataDir = join(root, 'data');
   const serveArgs = ['--config', join(root, 'config'), '--data-dir', dataDir, '--port', '0'];
-  serveArgs.push('--poll-interval', options.pollInterval, '--github-api-url', github.url);
+  serveArgs.push('--poll-interval', options.pollInterval, '--github-api-url', github.url, ...(options.serveArgs ?? []));
 
   let running: ServeProcess | undefined;
   const serve = () => {
@@ -107,6 +111,7 @@ export async function startWorld(t: TestContext, options: WorldOptions): Promise
   const pipelinectl = (...args: string[]) => runPipelinectl([...args, '--data-dir', dataDir], { timeoutMs: 30_000 });
 
   return {
+    dataDir,
     cluster: (name) => {
       const kube = clusters.get(name) ?? unregistered.get(name);
       if (!kube) throw new Error(`no cluster ${name} in this world`);

@@ -66,4 +66,31 @@ describe('serve: promotion flags', () => {
       );
     }
   });
+
+  it('parses the notifications to people: Secrets by name, the bus, the kinds; refuses an unknown kind', () => {
+    const options = parseServeFlags({
+      ...base,
+      notifySlackSecret: 'flux-system/slack',
+      notifyWebhookSecret: 'flux-system/news-webhook',
+      notifyEventBus: 'pipeline-news',
+      notifyNews: 'approval-waiting, promotion-failed',
+    });
+    assert.deepEqual(options.people, {
+      slackSecret: { namespace: 'flux-system', name: 'slack' },
+      webhookSecret: { namespace: 'flux-system', name: 'news-webhook' },
+      eventBus: 'pipeline-news',
+      news: ['approval-waiting', 'promotion-failed'],
+    });
+    assert.ok(!('people' in parseServeFlags(base)));
+    assert.throws(
+      () => parseServeFlags({ ...base, notifyNews: 'approval-waiting,pr-merged' }),
+      (error: unknown) =>
+        error instanceof CliError &&
+        /^--notify-news: unknown "pr-merged" \(known: approval-waiting, /.test(error.message),
+    );
+    assert.throws(
+      () => parseServeFlags({ ...base, notifySlackSecret: 'flux-system/Slack' }),
+      (error: unknown) => error instanceof CliError && error.message.startsWith('--notify-slack-secret'),
+    );
+  });
 });

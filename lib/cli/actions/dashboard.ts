@@ -1,21 +1,25 @@
 // What `pipelinectl dashboard` does: serves the dashboard (lib/cli/dashboard) over the command's backend on a loopback
-// address, prints its URL, and runs until SIGINT or SIGTERM; the backend is closed by the caller (withBackend).
+// address, prints its URL, and runs until SIGINT or SIGTERM; the backend is closed by the caller (withBackend). Also
+// the dashboard `serve --dashboard-port` and the demo serve beside their local mode.
 import type { Logger } from '../../logging/logger.js';
 import { isLoopbackHost } from '../dashboard/loopback.js';
 import { startDashboard, type RunningDashboard } from '../dashboard/server.js';
 import type { Backend } from '../backend.js';
+import { openLocalBackend } from '../backends/local.js';
 import { CliError } from '../errors.js';
+import { parsePort } from '../flags.js';
 
 export interface DashboardCommandOptions {
   host: string;
   port: number;
 }
 
-/** Starts the dashboard; a CliError for a host that is not loopback or a port in use. */
+/** Starts the dashboard; a CliError for a host that is not loopback or a port in use (named as `portFlag`). */
 export async function openDashboard(
-  backend: Backend,
+  backend: Backend | Promise<Backend>,
   options: DashboardCommandOptions,
   logger: Pick<Logger, 'warn' | 'error'>,
+  portFlag = '--port',
 ): Promise<RunningDashboard> {
   if (!isLoopbackHost(options.host)) {
     throw new CliError(
@@ -28,7 +32,7 @@ export async function openDashboard(
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === 'EADDRINUSE') {
       throw new CliError(
-        `port ${options.port} on ${options.host} is in use: pick another with --port (0 picks a free one)`,
+        `port ${options.port} on ${options.host} is in use: pick another with ${portFlag} (0 picks a free one)`,
       );
     }
     throw error;
@@ -56,4 +60,60 @@ export async function runDashboard(
   });
   process.stderr.write(`stopping (${signal})\n`);
   await dashboard.close();
+}
+
+/**
+ * `--dashboard-port` of `serve` and `demo`: a port for 127.0.0.1, never the receiver's. The receiver is what Flux
+ * reaches, often from other machines; the dashboard acts with the caller's identity and must stay on this one.
+ */
+export function parseDashboardPort(text: string, receiverPort: number): number {
+  const port = parsePort(text, '--dashboard-port');
+  if (port !== 0 && port === receiverPort) {
+    throw new CliError(
+      `--dashboard-port ${port} is the receiver's --port: the dashboard needs a port of its own (0 picks a free one)`,
+    );
+  }
+  return port;
+}
+
+/** The dashboard served beside a local mode (`serve --dashboard-port`, the demo), on 127.0.0.1. */
+export interface DashboardBesideLocalMode {
+  url: string;
+  /**
+   * Opens the data directory through the running local mode (its serve.json): call once it runs. It does not throw:
+   * should opening fail, the pages answer 500 and the logger says why.
+   */
+  attach(): void;
+  /** Closes the dashboard and what attach opened; safe to call more than once. */
+  close(): Promise<void>;
+}
+
+/**
+ * Listens at once, so that the URL can be printed before the local mode starts; pages wait until `attach`. The
+ * backend is the one `pipelinectl dashboard --data-dir` gets while serve runs: its store over serve's dynalite, and
+ * approvals handed to serve's verifier through its message route.
+ */
+export async function startDashboardBesideLocalMode(
+  dataDir: string,
+  port: number,
+  logger: Logger,
+): Promise<DashboardBesideLocalMode> {
+  let resolveBackend: (backend: Promise<Backend>) => void = () => undefined;
+  const backend = new Promise<Backend>((resolve) => (resolveBackend = resolve));
+  const dashboard = await openDashboard(backend, { host: '127.0.0.1', port }, logger, '--dashboard-port');
+  let attached = false;
+  let closing: Promise<void> | undefined;
+  return {
+    url: dashboard.url,
+    attach: () => {
+      attached = true;
+      resolveBackend(openLocalBackend(dataDir, logger));
+    },
+    close: () =>
+      (closing ??= (async () => {
+        await dashboard.close();
+        // Before attach there is nothing to close (and the backend would never come).
+        if (attached) await backend.then((opened) => opened.close()).catch(() => undefined);
+      })()),
+  };
 }

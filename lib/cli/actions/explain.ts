@@ -51,10 +51,14 @@ export function explanation(view: PipelineView, env: string | undefined, now: Da
   for (const environment of environments) lines.push('', ...environmentLines(view, environment, now));
 
   const actions = view.decision.actions.filter((action) => env === undefined || action.env === env);
-  lines.push('');
-  if (actions.length === 0) lines.push('Next: nothing to do until a target, an approval or a promotion changes.');
-  else lines.push(`Next, the verifier would: ${actions.map(actionText).join('; ')}.`);
+  lines.push('', nextLine(actions));
   return lines;
+}
+
+/** The `Next` line: what the verifier would do now (`actions`: the whole pipeline's, or one environment's). */
+export function nextLine(actions: readonly Action[]): string {
+  if (actions.length === 0) return 'Next: nothing to do until a target, an approval or a promotion changes.';
+  return `Next, the verifier would: ${actions.map(actionText).join('; ')}.`;
 }
 
 /** Every environment, or only `env`; a CliError naming the environments there are when it has no `env`. */
@@ -104,6 +108,7 @@ function environmentLines(view: PipelineView, env: EnvironmentView, now: Date): 
   return lines;
 }
 
+/** One action the verifier would take, as a person reads it. */
 function actionText(action: Action): string {
   switch (action.type) {
     case 'promote':

@@ -6,6 +6,7 @@ import {
   pipelineMetrics,
   windowStart,
   type ChangeFailureRate,
+  type LeadTime,
   type MetricsWindow,
   type PipelineMetrics,
   type TimeToRestore,
@@ -34,6 +35,8 @@ export interface PipelineMetricsView {
   pipeline: ObjectKey;
   environments: string[];
   metrics: PipelineMetrics;
+  /** The audit entries the metrics were computed from (newest first): the dashboard draws its charts from them. */
+  trail: AuditEntry[];
 }
 
 export interface MetricsReport {
@@ -57,7 +60,7 @@ export async function readMetrics(backend: Backend, query: MetricsQuery): Promis
       const environments = pipeline.environments.map((env) => env.name);
       const entries = await trailSince(backend.store, key, since);
       const metrics = pipelineMetrics({ environments, entries, window, failureWindowMs: query.failureWindowMs });
-      return { pipeline: key, environments, metrics };
+      return { pipeline: key, environments, metrics, trail: entries };
     },
   );
   return { window, failureWindowMs: query.failureWindowMs, pipelines };
@@ -154,11 +157,7 @@ const COLUMNS = [
 /** One pipeline: a heading line with its lead time, then a row per environment. */
 export function metricsTable(view: PipelineMetricsView, report: MetricsReport): string[] {
   const { leadTime } = view.metrics;
-  const heading =
-    `${objectKeyString(view.pipeline)}  last ${span(report.window.lengthMs)}  lead time ` +
-    (leadTime.revisions === 0
-      ? 'n/a (no revision reached the last environment)'
-      : `median ${span(leadTime.medianMs)}, p90 ${span(leadTime.p90Ms)} over ${leadTime.revisions} revisions`);
+  const heading = `${objectKeyString(view.pipeline)}  last ${span(report.window.lengthMs)}  lead time ${leadTimeText(leadTime)}`;
   const rows = view.metrics.environments.map((env) => [
     env.env,
     String(env.frequency.deployments),
@@ -171,13 +170,22 @@ export function metricsTable(view: PipelineMetricsView, report: MetricsReport): 
   return [heading, ...formatTable(COLUMNS, rows)];
 }
 
-function failureRate(rate: ChangeFailureRate): string {
+/** A lead time as `metrics` and the dashboard show it: `median 2h15m, p90 4h over 2 revisions`, or why there is none. */
+export function leadTimeText(leadTime: LeadTime): string {
+  return leadTime.revisions === 0
+    ? 'n/a (no revision reached the last environment)'
+    : `median ${span(leadTime.medianMs)}, p90 ${span(leadTime.p90Ms)} over ${leadTime.revisions} revisions`;
+}
+
+/** A change failure rate as `metrics` and the dashboard show it: `50% (1/2) (1 pending)`, or `n/a`. */
+export function failureRate(rate: ChangeFailureRate): string {
   const pending = rate.pending > 0 ? ` (${rate.pending} pending)` : '';
   if (rate.rate === null) return `n/a${pending}`;
   return `${Math.round(rate.rate * 100)}% (${rate.failed}/${rate.deployments - rate.pending})${pending}`;
 }
 
-function restoreCell(restore: TimeToRestore, now: number): string {
+/** A time to restore as `metrics` and the dashboard show it: the median, and how long it has been unhealthy. */
+export function restoreCell(restore: TimeToRestore, now: number): string {
   const median = restore.medianMs === null ? 'n/a' : `median ${span(restore.medianMs)}`;
   return restore.unhealthySince === null ? median : `${median}; unhealthy for ${span(now - restore.unhealthySince)}`;
 }

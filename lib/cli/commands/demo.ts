@@ -1,11 +1,13 @@
 // pipelinectl demo (`npm start`): the local mode against a simulated world of clusters, Flux, GitHub (or GitLab) and
 // CI. The demo itself lives in lib/demo (the one part of the product that runs on lib/testing's fakes); this is its
-// command line.
+// command line, and the dashboard served beside it (lib/demo does not import the CLI): its URL is the first line.
 import { fileURLToPath } from 'node:url';
 import { Option, type Command } from 'commander';
 import { DemoError } from '../../demo/demo-error.js';
 import type { FleetHostType } from '../../demo/fleet-repository.js';
 import { runDemo, type DemoSettings } from '../../demo/run.js';
+import { parseDashboardPort, startDashboardBesideLocalMode } from '../actions/dashboard.js';
+import { STDERR_WARNINGS } from '../backends/local.js';
 import { CliError } from '../errors.js';
 import { parseDuration, parsePort } from '../flags.js';
 
@@ -27,6 +29,8 @@ interface DemoOptions {
   verbose?: boolean;
   newStore?: boolean;
   newMasterKey?: boolean;
+  dashboard: boolean;
+  dashboardPort: string;
 }
 
 export function register(program: Command): void {
@@ -49,6 +53,8 @@ export function register(program: Command): void {
       ).choices(['github', 'gitlab']),
     )
     .option('--port <port>', "the receiver's port; 0 picks a free one", '8080')
+    .option('--dashboard-port <port>', "the dashboard's port on 127.0.0.1; 0 picks a free one", '0')
+    .option('--no-dashboard', 'do not serve the dashboard')
     .option('--data-dir <dir>', 'the data directory (wiped at start unless --no-fresh)', '.data/demo')
     .option('--release-every <duration>', 'time between two releases to the first environment (e.g. 20s, 1m)', '20s')
     .option('--merge-after <duration>', 'time before the simulated reviewers merge a promotion pull request', '3s')
@@ -60,17 +66,19 @@ export function register(program: Command): void {
     .option('--new-master-key', 'with --no-fresh: make a new master key when master-key.json is missing')
     .addHelpText(
       'after',
-      '\nEverything runs in this process; nothing outside it is touched. From a second terminal, in the same directory:\n' +
+      "\nEverything runs in this process; nothing outside it is touched. The first line is the dashboard's URL (a web\n" +
+        'page of the same state, on 127.0.0.1 only). From a second terminal, in the same directory:\n' +
         '  pipelinectl status --data-dir .data/demo\n' +
         '  pipelinectl approve flux-system/podinfo staging --revision <version> --data-dir .data/demo\n' +
         'The same on a simulated GitLab, with merge requests: pipelinectl demo --git-host gitlab\n' +
         'For real clusters and GitHub or GitLab: pipelinectl serve --config ./my-config (see examples/demo/README.md).',
     )
     .action(async (options: DemoOptions) => {
-      await runReportingErrors({
+      const port = parsePort(options.port);
+      const settings: DemoSettings = {
         releaseEveryMs: parseDuration(options.releaseEvery, '--release-every'),
         mergeAfterMs: parseDuration(options.mergeAfter, '--merge-after'),
-        port: parsePort(options.port),
+        port,
         configPath: options.config ?? DEFAULT_CONFIGS[options.gitHost ?? 'github'],
         ...(options.gitHost === undefined ? {} : { gitHost: options.gitHost }),
         dataDir: options.dataDir,
@@ -79,7 +87,24 @@ export function register(program: Command): void {
         verbose: options.verbose === true,
         newStore: options.newStore === true,
         newMasterKey: options.newMasterKey === true,
-      });
+      };
+      if (!options.dashboard) return runReportingErrors(settings);
+      const dashboardPort = parseDashboardPort(options.dashboardPort, port);
+      const dashboard = await startDashboardBesideLocalMode(options.dataDir, dashboardPort, STDERR_WARNINGS);
+      try {
+        // First, before the demo's screen: the browser is where a newcomer best watches the promotions flow.
+        process.stdout.write(`dashboard: ${dashboard.url}  (open it in a browser to watch the promotions)\n`);
+        const companion = {
+          line: `dashboard ${dashboard.url}  (open it in a browser to watch the promotions)`,
+          attach: () => {
+            dashboard.attach();
+            return Promise.resolve(() => dashboard.close());
+          },
+        };
+        await runReportingErrors({ ...settings, companion });
+      } finally {
+        await dashboard.close();
+      }
     });
 }
 

@@ -9,9 +9,17 @@ import {
   type LocalModeOptions,
   type LocalNotificationSinks,
 } from '../../local/mode.js';
+import type { LocalPeopleNotifications } from '../../local/people-notifications.js';
+import { parseNewsKinds } from '../../notify/index.js';
+import { NEWS_KINDS } from '../../pipeline/model.js';
 import { commitAuthorOf, commitAuthorProblems, type CommitAuthor } from '../../promotion/pull-request/commit-author.js';
 import { createConsoleLogger } from '../../logging/console-logger.js';
 import type { Logger } from '../../logging/logger.js';
+import {
+  parseDashboardPort,
+  startDashboardBesideLocalMode,
+  type DashboardBesideLocalMode,
+} from '../actions/dashboard.js';
 import { CliError } from '../errors.js';
 import { parseDuration, parseHost, parseHttpUrl, parseObjectKey, parsePort } from '../flags.js';
 import { GIT_API_FLAGS, type GitApiFlagValues } from '../git-api-flags.js';
@@ -29,11 +37,19 @@ interface ServeFlags extends GitApiFlagValues {
   notificationWebhookSecret?: string;
   notificationControllerUrl?: string;
   notificationEventBus?: string;
+  notifySlackSecret?: string;
+  notifyWebhookSecret?: string;
+  notifyEventBus?: string;
+  notifyNews?: string;
   newStore?: boolean;
   newMasterKey?: boolean;
+  dashboardPort?: string;
 }
 
-export type ServeOptions = Omit<LocalModeOptions, 'logger' | 'now' | 'secrets'>;
+export type ServeOptions = Omit<LocalModeOptions, 'logger' | 'now' | 'secrets'> & {
+  /** Serve the dashboard on 127.0.0.1 at this port (0: a free one), beside the receiver. */
+  dashboardPort?: number;
+};
 
 const PROMOTION = "How promotions are carried out (the same settings as the verifier Lambda's environment):";
 
@@ -78,6 +94,32 @@ const PROMOTION_FLAGS = [
   },
 ] as const;
 
+const PEOPLE = 'Notifications to people (docs/notifications.md; each also read from its environment variable):';
+
+/** Where people are told of approvals waiting, promotions opened or failed, regressions; the URLs are Secrets. */
+const PEOPLE_FLAGS = [
+  {
+    flags: '--notify-slack-secret <ns/name>',
+    env: 'NOTIFY_SLACK_SECRET',
+    description: "a Secret of --config whose 'url' is a Slack incoming webhook",
+  },
+  {
+    flags: '--notify-webhook-secret <ns/name>',
+    env: 'NOTIFY_WEBHOOK_SECRET',
+    description: "a Secret of --config whose 'url' receives the news as JSON, signed with its optional 'token'",
+  },
+  {
+    flags: '--notify-event-bus <name>',
+    env: 'NOTIFY_EVENT_BUS',
+    description: "an EventBridge bus (name or ARN) for the news, with the AWS SDK's credentials and region",
+  },
+  {
+    flags: '--notify-news <kinds>',
+    env: 'NOTIFY_NEWS',
+    description: `the kinds of news sent, comma-separated (default all: ${NEWS_KINDS.join(', ')})`,
+  },
+] as const;
+
 /** How long after a clean stop the process may linger (an idle keep-alive socket) before it is ended. */
 const EXIT_GRACE_MS = 3000;
 
@@ -100,6 +142,10 @@ export function register(program: Command): void {
         'with pipelinectl flux-config)',
     )
     .option('--new-store', 'start with an empty store when dynamodb/ is missing next to a master key or Secrets')
+    .option(
+      '--dashboard-port <port>',
+      "also serve the dashboard on 127.0.0.1 at this port (0 picks a free one), never the receiver's port",
+    )
     .addHelpText(
       'after',
       '\nThe data directory is checked at each start: a damaged or incomplete one is refused with what to do\n' +
@@ -112,15 +158,19 @@ export function register(program: Command): void {
   for (const flag of PROMOTION_FLAGS) {
     command.addOption(new Option(flag.flags, flag.description).env(flag.env).helpGroup(PROMOTION));
   }
+  for (const flag of PEOPLE_FLAGS) {
+    command.addOption(new Option(flag.flags, flag.description).env(flag.env).helpGroup(PEOPLE));
+  }
 }
 
 export function parseServeFlags(flags: ServeFlags): ServeOptions {
   if (flags.config.trim() === '') throw new CliError('--config must name a file or directory');
   if (flags.dataDir.trim() === '') throw new CliError('--data-dir must name a directory');
+  const port = parsePort(flags.port, '--port');
   return {
     configDir: flags.config,
     dataDir: flags.dataDir,
-    port: parsePort(flags.port, '--port'),
+    port,
     host: parseHost(flags.host, '--host'),
     pollIntervalMs: parseDuration(flags.pollInterval, '--poll-interval', { minMs: 1000, maxMs: 24 * 3_600_000 }),
     defaultCluster:
@@ -131,9 +181,34 @@ export function parseServeFlags(flags: ServeFlags): ServeOptions {
     ...optional('azureDevOpsApiUrl', httpUrlFlag(flags.azureDevopsApiUrl, '--azure-devops-api-url')),
     ...optional('commitAuthor', parseCommitAuthor(flags)),
     ...optional('notification', parseNotificationSinks(flags)),
+    ...optional('people', parsePeopleNotifications(flags)),
     ...(flags.newStore ? { newStore: true } : {}),
     ...(flags.newMasterKey ? { newMasterKey: true } : {}),
+    ...optional(
+      'dashboardPort',
+      flags.dashboardPort === undefined ? undefined : parseDashboardPort(flags.dashboardPort, port),
+    ),
   };
+}
+
+function parsePeopleNotifications(flags: ServeFlags): LocalPeopleNotifications | undefined {
+  const people: LocalPeopleNotifications = {
+    ...optional('slackSecret', secretFlag(flags.notifySlackSecret, '--notify-slack-secret')),
+    ...optional('webhookSecret', secretFlag(flags.notifyWebhookSecret, '--notify-webhook-secret')),
+    ...optional('eventBus', flags.notifyEventBus?.trim() || undefined),
+  };
+  if (flags.notifyNews !== undefined) {
+    try {
+      return { ...people, news: parseNewsKinds(flags.notifyNews, '--notify-news') };
+    } catch (error) {
+      throw new CliError(error instanceof Error ? error.message : String(error));
+    }
+  }
+  return Object.keys(people).length === 0 ? undefined : people;
+}
+
+function secretFlag(value: string | undefined, flag: string) {
+  return value === undefined ? undefined : parseObjectKey(value, flag);
 }
 
 /** `{ [key]: value }`, or nothing when the value is undefined (so a parse without the flag has no such key). */
@@ -194,11 +269,19 @@ function parseSinkUrl(text: string, flag: string): string {
 }
 
 export async function serve(options: ServeOptions, logger: Logger = createConsoleLogger()): Promise<void> {
+  const { dashboardPort, ...localMode } = options;
   const stopSignal = listenForStop(logger);
   let mode: LocalMode;
+  let dashboard: DashboardBesideLocalMode | undefined;
   try {
-    mode = await startLocalMode({ ...options, logger });
+    // Listening before the local mode starts, so that a port in use is refused before anything else is.
+    if (dashboardPort !== undefined) {
+      dashboard = await startDashboardBesideLocalMode(options.dataDir, dashboardPort, logger);
+    }
+    mode = await startLocalMode({ ...localMode, logger });
+    dashboard?.attach();
   } catch (error) {
+    await dashboard?.close();
     stopSignal.dispose();
     if ((error as NodeJS.ErrnoException).code === 'EADDRINUSE') {
       throw new CliError(
@@ -207,10 +290,11 @@ export async function serve(options: ServeOptions, logger: Logger = createConsol
     }
     throw error;
   }
-  announceReady(mode, options, logger);
+  announceReady(mode, options, logger, dashboard?.url);
   const signal = await stopSignal.received;
   logger.info('stopping', { signal });
   try {
+    await dashboard?.close();
     await mode.stop();
   } finally {
     stopSignal.dispose();
@@ -220,13 +304,19 @@ export async function serve(options: ServeOptions, logger: Logger = createConsol
   setTimeout(() => process.exit(), EXIT_GRACE_MS).unref();
 }
 
-/** One line: readable on a terminal, a JSON line (`message: "ready"`) otherwise. */
-function announceReady(mode: LocalMode, options: ServeOptions, logger: Logger): void {
+/** One line: readable on a terminal, a JSON line (`message: "ready"`) otherwise; the dashboard's URL when served. */
+function announceReady(mode: LocalMode, options: ServeOptions, logger: Logger, dashboardUrl?: string): void {
   const dataDir = resolve(options.dataDir);
   if (process.stdout.isTTY) {
     process.stdout.write(`pipelinectl serve: receiver ${mode.receiverUrl}, data directory ${dataDir} (Ctrl-C stops)\n`);
+    if (dashboardUrl) process.stdout.write(`dashboard: ${dashboardUrl}\n`);
   } else {
-    logger.info('ready', { receiverUrl: mode.receiverUrl, dataDir, pid: process.pid });
+    logger.info('ready', {
+      receiverUrl: mode.receiverUrl,
+      dataDir,
+      pid: process.pid,
+      ...optional('dashboardUrl', dashboardUrl),
+    });
   }
 }
 

@@ -3,7 +3,7 @@
 import { html, type Html } from './html.js';
 
 /** The pages in the navigation; `current` marks the one shown. */
-export type DashboardSection = 'fleet' | 'history' | 'none';
+export type DashboardSection = 'fleet' | 'history' | 'metrics' | 'none';
 
 export interface LayoutInput {
   title: string;
@@ -32,7 +32,7 @@ export function layout({ title, section, backend, main }: LayoutInput): Html {
           <p><strong>pipelinectl dashboard</strong></p>
           <nav aria-label="Dashboard">
             ${link('/', 'Fleet', 'fleet')} ${link('/history', 'History', 'history')}
-            <!-- METRICS (issue 18, part 2): lib/metrics adds its page here, a "Metrics" link and GET /metrics in routes.ts. -->
+            ${link('/metrics', 'Metrics', 'metrics')}
           </nav>
           <p class="backend">${backend}</p>
         </header>

@@ -1,6 +1,7 @@
-// A pipeline's page: what `status` and `explain` show, as a page. Per environment its state, reason and the
-// decision's explanation, the targets (in short past SUMMARIZED_ABOVE_TARGETS, as the CLI does), the approval marker
+// A pipeline's page: what `status` and `explain` show, as a page. Per environment its state, reason, the
+// decision's explanation and what the verifier would do next (explain's `Next` line), the targets (in short past SUMMARIZED_ABOVE_TARGETS, as the CLI does), the approval marker
 // with an Approve link while it waits, and the promotion records with their pull requests.
+import { nextLine } from '../actions/explain.js';
 import {
   HOLDING_BACK_ROWS,
   statusJson,
@@ -43,6 +44,7 @@ function environmentSection(view: PipelineView, env: EnvironmentStatusJson, inde
       <span class="muted">${traits}</span>
     </p>
     <p class="explanation">${env.message}</p>
+    <p class="next">${nextLine(view.decision.actions.filter((action) => action.env === env.name))}</p>
     ${approvalBlock(view, env, now)} ${targetsTable(view, index, env.targets)} ${promotionsTable(env, now)}
   </section>`;
 }

@@ -4,6 +4,7 @@
 import { z } from 'zod';
 import { approve } from '../../approval/approve.js';
 import { readHistory } from '../actions/history.js';
+import { readMetrics } from '../actions/metrics.js';
 import { pipelineViews, statusJson } from '../actions/status.js';
 import type { Backend } from '../backend.js';
 import { CliError } from '../errors.js';
@@ -11,6 +12,7 @@ import { parseObjectKey } from '../flags.js';
 import { listAll } from '../output.js';
 import type { Logger } from '../../logging/logger.js';
 import { objectKeyString, type ObjectKey } from '../../pipeline/model.js';
+import { DEFAULT_FAILURE_WINDOW_MS } from '../../metrics/index.js';
 import { AUDIT_ENTRY_TYPES } from '../../store/port.js';
 import { loadPipelineView } from '../../views/pipeline-view.js';
 import { APPROVE_FIELDS, confirmationPage } from './approve-page.js';
@@ -18,6 +20,7 @@ import { fleetPage } from './fleet-page.js';
 import { historyPage } from './history-page.js';
 import { pathOf, type Html } from './html.js';
 import { messagePage } from './layout.js';
+import { DEFAULT_METRICS_WINDOW, METRICS_WINDOW_NAMES, METRICS_WINDOWS, metricsPage } from './metrics-page.js';
 import { pipelinePage } from './pipeline-page.js';
 import { guardRequest, type RequestGuardVerdict } from './request-guard.js';
 
@@ -68,6 +71,11 @@ const historyQuery = z.object({
   type: z.enum(AUDIT_ENTRY_TYPES).optional(),
 });
 
+const metricsQuery = z.object({
+  pipeline: z.string().max(300).optional(),
+  window: z.enum(METRICS_WINDOW_NAMES).optional(),
+});
+
 const REFUSALS: Readonly<Record<Exclude<RequestGuardVerdict, 'accepted'>, string>> = {
   'cross-site': 'The request came from another site: approvals are accepted only from the dashboard itself.',
   'foreign-origin': 'The request came from another origin: approvals are accepted only from the dashboard itself.',
@@ -92,6 +100,7 @@ export function createDashboardRoutes(
         return page(200, fleetPage(views.map(statusJson), backend.description));
       }
       if (path === '/history' && isGet) return await history(request.url);
+      if (path === '/metrics' && isGet) return await metrics(request.url);
       const pipelineMatch = PIPELINE_PATH.exec(path);
       if (pipelineMatch && isGet) {
         const key = keyOf(pipelineMatch[1], pipelineMatch[2]);
@@ -136,8 +145,7 @@ export function createDashboardRoutes(
     }
     const filters = { pipeline, env: parsed.data.env, type: parsed.data.type };
     const found = await readHistory(backend, { ...filters, limit: HISTORY_LIMIT });
-    const stored = await listAll((cursor) => backend.store.listPipelines(cursor));
-    const pipelines = stored.map(({ pipeline: p }) => ({ namespace: p.namespace, name: p.name }));
+    const pipelines = await storedPipelineKeys();
     return page(
       200,
       historyPage({
@@ -149,6 +157,38 @@ export function createDashboardRoutes(
         now: deps.now(),
       }),
     );
+  }
+
+  async function metrics(url: URL): Promise<DashboardResponse> {
+    const parsed = metricsQuery.safeParse(
+      Object.fromEntries([...url.searchParams].filter(([, value]) => value !== '')),
+    );
+    if (!parsed.success) {
+      return problem(400, 'Bad choice', `The window must be one of ${METRICS_WINDOW_NAMES.join(', ')}.`, '/metrics');
+    }
+    const window = parsed.data.window ?? DEFAULT_METRICS_WINDOW;
+    let pipeline: ObjectKey | undefined;
+    if (parsed.data.pipeline !== undefined) {
+      try {
+        pipeline = parseObjectKey(parsed.data.pipeline, 'pipeline');
+      } catch {
+        return problem(400, 'Bad choice', 'The pipeline must be NAMESPACE/NAME.', '/metrics');
+      }
+    }
+    const report = await readMetrics(backend, {
+      pipeline,
+      windowMs: METRICS_WINDOWS[window],
+      failureWindowMs: DEFAULT_FAILURE_WINDOW_MS,
+      now: deps.now(),
+    });
+    // Without a choice the report has every pipeline already; with one, the form still offers them all.
+    const pipelines = pipeline ? await storedPipelineKeys() : report.pipelines.map((view) => view.pipeline);
+    return page(200, metricsPage({ report, pipeline, window, pipelines, backend: backend.description }));
+  }
+
+  async function storedPipelineKeys(): Promise<ObjectKey[]> {
+    const stored = await listAll((cursor) => backend.store.listPipelines(cursor));
+    return stored.map(({ pipeline: p }) => ({ namespace: p.namespace, name: p.name }));
   }
 
   function confirm(key: ObjectKey, env: string, revision: string | null): DashboardResponse {

@@ -15,7 +15,11 @@ import { createCsrfToken } from './request-guard.js';
 import { createDashboardRoutes } from './routes.js';
 
 export interface DashboardOptions {
-  backend: Backend;
+  /**
+   * What the pages read. A promise lets the dashboard listen (and its URL be printed) before the backend is there,
+   * as the demo does while its local mode starts: requests wait for it.
+   */
+  backend: Backend | Promise<Backend>;
   /** A loopback address or `localhost`; default 127.0.0.1. Anything else is refused. */
   host?: string;
   /** 0 (the default) picks a free port. */
@@ -58,13 +62,18 @@ export class NonLoopbackHostError extends Error {
 export async function startDashboard(options: DashboardOptions): Promise<RunningDashboard> {
   const host = options.host ?? '127.0.0.1';
   if (!isLoopbackHost(host)) throw new NonLoopbackHostError(host);
-  const { backend, logger } = options;
+  const { logger } = options;
   const now = options.now ?? (() => new Date());
   const assets = await loadAssets();
-  const routes = createDashboardRoutes({ backend, csrfToken: createCsrfToken(), now, logger });
+  const csrfToken = createCsrfToken();
+  const backendReady = Promise.resolve(options.backend);
+  const routesReady = backendReady.then((backend) => createDashboardRoutes({ backend, csrfToken, now, logger }));
+  // A backend that never comes (the demo failed to start) is not an unhandled rejection: the caller reports it.
+  routesReady.catch(() => undefined);
   const feed = new LiveFeed({
     intervalMs: options.refreshMs ?? 2000,
     fingerprint: async () => {
+      const backend = await backendReady;
       const views = await pipelineViews(backend, undefined, now());
       const newest = await readHistory(backend, { limit: 1 });
       return JSON.stringify([views.map(statusJson), newest.entries]);
@@ -101,6 +110,7 @@ export async function startDashboard(options: DashboardOptions): Promise<Running
     const headers: Record<string, string | undefined> = {};
     for (const [name, value] of Object.entries(req.headers))
       headers[name] = Array.isArray(value) ? value.join(', ') : value;
+    const routes = await routesReady;
     const response = await routes({ method, url, headers, body, origin: `http://${hostHeader}` });
     res.writeHead(response.status, {
       ...SECURITY_HEADERS,

@@ -1,0 +1,57 @@
+// The dashboard `pipelinectl demo` serves, as a newcomer meets it: the URL is the first line the demo prints, and the
+// page at it lists the demo's pipeline, read through the running demo. `--no-dashboard` and a port clash as asked.
+import assert from 'node:assert/strict';
+import { readdir } from 'node:fs/promises';
+import { describe, it } from 'node:test';
+import { waitFor } from '../loop/harness.js';
+import { pipelinectl, tempDir } from './pipelinectl-process.js';
+
+/** The demo's first two lines: the dashboard's URL, then the banner every run of the demo starts with. */
+const OPENING =
+  /^dashboard: (http:\/\/127\.0\.0\.1:\d+\/) {2}\(open it in a browser to watch the promotions\)\nSIMULATION — no real cluster or GitHub is touched\n/;
+
+describe('pipelinectl demo serves the dashboard', () => {
+  it('prints its URL first, and GET / on it lists the demo pipeline', async (t) => {
+    const dataDir = await tempDir(t);
+    const demo = pipelinectl(t, ['demo', '--port', '0', '--data-dir', dataDir]);
+    const failed = (error: unknown) =>
+      assert.fail(`${String(error)}\nstdout:\n${demo.stdout()}\nstderr:\n${demo.stderr()}`);
+    // Matched from the start of the output: nothing comes before the URL.
+    const url = (await waitFor('the opening lines', () => OPENING.exec(demo.stdout()), 15_000).catch(failed))[1] ?? '';
+
+    const fleet = await fetch(url);
+    assert.equal(fleet.status, 200);
+    const page = await fleet.text();
+    assert.match(page, /<a href="\/pipelines\/flux-system\/podinfo">flux-system\/podinfo<\/a>/);
+    assert.match(
+      page,
+      new RegExp(`local data directory ${dataDir} \\(serve running at http://127\\.0\\.0\\.1:\\d+\\)`),
+    );
+    // The introduction names it too: on a terminal, the screen redraws over the first line.
+    await waitFor('the introduction', () => demo.stdout().includes(`dashboard ${url}  (open it in a browser`), 10_000);
+
+    demo.child.kill('SIGINT');
+    assert.equal(await demo.exited, 0, demo.stderr());
+    assert.equal(demo.stderr(), '');
+    assert.ok(!(await readdir(dataDir)).includes('serve.json'));
+    await assert.rejects(fetch(url), 'the dashboard stopped with the demo');
+  });
+
+  it('--no-dashboard serves none; a --dashboard-port equal to --port is refused before anything starts', async (t) => {
+    const dataDir = await tempDir(t);
+    const without = pipelinectl(t, ['demo', '--no-dashboard', '--port', '0', '--data-dir', dataDir]);
+    await waitFor('the introduction', () => without.stdout().includes('Ctrl-C stops everything'), 15_000);
+    assert.ok(without.stdout().startsWith('SIMULATION — no real cluster or GitHub is touched\n'), without.stdout());
+    without.child.kill('SIGINT');
+    assert.equal(await without.exited, 0, without.stderr());
+    assert.doesNotMatch(without.stdout(), /dashboard/);
+
+    const clash = pipelinectl(t, ['demo', '--port', '8089', '--dashboard-port', '8089', '--data-dir', dataDir]);
+    assert.equal(await clash.exited, 1);
+    assert.match(
+      clash.stderr(),
+      /--dashboard-port 8089 is the receiver's --port: the dashboard needs a port of its own/,
+    );
+    assert.equal(clash.stdout(), '');
+  });
+});
