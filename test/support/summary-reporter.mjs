@@ -20,8 +20,7 @@ export default async function* summaryReporter(source) {
       skipped += 1;
       const reason = typeof skip === 'string' ? skip : typeof todo === 'string' ? `todo: ${todo}` : 'no reason given';
       reasons.set(reason, (reasons.get(reason) ?? 0) + 1);
-    }
-    else if (event.type === 'test:pass') passed += 1;
+    } else if (event.type === 'test:pass') passed += 1;
     else failed += 1;
   }
   for (const [reason, count] of reasons) yield `skipped ${count} test${count === 1 ? '' : 's'}: ${reason}\n`;
