@@ -213,7 +213,11 @@ describe('function environment', () => {
   it('every function gets exactly the variables lib/runtime/aws.ts reads, and they validate', () => {
     for (const id of [ids.receiver, ids.verifier, ids.poller]) {
       const variables = environmentOf(template, id);
-      assert.deepEqual(Object.keys(variables).sort(), [...RUNTIME_VARIABLES, 'NODE_OPTIONS', 'POWERTOOLS_METRICS_NAMESPACE'].sort(), id);
+      assert.deepEqual(
+        Object.keys(variables).sort(),
+        [...RUNTIME_VARIABLES, 'NODE_OPTIONS', 'POWERTOOLS_METRICS_NAMESPACE'].sort(),
+        id,
+      );
       assert.deepEqual(variables.TABLE_NAME, { Ref: ids.table });
       assert.deepEqual(variables.QUEUE_URL, { Ref: ids.queue });
       assert.deepEqual(variables.DEAD_LETTER_QUEUE_URL, { Ref: ids.deadLetterQueue });
