@@ -72,7 +72,7 @@ const importBoundaries = [
 ];
 
 export default tseslint.config(
-  { ignores: ['node_modules/', 'cdk.out/', 'coverage/'] },
+  { ignores: ['node_modules/', 'cdk.out/', 'coverage/', 'dist/'] },
   js.configs.recommended,
   ...tseslint.configs.recommendedTypeChecked,
   {

@@ -6,6 +6,7 @@ import { readFile, writeFile } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import * as prettier from 'prettier';
+import { benchCliStartup } from './cli-startup.js';
 import { benchColdStart } from './cold-start.js';
 import { benchCostPerEvent } from './cost-per-event.js';
 import { benchEndToEndLatency } from './end-to-end-latency.js';
@@ -23,6 +24,7 @@ const BENCHES: Readonly<Record<string, Bench>> = {
   'github-promotion': benchGitHubPromotion,
   'git-host-promotions': benchGitHostPromotions,
   'end-to-end-latency': benchEndToEndLatency,
+  'cli-startup': benchCliStartup,
 };
 
 const README = new URL('../README.md', import.meta.url);

@@ -1,14 +1,14 @@
 // The controller's alarms: the dead-letter queue is not empty (a message failed maxReceiveCount times, or the
 // verifier set aside a body it cannot parse), and each function's errors and throttles. With a topic, each alarm
-// notifies it on ALARM and on OK.
+// notifies it on ALARM and on OK; the user's own actions run on ALARM.
 import { Duration } from 'aws-cdk-lib';
 import * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
 import { SnsAction } from 'aws-cdk-lib/aws-cloudwatch-actions';
 import type * as lambda from 'aws-cdk-lib/aws-lambda';
 import type * as sns from 'aws-cdk-lib/aws-sns';
-import type * as sqs from 'aws-cdk-lib/aws-sqs';
 import type { Construct } from 'constructs';
 import type { FunctionName } from './bundling.js';
+import type { ControllerMetrics } from './metrics.js';
 
 export interface ControllerAlarms {
   deadLetterQueueNotEmpty: cloudwatch.Alarm;
@@ -24,9 +24,11 @@ export const DEAD_LETTER_ALARM_PERIOD = Duration.minutes(1);
 export function addAlarms(
   scope: Construct,
   input: {
-    deadLetterQueue: sqs.IQueue;
+    metrics: ControllerMetrics;
     functions: Record<FunctionName, lambda.IFunction>;
     topic: sns.ITopic | undefined;
+    /** Run on ALARM only (an OK is news for the topic's subscribers, not for an action such as paging). */
+    alarmActions: readonly cloudwatch.IAlarmAction[];
   },
 ): ControllerAlarms {
   const alarm = (id: string, metric: cloudwatch.IMetric, description: string): cloudwatch.Alarm => {
@@ -43,15 +45,13 @@ export function addAlarms(
       created.addAlarmAction(action);
       created.addOkAction(action);
     }
+    if (input.alarmActions.length > 0) created.addAlarmAction(...input.alarmActions);
     return created;
   };
 
   const deadLetterQueueNotEmpty = alarm(
     'DeadLetterQueueNotEmptyAlarm',
-    input.deadLetterQueue.metricApproximateNumberOfMessagesVisible({
-      period: DEAD_LETTER_ALARM_PERIOD,
-      statistic: cloudwatch.Stats.MAXIMUM,
-    }),
+    input.metrics.deadLetters({ period: DEAD_LETTER_ALARM_PERIOD }),
     'pipeline-controller: messages in the dead-letter queue (a check failed repeatedly or a body was invalid)',
   );
   const names = Object.keys(input.functions) as FunctionName[];

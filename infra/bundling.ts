@@ -1,5 +1,6 @@
 // How each Lambda handler is bundled: the ONE place shared by the CDK construct (NodejsFunction, local esbuild, no
-// Docker) and `npm run bundle-sizes` (bench/bundle-sizes.ts, the esbuild API with the same settings).
+// Docker), `npm run bundle` (scripts/bundle.ts: the bundles the packed package carries) and `npm run bundle-sizes`
+// (bench/bundle-sizes.ts), the last two through the esbuild API with the same settings.
 // Nothing here imports aws-cdk-lib, so the script stays quick.
 import { fileURLToPath } from 'node:url';
 import type { BuildOptions } from 'esbuild';
@@ -10,6 +11,18 @@ export const REPO_ROOT = fileURLToPath(new URL('..', import.meta.url));
 export const LOCK_FILE = fileURLToPath(new URL('../package-lock.json', import.meta.url));
 
 export type FunctionName = 'receiver' | 'verifier' | 'poller';
+
+/** The file each bundle's code is in; `index.handler` is the handler Lambda calls, whoever bundled it. */
+export const BUNDLE_FILE = 'index.mjs';
+
+/**
+ * Where a function's prebuilt bundle is under the compiled package's root (dist/): `npm run bundle`
+ * (scripts/bundle.ts) writes it there at pack time, and the compiled construct (dist/infra/function-code.js) deploys
+ * it from there.
+ */
+export function prebuiltBundleDirectory(compiledRoot: URL, name: FunctionName): string {
+  return fileURLToPath(new URL(`bundles/${name}`, compiledRoot));
+}
 
 /** Each function's entry; the exported `handler` is its Lambda handler. */
 export const ENTRIES: Readonly<Record<FunctionName, string>> = {
@@ -55,8 +68,12 @@ export const BUNDLE_SETTINGS = {
   externalModules: [] as string[],
 } as const;
 
-/** The esbuild options of one function, identical to what NodejsFunction passes to the esbuild CLI. */
-export function esbuildOptions(name: FunctionName, outfile: string): BuildOptions {
+/**
+ * The esbuild options of one function, identical to what NodejsFunction passes to the esbuild CLI. Checked against
+ * esbuild's BuildOptions but not declared as one: the construct's published declarations import this module, and a
+ * CDK app that uses the package has no esbuild to resolve that type from.
+ */
+export function esbuildOptions(name: FunctionName, outfile: string) {
   const s = BUNDLE_SETTINGS;
   return {
     entryPoints: [ENTRIES[name]],
@@ -72,5 +89,5 @@ export function esbuildOptions(name: FunctionName, outfile: string): BuildOption
     mainFields: [...s.mainFields],
     banner: { js: s.banner },
     external: [...s.externalModules],
-  };
+  } satisfies BuildOptions;
 }

@@ -1,45 +1,30 @@
 // The controller's CloudWatch dashboard: the metrics the functions publish through Powertools' Embedded Metric Format
-// (their names, units and emitting function come from lib/observability/metric-names.ts, so a graph cannot name a
-// metric nobody emits), beside what AWS publishes itself: the dead-letter queue's depth, the queue's oldest message,
-// each function's errors and throttles. docs/observability.md describes each graph.
+// (built by infra/metrics.ts from lib/observability/metric-names.ts, so a graph cannot name a metric nobody emits),
+// beside what AWS publishes itself: the dead-letter queue's depth, the queue's oldest message, each function's errors
+// and throttles. docs/observability.md describes each graph.
 import { Duration } from 'aws-cdk-lib';
 import * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
 import type * as lambda from 'aws-cdk-lib/aws-lambda';
-import type * as sqs from 'aws-cdk-lib/aws-sqs';
 import type { Construct } from 'constructs';
 import { EVENT_REJECTIONS } from '../lib/http/event-outcome.js';
-import {
-  METRIC_NAMESPACE,
-  METRICS,
-  type MetricDimensions,
-  type MetricName,
-  type MetricSource,
-} from '../lib/observability/metric-names.js';
+import type { MetricName, MetricSource } from '../lib/observability/metric-names.js';
+import { DEFAULT_METRIC_PERIOD, type ControllerMetrics } from './metrics.js';
 
 /** One point per five minutes: the poller's default rhythm, so each approvals point is one poller run. */
-export const DASHBOARD_PERIOD = Duration.minutes(5);
+export const DASHBOARD_PERIOD = DEFAULT_METRIC_PERIOD;
 
 export interface DashboardInput {
   functions: Record<MetricSource, lambda.IFunction>;
-  queue: sqs.IQueue;
-  deadLetterQueue: sqs.IQueue;
+  metrics: ControllerMetrics;
 }
 
 const WIDTH = 8;
 const HEIGHT = 6;
 
 export function addDashboard(scope: Construct, input: DashboardInput): cloudwatch.Dashboard {
-  const { functions } = input;
-  /** A metric of lib/observability under the `service` dimension of the function that emits it. */
-  const emitted = (name: MetricName, statistic: string, label: string, dimensions: MetricDimensions = {}) =>
-    new cloudwatch.Metric({
-      namespace: METRIC_NAMESPACE,
-      metricName: name,
-      dimensionsMap: { service: functions[METRICS[name].source].functionName, ...dimensions },
-      statistic,
-      period: DASHBOARD_PERIOD,
-      label,
-    });
+  const { functions, metrics } = input;
+  const emitted = (name: MetricName, statistic: string, label: string) =>
+    metrics.metric(name, { statistic, label, period: DASHBOARD_PERIOD });
   const sum = (name: MetricName, label: string) => emitted(name, cloudwatch.Stats.SUM, label);
   const graph = (title: string, left: cloudwatch.IMetric[], right: cloudwatch.IMetric[] = []) =>
     new cloudwatch.GraphWidget({ title, left, right, width: WIDTH, height: HEIGHT });
@@ -77,7 +62,7 @@ export function addDashboard(scope: Construct, input: DashboardInput): cloudwatc
     ]),
     graph(
       'Rejected events, by reason',
-      EVENT_REJECTIONS.map((reason) => emitted('EventsRejected', cloudwatch.Stats.SUM, reason, { Reason: reason })),
+      EVENT_REJECTIONS.map((reason) => metrics.eventsRejected(reason, { period: DASHBOARD_PERIOD })),
     ),
     graph(
       'Polls (ms)',
@@ -95,19 +80,9 @@ export function addDashboard(scope: Construct, input: DashboardInput): cloudwatc
       [
         sum('MessagesFailed', 'messages failed (retried)'),
         sum('DeadLetters', 'dead-lettered by the verifier'),
-        input.deadLetterQueue.metricApproximateNumberOfMessagesVisible({
-          period: DASHBOARD_PERIOD,
-          statistic: cloudwatch.Stats.MAXIMUM,
-          label: 'in the dead-letter queue',
-        }),
+        metrics.deadLetters({ period: DASHBOARD_PERIOD, label: 'in the dead-letter queue' }),
       ],
-      [
-        input.queue.metricApproximateAgeOfOldestMessage({
-          period: DASHBOARD_PERIOD,
-          statistic: cloudwatch.Stats.MAXIMUM,
-          label: 'oldest message in the queue (s)',
-        }),
-      ],
+      [metrics.oldestMessageAge({ period: DASHBOARD_PERIOD, label: 'oldest message in the queue (s)' })],
     ),
     graph(
       'Function errors',

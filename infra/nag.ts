@@ -10,8 +10,12 @@ export interface NagScopes {
   functions: readonly IConstruct[];
   receiverRole: IConstruct;
   verifierRole: IConstruct;
+  /** Every function's role (the receiver's and the verifier's among them). */
+  roles: readonly IConstruct[];
   secretsPrefix: string;
   vpc: boolean;
+  /** X-Ray active tracing: Lambda adds `xray:PutTraceSegments`/`PutTelemetryRecords` on `*` to each role. */
+  tracing: boolean;
 }
 
 const PLUGIN = 'AwsSolutions::';
@@ -53,20 +57,33 @@ export function acknowledgeFindings(scopes: NagScopes): void {
       '<prefix><ns>/<name>; the names are chosen at apply time, so the project prefix is the narrowest scope known ' +
       'at deploy time.',
   });
+  // One finding per role for every statement on `*`, so the reasons of the verifier's two such statements are one.
+  const wildcardReasons = new Map<IConstruct, string[]>();
+  const wildcard = (role: IConstruct, reason: string) =>
+    wildcardReasons.set(role, [...(wildcardReasons.get(role) ?? []), reason]);
+  if (scopes.tracing) {
+    for (const role of scopes.roles) {
+      wildcard(
+        role,
+        'xray:PutTraceSegments and xray:PutTelemetryRecords have no resource-level permissions; Lambda adds them ' +
+          'for active tracing (the tracing prop), in a statement with only those two actions.',
+      );
+    }
+  }
   if (scopes.vpc) {
-    Validations.of(scopes.verifierRole).acknowledge(
-      {
-        id: iam5ResourceId('*'),
-        reason:
-          'ec2:DescribeNetworkInterfaces and ec2:DescribeSubnets have no resource-level permissions; Lambda needs ' +
-          'them to attach the verifier to the VPC (the statement holds only those two actions).',
-      },
-      {
-        id: iam5ResourceId(ENI_FINDING_RESOURCE),
-        reason:
-          'Lambda creates, deletes and addresses the network interfaces of the verifier with its execution role; ' +
-          'their ids do not exist at deploy time, and AWS documents this account- and region-wide scope for them.',
-      },
+    wildcard(
+      scopes.verifierRole,
+      'ec2:DescribeNetworkInterfaces and ec2:DescribeSubnets have no resource-level permissions; Lambda needs ' +
+        'them to attach the verifier to the VPC (the statement holds only those two actions).',
     );
+    Validations.of(scopes.verifierRole).acknowledge({
+      id: iam5ResourceId(ENI_FINDING_RESOURCE),
+      reason:
+        'Lambda creates, deletes and addresses the network interfaces of the verifier with its execution role; ' +
+        'their ids do not exist at deploy time, and AWS documents this account- and region-wide scope for them.',
+    });
+  }
+  for (const [role, reasons] of wildcardReasons) {
+    Validations.of(role).acknowledge({ id: iam5ResourceId('*'), reason: reasons.join(' ') });
   }
 }

@@ -1,8 +1,10 @@
-// The PipelineController L3 construct: one table, a queue and its DLQ, three functions (receiver behind
-// a function URL, verifier on the queue, poller on a schedule), the generated master HMAC key, alarms, a CloudWatch
-// dashboard, and IAM policies that give each function only the actions and resources its code uses. infra/README.md documents the
-// props; infra/stack.ts puts the construct in a stack with outputs.
-import { METRIC_NAMESPACE } from '../lib/observability/metric-names.js';
+// The PipelineController L3 construct: one table, a queue and its DLQ (or the user's own), three functions (receiver
+// behind a function URL, verifier on the queue, poller on a schedule), the generated master HMAC key, alarms, a
+// CloudWatch dashboard, and IAM policies that give each function only the actions and resources its code uses; grants
+// and metrics for the people who operate it. infra/README.md documents the props; infra/stack.ts puts the construct
+// in a stack with outputs.
+import type { EventRejection } from '../lib/http/event-outcome.js';
+import { METRIC_NAMESPACE, type MetricName } from '../lib/observability/metric-names.js';
 import { commitAuthorProblems, type CommitAuthor } from '../lib/promotion/pull-request/commit-author.js';
 import { notificationSinkKinds, type NotificationSinkKind } from '../lib/runtime/notification-sinks.js';
 import type { NewsKind } from '../lib/pipeline/model.js';
@@ -14,9 +16,9 @@ import * as ec2 from 'aws-cdk-lib/aws-ec2';
 import * as events from 'aws-cdk-lib/aws-events';
 import * as targets from 'aws-cdk-lib/aws-events-targets';
 import * as iam from 'aws-cdk-lib/aws-iam';
+import type * as kms from 'aws-cdk-lib/aws-kms';
 import * as lambda from 'aws-cdk-lib/aws-lambda';
 import { SqsEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
-import * as nodejs from 'aws-cdk-lib/aws-lambda-nodejs';
 import * as logs from 'aws-cdk-lib/aws-logs';
 import type * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager';
 import { Secret } from 'aws-cdk-lib/aws-secretsmanager';
@@ -25,9 +27,15 @@ import * as sqs from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 import { TABLE_SCHEMA } from '../lib/store/index.js';
 import { addAlarms, type ControllerAlarms } from './alarms.js';
-import { BUNDLE_SETTINGS, ENTRIES, LOCK_FILE, REPO_ROOT, type FunctionName } from './bundling.js';
+import type { FunctionName } from './bundling.js';
 import { addDashboard } from './dashboard.js';
+import { allowCloudWatchLogs, distinctKeys, KEY_READ_ACTIONS, KEY_USE_ACTIONS } from './encryption-key.js';
+import { handlerFunction } from './function-code.js';
+import { allowedLogRetentions, isLogRetention } from './log-retention.js';
+import { ControllerMetrics } from './metrics.js';
 import { acknowledgeFindings } from './nag.js';
+import { operatorActions, type OperatorLevel, type OperatorResource } from './operator-access.js';
+import { queueProblems, tableProblems } from './own-resources.js';
 
 /**
  * The tag that lets the receiver read a configuration Secret. `pipelinectl apply` puts it (lib/secrets/tags.ts) only
@@ -47,31 +55,61 @@ export const DEFAULTS = {
   /** The verifier's timeout; the queue's visibility timeout is 6× this (AWS's advice for SQS event sources). */
   verifierTimeout: Duration.seconds(60),
   maxReceiveCount: 5,
+  /** MB per function: the verifier holds the Kubernetes and Git clients and reads whole lists of apps. */
+  memorySize: { receiver: 512, verifier: 1024, poller: 256 },
+  /** The bundles are plain JavaScript, no native module (test/infra/architecture.test.ts): Graviton runs them. */
+  architecture: lambda.Architecture.ARM_64,
+  tracing: false,
 } as const;
+
+/** What Lambda accepts as a function's memory, in MB. */
+export const MEMORY_SIZE_RANGE = { min: 128, max: 10240 } as const;
+/** The SQS event source's maximum concurrency, as Lambda accepts it. */
+export const MAX_CONCURRENCY_RANGE = { min: 2, max: 1000 } as const;
+
+/** Memory in MB per function (128–10240). */
+export interface FunctionMemorySizes {
+  /** @default 512 */
+  readonly receiver?: number;
+  /** @default 1024 */
+  readonly verifier?: number;
+  /** @default 256 */
+  readonly poller?: number;
+}
 
 /** Where the notification strategy delivers (all optional; docs/notifications.md). */
 export interface NotificationSinkProps {
-  /** An HTTP endpoint that receives a Flux-format event (env `NOTIFICATION_WEBHOOK_URL`). */
+  /** An HTTP endpoint that receives a Flux-format event (env `NOTIFICATION_WEBHOOK_URL`). @default none */
   readonly webhookUrl?: string;
-  /** A JSON secret whose `token` signs that POST like Flux's generic-hmac; the verifier may read it. */
+  /** A JSON secret whose `token` signs that POST like Flux's generic-hmac; the verifier may read it. @default none */
   readonly webhookSecret?: secretsmanager.ISecret;
-  /** An EventBridge bus; the verifier (only) gets `events:PutEvents` on it. */
+  /** An EventBridge bus; the verifier (only) gets `events:PutEvents` on it. @default none */
   readonly eventBus?: events.IEventBus;
   /**
    * A Flux notification-controller's event receiver, where Weave sent its events (env `NOTIFICATION_CONTROLLER_URL`),
    * e.g. `http://notification-controller.flux-system.svc.cluster.local./` when the verifier runs in a VPC that
    * reaches it.
+   * @default none
    */
   readonly notificationControllerUrl?: string;
 }
 
 /** Notifications to people: approvals waiting, promotions opened or failed for good, regressions (docs/notifications.md). */
 export interface PeopleNotificationProps {
-  /** A JSON secret `{"url": "https://hooks.slack.com/services/…"}`: a Slack incoming webhook; the verifier may read it. */
+  /**
+   * A JSON secret `{"url": "https://hooks.slack.com/services/…"}`: a Slack incoming webhook; the verifier may read it.
+   * @default none
+   */
   readonly slackWebhook?: secretsmanager.ISecret;
-  /** A JSON secret `{"url": "…", "token": "…"}` (`token` optional): the news as JSON, signed like generic-hmac. */
+  /**
+   * A JSON secret `{"url": "…", "token": "…"}` (`token` optional): the news as JSON, signed like generic-hmac.
+   * @default none
+   */
   readonly webhook?: secretsmanager.ISecret;
-  /** An EventBridge bus the news are put on (detail-type `Pipeline news`); the verifier gets `events:PutEvents`. */
+  /**
+   * An EventBridge bus the news are put on (detail-type `Pipeline news`); the verifier gets `events:PutEvents`.
+   * @default none
+   */
   readonly eventBus?: events.IEventBus;
   /** The kinds of news sent. @default all: approval-waiting, promotion-opened, promotion-failed, environment-regressed */
   readonly news?: readonly NewsKind[];
@@ -84,19 +122,67 @@ export interface PipelineControllerProps {
    * `namespace/name` of the GitopsCluster a target without clusterRef runs on. Only `pipelinectl apply` resolves
    * targets, so the functions never need it: the stack publishes it as the output `DefaultCluster`, which
    * `pipelinectl --aws --stack` reads when `--default-cluster` is not given.
+   * @default none
    */
   readonly defaultCluster?: string;
-  /** Of the table, the master key secret and the log groups. @default RemovalPolicy.RETAIN */
+  /**
+   * Of the table, the master key secret and the log groups the construct creates (not of a `table` or `queue` you
+   * bring). @default RemovalPolicy.RETAIN
+   */
   readonly removalPolicy?: RemovalPolicy;
-  /** Receives the alarm and OK notifications. @default no actions (the alarms still exist) */
+  /** Receives the alarm and OK notifications. @default no topic */
   readonly alarmTopic?: sns.ITopic;
-  /** Reserved concurrency of the receiver: a cap on what a flood of requests can cost. @default 20 */
+  /**
+   * Your own actions, run when an alarm goes to ALARM (e.g. an `SnsAction` of a pager topic, a `LambdaAction`).
+   * @default none besides `alarmTopic` (the alarms exist either way)
+   */
+  readonly alarmActions?: readonly cloudwatch.IAlarmAction[];
+  /** Reserved concurrency of the receiver: a cap on what a flood of requests can cost (at least 1). @default 20 */
   readonly receiverReservedConcurrency?: number;
   /** The SQS event source's maximum concurrency (2–1000): how many verifiers run at once. @default 10 */
   readonly verifierMaxConcurrency?: number;
-  /** Retention of each function's log group. @default RetentionDays.ONE_MONTH */
+  /** Memory of each function in MB (128–10240). @default receiver 512, verifier 1024, poller 256 */
+  readonly memorySize?: FunctionMemorySizes;
+  /** The functions' processor architecture. @default lambda.Architecture.ARM_64 */
+  readonly architecture?: lambda.Architecture;
+  /**
+   * X-Ray active tracing of the three functions (a trace per invocation; Powertools' log lines carry its id) and
+   * `POWERTOOLS_TRACE_ENABLED=true`. Adds `xray:PutTraceSegments`/`PutTelemetryRecords` to each role. @default false
+   */
+  readonly tracing?: boolean;
+  /**
+   * Retention of each function's log group: one of CloudWatch's values (`logs.RetentionDays`), checked at synth.
+   * @default RetentionDays.ONE_MONTH
+   */
   readonly logRetention?: logs.RetentionDays;
-  /** Runs the verifier in this VPC (for private EKS API endpoints); it gets its own security group. */
+  /**
+   * A customer managed KMS key for what the construct creates: the table, both queues, the master key secret and the
+   * log groups. Each function's role gets `kms:Decrypt`, `DescribeKey`, `Encrypt`, `GenerateDataKey` on it; the key
+   * policy gets the statement CloudWatch Logs needs, or, for an imported key, the synth warns with the statement to
+   * add (infra/README.md, "Encryption").
+   * @default AWS managed encryption: DynamoDB's and Secrets Manager's AWS managed keys, SSE-SQS, CloudWatch Logs' own
+   */
+  readonly encryptionKey?: kms.IKey;
+  /**
+   * Your own table instead of a new one. It must have lib/store's `TABLE_SCHEMA`: string keys `pk`/`sk`, a global
+   * secondary index `gsi1` on string `gsi1pk`/`gsi1sk` projecting ALL, TTL on `expiresAt` (checked at synth when it
+   * is a `dynamodb.Table` of the app). Its own encryption key, if any, is granted to the functions.
+   * @default a new table: on demand, PITR, deletion protection while retained
+   */
+  readonly table?: dynamodb.ITable;
+  /**
+   * Your own work queue instead of a new one: standard (not FIFO), a visibility timeout of at least the verifier's
+   * 60 s (360 s recommended), redriving to its dead-letter queue (after 5 receives recommended). Its own encryption
+   * key, if any, is granted to the functions.
+   * @default a new queue and dead-letter queue
+   */
+  readonly queue?: sqs.IQueue;
+  /**
+   * The dead-letter queue of your `queue`.
+   * @default the `deadLetterQueue` of a `queue` that is an `sqs.Queue` of the app; required for an imported queue
+   */
+  readonly deadLetterQueue?: sqs.IQueue;
+  /** Runs the verifier in this VPC (for private EKS API endpoints); it gets its own security group. @default none */
   readonly vpc?: ec2.IVpc;
   /** The verifier's subnets in `vpc`. @default the VPC's private subnets with egress */
   readonly vpcSubnets?: ec2.SubnetSelection;
@@ -139,14 +225,27 @@ interface FunctionSpec {
   environment: Record<string, string>;
 }
 
+/** What every function shares beyond its own spec. */
+interface FunctionSettings {
+  logRetention: logs.RetentionDays;
+  removalPolicy: RemovalPolicy;
+  architecture: lambda.Architecture;
+  tracing: boolean;
+  encryptionKey: kms.IKey | undefined;
+}
+
 export class PipelineController extends Construct {
-  readonly table: dynamodb.Table;
-  readonly queue: sqs.Queue;
-  readonly deadLetterQueue: sqs.Queue;
+  /** The table: a new one, or the `table` prop. */
+  readonly table: dynamodb.ITable;
+  /** The work queue: a new one, or the `queue` prop. */
+  readonly queue: sqs.IQueue;
+  readonly deadLetterQueue: sqs.IQueue;
   readonly masterKeySecret: Secret;
-  readonly receiver: nodejs.NodejsFunction;
-  readonly verifier: nodejs.NodejsFunction;
-  readonly poller: nodejs.NodejsFunction;
+  /** The `encryptionKey` prop. */
+  readonly encryptionKey?: kms.IKey;
+  readonly receiver: lambda.Function;
+  readonly verifier: lambda.Function;
+  readonly poller: lambda.Function;
   readonly receiverUrl: lambda.FunctionUrl;
   readonly pollRule: events.Rule;
   readonly alarms: ControllerAlarms;
@@ -162,40 +261,44 @@ export class PipelineController extends Construct {
   readonly notificationSinks: readonly NotificationSinkKind[];
   /** Each function's execution role (no managed policies; one inline policy each). */
   readonly roles: Readonly<Record<FunctionName, iam.Role>>;
+  private readonly metrics: ControllerMetrics;
+  private readonly eksClusterArns: readonly string[];
+  private readonly assumeRoleArns: readonly string[];
 
   constructor(scope: Construct, id: string, props: PipelineControllerProps = {}) {
     super(scope, id);
     const settings = validate(this, props);
     const removalPolicy = props.removalPolicy ?? DEFAULTS.removalPolicy;
+    const key = props.encryptionKey;
+    this.encryptionKey = key;
+    this.eksClusterArns = props.eksClusterArns ?? [];
+    this.assumeRoleArns = props.assumeRoleArns ?? [];
 
-    this.table = new dynamodb.Table(this, 'Table', {
-      partitionKey: { name: TABLE_SCHEMA.partitionKey, type: dynamodb.AttributeType.STRING },
-      sortKey: { name: TABLE_SCHEMA.sortKey, type: dynamodb.AttributeType.STRING },
-      billingMode: dynamodb.BillingMode.PAY_PER_REQUEST,
-      pointInTimeRecoverySpecification: { pointInTimeRecoveryEnabled: true },
-      timeToLiveAttribute: TABLE_SCHEMA.ttlAttribute,
-      encryption: dynamodb.TableEncryption.AWS_MANAGED,
-      deletionProtection: removalPolicy === RemovalPolicy.RETAIN,
-      removalPolicy,
-    });
-    this.table.addGlobalSecondaryIndex({
-      indexName: TABLE_SCHEMA.index,
-      partitionKey: { name: TABLE_SCHEMA.indexPartitionKey, type: dynamodb.AttributeType.STRING },
-      sortKey: { name: TABLE_SCHEMA.indexSortKey, type: dynamodb.AttributeType.STRING },
-      projectionType: dynamodb.ProjectionType.ALL,
-    });
-
-    this.deadLetterQueue = new sqs.Queue(this, 'DeadLetterQueue', {
-      encryption: sqs.QueueEncryption.SQS_MANAGED,
-      enforceSSL: true,
-      retentionPeriod: Duration.days(14),
-    });
-    this.queue = new sqs.Queue(this, 'Queue', {
-      encryption: sqs.QueueEncryption.SQS_MANAGED,
-      enforceSSL: true,
-      visibilityTimeout: Duration.seconds(DEFAULTS.verifierTimeout.toSeconds() * 6),
-      deadLetterQueue: { queue: this.deadLetterQueue, maxReceiveCount: DEFAULTS.maxReceiveCount },
-    });
+    const ownTable = props.table;
+    this.table = ownTable ?? this.makeTable(removalPolicy, key);
+    // At synth, not now: the app may still add the index to its table after handing it over.
+    if (ownTable) this.node.addValidation({ validate: () => tableProblems(ownTable) });
+    const ownQueue = props.queue;
+    if (ownQueue && settings.deadLetterQueue) {
+      const deadLetterQueue = settings.deadLetterQueue;
+      this.queue = ownQueue;
+      this.deadLetterQueue = deadLetterQueue;
+      this.node.addValidation({
+        validate: () => queueProblems(ownQueue, deadLetterQueue, DEFAULTS.verifierTimeout),
+      });
+    } else {
+      this.deadLetterQueue = new sqs.Queue(this, 'DeadLetterQueue', {
+        ...queueEncryption(key),
+        enforceSSL: true,
+        retentionPeriod: Duration.days(14),
+      });
+      this.queue = new sqs.Queue(this, 'Queue', {
+        ...queueEncryption(key),
+        enforceSSL: true,
+        visibilityTimeout: Duration.seconds(DEFAULTS.verifierTimeout.toSeconds() * 6),
+        deadLetterQueue: { queue: this.deadLetterQueue, maxReceiveCount: DEFAULTS.maxReceiveCount },
+      });
+    }
 
     this.masterKeySecret = new Secret(this, 'MasterKey', {
       description:
@@ -206,8 +309,11 @@ export class PipelineController extends Construct {
         excludePunctuation: true,
         passwordLength: 48,
       },
+      encryptionKey: key,
       removalPolicy,
     });
+    // CloudFormation cannot create a log group encrypted with a key the Logs service may not use.
+    if (key) allowCloudWatchLogs(this, key);
 
     // Built from the pseudo parameters, not the stack's env, so the ARN (and its cdk-nag finding id) is the same
     // in every environment.
@@ -250,14 +356,21 @@ export class PipelineController extends Construct {
       }),
     };
 
-    const make = (name: FunctionName, spec: FunctionSpec, extra: Partial<nodejs.NodejsFunctionProps> = {}) =>
-      this.makeFunction(name, spec, props.logRetention ?? DEFAULTS.logRetention, removalPolicy, extra);
+    const functionSettings: FunctionSettings = {
+      logRetention: props.logRetention ?? DEFAULTS.logRetention,
+      removalPolicy,
+      architecture: props.architecture ?? DEFAULTS.architecture,
+      tracing: props.tracing ?? DEFAULTS.tracing,
+      encryptionKey: key,
+    };
+    const make = (name: FunctionName, spec: FunctionSpec, extra: Partial<lambda.FunctionOptions> = {}) =>
+      this.makeFunction(name, spec, functionSettings, extra);
 
     const receiver = make(
       'receiver',
       {
         description: 'pipeline-controller receiver: authenticates Flux events and webhooks, enqueues checks',
-        memorySize: 512,
+        memorySize: settings.memorySize.receiver,
         timeout: Duration.seconds(10),
         environment: common,
       },
@@ -274,7 +387,7 @@ export class PipelineController extends Construct {
       'verifier',
       {
         description: 'pipeline-controller verifier: reads leaf clusters, records status, decides and promotes',
-        memorySize: 1024,
+        memorySize: settings.memorySize.verifier,
         timeout: DEFAULTS.verifierTimeout,
         environment: verifierEnvironment,
       },
@@ -288,7 +401,7 @@ export class PipelineController extends Construct {
     );
     const poller = make('poller', {
       description: 'pipeline-controller poller: enqueues one poll per (cluster, app kind) in use',
-      memorySize: 256,
+      memorySize: settings.memorySize.poller,
       timeout: Duration.seconds(60),
       environment: common,
     });
@@ -318,40 +431,205 @@ export class PipelineController extends Construct {
     this.grantReceiver(this.roles.receiver);
     this.grantVerifier(this.roles.verifier, props);
     this.grantPoller(this.roles.poller);
+    // Each role, the keys of what it touches (a table or queue brought by the user may have a key of its own).
+    const tableKey = this.table.encryptionKey;
+    const queueKey = this.queue.encryptionMasterKey;
+    grantKeyUse(this.roles.receiver, [tableKey, queueKey, key]);
+    grantKeyUse(this.roles.verifier, [tableKey, queueKey, this.deadLetterQueue.encryptionMasterKey]);
+    grantKeyUse(this.roles.poller, [tableKey, queueKey]);
 
+    const functions = { receiver: this.receiver, verifier: this.verifier, poller: this.poller };
+    this.metrics = new ControllerMetrics({ functions, queue: this.queue, deadLetterQueue: this.deadLetterQueue });
     this.alarms = addAlarms(this, {
-      deadLetterQueue: this.deadLetterQueue,
-      functions: { receiver: this.receiver, verifier: this.verifier, poller: this.poller },
+      metrics: this.metrics,
+      functions,
       topic: props.alarmTopic,
+      alarmActions: props.alarmActions ?? [],
     });
-    if (props.dashboard ?? true) {
-      this.dashboard = addDashboard(this, {
-        functions: { receiver: this.receiver, verifier: this.verifier, poller: this.poller },
-        queue: this.queue,
-        deadLetterQueue: this.deadLetterQueue,
-      });
-    }
+    if (props.dashboard ?? true) this.dashboard = addDashboard(this, { functions, metrics: this.metrics });
 
     acknowledgeFindings({
       masterKeySecret: this.masterKeySecret,
       functions: [this.receiver, this.verifier, this.poller],
       receiverRole: this.roles.receiver,
       verifierRole: this.roles.verifier,
+      roles: Object.values(this.roles),
       secretsPrefix: settings.secretsPrefix,
       vpc: props.vpc !== undefined,
+      tracing: functionSettings.tracing,
     });
+  }
+
+  /**
+   * What `pipelinectl --aws` needs against this deployment, for every command: status, get, explain, history,
+   * metrics, approve, retry, apply, delete, check, flux-config, dlq. The actions are those of the SDK calls the CLI
+   * sends (infra/operator-access.ts), on this table and its index, the queues, the configuration Secrets under the
+   * prefix and the master key, this stack's outputs, the `eksClusterArns` and `assumeRoleArns` (for `check`), and the
+   * keys that encrypt them. `secretsmanager:TagResource` under the prefix lets the grantee mark a Secret as a webhook
+   * HMAC key, which the receiver may then read (infra/README.md, "Least privilege"): grant it to people who apply.
+   */
+  grantOperate(grantee: iam.IGrantable): iam.Grant {
+    return this.grantOperator(grantee, 'operate');
+  }
+
+  /** What `pipelinectl --aws` needs to look only: status, get, explain, history, metrics (reads of the table). */
+  grantRead(grantee: iam.IGrantable): iam.Grant {
+    return this.grantOperator(grantee, 'read');
+  }
+
+  /**
+   * A metric the functions publish (lib/observability/metric-names.ts) under the emitting function's `service`
+   * dimension: 5-minute periods; counts as sums, levels as maxima, durations as averages unless `options` say else.
+   */
+  metric(name: MetricName, options?: cloudwatch.MetricOptions): cloudwatch.Metric {
+    return this.metrics.metric(name, options);
+  }
+
+  /** Promotions that failed and are not retried: a person must act (sum). */
+  metricPromotionsFailed(options?: cloudwatch.MetricOptions): cloudwatch.Metric {
+    return this.metrics.metric('PromotionsFailedForGood', options);
+  }
+
+  /** Promotion attempts that failed and are tried again at a scheduled time (sum). */
+  metricPromotionsFailedRetrying(options?: cloudwatch.MetricOptions): cloudwatch.Metric {
+    return this.metrics.metric('PromotionsFailedRetrying', options);
+  }
+
+  /** Promotions started (sum). */
+  metricPromotionsStarted(options?: cloudwatch.MetricOptions): cloudwatch.Metric {
+    return this.metrics.metric('PromotionsStarted', options);
+  }
+
+  /** Promotions that succeeded (sum). */
+  metricPromotionsSucceeded(options?: cloudwatch.MetricOptions): cloudwatch.Metric {
+    return this.metrics.metric('PromotionsSucceeded', options);
+  }
+
+  /** Requests to the events route, whatever became of them (sum). */
+  metricEventsReceived(options?: cloudwatch.MetricOptions): cloudwatch.Metric {
+    return this.metrics.metric('EventsReceived', options);
+  }
+
+  /**
+   * Events the receiver refused (401, 400, 405, 413). With a `reason`, the metric of that reason; without, the sum
+   * over every reason, a math expression, because the functions publish the metric per reason only.
+   */
+  metricEventsRejected(options: cloudwatch.MetricOptions & { reason?: EventRejection } = {}): cloudwatch.IMetric {
+    const { reason, ...rest } = options;
+    return reason === undefined ? this.metrics.eventsRejectedTotal(rest) : this.metrics.eventsRejected(reason, rest);
+  }
+
+  /** Events answered 500: the store or the queue failed, Flux sends them again (sum). */
+  metricEventsFailed(options?: cloudwatch.MetricOptions): cloudwatch.Metric {
+    return this.metrics.metric('EventsFailed', options);
+  }
+
+  /** Approvals waiting for a person over the whole fleet, at the poller's run (maximum). */
+  metricApprovalsWaiting(options?: cloudwatch.MetricOptions): cloudwatch.Metric {
+    return this.metrics.metric('ApprovalsWaiting', options);
+  }
+
+  /** Age in seconds of the oldest waiting approval, at the poller's run (maximum). */
+  metricOldestApprovalAge(options?: cloudwatch.MetricOptions): cloudwatch.Metric {
+    return this.metrics.metric('OldestApprovalAge', options);
+  }
+
+  /** A revision's time from the first to the last environment, in ms (average; `statistic: 'p90'` for a percentile). */
+  metricLeadTime(options?: cloudwatch.MetricOptions): cloudwatch.Metric {
+    return this.metrics.metric('LeadTime', options);
+  }
+
+  /**
+   * Messages in the dead-letter queue (the maximum of its visible messages), whoever put them there: what the
+   * dead-letter alarm watches. The verifier's own count of the bodies it set aside is `metric('DeadLetters')`.
+   */
+  metricDeadLetters(options?: cloudwatch.MetricOptions): cloudwatch.Metric {
+    return this.metrics.deadLetters(options);
+  }
+
+  /** Age in seconds of the oldest message in the work queue (maximum): how far the verifiers are behind. */
+  metricOldestMessageAge(options?: cloudwatch.MetricOptions): cloudwatch.Metric {
+    return this.metrics.oldestMessageAge(options);
+  }
+
+  private grantOperator(grantee: iam.IGrantable, level: OperatorLevel): iam.Grant {
+    const stack = Stack.of(this);
+    const arns: Record<OperatorResource, readonly string[]> = {
+      table: [this.table.tableArn],
+      tableIndex: [`${this.table.tableArn}/index/${TABLE_SCHEMA.index}`],
+      queue: [this.queue.queueArn],
+      deadLetterQueue: [this.deadLetterQueue.queueArn],
+      configurationSecrets: [this.secretsArnPattern],
+      masterKeySecret: [this.masterKeySecret.secretArn],
+      // The exact ARN, with the stack's id: no wildcard (and no cdk-nag finding) on the grantee.
+      stack: [stack.stackId],
+      eksClusters: this.eksClusterArns,
+      clusterRoles: this.assumeRoleArns,
+    };
+    const grants: iam.Grant[] = [];
+    for (const [resource, actions] of operatorActions(level)) {
+      const resourceArns = arns[resource];
+      if (resourceArns.length === 0) continue;
+      grants.push(iam.Grant.addToPrincipal({ grantee, actions, resourceArns: [...resourceArns] }));
+    }
+    const keys = distinctKeys(
+      level === 'read'
+        ? [this.table.encryptionKey]
+        : [
+            this.table.encryptionKey,
+            this.queue.encryptionMasterKey,
+            this.deadLetterQueue.encryptionMasterKey,
+            this.encryptionKey,
+          ],
+    );
+    if (keys.length > 0) {
+      grants.push(
+        iam.Grant.addToPrincipal({
+          grantee,
+          actions: [...(level === 'read' ? KEY_READ_ACTIONS : KEY_USE_ACTIONS)],
+          resourceArns: keys.map((each) => each.keyArn),
+        }),
+      );
+    }
+    return grants.reduce((all, grant) => all.combine(grant));
+  }
+
+  /** On demand, PITR, TTL and the gsi1 index: everything lib/store's TABLE_SCHEMA declares. */
+  private makeTable(removalPolicy: RemovalPolicy, key: kms.IKey | undefined): dynamodb.Table {
+    const table = new dynamodb.Table(this, 'Table', {
+      partitionKey: { name: TABLE_SCHEMA.partitionKey, type: dynamodb.AttributeType.STRING },
+      sortKey: { name: TABLE_SCHEMA.sortKey, type: dynamodb.AttributeType.STRING },
+      billingMode: dynamodb.BillingMode.PAY_PER_REQUEST,
+      pointInTimeRecoverySpecification: { pointInTimeRecoveryEnabled: true },
+      timeToLiveAttribute: TABLE_SCHEMA.ttlAttribute,
+      ...(key
+        ? { encryption: dynamodb.TableEncryption.CUSTOMER_MANAGED, encryptionKey: key }
+        : { encryption: dynamodb.TableEncryption.AWS_MANAGED }),
+      deletionProtection: removalPolicy === RemovalPolicy.RETAIN,
+      removalPolicy,
+    });
+    table.addGlobalSecondaryIndex({
+      indexName: TABLE_SCHEMA.index,
+      partitionKey: { name: TABLE_SCHEMA.indexPartitionKey, type: dynamodb.AttributeType.STRING },
+      sortKey: { name: TABLE_SCHEMA.indexSortKey, type: dynamodb.AttributeType.STRING },
+      projectionType: dynamodb.ProjectionType.ALL,
+    });
+    return table;
   }
 
   /** A function with its own role and log group, so no AWS managed policy is attached (cdk-nag IAM4). */
   private makeFunction(
     name: FunctionName,
     spec: FunctionSpec,
-    logRetention: logs.RetentionDays,
-    removalPolicy: RemovalPolicy,
-    extra: Partial<nodejs.NodejsFunctionProps>,
-  ): { fn: nodejs.NodejsFunction; role: iam.Role } {
+    settings: FunctionSettings,
+    extra: Partial<lambda.FunctionOptions>,
+  ): { fn: lambda.Function; role: iam.Role } {
     const id = name.charAt(0).toUpperCase() + name.slice(1);
-    const logGroup = new logs.LogGroup(this, `${id}LogGroup`, { retention: logRetention, removalPolicy });
+    const logGroup = new logs.LogGroup(this, `${id}LogGroup`, {
+      retention: settings.logRetention,
+      removalPolicy: settings.removalPolicy,
+      encryptionKey: settings.encryptionKey,
+    });
     const role = new iam.Role(this, `${id}Role`, {
       assumedBy: new iam.ServicePrincipal('lambda.amazonaws.com'),
       description: `pipeline-controller ${name}`,
@@ -363,29 +641,21 @@ export class PipelineController extends Construct {
         resources: [logGroup.logGroupArn],
       }),
     );
-    const s = BUNDLE_SETTINGS;
-    const fn = new nodejs.NodejsFunction(this, id, {
-      entry: ENTRIES[name],
-      handler: 'handler',
-      projectRoot: REPO_ROOT,
-      depsLockFilePath: LOCK_FILE,
+    // The package's prebuilt bundle where there is one, else the sources bundled by NodejsFunction (function-code.ts).
+    const fn = handlerFunction(this, id, name, {
       runtime: lambda.Runtime.NODEJS_22_X,
-      architecture: lambda.Architecture.ARM_64,
+      architecture: settings.architecture,
       description: spec.description,
       memorySize: spec.memorySize,
       timeout: spec.timeout,
       role,
       logGroup,
-      environment: { ...spec.environment, NODE_OPTIONS: '--enable-source-maps' },
-      bundling: {
-        target: s.target,
-        format: nodejs.OutputFormat.ESM,
-        minify: s.minify,
-        sourceMap: s.sourceMap,
-        sourcesContent: s.sourcesContent,
-        mainFields: [...s.mainFields],
-        banner: s.banner,
-        externalModules: [...s.externalModules],
+      ...(settings.tracing && { tracing: lambda.Tracing.ACTIVE }),
+      environment: {
+        ...spec.environment,
+        NODE_OPTIONS: '--enable-source-maps',
+        // Read by Powertools' Tracer should a function add it; Lambda's own trace segments need no code.
+        ...(settings.tracing && { POWERTOOLS_TRACE_ENABLED: 'true' }),
       },
       ...extra,
     });
@@ -536,6 +806,9 @@ interface Settings {
   retentionDays: number;
   receiverReservedConcurrency: number;
   verifierMaxConcurrency: number;
+  memorySize: Record<FunctionName, number>;
+  /** With the `queue` prop: its dead-letter queue. */
+  deadLetterQueue: sqs.IQueue | undefined;
 }
 
 const OBJECT_NAME = /^[a-z0-9]([-a-z0-9.]*[a-z0-9])?$/;
@@ -549,19 +822,62 @@ function validate(scope: Construct, props: PipelineControllerProps): Settings {
     retentionDays: props.retentionDays ?? DEFAULTS.retentionDays,
     receiverReservedConcurrency: props.receiverReservedConcurrency ?? DEFAULTS.receiverReservedConcurrency,
     verifierMaxConcurrency: props.verifierMaxConcurrency ?? DEFAULTS.verifierMaxConcurrency,
+    memorySize: {
+      receiver: props.memorySize?.receiver ?? DEFAULTS.memorySize.receiver,
+      verifier: props.memorySize?.verifier ?? DEFAULTS.memorySize.verifier,
+      poller: props.memorySize?.poller ?? DEFAULTS.memorySize.poller,
+    },
+    deadLetterQueue:
+      props.deadLetterQueue ?? (props.queue instanceof sqs.Queue ? props.queue.deadLetterQueue?.queue : undefined),
   };
+  /** A number known at synth time (not a token resolved at deploy time). */
+  const known = (value: number) => !Token.isUnresolved(value);
+  const isWhole = (value: number, min: number, max = Number.MAX_SAFE_INTEGER) =>
+    Number.isInteger(value) && value >= min && value <= max;
+
   if (!Token.isUnresolved(settings.secretsPrefix) && !/^[\w/+=.@-]+$/.test(settings.secretsPrefix)) {
     fail(`secretsPrefix must be a non-empty secret name prefix without wildcards, got '${settings.secretsPrefix}'`);
   }
-  if (!Number.isInteger(settings.retentionDays) || settings.retentionDays < 1) {
+  if (known(settings.retentionDays) && !isWhole(settings.retentionDays, 1)) {
     fail(`retentionDays must be a positive integer, got ${settings.retentionDays}`);
   }
-  if (!Number.isInteger(settings.receiverReservedConcurrency) || settings.receiverReservedConcurrency < 1) {
-    fail(`receiverReservedConcurrency must be a positive integer, got ${settings.receiverReservedConcurrency}`);
+  const reserved = settings.receiverReservedConcurrency;
+  if (known(reserved) && !isWhole(reserved, 1)) {
+    fail(`receiverReservedConcurrency must be a positive integer, got ${reserved}`);
   }
   const maxConcurrency = settings.verifierMaxConcurrency;
-  if (!Number.isInteger(maxConcurrency) || maxConcurrency < 2 || maxConcurrency > 1000) {
-    fail(`verifierMaxConcurrency must be an integer from 2 to 1000, got ${maxConcurrency}`);
+  const concurrency = MAX_CONCURRENCY_RANGE;
+  if (known(maxConcurrency) && !isWhole(maxConcurrency, concurrency.min, concurrency.max)) {
+    fail(
+      `verifierMaxConcurrency must be an integer from ${concurrency.min} to ${concurrency.max}, got ${maxConcurrency}`,
+    );
+  }
+  for (const [name, size] of Object.entries(settings.memorySize)) {
+    if (known(size) && !isWhole(size, MEMORY_SIZE_RANGE.min, MEMORY_SIZE_RANGE.max)) {
+      fail(
+        `memorySize.${name} must be an integer from ${MEMORY_SIZE_RANGE.min} to ${MEMORY_SIZE_RANGE.max} (MB), got ${size}`,
+      );
+    }
+  }
+  const retention = props.logRetention;
+  if (retention !== undefined && known(retention) && !isLogRetention(retention)) {
+    fail(
+      `logRetention must be a retention CloudWatch Logs accepts (logs.RetentionDays), got ${retention}; ` +
+        `allowed: ${allowedLogRetentions()}`,
+    );
+  }
+  const urls: [string, string | undefined][] = [
+    ['githubApiUrl', props.githubApiUrl],
+    ['gitlabApiUrl', props.gitlabApiUrl],
+    ['bitbucketServerApiUrl', props.bitbucketServerApiUrl],
+    ['azureDevOpsApiUrl', props.azureDevOpsApiUrl],
+    ['notification.webhookUrl', props.notification?.webhookUrl],
+    ['notification.notificationControllerUrl', props.notification?.notificationControllerUrl],
+  ];
+  for (const [name, url] of urls) {
+    // The value is not repeated: a webhook URL may carry a token in its path. The functions would refuse it at
+    // their first invocation (lib/runtime/aws.ts); the synth is the cheaper place to learn it.
+    if (url !== undefined && !Token.isUnresolved(url) && !isHttpUrl(url)) fail(`${name} must be an http(s) URL`);
   }
   const cluster = props.defaultCluster;
   if (cluster !== undefined && !Token.isUnresolved(cluster)) {
@@ -581,11 +897,42 @@ function validate(scope: Construct, props: PipelineControllerProps): Settings {
     }
   }
   if (props.vpcSubnets && !props.vpc) fail('vpcSubnets needs vpc');
+  if (props.deadLetterQueue && !props.queue) fail('deadLetterQueue needs queue: it is the dead-letter queue of yours');
+  // Every message the controller sends has no group id: a FIFO queue would refuse them all.
+  if (props.queue?.fifo) fail('queue must be a standard queue, not FIFO');
+  if (props.queue && !settings.deadLetterQueue) {
+    fail('queue has no dead-letter queue: pass deadLetterQueue (an imported queue does not say where it redrives)');
+  }
   const author = props.commitAuthor;
   if (author && !Token.isUnresolved(author.name) && !Token.isUnresolved(author.email)) {
     for (const problem of commitAuthorProblems(author)) fail(`commitAuthor: ${problem}`);
   }
   return settings;
+}
+
+function isHttpUrl(text: string): boolean {
+  if (!URL.canParse(text)) return false;
+  const { protocol } = new URL(text);
+  return protocol === 'https:' || protocol === 'http:';
+}
+
+function queueEncryption(key: kms.IKey | undefined): Pick<sqs.QueueProps, 'encryption' | 'encryptionMasterKey'> {
+  return key
+    ? { encryption: sqs.QueueEncryption.KMS, encryptionMasterKey: key }
+    : { encryption: sqs.QueueEncryption.SQS_MANAGED };
+}
+
+/** One statement per role for the customer managed keys of what it touches; none without such a key. */
+function grantKeyUse(role: iam.Role, keys: readonly (kms.IKey | undefined)[]): void {
+  const distinct = distinctKeys(keys);
+  if (distinct.length === 0) return;
+  role.addToPrincipalPolicy(
+    new iam.PolicyStatement({
+      sid: 'EncryptionKey',
+      actions: [...KEY_USE_ACTIONS],
+      resources: distinct.map((each) => each.keyArn),
+    }),
+  );
 }
 
 /** The verifier's NOTIFY_* variables (lib/runtime/people-notifications.ts reads them). */

@@ -3,6 +3,7 @@
 // notification sinks are imported here.
 import { CfnOutput, Stack, type StackProps } from 'aws-cdk-lib';
 import { EventBus } from 'aws-cdk-lib/aws-events';
+import { Key } from 'aws-cdk-lib/aws-kms';
 import { Secret } from 'aws-cdk-lib/aws-secretsmanager';
 import { Topic } from 'aws-cdk-lib/aws-sns';
 import type { Construct } from 'constructs';
@@ -15,6 +16,8 @@ export interface PipelineControllerStackProps extends StackProps {
   readonly controller?: PipelineControllerProps;
   /** An SNS topic for the alarms. */
   readonly alarmTopicArn?: string;
+  /** A customer managed KMS key (`encryptionKey`), imported: its policy must already let CloudWatch Logs use it. */
+  readonly encryptionKeyArn?: string;
   /** The notification strategy's HTTP endpoint. */
   readonly notificationWebhookUrl?: string;
   /** The complete ARN (with its 6-character suffix) of the secret whose `token` signs the webhook. */
@@ -94,6 +97,9 @@ export class PipelineControllerStack extends Stack {
       notify,
       ...(props.alarmTopicArn !== undefined && {
         alarmTopic: Topic.fromTopicArn(this, 'AlarmTopic', props.alarmTopicArn),
+      }),
+      ...(props.encryptionKeyArn !== undefined && {
+        encryptionKey: Key.fromKeyArn(this, 'EncryptionKey', props.encryptionKeyArn),
       }),
       notification,
     });

@@ -65,7 +65,7 @@ describe('the commit author', () => {
 
   it('reads the context keys commitAuthorName and commitAuthorEmail, each defaulting to Weave’s', () => {
     const context = (values: Record<string, string>) =>
-      settingsFromContext((key) => values[key], { AWS_REGION: REGION, CDK_DEFAULT_ACCOUNT: ACCOUNT });
+      settingsFromContext(values, { AWS_REGION: REGION, CDK_DEFAULT_ACCOUNT: ACCOUNT });
     assert.equal(context({}).props.controller?.commitAuthor, undefined);
     assert.deepEqual(context({ commitAuthorName: 'Release Bot' }).props.controller?.commitAuthor, {
       name: 'Release Bot',
@@ -141,7 +141,7 @@ describe('notifications to people', () => {
 
   it('takes the kinds from context and refuses an unknown one, naming the key', () => {
     const context = (values: Record<string, unknown>) =>
-      settingsFromContext((key) => values[key], { AWS_REGION: REGION, CDK_DEFAULT_ACCOUNT: ACCOUNT });
+      settingsFromContext(values, { AWS_REGION: REGION, CDK_DEFAULT_ACCOUNT: ACCOUNT });
     assert.deepEqual(context({ notifyNews: 'approval-waiting,promotion-failed' }).props.notifyNews, [
       'approval-waiting',
       'promotion-failed',
