@@ -4,7 +4,8 @@ import { Option, type Command } from 'commander';
 import type { ObjectKey } from '../pipeline/model.js';
 import type { Backend } from './backend.js';
 import type { AwsBackendOptions } from './backends/aws.js';
-import { openBackend, type BackendOptions } from './backends/open.js';
+import { DEFAULT_DATA_DIR, openBackend, type BackendOptions } from './backends/open.js';
+import type { MissingStore } from './backends/local.js';
 import { CliError } from './errors.js';
 import { parseObjectKey } from './flags.js';
 
@@ -56,7 +57,7 @@ interface BackendFlags {
 /** Adds the shared flags to a command. */
 export function addBackendOptions(command: Command): Command {
   command.addOption(
-    new Option('--data-dir <dir>', "the local mode's data directory").default('.data').helpGroup(WHERE),
+    new Option('--data-dir <dir>', "the local mode's data directory").default(DEFAULT_DATA_DIR).helpGroup(WHERE),
   );
   command.addOption(new Option('--aws', 'act on a deployed stack instead of the data directory').helpGroup(WHERE));
   for (const flag of AWS_FLAGS) {
@@ -79,12 +80,7 @@ export function backendOptionsOf(command: Command): BackendOptions & { defaultCl
     flags.defaultCluster === undefined ? undefined : parseObjectKey(flags.defaultCluster, '--default-cluster');
   if (!flags.aws) {
     // An AWS flag typed on the command line without --aws is a mistake; one from the environment is only a default.
-    const typed = command.options.find(
-      (option) =>
-        option.long !== undefined &&
-        AWS_LONG_FLAGS.includes(option.long) &&
-        command.getOptionValueSource(option.attributeName()) === 'cli',
-    );
+    const [typed] = typedAwsFlags(command);
     if (typed) {
       throw new CliError(
         `${typed.long} acts on a deployed stack: add --aws (without it the local data directory is used)`,
@@ -108,12 +104,44 @@ export function backendOptionsOf(command: Command): BackendOptions & { defaultCl
   return { aws, defaultCluster };
 }
 
+/**
+ * The flags of this run that chose where it acts, as words another pipelinectl command takes to act on the same
+ * backend (the approve command `status` prints): `--data-dir DIR` unless it is the default, or `--aws` and each AWS
+ * flag typed on the command line. Flags read from the environment are left out: the same shell gives them to the
+ * pasted command too, and the hint stays as short as what the user typed.
+ */
+export function backendFlags(command: Command): string[] {
+  const flags = command.opts<BackendFlags>();
+  if (!flags.aws) return flags.dataDir === DEFAULT_DATA_DIR ? [] : ['--data-dir', flags.dataDir];
+  const typed = typedAwsFlags(command).flatMap(({ long, value }) => [long, value]);
+  return ['--aws', ...typed];
+}
+
+/** The AWS flags typed on the command line (not those filled in from the environment), in the order of --help. */
+function typedAwsFlags(command: Command): { long: string; value: string }[] {
+  return command.options.flatMap((option) =>
+    option.long !== undefined &&
+    AWS_LONG_FLAGS.includes(option.long) &&
+    command.getOptionValueSource(option.attributeName()) === 'cli'
+      ? [{ long: option.long, value: String(command.getOptionValue(option.attributeName())) }]
+      : [],
+  );
+}
+
+/**
+ * The commands run here that make a store in a data directory that holds none: `apply`, which is how a data
+ * directory starts besides `serve` and `demo` (which open theirs themselves). Every other command refuses such a
+ * directory (a mistyped --data-dir would otherwise become a new, empty store that answers "nothing stored").
+ */
+const STORE_MAKING_COMMANDS: ReadonlySet<string> = new Set(['apply']);
+
 /** Opens the backend the flags name, runs `action` on it and closes it, whatever happens. */
 export async function withBackend<T>(
   command: Command,
   action: (backend: Backend, context: { defaultCluster?: ObjectKey }) => Promise<T>,
 ): Promise<T> {
-  const options = backendOptionsOf(command);
+  const missingStore: MissingStore = STORE_MAKING_COMMANDS.has(command.name()) ? 'create-noted' : 'refuse';
+  const options = { ...backendOptionsOf(command), missingStore };
   const backend = await openBackend(options);
   try {
     return await action(backend, { defaultCluster: options.defaultCluster ?? backend.defaultCluster });

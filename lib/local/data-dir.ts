@@ -2,13 +2,16 @@
 // commands read while it runs. The directory is the user's alone (0700) and files holding keys are written 0600:
 // the master key, the Secrets, and serve.json with the store's access key of the running serve.
 import { randomBytes } from 'node:crypto';
-import { chmod, mkdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
+import { chmod, mkdir, readdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { z } from 'zod';
 import type { GitProviderType } from '../pipeline/promotion.js';
 import { masterKeysFromValues, type MasterKeys } from '../secrets/master-keys.js';
 import type { SecretPurpose } from '../secrets/tags.js';
 import { missingMasterKey } from './data-dir-errors.js';
+
+/** The data directory of `serve` and of every command that acts locally when --data-dir is not given. */
+export const DEFAULT_DATA_DIR = '.data';
 
 export const DATA_FILES = {
   /** dynalite's LevelDB (the store). */
@@ -101,6 +104,40 @@ export async function createMasterKey(dataDir: string): Promise<MasterKeys> {
   const keys: MasterKeys = { current: randomBytes(32).toString('hex') };
   await writeJsonAtomically(dataPath(dataDir, 'masterKey'), keys, 0o600);
   return keys;
+}
+
+/**
+ * What a directory named as a data directory holds: `store` when it has a store (dynamodb/ with anything in it), what
+ * one leaves beside it (master-key.json, secrets.json, store-record.json: a store that was lost) or cannot be read
+ * (another user's), each of which opening the store judges in its own words; `no-store` when it has none of them
+ * (empty, or a directory of other files); `absent`; `not-a-directory`.
+ */
+export type DataDirHolding = 'store' | 'no-store' | 'absent' | 'not-a-directory';
+
+/** What `dataDir` holds (see DataDirHolding), read without writing anything. */
+export async function dataDirHolding(dataDir: string): Promise<DataDirHolding> {
+  let entries: string[];
+  try {
+    entries = await readdir(dataDir);
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === 'ENOENT') return 'absent';
+    if (code === 'ENOTDIR') return 'not-a-directory';
+    // Someone else's directory: opening it refuses it in its own words (permissions.ts).
+    if (code === 'EACCES') return 'store';
+    throw error;
+  }
+  const traces = [DATA_FILES.masterKey, DATA_FILES.secrets, DATA_FILES.storeRecord];
+  if (traces.some((file) => entries.includes(file))) return 'store';
+  if (!entries.includes(DATA_FILES.dynamodb)) return 'no-store';
+  // An empty dynamodb/ is a first start cut short: no store yet, as the store's own check counts it. Anything else
+  // there (a file in its place included) is for that check to judge.
+  try {
+    return (await readdir(dataPath(dataDir, 'dynamodb'))).length > 0 ? 'store' : 'no-store';
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOTDIR') return 'store';
+    throw error;
+  }
 }
 
 /** Whether a file or directory exists at `path`. */

@@ -5,6 +5,7 @@ import type { Logger } from '../logging/logger.js';
 import { notificationListenerOf, notificationSettingsFromSecrets, type PutEventsClient } from '../notify/index.js';
 import { objectKeyString, type NewsKind, type ObjectKey } from '../pipeline/model.js';
 import type { SecretSource } from '../secrets/port.js';
+import { DEFAULT_DATA_DIR } from './data-dir.js';
 import type { Store } from '../store/index.js';
 import type { EffectListener } from '../verifier/index.js';
 
@@ -24,7 +25,7 @@ export interface PeopleNotificationDeps {
   store: Store;
   logger: Logger;
   now: () => Date;
-  /** Named in the approve command unless it is the default `.data`. */
+  /** Named in the approve command unless it is the default. */
   dataDir: string;
   /** Made only when a bus is named. */
   eventBridge?: () => Promise<PutEventsClient>;
@@ -52,7 +53,7 @@ export async function peopleNotificationListener(
     store: deps.store,
     logger: deps.logger,
     now: deps.now,
-    approveFlags: deps.dataDir === '.data' ? [] : ['--data-dir', deps.dataDir],
+    approveFlags: deps.dataDir === DEFAULT_DATA_DIR ? [] : ['--data-dir', deps.dataDir],
     ...(eventBridge ? { eventBridge } : {}),
   });
 }

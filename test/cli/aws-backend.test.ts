@@ -231,9 +231,12 @@ describe('the AWS backend', { concurrency: false }, () => {
       outcome: 'approved',
       revision: '6.9.2',
       by: 'arn:aws:iam::123456789012:user/alice',
+      at: result.at,
       delivered: true,
     });
-    assert.equal((await backend.store.getApproval(PIPELINE, 'staging'))?.approvedBy, result.by);
+    const marker = await backend.store.getApproval(PIPELINE, 'staging');
+    assert.equal(marker?.approvedBy, result.by);
+    assert.equal(marker?.approvedAt, result.at, 'the approval is reported at the time the marker records');
     assert.deepEqual(
       (await drain(queueUrl)).map((body) => decodeMessage(body)),
       [{ ok: true, message: { type: 'promote', pipeline: PIPELINE, env: 'staging', revision: '6.9.2' } }],

@@ -44,7 +44,7 @@ describe('pipelinectl retry --aws', () => {
     try {
       const result = await retryPromotion(backend, PIPELINE, 'prod', '6.9.2');
       const arn = 'arn:aws:iam::123456789012:user/alice';
-      assert.deepEqual(result, { revision: '6.9.2', attempt: 2, by: arn, delivered: true });
+      assert.deepEqual(result, { revision: '6.9.2', attempt: 2, by: arn, at: result.at, delivered: true });
 
       const record = await store.getPromotion(PIPELINE, 'prod', '6.9.2');
       assert.equal(record?.state, 'failed');
@@ -53,6 +53,7 @@ describe('pipelinectl retry --aws', () => {
       const [entry] = (await store.listAudit(PIPELINE)).items;
       assert.equal(entry?.type, 'promotion-retry-requested');
       assert.equal(entry.actor, arn);
+      assert.equal(entry.at, result.at, 'the retry is reported at the time it was audited');
 
       const { Messages = [] } = await stack().sqs.send(
         new ReceiveMessageCommand({ QueueUrl: stack().queueUrl, MaxNumberOfMessages: 10, WaitTimeSeconds: 0 }),

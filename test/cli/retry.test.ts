@@ -54,7 +54,7 @@ describe('pipelinectl retry on the loop', () => {
 
     const backend = backendOver(loop.store, (message) => loop.queue.send(message));
     const result = await retryPromotion(backend, PIPELINE, 'prod', undefined);
-    assert.deepEqual(result, { revision: '6.9.2', attempt: 2, by: ACTOR, delivered: true });
+    assert.deepEqual(result, { revision: '6.9.2', attempt: 2, by: ACTOR, at: result.at, delivered: true });
 
     await waitFor(
       'the retried promotion',
@@ -81,6 +81,7 @@ describe('pipelinectl retry on the loop', () => {
     assert.equal(requested?.actor, ACTOR);
     assert.equal(requested?.env, 'prod');
     assert.equal(requested?.revision, '6.9.2');
+    assert.equal(requested?.at, result.at, 'the retry is reported at the time it was audited');
 
     await assert.rejects(
       retryPromotion(backend, PIPELINE, 'prod', undefined),

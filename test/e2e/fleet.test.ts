@@ -231,9 +231,17 @@ describe('a fleet of two pipelines on four clusters, through pipelinectl serve',
     const table = await world.pipelinectl('status');
     assert.equal(table.code, 0, table.stderr);
     assert.match(table.stdout, /^flux-system\/podinfo {2}HelmRelease podinfo {2}candidate 6\.6\.1\+0cc9a8446c95$/m);
-    assert.match(
+    // The approve command to paste: exactly the revision shown, in the data directory status looked in.
+    const approveCommand = `pipelinectl approve flux-system/podinfo staging --revision ${NEW_CHART} --data-dir ${world.dataDir}`;
+    assert.ok(
+      table.stdout
+        .split('\n')
+        .some(
+          (line) =>
+            /^ +approval: 6\.6\.1\+0cc9a8446c95 requested .+, waiting \(/.test(line) &&
+            line.endsWith(`(${approveCommand})`),
+        ),
       table.stdout,
-      /^ +approval: 6\.6\.1\+0cc9a8446c95 requested .+, waiting \(pipelinectl approve flux-system\/podinfo staging\)$/m,
     );
 
     // 4. Approvals: podinfo staging with pipelinectl approve, platform prod through Weave's /approval route.

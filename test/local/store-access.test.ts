@@ -168,11 +168,15 @@ describe("the local store refuses requests without this start's access key", () 
   });
 
   it('tightens a data directory and key files that others could read', async (t) => {
-    const root = await tempFiles(t, {});
+    // apply makes a store in a new data directory; the other commands refuse one that holds none.
+    const root = await tempFiles(t, {
+      'secret.yaml':
+        'apiVersion: v1\nkind: Secret\nmetadata: { name: s, namespace: flux-system }\nstringData: { token: t }\n',
+    });
     const dataDir = join(root, 'data');
     await mkdir(dataDir, { mode: 0o755 });
     await chmod(dataDir, 0o755);
-    const first = await runPipelinectl(['get', 'pipelines', '--data-dir', dataDir]);
+    const first = await runPipelinectl(['apply', '-f', join(root, 'secret.yaml'), '--data-dir', dataDir]);
     assert.equal(first.code, 0, first.stderr);
     assert.equal(await mode(dataDir), 0o700);
     assert.equal(await mode(join(dataDir, 'master-key.json')), 0o600, 'the store and its master key are made together');

@@ -1,17 +1,48 @@
 // What `pipelinectl approve` does: the approve use case (lib/approval/approve.ts) under the caller's identity, as
 // Weave's `/approval` endpoint does under its key's name, with the CLI's own messages.
 import { approve } from '../../approval/approve.js';
-import type { ApproveOutcome } from '../../store/port.js';
 import { objectKeyString, type ObjectKey } from '../../pipeline/model.js';
 import type { Backend } from '../backend.js';
 import { CliError } from '../errors.js';
 
-export interface ApproveResult {
-  outcome: Exclude<ApproveOutcome, 'not-waiting'>;
+interface ApproveResultBase {
   revision: string;
-  by: string;
   /** False when no verifier took the promote message (local mode without `serve`). */
   delivered: boolean;
+}
+
+export type ApproveResult =
+  /** Approved now, by the caller. */
+  | (ApproveResultBase & { outcome: 'approved'; by: string; at: string })
+  /** Approved before: by whom and when, as the marker says (unless it moved on meanwhile). */
+  | (ApproveResultBase & { outcome: 'already-approved'; by: string | undefined; at: string | undefined });
+
+/**
+ * What `pipelinectl approve -o json` prints. Absent values are `null`; `approvedBy` and `approvedAt` are the
+ * approval's, which for `already-approved` is the earlier one.
+ */
+export interface ApproveJson {
+  /** `NS/NAME`. */
+  pipeline: string;
+  env: string;
+  revision: string;
+  outcome: ApproveResult['outcome'];
+  approvedBy: string | null;
+  approvedAt: string | null;
+  /** Whether a verifier took the promotion now; false in the local mode without `serve` (it promotes at start). */
+  delivered: boolean;
+}
+
+export function approveJson(key: ObjectKey, env: string, result: ApproveResult): ApproveJson {
+  return {
+    pipeline: objectKeyString(key),
+    env,
+    revision: result.revision,
+    outcome: result.outcome,
+    approvedBy: result.by ?? null,
+    approvedAt: result.at ?? null,
+    delivered: result.delivered,
+  };
 }
 
 /**
@@ -49,7 +80,24 @@ export async function approveRevision(
       throw new CliError(`${result.revision} is not waiting for approval in ${name} ${env}: ${waiting}`);
     }
     case 'approved':
-    case 'already-approved':
-      return { outcome: result.outcome, revision: result.revision, by: result.approver, delivered: result.delivered };
+      return {
+        outcome: result.outcome,
+        revision: result.revision,
+        by: result.approver,
+        at: now.toISOString(),
+        delivered: result.delivered,
+      };
+    case 'already-approved': {
+      // The approval that counts is the earlier one: read who gave it and when (unless the marker moved on since).
+      const marker = await backend.store.getApproval(key, env);
+      const earlier = marker?.revision === result.revision ? marker : undefined;
+      return {
+        outcome: result.outcome,
+        revision: result.revision,
+        by: earlier?.approvedBy,
+        at: earlier?.approvedAt,
+        delivered: result.delivered,
+      };
+    }
   }
 }

@@ -35,8 +35,18 @@ export function explanationJson(view: PipelineView, env: string | undefined): Ex
   };
 }
 
+export interface ExplanationOptions {
+  /** The flags that chose this run's backend (backendFlags), for the approve command of a waiting approval. */
+  approveFlags?: readonly string[];
+}
+
 /** The explanation as lines; with `env`, only that environment (the candidate is always shown). */
-export function explanation(view: PipelineView, env: string | undefined, now: Date): string[] {
+export function explanation(
+  view: PipelineView,
+  env: string | undefined,
+  now: Date,
+  options: ExplanationOptions = {},
+): string[] {
   const { pipeline } = view.stored;
   const environments = environmentsOf(view, env);
   const source = view.environments[0];
@@ -48,7 +58,7 @@ export function explanation(view: PipelineView, env: string | undefined, now: Da
   ];
   const found = view.decision.source;
   if (found) lines.push(`Source: ${found.object} (${found.state}/${found.reason}): ${found.message}`);
-  for (const environment of environments) lines.push('', ...environmentLines(view, environment, now));
+  for (const environment of environments) lines.push('', ...environmentLines(view, environment, now, options));
 
   const actions = view.decision.actions.filter((action) => env === undefined || action.env === env);
   lines.push('', nextLine(actions));
@@ -72,7 +82,12 @@ function environmentsOf(view: PipelineView, env: string | undefined): Environmen
   return environments;
 }
 
-function environmentLines(view: PipelineView, env: EnvironmentView, now: Date): string[] {
+function environmentLines(
+  view: PipelineView,
+  env: EnvironmentView,
+  now: Date,
+  { approveFlags }: ExplanationOptions,
+): string[] {
   const traits = [
     `${env.state}/${env.reason}`,
     ...(env.manual ? ['manual'] : []),
@@ -103,7 +118,7 @@ function environmentLines(view: PipelineView, env: EnvironmentView, now: Date): 
     lines.push(`  ${name}: ${revision}, ${phase}/${reason}, seen ${ago(observed.observedAt, now)}${since}${why}`);
   }
   if (more) lines.push(more);
-  if (env.approval) lines.push(`  ${approvalLine(view.key, env.name, env.approval, now)}`);
+  if (env.approval) lines.push(`  ${approvalLine(view.key, env.name, env.approval, now, approveFlags)}`);
   for (const record of env.promotions) lines.push(`  promotion: ${promotionLine(record, now)}`);
   return lines;
 }

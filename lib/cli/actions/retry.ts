@@ -15,8 +15,36 @@ export interface RetryResult {
   /** The attempt the verifier makes next. */
   attempt: number;
   by: string;
+  /** When the retry was asked for (its audit entry's time). */
+  at: string;
   /** False when no verifier took the check-pipeline message (local mode without `serve`). */
   delivered: boolean;
+}
+
+/** What `pipelinectl retry -o json` prints. */
+export interface RetryJson {
+  /** `NS/NAME`. */
+  pipeline: string;
+  env: string;
+  revision: string;
+  /** The attempt the verifier makes next. */
+  attempt: number;
+  retriedBy: string;
+  retriedAt: string;
+  /** Whether a verifier took the retry now; false in the local mode without `serve` (it retries at start). */
+  delivered: boolean;
+}
+
+export function retryJson(key: ObjectKey, env: string, result: RetryResult): RetryJson {
+  return {
+    pipeline: objectKeyString(key),
+    env,
+    revision: result.revision,
+    attempt: result.attempt,
+    retriedBy: result.by,
+    retriedAt: result.at,
+    delivered: result.delivered,
+  };
 }
 
 /**
@@ -71,7 +99,7 @@ export async function retryPromotion(
     cause: 'retry',
     readTargets: false,
   });
-  return { revision: record.revision, attempt, by, delivered };
+  return { revision: record.revision, attempt, by, at: now.toISOString(), delivered };
 }
 
 /** Exactly `revision`'s record, or else the environment's newest one (as `status` orders them: last updated). */

@@ -11,6 +11,7 @@ import type {
   SourceState,
 } from '../../decision/index.js';
 import { oneLine } from '../../decision/text.js';
+import { approveCommand } from '../../notify/approve-command.js';
 import { objectKeyString, type ObjectKey } from '../../pipeline/model.js';
 import type { VersionedPromotionRecord } from '../../store/port.js';
 import {
@@ -192,6 +193,8 @@ export const HOLDING_BACK_ROWS = 10;
 export interface StatusTableOptions {
   /** One row per target in every environment, however many it has (`--all-targets`). */
   allTargets?: boolean;
+  /** The flags that chose this run's backend (backendFlags), for the approve command of a waiting approval. */
+  approveFlags?: readonly string[];
 }
 
 /** A row of the table: a target, a summarized environment's counts, or how many targets were left out. */
@@ -273,7 +276,8 @@ export function statusTable(view: PipelineView, now: Date, options: StatusTableO
   view.environments.forEach((env, i) => {
     for (const row of envRows[i] ?? []) out.push(spanning(row, row.type === 'more' ? '' : (lines[next++] ?? '')));
     out.push(detail(env.message));
-    if (env.approval) out.push(detail(approvalLine(view.key, env.name, env.approval, now)));
+    // Not clipped: the approve command in it is printed to be pasted, and a command cut short is no command.
+    if (env.approval) out.push(`${indent}${approvalLine(view.key, env.name, env.approval, now, options.approveFlags)}`);
     const [newest, ...older] = env.promotions;
     if (newest) {
       const more = older.length > 0 ? ` (+${older.length} older)` : '';
@@ -291,11 +295,21 @@ export function summaryText(summary: TargetsSummary): string {
   return `${summary.total} targets: ${counts.join(', ')}`;
 }
 
-/** `approval: 6.9.2 requested 5m ago, waiting (pipelinectl approve …)`, or `…, approved 1m ago by …`. */
-export function approvalLine(key: ObjectKey, env: string, marker: ApprovalMarker, now: Date): string {
+/**
+ * `approval: 6.9.2 requested 5m ago, waiting (pipelinectl approve NS/NAME ENV --revision 6.9.2 …)`, or `…, approved
+ * 1m ago by …`. The approve command is the one notifications carry, with `approveFlags` (the flags that chose this
+ * run's backend) after it, so that pasted into the same shell it approves exactly the revision shown, where it waits.
+ */
+export function approvalLine(
+  key: ObjectKey,
+  env: string,
+  marker: ApprovalMarker,
+  now: Date,
+  approveFlags: readonly string[] = [],
+): string {
   const requested = `approval: ${marker.revision} requested ${ago(marker.requestedAt, now)}`;
   if (marker.approvedAt === undefined) {
-    return `${requested}, waiting (pipelinectl approve ${objectKeyString(key)} ${env})`;
+    return `${requested}, waiting (${approveCommand(key, env, marker.revision, approveFlags)})`;
   }
   const by = marker.approvedBy === undefined ? '' : ` by ${marker.approvedBy}`;
   return `${requested}, approved ${ago(marker.approvedAt, now)}${by}`;

@@ -2,14 +2,25 @@
 // access key serve.json holds) and messages go to it through its loopback-only message route; otherwise the CLI
 // opens the data directory itself, which checks the store first (lib/local/store-check.ts). Its Secrets are the data
 // directory's (as serve reads them), and the Git API URLs those the running serve promotes through; it has no AWS
-// identity, so no EKS access, as serve has none.
+// identity, so no EKS access, as serve has none. A directory that holds no store is refused before anything is
+// written to it, unless the command is one that makes a store (MissingStore).
 import { userInfo } from 'node:os';
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { signatureHeader } from '../../signing/hmac.js';
-import { loadOrCreateMasterKeys, readSecrets, readServeInfo, writeSecrets } from '../../local/data-dir.js';
+import {
+  dataDirHolding,
+  LOCAL_TABLE_NAME,
+  loadOrCreateMasterKeys,
+  readSecrets,
+  readServeInfo,
+  writeSecrets,
+  type DataDirHolding,
+} from '../../local/data-dir.js';
 import { localDynamoClient, startLocalDynamo } from '../../local/dynamo.js';
 import { LOCAL_MESSAGES_PATH } from '../../local/messages-route.js';
-import { LOCAL_TABLE_NAME } from '../../local/data-dir.js';
+import { shellCommand } from '../../util/shell-word.js';
+import { CliError } from '../errors.js';
+import { DEFAULT_DATA_DIR } from '../../local/data-dir.js';
 import { DataDirSecretSource } from '../../local/secrets.js';
 import { objectKeyString } from '../../pipeline/model.js';
 import { encodeMessage } from '../../queue/messages.js';
@@ -31,7 +42,32 @@ export const STDERR_WARNINGS: Logger = {
     console.error(`error: ${message}${attributes ? ` ${JSON.stringify(attributes)}` : ''}`),
 };
 
-export async function openLocalBackend(dataDir: string, logger: Logger = STDERR_WARNINGS): Promise<Backend> {
+/**
+ * What opening does with a data directory that holds no store (absent, empty, or only other files in it): `create`
+ * one, as serve does (the default); `create-noted`, the same with a note on stderr (`apply`, so that a mistyped
+ * --data-dir is seen at once); or `refuse` it, naming the directory and what to do, before anything is written there
+ * (every command that reads or acts on what is stored: a new empty store would only answer "nothing stored").
+ */
+export type MissingStore = 'create' | 'create-noted' | 'refuse';
+
+export interface LocalBackendOptions {
+  /** Default `create`. */
+  missingStore?: MissingStore;
+}
+
+export async function openLocalBackend(
+  dataDir: string,
+  logger: Logger = STDERR_WARNINGS,
+  options: LocalBackendOptions = {},
+): Promise<Backend> {
+  const missingStore = options.missingStore ?? 'create';
+  if (missingStore === 'refuse') await requireStore(dataDir);
+  if (missingStore === 'create-noted') {
+    const holding = await dataDirHolding(dataDir);
+    if (holding === 'absent' || holding === 'no-store') {
+      console.error(`note: ${dataDir} holds no store yet: a new one is made there`);
+    }
+  }
   const serve = await readServeInfo(dataDir);
   let close: () => Promise<void>;
   let client: DynamoDBClient;
@@ -103,4 +139,30 @@ function localNotificationSinks(kinds: readonly string[] | undefined, running: b
     reason: running ? 'the running serve does not record its sinks: restart it' : 'pipelinectl serve is not running',
     remedy,
   };
+}
+
+/**
+ * Refuses a data directory that holds no store, before anything is written to it: what was found there, and the ways
+ * on (the right --data-dir, or a store made there first), as commands to paste.
+ */
+export async function requireStore(dataDir: string): Promise<void> {
+  const holding = await dataDirHolding(dataDir);
+  if (holding !== 'store') throw noStore(dataDir, holding);
+}
+
+function noStore(dataDir: string, holding: Exclude<DataDirHolding, 'store'>): CliError {
+  const named = dataDir === DEFAULT_DATA_DIR ? `${dataDir} (the default --data-dir)` : dataDir;
+  const found: Record<typeof holding, string> = {
+    absent: `the data directory ${named} does not exist`,
+    'no-store':
+      `the data directory ${named} holds no pipeline-controller store ` +
+      '(no dynamodb/, master-key.json or secrets.json)',
+    'not-a-directory': `the data directory ${named} is not a directory`,
+  };
+  const flags = dataDir === DEFAULT_DATA_DIR ? [] : ['--data-dir', dataDir];
+  const serve = shellCommand(['pipelinectl', 'serve', '--config', 'DIR', ...flags]);
+  const apply = shellCommand(['pipelinectl', 'apply', '-f', 'PATH', ...flags]);
+  const elsewhere = 'pass the --data-dir that pipelinectl serve uses (or --aws for a deployed stack)';
+  if (holding === 'not-a-directory') return new CliError(`${found[holding]}: ${elsewhere}`);
+  return new CliError(`${found[holding]}: ${elsewhere}, or make a store there first with ${serve} or ${apply}`);
 }

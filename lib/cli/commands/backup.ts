@@ -20,6 +20,8 @@ export function register(program: Command): void {
       '\nExamples:\n  pipelinectl backup --to backups/\n  pipelinectl backup --data-dir .data --to pipelines.jsonl',
     )
     .action(async (options: { to: string; dataDir: string }) => {
+      const { requireStore } = await import('../backends/local.js');
+      await requireStore(options.dataDir);
       const { backupDataDir } = await import('../actions/backup.js');
       const result = await backupDataDir(options.dataDir, options.to);
       console.log(`backed up ${describeContents(result.items, result.files)} to ${result.file}`);

@@ -1,6 +1,6 @@
 // pipelinectl explain: why each environment of a pipeline is where it is.
 import type { Command } from 'commander';
-import { addBackendOptions, outputOption, withBackend } from '../options.js';
+import { addBackendOptions, backendFlags, outputOption, withBackend } from '../options.js';
 import { parseObjectKey } from '../flags.js';
 import { printJson, printLines } from '../output.js';
 
@@ -31,7 +31,7 @@ export function register(program: Command): void {
         const [view] = await pipelineViews(backend, key, now);
         if (!view) return;
         if (options.output === 'json') printJson(explanationJson(view, env));
-        else printLines(explanation(view, env, now));
+        else printLines(explanation(view, env, now, { approveFlags: backendFlags(command) }));
       });
     },
   );

@@ -9,6 +9,7 @@ import {
   type LocalModeOptions,
   type LocalNotificationSinks,
 } from '../../local/mode.js';
+import { DEFAULT_DATA_DIR } from '../../local/data-dir.js';
 import type { LocalPeopleNotifications } from '../../local/people-notifications.js';
 import { parseNewsKinds } from '../../notify/index.js';
 import { NEWS_KINDS } from '../../pipeline/model.js';
@@ -133,7 +134,7 @@ export function register(program: Command): void {
     )
     .option('--port <port>', 'receiver port; 0 picks a free one', '8080')
     .option('--host <host>', 'address the receiver listens on', '127.0.0.1')
-    .option('--data-dir <dir>', 'data directory: store, master key, Secrets', '.data')
+    .option('--data-dir <dir>', 'data directory: store, master key, Secrets', DEFAULT_DATA_DIR)
     .option('--poll-interval <duration>', 'how often every cluster is polled (e.g. 30s, 5m, 1h)', '5m')
     .option('--default-cluster <ns/name>', 'GitopsCluster for targets without a clusterRef')
     .option(

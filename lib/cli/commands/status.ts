@@ -1,6 +1,6 @@
 // pipelinectl status: every pipeline (or one), environment by environment, with the decision for each.
 import { Option, type Command } from 'commander';
-import { addBackendOptions, outputOption, withBackend } from '../options.js';
+import { addBackendOptions, backendFlags, outputOption, withBackend } from '../options.js';
 import { parseObjectKey } from '../flags.js';
 import { printJson, printLines } from '../output.js';
 
@@ -18,7 +18,8 @@ export function register(program: Command): void {
       'Show each pipeline environment by environment: every target (cluster and namespace) with the revision it ' +
         'runs, its phase (Ready, Progressing, Failed, Suspended, Absent, Unreadable; Unobserved before the first ' +
         'read) and when it was last seen; the decision for the environment (state, reason) with its explanation, made now from the stored state as the verifier would make it; ' +
-        'the revision waiting for approval; and the promotions made, with their pull request or error. ' +
+        'the revision waiting for approval, with the command that approves it; and the promotions made, with their ' +
+        'pull request or error. ' +
         // The numbers are SUMMARIZED_ABOVE_TARGETS and HOLDING_BACK_ROWS of actions/status.ts, written out so that
         // the help does not load the action (test/cli/status-fleet.test.ts checks they agree).
         'An environment with more than 10 targets is shown in short: one row with its targets counted by phase, ' +
@@ -45,7 +46,7 @@ export function register(program: Command): void {
         return void process.stdout.write(stringify({ pipelines: views.map(statusJson) }));
       }
       if (views.length === 0) return console.error(`no pipelines stored in ${backend.description}`);
-      const table = { allTargets: options.allTargets === true };
+      const table = { allTargets: options.allTargets === true, approveFlags: backendFlags(command) };
       printLines(views.flatMap((view, i) => [...(i > 0 ? [''] : []), ...statusTable(view, now, table)]));
     });
   });
