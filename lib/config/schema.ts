@@ -14,6 +14,7 @@ import {
   type WatchedKind,
 } from '../pipeline/model.js';
 import { repositoryAddress } from '../pipeline/repository-address.js';
+import { durationMs } from '../util/duration.js';
 import {
   GIT_PROVIDER_TYPES,
   type Promotion as PromotionModel,
@@ -180,12 +181,35 @@ export const TargetSelector = z.strictObject({
   namespace: dns1123Label,
 });
 
+/** The longest `soak`: a week. Waiting longer is holding a release back, which an approval says better. */
+export const MAX_SOAK_MS = 7 * 24 * 3_600_000;
+
+/**
+ * Extension: how long every target of the environment must have been healthy on the candidate, continuously,
+ * before the next environment may be promoted from it (docs/soak.md). Whole hours, minutes and seconds, written as
+ * the CLI writes durations (`30m`, `2h`, `1h30m`), so that it reads the same in a Pipeline and on screen.
+ */
+export const SoakDuration = z.string().superRefine((text, ctx) => {
+  const ms = /^(?:\d+[hms])+$/.test(text) ? durationMs(text) : undefined;
+  if (ms === undefined) {
+    ctx.addIssue({
+      code: 'custom',
+      message: 'must be a duration in whole hours, minutes and seconds, e.g. 30m or 1h30m',
+    });
+  } else if (ms === 0) {
+    ctx.addIssue({ code: 'custom', message: 'must be longer than 0s (leave the field out for no soak)' });
+  } else if (ms > MAX_SOAK_MS) {
+    ctx.addIssue({ code: 'custom', message: 'must be at most 168h (7 days)' });
+  }
+});
+
 export const Environment = z
   .strictObject({
     name: environmentName,
     targets: z.array(Target).optional(),
     targetSelector: TargetSelector.optional(),
     promotion: Promotion.optional(),
+    soak: SoakDuration.optional(),
   })
   .superRefine((environment, ctx) => {
     if (environment.targetSelector === undefined && (environment.targets ?? []).length === 0) {

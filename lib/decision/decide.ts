@@ -12,6 +12,7 @@ import { appKeyOf, appKeyString, objectKeyString } from '../pipeline/model.js';
 import type { PipelineEnvironment, SourceObject } from '../pipeline/model.js';
 import { selectorString } from '../pipeline/label-selector.js';
 import { promotionStep } from './promotion-step.js';
+import { isRunning, isoSeconds, soakOf, timeLeft, type Soak } from './soak.js';
 import { oneLine, targetName, withDetail } from './text.js';
 import type {
   Action,
@@ -29,6 +30,8 @@ import type {
 interface ObservedTarget {
   name: string;
   status: TargetStatus | undefined;
+  /** ISO 8601: when `status` was first recorded as it is (DecisionInput.statusSince). */
+  since?: string;
 }
 
 /** A target whose status we know: its object was read (it may be failing, progressing or suspended). */
@@ -53,20 +56,27 @@ function decideFromFirstEnvironment(
   first: PipelineEnvironment,
   later: readonly PipelineEnvironment[],
 ): Decision {
-  const found = candidateOf(observedTargets(input, first), first);
-  const environments = [explanation(first, 'source', found.reason, found.message)];
+  const targets = observedTargets(input, first);
+  const found = candidateOf(targets, first);
   if (found.candidate === undefined) {
+    const environments = [explanation(first, 'source', found.reason, found.message)];
     // Without a candidate we know too little to act on anything, not even to clear a stale approval marker.
     for (const env of later) {
       environments.push(explanation(env, 'not-reached', 'NoCandidate', `not reached: ${first.name} has no candidate`));
     }
     return { actions: [], environments };
   }
-  const walked = walk(input, later, found.candidate);
+  // The first environment supplies the candidate at once; its soak only holds back what is promoted from it.
+  const soak = soakOf(first, sinceOf(targets), input.now);
+  const held = soak && isRunning(soak, input.now) ? soak : undefined;
+  const firstExplained = held
+    ? soaking(first, held, input.now, found.message)
+    : explanation(first, 'source', found.reason, soak ? `${found.message}; ${soakServed(first)}` : found.message);
+  const walked = walk(input, later, found.candidate, sameRevision, held);
   return {
     candidate: found.candidate,
     actions: walked.actions,
-    environments: [...environments, ...walked.environments],
+    environments: [firstExplained, ...walked.environments],
   };
 }
 
@@ -84,7 +94,7 @@ function decideFromSource(
 ): Decision {
   const walked = walk(input, [first], version, (running) => runsSourceRevision(running, revision));
   const [firstExplained] = walked.environments;
-  if (!firstExplained || firstExplained.state !== 'passed') {
+  if (!firstExplained || (firstExplained.state !== 'passed' && firstExplained.state !== 'soaking')) {
     const stop = `${first.name} (${firstExplained?.state ?? 'unknown'})`;
     const rest = later.map((env) =>
       explanation(env, 'not-reached', 'StoppedEarlier', `not reached: stopped at ${stop}`),
@@ -98,7 +108,7 @@ function decideFromSource(
     );
     return { candidate: version, actions: walked.actions, environments: [...walked.environments, ...rest] };
   }
-  const next = walk(input, later, found.candidate);
+  const next = walk(input, later, found.candidate, sameRevision, walked.held);
   return {
     candidate: found.candidate,
     actions: [...walked.actions, ...next.actions],
@@ -110,13 +120,18 @@ function decideFromSource(
  * Walks environments in order towards `candidate`: the first that is behind it is promoted (one promotion per
  * pipeline at a time), and nothing beyond an environment that is not done is reached. `runs` says whether a
  * target's revision is the candidate (a source's version is matched more loosely: runsSourceRevision).
+ *
+ * A soak that runs (`held`, from an earlier environment, or met on the way) holds back every promotion after its
+ * environment: the first environment behind the candidate waits for it (`AwaitingSoak`) instead of being promoted.
+ * It does not stop the walk, so an environment that already runs the candidate is still shown as it stands.
  */
 function walk(
   input: DecisionInput,
   envs: readonly PipelineEnvironment[],
   candidate: string,
   runs: RunsRevision = sameRevision,
-): { actions: Action[]; environments: EnvironmentExplanation[] } {
+  held?: Soak,
+): { actions: Action[]; environments: EnvironmentExplanation[]; held?: Soak } {
   const environments: EnvironmentExplanation[] = [];
   const actions: Action[] = [];
   // Set once the walk stops.
@@ -127,7 +142,13 @@ function walk(
       continue;
     }
     const approval = approvalOf(input.approvals, env);
-    const classified = classifyEnvironment(observedTargets(input, env), candidate, env, runs);
+    const targets = observedTargets(input, env);
+    const classified = classifyEnvironment(targets, candidate, env, runs);
+    if (classified.state === 'behind' && held) {
+      environments.push(awaitingSoak(env, held, candidate, input.now));
+      stop = `${env.name} (waiting for the soak of ${held.env})`;
+      continue;
+    }
     if (classified.state === 'behind') {
       const record = input.promotions.find((r) => r.env === env.name && sameRevision(r.revision, candidate));
       const step = promotionStep({ env, candidate, approval, record, now: input.now });
@@ -136,14 +157,44 @@ function walk(
       stop = `${env.name} (${step.state})`;
       continue;
     }
-    environments.push(explanation(env, classified.state, classified.reason, classified.message));
+    const soak = classified.state === 'passed' ? soakOf(env, sinceOf(targets), input.now) : undefined;
+    if (soak && isRunning(soak, input.now)) {
+      environments.push(soaking(env, soak, input.now, classified.message));
+      held = held && held.endsAt >= soak.endsAt ? held : soak;
+    } else if (soak) {
+      environments.push(explanation(env, 'passed', 'SoakServed', `${classified.message}; ${soakServed(env)}`));
+    } else {
+      environments.push(explanation(env, classified.state, classified.reason, classified.message));
+    }
     // What we cannot see, or cannot move, keeps its approval request: it may still be what the person wants.
     const keep = classified.state === 'unknown' || classified.state === 'suspended';
     const clear = keep ? undefined : staleApproval(env, approval, candidate);
     if (clear) actions.push(clear);
     if (classified.state !== 'passed') stop = `${env.name} (${classified.state})`;
   }
-  return { actions, environments };
+  return held ? { actions, environments, held } : { actions, environments };
+}
+
+/** An environment healthy on the candidate whose soak runs: nothing after it is promoted until `soakEndsAt`. */
+function soaking(env: PipelineEnvironment, soak: Soak, now: Date, healthy: string): EnvironmentExplanation {
+  return {
+    ...explanation(env, 'soaking', 'SoakRunning', `${healthy}; soaking ${env.soak}: ${timeLeft(soak, now)}`),
+    soakEndsAt: isoSeconds(soak.endsAt),
+  };
+}
+
+/** The environment the candidate would be promoted to, while an earlier environment's soak runs. */
+function awaitingSoak(env: PipelineEnvironment, soak: Soak, candidate: string, now: Date): EnvironmentExplanation {
+  const message = `not reached: ${candidate} comes here once the soak of ${soak.env} is served (${timeLeft(soak, now)})`;
+  return { ...explanation(env, 'not-reached', 'AwaitingSoak', message), soakEndsAt: isoSeconds(soak.endsAt) };
+}
+
+function soakServed(env: PipelineEnvironment): string {
+  return `healthy for its whole ${env.soak} soak`;
+}
+
+function sinceOf(targets: readonly ObservedTarget[]): (string | undefined)[] {
+  return targets.map((target) => target.since);
 }
 
 /** Whether a target reporting `running` runs `revision`. */
@@ -307,10 +358,12 @@ function runsRevision(status: TargetStatus, revision: string, runs: RunsRevision
 /** The environment's targets, each with its observed status, in the order the Pipeline lists them. */
 function observedTargets(input: DecisionInput, env: PipelineEnvironment): ObservedTarget[] {
   const { pipeline, observed } = input;
-  return env.targets.map((target) => ({
-    name: targetName(target),
-    status: observed.get(appKeyString(appKeyOf(pipeline, target))),
-  }));
+  return env.targets.map((target) => {
+    const key = appKeyString(appKeyOf(pipeline, target));
+    const since = input.statusSince?.get(key);
+    const status = observed.get(key);
+    return since === undefined ? { name: targetName(target), status } : { name: targetName(target), status, since };
+  });
 }
 
 function approvalOf(approvals: readonly ApprovalMarker[], env: PipelineEnvironment): ApprovalMarker | undefined {

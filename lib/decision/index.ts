@@ -1,5 +1,7 @@
-// The promotion decision's public API: the pure `decide` function and its input and output types, and the promotion
-// record's lifecycle, which the store's claim, the CLI's retry and the local mode read as well.
+// The promotion decision's public API: the pure `decide` function and its input and output types, the promotion
+// record's lifecycle, which the store's claim, the CLI's retry and the local mode read as well, and the time left of
+// a soak as the views show it.
 export { decide } from './decide.js';
 export type * from './types.js';
 export { isClaimable, promotionStage, type PromotionStage } from './promotion-lifecycle.js';
+export { soakTimeLeft } from './soak.js';

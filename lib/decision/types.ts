@@ -43,6 +43,12 @@ export interface DecisionInput {
   approvals: readonly ApprovalMarker[];
   /** This pipeline's promotion records, any environment and revision. */
   promotions: readonly PromotionRecord[];
+  /**
+   * When each observed status was first recorded as it is now (the store's `changedAt`), by the same key as
+   * `observed`: a Ready target has been healthy on its revision, without a read in between that found otherwise,
+   * since then. What an environment's `soak` is measured from; a missing entry counts as just now.
+   */
+  statusSince?: ReadonlyMap<string, string>;
   now: Date;
 }
 
@@ -57,8 +63,13 @@ export type Action =
 export type EnvironmentState =
   /** The first environment, which supplies the candidate. */
   | 'source'
-  /** Every target runs the candidate and is healthy. */
+  /** Every target runs the candidate and is healthy (for the environment's `soak`, when it has one). */
   | 'passed'
+  /**
+   * Every target runs the candidate and is healthy, not yet for the environment's whole `soak`: nothing after it is
+   * promoted until then. The first environment still supplies the candidate meanwhile.
+   */
+  | 'soaking'
   /** Some target runs the candidate, not all of them healthy yet: wait. */
   | 'in-progress'
   /** Some target runs a newer version than the candidate: never downgraded. */
@@ -102,6 +113,11 @@ export type EnvironmentReason =
   // passed, in-progress, ahead
   /** Every target runs the candidate and is Ready. */
   | 'AllTargetsReady'
+  /** Every target runs the candidate and has been Ready on it for the environment's whole `soak`. */
+  | 'SoakServed'
+  // soaking
+  /** Every target runs the candidate and is Ready; the soak measured from the last of them to become so runs. */
+  | 'SoakRunning'
   /** Some target runs the candidate, not all of them Ready on it yet. */
   | 'RollingOut'
   /** Some target runs a newer revision than the candidate: never downgraded. */
@@ -139,7 +155,9 @@ export type EnvironmentReason =
   /** The first environment has no candidate. */
   | 'NoCandidate'
   /** An earlier environment stopped the walk. */
-  | 'StoppedEarlier';
+  | 'StoppedEarlier'
+  /** The candidate would be promoted here, once the soak of an earlier environment (`soakEndsAt`) is served. */
+  | 'AwaitingSoak';
 
 export interface EnvironmentExplanation {
   env: string;
@@ -147,6 +165,11 @@ export interface EnvironmentExplanation {
   reason: EnvironmentReason;
   /** One line for a person, e.g. what `pipelinectl explain` prints. */
   message: string;
+  /**
+   * ISO 8601. `soaking`: when this environment's soak is served. `not-reached` for `AwaitingSoak`: when the soak
+   * it waits for is served, and the candidate may be promoted here.
+   */
+  soakEndsAt?: string;
 }
 
 /** Where a pipeline's source stands (only for a pipeline with `spec.source`). */

@@ -84,6 +84,11 @@ export interface PipelineEnvironment {
    * names a strategy. Absent: nothing promotes into it (the decision says `no-strategy`).
    */
   promotion?: Promotion;
+  /**
+   * Extension: how long every target must have been healthy on the candidate, continuously, before the environment
+   * counts as passed and the next one may be promoted from it (`30m`, `1h30m`; docs/soak.md). Kept as written.
+   */
+  soak?: string;
 }
 
 export interface Pipeline {
@@ -163,6 +168,7 @@ export interface PipelineSource {
       }[];
       targetSelector?: TargetSelector;
       promotion?: Promotion;
+      soak?: string;
     }[];
     promotion?: Promotion;
   };
@@ -208,6 +214,7 @@ export function resolvePipeline(document: PipelineSource, defaultCluster?: Objec
       name: environment.name,
       promotion: environment.promotion ?? inheritedPromotion(spec.promotion),
       ...(environment.targetSelector ? { targetSelector: environment.targetSelector } : {}),
+      ...(environment.soak !== undefined ? { soak: environment.soak } : {}),
       targets: (environment.targets ?? []).map((target) => ({
         cluster: clusterOf(target.clusterRef, `environment ${environment.name} has a target`),
         namespace: target.namespace,

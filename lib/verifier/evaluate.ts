@@ -18,6 +18,7 @@ import { clearApproval } from './actions/clear-approval.js';
 import { promote } from './actions/promote.js';
 import { recordEnvironmentFacts } from './environment-facts.js';
 import { requestApproval } from './actions/request-approval.js';
+import { scheduleSoakCheck, type EvaluationCause } from './actions/schedule-soak-check.js';
 
 /** What a decision about one pipeline is made from, as the store holds it. */
 export interface PipelineState {
@@ -51,16 +52,25 @@ export async function readPipelineState(
 /** The decision's input for a pipeline's state at `now`. */
 export function decisionInputOf(state: PipelineState, now: Date): DecisionInput {
   const observed = new Map<string, TargetStatus>();
-  for (const [app, entry] of state.statuses) observed.set(app, entry.status);
+  const statusSince = new Map<string, string>();
+  for (const [app, entry] of state.statuses) {
+    observed.set(app, entry.status);
+    statusSince.set(app, entry.changedAt);
+  }
   const { approvals, promotions } = state;
-  return { pipeline: state.stored.pipeline, observed, approvals, promotions, now };
+  return { pipeline: state.stored.pipeline, observed, statusSince, approvals, promotions, now };
 }
 
 /**
  * Decides for one pipeline from what the store holds and carries out the decision's actions, each through its own
- * module (actions/). Undefined when the pipeline is not stored.
+ * module (actions/). `cause` says what led to this evaluation: it decides whether a soak re-check is scheduled
+ * (actions/schedule-soak-check.ts). Undefined when the pipeline is not stored.
  */
-export async function evaluatePipeline(key: ObjectKey, deps: VerifierDeps): Promise<Decision | undefined> {
+export async function evaluatePipeline(
+  key: ObjectKey,
+  deps: VerifierDeps,
+  cause: EvaluationCause = 'nothing-changed',
+): Promise<Decision | undefined> {
   const state = await readPipelineState(deps.store, key);
   if (!state) {
     // An index entry can outlive its pipeline for a moment (see the store's apply order); nothing to decide.
@@ -84,6 +94,7 @@ export async function evaluatePipeline(key: ObjectKey, deps: VerifierDeps): Prom
         break;
     }
   }
+  await scheduleSoakCheck(key, decision, cause, deps);
   await recordEnvironmentFacts(pipeline, state.statuses, deps);
   if (decision.actions.length > 0) {
     deps.logger.info('decided', {

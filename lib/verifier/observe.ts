@@ -9,6 +9,8 @@ import { settingsOf, type VerifierDeps } from './deps.js';
 export interface Observation {
   app: AppKey;
   status: TargetStatus;
+  /** The recorded status changed with this read (a soak it belongs to may have started or restarted). */
+  changed: boolean;
   /** The read failed in a way that trying again soon may fix: the message should be retried. */
   retryableFailure?: ClusterAccessError;
 }
@@ -49,7 +51,7 @@ export async function observeApp(app: AppKey, deps: VerifierDeps): Promise<Obser
     status = statusOf(app, await deps.clusters.getApp(app));
   } catch (error) {
     const status = failureStatus(error);
-    await record(app, status, observedAt, deps);
+    const changed = await record(app, status, observedAt, deps);
     deps.logger.warn('cannot read target', {
       app: appKeyString(app),
       phase: status.phase,
@@ -61,10 +63,10 @@ export async function observeApp(app: AppKey, deps: VerifierDeps): Promise<Obser
       error instanceof ClusterAccessError
         ? error
         : new ClusterAccessError('server-error', status.message, undefined, { cause: error });
-    return { app, status, ...(failure.retryable ? { retryableFailure: failure } : {}) };
+    return { app, status, changed, ...(failure.retryable ? { retryableFailure: failure } : {}) };
   }
-  await record(app, status, observedAt, deps);
-  return { app, status };
+  const changed = await record(app, status, observedAt, deps);
+  return { app, status, changed };
 }
 
 /** Records a status read at `observedAt` (the store writes only if it changed); true when it changed. */
@@ -83,7 +85,11 @@ export async function record(
  * A target still progressing is looked at again after a growing delay, a bounded number of times; after that the
  * scheduled poll is the backstop. Returns whether a re-check was scheduled.
  */
-export async function scheduleRecheck(observation: Observation, attempt: number, deps: VerifierDeps): Promise<boolean> {
+export async function scheduleRecheck(
+  observation: Pick<Observation, 'app' | 'status'>,
+  attempt: number,
+  deps: VerifierDeps,
+): Promise<boolean> {
   if (isSettled(observation.status)) return false;
   const delays = settingsOf(deps).recheckDelaysSeconds;
   const delaySeconds = delays[attempt];

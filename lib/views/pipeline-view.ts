@@ -34,6 +34,8 @@ export interface EnvironmentView {
   state: EnvironmentState;
   reason: EnvironmentReason;
   message: string;
+  /** ISO 8601: when the soak of a soaking environment, or the one it waits for (AwaitingSoak), is served. */
+  soakEndsAt?: string;
   targets: TargetView[];
   approval?: ApprovalMarker;
   /** The environment's promotion records, newest first. */
@@ -66,6 +68,7 @@ export async function loadPipelineView(
       state: explanation?.state ?? 'not-reached',
       reason: explanation?.reason ?? 'StoppedEarlier',
       message: explanation?.message ?? '',
+      ...(explanation?.soakEndsAt ? { soakEndsAt: explanation.soakEndsAt } : {}),
       targets: env.targets.map((target) => ({
         cluster: target.cluster,
         namespace: target.namespace,

@@ -50,6 +50,8 @@ export interface EnvironmentSpec {
   targets: string[];
   /** The environment's own promotion block; without it the pipeline's applies (Weave `GetPromotion`). */
   promotion?: Promotion;
+  /** `spec.environments[].soak`, e.g. `30m`. */
+  soak?: string;
 }
 
 export interface PipelineSpec {
@@ -74,7 +76,12 @@ export function pipeline(spec: PipelineSpec): Pipeline {
     ...(spec.source ? { source: spec.source } : {}),
     environments: spec.environments.map((env) => {
       const promotion = env.promotion ?? spec.promotion;
-      return { name: env.name, targets: env.targets.map(target), ...(promotion ? { promotion } : {}) };
+      return {
+        name: env.name,
+        targets: env.targets.map(target),
+        ...(promotion ? { promotion } : {}),
+        ...(env.soak ? { soak: env.soak } : {}),
+      };
     }),
   };
 }
@@ -137,7 +144,7 @@ export const unreadable = unreadableTarget;
  * The observed map, keyed like the store keys it; `source` is the pipeline's source object. A key that names no
  * target of the pipeline is a test bug.
  */
-export function observedMap(subject: Pipeline, statuses: Record<string, TargetStatus>): Map<string, TargetStatus> {
+export function observedMap<T = TargetStatus>(subject: Pipeline, statuses: Record<string, T>): Map<string, T> {
   const targets = new Map(
     subject.environments
       .flatMap((env) => env.targets)
@@ -175,6 +182,8 @@ export interface Row {
   observed: Record<string, TargetStatus>;
   approvals?: ApprovalMarker[];
   promotions?: PromotionRecord[];
+  /** When each target's status was first recorded as it is (ISO 8601), by target name like `observed`. */
+  since?: Record<string, string>;
   now?: Date;
   /** The expected candidate; absent when none is expected. */
   candidate?: string;
@@ -186,6 +195,8 @@ export interface Row {
   reasons: Record<string, EnvironmentReason>;
   /** Words each environment's message must contain, where they matter. */
   messages?: Record<string, string[]>;
+  /** The `soakEndsAt` of every environment that has one (none when absent). */
+  soakEndsAt?: Record<string, string>;
   /** For a pipeline with a source: where it stands, and words its message must contain. */
   source?: { state: SourceState; reason: SourceReason; version?: string; message?: string };
 }
@@ -196,6 +207,7 @@ export function inputOf(row: Row): DecisionInput {
     observed: observedMap(row.pipeline, row.observed),
     approvals: row.approvals ?? [],
     promotions: row.promotions ?? [],
+    ...(row.since ? { statusSince: observedMap(row.pipeline, row.since) } : {}),
     now: row.now ?? NOW,
   };
 }
@@ -217,6 +229,11 @@ export function runRows(rows: readonly Row[]): void {
       );
       assert.deepEqual(Object.fromEntries(decision.environments.map((e) => [e.env, e.state])), row.states, 'states');
       assert.deepEqual(Object.fromEntries(decision.environments.map((e) => [e.env, e.reason])), row.reasons, 'reasons');
+      assert.deepEqual(
+        Object.fromEntries(decision.environments.flatMap((e) => (e.soakEndsAt ? [[e.env, e.soakEndsAt]] : []))),
+        row.soakEndsAt ?? {},
+        'soakEndsAt',
+      );
       for (const { env, message } of decision.environments) {
         assert.match(message, /^[^\r\n]+$/, `${env}: the message is one non-empty line`);
         for (const words of row.messages?.[env] ?? []) {

@@ -8,7 +8,7 @@ import { deriveClusterKey, handleRequest, signatureHeader, startHttpServer } fro
 import { resolvePipeline } from '../../lib/pipeline/model.js';
 import { enqueuePolls } from '../../lib/poller/poller.js';
 import { RecordingPromoter, type Promoter } from '../../lib/promotion/index.js';
-import { EmbeddedQueue } from '../../lib/queue/index.js';
+import { EmbeddedQueue, type QueueClock } from '../../lib/queue/index.js';
 import { StaticSecretSource, type SecretSource } from '../../lib/secrets/port.js';
 import { createDynamoStore, type Store } from '../../lib/store/index.js';
 import { FakeKubeApi } from '../../lib/testing/fake-kube-api.js';
@@ -102,6 +102,25 @@ export interface LoopOptions {
   settings?: Partial<VerifierSettings>;
   /** Receives what the receiver, the queue and the verifiers log; default silent. */
   logger?: Logger;
+  /**
+   * The time of the verifiers, the receiver and the queues (delays, visibility), e.g. a ManualClock that a test
+   * moves instead of sleeping. Default the system clock.
+   */
+  clock?: QueueClock;
+}
+
+/** A clock that stands still until the test moves it: delayed messages come due when it passes their time. */
+export class ManualClock implements QueueClock {
+  #ms: number;
+  constructor(start = Date.now()) {
+    this.#ms = start;
+  }
+  now(): number {
+    return this.#ms;
+  }
+  advance(ms: number): void {
+    this.#ms += ms;
+  }
 }
 
 export async function startLoop(t: TestContext, options: LoopOptions = {}) {
@@ -113,7 +132,8 @@ export async function startLoop(t: TestContext, options: LoopOptions = {}) {
   for (const [name, values] of Object.entries(options.secrets ?? {})) {
     secrets.set({ namespace: 'flux-system', name }, values);
   }
-  const now = new Date();
+  const clock = options.clock ?? { now: () => Date.now() };
+  const now = new Date(clock.now());
   await applyFakeClusters(store, secrets, fakes, now);
   secrets.set({ namespace: 'flux-system', name: 'webhook-hmac' }, { 'hmac-key': WEBHOOK_HMAC_KEY });
   const document = options.pipeline ?? pipelineDocument;
@@ -138,6 +158,7 @@ export async function startLoop(t: TestContext, options: LoopOptions = {}) {
       retryDelaysSeconds: LOOP_RETRY_DELAYS_SECONDS,
       maxReceiveCount: options.maxReceiveCount ?? 3,
       logger,
+      clock,
     });
     const verifier = createVerifier({
       store,
@@ -145,7 +166,7 @@ export async function startLoop(t: TestContext, options: LoopOptions = {}) {
       clusters: reader,
       promoter: workerPromoter,
       logger,
-      now: () => new Date(),
+      now: () => new Date(clock.now()),
       workerId,
       settings: { recheckDelaysSeconds: [1, 1, 1], ...options.settings },
     });
@@ -164,6 +185,7 @@ export async function startLoop(t: TestContext, options: LoopOptions = {}) {
           secrets,
           masterKeys: () => Promise.resolve({ current: MASTER_KEY }),
           logger,
+          now: () => new Date(clock.now()),
         }),
       { port: 0, host: '127.0.0.1' },
     );
@@ -293,6 +315,18 @@ export async function waitFor<T>(what: string, check: () => Promise<T> | T, time
     if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
     await new Promise((resolve) => setTimeout(resolve, 25));
   }
+}
+
+/** Waits until the queue has nothing visible or in flight: what is left is delayed (e.g. a soak re-check). */
+export async function idle(queue: EmbeddedQueue, timeoutMs = 8000): Promise<void> {
+  await waitFor(
+    'the queue to have nothing to hand out',
+    () => {
+      const stats = queue.stats();
+      return stats.visible + stats.inFlight === 0;
+    },
+    timeoutMs,
+  );
 }
 
 /** Waits until the queue has nothing visible, delayed or in flight. */

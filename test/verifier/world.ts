@@ -31,8 +31,11 @@ export const DEV = podinfo('dev', 'apps');
 export const PROD = podinfo('prod', 'apps');
 export const PROD_EU = podinfo('prod', 'apps-eu');
 
-/** dev → prod (two targets on one cluster), promoted by notification; prod waits for an approval when `manual`. */
-export function pipelineDocument(options: { manual?: boolean } = {}): PipelineDocument {
+/**
+ * dev → prod (two targets on one cluster), promoted by notification; prod waits for an approval when `manual`, and
+ * for dev's soak when `devSoak` is given.
+ */
+export function pipelineDocument(options: { manual?: boolean; devSoak?: string } = {}): PipelineDocument {
   const target = (clusterName: string, namespace: string) => ({
     namespace,
     clusterRef: { kind: 'GitopsCluster' as const, name: clusterName },
@@ -44,7 +47,7 @@ export function pipelineDocument(options: { manual?: boolean } = {}): PipelineDo
     spec: {
       appRef: { apiVersion: 'helm.toolkit.fluxcd.io/v2', kind: 'HelmRelease', name: 'podinfo' },
       environments: [
-        { name: 'dev', targets: [target('dev', 'apps')] },
+        { name: 'dev', targets: [target('dev', 'apps')], ...(options.devSoak ? { soak: options.devSoak } : {}) },
         { name: 'prod', targets: [target('prod', 'apps'), target('prod', 'apps-eu')] },
       ],
       promotion: { ...(options.manual ? { manual: true } : {}), strategy: { notification: {} } },
@@ -62,6 +65,8 @@ export interface LogLine {
 
 export interface WorldOptions {
   manual?: boolean;
+  /** dev's `soak`, e.g. `30m`. */
+  devSoak?: string;
   settings?: Partial<VerifierSettings>;
   listeners?: readonly EffectListener[];
 }
@@ -91,7 +96,7 @@ export async function verifierWorld(options: WorldOptions = {}) {
     settings: options.settings,
     listeners: options.listeners,
   });
-  const document = pipelineDocument({ manual: options.manual });
+  const document = pipelineDocument({ manual: options.manual, devSoak: options.devSoak });
   await store.applyPipeline(document, resolvePipeline(document), T0);
 
   return {

@@ -1,7 +1,7 @@
 // What `pipelinectl explain` prints: why each environment of a pipeline is where it is, from the decision the
 // verifier would make now on the stored state (candidate, each environment's state and explanation, what it would
 // do next), with the target statuses, approval marker and promotions behind it.
-import type { Action } from '../../decision/index.js';
+import { soakTimeLeft, type Action } from '../../decision/index.js';
 import { objectKeyString } from '../../pipeline/model.js';
 import { phaseOf, summarizeTargets, type EnvironmentView, type PipelineView } from '../../views/pipeline-view.js';
 import { oneLine } from '../../decision/text.js';
@@ -94,6 +94,10 @@ function environmentLines(
     ...(env.strategy ? [env.strategy] : []),
   ];
   const lines = [`${env.name} (${traits.join(', ')}): ${env.message}`];
+  if (env.soakEndsAt) {
+    const left = soakTimeLeft(env.soakEndsAt, now) ?? env.soakEndsAt;
+    lines.push(`  ${env.state === 'soaking' ? 'soaking' : 'waiting for a soak'}: ${left}`);
+  }
   // At fleet size, the counts and the targets holding the environment back, as `status` shows them.
   let shown = env.targets;
   let more: string | undefined;

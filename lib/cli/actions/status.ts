@@ -10,6 +10,7 @@ import type {
   SourceReason,
   SourceState,
 } from '../../decision/index.js';
+import { soakTimeLeft } from '../../decision/index.js';
 import { oneLine } from '../../decision/text.js';
 import { approveCommand } from '../../notify/approve-command.js';
 import { objectKeyString, type ObjectKey } from '../../pipeline/model.js';
@@ -78,6 +79,8 @@ export interface EnvironmentStatusJson {
   reason: EnvironmentReason;
   /** The decision's one-line explanation. */
   message: string;
+  /** ISO 8601: when the soak of a soaking environment, or the one it waits for, is served; else null. */
+  soakEndsAt: string | null;
   targets: TargetStatusJson[];
   /** The environment's approval marker, if any. */
   approval: ApprovalJson | null;
@@ -142,6 +145,7 @@ export function statusJson(view: PipelineView): PipelineStatusJson {
       state: env.state,
       reason: env.reason,
       message: env.message,
+      soakEndsAt: env.soakEndsAt ?? null,
       targets: env.targets.map(({ cluster, namespace, observed }) => ({
         cluster: objectKeyString(cluster),
         namespace,
@@ -220,7 +224,7 @@ export function statusTable(view: PipelineView, now: Date, options: StatusTableO
     observed?.status.revision ?? '-',
     phaseOf(observed).phase,
     observed ? ago(observed.observedAt, now) : 'never',
-    first ? env.state : '',
+    first ? stateCell(env, now) : '',
   ];
   const rowsOf = (env: EnvironmentView): TableRow[] => {
     if (options.allTargets || env.targets.length <= SUMMARIZED_ABOVE_TARGETS) {
@@ -339,4 +343,10 @@ export async function pipelineViews(backend: Backend, key: ObjectKey | undefined
     else if (key) throw new CliError(`pipeline ${objectKeyString(key)} not found in ${backend.description}`);
   }
   return views;
+}
+
+/** The state, with the time a soak has left (`soaking (12m left (until 10:42 UTC))`). */
+function stateCell(env: EnvironmentView, now: Date): string {
+  const left = env.soakEndsAt === undefined ? undefined : soakTimeLeft(env.soakEndsAt, now);
+  return left === undefined ? env.state : `${env.state} (${left})`;
 }

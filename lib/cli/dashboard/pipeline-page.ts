@@ -10,6 +10,7 @@ import {
   type EnvironmentStatusJson,
   type TargetStatusJson,
 } from '../actions/status.js';
+import { soakTimeLeft } from '../../decision/index.js';
 import { summarizeTargets, type PipelineView } from '../../views/pipeline-view.js';
 import { objectKeyString } from '../../pipeline/model.js';
 import { linkIfHttp, stateBadge, timeOf } from './format.js';
@@ -44,6 +45,7 @@ function environmentSection(view: PipelineView, env: EnvironmentStatusJson, inde
       <span class="muted">${traits}</span>
     </p>
     <p class="explanation">${env.message}</p>
+    ${env.soakEndsAt ? html`<p class="soak">${env.state === 'soaking' ? 'soaking' : 'waiting for a soak'}: <time datetime="${env.soakEndsAt}">${soakTimeLeft(env.soakEndsAt, now) ?? env.soakEndsAt}</time></p>` : ''}
     <p class="next">${nextLine(view.decision.actions.filter((action) => action.env === env.name))}</p>
     ${approvalBlock(view, env, now)} ${targetsTable(view, index, env.targets)} ${promotionsTable(env, now)}
   </section>`;

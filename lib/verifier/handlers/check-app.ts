@@ -15,7 +15,8 @@ export async function checkApp(message: CheckAppMessage, deps: VerifierDeps): Pr
   if (message.hint) deps.logger.debug('checking app', { app: appKeyString(message.app), hint: message.hint });
   const observation = await observeApp(message.app, deps);
   await scheduleRecheck(observation, message.attempt, deps);
-  for (const pipeline of pipelines) await evaluatePipeline(pipeline, deps);
+  const cause = observation.changed ? 'status-changed' : 'nothing-changed';
+  for (const pipeline of pipelines) await evaluatePipeline(pipeline, deps, cause);
   // Recorded and decided on first: no promotion can pass a target that could not be read.
   if (observation.retryableFailure) throw observation.retryableFailure;
 }

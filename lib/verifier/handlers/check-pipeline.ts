@@ -7,12 +7,14 @@ import type { VerifierDeps } from '../deps.js';
 import { appsOf, evaluatePipeline } from '../evaluate.js';
 import { mapLimit } from '../../util/map-limit.js';
 import { observeApp, scheduleRecheck } from '../observe.js';
+import type { EvaluationCause } from '../actions/schedule-soak-check.js';
 
 /** How many targets are read from clusters at once for one message. */
 const READ_CONCURRENCY = 8;
 
 export async function checkPipeline(message: CheckPipelineMessage, deps: VerifierDeps): Promise<void> {
   let failure: ClusterAccessError | undefined;
+  let changed = false;
   if (readsTargets(message)) {
     const stored = await deps.store.getPipeline(message.pipeline);
     if (!stored) return;
@@ -21,7 +23,17 @@ export async function checkPipeline(message: CheckPipelineMessage, deps: Verifie
     );
     for (const observation of observations) await scheduleRecheck(observation, 0, deps);
     failure = observations.find((observation) => observation.retryableFailure)?.retryableFailure;
+    changed = observations.some((observation) => observation.changed);
   }
-  await evaluatePipeline(message.pipeline, deps);
+  await evaluatePipeline(message.pipeline, deps, causeOf(message, changed));
   if (failure) throw failure;
+}
+
+/** What the evaluation follows, for the soak re-check (actions/schedule-soak-check.ts). */
+function causeOf(message: CheckPipelineMessage, changed: boolean): EvaluationCause {
+  if (message.cause === 'apply') return 'applied';
+  if (changed) return 'status-changed';
+  // A delayed re-decision: a link of a soak re-check chain, or a promotion retry that came due.
+  if (message.cause === 'retry') return 'delayed-check';
+  return 'nothing-changed';
 }

@@ -29,7 +29,7 @@ export async function poll(message: PollMessage, deps: VerifierDeps, recentPipel
   const namespaces = [...new Set([...expected.values()].map((app) => app.namespace))];
 
   const observedAt = deps.now();
-  let observations: Observation[];
+  let observations: Pick<Observation, 'app' | 'status'>[];
   let failure: Error | undefined;
   try {
     const objects = await deps.clusters.listApps(message.cluster, message.kind, namespaces);
@@ -60,7 +60,7 @@ export async function poll(message: PollMessage, deps: VerifierDeps, recentPipel
   }
   for (const pipeline of pipelines) {
     if (appsOf(pipeline).some((app) => changed.has(appKeyString(app)))) {
-      await evaluatePipeline({ namespace: pipeline.namespace, name: pipeline.name }, deps);
+      await evaluatePipeline({ namespace: pipeline.namespace, name: pipeline.name }, deps, 'status-changed');
     }
   }
   if (failure) throw failure;
