@@ -2,6 +2,7 @@
 import assert from 'node:assert/strict';
 import type { Store } from '../../lib/store/port.js';
 import type { TargetStatus } from '../../lib/flux/target-status.js';
+import type { AppKey } from '../../lib/pipeline/model.js';
 
 export const PIPELINE = { namespace: 'flux-system', name: 'podinfo' };
 
@@ -86,15 +87,18 @@ spec:
       secretRef: { name: webhook-hmac }
 `;
 
-const healthy = (revision: string): TargetStatus => ({
+/** A HelmRelease status as helm-controller leaves it after a successful upgrade to `revision`. */
+export const healthy = (revision: string): TargetStatus => ({
   revision,
   phase: 'Ready',
   reason: 'Deployed',
   message: `deployed ${revision} (UpgradeSucceeded)`,
 });
-const app = (cluster: string, namespace: string) => ({
+
+/** The podinfo HelmRelease of the fixtures' Pipeline in `namespace` on GitopsCluster flux-system/`cluster`. */
+export const app = (cluster: string, namespace: string): AppKey => ({
   cluster: { namespace: 'flux-system', name: cluster },
-  kind: 'HelmRelease' as const,
+  kind: 'HelmRelease',
   namespace,
   name: 'podinfo',
 });

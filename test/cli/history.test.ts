@@ -10,34 +10,19 @@ import { after, before, describe, it } from 'node:test';
 import type { HistoryJson } from '../../lib/cli/actions/history.js';
 import type { Backend } from '../../lib/cli/backend.js';
 import { openLocalBackend } from '../../lib/cli/backends/local.js';
-import type { TargetStatus } from '../../lib/flux/target-status.js';
-import type { AppKey } from '../../lib/pipeline/model.js';
 import { RecordingPromoter } from '../../lib/promotion/recording.js';
 import type { QueueMessage } from '../../lib/queue/messages.js';
 import { RecordingQueue } from '../../lib/testing/recording-queue.js';
 import { ScriptedClusters } from '../../lib/testing/scripted-clusters.js';
 import { createVerifier } from '../../lib/verifier/index.js';
 import { writeFiles } from '../support/temp-files.js';
-import { CLUSTERS, PIPELINE, pipeline, SECRETS } from './fixtures.js';
+import { app, CLUSTERS, healthy, pipeline, PIPELINE, SECRETS } from './fixtures.js';
 import { lines, runCli } from './helpers.js';
 
 const OTHER = { namespace: 'flux-system', name: 'other' };
 const HOUR = 3_600_000;
 const DAY = 24 * HOUR;
 const silent = { debug() {}, info() {}, warn() {}, error() {} };
-
-const healthy = (revision: string): TargetStatus => ({
-  revision,
-  phase: 'Ready',
-  reason: 'Deployed',
-  message: `deployed ${revision}`,
-});
-const app = (cluster: string, namespace: string): AppKey => ({
-  cluster: { namespace: 'flux-system', name: cluster },
-  kind: 'HelmRelease',
-  namespace,
-  name: 'podinfo',
-});
 
 describe('pipelinectl history on a local data directory', { concurrency: false }, () => {
   let root = '';

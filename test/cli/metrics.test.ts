@@ -10,12 +10,12 @@ import { after, before, describe, it } from 'node:test';
 import { metricsJson as toJson, readMetrics, type MetricsJson } from '../../lib/cli/actions/metrics.js';
 import { openLocalBackend } from '../../lib/cli/backends/local.js';
 import type { TargetStatus } from '../../lib/flux/target-status.js';
-import { resolvePipeline, type AppKey } from '../../lib/pipeline/model.js';
+import { resolvePipeline } from '../../lib/pipeline/model.js';
 import type { AuditEntry } from '../../lib/store/port.js';
 import { recordEnvironmentFacts } from '../../lib/verifier/environment-facts.js';
 import { pipelineDocument } from '../loop/harness.js';
 import { writeFiles } from '../support/temp-files.js';
-import { CLUSTERS, PIPELINE, pipeline, SECRETS } from './fixtures.js';
+import { app, CLUSTERS, pipeline, PIPELINE, SECRETS } from './fixtures.js';
 import { lines, runCli } from './helpers.js';
 import { useDeployedStack } from '../support/deployed-stack.js';
 
@@ -131,12 +131,6 @@ describe('pipelinectl metrics --aws', () => {
     const now = Date.now();
     const ago = (hours: number) => new Date(now - hours * HOUR);
     await store.applyPipeline(pipelineDocument, resolved, ago(4));
-    const app = (cluster: string, namespace: string): AppKey => ({
-      cluster: { namespace: 'flux-system', name: cluster },
-      kind: 'HelmRelease',
-      namespace,
-      name: 'podinfo',
-    });
     const ready: TargetStatus = { revision: '6.9.2', phase: 'Ready', reason: 'Deployed', message: 'deployed 6.9.2' };
     const targets = [app('dev', 'apps'), app('prod', 'apps'), app('prod', 'apps-eu')];
     await store.recordTargetStatus(app('dev', 'apps'), ready, ago(3));

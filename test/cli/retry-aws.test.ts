@@ -5,24 +5,11 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { ReceiveMessageCommand } from '@aws-sdk/client-sqs';
 import { retryPromotion } from '../../lib/cli/actions/retry.js';
-import type { TargetStatus } from '../../lib/flux/target-status.js';
-import { resolvePipeline, type AppKey } from '../../lib/pipeline/model.js';
+import { resolvePipeline } from '../../lib/pipeline/model.js';
 import { decodeMessage } from '../../lib/queue/messages.js';
 import { PIPELINE, pipelineDocument } from '../loop/harness.js';
 import { useDeployedStack } from '../support/deployed-stack.js';
-
-const healthy = (revision: string): TargetStatus => ({
-  phase: 'Ready',
-  reason: 'Deployed',
-  message: 'deployed',
-  revision,
-});
-const app = (cluster: string, namespace: string): AppKey => ({
-  cluster: { namespace: 'flux-system', name: cluster },
-  kind: 'HelmRelease',
-  namespace,
-  name: 'podinfo',
-});
+import { healthy, app } from './fixtures.js';
 
 describe('pipelinectl retry --aws', () => {
   const stack = useDeployedStack();

@@ -7,8 +7,8 @@ import type { Backend } from '../../lib/cli/backend.js';
 import { retryPromotion } from '../../lib/cli/actions/retry.js';
 import { CliError } from '../../lib/cli/errors.js';
 import type { PipelineDocument } from '../../lib/config/schema.js';
-import { unreadableTarget, type TargetStatus } from '../../lib/flux/target-status.js';
-import { resolvePipeline, type AppKey, type ObjectKey } from '../../lib/pipeline/model.js';
+import { unreadableTarget } from '../../lib/flux/target-status.js';
+import { resolvePipeline, type ObjectKey } from '../../lib/pipeline/model.js';
 import { PromotionError } from '../../lib/promotion/index.js';
 import type { QueueMessage } from '../../lib/queue/messages.js';
 import { createDynamoStore } from '../../lib/store/index.js';
@@ -16,6 +16,7 @@ import type { Store } from '../../lib/store/port.js';
 import { PIPELINE, deployed, pipelineDocument, settled, startLoop, upgradeEvent, waitFor } from '../loop/harness.js';
 import { startDynalite, type LocalDynamo } from '../support/dynalite.js';
 import { isEnvironmentFact } from '../../lib/verifier/environment-facts.js';
+import { healthy, app } from './fixtures.js';
 
 const ACTOR = 'local:alice';
 
@@ -143,19 +144,6 @@ describe('pipelinectl retry refuses, writing nothing and sending nothing', { con
     backend = backendOver(store, (message) => Promise.resolve(void sent.push(message)));
   });
   after(() => dynamo.stop());
-
-  const healthy = (revision: string): TargetStatus => ({
-    phase: 'Ready',
-    reason: 'Deployed',
-    message: 'deployed',
-    revision,
-  });
-  const app = (cluster: string, namespace: string): AppKey => ({
-    cluster: { namespace: 'flux-system', name: cluster },
-    kind: 'HelmRelease',
-    namespace,
-    name: 'podinfo',
-  });
 
   /**
    * A pipeline of its own (the loop's: dev → prod, two prod targets) with dev on `dev` and prod on `prod`, all

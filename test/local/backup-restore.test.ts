@@ -43,10 +43,13 @@ describe('pipelinectl backup and restore', () => {
     const restored = join(root, 'restored');
     const serveArgs = ['--config', join(root, 'config'), '--port', '0', '--poll-interval', '1h'];
     const serve = await startServe(t, [...serveArgs, '--data-dir', dataDir]);
-    // The first poll (at start) records both targets and asks for the prod approval; then the store stays still.
-    await waitFor('the approval request', async () =>
-      (await storeItems(dataDir)).some((item) => item.sk?.S === 'APPROVAL#prod'),
-    );
+    // The first poll (at start) records both targets, asks for the prod approval and records that dev and prod
+    // passed (the metrics' facts); then the store stays still.
+    await waitFor('the approval request and both environments passed', async () => {
+      const items = await storeItems(dataDir);
+      const passed = items.filter((item) => item.entity?.S === 'audit' && item.type?.S === 'environment-passed');
+      return items.some((item) => item.sk?.S === 'APPROVAL#prod') && passed.length === 2;
+    });
     const original = await storeItems(dataDir);
 
     // 1. The backup, through the running serve: one file, the owner's only.
