@@ -5,10 +5,19 @@
 /** Words a shell reads as they are. */
 const PLAIN_WORD = /^[A-Za-z0-9@%+=:,./_-]+$/;
 
-/** One word as the shell must be given it: as it is when plain, else single-quoted (`'` as `'\''`). */
+/** Whether the shell reads the word as it is, unquoted. */
+export function isPlainShellWord(word: string): boolean {
+  return PLAIN_WORD.test(word);
+}
+
+/** Any text as one single-quoted shell word (`'` as `'\''`). */
+export function singleQuoted(text: string): string {
+  return `'${text.replaceAll("'", `'\\''`)}'`;
+}
+
+/** One word as the shell must be given it: as it is when plain, else single-quoted. */
 export function shellWord(word: string): string {
-  if (PLAIN_WORD.test(word)) return word;
-  return `'${word.replaceAll("'", `'\\''`)}'`;
+  return isPlainShellWord(word) ? word : singleQuoted(word);
 }
 
 /** The words as one command line. */

@@ -3,7 +3,8 @@
 // (`dlq list`), skipping option values, and offers that command's subcommands, options, an option's fixed values
 // (file names for any other value) or a positional argument's fixed values. NS/NAME arguments get nothing.
 import { allNodes, type CompletionNode } from './command-tree.js';
-import { plainWord, singleQuoted } from './shell-words.js';
+import { singleQuoted } from '../../util/shell-word.js';
+import { plainWord } from './shell-words.js';
 
 /** One `case` over `$key` whose branches print words, one branch per key that has any. */
 function table(name: string, key: string, rows: readonly (readonly [string, readonly string[]])[]): string {

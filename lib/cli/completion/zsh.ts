@@ -3,7 +3,8 @@
 // text, an option's value from its fixed list (file names for any other value, `--output=` forms included), a
 // positional argument's fixed values. NS/NAME arguments get nothing.
 import { allNodes, type CompletionNode } from './command-tree.js';
-import { plainWord, singleQuoted } from './shell-words.js';
+import { singleQuoted } from '../../util/shell-word.js';
+import { plainWord } from './shell-words.js';
 
 /** One `case` over `$key` that sets `reply` to an array, one branch per key that has any entry. */
 function table(name: string, key: string, rows: readonly (readonly [string, readonly string[]])[]): string {
