@@ -6,6 +6,7 @@ import { leadTimeSamples } from '../metrics/lead-time.js';
 import { DEFAULT_WINDOW_MS } from '../metrics/window.js';
 import type { ObjectKey, Pipeline } from '../pipeline/model.js';
 import type { AuditEntry, AuditLog } from '../store/port.js';
+import { walkAuditTrail } from '../store/index.js';
 
 /** Audit entries read per page. */
 const PAGE_SIZE = 100;
@@ -60,18 +61,13 @@ async function entriesSinceStart(
 ): Promise<AuditEntry[]> {
   const read: AuditEntry[] = [];
   let started = false;
-  let cursor: string | undefined;
-  for (let page = 0; page < MAX_PAGES; page += 1) {
-    const { items, cursor: next } = await audit.listAudit(key, { limit: PAGE_SIZE, cursor });
-    for (const entry of items) {
-      if (entry.at < horizon) return read;
-      const passedFirst = entry.type === 'environment-passed' && entry.env === firstEnv;
-      if (passedFirst && entry.revision === revision) started = true;
-      else if (passedFirst && started) return read;
-      read.push(entry);
-    }
-    if (next === undefined) return read;
-    cursor = next;
-  }
+  await walkAuditTrail(audit, key, { pageSize: PAGE_SIZE, maxPages: MAX_PAGES }, (entry) => {
+    if (entry.at < horizon) return 'stop';
+    const passedFirst = entry.type === 'environment-passed' && entry.env === firstEnv;
+    if (passedFirst && entry.revision === revision) started = true;
+    else if (passedFirst && started) return 'stop';
+    read.push(entry);
+    return 'continue';
+  });
   return read;
 }

@@ -9,3 +9,4 @@ export { markerScanKey, type DynamoMarkerScansOptions } from './dynamodb/marker-
 export { checkStoreLimits, STORE_LIMITS, type ConfigurationToStore } from './dynamodb/limits.js';
 /** How the store tells an unchanged definition (equal JSON, whatever the key order); a dry run compares the same way. */
 export { canonicalJson } from './dynamodb/fingerprint.js';
+export { walkAuditTrail, type TrailStep, type TrailWalkEnd, type TrailWalkOptions } from './audit-trail.js';

@@ -5,6 +5,7 @@
 // count a revision passed twice as one deployment, and a second regression of a spell as none.
 import type { ObjectKey, Pipeline } from '../pipeline/model.js';
 import type { AuditEntry, ObservedTargetStatus } from '../store/port.js';
+import { walkAuditTrail } from '../store/index.js';
 import type { VerifierDeps } from './deps.js';
 import { tellListeners } from './effect-listener.js';
 import { environmentHealth, type EnvironmentHealth } from './environment-health.js';
@@ -106,19 +107,12 @@ async function newestFacts(
   horizon: string,
 ): Promise<Map<string, AuditEntry> | undefined> {
   const found = new Map<string, AuditEntry>();
-  let cursor: string | undefined;
-  for (let page = 0; page < MAX_PAGES; page += 1) {
-    const { items, cursor: next } = await deps.store.listAudit(key, { limit: PAGE_SIZE, cursor });
-    for (const entry of items) {
-      if (entry.at < horizon) return found;
-      const isFact = isEnvironmentFact(entry);
-      if (isFact && entry.env !== undefined && envs.includes(entry.env) && !found.has(entry.env)) {
-        found.set(entry.env, entry);
-      }
-      if (found.size === envs.length) return found;
+  const end = await walkAuditTrail(deps.store, key, { pageSize: PAGE_SIZE, maxPages: MAX_PAGES }, (entry) => {
+    if (entry.at < horizon) return 'stop';
+    if (isEnvironmentFact(entry) && entry.env !== undefined && envs.includes(entry.env) && !found.has(entry.env)) {
+      found.set(entry.env, entry);
     }
-    if (next === undefined) return found;
-    cursor = next;
-  }
-  return undefined;
+    return found.size === envs.length ? 'stop' : 'continue';
+  });
+  return end === 'budget-spent' ? undefined : found;
 }

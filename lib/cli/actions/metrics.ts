@@ -13,6 +13,7 @@ import {
 } from '../../metrics/index.js';
 import { objectKeyString, type ObjectKey } from '../../pipeline/model.js';
 import type { AuditEntry, Store, StoredPipeline } from '../../store/port.js';
+import { walkAuditTrail } from '../../store/index.js';
 import { mapLimit } from '../../util/map-limit.js';
 import type { Backend } from '../backend.js';
 import { CliError } from '../errors.js';
@@ -73,15 +74,11 @@ async function allPipelines(store: Store): Promise<StoredPipeline[]> {
 /** A pipeline's entries at or after `since`: the trail is newest first, so reading stops at the first older one. */
 async function trailSince(store: Pick<Store, 'listAudit'>, key: ObjectKey, since: string): Promise<AuditEntry[]> {
   const entries: AuditEntry[] = [];
-  let cursor: string | undefined;
-  do {
-    const page = await store.listAudit(key, { limit: PAGE_SIZE, cursor });
-    for (const entry of page.items) {
-      if (entry.at < since) return entries;
-      entries.push(entry);
-    }
-    cursor = page.cursor;
-  } while (cursor !== undefined);
+  await walkAuditTrail(store, key, { pageSize: PAGE_SIZE }, (entry) => {
+    if (entry.at < since) return 'stop';
+    entries.push(entry);
+    return 'continue';
+  });
   return entries;
 }
 
