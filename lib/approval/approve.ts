@@ -1,7 +1,7 @@
 // Approving the revision that waits in a manual environment. Two doors lead here, Weave's `/approval` webhook
 // (lib/http/approval-route.ts) and `pipelinectl approve` (lib/cli/actions/approve.ts): each authenticates its caller
 // and words its own answers; what an approval checks and does is decided here, once.
-import type { Pipeline } from '../pipeline/model.js';
+import { pipelineKeyOf, type Pipeline } from '../pipeline/model.js';
 import type { PromoteMessage } from '../queue/messages.js';
 import type { Store } from '../store/port.js';
 
@@ -42,7 +42,7 @@ export async function approve(deps: ApprovalDeps, request: ApprovalRequest): Pro
   if (!pipeline.environments.some((environment) => environment.name === env)) {
     return { outcome: 'unknown-environment' };
   }
-  const key = { namespace: pipeline.namespace, name: pipeline.name };
+  const key = pipelineKeyOf(pipeline);
   const revision = request.revision ?? (await deps.store.getApproval(key, env))?.revision;
   if (revision === undefined) return { outcome: 'nothing-waiting' };
 

@@ -4,7 +4,7 @@
 // rest of the status is Weave's own bookkeeping and is ignored.
 import { z } from 'zod';
 import { isPrintable, printable } from '../logging/printable.js';
-import type { ObjectKey, Pipeline } from '../pipeline/model.js';
+import { pipelineKeyOf, type ObjectKey, type Pipeline } from '../pipeline/model.js';
 import { isRecord, type DocumentAt } from './validate.js';
 import { warningAt, type ConfigurationWarning } from './warnings.js';
 
@@ -53,7 +53,7 @@ export function waitingApprovalsOf(
     } else {
       const where = at.source.locate([...at.path, ...path]);
       const origin = where ? `${at.source.file}:${where.line}` : at.source.file;
-      approvals.push({ pipeline: { namespace: pipeline.namespace, name: pipeline.name }, env, revision, origin });
+      approvals.push({ pipeline: pipelineKeyOf(pipeline), env, revision, origin });
     }
   }
   return { approvals, warnings };

@@ -2,7 +2,7 @@
 // for the demo's view, its activity list, and its CI's decision to hold a release.
 import type { Configuration } from '../config/index.js';
 import { sameRevision } from '../flux/index.js';
-import { objectKeyString, type ObjectKey } from '../pipeline/model.js';
+import { objectKeyString, type ObjectKey, pipelineKeyOf } from '../pipeline/model.js';
 import type { Store } from '../store/port.js';
 import { loadPipelineView, type PipelineView } from '../views/pipeline-view.js';
 import type { AuditLine } from './activity.js';
@@ -14,7 +14,7 @@ export class PipelineReader {
     private readonly store: Store,
     configuration: Configuration,
   ) {
-    this.keys = configuration.pipelines.map((pipeline) => ({ namespace: pipeline.namespace, name: pipeline.name }));
+    this.keys = configuration.pipelines.map((pipeline) => pipelineKeyOf(pipeline));
   }
 
   async views(): Promise<PipelineView[]> {

@@ -17,7 +17,7 @@ import {
   type GitLabAddress,
   type RepositoryAddress,
 } from '../pipeline/repository-address.js';
-import { objectKeyString, type ObjectKey, type Pipeline } from '../pipeline/model.js';
+import { objectKeyString, type ObjectKey, type Pipeline, pipelineKeyOf } from '../pipeline/model.js';
 import { FLEET_HOST_NAMES, type FleetHostType } from './fleet-repository.js';
 
 /** The repository every promotion of the demo goes to, as the configuration's `pull-request.url` names it. */
@@ -68,7 +68,7 @@ export function planWorld(configuration: Configuration): WorldPlan {
   }
 
   for (const pipeline of configuration.pipelines) {
-    const key = { namespace: pipeline.namespace, name: pipeline.name };
+    const key = pipelineKeyOf(pipeline);
     const where = `Pipeline ${objectKeyString(key)}`;
     if (pipeline.appRef.kind !== 'HelmRelease') {
       problems.push(`${where}: only HelmRelease apps can be simulated`);

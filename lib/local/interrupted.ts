@@ -6,7 +6,7 @@
 // delay the promotion. Each such record is ended as failed, due for a retry now, and the first poll resumes it; the
 // strategy's idempotence (the same branch, the same pull request) makes the resumed attempt safe.
 import { promotionStage } from '../decision/index.js';
-import { objectKeyString } from '../pipeline/model.js';
+import { objectKeyString, pipelineKeyOf } from '../pipeline/model.js';
 import type { Logger } from '../logging/logger.js';
 import type { Store, VersionedPromotionRecord } from '../store/port.js';
 
@@ -30,7 +30,7 @@ export async function releaseInterruptedPromotions(
     const page = await deps.store.listPipelines({ cursor });
     cursor = page.cursor;
     for (const { pipeline } of page.items) {
-      const key = { namespace: pipeline.namespace, name: pipeline.name };
+      const key = pipelineKeyOf(pipeline);
       for (const record of await deps.store.listPromotions(key)) {
         const now = deps.now();
         if (!heldByAnother(record, deps.workerId, now)) continue;

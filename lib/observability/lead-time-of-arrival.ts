@@ -4,7 +4,7 @@
 import { healthTimelines } from '../metrics/health-timeline.js';
 import { leadTimeSamples } from '../metrics/lead-time.js';
 import { DEFAULT_WINDOW_MS } from '../metrics/window.js';
-import type { ObjectKey, Pipeline } from '../pipeline/model.js';
+import { pipelineKeyOf, type ObjectKey, type Pipeline } from '../pipeline/model.js';
 import type { AuditEntry, AuditLog } from '../store/port.js';
 import { walkAuditTrail } from '../store/index.js';
 
@@ -35,7 +35,7 @@ export async function leadTimeOfArrival(
   if (arrival.type !== 'environment-passed' || arrival.env !== last) return undefined;
   if (revision === undefined || Number.isNaN(arrivedAt)) return undefined;
 
-  const key = { namespace: pipeline.namespace, name: pipeline.name };
+  const key = pipelineKeyOf(pipeline);
   const horizon = new Date(arrivedAt - LOOKBACK_MS).toISOString();
   // The arrival itself is added: a trail read right after it was appended may not show it yet.
   const timelines = healthTimelines([...(await entriesSinceStart(audit, key, first, revision, horizon)), arrival]);

@@ -48,6 +48,11 @@ export interface ObjectKey {
 }
 
 /** `namespace/name`, the usual Kubernetes way to name an object. */
+/** A pipeline's (or any stored object's) key: its namespace and name, without the rest. */
+export function pipelineKeyOf(pipeline: ObjectKey): ObjectKey {
+  return { namespace: pipeline.namespace, name: pipeline.name };
+}
+
 export function objectKeyString(key: ObjectKey): string {
   return `${key.namespace}/${key.name}`;
 }

@@ -17,6 +17,7 @@ import {
   type ObjectKey,
   type Pipeline,
   watchedObjectsOf,
+  pipelineKeyOf,
 } from '../pipeline/model.js';
 import type {
   ApprovalRequestOutcome,
@@ -157,7 +158,7 @@ export class MemoryStore implements Store {
     const wanted = appKeyString(app);
     const found: { sortKey: string; target: IndexedTarget }[] = [];
     for (const { pipeline } of this.#pipelines.values()) {
-      const key = { namespace: pipeline.namespace, name: pipeline.name };
+      const key = pipelineKeyOf(pipeline);
       for (const env of pipeline.environments) {
         env.targets.forEach((target, targetIndex) => {
           if (appKeyString(appKeyOf(pipeline, target)) !== wanted) return;
@@ -326,7 +327,7 @@ export class MemoryStore implements Store {
     if (existing) return { created: false, record: existing };
     const at = now.toISOString();
     const fresh: VersionedPromotionRecord = {
-      pipeline: { namespace: pipeline.namespace, name: pipeline.name },
+      pipeline: pipelineKeyOf(pipeline),
       env,
       revision,
       state: 'pending',

@@ -1,7 +1,7 @@
 // The audit entry of an effect the verifier made: written after the effect's own conditional write succeeded, so a
 // redundant message, which changes nothing, leaves no entry (docs/architecture.md, "Retries"); then the listeners
 // (notifications, metrics) are told of it, under the same rule.
-import type { Pipeline } from '../pipeline/model.js';
+import { pipelineKeyOf, type Pipeline } from '../pipeline/model.js';
 import type { AuditEntry } from '../store/port.js';
 import type { VerifierDeps } from './deps.js';
 import { tellListeners, type VerifierEffect } from './effect-listener.js';
@@ -26,7 +26,7 @@ export async function auditEffect(
 ): Promise<void> {
   const entry: AuditEntry = {
     at: deps.now().toISOString(),
-    pipeline: { namespace: pipeline.namespace, name: pipeline.name },
+    pipeline: pipelineKeyOf(pipeline),
     ...effect,
     actor: deps.workerId,
   };

@@ -3,7 +3,7 @@
 // and appends one only when they differ, so a redundant message, or a status message that changes while the
 // environment stays healthy, writes nothing. Two verifiers racing on the same change may both append; the metrics
 // count a revision passed twice as one deployment, and a second regression of a spell as none.
-import type { ObjectKey, Pipeline } from '../pipeline/model.js';
+import { pipelineKeyOf, type ObjectKey, type Pipeline } from '../pipeline/model.js';
 import type { AuditEntry, ObservedTargetStatus } from '../store/port.js';
 import { walkAuditTrail } from '../store/index.js';
 import type { VerifierDeps } from './deps.js';
@@ -40,7 +40,7 @@ export async function recordEnvironmentFacts(
   statuses: ReadonlyMap<string, ObservedTargetStatus>,
   deps: FactDeps,
 ): Promise<AuditEntry[]> {
-  const key = { namespace: pipeline.namespace, name: pipeline.name };
+  const key = pipelineKeyOf(pipeline);
   const horizon = new Date(deps.now().getTime() - FACT_HORIZON_MS).toISOString();
   const due = environmentHealth(pipeline, statuses).filter(
     (health): health is Due => health.health !== 'neither' && health.since >= horizon,

@@ -3,7 +3,7 @@
 // the pipelines that select it by labels are stored again without it first, so no stored pipeline ever names a
 // cluster that is gone, and each is checked again (an environment left with no target becomes unknown).
 import { keyOf } from '../../config/references.js';
-import { objectKeyString, type ObjectKey } from '../../pipeline/model.js';
+import { objectKeyString, type ObjectKey, pipelineKeyOf } from '../../pipeline/model.js';
 import type { Backend } from '../backend.js';
 import { CliError } from '../errors.js';
 import { fleetAfter, reselectedPipelines } from './apply/fleet-selection.js';
@@ -83,7 +83,7 @@ function pipelinesListing(stored: StoredObjects, cluster: ObjectKey): string[] {
         env.targets.some((target) => !target.selected && objectKeyString(target.cluster) === name),
       ),
     )
-    .map(({ pipeline }) => objectKeyString({ namespace: pipeline.namespace, name: pipeline.name }));
+    .map(({ pipeline }) => objectKeyString(pipelineKeyOf(pipeline)));
 }
 
 function notStored(kind: DeletableKind, name: string, backend: Backend): CliError {

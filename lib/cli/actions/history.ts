@@ -3,7 +3,7 @@
 // limit is reached or the entries are older than --since: a long trail costs what is shown, not what is kept.
 import { oneLine } from '../../decision/text.js';
 import { printable } from '../../logging/printable.js';
-import { objectKeyString, type ObjectKey } from '../../pipeline/model.js';
+import { objectKeyString, type ObjectKey, pipelineKeyOf } from '../../pipeline/model.js';
 import type { AuditEntry, AuditEntryType, Store } from '../../store/port.js';
 import { mapLimit } from '../../util/map-limit.js';
 import type { Backend } from '../backend.js';
@@ -72,7 +72,7 @@ export async function readHistory(backend: Backend, query: HistoryQuery): Promis
 
 async function storedPipelines(store: Store): Promise<ObjectKey[]> {
   const stored = await listAll((page) => store.listPipelines(page));
-  return stored.map(({ pipeline }) => ({ namespace: pipeline.namespace, name: pipeline.name }));
+  return stored.map(({ pipeline }) => pipelineKeyOf(pipeline));
 }
 
 /** The trail whose next matching entry is the newest; ties go to the pipeline named first, so output is stable. */

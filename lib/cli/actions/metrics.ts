@@ -11,7 +11,7 @@ import {
   type PipelineMetrics,
   type TimeToRestore,
 } from '../../metrics/index.js';
-import { objectKeyString, type ObjectKey } from '../../pipeline/model.js';
+import { objectKeyString, type ObjectKey, pipelineKeyOf } from '../../pipeline/model.js';
 import type { AuditEntry, Store, StoredPipeline } from '../../store/port.js';
 import { walkAuditTrail } from '../../store/index.js';
 import { mapLimit } from '../../util/map-limit.js';
@@ -57,7 +57,7 @@ export async function readMetrics(backend: Backend, query: MetricsQuery): Promis
     stored.flatMap((entry) => (entry ? [entry] : [])),
     CONCURRENT_READS,
     async ({ pipeline }) => {
-      const key = { namespace: pipeline.namespace, name: pipeline.name };
+      const key = pipelineKeyOf(pipeline);
       const environments = pipeline.environments.map((env) => env.name);
       const entries = await trailSince(backend.store, key, since);
       const metrics = pipelineMetrics({ environments, entries, window, failureWindowMs: query.failureWindowMs });

@@ -15,7 +15,14 @@ import { randomUUID } from 'node:crypto';
 import { DeleteCommand, GetCommand, PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { queryAll, queryPages } from './query.js';
 import type { WatchedKind, GitopsClusterDocument, PipelineDocument } from '../../config/schema.js';
-import { appKeyOf, objectKeyString, type AppKey, type ObjectKey, type Pipeline } from '../../pipeline/model.js';
+import {
+  appKeyOf,
+  objectKeyString,
+  type AppKey,
+  type ObjectKey,
+  type Pipeline,
+  pipelineKeyOf,
+} from '../../pipeline/model.js';
 import type {
   AppsIndex,
   ClusterKindUsage,
@@ -70,7 +77,6 @@ export function indexEntries(pipeline: Pipeline): IndexEntry[] {
   return entries;
 }
 
-const pipelineKeyOf = (pipeline: Pipeline): ObjectKey => ({ namespace: pipeline.namespace, name: pipeline.name });
 const entryId = (pipeline: ObjectKey, entry: IndexEntry) => {
   const { pk, sk } = keys.indexEntry(entry.app, pipeline, entry.env, entry.slot);
   return `${pk} ${sk}`;

@@ -5,7 +5,7 @@
 // adapter, so they share the check; dynalite itself counts more leniently (UTF-16 code units), AWS does not.
 import type { ConfigProblem } from '../../config/problems.js';
 import type { GitopsClusterDocument, PipelineDocument } from '../../config/schema.js';
-import { appKeyOf, objectKeyString, type AppKey, type Pipeline } from '../../pipeline/model.js';
+import { appKeyOf, objectKeyString, type AppKey, type Pipeline, pipelineKeyOf } from '../../pipeline/model.js';
 import type { StoreLimits } from '../port.js';
 import {
   applyIntentItem,
@@ -97,7 +97,7 @@ function pipelineProblems({ document, pipeline, problemAt }: PipelineToStore): C
     const intent = measureItem(applyIntentItem(pipeline, SAMPLE_APPLY_ID, SAMPLE_GENERATION, SAMPLE_NOW));
     if (intent.bytes > MAX_ITEM_BYTES) problems.push(pipelineSizeProblem(document, pipeline, intent.bytes, problemAt));
   }
-  const key = { namespace: pipeline.namespace, name: pipeline.name };
+  const key = pipelineKeyOf(pipeline);
   const targetPath = (entry: IndexEntry) => {
     const env = pipeline.environments.findIndex((candidate) => candidate.name === entry.env);
     if (entry.source) return ['spec', 'source'];
@@ -189,7 +189,7 @@ function usageProblems(
   return problems;
 }
 
-const pipelineName = (pipeline: Pipeline) => objectKeyString({ namespace: pipeline.namespace, name: pipeline.name });
+const pipelineName = (pipeline: Pipeline) => objectKeyString(pipelineKeyOf(pipeline));
 
 function keyProblems(
   item: Record<string, unknown>,

@@ -3,7 +3,7 @@
 // of their own, like the audit trail, so deleting and re-applying a pipeline does not tell people the same news again;
 // they expire (TTL) after the audit retention.
 import { PutCommand } from '@aws-sdk/lib-dynamodb';
-import type { ObjectKey } from '../../pipeline/model.js';
+import { pipelineKeyOf, type ObjectKey } from '../../pipeline/model.js';
 import type { Notifications } from '../port.js';
 import { expiresAfter, isConditionFailure, keys, TABLE_SCHEMA, type TableContext } from './table.js';
 
@@ -41,7 +41,7 @@ export class DynamoNotifications implements Notifications {
           Item: {
             ...notificationKey(pipeline, env, revision, kind),
             entity: ENTITY,
-            pipeline: { namespace: pipeline.namespace, name: pipeline.name },
+            pipeline: pipelineKeyOf(pipeline),
             env,
             revision,
             kind,

@@ -2,7 +2,7 @@
 // attempt (exactly one worker holds it), run the strategy, and finish the record. A crash anywhere leaves a record
 // that the decision resumes once its lease expires; the strategy's own idempotence makes that resumption safe.
 import type { Action } from '../../decision/index.js';
-import { objectKeyString, type Pipeline } from '../../pipeline/model.js';
+import { objectKeyString, type Pipeline, pipelineKeyOf } from '../../pipeline/model.js';
 import { PromotionError } from '../../promotion/port.js';
 import type { VersionedPromotionRecord } from '../../store/port.js';
 import { settingsOf, type VerifierDeps } from '../deps.js';
@@ -25,7 +25,7 @@ export async function promote(pipeline: Pipeline, action: PromoteAction, deps: V
   const env = pipeline.environments.find((candidate) => candidate.name === action.env);
   if (!env) return 'not-claimed';
   const { revision } = action;
-  const key = { namespace: pipeline.namespace, name: pipeline.name };
+  const key = pipelineKeyOf(pipeline);
   const settings = settingsOf(deps);
   await deps.store.createPromotion(key, env.name, revision, deps.now());
   const claimed = await deps.store.claimPromotion(

@@ -1,7 +1,7 @@
 // The `request-approval` action: a manual environment's candidate waits for a person. The store's conditional
 // write never lets an older candidate replace a newer request, and an unchanged request writes nothing.
 import type { Action } from '../../decision/index.js';
-import type { Pipeline } from '../../pipeline/model.js';
+import { pipelineKeyOf, type Pipeline } from '../../pipeline/model.js';
 import type { VerifierDeps } from '../deps.js';
 import { auditEffect } from '../effect-audit.js';
 
@@ -14,12 +14,7 @@ export async function requestApproval(
   explanation: string,
   deps: VerifierDeps,
 ): Promise<void> {
-  const outcome = await deps.store.requestApproval(
-    { namespace: pipeline.namespace, name: pipeline.name },
-    action.env,
-    action.revision,
-    deps.now(),
-  );
+  const outcome = await deps.store.requestApproval(pipelineKeyOf(pipeline), action.env, action.revision, deps.now());
   if (outcome !== 'requested') return;
   await auditEffect(deps, pipeline, {
     type: 'approval-requested',

@@ -2,7 +2,7 @@
 // pipeline with a target that changed. A pipeline spanning many clusters is not re-decided once per cluster on
 // every poll when nothing changed: the poller's own `check-pipeline` per pipeline covers what comes due with time.
 import { ClusterAccessError } from '../../clusters/port.js';
-import { appKeyString, objectKeyString, type AppKey } from '../../pipeline/model.js';
+import { appKeyString, objectKeyString, type AppKey, pipelineKeyOf } from '../../pipeline/model.js';
 import type { PollMessage } from '../../queue/messages.js';
 import type { VerifierDeps } from '../deps.js';
 import { appsOf, evaluatePipeline } from '../evaluate.js';
@@ -60,7 +60,7 @@ export async function poll(message: PollMessage, deps: VerifierDeps, recentPipel
   }
   for (const pipeline of pipelines) {
     if (appsOf(pipeline).some((app) => changed.has(appKeyString(app)))) {
-      await evaluatePipeline({ namespace: pipeline.namespace, name: pipeline.name }, deps, 'status-changed');
+      await evaluatePipeline(pipelineKeyOf(pipeline), deps, 'status-changed');
     }
   }
   if (failure) throw failure;
