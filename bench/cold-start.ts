@@ -3,27 +3,37 @@
 // (`esbuildOptions` of infra/bundling.ts, as bench/bundle-sizes.ts does); then, per sample, a new `node` process
 // with the function's environment variables and `--enable-source-maps` (the construct sets both) imports the
 // bundle's `index.mjs` and reports how long the import took (module evaluation plus the handler module's top-level
-// init, e.g. its Powertools Logger) and how long it has been alive since the process started. Nothing calls AWS:
-// the SDK clients are built at the first invocation, which is not measured. Median of SAMPLES processes, after one
-// unmeasured process per function to warm the file cache; the functions and the baseline take turns.
+// init, e.g. its Powertools Logger), how long it has been alive since the process started, and the CPU time it has
+// used (steadier than wall time on a busy machine). Nothing calls AWS: the SDK clients are built at the first
+// invocation, which is not measured. Median of SAMPLES processes, after one unmeasured process per function to warm
+// the file cache; the functions and the baseline take turns.
+//
+// A package a bundle leaves out (infra/bundling.ts, `externalModules`) is loaded the way Lambda would load it from
+// its runtime: from a node_modules beside the bundle (a link to this repository's), so an import of it at load time
+// is paid for here as it would be there. The bundles leave out only what the SDK reaches through `import()` and
+// Lambda never uses, so today nothing is loaded from there; the note says so, from esbuild's metafile.
 //
 // Baseline: the same probe, in the same run, importing an empty module: node's own start-up and the probe's cost.
 // Every figure above it is what the function's code adds, so "ready" minus the baseline is the function's own
 // cold-start cost on this machine. Lambda's real init adds the runtime's own start, and this machine is not a Lambda
 // arm64 core, so compare the functions and the baseline with each other rather than with Lambda's Init Duration.
 // One more subject, the receiver without `--enable-source-maps`, prices that setting of the construct.
+//
+// Throws, failing `npm run bench`, when the receiver's bundle holds the verifier's clients or is over its size limit
+// (`receiverBundleProblems`), as `npm run bundle-sizes` does.
 import { execFile } from 'node:child_process';
-import { mkdtemp, rm, stat, writeFile } from 'node:fs/promises';
+import { mkdtemp, rm, stat, symlink, writeFile } from 'node:fs/promises';
+import { builtinModules } from 'node:module';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { promisify } from 'node:util';
 import { build } from 'esbuild';
-import { esbuildOptions, type FunctionName } from '../infra/bundling.js';
+import { esbuildOptions, REPO_ROOT, receiverBundleProblems, type FunctionName } from '../infra/bundling.js';
 import { formatMs, formatNumber, formatRatio, runIfMain, type Bench, type BenchSection } from './report.js';
 
 /** Fresh processes measured per function (and for the baseline); the median is reported. */
-const SAMPLES = 5;
+const SAMPLES = 9;
 const FUNCTIONS: readonly FunctionName[] = ['receiver', 'verifier', 'poller'];
 
 const run = promisify(execFile);
@@ -31,13 +41,17 @@ const NO_SOURCE_MAPS = 'receiver without source maps';
 
 /**
  * Imports the module named by its argument (a file URL) and prints how long the import took and how long the
- * process had been alive when it finished (`performance.now()` counts from the process's start), and its memory then.
+ * process had been alive when it finished (`performance.now()` counts from the process's start), the CPU time it had
+ * used by then (all its threads: V8 compiles and collects on helpers too), and its memory then.
  */
 const PROBE = `const started = performance.now();
 await import(process.argv[2]);
 const ready = performance.now();
+const { user, system } = process.cpuUsage();
 const { rss, heapUsed } = process.memoryUsage();
-process.stdout.write(JSON.stringify({ importMs: ready - started, readyMs: ready, rssBytes: rss, heapBytes: heapUsed }));
+process.stdout.write(JSON.stringify({
+  importMs: ready - started, readyMs: ready, cpuMs: (user + system) / 1000, rssBytes: rss, heapBytes: heapUsed,
+}));
 `;
 
 /** What the construct sets (infra/pipeline-controller.ts) and what the Lambda runtime sets, with made-up values. */
@@ -62,6 +76,8 @@ function lambdaEnvironment(name: FunctionName): NodeJS.ProcessEnv {
 interface Sample {
   importMs: number;
   readyMs: number;
+  /** User and system CPU time of the process until ready. */
+  cpuMs: number;
   /** Resident set size and V8 heap in use once the module is loaded. */
   rssBytes: number;
   heapBytes: number;
@@ -94,6 +110,7 @@ function medians(samples: readonly Sample[]): Medians {
   return {
     importMs: median(samples.map((s) => s.importMs)),
     readyMs: median(samples.map((s) => s.readyMs)),
+    cpuMs: median(samples.map((s) => s.cpuMs)),
     processMs: median(samples.map((s) => s.processMs)),
     rssBytes: median(samples.map((s) => s.rssBytes)),
     heapBytes: median(samples.map((s) => s.heapBytes)),
@@ -103,19 +120,41 @@ function medians(samples: readonly Sample[]): Medians {
 const mib = (bytes: number): string => `${(bytes / 1024 ** 2).toFixed(1)} MiB`;
 const memory = (measured: Medians): string => `RSS ${mib(measured.rssBytes)} (V8 heap ${mib(measured.heapBytes)})`;
 
+/** A bundle as the probe loads it, and the packages it imports from node_modules at load (none, today). */
+interface BuiltBundle {
+  file: string;
+  bytes: number;
+  loadedFromNodeModules: string[];
+}
+
+const isBuiltin = (specifier: string): boolean =>
+  specifier.startsWith('node:') || builtinModules.includes(specifier.split('/')[0] ?? specifier);
+
+async function buildBundle(name: FunctionName, file: string): Promise<BuiltBundle> {
+  const result = await build({ ...esbuildOptions(name, file), metafile: true, logLevel: 'warning' });
+  const bytes = (await stat(file)).size;
+  const problems =
+    name === 'receiver' ? receiverBundleProblems({ bytes, inputs: Object.keys(result.metafile.inputs) }) : [];
+  if (problems.length > 0) throw new Error(problems.join('; '));
+  const output = Object.entries(result.metafile.outputs).find(([out]) => out.endsWith('.mjs'))?.[1];
+  // What a bundle imports, not holds, at load (not through import()): loaded from the node_modules beside it.
+  const atLoad = (output?.imports ?? []).filter(
+    (entry) => entry.external && entry.kind === 'import-statement' && !isBuiltin(entry.path),
+  );
+  return { file, bytes, loadedFromNodeModules: [...new Set(atLoad.map((entry) => entry.path))].sort() };
+}
+
 export const benchColdStart: Bench = async (): Promise<BenchSection> => {
   const dir = await mkdtemp(path.join(tmpdir(), 'pipeline-controller-cold-start-'));
   try {
+    // Lambda would load a package the bundle leaves out from its runtime; here, from this repository's.
+    await symlink(path.join(REPO_ROOT, 'node_modules'), path.join(dir, 'node_modules'), 'dir');
     const probe = path.join(dir, 'probe.mjs');
     await writeFile(probe, PROBE);
     const empty = path.join(dir, 'empty', 'index.mjs');
     await build({ stdin: { contents: '' }, outfile: empty, format: 'esm', logLevel: 'warning' });
-    const bundles = new Map<FunctionName, { file: string; bytes: number }>();
-    for (const name of FUNCTIONS) {
-      const file = path.join(dir, name, 'index.mjs');
-      await build({ ...esbuildOptions(name, file), logLevel: 'warning' });
-      bundles.set(name, { file, bytes: (await stat(file)).size });
-    }
+    const bundles = new Map<FunctionName, BuiltBundle>();
+    for (const name of FUNCTIONS) bundles.set(name, await buildBundle(name, path.join(dir, name, 'index.mjs')));
 
     const receiverFile = bundles.get('receiver')?.file ?? '';
     const subjects: { name: string; file: string; env: NodeJS.ProcessEnv }[] = [
@@ -141,15 +180,21 @@ export const benchColdStart: Bench = async (): Promise<BenchSection> => {
       measurements: [
         ...FUNCTIONS.map((name) => {
           const measured = medians(samples.get(name) ?? []);
-          const bytes = bundles.get(name)?.bytes ?? 0;
+          const bundle = bundles.get(name);
+          const fromNodeModules = bundle?.loadedFromNodeModules ?? [];
           return {
-            name: `${name}: load and init of the bundle (${formatNumber(bytes / 1024)} KiB)`,
+            name: `${name}: load and init of the bundle (${formatNumber((bundle?.bytes ?? 0) / 1024)} KiB)`,
             value: `ready ${formatMs(measured.readyMs)} after process start (import ${formatMs(measured.importMs)})`,
             baseline: `empty module: ready ${formatMs(baseline.readyMs)} (import ${formatMs(baseline.importMs)})`,
             ratio: `${formatRatio(measured.readyMs, baseline.readyMs)} (${signedMs(measured.readyMs - baseline.readyMs)})`,
             note:
-              `${conditions}; spawn to exit ${formatMs(measured.processMs)} vs ${formatMs(baseline.processMs)}; ` +
-              `the bundle holds the AWS SDK clients (nothing external); Lambda's init adds the runtime's own start`,
+              `${conditions}; CPU ${signedMs(measured.cpuMs - baseline.cpuMs)} over the empty module's; ` +
+              `spawn to exit ${formatMs(measured.processMs)} vs ${formatMs(baseline.processMs)}; ` +
+              'the bundle holds the AWS SDK clients, without the credential sources Lambda never uses; ' +
+              (fromNodeModules.length > 0
+                ? `loaded from node_modules at init: ${fromNodeModules.join(', ')}; `
+                : 'nothing loaded from node_modules; ') +
+              "Lambda's init adds the runtime's own start",
           };
         }),
         ...FUNCTIONS.map((name) => {
@@ -168,7 +213,9 @@ export const benchColdStart: Bench = async (): Promise<BenchSection> => {
           value: `ready ${formatMs(noSourceMaps.readyMs)} after process start (import ${formatMs(noSourceMaps.importMs)})`,
           baseline: `with source maps (as deployed): ready ${formatMs(withSourceMaps.readyMs)}`,
           ratio: `${signedMs(withSourceMaps.readyMs - noSourceMaps.readyMs)} with source maps`,
-          note: `${conditions.replace(', --enable-source-maps', '')}; the price of readable stack traces`,
+          note:
+            `${conditions.replace(', --enable-source-maps', '')}; the price of readable stack traces; ` +
+            `CPU ${signedMs(withSourceMaps.cpuMs - noSourceMaps.cpuMs)} with source maps`,
         },
       ],
     };

@@ -24,6 +24,14 @@
 // Included: every request the promoter sends (reads = GET, writes = everything else), 404s and 422s too, and every
 // DynamoDB request it sends. The baseline of 1 is computed, not run: a naive promoter that lists the tree and GETs
 // every YAML file through the contents API, then makes the same writes.
+//
+// Then the writes alone (each costs a second: Octokit spaces them 1 s apart, as GitHub asks), by case, in two small
+// repositories of their own: one whose prod marker is in one manifest, and one whose prod markers are in three. In
+// each: a first pull request, a newer version while it is open, the same version again, and a newer version after it
+// was merged with a merge commit (GitHub's default). The bench fails when a case makes more writes than
+// MAX_WRITES says; the baseline is the previous adapter's writes, computed from what it sent (a tree, a commit, the
+// ref, then POST /pulls, refused with 422 before a list and a PATCH when one was open; the tree and the refused POST
+// again for a repeated call).
 import type { AttributeValue } from '@aws-sdk/client-dynamodb';
 import { GetItemCommand } from '@aws-sdk/client-dynamodb';
 import type { PipelineDocument } from '../lib/config/schema.js';
@@ -101,7 +109,7 @@ export function fleetFiles(version: string): Record<string, string> {
   return files;
 }
 
-const pipelineDocument: PipelineDocument = {
+const pipelineDocument = (repository: string): PipelineDocument => ({
   apiVersion: 'pipelines.weave.works/v1alpha1',
   kind: 'Pipeline',
   metadata: PIPELINE,
@@ -115,17 +123,17 @@ const pipelineDocument: PipelineDocument = {
       strategy: {
         'pull-request': {
           type: 'github',
-          url: `https://github.com/${OWNER}/${REPO}`,
+          url: `https://github.com/${OWNER}/${repository}`,
           baseBranch: 'main',
           secretRef: { name: SECRET.name },
         },
       },
     },
   },
-};
+});
 
-function promotionRequest(revision: string): PromotionRequest {
-  const pipeline = resolvePipeline(pipelineDocument, undefined);
+function promotionRequest(revision: string, repository = REPO): PromotionRequest {
+  const pipeline = resolvePipeline(pipelineDocument(repository), undefined);
   const env = pipeline.environments[1];
   if (!env) throw new Error('no prod environment');
   return { pipeline, env, revision, attempt: 1 };
@@ -175,6 +183,70 @@ function itemBytes(item: Record<string, AttributeValue>): number {
     return 1;
   };
   return Object.entries(item).reduce((sum, [name, value]) => sum + Buffer.byteLength(name) + valueBytes(value), 0);
+}
+
+type WriteCase = 'first' | 'open' | 'repeated' | 'afterMerge';
+type WritesByCase = Record<WriteCase, number>;
+
+/** The most writes a promotion may make, by case (the bench fails above them): what issue 21 reached. */
+export const MAX_WRITES: { oneFile: WritesByCase; threeFiles: WritesByCase } = {
+  oneFile: { first: 3, open: 4, repeated: 0, afterMerge: 3 },
+  threeFiles: { first: 4, open: 4, repeated: 0, afterMerge: 4 },
+};
+/** The previous adapter's writes, computed from what it sent (see the header), one file or several alike. */
+const PREVIOUS_WRITES: WritesByCase = { first: 4, open: 5, repeated: 2, afterMerge: 4 };
+
+const sumOf = (writes: WritesByCase) => writes.first + writes.open + writes.repeated + writes.afterMerge;
+const casesText = (writes: WritesByCase) =>
+  `first ${writes.first}, newer while open ${writes.open}, same again ${writes.repeated}, ` +
+  `newer after merge ${writes.afterMerge}`;
+
+/** Fails the bench when a promotion wrote more than `limit` allows. */
+function assertWrites(what: string, measured: number, limit: number): void {
+  if (measured > limit) throw new Error(`${what}: ${measured} GitHub writes, more than the ${limit} reached`);
+}
+
+/**
+ * The writes of each case in a repository of its own whose prod marker is in the podinfo manifest of each of `prodClusters` (1 or 3): a first
+ * pull request, a newer version while it is open, the same again, a newer version after a merge commit.
+ */
+async function writesByCase(
+  github: FakeGitHub,
+  secrets: StaticSecretSource,
+  repository: string,
+  prodClusters: readonly string[],
+): Promise<WritesByCase> {
+  const files: Record<string, string> = {
+    'clusters/dev/podinfo.yaml': helmRelease('dev', 'podinfo', '6.9.1', 'flux-system:podinfo:dev'),
+  };
+  for (const cluster of prodClusters) {
+    files[`clusters/${cluster}/podinfo.yaml`] = helmRelease(cluster, 'podinfo', '6.9.1', 'flux-system:podinfo:prod');
+  }
+  github.createRepository(OWNER, repository, files, { defaultBranch: 'main' });
+  const promoter = new GitHubPullRequestPromoter({ secrets, apiUrl: github.url, ...FAST, writeIntervalMs: 0 });
+  const writesOf = async (revision: string) => {
+    github.resetRequests();
+    await promoter.promote(promotionRequest(revision, repository));
+    const writes = github.count((request) => request.method !== 'GET');
+    const title = pullRequestTitle(PIPELINE.namespace, PIPELINE.name, 'prod', revision);
+    const open = github.pulls(OWNER, repository).filter((pull) => pull.state === 'open');
+    if (open.length !== 1 || open[0]?.title !== title) {
+      throw new Error(`${repository}: after promoting ${revision} the open pull request is not "${title}"`);
+    }
+    for (const cluster of prodClusters) {
+      const written = github.readFile(OWNER, repository, open[0].head, `clusters/${cluster}/podinfo.yaml`) ?? '';
+      if (!written.includes(`version: "${revision}"`)) throw new Error(`${repository}: ${revision} was not written`);
+    }
+    return writes;
+  };
+  const first = await writesOf('6.9.2');
+  const open = await writesOf('6.9.3');
+  const repeated = await writesOf('6.9.3');
+  const pull = github.pulls(OWNER, repository).find((candidate) => candidate.state === 'open');
+  if (!pull) throw new Error(`${repository}: no pull request to merge`);
+  github.merge(OWNER, repository, pull.number, { mergeCommit: true });
+  const afterMerge = await writesOf('6.9.4');
+  return { first, open, repeated, afterMerge };
 }
 
 const describe = (count: RequestCount): string =>
@@ -239,6 +311,26 @@ export const benchGitHubPromotion: Bench = async () => {
     if (unstored.blobReads !== yamlFiles) throw new Error(`${unstored.blobReads} blobs read without a stored scan`);
     const warmOpen = await promote(unstoredPromoter, '6.9.6');
     if (warmOpen.blobReads !== 0) throw new Error(`${warmOpen.blobReads} blobs read again on an unchanged base`);
+    // Three manifests carry the prod marker here.
+    assertWrites('first promotion', cold.writes, MAX_WRITES.threeFiles.first);
+    for (const [what, count] of [
+      ['later promotion, warm', warm],
+      ['later promotion, stored scan', stored],
+      ['later promotion, no stored scan', unstored],
+    ] as const) {
+      assertWrites(what, count.writes, MAX_WRITES.threeFiles.afterMerge);
+    }
+    assertWrites('promotion while the pull request is open', warmOpen.writes, MAX_WRITES.threeFiles.open);
+
+    const oneFile = await writesByCase(github, secrets, 'one-file', ['prod-eu']);
+    const threeFiles = await writesByCase(github, secrets, 'three-files', ['prod-eu', 'prod-us', 'prod-ap']);
+    for (const [label, measured, limits] of [
+      ['one file', oneFile, MAX_WRITES.oneFile],
+      ['three files', threeFiles, MAX_WRITES.threeFiles],
+    ] as const) {
+      for (const key of Object.keys(limits) as WriteCase[])
+        assertWrites(`${label}, ${key}`, measured[key], limits[key]);
+    }
 
     const key = markerScanKey(`${github.url.replace(/\/+$/, '')} ${OWNER}/${REPO}`.toLowerCase());
     const { Item: item } = await dynamo.client.send(
@@ -295,8 +387,20 @@ export const benchGitHubPromotion: Bench = async () => {
         baseline: `first promotion: ${formatNumber(cold.total)} requests`,
         ratio: `${formatRatio(cold.total, warmOpen.total)} fewer`,
         note:
-          `${warmOpen.byRoute}; the branch is moved and the pull request retitled: POST /pulls is refused (422, one ` +
-          'open PR per head) before the list and the PATCH',
+          `${warmOpen.byRoute}; the branch is moved and the pull request retitled: the open one is found by a read ` +
+          '(GET /pulls?head=) before any write and PATCHed, never refused a second one (422) first',
+      },
+      {
+        name: 'GitHub writes per promotion, by case (each one a second: Octokit spaces them 1 s apart)',
+        value: `one file: ${casesText(oneFile)}; three files: ${casesText(threeFiles)}`,
+        baseline: `previous adapter (computed), one file or three: ${casesText(PREVIOUS_WRITES)}`,
+        ratio: `${formatRatio(sumOf(PREVIOUS_WRITES), sumOf(oneFile))} fewer (one file), ${formatRatio(sumOf(PREVIOUS_WRITES), sumOf(threeFiles))} fewer (three files), over the four cases`,
+        note:
+          'one file and no pull request open: the branch created on, or reset onto, the base, then the file ' +
+          'committed through the contents API (PUT /contents/{path}: blob, tree, commit and ref in one write); ' +
+          'otherwise a tree with the content inline, a commit, the ref; an open pull request PATCHed where its ' +
+          "title or body differ; a repeated call compares the tree computed from the base's listing with the " +
+          "branch's and writes nothing; the bench fails above these counts",
       },
     ];
     return { title: 'GitHub requests per promotion (500 YAML files)', measurements };

@@ -233,6 +233,11 @@ function countRequests(fakes: readonly FakeKubeApi[]): RequestCounts {
   return counts;
 }
 
+/** TLS connections the fakes accepted since their requests were last reset. */
+function tlsConnections(fakes: readonly FakeKubeApi[]): number {
+  return fakes.reduce((sum, fake) => sum + fake.tlsConnections, 0);
+}
+
 /** Throws unless every cluster got exactly one LIST page per kind it runs and no GET. */
 function checkOneListPerClusterKind(fakes: readonly FakeKubeApi[], kindsPerCluster: number, which: string): void {
   const wrong = fakes.flatMap((fake, index) => {
@@ -371,6 +376,7 @@ const benchFleetPoll: Bench = async (): Promise<BenchSection> => {
     const listOnlyMs = performance.now() - started;
     checkOneListPerClusterKind(fakes, kindsPerCluster, 'LIST-only pass');
     const listOnly = countRequests(fakes);
+    const listOnlyConnections = tlsConnections(fakes);
 
     // The naive poll of the whole fleet: one GET per (pipeline, environment, target), a fresh reader, the same
     // concurrency and latency.
@@ -383,6 +389,7 @@ const benchFleetPoll: Bench = async (): Promise<BenchSection> => {
     });
     const naiveMs = performance.now() - started;
     const naive = countRequests(fakes);
+    const naiveConnections = tlsConnections(fakes);
     if (missing > 0 || naive.get !== allTargets.length) {
       throw new Error(`naive poll: ${naive.get} GETs for ${allTargets.length} targets, ${missing} objects not found`);
     }
@@ -424,8 +431,9 @@ const benchFleetPoll: Bench = async (): Promise<BenchSection> => {
           ratio: `${formatRatio(naiveMs, listOnlyMs)} faster`,
           note:
             `both through KubernetesClusterReader, ${READ_CONCURRENCY} in flight, fresh readers, clusters from memory (with ` +
-            `${formatNumber(listOnly.discovery)} and ${formatNumber(naive.discovery)} discovery requests); ` +
-            `client-node opens a new TLS connection per request; the fake servers share this process's CPU`,
+            `${formatNumber(listOnly.discovery)} and ${formatNumber(naive.discovery)} discovery requests, ` +
+            `${formatNumber(listOnlyConnections)} and ${formatNumber(naiveConnections)} TLS connections: kept alive, ` +
+            `per cluster); the fake servers share this process's CPU`,
         },
         {
           name: 'first poll (every status new), product path, wall time',

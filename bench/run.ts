@@ -12,6 +12,7 @@ import { benchCostPerEvent } from './cost-per-event.js';
 import { benchEndToEndLatency } from './end-to-end-latency.js';
 import { benchGitHostPromotions } from './git-host-promotions.js';
 import { benchGitHubPromotion } from './github-promotion.js';
+import { benchLeafClusterConnections } from './leaf-cluster-connections.js';
 import { benchLeafClusterLoad } from './leaf-cluster-load.js';
 import { benchReceiver } from './receiver.js';
 import { machineLine, markdownTable, type Bench, type BenchSection } from './report.js';
@@ -20,6 +21,7 @@ const BENCHES: Readonly<Record<string, Bench>> = {
   receiver: benchReceiver,
   'cold-start': benchColdStart,
   'leaf-cluster-load': benchLeafClusterLoad,
+  'leaf-cluster-connections': benchLeafClusterConnections,
   'cost-per-event': benchCostPerEvent,
   'github-promotion': benchGitHubPromotion,
   'git-host-promotions': benchGitHostPromotions,

@@ -45,6 +45,57 @@ export const ESM_REQUIRE_BANNER =
   "import { createRequire as __pipelineControllerCreateRequire } from 'node:module'; " +
   'const require = __pipelineControllerCreateRequire(import.meta.url);';
 
+/**
+ * The credential sources of the AWS SDK's default chain other than the environment variables. The chain reads
+ * AWS_ACCESS_KEY_ID/AWS_SECRET_ACCESS_KEY/AWS_SESSION_TOKEN first, which Lambda sets for every function, and
+ * reaches these only through `import()` when those are missing (or AWS_PROFILE is set): never on Lambda. Left out of
+ * the bundles (about 130 KiB each, with the STS/SSO clients they pull in), they cost a cold start nothing; if a
+ * misconfigured function ever reached one, Lambda's runtime would load its own copy of the SDK's package.
+ * test/infra/bundling.test.ts checks that every import of these left in a bundle is an `import()`.
+ */
+export const LAZY_CREDENTIAL_PACKAGES = [
+  '@aws-sdk/credential-provider-http',
+  '@aws-sdk/credential-provider-ini',
+  '@aws-sdk/credential-provider-process',
+  '@aws-sdk/credential-provider-sso',
+  '@aws-sdk/credential-provider-web-identity',
+  '@smithy/credential-provider-imds',
+] as const;
+
+/**
+ * The receiver's bundle goal (issue 21: a cold start is mostly the time to compile and run what it loads), reported
+ * by `npm run bundle-sizes` and the cold-start benchmark; not met yet (README, "Function bundles", says what stands
+ * in the way).
+ */
+export const RECEIVER_BUNDLE_GOAL_BYTES = 400 * 1024;
+/** Above this the benchmarks fail: what the bundle measures today plus a margin, so a regression is caught. */
+export const RECEIVER_BUNDLE_LIMIT_BYTES = 470 * 1024;
+
+/** What esbuild's metafile says of one bundle, as much as `receiverBundleProblems` needs. */
+export interface BundleFacts {
+  /** The size of the `.mjs` Lambda loads. */
+  bytes: number;
+  /** The bundled files, as esbuild names them (`node_modules/<package>/…`, `lib/…`). */
+  inputs: readonly string[];
+}
+
+/**
+ * Why the receiver's bundle is not as it should be (empty when it is): the verifier's clients inside it, or a size
+ * over the limit. `npm run bundle-sizes` and the cold-start benchmark fail on any.
+ */
+export function receiverBundleProblems(bundle: BundleFacts): string[] {
+  const problems = VERIFIER_ONLY_PACKAGES.filter((pkg) =>
+    bundle.inputs.some((input) => input.includes(`node_modules/${pkg}`)),
+  ).map((pkg) => `the receiver's bundle must not contain ${pkg}`);
+  if (bundle.bytes > RECEIVER_BUNDLE_LIMIT_BYTES) {
+    problems.push(
+      `the receiver's bundle is ${(bundle.bytes / 1024).toFixed(1)} KiB, over its limit of ` +
+        `${RECEIVER_BUNDLE_LIMIT_BYTES / 1024} KiB`,
+    );
+  }
+  return problems;
+}
+
 /** The settings, in the vocabulary both consumers understand. */
 export const BUNDLE_SETTINGS = {
   /** The Lambda runtime the construct deploys is nodejs22.x (infra/README.md, cdk-nag AwsSolutions-L1). */
@@ -59,13 +110,22 @@ export const BUNDLE_SETTINGS = {
   mainFields: ['module', 'main'],
   banner: ESM_REQUIRE_BANNER,
   /**
-   * Nothing is external, not even `@aws-sdk/*`, although nodejs22.x ships an AWS SDK v3. The project pins its SDK
-   * clients (3.1162–3.1169) together with `@aws-sdk/lib-dynamodb` and the `@smithy/*` signer the EKS tokens use;
-   * the runtime's copy is whatever version AWS last put in the image, so mixing the two would run untested pairs,
-   * and `instanceof ResourceNotFoundException` checks would silently fail across copies. Bundling costs size (see
-   * `npm run bundle-sizes`), and buys a function that runs exactly the code the tests ran.
+   * The AWS SDK is bundled, although nodejs22.x ships an AWS SDK v3 (and NodejsFunction would leave `@aws-sdk/*` out
+   * by default); only the credential sources Lambda never uses are left out (`LAZY_CREDENTIAL_PACKAGES`). The project
+   * pins its SDK clients (3.1162–3.1169) together with `@aws-sdk/lib-dynamodb` and the `@smithy/*` signer the EKS
+   * tokens use; the runtime's copy is whatever version AWS last put in the image, so mixing the two would run
+   * untested pairs, and `instanceof ResourceNotFoundException` checks would silently fail across copies. It is also
+   * faster: the runtime's copy is loaded from node_modules as whole CommonJS packages, which costs a cold start more
+   * than the tree-shaken, minified part of the SDK a bundle holds (README, "Function bundles", has the figures).
    */
-  externalModules: [] as string[],
+  externalModules: [...LAZY_CREDENTIAL_PACKAGES] as string[],
+  /**
+   * Packages replaced by another at bundling (esbuild's `alias`). `whatwg-url`: node-fetch 2 (the Kubernetes
+   * client's HTTP) imports it only for `URL`, and uses Node's own `url.URL` whenever that exists, which on Node it
+   * always does; bundled, its tr46 mapping table (254 KiB of JSON) would be parsed at every verifier cold start for
+   * nothing. Node's `url` module gives node-fetch the same `URL` it uses anyway.
+   */
+  alias: { 'whatwg-url': 'node:url' } as Record<string, string>,
 } as const;
 
 /**
@@ -89,5 +149,6 @@ export function esbuildOptions(name: FunctionName, outfile: string) {
     mainFields: [...s.mainFields],
     banner: { js: s.banner },
     external: [...s.externalModules],
+    alias: { ...s.alias },
   } satisfies BuildOptions;
 }

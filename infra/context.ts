@@ -6,7 +6,7 @@ import { RemovalPolicy } from 'aws-cdk-lib';
 import * as events from 'aws-cdk-lib/aws-events';
 import * as lambda from 'aws-cdk-lib/aws-lambda';
 import * as logs from 'aws-cdk-lib/aws-logs';
-import { z } from 'zod';
+import * as z from 'zod';
 import { NEWS_KINDS, type NewsKind } from '../lib/pipeline/model.js';
 import { commitAuthorOf } from '../lib/promotion/pull-request/commit-author.js';
 import { closestName } from './closest-name.js';

@@ -66,6 +66,7 @@ export function handlerFunction(
       mainFields: [...s.mainFields],
       banner: s.banner,
       externalModules: [...s.externalModules],
+      esbuildArgs: Object.fromEntries(Object.entries(s.alias).map(([from, to]) => [`--alias:${from}`, to])),
     },
   });
 }

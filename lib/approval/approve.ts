@@ -1,9 +1,12 @@
-// Approving the revision that waits in a manual environment. Two doors lead here, Weave's `/approval` webhook
-// (lib/http/approval-route.ts) and `pipelinectl approve` (lib/cli/actions/approve.ts): each authenticates its caller
-// and words its own answers; what an approval checks and does is decided here, once.
+// Approving the revision that waits in a manual environment. Three doors lead here, Weave's `/approval` webhook
+// (lib/http/approval-route.ts), `pipelinectl approve` (lib/cli/actions/approve.ts) and the dashboard: each
+// authenticates its caller and words its own answers; what an approval checks and does is decided here, once:
+// the environment's approval policy (who may approve, how many must; docs/approval-policies.md), the store's
+// count of distinct approvers, the audit entry, and the promote message once the last approval needed came.
 import { pipelineKeyOf, type Pipeline } from '../pipeline/model.js';
 import type { PromoteMessage } from '../queue/messages.js';
 import type { Store } from '../store/port.js';
+import { approverAllowed, type ApproverRefusal } from './approver-policy.js';
 
 export interface ApprovalDeps {
   store: Pick<Store, 'getApproval' | 'approve' | 'appendAudit'>;
@@ -27,6 +30,12 @@ export interface ApprovalRequest {
   now: Date;
 }
 
+/** How many distinct approvals the revision has, and how many the policy needs. */
+export interface ApprovalCount {
+  have: number;
+  need: number;
+}
+
 export type ApprovalResult =
   /** The pipeline has no such environment. */
   | { outcome: 'unknown-environment' }
@@ -34,33 +43,110 @@ export type ApprovalResult =
   | { outcome: 'nothing-waiting' }
   /** The marker waits for another revision, or there is none: nothing changed. */
   | { outcome: 'not-waiting'; revision: string }
-  /** Approved now (with an `approved` audit entry) or before; either way the promotion was handed on. */
-  | { outcome: 'approved' | 'already-approved'; revision: string; approver: string; delivered: boolean };
+  /** The policy does not let this identity approve here: nothing changed. `reason` names the identity and the list. */
+  | { outcome: 'not-allowed'; revision: string; approver: string; refusal: ApproverRefusal; reason: string }
+  /** Someone rejected the revision: no approval counts for it any more. */
+  | {
+      outcome: 'rejected';
+      revision: string;
+      approver: string;
+      rejectedBy?: string;
+      rejectedAt?: string;
+      rejectionReason?: string;
+    }
+  /** Recorded (with an `approved` audit entry); more distinct approvers are needed before the promotion starts. */
+  | ({ outcome: 'counted'; revision: string; approver: string } & ApprovalCount)
+  /** This identity approved the revision before and more approvers are needed: it counts once, nothing changed. */
+  | ({ outcome: 'already-counted'; revision: string; approver: string } & ApprovalCount)
+  /** Approved now (the last approval needed, with an `approved` audit entry): the promotion was handed on. */
+  | ({ outcome: 'approved'; revision: string; approver: string; delivered: boolean } & ApprovalCount)
+  /** Approved before: the promotion was handed on again. */
+  | { outcome: 'already-approved'; revision: string; approver: string; delivered: boolean };
+
+/** Distinct approvers an environment needs: its policy's `required`, else one. */
+export function requiredApprovals(pipeline: Pipeline, env: string): number {
+  return pipeline.environments.find((environment) => environment.name === env)?.approval?.required ?? 1;
+}
 
 export async function approve(deps: ApprovalDeps, request: ApprovalRequest): Promise<ApprovalResult> {
   const { pipeline, env, now } = request;
-  if (!pipeline.environments.some((environment) => environment.name === env)) {
-    return { outcome: 'unknown-environment' };
-  }
+  const environment = pipeline.environments.find((candidate) => candidate.name === env);
+  if (!environment) return { outcome: 'unknown-environment' };
   const key = pipelineKeyOf(pipeline);
   const revision = request.revision ?? (await deps.store.getApproval(key, env))?.revision;
   if (revision === undefined) return { outcome: 'nothing-waiting' };
 
   const approver = typeof request.approver === 'string' ? request.approver : await request.approver();
-  const outcome = await deps.store.approve(key, env, revision, approver, now);
-  if (outcome === 'not-waiting') return { outcome, revision };
-  if (outcome === 'approved') {
-    await deps.store.appendAudit({
-      at: now.toISOString(),
-      pipeline: key,
-      type: 'approved',
-      env,
-      revision,
-      message: `${revision} approved for ${env} with ${request.via}`,
-      actor: approver,
-    });
+  // Before anything is read or written for the revision: a caller the policy refuses learns nothing of it.
+  const verdict = approverAllowed(environment.approval, approver, pipeline.namespace);
+  if (!verdict.allowed)
+    return { outcome: 'not-allowed', revision, approver, refusal: verdict.refusal, reason: verdict.reason };
+
+  const need = requiredApprovals(pipeline, env);
+  const outcome = await deps.store.approve(key, env, revision, approver, now, need);
+  switch (outcome) {
+    case 'not-waiting':
+      return { outcome, revision };
+    case 'rejected': {
+      const marker = await markerOf(deps, pipeline, env, revision);
+      return {
+        outcome,
+        revision,
+        approver,
+        ...(marker?.rejectedBy !== undefined && { rejectedBy: marker.rejectedBy }),
+        ...(marker?.rejectedAt !== undefined && { rejectedAt: marker.rejectedAt }),
+        ...(marker?.rejectionReason !== undefined && { rejectionReason: marker.rejectionReason }),
+      };
+    }
+    case 'already-counted':
+      return { outcome, revision, approver, have: await countOf(deps, pipeline, env, revision), need };
+    case 'counted': {
+      const have = await countOf(deps, pipeline, env, revision);
+      await audit(deps, request, revision, approver, { have, need });
+      return { outcome, revision, approver, have, need };
+    }
+    case 'approved': {
+      // The last approval needed: as many as the policy asks, whatever a concurrent approval left on the marker.
+      await audit(deps, request, revision, approver, { have: need, need });
+      const delivered = await deps.enqueue({ type: 'promote', pipeline: key, env, revision });
+      return { outcome, revision, approver, delivered, have: need, need };
+    }
+    case 'already-approved': {
+      // Handed on again: the promotion record makes a repeated promote message harmless.
+      const delivered = await deps.enqueue({ type: 'promote', pipeline: key, env, revision });
+      return { outcome, revision, approver, delivered };
+    }
   }
-  // Also after `already-approved`: the promotion record makes a repeated promote message harmless.
-  const delivered = await deps.enqueue({ type: 'promote', pipeline: key, env, revision });
-  return { outcome, revision, approver, delivered };
+}
+
+async function audit(
+  deps: ApprovalDeps,
+  request: ApprovalRequest,
+  revision: string,
+  approver: string,
+  { have, need }: ApprovalCount,
+): Promise<void> {
+  // The count only where the policy asks for more than one, so a plain approval reads as it always did.
+  const count = need > 1 ? ` (${have} of ${need})` : '';
+  await deps.store.appendAudit({
+    at: request.now.toISOString(),
+    pipeline: pipelineKeyOf(request.pipeline),
+    type: 'approved',
+    env: request.env,
+    revision,
+    message: `${revision} approved for ${request.env} with ${request.via}${count}`,
+    actor: approver,
+  });
+}
+
+/** The marker, if it is still for `revision`. */
+async function markerOf(deps: ApprovalDeps, pipeline: Pipeline, env: string, revision: string) {
+  const marker = await deps.store.getApproval(pipelineKeyOf(pipeline), env);
+  return marker?.revision === revision ? marker : undefined;
+}
+
+/** Distinct approvals of `revision` so far (at least the one just counted, should the marker have moved on). */
+async function countOf(deps: ApprovalDeps, pipeline: Pipeline, env: string, revision: string): Promise<number> {
+  const marker = await markerOf(deps, pipeline, env, revision);
+  return Math.max(1, marker?.approvals?.length ?? 1);
 }

@@ -70,10 +70,34 @@ const COMMANDS: readonly CommandEntry[] = [
     load: () => import('./commands/approve.js'),
   },
   {
+    name: 'reject',
+    usage: '[options] <pipeline> <env>',
+    summary: 'Reject the revision waiting in a manual environment',
+    load: () => import('./commands/reject.js'),
+  },
+  {
     name: 'retry',
     usage: '[options] <pipeline> <env>',
     summary: 'Retry a promotion that failed for good',
     load: () => import('./commands/retry.js'),
+  },
+  {
+    name: 'freeze',
+    usage: '[options] [pipeline]',
+    summary: 'Stop promotions into a pipeline, or every pipeline, until unfrozen',
+    load: () => import('./commands/freeze.js'),
+  },
+  {
+    name: 'unfreeze',
+    usage: '[options] [pipeline]',
+    summary: 'Lift the stop switch of a pipeline, or the installation-wide one',
+    load: () => import('./commands/unfreeze.js'),
+  },
+  {
+    name: 'freezes',
+    usage: '[options] [pipeline]',
+    summary: 'List the stop switches in force',
+    load: () => import('./commands/freezes.js'),
   },
   {
     name: 'explain',

@@ -71,7 +71,11 @@ export class ApiDiscovery {
     return this.plan(client, kind);
   }
 
-  /** GET /apis once per cluster (cached for ttlMs): the served versions of every group. */
+  /**
+   * GET /apis once per cluster (cached for ttlMs): the served versions of every group. Concurrent readers of a cluster
+   * share its client (cluster-client.ts), so they share the request in flight; a failure reaches the readers waiting
+   * on it and is then dropped, so the next read asks again.
+   */
   private discover(client: ClusterClient): Promise<Discovery> {
     const { now, ttlMs, timeoutMs } = this.options;
     const cached = client.discovery;

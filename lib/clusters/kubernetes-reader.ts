@@ -1,8 +1,9 @@
 // The ClusterReader over the Kubernetes API (@kubernetes/client-node 1.4): reads Flux HelmReleases and
-// Kustomizations from leaf clusters registered as GitopsClusters. The clients (cluster-client.ts), the deadline of
-// each request (api-call.ts), the served API versions (api-discovery.ts) and the classification of failures
-// (access-errors.ts) each have their own module; this one pages through LISTs and falls back where a cluster allows
-// less than a cluster-wide read, or tells less than discovery: then it tries the versions in turn.
+// Kustomizations from leaf clusters registered as GitopsClusters. The clients (cluster-client.ts), their kept-alive
+// connections (kept-alive-connections.ts), the deadline of each request (api-call.ts), the served API versions
+// (api-discovery.ts) and the classification of failures (access-errors.ts) each have their own module; this one
+// pages through LISTs and falls back where a cluster allows less than a cluster-wide read, or tells less than
+// discovery: then it tries the versions in turn.
 import type { WatchedKind, GitopsClusterDocument } from '../config/schema.js';
 import type { AppKey, ObjectKey } from '../pipeline/model.js';
 import type { SecretSource } from '../secrets/port.js';
@@ -28,7 +29,7 @@ export interface KubernetesClusterReaderOptions {
   pageSize?: number;
   /** How long the served versions found by discovery (or its being unavailable) are trusted, in ms. Default 10 minutes. */
   discoveryTtlMs?: number;
-  /** Milliseconds since the epoch. Default `Date.now`. */
+  /** Milliseconds since the epoch: discovery's age and connections' idle time. Default `Date.now`. */
   now?: () => number;
 }
 

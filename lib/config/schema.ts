@@ -2,7 +2,7 @@
 // `pipelines.weave.works/v1alpha1` CRD, so a Weave Pipeline file loads unchanged (docs/weave-compatibility.md); our
 // additions are optional.
 // Objects are strict (an unknown field is an error) except `metadata`, which tolerates whatever kubectl exports.
-import { z } from 'zod';
+import * as z from 'zod';
 import { SELECTOR_OPERATORS, requirementProblem } from '../pipeline/label-selector.js';
 import {
   APP_KINDS,
@@ -14,7 +14,14 @@ import {
   type WatchedKind,
 } from '../pipeline/model.js';
 import { repositoryAddress } from '../pipeline/repository-address.js';
-import { durationMs } from '../util/duration.js';
+import {
+  ApprovalPolicySchema,
+  FreezeWindows,
+  RollbackAfter,
+  RollbackStrategy,
+  checkEnvironmentGates,
+  pipelineDurationMs,
+} from './environment-gates.js';
 import {
   GIT_PROVIDER_TYPES,
   type Promotion as PromotionModel,
@@ -190,7 +197,7 @@ export const MAX_SOAK_MS = 7 * 24 * 3_600_000;
  * the CLI writes durations (`30m`, `2h`, `1h30m`), so that it reads the same in a Pipeline and on screen.
  */
 export const SoakDuration = z.string().superRefine((text, ctx) => {
-  const ms = /^(?:\d+[hms])+$/.test(text) ? durationMs(text) : undefined;
+  const ms = pipelineDurationMs(text);
   if (ms === undefined) {
     ctx.addIssue({
       code: 'custom',
@@ -210,6 +217,11 @@ export const Environment = z
     targetSelector: TargetSelector.optional(),
     promotion: Promotion.optional(),
     soak: SoakDuration.optional(),
+    // Extensions of issue 20, validated in environment-gates.ts.
+    freeze: FreezeWindows.optional(),
+    approval: ApprovalPolicySchema.optional(),
+    rollback: RollbackStrategy.optional(),
+    rollbackAfter: RollbackAfter.optional(),
   })
   .superRefine((environment, ctx) => {
     if (environment.targetSelector === undefined && (environment.targets ?? []).length === 0) {
@@ -263,6 +275,7 @@ export const PipelineSpec = z
       const message = `the pipeline has no environment "${name}" (it has ${[...names].join(', ')})`;
       ctx.addIssue({ code: 'custom', path: ['notify', 'environments', index], message });
     });
+    checkEnvironmentGates(spec, ctx);
   });
 
 export const PipelineDocument = z.strictObject({

@@ -1,5 +1,5 @@
 // Validating one document against its kind's schema, with problems that name the field and its place in the file.
-import type { z } from 'zod';
+import type * as z from 'zod';
 import { DOCUMENT_SCHEMAS, type DocumentKind } from './schema.js';
 import { formatPath, type ConfigProblem } from './problems.js';
 import { secretValueProblems } from './secret-values.js';

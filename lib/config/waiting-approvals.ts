@@ -2,7 +2,7 @@
 // (`status.environments.<env>.waitingApproval.revision`, reset to "" once approved), so that `apply` of a
 // `kubectl get pipelines -o yaml` export carries them over as approval markers (docs/weave-compatibility.md). The
 // rest of the status is Weave's own bookkeeping and is ignored.
-import { z } from 'zod';
+import * as z from 'zod';
 import { isPrintable, printable } from '../logging/printable.js';
 import { pipelineKeyOf, type ObjectKey, type Pipeline } from '../pipeline/model.js';
 import { isRecord, type DocumentAt } from './validate.js';

@@ -11,7 +11,10 @@ import { wasRead, type TargetStatus } from '../flux/target-status.js';
 import { appKeyOf, appKeyString, objectKeyString } from '../pipeline/model.js';
 import type { PipelineEnvironment, SourceObject } from '../pipeline/model.js';
 import { selectorString } from '../pipeline/label-selector.js';
-import { promotionStep } from './promotion-step.js';
+import { environmentEvidence, sourceEvidence } from './evidence.js';
+import { freezeOf } from './freeze.js';
+import { promotionStep, type PromotionStep } from './promotion-step.js';
+import { rollbackStep } from './rollback.js';
 import { isRunning, isoSeconds, soakOf, timeLeft, type Soak } from './soak.js';
 import { oneLine, targetName, withDetail } from './text.js';
 import type {
@@ -22,6 +25,7 @@ import type {
   EnvironmentExplanation,
   EnvironmentReason,
   EnvironmentState,
+  PromotionEvidence,
   SourceExplanation,
   SourceReason,
 } from './types.js';
@@ -44,10 +48,57 @@ export function decide(input: DecisionInput): Decision {
   const [first, ...later] = input.pipeline.environments;
   if (!first) return { actions: [], environments: [] };
   const source = input.pipeline.source && sourceOf(input, input.pipeline.source);
-  const decision = source?.version
-    ? decideFromSource(input, first, later, source.revision ?? source.version, source.version)
+  const walked = source?.version
+    ? decideFromSource(input, first, later, source.revision ?? source.version, source, source.version)
     : decideFromFirstEnvironment(input, first, later);
+  const decision = withRollbacks(input, walked);
   return source ? { ...decision, source } : decision;
+}
+
+/** What a walk decided, with what it could not decide without reading more. */
+interface Walked {
+  candidate?: string;
+  actions: Action[];
+  environments: EnvironmentExplanation[];
+  /** A promotion would start where the stop switches were not read. */
+  needsFreezes?: boolean;
+}
+
+/**
+ * Adds the rollbacks that are due (rollback.ts) to what the walk decided. An environment the walk promotes into
+ * is rolled forward instead: the newer candidate replaces the revision that fails there.
+ */
+function withRollbacks(input: DecisionInput, walked: Walked): Decision {
+  const actions = [...walked.actions];
+  const environments = [...walked.environments];
+  const needsHistory: string[] = [];
+  for (const env of input.pipeline.environments) {
+    if (!env.rollback) continue;
+    if (actions.some((action) => action.type === 'promote' && action.env === env.name)) continue;
+    const step = rollbackStep({
+      env,
+      targets: observedTargets(input, env),
+      promotions: input.promotions,
+      passed: input.lastPassed?.get(env.name),
+      now: input.now,
+    });
+    if (step.due === 'needs-history') needsHistory.push(env.name);
+    if (step.due !== true) continue;
+    const index = environments.findIndex((explained) => explained.env === env.name);
+    const explained: EnvironmentExplanation = {
+      ...explanation(env, step.state, step.reason, step.message),
+      ...(step.rollbackAt === undefined ? {} : { rollbackAt: step.rollbackAt }),
+    };
+    if (index >= 0) environments[index] = explained;
+    actions.push(...step.actions);
+  }
+  const needs = {
+    ...(walked.needsFreezes ? { freezes: true as const } : {}),
+    ...(needsHistory.length > 0 ? { lastPassed: needsHistory } : {}),
+  };
+  const decision: Decision = { actions, environments };
+  if (walked.candidate !== undefined) decision.candidate = walked.candidate;
+  return Object.keys(needs).length > 0 ? { ...decision, needs } : decision;
 }
 
 /** Without a source (or while it names no version): the first environment's revision is the candidate. */
@@ -55,7 +106,7 @@ function decideFromFirstEnvironment(
   input: DecisionInput,
   first: PipelineEnvironment,
   later: readonly PipelineEnvironment[],
-): Decision {
+): Walked {
   const targets = observedTargets(input, first);
   const found = candidateOf(targets, first);
   if (found.candidate === undefined) {
@@ -72,12 +123,9 @@ function decideFromFirstEnvironment(
   const firstExplained = held
     ? soaking(first, held, input.now, found.message)
     : explanation(first, 'source', found.reason, soak ? `${found.message}; ${soakServed(first)}` : found.message);
-  const walked = walk(input, later, found.candidate, sameRevision, held);
-  return {
-    candidate: found.candidate,
-    actions: walked.actions,
-    environments: [firstExplained, ...walked.environments],
-  };
+  const from = environmentEvidence(first.name, targets, soak ? first.soak : undefined);
+  const walked = walk(input, later, found.candidate, { held, from });
+  return { ...walked, candidate: found.candidate, environments: [firstExplained, ...walked.environments] };
 }
 
 /**
@@ -90,29 +138,36 @@ function decideFromSource(
   first: PipelineEnvironment,
   later: readonly PipelineEnvironment[],
   revision: string,
+  source: SourceExplanation,
   version: string,
-): Decision {
-  const walked = walk(input, [first], version, (running) => runsSourceRevision(running, revision));
+): Walked {
+  const walked = walk(input, [first], version, {
+    runs: (running) => runsSourceRevision(running, revision),
+    from: sourceEvidence(source.object),
+  });
   const [firstExplained] = walked.environments;
   if (!firstExplained || (firstExplained.state !== 'passed' && firstExplained.state !== 'soaking')) {
     const stop = `${first.name} (${firstExplained?.state ?? 'unknown'})`;
     const rest = later.map((env) =>
       explanation(env, 'not-reached', 'StoppedEarlier', `not reached: stopped at ${stop}`),
     );
-    return { candidate: version, actions: walked.actions, environments: [...walked.environments, ...rest] };
+    return { ...walked, candidate: version, environments: [...walked.environments, ...rest] };
   }
   const found = candidateOf(observedTargets(input, first), first);
   if (found.candidate === undefined) {
     const rest = later.map((env) =>
       explanation(env, 'not-reached', 'NoCandidate', `not reached: ${first.name} has no candidate: ${found.message}`),
     );
-    return { candidate: version, actions: walked.actions, environments: [...walked.environments, ...rest] };
+    return { ...walked, candidate: version, environments: [...walked.environments, ...rest] };
   }
-  const next = walk(input, later, found.candidate, sameRevision, walked.held);
+  const firstTargets = observedTargets(input, first);
+  const from = environmentEvidence(first.name, firstTargets, first.soak);
+  const next = walk(input, later, found.candidate, { ...(walked.held ? { held: walked.held } : {}), from });
   return {
     candidate: found.candidate,
     actions: [...walked.actions, ...next.actions],
     environments: [...walked.environments, ...next.environments],
+    ...(walked.needsFreezes || next.needsFreezes ? { needsFreezes: true } : {}),
   };
 }
 
@@ -129,11 +184,13 @@ function walk(
   input: DecisionInput,
   envs: readonly PipelineEnvironment[],
   candidate: string,
-  runs: RunsRevision = sameRevision,
-  held?: Soak,
-): { actions: Action[]; environments: EnvironmentExplanation[]; held?: Soak } {
+  options: WalkOptions,
+): Walked & { held?: Soak } {
+  const runs = options.runs ?? sameRevision;
+  let { held, from } = options;
   const environments: EnvironmentExplanation[] = [];
   const actions: Action[] = [];
+  let needsFreezes = false;
   // Set once the walk stops.
   let stop: string | undefined;
   for (const env of envs) {
@@ -152,8 +209,20 @@ function walk(
     if (classified.state === 'behind') {
       const record = input.promotions.find((r) => r.env === env.name && sameRevision(r.revision, candidate));
       const step = promotionStep({ env, candidate, approval, record, now: input.now });
+      const freeze = startsPromotion(step) ? freezeOf(input.pipeline, env, input.freezes, input.now) : undefined;
+      if (freeze?.frozen === true) {
+        environments.push({
+          ...explanation(env, 'frozen', freeze.reason, `${candidate} is not promoted here yet: ${freeze.message}`),
+          ...(freeze.until === undefined ? {} : { frozenUntil: freeze.until }),
+        });
+        stop = `${env.name} (frozen)`;
+        continue;
+      }
+      if (freeze?.frozen === 'unknown') needsFreezes = true;
       environments.push(explanation(env, step.state, step.reason, step.message));
-      actions.push(...step.actions);
+      actions.push(
+        ...step.actions.map((action) => (action.type === 'promote' ? { ...action, evidence: from } : action)),
+      );
       stop = `${env.name} (${step.state})`;
       continue;
     }
@@ -166,13 +235,36 @@ function walk(
     } else {
       environments.push(explanation(env, classified.state, classified.reason, classified.message));
     }
+    if (classified.state === 'passed') from = environmentEvidence(env.name, targets, env.soak);
     // What we cannot see, or cannot move, keeps its approval request: it may still be what the person wants.
     const keep = classified.state === 'unknown' || classified.state === 'suspended';
     const clear = keep ? undefined : staleApproval(env, approval, candidate);
     if (clear) actions.push(clear);
     if (classified.state !== 'passed') stop = `${env.name} (${classified.state})`;
   }
-  return held ? { actions, environments, held } : { actions, environments };
+  return {
+    actions,
+    environments,
+    ...(held ? { held } : {}),
+    ...(needsFreezes ? { needsFreezes } : {}),
+  };
+}
+
+interface WalkOptions {
+  /** Whether a target's revision is the candidate; default sameRevision. */
+  runs?: RunsRevision;
+  /** A soak that runs in an earlier environment. */
+  held?: Soak | undefined;
+  /** Where the candidate comes from, for the promotion's evidence. */
+  from: PromotionEvidence;
+}
+
+/**
+ * Whether the step starts a promotion (a freeze holds those): one due, approved, or retried. Resuming an attempt
+ * whose worker vanished is not a start: a promotion under way finishes.
+ */
+function startsPromotion(step: PromotionStep): boolean {
+  return step.reason === 'PromotionDue' || step.reason === 'Approved' || step.reason === 'RetryDue';
 }
 
 /** An environment healthy on the candidate whose soak runs: nothing after it is promoted until `soakEndsAt`. */

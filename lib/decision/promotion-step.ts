@@ -92,10 +92,25 @@ function recordedStep(env: PipelineEnvironment, candidate: string, record: Promo
  */
 function approvalStep(env: PipelineEnvironment, candidate: string, marker: ApprovalMarker | undefined): PromotionStep {
   if (marker && sameRevision(marker.revision, candidate)) {
+    // A rejection stands until a newer candidate replaces the marker: later approvals of this one do not count.
+    if (marker.rejectedAt !== undefined) {
+      const by = marker.rejectedBy === undefined ? '' : ` by ${marker.rejectedBy}`;
+      const why = marker.rejectionReason === undefined ? '' : `: ${marker.rejectionReason}`;
+      const message = `${candidate} was rejected for ${env.name}${by} at ${marker.rejectedAt}${why}; waiting for a newer candidate`;
+      return step('rejected', 'Rejected', message);
+    }
     if (marker.approvedAt !== undefined) {
-      const by = marker.approvedBy === undefined ? '' : ` by ${marker.approvedBy}`;
+      const by = marker.approvedBy === undefined ? '' : ` by ${approversOf(marker) ?? marker.approvedBy}`;
       const message = `promoting ${candidate}, approved${by} at ${marker.approvedAt}`;
       return step('promoting', 'Approved', message, promote(env, candidate));
+    }
+    const need = env.approval?.required ?? 1;
+    const have = marker.approvals?.length ?? 0;
+    if (have > 0) {
+      const message =
+        `${have} of ${need} approvals of ${candidate} (${approversOf(marker) ?? ''}); ` +
+        `waiting for ${need - have} more`;
+      return step('waiting-approval', 'ApprovalsShort', message);
     }
     const message = `waiting for approval of ${candidate} (requested at ${marker.requestedAt})`;
     return step('waiting-approval', 'AwaitingApproval', message);
@@ -110,6 +125,12 @@ function approvalStep(env: PipelineEnvironment, candidate: string, marker: Appro
     );
   }
   return step('waiting-approval', 'ApprovalRequested', `waiting for approval of ${candidate}`, request);
+}
+
+/** `local:alice, local:bob`: who approved under a policy, when the marker lists them. */
+function approversOf(marker: ApprovalMarker): string | undefined {
+  const names = marker.approvals?.map((approval) => approval.by) ?? [];
+  return names.length > 0 ? names.join(', ') : undefined;
 }
 
 function step(

@@ -1,7 +1,9 @@
 // Inputs and outputs of the promotion decision (docs/architecture.md, "The decision"). Plain data, so the decision is a pure function that
 // the verifier, the CLI's `explain` and the tests all call the same way.
 import type { TargetStatus } from '../flux/target-status.js';
+import type { FreezeSwitch } from '../freeze/freeze.js';
 import type { Pipeline } from '../pipeline/model.js';
+import type { PromotionEvidence } from '../promotion/evidence.js';
 
 /** Kept per (pipeline, environment): a manual environment waits here for an approval of exactly `revision`. */
 export interface ApprovalMarker {
@@ -11,8 +13,19 @@ export interface ApprovalMarker {
   requestedAt: string;
   /** ISO 8601; set once someone approved `revision`. */
   approvedAt?: string;
-  /** Who approved: the HMAC key's name, or the identity of a CLI caller. */
+  /** Who approved: the HMAC key's name, or the identity of a CLI caller (the last of them, under a policy). */
   approvedBy?: string;
+  /**
+   * Every distinct approval of `revision` so far, oldest first (docs/approval-policies.md): `approvedAt` is set once
+   * there are as many as the environment's policy requires. Absent on markers written before policies existed and
+   * on those approved under a policy of one (`approvedBy` names the approver).
+   */
+  approvals?: { by: string; at: string }[];
+  /** ISO 8601; set once someone rejected `revision`: it is not promoted here, whatever approvals follow. */
+  rejectedAt?: string;
+  rejectedBy?: string;
+  /** Why, as the person wrote it. */
+  rejectionReason?: string;
 }
 
 export type PromotionState = 'pending' | 'in-progress' | 'succeeded' | 'failed';
@@ -49,12 +62,30 @@ export interface DecisionInput {
    * since then. What an environment's `soak` is measured from; a missing entry counts as just now.
    */
   statusSince?: ReadonlyMap<string, string>;
+  /**
+   * The stop switches in force for this pipeline (installation-wide and its own). Undefined: not read; the decision
+   * then asks for them (`Decision.needs`) only when it would start a promotion, so a quiet pipeline costs no read.
+   */
+  freezes?: readonly FreezeSwitch[];
+  /**
+   * The revisions each environment was healthy on, newest first, by environment name (the `environment-passed`
+   * audit facts). Undefined, or an environment missing: not read; the decision asks for it when a rollback is due.
+   */
+  lastPassed?: ReadonlyMap<string, readonly string[]>;
   now: Date;
 }
 
+/** What a promotion is based on: written into the pull request below Weave's block (docs/evidence.md). */
+export type { PromotionEvidence } from '../promotion/evidence.js';
+
 export type Action =
   /** Create the promotion record for (env, revision), or resume it, and run the environment's strategy. */
-  | { type: 'promote'; env: string; revision: string }
+  | { type: 'promote'; env: string; revision: string; evidence?: PromotionEvidence }
+  /**
+   * Open the pull request that sets the environment back to `revision`, the last one healthy there, because its
+   * targets failed on `from` (docs/rollback.md). Once per (env, from): its record is `rollbackRecordEnv(env)`, `from`.
+   */
+  | { type: 'rollback'; env: string; revision: string; from: string }
   /** Set the environment's approval marker to `revision`, replacing a marker for an older candidate. */
   | { type: 'request-approval'; env: string; revision: string; replaces?: string }
   /** Remove a marker that no longer waits for anything (its environment moved on). */
@@ -88,6 +119,12 @@ export type EnvironmentState =
   | 'waiting-approval'
   /** No promotion strategy applies to this environment. */
   | 'no-strategy'
+  /** A promotion into it would start now, but a freeze window or a stop switch holds it until `frozenUntil`. */
+  | 'frozen'
+  /** Manual environment: someone rejected the candidate; nothing is promoted here until a newer candidate arrives. */
+  | 'rejected'
+  /** Its targets failed on a promoted revision past the grace period: a rollback pull request is due, made or failed. */
+  | 'rolling-back'
   /** An earlier environment stopped the walk. */
   | 'not-reached';
 
@@ -148,6 +185,32 @@ export type EnvironmentReason =
   | 'AwaitingApproval'
   /** An approval of the candidate is requested now, replacing the request for another revision. */
   | 'ApprovalReplaced'
+  /** Some approvals of the candidate came, fewer than the environment's policy requires. */
+  | 'ApprovalsShort'
+  // frozen
+  /** Within a recurring freeze window (the environment's or the installation's). */
+  | 'FrozenByWindow'
+  /** A stop switch (`pipelinectl freeze`) is set. */
+  | 'FrozenBySwitch'
+  // rejected
+  /** Someone rejected the candidate for this environment. */
+  | 'Rejected'
+  // in-progress
+  /** Its targets fail on a revision promoted here; the rollback waits out the grace period until `rollbackAt`. */
+  | 'RollbackGracePeriod'
+  /** Its targets fail on a revision promoted here and no earlier healthy revision is known: nothing to roll back to. */
+  | 'NothingToRollBackTo'
+  // rolling-back
+  /** The grace period is over: the rollback pull request is opened now. */
+  | 'RollbackDue'
+  /** A worker is opening the rollback pull request under a live lease. */
+  | 'RollbackInProgress'
+  /** The rollback pull request was opened; waiting for a person to merge it. */
+  | 'RollbackOpened'
+  /** Opening the rollback pull request failed and is tried again at the record's `retryAt`. */
+  | 'RollbackRetryScheduled'
+  /** Opening the rollback pull request failed for good: a person must act. */
+  | 'RollbackFailedForGood'
   // no-strategy
   /** Neither the environment nor the pipeline has a promotion block. */
   | 'NoStrategy'
@@ -170,6 +233,10 @@ export interface EnvironmentExplanation {
    * it waits for is served, and the candidate may be promoted here.
    */
   soakEndsAt?: string;
+  /** ISO 8601. `frozen`: when the freeze ends, if it ends by itself (a switch without `--until` does not). */
+  frozenUntil?: string;
+  /** ISO 8601. `RollbackGracePeriod`: when the rollback becomes due. */
+  rollbackAt?: string;
 }
 
 /** Where a pipeline's source stands (only for a pipeline with `spec.source`). */
@@ -212,4 +279,9 @@ export interface Decision {
   environments: EnvironmentExplanation[];
   /** Where the pipeline's source stands, for a pipeline with `spec.source`. */
   source?: SourceExplanation;
+  /**
+   * What the decision could not take without reading more, each read only when it could change an action: decide
+   * again with `freezes` and `lastPassed` (for these environments) filled in. Absent: the decision is whole.
+   */
+  needs?: { freezes?: true; lastPassed?: string[] };
 }

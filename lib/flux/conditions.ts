@@ -2,7 +2,7 @@
 // (docs/flux-status.md, "Conditions: the rules both kinds share"). The helpers follow fluxcd/pkg
 // runtime/conditions, so a missing condition is Unknown, as it is for the controllers themselves. Also the two
 // small object helpers both readers need (`typeMeta`, `describeIssue`), kept here so neither reader imports the other.
-import { z } from 'zod';
+import * as z from 'zod';
 import type { TargetReason } from './target-status.js';
 
 /** A `metav1.Condition` as Flux writes it. Every Flux condition carries `observedGeneration`. */

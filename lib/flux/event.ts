@@ -5,7 +5,7 @@
 // can be lost, duplicated or arrive before the status they announce is written (a HelmRelease success event is
 // sent before its status patch), so every decision rests on the object read back from the cluster.
 import { parseJsonObject } from '../util/json.js';
-import { z } from 'zod';
+import * as z from 'zod';
 import { WATCHED_KIND_GROUPS, type AppKind, type WatchedKind } from '../pipeline/model.js';
 import { describeIssue } from './conditions.js';
 

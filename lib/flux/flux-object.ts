@@ -1,7 +1,7 @@
 // What every reader of a Flux object does before its own rules: check the kind and that the API version is one it
 // reads, parse the shape it needs (zod), and report a suspended object as such. In one place, so the readers answer
 // an object they cannot use the same way: an Unreadable status naming the object, never an exception.
-import type { z } from 'zod';
+import type * as z from 'zod';
 import { describeIssue, typeMeta } from './conditions.js';
 import type { TargetStatus } from './target-status.js';
 import { suspendedStatus, unreadableTarget } from './target-status.js';

@@ -3,7 +3,7 @@
 // An object this module does not understand (another kind, an apiVersion it does not know, a malformed status)
 // gives an Unreadable status, not an exception: it comes from a remote cluster, so it is a fact about that target
 // to report next to the others, not a bug that should abort checking the whole pipeline.
-import { z } from 'zod';
+import * as z from 'zod';
 import { readFluxObject } from './flux-object.js';
 import type { Condition } from './conditions.js';
 import { assessReadiness, ConditionListSchema, describeCondition, findCondition } from './conditions.js';
@@ -95,6 +95,7 @@ function readV2(hr: HelmRelease, status: Status, conditions: readonly Condition[
   const release = readiness.problem === undefined ? releaseProblem(hr, status, conditions, latest) : undefined;
   return readObjectStatus({
     revision,
+    attempted: status.lastAttemptedRevision,
     problem: readiness.problem ?? release,
     // Ready is True yet something is still moving: the controller has started on what comes next.
     settled: readiness.settled && !release?.inFlight,
@@ -175,6 +176,7 @@ function readV2beta1(hr: HelmRelease, status: Status, conditions: readonly Condi
   }
   return readObjectStatus({
     revision: applied,
+    attempted: status.lastAttemptedRevision,
     problem,
     settled: readiness.settled && !inFlight,
     ready: { reason: 'Deployed', message: `deployed ${applied} (${findCondition(conditions, 'Ready')?.reason})` },

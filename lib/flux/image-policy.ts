@@ -1,7 +1,7 @@
 // What an ImagePolicy read from a leaf cluster says about the newest version of a pipeline's source
 // (docs/flux-status.md, "ImagePolicy"). Like the app readers, an object it does not understand gives an Unreadable
 // status, not an exception.
-import { z } from 'zod';
+import * as z from 'zod';
 import { readFluxObject } from './flux-object.js';
 import { WATCHED_KIND_GROUPS } from '../pipeline/model.js';
 import { assessReadiness, ConditionListSchema, findCondition } from './conditions.js';

@@ -1,6 +1,6 @@
 // What a Kustomization read from a leaf cluster says about its deployment (docs/flux-status.md, "Kustomization").
 // Like readHelmReleaseStatus, an object it does not understand gives an Unreadable status, not an exception.
-import { z } from 'zod';
+import * as z from 'zod';
 import { readFluxObject } from './flux-object.js';
 import { assessReadiness, ConditionListSchema } from './conditions.js';
 import { sameRevision } from './revision.js';
@@ -74,6 +74,7 @@ function readApply({ metadata, status }: z.infer<typeof Kustomization>, ref: str
   }
   return readObjectStatus({
     revision: applied,
+    attempted: status.lastAttemptedRevision,
     problem,
     settled: readiness.settled && !inFlight,
     ready: { reason: 'Applied', message: `applied ${applied} (ReconciliationSucceeded)` },

@@ -2,7 +2,10 @@
 // HelmRelease revisions are chart versions: `6.9.2`, `6.6.1+0cc9a8446c95` (OCI digest), `6.0.3+4` (values generation).
 // Kustomization revisions are source revisions: `main@sha1:<40hex>`, `v1.2.3@sha1:…`, `sha1:<hex>`,
 // `latest@sha256:<64hex>`, `sha256:<64hex>`, and the legacy pre-Flux-2.0 forms `main/<sha>` and `latest/<digest>`.
-import semver from 'semver';
+// One function per module: the whole package is three times the size, and the receiver bundles this file.
+import semverGt from 'semver/functions/gt.js';
+import semverParse from 'semver/functions/parse.js';
+import semverValid from 'semver/functions/valid.js';
 
 const HEX_DIGEST = /^(?:(?:sha1|sha256|sha384|sha512):)?([0-9a-f]{7,128})$/;
 
@@ -40,13 +43,13 @@ export function sameRevision(a: string, b: string): boolean {
 export function isNewerRevision(revision: string, than: string): boolean {
   const a = orderableVersion(revision);
   const b = orderableVersion(than);
-  return a !== undefined && b !== undefined && semver.gt(a, b);
+  return a !== undefined && b !== undefined && semverGt(a, b);
 }
 
 function orderableVersion(revision: string): string | undefined {
   // `v1.2.3@sha1:…` (a Git tag) orders by its tag.
   const ref = revision.includes('@') ? revision.slice(0, revision.indexOf('@')) : revision;
-  return semver.valid(ref, { loose: true }) ?? undefined;
+  return semverValid(ref, { loose: true }) ?? undefined;
 }
 
 // ---------------------------------------------------------------- a pipeline's source and the apps it feeds
@@ -82,7 +85,7 @@ export function runsSourceRevision(targetRevision: string, sourceRevision: strin
   if (sameRevision(targetRevision, sourceRevision)) return true;
   const tag = sourceTag(sourceRevision);
   const digest = revisionDigest(sourceRevision);
-  const chart = semver.parse(targetRevision);
+  const chart = semverParse(targetRevision);
   if (chart) {
     const [metadata, ...more] = chart.build;
     if (more.length > 0) return false;
@@ -114,6 +117,6 @@ function sourceTag(revision: string): string | undefined {
 
 /** A chart version (without build metadata) and a tag name the same version: `6.5.0` and `v6.5.0` do. */
 function sameVersion(version: string, tag: string): boolean {
-  const parsed = semver.parse(tag, { loose: true });
+  const parsed = semverParse(tag, { loose: true });
   return parsed !== null && parsed.build.length === 0 && parsed.version === version;
 }

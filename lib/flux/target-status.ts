@@ -1,6 +1,7 @@
 // What we know about one target after reading its app object from the leaf cluster: a named phase with a machine
 // reason and a line for a person, the way helm-controller classifies a release (a state and a reason, never prose
 // to be parsed). The phases, reasons and the rules behind them are listed in docs/flux-status.md.
+import { sameRevision } from './revision.js';
 
 /**
  * - `Ready`: runs `revision` and is healthy by Flux's own rules; Flux is done with the current spec.
@@ -106,6 +107,11 @@ export interface TargetStatus {
    * deployed (or resolved) or nothing could be read.
    */
   revision?: string;
+  /**
+   * Failed only: the revision Flux tried and failed on, when it is not `revision` (helm-controller rolled back to
+   * `revision` after the upgrade to it failed, or a Kustomization could not apply it): what a rollback is about.
+   */
+  failedRevision?: string;
 }
 
 /** The status of a target whose object could not be read, or was not there. */
@@ -137,14 +143,18 @@ export interface ReadObject {
   settled: boolean;
   /** The status when nothing is wrong. */
   ready: { reason: Extract<TargetReason, 'Deployed' | 'Applied' | 'Resolved'>; message: string };
+  /** The revision Flux last attempted (`status.lastAttemptedRevision`), where the kind has one. */
+  attempted?: string | undefined;
 }
 
 /** The phase of an object that was read: Ready without a problem, else Progressing until Flux is done, then Failed. */
-export function readObjectStatus({ revision, problem, settled, ready }: ReadObject): TargetStatus {
+export function readObjectStatus({ revision, problem, settled, ready, attempted }: ReadObject): TargetStatus {
   let status: TargetStatus;
   if (problem === undefined) status = { phase: 'Ready', reason: ready.reason, message: ready.message };
   else status = { phase: settled ? 'Failed' : 'Progressing', reason: problem.reason, message: problem.message };
-  return revision === undefined ? status : { ...status, revision };
+  if (revision !== undefined) status = { ...status, revision };
+  const failedOnAnother = attempted !== undefined && attempted !== '' && !sameRevision(attempted, revision ?? '');
+  return status.phase === 'Failed' && failedOnAnother ? { ...status, failedRevision: attempted } : status;
 }
 
 /**

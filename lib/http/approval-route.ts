@@ -1,16 +1,38 @@
-// POST /approval/{ns}/{name}/{env}/{revision}: Weave's approval webhook, one of the two doors to the approve use
-// case (lib/approval/approve.ts; the other is `pipelinectl approve`). Weave signs the empty string whatever the
-// body; the approval is recorded under the name of the key that signed it.
+// POST /approval/{ns}/{name}/{env}/{revision}: Weave's approval webhook, one of the doors to the approve use case
+// (lib/approval/approve.ts; the others are `pipelinectl approve` and the dashboard). Weave signs the empty string whatever the
+// body; the approval is recorded under the name of the key that signed it, and counts only if the environment's
+// approval policy lists that key (docs/approval-policies.md).
 import { approve } from '../approval/approve.js';
 import type { ObjectKey } from '../pipeline/model.js';
 import { authorizePipeline } from './pipeline-authorization.js';
 import type { ReceiverDeps } from './receiver-deps.js';
 import { clip, type RequestLog } from './request-log.js';
 import { ACCEPTED, NOT_WAITING, UNKNOWN_ENVIRONMENT } from './responses.js';
-import type { HttpRequest, HttpResponse } from './types.js';
+import { jsonResponse, type HttpRequest, type HttpResponse } from './types.js';
 
 /** How the audit entry of an approval names this door. */
 export const APPROVAL_WEBHOOK = 'the approval webhook';
+
+/** Someone rejected the revision (`pipelinectl reject`): it is not promoted into the environment, approved or not. */
+export const REJECTED = jsonResponse(409, { error: 'the revision was rejected for that environment' });
+
+/**
+ * The environment's approval policy does not list the key that signed. The body names the key (its Secret, which the
+ * Pipeline itself names) and the list to add it to; nothing from the request.
+ */
+function notAnApprover(reason: string): HttpResponse {
+  return jsonResponse(403, { error: 'not an approver of that environment', reason });
+}
+
+/** Recorded, or recorded before; the promotion waits for more distinct approvers (`pipelinectl approve`). */
+function approvalsShort(status: 'counted' | 'already-counted', have: number, need: number): HttpResponse {
+  return jsonResponse(202, {
+    status,
+    approvals: String(have),
+    required: String(need),
+    message: `${need - have} more approval${need - have === 1 ? '' : 's'} needed before the promotion starts`,
+  });
+}
 
 export async function receiveApproval(
   request: HttpRequest,
@@ -48,6 +70,14 @@ export async function receiveApproval(
     case 'nothing-waiting':
     case 'not-waiting':
       return NOT_WAITING;
+    case 'not-allowed':
+      log.reason = result.refusal;
+      return notAnApprover(result.reason);
+    case 'rejected':
+      return REJECTED;
+    case 'counted':
+    case 'already-counted':
+      return approvalsShort(result.outcome, result.have, result.need);
     case 'approved':
     case 'already-approved':
       return ACCEPTED;

@@ -1,7 +1,7 @@
 // POST /v1/events/{clusterNs}/{clusterName}: a Flux event from a leaf cluster. An event is only a trigger: the
 // route authenticates it, finds the pipeline targets its app belongs to and enqueues a check of the app; the
 // verifier reads the app from the cluster. The payload's revision and status are never trusted.
-import { parseFluxEvent, watchedKindOfEvent, type FluxEvent } from '../flux/index.js';
+import { parseFluxEvent, watchedKindOfEvent, type FluxEvent } from '../flux/event.js';
 import type { ObjectKey } from '../pipeline/model.js';
 import { deriveClusterKey, EVENT_SIGNATURE_ALGORITHMS, verifySignatureWithAny } from '../signing/hmac.js';
 import { isObjectName } from './object-name.js';

@@ -1,5 +1,6 @@
 // Who may call a pipeline's Weave webhooks (`/promotion`, `/approval`): whoever signs the request with the
 // `hmac-key` of the Secret the pipeline names. See docs/weave-compatibility.md for how this differs from Weave.
+import { webhookKeyIdentity } from '../approval/approver-policy.js';
 import type { ObjectKey, Pipeline } from '../pipeline/model.js';
 import { isWellFormedSignature, verifySignature, WEAVE_SIGNATURE_ALGORITHMS } from '../signing/hmac.js';
 import { isObjectName } from './object-name.js';
@@ -59,7 +60,7 @@ export async function authorizePipeline(
   return {
     ok: true,
     pipeline: read.pipeline,
-    identity: `${HMAC_KEY_SECRET_KEY} of Secret ${read.pipeline.namespace}/${read.secretName}`,
+    identity: webhookKeyIdentity(read.pipeline.namespace, read.secretName),
   };
 }
 

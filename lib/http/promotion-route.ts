@@ -2,7 +2,7 @@
 // that is not a Flux event is a 400; an event about another object than the pipeline's app in `env`, or an `env`
 // with no environment after it, is a 422 (docs/weave-compatibility.md). Otherwise it only triggers a check of `env`'s
 // targets: the event's revision is a hint, and the verifier decides from what the clusters report.
-import { parseFluxEvent, watchedKindOfEvent, type FluxEvent } from '../flux/index.js';
+import { parseFluxEvent, watchedKindOfEvent, type FluxEvent } from '../flux/event.js';
 import type { ObjectKey, Pipeline, PipelineEnvironment } from '../pipeline/model.js';
 import { authorizePipeline } from './pipeline-authorization.js';
 import type { ReceiverDeps } from './receiver-deps.js';

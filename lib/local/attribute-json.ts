@@ -2,7 +2,7 @@
 // backup line reads as what DynamoDB itself sends. The AWS SDK hands binary values over as bytes, which JSON cannot
 // hold; everything else is already JSON.
 import type { AttributeValue } from '@aws-sdk/client-dynamodb';
-import { z } from 'zod';
+import * as z from 'zod';
 
 export type JsonAttributeValue =
   | { S: string }

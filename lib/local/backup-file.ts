@@ -10,7 +10,7 @@
 // with another is refused as a whole before anything is written: the digest, the item count and each line's shape
 // are checked when it is read.
 import { createHash } from 'node:crypto';
-import { z } from 'zod';
+import * as z from 'zod';
 import { masterKeysFromValues } from '../secrets/master-keys.js';
 import { jsonAttributeValueSchema, type JsonItem } from './attribute-json.js';
 import { DATA_FILES, type StoredSecret } from './data-dir.js';

@@ -4,7 +4,7 @@
 import { randomBytes } from 'node:crypto';
 import { chmod, mkdir, readdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { z } from 'zod';
+import * as z from 'zod';
 import type { GitProviderType } from '../pipeline/promotion.js';
 import { masterKeysFromValues, type MasterKeys } from '../secrets/master-keys.js';
 import type { SecretPurpose } from '../secrets/tags.js';

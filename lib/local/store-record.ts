@@ -2,7 +2,7 @@
 // store open (so a record still `open` at the next start means that process did not stop cleanly); `closed` with the
 // digest of every file once it closed cleanly (store-files.ts), so that the next start can tell that nothing changed
 // them since; `damaged` when a run found a read or write failing, so that the next start refuses at once.
-import { z } from 'zod';
+import * as z from 'zod';
 import { dataPath, readJson, writeJsonAtomically } from './data-dir.js';
 
 const digestSchema = z.object({ size: z.number().int().nonnegative(), sha256: z.string().regex(/^[0-9a-f]{64}$/) });

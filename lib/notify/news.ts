@@ -1,6 +1,7 @@
 // The news a person is told of: which of the verifier's effects are worth a message, and what the message says. Only
-// four are: an approval starts waiting (someone must act), a promotion opened (its pull request to review), a
-// promotion failed for good (someone must act), and an environment that had passed regressed. Everything else the
+// five are: an approval starts waiting (someone must act), a promotion opened (its pull request to review), a
+// promotion or rollback failed for good (someone must act), an environment that had passed regressed, and a rollback
+// pull request opened (someone must review and merge it). Everything else the
 // verifier does is in the audit trail and on the dashboard, not in people's chat.
 import { oneLine } from '../decision/text.js';
 import { NEWS_KINDS, type NewsKind, type ObjectKey } from '../pipeline/model.js';
@@ -17,7 +18,7 @@ export interface News {
   revision?: string;
   /** One line for a person: what happened and, where it says, why. */
   reason: string;
-  /** `promotion-opened`: what the strategy gave, e.g. the pull request's URL. */
+  /** `promotion-opened`, `rollback-opened`: what the strategy gave, e.g. the pull request's URL. */
   link?: string;
   /** `approval-waiting`: the exact command that approves this revision. */
   approveCommand?: string;
@@ -78,6 +79,26 @@ export function newsOf(effect: VerifierEffect, options: NewsOptions = {}): News 
         revision,
         reason: reasonText(
           `the promotion of ${revision} to ${entry.env} failed and is not retried: ${effect.error ?? entry.message}`,
+        ),
+      };
+    case 'rollback-succeeded':
+      // The entry's revision is the failed one, the revision rolled back from.
+      if (revision === undefined) return undefined;
+      return {
+        kind: 'rollback-opened',
+        ...base,
+        revision,
+        reason: reasonText(`${entry.env} fails on ${revision}: ${entry.message}; review and merge to roll back`),
+        ...(effect.result === undefined ? {} : { link: effect.result }),
+      };
+    case 'rollback-failed':
+      if (revision === undefined || effect.retryAt !== undefined) return undefined;
+      return {
+        kind: 'promotion-failed',
+        ...base,
+        revision,
+        reason: reasonText(
+          `the rollback of ${entry.env} from ${revision} failed and is not retried: ${effect.error ?? entry.message}`,
         ),
       };
     case 'environment-regressed':

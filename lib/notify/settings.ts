@@ -1,7 +1,7 @@
 // The installation's notification settings (configured once: `serve` flags, the Lambda's environment and secrets, the
 // construct's props) and the narrowing a pipeline may add with `spec.notify`. Validated with zod; a problem names the
 // field and never quotes its value, since the URLs and the key are secrets.
-import { z } from 'zod';
+import * as z from 'zod';
 import { NEWS_KINDS, type NewsKind, type NotifyNarrowing } from '../pipeline/model.js';
 import type { News } from './news.js';
 

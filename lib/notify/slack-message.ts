@@ -9,6 +9,7 @@ import type { News, NewsKind } from './news.js';
 const TITLES: Readonly<Record<NewsKind, string>> = {
   'approval-waiting': 'Approval waiting',
   'promotion-opened': 'Promotion opened',
+  'rollback-opened': 'Rollback opened',
   'promotion-failed': 'Promotion failed',
   'environment-regressed': 'Environment regressed',
 };

@@ -2,6 +2,12 @@
 // target, the promotion in force for each environment). Everything after the config loader works on this. It
 // depends on nothing else of ours: lib/config builds it from the documents.
 import { selectsLabels, type LabelSelector, type Labels } from './label-selector.js';
+import {
+  DEFAULT_ROLLBACK_AFTER,
+  type ApprovalPolicy,
+  type FreezeWindow,
+  type RollbackPolicy,
+} from './environment-policies.js';
 import { namesStrategy, type Promotion } from './promotion.js';
 
 /** The Flux objects a pipeline can promote. */
@@ -33,6 +39,7 @@ export const NEWS_KINDS = [
   'promotion-opened',
   'promotion-failed',
   'environment-regressed',
+  'rollback-opened',
 ] as const;
 export type NewsKind = (typeof NEWS_KINDS)[number];
 
@@ -94,6 +101,12 @@ export interface PipelineEnvironment {
    * counts as passed and the next one may be promoted from it (`30m`, `1h30m`; docs/soak.md). Kept as written.
    */
   soak?: string;
+  /** Extension: recurring windows when no promotion into the environment starts (docs/freeze.md). */
+  freeze?: FreezeWindow[];
+  /** Extension: who approves a manual environment, and how many of them (docs/approval-policies.md). */
+  approval?: ApprovalPolicy;
+  /** Extension: a failed promotion is rolled back by a pull request (docs/rollback.md). */
+  rollback?: RollbackPolicy;
 }
 
 export interface Pipeline {
@@ -174,6 +187,10 @@ export interface PipelineSource {
       targetSelector?: TargetSelector;
       promotion?: Promotion;
       soak?: string;
+      freeze?: FreezeWindow[];
+      approval?: ApprovalPolicy;
+      rollback?: string;
+      rollbackAfter?: string;
     }[];
     promotion?: Promotion;
   };
@@ -220,6 +237,11 @@ export function resolvePipeline(document: PipelineSource, defaultCluster?: Objec
       promotion: environment.promotion ?? inheritedPromotion(spec.promotion),
       ...(environment.targetSelector ? { targetSelector: environment.targetSelector } : {}),
       ...(environment.soak !== undefined ? { soak: environment.soak } : {}),
+      ...(environment.freeze ? { freeze: structuredClone(environment.freeze) } : {}),
+      ...(environment.approval ? { approval: structuredClone(environment.approval) } : {}),
+      ...(environment.rollback === 'pull-request'
+        ? { rollback: { strategy: 'pull-request', after: environment.rollbackAfter ?? DEFAULT_ROLLBACK_AFTER } }
+        : {}),
       targets: (environment.targets ?? []).map((target) => ({
         cluster: clusterOf(target.clusterRef, `environment ${environment.name} has a target`),
         namespace: target.namespace,

@@ -1,14 +1,26 @@
 // The Promoter port: carries out one promotion of a revision into an environment (a pull request, a
 // notification). The verifier calls it only while it holds the promotion record's lease, at most once per attempt.
 import type { Pipeline, PipelineEnvironment } from '../pipeline/model.js';
+import type { PromotionEvidence } from './evidence.js';
 
 export interface PromotionRequest {
   pipeline: Pipeline;
   /** The environment promoted to, with the promotion in force for it. */
   env: PipelineEnvironment;
+  /** What the environment's markers are set to: the promoted revision, or for a rollback the last healthy one. */
   revision: string;
   /** 1 for the first attempt; a retry or a resumed attempt has a higher number. */
   attempt: number;
+  /**
+   * What the promotion is based on (docs/evidence.md); a pull request shows it below Weave's block. For a rollback,
+   * the environment's failed targets. Undefined: the pull request body is Weave's alone.
+   */
+  evidence?: PromotionEvidence;
+  /**
+   * Set for a rollback (docs/rollback.md): the environment's targets failed on `from`, and its markers are set back
+   * to `revision`. Only the pull-request strategy makes rollbacks, on a branch of their own, never merged by us.
+   */
+  rollback?: { from: string };
 }
 
 export interface PromotionOutcome {
@@ -36,8 +48,9 @@ export class PromotionError extends Error {
 
 /**
  * Contract (test/promotion/promoter-contract.ts checks it for every implementation):
- * - idempotent per (pipeline, environment, revision): calling again, e.g. after a crash between the effect and the
- *   record update, makes no second effect and gives the same `result`;
+ * - idempotent per (pipeline, environment, revision), and per (pipeline, environment, rollback `from`) for a
+ *   rollback: calling again, e.g. after a crash between the effect and the record update, makes no second effect
+ *   and gives the same `result`;
  * - a failure is a PromotionError that says whether trying again can help; anything else thrown counts as retryable.
  */
 export interface Promoter {

@@ -1,6 +1,7 @@
 // Picks the strategy for a promotion from the environment's promotion block (env-level, else pipeline-level, as
 // resolved in the model). Pull-request wins if both were set (Weave's registration order); the config loader
-// accepts that case with a warning.
+// accepts that case with a warning. A rollback goes only to the pull-request strategy (docs/rollback.md).
+import { rollbackNotSupported } from './notification/promoter.js';
 import { PromotionError, type Promoter, type PromotionOutcome, type PromotionRequest } from './port.js';
 
 export interface Strategies {
@@ -17,6 +18,7 @@ export class StrategyPromoter implements Promoter {
       return Promise.reject(new PromotionError(`environment ${request.env.name} has no promotion configured`, false));
     }
     const name = strategy['pull-request'] ? 'pull-request' : 'notification';
+    if (request.rollback && name !== 'pull-request') return Promise.reject(rollbackNotSupported(request));
     const promoter = name === 'pull-request' ? this.strategies.pullRequest : this.strategies.notification;
     if (!promoter) {
       return Promise.reject(

@@ -2,8 +2,8 @@
 // their wire format. A body is JSON: the message itself plus a schema version `v`. Every consumer validates what it
 // receives, so a body that does not decode is a poison message: it is dead-lettered at once, never retried.
 import { parseJsonObject } from '../util/json.js';
-import { z } from 'zod';
-import { APP_KINDS, SOURCE_KINDS } from '../config/schema.js';
+import * as z from 'zod';
+import { APP_KINDS, SOURCE_KINDS } from '../pipeline/model.js';
 import type { AppKey, ObjectKey } from '../pipeline/model.js';
 
 /** The version written into every body; a body with any other `v` is rejected. */
@@ -47,14 +47,15 @@ export const CheckAppMessageSchema = z.object({
 /**
  * Re-decide one pipeline (all environments, or the targets of `env`). With `readTargets` the verifier first reads
  * those targets from their clusters (after a webhook or an apply); without, it decides from the stored records
- * alone (a retry that came due, an expired lease, the poller's once-per-poll check). `cause` is only logged; no
+ * alone (a retry that came due, an expired lease, the poller's once-per-poll check, `pipelinectl unfreeze`). `cause`
+ * is logged and says whether the decision may start a re-check chain (lib/verifier/handlers/check-pipeline.ts); no
  * version has sent `approval`, which is still accepted so that such a body is not dead-lettered.
  */
 export const CheckPipelineMessageSchema = z.object({
   type: z.literal('check-pipeline'),
   pipeline: ObjectKeySchema,
   env: nonEmpty.optional(),
-  cause: z.enum(['promotion-webhook', 'apply', 'approval', 'retry', 'poll']),
+  cause: z.enum(['promotion-webhook', 'apply', 'approval', 'retry', 'poll', 'unfreeze']),
   /** Absent in a message from a version before it existed: see `readsTargets`. */
   readTargets: z.boolean().optional(),
 });

@@ -3,7 +3,7 @@
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import { SQSClient } from '@aws-sdk/client-sqs';
-import { z } from 'zod';
+import * as z from 'zod';
 import { commitAuthorProblems, DEFAULT_COMMIT_AUTHOR } from '../promotion/pull-request/commit-author.js';
 import { SqsDeadLetters, SqsQueue } from '../queue/index.js';
 import { SecretsManagerSecretSource } from '../secrets/secrets-manager.js';

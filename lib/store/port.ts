@@ -4,6 +4,7 @@
 // Correctness lives in the conditional writes behind these methods, never in timing or queue order.
 import type { GitopsClusterDocument, PipelineDocument } from '../config/schema.js';
 import type { ApprovalMarker, PromotionRecord } from '../decision/types.js';
+import type { FreezeScope, FreezeSwitch } from '../freeze/freeze.js';
 import type { TargetStatus } from '../flux/target-status.js';
 import type { AppKey, ObjectKey, Pipeline } from '../pipeline/model.js';
 import type { WatchedKind } from '../config/schema.js';
@@ -152,7 +153,26 @@ export type ApprovalRequestOutcome =
   /** The marker waits for a newer revision, which is never replaced by an older one. */
   | 'superseded';
 
-export type ApproveOutcome = 'approved' | 'already-approved' | 'not-waiting';
+export type ApproveOutcome =
+  /** This approval was the last one the policy required: the marker is approved now. */
+  | 'approved'
+  /** This approval was recorded; the policy requires more distinct approvers. */
+  | 'counted'
+  /** The marker was approved already (by enough others, or by this one). */
+  | 'already-approved'
+  /** This identity approved the revision before, and more approvers are still needed: it counts once. */
+  | 'already-counted'
+  /** Someone rejected the revision: no approval counts any more. */
+  | 'rejected'
+  /** The marker waits for another revision, or there is none. */
+  | 'not-waiting';
+
+export type RejectOutcome =
+  | 'rejected'
+  | 'already-rejected'
+  /** The marker was approved already: the promotion is under way and is not stopped by a rejection. */
+  | 'already-approved'
+  | 'not-waiting';
 
 export interface Approvals {
   getApproval(pipeline: ObjectKey, env: string): Promise<ApprovalMarker | undefined>;
@@ -160,8 +180,29 @@ export interface Approvals {
   listApprovals(pipeline: ObjectKey): Promise<ApprovalMarker[]>;
   /** Sets the marker to wait for `revision`, replacing a request for another revision unless that one is newer. */
   requestApproval(pipeline: ObjectKey, env: string, revision: string, now: Date): Promise<ApprovalRequestOutcome>;
-  /** Approves exactly `revision`; `not-waiting` when the marker waits for another revision or there is none. */
-  approve(pipeline: ObjectKey, env: string, revision: string, by: string, now: Date): Promise<ApproveOutcome>;
+  /**
+   * Records `by`'s approval of exactly `revision` (once per identity) and approves the marker once `required`
+   * distinct identities approved it (default 1); `not-waiting` when the marker waits for another revision or there
+   * is none, `rejected` when the revision was rejected. A policy of one writes `approvedAt`/`approvedBy` only. An
+   * identity counted before approves when the approvals counted already reach `required` (a policy lowered since).
+   */
+  approve(
+    pipeline: ObjectKey,
+    env: string,
+    revision: string,
+    by: string,
+    now: Date,
+    required?: number,
+  ): Promise<ApproveOutcome>;
+  /** Rejects exactly `revision` while it waits for approval: it is not promoted into `env` (docs/approval-policies.md). */
+  reject(
+    pipeline: ObjectKey,
+    env: string,
+    revision: string,
+    by: string,
+    reason: string,
+    now: Date,
+  ): Promise<RejectOutcome>;
   /** Removes the marker if it is for `revision`; false when it was not. */
   clearApproval(pipeline: ObjectKey, env: string, revision: string): Promise<boolean>;
 }
@@ -228,6 +269,16 @@ export const AUDIT_ENTRY_TYPES = [
   'promotion-interrupted',
   /** `pipelinectl retry` made a failed promotion due now. */
   'promotion-retry-requested',
+  /** Someone rejected the waiting revision (`pipelinectl reject`, the dashboard). */
+  'rejected',
+  /** `pipelinectl freeze` set a stop switch that covers the pipeline (`env` absent: every environment). */
+  'freeze-set',
+  /** `pipelinectl unfreeze` removed a stop switch that covered the pipeline. */
+  'freeze-cleared',
+  /** A rollback pull request for the failed `revision` is being opened (docs/rollback.md). */
+  'rollback-started',
+  'rollback-succeeded',
+  'rollback-failed',
   /**
    * Every target of the environment was seen Ready on `revision`; `at` is when the last of them became so. Once per
    * healthy spell (lib/verifier/environment-facts.ts): what lead time, deployments and restores are measured from.
@@ -271,4 +322,15 @@ export interface Notifications {
   claimNotification(pipeline: ObjectKey, env: string, revision: string, kind: string, now: Date): Promise<boolean>;
 }
 
-export type Store = ConfigurationStore & AppsIndex & TargetStatuses & Approvals & Promotions & AuditLog & Notifications;
+// ---------------------------------------------------------------- stop switches
+
+export interface Freezes {
+  /** Sets the switch for its scope and environment, replacing one set there before. */
+  setFreeze(freeze: FreezeSwitch): Promise<void>;
+  /** Removes the switches of `scope` for `env` (absent: for every environment); returns what was removed. */
+  clearFreezes(scope: FreezeScope, env?: string): Promise<FreezeSwitch[]>;
+  /** Every switch of the installation, installation-wide and per pipeline (one request; a handful of items). */
+  listFreezes(): Promise<FreezeSwitch[]>;
+}
+
+export type Store = ConfigurationStore & AppsIndex & TargetStatuses & Approvals & Promotions & AuditLog & Notifications & Freezes;

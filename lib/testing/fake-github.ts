@@ -5,8 +5,11 @@
 // Repositories keep git's object model: blobs, trees and commits get the ids git computes (`sha1("blob <len>\0…")`,
 // tree entries in git's order and binary format, commit objects with tree/parent/author/committer/message), and refs
 // point at commits. Pull requests follow GitHub's rules that matter for a promotion: one open pull request per
-// head and base (422 "A pull request already exists for o:branch."), paginated listing with `Link` headers, and
-// `head=owner:branch` filtering. Tokens (`token X` / `Bearer X`) and a GitHub App flow (an RS256 JWT verified with
+// head and base (422 "A pull request already exists for o:branch."), paginated listing with `Link` headers,
+// `head=owner:branch` filtering, and an open pull request closed when its branch is deleted or moved to a commit the
+// base already has (nothing left to merge). The contents API writes a file as one commit on a branch
+// (`PUT /contents/{path}`: 409 when `sha` is not the file's blob). Blobs may also be written inline in a tree
+// (`content` instead of `sha`). Tokens (`token X` / `Bearer X`) and a GitHub App flow (an RS256 JWT verified with
 // the app's public key, exchanged for an installation token) are checked. A token may be read-only: GitHub then says
 // so in the repository's `permissions` (`push: false`) and refuses every write (403 "Resource not accessible by
 // personal access token"); an installation token's repository answer has no `permissions`, as on GitHub. Faults (5xx, primary and secondary rate
@@ -482,13 +485,15 @@ export class FakeGitHub {
 
   /**
    * Merges an open pull request: fast-forwards the base when it can, else commits the head's changes (since the
-   * merge base; the head wins any conflict) onto the base as a merge commit. Returns the base's new commit.
+   * merge base; the head wins any conflict) onto the base as a merge commit. With `mergeCommit`, always a merge
+   * commit, as GitHub's "Create a merge commit" (its default) makes even when the base has not moved. Returns the
+   * base's new commit.
    */
-  merge(owner: string, name: string, number: number): string {
+  merge(owner: string, name: string, number: number, options: { mergeCommit?: boolean } = {}): string {
     const repo = this.repository(owner, name);
     const pull = repo.pulls.find((candidate) => candidate.number === number);
     if (!pull || pull.state !== 'open') throw new Error(`no open pull request #${number} in ${owner}/${name}`);
-    return this.mergePull(repo, pull, this.identity.name);
+    return this.mergePull(repo, pull, this.identity.name, options.mergeCommit === true);
   }
 
   /** Closes an open pull request without merging it. */
@@ -748,6 +753,11 @@ export class FakeGitHub {
     return `https://${this.webHost}/${repo.owner}/${repo.name}/pull/${number}`;
   }
 
+  /** Who commits for a caller that names no one: a token's user is the fake's identity, an installation its bot. */
+  private identityOf(login: string): { name: string; email: string } {
+    return login.endsWith('[bot]') ? { name: login, email: `${login}@users.noreply.github.com` } : this.identity;
+  }
+
   // ---------------------------------------------------------------- JSON shapes
 
   private repoPath(repo: FakeRepository): string {
@@ -869,12 +879,26 @@ export class FakeGitHub {
     pull.updatedAt = now;
   }
 
-  private mergePull(repo: FakeRepository, pull: StoredPull, login: string): string {
+  /**
+   * Closes the open pull requests from `branch` left with nothing to merge after the branch was moved through the
+   * API (its head a commit their base already has), as GitHub does after such a push.
+   */
+  private closePullsLeftEmpty(repo: FakeRepository, branch: string): void {
+    const head = repo.branchSha(branch);
+    if (head === undefined) return;
+    for (const pull of repo.pulls) {
+      if (pull.state !== 'open' || pull.head !== branch) continue;
+      const base = repo.branchSha(pull.base);
+      if (base !== undefined && repo.isAncestor(head, base)) this.closeStoredPull(repo, pull);
+    }
+  }
+
+  private mergePull(repo: FakeRepository, pull: StoredPull, login: string, mergeCommit = false): string {
     const headSha = repo.branchSha(pull.head);
     const baseSha = repo.branchSha(pull.base);
     if (!headSha || !baseSha) throw new HttpProblem(405, 'Pull Request is not mergeable');
     let result: string;
-    if (repo.isAncestor(baseSha, headSha)) {
+    if (!mergeCommit && repo.isAncestor(baseSha, headSha)) {
       result = headSha;
     } else {
       const mergeBase = repo.mergeBase(baseSha, headSha);
@@ -1002,12 +1026,18 @@ export class FakeGitHub {
         throw new HttpProblem(422, 'Update is not a fast forward');
       }
       repo.refs.set(ref, sha);
+      if (ref.startsWith('refs/heads/')) this.closePullsLeftEmpty(repo, ref.slice('refs/heads/'.length));
       return { status: 200, body: this.refJson(repo, ref, sha) };
     });
 
     route('DELETE /repos/{owner}/{repo}/git/refs/{ref}', ({ repo, params }) => {
       const ref = `refs/${params.ref}`;
-      if (!repo.refs.delete(ref)) throw new HttpProblem(422, 'Reference does not exist');
+      if (!repo.refs.has(ref)) throw new HttpProblem(422, 'Reference does not exist');
+      // A deleted branch closes its open pull requests (closed first, so they keep showing its last head).
+      for (const pull of repo.pulls) {
+        if (pull.state === 'open' && `refs/heads/${pull.head}` === ref) this.closeStoredPull(repo, pull);
+      }
+      repo.refs.delete(ref);
       return { status: 204 };
     });
 
@@ -1127,23 +1157,8 @@ export class FakeGitHub {
         throw new HttpProblem(422, 'Parent SHA does not exist or is not a commit object');
       }
       const now = gitNow();
-      const signature = (value: unknown, fallback: GitSignature): GitSignature => {
-        if (value === undefined) return fallback;
-        const given = object(value);
-        if (typeof given.name !== 'string' || typeof given.email !== 'string') {
-          throw validationFailed([{ resource: 'Commit', field: 'author', code: 'invalid' }]);
-        }
-        const date = typeof given.date === 'string' ? new Date(given.date) : new Date(now);
-        if (Number.isNaN(date.getTime()))
-          throw validationFailed([{ resource: 'Commit', field: 'date', code: 'invalid' }]);
-        return { name: given.name, email: given.email, date: date.toISOString().replace(/\.\d+Z$/, 'Z') };
-      };
-      // A token's user commits as the fake's identity, an app installation as its bot.
-      const identity = login.endsWith('[bot]')
-        ? { name: login, email: `${login}@users.noreply.github.com` }
-        : this.identity;
-      const author = signature(input.author, { ...identity, date: now });
-      const committer = signature(input.committer, author);
+      const author = signatureOf(input.author, { ...this.identityOf(login), date: now }, now);
+      const committer = signatureOf(input.committer, author, now);
       const sha = repo.putCommit({ tree, parents: parents as string[], author, committer, message });
       return { status: 201, body: this.commitJson(repo, sha) };
     });
@@ -1191,6 +1206,72 @@ export class FakeGitHub {
           ...describe(path, found),
           encoding: 'base64',
           content: (content.toString('base64').match(/.{1,60}/g) ?? []).join('\n') + '\n',
+        },
+      };
+    });
+
+    // The contents API's write: one file as one commit on the branch's head (blob, tree, commit and ref in one
+    // request). Updating a file needs its current blob id in `sha` (409 when it is another: the file changed); a new
+    // file takes none. The branch must exist (404). An existing file keeps its mode, a new one is 100644.
+    route('PUT /repos/{owner}/{repo}/contents/{path}', ({ repo, params, body, login }) => {
+      const input = object(body);
+      const message = requiredString(input, 'message', 'Commit');
+      const encoded = input.content;
+      if (typeof encoded !== 'string') {
+        throw validationFailed([{ resource: 'Commit', field: 'content', code: 'missing_field' }]);
+      }
+      if (!/^[A-Za-z0-9+/\r\n]*={0,2}[\r\n]*$/.test(encoded)) throw new HttpProblem(422, 'content is not valid Base64');
+      const branch = typeof input.branch === 'string' && input.branch !== '' ? input.branch : repo.defaultBranch;
+      const head = repo.branchSha(branch);
+      if (!head) throw new HttpProblem(404, `Branch ${branch} not found`);
+      const path = params.path ?? '';
+      if (path === '' || path.startsWith('/') || path.endsWith('/') || path.split('/').some(badPathPart)) {
+        throw new HttpProblem(422, 'path contains a malformed path component');
+      }
+      const files = repo.flatten(repo.commit(head)?.tree ?? '');
+      const existing = files.get(path);
+      if (existing) {
+        if (typeof input.sha !== 'string' || input.sha === '') {
+          throw new HttpProblem(422, 'Invalid request.\n\n"sha" wasn\'t supplied.');
+        }
+        if (input.sha !== existing.sha) throw new HttpProblem(409, `${path} does not match ${input.sha}`);
+      }
+      const content = Buffer.from(encoded, 'base64');
+      const blob = repo.putBlob(content);
+      files.set(path, { mode: existing?.mode ?? '100644', sha: blob });
+      let tree: string;
+      try {
+        tree = repo.buildTree(files);
+      } catch (error) {
+        if (!(error instanceof TreePathConflict)) throw error;
+        throw validationFailed([{ resource: 'Commit', field: 'path', code: 'invalid', message: error.message }]);
+      }
+      const now = gitNow();
+      const committer = signatureOf(input.committer, { ...this.identityOf(login), date: now }, now);
+      const author = signatureOf(input.author, committer, now);
+      const sha = repo.putCommit({ tree, parents: [head], author, committer, message });
+      repo.refs.set(`refs/heads/${branch}`, sha);
+      const base = this.repoPath(repo);
+      const name = path.slice(path.lastIndexOf('/') + 1);
+      const self = this.apiUrl(`${base}/contents/${path}?ref=${branch}`);
+      const git = this.apiUrl(`${base}/git/blobs/${blob}`);
+      const html = `https://${this.webHost}/${repo.owner}/${repo.name}/blob/${branch}/${path}`;
+      return {
+        status: existing ? 200 : 201,
+        body: {
+          content: {
+            name,
+            path,
+            sha: blob,
+            size: content.length,
+            url: self,
+            html_url: html,
+            git_url: git,
+            download_url: null,
+            type: 'file',
+            _links: { self, git, html },
+          },
+          commit: this.commitJson(repo, sha),
         },
       };
     });
@@ -1320,6 +1401,18 @@ export class FakeGitHub {
 
 function repositoryKey(owner: string, name: string): string {
   return `${owner}/${name}`.toLowerCase();
+}
+
+/** A commit's author or committer as a request gives it (`{ name, email, date? }`), or `fallback` when it gives none. */
+function signatureOf(value: unknown, fallback: GitSignature, now: string): GitSignature {
+  if (value === undefined) return fallback;
+  const given = object(value);
+  if (typeof given.name !== 'string' || typeof given.email !== 'string') {
+    throw validationFailed([{ resource: 'Commit', field: 'author', code: 'invalid' }]);
+  }
+  const date = typeof given.date === 'string' ? new Date(given.date) : new Date(now);
+  if (Number.isNaN(date.getTime())) throw validationFailed([{ resource: 'Commit', field: 'date', code: 'invalid' }]);
+  return { name: given.name, email: given.email, date: date.toISOString().replace(/\.\d+Z$/, 'Z') };
 }
 
 function badPathPart(part: string): boolean {

@@ -224,6 +224,7 @@ export class FakeKubeApi {
   private server?: Server;
   private port?: number;
   private readonly sockets = new Set<Socket>();
+  private tlsConnectionCount = 0;
   private readonly pending = new Set<ServerResponse>();
   private readonly timers = new Set<NodeJS.Timeout>();
 
@@ -264,6 +265,9 @@ export class FakeKubeApi {
       }
       this.sockets.add(socket);
       socket.on('close', () => this.sockets.delete(socket));
+    });
+    server.on('secureConnection', () => {
+      this.tlsConnectionCount += 1;
     });
     // A client that gives up mid-handshake is not an error of the fake.
     server.on('tlsClientError', () => undefined);
@@ -381,8 +385,23 @@ export class FakeKubeApi {
     return type ? this.requests.filter((request) => request.type === type).length : this.requests.length;
   }
 
+  /**
+   * TLS connections accepted (handshake completed) since the start or `resetRequests`: a client that keeps its
+   * connections alive sends many requests over one.
+   */
+  get tlsConnections(): number {
+    return this.tlsConnectionCount;
+  }
+
+  /** Connections open now, as the server sees them. */
+  get openConnections(): number {
+    return this.sockets.size;
+  }
+
+  /** Clears the request log and the count of TLS connections. */
   resetRequests(): void {
     this.requests.length = 0;
+    this.tlsConnectionCount = 0;
   }
 
   // ---------------------------------------------------------------- faults

@@ -9,6 +9,7 @@ import type { WatchedKind, GitopsClusterDocument, PipelineDocument } from '../co
 import { isClaimable, promotionStage, type ApprovalMarker } from '../decision/index.js';
 import { isNewerRevision, sameRevision } from '../flux/revision.js';
 import type { TargetStatus } from '../flux/target-status.js';
+import type { FreezeScope, FreezeSwitch } from '../freeze/freeze.js';
 import {
   appKeyOf,
   appKeyString,
@@ -28,6 +29,7 @@ import type {
   ObservedTargetStatus,
   Page,
   PageRequest,
+  RejectOutcome,
   Store,
   StoredCluster,
   StoredPipeline,
@@ -64,6 +66,8 @@ export class MemoryStore implements Store {
   #auditSequence = 0;
   /** Claimed notifications, by (pipeline, env, revision, kind). */
   readonly #notifications = new Set<string>();
+  /** Stop switches, by the table's sort key for (scope, env), so they list in the table's order. */
+  readonly #freezes = new Map<string, FreezeSwitch>();
 
   resetCounts(): void {
     this.counts.reads = 0;
@@ -278,12 +282,52 @@ export class MemoryStore implements Store {
     return 'requested';
   }
 
-  async approve(pipeline: ObjectKey, env: string, revision: string, by: string, now: Date): Promise<ApproveOutcome> {
+  async approve(
+    pipeline: ObjectKey,
+    env: string,
+    revision: string,
+    by: string,
+    now: Date,
+    required = 1,
+  ): Promise<ApproveOutcome> {
     const current = this.#read(this.#approvals.get(objectKeyString(pipeline))?.get(env));
     if (current?.revision !== revision) return 'not-waiting';
     if (current.approvedAt !== undefined) return 'already-approved';
-    this.#write(env, this.#markersOf(pipeline), { ...current, approvedAt: now.toISOString(), approvedBy: by });
-    return 'approved';
+    if (current.rejectedAt !== undefined) return 'rejected';
+    const approved = { approvedAt: now.toISOString(), approvedBy: by };
+    // A policy of one approves as before policies existed, without a list of approvals.
+    if (required <= 1) {
+      this.#write(env, this.#markersOf(pipeline), { ...current, ...approved });
+      return 'approved';
+    }
+    const approvals = current.approvals ?? [];
+    if (approvals.some((approval) => approval.by === by)) {
+      // Counted before; enough now only when the policy asks fewer than when the approvals were made.
+      if (approvals.length < required) return 'already-counted';
+      this.#write(env, this.#markersOf(pipeline), { ...current, ...approved });
+      return 'approved';
+    }
+    const counted = [...approvals, { by, at: now.toISOString() }];
+    const last = counted.length >= required;
+    this.#write(env, this.#markersOf(pipeline), { ...current, approvals: counted, ...(last ? approved : {}) });
+    return last ? 'approved' : 'counted';
+  }
+
+  async reject(
+    pipeline: ObjectKey,
+    env: string,
+    revision: string,
+    by: string,
+    reason: string,
+    now: Date,
+  ): Promise<RejectOutcome> {
+    const current = this.#read(this.#approvals.get(objectKeyString(pipeline))?.get(env));
+    if (current?.revision !== revision) return 'not-waiting';
+    if (current.approvedAt !== undefined) return 'already-approved';
+    if (current.rejectedAt !== undefined) return 'already-rejected';
+    const rejection = { rejectedAt: now.toISOString(), rejectedBy: by, rejectionReason: reason };
+    this.#write(env, this.#markersOf(pipeline), { ...current, ...rejection });
+    return 'rejected';
   }
 
   async clearApproval(pipeline: ObjectKey, env: string, revision: string): Promise<boolean> {
@@ -436,6 +480,35 @@ export class MemoryStore implements Store {
     return true;
   }
 
+  // ---------------------------------------------------------------- stop switches
+
+  async setFreeze(freeze: FreezeSwitch): Promise<void> {
+    // The table keeps a pipeline's key only, whatever object the scope was given as.
+    const scope = 'pipeline' in freeze.scope ? { pipeline: pipelineKeyOf(freeze.scope.pipeline) } : freeze.scope;
+    this.#write(freezeSortKey(freeze.scope, freeze.env), this.#freezes, { ...freeze, scope });
+  }
+
+  async clearFreezes(scope: FreezeScope, env?: string): Promise<FreezeSwitch[]> {
+    // One query for a whole scope, then a delete per switch; one environment's switch is deleted by its key.
+    if (env === undefined) this.counts.reads += 1;
+    const doomed =
+      env === undefined
+        ? [...this.#freezes.keys()].filter((sortKey) => sortKey.startsWith(freezeScopePrefix(scope)))
+        : [freezeSortKey(scope, env)];
+    const removed: FreezeSwitch[] = [];
+    for (const sortKey of doomed.sort()) {
+      const freeze = this.#freezes.get(sortKey);
+      this.#delete(sortKey, this.#freezes);
+      if (freeze) removed.push(copy(freeze));
+    }
+    return removed;
+  }
+
+  async listFreezes(): Promise<FreezeSwitch[]> {
+    this.counts.reads += 1;
+    return sortedBy([...this.#freezes.entries()], ([sortKey]) => sortKey).map(([, freeze]) => copy(freeze));
+  }
+
   // ---------------------------------------------------------------- reading and writing items
 
   #read<T>(value: T | undefined): T | undefined {
@@ -492,6 +565,18 @@ function part(value: string): string {
 
 function objectSortKey(key: ObjectKey): string {
   return `${part(key.namespace)}/${part(key.name)}`;
+}
+
+/** As the table keys a switch: `*` stands for every pipeline or every environment, and is encoded in names. */
+function freezeScopePrefix(scope: FreezeScope): string {
+  const freezePart = (value: string) => part(value).replaceAll('*', '%2A');
+  const name =
+    'installation' in scope ? '*' : `${freezePart(scope.pipeline.namespace)}/${freezePart(scope.pipeline.name)}`;
+  return `${name}#`;
+}
+
+function freezeSortKey(scope: FreezeScope, env: string | undefined): string {
+  return `${freezeScopePrefix(scope)}${env === undefined ? '*' : part(env).replaceAll('*', '%2A')}`;
 }
 
 function promotionId(pipeline: ObjectKey, env: string, revision: string): string {

@@ -2,17 +2,18 @@
 // helper, so what is shown is what the verifier would decide now), arranged per environment.
 import type { Promotion } from '../config/schema.js';
 import {
-  decide,
   type ApprovalMarker,
   type Decision,
   type EnvironmentReason,
   type EnvironmentState,
 } from '../decision/index.js';
 import { runsSourceRevision, sameRevision } from '../flux/revision.js';
+import { rolledBackEnv } from '../promotion/rollback-record.js';
 import type { TargetPhase, TargetReason } from '../flux/target-status.js';
 import { appKeyOf, appKeyString, type ObjectKey } from '../pipeline/model.js';
 import type { ObservedTargetStatus, StoredPipeline, VersionedPromotionRecord } from '../store/port.js';
-import { decisionInputOf, readPipelineState, type PipelineStateReader } from '../verifier/evaluate.js';
+import { decideWithReads, type DecisionReads } from '../verifier/decide-with-reads.js';
+import { readPipelineState, type PipelineStateReader } from '../verifier/pipeline-state.js';
 
 /** A target's phase as `status` and `explain` show it: its status's phase, or `Unobserved` before a first read. */
 export type TargetViewPhase = TargetPhase | 'Unobserved';
@@ -36,9 +37,13 @@ export interface EnvironmentView {
   message: string;
   /** ISO 8601: when the soak of a soaking environment, or the one it waits for (AwaitingSoak), is served. */
   soakEndsAt?: string;
+  /** ISO 8601: when the freeze holding a `frozen` environment ends by itself. */
+  frozenUntil?: string;
+  /** ISO 8601: when the rollback of an environment in its grace period becomes due. */
+  rollbackAt?: string;
   targets: TargetView[];
   approval?: ApprovalMarker;
-  /** The environment's promotion records, newest first. */
+  /** The environment's promotion records, its rollbacks' included (`rollback:{env}`), newest first. */
   promotions: VersionedPromotionRecord[];
 }
 
@@ -51,13 +56,13 @@ export interface PipelineView {
 
 /** Reads a pipeline's state and decides on it at `now`, writing nothing. Undefined when it is not stored. */
 export async function loadPipelineView(
-  store: PipelineStateReader,
+  store: PipelineStateReader & DecisionReads,
   key: ObjectKey,
   now: Date,
 ): Promise<PipelineView | undefined> {
   const state = await readPipelineState(store, key);
   if (!state) return undefined;
-  const decision = decide(decisionInputOf(state, now));
+  const decision = await decideWithReads(store, state, now);
   const { pipeline } = state.stored;
   const environments = pipeline.environments.map((env): EnvironmentView => {
     const explanation = decision.environments.find((e) => e.env === env.name);
@@ -69,6 +74,8 @@ export async function loadPipelineView(
       reason: explanation?.reason ?? 'StoppedEarlier',
       message: explanation?.message ?? '',
       ...(explanation?.soakEndsAt ? { soakEndsAt: explanation.soakEndsAt } : {}),
+      ...(explanation?.frozenUntil ? { frozenUntil: explanation.frozenUntil } : {}),
+      ...(explanation?.rollbackAt ? { rollbackAt: explanation.rollbackAt } : {}),
       targets: env.targets.map((target) => ({
         cluster: target.cluster,
         namespace: target.namespace,
@@ -76,7 +83,7 @@ export async function loadPipelineView(
       })),
       approval: state.approvals.find((marker) => marker.env === env.name),
       promotions: state.promotions
-        .filter((record) => record.env === env.name)
+        .filter((record) => record.env === env.name || rolledBackEnv(record.env) === env.name)
         .sort((a, b) => Date.parse(b.updatedAt) - Date.parse(a.updatedAt)),
     };
   });

@@ -4,29 +4,34 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { approve, type ApprovalRequest, type ApprovalResult } from '../../lib/approval/approve.js';
-import { resolvePipeline, type ObjectKey } from '../../lib/pipeline/model.js';
+import type { ApprovalPolicy } from '../../lib/pipeline/environment-policies.js';
+import { resolvePipeline, type ObjectKey, type Pipeline } from '../../lib/pipeline/model.js';
 import type { PromoteMessage } from '../../lib/queue/messages.js';
 import { MemoryStore } from '../../lib/testing/memory-store.js';
 
 const NOW = new Date('2025-10-01T12:00:00Z');
 const KEY: ObjectKey = { namespace: 'flux-system', name: 'podinfo' };
-const PIPELINE = resolvePipeline({
-  metadata: { namespace: KEY.namespace, name: KEY.name },
-  spec: {
-    appRef: { apiVersion: 'helm.toolkit.fluxcd.io/v2', kind: 'HelmRelease', name: 'podinfo' },
-    environments: [
-      { name: 'dev', targets: [{ namespace: 'dev', clusterRef: { name: 'dev' } }] },
-      {
-        name: 'prod',
-        targets: [{ namespace: 'prod', clusterRef: { name: 'prod' } }],
-        promotion: { manual: true, strategy: { notification: {} } },
-      },
-    ],
-  },
-});
+/** podinfo, with a manual prod under `approval` (none: no policy). */
+const pipelineWith = (approval?: ApprovalPolicy): Pipeline =>
+  resolvePipeline({
+    metadata: { namespace: KEY.namespace, name: KEY.name },
+    spec: {
+      appRef: { apiVersion: 'helm.toolkit.fluxcd.io/v2', kind: 'HelmRelease', name: 'podinfo' },
+      environments: [
+        { name: 'dev', targets: [{ namespace: 'dev', clusterRef: { name: 'dev' } }] },
+        {
+          name: 'prod',
+          targets: [{ namespace: 'prod', clusterRef: { name: 'prod' } }],
+          promotion: { manual: true, strategy: { notification: {} } },
+          ...(approval && { approval }),
+        },
+      ],
+    },
+  });
+const PIPELINE = pipelineWith();
 
 /** A store where prod waits for `waiting` (if any), and a verifier that takes every promote message. */
-async function world(waiting?: string) {
+async function world(waiting?: string, pipeline: Pipeline = PIPELINE) {
   const store = new MemoryStore();
   if (waiting !== undefined) await store.requestApproval(KEY, 'prod', waiting, NOW);
   const enqueued: PromoteMessage[] = [];
@@ -38,7 +43,7 @@ async function world(waiting?: string) {
     },
   };
   const request = (overrides: Partial<ApprovalRequest>): ApprovalRequest => ({
-    pipeline: PIPELINE,
+    pipeline,
     env: 'prod',
     approver: 'hmac-key of Secret flux-system/webhook',
     via: 'the approval webhook',
@@ -58,6 +63,8 @@ describe('approve', () => {
       revision: '6.9.2',
       approver: 'hmac-key of Secret flux-system/webhook',
       delivered: true,
+      have: 1,
+      need: 1,
     });
     const marker = await store.getApproval(KEY, 'prod');
     assert.equal(marker?.approvedBy, 'hmac-key of Secret flux-system/webhook');
@@ -163,4 +170,119 @@ describe('approve', () => {
       assert.equal(asked, refusal.identityRead ? 1 : 0);
     });
   }
+});
+
+describe('approve under an approval policy', () => {
+  const TWO_USERS = pipelineWith({ required: 2, approvers: { users: ['alice', 'bob'] } });
+  const as = (approver: string): Partial<ApprovalRequest> => ({ revision: '6.5.0', approver, via: 'pipelinectl' });
+
+  it('two distinct approvers: the first is counted (no promotion), the second completes it and promotes', async () => {
+    const { store, deps, enqueued, request, audit } = await world('6.5.0', TWO_USERS);
+    const first = await approve(deps, request(as('local:alice')));
+    assert.deepEqual(first, { outcome: 'counted', revision: '6.5.0', approver: 'local:alice', have: 1, need: 2 });
+    assert.equal((await store.getApproval(KEY, 'prod'))?.approvedAt, undefined, 'still waiting');
+    assert.deepEqual(enqueued, [], 'a counted approval promotes nothing');
+
+    const second = await approve(deps, request(as('local:bob')));
+    assert.deepEqual(second, {
+      outcome: 'approved',
+      revision: '6.5.0',
+      approver: 'local:bob',
+      delivered: true,
+      have: 2,
+      need: 2,
+    });
+    assert.deepEqual(enqueued, [{ type: 'promote', pipeline: KEY, env: 'prod', revision: '6.5.0' }]);
+    const marker = await store.getApproval(KEY, 'prod');
+    assert.equal(marker?.approvedAt, NOW.toISOString());
+    assert.deepEqual(
+      marker?.approvals?.map((approval) => approval.by),
+      ['local:alice', 'local:bob'],
+    );
+    // Newest first: each approval in the trail with its identity and the count.
+    assert.deepEqual(
+      (await audit()).map(({ type, actor, message }) => ({ type, actor, message })),
+      [
+        { type: 'approved', actor: 'local:bob', message: '6.5.0 approved for prod with pipelinectl (2 of 2)' },
+        { type: 'approved', actor: 'local:alice', message: '6.5.0 approved for prod with pipelinectl (1 of 2)' },
+      ],
+    );
+  });
+
+  it('the same person twice counts once: already-counted, nothing written, nothing sent', async () => {
+    const { store, deps, enqueued, request, audit } = await world('6.5.0', TWO_USERS);
+    await approve(deps, request(as('local:alice')));
+    const before = await store.getApproval(KEY, 'prod');
+    const again = await approve(deps, request(as('local:alice')));
+    assert.deepEqual(again, {
+      outcome: 'already-counted',
+      revision: '6.5.0',
+      approver: 'local:alice',
+      have: 1,
+      need: 2,
+    });
+    assert.deepEqual(await store.getApproval(KEY, 'prod'), before);
+    assert.equal((await audit()).length, 1);
+    assert.deepEqual(enqueued, []);
+  });
+
+  const refused: { name: string; policy: ApprovalPolicy; approver: string; reason: string }[] = [
+    {
+      name: 'a user not in approvers.users',
+      policy: { required: 2, approvers: { users: ['alice', 'bob'] } },
+      approver: 'local:mallory',
+      reason: "local:mallory may not approve: not in the environment's approval.approvers.users",
+    },
+    {
+      name: 'the webhook key when the policy lists users only',
+      policy: { approvers: { users: ['alice'] } },
+      approver: 'hmac-key of Secret flux-system/webhook',
+      reason:
+        "hmac-key of Secret flux-system/webhook may not approve: the environment's approval policy has no " +
+        'approval.approvers.keys (add the name of the Secret whose hmac-key signs the webhook to it)',
+    },
+    {
+      name: 'a key from a Secret outside the pipeline namespace',
+      policy: { approvers: { keys: ['webhook'] } },
+      approver: 'hmac-key of Secret elsewhere/webhook',
+      reason:
+        "hmac-key of Secret elsewhere/webhook may not approve: approval.approvers.keys names Secrets in the pipeline's " +
+        'namespace flux-system only',
+    },
+  ];
+  for (const refusal of refused) {
+    it(`refuses ${refusal.name}: not-allowed with the reason, nothing written or sent`, async () => {
+      const { store, deps, enqueued, request, audit } = await world('6.5.0', pipelineWith(refusal.policy));
+      const before = await store.getApproval(KEY, 'prod');
+      const result = await approve(deps, request({ revision: '6.5.0', approver: refusal.approver }));
+      assert.equal(result.outcome, 'not-allowed');
+      assert.equal(result.outcome === 'not-allowed' && result.reason, refusal.reason);
+      assert.deepEqual(await store.getApproval(KEY, 'prod'), before);
+      assert.deepEqual(await audit(), []);
+      assert.deepEqual(enqueued, []);
+    });
+  }
+
+  it('a listed key approves through the webhook', async () => {
+    const pipeline = pipelineWith({ approvers: { keys: ['webhook'] } });
+    const { deps, request } = await world('6.5.0', pipeline);
+    assert.equal((await approve(deps, request({ revision: '6.5.0' }))).outcome, 'approved');
+  });
+
+  it('a rejected revision takes no approval: rejected with who and why, nothing written or sent', async () => {
+    const { store, deps, enqueued, request, audit } = await world('6.5.0', TWO_USERS);
+    assert.equal(await store.reject(KEY, 'prod', '6.5.0', 'local:bob', 'breaks checkout', NOW), 'rejected');
+    const before = await store.getApproval(KEY, 'prod');
+    assert.deepEqual(await approve(deps, request(as('local:alice'))), {
+      outcome: 'rejected',
+      revision: '6.5.0',
+      approver: 'local:alice',
+      rejectedBy: 'local:bob',
+      rejectedAt: NOW.toISOString(),
+      rejectionReason: 'breaks checkout',
+    });
+    assert.deepEqual(await store.getApproval(KEY, 'prod'), before);
+    assert.deepEqual(await audit(), []);
+    assert.deepEqual(enqueued, []);
+  });
 });

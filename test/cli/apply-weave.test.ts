@@ -214,7 +214,12 @@ describe('pipelinectl apply of Weave configurations (local data directory)', { c
         ['prod', 'pull-request', true, 'not-reached', podinfo.environments[2]?.message],
       ],
     );
-    assert.deepEqual(podinfo.next, [{ type: 'promote', env: 'staging', revision: '6.0.1' }]);
+    assert.deepEqual(
+      podinfo.next.map((action) => ({ ...action, evidence: undefined })),
+      [{ type: 'promote', env: 'staging', revision: '6.0.1', evidence: undefined }],
+    );
+    const [next] = podinfo.next;
+    assert.equal(next?.type === 'promote' ? next.evidence?.from : undefined, 'dev', 'what the promotion is based on');
 
     const keyOnly = await explain('key-only');
     assert.deepEqual(

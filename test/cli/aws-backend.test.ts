@@ -16,6 +16,9 @@ import { STSClient } from '@aws-sdk/client-sts';
 import { startFauxqs, type FauxqsServer } from 'fauxqs';
 import { applyConfiguration } from '../../lib/cli/actions/apply.js';
 import { approveRevision } from '../../lib/cli/actions/approve.js';
+import { freezePromotions, readFreezeFlags } from '../../lib/cli/actions/freeze.js';
+import { rejectRevision } from '../../lib/cli/actions/reject.js';
+import { unfreezePromotions } from '../../lib/cli/actions/unfreeze.js';
 import { fluxConfig } from '../../lib/cli/actions/flux-config.js';
 import type { Backend } from '../../lib/cli/backend.js';
 import { openAwsBackend, type AwsClients } from '../../lib/cli/backends/aws.js';
@@ -233,6 +236,8 @@ describe('the AWS backend', { concurrency: false }, () => {
       by: 'arn:aws:iam::123456789012:user/alice',
       at: result.at,
       delivered: true,
+      have: 1,
+      need: 1,
     });
     const marker = await backend.store.getApproval(PIPELINE, 'staging');
     assert.equal(marker?.approvedBy, result.by);
@@ -241,6 +246,42 @@ describe('the AWS backend', { concurrency: false }, () => {
       (await drain(queueUrl)).map((body) => decodeMessage(body)),
       [{ ok: true, message: { type: 'promote', pipeline: PIPELINE, env: 'staging', revision: '6.9.2' } }],
     );
+  });
+
+  it('freeze, unfreeze and reject on a stack: the switch in the table, who from STS, the re-check on the queue', async () => {
+    await drain(queueUrl);
+    const now = new Date();
+    const frozen = await freezePromotions(
+      backend,
+      { pipeline: PIPELINE },
+      readFreezeFlags({ env: 'prod', reason: 'incident 4711', until: '2h', windows: [] }, now),
+      now,
+    );
+    assert.equal(frozen.freeze.by, 'arn:aws:iam::123456789012:user/alice');
+    assert.deepEqual(
+      (await backend.store.listFreezes()).map(({ env, reason, by }) => ({ env, reason, by })),
+      [{ env: 'prod', reason: 'incident 4711', by: 'arn:aws:iam::123456789012:user/alice' }],
+    );
+    const lifted = await unfreezePromotions(backend, { pipeline: PIPELINE }, 'prod');
+    assert.equal(lifted.removed.length, 1);
+    assert.deepEqual(await backend.store.listFreezes(), []);
+    assert.deepEqual(
+      (await drain(queueUrl)).map((body) => decodeMessage(body)),
+      [{ ok: true, message: { type: 'check-pipeline', pipeline: PIPELINE, cause: 'unfreeze', readTargets: false } }],
+      'unfreeze re-checks the pipeline through SQS',
+    );
+    const trail = await backend.store.listAudit(PIPELINE, { limit: 10 });
+    assert.deepEqual(
+      trail.items.filter((entry) => entry.type.startsWith('freeze')).map(({ type, actor }) => `${type} ${actor}`),
+      ['freeze-cleared arn:aws:iam::123456789012:user/alice', 'freeze-set arn:aws:iam::123456789012:user/alice'],
+    );
+
+    assert.equal(await backend.store.requestApproval(PIPELINE, 'staging', '6.9.3', new Date()), 'requested');
+    const rejected = await rejectRevision(backend, PIPELINE, 'staging', undefined, 'breaks checkout');
+    assert.equal(rejected.outcome, 'rejected');
+    const marker = await backend.store.getApproval(PIPELINE, 'staging');
+    assert.equal(marker?.rejectedBy, 'arn:aws:iam::123456789012:user/alice');
+    assert.equal(marker?.rejectionReason, 'breaks checkout');
   });
 
   it('the CLI itself: status --aws, the stack named by PIPELINES_STACK, the region by --region', async () => {

@@ -328,6 +328,8 @@ describe('pipelinectl, as a user first tries it', { concurrency: true }, () => {
         approvedBy: IDENTITY,
         approvedAt: approved.approvedAt,
         delivered: false,
+        have: 1,
+        need: 1,
       });
       assert.ok(Math.abs(Date.parse(approved.approvedAt ?? '') - Date.now()) < 60_000, approved.approvedAt ?? 'null');
       assert.match(run.stderr, /^note: pipelinectl serve is not running/, 'notes stay on stderr, off the JSON');

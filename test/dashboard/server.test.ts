@@ -1,39 +1,11 @@
 // The dashboard over HTTP, as a browser or another web page would reach it, on a real local data directory: what the
 // pages show (and never show), and which approval requests it refuses: another site's, a forged Host, no token.
 import assert from 'node:assert/strict';
-import { request as httpRequest } from 'node:http';
 import { userInfo } from 'node:os';
 import { after, before, describe, it } from 'node:test';
 import { startDashboard, NonLoopbackHostError } from '../../lib/cli/dashboard/server.js';
 import { PIPELINE } from '../cli/fixtures.js';
-import { HOSTILE_MESSAGE, SECRET_VALUES, startDashboardWorld, type DashboardWorld } from './world.js';
-
-interface Answer {
-  status: number;
-  headers: Record<string, string | string[] | undefined>;
-  body: string;
-}
-
-/** One request with exactly these headers (fetch would not let a test forge `Host`). */
-function send(
-  url: string,
-  options: { method?: string; headers?: Record<string, string>; body?: string } = {},
-): Promise<Answer> {
-  return new Promise((resolve, reject) => {
-    const req = httpRequest(url, { method: options.method ?? 'GET', headers: options.headers }, (res) => {
-      const chunks: Buffer[] = [];
-      res.on('data', (chunk: Buffer) => chunks.push(chunk));
-      res.on('end', () =>
-        resolve({ status: res.statusCode ?? 0, headers: res.headers, body: Buffer.concat(chunks).toString('utf8') }),
-      );
-      res.on('error', reject);
-    });
-    req.on('error', reject);
-    req.end(options.body);
-  });
-}
-
-const FORM = { 'content-type': 'application/x-www-form-urlencoded' };
+import { FORM, HOSTILE_MESSAGE, SECRET_VALUES, send, startDashboardWorld, type DashboardWorld } from './world.js';
 
 describe('the dashboard over HTTP', { concurrency: false }, () => {
   let world: DashboardWorld;

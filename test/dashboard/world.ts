@@ -5,6 +5,7 @@
 // to the verifier when it chooses, so what a page shows at each step is certain.
 import assert from 'node:assert/strict';
 import { mkdtemp, rm } from 'node:fs/promises';
+import { request as httpRequest } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Backend } from '../../lib/cli/backend.js';
@@ -19,6 +20,7 @@ import { RecordingQueue } from '../../lib/testing/recording-queue.js';
 import { ScriptedClusters } from '../../lib/testing/scripted-clusters.js';
 import { createVerifier } from '../../lib/verifier/index.js';
 import { writeFiles } from '../support/temp-files.js';
+import { pipelineWithStagingApproval } from '../cli/approval-fixtures.js';
 import { CLUSTERS, PIPELINE, pipeline, SECRETS } from '../cli/fixtures.js';
 import { runCli } from '../cli/helpers.js';
 
@@ -54,6 +56,34 @@ export async function recordMetricsTrail(store: Pick<Store, 'appendAudit'>, now 
   }
 }
 
+export interface Answer {
+  status: number;
+  headers: Record<string, string | string[] | undefined>;
+  body: string;
+}
+
+/** One request with exactly these headers (fetch would not let a test forge `Host`). */
+export function send(
+  url: string,
+  options: { method?: string; headers?: Record<string, string>; body?: string } = {},
+): Promise<Answer> {
+  return new Promise((resolve, reject) => {
+    const req = httpRequest(url, { method: options.method ?? 'GET', headers: options.headers }, (res) => {
+      const chunks: Buffer[] = [];
+      res.on('data', (chunk: Buffer) => chunks.push(chunk));
+      res.on('end', () =>
+        resolve({ status: res.statusCode ?? 0, headers: res.headers, body: Buffer.concat(chunks).toString('utf8') }),
+      );
+      res.on('error', reject);
+    });
+    req.on('error', reject);
+    req.end(options.body);
+  });
+}
+
+/** The header of a form POST. */
+export const FORM = { 'content-type': 'application/x-www-form-urlencoded' };
+
 export interface DashboardWorld {
   dashboard: RunningDashboard;
   backend: Backend;
@@ -61,6 +91,8 @@ export interface DashboardWorld {
   pending: QueueMessage[];
   /** Gives the verifier every pending message, as `serve` would. */
   deliverPending(): Promise<void>;
+  /** Makes the dashboard act as `identity` (`local:alice`) from now on; undefined: the operating system's user again. */
+  actAs(identity: string | undefined): void;
   close(): Promise<void>;
 }
 
@@ -79,13 +111,20 @@ const app = (cluster: string, namespace: string): AppKey => ({
   name: 'podinfo',
 });
 
-export async function startDashboardWorld(options: { refreshMs?: number } = {}): Promise<DashboardWorld> {
+export interface DashboardWorldOptions {
+  refreshMs?: number;
+  /** An approval policy on the manual staging, as a YAML flow mapping (`{ required: 2 }`). */
+  stagingApproval?: string;
+}
+
+export async function startDashboardWorld(options: DashboardWorldOptions = {}): Promise<DashboardWorld> {
   const root = await mkdtemp(join(tmpdir(), 'pipelinectl-dashboard-'));
   const dataDir = join(root, 'data');
   await writeFiles(root, {
     'config/clusters.yaml': CLUSTERS,
     'config/secrets.yaml': SECRETS,
-    'config/pipeline.yaml': pipeline('apps'),
+    'config/pipeline.yaml':
+      options.stagingApproval === undefined ? pipeline('apps') : pipelineWithStagingApproval(options.stagingApproval),
   });
   const applied = await runCli(['apply', '-f', join(root, 'config'), '--data-dir', dataDir]);
   assert.equal(applied.code, 0, applied.stderr);
@@ -111,9 +150,12 @@ export async function startDashboardWorld(options: { refreshMs?: number } = {}):
   await verify({ type: 'check-pipeline', pipeline: PIPELINE, cause: 'apply', readTargets: false });
 
   const pending: QueueMessage[] = [];
-  // The backend as `pipelinectl dashboard` gets it, but a running serve's queue is this list.
+  let actingAs: string | undefined;
+  // The backend as `pipelinectl dashboard` gets it, but a running serve's queue is this list, and the identity may be
+  // another person's.
   const backend: Backend = {
     ...opened,
+    identity: () => (actingAs === undefined ? opened.identity() : Promise.resolve(actingAs)),
     enqueue: (message) => {
       pending.push(message);
       return Promise.resolve(true);
@@ -126,6 +168,9 @@ export async function startDashboardWorld(options: { refreshMs?: number } = {}):
     pending,
     deliverPending: async () => {
       for (const message of pending.splice(0)) await verify(message);
+    },
+    actAs: (identity) => {
+      actingAs = identity;
     },
     close: async () => {
       await dashboard.close();

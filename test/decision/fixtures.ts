@@ -4,8 +4,11 @@ import assert from 'node:assert/strict';
 import { it } from 'node:test';
 import type { AppKind, Promotion } from '../../lib/config/schema.js';
 import { decide } from '../../lib/decision/index.js';
+import type { FreezeSwitch } from '../../lib/freeze/freeze.js';
 import type {
   Action,
+  Decision,
+  PromotionEvidence,
   ApprovalMarker,
   DecisionInput,
   EnvironmentReason,
@@ -17,7 +20,7 @@ import type {
 import type { TargetStatus } from '../../lib/flux/target-status.js';
 import { unreadableTarget } from '../../lib/flux/target-status.js';
 import { appKeyOf, appKeyString } from '../../lib/pipeline/model.js';
-import type { Pipeline, PipelineTarget, SourceObject } from '../../lib/pipeline/model.js';
+import type { Pipeline, PipelineEnvironment, PipelineTarget, SourceObject } from '../../lib/pipeline/model.js';
 
 export const NOW = new Date('2025-10-01T12:00:00.000Z');
 
@@ -52,6 +55,9 @@ export interface EnvironmentSpec {
   promotion?: Promotion;
   /** `spec.environments[].soak`, e.g. `30m`. */
   soak?: string;
+  freeze?: PipelineEnvironment['freeze'];
+  approval?: PipelineEnvironment['approval'];
+  rollback?: PipelineEnvironment['rollback'];
 }
 
 export interface PipelineSpec {
@@ -81,6 +87,9 @@ export function pipeline(spec: PipelineSpec): Pipeline {
         targets: env.targets.map(target),
         ...(promotion ? { promotion } : {}),
         ...(env.soak ? { soak: env.soak } : {}),
+        ...(env.freeze ? { freeze: env.freeze } : {}),
+        ...(env.approval ? { approval: env.approval } : {}),
+        ...(env.rollback ? { rollback: env.rollback } : {}),
       };
     }),
   };
@@ -199,6 +208,18 @@ export interface Row {
   soakEndsAt?: Record<string, string>;
   /** For a pipeline with a source: where it stands, and words its message must contain. */
   source?: { state: SourceState; reason: SourceReason; version?: string; message?: string };
+  /** The stop switches read (absent: not read). */
+  freezes?: FreezeSwitch[];
+  /** The revisions each environment passed on, newest first (absent: not read). */
+  lastPassed?: Record<string, string[]>;
+  /** The evidence of each promote action, by environment (actions are compared without it otherwise). */
+  evidence?: Record<string, PromotionEvidence>;
+  /** What the decision asks to read (checked only when given; `{}` means nothing). */
+  needs?: NonNullable<Decision['needs']>;
+  /** The `frozenUntil` of every environment that has one (checked only when given). */
+  frozenUntil?: Record<string, string>;
+  /** The `rollbackAt` of every environment that has one (checked only when given). */
+  rollbackAt?: Record<string, string>;
 }
 
 export function inputOf(row: Row): DecisionInput {
@@ -208,8 +229,19 @@ export function inputOf(row: Row): DecisionInput {
     approvals: row.approvals ?? [],
     promotions: row.promotions ?? [],
     ...(row.since ? { statusSince: observedMap(row.pipeline, row.since) } : {}),
+    ...(row.freezes ? { freezes: row.freezes } : {}),
+    ...(row.lastPassed ? { lastPassed: new Map(Object.entries(row.lastPassed)) } : {}),
     now: row.now ?? NOW,
   };
+}
+
+/** The actions without the promotions' evidence, which rows check apart (`Row.evidence`). */
+export function withoutEvidence(actions: readonly Action[]): Action[] {
+  return actions.map((action) => {
+    if (action.type !== 'promote') return action;
+    const { evidence: _evidence, ...rest } = action;
+    return rest;
+  });
 }
 
 /** One test per row, plus the checks every decision must pass: pipeline order, one-line messages, no mutation. */
@@ -221,7 +253,20 @@ export function runRows(rows: readonly Row[]): void {
       const decision = decide(input);
 
       assert.equal(decision.candidate, row.candidate, 'candidate');
-      assert.deepEqual(decision.actions, row.actions, 'actions');
+      assert.deepEqual(withoutEvidence(decision.actions), row.actions, 'actions');
+      for (const [env, evidence] of Object.entries(row.evidence ?? {})) {
+        const action = decision.actions.find((a) => a.type === 'promote' && a.env === env);
+        assert.deepEqual(action?.type === 'promote' ? action.evidence : undefined, evidence, `${env}: evidence`);
+      }
+      if (row.needs) assert.deepEqual(decision.needs ?? {}, row.needs, 'needs');
+      if (row.frozenUntil) {
+        const frozen = decision.environments.flatMap((e) => (e.frozenUntil ? [[e.env, e.frozenUntil]] : []));
+        assert.deepEqual(Object.fromEntries(frozen), row.frozenUntil, 'frozenUntil');
+      }
+      if (row.rollbackAt) {
+        const due = decision.environments.flatMap((e) => (e.rollbackAt ? [[e.env, e.rollbackAt]] : []));
+        assert.deepEqual(Object.fromEntries(due), row.rollbackAt, 'rollbackAt');
+      }
       assert.deepEqual(
         decision.environments.map((e) => e.env),
         row.pipeline.environments.map((e) => e.name),

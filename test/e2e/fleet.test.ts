@@ -127,7 +127,8 @@ function assertPullRequest(
   assert.equal(pull.title, `Promote flux-system/${expected.pipeline} in ${expected.env} to ${expected.revision}`);
   assert.equal(pull.head, `promotion-flux-system-${expected.pipeline}-${expected.env}`);
   assert.equal(pull.base, 'main');
-  assert.equal(pull.body, WEAVE_BODY(expected.pipeline, expected.env));
+  // Weave's body first, byte for byte, then the evidence (docs/evidence.md).
+  assert.ok(pull.body.startsWith(`${WEAVE_BODY(expected.pipeline, expected.env)}\n\n### Evidence\n`), pull.body);
   assert.equal(pull.state, 'open');
   // One commit on top of the base, and only the marked files differ from the base, by exactly the marked values.
   assert.deepEqual(github.commit(OWNER, REPOSITORY, pull.headSha)?.parents, [expected.baseSha]);

@@ -126,11 +126,14 @@ describe("Weave's GitLab e2e pipeline, and its Bitbucket Server and Azure DevOps
     for (const host of hosts) {
       const branch = `promotion-flux-system-podinfo-${host.short}-prod`;
       const pull = await waitFor(`the ${host.type} pull request`, () => host.fake.pullRequests()[0], WAIT_MS);
+      // Weave's body first, byte for byte, then the evidence (docs/evidence.md).
+      const weaveBody = pullRequestBody('flux-system', `podinfo-${host.short}`, 'prod');
+      assert.ok(pull.body.startsWith(`${weaveBody}\n\n### Evidence\n\nPromoted from **dev**.\n`), pull.body);
       assert.deepEqual(
-        { ...pull, url: undefined },
+        { ...pull, url: undefined, body: undefined },
         {
           title: `Promote flux-system/podinfo-${host.short} in prod to ${NEW}`,
-          body: pullRequestBody('flux-system', `podinfo-${host.short}`, 'prod'),
+          body: undefined,
           state: 'open',
           source: branch,
           target: 'main',

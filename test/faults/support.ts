@@ -9,7 +9,8 @@ import { GitHubPullRequestPromoter } from '../../lib/promotion/github/index.js';
 import { StrategyPromoter } from '../../lib/promotion/index.js';
 import { podinfoReleaseYaml } from '../../lib/testing/config-yaml.js';
 import { FakeGitHub } from '../../lib/testing/fake-github.js';
-import type { PipelineStateReader } from '../../lib/verifier/evaluate.js';
+import type { DecisionReads } from '../../lib/verifier/decide-with-reads.js';
+import type { PipelineStateReader } from '../../lib/verifier/pipeline-state.js';
 import type { Logger } from '../../lib/logging/logger.js';
 import { condition, HR_GENERATION } from '../fixtures/flux-objects.js';
 import { PIPELINE, deployed, pipelineDocument, startLoop, type LoopOptions } from '../loop/harness.js';
@@ -83,7 +84,7 @@ export const IN_CALL_RETRIES = 2;
 
 /** Each environment's state, reason and explanation, as `pipelinectl status` and `explain` show them now. */
 export async function explain(
-  store: PipelineStateReader,
+  store: PipelineStateReader & DecisionReads,
 ): Promise<Record<string, Pick<EnvironmentView, 'state' | 'reason' | 'message'>>> {
   const view = await loadPipelineView(store, PIPELINE, new Date());
   if (!view) throw new Error('the pipeline is not stored');

@@ -60,6 +60,7 @@ const cases: { name: string; object: FluxObject; expected: Expected }[] = [
     name: 'a rollback leaves the old version deployed, unhealthy and settled',
     object: rolledBackHelmRelease(),
     expected: {
+      failedRevision: '6.9.3',
       phase: 'Failed',
       reason: 'RolledBack',
       revision: '6.9.2',
@@ -84,6 +85,7 @@ const cases: { name: string; object: FluxObject; expected: Expected }[] = [
       },
     }),
     expected: {
+      failedRevision: '6.9.3',
       phase: 'Failed',
       reason: 'ReconciliationFailed',
       revision: undefined,
@@ -148,6 +150,7 @@ const cases: { name: string; object: FluxObject; expected: Expected }[] = [
       },
     }),
     expected: {
+      failedRevision: '6.9.3',
       phase: 'Failed',
       reason: 'Stalled',
       revision: undefined,
@@ -356,7 +359,13 @@ const cases: { name: string; object: FluxObject; expected: Expected }[] = [
       apiVersion: 'helm.toolkit.fluxcd.io/v2beta2',
       status: { lastAppliedRevision: '6.9.2', history: [] },
     }),
-    expected: { phase: 'Failed', reason: 'NoRelease', revision: undefined, message: /no Helm release in history/ },
+    expected: {
+      failedRevision: '6.9.2',
+      phase: 'Failed',
+      reason: 'NoRelease',
+      revision: undefined,
+      message: /no Helm release in history/,
+    },
   },
   {
     name: 'v2beta1 reads lastAppliedRevision',
@@ -389,6 +398,7 @@ const cases: { name: string; object: FluxObject; expected: Expected }[] = [
       },
     }),
     expected: {
+      failedRevision: '6.9.3',
       phase: 'Failed',
       reason: 'ReconciliationFailed',
       revision: '6.9.2',
@@ -436,6 +446,7 @@ const cases: { name: string; object: FluxObject; expected: Expected }[] = [
       status: { conditions: [condition('Ready', 'True', 'RollbackSucceeded', rollback, g)] },
     }),
     expected: {
+      failedRevision: '6.9.3',
       phase: 'Failed',
       reason: 'RolledBack',
       revision: '6.9.2',
@@ -453,6 +464,7 @@ const cases: { name: string; object: FluxObject; expected: Expected }[] = [
       },
     }),
     expected: {
+      failedRevision: '6.9.2',
       phase: 'Failed',
       reason: 'Uninstalled',
       revision: undefined,

@@ -82,6 +82,7 @@ const cases: { name: string; object: FluxObject; expected: Expected }[] = [
       },
     }),
     expected: {
+      failedRevision: 'main@sha1:5e6f9d1c2b3a4f5e6d7c8b9a0f1e2d3c4b5a6f7e',
       phase: 'Failed',
       reason: 'ReconciliationFailed',
       revision: applied,
@@ -173,7 +174,13 @@ const cases: { name: string; object: FluxObject; expected: Expected }[] = [
   {
     name: 'Ready True before anything was applied',
     object: kustomization({ status: { lastAppliedRevision: undefined } }),
-    expected: { phase: 'Failed', reason: 'NoRevision', revision: undefined, message: /no revision applied yet/ },
+    expected: {
+      failedRevision: 'main@sha1:731f7eaddfb6af01cb2173e18f0f75b0ba780ef1',
+      phase: 'Failed',
+      reason: 'NoRevision',
+      revision: undefined,
+      message: /no revision applied yet/,
+    },
   },
   {
     name: 'v1beta2 follows the same rules',

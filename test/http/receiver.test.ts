@@ -10,6 +10,7 @@ import { handleRequest } from '../../lib/http/receiver.js';
 import type { ReceiverDeps } from '../../lib/http/receiver-deps.js';
 import { resolvePipeline } from '../../lib/pipeline/model.js';
 import type { ObjectKey } from '../../lib/pipeline/model.js';
+import type { ApprovalPolicy } from '../../lib/pipeline/environment-policies.js';
 import { decodeMessage, EmbeddedQueue } from '../../lib/queue/index.js';
 import type { QueueMessage } from '../../lib/queue/index.js';
 import { StaticSecretSource } from '../../lib/secrets/port.js';
@@ -43,7 +44,7 @@ function clusterDocument(name: string): GitopsClusterDocument {
   };
 }
 
-function pipelineDocument(name: string, secretRef?: string): PipelineDocument {
+function pipelineDocument(name: string, secretRef?: string, approval?: ApprovalPolicy): PipelineDocument {
   const target = (namespace: string, cluster: string) => ({
     namespace,
     clusterRef: { kind: 'GitopsCluster' as const, name: cluster },
@@ -61,6 +62,7 @@ function pipelineDocument(name: string, secretRef?: string): PipelineDocument {
           name: 'prod',
           targets: [target('prod', 'fleet-us')],
           promotion: { manual: true, strategy: { notification: {} } },
+          ...(approval && { approval }),
         },
       ],
       promotion: { strategy: { notification: {}, ...(secretRef && { secretRef: { name: secretRef } }) } },
@@ -183,6 +185,9 @@ before(async () => {
     pipelineDocument('missing-secret', 'no-such-secret'),
     pipelineDocument('empty-key', 'empty-webhook'),
     pipelineDocument('denied-secret', 'untagged-webhook'),
+    pipelineDocument('two-approvers', 'podinfo-webhook', { required: 2 }),
+    pipelineDocument('users-only', 'podinfo-webhook', { approvers: { users: ['alice'] } }),
+    pipelineDocument('keyed', 'podinfo-webhook', { approvers: { keys: ['podinfo-webhook'] } }),
   ]) {
     await store.applyPipeline(document, resolvePipeline(document), NOW);
   }
@@ -619,6 +624,84 @@ describe('POST /approval/{ns}/{name}/{env}/{revision} (Weave)', () => {
   });
 });
 
+describe('POST /approval under an approval policy (docs/approval-policies.md)', () => {
+  const identity = 'hmac-key of Secret flux-system/podinfo-webhook';
+  const TWO_APPROVERS: ObjectKey = { namespace: 'flux-system', name: 'two-approvers' };
+  const USERS_ONLY: ObjectKey = { namespace: 'flux-system', name: 'users-only' };
+  const KEYED: ObjectKey = { namespace: 'flux-system', name: 'keyed' };
+  const auditOf = async (key: ObjectKey) => (await store.listAudit(key)).items;
+
+  it('counts the key as one of two approvers: 202 saying one more is needed, nothing enqueued yet', async () => {
+    await store.requestApproval(TWO_APPROVERS, 'prod', '6.5.0', NOW);
+    const counted = await postWeave('/approval/flux-system/two-approvers/prod/6.5.0', '', '');
+    assert.equal(counted.status, 202);
+    assert.deepEqual(JSON.parse(counted.text), {
+      status: 'counted',
+      approvals: '1',
+      required: '2',
+      message: '1 more approval needed before the promotion starts',
+    });
+    assertNothingEnqueued();
+    assert.equal((await store.getApproval(TWO_APPROVERS, 'prod'))?.approvedAt, undefined);
+    assert.deepEqual(
+      (await auditOf(TWO_APPROVERS)).map(({ type, actor, message }) => ({ type, actor, message })),
+      [{ type: 'approved', actor: identity, message: '6.5.0 approved for prod with the approval webhook (1 of 2)' }],
+    );
+
+    // The same key again counts once.
+    const again = await postWeave('/approval/flux-system/two-approvers/prod/6.5.0', '', '');
+    assert.equal(again.status, 202);
+    assert.equal((JSON.parse(again.text) as { status: string }).status, 'already-counted');
+    assertNothingEnqueued();
+    assert.equal((await auditOf(TWO_APPROVERS)).length, 1);
+
+    // A second person (pipelinectl, here through the store) completes it; the webhook then hands the promotion on.
+    assert.equal(await store.approve(TWO_APPROVERS, 'prod', '6.5.0', 'local:alice', NOW, 2), 'approved');
+    const approved = await postWeave('/approval/flux-system/two-approvers/prod/6.5.0', '', '');
+    assert.equal(approved.status, 202);
+    assert.equal(approved.text, ACCEPTED);
+    assert.deepEqual(await drain(), [{ type: 'promote', pipeline: TWO_APPROVERS, env: 'prod', revision: '6.5.0' }]);
+  });
+
+  it('refuses a key the policy does not list: 403 naming the key and the list, nothing recorded or enqueued', async () => {
+    await store.requestApproval(USERS_ONLY, 'prod', '6.5.0', NOW);
+    const answer = await postWeave('/approval/flux-system/users-only/prod/6.5.0', '', '');
+    assert.equal(answer.status, 403);
+    assert.deepEqual(JSON.parse(answer.text), {
+      error: 'not an approver of that environment',
+      reason:
+        `${identity} may not approve: the environment's approval policy has no approval.approvers.keys ` +
+        '(add the name of the Secret whose hmac-key signs the webhook to it)',
+    });
+    assert.ok(!answer.text.includes(WEAVE_KEY));
+    assert.equal(logs.at(-1)?.attributes.outcome, 'not-allowed');
+    assert.equal(logs.at(-1)?.attributes.reason, 'door-closed');
+    assertNothingEnqueued();
+    assert.equal((await store.getApproval(USERS_ONLY, 'prod'))?.approvals, undefined);
+    assert.deepEqual(await auditOf(USERS_ONLY), []);
+  });
+
+  it('approves with a key the policy lists', async () => {
+    await store.requestApproval(KEYED, 'prod', '6.5.0', NOW);
+    const answer = await postWeave('/approval/flux-system/keyed/prod/6.5.0', '', '');
+    assert.equal(answer.status, 202);
+    assert.equal(answer.text, ACCEPTED);
+    assert.deepEqual(await drain(), [{ type: 'promote', pipeline: KEYED, env: 'prod', revision: '6.5.0' }]);
+  });
+
+  it('answers 409 for a rejected revision, and the approval does not count', async () => {
+    await store.requestApproval(PODINFO, 'prod', '6.9.8', NOW);
+    assert.equal(await store.reject(PODINFO, 'prod', '6.9.8', 'local:bob', 'breaks checkout', NOW), 'rejected');
+    const auditBefore = (await store.listAudit(PODINFO)).items.length;
+    const answer = await postWeave('/approval/flux-system/podinfo/prod/6.9.8', '', '');
+    assert.equal(answer.status, 409);
+    assert.equal(answer.text, '{"error":"the revision was rejected for that environment"}');
+    assertNothingEnqueued();
+    assert.equal((await store.getApproval(PODINFO, 'prod'))?.approvedAt, undefined);
+    assert.equal((await store.listAudit(PODINFO)).items.length, auditBefore);
+  });
+});
+
 describe('what the receiver says and logs', () => {
   const MARKER = 'zqmarker7x';
 
@@ -835,11 +918,23 @@ describe('what the receiver says and logs', () => {
       '{"error":"cannot promote beyond the last environment"}',
       '{"error":"the event is not about the pipeline\'s app in that environment"}',
       '{"error":"no approval is waiting for that revision"}',
+      '{"error":"the revision was rejected for that environment"}',
     ]);
     for (const answer of answers) {
-      assert.ok([200, 202, 400, 401, 404, 405, 413, 422].includes(answer.status), String(answer.status));
+      assert.ok([200, 202, 400, 401, 403, 404, 405, 409, 413, 422].includes(answer.status), String(answer.status));
       if (answer.status === 400)
         assert.match(answer.text, /^\{"error":"(malformed JSON|empty body|not a Flux event: [^"]+)"\}$/);
+      // An approval policy's answers name the key (a Secret the Pipeline names) and counts, nothing of the request.
+      else if (answer.status === 403)
+        assert.match(
+          answer.text,
+          /^\{"error":"not an approver of that environment","reason":"hmac-key of Secret [^"]+"\}$/,
+        );
+      else if (answer.text.startsWith('{"status":"counted"') || answer.text.startsWith('{"status":"already-counted"'))
+        assert.match(
+          answer.text,
+          /^\{"status":"(already-)?counted","approvals":"\d+","required":"\d+","message":"[^"]+"\}$/,
+        );
       else assert.ok(fixed.has(answer.text), answer.text);
     }
   });

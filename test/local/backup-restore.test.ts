@@ -6,6 +6,11 @@ import { existsSync } from 'node:fs';
 import { readFile, readdir, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
+import { backupDataDir } from '../../lib/cli/actions/backup.js';
+import { restoreDataDir } from '../../lib/cli/actions/restore.js';
+import type { FreezeSwitch } from '../../lib/freeze/freeze.js';
+import { startLocalDynamo } from '../../lib/local/dynamo.js';
+import { createDynamoStore, type Store } from '../../lib/store/index.js';
 import { clusterWithKubeconfigYaml, pipelineYaml, yamlDocuments } from '../../lib/testing/config-yaml.js';
 import { FakeKubeApi } from '../../lib/testing/fake-kube-api.js';
 import { deployed } from '../loop/harness.js';
@@ -132,5 +137,61 @@ describe('pipelinectl backup and restore', () => {
     const exists = await runPipelinectl(['backup', '--data-dir', restored, '--to', join(root, 'offline.jsonl')]);
     assert.equal(exists.code, 1, 'an existing file is never overwritten');
     assert.match(exists.stderr, /offline\.jsonl already exists/);
+  });
+
+  it('keeps stop switches and the approvals and rejection of a marker through backup and restore', async (t) => {
+    const root = await tempFiles(t, { 'backups/.keep': '' });
+    const [dataDir, restored] = [join(root, 'data'), join(root, 'restored')];
+    const podinfo = { namespace: 'flux-system', name: 'podinfo' };
+    const freezes: FreezeSwitch[] = [
+      { scope: { installation: true }, reason: 'incident 4711', by: 'alice', at: '2026-11-01T10:00:00.000Z' },
+      {
+        scope: { pipeline: podinfo },
+        env: 'prod',
+        reason: 'weekend',
+        by: 'bob',
+        at: '2026-11-01T10:01:00.000Z',
+        until: '2026-11-03T08:00:00.000Z',
+        windows: [{ from: 'Fri 16:00', to: 'Mon 08:00', timeZone: 'Europe/Berlin' }],
+      },
+    ];
+    const withStore = async <T>(dir: string, use: (store: Store) => Promise<T>): Promise<T> => {
+      const dynamo = await startLocalDynamo(dir);
+      try {
+        return await use(createDynamoStore({ client: dynamo.client, tableName: dynamo.tableName }));
+      } finally {
+        await dynamo.stop();
+      }
+    };
+    const read = (store: Store) =>
+      Promise.all([store.listFreezes(), store.getApproval(podinfo, 'prod'), store.getApproval(podinfo, 'qa')]);
+    const original = await withStore(dataDir, async (store) => {
+      for (const freeze of freezes) await store.setFreeze(freeze);
+      await store.requestApproval(podinfo, 'prod', '6.9.2', new Date('2026-11-01T10:00:00Z'));
+      await store.approve(podinfo, 'prod', '6.9.2', 'alice', new Date('2026-11-01T10:02:00Z'), 3);
+      await store.approve(podinfo, 'prod', '6.9.2', 'bob', new Date('2026-11-01T10:03:00Z'), 3);
+      await store.requestApproval(podinfo, 'qa', '6.9.2', new Date('2026-11-01T10:00:00Z'));
+      await store.reject(podinfo, 'qa', '6.9.2', 'carol', 'breaks checkout', new Date('2026-11-01T10:04:00Z'));
+      return read(store);
+    });
+    assert.equal(original[0].length, 2);
+    assert.equal(original[1]?.approvals?.length, 2);
+    assert.equal(original[2]?.rejectedBy, 'carol');
+
+    const { file } = await backupDataDir(dataDir, join(root, 'backups'));
+    await restoreDataDir(restored, file, { force: false });
+
+    await withStore(restored, async (store) => {
+      assert.deepEqual(await read(store), original);
+      // The set of approvers came along too: the third approver approves, a repeated one still counts once.
+      assert.equal(
+        await store.approve(podinfo, 'prod', '6.9.2', 'alice', new Date('2026-11-01T10:05:00Z'), 3),
+        'already-counted',
+      );
+      assert.equal(
+        await store.approve(podinfo, 'prod', '6.9.2', 'dave', new Date('2026-11-01T10:06:00Z'), 3),
+        'approved',
+      );
+    });
   });
 });

@@ -94,10 +94,12 @@ describe('a full pipeline through pull requests', () => {
     assert.equal(stagingPull.title, 'Promote flux-system/podinfo in staging to 6.9.2');
     assert.equal(stagingPull.head, 'promotion-flux-system-podinfo-staging');
     assert.equal(stagingPull.base, 'main');
-    assert.equal(
-      stagingPull.body,
-      '<details>\n<summary>metadata</summary>\n!!! DO NOT EDIT !!!\n\nflux-system/podinfo/staging\n</details>',
-    );
+    // Weave's block first, byte for byte, then the evidence: dev's target as the verifier observed it.
+    const weaveBlock =
+      '<details>\n<summary>metadata</summary>\n!!! DO NOT EDIT !!!\n\nflux-system/podinfo/staging\n</details>';
+    assert.ok(stagingPull.body.startsWith(`${weaveBlock}\n`), stagingPull.body);
+    assert.match(stagingPull.body, /### Evidence\n\nPromoted from \*\*dev\*\*\./);
+    assert.match(stagingPull.body, /\| flux-system\/dev apps \| 6\.9\.2 \| Ready \| \d{4}-\d\d-\d\d \d\d:\d\d:\d\d \|/);
     assert.equal(
       github.readFile('acme', 'fleet', 'promotion-flux-system-podinfo-staging', 'clusters/staging/podinfo.yaml'),
       release('staging', '6.9.2'),

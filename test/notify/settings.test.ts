@@ -61,7 +61,7 @@ describe('parseNewsKinds', () => {
   it('names what it does not know', () => {
     assert.throws(() => parseNewsKinds('approval-waiting,deploys', 'NOTIFY_NEWS'), {
       message:
-        'NOTIFY_NEWS: unknown "deploys" (known: approval-waiting, promotion-opened, promotion-failed, environment-regressed)',
+        'NOTIFY_NEWS: unknown "deploys" (known: approval-waiting, promotion-opened, promotion-failed, environment-regressed, rollback-opened)',
     });
   });
 });

@@ -172,7 +172,8 @@ describe('GitHub pull-request promotion: GitHub App credentials', () => {
       assert.ok(fake.requests.filter((r) => r.route?.startsWith('POST /app/')).every((r) => r.auth === 'app'));
       assert.ok(fake.requests.filter((r) => r.route?.includes('/repos/')).every((r) => r.auth === 'installation'));
       const head = fake.ref(OWNER, REPO, BRANCH) ?? assert.fail('no branch');
-      assert.equal(fake.count('POST /repos/{owner}/{repo}/git/commits'), 1, 'committed through the installation');
+      // One file changes: committed through the contents API.
+      assert.equal(fake.count('PUT /repos/{owner}/{repo}/contents/{path}'), 1, 'committed through the installation');
       assert.equal(fake.commit(OWNER, REPO, head)?.author.name, 'Promotion Server', "authored as Weave's, not the app");
 
       // The installation token is reused by the cached client.

@@ -118,6 +118,34 @@ describe('NotificationPromoter', () => {
   it('needs a sink', () => {
     assert.throws(() => new NotificationPromoter({ sinks: [] }), /at least one sink/);
   });
+
+  it("sends Weave's event unchanged when the request carries evidence", async () => {
+    const plain = new MemorySink('plain');
+    const withEvidence = new MemorySink('with evidence');
+    await new NotificationPromoter({ sinks: [plain], now: () => NOW }).promote(promotionRequest('6.9.2'));
+    await new NotificationPromoter({ sinks: [withEvidence], now: () => NOW }).promote({
+      ...promotionRequest('6.9.2'),
+      evidence: { from: 'dev', targets: [{ name: 'dev/apps/podinfo', revision: '6.9.2', phase: 'Ready' }] },
+    });
+    assert.deepEqual(withEvidence.events, plain.events);
+    assert.deepEqual(Object.keys(withEvidence.events[0]?.metadata ?? {}), ['environment', 'promotionId', 'version']);
+  });
+
+  it('refuses a rollback for good, sending nothing: rollback is by pull request only', async () => {
+    const sink = new MemorySink('a');
+    const promoter = new NotificationPromoter({ sinks: [sink], now: () => NOW });
+    const error = await promoter.promote({ ...promotionRequest('6.9.1'), rollback: { from: '6.9.2' } }).then(
+      () => assert.fail('the rollback was sent'),
+      (failure: unknown) => failure,
+    );
+    assert.ok(error instanceof PromotionError);
+    assert.equal(error.retryable, false);
+    assert.equal(
+      error.message,
+      'environment prod cannot be rolled back by notification: rollback needs the pull-request strategy',
+    );
+    assert.deepEqual(sink.events, []);
+  });
 });
 
 /** A receiver that de-duplicates by promotionId: the effects of (env, revision) are the distinct ids it took. */

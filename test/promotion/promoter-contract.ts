@@ -8,6 +8,11 @@ export interface PromoterUnderTest {
   promoter: Promoter;
   /** How many distinct effects the outside world saw for (env, revision): PRs opened, events sent. */
   effects(env: string, revision: string): Promise<number>;
+  /**
+   * How many distinct rollbacks of `env` from the failed `from` the outside world saw (rollback PRs opened); absent
+   * for a strategy that makes no rollbacks.
+   */
+  rollbackEffects?(env: string, from: string): Promise<number>;
   /** Makes the next call fail with the given kind of fault, as the outside service would. */
   injectFault?(kind: 'transient' | 'permanent'): void;
   stop?(): Promise<void>;
@@ -46,6 +51,26 @@ export function promoterContract(name: string, start: () => Promise<PromoterUnde
         assert.equal(await subject.effects('prod', '6.9.2'), 1);
         await subject.promoter.promote(promotionRequest('6.9.3'));
         assert.equal(await subject.effects('prod', '6.9.3'), 1, 'a new revision is a new promotion');
+      } finally {
+        await subject.stop?.();
+      }
+    });
+
+    it('makes one rollback per (environment, failed revision), apart from the promotions', async (t) => {
+      const subject = await start();
+      if (!subject.rollbackEffects) {
+        await subject.stop?.();
+        t.skip('this promoter makes no rollbacks');
+        return;
+      }
+      try {
+        await subject.promoter.promote(promotionRequest('6.9.2'));
+        const rollback = (attempt: number) => ({ ...promotionRequest('6.9.2', attempt), rollback: { from: '6.9.3' } });
+        const first = await subject.promoter.promote(rollback(1));
+        const again = await subject.promoter.promote(rollback(2));
+        assert.deepEqual(again, first, 'a repeated call gives the same result');
+        assert.equal(await subject.rollbackEffects('prod', '6.9.3'), 1);
+        assert.equal(await subject.effects('prod', '6.9.2'), 1, 'the promotion to the same revision stands apart');
       } finally {
         await subject.stop?.();
       }

@@ -2,96 +2,21 @@
 // host's adapter, against each host's fake driven by the host's real client. Every host gives GitHub's guarantees:
 // the promoter contract, byte-exact marker edits (the same bytes as on GitHub), one pull request under 50
 // concurrent identical promotions, retries on 5xx and rate limits by the host's own signals, and failures that say
-// what a person must fix without anything pushed.
+// what a person must fix without anything pushed. What the pull request says: pull-request-bodies.test.ts.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import type { GitProviderType } from '../../lib/pipeline/promotion.js';
 import { PromotionError, type Promoter } from '../../lib/promotion/index.js';
 import { setMarkedValues } from '../../lib/promotion/markers.js';
-import type { GitHostSettings } from '../../lib/promotion/pull-request/host.js';
 import { PullRequestPromoter, pullRequestBody } from '../../lib/promotion/pull-request/index.js';
 import { StaticSecretSource } from '../../lib/secrets/port.js';
-import { startAzureDevOpsUnderTest } from './azure-devops-support.js';
-import { startBitbucketServerUnderTest } from './bitbucket-server-support.js';
-import type { FakeHostUnderTest } from './git-host-under-test.js';
-import { startGitHubUnderTest } from './github-support.js';
-import { startGitLabUnderTest } from './gitlab-support.js';
-import { promoterContract, type PromoterUnderTest } from './promoter-contract.js';
 import { prRequest } from './github-support.js';
-
-const HOSTS: [GitProviderType, () => Promise<FakeHostUnderTest>][] = [
-  ['github', startGitHubUnderTest],
-  ['gitlab', startGitLabUnderTest],
-  ['bitbucket-server', startBitbucketServerUnderTest],
-  ['azure-devops', startAzureDevOpsUnderTest],
-];
-
-const SECRET = { namespace: 'foo', name: 'git-credentials' };
-const BRANCH = 'promotion-foo-bar-prod';
-const MARKER = '{"$promotion": "foo:bar:prod"}';
-
-/** Marker forms a fleet repository holds, each for `foo:bar:prod` (lib/promotion/markers.ts). */
-const MARKED_FILES: Record<string, string> = {
-  'apps/prod/helmrelease.yaml': `apiVersion: helm.toolkit.fluxcd.io/v2
-kind: HelmRelease
-metadata:
-  name: podinfo
-  namespace: prod
-spec:
-  chart:
-    spec:
-      chart: podinfo
-      version: "6.9.1" # ${MARKER}
-      sourceRef:
-        kind: HelmRepository
-        name: podinfo
-  values:
-    replicaCount: 2 # not a marker
-`,
-  'apps/prod/deployment.yaml': `apiVersion: apps/v1
-kind: Deployment
-metadata:
-  name: podinfo
-spec:
-  template:
-    spec:
-      containers:
-        - name: podinfo
-          # ${MARKER}
-          image: ghcr.io/stefanprodan/podinfo:6.9.1
-`,
-  'apps/prod/values.yml': `image:\r\n  tag: '6.9.1' # ${MARKER}\r\n  pullPolicy: IfNotPresent\r\n`,
-  'apps/prod/notes.yaml': `# Überblick: café ☕ (UTF-8 stays byte-exact)\nrelease:\n  version: 6.9.1 # ${MARKER}\n`,
-  'apps/staging/helmrelease.yaml': `version: 6.9.1 # {"$promotion": "foo:bar:staging"}\n`,
-  'apps/prod/kustomization.yaml': 'resources:\n  - helmrelease.yaml\n  - deployment.yaml\n',
-  'README.md': `# fleet\nThe ${MARKER} markers live in the manifests; this file is not YAML.\n`,
-};
+import { promoterContract, type PromoterUnderTest } from './promoter-contract.js';
+import { BRANCH, HOSTS, MARKED_FILES, SECRET, subjectOf, type Subject } from './pull-request-subject.js';
 
 const UNMARKED_FILES: Record<string, string> = {
   'apps/prod/kustomization.yaml': 'resources:\n  - helmrelease.yaml\n',
   'apps/prod/helmrelease.yaml': 'spec:\n  chart:\n    spec:\n      version: 6.9.1\n',
 };
-
-interface Subject {
-  fake: FakeHostUnderTest;
-  secrets: StaticSecretSource;
-  promoter(settings?: GitHostSettings): PullRequestPromoter;
-  promote(revision: string, promoter?: Promoter): Promise<string>;
-}
-
-function subjectOf(fake: FakeHostUnderTest): Subject {
-  const secrets = new StaticSecretSource([{ key: SECRET, values: fake.secretValues }]);
-  const promoter = (settings: GitHostSettings = {}) =>
-    new PullRequestPromoter({ secrets, hosts: [fake.host(settings)], apiUrls: { [fake.type]: fake.apiUrl } });
-  const request = (revision: string) =>
-    prRequest({ revision, type: fake.type, url: fake.repositoryUrl, secretName: SECRET.name });
-  return {
-    fake,
-    secrets,
-    promoter,
-    promote: async (revision, using = promoter()) => (await using.promote(request(revision))).result ?? '',
-  };
-}
 
 async function rejection(promise: Promise<unknown>): Promise<PromotionError> {
   try {
@@ -152,6 +77,10 @@ for (const [type, start] of HOSTS) {
         Promise.resolve(
           fake.pullRequests().filter((pull) => pull.title === `Promote flux-system/podinfo in ${env} to ${revision}`)
             .length,
+        ),
+      rollbackEffects: (env, from) =>
+        Promise.resolve(
+          fake.pullRequests().filter((pull) => pull.title.startsWith(`Roll back ${env} from ${from} to `)).length,
         ),
       injectFault: (kind) => {
         faulty = kind;

@@ -6,7 +6,11 @@ promoterContract('RecordingPromoter', () => {
   return Promise.resolve({
     promoter,
     effects: (env, revision) =>
-      Promise.resolve(promoter.promotions().filter((p) => p.env === env && p.revision === revision).length),
+      Promise.resolve(
+        promoter.promotions().filter((p) => p.env === env && p.revision === revision && !p.rollbackFrom).length,
+      ),
+    rollbackEffects: (env, from) =>
+      Promise.resolve(promoter.promotions().filter((p) => p.env === env && p.rollbackFrom === from).length),
     injectFault: (kind) =>
       promoter.failNext(new PromotionError(`injected ${kind} fault`, kind === 'transient', undefined)),
   });

@@ -30,6 +30,36 @@ describe('StrategyPromoter', () => {
     );
   });
 
+  it('sends a rollback to the pull-request strategy only', async () => {
+    const notification = new RecordingPromoter();
+    const pullRequest = new RecordingPromoter();
+    const promoter = new StrategyPromoter({ notification, pullRequest });
+    const rollback = { ...promotionRequest('6.9.1'), rollback: { from: '6.9.2' } };
+    await assert.rejects(
+      promoter.promote(rollback),
+      (error: unknown) =>
+        error instanceof PromotionError &&
+        !error.retryable &&
+        /rollback needs the pull-request strategy/.test(error.message),
+    );
+    assert.deepEqual(notification.promotions(), [], 'no notification sent for it');
+
+    rollback.env.promotion = {
+      strategy: {
+        'pull-request': {
+          type: 'github',
+          url: 'https://github.com/acme/fleet',
+          baseBranch: 'main',
+          secretRef: { name: 'gh' },
+        },
+      },
+    };
+    await promoter.promote(rollback);
+    assert.deepEqual(pullRequest.promotions(), [
+      { pipeline: 'flux-system/podinfo', env: 'prod', revision: '6.9.1', rollbackFrom: '6.9.2', calls: 1 },
+    ]);
+  });
+
   it('fails for good, saying why, when the strategy is not available or none is configured', async () => {
     await assert.rejects(
       new StrategyPromoter({}).promote(promotionRequest('6.9.2')),

@@ -2,6 +2,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { unreadableTarget, type TargetStatus } from '../../lib/flux/target-status.js';
+import type { FreezeSwitch } from '../../lib/freeze/freeze.js';
 import type { ObjectKey } from '../../lib/pipeline/model.js';
 import type { Store } from '../../lib/store/index.js';
 import { app, at, healthy, pipelineFixture } from './fixtures.js';
@@ -325,6 +326,321 @@ export function storeContract(name: string, start: () => Promise<StoreUnderTest>
       );
       assert.ok(outcomes.includes('requested'));
       assert.equal((await store.getApproval(pipeline, 'race'))?.revision, '7.0.10');
+    });
+  });
+
+  describe(`${name}: approval policies and rejections`, () => {
+    let subject: StoreUnderTest;
+    before(async () => (subject = await start()));
+    after(() => subject.stop());
+    const pipeline = { namespace: 'flux-system', name: 'podinfo' };
+    const t0 = at('2026-11-01T10:00:00Z');
+    const minutes = (n: number) => new Date(t0.getTime() + n * 60_000);
+
+    it('needs as many distinct approvers as the policy requires; the same one twice counts once', async () => {
+      const { store } = subject;
+      await store.requestApproval(pipeline, 'prod', '6.9.2', t0);
+      assert.equal(await store.approve(pipeline, 'prod', '6.9.2', 'alice', minutes(1), 2), 'counted');
+      assert.equal(await store.approve(pipeline, 'prod', '6.9.2', 'alice', minutes(2), 2), 'already-counted');
+      const waiting = await store.getApproval(pipeline, 'prod');
+      assert.equal(waiting?.approvedAt, undefined, 'one approver of two: still waiting');
+      assert.deepEqual(waiting?.approvals, [{ by: 'alice', at: '2026-11-01T10:01:00.000Z' }]);
+      assert.equal(await store.approve(pipeline, 'prod', '6.9.2', 'bob', minutes(3), 2), 'approved');
+      assert.deepEqual(await store.getApproval(pipeline, 'prod'), {
+        env: 'prod',
+        revision: '6.9.2',
+        requestedAt: '2026-11-01T10:00:00.000Z',
+        approvedAt: '2026-11-01T10:03:00.000Z',
+        approvedBy: 'bob',
+        approvals: [
+          { by: 'alice', at: '2026-11-01T10:01:00.000Z' },
+          { by: 'bob', at: '2026-11-01T10:03:00.000Z' },
+        ],
+      });
+      assert.equal(await store.approve(pipeline, 'prod', '6.9.2', 'carol', minutes(4), 2), 'already-approved');
+      assert.equal(await store.approve(pipeline, 'prod', '6.9.2', 'alice', minutes(4), 2), 'already-approved');
+      assert.equal((await store.getApproval(pipeline, 'prod'))?.approvals?.length, 2, 'nothing counted after');
+      assert.equal(await store.approve(pipeline, 'prod', '6.9.1', 'carol', minutes(5), 2), 'not-waiting');
+    });
+
+    it('counts three approvers for a policy of three, in any order', async () => {
+      const { store } = subject;
+      await store.requestApproval(pipeline, 'three', '1.0.0', t0);
+      assert.equal(await store.approve(pipeline, 'three', '1.0.0', 'carol', minutes(1), 3), 'counted');
+      assert.equal(await store.approve(pipeline, 'three', '1.0.0', 'alice', minutes(2), 3), 'counted');
+      assert.equal(await store.approve(pipeline, 'three', '1.0.0', 'carol', minutes(3), 3), 'already-counted');
+      assert.equal(await store.approve(pipeline, 'three', '1.0.0', 'bob', minutes(4), 3), 'approved');
+      const marker = await store.getApproval(pipeline, 'three');
+      assert.deepEqual(
+        marker?.approvals?.map((approval) => approval.by),
+        ['carol', 'alice', 'bob'],
+      );
+      assert.equal(marker.approvedBy, 'bob');
+    });
+
+    it('two approvers racing for the last approval: exactly one approves, both are counted', async () => {
+      const { store } = subject;
+      for (let round = 0; round < 5; round += 1) {
+        const env = `race-${round}`;
+        await store.requestApproval(pipeline, env, '6.9.2', t0);
+        const outcomes = await Promise.all(
+          ['alice', 'bob'].map((by) => store.approve(pipeline, env, '6.9.2', by, minutes(1), 2)),
+        );
+        assert.deepEqual([...outcomes].sort(), ['approved', 'counted'], `round ${round}`);
+        const marker = await store.getApproval(pipeline, env);
+        assert.ok(marker?.approvedAt, `round ${round}: approved`);
+        assert.deepEqual(marker.approvals?.map((approval) => approval.by).sort(), ['alice', 'bob']);
+        assert.equal(marker.approvedBy, marker.approvals?.at(-1)?.by, 'the last to count approved it');
+      }
+    });
+
+    it('five approvers racing for a policy of three: one approves, two are counted, two come too late', async () => {
+      const { store } = subject;
+      await store.requestApproval(pipeline, 'crowd', '6.9.2', t0);
+      const approvers = ['a', 'b', 'c', 'd', 'e'];
+      const outcomes = await Promise.all(
+        approvers.map((by) => store.approve(pipeline, 'crowd', '6.9.2', by, minutes(1), 3)),
+      );
+      assert.deepEqual([...outcomes].sort(), [
+        'already-approved',
+        'already-approved',
+        'approved',
+        'counted',
+        'counted',
+      ]);
+      const marker = await store.getApproval(pipeline, 'crowd');
+      const counted = marker?.approvals?.map((approval) => approval.by) ?? [];
+      assert.equal(counted.length, 3);
+      assert.deepEqual(
+        counted.sort(),
+        approvers.filter((_, i) => outcomes[i] === 'approved' || outcomes[i] === 'counted').sort(),
+        'exactly those told they counted are in the list',
+      );
+    });
+
+    it('the same approver twice at once counts once', async () => {
+      const { store } = subject;
+      for (const required of [2, 3]) {
+        const env = `twice-${required}`;
+        await store.requestApproval(pipeline, env, '6.9.2', t0);
+        const outcomes = await Promise.all(
+          [1, 2].map((n) => store.approve(pipeline, env, '6.9.2', 'alice', minutes(n), required)),
+        );
+        assert.deepEqual([...outcomes].sort(), ['already-counted', 'counted'], `policy of ${required}`);
+        const marker = await store.getApproval(pipeline, env);
+        assert.deepEqual(
+          marker?.approvals?.map((approval) => approval.by),
+          ['alice'],
+          `policy of ${required}`,
+        );
+        assert.equal(marker?.approvedAt, undefined);
+      }
+    });
+
+    it('approvals counted under a larger policy approve once the policy asks fewer', async () => {
+      const { store } = subject;
+      await store.requestApproval(pipeline, 'lowered', '6.9.2', t0);
+      assert.equal(await store.approve(pipeline, 'lowered', '6.9.2', 'alice', minutes(1), 3), 'counted');
+      assert.equal(await store.approve(pipeline, 'lowered', '6.9.2', 'bob', minutes(2), 3), 'counted');
+      // The environment's policy is now two: bob's approval again is enough, carol's would be too.
+      assert.equal(await store.approve(pipeline, 'lowered', '6.9.2', 'bob', minutes(3), 2), 'approved');
+      const marker = await store.getApproval(pipeline, 'lowered');
+      assert.equal(marker?.approvedAt, '2026-11-01T10:03:00.000Z');
+      assert.deepEqual(
+        marker.approvals?.map((approval) => approval.by),
+        ['alice', 'bob'],
+      );
+    });
+
+    it('a rejection stops the revision: no approval counts after it, and it is recorded with who and why', async () => {
+      const { store } = subject;
+      await store.requestApproval(pipeline, 'rejected', '6.9.2', t0);
+      assert.equal(await store.approve(pipeline, 'rejected', '6.9.2', 'alice', minutes(1), 2), 'counted');
+      assert.equal(
+        await store.reject(pipeline, 'rejected', '6.9.2', 'bob', 'breaks the checkout', minutes(2)),
+        'rejected',
+      );
+      assert.equal(await store.approve(pipeline, 'rejected', '6.9.2', 'carol', minutes(3), 2), 'rejected');
+      assert.equal(await store.approve(pipeline, 'rejected', '6.9.2', 'carol', minutes(3)), 'rejected');
+      assert.equal(
+        await store.reject(pipeline, 'rejected', '6.9.2', 'carol', 'me too', minutes(4)),
+        'already-rejected',
+      );
+      assert.deepEqual(await store.getApproval(pipeline, 'rejected'), {
+        env: 'rejected',
+        revision: '6.9.2',
+        requestedAt: '2026-11-01T10:00:00.000Z',
+        approvals: [{ by: 'alice', at: '2026-11-01T10:01:00.000Z' }],
+        rejectedAt: '2026-11-01T10:02:00.000Z',
+        rejectedBy: 'bob',
+        rejectionReason: 'breaks the checkout',
+      });
+      assert.equal(
+        await store.requestApproval(pipeline, 'rejected', '6.9.2', minutes(5)),
+        'unchanged',
+        'the same candidate again stays rejected',
+      );
+      assert.ok((await store.getApproval(pipeline, 'rejected'))?.rejectedAt);
+    });
+
+    it('a newer candidate gets a fresh marker, without the approvals and the rejection of the old one', async () => {
+      const { store } = subject;
+      assert.equal(await store.requestApproval(pipeline, 'rejected', '6.9.3', minutes(6)), 'requested');
+      assert.deepEqual(await store.getApproval(pipeline, 'rejected'), {
+        env: 'rejected',
+        revision: '6.9.3',
+        requestedAt: '2026-11-01T10:06:00.000Z',
+      });
+      assert.equal(await store.approve(pipeline, 'rejected', '6.9.3', 'alice', minutes(7), 2), 'counted');
+      assert.equal(await store.reject(pipeline, 'rejected', '6.9.2', 'bob', 'old news', minutes(8)), 'not-waiting');
+    });
+
+    it('a rejection after the approval does not stop the promotion', async () => {
+      const { store } = subject;
+      await store.requestApproval(pipeline, 'late', '6.9.2', t0);
+      assert.equal(await store.approve(pipeline, 'late', '6.9.2', 'alice', minutes(1)), 'approved');
+      assert.equal(await store.reject(pipeline, 'late', '6.9.2', 'bob', 'too late', minutes(2)), 'already-approved');
+      const marker = await store.getApproval(pipeline, 'late');
+      assert.equal(marker?.rejectedAt, undefined);
+      assert.equal(marker?.approvedBy, 'alice');
+      assert.equal(await store.reject(pipeline, 'nowhere', '6.9.2', 'bob', 'no marker', minutes(2)), 'not-waiting');
+    });
+
+    it('a rejection racing the last approval: one of them wins, and the marker says which', async () => {
+      const { store } = subject;
+      for (let round = 0; round < 5; round += 1) {
+        const env = `veto-${round}`;
+        await store.requestApproval(pipeline, env, '6.9.2', t0);
+        await store.approve(pipeline, env, '6.9.2', 'alice', minutes(1), 2);
+        const [approved, rejected] = await Promise.all([
+          store.approve(pipeline, env, '6.9.2', 'bob', minutes(2), 2),
+          store.reject(pipeline, env, '6.9.2', 'carol', 'no', minutes(2)),
+        ]);
+        const marker = await store.getApproval(pipeline, env);
+        if (approved === 'approved') {
+          assert.equal(rejected, 'already-approved', `round ${round}`);
+          assert.ok(marker?.approvedAt && marker.rejectedAt === undefined, `round ${round}`);
+        } else {
+          assert.deepEqual([approved, rejected], ['rejected', 'rejected'], `round ${round}`);
+          assert.ok(marker?.rejectedAt && marker.approvedAt === undefined, `round ${round}`);
+        }
+      }
+    });
+  });
+
+  describe(`${name}: stop switches`, () => {
+    let subject: StoreUnderTest;
+    before(async () => (subject = await start()));
+    after(() => subject.stop());
+    const podinfo = { namespace: 'flux-system', name: 'podinfo' };
+    const shop = { namespace: 'team-a', name: 'shop' };
+    const everywhere: FreezeSwitch = {
+      scope: { installation: true },
+      reason: 'incident 4711',
+      by: 'alice',
+      at: '2026-11-01T10:00:00.000Z',
+    };
+    const podinfoProd: FreezeSwitch = {
+      scope: { pipeline: podinfo },
+      env: 'prod',
+      reason: 'quarter end',
+      by: 'bob',
+      at: '2026-11-01T10:01:00.000Z',
+      until: '2026-11-03T08:00:00.000Z',
+    };
+    const podinfoStaging: FreezeSwitch = { ...podinfoProd, env: 'staging', reason: 'load test' };
+    const shopAll: FreezeSwitch = {
+      scope: { pipeline: shop },
+      reason: 'migration',
+      by: 'carol',
+      at: '2026-11-01T10:02:00.000Z',
+    };
+    const installationProd: FreezeSwitch = {
+      scope: { installation: true },
+      env: 'prod',
+      reason: 'weekend',
+      by: 'alice',
+      at: '2026-11-01T10:03:00.000Z',
+      windows: [
+        { from: 'Fri 16:00', to: 'Mon 08:00', timeZone: 'Europe/Berlin', reason: 'weekend' },
+        { from: '22:00', to: '06:00', timeZone: 'UTC' },
+      ],
+    };
+    const sorted = (freezes: FreezeSwitch[]) => [...freezes].sort((a, b) => a.reason.localeCompare(b.reason));
+
+    it('lists nothing before a switch is set', async () => {
+      assert.deepEqual(await subject.store.listFreezes(), []);
+    });
+
+    it('sets and lists switches of both scopes, for one environment or all, as they were set', async () => {
+      const { store } = subject;
+      for (const freeze of [everywhere, podinfoProd, podinfoStaging, shopAll, installationProd]) {
+        await store.setFreeze(freeze);
+      }
+      assert.deepEqual(
+        sorted(await store.listFreezes()),
+        sorted([everywhere, podinfoProd, podinfoStaging, shopAll, installationProd]),
+      );
+    });
+
+    it('setting a switch again for the same scope and environment replaces it', async () => {
+      const { store } = subject;
+      const longer: FreezeSwitch = {
+        ...podinfoProd,
+        reason: 'quarter end, extended',
+        until: '2026-11-05T08:00:00.000Z',
+      };
+      await store.setFreeze(longer);
+      const listed = await store.listFreezes();
+      assert.equal(listed.length, 5);
+      const { until: _until, ...noEnd } = longer;
+      await store.setFreeze(noEnd);
+      const prod = (await store.listFreezes()).filter((freeze) => 'pipeline' in freeze.scope && freeze.env === 'prod');
+      assert.deepEqual(prod, [noEnd], 'replaced whole: the old end is gone too');
+      await store.setFreeze(podinfoProd);
+    });
+
+    it('clearing one environment of a scope leaves its other environments and the other scope', async () => {
+      const { store } = subject;
+      assert.deepEqual(await store.clearFreezes({ pipeline: podinfo }, 'prod'), [podinfoProd]);
+      assert.deepEqual(await store.clearFreezes({ pipeline: podinfo }, 'prod'), [], 'nothing left to clear');
+      assert.deepEqual(
+        sorted(await store.listFreezes()),
+        sorted([everywhere, podinfoStaging, shopAll, installationProd]),
+      );
+      assert.deepEqual(
+        await store.clearFreezes({ pipeline: shop }, 'prod'),
+        [],
+        'a switch for every environment is not cleared by naming one',
+      );
+    });
+
+    it('clearing a scope without an environment clears all of its switches and nothing else', async () => {
+      const { store } = subject;
+      assert.deepEqual(
+        sorted(await store.clearFreezes({ installation: true })),
+        sorted([everywhere, installationProd]),
+      );
+      assert.deepEqual(sorted(await store.listFreezes()), sorted([podinfoStaging, shopAll]));
+      assert.deepEqual(await store.clearFreezes({ pipeline: shop }), [shopAll]);
+      assert.deepEqual(await store.listFreezes(), [podinfoStaging]);
+      assert.deepEqual(await store.clearFreezes({ pipeline: { namespace: 'flux-system', name: 'podinfo-2' } }), []);
+      assert.deepEqual(await store.listFreezes(), [podinfoStaging], 'a pipeline whose name extends another');
+    });
+
+    it('keeps `*` and other special characters in names apart from "all"', async () => {
+      const { store } = subject;
+      const star: FreezeSwitch = { ...podinfoStaging, env: '*', reason: 'an environment named *' };
+      const hash: FreezeSwitch = { ...shopAll, scope: { pipeline: { namespace: 'team-a', name: 'shop#x' } } };
+      await store.setFreeze(star);
+      await store.setFreeze(hash);
+      const { env: _env, ...all } = { ...podinfoStaging, reason: 'every environment' };
+      await store.setFreeze(all);
+      assert.equal((await store.listFreezes()).length, 4);
+      assert.deepEqual(await store.clearFreezes({ pipeline: podinfo }, '*'), [star]);
+      assert.deepEqual(await store.clearFreezes({ pipeline: shop }), []);
+      assert.deepEqual(sorted(await store.clearFreezes({ pipeline: podinfo })), sorted([all, podinfoStaging]));
+      assert.deepEqual(await store.listFreezes(), [hash]);
     });
   });
 

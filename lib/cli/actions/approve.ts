@@ -1,25 +1,34 @@
 // What `pipelinectl approve` does: the approve use case (lib/approval/approve.ts) under the caller's identity, as
 // Weave's `/approval` endpoint does under its key's name, with the CLI's own messages.
-import { approve } from '../../approval/approve.js';
+import { approve, requiredApprovals } from '../../approval/approve.js';
 import { objectKeyString, type ObjectKey } from '../../pipeline/model.js';
 import type { Backend } from '../backend.js';
 import { CliError } from '../errors.js';
 
 interface ApproveResultBase {
   revision: string;
-  /** False when no verifier took the promote message (local mode without `serve`). */
+  /** False when no verifier took the promote message (local mode without `serve`), or none was sent (`counted`). */
   delivered: boolean;
+  /** Distinct approvals of the revision so far, as far as known. */
+  have: number | undefined;
+  /** Distinct approvals the environment's policy requires (1 without a policy). */
+  need: number;
 }
 
 export type ApproveResult =
-  /** Approved now, by the caller. */
+  /** Approved now, by the caller: the last approval needed. */
   | (ApproveResultBase & { outcome: 'approved'; by: string; at: string })
+  /** The caller's approval was recorded now; the policy needs more approvers before the promotion starts. */
+  | (ApproveResultBase & { outcome: 'counted'; by: string; at: string })
+  /** The caller approved before; more approvers are still needed. */
+  | (ApproveResultBase & { outcome: 'already-counted'; by: string; at: string | undefined })
   /** Approved before: by whom and when, as the marker says (unless it moved on meanwhile). */
   | (ApproveResultBase & { outcome: 'already-approved'; by: string | undefined; at: string | undefined });
 
 /**
  * What `pipelinectl approve -o json` prints. Absent values are `null`; `approvedBy` and `approvedAt` are the
- * approval's, which for `already-approved` is the earlier one.
+ * approval's, which for `already-approved` is the earlier one (the last that completed it) and for
+ * `already-counted` the caller's earlier one.
  */
 export interface ApproveJson {
   /** `NS/NAME`. */
@@ -29,7 +38,11 @@ export interface ApproveJson {
   outcome: ApproveResult['outcome'];
   approvedBy: string | null;
   approvedAt: string | null;
-  /** Whether a verifier took the promotion now; false in the local mode without `serve` (it promotes at start). */
+  /** Distinct approvals of the revision so far (this one included); null when the marker moved on. */
+  have: number | null;
+  /** Distinct approvals the environment's policy requires before the promotion starts. */
+  need: number;
+  /** Whether a verifier took the promotion now; false in the local mode without `serve`, and while approvals are short. */
   delivered: boolean;
 }
 
@@ -41,13 +54,23 @@ export function approveJson(key: ObjectKey, env: string, result: ApproveResult):
     outcome: result.outcome,
     approvedBy: result.by ?? null,
     approvedAt: result.at ?? null,
+    have: result.have ?? null,
+    need: result.need,
     delivered: result.delivered,
   };
 }
 
+/** `1 of 2 approvals, 1 more needed`. */
+export function approvalCountText(have: number | undefined, need: number): string {
+  const more = have === undefined ? undefined : need - have;
+  const count = `${have ?? '?'} of ${need} approvals`;
+  return more === undefined || more <= 0 ? count : `${count}, ${more} more needed`;
+}
+
 /**
  * Approves `revision` (default: the one waiting) in `env`. Throws a CliError when the pipeline or environment does
- * not exist or nothing waits for that revision, naming what does wait, if anything.
+ * not exist, nothing waits for that revision (naming what does wait, if anything), the revision was rejected, or
+ * the environment's approval policy does not let the caller approve.
  */
 export async function approveRevision(
   backend: Backend,
@@ -74,28 +97,58 @@ export async function approveRevision(
       // Read again: the marker may have moved on since the approval was refused.
       const current = await backend.store.getApproval(key, env);
       const waiting =
-        current && current.approvedAt === undefined
+        current && current.approvedAt === undefined && current.rejectedAt === undefined
           ? `${current.revision} is waiting (approve it with --revision ${current.revision})`
           : 'nothing waits for approval there';
       throw new CliError(`${result.revision} is not waiting for approval in ${name} ${env}: ${waiting}`);
     }
+    case 'not-allowed':
+      throw new CliError(`cannot approve ${result.revision} in ${name} ${env}: ${result.reason}`);
+    case 'rejected': {
+      const by = result.rejectedBy ? ` by ${result.rejectedBy}` : '';
+      const why = result.rejectionReason ? ` (${result.rejectionReason})` : '';
+      throw new CliError(
+        `${result.revision} was rejected for ${name} ${env}${by}${why}: it is not promoted there; ` +
+          'a newer revision asks for approval again',
+      );
+    }
     case 'approved':
+    case 'counted':
       return {
         outcome: result.outcome,
         revision: result.revision,
         by: result.approver,
         at: now.toISOString(),
-        delivered: result.delivered,
+        have: result.have,
+        need: result.need,
+        delivered: result.outcome === 'approved' && result.delivered,
       };
+    case 'already-counted': {
+      const marker = await backend.store.getApproval(key, env);
+      const mine = marker?.revision === result.revision ? marker.approvals : undefined;
+      return {
+        outcome: result.outcome,
+        revision: result.revision,
+        by: result.approver,
+        at: mine?.find((approval) => approval.by === result.approver)?.at,
+        have: result.have,
+        need: result.need,
+        delivered: false,
+      };
+    }
     case 'already-approved': {
       // The approval that counts is the earlier one: read who gave it and when (unless the marker moved on since).
       const marker = await backend.store.getApproval(key, env);
       const earlier = marker?.revision === result.revision ? marker : undefined;
+      const need = requiredApprovals(stored.pipeline, env);
       return {
         outcome: result.outcome,
         revision: result.revision,
         by: earlier?.approvedBy,
         at: earlier?.approvedAt,
+        // A marker approved before policies existed lists no approvals: its one approval was all it needed.
+        have: earlier && (earlier.approvals?.length ?? 1),
+        need,
         delivered: result.delivered,
       };
     }

@@ -98,6 +98,11 @@ function environmentLines(
     const left = soakTimeLeft(env.soakEndsAt, now) ?? env.soakEndsAt;
     lines.push(`  ${env.state === 'soaking' ? 'soaking' : 'waiting for a soak'}: ${left}`);
   }
+  if (env.state === 'frozen') {
+    const left = env.frozenUntil === undefined ? undefined : (soakTimeLeft(env.frozenUntil, now) ?? env.frozenUntil);
+    lines.push(`  frozen: ${left ?? 'until someone runs pipelinectl unfreeze'}`);
+  }
+  if (env.rollbackAt) lines.push(`  rollback: in ${soakTimeLeft(env.rollbackAt, now) ?? env.rollbackAt}`);
   // At fleet size, the counts and the targets holding the environment back, as `status` shows them.
   let shown = env.targets;
   let more: string | undefined;
@@ -136,5 +141,7 @@ function actionText(action: Action): string {
       return `request an approval of ${action.revision} for ${action.env}${action.replaces ? ` (replacing the request for ${action.replaces})` : ''}`;
     case 'clear-approval':
       return `clear the approval request for ${action.revision} in ${action.env}`;
+    case 'rollback':
+      return `open a pull request rolling ${action.env} back from ${action.from} to ${action.revision}`;
   }
 }

@@ -6,7 +6,7 @@ import { decide, promotionStage } from '../../decision/index.js';
 import { sameRevision } from '../../flux/revision.js';
 import { objectKeyString, type ObjectKey } from '../../pipeline/model.js';
 import type { VersionedPromotionRecord } from '../../store/port.js';
-import { decisionInputOf, readPipelineState, type PipelineState } from '../../verifier/evaluate.js';
+import { decisionInputOf, readPipelineState, type PipelineState } from '../../verifier/pipeline-state.js';
 import type { Backend } from '../backend.js';
 import { CliError } from '../errors.js';
 

@@ -1,6 +1,7 @@
 // What `pipelinectl status` shows: per pipeline, each environment × target with its revision and phase, the
 // decision for each environment (made now, from the stored state, exactly as the verifier would), waiting approvals
 // and promotions; as a table or as JSON (the shape is `StatusJson`).
+import { rolledBackEnv } from '../../promotion/rollback-record.js';
 import type {
   ApprovalMarker,
   EnvironmentReason,
@@ -72,8 +73,8 @@ export interface EnvironmentStatusJson {
   /** Promoted only after an approval of exactly the candidate. */
   manual: boolean;
   strategy: 'pull-request' | 'notification' | null;
-  /** The decision for the environment: source, passed, in-progress, ahead, unknown, suspended, promoting, promoted,
-   *  failed, waiting-approval, no-strategy or not-reached. */
+  /** The decision for the environment: source, passed, soaking, in-progress, ahead, unknown, suspended, promoting,
+   *  promoted, failed, waiting-approval, rejected, frozen, rolling-back, no-strategy or not-reached. */
   state: EnvironmentState;
   /** Why the environment is in its state, e.g. `RollingOut`, `AwaitingApproval`, `RetryScheduled` (docs/cli.md). */
   reason: EnvironmentReason;
@@ -81,6 +82,10 @@ export interface EnvironmentStatusJson {
   message: string;
   /** ISO 8601: when the soak of a soaking environment, or the one it waits for, is served; else null. */
   soakEndsAt: string | null;
+  /** ISO 8601: when the freeze holding a `frozen` environment ends by itself; else null. */
+  frozenUntil: string | null;
+  /** ISO 8601: when a rollback waiting out its grace period (`RollbackGracePeriod`) becomes due; else null. */
+  rollbackAt: string | null;
   targets: TargetStatusJson[];
   /** The environment's approval marker, if any. */
   approval: ApprovalJson | null;
@@ -109,13 +114,20 @@ export interface TargetStatusJson {
 export interface ApprovalJson {
   revision: string;
   requestedAt: string;
-  /** True until someone approves `revision`. */
+  /** True until `revision` is approved (by as many as the environment's policy requires) or rejected. */
   waiting: boolean;
   approvedAt: string | null;
   approvedBy: string | null;
+  /** Every distinct approval so far under a policy, oldest first (empty for a marker approved by one). */
+  approvals: { by: string; at: string }[];
+  rejectedAt: string | null;
+  rejectedBy: string | null;
+  rejectionReason: string | null;
 }
 
 export interface PromotionJson {
+  /** `rollback`: the record of a rollback pull request for the failed `revision` (docs/rollback.md). */
+  kind: 'promotion' | 'rollback';
   revision: string;
   state: PromotionState;
   attempts: number;
@@ -146,6 +158,8 @@ export function statusJson(view: PipelineView): PipelineStatusJson {
       reason: env.reason,
       message: env.message,
       soakEndsAt: env.soakEndsAt ?? null,
+      frozenUntil: env.frozenUntil ?? null,
+      rollbackAt: env.rollbackAt ?? null,
       targets: env.targets.map(({ cluster, namespace, observed }) => ({
         cluster: objectKeyString(cluster),
         namespace,
@@ -159,12 +173,17 @@ export function statusJson(view: PipelineView): PipelineStatusJson {
         ? {
             revision: env.approval.revision,
             requestedAt: env.approval.requestedAt,
-            waiting: env.approval.approvedAt === undefined,
+            waiting: env.approval.approvedAt === undefined && env.approval.rejectedAt === undefined,
             approvedAt: env.approval.approvedAt ?? null,
             approvedBy: env.approval.approvedBy ?? null,
+            approvals: env.approval.approvals ?? [],
+            rejectedAt: env.approval.rejectedAt ?? null,
+            rejectedBy: env.approval.rejectedBy ?? null,
+            rejectionReason: env.approval.rejectionReason ?? null,
           }
         : null,
       promotions: env.promotions.map((record) => ({
+        kind: rolledBackEnv(record.env) === undefined ? ('promotion' as const) : ('rollback' as const),
         revision: record.revision,
         state: record.state,
         attempts: record.attempts,
@@ -312,8 +331,15 @@ export function approvalLine(
   approveFlags: readonly string[] = [],
 ): string {
   const requested = `approval: ${marker.revision} requested ${ago(marker.requestedAt, now)}`;
+  if (marker.rejectedAt !== undefined) {
+    const by = marker.rejectedBy === undefined ? '' : ` by ${marker.rejectedBy}`;
+    const why = marker.rejectionReason === undefined ? '' : `: ${marker.rejectionReason}`;
+    return `${requested}, rejected ${ago(marker.rejectedAt, now)}${by}${why}`;
+  }
   if (marker.approvedAt === undefined) {
-    return `${requested}, waiting (${approveCommand(key, env, marker.revision, approveFlags)})`;
+    const counted = marker.approvals?.map((approval) => approval.by) ?? [];
+    const so = counted.length > 0 ? `approved so far by ${counted.join(', ')}; ` : '';
+    return `${requested}, waiting (${so}${approveCommand(key, env, marker.revision, approveFlags)})`;
   }
   const by = marker.approvedBy === undefined ? '' : ` by ${marker.approvedBy}`;
   return `${requested}, approved ${ago(marker.approvedAt, now)}${by}`;
@@ -321,7 +347,8 @@ export function approvalLine(
 
 /** `6.9.2 failed (attempt 2) 1m ago: <error>; retry in 30s`, `6.9.2 succeeded 5m ago: <PR URL>`. */
 export function promotionLine(record: VersionedPromotionRecord, now: Date): string {
-  let text = `${record.revision} ${record.state} (attempt ${record.attempts}) ${ago(record.updatedAt, now)}`;
+  const what = rolledBackEnv(record.env) === undefined ? '' : 'rollback of ';
+  let text = `${what}${record.revision} ${record.state} (attempt ${record.attempts}) ${ago(record.updatedAt, now)}`;
   if (record.result) text += `: ${record.result}`;
   if (record.error) text += `: ${record.error}`;
   if (record.state === 'failed') text += record.retryAt ? `; retry ${ago(record.retryAt, now)}` : '; not retried';
@@ -345,8 +372,19 @@ export async function pipelineViews(backend: Backend, key: ObjectKey | undefined
   return views;
 }
 
-/** The state, with the time a soak has left (`soaking (12m left (until 10:42 UTC))`). */
+/**
+ * The state, with the time its wait has left: `soaking (12m left (until 10:42 UTC))`, `frozen (until unfrozen)`,
+ * `in-progress (rollback in 4m left (until 10:42 UTC))`.
+ */
 function stateCell(env: EnvironmentView, now: Date): string {
+  if (env.state === 'frozen') {
+    const left = env.frozenUntil === undefined ? undefined : soakTimeLeft(env.frozenUntil, now);
+    return `frozen (${left ?? 'until unfrozen'})`;
+  }
+  if (env.rollbackAt !== undefined) {
+    const left = soakTimeLeft(env.rollbackAt, now);
+    return left === undefined ? env.state : `${env.state} (rollback in ${left})`;
+  }
   const left = env.soakEndsAt === undefined ? undefined : soakTimeLeft(env.soakEndsAt, now);
   return left === undefined ? env.state : `${env.state} (${left})`;
 }

@@ -4,6 +4,7 @@ import { objectKeyString } from '../../pipeline/model.js';
 import { addBackendOptions, outputOption, withBackend } from '../options.js';
 import { parseObjectKey } from '../flags.js';
 import { printJson } from '../output.js';
+import type { ApproveResult } from '../actions/approve.js';
 
 export function register(program: Command): void {
   const command = program
@@ -16,9 +17,11 @@ export function register(program: Command): void {
     .description(
       'Approve the revision waiting for approval in a manual environment (or exactly --revision, which must be the ' +
         'one waiting) and let the verifier promote it. The approval is recorded with who gave it: local:<user> in ' +
-        "the local mode, the caller's ARN on AWS. Approving again is harmless; when nothing waits for that " +
-        'revision, nothing changes and the exit code is 1. With -o json it prints what was approved, by whom and ' +
-        'when, as one JSON object.',
+        "the local mode, the caller's ARN on AWS. An environment's approval policy may require several distinct " +
+        'approvers (each approval is counted, the promotion starts with the last one) and may restrict who may ' +
+        'approve. Approving again is harmless; when nothing waits for that revision, the revision was rejected or ' +
+        'the policy does not list the caller, nothing changes and the exit code is 1. With -o json it prints what ' +
+        'was approved, by whom and when, and how many approvals it has of how many needed, as one JSON object.',
     )
     .addHelpText(
       'after',
@@ -29,17 +32,31 @@ export function register(program: Command): void {
   addBackendOptions(command).action(
     async (name: string, env: string, options: { revision?: string; output: 'text' | 'json' }) => {
       const key = parseObjectKey(name, 'the pipeline');
-      const { approveJson, approveRevision } = await import('../actions/approve.js');
+      const { approvalCountText, approveJson, approveRevision } = await import('../actions/approve.js');
       await withBackend(command, async (backend) => {
         const result = await approveRevision(backend, key, env, options.revision);
         const what = `${objectKeyString(key)} ${env} ${result.revision}`;
         if (options.output === 'json') printJson(approveJson(key, env, result));
-        else
-          console.log(result.outcome === 'approved' ? `approved ${what} as ${result.by}` : `already approved ${what}`);
-        if (!result.delivered) {
+        else console.log(approveLine(what, result, approvalCountText(result.have, result.need)));
+        const promotes = result.outcome === 'approved' || result.outcome === 'already-approved';
+        if (promotes && !result.delivered) {
           console.error(`note: pipelinectl serve is not running on ${backend.description}: it promotes when it starts`);
         }
       });
     },
   );
+}
+
+/** The line of text output; the count only where the policy asks for more than one approver. */
+function approveLine(what: string, result: ApproveResult, count: string): string {
+  switch (result.outcome) {
+    case 'approved':
+      return `approved ${what} as ${result.by}${result.need > 1 ? ` (${count})` : ''}`;
+    case 'counted':
+      return `approved ${what} as ${result.by}: ${count} before the promotion starts`;
+    case 'already-counted':
+      return `already approved ${what} as ${result.by} (an approver counts once): ${count} before the promotion starts`;
+    case 'already-approved':
+      return `already approved ${what}`;
+  }
 }

@@ -1,6 +1,8 @@
 // The fleet page: every pipeline on one screen, each environment's state and reason at a glance, and how many
-// approvals wait, so that a person sees at once where they are needed.
+// approvals wait, so that a person sees at once where they are needed; above it, any installation-wide stop switch.
 import type { PipelineStatusJson } from '../actions/status.js';
+import type { FreezeSwitch } from '../../freeze/freeze.js';
+import { switchText } from '../../freeze/set-freeze.js';
 import { stateBadge } from './format.js';
 import { html, pathOf, type Html } from './html.js';
 import { layout } from './layout.js';
@@ -10,7 +12,12 @@ export function waitingApprovals(pipeline: PipelineStatusJson): number {
   return pipeline.environments.filter((env) => env.approval?.waiting === true).length;
 }
 
-export function fleetPage(pipelines: readonly PipelineStatusJson[], backend: string): Html {
+/** `installationFreezes`: the installation-wide stop switches in force, shown as a banner above the fleet. */
+export function fleetPage(
+  pipelines: readonly PipelineStatusJson[],
+  backend: string,
+  installationFreezes: readonly FreezeSwitch[] = [],
+): Html {
   const waiting = pipelines.reduce((sum, pipeline) => sum + waitingApprovals(pipeline), 0);
   const rows = pipelines.map((pipeline) => {
     const count = waitingApprovals(pipeline);
@@ -58,10 +65,22 @@ export function fleetPage(pipelines: readonly PipelineStatusJson[], backend: str
     section: 'fleet',
     backend,
     main: html`<h1>Fleet</h1>
-      ${summary}${body}`,
+      ${installationFreezeBanner(installationFreezes)}${summary}${body}`,
   });
 }
 
 function plural(count: number, noun: string): string {
   return `${count} ${noun}${count === 1 ? '' : 's'}`;
+}
+
+/** Promotions stopped everywhere are news on every screen: one line per installation-wide switch, who set it and why. */
+function installationFreezeBanner(freezes: readonly FreezeSwitch[]): Html {
+  if (freezes.length === 0) return html``;
+  return html`<div class="notice problem" id="installation-freeze" role="status">
+    <p><strong>Promotions are frozen installation-wide.</strong></p>
+    <ul>
+      ${freezes.map((freeze) => html`<li>${switchText(freeze)}: ${freeze.reason} <span class="muted">(set by ${freeze.by})</span></li>`)}
+    </ul>
+    <p class="muted">Lift it with <code>pipelinectl unfreeze --all</code>.</p>
+  </div>`;
 }

@@ -1,6 +1,7 @@
 // A pipeline's page: what `status` and `explain` show, as a page. Per environment its state, reason, the
 // decision's explanation and what the verifier would do next (explain's `Next` line), the targets (in short past SUMMARIZED_ABOVE_TARGETS, as the CLI does), the approval marker
-// with an Approve link while it waits, and the promotion records with their pull requests.
+// with Approve and Reject links and the approvals so far while it waits (who rejected and why once rejected), and the
+// promotion records with their pull requests.
 import { nextLine } from '../actions/explain.js';
 import {
   HOLDING_BACK_ROWS,
@@ -10,20 +11,36 @@ import {
   type EnvironmentStatusJson,
   type TargetStatusJson,
 } from '../actions/status.js';
-import { soakTimeLeft } from '../../decision/index.js';
+import { requiredApprovals } from '../../approval/approve.js';
+import { soakTimeLeft, type ApprovalMarker } from '../../decision/index.js';
 import { summarizeTargets, type PipelineView } from '../../views/pipeline-view.js';
 import { objectKeyString } from '../../pipeline/model.js';
+import type { FreezeSwitch } from '../../freeze/freeze.js';
+import { switchText } from '../../freeze/set-freeze.js';
 import { linkIfHttp, stateBadge, timeOf } from './format.js';
 import { html, pathOf, type Html } from './html.js';
 import { layout } from './layout.js';
+import { freezePath, unfreezePath } from './freeze-page.js';
 
 /** The confirmation page of an approval: GET shows it, POST (from its form) approves. */
 export function approvePath(view: Pick<PipelineView, 'key'>, env: string): string {
   return `${pathOf('pipelines', view.key.namespace, view.key.name, 'environments', env, 'approve')}`;
 }
 
+/** The confirmation page of a rejection: GET shows it, POST (from its form, with a reason) rejects. */
+export function rejectPath(view: Pick<PipelineView, 'key'>, env: string): string {
+  return `${pathOf('pipelines', view.key.namespace, view.key.name, 'environments', env, 'reject')}`;
+}
+
 /** `note`: a fixed notice to show on top (the approval's outcome), never text from a request. */
-export function pipelinePage(view: PipelineView, backend: string, now: Date, note?: string): Html {
+/** `freezes`: the stop switches in force that cover the pipeline (its own and installation-wide ones). */
+export function pipelinePage(
+  view: PipelineView,
+  backend: string,
+  now: Date,
+  note?: string,
+  freezes: readonly FreezeSwitch[] = [],
+): Html {
   const json = statusJson(view);
   const source = json.source;
   const main = html`<h1>${objectKeyString(view.key)}</h1>
@@ -32,7 +49,7 @@ export function pipelinePage(view: PipelineView, backend: string, now: Date, not
     <p id="candidate">Candidate: <strong>${json.candidate ?? 'none'}</strong></p>
     ${source ? html`<p>Source: ${source.object}: <span class="state">${source.state}</span> <span class="muted">(${source.reason})</span> ${source.message}</p>` : ''}
     <p><a href="/history?pipeline=${encodeURIComponent(objectKeyString(view.key))}">History of this pipeline</a></p>
-    ${json.environments.map((env, i) => environmentSection(view, env, i, now))}`;
+    ${freezeSection(view, freezes, now)} ${json.environments.map((env, i) => environmentSection(view, env, i, now))}`;
   return layout({ title: objectKeyString(view.key), section: 'none', backend, main });
 }
 
@@ -46,24 +63,46 @@ function environmentSection(view: PipelineView, env: EnvironmentStatusJson, inde
     </p>
     <p class="explanation">${env.message}</p>
     ${env.soakEndsAt ? html`<p class="soak">${env.state === 'soaking' ? 'soaking' : 'waiting for a soak'}: <time datetime="${env.soakEndsAt}">${soakTimeLeft(env.soakEndsAt, now) ?? env.soakEndsAt}</time></p>` : ''}
+    ${env.state === 'frozen' ? html`<p class="soak">frozen: ${env.frozenUntil ? html`<time datetime="${env.frozenUntil}">${soakTimeLeft(env.frozenUntil, now) ?? env.frozenUntil}</time>` : 'until unfrozen'}</p>` : ''}
+    ${env.rollbackAt ? html`<p class="soak">rollback due: <time datetime="${env.rollbackAt}">${soakTimeLeft(env.rollbackAt, now) ?? env.rollbackAt}</time></p>` : ''}
     <p class="next">${nextLine(view.decision.actions.filter((action) => action.env === env.name))}</p>
-    ${approvalBlock(view, env, now)} ${targetsTable(view, index, env.targets)} ${promotionsTable(env, now)}
+    ${approvalBlock(view, env.name, view.environments[index]?.approval, now)} ${targetsTable(view, index, env.targets)}
+    ${promotionsTable(env, now)}
   </section>`;
 }
 
-function approvalBlock(view: PipelineView, env: EnvironmentStatusJson, now: Date): Html {
-  const approval = env.approval;
-  if (!approval) return html``;
-  if (approval.waiting) {
-    const href = `${approvePath(view, env.name)}?revision=${encodeURIComponent(approval.revision)}`;
+function approvalBlock(view: PipelineView, env: string, marker: ApprovalMarker | undefined, now: Date): Html {
+  if (!marker) return html``;
+  const need = requiredApprovals(view.stored.pipeline, env);
+  const approvals = marker.approvals ?? [];
+  // The count only where the policy asks for more than one approver: `1 of 2 approvals (local:alice)`.
+  const count =
+    need > 1
+      ? html`<span class="approvals"
+          >${approvals.length} of ${need}
+          approvals${approvals.length > 0 ? ` (${approvals.map((a) => a.by).join(', ')})` : ''}</span
+        >`
+      : '';
+  if (marker.rejectedAt !== undefined) {
+    return html`<p class="rejection notice problem">
+      ${marker.revision} rejected ${timeOf(marker.rejectedAt, now)} by
+      <span class="rejecter">${marker.rejectedBy ?? 'unknown'}</span>:
+      <q class="rejection-reason">${marker.rejectionReason ?? ''}</q> It is not promoted here until a newer revision
+      asks for approval.
+    </p>`;
+  }
+  if (marker.approvedAt === undefined) {
+    const query = `?revision=${encodeURIComponent(marker.revision)}`;
     return html`<p class="notice">
-      ${approval.revision} waits for approval since ${timeOf(approval.requestedAt, now)}.
-      <a class="button primary" href="${href}">Approve ${approval.revision}</a>
+      ${marker.revision} waits for approval since ${timeOf(marker.requestedAt, now)}. ${count}
+      <a class="button primary" href="${approvePath(view, env)}${query}">Approve ${marker.revision}</a>
+      <a class="button" href="${rejectPath(view, env)}${query}">Reject ${marker.revision}</a>
     </p>`;
   }
   return html`<p class="approval">
-    ${approval.revision} approved ${approval.approvedAt ? timeOf(approval.approvedAt, now) : ''} by
-    <span class="approver">${approval.approvedBy ?? 'unknown'}</span>
+    ${marker.revision} approved ${timeOf(marker.approvedAt, now)} by
+    <span class="approver">${marker.approvedBy ?? 'unknown'}</span>
+    ${count}
   </p>`;
 }
 
@@ -142,4 +181,36 @@ function promotionsTable(env: EnvironmentStatusJson, now: Date): Html {
       )}
     </tbody>
   </table>`;
+}
+
+/**
+ * The stop switches that hold the pipeline, each with who set it and why; an Unfreeze link on its own ones (an
+ * installation-wide switch is lifted with `pipelinectl unfreeze --all`), and a Freeze link.
+ */
+function freezeSection(view: PipelineView, freezes: readonly FreezeSwitch[], now: Date): Html {
+  const item = (freeze: FreezeSwitch) => {
+    const own = 'pipeline' in freeze.scope;
+    const lift = own
+      ? html`<a class="button" href="${unfreezePath(view.key, freeze.env)}"
+          >Unfreeze${freeze.env ? ` ${freeze.env}` : ''}</a
+        >`
+      : html`<span class="muted"
+          >lift it with <code>pipelinectl unfreeze --all${freeze.env ? ` --env ${freeze.env}` : ''}</code></span
+        >`;
+    return html`<li data-freeze-scope="${own ? 'pipeline' : 'installation'}">
+      <strong>${switchText(freeze)}</strong>: ${freeze.reason}
+      <span class="muted">(set by ${freeze.by} ${timeOf(freeze.at, now)})</span> ${lift}
+    </li>`;
+  };
+  return html`<section class="freeze" id="stop-switch" aria-labelledby="stop-switch-title">
+    <h2 id="stop-switch-title">Stop switch</h2>
+    ${
+      freezes.length === 0
+        ? html`<p class="muted">No stop switch holds this pipeline.</p>`
+        : html`<ul class="notice">
+            ${freezes.map(item)}
+          </ul>`
+    }
+    <p><a class="button" href="${freezePath(view.key)}">Freeze…</a></p>
+  </section>`;
 }

@@ -1,8 +1,14 @@
 // What each dashboard URL answers, as plain values (status, headers, HTML): the node:http plumbing, the Host check
 // and the live feed are server.ts's. Every page reads through the CLI's Backend, so it shows what the CLI shows, and
-// the approval goes through the one approval function every door uses, with the caller's identity as approver.
-import { z } from 'zod';
-import { approve } from '../../approval/approve.js';
+// approvals and rejections go through the one approve and reject functions every door uses, with the caller's
+// identity as approver (and the environment's approval policy deciding whether it may).
+import * as z from 'zod';
+import { approve, type ApprovalResult } from '../../approval/approve.js';
+import { MAX_REJECTION_REASON_LENGTH, reject, type RejectionReasonProblem } from '../../approval/reject.js';
+import { clearFreeze } from '../../freeze/clear-freeze.js';
+import { REASON_MAX_LENGTH, setFreeze, untilOf, type ReasonProblem } from '../../freeze/set-freeze.js';
+import { readFreezes } from '../actions/freezes.js';
+import { holdingText } from '../actions/unfreeze.js';
 import { readHistory } from '../actions/history.js';
 import { readMetrics } from '../actions/metrics.js';
 import { pipelineViews, statusJson } from '../actions/status.js';
@@ -15,8 +21,9 @@ import { objectKeyString, type ObjectKey } from '../../pipeline/model.js';
 import { DEFAULT_FAILURE_WINDOW_MS } from '../../metrics/index.js';
 import { AUDIT_ENTRY_TYPES } from '../../store/port.js';
 import { loadPipelineView } from '../../views/pipeline-view.js';
-import { APPROVE_FIELDS, confirmationPage } from './approve-page.js';
+import { APPROVE_FIELDS, confirmationPage, REJECT_FIELDS, rejectionPage } from './approve-page.js';
 import { fleetPage } from './fleet-page.js';
+import { FREEZE_FIELDS, freezeFormPage, freezePath, unfreezeConfirmationPage } from './freeze-page.js';
 import { historyPage } from './history-page.js';
 import { pathOf, type Html } from './html.js';
 import { messagePage } from './layout.js';
@@ -50,21 +57,71 @@ export interface DashboardRoutesDeps {
 /** Entries shown on the history page at most. */
 export const HISTORY_LIMIT = 200;
 
-/** Why the approval POST redirected with a note: a fixed set, so the page never echoes a query value. */
+/** Why the approval or rejection POST redirected with a note: a fixed set, so the page never echoes a query value. */
 const NOTES = {
   'not-delivered':
     'Approved. No verifier took the promotion (pipelinectl serve is not running on this data directory): it ' +
     'promotes when serve starts.',
+  counted: 'Your approval is counted. The promotion starts once the approvals the environment requires are in.',
+  'already-counted': 'You approved this revision before: an approver counts once. More approvals are needed.',
+  rejected: 'Rejected. The revision is not promoted into this environment.',
+  'already-rejected': 'The revision was rejected before: nothing changed.',
+  frozen: 'Frozen. No promotion into the environments the switch covers starts until it is lifted or ends.',
+  unfrozen: 'Unfrozen. The verifier decides the pipeline again now: a promotion the switch held back starts.',
+  'unfrozen-not-delivered':
+    'Unfrozen. No verifier took the pipeline (pipelinectl serve is not running on this data directory): a ' +
+    'promotion the switch held back starts when serve starts.',
 } as const;
 type Note = keyof typeof NOTES;
 
 const PIPELINE_PATH = /^\/pipelines\/([^/]+)\/([^/]+)$/;
 const APPROVE_PATH = /^\/pipelines\/([^/]+)\/([^/]+)\/environments\/([^/]+)\/approve$/;
+const REJECT_PATH = /^\/pipelines\/([^/]+)\/([^/]+)\/environments\/([^/]+)\/reject$/;
+const FREEZE_PATH = /^\/pipelines\/([^/]+)\/([^/]+)\/freeze$/;
+const UNFREEZE_PATH = /^\/pipelines\/([^/]+)\/([^/]+)\/unfreeze$/;
+
+// What the fields must be (a reason, an environment, an end) is the set-freeze use case's, so its answer names
+// what is wrong; here only their shape and size.
+const freezeFields = z.object({
+  [FREEZE_FIELDS.reason]: z
+    .string()
+    .max(2 * REASON_MAX_LENGTH)
+    .default(''),
+  [FREEZE_FIELDS.env]: z.string().max(253).default(''),
+  [FREEZE_FIELDS.until]: z.string().max(64).default(''),
+  [FREEZE_FIELDS.csrf]: z.string().max(256).optional(),
+});
+const unfreezeFields = z.object({
+  [FREEZE_FIELDS.env]: z.string().min(1).max(253).optional(),
+  [FREEZE_FIELDS.csrf]: z.string().max(256).optional(),
+});
+
+const SWITCH_REFUSALS: Readonly<Record<Exclude<RequestGuardVerdict, 'accepted'>, string>> = {
+  'cross-site': 'The request came from another site: a stop switch is set or lifted only from the dashboard itself.',
+  'foreign-origin':
+    'The request came from another origin: a stop switch is set or lifted only from the dashboard itself.',
+  'missing-token': 'The form had no dashboard token: freeze or unfreeze from the pipeline page.',
+  'wrong-token': 'The form token is not this dashboard\u2019s (was it restarted?): reload the page and try again.',
+};
 
 const approveForm = z.object({
   [APPROVE_FIELDS.revision]: z.string().min(1).max(256),
   [APPROVE_FIELDS.csrf]: z.string().max(256).optional(),
 });
+// The reason's rules (there, one line, not too long) are the reject use case's, so its answer names what is wrong;
+// the body itself is capped by the server.
+const rejectForm = z.object({
+  [REJECT_FIELDS.revision]: z.string().min(1).max(256),
+  [REJECT_FIELDS.reason]: z.string().default(''),
+  [REJECT_FIELDS.csrf]: z.string().max(256).optional(),
+});
+
+const REASON_PROBLEMS: Readonly<Record<RejectionReasonProblem, string>> = {
+  empty: 'Say why the revision is rejected: the reason is required.',
+  'too-long': `The reason must be at most ${MAX_REJECTION_REASON_LENGTH} characters: link a ticket for the details.`,
+  'control-characters': 'The reason must be one line.',
+};
+
 const historyQuery = z.object({
   pipeline: z.string().max(300).optional(),
   env: z.string().max(253).optional(),
@@ -77,9 +134,11 @@ const metricsQuery = z.object({
 });
 
 const REFUSALS: Readonly<Record<Exclude<RequestGuardVerdict, 'accepted'>, string>> = {
-  'cross-site': 'The request came from another site: approvals are accepted only from the dashboard itself.',
-  'foreign-origin': 'The request came from another origin: approvals are accepted only from the dashboard itself.',
-  'missing-token': 'The form had no dashboard token: approve from the dashboard page.',
+  'cross-site':
+    'The request came from another site: approvals and rejections are accepted only from the dashboard itself.',
+  'foreign-origin':
+    'The request came from another origin: approvals and rejections are accepted only from the dashboard itself.',
+  'missing-token': 'The form had no dashboard token: approve or reject from the dashboard page.',
   'wrong-token': 'The form token is not this dashboard\u2019s (was it restarted?): reload the page and try again.',
 };
 
@@ -97,7 +156,8 @@ export function createDashboardRoutes(
     try {
       if (path === '/' && isGet) {
         const views = await pipelineViews(backend, undefined, deps.now());
-        return page(200, fleetPage(views.map(statusJson), backend.description));
+        const everywhere = (await readFreezes(backend, undefined, deps.now())).filter((f) => 'installation' in f.scope);
+        return page(200, fleetPage(views.map(statusJson), backend.description, everywhere));
       }
       if (path === '/history' && isGet) return await history(request.url);
       if (path === '/metrics' && isGet) return await metrics(request.url);
@@ -106,7 +166,8 @@ export function createDashboardRoutes(
         const key = keyOf(pipelineMatch[1], pipelineMatch[2]);
         const view = key && (await loadPipelineView(backend.store, key, deps.now()));
         if (!view) return problem(404, 'Pipeline not found', `No such pipeline in ${backend.description}.`);
-        return page(200, pipelinePage(view, backend.description, deps.now(), noteOf(request.url)));
+        const freezes = await readFreezes(backend, key, deps.now());
+        return page(200, pipelinePage(view, backend.description, deps.now(), noteOf(request.url), freezes));
       }
       const approveMatch = APPROVE_PATH.exec(path);
       if (approveMatch) {
@@ -117,6 +178,17 @@ export function createDashboardRoutes(
         if (request.method === 'POST') return await approval(request, key, env);
         return { status: 405, headers: { allow: 'GET, POST' }, body: 'method not allowed' };
       }
+      const rejectMatch = REJECT_PATH.exec(path);
+      if (rejectMatch) {
+        const key = keyOf(rejectMatch[1], rejectMatch[2]);
+        const env = decoded(rejectMatch[3]);
+        if (!key || env === undefined) return problem(404, 'Not found', 'No such pipeline or environment.');
+        if (isGet) return confirmRejection(key, env, request.url.searchParams.get(REJECT_FIELDS.revision));
+        if (request.method === 'POST') return await rejection(request, key, env);
+        return { status: 405, headers: { allow: 'GET, POST' }, body: 'method not allowed' };
+      }
+      const switchAnswer = await stopSwitch(request, path, isGet);
+      if (switchAnswer) return switchAnswer;
       return problem(404, 'Not found', 'The dashboard has no such page.');
     } catch (error) {
       if (error instanceof CliError) return problem(404, 'Not found', error.message);
@@ -191,6 +263,124 @@ export function createDashboardRoutes(
     return stored.map(({ pipeline: p }) => ({ namespace: p.namespace, name: p.name }));
   }
 
+  /** The stop switch's form, confirmation and posts (freeze-page.ts); undefined when `path` is none of them. */
+  async function stopSwitch(
+    request: DashboardRequest,
+    path: string,
+    isGet: boolean,
+  ): Promise<DashboardResponse | undefined> {
+    const freezeMatch = FREEZE_PATH.exec(path);
+    const match = freezeMatch ?? UNFREEZE_PATH.exec(path);
+    if (!match) return undefined;
+    const key = keyOf(match[1], match[2]);
+    if (!key) return problem(404, 'Not found', 'No such pipeline.');
+    if (!isGet && request.method !== 'POST') {
+      return { status: 405, headers: { allow: 'GET, POST' }, body: 'method not allowed' };
+    }
+    if (freezeMatch) return isGet ? await freezeForm(key) : await freezing(request, key);
+    if (isGet) {
+      const env = request.url.searchParams.get(FREEZE_FIELDS.env) ?? undefined;
+      const input = { pipeline: key, env, csrfToken: deps.csrfToken, backend: backend.description };
+      return page(200, unfreezeConfirmationPage(input));
+    }
+    return await unfreezing(request, key);
+  }
+
+  async function freezeForm(key: ObjectKey): Promise<DashboardResponse> {
+    const stored = await backend.store.getPipeline(key);
+    if (!stored) return problem(404, 'Pipeline not found', `No such pipeline in ${backend.description}.`);
+    const environments = stored.pipeline.environments.map((e) => e.name);
+    return page(
+      200,
+      freezeFormPage({ pipeline: key, environments, csrfToken: deps.csrfToken, backend: backend.description }),
+    );
+  }
+
+  async function freezing(request: DashboardRequest, key: ObjectKey): Promise<DashboardResponse> {
+    const back = pathOf('pipelines', key.namespace, key.name);
+    const form = freezeFields.safeParse(Object.fromEntries(new URLSearchParams(request.body)));
+    const token = form.success ? form.data[FREEZE_FIELDS.csrf] : undefined;
+    const verdict = guardRequest({ headers: request.headers, token }, request.origin, deps.csrfToken);
+    if (verdict !== 'accepted') {
+      deps.logger.warn('dashboard: freeze refused', { verdict });
+      return problem(403, 'Freeze refused', SWITCH_REFUSALS[verdict], back);
+    }
+    const again = freezePath(key);
+    if (!form.success) return problem(400, 'Bad form', 'The freeze form must say why, and briefly.', again);
+    const now = deps.now();
+    const untilText = form.data[FREEZE_FIELDS.until].trim();
+    const until = untilText === '' ? undefined : untilOf(untilText, now);
+    if (untilText !== '' && until === undefined) {
+      const example = 'a duration such as 2h, 30m or 2d, or a time with its zone such as 2026-11-24T08:00:00Z';
+      return problem(400, 'Bad end', `Until must be ${example}, or empty.`, again);
+    }
+    const env = form.data[FREEZE_FIELDS.env] === '' ? undefined : form.data[FREEZE_FIELDS.env];
+    const result = await setFreeze(
+      { store: backend.store },
+      {
+        scope: { pipeline: key },
+        env,
+        reason: form.data[FREEZE_FIELDS.reason],
+        until,
+        by: () => backend.identity(),
+        via: 'the dashboard',
+        now,
+      },
+    );
+    const name = objectKeyString(key);
+    switch (result.outcome) {
+      case 'invalid-reason':
+        return problem(400, 'Reason needed', FREEZE_REASON_PROBLEMS[result.problem], again);
+      case 'until-passed':
+        return problem(
+          400,
+          'Bad end',
+          'Until is not in the future: give a later time, or a duration such as 2h.',
+          again,
+        );
+      case 'invalid-windows':
+        return problem(400, 'Bad form', 'The freeze form has no windows.', again);
+      case 'unknown-pipeline':
+        return problem(404, 'Pipeline not found', `No such pipeline in ${backend.description}.`);
+      case 'invalid-environment':
+      case 'unknown-environment':
+        return problem(404, 'Environment not found', `Pipeline ${name} has no such environment.`, again);
+      case 'frozen':
+        return switchRedirect(back, 'frozen');
+    }
+  }
+
+  async function unfreezing(request: DashboardRequest, key: ObjectKey): Promise<DashboardResponse> {
+    const back = pathOf('pipelines', key.namespace, key.name);
+    const form = unfreezeFields.safeParse(Object.fromEntries(new URLSearchParams(request.body)));
+    const token = form.success ? form.data[FREEZE_FIELDS.csrf] : undefined;
+    const verdict = guardRequest({ headers: request.headers, token }, request.origin, deps.csrfToken);
+    if (verdict !== 'accepted') {
+      deps.logger.warn('dashboard: unfreeze refused', { verdict });
+      return problem(403, 'Unfreeze refused', SWITCH_REFUSALS[verdict], back);
+    }
+    if (!form.success) return problem(400, 'Bad form', 'Unfreeze from the pipeline page.', back);
+    const env = form.data[FREEZE_FIELDS.env];
+    const result = await clearFreeze(
+      { store: backend.store, enqueue: (message) => backend.enqueue(message) },
+      { scope: { pipeline: key }, env, by: () => backend.identity(), via: 'the dashboard', now: deps.now() },
+    );
+    const name = objectKeyString(key);
+    switch (result.outcome) {
+      case 'unknown-pipeline':
+        return problem(404, 'Pipeline not found', `No such pipeline in ${backend.description}.`);
+      case 'unknown-environment':
+        return problem(404, 'Environment not found', `Pipeline ${name} has no such environment.`, back);
+      case 'not-frozen': {
+        const what = `${name} has no stop switch of its own${env === undefined ? '' : ` for ${env}`}`;
+        const holding = result.holding.length === 0 ? '' : `; ${holdingText(result.holding)}`;
+        return problem(409, 'Not frozen', `${what}${holding}.`, back);
+      }
+      case 'unfrozen':
+        return switchRedirect(back, result.delivered ? 'unfrozen' : 'unfrozen-not-delivered');
+    }
+  }
+
   function confirm(key: ObjectKey, env: string, revision: string | null): DashboardResponse {
     if (revision === null || revision === '' || revision.length > 256) {
       return problem(400, 'No revision', 'Open the approval from the pipeline page, which names the revision.');
@@ -225,6 +415,16 @@ export function createDashboardRoutes(
         now: deps.now(),
       },
     );
+    return approvalAnswer(result, key, env, revision, back);
+  }
+
+  function approvalAnswer(
+    result: ApprovalResult,
+    key: ObjectKey,
+    env: string,
+    revision: string,
+    back: string,
+  ): DashboardResponse {
     const name = objectKeyString(key);
     switch (result.outcome) {
       case 'unknown-environment':
@@ -232,15 +432,102 @@ export function createDashboardRoutes(
       case 'nothing-waiting':
       case 'not-waiting':
         return problem(409, 'Not waiting', `${revision} is not waiting for approval in ${name} ${env}.`, back);
+      case 'not-allowed':
+        return problem(403, 'Not an approver', `${result.reason}.`, back);
+      case 'rejected':
+        return problem(
+          409,
+          'Rejected',
+          `${revision} was rejected for ${name} ${env}${result.rejectedBy ? ` by ${result.rejectedBy}` : ''}: ` +
+            'no approval counts for it.',
+          back,
+        );
+      case 'counted':
+      case 'already-counted':
+        return redirect(back, env, result.outcome);
       case 'approved':
-      case 'already-approved': {
-        const note: Note | undefined = result.delivered ? undefined : 'not-delivered';
-        const location = `${back}${note ? `?note=${note}` : ''}#env-${encodeURIComponent(env)}`;
-        return { status: 303, headers: { location } };
-      }
+      case 'already-approved':
+        return redirect(back, env, result.delivered ? undefined : 'not-delivered');
+    }
+  }
+
+  function confirmRejection(key: ObjectKey, env: string, revision: string | null): DashboardResponse {
+    if (revision === null || revision === '' || revision.length > 256) {
+      return problem(400, 'No revision', 'Open the rejection from the pipeline page, which names the revision.');
+    }
+    return page(
+      200,
+      rejectionPage({ pipeline: key, env, revision, csrfToken: deps.csrfToken, backend: backend.description }),
+    );
+  }
+
+  async function rejection(request: DashboardRequest, key: ObjectKey, env: string): Promise<DashboardResponse> {
+    const back = pathOf('pipelines', key.namespace, key.name);
+    const form = rejectForm.safeParse(Object.fromEntries(new URLSearchParams(request.body)));
+    const token = form.success ? form.data[REJECT_FIELDS.csrf] : undefined;
+    const verdict = guardRequest({ headers: request.headers, token }, request.origin, deps.csrfToken);
+    if (verdict !== 'accepted') {
+      deps.logger.warn('dashboard: rejection refused', { verdict });
+      return problem(403, 'Rejection refused', REFUSALS[verdict], back);
+    }
+    if (!form.success) return problem(400, 'Bad form', 'The rejection form must name the revision and why.', back);
+    const stored = await backend.store.getPipeline(key);
+    if (!stored) return problem(404, 'Pipeline not found', `No such pipeline in ${backend.description}.`);
+    const revision = form.data[REJECT_FIELDS.revision];
+    const result = await reject(
+      { store: backend.store },
+      {
+        pipeline: stored.pipeline,
+        env,
+        revision,
+        rejecter: () => backend.identity(),
+        reason: form.data[REJECT_FIELDS.reason],
+        via: 'the dashboard',
+        now: deps.now(),
+      },
+    );
+    const name = objectKeyString(key);
+    switch (result.outcome) {
+      case 'invalid-reason':
+        return problem(400, 'Reason needed', REASON_PROBLEMS[result.problem], back);
+      case 'unknown-environment':
+        return problem(404, 'Environment not found', `Pipeline ${name} has no environment ${env}.`, back);
+      case 'nothing-waiting':
+      case 'not-waiting':
+        return problem(409, 'Not waiting', `${revision} is not waiting for approval in ${name} ${env}.`, back);
+      case 'not-allowed':
+        return problem(403, 'Not an approver', `${result.reason} (who may approve may reject).`, back);
+      case 'already-approved':
+        return problem(
+          409,
+          'Approved already',
+          `${revision} was approved for ${name} ${env} already: its promotion is under way and a rejection does ` +
+            'not stop it.',
+          back,
+        );
+      case 'rejected':
+      case 'already-rejected':
+        return redirect(back, env, result.outcome);
     }
   }
 }
+
+/** Back to the pipeline page at the environment, with a fixed notice if any. */
+function redirect(back: string, env: string, note: Note | undefined): DashboardResponse {
+  const location = `${back}${note ? `?note=${note}` : ''}#env-${encodeURIComponent(env)}`;
+  return { status: 303, headers: { location } };
+}
+
+/** Back to the pipeline page at its stop switch, with a fixed notice. */
+function switchRedirect(back: string, note: Note): DashboardResponse {
+  return { status: 303, headers: { location: `${back}?note=${note}#stop-switch` } };
+}
+
+const FREEZE_REASON_PROBLEMS: Readonly<Record<ReasonProblem, string>> = {
+  empty: 'Say why promotions are frozen: the reason is shown wherever the switch holds one back.',
+  'too-long': `The reason must be at most ${REASON_MAX_LENGTH} characters: link a ticket for the details.`,
+  unprintable: 'The reason must be one line of printable text.',
+};
 
 /** The notice the approval redirect asked for, if it is one the dashboard knows. */
 function noteOf(url: URL): string | undefined {

@@ -76,7 +76,7 @@ export async function startDashboard(options: DashboardOptions): Promise<Running
       const backend = await backendReady;
       const views = await pipelineViews(backend, undefined, now());
       const newest = await readHistory(backend, { limit: 1 });
-      return JSON.stringify([views.map(statusJson), newest.entries]);
+      return JSON.stringify([views.map(statusJson), newest.entries, await backend.store.listFreezes()]);
     },
     onError: (error) =>
       logger.warn('dashboard: reading for live updates failed', {

@@ -9,7 +9,9 @@
 //   else is first moved back onto the base commit with updateRefs (a force move: Azure's "Force push" permission),
 //   then pushed. A branch whose head is already the base commit plus exactly these contents is left alone;
 // - the pull request: opened; when Azure refuses (409 TF401179: one active pull request per source and target) the
-//   active one is found and retitled;
+//   active one is found and its title and description set where they differ, in one update. A listing cuts
+//   descriptions to 400 characters, so a longer one is written again whenever it cannot be compared; a description
+//   is at most 4000 characters (`maxBodyLength`: the promoter cuts the evidence to fit);
 // - what the token may do: not told. Reading the repository proves the token reaches it, but the Git API says nothing
 //   of its write access (the token's Code scope, the identity's Contribute permission); the first push shows it.
 // Concurrent calls converge: a push or ref update refused because another call moved the branch meanwhile reads the
@@ -24,7 +26,7 @@ import {
   VersionControlChangeType,
   VersionControlRecursionType,
 } from 'azure-devops-node-api/interfaces/GitInterfaces.js';
-import { z } from 'zod';
+import * as z from 'zod';
 import { objectKeyString, type ObjectKey } from '../../pipeline/model.js';
 import type { AzureDevOpsAddress, RepositoryAddress } from '../../pipeline/repository-address.js';
 import { PromotionError } from '../port.js';
@@ -119,6 +121,7 @@ const RefUpdatesAnswer = z.array(
 const PullRequestAnswer = z.object({
   pullRequestId: z.number(),
   title: z.string().nullish(),
+  description: z.string().nullish(),
   status: z.number().nullish(),
   sourceRefName: z.string().nullish(),
   targetRefName: z.string().nullish(),
@@ -129,6 +132,9 @@ const PullRequestsAnswer = z.array(PullRequestAnswer);
 const RepositoryAnswer = z.object({ id: z.string() });
 type PullRequest = z.infer<typeof PullRequestAnswer>;
 
+/** Azure refuses a longer pull request description (400 "cannot be longer than 4000 characters"). */
+const MAX_DESCRIPTION_LENGTH = 4000;
+
 export function azureDevOpsHost(settings: GitHostSettings = {}): GitHost {
   const clients = new ClientCache<AzureDevOpsClient>();
   const clientFor = (apiUrl: string, values: Readonly<Record<string, string>>, secret: ObjectKey) => {
@@ -138,6 +144,7 @@ export function azureDevOpsHost(settings: GitHostSettings = {}): GitHost {
   return {
     type: 'azure-devops',
     neededKeys: NEEDED_KEYS,
+    maxBodyLength: MAX_DESCRIPTION_LENGTH,
     open(address: RepositoryAddress, apiUrl: string, secret: ObjectKey, values: Readonly<Record<string, string>>) {
       if (address.type !== 'azure-devops') {
         throw new PromotionError(`not an Azure DevOps repository: ${address.webUrl}`, false);
@@ -368,14 +375,19 @@ class AzureDevOpsRepository implements HostRepository {
     const existing = active[0];
     if (existing) {
       const url = this.webUrl(existing);
-      if (existing.title !== write.title) {
+      const retitle = existing.title !== write.title;
+      const rewrite = (existing.description ?? '') !== write.body;
+      if (retitle || rewrite) {
         await this.client.git.updatePullRequest(
-          { title: write.title },
+          { ...(retitle ? { title: write.title } : {}), ...(rewrite ? { description: write.body } : {}) },
           this.repository,
           existing.pullRequestId,
           this.project,
         );
-        this.settings.logger?.info('retitled pull request', { pullRequest: url, title: write.title });
+        this.settings.logger?.info(retitle ? 'retitled pull request' : 'updated the pull request description', {
+          pullRequest: url,
+          title: write.title,
+        });
       }
       return url;
     }

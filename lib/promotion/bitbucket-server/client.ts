@@ -13,7 +13,7 @@
 //
 // Bitbucket answers an error as `{"errors":[{"context":…,"message":…,"exceptionName":…}]}`; BitbucketServerApiError
 // carries it with the request's method and path (never its credentials).
-import { z } from 'zod';
+import * as z from 'zod';
 import { objectKeyString, type ObjectKey } from '../../pipeline/model.js';
 import { PromotionError } from '../port.js';
 import type { GitHostSettings } from '../pull-request/host.js';
@@ -669,15 +669,15 @@ export class BitbucketRepositoryApi {
   }
 
   /**
-   * Sets a pull request's title at `version` (409 when it is out of date). The description and reviewers are sent
-   * as they are: an update that leaves the reviewers out removes them.
+   * Sets a pull request's title and description at `version` (409 when it is out of date). The reviewers are sent as
+   * they are: an update that leaves the reviewers out removes them.
    */
-  async retitlePullRequest(pull: PullRequest, title: string): Promise<PullRequest> {
+  async updatePullRequest(pull: PullRequest, update: { title: string; description: string }): Promise<PullRequest> {
     return this.client.json('PUT', `${this.repo}/pull-requests/${pull.id}`, PullRequest, {
       json: {
         version: pull.version,
-        title,
-        description: pull.description ?? '',
+        title: update.title,
+        description: update.description,
         reviewers: (pull.reviewers ?? []).map((reviewer) => ({ user: { name: reviewer.user.name } })),
       },
     });

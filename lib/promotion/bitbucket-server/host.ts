@@ -27,8 +27,8 @@
 // with a force-push on GitHub.
 //
 // The pull request is opened; Bitbucket refuses a second open one for the same source and target (409
-// DuplicatePullRequestException, naming the open one), which is then retitled (optimistic locking on `version`: a
-// stale version is read again).
+// DuplicatePullRequestException, naming the open one), whose title and description are then set where they differ
+// (optimistic locking on `version`: a stale version is read again).
 //
 // What the credentials may do: Bitbucket's repository search lists the repositories they may write to
 // (`permission=REPO_WRITE`); the repository is writable when it is among them (a read-only HTTP access token's are
@@ -430,7 +430,7 @@ class BitbucketServerRepository implements HostRepository {
 
   async openOrUpdatePullRequest(write: PullRequestWrite): Promise<string> {
     const reopened = await this.reopenDeclined(write);
-    if (reopened) return this.retitle(reopened, write.title);
+    if (reopened) return this.update(reopened, write);
     let existing: PullRequest | undefined;
     try {
       const created = await this.api.createPullRequest({
@@ -456,7 +456,7 @@ class BitbucketServerRepository implements HostRepository {
         true,
       );
     }
-    return this.retitle(existing, write.title);
+    return this.update(existing, write);
   }
 
   /** Reopens a pull request a reset of this branch declined, when it is still declined. */
@@ -492,21 +492,26 @@ class BitbucketServerRepository implements HostRepository {
     return undefined;
   }
 
-  /** Sets the title of an open pull request; a stale `version` is read again. Returns its URL. */
-  private async retitle(pull: PullRequest, title: string): Promise<string> {
+  /** Sets the title and description of an open pull request; a stale `version` is read again. Returns its URL. */
+  private async update(pull: PullRequest, write: PullRequestWrite): Promise<string> {
+    const { title, body } = write;
     let current = pull;
     for (let attempt = 0; attempt < 3; attempt++) {
-      if (current.title === title) return pullRequestUrl(current);
+      const retitle = current.title !== title;
+      if (!retitle && (current.description ?? '') === body) return pullRequestUrl(current);
       try {
-        const updated = await this.api.retitlePullRequest(current, title);
-        this.settings.logger?.info('retitled pull request', { pullRequest: pullRequestUrl(updated), title });
+        const updated = await this.api.updatePullRequest(current, { title, description: body });
+        this.settings.logger?.info(retitle ? 'retitled pull request' : 'updated the pull request description', {
+          pullRequest: pullRequestUrl(updated),
+          title,
+        });
         return pullRequestUrl(updated);
       } catch (error) {
         if (!isApiError(error, 409)) throw error;
         current = await this.api.pullRequest(current.id);
       }
     }
-    throw new PromotionError(`the pull request ${pullRequestUrl(current)} kept changing while it was retitled`, true);
+    throw new PromotionError(`the pull request ${pullRequestUrl(current)} kept changing while it was updated`, true);
   }
 
   async pullRequestsFrom(branch: string): Promise<PullRequestSummary[]> {

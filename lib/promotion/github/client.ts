@@ -144,8 +144,9 @@ export function createGitHubClient(
     retry: {
       retries: settings.retries ?? 3,
       retryAfterBaseValue: settings.retryBaseDelayMs ?? 500,
-      // 429 is a rate limit: the throttling plugin (and the mapping below) deal with it.
-      doNotRetry: [400, 401, 403, 404, 410, 422, 429, 451],
+      // 429 is a rate limit: the throttling plugin (and the mapping below) deal with it. 409 is a write that lost a
+      // race (a file changed meanwhile): the same request would lose again, the caller reads the branch anew.
+      doNotRetry: [400, 401, 403, 404, 409, 410, 422, 429, 451],
     },
     throttle,
   };

@@ -2,10 +2,10 @@
 //
 // - files: the base commit's whole tree in one recursive listing (a truncated listing fails for good rather than
 //   missing a marker); a file's text by its blob id;
-// - the branch: a tree on the base tree with the changed files inline, one commit on the base commit, then the ref
-//   created or force-moved there; a branch whose head already has that tree is left as it is;
-// - the pull request: opened; when GitHub refuses (one open pull request per head and base) the open one for the
-//   branch is found and retitled;
+// - the branch: made to hold the base plus the changes with as few writes as GitHub allows, none when it already does
+//   (branch-write.ts);
+// - the pull request: the open one for the branch updated where its title or body differ, else one opened
+//   (pull-request-write.ts); which ones are open is read once, by the branch write;
 // - what the credentials may do: the repository's `permissions`, which GitHub adds for a user's token (`push`). An
 //   installation token's answer has none: what a GitHub App may do is not told per repository there.
 // Concurrent calls converge: a branch created by another call ("Reference already exists") is reused or moved, a pull
@@ -23,18 +23,22 @@ import type {
   RepositoryFile,
 } from '../pull-request/host.js';
 import { ClientCache } from '../pull-request/client-cache.js';
+import { writeGitHubBranch, type BaseListing } from './branch-write.js';
 import {
   createGitHubClient,
   gitHubCredentials,
   isRequestError,
-  isValidationError,
   NEEDED_KEYS,
   toPromotionError,
   type GitHubClient,
   type GitHubClientSettings,
 } from './client.js';
+import type { OpenPullRequest } from './open-pull-requests.js';
+import { openOrUpdateGitHubPullRequest } from './pull-request-write.js';
+import type { ListedTreeEntry } from './tree-id.js';
 
 const FILE_MODES = new Set(['100644', '100755']);
+const LISTED_TYPES = new Set(['blob', 'tree', 'commit']);
 
 export function gitHubHost(settings: GitHubClientSettings = {}): GitHost {
   const clients = new ClientCache<GitHubClient>();
@@ -55,8 +59,10 @@ export function gitHubHost(settings: GitHubClientSettings = {}): GitHost {
 
 class GitHubRepository implements HostRepository {
   private readonly repo: { owner: string; repo: string };
-  /** What listFiles learnt of a commit, for writeBranch: its tree and each file's mode. */
-  private readonly listed = new Map<string, { tree: string; modes: Map<string, string> }>();
+  /** What listFiles learnt of a commit, for writeBranch: its tree, every entry and each file's mode. */
+  private readonly listed = new Map<string, BaseListing>();
+  /** The pull requests open from the branch writeBranch last wrote, for openOrUpdatePullRequest. */
+  private openPulls: { branch: string; open: readonly OpenPullRequest[] } | undefined;
 
   constructor(
     private readonly client: GitHubClient,
@@ -105,12 +111,15 @@ class GitHubRepository implements HostRepository {
     }
     const files: RepositoryFile[] = [];
     const modes = new Map<string, string>();
+    const entries: ListedTreeEntry[] = [];
     for (const entry of tree.tree) {
-      if (entry.type !== 'blob' || !entry.path || !entry.sha || !entry.mode || !FILE_MODES.has(entry.mode)) continue;
+      if (!entry.path || !entry.sha || !entry.mode || !LISTED_TYPES.has(entry.type ?? '')) continue;
+      entries.push({ path: entry.path, mode: entry.mode, type: entry.type as ListedTreeEntry['type'], sha: entry.sha });
+      if (entry.type !== 'blob' || !FILE_MODES.has(entry.mode)) continue;
       files.push({ path: entry.path, blobId: entry.sha });
       modes.set(entry.path, entry.mode);
     }
-    this.listed.set(commit, { tree: treeSha, modes });
+    this.listed.set(commit, { tree: treeSha, entries, modes });
     return files;
   }
 
@@ -120,112 +129,33 @@ class GitHubRepository implements HostRepository {
   }
 
   async writeBranch(write: BranchWrite): Promise<void> {
-    const listed = this.listed.get(write.baseCommit);
-    const baseTree = listed?.tree ?? (await this.treeOf(write.baseCommit));
-    const tree = await this.client.git.createTree({
-      ...this.repo,
-      base_tree: baseTree,
-      tree: write.changes.map((change) => ({
-        path: change.path,
-        mode: (listed?.modes.get(change.path) ?? '100644') as '100644' | '100755',
-        type: 'blob' as const,
-        content: change.content,
-      })),
-    });
-    await this.pointBranch(write, tree.data.sha);
-  }
-
-  /**
-   * Makes the branch's head a commit with `treeSha` on top of the base: kept as it is when its head already has that
-   * tree, else a new commit, with the branch created or force-moved to it. Safe against concurrent calls.
-   */
-  private async pointBranch(write: BranchWrite, treeSha: string): Promise<void> {
-    const ref = `heads/${write.branch}`;
-    let commitSha: string | undefined;
-    const commit = async () => {
-      commitSha ??= (
-        await this.client.git.createCommit({
-          ...this.repo,
-          message: write.message,
-          tree: treeSha,
-          parents: [write.baseCommit],
-          // The committer is left out: GitHub then takes the author, as go-git did for Weave.
-          author: { ...write.author },
-        })
-      ).data.sha;
-      return commitSha;
-    };
-    for (let attempt = 0; attempt < 3; attempt++) {
-      const head = await this.branchHead(write.branch);
-      if (head !== undefined) {
-        if ((await this.treeOf(head)) === treeSha) return;
-        try {
-          await this.client.git.updateRef({ ...this.repo, ref, sha: await commit(), force: true });
-          return;
-        } catch (error) {
-          if (!isValidationError(error, /Reference does not exist/i)) throw error;
-          // deleted meanwhile: create it on the next round
-        }
-      } else {
-        try {
-          await this.client.git.createRef({ ...this.repo, ref: `refs/${ref}`, sha: await commit() });
-          return;
-        } catch (error) {
-          if (!isValidationError(error, /Reference already exists/i)) throw error;
-          // created meanwhile by a concurrent promotion: reuse or move it on the next round
-        }
-      }
-    }
-    throw new PromotionError(
-      `the branch ${write.branch} in ${this.address.webUrl} kept changing during the promotion`,
-      true,
+    const written = await writeGitHubBranch(
+      {
+        client: this.client,
+        repo: this.repo,
+        webUrl: this.address.webUrl,
+        branchHead: (branch) => this.branchHead(branch),
+        treeOf: (commit) => this.treeOf(commit),
+      },
+      write,
+      this.listed.get(write.baseCommit),
     );
+    this.openPulls = { branch: write.branch, open: written.openPullRequests };
+    this.settings.logger?.debug?.('wrote the promotion branch', { branch: write.branch, way: written.way });
   }
 
   private async treeOf(commit: string): Promise<string> {
     return (await this.client.git.getCommit({ ...this.repo, commit_sha: commit })).data.tree.sha;
   }
 
-  /** Opens the pull request, or (Weave's fallback) finds the open one for the branch and sets its title. */
+  /** Opens the pull request, or updates the open one for the branch (known from writeBranch, else asked). */
   async openOrUpdatePullRequest(write: PullRequestWrite): Promise<string> {
-    let createError: unknown;
-    try {
-      const { data } = await this.client.pulls.create({
-        ...this.repo,
-        title: write.title,
-        head: write.branch,
-        base: write.base,
-        body: write.body,
-      });
-      this.settings.logger?.info('opened pull request', { pullRequest: data.html_url, title: write.title });
-      return data.html_url;
-    } catch (error) {
-      createError = error;
-    }
-    const open = await this.client.paginate(this.client.pulls.list, {
-      ...this.repo,
-      state: 'open',
-      head: `${this.address.owner}:${write.branch}`,
-      per_page: 100,
-    });
-    const mine = open.filter((pull) => pull.head.ref === write.branch);
-    const existing = mine.find((pull) => pull.base.ref === write.base) ?? mine[0];
-    if (existing) {
-      if (existing.title !== write.title) {
-        await this.client.pulls.update({ ...this.repo, pull_number: existing.number, title: write.title });
-        this.settings.logger?.info('retitled pull request', { pullRequest: existing.html_url, title: write.title });
-      }
-      return existing.html_url;
-    }
-    const cause = toPromotionError(createError, this.secret);
-    if (cause.retryable) throw createError;
-    // GitHub said one exists but does not list it yet: ask again later.
-    const exists = isValidationError(createError, /already exists/i);
-    throw new PromotionError(
-      `failed to create or find existing PR: headBranch=${write.branch} baseBranch=${write.base}: ${cause.message}`,
-      exists,
-      undefined,
-      { cause: createError },
+    const known = this.openPulls?.branch === write.branch ? this.openPulls.open : undefined;
+    this.openPulls = undefined;
+    return openOrUpdateGitHubPullRequest(
+      { client: this.client, repo: this.repo, secret: this.secret, logger: this.settings.logger },
+      write,
+      known,
     );
   }
 

@@ -10,13 +10,13 @@
 //   exactly these contents (its only parent is the base commit, its diff touches exactly these files, and each has
 //   the expected blob id), in which case nothing is written;
 // - the merge request: opened; when GitLab refuses (409: one open merge request per source branch) the open one for
-//   the branch is found and retitled;
+//   the branch is found and its title and description set where they differ, in one edit;
 // - what the token may do: its role on the project (`permissions`: the project's or its group's access level;
 //   Developer, 30, may push and open merge requests), and its scopes where GitLab tells them
 //   (`personal_access_tokens/self`): a token without `api` cannot use the API to write, whatever its role.
 // Concurrent calls converge: a branch created by another call meanwhile ("A branch called … already exists") is read
 // again and reused or reset; a merge request opened by another call is found.
-import { z } from 'zod';
+import * as z from 'zod';
 import type { ObjectKey } from '../../pipeline/model.js';
 import type { GitLabAddress, RepositoryAddress } from '../../pipeline/repository-address.js';
 import { PromotionError } from '../port.js';
@@ -69,6 +69,7 @@ const FileAnswer = z.object({ blob_id: z.string() });
 const MergeRequestAnswer = z.object({
   iid: z.number(),
   title: z.string(),
+  description: z.string().nullish(),
   state: z.string(),
   source_branch: z.string(),
   target_branch: z.string(),
@@ -312,9 +313,17 @@ class GitLabRepository implements HostRepository {
     );
     const existing = open.find((mr) => mr.target_branch === write.base) ?? open[0];
     if (existing) {
-      if (existing.title !== write.title) {
-        await this.client.mergeRequests.edit(this.project, existing.iid, { title: write.title });
-        this.settings.logger?.info('retitled merge request', { mergeRequest: existing.web_url, title: write.title });
+      const retitle = existing.title !== write.title;
+      const rewrite = (existing.description ?? '') !== write.body;
+      if (retitle || rewrite) {
+        await this.client.mergeRequests.edit(this.project, existing.iid, {
+          ...(retitle ? { title: write.title } : {}),
+          ...(rewrite ? { description: write.body } : {}),
+        });
+        this.settings.logger?.info(retitle ? 'retitled merge request' : 'updated the merge request description', {
+          mergeRequest: existing.web_url,
+          title: write.title,
+        });
       }
       return existing.web_url;
     }

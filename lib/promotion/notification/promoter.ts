@@ -5,6 +5,9 @@
 // earlier attempt that failed elsewhere, and an attempt repeated after a crash sends it again. Every copy of one
 // promotion carries the same `metadata.promotionId` (event.ts), so a receiver that keeps the ids it has acted on
 // sees each promotion once; the contract's "one effect per (environment, revision)" holds for such a receiver.
+//
+// The event is Weave's, unchanged: a request's evidence is not put into it (Flux's event metadata is a flat map of
+// strings that receivers match on; docs/evidence.md). A rollback is refused for good: it is a pull request only.
 import { PromotionError, type Promoter, type PromotionOutcome, type PromotionRequest } from '../port.js';
 import { promotionEvent } from './event.js';
 import type { NotificationSink } from './sink.js';
@@ -30,6 +33,7 @@ export class NotificationPromoter implements Promoter {
   }
 
   async promote(request: PromotionRequest): Promise<PromotionOutcome> {
+    if (request.rollback) throw rollbackNotSupported(request);
     const event = promotionEvent(request, this.now(), { instance: this.instance });
     // An async wrapper, so a sink that throws instead of rejecting is a failed sink, not a failed promote call.
     const settled = await Promise.allSettled(
@@ -61,4 +65,12 @@ function asPromotionError(sink: NotificationSink, error: unknown): PromotionErro
   if (error instanceof PromotionError) return error;
   const kind = error instanceof Error ? error.name : typeof error;
   return new PromotionError(`${sink.name}: unexpected ${kind}`, true);
+}
+
+/** A rollback by notification: the schema allows `rollback` only with a pull-request strategy, so a person must act. */
+export function rollbackNotSupported(request: PromotionRequest): PromotionError {
+  return new PromotionError(
+    `environment ${request.env.name} cannot be rolled back by notification: rollback needs the pull-request strategy`,
+    false,
+  );
 }

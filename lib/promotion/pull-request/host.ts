@@ -28,7 +28,7 @@ export interface FileChange {
 }
 
 export interface BranchWrite {
-  /** The promotion branch, `promotion-{ns}-{name}-{env}`. */
+  /** The promotion branch, `promotion-{ns}-{name}-{env}`, or a rollback's (naming.ts). */
   branch: string;
   /** The base branch's name and the head commit the changes were computed on. */
   base: string;
@@ -89,8 +89,9 @@ export interface HostRepository {
    */
   writeBranch(write: BranchWrite): Promise<void>;
   /**
-   * Opens a pull (merge) request from `branch` into `base`; when one is already open for the branch, it is
-   * updated (title) and no second one is opened, also under concurrent identical calls. Returns its web URL.
+   * Opens a pull (merge) request from `branch` into `base`; when one is already open for the branch, its title and
+   * body are set to these where they differ (a newer revision, newer evidence) and no second one is opened, also
+   * under concurrent identical calls. Returns its web URL.
    */
   openOrUpdatePullRequest(write: PullRequestWrite): Promise<string>;
   /** The pull requests from `branch`, newest first, in any state. */
@@ -101,6 +102,11 @@ export interface GitHost {
   readonly type: GitProviderType;
   /** The Secret keys this host reads, for messages: `the key "token", or "username" and "password"`. */
   readonly neededKeys: string;
+  /**
+   * The longest pull request body the host takes, when it is shorter than the promoter's default
+   * (DEFAULT_MAX_BODY_LENGTH, body.ts): the evidence is cut to fit, Weave's block never.
+   */
+  readonly maxBodyLength?: number;
   /**
    * Opens the repository at `address` (the API base already chosen: the address's own, or the deployment's
    * override) with the values of the Secret `secret`. Throws a PromotionError (not retryable) naming the Secret and

@@ -1,5 +1,21 @@
 export { PullRequestPromoter, type PullRequestPromoterOptions } from './promoter.js';
-export { COMMIT_MESSAGE, promotionBranch, pullRequestBody, pullRequestTitle } from './naming.js';
+export {
+  branchSafe,
+  COMMIT_MESSAGE,
+  promotionBranch,
+  pullRequestBody,
+  pullRequestTitle,
+  rollbackBranch,
+  rollbackCommitMessage,
+  rollbackTitle,
+} from './naming.js';
+export {
+  DEFAULT_MAX_BODY_LENGTH,
+  promotionPullRequestBody,
+  rollbackPullRequestBody,
+  type RollbackBody,
+} from './body.js';
+export { EVIDENCE_HEADING, evidenceSection, markdownText } from './evidence-markdown.js';
 export { commitAuthorOf, commitAuthorProblems, DEFAULT_COMMIT_AUTHOR, type CommitAuthor } from './commit-author.js';
 export { MarkerCache, type MarkerCacheLimits, type ScannedBlob } from './marker-cache.js';
 export { InMemoryMarkerScanStore, MARKER_SCAN_FORMAT, type MarkerFacts, type MarkerScanStore } from './scan-store.js';

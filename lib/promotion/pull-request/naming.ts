@@ -1,5 +1,8 @@
-// Weave's names for a pull-request promotion, kept byte for byte on every host: Weave GitOps Enterprise and people's
-// tooling find the promotion's branch and pull request by them (docs/weave-compatibility.md).
+// The names of a pull-request promotion. Weave's, kept byte for byte on every host: Weave GitOps Enterprise and
+// people's tooling find the promotion's branch and pull request by them (docs/weave-compatibility.md). And ours for a
+// rollback (docs/rollback.md), which Weave did not make: a branch of its own per (environment, failed revision), so
+// that neither a rollback nor a later promotion moves the other's branch or retitles the other's pull request.
+import { createHash } from 'node:crypto';
 
 export const COMMIT_MESSAGE = 'promoting version';
 
@@ -16,7 +19,7 @@ export function pullRequestTitle(
   return `Promote ${pipelineNamespace}/${pipelineName} in ${env} to ${version}`;
 }
 
-/** Weave's body, byte for byte: Weave GitOps Enterprise parses the last line to map an environment to its PR. */
+/** Weave's body, byte for byte: Weave GitOps Enterprise finds an environment's PR by `{ns}/{name}/{env}` in it. */
 export function pullRequestBody(pipelineNamespace: string, pipelineName: string, env: string): string {
   return [
     '<details>',
@@ -26,4 +29,46 @@ export function pullRequestBody(pipelineNamespace: string, pipelineName: string,
     `${pipelineNamespace}/${pipelineName}/${env}`,
     '</details>',
   ].join('\n');
+}
+
+/** `rollback-{ns}-{name}-{env}-{failed revision}`, the revision made fit for a branch name (branchSafe). */
+export function rollbackBranch(pipelineNamespace: string, pipelineName: string, env: string, from: string): string {
+  return `rollback-${pipelineNamespace}-${pipelineName}-${env}-${branchSafe(from)}`;
+}
+
+/** `Roll back prod from 6.5.1 to 6.5.0 (flux-system/podinfo)`. */
+export function rollbackTitle(
+  pipelineNamespace: string,
+  pipelineName: string,
+  env: string,
+  from: string,
+  to: string,
+): string {
+  return `Roll back ${env} from ${from} to ${to} (${pipelineNamespace}/${pipelineName})`;
+}
+
+/** The rollback commit's message: what it does, in git's imperative. */
+export function rollbackCommitMessage(env: string, from: string, to: string): string {
+  return `roll back ${env} from ${from} to ${to}`;
+}
+
+const MAX_BRANCH_PART = 60;
+
+/**
+ * A revision as part of a branch name that every host accepts (`git check-ref-format`): letters, digits, `.`, `_`
+ * and `-` only, no `..`, not starting or ending with `.` or `-`, no `.lock` ending, at most 60 characters. A
+ * revision that needed any change gets the first 8 hex digits of its SHA-256 appended, so two revisions never share
+ * a branch: `6.5.1` stays `6.5.1`, `6.5.1@sha256:ab…` becomes `6.5.1-sha256-ab…-1f2e3d4c`.
+ */
+export function branchSafe(revision: string): string {
+  let part = revision.replace(/[^A-Za-z0-9._-]+/g, '-').replace(/\.{2,}/g, '.');
+  part = trimEdges(part.slice(0, MAX_BRANCH_PART));
+  while (part.endsWith('.lock')) part = trimEdges(part.slice(0, -'.lock'.length));
+  if (part === revision) return part;
+  const digest = createHash('sha256').update(revision, 'utf8').digest('hex').slice(0, 8);
+  return part === '' ? digest : `${part}-${digest}`;
+}
+
+function trimEdges(text: string): string {
+  return text.replace(/^[.-]+|[.-]+$/g, '');
 }

@@ -13,7 +13,12 @@
 //    permanent failure, and nothing is written;
 // 4. when that changes a file: the branch `promotion-{ns}-{name}-{env}` made to hold the base plus exactly those
 //    changes in one commit `promoting version` by the configured author (left alone when it already does), then
-//    the pull request opened, or the open one for the branch updated. The result is its URL.
+//    the pull request opened, or the open one for the branch updated (title, and the body when the evidence
+//    changed). The result is its URL. The body is Weave's, then the request's evidence, if any (body.ts).
+//
+// A rollback (`request.rollback`, docs/rollback.md) is the same edit to `revision` (the same bytes a promotion to it
+// writes) on a branch of its own, `rollback-{ns}-{name}-{env}-{failed revision}`, with its own title, body and
+// commit message (naming.ts). No host is ever asked to merge anything.
 //
 // Idempotence (port contract): every step converges, so a repeated call makes no second effect and gives the same
 // result, and concurrent calls race safely (each adapter's writeBranch and openOrUpdatePullRequest promise it).
@@ -33,7 +38,15 @@ import { DEFAULT_COMMIT_AUTHOR, type CommitAuthor } from './commit-author.js';
 import { gitBlobId } from './git-blob-id.js';
 import type { FileChange, GitHost, HostRepository, RepositoryFile } from './host.js';
 import { MarkerCache, type MarkerCacheLimits, type ScannedBlob } from './marker-cache.js';
-import { COMMIT_MESSAGE, promotionBranch, pullRequestBody, pullRequestTitle } from './naming.js';
+import { DEFAULT_MAX_BODY_LENGTH, promotionPullRequestBody, rollbackPullRequestBody } from './body.js';
+import {
+  COMMIT_MESSAGE,
+  promotionBranch,
+  pullRequestTitle,
+  rollbackBranch,
+  rollbackCommitMessage,
+  rollbackTitle,
+} from './naming.js';
 import type { MarkerScanStore } from './scan-store.js';
 import { mapLimit } from '../../util/map-limit.js';
 
@@ -67,6 +80,7 @@ interface Run {
   version: string;
   title: string;
   body: string;
+  commitMessage: string;
 }
 
 const YAML_FILE = /\.ya?ml$/;
@@ -104,11 +118,9 @@ export class PullRequestPromoter implements Promoter {
         webUrl: address.webUrl,
         cacheKey: cacheKeyOf(address, apiUrl),
         base: spec.baseBranch,
-        branch: promotionBranch(pipeline.namespace, pipeline.name, env.name),
         marker: markerFor(pipeline.namespace, pipeline.name, env.name),
         version: revision,
-        title: pullRequestTitle(pipeline.namespace, pipeline.name, env.name, revision),
-        body: pullRequestBody(pipeline.namespace, pipeline.name, env.name),
+        ...pullRequestNames(request, host.maxBodyLength ?? DEFAULT_MAX_BODY_LENGTH),
       };
       return { result: await this.run(run) };
     } catch (error) {
@@ -150,7 +162,7 @@ export class PullRequestPromoter implements Promoter {
       base: run.base,
       baseCommit,
       changes,
-      message: COMMIT_MESSAGE,
+      message: run.commitMessage,
       author: { ...(this.options.commitAuthor ?? DEFAULT_COMMIT_AUTHOR) },
     });
     const url = await run.repository.openOrUpdatePullRequest({
@@ -286,6 +298,33 @@ export class PullRequestPromoter implements Promoter {
     }
     return `already at ${run.version} on ${run.base} in ${run.webUrl}`;
   }
+}
+
+/** The branch, title, body and commit message of a promotion's pull request, or of a rollback's. */
+function pullRequestNames(
+  request: PromotionRequest,
+  maxBodyLength: number,
+): Pick<Run, 'branch' | 'title' | 'body' | 'commitMessage'> {
+  const { pipeline, env, revision, evidence, rollback } = request;
+  const { namespace, name } = pipeline;
+  if (!rollback) {
+    return {
+      branch: promotionBranch(namespace, name, env.name),
+      title: pullRequestTitle(namespace, name, env.name, revision),
+      body: promotionPullRequestBody(namespace, name, env.name, evidence, maxBodyLength),
+      commitMessage: COMMIT_MESSAGE,
+    };
+  }
+  const { from } = rollback;
+  return {
+    branch: rollbackBranch(namespace, name, env.name, from),
+    title: rollbackTitle(namespace, name, env.name, from, revision),
+    body: rollbackPullRequestBody(
+      { pipelineNamespace: namespace, pipelineName: name, env: env.name, from, to: revision, evidence },
+      maxBodyLength,
+    ),
+    commitMessage: rollbackCommitMessage(env.name, from, revision),
+  };
 }
 
 /**

@@ -1,14 +1,37 @@
 // Approval markers: at most one per (pipeline, environment), in the pipeline's partition. Every change is a
 // single-item conditional write on the revision the marker waits for, so two verifiers racing with different
 // candidates cannot both win, and an older candidate never replaces a newer one.
+//
+// An approval policy (docs/approval-policies.md) needs `required` distinct approvers. Each approval is one
+// conditional write that appends `{by, at}` to `approvals` and adds `by` to the string set `approverNames` (a list of
+// maps cannot be searched in a condition, a set can), only while `by` is not in the set; the write that brings the
+// set to `required` sets `approvedAt` in the same request, conditional on the set's size. So two approvers racing
+// cannot both approve, and neither is lost: the loser's condition fails, it reads the marker and writes again.
 import { DeleteCommand, GetCommand, PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { ApprovalMarker } from '../../decision/types.js';
 import { isNewerRevision, sameRevision } from '../../flux/revision.js';
 import type { ObjectKey } from '../../pipeline/model.js';
-import type { ApprovalRequestOutcome, Approvals, ApproveOutcome } from '../port.js';
+import type { ApprovalRequestOutcome, Approvals, ApproveOutcome, RejectOutcome } from '../port.js';
 import { isConditionFailure, keys, type TableContext } from './table.js';
 
 const MAX_ATTEMPTS = 10;
+
+/** The string set of the identities in `approvals`: what the conditions test. */
+const APPROVER_NAMES = 'approverNames';
+
+/** Waiting for exactly this revision: neither approved nor rejected. */
+const WAITING = 'revision = :revision AND attribute_not_exists(approvedAt) AND attribute_not_exists(rejectedAt)';
+
+/** What one approval writes, given the marker as last read. */
+type ApprovalWrite =
+  /** A policy of one (or none): approved by this approval alone, as before policies existed. */
+  | 'approve'
+  /** Recorded; the policy needs more approvers after it. */
+  | 'count'
+  /** Recorded, and it is the last one the policy needs. */
+  | 'count-and-approve'
+  /** `by` was counted before and the approvals already suffice (the policy asks fewer than when they were made). */
+  | 'approve-counted';
 
 export class DynamoApprovals implements Approvals {
   constructor(private readonly table: TableContext) {}
@@ -44,6 +67,7 @@ export class DynamoApprovals implements Approvals {
       if (current && sameRevision(current.revision, revision)) return 'unchanged';
       if (current && isNewerRevision(current.revision, revision)) return 'superseded';
       try {
+        // A put replaces the whole item: the approvals and the rejection of the older revision go with it.
         await this.table.documents.send(
           new PutCommand({
             TableName: this.table.tableName,
@@ -67,23 +91,123 @@ export class DynamoApprovals implements Approvals {
     throw new Error(`approval marker of ${pipeline.namespace}/${pipeline.name} ${env} kept changing; try again`);
   }
 
-  async approve(pipeline: ObjectKey, env: string, revision: string, by: string, now: Date): Promise<ApproveOutcome> {
-    try {
-      await this.table.documents.send(
-        new UpdateCommand({
-          TableName: this.table.tableName,
-          Key: keys.approval(pipeline, env),
-          UpdateExpression: 'SET approvedAt = :now, approvedBy = :by',
-          ConditionExpression: 'revision = :revision AND attribute_not_exists(approvedAt)',
-          ExpressionAttributeValues: { ':now': now.toISOString(), ':by': by, ':revision': revision },
-        }),
-      );
-      return 'approved';
-    } catch (error) {
-      if (!isConditionFailure(error)) throw error;
+  async approve(
+    pipeline: ObjectKey,
+    env: string,
+    revision: string,
+    by: string,
+    now: Date,
+    required = 1,
+  ): Promise<ApproveOutcome> {
+    // A policy of one writes without reading first, as before policies existed: the condition decides.
+    let current: ApprovalMarker | undefined = required <= 1 ? undefined : await this.getApproval(pipeline, env);
+    // Each failed write means another write landed in between; at most `required` approvals can.
+    for (let attempt = 0; attempt < MAX_ATTEMPTS + required; attempt += 1) {
+      const next: ApproveOutcome | ApprovalWrite =
+        attempt === 0 && required <= 1 ? 'approve' : approvalStep(current, revision, by, required);
+      if (!isApprovalWrite(next)) return next;
+      try {
+        await this.table.documents.send(this.#approvalUpdate(pipeline, env, revision, by, now, required, next));
+        return next === 'count' ? 'counted' : 'approved';
+      } catch (error) {
+        if (!isConditionFailure(error)) throw error;
+      }
+      current = await this.getApproval(pipeline, env);
     }
-    const current = await this.getApproval(pipeline, env);
-    return current?.revision === revision && current.approvedAt !== undefined ? 'already-approved' : 'not-waiting';
+    throw new Error(`approval marker of ${pipeline.namespace}/${pipeline.name} ${env} kept changing; try again`);
+  }
+
+  #approvalUpdate(
+    pipeline: ObjectKey,
+    env: string,
+    revision: string,
+    by: string,
+    now: Date,
+    required: number,
+    write: ApprovalWrite,
+  ): UpdateCommand {
+    // DynamoDB refuses a value the expressions do not use: each write names exactly its own.
+    const approved = { ':now': now.toISOString(), ':by': by, ':revision': revision };
+    const counted = {
+      ':by': by,
+      ':revision': revision,
+      ':entry': [{ by, at: now.toISOString() }],
+      ':none': [],
+      ':names': new Set([by]),
+      ':others': required - 1,
+    };
+    const append = 'approvals = list_append(if_not_exists(approvals, :none), :entry)';
+    const base = { TableName: this.table.tableName, Key: keys.approval(pipeline, env) };
+    switch (write) {
+      case 'approve':
+        return new UpdateCommand({
+          ...base,
+          UpdateExpression: 'SET approvedAt = :now, approvedBy = :by',
+          ConditionExpression: WAITING,
+          ExpressionAttributeValues: approved,
+        });
+      case 'count':
+        return new UpdateCommand({
+          ...base,
+          UpdateExpression: `SET ${append} ADD #names :names`,
+          ConditionExpression: `${WAITING} AND NOT contains(#names, :by) AND (attribute_not_exists(#names) OR size(#names) < :others)`,
+          ExpressionAttributeNames: { '#names': APPROVER_NAMES },
+          ExpressionAttributeValues: counted,
+        });
+      case 'count-and-approve':
+        return new UpdateCommand({
+          ...base,
+          UpdateExpression: `SET ${append}, approvedAt = :now, approvedBy = :by ADD #names :names`,
+          ConditionExpression: `${WAITING} AND NOT contains(#names, :by) AND size(#names) >= :others`,
+          ExpressionAttributeNames: { '#names': APPROVER_NAMES },
+          ExpressionAttributeValues: { ...counted, ':now': now.toISOString() },
+        });
+      case 'approve-counted':
+        return new UpdateCommand({
+          ...base,
+          UpdateExpression: 'SET approvedAt = :now, approvedBy = :by',
+          ConditionExpression: `${WAITING} AND contains(#names, :by) AND size(#names) >= :required`,
+          ExpressionAttributeNames: { '#names': APPROVER_NAMES },
+          ExpressionAttributeValues: { ...approved, ':required': required },
+        });
+    }
+  }
+
+  async reject(
+    pipeline: ObjectKey,
+    env: string,
+    revision: string,
+    by: string,
+    reason: string,
+    now: Date,
+  ): Promise<RejectOutcome> {
+    for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt += 1) {
+      try {
+        await this.table.documents.send(
+          new UpdateCommand({
+            TableName: this.table.tableName,
+            Key: keys.approval(pipeline, env),
+            UpdateExpression: 'SET rejectedAt = :now, rejectedBy = :by, rejectionReason = :reason',
+            ConditionExpression: WAITING,
+            ExpressionAttributeValues: {
+              ':now': now.toISOString(),
+              ':by': by,
+              ':reason': reason,
+              ':revision': revision,
+            },
+          }),
+        );
+        return 'rejected';
+      } catch (error) {
+        if (!isConditionFailure(error)) throw error;
+      }
+      const current = await this.getApproval(pipeline, env);
+      if (current?.revision !== revision) return 'not-waiting';
+      if (current.approvedAt !== undefined) return 'already-approved';
+      if (current.rejectedAt !== undefined) return 'already-rejected';
+      // Neither: the marker was replaced and requested again for the same revision in between. Write again.
+    }
+    throw new Error(`approval marker of ${pipeline.namespace}/${pipeline.name} ${env} kept changing; try again`);
   }
 
   async clearApproval(pipeline: ObjectKey, env: string, revision: string): Promise<boolean> {
@@ -104,6 +228,28 @@ export class DynamoApprovals implements Approvals {
   }
 }
 
+/** What an approval by `by` does to `current` under a policy of `required` approvers: an outcome, or a write. */
+function approvalStep(
+  current: ApprovalMarker | undefined,
+  revision: string,
+  by: string,
+  required: number,
+): ApproveOutcome | ApprovalWrite {
+  if (current?.revision !== revision) return 'not-waiting';
+  if (current.approvedAt !== undefined) return 'already-approved';
+  if (current.rejectedAt !== undefined) return 'rejected';
+  if (required <= 1) return 'approve';
+  const approvals = current.approvals ?? [];
+  if (approvals.some((approval) => approval.by === by)) {
+    return approvals.length >= required ? 'approve-counted' : 'already-counted';
+  }
+  return approvals.length + 1 >= required ? 'count-and-approve' : 'count';
+}
+
+function isApprovalWrite(step: ApproveOutcome | ApprovalWrite): step is ApprovalWrite {
+  return step === 'approve' || step === 'count' || step === 'count-and-approve' || step === 'approve-counted';
+}
+
 export function marker(item: Record<string, unknown>): ApprovalMarker {
   const result: ApprovalMarker = {
     env: String(item.env),
@@ -112,5 +258,15 @@ export function marker(item: Record<string, unknown>): ApprovalMarker {
   };
   if (typeof item.approvedAt === 'string') result.approvedAt = item.approvedAt;
   if (typeof item.approvedBy === 'string') result.approvedBy = item.approvedBy;
+  if (Array.isArray(item.approvals)) result.approvals = item.approvals.flatMap(approvalOf);
+  if (typeof item.rejectedAt === 'string') result.rejectedAt = item.rejectedAt;
+  if (typeof item.rejectedBy === 'string') result.rejectedBy = item.rejectedBy;
+  if (typeof item.rejectionReason === 'string') result.rejectionReason = item.rejectionReason;
   return result;
+}
+
+function approvalOf(value: unknown): { by: string; at: string }[] {
+  if (typeof value !== 'object' || value === null) return [];
+  const { by, at } = value as Record<string, unknown>;
+  return typeof by === 'string' && typeof at === 'string' ? [{ by, at }] : [];
 }

@@ -5,6 +5,7 @@ import type { Store } from '../port.js';
 import { DynamoApprovals } from './approvals.js';
 import { DynamoAuditLog } from './audit.js';
 import { DynamoConfiguration } from './configuration.js';
+import { DynamoFreezes } from './freezes.js';
 import { DynamoNotifications } from './notifications.js';
 import { DynamoPromotions } from './promotions.js';
 import { tableContext } from './table.js';
@@ -25,6 +26,7 @@ export function createDynamoStore(options: DynamoStoreOptions): Store {
   const promotions = new DynamoPromotions(table);
   const audit = new DynamoAuditLog(table);
   const notifications = new DynamoNotifications(table);
+  const freezes = new DynamoFreezes(table);
   return {
     applyPipeline: (...args) => configuration.applyPipeline(...args),
     deletePipeline: (...args) => configuration.deletePipeline(...args),
@@ -45,6 +47,7 @@ export function createDynamoStore(options: DynamoStoreOptions): Store {
     listApprovals: (...args) => approvals.listApprovals(...args),
     requestApproval: (...args) => approvals.requestApproval(...args),
     approve: (...args) => approvals.approve(...args),
+    reject: (...args) => approvals.reject(...args),
     clearApproval: (...args) => approvals.clearApproval(...args),
     getPromotion: (...args) => promotions.getPromotion(...args),
     listPromotions: (...args) => promotions.listPromotions(...args),
@@ -55,5 +58,8 @@ export function createDynamoStore(options: DynamoStoreOptions): Store {
     appendAudit: (...args) => audit.appendAudit(...args),
     listAudit: (...args) => audit.listAudit(...args),
     claimNotification: (...args) => notifications.claimNotification(...args),
+    setFreeze: (...args) => freezes.setFreeze(...args),
+    clearFreezes: (...args) => freezes.clearFreezes(...args),
+    listFreezes: () => freezes.listFreezes(),
   };
 }

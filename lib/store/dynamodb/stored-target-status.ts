@@ -1,7 +1,7 @@
 // A target status as a status item holds it. Items written before targets had phases hold the old shape (two
 // booleans, prose and an optional error); they are decoded into a phase here, on read, so an upgrade needs no
 // migration: the next read of the target from its cluster replaces the item (its fingerprint differs).
-import { z } from 'zod';
+import * as z from 'zod';
 import { TARGET_PHASES, type TargetReason, type TargetStatus } from '../../flux/target-status.js';
 
 const Current = z.object({
@@ -10,6 +10,7 @@ const Current = z.object({
   reason: z.string(),
   message: z.string(),
   revision: z.string().optional(),
+  failedRevision: z.string().optional(),
 });
 
 const Legacy = z.object({
@@ -23,7 +24,11 @@ const Legacy = z.object({
 /** The status an item holds, in the current shape; a value that is neither shape reads as Unreadable. */
 export function decodeTargetStatus(value: unknown): TargetStatus {
   const current = Current.safeParse(value);
-  if (current.success) return withRevision(current.data, current.data.reason as TargetReason);
+  if (current.success) {
+    const status = withRevision(current.data, current.data.reason as TargetReason);
+    const { failedRevision } = current.data;
+    return failedRevision === undefined ? status : { ...status, failedRevision };
+  }
   const legacy = Legacy.safeParse(value);
   if (!legacy.success) {
     return { phase: 'Unreadable', reason: 'Unclassified', message: 'the stored status could not be read' };

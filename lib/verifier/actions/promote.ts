@@ -1,10 +1,13 @@
 // The `promote` action: carrying out one promotion under its record. Create it (exactly one caller does), claim an
 // attempt (exactly one worker holds it), run the strategy, and finish the record. A crash anywhere leaves a record
 // that the decision resumes once its lease expires; the strategy's own idempotence makes that resumption safe.
+//
+// `underRecord` is that flow for any effect of the Promoter port: the `rollback` action (rollback.ts) runs through
+// it too, under a record of its own, with its own audit entries.
 import type { Action } from '../../decision/index.js';
 import { objectKeyString, type Pipeline, pipelineKeyOf } from '../../pipeline/model.js';
-import { PromotionError } from '../../promotion/port.js';
-import type { VersionedPromotionRecord } from '../../store/port.js';
+import { PromotionError, type PromotionRequest } from '../../promotion/port.js';
+import type { AuditEntryType, VersionedPromotionRecord } from '../../store/port.js';
 import { settingsOf, type VerifierDeps } from '../deps.js';
 import { auditEffect, type EffectDetail } from '../effect-audit.js';
 import { promotionRetry } from '../promotion-retry.js';
@@ -24,13 +27,62 @@ export type PromotionRun =
 export async function promote(pipeline: Pipeline, action: PromoteAction, deps: VerifierDeps): Promise<PromotionRun> {
   const env = pipeline.environments.find((candidate) => candidate.name === action.env);
   if (!env) return 'not-claimed';
-  const { revision } = action;
+  const { revision, evidence } = action;
+  return underRecord(
+    pipeline,
+    {
+      kind: 'promotion',
+      record: { env: env.name, revision },
+      audit: {
+        env: env.name,
+        revision,
+        started: 'promotion-started',
+        succeeded: 'promotion-succeeded',
+        failed: 'promotion-failed',
+      },
+      startedMessage: (attempt) => `promoting ${revision} to ${env.name} (attempt ${attempt})`,
+      succeededMessage: (result) => (result ? `promoted ${revision}: ${result}` : `promoted ${revision}`),
+      request: (attempt) => ({ pipeline, env, revision, attempt, ...(evidence ? { evidence } : {}) }),
+      logAttributes: { env: env.name, revision },
+    },
+    deps,
+  );
+}
+
+/** An effect of the Promoter port made at most once under one promotion record: what differs between kinds. */
+export interface RecordedEffect {
+  /** Names it in log lines: `promotion succeeded`, `rollback failed`. */
+  kind: 'promotion' | 'rollback';
+  /** The record's key within the pipeline. */
+  record: { env: string; revision: string };
+  /** What its audit entries name, and their types. */
+  audit: {
+    env: string;
+    revision: string;
+    started: AuditEntryType;
+    succeeded: AuditEntryType;
+    failed: AuditEntryType;
+  };
+  startedMessage(attempt: number): string;
+  succeededMessage(result: string | undefined): string;
+  /** The Promoter's request for the claimed attempt. */
+  request(attempt: number): PromotionRequest;
+  logAttributes: Record<string, unknown>;
+}
+
+/** Creates the effect's record, claims an attempt, runs the Promoter and ends the attempt. */
+export async function underRecord(
+  pipeline: Pipeline,
+  effect: RecordedEffect,
+  deps: VerifierDeps,
+): Promise<PromotionRun> {
   const key = pipelineKeyOf(pipeline);
   const settings = settingsOf(deps);
-  await deps.store.createPromotion(key, env.name, revision, deps.now());
+  const { env, revision } = effect.record;
+  await deps.store.createPromotion(key, env, revision, deps.now());
   const claimed = await deps.store.claimPromotion(
     key,
-    env.name,
+    env,
     revision,
     deps.workerId,
     settings.promotionLeaseMs,
@@ -38,28 +90,29 @@ export async function promote(pipeline: Pipeline, action: PromoteAction, deps: V
   );
   if (!claimed) return 'not-claimed';
 
-  const audit = (type: 'promotion-started' | 'promotion-succeeded', message: string, detail: EffectDetail = {}) =>
-    auditEffect(deps, pipeline, { type, env: env.name, revision, message }, detail);
-  await audit('promotion-started', `promoting ${revision} to ${env.name} (attempt ${claimed.attempts})`);
-  const attributes = { pipeline: objectKeyString(key), env: env.name, revision, attempt: claimed.attempts };
+  const audit = (type: AuditEntryType, message: string, detail: EffectDetail = {}) =>
+    auditEffect(deps, pipeline, { type, env: effect.audit.env, revision: effect.audit.revision, message }, detail);
+  await audit(effect.audit.started, effect.startedMessage(claimed.attempts));
+  const attributes = { pipeline: objectKeyString(key), ...effect.logAttributes, attempt: claimed.attempts };
   try {
-    const outcome = await deps.promoter.promote({ pipeline, env, revision, attempt: claimed.attempts });
+    const outcome = await deps.promoter.promote(effect.request(claimed.attempts));
     await deps.store.completePromotion(claimed, outcome.result, deps.now());
     await audit(
-      'promotion-succeeded',
-      outcome.result ? `promoted ${revision}: ${outcome.result}` : `promoted ${revision}`,
+      effect.audit.succeeded,
+      effect.succeededMessage(outcome.result),
       outcome.result === undefined ? {} : { result: outcome.result },
     );
-    deps.logger.info('promotion succeeded', { ...attributes, result: outcome.result });
+    deps.logger.info(`${effect.kind} succeeded`, { ...attributes, result: outcome.result });
     return 'succeeded';
   } catch (error) {
-    return failed(pipeline, claimed, error, deps, attributes);
+    return failed(pipeline, effect, claimed, error, deps, attributes);
   }
 }
 
 /** Ends the attempt as failed, due again when the retry schedule says, and sends the message that retries it. */
 async function failed(
   pipeline: Pipeline,
+  effect: RecordedEffect,
   claimed: VersionedPromotionRecord,
   error: unknown,
   deps: VerifierDeps,
@@ -82,14 +135,14 @@ async function failed(
     deps,
     pipeline,
     {
-      type: 'promotion-failed',
-      env: claimed.env,
-      revision: claimed.revision,
+      type: effect.audit.failed,
+      env: effect.audit.env,
+      revision: effect.audit.revision,
       message: retry ? `${message}; retrying at ${retry.retryAt.toISOString()}` : `${message}; not retried`,
     },
     { error: message, ...(retry ? { retryAt: retry.retryAt.toISOString() } : {}) },
   );
-  deps.logger.warn('promotion failed', { ...attributes, error: message, retryAt: retry?.retryAt.toISOString() });
+  deps.logger.warn(`${effect.kind} failed`, { ...attributes, error: message, retryAt: retry?.retryAt.toISOString() });
   if (!retry) return 'failed';
   // Beyond the queue's delay limit, the poller's check of the pipeline picks the retry up once it is due.
   if (retry.messageDelaySeconds !== undefined) {

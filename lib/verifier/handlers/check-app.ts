@@ -1,9 +1,14 @@
 // `check-app`: an event (or a re-check) about one app. The app is read from its cluster and recorded, a target
-// still progressing is looked at again later, and every pipeline the app belongs to is decided on.
+// still progressing is looked at again later, and every pipeline the app belongs to is decided on when its status
+// changed. A redundant event (Flux repeats them, and an alert may fan out) changes nothing a decision depends on: what
+// comes due with time (a retry, an expired lease, a soak's or a freeze's end) is decided by the delayed re-checks and
+// the poll's check of every pipeline, an approval by its own promote message. So it costs the reads that tell it
+// changed nothing, and no decision (docs/architecture.md, "What each message does").
 import { appKeyString, objectKeyString, type AppKey, type ObjectKey } from '../../pipeline/model.js';
 import type { CheckAppMessage } from '../../queue/messages.js';
 import type { VerifierDeps } from '../deps.js';
-import { appsOf, evaluatePipeline } from '../evaluate.js';
+import { evaluatePipeline } from '../evaluate.js';
+import { appsOf } from '../pipeline-state.js';
 import { observeApp, scheduleRecheck } from '../observe.js';
 
 export async function checkApp(message: CheckAppMessage, deps: VerifierDeps): Promise<void> {
@@ -15,8 +20,11 @@ export async function checkApp(message: CheckAppMessage, deps: VerifierDeps): Pr
   if (message.hint) deps.logger.debug('checking app', { app: appKeyString(message.app), hint: message.hint });
   const observation = await observeApp(message.app, deps);
   await scheduleRecheck(observation, message.attempt, deps);
-  const cause = observation.changed ? 'status-changed' : 'nothing-changed';
-  for (const pipeline of pipelines) await evaluatePipeline(pipeline, deps, cause);
+  if (observation.changed) {
+    for (const pipeline of pipelines) await evaluatePipeline(pipeline, deps, 'status-changed');
+  } else {
+    deps.logger.debug('status unchanged; nothing to decide', { app: appKeyString(message.app) });
+  }
   // Recorded and decided on first: no promotion can pass a target that could not be read.
   if (observation.retryableFailure) throw observation.retryableFailure;
 }

@@ -4,10 +4,11 @@
 import type { ClusterAccessError } from '../../clusters/port.js';
 import { readsTargets, type CheckPipelineMessage } from '../../queue/messages.js';
 import type { VerifierDeps } from '../deps.js';
-import { appsOf, evaluatePipeline } from '../evaluate.js';
+import { evaluatePipeline } from '../evaluate.js';
+import { appsOf } from '../pipeline-state.js';
 import { mapLimit } from '../../util/map-limit.js';
 import { observeApp, scheduleRecheck } from '../observe.js';
-import type { EvaluationCause } from '../actions/schedule-soak-check.js';
+import type { EvaluationCause } from '../actions/schedule-recheck.js';
 
 /** How many targets are read from clusters at once for one message. */
 const READ_CONCURRENCY = 8;
@@ -29,9 +30,10 @@ export async function checkPipeline(message: CheckPipelineMessage, deps: Verifie
   if (failure) throw failure;
 }
 
-/** What the evaluation follows, for the soak re-check (actions/schedule-soak-check.ts). */
+/** What the evaluation follows, for the re-check (actions/schedule-recheck.ts). */
 function causeOf(message: CheckPipelineMessage, changed: boolean): EvaluationCause {
-  if (message.cause === 'apply') return 'applied';
+  // An apply may bring new soaks, windows or grace periods; lifting a stop switch may uncover a window that ends later.
+  if (message.cause === 'apply' || message.cause === 'unfreeze') return 'applied';
   if (changed) return 'status-changed';
   // A delayed re-decision: a link of a soak re-check chain, or a promotion retry that came due.
   if (message.cause === 'retry') return 'delayed-check';

@@ -5,7 +5,8 @@ import { ClusterAccessError } from '../../clusters/port.js';
 import { appKeyString, objectKeyString, type AppKey, pipelineKeyOf } from '../../pipeline/model.js';
 import type { PollMessage } from '../../queue/messages.js';
 import type { VerifierDeps } from '../deps.js';
-import { appsOf, evaluatePipeline } from '../evaluate.js';
+import { evaluatePipeline } from '../evaluate.js';
+import { appsOf } from '../pipeline-state.js';
 import { failureStatus, record, scheduleRecheck, statusOf, type Observation } from '../observe.js';
 import type { RecentPipelines } from '../recent-pipelines.js';
 

@@ -1,0 +1,20 @@
+// What a promotion is based on, as the Promoter port receives it (docs/evidence.md): the decision builds it
+// (lib/decision/evidence.ts, which re-exports this type), the pull-request strategy writes it below Weave's block.
+// Declared here because lib/decision imports lib/promotion and folders of lib/ import each other one way only.
+
+export interface PromotionEvidence {
+  /** The environment the candidate comes from, or the source object (`ImagePolicy apps/podinfo on …`). */
+  from: string;
+  /** Each target of that environment as observed (none for a source object). */
+  targets: EvidenceTarget[];
+  /** The soak the environment served (`30m`), when it has one. */
+  soak?: string;
+}
+
+export interface EvidenceTarget {
+  name: string;
+  revision?: string;
+  phase: string;
+  /** ISO 8601: since when it has been healthy on the revision, as the verifier recorded it. */
+  healthySince?: string;
+}

@@ -1,0 +1,55 @@
+// The body of the pull request the strategy opens, on every host alike (only the length limit is the host's).
+//
+// A promotion's is Weave's block, byte for byte (naming.ts), then, when the decision gave evidence, the evidence
+// section after a blank line (docs/evidence.md). Without evidence it is exactly Weave's. A rollback's says why it was
+// opened and that nothing merges it, then its evidence (docs/rollback.md); it holds no Weave block, so Weave GitOps
+// Enterprise, which finds an environment's promotion by `{ns}/{name}/{env}` in a body, never takes it for one.
+import type { PromotionEvidence } from '../evidence.js';
+import { evidenceSection, markdownText, promotedFromSentence } from './evidence-markdown.js';
+import { pullRequestBody } from './naming.js';
+
+/** A body at most this long fits every host we know of but Azure DevOps, whose limit is 4000 (host.ts). */
+export const DEFAULT_MAX_BODY_LENGTH = 32_000;
+
+export function promotionPullRequestBody(
+  pipelineNamespace: string,
+  pipelineName: string,
+  env: string,
+  evidence: PromotionEvidence | undefined,
+  maxLength = DEFAULT_MAX_BODY_LENGTH,
+): string {
+  const weave = pullRequestBody(pipelineNamespace, pipelineName, env);
+  if (!evidence) return weave;
+  const section = evidenceSection(evidence, promotedFromSentence(evidence), maxLength - weave.length - 2);
+  return section === undefined ? weave : `${weave}\n\n${section}`;
+}
+
+export interface RollbackBody {
+  pipelineNamespace: string;
+  pipelineName: string;
+  env: string;
+  /** The revision the environment's targets failed on. */
+  from: string;
+  /** The last revision that was healthy there: what the markers are set back to. */
+  to: string;
+  evidence?: PromotionEvidence;
+}
+
+export function rollbackPullRequestBody(rollback: RollbackBody, maxLength = DEFAULT_MAX_BODY_LENGTH): string {
+  const env = markdownText(rollback.env);
+  const from = markdownText(rollback.from);
+  const to = markdownText(rollback.to);
+  const pipeline = markdownText(`${rollback.pipelineNamespace}/${rollback.pipelineName}`);
+  const why = [
+    `Rolls back **${env}** of the pipeline ${pipeline} from **${from}** to **${to}**, the last revision that was ` +
+      `healthy there: the targets of ${env} failed on ${from}.`,
+    '',
+    `Opened by pipeline-controller and never merged automatically: merge it to roll back, or close it to leave ` +
+      `${env} on ${from}.`,
+  ].join('\n');
+  const { evidence } = rollback;
+  if (!evidence) return why;
+  const lead = `The targets of **${markdownText(evidence.from)}** as last observed:`;
+  const section = evidenceSection(evidence, lead, maxLength - why.length - 2);
+  return section === undefined ? why : `${why}\n\n${section}`;
+}

@@ -1,0 +1,70 @@
+// The evidence of a promotion (docs/evidence.md) as the Markdown section a pull request shows below Weave's block:
+// a heading, one sentence, and a table of the targets. Every host renders this subset of Markdown the same way.
+//
+// Everything in it comes from outside (environment and target names from the Pipeline, revisions and phases as the
+// leaf clusters report them), so every value is escaped: a `|` cannot end a cell, a line break cannot end a row, and
+// `<`, `>`, `&` are entities, so no value becomes HTML. The one piece of HTML is ours: `<br>` for a line break inside
+// a cell.
+import type { PromotionEvidence } from '../evidence.js';
+
+export const EVIDENCE_HEADING = '### Evidence';
+
+const TABLE_HEAD = ['| target | revision | phase | healthy since (UTC) |', '| --- | --- | --- | --- |'];
+/** What a cell shows when the evidence has no value for it. */
+const NONE = '-';
+
+/** Text from outside as Markdown that shows it literally, on one line. */
+export function markdownText(text: string): string {
+  return text
+    .replace(/[\\`*_[\]|#~]/g, (char) => `\\${char}`)
+    .replace(/&/g, '&amp;')
+    .replace(/</g, '&lt;')
+    .replace(/>/g, '&gt;')
+    .replace(/\r\n|\r|\n/g, '<br>')
+    .replace(/\p{Cc}/gu, ' ');
+}
+
+/** The lead sentence of a promotion's evidence: where the candidate comes from, and the soak it served. */
+export function promotedFromSentence(evidence: PromotionEvidence): string {
+  const soak = evidence.soak === undefined ? '' : `, soak ${markdownText(evidence.soak)} served`;
+  return `Promoted from **${markdownText(evidence.from)}**${soak}.`;
+}
+
+/**
+ * The section: heading, `lead` (already Markdown) and the table of targets, at most `maxLength` characters. Rows are
+ * left out from the end, and counted in a last line, until it fits; undefined when not even the heading and the
+ * lead fit.
+ */
+export function evidenceSection(evidence: PromotionEvidence, lead: string, maxLength: number): string | undefined {
+  const rows = evidence.targets.map((target) =>
+    tableRow([
+      target.name,
+      target.revision ?? NONE,
+      target.phase,
+      target.healthySince === undefined ? NONE : utcTime(target.healthySince),
+    ]),
+  );
+  for (let shown = rows.length; shown >= 0; shown--) {
+    const left = rows.length - shown;
+    const lines = [EVIDENCE_HEADING, '', lead];
+    if (rows.length > 0) lines.push('', ...TABLE_HEAD, ...rows.slice(0, shown));
+    if (left > 0) lines.push('', `… and ${left} more ${left === 1 ? 'target' : 'targets'}, left out for length.`);
+    const section = lines.join('\n');
+    if (section.length <= maxLength) return section;
+  }
+  return undefined;
+}
+
+function tableRow(cells: readonly string[]): string {
+  return `| ${cells.map(markdownText).join(' | ')} |`;
+}
+
+/** `2026-11-01 10:00:00`: an ISO 8601 time in UTC to the second; anything unreadable is shown as it is. */
+function utcTime(iso: string): string {
+  const time = new Date(iso);
+  if (Number.isNaN(time.getTime())) return iso;
+  return time
+    .toISOString()
+    .replace('T', ' ')
+    .replace(/\.\d{3}Z$/, '');
+}

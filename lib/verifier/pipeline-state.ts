@@ -1,0 +1,66 @@
+// What a decision about one pipeline is made from, read from the store: the verifier decides on it, and
+// `pipelinectl status`, `explain` and the dashboard show the same decision.
+import type { ApprovalMarker, DecisionInput } from '../decision/index.js';
+import type { TargetStatus } from '../flux/target-status.js';
+import {
+  appKeyOf,
+  appKeyString,
+  type AppKey,
+  type ObjectKey,
+  type Pipeline,
+  watchedObjectsOf,
+} from '../pipeline/model.js';
+import type { ObservedTargetStatus, Store, StoredPipeline, VersionedPromotionRecord } from '../store/port.js';
+
+/** What a decision about one pipeline is made from, as the store holds it. */
+export interface PipelineState {
+  stored: StoredPipeline;
+  /** Observed status by `appKeyString`; a target never observed is absent. */
+  statuses: Map<string, ObservedTargetStatus>;
+  approvals: ApprovalMarker[];
+  promotions: VersionedPromotionRecord[];
+}
+
+export type PipelineStateReader = Pick<Store, 'getPipeline' | 'getTargetStatuses' | 'listApprovals' | 'listPromotions'>;
+
+/**
+ * Reads everything the decision about a pipeline needs, and writes nothing: the verifier decides on it, and
+ * `pipelinectl status` and `explain` show the same decision. Undefined when the pipeline is not stored.
+ */
+export async function readPipelineState(
+  store: PipelineStateReader,
+  key: ObjectKey,
+): Promise<PipelineState | undefined> {
+  const stored = await store.getPipeline(key);
+  if (!stored) return undefined;
+  const [statuses, approvals, promotions] = await Promise.all([
+    store.getTargetStatuses(appsOf(stored.pipeline)),
+    store.listApprovals(key),
+    store.listPromotions(key),
+  ]);
+  return { stored, statuses, approvals, promotions };
+}
+
+/** The decision's input for a pipeline's state at `now`. */
+export function decisionInputOf(state: PipelineState, now: Date): DecisionInput {
+  const observed = new Map<string, TargetStatus>();
+  const statusSince = new Map<string, string>();
+  for (const [app, entry] of state.statuses) {
+    observed.set(app, entry.status);
+    statusSince.set(app, entry.changedAt);
+  }
+  const { approvals, promotions } = state;
+  return { pipeline: state.stored.pipeline, observed, statusSince, approvals, promotions, now };
+}
+
+/**
+ * What a pipeline reads: with no `env`, every target's app and the pipeline's source (watchedObjectsOf); with one,
+ * that environment's targets. Each once, though a target may be listed twice.
+ */
+export function appsOf(pipeline: Pipeline, env?: string): AppKey[] {
+  if (env === undefined) return watchedObjectsOf(pipeline);
+  const apps = pipeline.environments
+    .filter((candidate) => candidate.name === env)
+    .flatMap((candidate) => candidate.targets.map((target) => appKeyOf(pipeline, target)));
+  return [...new Map(apps.map((app) => [appKeyString(app), app])).values()];
+}
