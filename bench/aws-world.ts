@@ -26,7 +26,7 @@ import { consumeBatch, SqsDeadLetters, SqsQueue, toSqsRecord } from '../lib/queu
 import { StaticSecretSource } from '../lib/secrets/port.js';
 import { createDynamoStore, type Store } from '../lib/store/index.js';
 import { FakeKubeApi } from '../lib/testing/fake-kube-api.js';
-import { createVerifier } from '../lib/verifier/index.js';
+import { createVerifier, DEFAULT_SETTINGS, RecentReads } from '../lib/verifier/index.js';
 import { applyFakeClusters } from '../test/loop/harness.js';
 import { startDynalite } from '../test/support/dynalite.js';
 import { approximateQueueDepth } from '../test/support/sqs-depth.js';
@@ -193,8 +193,14 @@ export async function startAwsWorld(pipeline: PipelineDocument, clusterNames: re
   secrets.set({ namespace: 'flux-system', name: 'webhook-hmac' }, { 'hmac-key': 'bench-webhook-key' });
   await store.applyPipeline(pipeline, resolvePipeline(pipeline), now);
 
+  // As lib/runtime/assemble-verifier.ts builds it: cluster registrations remembered for 30 s in a warm container.
+  const registrations = new RecentReads(
+    async (key) => (await store.getCluster(key))?.document,
+    DEFAULT_SETTINGS.pollPipelineMaxAgeMs,
+    () => new Date(),
+  );
   const clusters = new KubernetesClusterReader({
-    getCluster: async (key) => (await store.getCluster(key))?.document,
+    getCluster: (key) => registrations.get(key),
     secrets,
     timeoutMs: 5000,
   });

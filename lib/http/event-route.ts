@@ -64,7 +64,10 @@ export async function receiveEvent(
     log.outcome = 'not-indexed';
     return ACCEPTED;
   }
-  await deps.queue.send({ type: 'check-app', app, cause: 'event', attempt: 0, hint });
+  const pipelines = [
+    ...new Map(targets.map(({ pipeline }) => [`${pipeline.namespace}/${pipeline.name}`, pipeline])).values(),
+  ];
+  await deps.queue.send({ type: 'check-app', app, cause: 'event', attempt: 0, hint, pipelines });
   log.outcome = 'enqueued';
   return ACCEPTED;
 }

@@ -42,6 +42,11 @@ export const CheckAppMessageSchema = z.object({
   attempt: z.int().min(0),
   /** From the triggering event; logged, never used for a decision (the cluster is read instead). */
   hint: z.object({ revision: hintText.optional(), reason: hintText.optional() }).optional(),
+  /**
+   * The pipelines the receiver's index lookup found the app in, so the verifier does not look again (each is still
+   * checked against its stored definition). Absent from re-checks and from messages of older versions: looked up.
+   */
+  pipelines: z.array(ObjectKeySchema).max(1000).optional(),
 });
 
 /**

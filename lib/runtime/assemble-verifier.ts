@@ -10,6 +10,7 @@ import {
   createVerifier,
   DEFAULT_SETTINGS,
   RecentPipelines,
+  RecentReads,
   type EffectListener,
   type VerifierSettings,
 } from '../verifier/index.js';
@@ -34,18 +35,24 @@ export interface VerifierAssemblyOptions {
 export type VerifierOfWorker = (workerId: string) => MessageHandler;
 
 /**
- * Builds the cluster reader, the promoter and the pipeline definitions shared by `poll` messages once, so that their
+ * Builds the cluster reader, the promoter and the recent definitions (pipelines, cluster registrations) once, so that their
  * connections and caches outlive a batch (a warm container, a running `serve`).
  */
 export function assembleVerifier(options: VerifierAssemblyOptions): VerifierOfWorker {
   const { store, queue, secrets, logger, now, settings, listeners } = options;
+  const pollPipelineMaxAgeMs = settings?.pollPipelineMaxAgeMs ?? DEFAULT_SETTINGS.pollPipelineMaxAgeMs;
+  // A re-applied or deleted GitopsCluster is seen within that many seconds by the reads of its cluster.
+  const registrations = new RecentReads(
+    async (key) => (await store.getCluster(key))?.document,
+    pollPipelineMaxAgeMs,
+    now,
+  );
   const clusters = new KubernetesClusterReader({
-    getCluster: async (key) => (await store.getCluster(key))?.document,
+    getCluster: (key) => registrations.get(key),
     secrets,
     eksTokens: options.eksTokens,
   });
   const promoter = createPromoter({ ...options.promotion, secrets, logger });
-  const pollPipelineMaxAgeMs = settings?.pollPipelineMaxAgeMs ?? DEFAULT_SETTINGS.pollPipelineMaxAgeMs;
   const recentPipelines = new RecentPipelines(store, pollPipelineMaxAgeMs, now);
   return (workerId) =>
     createVerifier({ store, queue, clusters, promoter, logger, now, workerId, settings, recentPipelines, listeners });

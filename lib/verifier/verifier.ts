@@ -21,7 +21,7 @@ export function createVerifier(deps: VerifierDeps): MessageHandler {
   return async (message) => {
     switch (message.type) {
       case 'check-app':
-        return checkApp(message, deps);
+        return checkApp(message, deps, recentPipelines);
       case 'check-pipeline':
         return checkPipeline(message, deps);
       case 'poll':

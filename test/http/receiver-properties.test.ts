@@ -142,6 +142,21 @@ const PIPELINES: PipelineSpec[] = [
   },
 ];
 
+/** The pipelines the index lists an app in, as the receiver tells the verifier (in PIPELINES order). */
+function indexedPipelines(app: AppKey): ObjectKey[] {
+  return PIPELINES.filter(
+    (spec) =>
+      spec.kind === app.kind &&
+      spec.app === app.name &&
+      spec.envs.some(
+        (env) =>
+          env.namespace === app.namespace &&
+          env.cluster.namespace === app.cluster.namespace &&
+          env.cluster.name === app.cluster.name,
+      ),
+  ).map((spec) => spec.key);
+}
+
 /** The webhook keys the oracle knows, by pipeline: only these two pipelines can be triggered or approved. */
 const PIPELINE_HMAC_KEYS = new Map([
   ['flux-system/podinfo', PODINFO_HMAC_KEY],
@@ -994,7 +1009,8 @@ describe('receiver properties (fast-check)', () => {
       const observed = await observe(transport, plan);
       assert.equal(observed.answer.status, 202, observed.answer.text);
       assert.equal(observed.answer.text, '{"status":"accepted"}');
-      assert.deepEqual(observed.enqueued, [{ type: 'check-app', app, cause: 'event', attempt: 0, hint }]);
+      const pipelines = indexedPipelines(app);
+      assert.deepEqual(observed.enqueued, [{ type: 'check-app', app, cause: 'event', attempt: 0, hint, pipelines }]);
       assertNoSecretOut(observed);
     }
 
@@ -1072,7 +1088,14 @@ describe('receiver properties (fast-check)', () => {
         const observed = await observe(transport, eventPlan({ body: Buffer.from(body) }));
         assert.equal(observed.answer.status, 202, transport);
         assert.deepEqual(observed.enqueued, [
-          { type: 'check-app', app: PODINFO_DEV, cause: 'event', attempt: 0, hint: { reason: 'UpgradeSucceeded' } },
+          {
+            type: 'check-app',
+            app: PODINFO_DEV,
+            cause: 'event',
+            attempt: 0,
+            hint: { reason: 'UpgradeSucceeded' },
+            pipelines: [{ namespace: 'flux-system', name: 'podinfo' }],
+          },
         ]);
       }
     });

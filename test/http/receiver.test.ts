@@ -210,13 +210,16 @@ describe('POST /v1/events/{clusterNs}/{clusterName}', () => {
     assert.equal(answer.status, 202);
     assert.equal(answer.text, ACCEPTED);
     assert.equal(answer.headers.get('content-type'), 'application/json');
+    const app = { cluster: FLEET_EU, kind: 'HelmRelease' as const, namespace: 'apps', name: 'podinfo' };
     assert.deepEqual(await drain(), [
       {
         type: 'check-app',
-        app: { cluster: FLEET_EU, kind: 'HelmRelease', namespace: 'apps', name: 'podinfo' },
+        app,
         cause: 'event',
         attempt: 0,
         hint: { revision: '6.9.2', reason: 'UpgradeSucceeded' },
+        // What the index lists the app in, so the verifier does not look it up again.
+        pipelines: (await store.findTargets(app)).map(({ pipeline }) => pipeline),
       },
     ]);
   });
@@ -232,6 +235,9 @@ describe('POST /v1/events/{clusterNs}/{clusterName}', () => {
       cause: 'event',
       attempt: 0,
       hint: { revision: '6.9.3', reason: 'UpgradeFailed' },
+      pipelines: (
+        await store.findTargets({ cluster: FLEET_EU, kind: 'HelmRelease', namespace: 'apps', name: 'podinfo' })
+      ).map(({ pipeline }) => pipeline),
     });
   });
 

@@ -147,6 +147,7 @@ describe('events about source objects', () => {
           cause: 'event',
           attempt: 0,
           hint: { reason: 'Succeeded' },
+          pipelines: [{ namespace: 'flux-system', name: 'podinfo' }],
         },
       },
     ]);

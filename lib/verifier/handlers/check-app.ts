@@ -4,15 +4,20 @@
 // comes due with time (a retry, an expired lease, a soak's or a freeze's end) is decided by the delayed re-checks and
 // the poll's check of every pipeline, an approval by its own promote message. So it costs the reads that tell it
 // changed nothing, and no decision (docs/architecture.md, "What each message does").
-import { appKeyString, objectKeyString, type AppKey, type ObjectKey } from '../../pipeline/model.js';
+import { appKeyString, objectKeyString, type ObjectKey } from '../../pipeline/model.js';
 import type { CheckAppMessage } from '../../queue/messages.js';
 import type { VerifierDeps } from '../deps.js';
 import { evaluatePipeline } from '../evaluate.js';
 import { appsOf } from '../pipeline-state.js';
 import { observeApp, scheduleRecheck } from '../observe.js';
+import type { RecentPipelines } from '../recent-pipelines.js';
 
-export async function checkApp(message: CheckAppMessage, deps: VerifierDeps): Promise<void> {
-  const pipelines = await pipelinesListing(message.app, deps);
+export async function checkApp(
+  message: CheckAppMessage,
+  deps: VerifierDeps,
+  recentPipelines: RecentPipelines,
+): Promise<void> {
+  const pipelines = await pipelinesListing(message, deps, recentPipelines);
   if (pipelines.length === 0) {
     deps.logger.debug('app is in no pipeline any more; nothing to check', { app: appKeyString(message.app) });
     return;
@@ -30,15 +35,22 @@ export async function checkApp(message: CheckAppMessage, deps: VerifierDeps): Pr
 }
 
 /**
- * The pipelines whose stored definition lists the app. An index entry alone is not enough: an apply cut off
- * part-way leaves entries for targets its pipeline never got (until the next apply removes them), and no cluster is
- * read for those.
+ * The pipelines whose stored definition lists the app: those the receiver found in the index (the message says),
+ * else looked up. An index entry alone is not enough: an apply cut off part-way leaves entries for targets its
+ * pipeline never got (until the next apply removes them), and no cluster is read for those. A definition a few
+ * seconds old (RecentPipelines) is good enough for that: it only says whether to read the cluster, and every decision
+ * reads the pipeline afresh.
  */
-async function pipelinesListing(app: AppKey, deps: VerifierDeps): Promise<ObjectKey[]> {
-  const indexed = uniqueKeys((await deps.store.findTargets(app)).map((target) => target.pipeline));
+async function pipelinesListing(
+  message: CheckAppMessage,
+  deps: VerifierDeps,
+  recentPipelines: RecentPipelines,
+): Promise<ObjectKey[]> {
+  const { app } = message;
+  const indexed = uniqueKeys(message.pipelines ?? (await deps.store.findTargets(app)).map((target) => target.pipeline));
   const listing: ObjectKey[] = [];
   for (const key of indexed) {
-    const stored = await deps.store.getPipeline(key);
+    const stored = await recentPipelines.get(key);
     if (stored && appsOf(stored.pipeline).some((candidate) => appKeyString(candidate) === appKeyString(app))) {
       listing.push(key);
     }
