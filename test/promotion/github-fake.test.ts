@@ -203,3 +203,95 @@ describe('fake GitHub: REST API through Octokit', () => {
     fake.latencyMs = 0;
   });
 });
+
+describe('fake GitHub: the contents API write, pull requests left empty, merge commits', () => {
+  let fake: FakeGitHub;
+  let gh: Octokit;
+  const repo = { owner: 'acme', repo: 'fleet' };
+  const base64 = (text: string) => Buffer.from(text).toString('base64');
+
+  before(async () => {
+    fake = await FakeGitHub.start();
+    fake.createRepository('acme', 'fleet', { 'deploy/app.yaml': 'image: app:1\n', 'README.md': '# fleet\n' });
+    gh = new Octokit({ auth: fake.token, baseUrl: fake.url, log: quiet });
+  });
+  after(() => fake.stop());
+
+  it('commits one file on a branch: its blob id in `sha` to replace it, none for a new file, as GitHub', async () => {
+    const main = fake.ref('acme', 'fleet', 'main') ?? assert.fail('no main');
+    await gh.git.createRef({ ...repo, ref: 'refs/heads/topic', sha: main });
+    const author = { name: 'Promotion Server', email: 'promotion@example.com' };
+    const put = (path: string, content: string, sha?: string, branch = 'topic') =>
+      gh.repos.createOrUpdateFileContents({
+        ...repo,
+        path,
+        branch,
+        message: 'promoting version',
+        content: base64(content),
+        ...(sha === undefined ? {} : { sha }),
+        author,
+        committer: author,
+      });
+
+    const updated = await put('deploy/app.yaml', 'image: app:2\n', gitBlobSha('image: app:1\n'));
+    assert.equal(updated.status, 200);
+    assert.equal(updated.data.content?.sha, gitBlobSha('image: app:2\n'));
+    const head = fake.ref('acme', 'fleet', 'topic');
+    assert.equal(updated.data.commit.sha, head);
+    const commit = fake.commit('acme', 'fleet', head ?? '') ?? assert.fail('no commit');
+    assert.deepEqual(commit.parents, [main]);
+    assert.equal(commit.message, 'promoting version');
+    assert.deepEqual([commit.author.name, commit.committer.name], ['Promotion Server', 'Promotion Server']);
+    assert.equal(gitCommitSha(commit), head);
+    assert.deepEqual(fake.files('acme', 'fleet', 'topic'), {
+      'deploy/app.yaml': 'image: app:2\n',
+      'README.md': '# fleet\n',
+    });
+
+    const created = await put('deploy/new.yaml', 'kind: List\n');
+    assert.equal(created.status, 201);
+    // The file is not the blob named any more (409), or no blob is named for an existing file (422).
+    await assert.rejects(put('deploy/app.yaml', 'image: app:3\n', gitBlobSha('image: app:1\n')), {
+      status: 409,
+      message: /deploy\/app\.yaml does not match/,
+    });
+    await assert.rejects(put('deploy/app.yaml', 'image: app:3\n'), { status: 422, message: /"sha" wasn't supplied/ });
+    await assert.rejects(put('deploy/app.yaml', 'x\n', undefined, 'missing'), {
+      status: 404,
+      message: /Branch missing not found/,
+    });
+    assert.equal(fake.readFile('acme', 'fleet', 'topic', 'deploy/app.yaml'), 'image: app:2\n', 'nothing written');
+    assert.equal(fake.ref('acme', 'fleet', 'main'), main, 'main untouched');
+  });
+
+  it('closes an open pull request whose branch is deleted or moved to a commit the base has', async () => {
+    const main = fake.ref('acme', 'fleet', 'main') ?? assert.fail('no main');
+    fake.commitFiles('acme', 'fleet', 'reset-me', { 'a.yaml': 'a: 1\n' });
+    fake.commitFiles('acme', 'fleet', 'move-me', { 'b.yaml': 'b: 1\n' });
+    fake.commitFiles('acme', 'fleet', 'delete-me', { 'c.yaml': 'c: 1\n' });
+    const open = async (head: string) =>
+      (await gh.pulls.create({ ...repo, title: head, head, base: 'main' })).data.number;
+    const [reset, moved, deleted] = [await open('reset-me'), await open('move-me'), await open('delete-me')];
+    await gh.git.updateRef({ ...repo, ref: 'heads/reset-me', sha: main, force: true });
+    const other = fake.commitFiles('acme', 'fleet', 'elsewhere', { 'b.yaml': 'b: 2\n' });
+    await gh.git.updateRef({ ...repo, ref: 'heads/move-me', sha: other, force: true });
+    await gh.git.deleteRef({ ...repo, ref: 'heads/delete-me' });
+    const state = (number: number) => fake.pulls('acme', 'fleet').find((pull) => pull.number === number);
+    assert.equal(state(reset)?.state, 'closed', 'nothing left to merge');
+    assert.equal(state(moved)?.state, 'open', 'still has a commit main lacks');
+    assert.equal(state(deleted)?.state, 'closed', 'its branch is gone');
+    assert.equal(state(deleted)?.merged, false);
+    assert.notEqual(state(deleted)?.headSha, '', 'it keeps showing the last head');
+  });
+
+  it("merges with a merge commit when asked, as GitHub's default merge does even when it could fast-forward", async () => {
+    const main = fake.ref('acme', 'fleet', 'main') ?? assert.fail('no main');
+    fake.commitFiles('acme', 'fleet', 'feature', { 'd.yaml': 'd: 1\n' });
+    const head = fake.ref('acme', 'fleet', 'feature');
+    const { data } = await gh.pulls.create({ ...repo, title: 'feature', head: 'feature', base: 'main' });
+    const merged = fake.merge('acme', 'fleet', data.number, { mergeCommit: true });
+    assert.notEqual(merged, head, 'not a fast-forward');
+    assert.deepEqual(fake.commit('acme', 'fleet', merged)?.parents, [main, head]);
+    assert.equal(fake.readFile('acme', 'fleet', 'main', 'd.yaml'), 'd: 1\n');
+  });
+});

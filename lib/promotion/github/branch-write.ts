@@ -49,7 +49,7 @@ export interface GitHubBranchAccess {
   treeOf(commit: string): Promise<string>;
 }
 
-/** A file larger than this goes through a tree: GitHub documents no size limit for the contents API's writes. */
+/** A larger file goes through a tree: a manifest is far smaller, and the contents API carries it in base64. */
 const MAX_FILE_COMMIT_BYTES = 1024 * 1024;
 /** Rounds before giving up on a branch that keeps changing (a round re-reads it). */
 const ROUNDS = 4;
@@ -137,10 +137,7 @@ export async function writeGitHubBranch(
       if (await createRef(access, ref, await createCommit())) return { way: 'tree-commit', openPullRequests: [] };
       continue;
     }
-    const [headTree, open] = await Promise.all([
-      access.treeOf(head),
-      openPullRequestsFrom(client, repo, write.branch),
-    ]);
+    const [headTree, open] = await Promise.all([access.treeOf(head), openPullRequestsFrom(client, repo, write.branch)]);
     if (headTree === wanted) return { way: 'unchanged', openPullRequests: open };
     if (oneFile && open.length === 0) {
       if (head !== write.baseCommit && !(await moveRef(access, ref, write.baseCommit))) continue;
@@ -150,17 +147,11 @@ export async function writeGitHubBranch(
     if (headTree === (await createTree())) return { way: 'unchanged', openPullRequests: open };
     if (await moveRef(access, ref, await createCommit())) return { way: 'tree-commit', openPullRequests: open };
   }
-  throw new PromotionError(
-    `the branch ${write.branch} in ${access.webUrl} kept changing during the promotion`,
-    true,
-  );
+  throw new PromotionError(`the branch ${write.branch} in ${access.webUrl} kept changing during the promotion`, true);
 }
 
 /** The one change the contents API can write as the branch's commit, if the promotion is that. */
-function fileCommitCandidate(
-  changes: readonly FileChange[],
-  modeOf: (path: string) => string,
-): FileChange | undefined {
+function fileCommitCandidate(changes: readonly FileChange[], modeOf: (path: string) => string): FileChange | undefined {
   if (changes.length !== 1) return undefined;
   const [change] = changes;
   // The contents API says nothing of a file's mode: only a plain file is written through it.

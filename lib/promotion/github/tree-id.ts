@@ -29,9 +29,13 @@ interface DirectoryEntry {
 
 /**
  * The id of the tree listed in `entries` (the whole listing, never a truncated one) with `replaced` set; undefined
- * when a replaced path is not a file of the listing, so the caller writes the tree and lets GitHub say.
+ * when nothing is replaced or a replaced path is not a file of the listing (the caller then writes the tree and lets
+ * GitHub say).
  */
-export function treeIdAfter(entries: readonly ListedTreeEntry[], replaced: readonly ReplacedBlob[]): string | undefined {
+export function treeIdAfter(
+  entries: readonly ListedTreeEntry[],
+  replaced: readonly ReplacedBlob[],
+): string | undefined {
   const directories = new Map<string, Map<string, DirectoryEntry>>([['', new Map()]]);
   for (const entry of entries) {
     const { parent, name } = split(entry.path);
