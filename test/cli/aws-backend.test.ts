@@ -248,6 +248,35 @@ describe('the AWS backend', { concurrency: false }, () => {
     );
   });
 
+  it('the CLI itself: status --aws, the stack named by PIPELINES_STACK, the region by --region', async () => {
+    // The SDK's own endpoint variables point the CLI's clients at the stand-ins (SQS is not needed for status).
+    const run = await runCli(['status', 'flux-system/podinfo', '--aws', '--region', region, '-o', 'json'], {
+      env: {
+        PIPELINES_STACK: STACK,
+        AWS_ACCESS_KEY_ID: credentials.accessKeyId,
+        AWS_SECRET_ACCESS_KEY: credentials.secretAccessKey,
+        AWS_ENDPOINT_URL_CLOUDFORMATION: aws.endpoint,
+        AWS_ENDPOINT_URL_DYNAMODB: dynamo.endpoint,
+      },
+    });
+    assert.equal(run.code, 0, run.stderr);
+    const status = JSON.parse(run.stdout) as StatusJson;
+    const staging = status.pipelines[0]?.environments.find((env) => env.name === 'staging');
+    assert.equal(status.pipelines[0]?.candidate, '6.9.2');
+    assert.equal(staging?.approval?.approvedBy, 'arn:aws:iam::123456789012:user/alice');
+    assert.equal(staging?.approval?.waiting, false);
+  });
+
+  it('flux-config: the token is derived from the master key the stack names', async () => {
+    const text = await fluxConfig(backend, {
+      cluster: { namespace: 'flux-system', name: 'dev' },
+      url: 'https://abc.lambda-url.us-east-1.on.aws/',
+    });
+    const token = deriveClusterKey('aws-master-key', { namespace: 'flux-system', name: 'dev' });
+    assert.match(text, new RegExp(`token: ${token}\\n`));
+    assert.match(text, /address: https:\/\/abc\.lambda-url\.us-east-1\.on\.aws\/v1\/events\/flux-system\/dev\n/);
+  });
+
   it('freeze, unfreeze and reject on a stack: the switch in the table, who from STS, the re-check on the queue', async () => {
     await drain(queueUrl);
     const now = new Date();
@@ -282,35 +311,6 @@ describe('the AWS backend', { concurrency: false }, () => {
     const marker = await backend.store.getApproval(PIPELINE, 'staging');
     assert.equal(marker?.rejectedBy, 'arn:aws:iam::123456789012:user/alice');
     assert.equal(marker?.rejectionReason, 'breaks checkout');
-  });
-
-  it('the CLI itself: status --aws, the stack named by PIPELINES_STACK, the region by --region', async () => {
-    // The SDK's own endpoint variables point the CLI's clients at the stand-ins (SQS is not needed for status).
-    const run = await runCli(['status', 'flux-system/podinfo', '--aws', '--region', region, '-o', 'json'], {
-      env: {
-        PIPELINES_STACK: STACK,
-        AWS_ACCESS_KEY_ID: credentials.accessKeyId,
-        AWS_SECRET_ACCESS_KEY: credentials.secretAccessKey,
-        AWS_ENDPOINT_URL_CLOUDFORMATION: aws.endpoint,
-        AWS_ENDPOINT_URL_DYNAMODB: dynamo.endpoint,
-      },
-    });
-    assert.equal(run.code, 0, run.stderr);
-    const status = JSON.parse(run.stdout) as StatusJson;
-    const staging = status.pipelines[0]?.environments.find((env) => env.name === 'staging');
-    assert.equal(status.pipelines[0]?.candidate, '6.9.2');
-    assert.equal(staging?.approval?.approvedBy, 'arn:aws:iam::123456789012:user/alice');
-    assert.equal(staging?.approval?.waiting, false);
-  });
-
-  it('flux-config: the token is derived from the master key the stack names', async () => {
-    const text = await fluxConfig(backend, {
-      cluster: { namespace: 'flux-system', name: 'dev' },
-      url: 'https://abc.lambda-url.us-east-1.on.aws/',
-    });
-    const token = deriveClusterKey('aws-master-key', { namespace: 'flux-system', name: 'dev' });
-    assert.match(text, new RegExp(`token: ${token}\\n`));
-    assert.match(text, /address: https:\/\/abc\.lambda-url\.us-east-1\.on\.aws\/v1\/events\/flux-system\/dev\n/);
   });
 
   it('dlq list shows the dead letters without their bodies and leaves them; redrive moves the valid ones', async () => {

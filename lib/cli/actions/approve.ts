@@ -1,5 +1,6 @@
 // What `pipelinectl approve` does: the approve use case (lib/approval/approve.ts) under the caller's identity, as
 // Weave's `/approval` endpoint does under its key's name, with the CLI's own messages.
+import { notWaiting, unknownEnvironment } from './marker-refusals.js';
 import { approve, requiredApprovals } from '../../approval/approve.js';
 import { objectKeyString, type ObjectKey } from '../../pipeline/model.js';
 import type { Backend } from '../backend.js';
@@ -87,21 +88,12 @@ export async function approveRevision(
     { pipeline: stored.pipeline, env, revision, approver: () => backend.identity(), via: 'pipelinectl', now },
   );
   switch (result.outcome) {
-    case 'unknown-environment': {
-      const environments = stored.pipeline.environments.map((e) => e.name);
-      throw new CliError(`pipeline ${name} has no environment "${env}" (it has ${environments.join(', ')})`);
-    }
+    case 'unknown-environment':
+      throw unknownEnvironment(stored.pipeline, env);
     case 'nothing-waiting':
       throw new CliError(`nothing waits for approval in ${name} ${env}`);
-    case 'not-waiting': {
-      // Read again: the marker may have moved on since the approval was refused.
-      const current = await backend.store.getApproval(key, env);
-      const waiting =
-        current && current.approvedAt === undefined && current.rejectedAt === undefined
-          ? `${current.revision} is waiting (approve it with --revision ${current.revision})`
-          : 'nothing waits for approval there';
-      throw new CliError(`${result.revision} is not waiting for approval in ${name} ${env}: ${waiting}`);
-    }
+    case 'not-waiting':
+      throw await notWaiting(backend, key, env, result.revision, 'approve');
     case 'not-allowed':
       throw new CliError(`cannot approve ${result.revision} in ${name} ${env}: ${result.reason}`);
     case 'rejected': {

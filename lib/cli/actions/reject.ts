@@ -1,5 +1,6 @@
 // What `pipelinectl reject` does: the reject use case (lib/approval/reject.ts) under the caller's identity, with the
 // CLI's own messages, worded like `approve`'s.
+import { notWaiting, unknownEnvironment } from './marker-refusals.js';
 import { MAX_REJECTION_REASON_LENGTH, reject, type RejectionReasonProblem } from '../../approval/reject.js';
 import { objectKeyString, type ObjectKey } from '../../pipeline/model.js';
 import type { Backend } from '../backend.js';
@@ -70,20 +71,12 @@ export async function rejectRevision(
   switch (result.outcome) {
     case 'invalid-reason':
       throw new CliError(REASON_PROBLEMS[result.problem]);
-    case 'unknown-environment': {
-      const environments = stored.pipeline.environments.map((e) => e.name);
-      throw new CliError(`pipeline ${name} has no environment "${env}" (it has ${environments.join(', ')})`);
-    }
+    case 'unknown-environment':
+      throw unknownEnvironment(stored.pipeline, env);
     case 'nothing-waiting':
       throw new CliError(`nothing waits for approval in ${name} ${env}`);
-    case 'not-waiting': {
-      const current = await backend.store.getApproval(key, env);
-      const waiting =
-        current && current.approvedAt === undefined && current.rejectedAt === undefined
-          ? `${current.revision} is waiting (reject it with --revision ${current.revision})`
-          : 'nothing waits for approval there';
-      throw new CliError(`${result.revision} is not waiting for approval in ${name} ${env}: ${waiting}`);
-    }
+    case 'not-waiting':
+      throw await notWaiting(backend, key, env, result.revision, 'reject');
     case 'not-allowed':
       throw new CliError(
         `cannot reject ${result.revision} in ${name} ${env} (who may approve may reject): ${result.reason}`,

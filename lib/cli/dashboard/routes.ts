@@ -296,15 +296,46 @@ export function createDashboardRoutes(
     );
   }
 
+  /**
+   * A posted form, parsed, once the request passed the CSRF token and same-origin checks (request-guard.ts); a
+   * refused request gets the 403 page. Every form the dashboard acts on comes through here.
+   */
+  function guardedForm<T extends Record<string, unknown>>(
+    request: DashboardRequest,
+    schema: z.ZodType<T>,
+    csrfField: string,
+    refused: {
+      title: string;
+      log: string;
+      messages: Readonly<Record<Exclude<RequestGuardVerdict, 'accepted'>, string>>;
+    },
+    back: string,
+  ): { form: { success: true; data: T } | { success: false } } | { refusal: DashboardResponse } {
+    const form = schema.safeParse(Object.fromEntries(new URLSearchParams(request.body)));
+    const token = form.success ? form.data[csrfField] : undefined;
+    const verdict = guardRequest(
+      { headers: request.headers, token: typeof token === 'string' ? token : undefined },
+      request.origin,
+      deps.csrfToken,
+    );
+    if (verdict !== 'accepted') {
+      deps.logger.warn(`dashboard: ${refused.log} refused`, { verdict });
+      return { refusal: problem(403, refused.title, refused.messages[verdict], back) };
+    }
+    return { form: form.success ? { success: true, data: form.data } : { success: false } };
+  }
+
   async function freezing(request: DashboardRequest, key: ObjectKey): Promise<DashboardResponse> {
     const back = pathOf('pipelines', key.namespace, key.name);
-    const form = freezeFields.safeParse(Object.fromEntries(new URLSearchParams(request.body)));
-    const token = form.success ? form.data[FREEZE_FIELDS.csrf] : undefined;
-    const verdict = guardRequest({ headers: request.headers, token }, request.origin, deps.csrfToken);
-    if (verdict !== 'accepted') {
-      deps.logger.warn('dashboard: freeze refused', { verdict });
-      return problem(403, 'Freeze refused', SWITCH_REFUSALS[verdict], back);
-    }
+    const guarded = guardedForm(
+      request,
+      freezeFields,
+      FREEZE_FIELDS.csrf,
+      { title: 'Freeze refused', log: 'freeze', messages: SWITCH_REFUSALS },
+      back,
+    );
+    if ('refusal' in guarded) return guarded.refusal;
+    const { form } = guarded;
     const again = freezePath(key);
     if (!form.success) return problem(400, 'Bad form', 'The freeze form must say why, and briefly.', again);
     const now = deps.now();
@@ -352,13 +383,15 @@ export function createDashboardRoutes(
 
   async function unfreezing(request: DashboardRequest, key: ObjectKey): Promise<DashboardResponse> {
     const back = pathOf('pipelines', key.namespace, key.name);
-    const form = unfreezeFields.safeParse(Object.fromEntries(new URLSearchParams(request.body)));
-    const token = form.success ? form.data[FREEZE_FIELDS.csrf] : undefined;
-    const verdict = guardRequest({ headers: request.headers, token }, request.origin, deps.csrfToken);
-    if (verdict !== 'accepted') {
-      deps.logger.warn('dashboard: unfreeze refused', { verdict });
-      return problem(403, 'Unfreeze refused', SWITCH_REFUSALS[verdict], back);
-    }
+    const guarded = guardedForm(
+      request,
+      unfreezeFields,
+      FREEZE_FIELDS.csrf,
+      { title: 'Unfreeze refused', log: 'unfreeze', messages: SWITCH_REFUSALS },
+      back,
+    );
+    if ('refusal' in guarded) return guarded.refusal;
+    const { form } = guarded;
     if (!form.success) return problem(400, 'Bad form', 'Unfreeze from the pipeline page.', back);
     const env = form.data[FREEZE_FIELDS.env];
     const result = await clearFreeze(
@@ -393,13 +426,15 @@ export function createDashboardRoutes(
 
   async function approval(request: DashboardRequest, key: ObjectKey, env: string): Promise<DashboardResponse> {
     const back = pathOf('pipelines', key.namespace, key.name);
-    const form = approveForm.safeParse(Object.fromEntries(new URLSearchParams(request.body)));
-    const token = form.success ? form.data[APPROVE_FIELDS.csrf] : undefined;
-    const verdict = guardRequest({ headers: request.headers, token }, request.origin, deps.csrfToken);
-    if (verdict !== 'accepted') {
-      deps.logger.warn('dashboard: approval refused', { verdict });
-      return problem(403, 'Approval refused', REFUSALS[verdict], back);
-    }
+    const guarded = guardedForm(
+      request,
+      approveForm,
+      APPROVE_FIELDS.csrf,
+      { title: 'Approval refused', log: 'approval', messages: REFUSALS },
+      back,
+    );
+    if ('refusal' in guarded) return guarded.refusal;
+    const { form } = guarded;
     if (!form.success) return problem(400, 'Bad form', 'The approval form must name the revision.', back);
     const stored = await backend.store.getPipeline(key);
     if (!stored) return problem(404, 'Pipeline not found', `No such pipeline in ${backend.description}.`);
@@ -463,13 +498,15 @@ export function createDashboardRoutes(
 
   async function rejection(request: DashboardRequest, key: ObjectKey, env: string): Promise<DashboardResponse> {
     const back = pathOf('pipelines', key.namespace, key.name);
-    const form = rejectForm.safeParse(Object.fromEntries(new URLSearchParams(request.body)));
-    const token = form.success ? form.data[REJECT_FIELDS.csrf] : undefined;
-    const verdict = guardRequest({ headers: request.headers, token }, request.origin, deps.csrfToken);
-    if (verdict !== 'accepted') {
-      deps.logger.warn('dashboard: rejection refused', { verdict });
-      return problem(403, 'Rejection refused', REFUSALS[verdict], back);
-    }
+    const guarded = guardedForm(
+      request,
+      rejectForm,
+      REJECT_FIELDS.csrf,
+      { title: 'Rejection refused', log: 'rejection', messages: REFUSALS },
+      back,
+    );
+    if ('refusal' in guarded) return guarded.refusal;
+    const { form } = guarded;
     if (!form.success) return problem(400, 'Bad form', 'The rejection form must name the revision and why.', back);
     const stored = await backend.store.getPipeline(key);
     if (!stored) return problem(404, 'Pipeline not found', `No such pipeline in ${backend.description}.`);
