@@ -5,7 +5,9 @@
 import { decide, promotionStage } from '../../decision/index.js';
 import { sameRevision } from '../../flux/revision.js';
 import { objectKeyString, type ObjectKey } from '../../pipeline/model.js';
+import { rollbackRecordEnv, rolledBackEnv } from '../../promotion/rollback-record.js';
 import type { VersionedPromotionRecord } from '../../store/port.js';
+import { decideWithReads } from '../../verifier/decide-with-reads.js';
 import { decisionInputOf, readPipelineState, type PipelineState } from '../../verifier/pipeline-state.js';
 import type { Backend } from '../backend.js';
 import { CliError } from '../errors.js';
@@ -59,6 +61,7 @@ export async function retryPromotion(
   env: string,
   revision: string | undefined,
   now = new Date(),
+  options: { rollback?: boolean } = {},
 ): Promise<RetryResult> {
   const name = objectKeyString(key);
   const state = await readPipelineState(backend.store, key);
@@ -68,10 +71,15 @@ export async function retryPromotion(
     throw new CliError(`pipeline ${name} has no environment "${env}" (it has ${environments.join(', ')})`);
   }
 
-  const record = chosenRecord(state.promotions, env, revision, `${name} ${env}`);
-  const what = `the promotion of ${record.revision} to ${name} ${env}`;
+  // A rollback's record is (`rollback:{env}`, failed revision) (docs/rollback.md).
+  const recordEnv = options.rollback ? rollbackRecordEnv(env) : env;
+  const record = chosenRecord(state.promotions, recordEnv, revision, `${name} ${env}`, options.rollback === true);
+  const what = options.rollback
+    ? `the rollback of ${name} ${env} from ${record.revision}`
+    : `the promotion of ${record.revision} to ${name} ${env}`;
   refuseUnlessFailedForGood(record, what, now);
-  refuseUnlessDecisionRetries(state, record, now, `${name} ${env}`);
+  if (options.rollback) await refuseUnlessRollbackDue(backend, state, record, now, `${name} ${env}`);
+  else refuseUnlessDecisionRetries(state, record, now, `${name} ${env}`);
 
   const by = await backend.identity();
   // failPromotion is the store's conditional end of an attempt: on a failed record it only sets retryAt, keeps the
@@ -79,7 +87,7 @@ export async function retryPromotion(
   // moved it meanwhile wins and nothing is overwritten. A failed record whose retryAt has come is what the decision
   // resumes and claimPromotion accepts.
   if (!(await backend.store.failPromotion(record, record.error ?? 'failed', now, now))) {
-    const current = await backend.store.getPromotion(key, env, record.revision);
+    const current = await backend.store.getPromotion(key, recordEnv, record.revision);
     throw new CliError(`${what} changed while retrying it (it is now ${current?.state ?? 'gone'}): look again`);
   }
   const attempt = record.attempts + 1;
@@ -89,7 +97,9 @@ export async function retryPromotion(
     type: 'promotion-retry-requested',
     env,
     revision: record.revision,
-    message: `retry of ${record.revision} to ${env} (attempt ${attempt}) requested with pipelinectl`,
+    message: options.rollback
+      ? `retry of the rollback of ${env} from ${record.revision} (attempt ${attempt}) requested with pipelinectl`
+      : `retry of ${record.revision} to ${env} (attempt ${attempt}) requested with pipelinectl`,
     actor: by,
   });
   const delivered = await backend.enqueue({
@@ -105,20 +115,46 @@ export async function retryPromotion(
 /** Exactly `revision`'s record, or else the environment's newest one (as `status` orders them: last updated). */
 function chosenRecord(
   promotions: readonly VersionedPromotionRecord[],
-  env: string,
+  recordEnv: string,
   revision: string | undefined,
   where: string,
+  rollback: boolean,
 ): VersionedPromotionRecord {
-  const records = promotions.filter((r) => r.env === env);
+  const what = rollback ? 'rollback' : 'promotion';
+  const place = `${rollback ? 'in' : 'to'} ${where}`;
+  const records = promotions.filter((r) => r.env === recordEnv);
   if (revision !== undefined) {
     const exact =
       records.find((r) => r.revision === revision) ?? records.find((r) => sameRevision(r.revision, revision));
-    if (!exact) throw new CliError(`no promotion of ${revision} to ${where} was recorded: nothing to retry`);
+    if (!exact) throw new CliError(`no ${what} of ${revision} ${place} was recorded: nothing to retry`);
     return exact;
   }
   const newest = records.sort((a, b) => Date.parse(b.updatedAt) - Date.parse(a.updatedAt))[0];
-  if (!newest) throw new CliError(`no promotion to ${where} was recorded: nothing to retry`);
+  if (!newest) throw new CliError(`no ${what} ${place} was recorded: nothing to retry`);
   return newest;
+}
+
+/** As refuseUnlessDecisionRetries, for a rollback: the decision (with what it reads) must roll back now. */
+async function refuseUnlessRollbackDue(
+  backend: Backend,
+  state: PipelineState,
+  record: VersionedPromotionRecord,
+  now: Date,
+  where: string,
+): Promise<void> {
+  const due = { ...record, retryAt: now.toISOString() };
+  const promotions = state.promotions.map((r) => (r.env === record.env && r.revision === record.revision ? due : r));
+  const decision = await decideWithReads(backend.store, { ...state, promotions }, now);
+  const retried = decision.actions.some(
+    (action) => action.type === 'rollback' && sameRevision(action.from, record.revision),
+  );
+  if (retried) return;
+  const env = rolledBackEnv(record.env);
+  const explanation = decision.environments.find((e) => e.env === env);
+  throw new CliError(
+    `the verifier would not retry the rollback from ${record.revision} in ${where} now: ` +
+      `${explanation?.state ?? 'not-reached'}: ${explanation?.message ?? ''}`,
+  );
 }
 
 /** Only a promotion that failed for good waits for a person; any other stage is the verifier's to move on. */

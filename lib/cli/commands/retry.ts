@@ -12,6 +12,7 @@ export function register(program: Command): void {
     .argument('<pipeline>', 'NAMESPACE/NAME of the pipeline')
     .argument('<env>', 'the environment the promotion is to')
     .option('--revision <revision>', "retry exactly this revision's promotion (default: the newest in ENV)")
+    .option('--rollback', "retry ENV's rollback pull request instead (--revision: the failed revision it rolls back)")
     .addOption(outputOption(['text', 'json']))
     .description(
       'Retry a promotion that failed for good (failed, with no retry scheduled: bad credentials, no marker in the ' +
@@ -20,24 +21,29 @@ export function register(program: Command): void {
         'again; the retry is recorded in the audit trail with who asked for it: local:<user> in the local mode, ' +
         "the caller's ARN on AWS. When the promotion did not fail for good, or the pipeline has moved on to " +
         'another candidate, nothing changes and the exit code is 1. With -o json it prints what was retried, by ' +
-        'whom and when, as one JSON object.',
+        'whom and when, as one JSON object. With --rollback, the same for the rollback pull request of ENV that ' +
+        'failed for good (docs/rollback.md).',
     )
     .addHelpText(
       'after',
       '\nExamples:\n  pipelinectl retry flux-system/podinfo prod\n' +
         '  pipelinectl retry flux-system/podinfo prod --revision 6.9.2 --aws --stack PipelineControllerStack\n' +
-        '  pipelinectl retry flux-system/podinfo prod -o json',
+        '  pipelinectl retry flux-system/podinfo prod -o json\n' +
+        '  pipelinectl retry flux-system/podinfo prod --rollback',
     );
   addBackendOptions(command).action(
-    async (name: string, env: string, options: { revision?: string; output: 'text' | 'json' }) => {
+    async (name: string, env: string, options: { revision?: string; rollback?: boolean; output: 'text' | 'json' }) => {
       const key = parseObjectKey(name, 'the pipeline');
       const { retryJson, retryPromotion } = await import('../actions/retry.js');
       await withBackend(command, async (backend) => {
-        const result = await retryPromotion(backend, key, env, options.revision);
+        const result = await retryPromotion(backend, key, env, options.revision, new Date(), {
+          rollback: options.rollback === true,
+        });
         if (options.output === 'json') printJson(retryJson(key, env, result));
         else {
           console.log(
-            `retrying ${objectKeyString(key)} ${env} ${result.revision} (attempt ${result.attempt}) as ${result.by}`,
+            `retrying ${options.rollback ? 'the rollback of ' : ''}${objectKeyString(key)} ${env} ${result.revision} ` +
+              `(attempt ${result.attempt}) as ${result.by}`,
           );
         }
         if (!result.delivered) {
