@@ -76,7 +76,7 @@ async function failedRollback(): Promise<{ store: MemoryStore; sent: QueueMessag
     store,
     putSecret: unused,
     secretKeys: unused,
-    enqueue: async (message) => (sent.push(message), true),
+    enqueue: (message) => Promise.resolve((sent.push(message), true)),
     masterKeys: unused,
     identity: () => Promise.resolve('local:alice'),
     close: () => Promise.resolve(),
