@@ -32,7 +32,7 @@ import { RecordingPromoter } from '../lib/promotion/index.js';
 import { EmbeddedQueue } from '../lib/queue/index.js';
 import { StaticSecretSource } from '../lib/secrets/port.js';
 import { FakeKubeApi } from '../lib/testing/fake-kube-api.js';
-import { createVerifier } from '../lib/verifier/index.js';
+import { createVerifier, DEFAULT_SETTINGS, RecentReads } from '../lib/verifier/index.js';
 import { deployed, settled } from '../test/loop/harness.js';
 import { startBenchDynamo } from './dynamo.js';
 import { measureLabelSelection } from './leaf-cluster-selection.js';
@@ -254,6 +254,42 @@ function checkOneListPerClusterKind(fakes: readonly FakeKubeApi[], kindsPerClust
   }
 }
 
+/**
+ * Store reads of a steady poll beyond two per (cluster, kind) (the pair's Query with its poll summary, and the
+ * reader's read of the cluster's registration before its LIST) and the poller's listing, per pipeline: the poller's
+ * check of each pipeline (its definition, its targets' statuses in batches of 100, markers, records) and the
+ * verifier's read of each definition, some 6 at 10,000 targets. Nothing is left per target: a poll summary vouches
+ * for each listed status.
+ */
+const READS_PER_PIPELINE = 8;
+
+/**
+ * Throws unless the steady poll's store requests grow with the (cluster, kind) pairs and the pipelines, not with the
+ * targets: the premise of the poll summary (docs/architecture.md, "The poll summary").
+ */
+function checkSteadyPollReads(
+  byName: ReadonlyMap<string, number>,
+  pairs: number,
+  pipelines: number,
+  targets: number,
+): void {
+  const requests = [...byName.values()].reduce((sum, count) => sum + count, 0);
+  const budget = 2 * pairs + 2 + pipelines * READS_PER_PIPELINE;
+  if (requests > budget) {
+    throw new Error(
+      `steady poll: the target "one Query per (cluster, kind), reads per pipeline, none per target" is not met: ` +
+        `${formatNumber(requests)} DynamoDB requests (${operationsText(byName)}) for ${formatNumber(pairs)} pairs, ` +
+        `${formatNumber(pipelines)} pipelines and ${formatNumber(targets)} targets; budget ${formatNumber(budget)}`,
+    );
+  }
+}
+
+const operationsText = (byName: ReadonlyMap<string, number>): string =>
+  [...byName.entries()]
+    .sort(([a], [b]) => (a < b ? -1 : 1))
+    .map(([name, count]) => `${formatNumber(count)} ${name}`)
+    .join(', ');
+
 const seconds = (ms: number): string => (ms >= 1000 ? `${(ms / 1000).toFixed(1)} s` : formatMs(ms));
 const requestsText = (counts: RequestCounts): string =>
   `${formatNumber(counts.list + counts.get)} requests (${formatNumber(counts.list)} LIST, ${formatNumber(counts.get)} GET)`;
@@ -304,10 +340,17 @@ const benchFleetPoll: Bench = async (): Promise<BenchSection> => {
     const kindsPerCluster = clusterKinds.length / CLUSTER_COUNT;
     for (const fake of fakes) fake.latencyMs = LATENCY_MS;
     const setupMs = performance.now() - setupStarted;
-    // The product's reader reads the GitopsCluster from the store at every call, as the verifier does. The readers
-    // of the two Kubernetes-only passes get it from memory, so that those measure the clusters' side alone.
-    const productReader = () =>
-      new KubernetesClusterReader({ getCluster: async (key) => (await store.getCluster(key))?.document, secrets });
+    // The product's reader reads the GitopsCluster from the store, remembered for 30 s, as the verifier's assembly
+    // (lib/runtime/assemble-verifier.ts) builds it. The readers of the two Kubernetes-only passes get it from memory,
+    // so that those measure the clusters' side alone.
+    const productReader = () => {
+      const registrations = new RecentReads(
+        async (key) => (await store.getCluster(key))?.document,
+        DEFAULT_SETTINGS.pollPipelineMaxAgeMs,
+        () => new Date(),
+      );
+      return new KubernetesClusterReader({ getCluster: (key) => registrations.get(key), secrets });
+    };
     const registered = new Map<string, GitopsClusterDocument>();
     for (let index = 0; index < CLUSTER_COUNT; index++) {
       const document = (await store.getCluster({ namespace: CLUSTER_NAMESPACE, name: clusterName(index) }))?.document;
@@ -350,6 +393,7 @@ const benchFleetPoll: Bench = async (): Promise<BenchSection> => {
         counts: countRequests(fakes),
         listP50Ms: percentile(reader.listMs, 50),
         dynamoOperations: dynamo.total(),
+        dynamoByName: new Map(dynamo.operations),
         dynamoWrites: ['PutItem', 'UpdateItem', 'DeleteItem', 'BatchWriteItem'].reduce(
           (sum, name) => sum + (dynamo.operations.get(name) ?? 0),
           0,
@@ -364,6 +408,7 @@ const benchFleetPoll: Bench = async (): Promise<BenchSection> => {
     }
     const steady = await productPoll('steady poll');
     if (steady.dynamoWrites > 0) throw new Error(`the steady poll wrote ${steady.dynamoWrites} times`);
+    checkSteadyPollReads(steady.dynamoByName, clusterKinds.length, pipelined.length, pipelinedTargets.length);
     await running.stop();
 
     // The Kubernetes side of one poll alone: a fresh reader LISTs every (cluster, kind), nothing else.
@@ -406,7 +451,8 @@ const benchFleetPoll: Bench = async (): Promise<BenchSection> => {
       counts.discovery > 0 ? `; plus ${formatNumber(counts.discovery)} discovery GET /apis (cached 10 min)` : '';
     const naiveRequests = `naive GET poll: ${requestsText(naive)}`;
     const storeWork = (poll: typeof first): string =>
-      `${formatNumber(poll.dynamoOperations)} DynamoDB operations (${formatNumber(poll.dynamoWrites)} writes) on dynalite`;
+      `${formatNumber(poll.dynamoOperations)} DynamoDB operations (${formatNumber(poll.dynamoWrites)} writes) on ` +
+      `dynalite: ${operationsText(poll.dynamoByName)}`;
     return {
       title: 'Leaf-cluster load',
       measurements: [

@@ -143,6 +143,75 @@ export interface TargetStatuses {
   ): Promise<{ changed: boolean; written: boolean }>;
 }
 
+/**
+ * What a poll of one (cluster, kind) last found recorded, per app: a cache that lets a steady poll skip the status
+ * read of every app whose listed status it already recorded. It is never the source of truth (the status items and
+ * their conditional writes are): an entry is trusted only while it says what the status item holds, which every
+ * writer of a changed status keeps so (docs/architecture.md, "The poll summary"). Losing it costs reads, never a
+ * wrong decision.
+ */
+export interface PolledStatus {
+  /** The store's fingerprint of the status (`statusFingerprint`). */
+  fingerprint: string;
+  /** ISO 8601: the status item's `observedAt` when the entry was written. */
+  observedAt: string;
+}
+
+export interface PollSummary {
+  /** Opaque: the version read, which `putPollSummary` writes only over. */
+  version: string;
+  /** By `{namespace}/{name}` of the app. */
+  entries: ReadonlyMap<string, PolledStatus>;
+}
+
+/** What a `poll` message reads first: the pair's usage and its summary, in one request. */
+export interface ClusterKindPoll {
+  usage: ClusterKindUsage;
+  summary: PollSummary;
+}
+
+/** Where a status item stands after a poll recorded an observation in it. */
+export type PolledRecordOutcome =
+  /** The item now holds this status, written (new or changed) by this call. */
+  | 'written'
+  /** The item held this status already (its observation time refreshed if `refreshAfterMs` said so). */
+  | 'unchanged'
+  /** The item holds a newer observation: this one was dropped and says nothing about what is stored. */
+  | 'older';
+
+export interface PollSummaries {
+  /** One (cluster, kind) pair's usage and poll summary (one request); undefined when no pipeline uses it. */
+  getClusterKindPoll(cluster: ObjectKey, kind: WatchedKind): Promise<ClusterKindPoll | undefined>;
+  /** The fingerprint a summary entry holds for `status` (no request). */
+  statusFingerprint(status: TargetStatus): string;
+  /**
+   * `recordTargetStatus`, telling also where the item stands after it: what the poll may put in its summary (an
+   * entry only for `written` and `unchanged`).
+   */
+  recordPolledStatus(
+    app: AppKey,
+    status: TargetStatus,
+    now: Date,
+    options?: { refreshAfterMs?: number },
+  ): Promise<{ changed: boolean; written: boolean; outcome: PolledRecordOutcome; polled?: PolledStatus }>;
+  /**
+   * Sets (`PolledStatus`) or removes (`undefined`) the entries of `changes` (by `{namespace}/{name}`) in the pair's
+   * summary, only if its version is still `version`. False when another writer got there first (nothing written) or
+   * the pair is no longer in use.
+   */
+  putPollSummary(
+    cluster: ObjectKey,
+    kind: WatchedKind,
+    version: string,
+    changes: ReadonlyMap<string, PolledStatus | undefined>,
+  ): Promise<boolean>;
+  /**
+   * Drops the app's entry from its pair's summary and moves the version on, so no poll that read the summary before
+   * can write it back. Every writer that changed a status outside a poll's summary write calls it after the write.
+   */
+  forgetPolledStatus(app: AppKey): Promise<void>;
+}
+
 // ---------------------------------------------------------------- approvals and promotions
 
 export type ApprovalRequestOutcome =
@@ -333,4 +402,13 @@ export interface Freezes {
   listFreezes(): Promise<FreezeSwitch[]>;
 }
 
-export type Store = ConfigurationStore & AppsIndex & TargetStatuses & Approvals & Promotions & AuditLog & Notifications & Freezes;
+export type Store = ConfigurationStore &
+  AppsIndex &
+  TargetStatuses &
+  Approvals &
+  Promotions &
+  AuditLog &
+  Notifications &
+  Freezes &
+  // Optional: a store without it (a test's hand-made one) is polled status by status, as before.
+  Partial<PollSummaries>;

@@ -10,6 +10,7 @@ import { isClaimable, promotionStage, type ApprovalMarker } from '../decision/in
 import { isNewerRevision, sameRevision } from '../flux/revision.js';
 import type { TargetStatus } from '../flux/target-status.js';
 import type { FreezeScope, FreezeSwitch } from '../freeze/freeze.js';
+import { canonicalJson } from '../store/index.js';
 import {
   appKeyOf,
   appKeyString,
@@ -24,11 +25,14 @@ import type {
   ApprovalRequestOutcome,
   ApproveOutcome,
   AuditEntry,
+  ClusterKindPoll,
   ClusterKindUsage,
   IndexedTarget,
   ObservedTargetStatus,
   Page,
   PageRequest,
+  PolledRecordOutcome,
+  PolledStatus,
   RejectOutcome,
   Store,
   StoredCluster,
@@ -68,6 +72,8 @@ export class MemoryStore implements Store {
   readonly #notifications = new Set<string>();
   /** Stop switches, by the table's sort key for (scope, env), so they list in the table's order. */
   readonly #freezes = new Map<string, FreezeSwitch>();
+  /** Poll summaries by (cluster, kind): one version for the pair (the table keeps one per namespace). */
+  readonly #pollSummaries = new Map<string, { version: number; entries: Map<string, PolledStatus> }>();
 
   resetCounts(): void {
     this.counts.reads = 0;
@@ -239,22 +245,82 @@ export class MemoryStore implements Store {
     now: Date,
     options: { refreshAfterMs?: number } = {},
   ): Promise<{ changed: boolean; written: boolean }> {
+    const { changed, written } = await this.recordPolledStatus(app, status, now, options);
+    return { changed, written };
+  }
+
+  // ---------------------------------------------------------------- the poll summary
+
+  async getClusterKindPoll(cluster: ObjectKey, kind: WatchedKind): Promise<ClusterKindPoll | undefined> {
+    const usage = await this.getClusterKind(cluster, kind);
+    const id = pollSummaryId(cluster, kind);
+    if (!usage) {
+      // The table's summary lives on the usage items, and goes with them.
+      this.#pollSummaries.delete(id);
+      return undefined;
+    }
+    const summary = this.#pollSummaries.get(id) ?? { version: 0, entries: new Map<string, PolledStatus>() };
+    return { usage, summary: { version: String(summary.version), entries: structuredClone(summary.entries) } };
+  }
+
+  statusFingerprint(status: TargetStatus): string {
+    return fingerprint(status);
+  }
+
+  async recordPolledStatus(
+    app: AppKey,
+    status: TargetStatus,
+    now: Date,
+    options: { refreshAfterMs?: number } = {},
+  ): Promise<{ changed: boolean; written: boolean; outcome: PolledRecordOutcome; polled?: PolledStatus }> {
     const id = appKeyString(app);
     const stored = this.#read(this.#statuses.get(id));
     const observedAt = now.toISOString();
     const recorded = copy(status);
+    const print = fingerprint(recorded);
     // An observation older than the stored one is news from the past: drop it.
-    if (stored && stored.observedAt > observedAt) return { changed: false, written: false };
+    if (stored && stored.observedAt > observedAt) return { changed: false, written: false, outcome: 'older' };
     if (stored && isDeepStrictEqual(stored.status, recorded)) {
       const age = now.getTime() - Date.parse(stored.observedAt);
       if (options.refreshAfterMs === undefined || age < options.refreshAfterMs) {
-        return { changed: false, written: false };
+        const polled = { fingerprint: print, observedAt: stored.observedAt };
+        return { changed: false, written: false, outcome: 'unchanged', polled };
       }
       this.#write(id, this.#statuses, { ...stored, observedAt });
-      return { changed: false, written: true };
+      return { changed: false, written: true, outcome: 'unchanged', polled: { fingerprint: print, observedAt } };
     }
     this.#write(id, this.#statuses, { app, status: recorded, observedAt, changedAt: observedAt });
-    return { changed: true, written: true };
+    return { changed: true, written: true, outcome: 'written', polled: { fingerprint: print, observedAt } };
+  }
+
+  async putPollSummary(
+    cluster: ObjectKey,
+    kind: WatchedKind,
+    version: string,
+    changes: ReadonlyMap<string, PolledStatus | undefined>,
+  ): Promise<boolean> {
+    const id = pollSummaryId(cluster, kind);
+    if (!this.#usage().some((usage) => pollSummaryId(usage.cluster, usage.kind) === id)) return false;
+    const summary = this.#pollSummaries.get(id) ?? { version: 0, entries: new Map<string, PolledStatus>() };
+    if (String(summary.version) !== version) return false;
+    this.counts.writes += 1;
+    const entries = new Map(summary.entries);
+    for (const [name, entry] of changes) {
+      if (entry) entries.set(name, copy(entry));
+      else entries.delete(name);
+    }
+    this.#pollSummaries.set(id, { version: summary.version + 1, entries });
+    return true;
+  }
+
+  async forgetPolledStatus(app: AppKey): Promise<void> {
+    const id = pollSummaryId(app.cluster, app.kind);
+    const summary = this.#pollSummaries.get(id);
+    this.counts.writes += 1;
+    if (!summary) return;
+    const entries = new Map(summary.entries);
+    entries.delete(`${app.namespace}/${app.name}`);
+    this.#pollSummaries.set(id, { version: summary.version + 1, entries });
   }
 
   // ---------------------------------------------------------------- approvals
@@ -609,4 +675,13 @@ function decodeCursor(cursor: string | undefined): string | undefined {
     // fall through to the error below
   }
   throw new Error('invalid page cursor');
+}
+
+/** Equal statuses (whatever their key order) give equal fingerprints; memory has no need to hash them. */
+function fingerprint(status: TargetStatus): string {
+  return canonicalJson(status);
+}
+
+function pollSummaryId(cluster: ObjectKey, kind: WatchedKind): string {
+  return `${objectKeyString(cluster)}/${kind}`;
 }

@@ -69,7 +69,11 @@ export async function observeApp(app: AppKey, deps: VerifierDeps): Promise<Obser
   return { app, status, changed };
 }
 
-/** Records a status read at `observedAt` (the store writes only if it changed); true when it changed. */
+/**
+ * Records a status read at `observedAt` (the store writes only if it changed); true when it changed. A changed
+ * status is then forgotten in its pair's poll summary, after the write, so no poll trusts an entry this write made
+ * untrue (a poll that read the summary before cannot write it back: docs/architecture.md, "The poll summary").
+ */
 export async function record(
   app: AppKey,
   status: TargetStatus,
@@ -77,7 +81,10 @@ export async function record(
   deps: VerifierDeps,
 ): Promise<boolean> {
   const { changed } = await deps.store.recordTargetStatus(app, status, observedAt);
-  if (changed) deps.logger.info('target status changed', { app: appKeyString(app), ...status });
+  if (changed) {
+    deps.logger.info('target status changed', { app: appKeyString(app), ...status });
+    await deps.store.forgetPolledStatus?.(app);
+  }
   return changed;
 }
 

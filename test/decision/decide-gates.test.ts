@@ -448,4 +448,3 @@ describe('decide: the evidence a promotion carries', () => {
     },
   ]);
 });
-

@@ -82,9 +82,14 @@ describe("the local store refuses requests without this start's access key", () 
 
     const owner = localDynamoClient(info.dynamoEndpoint, info.dynamoAccessKey);
     t.after(() => owner.destroy());
-    await waitFor('the approval request for prod', async () =>
-      (await scanClient(owner)).some((item) => item.sk?.S === 'APPROVAL#prod'),
-    );
+    // The approval request, and the fact that dev passed (recorded after the decision's actions): a still picture.
+    await waitFor('the approval request for prod and the fact that dev passed', async () => {
+      const items = await scanClient(owner);
+      return (
+        items.some((item) => item.sk?.S === 'APPROVAL#prod') &&
+        items.some((item) => item.entity?.S === 'audit' && item.type?.S === 'environment-passed')
+      );
+    });
     const before = await scanClient(owner);
 
     // 1. No credentials at all.

@@ -4,7 +4,7 @@ import { after, before, describe, it } from 'node:test';
 import { unreadableTarget, type TargetStatus } from '../../lib/flux/target-status.js';
 import type { FreezeSwitch } from '../../lib/freeze/freeze.js';
 import type { ObjectKey } from '../../lib/pipeline/model.js';
-import type { Store } from '../../lib/store/index.js';
+import type { PollSummaries, Store } from '../../lib/store/index.js';
 import { app, at, healthy, pipelineFixture } from './fixtures.js';
 
 export interface StoreUnderTest {
@@ -264,6 +264,134 @@ export function storeContract(name: string, start: () => Promise<StoreUnderTest>
       const found = await store.getTargetStatuses(apps);
       assert.equal(found.size, 120, 'the 10 never observed are absent');
       assert.equal(found.get('flux-system/fleet-eu/HelmRelease/bulk-7/podinfo')?.status.revision, '1.7.0');
+    });
+  });
+
+  describe(`${name}: poll summaries`, () => {
+    let subject: StoreUnderTest;
+    before(async () => (subject = await start()));
+    after(() => subject.stop());
+
+    /** The store's poll summaries: both adapters keep them. */
+    const summariesOf = (store: Store): PollSummaries => {
+      const { getClusterKindPoll, statusFingerprint, recordPolledStatus, putPollSummary, forgetPolledStatus } = store;
+      assert.ok(getClusterKindPoll && statusFingerprint && recordPolledStatus && putPollSummary && forgetPolledStatus);
+      return {
+        getClusterKindPoll: getClusterKindPoll.bind(store),
+        statusFingerprint: statusFingerprint.bind(store),
+        recordPolledStatus: recordPolledStatus.bind(store),
+        putPollSummary: putPollSummary.bind(store),
+        forgetPolledStatus: forgetPolledStatus.bind(store),
+      };
+    };
+    const pollCluster = (cluster: string): ObjectKey => ({ namespace: 'flux-system', name: cluster });
+
+    it('reads a pair in use with its usage and an empty summary, in one request; none for a pair not in use', async () => {
+      const summaries = summariesOf(subject.store);
+      const shop = pipelineFixture('poll-shop', { dev: ['shop-a'], prod: ['shop-b'] }, { cluster: 'poll-1' });
+      await subject.store.applyPipeline(shop.document, shop.pipeline, at('2026-11-01T10:00:00Z'));
+      subject.resetCounts();
+      const read = await summaries.getClusterKindPoll(pollCluster('poll-1'), 'HelmRelease');
+      assert.equal(subject.reads(), 1);
+      assert.deepEqual(read?.usage, await subject.store.getClusterKind(pollCluster('poll-1'), 'HelmRelease'));
+      assert.equal(read?.summary.entries.size, 0);
+      assert.equal(await summaries.getClusterKindPoll(pollCluster('poll-none'), 'HelmRelease'), undefined);
+    });
+
+    it('fingerprints equal statuses equally, whatever their key order, and tells different ones apart', () => {
+      const summaries = summariesOf(subject.store);
+      const status = healthy('1.0.0');
+      const reordered = { revision: status.revision, message: status.message, reason: status.reason, phase: 'Ready' };
+      assert.equal(summaries.statusFingerprint(reordered as TargetStatus), summaries.statusFingerprint(status));
+      assert.notEqual(summaries.statusFingerprint(healthy('1.0.1')), summaries.statusFingerprint(status));
+    });
+
+    it('records like recordTargetStatus and says where the status item stands', async () => {
+      const summaries = summariesOf(subject.store);
+      const target = app('shop-a', { cluster: 'poll-1' });
+      const print = summaries.statusFingerprint(healthy('2.0.0'));
+      assert.deepEqual(await summaries.recordPolledStatus(target, healthy('2.0.0'), at('2026-11-01T10:00:00Z')), {
+        changed: true,
+        written: true,
+        outcome: 'written',
+        polled: { fingerprint: print, observedAt: '2026-11-01T10:00:00.000Z' },
+      });
+      subject.resetCounts();
+      assert.deepEqual(await summaries.recordPolledStatus(target, healthy('2.0.0'), at('2026-11-01T10:05:00Z')), {
+        changed: false,
+        written: false,
+        outcome: 'unchanged',
+        polled: { fingerprint: print, observedAt: '2026-11-01T10:00:00.000Z' },
+      });
+      assert.equal(subject.writes(), 0);
+      assert.deepEqual(await summaries.recordPolledStatus(target, healthy('1.0.0'), at('2026-11-01T09:00:00Z')), {
+        changed: false,
+        written: false,
+        outcome: 'older',
+      });
+      assert.equal((await subject.store.getTargetStatus(target))?.status.revision, '2.0.0');
+    });
+
+    it('writes a summary over the version read only, and reads it back', async () => {
+      const summaries = summariesOf(subject.store);
+      const cluster = pollCluster('poll-1');
+      const first = await summaries.getClusterKindPoll(cluster, 'HelmRelease');
+      assert.ok(first);
+      const entry = { fingerprint: summaries.statusFingerprint(healthy('2.0.0')), observedAt: '2026-11-01T10:00:00Z' };
+      const other = { fingerprint: summaries.statusFingerprint(healthy('3.0.0')), observedAt: '2026-11-01T10:01:00Z' };
+      const changes = new Map([
+        ['shop-a/podinfo', entry],
+        ['shop-b/podinfo', other],
+      ]);
+      assert.equal(await summaries.putPollSummary(cluster, 'HelmRelease', first.summary.version, changes), true);
+      const second = await summaries.getClusterKindPoll(cluster, 'HelmRelease');
+      assert.deepEqual(second?.summary.entries, changes);
+
+      const removal = new Map([['shop-b/podinfo', undefined]]);
+      assert.equal(
+        await summaries.putPollSummary(cluster, 'HelmRelease', first.summary.version, removal),
+        false,
+        'over a version another write moved on',
+      );
+      assert.deepEqual((await summaries.getClusterKindPoll(cluster, 'HelmRelease'))?.summary.entries, changes);
+      assert.equal(
+        await summaries.putPollSummary(cluster, 'HelmRelease', second?.summary.version ?? '', removal),
+        true,
+      );
+      assert.deepEqual(
+        (await summaries.getClusterKindPoll(cluster, 'HelmRelease'))?.summary.entries,
+        new Map([['shop-a/podinfo', entry]]),
+      );
+    });
+
+    it('forgetting a status drops its entry and fails every write over a version read before', async () => {
+      const summaries = summariesOf(subject.store);
+      const cluster = pollCluster('poll-1');
+      const read = await summaries.getClusterKindPoll(cluster, 'HelmRelease');
+      assert.ok(read);
+      assert.ok(read.summary.entries.has('shop-a/podinfo'));
+      await summaries.forgetPolledStatus(app('shop-a', { cluster: 'poll-1' }));
+      const afterForget = await summaries.getClusterKindPoll(cluster, 'HelmRelease');
+      assert.equal(afterForget?.summary.entries.has('shop-a/podinfo'), false);
+      const stale = new Map([['shop-a/podinfo', { fingerprint: 'stale', observedAt: '2026-11-01T10:00:00Z' }]]);
+      assert.equal(await summaries.putPollSummary(cluster, 'HelmRelease', read.summary.version, stale), false);
+      assert.equal(
+        (await summaries.getClusterKindPoll(cluster, 'HelmRelease'))?.summary.entries.has('shop-a/podinfo'),
+        false,
+      );
+      // Forgetting an app no pipeline uses, whose pair has no summary, is nothing to do.
+      await summaries.forgetPolledStatus(app('shop-a', { cluster: 'poll-none' }));
+      assert.equal(
+        await summaries.putPollSummary(
+          pollCluster('poll-none'),
+          'HelmRelease',
+          afterForget?.summary.version ?? '',
+          stale,
+        ),
+        false,
+        'no summary for a pair no pipeline uses',
+      );
+      assert.equal(await summaries.getClusterKindPoll(pollCluster('poll-none'), 'HelmRelease'), undefined);
     });
   });
 

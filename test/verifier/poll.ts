@@ -6,7 +6,7 @@ import type { ClusterErrorKind } from '../../lib/clusters/port.js';
 import type { TargetReason } from '../../lib/flux/target-status.js';
 import type { PollMessage } from '../../lib/queue/messages.js';
 import { clusterFault } from '../../lib/testing/scripted-clusters.js';
-import { DEV, PROD, PROD_CLUSTER, PROD_EU, verifierWorld } from './world.js';
+import { DEV, PROD, PROD_CLUSTER, PROD_EU, verifierWorld, type World } from './world.js';
 
 const POLL_PROD: PollMessage = { type: 'poll', cluster: PROD_CLUSTER, kind: 'HelmRelease' };
 
@@ -110,5 +110,136 @@ describe('poll', () => {
       ['prod 6.9.2'],
       'apps-eu changed: the pipeline is decided on, and the due retry is made',
     );
+  });
+
+  describe('the poll summary: a steady poll reads no status, and no writer can make it lie for longer than a poll', () => {
+    const ready = (version: string) => ({ phase: 'Ready', revision: version });
+    const statusSummary = async (world: World) => {
+      const status = await world.statusOf(PROD);
+      return status && { phase: status.phase, revision: status.revision };
+    };
+
+    it('a second poll with nothing changed makes one store read and no write', async () => {
+      const world = await verifierWorld();
+      await world.deploy(PROD, '6.9.1', false);
+      await world.deploy(PROD_EU, '6.9.1', false);
+      await world.handle(POLL_PROD);
+      assert.equal((await world.statusOf(PROD))?.revision, '6.9.1');
+
+      world.store.resetCounts();
+      world.advance(300_000);
+      await world.handle(POLL_PROD);
+
+      assert.deepEqual(
+        world.store.counts,
+        { reads: 2, writes: 0 },
+        'the usage with its summary, the definition: no status',
+      );
+      assert.equal(world.clusters.calls.filter((call) => call.method === 'listApps').length, 2);
+    });
+
+    it('a status that changed on the cluster is recorded, and only it is read', async () => {
+      const world = await verifierWorld();
+      await world.deploy(PROD, '6.9.1', false);
+      await world.deploy(PROD_EU, '6.9.1', false);
+      await world.handle(POLL_PROD);
+
+      await world.deploy(PROD_EU, '6.9.2', false);
+      world.store.resetCounts();
+      world.advance(300_000);
+      await world.handle(POLL_PROD);
+
+      assert.equal((await world.statusOf(PROD_EU))?.revision, '6.9.2');
+      assert.equal((await world.statusOf(PROD))?.revision, '6.9.1');
+      const summary = await world.store.getClusterKindPoll(PROD_CLUSTER, 'HelmRelease');
+      assert.equal(summary?.summary.entries.size, 2, 'both targets vouched for again');
+    });
+
+    it('an event that changes a status between the poll reading the summary and writing it is not hidden', async () => {
+      const world = await verifierWorld();
+      await world.deploy(PROD, '6.9.1', false);
+      await world.deploy(PROD_EU, '6.9.1', false);
+      await world.handle(POLL_PROD);
+
+      // The next poll reads the summary (prod says 6.9.1); before it LISTs, prod rolls to 6.9.2, an event records
+      // that, and prod rolls back to 6.9.1 again; then the LIST shows 6.9.1 on both, as the summary says.
+      const read = world.store.getClusterKindPoll.bind(world.store);
+      let raced = false;
+      world.store.getClusterKindPoll = async (...args) => {
+        const result = await read(...args);
+        if (!raced) {
+          raced = true;
+          world.advance(1_000);
+          await world.deploy(PROD, '6.9.2', false);
+          await world.handle({ type: 'check-app', app: PROD, cause: 'event', attempt: 0 });
+          assert.deepEqual(await statusSummary(world), ready('6.9.2'));
+          await world.deploy(PROD, '6.9.1', false);
+          world.advance(1_000);
+        }
+        return result;
+      };
+      await world.handle(POLL_PROD);
+      assert.deepEqual(
+        await statusSummary(world),
+        ready('6.9.2'),
+        'this poll trusted the summary it read before the event (at most one poll)',
+      );
+
+      world.advance(300_000);
+      await world.handle(POLL_PROD);
+      assert.deepEqual(await statusSummary(world), ready('6.9.1'), 'the event removed the entry: the next poll reads');
+      world.store.resetCounts();
+      world.advance(300_000);
+      await world.handle(POLL_PROD);
+      assert.deepEqual(world.store.counts, { reads: 2, writes: 0 }, 'and the poll after is steady again');
+    });
+
+    it('a poll whose summary write loses to another writer forgets what it changed instead', async () => {
+      const world = await verifierWorld();
+      await world.deploy(PROD, '6.9.1', false);
+      await world.deploy(PROD_EU, '6.9.1', false);
+      await world.handle(POLL_PROD);
+
+      // prod moves to 6.9.2 on the cluster; while the poll records that, an event changes apps-eu, which moves the
+      // summary on: the poll's write of prod's entry fails and it forgets prod's entry instead.
+      await world.deploy(PROD, '6.9.2', false);
+      const recordPolled = world.store.recordPolledStatus.bind(world.store);
+      let raced = false;
+      world.store.recordPolledStatus = async (...args) => {
+        const result = await recordPolled(...args);
+        if (!raced) {
+          raced = true;
+          await world.deploy(PROD_EU, '6.9.0', false);
+          await world.handle({ type: 'check-app', app: PROD_EU, cause: 'event', attempt: 0 });
+        }
+        return result;
+      };
+      world.advance(300_000);
+      await world.handle(POLL_PROD);
+
+      assert.deepEqual(await statusSummary(world), ready('6.9.2'));
+      const summary = (await world.store.getClusterKindPoll(PROD_CLUSTER, 'HelmRelease'))?.summary;
+      assert.equal(summary?.entries.has('apps/podinfo'), false, 'no entry the failed write would have vouched for');
+      assert.equal(summary?.entries.has('apps-eu/podinfo'), false, 'the event forgot its own');
+
+      // prod rolls back to 6.9.1: the next poll, trusting no entry for it, records that.
+      await world.deploy(PROD, '6.9.1', false);
+      world.advance(300_000);
+      await world.handle(POLL_PROD);
+      assert.deepEqual(await statusSummary(world), ready('6.9.1'));
+      assert.equal((await world.statusOf(PROD_EU))?.revision, '6.9.0');
+    });
+
+    it('a store without summaries is polled status by status, as before', async () => {
+      const world = await verifierWorld();
+      await world.deploy(PROD, '6.9.1', false);
+      await world.deploy(PROD_EU, '6.9.1', false);
+      Object.assign(world.store, { getClusterKindPoll: undefined });
+      await world.handle(POLL_PROD);
+      world.store.resetCounts();
+      await world.handle(POLL_PROD);
+      assert.equal((await world.statusOf(PROD))?.revision, '6.9.1');
+      assert.deepEqual(world.store.counts, { reads: 4, writes: 0 }, 'the usage, the definition, a read per target');
+    });
   });
 });

@@ -686,7 +686,7 @@ function storedCluster(item: ClusterItem): StoredCluster {
 }
 
 /** The usage items (one per cluster, kind and namespace) grouped by (cluster, kind). */
-function usageOf(items: readonly Record<string, unknown>[]): ClusterKindUsage[] {
+export function usageOf(items: readonly Record<string, unknown>[]): ClusterKindUsage[] {
   const usage = new Map<string, ClusterKindUsage>();
   for (const item of items) {
     const { clusterNamespace, clusterName, kind, namespace, pipelines } = item as unknown as UsageItem;

@@ -7,6 +7,7 @@ import { DynamoAuditLog } from './audit.js';
 import { DynamoConfiguration } from './configuration.js';
 import { DynamoFreezes } from './freezes.js';
 import { DynamoNotifications } from './notifications.js';
+import { DynamoPollSummaries } from './poll-summary.js';
 import { DynamoPromotions } from './promotions.js';
 import { tableContext } from './table.js';
 import { DynamoTargetStatuses } from './target-status.js';
@@ -22,6 +23,7 @@ export function createDynamoStore(options: DynamoStoreOptions): Store {
   const table = tableContext(options.client, options.tableName, options.retentionDays);
   const configuration = new DynamoConfiguration(table);
   const statuses = new DynamoTargetStatuses(table);
+  const pollSummaries = new DynamoPollSummaries(table);
   const approvals = new DynamoApprovals(table);
   const promotions = new DynamoPromotions(table);
   const audit = new DynamoAuditLog(table);
@@ -43,6 +45,11 @@ export function createDynamoStore(options: DynamoStoreOptions): Store {
     getTargetStatus: (...args) => statuses.getTargetStatus(...args),
     getTargetStatuses: (...args) => statuses.getTargetStatuses(...args),
     recordTargetStatus: (...args) => statuses.recordTargetStatus(...args),
+    getClusterKindPoll: (...args) => pollSummaries.getClusterKindPoll(...args),
+    statusFingerprint: (...args) => pollSummaries.statusFingerprint(...args),
+    recordPolledStatus: (...args) => statuses.recordPolledStatus(...args),
+    putPollSummary: (...args) => pollSummaries.putPollSummary(...args),
+    forgetPolledStatus: (...args) => pollSummaries.forgetPolledStatus(...args),
     getApproval: (...args) => approvals.getApproval(...args),
     listApprovals: (...args) => approvals.listApprovals(...args),
     requestApproval: (...args) => approvals.requestApproval(...args),

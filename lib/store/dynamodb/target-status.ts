@@ -5,7 +5,7 @@
 import { BatchGetCommand, GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { TargetStatus } from '../../flux/target-status.js';
 import { appKeyString, type AppKey } from '../../pipeline/model.js';
-import type { ObservedTargetStatus, TargetStatuses } from '../port.js';
+import type { ObservedTargetStatus, PolledRecordOutcome, PolledStatus, TargetStatuses } from '../port.js';
 import { fingerprint } from './fingerprint.js';
 import { decodeTargetStatus } from './stored-target-status.js';
 import { isConditionFailure, keys, type TableContext } from './table.js';
@@ -57,18 +57,33 @@ export class DynamoTargetStatuses implements TargetStatuses {
     now: Date,
     options: { refreshAfterMs?: number } = {},
   ): Promise<{ changed: boolean; written: boolean }> {
+    const { changed, written } = await this.recordPolledStatus(app, status, now, options);
+    return { changed, written };
+  }
+
+  /** `recordTargetStatus`, telling where the item stands after it (what a poll summary may hold for the app). */
+  async recordPolledStatus(
+    app: AppKey,
+    status: TargetStatus,
+    now: Date,
+    options: { refreshAfterMs?: number } = {},
+  ): Promise<{ changed: boolean; written: boolean; outcome: PolledRecordOutcome; polled?: PolledStatus }> {
     const print = fingerprint(status);
     const observedAt = now.toISOString();
     for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt += 1) {
       const stored = await this.read(app);
       // An observation older than the stored one is news from the past: drop it.
-      if (stored && stored.observedAt > observedAt) return { changed: false, written: false };
+      if (stored && stored.observedAt > observedAt) return { changed: false, written: false, outcome: 'older' };
       if (stored && stored.fingerprint === print) {
         const age = now.getTime() - Date.parse(stored.observedAt);
-        if (options.refreshAfterMs === undefined || age < options.refreshAfterMs)
-          return { changed: false, written: false };
+        if (options.refreshAfterMs === undefined || age < options.refreshAfterMs) {
+          const polled = { fingerprint: print, observedAt: stored.observedAt };
+          return { changed: false, written: false, outcome: 'unchanged', polled };
+        }
         const refreshed = await this.refresh(app, print, observedAt);
-        if (refreshed) return { changed: false, written: true };
+        if (refreshed) {
+          return { changed: false, written: true, outcome: 'unchanged', polled: { fingerprint: print, observedAt } };
+        }
         continue;
       }
       try {
@@ -92,7 +107,7 @@ export class DynamoTargetStatuses implements TargetStatuses {
               : undefined,
           }),
         );
-        return { changed: true, written: true };
+        return { changed: true, written: true, outcome: 'written', polled: { fingerprint: print, observedAt } };
       } catch (error) {
         if (!isConditionFailure(error)) throw error;
         // Someone recorded another status meanwhile: read again and decide again.

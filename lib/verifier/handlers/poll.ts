@@ -1,9 +1,13 @@
 // `poll`: one LIST for a (cluster, kind), every target of every pipeline using it recorded, and a decision for each
 // pipeline with a target that changed. A pipeline spanning many clusters is not re-decided once per cluster on
 // every poll when nothing changed: the poller's own `check-pipeline` per pipeline covers what comes due with time.
+// With a store that keeps poll summaries, the pair's usage and summary come in one read, and a target whose listed
+// status the summary says is recorded already costs no store request at all (docs/architecture.md, "The poll
+// summary"): the status items and their conditional writes stay the truth, the summary only saves reads.
 import { ClusterAccessError } from '../../clusters/port.js';
 import { appKeyString, objectKeyString, type AppKey, pipelineKeyOf } from '../../pipeline/model.js';
 import type { PollMessage } from '../../queue/messages.js';
+import type { ClusterKindUsage, PollSummaries, PollSummary, PolledStatus } from '../../store/port.js';
 import type { VerifierDeps } from '../deps.js';
 import { evaluatePipeline } from '../evaluate.js';
 import { appsOf } from '../pipeline-state.js';
@@ -11,8 +15,12 @@ import { failureStatus, record, scheduleRecheck, statusOf, type Observation } fr
 import type { RecentPipelines } from '../recent-pipelines.js';
 
 export async function poll(message: PollMessage, deps: VerifierDeps, recentPipelines: RecentPipelines): Promise<void> {
-  const usage = await deps.store.getClusterKind(message.cluster, message.kind);
-  if (!usage) return;
+  const summaries = pollSummariesOf(deps.store);
+  const read: { usage: ClusterKindUsage; summary?: PollSummary } | undefined = summaries
+    ? await summaries.getClusterKindPoll(message.cluster, message.kind)
+    : await deps.store.getClusterKind(message.cluster, message.kind).then((usage) => usage && { usage });
+  if (!read) return;
+  const { usage } = read;
   const pipelines = (await Promise.all(usage.pipelines.map((key) => recentPipelines.get(key)))).flatMap((p) =>
     p ? [p.pipeline] : [],
   );
@@ -55,9 +63,18 @@ export async function poll(message: PollMessage, deps: VerifierDeps, recentPipel
     }
   }
   const changed = new Set<string>();
-  for (const observation of observations) {
-    if (await record(observation.app, observation.status, observedAt, deps)) changed.add(appKeyString(observation.app));
-    await scheduleRecheck(observation, 0, deps);
+  if (summaries && read.summary) {
+    for (const app of await recordWithSummary(observations, observedAt, read.summary, summaries, message, deps)) {
+      changed.add(appKeyString(app));
+    }
+    for (const observation of observations) await scheduleRecheck(observation, 0, deps);
+  } else {
+    for (const observation of observations) {
+      if (await record(observation.app, observation.status, observedAt, deps)) {
+        changed.add(appKeyString(observation.app));
+      }
+      await scheduleRecheck(observation, 0, deps);
+    }
   }
   for (const pipeline of pipelines) {
     if (appsOf(pipeline).some((app) => changed.has(appKeyString(app)))) {
@@ -65,6 +82,56 @@ export async function poll(message: PollMessage, deps: VerifierDeps, recentPipel
     }
   }
   if (failure) throw failure;
+}
+
+/** The store's poll summaries, when it keeps them (a hand-made test store may not). */
+function pollSummariesOf(store: VerifierDeps['store']): PollSummaries | undefined {
+  const { getClusterKindPoll, statusFingerprint, recordPolledStatus, putPollSummary, forgetPolledStatus } = store;
+  if (!getClusterKindPoll || !statusFingerprint || !recordPolledStatus || !putPollSummary || !forgetPolledStatus) {
+    return undefined;
+  }
+  return {
+    getClusterKindPoll: getClusterKindPoll.bind(store),
+    statusFingerprint: statusFingerprint.bind(store),
+    recordPolledStatus: recordPolledStatus.bind(store),
+    putPollSummary: putPollSummary.bind(store),
+    forgetPolledStatus: forgetPolledStatus.bind(store),
+  };
+}
+
+/**
+ * Records the observations the summary does not vouch for, then writes what the summary should now say, over the
+ * version read. When another writer moved the summary on meanwhile, the statuses this poll changed are forgotten in
+ * it instead, so the summary never keeps an entry the poll made untrue. Returns the apps whose status changed.
+ */
+async function recordWithSummary(
+  observations: readonly Pick<Observation, 'app' | 'status'>[],
+  observedAt: Date,
+  summary: PollSummary,
+  summaries: PollSummaries,
+  message: PollMessage,
+  deps: VerifierDeps,
+): Promise<AppKey[]> {
+  const changedApps: AppKey[] = [];
+  const entries = new Map<string, PolledStatus | undefined>();
+  for (const { app, status } of observations) {
+    const name = `${app.namespace}/${app.name}`;
+    const known = summary.entries.get(name);
+    if (known?.fingerprint === summaries.statusFingerprint(status)) continue;
+    const result = await summaries.recordPolledStatus(app, status, observedAt);
+    if (result.changed) {
+      deps.logger.info('target status changed', { app: appKeyString(app), ...status });
+      changedApps.push(app);
+    }
+    // An observation older than the stored one says nothing of what is stored: the entry goes.
+    if (result.polled?.fingerprint !== known?.fingerprint || result.polled?.observedAt !== known?.observedAt) {
+      if (result.polled || known) entries.set(name, result.polled);
+    }
+  }
+  if (entries.size === 0) return changedApps;
+  const written = await summaries.putPollSummary(message.cluster, message.kind, summary.version, entries);
+  if (!written) for (const app of changedApps) await summaries.forgetPolledStatus(app);
+  return changedApps;
 }
 
 function nameOf(object: Record<string, unknown>): string {
