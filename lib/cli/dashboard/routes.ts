@@ -174,7 +174,7 @@ export function createDashboardRoutes(
         const key = keyOf(approveMatch[1], approveMatch[2]);
         const env = decoded(approveMatch[3]);
         if (!key || env === undefined) return problem(404, 'Not found', 'No such pipeline or environment.');
-        if (isGet) return confirm(key, env, request.url.searchParams.get(APPROVE_FIELDS.revision));
+        if (isGet) return confirmRevision('approval', key, env, request.url.searchParams.get(APPROVE_FIELDS.revision));
         if (request.method === 'POST') return await approval(request, key, env);
         return { status: 405, headers: { allow: 'GET, POST' }, body: 'method not allowed' };
       }
@@ -183,7 +183,7 @@ export function createDashboardRoutes(
         const key = keyOf(rejectMatch[1], rejectMatch[2]);
         const env = decoded(rejectMatch[3]);
         if (!key || env === undefined) return problem(404, 'Not found', 'No such pipeline or environment.');
-        if (isGet) return confirmRejection(key, env, request.url.searchParams.get(REJECT_FIELDS.revision));
+        if (isGet) return confirmRevision('rejection', key, env, request.url.searchParams.get(REJECT_FIELDS.revision));
         if (request.method === 'POST') return await rejection(request, key, env);
         return { status: 405, headers: { allow: 'GET, POST' }, body: 'method not allowed' };
       }
@@ -414,14 +414,18 @@ export function createDashboardRoutes(
     }
   }
 
-  function confirm(key: ObjectKey, env: string, revision: string | null): DashboardResponse {
+  /** The confirmation page of an approval or a rejection, which names the revision the person acts on. */
+  function confirmRevision(
+    what: 'approval' | 'rejection',
+    key: ObjectKey,
+    env: string,
+    revision: string | null,
+  ): DashboardResponse {
     if (revision === null || revision === '' || revision.length > 256) {
-      return problem(400, 'No revision', 'Open the approval from the pipeline page, which names the revision.');
+      return problem(400, 'No revision', `Open the ${what} from the pipeline page, which names the revision.`);
     }
-    return page(
-      200,
-      confirmationPage({ pipeline: key, env, revision, csrfToken: deps.csrfToken, backend: backend.description }),
-    );
+    const render = what === 'approval' ? confirmationPage : rejectionPage;
+    return page(200, render({ pipeline: key, env, revision, csrfToken: deps.csrfToken, backend: backend.description }));
   }
 
   async function approval(request: DashboardRequest, key: ObjectKey, env: string): Promise<DashboardResponse> {
@@ -484,16 +488,6 @@ export function createDashboardRoutes(
       case 'already-approved':
         return redirect(back, env, result.delivered ? undefined : 'not-delivered');
     }
-  }
-
-  function confirmRejection(key: ObjectKey, env: string, revision: string | null): DashboardResponse {
-    if (revision === null || revision === '' || revision.length > 256) {
-      return problem(400, 'No revision', 'Open the rejection from the pipeline page, which names the revision.');
-    }
-    return page(
-      200,
-      rejectionPage({ pipeline: key, env, revision, csrfToken: deps.csrfToken, backend: backend.description }),
-    );
   }
 
   async function rejection(request: DashboardRequest, key: ObjectKey, env: string): Promise<DashboardResponse> {
