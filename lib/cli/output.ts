@@ -1,6 +1,5 @@
-// What the commands print: aligned tables that fit 120 columns, times, and every page of a paged store read.
+// What the commands print: aligned tables that fit 120 columns, and times.
 import { oneLine } from '../decision/text.js';
-import type { Page, PageRequest } from '../store/port.js';
 
 /** The width the tables and detail lines are made to fit. */
 export const LINE_WIDTH = 120;
@@ -49,18 +48,6 @@ export function ago(iso: string, now: Date): string {
   else if (span < 86_400) text = `${Math.floor(span / 3600)}h`;
   else text = `${Math.floor(span / 86_400)}d`;
   return seconds < 0 ? `in ${text}` : `${text} ago`;
-}
-
-/** Every item of a paged store read, one page after the other. */
-export async function listAll<T>(list: (page: PageRequest) => Promise<Page<T>>): Promise<T[]> {
-  const items: T[] = [];
-  let cursor: string | undefined;
-  do {
-    const page = await list({ cursor });
-    items.push(...page.items);
-    cursor = page.cursor;
-  } while (cursor !== undefined);
-  return items;
 }
 
 /** Prints lines to standard output. */

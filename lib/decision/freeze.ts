@@ -1,9 +1,9 @@
 // Whether a promotion into an environment may start now (docs/freeze.md): not within one of its recurring freeze
 // windows, nor while a stop switch covers it. Only a start is held: a promotion already under way finishes, and a
 // rollback (lib/decision/rollback.ts) is never held, since it restores what was healthy.
-import type { FreezeSwitch } from '../freeze/freeze.js';
+import { coversPipeline, inForce, type FreezeSwitch } from '../freeze/freeze.js';
 import { activeFreezeWindow, describeWindow } from '../freeze/window.js';
-import { objectKeyString, type Pipeline, type PipelineEnvironment } from '../pipeline/model.js';
+import type { Pipeline, PipelineEnvironment } from '../pipeline/model.js';
 import { isoSeconds } from './soak.js';
 import type { EnvironmentReason } from './types.js';
 
@@ -50,10 +50,11 @@ export function freezeOf(
 }
 
 function switchHold(freeze: FreezeSwitch, pipeline: Pipeline, env: PipelineEnvironment, now: Date): Hold | undefined {
-  if (!covers(freeze, pipeline, env.name)) return undefined;
-  const until = freeze.until === undefined ? undefined : Date.parse(freeze.until);
-  // An unreadable `until` holds: a switch we cannot read the end of must not let a promotion through.
-  if (until !== undefined && !Number.isNaN(until) && until <= now.getTime()) return undefined;
+  if ((freeze.env !== undefined && freeze.env !== env.name) || !coversPipeline(freeze, pipeline)) return undefined;
+  if (!inForce(freeze, now)) return undefined;
+  // An `until` that cannot be read holds (inForce), with no end the re-check could wait for.
+  const parsed = freeze.until === undefined ? Number.NaN : Date.parse(freeze.until);
+  const until = Number.isNaN(parsed) ? undefined : parsed;
   const by = `${freeze.reason} (frozen by ${freeze.by}${freeze.env === undefined ? '' : ` for ${freeze.env}`})`;
   if (freeze.windows) {
     const window = activeFreezeWindow(freeze.windows, now);
@@ -61,13 +62,7 @@ function switchHold(freeze: FreezeSwitch, pipeline: Pipeline, env: PipelineEnvir
     const endsAt = Math.min(window.endsAt.getTime(), until ?? Number.POSITIVE_INFINITY);
     return { reason: 'FrozenByWindow', what: `${windowText(window.window)}: ${by}`, endsAt };
   }
-  return { reason: 'FrozenBySwitch', what: by, endsAt: until === undefined || Number.isNaN(until) ? undefined : until };
-}
-
-function covers(freeze: FreezeSwitch, pipeline: Pipeline, env: string): boolean {
-  if (freeze.env !== undefined && freeze.env !== env) return false;
-  if ('installation' in freeze.scope) return true;
-  return objectKeyString(freeze.scope.pipeline) === objectKeyString(pipeline);
+  return { reason: 'FrozenBySwitch', what: by, endsAt: until };
 }
 
 function frozen(holds: readonly Hold[]): FreezeCheck {

@@ -4,8 +4,8 @@
 // at the next poll.
 import { objectKeyString, pipelineKeyOf, type ObjectKey } from '../pipeline/model.js';
 import { mapLimit } from '../util/map-limit.js';
-import type { FreezeScope, FreezeSwitch } from './freeze.js';
-import { inForce, pipelinesCovered, scopeString, switchText, type FreezeStore } from './set-freeze.js';
+import { inForce, type FreezeScope, type FreezeSwitch } from './freeze.js';
+import { pipelinesCovered, scopeString, switchText, type FreezeStore } from './set-freeze.js';
 
 /** Audit entries and messages written at once when installation-wide switches are lifted. */
 const CONCURRENCY = 8;

@@ -2,7 +2,7 @@
 // or set for the whole installation, and the stop switch `pipelinectl freeze` sets. Plain data: the decision reads
 // them with the time passed in, and the store keeps the switches.
 import type { FreezeWindow } from '../pipeline/environment-policies.js';
-import type { ObjectKey } from '../pipeline/model.js';
+import { objectKeyString, type ObjectKey } from '../pipeline/model.js';
 
 /** Where a stop switch applies: every pipeline of the installation, or one. */
 export type FreezeScope = { installation: true } | { pipeline: ObjectKey };
@@ -21,4 +21,16 @@ export interface FreezeSwitch {
   until?: string;
   /** Recurring windows: the switch stops promotions only within them (an installation-wide schedule). */
   windows?: FreezeWindow[];
+}
+
+/** Whether a switch still holds at `now`: its `until` has not passed (one that cannot be read holds). */
+export function inForce(freeze: Pick<FreezeSwitch, 'until'>, now: Date): boolean {
+  if (freeze.until === undefined) return true;
+  const until = Date.parse(freeze.until);
+  return Number.isNaN(until) || until > now.getTime();
+}
+
+/** Whether a switch's scope takes in `pipeline`: installation-wide, or that pipeline's own. */
+export function coversPipeline(freeze: Pick<FreezeSwitch, 'scope'>, pipeline: ObjectKey): boolean {
+  return 'installation' in freeze.scope || objectKeyString(freeze.scope.pipeline) === objectKeyString(pipeline);
 }

@@ -3,6 +3,7 @@
 // caller's identity and words its own answers; what a switch checks, writes and records is decided here, once.
 // Freezing enqueues nothing: a switch only holds back promotions that have not started, and the verifier reads the
 // switches at its next decision anyway.
+import { listAll } from '../util/paged.js';
 import { isPrintable } from '../logging/printable.js';
 import type { FreezeWindow } from '../pipeline/environment-policies.js';
 import { objectKeyString, pipelineKeyOf, type ObjectKey, type Pipeline } from '../pipeline/model.js';
@@ -268,21 +269,8 @@ export async function pipelinesCovered(
     const stored = await store.getPipeline(freeze.scope.pipeline);
     return stored && hasEnv(stored.pipeline) ? [stored.pipeline] : [];
   }
-  const pipelines: Pipeline[] = [];
-  let cursor: string | undefined;
-  do {
-    const page = await store.listPipelines(cursor === undefined ? {} : { cursor });
-    pipelines.push(...page.items.map((item) => item.pipeline).filter(hasEnv));
-    cursor = page.cursor;
-  } while (cursor !== undefined);
-  return pipelines;
-}
-
-/** Whether a switch still holds at `now`: its `until` has not passed (one that cannot be read holds). */
-export function inForce(freeze: Pick<FreezeSwitch, 'until'>, now: Date): boolean {
-  if (freeze.until === undefined) return true;
-  const until = Date.parse(freeze.until);
-  return Number.isNaN(until) || until > now.getTime();
+  const stored = await listAll((page) => store.listPipelines(page));
+  return stored.map((item) => item.pipeline).filter(hasEnv);
 }
 
 /**

@@ -2,6 +2,7 @@
 // limits included (as `pipelinectl apply` checks them), then what interrupted applies left is settled, and the
 // GitopsClusters and Pipelines go into the store (an unchanged document writes nothing) and the Secrets into
 // secrets.json, tagged with what references them.
+import { listAll } from '../util/paged.js';
 import { loadConfiguration, type Configuration, type KnownSecret } from '../config/index.js';
 import { ConfigError } from '../config/problems.js';
 import { DEFAULT_NAMESPACE, objectKeyString, type ObjectKey } from '../pipeline/model.js';
@@ -77,26 +78,14 @@ export async function applyLocalConfiguration(options: LocalConfigurationOptions
   return { configuration, pipelines, clusters, secretsChanged };
 }
 
-async function storedPipelines(store: Pick<ConfigurationStore, 'listPipelines'>): Promise<StoredPipeline[]> {
-  const pipelines: StoredPipeline[] = [];
-  let cursor: string | undefined;
-  do {
-    const page = await store.listPipelines({ cursor });
-    for (const pipeline of page.items) pipelines.push(pipeline);
-    cursor = page.cursor;
-  } while (cursor);
-  return pipelines;
+function storedPipelines(store: Pick<ConfigurationStore, 'listPipelines'>): Promise<StoredPipeline[]> {
+  return listAll((page) => store.listPipelines(page));
 }
 
 async function storedClusters(store: Pick<ConfigurationStore, 'listClusters'>): Promise<ObjectKey[]> {
-  const keys: ObjectKey[] = [];
-  let cursor: string | undefined;
-  do {
-    const page = await store.listClusters({ cursor });
-    for (const { document } of page.items) {
-      keys.push({ namespace: document.metadata.namespace ?? DEFAULT_NAMESPACE, name: document.metadata.name });
-    }
-    cursor = page.cursor;
-  } while (cursor);
-  return keys;
+  const clusters = await listAll((page) => store.listClusters(page));
+  return clusters.map(({ document }) => ({
+    namespace: document.metadata.namespace ?? DEFAULT_NAMESPACE,
+    name: document.metadata.name,
+  }));
 }

@@ -9,7 +9,8 @@ import type { GitProviderType } from '../../pipeline/promotion.js';
 import type { GitHost, GitHostSettings } from '../../promotion/pull-request/host.js';
 import type { Backend } from '../backend.js';
 import { CliError } from '../errors.js';
-import { formatTable, listAll } from '../output.js';
+import { formatTable } from '../output.js';
+import { listAll } from '../../util/paged.js';
 
 /** The exit code of a check with a failed row (1 is any other error: an unknown pipeline, an unreachable store). */
 export const CHECK_FAILED_EXIT_CODE = 2;

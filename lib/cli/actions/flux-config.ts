@@ -9,7 +9,7 @@ import { objectKeyString, type ObjectKey } from '../../pipeline/model.js';
 import type { Backend } from '../backend.js';
 import { CliError } from '../errors.js';
 import { parseHttpUrl } from '../flags.js';
-import { listAll } from '../output.js';
+import { listAll } from '../../util/paged.js';
 
 /** A Flux 2 minor release, e.g. `2.4` (patch releases serve the same APIs). */
 export interface FluxRelease {

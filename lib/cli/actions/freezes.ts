@@ -1,7 +1,7 @@
 // What `pipelinectl freezes` does: the stop switches in force (docs/freeze.md, "Stop switch"), installation-wide
 // first, with what each stops, until when, who set it and why. Also the one JSON shape of a switch that `freeze` and
 // `unfreeze` print.
-import { inForce } from '../../freeze/set-freeze.js';
+import { coversPipeline, inForce } from '../../freeze/freeze.js';
 import type { FreezeSwitch } from '../../freeze/freeze.js';
 import { describeWindow } from '../../freeze/window.js';
 import { printable } from '../../logging/printable.js';
@@ -65,9 +65,7 @@ export async function readFreezes(
     throw new CliError(`pipeline ${objectKeyString(pipeline)} not found in ${backend.description}`);
   }
   return all
-    .filter(
-      (freeze) => inForce(freeze, now) && (pipeline === undefined || 'installation' in freeze.scope || own(freeze)),
-    )
+    .filter((freeze) => inForce(freeze, now) && (pipeline === undefined || coversPipeline(freeze, pipeline)))
     .sort((a, b) => (sortKey(a) < sortKey(b) ? -1 : sortKey(a) > sortKey(b) ? 1 : 0));
 }
 

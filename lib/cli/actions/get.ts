@@ -5,7 +5,8 @@ import { keyOf } from '../../config/references.js';
 import { objectKeyString } from '../../pipeline/model.js';
 import type { StoredCluster, StoredPipeline } from '../../store/port.js';
 import type { Backend } from '../backend.js';
-import { ago, formatTable, listAll } from '../output.js';
+import { ago, formatTable } from '../output.js';
+import { listAll } from '../../util/paged.js';
 
 /** The stored pipelines and (when asked) clusters, every page of them. */
 export async function storedConfiguration(

@@ -8,7 +8,8 @@ import type { AuditEntry, AuditEntryType, Store } from '../../store/port.js';
 import { mapLimit } from '../../util/map-limit.js';
 import type { Backend } from '../backend.js';
 import { CliError } from '../errors.js';
-import { ago, formatTable, listAll } from '../output.js';
+import { ago, formatTable } from '../output.js';
+import { listAll } from '../../util/paged.js';
 
 /** Entries asked of the store at a time, per pipeline. */
 const PAGE_SIZE = 100;

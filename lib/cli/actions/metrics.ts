@@ -17,7 +17,8 @@ import { walkAuditTrail } from '../../store/index.js';
 import { mapLimit } from '../../util/map-limit.js';
 import type { Backend } from '../backend.js';
 import { CliError } from '../errors.js';
-import { formatTable, listAll } from '../output.js';
+import { formatTable } from '../output.js';
+import { listAll } from '../../util/paged.js';
 
 /** Entries asked of the store at a time. */
 const PAGE_SIZE = 500;

@@ -29,7 +29,8 @@ import {
 } from '../../views/pipeline-view.js';
 import type { Backend } from '../backend.js';
 import { CliError } from '../errors.js';
-import { ago, clip, formatTable, LINE_WIDTH, listAll } from '../output.js';
+import { ago, clip, formatTable, LINE_WIDTH } from '../output.js';
+import { listAll } from '../../util/paged.js';
 
 /**
  * What `pipelinectl status -o json` prints: `{ "pipelines": [...] }`, one entry per pipeline (just one when a

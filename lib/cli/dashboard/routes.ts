@@ -15,7 +15,7 @@ import { pipelineViews, statusJson } from '../actions/status.js';
 import type { Backend } from '../backend.js';
 import { CliError } from '../errors.js';
 import { parseObjectKey } from '../flags.js';
-import { listAll } from '../output.js';
+import { listAll } from '../../util/paged.js';
 import type { Logger } from '../../logging/logger.js';
 import { objectKeyString, type ObjectKey } from '../../pipeline/model.js';
 import { DEFAULT_FAILURE_WINDOW_MS } from '../../metrics/index.js';
