@@ -6,7 +6,8 @@
 import { pipelineKeyOf, type Pipeline } from '../pipeline/model.js';
 import type { PromoteMessage } from '../queue/messages.js';
 import type { Store } from '../store/port.js';
-import { approverAllowed, type ApproverRefusal } from './approver-policy.js';
+import type { ApproverRefusal } from './approver-policy.js';
+import { admitToMarker, markerFor, rejectionOf } from './marker-admission.js';
 
 export interface ApprovalDeps {
   store: Pick<Store, 'getApproval' | 'approve' | 'appendAudit'>;
@@ -70,34 +71,21 @@ export function requiredApprovals(pipeline: Pipeline, env: string): number {
 
 export async function approve(deps: ApprovalDeps, request: ApprovalRequest): Promise<ApprovalResult> {
   const { pipeline, env, now } = request;
-  const environment = pipeline.environments.find((candidate) => candidate.name === env);
-  if (!environment) return { outcome: 'unknown-environment' };
-  const key = pipelineKeyOf(pipeline);
-  const revision = request.revision ?? (await deps.store.getApproval(key, env))?.revision;
-  if (revision === undefined) return { outcome: 'nothing-waiting' };
-
-  const approver = typeof request.approver === 'string' ? request.approver : await request.approver();
-  // Before anything is read or written for the revision: a caller the policy refuses learns nothing of it.
-  const verdict = approverAllowed(environment.approval, approver, pipeline.namespace);
-  if (!verdict.allowed)
-    return { outcome: 'not-allowed', revision, approver, refusal: verdict.refusal, reason: verdict.reason };
+  const admission = await admitToMarker(deps.store, { ...request, identity: request.approver });
+  if (admission.outcome === 'unknown-environment' || admission.outcome === 'nothing-waiting') return admission;
+  if (admission.outcome === 'not-allowed') {
+    const { revision, identity: approver, refusal, reason } = admission;
+    return { outcome: 'not-allowed', revision, approver, refusal, reason };
+  }
+  const { key, revision, identity: approver } = admission;
 
   const need = requiredApprovals(pipeline, env);
   const outcome = await deps.store.approve(key, env, revision, approver, now, need);
   switch (outcome) {
     case 'not-waiting':
       return { outcome, revision };
-    case 'rejected': {
-      const marker = await markerOf(deps, pipeline, env, revision);
-      return {
-        outcome,
-        revision,
-        approver,
-        ...(marker?.rejectedBy !== undefined && { rejectedBy: marker.rejectedBy }),
-        ...(marker?.rejectedAt !== undefined && { rejectedAt: marker.rejectedAt }),
-        ...(marker?.rejectionReason !== undefined && { rejectionReason: marker.rejectionReason }),
-      };
-    }
+    case 'rejected':
+      return { outcome, revision, approver, ...rejectionOf(await markerFor(deps.store, key, env, revision)) };
     case 'already-counted':
       return { outcome, revision, approver, have: await countOf(deps, pipeline, env, revision), need };
     case 'counted': {
@@ -139,14 +127,8 @@ async function audit(
   });
 }
 
-/** The marker, if it is still for `revision`. */
-async function markerOf(deps: ApprovalDeps, pipeline: Pipeline, env: string, revision: string) {
-  const marker = await deps.store.getApproval(pipelineKeyOf(pipeline), env);
-  return marker?.revision === revision ? marker : undefined;
-}
-
 /** Distinct approvals of `revision` so far (at least the one just counted, should the marker have moved on). */
 async function countOf(deps: ApprovalDeps, pipeline: Pipeline, env: string, revision: string): Promise<number> {
-  const marker = await markerOf(deps, pipeline, env, revision);
+  const marker = await markerFor(deps.store, pipelineKeyOf(pipeline), env, revision);
   return Math.max(1, marker?.approvals?.length ?? 1);
 }

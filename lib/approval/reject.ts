@@ -2,9 +2,10 @@
 // until a newer candidate arrives (docs/approval-policies.md). Two doors lead here, `pipelinectl reject`
 // (lib/cli/actions/reject.ts) and the dashboard; Weave's webhook has no rejection. Whoever the environment's policy
 // lets approve may reject, checked here once, as approve.ts does for approvals.
-import { pipelineKeyOf, type Pipeline } from '../pipeline/model.js';
+import type { Pipeline } from '../pipeline/model.js';
 import type { Store } from '../store/port.js';
-import { approverAllowed, type ApproverRefusal } from './approver-policy.js';
+import type { ApproverRefusal } from './approver-policy.js';
+import { admitToMarker, markerFor, rejectionOf } from './marker-admission.js';
 
 export interface RejectionDeps {
   store: Pick<Store, 'getApproval' | 'reject' | 'appendAudit'>;
@@ -65,20 +66,17 @@ export function rejectionReasonProblem(reason: string): RejectionReasonProblem |
 }
 
 export async function reject(deps: RejectionDeps, request: RejectionRequest): Promise<RejectionResult> {
-  const { pipeline, env, now } = request;
+  const { env, now } = request;
   const reason = request.reason.trim();
   const problem = rejectionReasonProblem(reason);
   if (problem !== undefined) return { outcome: 'invalid-reason', problem };
-  const environment = pipeline.environments.find((candidate) => candidate.name === env);
-  if (!environment) return { outcome: 'unknown-environment' };
-  const key = pipelineKeyOf(pipeline);
-  const revision = request.revision ?? (await deps.store.getApproval(key, env))?.revision;
-  if (revision === undefined) return { outcome: 'nothing-waiting' };
-
-  const rejecter = typeof request.rejecter === 'string' ? request.rejecter : await request.rejecter();
-  const verdict = approverAllowed(environment.approval, rejecter, pipeline.namespace);
-  if (!verdict.allowed)
-    return { outcome: 'not-allowed', revision, rejecter, refusal: verdict.refusal, reason: verdict.reason };
+  const admission = await admitToMarker(deps.store, { ...request, identity: request.rejecter });
+  if (admission.outcome === 'unknown-environment' || admission.outcome === 'nothing-waiting') return admission;
+  if (admission.outcome === 'not-allowed') {
+    const { revision, identity: rejecter, refusal } = admission;
+    return { outcome: 'not-allowed', revision, rejecter, refusal, reason: admission.reason };
+  }
+  const { key, revision, identity: rejecter } = admission;
 
   const outcome = await deps.store.reject(key, env, revision, rejecter, reason, now);
   switch (outcome) {
@@ -95,21 +93,10 @@ export async function reject(deps: RejectionDeps, request: RejectionRequest): Pr
         actor: rejecter,
       });
       return { outcome, revision, rejecter, reason };
-    case 'already-rejected': {
-      const marker = await deps.store.getApproval(key, env);
-      const earlier = marker?.revision === revision ? marker : undefined;
-      return {
-        outcome,
-        revision,
-        rejecter,
-        ...(earlier?.rejectedBy !== undefined && { rejectedBy: earlier.rejectedBy }),
-        ...(earlier?.rejectedAt !== undefined && { rejectedAt: earlier.rejectedAt }),
-        ...(earlier?.rejectionReason !== undefined && { rejectionReason: earlier.rejectionReason }),
-      };
-    }
+    case 'already-rejected':
+      return { outcome, revision, rejecter, ...rejectionOf(await markerFor(deps.store, key, env, revision)) };
     case 'already-approved': {
-      const marker = await deps.store.getApproval(key, env);
-      const earlier = marker?.revision === revision ? marker : undefined;
+      const earlier = await markerFor(deps.store, key, env, revision);
       return {
         outcome,
         revision,
