@@ -25,18 +25,11 @@ import type {
   EnvironmentExplanation,
   EnvironmentReason,
   EnvironmentState,
+  ObservedTarget,
   PromotionEvidence,
   SourceExplanation,
   SourceReason,
 } from './types.js';
-
-/** One target of an environment with what we know of it; `status` is undefined when it was never observed. */
-interface ObservedTarget {
-  name: string;
-  status: TargetStatus | undefined;
-  /** ISO 8601: when `status` was first recorded as it is (DecisionInput.statusSince). */
-  since?: string;
-}
 
 /** A target whose status we know: its object was read (it may be failing, progressing or suspended). */
 interface KnownTarget {

@@ -3,18 +3,17 @@
 // healthy there. The rollback has its own promotion record, (`rollbackRecordEnv(env)`, failed revision), so it is
 // made once per (environment, failed revision) and retried like a promotion; merging it is left to a person.
 import { sameRevision } from '../flux/revision.js';
-import type { TargetStatus } from '../flux/target-status.js';
 import type { PipelineEnvironment } from '../pipeline/model.js';
 import { rollbackRecordEnv } from '../promotion/rollback-record.js';
 import { durationMs } from '../util/duration.js';
 import { promotionStage } from './promotion-lifecycle.js';
 import { isoSeconds } from './soak.js';
 import { withDetail } from './text.js';
-import type { Action, EnvironmentReason, EnvironmentState, PromotionRecord } from './types.js';
+import type { Action, EnvironmentReason, EnvironmentState, ObservedTarget, PromotionRecord } from './types.js';
 
 export interface RollbackInput {
   env: PipelineEnvironment;
-  targets: readonly { name: string; status: TargetStatus | undefined; since?: string }[];
+  targets: readonly ObservedTarget[];
   /** This pipeline's promotion records, rollbacks' included. */
   promotions: readonly PromotionRecord[];
   /** Revisions the environment passed on, newest first (undefined: not read). */

@@ -78,6 +78,15 @@ export interface DecisionInput {
 /** What a promotion is based on: written into the pull request below Weave's block (docs/evidence.md). */
 export type { PromotionEvidence } from '../promotion/evidence.js';
 
+/** One target of an environment as the decision sees it; `status` is undefined when it was never observed. */
+export interface ObservedTarget {
+  /** `flux-system/prod apps`: the cluster and the app's namespace. */
+  name: string;
+  status: TargetStatus | undefined;
+  /** ISO 8601: when `status` was first recorded as it is (DecisionInput.statusSince). */
+  since?: string;
+}
+
 export type Action =
   /** Create the promotion record for (env, revision), or resume it, and run the environment's strategy. */
   | { type: 'promote'; env: string; revision: string; evidence?: PromotionEvidence }
