@@ -4,4 +4,4 @@
 export { decide } from './decide.js';
 export type * from './types.js';
 export { isClaimable, promotionStage, type PromotionStage } from './promotion-lifecycle.js';
-export { soakTimeLeft } from './soak.js';
+export { timeLeftUntil } from './soak.js';

@@ -45,12 +45,12 @@ export function timeLeft(soak: Soak, now: Date): string {
 }
 
 /**
- * `12m left (until 10:42 UTC)`, or with the date when the soak ends on another day (`… until 2026-11-26 10:42 UTC`):
- * what `status`, `explain` and the dashboard show next to a `soaking` or `AwaitingSoak` environment's `soakEndsAt`.
- * Undefined when `soakEndsAt` cannot be read.
+ * `12m left (until 10:42 UTC)`, or with the date when the end is on another day (`… until 2026-11-26 10:42 UTC`):
+ * what `status`, `explain` and the dashboard show next to a soak's `soakEndsAt`, a freeze's `frozenUntil` and a
+ * rollback's `rollbackAt`. Undefined when `endsAt` (ISO 8601) cannot be read.
  */
-export function soakTimeLeft(soakEndsAt: string, now: Date): string | undefined {
-  const endsAt = Date.parse(soakEndsAt);
+export function timeLeftUntil(end: string, now: Date): string | undefined {
+  const endsAt = Date.parse(end);
   if (Number.isNaN(endsAt)) return undefined;
   const [day, time] = new Date(endsAt).toISOString().split('T') as [string, string];
   const sameDay = day === now.toISOString().slice(0, 10);

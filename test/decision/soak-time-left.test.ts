@@ -1,11 +1,11 @@
 // The time left of a soak as `status`, `explain` and the dashboard show it next to `soakEndsAt` (lib/decision/soak.ts).
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { soakTimeLeft } from '../../lib/decision/index.js';
+import { timeLeftUntil } from '../../lib/decision/index.js';
 
 const NOW = new Date('2026-11-24T10:30:00.000Z');
 
-describe('soakTimeLeft', () => {
+describe('timeLeftUntil', () => {
   const rows: { name: string; soakEndsAt: string; shown: string | undefined }[] = [
     { name: 'minutes, rounded up', soakEndsAt: '2026-11-24T10:42:00Z', shown: '12m left (until 10:42 UTC)' },
     {
@@ -24,6 +24,6 @@ describe('soakTimeLeft', () => {
     { name: 'a time that cannot be read', soakEndsAt: 'soon', shown: undefined },
   ];
   for (const { name, soakEndsAt, shown } of rows) {
-    it(name, () => assert.equal(soakTimeLeft(soakEndsAt, NOW), shown));
+    it(name, () => assert.equal(timeLeftUntil(soakEndsAt, NOW), shown));
   }
 });

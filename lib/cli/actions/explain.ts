@@ -1,7 +1,7 @@
 // What `pipelinectl explain` prints: why each environment of a pipeline is where it is, from the decision the
 // verifier would make now on the stored state (candidate, each environment's state and explanation, what it would
 // do next), with the target statuses, approval marker and promotions behind it.
-import { soakTimeLeft, type Action } from '../../decision/index.js';
+import { timeLeftUntil, type Action } from '../../decision/index.js';
 import { objectKeyString } from '../../pipeline/model.js';
 import { phaseOf, summarizeTargets, type EnvironmentView, type PipelineView } from '../../views/pipeline-view.js';
 import { oneLine } from '../../decision/text.js';
@@ -95,14 +95,14 @@ function environmentLines(
   ];
   const lines = [`${env.name} (${traits.join(', ')}): ${env.message}`];
   if (env.soakEndsAt) {
-    const left = soakTimeLeft(env.soakEndsAt, now) ?? env.soakEndsAt;
+    const left = timeLeftUntil(env.soakEndsAt, now) ?? env.soakEndsAt;
     lines.push(`  ${env.state === 'soaking' ? 'soaking' : 'waiting for a soak'}: ${left}`);
   }
   if (env.state === 'frozen') {
-    const left = env.frozenUntil === undefined ? undefined : (soakTimeLeft(env.frozenUntil, now) ?? env.frozenUntil);
+    const left = env.frozenUntil === undefined ? undefined : (timeLeftUntil(env.frozenUntil, now) ?? env.frozenUntil);
     lines.push(`  frozen: ${left ?? 'until someone runs pipelinectl unfreeze'}`);
   }
-  if (env.rollbackAt) lines.push(`  rollback: in ${soakTimeLeft(env.rollbackAt, now) ?? env.rollbackAt}`);
+  if (env.rollbackAt) lines.push(`  rollback: in ${timeLeftUntil(env.rollbackAt, now) ?? env.rollbackAt}`);
   // At fleet size, the counts and the targets holding the environment back, as `status` shows them.
   let shown = env.targets;
   let more: string | undefined;

@@ -11,7 +11,7 @@ import type {
   SourceReason,
   SourceState,
 } from '../../decision/index.js';
-import { soakTimeLeft } from '../../decision/index.js';
+import { timeLeftUntil } from '../../decision/index.js';
 import { oneLine } from '../../decision/text.js';
 import { approveCommand } from '../../notify/approve-command.js';
 import { objectKeyString, type ObjectKey } from '../../pipeline/model.js';
@@ -379,13 +379,13 @@ export async function pipelineViews(backend: Backend, key: ObjectKey | undefined
  */
 function stateCell(env: EnvironmentView, now: Date): string {
   if (env.state === 'frozen') {
-    const left = env.frozenUntil === undefined ? undefined : soakTimeLeft(env.frozenUntil, now);
+    const left = env.frozenUntil === undefined ? undefined : timeLeftUntil(env.frozenUntil, now);
     return `frozen (${left ?? 'until unfrozen'})`;
   }
   if (env.rollbackAt !== undefined) {
-    const left = soakTimeLeft(env.rollbackAt, now);
+    const left = timeLeftUntil(env.rollbackAt, now);
     return left === undefined ? env.state : `${env.state} (rollback in ${left})`;
   }
-  const left = env.soakEndsAt === undefined ? undefined : soakTimeLeft(env.soakEndsAt, now);
+  const left = env.soakEndsAt === undefined ? undefined : timeLeftUntil(env.soakEndsAt, now);
   return left === undefined ? env.state : `${env.state} (${left})`;
 }

@@ -12,7 +12,7 @@ import {
   type TargetStatusJson,
 } from '../actions/status.js';
 import { requiredApprovals } from '../../approval/approve.js';
-import { soakTimeLeft, type ApprovalMarker } from '../../decision/index.js';
+import { timeLeftUntil, type ApprovalMarker } from '../../decision/index.js';
 import { summarizeTargets, type PipelineView } from '../../views/pipeline-view.js';
 import { objectKeyString } from '../../pipeline/model.js';
 import type { FreezeSwitch } from '../../freeze/freeze.js';
@@ -62,9 +62,9 @@ function environmentSection(view: PipelineView, env: EnvironmentStatusJson, inde
       <span class="muted">${traits}</span>
     </p>
     <p class="explanation">${env.message}</p>
-    ${env.soakEndsAt ? html`<p class="soak">${env.state === 'soaking' ? 'soaking' : 'waiting for a soak'}: <time datetime="${env.soakEndsAt}">${soakTimeLeft(env.soakEndsAt, now) ?? env.soakEndsAt}</time></p>` : ''}
-    ${env.state === 'frozen' ? html`<p class="soak">frozen: ${env.frozenUntil ? html`<time datetime="${env.frozenUntil}">${soakTimeLeft(env.frozenUntil, now) ?? env.frozenUntil}</time>` : 'until unfrozen'}</p>` : ''}
-    ${env.rollbackAt ? html`<p class="soak">rollback due: <time datetime="${env.rollbackAt}">${soakTimeLeft(env.rollbackAt, now) ?? env.rollbackAt}</time></p>` : ''}
+    ${env.soakEndsAt ? html`<p class="soak">${env.state === 'soaking' ? 'soaking' : 'waiting for a soak'}: <time datetime="${env.soakEndsAt}">${timeLeftUntil(env.soakEndsAt, now) ?? env.soakEndsAt}</time></p>` : ''}
+    ${env.state === 'frozen' ? html`<p class="soak">frozen: ${env.frozenUntil ? html`<time datetime="${env.frozenUntil}">${timeLeftUntil(env.frozenUntil, now) ?? env.frozenUntil}</time>` : 'until unfrozen'}</p>` : ''}
+    ${env.rollbackAt ? html`<p class="soak">rollback due: <time datetime="${env.rollbackAt}">${timeLeftUntil(env.rollbackAt, now) ?? env.rollbackAt}</time></p>` : ''}
     <p class="next">${nextLine(view.decision.actions.filter((action) => action.env === env.name))}</p>
     ${approvalBlock(view, env.name, view.environments[index]?.approval, now)} ${targetsTable(view, index, env.targets)}
     ${promotionsTable(env, now)}
