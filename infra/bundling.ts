@@ -64,12 +64,15 @@ export const LAZY_CREDENTIAL_PACKAGES = [
 
 /**
  * The receiver's bundle goal (issue 21: a cold start is mostly the time to compile and run what it loads), reported
- * by `npm run bundle-sizes` and the cold-start benchmark; not met yet (README, "Function bundles", says what stands
- * in the way).
+ * by `npm run bundle-sizes` and the cold-start benchmark. Met since the schemas the receiver loads use zod/mini
+ * (README, "Function bundles"): one module on its path written against zod's classic API would put it over again.
  */
 export const RECEIVER_BUNDLE_GOAL_BYTES = 400 * 1024;
-/** Above this the benchmarks fail: what the bundle measures today plus a margin, so a regression is caught. */
-export const RECEIVER_BUNDLE_LIMIT_BYTES = 470 * 1024;
+/**
+ * Above this the benchmarks fail: the goal itself, so a regression past it is caught. The bundle measures about
+ * 391 KiB, so this leaves about 9 KiB for growth; zod's classic API alone would add about 65 KiB.
+ */
+export const RECEIVER_BUNDLE_LIMIT_BYTES = 400 * 1024;
 
 /** What esbuild's metafile says of one bundle, as much as `receiverBundleProblems` needs. */
 export interface BundleFacts {

@@ -5,6 +5,9 @@
 import * as z from 'zod';
 import type { TargetReason } from './target-status.js';
 
+// Lives in its own module so that the receiver's event parsing can use it without loading these classic schemas.
+export { describeIssue } from './schema-issue.js';
+
 /** A `metav1.Condition` as Flux writes it. Every Flux condition carries `observedGeneration`. */
 export interface Condition {
   type: string;
@@ -172,35 +175,6 @@ function remediationReason(reason: string | undefined): TargetReason | undefined
   if (reason === 'RollbackSucceeded') return 'RolledBack';
   if (reason === 'UninstallSucceeded') return 'Uninstalled';
   return undefined;
-}
-
-/**
- * The first zod issue as a short phrase that names schema fields but never repeats input values. Keys under a
- * path listed in `dynamicKeysAt` come from the input (a map's keys), so the path stops there.
- */
-export function describeIssue(error: z.ZodError, input: unknown, dynamicKeysAt: readonly string[] = []): string {
-  const issue = error.issues[0];
-  if (!issue) return 'invalid';
-  const path: string[] = [];
-  let value = input;
-  for (const segment of issue.path) {
-    path.push(String(segment));
-    if (typeof segment === 'string' && dynamicKeysAt.includes(segment) && path.length < issue.path.length) {
-      return `${path.join('.')} has an invalid entry`;
-    }
-    value = typeof value === 'object' && value !== null ? (value as Record<PropertyKey, unknown>)[segment] : undefined;
-  }
-  const where = path.length > 0 ? path.join('.') : 'value';
-  // zod 4 leaves the input out of its issues, so whether the field is missing is read from the input itself.
-  if (issue.code === 'invalid_type')
-    return value === undefined ? `${where} is missing` : `${where} must be ${noun(issue.expected)}`;
-  if (issue.code === 'too_small' && issue.origin === 'string') return `${where} must not be empty`;
-  return `${where} is invalid`;
-}
-
-function noun(expected: string): string {
-  if (expected === 'int') return 'an integer';
-  return /^[aeiou]/.test(expected) ? `an ${expected}` : `a ${expected}`;
 }
 
 /** `kind` and `apiVersion` of an object read from a cluster, clipped for messages; undefined when absent. */

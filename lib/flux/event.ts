@@ -5,9 +5,12 @@
 // can be lost, duplicated or arrive before the status they announce is written (a HelmRelease success event is
 // sent before its status patch), so every decision rests on the object read back from the cluster.
 import { parseJsonObject } from '../util/json.js';
-import * as z from 'zod';
+// zod/mini, not zod's classic API: this module is on the receiver's path, and the classic API would add about 65 KiB to
+// the receiver's bundle and to what each of its cold starts compiles (issue 21). One classic import anywhere in the
+// receiver's import graph brings all of it back (test/infra/receiver-zod-mini.test.ts).
+import * as z from 'zod/mini';
 import { WATCHED_KIND_GROUPS, type AppKind, type WatchedKind } from '../pipeline/model.js';
-import { describeIssue } from './conditions.js';
+import { describeIssue } from './schema-issue.js';
 
 export type FluxAppKind = AppKind;
 
@@ -40,7 +43,7 @@ export interface FluxEvent {
 
 export type ParseFluxEventResult = { ok: true; event: FluxEvent } | { ok: false; reason: string };
 
-const nonEmpty = z.string().min(1);
+const nonEmpty = z.string().check(z.minLength(1));
 
 // `eventv1.Event` has no omitempty on these fields, so a body without one is not from Flux. Unknown fields are
 // tolerated: a newer notification-controller may add some.
@@ -49,18 +52,18 @@ const EventSchema = z.looseObject({
     kind: nonEmpty,
     namespace: nonEmpty,
     name: nonEmpty,
-    apiVersion: z.string().optional(),
-    uid: z.string().optional(),
-    resourceVersion: z.string().optional(),
-    fieldPath: z.string().optional(),
+    apiVersion: z.optional(z.string()),
+    uid: z.optional(z.string()),
+    resourceVersion: z.optional(z.string()),
+    fieldPath: z.optional(z.string()),
   }),
   severity: z.string(),
   timestamp: z.string(),
   message: z.string(),
   reason: z.string(),
-  metadata: z.record(z.string(), z.string()).optional(),
+  metadata: z.optional(z.record(z.string(), z.string())),
   reportingController: z.string(),
-  reportingInstance: z.string().optional(),
+  reportingInstance: z.optional(z.string()),
 });
 
 // Controllers prefix metadata keys with their API group and notification-controller strips them before forwarding;

@@ -2,7 +2,10 @@
 // their wire format. A body is JSON: the message itself plus a schema version `v`. Every consumer validates what it
 // receives, so a body that does not decode is a poison message: it is dead-lettered at once, never retried.
 import { parseJsonObject } from '../util/json.js';
-import * as z from 'zod';
+// zod/mini, not zod's classic API: the receiver encodes these messages, and the classic API would add about 65 KiB to
+// the receiver's bundle and to what each of its cold starts compiles (issue 21). One classic import anywhere in the
+// receiver's import graph brings all of it back (test/infra/receiver-zod-mini.test.ts).
+import * as z from 'zod/mini';
 import { APP_KINDS, SOURCE_KINDS } from '../pipeline/model.js';
 import type { AppKey, ObjectKey } from '../pipeline/model.js';
 
@@ -12,23 +15,24 @@ export const MESSAGE_SCHEMA_VERSION = 1;
 /** Hints are only logged, so a longer one is cut to this many characters instead of being rejected. */
 export const HINT_MAX_LENGTH = 1024;
 
-const nonEmpty = z.string().min(1);
+const nonEmpty = z.string().check(z.minLength(1));
 
-const hintText = z
-  .string()
-  .transform((text) => (text.length > HINT_MAX_LENGTH ? text.slice(0, HINT_MAX_LENGTH) : text));
+const hintText = z.pipe(
+  z.string(),
+  z.transform((text: string) => (text.length > HINT_MAX_LENGTH ? text.slice(0, HINT_MAX_LENGTH) : text)),
+);
 
 /** Every kind the verifier reads: the apps, and the pipelines' source objects. */
 const WatchedKindSchema = z.enum([...APP_KINDS, ...SOURCE_KINDS]);
 
-export const ObjectKeySchema = z.object({ namespace: nonEmpty, name: nonEmpty }) satisfies z.ZodType<ObjectKey>;
+export const ObjectKeySchema = z.object({ namespace: nonEmpty, name: nonEmpty }) satisfies z.ZodMiniType<ObjectKey>;
 
 export const AppKeySchema = z.object({
   cluster: ObjectKeySchema,
   kind: WatchedKindSchema,
   namespace: nonEmpty,
   name: nonEmpty,
-}) satisfies z.ZodType<AppKey>;
+}) satisfies z.ZodMiniType<AppKey>;
 
 /**
  * Look at one app on one leaf cluster and decide for every pipeline it belongs to. `attempt` is 0 for the first
@@ -39,30 +43,31 @@ export const CheckAppMessageSchema = z.object({
   type: z.literal('check-app'),
   app: AppKeySchema,
   cause: z.enum(['event', 'recheck', 'poll']),
-  attempt: z.int().min(0),
+  attempt: z.int().check(z.minimum(0)),
   /** From the triggering event; logged, never used for a decision (the cluster is read instead). */
-  hint: z.object({ revision: hintText.optional(), reason: hintText.optional() }).optional(),
+  hint: z.optional(z.object({ revision: z.optional(hintText), reason: z.optional(hintText) })),
   /**
    * The pipelines the receiver's index lookup found the app in, so the verifier does not look again (each is still
    * checked against its stored definition). Absent from re-checks and from messages of older versions: looked up.
    */
-  pipelines: z.array(ObjectKeySchema).max(1000).optional(),
+  pipelines: z.optional(z.array(ObjectKeySchema).check(z.maxLength(1000))),
 });
 
 /**
  * Re-decide one pipeline (all environments, or the targets of `env`). With `readTargets` the verifier first reads
  * those targets from their clusters (after a webhook or an apply); without, it decides from the stored records
- * alone (a retry that came due, an expired lease, the poller's once-per-poll check, `pipelinectl unfreeze`). `cause`
+ * alone (a retry that came due, an expired lease, the poller's once-per-poll check, `pipelinectl unfreeze`, a change a
+ * `poll` message recorded: `polled-change`, sent delayed, see lib/verifier/deferred-decisions.ts). `cause`
  * is logged and says whether the decision may start a re-check chain (lib/verifier/handlers/check-pipeline.ts); no
  * version has sent `approval`, which is still accepted so that such a body is not dead-lettered.
  */
 export const CheckPipelineMessageSchema = z.object({
   type: z.literal('check-pipeline'),
   pipeline: ObjectKeySchema,
-  env: nonEmpty.optional(),
-  cause: z.enum(['promotion-webhook', 'apply', 'approval', 'retry', 'poll', 'unfreeze']),
+  env: z.optional(nonEmpty),
+  cause: z.enum(['promotion-webhook', 'apply', 'approval', 'retry', 'poll', 'unfreeze', 'polled-change']),
   /** Absent in a message from a version before it existed: see `readsTargets`. */
-  readTargets: z.boolean().optional(),
+  readTargets: z.optional(z.boolean()),
 });
 
 /** Read every app of one kind on one cluster: the scheduled backstop for lost events. */
@@ -139,7 +144,7 @@ export function decodeMessage(body: string): DecodeResult {
 }
 
 /** The first issue as `path problem`, built from the schema's own keys and the issue code, never from values. */
-function describeIssue(error: z.ZodError, input: unknown): string {
+function describeIssue(error: z.core.$ZodError, input: unknown): string {
   const issue = error.issues[0];
   if (!issue) return 'invalid';
   let value = input;

@@ -3,7 +3,10 @@
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import { SQSClient } from '@aws-sdk/client-sqs';
-import * as z from 'zod';
+// zod/mini, not zod's classic API: the receiver reads its environment here, and the classic API would add about 65 KiB
+// to the receiver's bundle and to what each of its cold starts compiles (issue 21). One classic import anywhere in the
+// receiver's import graph brings all of it back (test/infra/receiver-zod-mini.test.ts).
+import * as z from 'zod/mini';
 import { commitAuthorProblems, DEFAULT_COMMIT_AUTHOR } from '../promotion/pull-request/commit-author.js';
 import { SqsDeadLetters, SqsQueue } from '../queue/index.js';
 import { SecretsManagerSecretSource } from '../secrets/secrets-manager.js';
@@ -12,51 +15,53 @@ import { dynamoTable, type DynamoTable } from '../store/index.js';
 import { perContainer } from './per-container.js';
 
 const Environment = z.object({
-  TABLE_NAME: z.string().min(1),
-  QUEUE_URL: z.string().url(),
-  DEAD_LETTER_QUEUE_URL: z.string().url(),
+  TABLE_NAME: z.string().check(z.minLength(1)),
+  QUEUE_URL: z.string().check(z.url()),
+  DEAD_LETTER_QUEUE_URL: z.string().check(z.url()),
   /** Secrets Manager id of the master HMAC key: a JSON object `{ "current": "…", "previous": "…" }`. */
-  MASTER_KEY_SECRET_ID: z.string().min(1),
+  MASTER_KEY_SECRET_ID: z.string().check(z.minLength(1)),
   /** Prefix of the Secrets Manager secrets that hold configuration Secrets (`<prefix><ns>/<name>`). */
-  SECRETS_PREFIX: z.string().default('pipeline-controller/'),
+  SECRETS_PREFIX: z._default(z.string(), 'pipeline-controller/'),
   /** Days audit entries and finished promotion records are kept. */
-  RETENTION_DAYS: z.coerce.number().int().positive().default(90),
+  RETENTION_DAYS: z._default(z.coerce.number().check(z.int(), z.positive()), 90),
   /** GitHub API base for every pull-request promotion (GitHub Enterprise); default derived from each repo URL. */
-  GITHUB_API_URL: z.string().url().optional(),
+  GITHUB_API_URL: z.optional(z.string().check(z.url())),
   /** GitLab API base (`https://host/api/v4`) for every GitLab repository; default derived from each repo URL. */
-  GITLAB_API_URL: z.string().url().optional(),
+  GITLAB_API_URL: z.optional(z.string().check(z.url())),
   /** Bitbucket Server base URL (`https://host[/context]`); default derived from each repo URL. */
-  BITBUCKET_SERVER_API_URL: z.string().url().optional(),
+  BITBUCKET_SERVER_API_URL: z.optional(z.string().check(z.url())),
   /** Azure DevOps collection URL (`https://dev.azure.com/org`); default derived from each repo URL. */
-  AZURE_DEVOPS_API_URL: z.string().url().optional(),
+  AZURE_DEVOPS_API_URL: z.optional(z.string().check(z.url())),
   /** Where the notification strategy POSTs its Flux-format event (optional). */
-  NOTIFICATION_WEBHOOK_URL: z.string().url().optional(),
+  NOTIFICATION_WEBHOOK_URL: z.optional(z.string().check(z.url())),
   /** Secrets Manager id of a JSON object whose `token` signs the webhook like Flux's generic-hmac (optional). */
-  NOTIFICATION_WEBHOOK_SECRET_ID: z.string().min(1).optional(),
+  NOTIFICATION_WEBHOOK_SECRET_ID: z.optional(z.string().check(z.minLength(1))),
   /** EventBridge bus (name or ARN) the notification strategy puts its event on (optional). */
-  NOTIFICATION_EVENT_BUS: z.string().min(1).optional(),
+  NOTIFICATION_EVENT_BUS: z.optional(z.string().check(z.minLength(1))),
   /** A Flux notification-controller's event receiver the notification strategy POSTs to, as Weave did (optional). */
-  NOTIFICATION_CONTROLLER_URL: z.string().url().optional(),
+  NOTIFICATION_CONTROLLER_URL: z.optional(z.string().check(z.url())),
   /** Secrets Manager id of a JSON object whose `url` is a Slack incoming webhook: notifications to people (optional). */
-  NOTIFY_SLACK_SECRET_ID: z.string().min(1).optional(),
+  NOTIFY_SLACK_SECRET_ID: z.optional(z.string().check(z.minLength(1))),
   /** Secrets Manager id of a JSON object with `url` and an optional `token` (HMAC key) for the news webhook. */
-  NOTIFY_WEBHOOK_SECRET_ID: z.string().min(1).optional(),
+  NOTIFY_WEBHOOK_SECRET_ID: z.optional(z.string().check(z.minLength(1))),
   /** EventBridge bus (name or ARN) the news are put on (optional). */
-  NOTIFY_EVENT_BUS: z.string().min(1).optional(),
+  NOTIFY_EVENT_BUS: z.optional(z.string().check(z.minLength(1))),
   /** The kinds of news sent, comma-separated; default all. */
-  NOTIFY_NEWS: z.string().optional(),
+  NOTIFY_NEWS: z.optional(z.string()),
   /** What a pasted approve command needs after its arguments to reach this stack, e.g. `--aws --stack Pipelines`. */
-  NOTIFY_APPROVE_FLAGS: z.string().optional(),
+  NOTIFY_APPROVE_FLAGS: z.optional(z.string()),
   /** The pull request commit's author; default Weave's `Promotion Server`. */
-  COMMIT_AUTHOR_NAME: z
-    .string()
-    .refine((name) => commitAuthorProblems({ name, email: DEFAULT_COMMIT_AUTHOR.email }).length === 0)
-    .optional(),
+  COMMIT_AUTHOR_NAME: z.optional(
+    z
+      .string()
+      .check(z.refine((name) => commitAuthorProblems({ name, email: DEFAULT_COMMIT_AUTHOR.email }).length === 0)),
+  ),
   /** Its e-mail; default `promotion-server@pipeline-controller.invalid`. */
-  COMMIT_AUTHOR_EMAIL: z
-    .string()
-    .refine((email) => commitAuthorProblems({ name: DEFAULT_COMMIT_AUTHOR.name, email }).length === 0)
-    .optional(),
+  COMMIT_AUTHOR_EMAIL: z.optional(
+    z
+      .string()
+      .check(z.refine((email) => commitAuthorProblems({ name: DEFAULT_COMMIT_AUTHOR.name, email }).length === 0)),
+  ),
 });
 
 /** The variables the functions read (the CDK construct sets them; README, "Lambda environment"). */

@@ -215,7 +215,7 @@ describe('receiverBundleProblems', () => {
       }),
       [
         "the receiver's bundle must not contain @octokit/",
-        `the receiver's bundle is ${((RECEIVER_BUNDLE_LIMIT_BYTES + 1) / 1024).toFixed(1)} KiB, over its limit of 470 KiB`,
+        `the receiver's bundle is ${((RECEIVER_BUNDLE_LIMIT_BYTES + 1) / 1024).toFixed(1)} KiB, over its limit of 400 KiB`,
       ],
     );
   });

@@ -8,7 +8,11 @@
 // Setting replaces the item of its (scope, env). A switch with `until` expires by TTL a retention after it ends, so
 // an expired one can be listed until then: the decision ignores switches whose `until` has passed.
 import { DeleteCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
-import * as z from 'zod';
+// zod/mini, not zod's classic API: the receiver's bundle holds the whole store, and the classic API would add about
+// 65 KiB to the receiver's bundle and to what each of its cold starts compiles (issue 21). One classic import anywhere
+// in the receiver's import graph brings all of it back (test/infra/receiver-zod-mini.test.ts).
+import * as z from 'zod/mini';
+import { en as englishLocale } from 'zod/v4/locales';
 import type { FreezeScope, FreezeSwitch } from '../../freeze/freeze.js';
 import { pipelineKeyOf } from '../../pipeline/model.js';
 import type { Freezes } from '../port.js';
@@ -36,20 +40,27 @@ const windowSchema = z.object({
   from: z.string(),
   to: z.string(),
   timeZone: z.string(),
-  reason: z.string().optional(),
+  reason: z.optional(z.string()),
 });
 
 /** A stored switch, as this module writes it; anything else in the partition is refused, never read as no stop. */
 const itemSchema = z.object({
   sk: z.string(),
-  pipeline: z.object({ namespace: z.string(), name: z.string() }).optional(),
-  env: z.string().optional(),
+  pipeline: z.optional(z.object({ namespace: z.string(), name: z.string() })),
+  env: z.optional(z.string()),
   reason: z.string(),
   by: z.string(),
   at: z.string(),
-  until: z.string().optional(),
-  windows: z.array(windowSchema).optional(),
+  until: z.optional(z.string()),
+  windows: z.optional(z.array(windowSchema)),
 });
+
+/**
+ * zod's English messages (`expected string, received undefined`), which the error below quotes. zod/mini loads no
+ * locale of its own (its issues would all read `Invalid input`), and setting one for the whole process from a store
+ * module would be a surprise, so this parse asks for it.
+ */
+const englishIssueMessages = englishLocale().localeError;
 
 export class DynamoFreezes implements Freezes {
   constructor(private readonly table: TableContext) {}
@@ -108,7 +119,7 @@ export class DynamoFreezes implements Freezes {
 }
 
 function freezeSwitch(item: Record<string, unknown>): FreezeSwitch {
-  const parsed = itemSchema.safeParse(item);
+  const parsed = itemSchema.safeParse(item, { error: englishIssueMessages });
   if (!parsed.success) {
     const issue = parsed.error.issues[0];
     const where = issue ? `${issue.path.join('.') || 'item'}: ${issue.message}` : 'not valid';

@@ -1,7 +1,10 @@
 // A target status as a status item holds it. Items written before targets had phases hold the old shape (two
 // booleans, prose and an optional error); they are decoded into a phase here, on read, so an upgrade needs no
 // migration: the next read of the target from its cluster replaces the item (its fingerprint differs).
-import * as z from 'zod';
+// zod/mini, not zod's classic API: the receiver's bundle holds the whole store, and the classic API would add about
+// 65 KiB to the receiver's bundle and to what each of its cold starts compiles (issue 21). One classic import anywhere
+// in the receiver's import graph brings all of it back (test/infra/receiver-zod-mini.test.ts).
+import * as z from 'zod/mini';
 import { TARGET_PHASES, type TargetReason, type TargetStatus } from '../../flux/target-status.js';
 
 const Current = z.object({
@@ -9,16 +12,16 @@ const Current = z.object({
   // A reason this version does not know (written by a newer one) still reads, as its phase says enough.
   reason: z.string(),
   message: z.string(),
-  revision: z.string().optional(),
-  failedRevision: z.string().optional(),
+  revision: z.optional(z.string()),
+  failedRevision: z.optional(z.string()),
 });
 
 const Legacy = z.object({
   healthy: z.boolean(),
   settled: z.boolean(),
   reason: z.string(),
-  error: z.string().optional(),
-  revision: z.string().optional(),
+  error: z.optional(z.string()),
+  revision: z.optional(z.string()),
 });
 
 /** The status an item holds, in the current shape; a value that is neither shape reads as Unreadable. */
