@@ -11,8 +11,17 @@ export interface SentMessage {
 
 export class RecordingQueue implements Queue {
   readonly sent: SentMessage[] = [];
+  #nextSendFailure: Error | undefined;
+
+  /** The next send (or batch) rejects with `error` and keeps nothing, as a send SQS refuses. */
+  failNextSend(error: Error): void {
+    this.#nextSendFailure = error;
+  }
 
   send(message: QueueMessage, options: SendOptions = {}): Promise<void> {
+    const failure = this.#nextSendFailure;
+    this.#nextSendFailure = undefined;
+    if (failure) return Promise.reject(failure);
     try {
       this.#keep({ message, ...options });
       return Promise.resolve();
@@ -22,6 +31,9 @@ export class RecordingQueue implements Queue {
   }
 
   async sendBatch(messages: readonly OutgoingMessage[]): Promise<void> {
+    const failure = this.#nextSendFailure;
+    this.#nextSendFailure = undefined;
+    if (failure) throw failure;
     for (const { message, delaySeconds } of messages) {
       await this.send(message, delaySeconds === undefined ? {} : { delaySeconds });
     }

@@ -5,6 +5,7 @@ import type { Promoter } from '../promotion/port.js';
 import type { Queue } from '../queue/port.js';
 import type { Store } from '../store/port.js';
 import type { EffectListener } from './effect-listener.js';
+import type { DeferredDecisions } from './deferred-decisions.js';
 import type { RecentPipelines } from './recent-pipelines.js';
 
 export interface VerifierSettings {
@@ -19,6 +20,12 @@ export interface VerifierSettings {
   promotionRetryDelaysSeconds: readonly number[];
   /** How old a pipeline definition read by an earlier `poll` message may be when another one reuses it. */
   pollPipelineMaxAgeMs: number;
+  /**
+   * Seconds after which a pipeline whose target a `poll` message found changed is decided, by one delayed
+   * `check-pipeline` that the other poll messages of the same poll rely on (deferred-decisions.ts); 0 decides it
+   * within the poll message, once per message. Whole seconds, at most 900.
+   */
+  pollDecisionDelaySeconds: number;
 }
 
 export const DEFAULT_SETTINGS: VerifierSettings = {
@@ -26,6 +33,7 @@ export const DEFAULT_SETTINGS: VerifierSettings = {
   promotionLeaseMs: 5 * 60_000,
   promotionRetryDelaysSeconds: [30, 60, 120, 300, 600],
   pollPipelineMaxAgeMs: 30_000,
+  pollDecisionDelaySeconds: 5,
 };
 
 export interface VerifierDeps {
@@ -43,6 +51,11 @@ export interface VerifierDeps {
    * the batches of a warm container. Default: one per verifier.
    */
   recentPipelines?: RecentPipelines;
+  /**
+   * The delayed decisions `poll` messages share; pass one that outlives a Lambda invocation so that the batches of a
+   * warm container share them. Default: one per verifier.
+   */
+  deferredDecisions?: DeferredDecisions;
   /** Told of every effect the verifier makes (notifications, metrics); default none. */
   listeners?: readonly EffectListener[];
 }

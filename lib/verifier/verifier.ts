@@ -13,11 +13,15 @@ import { checkApp } from './handlers/check-app.js';
 import { checkPipeline } from './handlers/check-pipeline.js';
 import { poll } from './handlers/poll.js';
 import { promoteApproved } from './handlers/promote.js';
+import { DeferredDecisions } from './deferred-decisions.js';
 import { RecentPipelines } from './recent-pipelines.js';
 
 export function createVerifier(deps: VerifierDeps): MessageHandler {
   const recentPipelines =
     deps.recentPipelines ?? new RecentPipelines(deps.store, settingsOf(deps).pollPipelineMaxAgeMs, deps.now);
+  const settings = settingsOf(deps);
+  const deferredDecisions =
+    deps.deferredDecisions ?? new DeferredDecisions(deps.queue, settings.pollDecisionDelaySeconds, deps.now);
   return async (message) => {
     switch (message.type) {
       case 'check-app':
@@ -25,7 +29,7 @@ export function createVerifier(deps: VerifierDeps): MessageHandler {
       case 'check-pipeline':
         return checkPipeline(message, deps);
       case 'poll':
-        return poll(message, deps, recentPipelines);
+        return poll(message, deps, recentPipelines, deferredDecisions);
       case 'promote':
         return promoteApproved(message, deps);
     }

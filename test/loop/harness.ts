@@ -168,7 +168,9 @@ export async function startLoop(t: TestContext, options: LoopOptions = {}) {
       logger,
       now: () => new Date(clock.now()),
       workerId,
-      settings: { recheckDelaysSeconds: [1, 1, 1], ...options.settings },
+      // A poll message decides what it changed itself unless a test asks for the delayed decision: the loop's tests
+      // count decisions and move manual clocks as if a poll's changes were acted on before the queue drains.
+      settings: { recheckDelaysSeconds: [1, 1, 1], pollDecisionDelaySeconds: 0, ...options.settings },
     });
     queue.start(verifier, CONSUMER);
     return { queue, verifier };

@@ -195,6 +195,40 @@ describe('the core loop', () => {
     );
   });
 
+  it('with the delayed decision (the default), the changes of one poll are decided once, after it', async (t) => {
+    const clusters = ['dev-a', 'dev-b', 'dev-c', 'prod-a'];
+    const across = (names: string[]) =>
+      names.map((name) => ({ namespace: 'apps', clusterRef: { kind: 'GitopsCluster' as const, name } }));
+    const pipeline = {
+      ...pipelineDocument,
+      spec: {
+        ...pipelineDocument.spec,
+        environments: [
+          { name: 'dev', targets: across(clusters.slice(0, 3)) },
+          { name: 'prod', targets: across(clusters.slice(3)) },
+        ],
+      },
+    };
+    const loop = await startLoop(t, { pipeline, clusters, settings: { pollDecisionDelaySeconds: 1 } });
+    await loop.deployEverywhere('6.9.1');
+    let decisions = 0;
+    const getTargetStatuses = loop.store.getTargetStatuses.bind(loop.store);
+    loop.store.getTargetStatuses = (apps) => {
+      decisions += 1;
+      return getTargetStatuses(apps);
+    };
+
+    for (const name of clusters.slice(0, 3)) loop.cluster(name).put(deployed('6.9.2'));
+    await loop.poll();
+    await settled(loop.queue);
+    assert.equal(decisions, 2, 'three changed dev clusters: one delayed decision, and the poll of the pipeline');
+    assert.deepEqual(
+      loop.promoter.promotions().map((promotion) => [promotion.env, promotion.revision]),
+      [['prod', '6.9.2']],
+      'the delayed decision saw all three',
+    );
+  });
+
   it('one poll of a fleet of many apps costs exactly one LIST per (cluster, kind) and no GET', async (t) => {
     const loop = await startLoop(t);
     const apps = 120;

@@ -6,7 +6,7 @@ import type { ClusterErrorKind } from '../../lib/clusters/port.js';
 import type { TargetReason } from '../../lib/flux/target-status.js';
 import type { PollMessage } from '../../lib/queue/messages.js';
 import { clusterFault } from '../../lib/testing/scripted-clusters.js';
-import { DEV, PROD, PROD_CLUSTER, PROD_EU, verifierWorld, type World } from './world.js';
+import { DEV, PIPELINE, PROD, PROD_CLUSTER, PROD_EU, verifierWorld, type World } from './world.js';
 
 const POLL_PROD: PollMessage = { type: 'poll', cluster: PROD_CLUSTER, kind: 'HelmRelease' };
 
@@ -104,12 +104,82 @@ describe('poll', () => {
     assert.deepEqual(world.promoter.promotions(), [], 'nothing changed on prod: no decision');
 
     await world.deploy(PROD_EU, '6.9.0', false);
+    world.sent();
     await world.handle(POLL_PROD);
+    assert.deepEqual(world.promoter.promotions(), [], 'the decision is left to a delayed check-pipeline');
+    const [decideSoon, ...others] = world.sent();
+    assert.deepEqual(decideSoon, {
+      message: { type: 'check-pipeline', pipeline: PIPELINE, cause: 'polled-change', readTargets: false },
+      delaySeconds: 5,
+    });
+    assert.deepEqual(others, []);
+    world.advance(5_000);
+    await world.handle(decideSoon.message);
     assert.deepEqual(
       world.promoter.promotions().map(({ env, revision }) => `${env} ${revision}`),
       ['prod 6.9.2'],
       'apps-eu changed: the pipeline is decided on, and the due retry is made',
     );
+  });
+
+  describe('deciding after a poll: one delayed check-pipeline per pipeline, shared by the poll messages', () => {
+    const POLL_DEV: PollMessage = { type: 'poll', cluster: DEV.cluster, kind: 'HelmRelease' };
+    const decisionsSent = (world: World) =>
+      world.sent().filter(({ message }) => message.type === 'check-pipeline' && message.cause === 'polled-change');
+
+    it('a second poll message with a change relies on the check-pipeline the first one sent', async () => {
+      const world = await verifierWorld();
+      await world.deploy(DEV, '6.9.2', false);
+      await world.deploy(PROD, '6.9.1', false);
+      await world.deploy(PROD_EU, '6.9.1', false);
+
+      await world.handle(POLL_DEV);
+      world.advance(3_000);
+      await world.handle(POLL_PROD);
+      assert.equal(decisionsSent(world).length, 1, 'due 5 s after the first: it sees what the second recorded');
+      assert.equal((await world.statusOf(PROD))?.revision, '6.9.1', 'the second still recorded what it saw');
+    });
+
+    it('a poll message that records too close to the check-pipeline being due sends its own', async () => {
+      const world = await verifierWorld();
+      await world.deploy(DEV, '6.9.2', false);
+      await world.deploy(PROD, '6.9.1', false);
+
+      await world.handle(POLL_DEV);
+      world.advance(4_900);
+      await world.handle(POLL_PROD);
+      assert.equal(decisionsSent(world).length, 2, 'moments before it is due: no longer relied on');
+    });
+
+    it('a poll that changed nothing sends nothing; with no delay the poll message decides itself', async () => {
+      const world = await verifierWorld();
+      await world.deploy(PROD, '6.9.1');
+      await world.deploy(PROD_EU, '6.9.1');
+      await world.handle(POLL_PROD);
+      assert.deepEqual(decisionsSent(world), [], 'nothing changed');
+
+      const inline = await verifierWorld({ settings: { pollDecisionDelaySeconds: 0 } });
+      await inline.deploy(DEV, '6.9.2');
+      await inline.deploy(PROD, '6.9.1', false);
+      await inline.deploy(PROD_EU, '6.9.1', false);
+      await inline.handle(POLL_PROD);
+      assert.deepEqual(decisionsSent(inline), []);
+      assert.deepEqual(
+        inline.promoter.promotions().map(({ env, revision }) => `${env} ${revision}`),
+        ['prod 6.9.2'],
+        'decided within the poll message',
+      );
+    });
+
+    it('a failed send is relied on by no later message', async () => {
+      const world = await verifierWorld();
+      await world.deploy(DEV, '6.9.2', false);
+      await world.deploy(PROD, '6.9.1', false);
+      world.queue.failNextSend(new Error('SQS is unavailable'));
+      await assert.rejects(world.handle(POLL_DEV), /SQS is unavailable/);
+      await world.handle(POLL_PROD);
+      assert.equal(decisionsSent(world).length, 1, 'the second poll message sent its own');
+    });
   });
 
   describe('the poll summary: a steady poll reads no status, and no writer can make it lie for longer than a poll', () => {

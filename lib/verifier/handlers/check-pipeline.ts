@@ -34,7 +34,8 @@ export async function checkPipeline(message: CheckPipelineMessage, deps: Verifie
 function causeOf(message: CheckPipelineMessage, changed: boolean): EvaluationCause {
   // An apply may bring new soaks, windows or grace periods; lifting a stop switch may uncover a window that ends later.
   if (message.cause === 'apply' || message.cause === 'unfreeze') return 'applied';
-  if (changed) return 'status-changed';
+  // A poll recorded a change of one of its targets and left the decision to this message (deferred-decisions.ts).
+  if (changed || message.cause === 'polled-change') return 'status-changed';
   // A delayed re-decision: a link of a soak re-check chain, or a promotion retry that came due.
   if (message.cause === 'retry') return 'delayed-check';
   return 'nothing-changed';

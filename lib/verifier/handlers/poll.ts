@@ -1,6 +1,7 @@
 // `poll`: one LIST for a (cluster, kind), every target of every pipeline using it recorded, and a decision for each
-// pipeline with a target that changed. A pipeline spanning many clusters is not re-decided once per cluster on
-// every poll when nothing changed: the poller's own `check-pipeline` per pipeline covers what comes due with time.
+// pipeline with a target that changed, a few seconds later and shared with the other poll messages of the same poll
+// (deferred-decisions.ts). A pipeline spanning many clusters is not re-decided once per cluster on every poll when
+// nothing changed: the poller's own `check-pipeline` per pipeline covers what comes due with time.
 // With a store that keeps poll summaries, the pair's usage and summary come in one read, and a target whose listed
 // status the summary says is recorded already costs no store request at all (docs/architecture.md, "The poll
 // summary"): the status items and their conditional writes stay the truth, the summary only saves reads.
@@ -8,13 +9,19 @@ import { ClusterAccessError } from '../../clusters/port.js';
 import { appKeyString, objectKeyString, type AppKey, pipelineKeyOf } from '../../pipeline/model.js';
 import type { PollMessage } from '../../queue/messages.js';
 import type { ClusterKindUsage, PollSummaries, PollSummary, PolledStatus } from '../../store/port.js';
-import type { VerifierDeps } from '../deps.js';
+import { settingsOf, type VerifierDeps } from '../deps.js';
+import type { DeferredDecisions } from '../deferred-decisions.js';
 import { evaluatePipeline } from '../evaluate.js';
 import { appsOf } from '../pipeline-state.js';
 import { failureStatus, record, scheduleRecheck, statusOf, type Observation } from '../observe.js';
 import type { RecentPipelines } from '../recent-pipelines.js';
 
-export async function poll(message: PollMessage, deps: VerifierDeps, recentPipelines: RecentPipelines): Promise<void> {
+export async function poll(
+  message: PollMessage,
+  deps: VerifierDeps,
+  recentPipelines: RecentPipelines,
+  deferredDecisions: DeferredDecisions,
+): Promise<void> {
   const summaries = pollSummariesOf(deps.store);
   const read: { usage: ClusterKindUsage; summary?: PollSummary } | undefined = summaries
     ? await summaries.getClusterKindPoll(message.cluster, message.kind)
@@ -76,11 +83,11 @@ export async function poll(message: PollMessage, deps: VerifierDeps, recentPipel
       await scheduleRecheck(observation, 0, deps);
     }
   }
-  for (const pipeline of pipelines) {
-    if (appsOf(pipeline).some((app) => changed.has(appKeyString(app)))) {
-      await evaluatePipeline(pipelineKeyOf(pipeline), deps, 'status-changed');
-    }
-  }
+  const toDecide = pipelines
+    .filter((pipeline) => appsOf(pipeline).some((app) => changed.has(appKeyString(app))))
+    .map(pipelineKeyOf);
+  if (settingsOf(deps).pollDecisionDelaySeconds > 0) await deferredDecisions.decideSoon(toDecide);
+  else for (const pipeline of toDecide) await evaluatePipeline(pipeline, deps, 'status-changed');
   if (failure) throw failure;
 }
 
