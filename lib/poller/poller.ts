@@ -1,17 +1,37 @@
 // The scheduled backstop for lost events and for time: one `poll` message per (cluster, app kind) in use, which
 // reads that cluster once and decides for the pipelines whose targets it found changed; and one `check-pipeline`
 // per pipeline, which decides from the stored records alone, so a retry or an expired lease that came due is acted
-// on even when no target changed. One query and one batch send per ten messages, whatever the size of the fleet.
+// on even when no target changed. Each poll message carries the cluster's registration, listed once for all of them,
+// so that the verifier does not read it per message. A few queries and one batch send per ten messages, whatever
+// the size of the fleet.
+import { keyOf } from '../config/references.js';
 import { objectKeyString } from '../pipeline/model.js';
 import type { Queue } from '../queue/port.js';
-import type { AppsIndex } from '../store/port.js';
+import type { AppsIndex, ConfigurationStore } from '../store/port.js';
+import { listAll } from '../util/paged.js';
+
+/** Above this size (JSON bytes) a registration stays out of the message and the verifier reads it from the store. */
+const MAX_REGISTRATION_BYTES = 16 * 1024;
 
 export async function enqueuePolls(deps: {
-  store: Pick<AppsIndex, 'listClusterKinds'>;
+  store: Pick<AppsIndex, 'listClusterKinds'> & Pick<ConfigurationStore, 'listClusters'>;
   queue: Queue;
 }): Promise<number> {
-  const usage = await deps.store.listClusterKinds();
-  await deps.queue.sendBatch(usage.map(({ cluster, kind }) => ({ message: { type: 'poll' as const, cluster, kind } })));
+  const { store } = deps;
+  const usage = await store.listClusterKinds();
+  const registrations = new Map<string, Record<string, unknown>>();
+  if (usage.length > 0) {
+    for (const { document } of await listAll((page) => store.listClusters(page))) {
+      if (Buffer.byteLength(JSON.stringify(document)) > MAX_REGISTRATION_BYTES) continue;
+      registrations.set(objectKeyString(keyOf(document.metadata)), document);
+    }
+  }
+  await deps.queue.sendBatch(
+    usage.map(({ cluster, kind }) => {
+      const registration = registrations.get(objectKeyString(cluster));
+      return { message: { type: 'poll' as const, cluster, kind, ...(registration ? { registration } : {}) } };
+    }),
+  );
   const pipelines = new Map(usage.flatMap(({ pipelines }) => pipelines.map((key) => [objectKeyString(key), key])));
   await deps.queue.sendBatch(
     [...pipelines.values()].map((pipeline) => ({

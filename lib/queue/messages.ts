@@ -75,6 +75,12 @@ export const PollMessageSchema = z.object({
   type: z.literal('poll'),
   cluster: ObjectKeySchema,
   kind: WatchedKindSchema,
+  /**
+   * The cluster's registration (its stored GitopsCluster document) as the poller listed it, so that the verifier
+   * does not read it once per poll message; absent when it is large, and in messages of older versions: read then.
+   * Checked against the GitopsCluster schema by the verifier, which reads the store instead when it does not pass.
+   */
+  registration: z.optional(z.record(z.string(), z.unknown())),
 });
 
 /** Carry out the promotion of `revision` to `env`, once it has been approved. */

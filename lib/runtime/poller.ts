@@ -17,7 +17,13 @@ export function pollerHandler(): PollerHandler {
       const started = performance.now();
       // Listed once for both: the polls, and the pipelines whose approval markers are counted.
       const usage = await table.store.listClusterKinds();
-      const polls = await enqueuePolls({ store: { listClusterKinds: () => Promise.resolve(usage) }, queue });
+      const polls = await enqueuePolls({
+        store: {
+          listClusterKinds: () => Promise.resolve(usage),
+          listClusters: (page) => table.store.listClusters(page),
+        },
+        queue,
+      });
       metrics.record('PollDuration', performance.now() - started);
       metrics.record('PollsEnqueued', polls);
       logger.info('enqueued polls', { polls });

@@ -1,5 +1,6 @@
 // What the verifier needs from the outside, and its tunables (documented in docs/architecture.md, "Retries").
 import type { ClusterReader } from '../clusters/port.js';
+import type { GitopsClusterDocument } from '../config/schema.js';
 import type { Logger } from '../logging/logger.js';
 import type { Promoter } from '../promotion/port.js';
 import type { Queue } from '../queue/port.js';
@@ -7,6 +8,7 @@ import type { Store } from '../store/port.js';
 import type { EffectListener } from './effect-listener.js';
 import type { DeferredDecisions } from './deferred-decisions.js';
 import type { RecentPipelines } from './recent-pipelines.js';
+import type { RecentReads } from './recent-reads.js';
 
 export interface VerifierSettings {
   /**
@@ -56,6 +58,11 @@ export interface VerifierDeps {
    * warm container share them. Default: one per verifier.
    */
   deferredDecisions?: DeferredDecisions;
+  /**
+   * The cluster registrations the cluster reader reads from, when they are remembered (recent-reads.ts): a `poll`
+   * message hands over the one the poller listed, so that the reader does not read it again. Default: none kept.
+   */
+  clusterRegistrations?: RecentReads<GitopsClusterDocument | undefined>;
   /** Told of every effect the verifier makes (notifications, metrics); default none. */
   listeners?: readonly EffectListener[];
 }

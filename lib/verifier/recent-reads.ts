@@ -15,6 +15,11 @@ export class RecentReads<T> {
     private readonly now: () => Date,
   ) {}
 
+  /** Remembers what a read of `key` just gave elsewhere (a registration the poller listed), as if read now. */
+  remember(key: ObjectKey, value: T): void {
+    this.#reads.set(objectKeyString(key), { startedAt: this.now().getTime(), read: Promise.resolve(value) });
+  }
+
   get(key: ObjectKey): Promise<T> {
     const now = this.now().getTime();
     const id = objectKeyString(key);

@@ -6,6 +6,8 @@
 // status the summary says is recorded already costs no store request at all (docs/architecture.md, "The poll
 // summary"): the status items and their conditional writes stay the truth, the summary only saves reads.
 import { ClusterAccessError } from '../../clusters/port.js';
+import { keyOf } from '../../config/references.js';
+import { GitopsClusterDocument } from '../../config/schema.js';
 import { appKeyString, objectKeyString, type AppKey, pipelineKeyOf } from '../../pipeline/model.js';
 import type { PollMessage } from '../../queue/messages.js';
 import type { ClusterKindUsage, PollSummaries, PollSummary, PolledStatus } from '../../store/port.js';
@@ -43,6 +45,7 @@ export async function poll(
   // Only what a stored definition lists is read: a usage item an interrupted apply left names no target.
   if (expected.size === 0) return;
   const namespaces = [...new Set([...expected.values()].map((app) => app.namespace))];
+  rememberRegistration(message, deps);
 
   const observedAt = deps.now();
   let observations: Pick<Observation, 'app' | 'status'>[];
@@ -91,6 +94,17 @@ export async function poll(
   if (failure) throw failure;
 }
 
+/**
+ * Hands the registration the poller listed to the cluster reader, so that it does not read it again. One that does
+ * not pass the GitopsCluster schema (a message of another version) is left alone: the reader reads the store.
+ */
+function rememberRegistration(message: PollMessage, deps: VerifierDeps): void {
+  if (!message.registration || !deps.clusterRegistrations) return;
+  const parsed = GitopsClusterDocument.safeParse(message.registration);
+  if (!parsed.success || objectKeyString(keyOf(parsed.data.metadata)) !== objectKeyString(message.cluster)) return;
+  deps.clusterRegistrations.remember(message.cluster, parsed.data);
+}
+
 /** The store's poll summaries, when it keeps them (a hand-made test store may not). */
 function pollSummariesOf(store: VerifierDeps['store']): PollSummaries | undefined {
   const { getClusterKindPoll, statusFingerprint, recordPolledStatus, putPollSummary, forgetPolledStatus } = store;
@@ -121,11 +135,13 @@ async function recordWithSummary(
 ): Promise<AppKey[]> {
   const changedApps: AppKey[] = [];
   const entries = new Map<string, PolledStatus | undefined>();
+  // An empty summary: the pair's first poll after an apply, whose statuses are most likely all new.
+  const likelyNew = summary.entries.size === 0;
   for (const { app, status } of observations) {
     const name = `${app.namespace}/${app.name}`;
     const known = summary.entries.get(name);
     if (known?.fingerprint === summaries.statusFingerprint(status)) continue;
-    const result = await summaries.recordPolledStatus(app, status, observedAt);
+    const result = await summaries.recordPolledStatus(app, status, observedAt, { likelyNew });
     if (result.changed) {
       deps.logger.info('target status changed', { app: appKeyString(app), ...status });
       changedApps.push(app);
