@@ -192,7 +192,15 @@ export interface PollSummaries {
     app: AppKey,
     status: TargetStatus,
     now: Date,
-    options?: { refreshAfterMs?: number },
+    options?: {
+      refreshAfterMs?: number;
+      /**
+       * The app was most likely never recorded (its pair's summary is empty: the first poll after an apply): the
+       * write is tried before any read, on the condition that there is no item. When there is one after all, that
+       * costs a refused write, then the call goes on as without it.
+       */
+      likelyNew?: boolean;
+    },
   ): Promise<{ changed: boolean; written: boolean; outcome: PolledRecordOutcome; polled?: PolledStatus }>;
   /**
    * Sets (`PolledStatus`) or removes (`undefined`) the entries of `changes` (by `{namespace}/{name}`) in the pair's

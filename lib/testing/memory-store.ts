@@ -271,10 +271,13 @@ export class MemoryStore implements Store {
     app: AppKey,
     status: TargetStatus,
     now: Date,
-    options: { refreshAfterMs?: number } = {},
+    options: { refreshAfterMs?: number; likelyNew?: boolean } = {},
   ): Promise<{ changed: boolean; written: boolean; outcome: PolledRecordOutcome; polled?: PolledStatus }> {
     const id = appKeyString(app);
-    const stored = this.#read(this.#statuses.get(id));
+    const existing = this.#statuses.get(id);
+    // As the table: a write first when the app is likely new, refused (and billed) when it was recorded after all.
+    if (options.likelyNew && existing) this.counts.writes += 1;
+    const stored = options.likelyNew && !existing ? undefined : this.#read(existing);
     const observedAt = now.toISOString();
     const recorded = copy(status);
     const print = fingerprint(recorded);

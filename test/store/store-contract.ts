@@ -332,6 +332,54 @@ export function storeContract(name: string, start: () => Promise<StoreUnderTest>
       assert.equal((await subject.store.getTargetStatus(target))?.status.revision, '2.0.0');
     });
 
+    it('likelyNew: a new status costs one write and no read; a recorded one is handled as without it', async () => {
+      const summaries = summariesOf(subject.store);
+      const target = app('shop-b', { cluster: 'poll-1' });
+      const print = (version: string) => summaries.statusFingerprint(healthy(version));
+      subject.resetCounts();
+      assert.deepEqual(
+        await summaries.recordPolledStatus(target, healthy('2.0.0'), at('2026-11-01T10:00:00Z'), { likelyNew: true }),
+        {
+          changed: true,
+          written: true,
+          outcome: 'written',
+          polled: { fingerprint: print('2.0.0'), observedAt: '2026-11-01T10:00:00.000Z' },
+        },
+      );
+      assert.equal(subject.writes(), 1);
+      assert.equal(subject.reads(), 0);
+      const likelyNew = { likelyNew: true };
+      assert.deepEqual(
+        await summaries.recordPolledStatus(target, healthy('2.0.0'), at('2026-11-01T10:05:00Z'), likelyNew),
+        {
+          changed: false,
+          written: false,
+          outcome: 'unchanged',
+          polled: { fingerprint: print('2.0.0'), observedAt: '2026-11-01T10:00:00.000Z' },
+        },
+      );
+      assert.deepEqual(
+        await summaries.recordPolledStatus(target, healthy('1.0.0'), at('2026-11-01T09:00:00Z'), likelyNew),
+        {
+          changed: false,
+          written: false,
+          outcome: 'older',
+        },
+      );
+      assert.deepEqual(
+        await summaries.recordPolledStatus(target, healthy('2.1.0'), at('2026-11-01T10:10:00Z'), likelyNew),
+        {
+          changed: true,
+          written: true,
+          outcome: 'written',
+          polled: { fingerprint: print('2.1.0'), observedAt: '2026-11-01T10:10:00.000Z' },
+        },
+      );
+      const stored = await subject.store.getTargetStatus(target);
+      assert.equal(stored?.status.revision, '2.1.0');
+      assert.equal(stored?.changedAt, '2026-11-01T10:10:00.000Z');
+    });
+
     it('writes a summary over the version read only, and reads it back', async () => {
       const summaries = summariesOf(subject.store);
       const cluster = pollCluster('poll-1');

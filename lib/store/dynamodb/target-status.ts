@@ -66,10 +66,13 @@ export class DynamoTargetStatuses implements TargetStatuses {
     app: AppKey,
     status: TargetStatus,
     now: Date,
-    options: { refreshAfterMs?: number } = {},
+    options: { refreshAfterMs?: number; likelyNew?: boolean } = {},
   ): Promise<{ changed: boolean; written: boolean; outcome: PolledRecordOutcome; polled?: PolledStatus }> {
     const print = fingerprint(status);
     const observedAt = now.toISOString();
+    if (options.likelyNew && (await this.put(app, status, print, observedAt, undefined))) {
+      return { changed: true, written: true, outcome: 'written', polled: { fingerprint: print, observedAt } };
+    }
     for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt += 1) {
       const stored = await this.read(app);
       // An observation older than the stored one is news from the past: drop it.
@@ -86,34 +89,48 @@ export class DynamoTargetStatuses implements TargetStatuses {
         }
         continue;
       }
-      try {
-        await this.table.documents.send(
-          new PutCommand({
-            TableName: this.table.tableName,
-            Item: {
-              ...keys.targetStatus(app),
-              entity: 'target-status',
-              appKey: appKeyString(app),
-              status,
-              fingerprint: print,
-              observedAt,
-              changedAt: observedAt,
-            },
-            ConditionExpression: stored
-              ? 'fingerprint = :previous AND observedAt <= :observedAt'
-              : 'attribute_not_exists(pk)',
-            ExpressionAttributeValues: stored
-              ? { ':previous': stored.fingerprint, ':observedAt': observedAt }
-              : undefined,
-          }),
-        );
+      if (await this.put(app, status, print, observedAt, stored)) {
         return { changed: true, written: true, outcome: 'written', polled: { fingerprint: print, observedAt } };
-      } catch (error) {
-        if (!isConditionFailure(error)) throw error;
-        // Someone recorded another status meanwhile: read again and decide again.
       }
+      // Someone recorded another status meanwhile: read again and decide again.
     }
     throw new Error(`target status of ${appKeyString(app)} kept changing under us; giving up for now`);
+  }
+
+  /** Writes the status over `stored` (what was read; undefined: no item), unless the item moved on. */
+  private async put(
+    app: AppKey,
+    status: TargetStatus,
+    print: string,
+    observedAt: string,
+    stored: StatusItem | undefined,
+  ): Promise<boolean> {
+    try {
+      await this.table.documents.send(
+        new PutCommand({
+          TableName: this.table.tableName,
+          Item: {
+            ...keys.targetStatus(app),
+            entity: 'target-status',
+            appKey: appKeyString(app),
+            status,
+            fingerprint: print,
+            observedAt,
+            changedAt: observedAt,
+          },
+          ConditionExpression: stored
+            ? 'fingerprint = :previous AND observedAt <= :observedAt'
+            : 'attribute_not_exists(pk)',
+          ExpressionAttributeValues: stored
+            ? { ':previous': stored.fingerprint, ':observedAt': observedAt }
+            : undefined,
+        }),
+      );
+      return true;
+    } catch (error) {
+      if (isConditionFailure(error)) return false;
+      throw error;
+    }
   }
 
   private async refresh(app: AppKey, print: string, observedAt: string): Promise<boolean> {
