@@ -1,13 +1,13 @@
-// Builds the promoter a deployment uses: pull requests on every Git host, notifications when at least one sink is
-// configured. Used by the verifier's assembly (assemble-verifier.ts), so the Lambda and the local mode promote the
-// same way.
+// Builds the promoter a deployment uses: pull requests on every Git host (each host's client loaded on the first
+// promotion to it), notifications when at least one sink is configured. Used by the verifier's assembly
+// (assemble-verifier.ts), so the Lambda and the local mode promote the same way.
 import type { EventBridgeClient } from '@aws-sdk/client-eventbridge';
 import type { Logger } from '../logging/logger.js';
 import { StrategyPromoter, type Promoter } from '../promotion/index.js';
-import { azureDevOpsHost } from '../promotion/azure-devops/index.js';
-import { bitbucketServerHost } from '../promotion/bitbucket-server/index.js';
-import { gitHubHost } from '../promotion/github/index.js';
-import { gitLabHost } from '../promotion/gitlab/index.js';
+import { deferredAzureDevOpsHost } from '../promotion/azure-devops/deferred-host.js';
+import { deferredBitbucketServerHost } from '../promotion/bitbucket-server/deferred-host.js';
+import { deferredGitHubHost } from '../promotion/github/deferred-host.js';
+import { deferredGitLabHost } from '../promotion/gitlab/deferred-host.js';
 import { PullRequestPromoter, type CommitAuthor, type MarkerScanStore } from '../promotion/pull-request/index.js';
 import {
   EventBridgeSink,
@@ -65,10 +65,11 @@ export function createPromoter(config: PromoterConfig): Promoter {
     pullRequest: new PullRequestPromoter({
       secrets: config.secrets,
       hosts: [
-        gitHubHost({ logger: config.logger, writeIntervalMs: config.githubWriteIntervalMs }),
-        gitLabHost({ logger: config.logger }),
-        bitbucketServerHost({ logger: config.logger }),
-        azureDevOpsHost({ logger: config.logger }),
+        // Each host's client is loaded on the first promotion to it: a deployment uses one or two of them.
+        deferredGitHubHost({ logger: config.logger, writeIntervalMs: config.githubWriteIntervalMs }),
+        deferredGitLabHost({ logger: config.logger }),
+        deferredBitbucketServerHost({ logger: config.logger }),
+        deferredAzureDevOpsHost({ logger: config.logger }),
       ],
       apiUrls: withoutUndefined({
         github: config.githubApiUrl,

@@ -1,6 +1,6 @@
-// The Azure DevOps client of the pull-request strategy: the personal access token from the Pipeline's Secret,
-// azure-devops-node-api's GitApi (Git REST 7.x) over an HTTP client of our own, and the mapping of Azure DevOps'
-// answers to PromotionErrors.
+// The Azure DevOps client of the pull-request strategy: with the personal access token read from the Pipeline's Secret
+// (credentials.ts), azure-devops-node-api's GitApi (Git REST 7.x) over an HTTP client of our own, and the mapping of
+// Azure DevOps' answers to PromotionErrors.
 //
 // Only GitApi and its HTTP base are imported: the package's WebApi pulls in every API of Azure DevOps, and its
 // getGitApi() asks the organization's resource areas first, which the Git area does not need (it is served at the
@@ -24,35 +24,9 @@ import { GitApi } from 'azure-devops-node-api/GitApi.js';
 import { objectKeyString, type ObjectKey } from '../../pipeline/model.js';
 import { PromotionError } from '../port.js';
 import type { GitHostSettings } from '../pull-request/host.js';
-
-export const TOKEN_KEY = 'token';
-export const PASSWORD_KEY = 'password';
-
-/** The PAT scope the adapter needs: it reads the repository, pushes the branch and opens pull requests. */
-export const NEEDED_SCOPE = 'Code (Read & write)';
-
-/**
- * Azure DevOps' REST API takes a personal access token (Basic, empty user name). A Secret written for git
- * (`username` + `password`, as Flux's GitRepository takes) holds a PAT as its password, since that is how git
- * authenticates to Azure Repos with one: that password is used as the token.
- */
-export const NEEDED_KEYS =
-  `the key "${TOKEN_KEY}" (an Azure DevOps personal access token with the ${NEEDED_SCOPE} scope), ` +
-  `or "${PASSWORD_KEY}" holding such a token`;
+import { NEEDED_SCOPE } from './credentials.js';
 
 const USER_AGENT = 'pipeline-controller';
-
-/** The PAT in a Secret's values: `token`, else `password`. Messages name the Secret and keys, never values. */
-export function azureDevOpsToken(values: Readonly<Record<string, string>>, key: ObjectKey): string {
-  const token = values[TOKEN_KEY]?.trim() || values[PASSWORD_KEY]?.trim();
-  if (token) return token;
-  const empty = [TOKEN_KEY, PASSWORD_KEY].filter((name) => values[name] !== undefined).map((name) => `"${name}"`);
-  const why = empty.length > 0 ? ` (${empty.join(' and ')} ${empty.length > 1 ? 'are' : 'is'} empty)` : '';
-  throw new PromotionError(
-    `Secret ${objectKeyString(key)} has no Azure DevOps credentials${why}: it needs ${NEEDED_KEYS}`,
-    false,
-  );
-}
 
 /** An answer of 400 or more from Azure DevOps, after the retries and waits of the call. */
 export class AzureDevOpsApiError extends Error {

@@ -41,15 +41,9 @@ import type {
   RepositoryFile,
 } from '../pull-request/host.js';
 import { ClientCache } from '../pull-request/client-cache.js';
-import {
-  azureDevOpsToken,
-  createAzureDevOpsClient,
-  isAzureDevOpsError,
-  NEEDED_KEYS,
-  NEEDED_SCOPE,
-  toPromotionError,
-  type AzureDevOpsClient,
-} from './client.js';
+import { createAzureDevOpsClient, isAzureDevOpsError, toPromotionError, type AzureDevOpsClient } from './client.js';
+import { azureDevOpsToken, NEEDED_KEYS, NEEDED_SCOPE } from './credentials.js';
+import { MAX_DESCRIPTION_LENGTH } from './limits.js';
 
 /** Rounds of reading the branch and writing it when concurrent promotions keep moving it. */
 const WRITE_ROUNDS = 5;
@@ -131,9 +125,6 @@ const PullRequestAnswer = z.object({
 const PullRequestsAnswer = z.array(PullRequestAnswer);
 const RepositoryAnswer = z.object({ id: z.string() });
 type PullRequest = z.infer<typeof PullRequestAnswer>;
-
-/** Azure refuses a longer pull request description (400 "cannot be longer than 4000 characters"). */
-const MAX_DESCRIPTION_LENGTH = 4000;
 
 export function azureDevOpsHost(settings: GitHostSettings = {}): GitHost {
   const clients = new ClientCache<AzureDevOpsClient>();

@@ -1,2 +1,3 @@
 export { azureDevOpsHost } from './host.js';
-export { azureDevOpsToken, NEEDED_KEYS, toPromotionError } from './client.js';
+export { toPromotionError } from './client.js';
+export { azureDevOpsToken, NEEDED_KEYS } from './credentials.js';

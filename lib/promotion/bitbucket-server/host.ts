@@ -55,16 +55,15 @@ import { ClientCache } from '../pull-request/client-cache.js';
 import {
   BitbucketRepositoryApi,
   BitbucketServerClient,
-  bitbucketServerCredentials,
   existingPullRequestOf,
   isApiError,
-  NEEDED_KEYS,
   pathString,
   pullRequestUrl,
   toPromotionError,
   type BrowseChild,
   type PullRequest,
 } from './client.js';
+import { bitbucketServerCredentials, NEEDED_KEYS } from './credentials.js';
 import { mapLimit } from '../../util/map-limit.js';
 
 /** Repositories whose last listing is kept. */

@@ -4,8 +4,6 @@ export {
   BitbucketServerApiError,
   BitbucketServerClient,
   BitbucketServerConnectionError,
-  bitbucketServerCredentials,
-  NEEDED_KEYS,
   toPromotionError,
-  type BitbucketServerCredentials,
 } from './client.js';
+export { bitbucketServerCredentials, NEEDED_KEYS, type BitbucketServerCredentials } from './credentials.js';

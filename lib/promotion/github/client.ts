@@ -1,11 +1,10 @@
-// The GitHub client of the pull-request strategy: credentials from the Pipeline's Secret, an Octokit with the retry
-// and throttling plugins, and the mapping of GitHub's answers to PromotionErrors.
+// The GitHub client of the pull-request strategy: an Octokit with the retry and throttling plugins for the credentials
+// read from the Pipeline's Secret (credentials.ts), and the mapping of GitHub's answers to PromotionErrors.
 //
 // Inside one call: a 5xx (or a network error or timeout) is retried a few times with short backoff, and a secondary
 // rate limit is retried after its `retry-after` when that is short. A primary rate limit is never waited out inside
 // the function: the call ends with a retryable PromotionError whose `retryAfterMs` reaches the reset time, and the
 // promotion is tried again then.
-import { createPrivateKey } from 'node:crypto';
 import { createAppAuth } from '@octokit/auth-app';
 import { retry } from '@octokit/plugin-retry';
 import { throttling, type ThrottlingOptions } from '@octokit/plugin-throttling';
@@ -14,53 +13,7 @@ import type { Logger } from '../../logging/logger.js';
 import { objectKeyString, type ObjectKey } from '../../pipeline/model.js';
 import { PromotionError } from '../port.js';
 import { credentialsKey } from '../pull-request/client-cache.js';
-
-export const TOKEN_KEY = 'token';
-export const APP_ID_KEY = 'githubAppID';
-export const APP_INSTALLATION_ID_KEY = 'githubAppInstallationID';
-export const APP_PRIVATE_KEY_KEY = 'githubAppPrivateKey';
-const APP_KEYS = [APP_ID_KEY, APP_INSTALLATION_ID_KEY, APP_PRIVATE_KEY_KEY] as const;
-
-export type GitHubCredentials =
-  { kind: 'token'; token: string } | { kind: 'app'; appId: number; installationId: number; privateKey: string };
-
-const keyList = (keys: readonly string[]) => keys.map((key) => `"${key}"`).join(', ');
-export const NEEDED_KEYS = `the key "${TOKEN_KEY}", or the GitHub App keys ${keyList(APP_KEYS)}`;
-
-/**
- * The credentials in a Secret's values: `token` when it is set, else a GitHub App. Every problem is permanent (a
- * person has to fix the Secret). Messages name the Secret and its keys, never values.
- */
-export function gitHubCredentials(values: Readonly<Record<string, string>>, key: ObjectKey): GitHubCredentials {
-  const name = `Secret ${objectKeyString(key)}`;
-  const token = values[TOKEN_KEY]?.trim();
-  if (token) return { kind: 'token', token };
-  const present = APP_KEYS.filter((appKey) => values[appKey]?.trim());
-  if (present.length === 0) {
-    const empty = values[TOKEN_KEY] !== undefined ? ` ("${TOKEN_KEY}" is empty)` : '';
-    throw new PromotionError(`${name} has no GitHub credentials${empty}: it needs ${NEEDED_KEYS}`, false);
-  }
-  const missing = APP_KEYS.filter((appKey) => !present.includes(appKey));
-  if (missing.length > 0) {
-    throw new PromotionError(`${name} has ${keyList(present)} but lacks ${keyList(missing)} for a GitHub App`, false);
-  }
-  const appId = Number(values[APP_ID_KEY]?.trim());
-  const installationId = Number(values[APP_INSTALLATION_ID_KEY]?.trim());
-  if (!Number.isSafeInteger(appId) || appId <= 0) {
-    throw new PromotionError(`${name}: "${APP_ID_KEY}" must be a positive integer`, false);
-  }
-  if (!Number.isSafeInteger(installationId) || installationId <= 0) {
-    throw new PromotionError(`${name}: "${APP_INSTALLATION_ID_KEY}" must be a positive integer`, false);
-  }
-  // Keys pasted into an environment variable often have their line breaks escaped.
-  const privateKey = (values[APP_PRIVATE_KEY_KEY] ?? '').trim().replace(/\\n/g, '\n');
-  try {
-    createPrivateKey(privateKey);
-  } catch {
-    throw new PromotionError(`${name}: "${APP_PRIVATE_KEY_KEY}" is not a PEM private key`, false);
-  }
-  return { kind: 'app', appId, installationId, privateKey };
-}
+import type { GitHubCredentials } from './credentials.js';
 
 export interface GitHubClientSettings {
   /** Overrides the global fetch (tests, proxies). */

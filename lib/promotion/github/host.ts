@@ -26,13 +26,12 @@ import { ClientCache } from '../pull-request/client-cache.js';
 import { writeGitHubBranch, type BaseListing } from './branch-write.js';
 import {
   createGitHubClient,
-  gitHubCredentials,
   isRequestError,
-  NEEDED_KEYS,
   toPromotionError,
   type GitHubClient,
   type GitHubClientSettings,
 } from './client.js';
+import { gitHubCredentials, NEEDED_KEYS } from './credentials.js';
 import type { OpenPullRequest } from './open-pull-requests.js';
 import { openOrUpdateGitHubPullRequest } from './pull-request-write.js';
 import type { ListedTreeEntry } from './tree-id.js';

@@ -1,3 +1,4 @@
 export { GitHubPullRequestPromoter, type GitHubPullRequestPromoterOptions } from './promoter.js';
 export { gitHubHost } from './host.js';
-export { gitHubCredentials, toPromotionError, type GitHubClientSettings, type GitHubCredentials } from './client.js';
+export { toPromotionError, type GitHubClientSettings } from './client.js';
+export { gitHubCredentials, type GitHubCredentials } from './credentials.js';

@@ -1,5 +1,6 @@
-// The GitLab client of the pull-request strategy: the access token from the Pipeline's Secret, gitbeaker's REST
-// resources (API v4) over a requester of our own, and the mapping of GitLab's answers to PromotionErrors.
+// The GitLab client of the pull-request strategy: gitbeaker's REST resources (API v4) with the access token read from
+// the Pipeline's Secret (credentials.ts), over a requester of our own, and the mapping of GitLab's answers to
+// PromotionErrors.
 //
 // gitbeaker's own requester calls the global fetch with no timeout of its own (one `queryTimeout` signal covers a whole
 // paginated listing), and retries 429 and 502 up to ten times with its own backoff, ignoring `Retry-After`. The
@@ -31,36 +32,6 @@ import {
 import { objectKeyString, type ObjectKey } from '../../pipeline/model.js';
 import { PromotionError } from '../port.js';
 import type { GitHostSettings } from '../pull-request/host.js';
-
-export const TOKEN_KEY = 'token';
-export const PASSWORD_KEY = 'password';
-export const USERNAME_KEY = 'username';
-
-/**
- * GitLab's REST API takes an access token, never a password (Basic authentication is for git over HTTP only). A
- * Secret written for git (`username` + `password`, as Flux's GitRepository takes) holds an access token as its
- * password, since that is how git authenticates to GitLab with one: that password is used as the token.
- */
-export const NEEDED_KEYS =
-  `the key "${TOKEN_KEY}" (a GitLab personal, project or group access token with the api scope), ` +
-  `or "${PASSWORD_KEY}" holding such a token`;
-
-/** The access token in a Secret's values: `token`, else `password`. Messages name the Secret and keys, never values. */
-export function gitLabToken(values: Readonly<Record<string, string>>, key: ObjectKey): string {
-  const token = values[TOKEN_KEY]?.trim() || values[PASSWORD_KEY]?.trim();
-  if (token) return token;
-  const empty = [TOKEN_KEY, PASSWORD_KEY].filter((name) => values[name] !== undefined).map((name) => `"${name}"`);
-  const why =
-    empty.length > 0
-      ? ` (${empty.join(' and ')} ${empty.length > 1 ? 'are' : 'is'} empty)`
-      : values[USERNAME_KEY] !== undefined
-        ? ` ("${USERNAME_KEY}" alone is not enough: GitLab's API takes no password, only an access token)`
-        : '';
-  throw new PromotionError(
-    `Secret ${objectKeyString(key)} has no GitLab credentials${why}: it needs ${NEEDED_KEYS}`,
-    false,
-  );
-}
 
 /** The gitbeaker resources the adapter uses, sharing one requester. */
 export interface GitLabClient {

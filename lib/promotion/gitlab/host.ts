@@ -31,14 +31,8 @@ import type {
   RepositoryFile,
 } from '../pull-request/host.js';
 import { ClientCache } from '../pull-request/client-cache.js';
-import {
-  createGitLabClient,
-  gitLabToken,
-  isGitLabError,
-  NEEDED_KEYS,
-  toPromotionError,
-  type GitLabClient,
-} from './client.js';
+import { createGitLabClient, isGitLabError, toPromotionError, type GitLabClient } from './client.js';
+import { gitLabToken, NEEDED_KEYS } from './credentials.js';
 
 const FILE_MODES = new Set(['100644', '100755']);
 const PER_PAGE = 100;

@@ -1,2 +1,3 @@
 export { gitLabHost } from './host.js';
-export { gitLabToken, NEEDED_KEYS, toPromotionError } from './client.js';
+export { toPromotionError } from './client.js';
+export { gitLabToken, NEEDED_KEYS } from './credentials.js';
