@@ -9,6 +9,7 @@ import type { Store } from '../store/index.js';
 import {
   createVerifier,
   DEFAULT_SETTINGS,
+  DeferredDecisions,
   RecentPipelines,
   RecentReads,
   type EffectListener,
@@ -35,8 +36,8 @@ export interface VerifierAssemblyOptions {
 export type VerifierOfWorker = (workerId: string) => MessageHandler;
 
 /**
- * Builds the cluster reader, the promoter and the recent definitions (pipelines, cluster registrations) once, so that their
- * connections and caches outlive a batch (a warm container, a running `serve`).
+ * Builds the cluster reader, the promoter, the recent definitions (pipelines, cluster registrations) and the delayed
+ * decisions of polls once, so that their connections and caches outlive a batch (a warm container, a running `serve`).
  */
 export function assembleVerifier(options: VerifierAssemblyOptions): VerifierOfWorker {
   const { store, queue, secrets, logger, now, settings, listeners } = options;
@@ -54,6 +55,24 @@ export function assembleVerifier(options: VerifierAssemblyOptions): VerifierOfWo
   });
   const promoter = createPromoter({ ...options.promotion, secrets, logger });
   const recentPipelines = new RecentPipelines(store, pollPipelineMaxAgeMs, now);
+  const deferredDecisions = new DeferredDecisions(
+    queue,
+    settings?.pollDecisionDelaySeconds ?? DEFAULT_SETTINGS.pollDecisionDelaySeconds,
+    now,
+  );
   return (workerId) =>
-    createVerifier({ store, queue, clusters, promoter, logger, now, workerId, settings, recentPipelines, listeners });
+    createVerifier({
+      store,
+      queue,
+      clusters,
+      promoter,
+      logger,
+      now,
+      workerId,
+      settings,
+      recentPipelines,
+      deferredDecisions,
+      clusterRegistrations: registrations,
+      listeners,
+    });
 }
