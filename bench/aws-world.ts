@@ -28,26 +28,18 @@ import { createDynamoStore, type Store } from '../lib/store/index.js';
 import { FakeKubeApi } from '../lib/testing/fake-kube-api.js';
 import { createVerifier, DEFAULT_SETTINGS, RecentReads } from '../lib/verifier/index.js';
 import { applyFakeClusters } from '../test/loop/harness.js';
+import { countCapacityUnits, READ_OPERATIONS, WRITE_OPERATIONS, type CapacityUnits } from './dynamo.js';
 import { startDynalite } from '../test/support/dynalite.js';
 import { approximateQueueDepth } from '../test/support/sqs-depth.js';
 
 export type Side = 'receiver' | 'verifier' | 'setup';
 
-const READ_OPERATIONS = new Set(['GetItem', 'BatchGetItem', 'Query', 'Scan', 'TransactGetItems']);
-const WRITE_OPERATIONS = new Set(['PutItem', 'UpdateItem', 'DeleteItem', 'BatchWriteItem', 'TransactWriteItems']);
-
 /** What one side sent to DynamoDB: requests and capacity units by operation. */
-export interface DynamoUsage {
+export interface DynamoUsage extends CapacityUnits {
   /** Requests by operation, e.g. `GetItem` → 2. */
   requests: Map<string, number>;
   readRequests: number;
   writeRequests: number;
-  readUnits: number;
-  writeUnits: number;
-  /** Conditional writes that DynamoDB refused (they still consume write units: counted as 1 WRU each). */
-  failedConditionalWrites: number;
-  /** Queries that found nothing: dynalite reports 0 units, counted at DynamoDB's minimum (1 RRU, 0.5 if eventual). */
-  emptyQueries: number;
 }
 
 export interface Usage {
@@ -102,41 +94,15 @@ export async function startAwsWorld(pipeline: PipelineDocument, clusterNames: re
   dynamo.client.middlewareStack.add(
     (next, context) => async (args) => {
       const operation = String(context.commandName ?? 'unknown').replace(/Command$/, '');
-      const input = args.input as { ReturnConsumedCapacity?: string };
-      input.ReturnConsumedCapacity = 'TOTAL';
       const counted = usage.dynamo[side];
       counted.requests.set(operation, (counted.requests.get(operation) ?? 0) + 1);
-      const isWrite = WRITE_OPERATIONS.has(operation);
-      if (isWrite) counted.writeRequests++;
+      if (WRITE_OPERATIONS.has(operation)) counted.writeRequests++;
       else if (READ_OPERATIONS.has(operation)) counted.readRequests++;
-      try {
-        const result = await next(args);
-        const consumed = (result.output as { ConsumedCapacity?: unknown }).ConsumedCapacity;
-        let units = (Array.isArray(consumed) ? consumed : consumed ? [consumed] : []).reduce(
-          (sum: number, entry) => sum + ((entry as { CapacityUnits?: number }).CapacityUnits ?? 0),
-          0,
-        );
-        // dynalite reports 0 for a Query that finds nothing; DynamoDB charges a read its minimum unit.
-        if (operation === 'Query' || operation === 'Scan') {
-          const minimum = (args.input as { ConsistentRead?: boolean }).ConsistentRead ? 1 : 0.5;
-          if (units < minimum) {
-            units = minimum;
-            counted.emptyQueries++;
-          }
-        }
-        if (isWrite) counted.writeUnits += units;
-        else counted.readUnits += units;
-        return result;
-      } catch (error) {
-        if ((error as { name?: string }).name === 'ConditionalCheckFailedException') {
-          counted.failedConditionalWrites++;
-          counted.writeUnits += 1;
-        }
-        throw error;
-      }
+      return next(args);
     },
-    { step: 'initialize', name: 'benchConsumedCapacity' },
+    { step: 'initialize', name: 'benchRequests' },
   );
+  countCapacityUnits(dynamo.client, () => usage.dynamo[side]);
   const store = createDynamoStore({ client: dynamo.client, tableName: dynamo.tableName });
 
   // SQS: fauxqs with the queue and its DLQ, as the CDK stack declares them.

@@ -21,24 +21,9 @@
 // The scheduled poll, which runs whether or not events come, is reported separately as a fixed monthly figure.
 import { deployed, pipelineDocument, upgradeEvent } from '../test/loop/harness.js';
 import { startAwsWorld, type AwsWorld, type DynamoUsage, type Usage } from './aws-world.js';
+import { MAX_BATCH_SIZE, POLLS_PER_MONTH, PRICE_SOURCES, PRICES } from './prices.js';
 import { formatNumber, formatRatio, runIfMain, type Bench, type Measurement } from './report.js';
 
-/** On-demand prices, us-east-1 (DynamoDB: since the November 2024 reduction). */
-const PRICES = {
-  writeRequestUnit: 0.625 / 1e6,
-  readRequestUnit: 0.125 / 1e6,
-  sqsRequest: 0.4 / 1e6,
-  lambdaRequest: 0.2 / 1e6,
-};
-const PRICE_SOURCES =
-  'list prices as of 2025, us-east-1: DynamoDB on-demand $0.625/M WRU, $0.125/M RRU ' +
-  '(https://aws.amazon.com/dynamodb/pricing/on-demand/); SQS standard $0.40/M requests, one request per 64 KB ' +
-  'chunk (https://aws.amazon.com/sqs/pricing/)';
-
-/** The event source mapping's batch size in the CDK stack (infra/pipeline-controller.ts). */
-const MAX_BATCH_SIZE = 10;
-/** The poller's schedule in the CDK stack: rate(5 minutes). */
-const POLLS_PER_MONTH = (30 * 24 * 60) / 5;
 /** Idle event source mapping: pollers assumed (Lambda's starting concurrency for SQS), one 20 s long poll each. */
 const IDLE_POLLERS = 5;
 const IDLE_RECEIVES_PER_MONTH = (IDLE_POLLERS * (30 * 24 * 3600)) / 20;

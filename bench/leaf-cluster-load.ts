@@ -185,6 +185,30 @@ function everyClusterKind(): { cluster: ObjectKey; kind: AppKind; namespaces: st
 
 // ---------------------------------------------------------------- measuring
 
+/** What one product-path poll cost: read by bench/fleet-scaling.ts from a child process run with BENCH_FLEET_FIGURES=1. */
+export interface PollFigures {
+  lists: number;
+  wallMs: number;
+  dynamoOperations: number;
+  dynamoWrites: number;
+  readUnits: number;
+  writeUnits: number;
+  /** Queue messages the verifier handled, by type. */
+  messages: Record<string, number>;
+}
+
+export interface FleetFigures {
+  clusters: number;
+  pairs: number;
+  pipelines: number;
+  targets: number;
+  first: PollFigures;
+  steady: PollFigures;
+}
+
+/** The line a BENCH_FLEET_FIGURES=1 run prints its FleetFigures on, as JSON after this prefix. */
+export const FLEET_FIGURES_PREFIX = 'fleet-figures: ';
+
 /** Runs `work` over `items`, `limit` at once. */
 async function forEachLimited<T>(items: readonly T[], limit: number, work: (item: T) => Promise<void>): Promise<void> {
   let next = 0;
@@ -299,6 +323,7 @@ const requestsText = (counts: RequestCounts): string =>
 /** The fleet poll, then the rows of bench/leaf-cluster-selection.ts (targets chosen by cluster labels). */
 export const benchLeafClusterLoad: Bench = async (): Promise<BenchSection> => {
   const fleet = await benchFleetPoll();
+  if (process.env.BENCH_FLEET_FIGURES === '1') return fleet;
   return { ...fleet, measurements: [...fleet.measurements, ...(await measureLabelSelection())] };
 };
 
@@ -340,17 +365,15 @@ const benchFleetPoll: Bench = async (): Promise<BenchSection> => {
     const kindsPerCluster = clusterKinds.length / CLUSTER_COUNT;
     for (const fake of fakes) fake.latencyMs = LATENCY_MS;
     const setupMs = performance.now() - setupStarted;
-    // The product's reader reads the GitopsCluster from the store, remembered for 30 s, as the verifier's assembly
-    // (lib/runtime/assemble-verifier.ts) builds it. The readers of the two Kubernetes-only passes get it from memory,
-    // so that those measure the clusters' side alone.
-    const productReader = () => {
-      const registrations = new RecentReads(
-        async (key) => (await store.getCluster(key))?.document,
-        DEFAULT_SETTINGS.pollPipelineMaxAgeMs,
-        () => new Date(),
-      );
-      return new KubernetesClusterReader({ getCluster: (key) => registrations.get(key), secrets });
-    };
+    // The product's reader reads the GitopsCluster from the store, remembered for 30 s and handed over by the poll
+    // messages that carry it, as the verifier's assembly (lib/runtime/assemble-verifier.ts) builds it. The readers of
+    // the two Kubernetes-only passes get it from memory, so that those measure the clusters' side alone.
+    const registrations = new RecentReads(
+      async (key) => (await store.getCluster(key))?.document,
+      DEFAULT_SETTINGS.pollPipelineMaxAgeMs,
+      () => new Date(),
+    );
+    const productReader = () => new KubernetesClusterReader({ getCluster: (key) => registrations.get(key), secrets });
     const registered = new Map<string, GitopsClusterDocument>();
     for (let index = 0; index < CLUSTER_COUNT; index++) {
       const document = (await store.getCluster({ namespace: CLUSTER_NAMESPACE, name: clusterName(index) }))?.document;
@@ -371,12 +394,22 @@ const benchFleetPoll: Bench = async (): Promise<BenchSection> => {
       logger: silent,
       now: () => new Date(),
       workerId: 'bench',
+      clusterRegistrations: registrations,
     });
-    running.start(verifier, { batchSize: 10, pollIntervalMs: 5 });
+    // Messages the verifier handled, by type: what SQS and Lambda bill a poll for (fleet-scaling.ts).
+    const handled = new Map<string, number>();
+    running.start(
+      async (message, context) => {
+        handled.set(message.type, (handled.get(message.type) ?? 0) + 1);
+        await verifier(message, context);
+      },
+      { batchSize: 10, pollIntervalMs: 5 },
+    );
 
     const productPoll = async (which: string) => {
       for (const fake of fakes) fake.resetRequests();
       dynamo.resetCounts();
+      handled.clear();
       reader.listMs.length = 0;
       const started = performance.now();
       const polls = await enqueuePolls({ store, queue: running });
@@ -393,6 +426,8 @@ const benchFleetPoll: Bench = async (): Promise<BenchSection> => {
         counts: countRequests(fakes),
         listP50Ms: percentile(reader.listMs, 50),
         dynamoOperations: dynamo.total(),
+        dynamoUnits: dynamo.units(),
+        messages: new Map(handled),
         dynamoByName: new Map(dynamo.operations),
         dynamoWrites: ['PutItem', 'UpdateItem', 'DeleteItem', 'BatchWriteItem'].reduce(
           (sum, name) => sum + (dynamo.operations.get(name) ?? 0),
@@ -410,6 +445,27 @@ const benchFleetPoll: Bench = async (): Promise<BenchSection> => {
     if (steady.dynamoWrites > 0) throw new Error(`the steady poll wrote ${steady.dynamoWrites} times`);
     checkSteadyPollReads(steady.dynamoByName, clusterKinds.length, pipelined.length, pipelinedTargets.length);
     await running.stop();
+    if (process.env.BENCH_FLEET_FIGURES === '1') {
+      const figuresOf = (poll: typeof first): PollFigures => ({
+        lists: poll.counts.list,
+        wallMs: poll.wallMs,
+        dynamoOperations: poll.dynamoOperations,
+        dynamoWrites: poll.dynamoWrites,
+        readUnits: poll.dynamoUnits.readUnits,
+        writeUnits: poll.dynamoUnits.writeUnits,
+        messages: Object.fromEntries(poll.messages),
+      });
+      const figures: FleetFigures = {
+        clusters: CLUSTER_COUNT,
+        pairs: clusterKinds.length,
+        pipelines: pipelined.length,
+        targets: pipelinedTargets.length,
+        first: figuresOf(first),
+        steady: figuresOf(steady),
+      };
+      console.log(`${FLEET_FIGURES_PREFIX}${JSON.stringify(figures)}`);
+      return { title: 'Leaf-cluster load', measurements: [] };
+    }
 
     // The Kubernetes side of one poll alone: a fresh reader LISTs every (cluster, kind), nothing else.
     const listReader = newReader();

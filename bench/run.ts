@@ -10,6 +10,7 @@ import { benchCliStartup } from './cli-startup.js';
 import { benchColdStart } from './cold-start.js';
 import { benchCostPerEvent } from './cost-per-event.js';
 import { benchEndToEndLatency } from './end-to-end-latency.js';
+import { benchFleetScaling } from './fleet-scaling.js';
 import { benchGitHostPromotions } from './git-host-promotions.js';
 import { benchGitHubPromotion } from './github-promotion.js';
 import { benchLeafClusterConnections } from './leaf-cluster-connections.js';
@@ -21,6 +22,7 @@ const BENCHES: Readonly<Record<string, Bench>> = {
   receiver: benchReceiver,
   'cold-start': benchColdStart,
   'leaf-cluster-load': benchLeafClusterLoad,
+  'fleet-scaling': benchFleetScaling,
   'leaf-cluster-connections': benchLeafClusterConnections,
   'cost-per-event': benchCostPerEvent,
   'github-promotion': benchGitHubPromotion,
