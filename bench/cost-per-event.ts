@@ -180,7 +180,7 @@ export const benchCostPerEvent: Bench = async () => {
         baseline: `redundant: ${units(redundantUnits)} capacity units, ${redundant.dynamo.readRequests + redundant.dynamo.writeRequests} requests`,
         ratio: `${formatRatio(changingUnits, redundantUnits)} the capacity units`,
         note:
-          `${changing.breakdown}; up to and including the promotion record (create, claim, complete) and 2 audit ` +
+          `${changing.breakdown}; up to and including the promotion record (created already claimed, completed) and 2 audit ` +
           `entries; ${changing.dynamo.failedConditionalWrites} refused conditional writes; no GSI item written`,
       },
       {

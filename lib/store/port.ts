@@ -294,16 +294,31 @@ export interface VersionedPromotionRecord extends PromotionRecord {
   owner?: string;
 }
 
+/** Who takes a new promotion record's first attempt as it is created, and for how long (`createPromotion`). */
+export interface PromotionClaim {
+  owner: string;
+  leaseMs: number;
+}
+
 export interface Promotions {
   getPromotion(pipeline: ObjectKey, env: string, revision: string): Promise<VersionedPromotionRecord | undefined>;
   /** Every record of a pipeline (newest revision order is not implied). */
   listPromotions(pipeline: ObjectKey): Promise<VersionedPromotionRecord[]>;
-  /** Creates the `pending` record for (pipeline, env, revision) unless one exists; exactly one caller creates it. */
+  /**
+   * Creates the record for (pipeline, env, revision) unless one exists; exactly one caller creates it. Without
+   * `claim` it is created `pending`, with `record` as created. With `claim` it is created already claimed, in the one
+   * conditional write: `record` is then exactly what `claimPromotion(…, claim.owner, claim.leaseMs, now)` would
+   * return after a `pending` create (`in-progress`, attempts 1, leased to `owner` until now + leaseMs, version 2),
+   * one write instead of a write, a read and a write. When a record exists, nothing is written (the conditional
+   * write is refused), `created` is false and `record` is the stored one, as it is, claim or not: the caller claims
+   * it with `claimPromotion` as it would without `claim` (a retry, a resumed attempt, a second worker racing).
+   */
   createPromotion(
     pipeline: ObjectKey,
     env: string,
     revision: string,
     now: Date,
+    claim?: PromotionClaim,
   ): Promise<{ created: boolean; record: VersionedPromotionRecord }>;
   /**
    * Takes the record for an attempt: from `pending`, from `in-progress` whose lease expired, or from `failed` whose

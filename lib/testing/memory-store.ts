@@ -33,6 +33,7 @@ import type {
   PageRequest,
   PolledRecordOutcome,
   PolledStatus,
+  PromotionClaim,
   RejectOutcome,
   Store,
   StoredCluster,
@@ -435,11 +436,19 @@ export class MemoryStore implements Store {
     env: string,
     revision: string,
     now: Date,
+    claim?: PromotionClaim,
   ): Promise<{ created: boolean; record: VersionedPromotionRecord }> {
-    const existing = this.#read(this.#promotions.get(promotionId(pipeline, env, revision)));
-    if (existing) return { created: false, record: existing };
+    const id = promotionId(pipeline, env, revision);
+    const existing = this.#promotions.get(id);
+    // As the table: the conditional put comes first and is billed whether or not it wins; only a refused one is
+    // followed by a read of the record that was there.
+    if (existing) {
+      this.counts.writes += 1;
+      this.counts.reads += 1;
+      return { created: false, record: copy(existing) };
+    }
     const at = now.toISOString();
-    const fresh: VersionedPromotionRecord = {
+    const pending: VersionedPromotionRecord = {
       pipeline: pipelineKeyOf(pipeline),
       env,
       revision,
@@ -449,7 +458,18 @@ export class MemoryStore implements Store {
       createdAt: at,
       updatedAt: at,
     };
-    this.#write(promotionId(pipeline, env, revision), this.#promotions, fresh);
+    // Claimed in the same write, as `claimPromotion` would leave `pending` at this `now`.
+    const fresh: VersionedPromotionRecord = claim
+      ? {
+          ...pending,
+          state: 'in-progress',
+          attempts: pending.attempts + 1,
+          version: pending.version + 1,
+          owner: claim.owner,
+          leaseExpiresAt: new Date(now.getTime() + claim.leaseMs).toISOString(),
+        }
+      : pending;
+    this.#write(id, this.#promotions, fresh);
     return { created: true, record: copy(fresh) };
   }
 

@@ -856,6 +856,82 @@ export function storeContract(name: string, start: () => Promise<StoreUnderTest>
       assert.equal(winners[0]?.leaseExpiresAt, '2026-11-01T10:01:00.000Z');
     });
 
+    it('a new record created with a claim is held by that worker in one write, as create then claim leaves it', async () => {
+      const { store } = subject;
+      const claim = { owner: 'worker-a', leaseMs: 60_000 };
+      subject.resetCounts();
+      const creation = await store.createPromotion(pipeline, 'prod', '8.0.0', t0, claim);
+      assert.equal(subject.writes(), 1, 'one conditional write');
+      assert.equal(subject.reads(), 0, 'nothing read');
+      assert.equal(creation.created, true);
+      const stored = await store.getPromotion(pipeline, 'prod', '8.0.0');
+      assert.deepEqual(creation.record, stored, 'the returned record is the stored one');
+      assert.equal(stored?.state, 'in-progress');
+      assert.equal(stored?.attempts, 1);
+      assert.equal(stored?.owner, 'worker-a');
+      assert.equal(stored?.leaseExpiresAt, '2026-11-01T10:01:00.000Z');
+      assert.equal(stored?.createdAt, '2026-11-01T10:00:00.000Z');
+      assert.equal(stored?.updatedAt, '2026-11-01T10:00:00.000Z');
+
+      await store.createPromotion(pipeline, 'prod', '8.0.1', t0);
+      const twoSteps = await store.claimPromotion(pipeline, 'prod', '8.0.1', claim.owner, claim.leaseMs, t0);
+      assert.deepEqual({ ...stored, revision: '8.0.1' }, twoSteps, 'the same record as create, then claim');
+
+      // The worker ends its attempt as it would have after a claim; nobody else can take it meanwhile.
+      assert.equal(await store.claimPromotion(pipeline, 'prod', '8.0.0', 'worker-b', 60_000, minutes(0.5)), undefined);
+      assert.equal(
+        await store.completePromotion(creation.record, 'https://github.com/acme/fleet/pull/44', minutes(0.5)),
+        true,
+      );
+      assert.equal((await store.getPromotion(pipeline, 'prod', '8.0.0'))?.state, 'succeeded');
+    });
+
+    it('a record that exists is not overwritten by a create with a claim, and is claimed as before', async () => {
+      const { store } = subject;
+      await store.createPromotion(pipeline, 'prod', '8.1.0', t0);
+      const pending = await store.getPromotion(pipeline, 'prod', '8.1.0');
+      subject.resetCounts();
+      const again = await store.createPromotion(pipeline, 'prod', '8.1.0', minutes(1), {
+        owner: 'worker-a',
+        leaseMs: 60_000,
+      });
+      assert.equal(subject.writes(), 1, 'the refused conditional write only');
+      assert.equal(again.created, false);
+      assert.deepEqual(again.record, pending, 'the stored record, as it was');
+      assert.deepEqual(await store.getPromotion(pipeline, 'prod', '8.1.0'), pending);
+      const claimed = await store.claimPromotion(pipeline, 'prod', '8.1.0', 'worker-a', 60_000, minutes(1));
+      assert.equal(claimed?.owner, 'worker-a');
+      assert.equal(claimed?.attempts, 1);
+
+      // Held by another worker: the create changes nothing, and the claim after it is refused.
+      const held = await store.createPromotion(pipeline, 'prod', '8.1.0', minutes(1.5), {
+        owner: 'worker-b',
+        leaseMs: 60_000,
+      });
+      assert.equal(held.created, false);
+      assert.deepEqual(held.record, claimed);
+      assert.equal(await store.claimPromotion(pipeline, 'prod', '8.1.0', 'worker-b', 60_000, minutes(1.5)), undefined);
+      assert.equal((await store.getPromotion(pipeline, 'prod', '8.1.0'))?.owner, 'worker-a');
+    });
+
+    it('workers racing to create the same record with a claim: exactly one holds it', async () => {
+      const { store } = subject;
+      const holders = await Promise.all(
+        Array.from({ length: 10 }, async (_, i) => {
+          const owner = `worker-${i}`;
+          const creation = await store.createPromotion(pipeline, 'prod', '8.2.0', t0, { owner, leaseMs: 60_000 });
+          if (creation.created) return creation.record;
+          return store.claimPromotion(pipeline, 'prod', '8.2.0', owner, 60_000, t0);
+        }),
+      );
+      const winners = holders.filter((holder) => holder !== undefined);
+      assert.equal(winners.length, 1);
+      const stored = await store.getPromotion(pipeline, 'prod', '8.2.0');
+      assert.equal(stored?.owner, winners[0]?.owner);
+      assert.equal(stored?.attempts, 1);
+      assert.equal(stored?.version, winners[0]?.version, 'the winner can still end its attempt');
+    });
+
     it('moves pending → in progress → succeeded with its result, and is never due again', async () => {
       const { store } = subject;
       await store.createPromotion(pipeline, 'staging', '6.9.2', t0);

@@ -1,11 +1,12 @@
 // Promotion records, one per (pipeline, environment, revision), in the pipeline's partition. Creation is
-// conditional on absence, so exactly one caller creates a record; every later change is conditional on the
-// record's version (optimistic locking), so two workers never both own an attempt.
+// conditional on absence, so exactly one caller creates a record (and, when it asks, holds its first attempt from
+// that same write); every later change is conditional on the record's version (optimistic locking), so two workers
+// never both own an attempt.
 import { GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { isClaimable, promotionStage } from '../../decision/index.js';
 import { queryAll } from './query.js';
 import type { ObjectKey } from '../../pipeline/model.js';
-import type { Promotions, VersionedPromotionRecord } from '../port.js';
+import type { PromotionClaim, Promotions, VersionedPromotionRecord } from '../port.js';
 import { expiresAfter, isConditionFailure, keys, type TableContext } from './table.js';
 
 const MAX_ATTEMPTS = 10;
@@ -42,18 +43,11 @@ export class DynamoPromotions implements Promotions {
     env: string,
     revision: string,
     now: Date,
+    claim?: PromotionClaim,
   ): Promise<{ created: boolean; record: VersionedPromotionRecord }> {
-    const at = now.toISOString();
-    const fresh: VersionedPromotionRecord = {
-      pipeline,
-      env,
-      revision,
-      state: 'pending',
-      attempts: 0,
-      version: 1,
-      createdAt: at,
-      updatedAt: at,
-    };
+    const fresh = claim
+      ? createdClaimed(pipeline, env, revision, claim, now)
+      : createdPending(pipeline, env, revision, now);
     try {
       await this.table.documents.send(
         new PutCommand({
@@ -171,6 +165,34 @@ export class DynamoPromotions implements Promotions {
       throw error;
     }
   }
+}
+
+/** A new record as `createPromotion` writes it without a claim: nobody's attempt yet. */
+function createdPending(pipeline: ObjectKey, env: string, revision: string, now: Date): VersionedPromotionRecord {
+  const at = now.toISOString();
+  return { pipeline, env, revision, state: 'pending', attempts: 0, version: 1, createdAt: at, updatedAt: at };
+}
+
+/**
+ * A new record as `claimPromotion` would leave the pending one at the same `now` (its update above, applied to
+ * `createdPending`): the port promises the same record either way, so the finish's version condition reads it alike.
+ */
+function createdClaimed(
+  pipeline: ObjectKey,
+  env: string,
+  revision: string,
+  claim: PromotionClaim,
+  now: Date,
+): VersionedPromotionRecord {
+  const pending = createdPending(pipeline, env, revision, now);
+  return {
+    ...pending,
+    state: 'in-progress',
+    attempts: pending.attempts + 1,
+    version: pending.version + 1,
+    owner: claim.owner,
+    leaseExpiresAt: new Date(now.getTime() + claim.leaseMs).toISOString(),
+  };
 }
 
 /** The item's attributes: the pipeline is in the key, and kept as plain attributes for reading back. */

@@ -1,6 +1,7 @@
-// The `promote` action: carrying out one promotion under its record. Create it (exactly one caller does), claim an
-// attempt (exactly one worker holds it), run the strategy, and finish the record. A crash anywhere leaves a record
-// that the decision resumes once its lease expires; the strategy's own idempotence makes that resumption safe.
+// The `promote` action: carrying out one promotion under its record. Create it (exactly one caller does, and takes
+// the first attempt in the same write), else claim an attempt (exactly one worker holds it), run the strategy, and
+// finish the record. A crash anywhere leaves a record that the decision resumes once its lease expires; the
+// strategy's own idempotence makes that resumption safe.
 //
 // `underRecord` is that flow for any effect of the Promoter port: the `rollback` action (rollback.ts) runs through
 // it too, under a record of its own, with its own audit entries.
@@ -79,15 +80,13 @@ export async function underRecord(
   const key = pipelineKeyOf(pipeline);
   const settings = settingsOf(deps);
   const { env, revision } = effect.record;
-  await deps.store.createPromotion(key, env, revision, deps.now());
-  const claimed = await deps.store.claimPromotion(
-    key,
-    env,
-    revision,
-    deps.workerId,
-    settings.promotionLeaseMs,
-    deps.now(),
-  );
+  const claim = { owner: deps.workerId, leaseMs: settings.promotionLeaseMs };
+  // A new record is created already claimed (one write); an existing one (a retry, a resumed attempt, another
+  // worker first) is claimed under the claim's own rules, which decide whether this worker may take it.
+  const creation = await deps.store.createPromotion(key, env, revision, deps.now(), claim);
+  const claimed = creation.created
+    ? creation.record
+    : await deps.store.claimPromotion(key, env, revision, claim.owner, claim.leaseMs, deps.now());
   if (!claimed) return 'not-claimed';
 
   const audit = (type: AuditEntryType, message: string, detail: EffectDetail = {}) =>
