@@ -11,7 +11,7 @@
 //
 // The bench CHECKS its premise, and fails `npm run bench` when it breaks: every size makes exactly one LIST per
 // (cluster, kind) on both polls, and the steady poll's DynamoDB requests grow with the (cluster, kind) pairs and the
-// pipelines, never with the targets (at most 2 per pair plus 8 per pipeline, as leaf-cluster-load checks too).
+// pipelines, never with the targets (at most 2 per pair plus 4 per pipeline, as leaf-cluster-load checks too).
 import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { FLEET_FIGURES_PREFIX, type FleetFigures, type PollFigures } from './leaf-cluster-load.js';
@@ -58,11 +58,11 @@ function checkPremise(figures: FleetFigures): void {
       throw new Error(`${figures.targets} targets, ${which} poll: ${poll.lists} LISTs for ${figures.pairs} pairs`);
     }
   }
-  const budget = 2 * figures.pairs + 2 + 8 * figures.pipelines;
+  const budget = 2 * figures.pairs + 2 + 4 * figures.pipelines;
   if (figures.steady.dynamoOperations > budget) {
     throw new Error(
       `${figures.targets} targets: the steady poll made ${figures.steady.dynamoOperations} DynamoDB requests, ` +
-        `over ${budget} (2 per (cluster, kind) pair and 8 per pipeline): it grows with the targets`,
+        `over ${budget} (2 per (cluster, kind) pair and 4 per pipeline): it grows with the targets`,
     );
   }
 }
@@ -89,7 +89,7 @@ const dollars = (value: number): string => `$${value.toFixed(2)}`;
 const pollText = (poll: PollFigures): string =>
   `${formatNumber(poll.lists)} LIST, ${formatNumber(poll.dynamoOperations)} DynamoDB requests ` +
   `(${formatNumber(poll.dynamoWrites)} writes; ${formatNumber(Math.round(poll.readUnits))} RRU, ` +
-  `${formatNumber(Math.round(poll.writeUnits))} WRU), ${seconds(poll.wallMs)}`;
+  `${formatNumber(Math.round(poll.writeUnits))} WRU), ${seconds(poll.wallMs)} (${seconds(poll.cpuMs)} of CPU)`;
 
 export const benchFleetScaling: Bench = async (): Promise<BenchSection> => {
   const measured: FleetFigures[] = [];
@@ -111,7 +111,7 @@ export const benchFleetScaling: Bench = async (): Promise<BenchSection> => {
           value: pollText(figures.steady),
           baseline: `first poll after the apply: ${pollText(figures.first)}`,
           note:
-            `checked: 1 LIST per pair, steady requests ≤ 2 per pair + 8 per pipeline; messages handled: ` +
+            `checked: 1 LIST per pair, steady requests ≤ 2 per pair + 4 per pipeline; messages handled: ` +
             Object.entries(figures.steady.messages)
               .map(([type, count]) => `${formatNumber(count)} ${type}`)
               .join(', '),

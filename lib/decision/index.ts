@@ -5,3 +5,4 @@ export { decide } from './decide.js';
 export type * from './types.js';
 export { isClaimable, promotionStage, type PromotionStage } from './promotion-lifecycle.js';
 export { timeLeftUntil } from './soak.js';
+export { timeDependence, type TimeDependence } from './time-dependence.js';

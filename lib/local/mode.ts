@@ -17,6 +17,7 @@ import { EmbeddedQueue } from '../queue/index.js';
 import type { Logger } from '../logging/logger.js';
 import type { CommitAuthor } from '../promotion/pull-request/commit-author.js';
 import { assembleVerifier } from '../runtime/assemble-verifier.js';
+import { DEFAULT_SETTINGS } from '../verifier/index.js';
 import { notificationSinkKinds } from '../runtime/notification-sinks.js';
 import type { PromotionSettings } from '../runtime/promoter.js';
 import type { MasterKeys } from '../secrets/master-keys.js';
@@ -165,7 +166,16 @@ export async function startLocalMode(options: LocalModeOptions): Promise<LocalMo
       },
     });
     const listeners = people ? [people] : [];
-    const verifierOf = assembleVerifier({ store, queue, secrets, logger, now, promotion, listeners });
+    const verifierOf = assembleVerifier({
+      store,
+      queue,
+      secrets,
+      logger,
+      now,
+      promotion,
+      listeners,
+      settings: { pollDecisionDelaySeconds: pollDecisionDelaySeconds(options.pollIntervalMs) },
+    });
     queue.start(verifierOf(workerId));
 
     const handle: HttpHandler = (request) =>
@@ -181,8 +191,12 @@ export async function startLocalMode(options: LocalModeOptions): Promise<LocalMo
     });
     const receiverUrl = reachableUrl(parts.server.url);
 
+    // The first poll decides every pipeline: what a stopped run had queued (a decision after a recorded change, a
+    // re-check, a retry) is lost with it, and SQS would have redelivered it.
+    let resumed = false;
     const poll = async (): Promise<void> => {
-      const polls = await enqueuePolls({ store, queue });
+      const polls = await enqueuePolls({ store, queue, ...(resumed ? {} : { pipelineCheck: 'resume' as const }) });
+      resumed = true;
       logger.debug('enqueued polls', { polls });
     };
     parts.polling = startPolling(poll, options.pollIntervalMs, logger);
@@ -254,6 +268,15 @@ function usesNotification(pipeline: Pipeline): boolean {
     const strategy = env.promotion?.strategy;
     return strategy?.notification !== undefined && strategy['pull-request'] === undefined;
   });
+}
+
+/**
+ * How long a poll's changes wait for their shared decision (docs/architecture.md, "Deciding after a poll"): the
+ * verifier's 5 s, but well within the poll interval, so that a change a poll found is acted on before the next poll
+ * (a short interval, as in a demo or a test, decides within the poll message).
+ */
+export function pollDecisionDelaySeconds(pollIntervalMs: number): number {
+  return Math.min(DEFAULT_SETTINGS.pollDecisionDelaySeconds, Math.floor(pollIntervalMs / 1000 / 4));
 }
 
 function checkPollInterval(ms: number): void {

@@ -1,9 +1,9 @@
 // The scheduled backstop for lost events and for time: one `poll` message per (cluster, app kind) in use, which
 // reads that cluster once and decides for the pipelines whose targets it found changed; and one `check-pipeline`
 // per pipeline, which decides from the stored records alone, so a retry or an expired lease that came due is acted
-// on even when no target changed. Each poll message carries the cluster's registration, listed once for all of them,
-// so that the verifier does not read it per message. A few queries and one batch send per ten messages, whatever
-// the size of the fleet.
+// on even when no target changed (only a pipeline whose decision time alone can change is decided then). Each poll
+// message carries the cluster's registration, listed once for all of them, so that the verifier does not read it
+// per message. A few queries and one batch send per ten messages, whatever the size of the fleet.
 import { keyOf } from '../config/references.js';
 import { objectKeyString } from '../pipeline/model.js';
 import type { Queue } from '../queue/port.js';
@@ -16,6 +16,11 @@ const MAX_REGISTRATION_BYTES = 16 * 1024;
 export async function enqueuePolls(deps: {
   store: Pick<AppsIndex, 'listClusterKinds'> & Pick<ConfigurationStore, 'listClusters'>;
   queue: Queue;
+  /**
+   * The cause of the check of every pipeline: `poll` (default) decides only a pipeline time can change; `resume`,
+   * the local mode's first poll after a start, decides every one, as what the stopped process had queued is lost.
+   */
+  pipelineCheck?: 'poll' | 'resume';
 }): Promise<number> {
   const { store } = deps;
   const usage = await store.listClusterKinds();
@@ -35,7 +40,7 @@ export async function enqueuePolls(deps: {
   const pipelines = new Map(usage.flatMap(({ pipelines }) => pipelines.map((key) => [objectKeyString(key), key])));
   await deps.queue.sendBatch(
     [...pipelines.values()].map((pipeline) => ({
-      message: { type: 'check-pipeline' as const, pipeline, cause: 'poll' as const, readTargets: false },
+      message: { type: 'check-pipeline' as const, pipeline, cause: deps.pipelineCheck ?? 'poll', readTargets: false },
     })),
   );
   return usage.length;

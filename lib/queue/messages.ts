@@ -57,7 +57,9 @@ export const CheckAppMessageSchema = z.object({
  * Re-decide one pipeline (all environments, or the targets of `env`). With `readTargets` the verifier first reads
  * those targets from their clusters (after a webhook or an apply); without, it decides from the stored records
  * alone (a retry that came due, an expired lease, the poller's once-per-poll check, `pipelinectl unfreeze`, a change a
- * `poll` message recorded: `polled-change`, sent delayed, see lib/verifier/deferred-decisions.ts). `cause`
+ * `poll` message recorded: `polled-change`, sent delayed, see lib/verifier/deferred-decisions.ts; the local mode's first
+ * poll after a start: `resume`, which decides every pipeline, as the messages lost with the process are not
+ * redelivered; the poller's `poll` decides only a pipeline time can change). `cause`
  * is logged and says whether the decision may start a re-check chain (lib/verifier/handlers/check-pipeline.ts); no
  * version has sent `approval`, which is still accepted so that such a body is not dead-lettered.
  */
@@ -65,7 +67,7 @@ export const CheckPipelineMessageSchema = z.object({
   type: z.literal('check-pipeline'),
   pipeline: ObjectKeySchema,
   env: z.optional(nonEmpty),
-  cause: z.enum(['promotion-webhook', 'apply', 'approval', 'retry', 'poll', 'unfreeze', 'polled-change']),
+  cause: z.enum(['promotion-webhook', 'apply', 'approval', 'retry', 'poll', 'unfreeze', 'polled-change', 'resume']),
   /** Absent in a message from a version before it existed: see `readsTargets`. */
   readTargets: z.optional(z.boolean()),
 });

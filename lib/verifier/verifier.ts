@@ -22,14 +22,18 @@ export function createVerifier(deps: VerifierDeps): MessageHandler {
   const settings = settingsOf(deps);
   const deferredDecisions =
     deps.deferredDecisions ?? new DeferredDecisions(deps.queue, settings.pollDecisionDelaySeconds, deps.now);
-  return async (message) => {
+  return async (message, context) => {
+    // A message received again may have recorded its change and then failed before the decision was made: the
+    // recording handlers decide again then, changed or not (nothing else would: the poll's check of every pipeline
+    // leaves one alone that time cannot change).
+    const redelivered = context.receiveCount > 1;
     switch (message.type) {
       case 'check-app':
-        return checkApp(message, deps, recentPipelines);
+        return checkApp(message, deps, recentPipelines, redelivered);
       case 'check-pipeline':
         return checkPipeline(message, deps);
       case 'poll':
-        return poll(message, deps, recentPipelines, deferredDecisions);
+        return poll(message, deps, recentPipelines, deferredDecisions, redelivered);
       case 'promote':
         return promoteApproved(message, deps);
     }

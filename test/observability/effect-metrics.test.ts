@@ -17,7 +17,8 @@ import { ScriptedClusters } from '../../lib/testing/scripted-clusters.js';
 import { createVerifier } from '../../lib/verifier/index.js';
 import { DEV, deployed, PIPELINE, pipelineDocument, PROD, PROD_EU, T0 } from '../verifier/world.js';
 
-const DECIDE: CheckPipelineMessage = { type: 'check-pipeline', pipeline: PIPELINE, cause: 'poll', readTargets: false };
+// A re-decision from the stored records (as a retry that came due sends): it always decides.
+const DECIDE: CheckPipelineMessage = { type: 'check-pipeline', pipeline: PIPELINE, cause: 'retry', readTargets: false };
 const MINUTE = 60_000;
 
 /** dev → prod over the in-memory store, with the metrics listener the verifier Lambda gives it. */

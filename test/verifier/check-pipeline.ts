@@ -92,3 +92,91 @@ describe('check-pipeline', () => {
     assert.deepEqual(world.promoter.promotions(), [], 'prod has a target that cannot be read: no promotion');
   });
 });
+
+// The poll's check of every pipeline decides only a pipeline whose decision time alone can change; a write that
+// changes a decision is followed by a decision its message's redelivery repeats (check-app, poll).
+describe("the poller's check of a pipeline, and decisions repeated on redelivery", () => {
+  const POLL_CHECK: CheckPipelineMessage = {
+    type: 'check-pipeline',
+    pipeline: PIPELINE,
+    cause: 'poll',
+    readTargets: false,
+  };
+
+  /** dev recorded on 6.9.2 and healthy, prod on 6.9.1: a decision would promote 6.9.2 to prod. */
+  async function undecidedCandidate(options: { devSoak?: string } = {}): Promise<World> {
+    const world = await verifierWorld(options);
+    await world.deploy(DEV, '6.9.2');
+    await world.deploy(PROD, '6.9.1');
+    await world.deploy(PROD_EU, '6.9.1');
+    return world;
+  }
+  const promoted = (world: World) => world.promoter.promotions().map(({ env, revision }) => `${env} ${revision}`);
+
+  it('a pipeline time cannot change is not decided: no status is read', async () => {
+    const world = await undecidedCandidate();
+    world.store.counts.reads = 0;
+    await world.handle(POLL_CHECK);
+    assert.deepEqual(promoted(world), []);
+    assert.equal(world.store.counts.reads, 3, 'the definition, its promotion records and the stop switches');
+  });
+
+  it('a pipeline that soaks is decided, and promotes once the soak is served', async () => {
+    const world = await undecidedCandidate({ devSoak: '30m' });
+    world.advance(31 * 60_000);
+    await world.handle(POLL_CHECK);
+    assert.deepEqual(promoted(world), ['prod 6.9.2']);
+  });
+
+  it('a pipeline with a promotion whose retry came due is decided, and retries it', async () => {
+    const world = await undecidedCandidate();
+    await world.store.createPromotion(PIPELINE, 'prod', '6.9.2', world.now());
+    const claimed = await world.store.claimPromotion(PIPELINE, 'prod', '6.9.2', 'another', 60_000, world.now());
+    assert.ok(claimed);
+    await world.store.failPromotion(
+      claimed,
+      'GitHub answered 502',
+      new Date(world.now().getTime() + 30_000),
+      world.now(),
+    );
+    world.advance(60_000);
+    await world.handle(POLL_CHECK);
+    assert.deepEqual(promoted(world), ['prod 6.9.2']);
+  });
+
+  it('a pipeline under a stop switch that ended by itself is decided, and promotes', async () => {
+    const world = await undecidedCandidate();
+    const at = world.now().toISOString();
+    await world.store.setFreeze({ scope: { installation: true }, reason: 'release', by: 'sre', at, until: at });
+    world.advance(60_000);
+    await world.handle(POLL_CHECK);
+    assert.deepEqual(promoted(world), ['prod 6.9.2']);
+  });
+
+  it("the local mode's first poll after a start (resume) decides a pipeline time cannot change", async () => {
+    const world = await undecidedCandidate();
+    await world.handle({ ...POLL_CHECK, cause: 'resume' });
+    assert.deepEqual(promoted(world), ['prod 6.9.2'], 'what the stopped process had queued is lost');
+  });
+
+  it('a check-app received again decides though the status it reads is the one recorded', async () => {
+    const world = await undecidedCandidate();
+    const check = { type: 'check-app' as const, app: DEV, cause: 'event' as const, attempt: 0 };
+    await world.handle(check);
+    assert.deepEqual(promoted(world), [], 'first receive: nothing changed, nothing decided');
+    await world.handleAgain(check);
+    assert.deepEqual(promoted(world), ['prod 6.9.2'], 'received again: an earlier receive may have failed to decide');
+  });
+
+  it('a poll message received again has every pipeline of its pair decided', async () => {
+    const world = await undecidedCandidate();
+    const poll = { type: 'poll' as const, cluster: DEV.cluster, kind: 'HelmRelease' as const };
+    await world.handle(poll);
+    world.sent();
+    await world.handle(poll);
+    assert.deepEqual(world.sent(), [], 'nothing changed: nothing to decide');
+    await world.handleAgain(poll);
+    const [decision] = world.sent();
+    assert.equal(decision?.message.type === 'check-pipeline' && decision.message.cause, 'polled-change');
+  });
+});

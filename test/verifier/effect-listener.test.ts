@@ -7,7 +7,8 @@ import type { CheckPipelineMessage } from '../../lib/queue/messages.js';
 import type { VerifierEffect } from '../../lib/verifier/index.js';
 import { DEV, PIPELINE, PROD, PROD_EU, verifierWorld, type WorldOptions } from './world.js';
 
-const DECIDE: CheckPipelineMessage = { type: 'check-pipeline', pipeline: PIPELINE, cause: 'poll', readTargets: false };
+// A re-decision from the stored records (as a retry that came due sends): it always decides.
+const DECIDE: CheckPipelineMessage = { type: 'check-pipeline', pipeline: PIPELINE, cause: 'retry', readTargets: false };
 
 async function candidateForProd(options: WorldOptions = {}) {
   const world = await verifierWorld(options);

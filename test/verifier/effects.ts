@@ -9,7 +9,8 @@ import type { CheckPipelineMessage } from '../../lib/queue/messages.js';
 import { DEV, PIPELINE, PROD, PROD_EU, T0, verifierWorld, WORKER, type WorldOptions } from './world.js';
 import { isEnvironmentFact } from '../../lib/verifier/environment-facts.js';
 
-const DECIDE: CheckPipelineMessage = { type: 'check-pipeline', pipeline: PIPELINE, cause: 'poll', readTargets: false };
+// A re-decision from the stored records (as a retry that came due sends): it always decides.
+const DECIDE: CheckPipelineMessage = { type: 'check-pipeline', pipeline: PIPELINE, cause: 'retry', readTargets: false };
 const RETRY: CheckPipelineMessage = { type: 'check-pipeline', pipeline: PIPELINE, cause: 'retry', readTargets: false };
 const at = (seconds: number) => new Date(T0.getTime() + seconds * 1000).toISOString();
 

@@ -6,6 +6,7 @@ import { describe, it } from 'node:test';
 import type { GitopsClusterDocument } from '../../lib/config/schema.js';
 import type { ObjectKey } from '../../lib/pipeline/model.js';
 import { resolvePipeline } from '../../lib/pipeline/model.js';
+import { pollDecisionDelaySeconds } from '../../lib/local/mode.js';
 import { enqueuePolls } from '../../lib/poller/poller.js';
 import { RecordingPromoter } from '../../lib/promotion/recording.js';
 import type { PollMessage } from '../../lib/queue/messages.js';
@@ -49,6 +50,21 @@ describe('a poll message carries its cluster registration', () => {
     const { polls } = await fleet();
     assert.deepEqual(pollOf(polls, DEV_CLUSTER).registration, registration(DEV_CLUSTER));
     assert.deepEqual(pollOf(polls, PROD_CLUSTER).registration, registration(PROD_CLUSTER));
+  });
+
+  it("the check of every pipeline is the poll's, or the local mode's resume after a start", async () => {
+    const { store } = await fleet();
+    const queue = new RecordingQueue();
+    await enqueuePolls({ store, queue });
+    await enqueuePolls({ store, queue, pipelineCheck: 'resume' });
+    const causes = queue.take().flatMap(({ message }) => (message.type === 'check-pipeline' ? [message.cause] : []));
+    assert.deepEqual(causes, ['poll', 'resume']);
+  });
+
+  it('the local mode decides within the poll message when its poll interval is short', () => {
+    assert.equal(pollDecisionDelaySeconds(60_000), 5, 'a minute: the 5 s of the Lambda');
+    assert.equal(pollDecisionDelaySeconds(10_000), 2, 'a quarter of the interval at most');
+    assert.equal(pollDecisionDelaySeconds(2_000), 0, 'a 2 s interval (a test, a demo): within the message');
   });
 
   it('a registration over 16 KiB stays out of the message: the verifier reads it then', async () => {

@@ -113,6 +113,10 @@ export async function verifierWorld(options: WorldOptions = {}) {
     handle(message: QueueMessage): Promise<void> {
       return handle(message, { messageId: 'message-1', receiveCount: 1 });
     },
+    /** The same, for a message received a second time (an earlier receive failed or timed out). */
+    handleAgain(message: QueueMessage): Promise<void> {
+      return handle(message, { messageId: 'message-1', receiveCount: 2 });
+    },
     /**
      * Puts the app on its cluster running `version` and, unless `recorded` is false, records the status a read of it
      * gives, as an earlier message would have.

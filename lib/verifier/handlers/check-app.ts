@@ -1,9 +1,10 @@
 // `check-app`: an event (or a re-check) about one app. The app is read from its cluster and recorded, a target
 // still progressing is looked at again later, and every pipeline the app belongs to is decided on when its status
-// changed. A redundant event (Flux repeats them, and an alert may fan out) changes nothing a decision depends on: what
-// comes due with time (a retry, an expired lease, a soak's or a freeze's end) is decided by the delayed re-checks and
-// the poll's check of every pipeline, an approval by its own promote message. So it costs the reads that tell it
-// changed nothing, and no decision (docs/architecture.md, "What each message does").
+// changed, or when the message is received again (an earlier receive may have recorded the change and failed before
+// deciding). A redundant event (Flux repeats them, and an alert may fan out) changes nothing a decision depends on:
+// what comes due with time (a retry, an expired lease, a soak's or a freeze's end) is decided by the delayed
+// re-checks and the poll's check of every pipeline time can change, an approval by its own promote message. So it
+// costs the reads that tell it changed nothing, and no decision (docs/architecture.md, "What each message does").
 import { appKeyString, objectKeyString, type ObjectKey } from '../../pipeline/model.js';
 import type { CheckAppMessage } from '../../queue/messages.js';
 import type { VerifierDeps } from '../deps.js';
@@ -16,6 +17,7 @@ export async function checkApp(
   message: CheckAppMessage,
   deps: VerifierDeps,
   recentPipelines: RecentPipelines,
+  redelivered = false,
 ): Promise<void> {
   const pipelines = await pipelinesListing(message, deps, recentPipelines);
   if (pipelines.length === 0) {
@@ -25,7 +27,8 @@ export async function checkApp(
   if (message.hint) deps.logger.debug('checking app', { app: appKeyString(message.app), hint: message.hint });
   const observation = await observeApp(message.app, deps);
   await scheduleRecheck(observation, message.attempt, deps);
-  if (observation.changed) {
+  // Received again: an earlier receive may have recorded the change and failed before deciding.
+  if (observation.changed || redelivered) {
     for (const pipeline of pipelines) await evaluatePipeline(pipeline, deps, 'status-changed');
   } else {
     deps.logger.debug('status unchanged; nothing to decide', { app: appKeyString(message.app) });

@@ -1,7 +1,9 @@
 // `check-pipeline`: decide for one pipeline, after reading its targets (or one environment's) when the message asks
 // for it (a webhook, an apply), else from the stored records alone (a retry that came due, an expired lease, the
-// poller's check).
+// poller's check, which leaves alone a pipeline that time cannot change).
 import type { ClusterAccessError } from '../../clusters/port.js';
+import { timeDependence } from '../../decision/index.js';
+import { objectKeyString, type ObjectKey } from '../../pipeline/model.js';
 import { readsTargets, type CheckPipelineMessage } from '../../queue/messages.js';
 import type { VerifierDeps } from '../deps.js';
 import { evaluatePipeline } from '../evaluate.js';
@@ -14,6 +16,7 @@ import type { EvaluationCause } from '../actions/schedule-recheck.js';
 const READ_CONCURRENCY = 8;
 
 export async function checkPipeline(message: CheckPipelineMessage, deps: VerifierDeps): Promise<void> {
+  if (message.cause === 'poll' && !(await mayComeDue(message.pipeline, deps))) return;
   let failure: ClusterAccessError | undefined;
   let changed = false;
   if (readsTargets(message)) {
@@ -30,10 +33,29 @@ export async function checkPipeline(message: CheckPipelineMessage, deps: Verifie
   if (failure) throw failure;
 }
 
+/**
+ * The poll's check of every pipeline decides only a pipeline whose decision time alone may change (a soak, a freeze,
+ * a rollback's grace, a retry or a lease that comes due: lib/decision/time-dependence.ts), from three small reads
+ * instead of all its targets' statuses. A quiet pipeline's decision changes only with a write, and each write is
+ * followed by a decision its message's redelivery repeats until it is made (docs/architecture.md).
+ */
+async function mayComeDue(key: ObjectKey, deps: VerifierDeps): Promise<boolean> {
+  const [stored, promotions, freezes] = await Promise.all([
+    deps.store.getPipeline(key),
+    deps.store.listPromotions(key),
+    deps.store.listFreezes(),
+  ]);
+  if (!stored) return false;
+  const dependence = timeDependence(stored.pipeline, promotions, freezes, deps.now());
+  if (!dependence) deps.logger.debug('nothing can come due with time; not decided', { pipeline: objectKeyString(key) });
+  return dependence !== undefined;
+}
+
 /** What the evaluation follows, for the re-check (actions/schedule-recheck.ts). */
 function causeOf(message: CheckPipelineMessage, changed: boolean): EvaluationCause {
-  // An apply may bring new soaks, windows or grace periods; lifting a stop switch may uncover a window that ends later.
-  if (message.cause === 'apply' || message.cause === 'unfreeze') return 'applied';
+  // An apply may bring new soaks, windows or grace periods; lifting a stop switch may uncover a window that ends later;
+  // a resumed local mode lost the re-checks it had queued.
+  if (message.cause === 'apply' || message.cause === 'unfreeze' || message.cause === 'resume') return 'applied';
   // A poll recorded a change of one of its targets and left the decision to this message (deferred-decisions.ts).
   if (changed || message.cause === 'polled-change') return 'status-changed';
   // A delayed re-decision: a link of a soak re-check chain, or a promotion retry that came due.

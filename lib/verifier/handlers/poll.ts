@@ -23,6 +23,7 @@ export async function poll(
   deps: VerifierDeps,
   recentPipelines: RecentPipelines,
   deferredDecisions: DeferredDecisions,
+  redelivered = false,
 ): Promise<void> {
   const summaries = pollSummariesOf(deps.store);
   const read: { usage: ClusterKindUsage; summary?: PollSummary } | undefined = summaries
@@ -86,8 +87,9 @@ export async function poll(
       await scheduleRecheck(observation, 0, deps);
     }
   }
+  // Received again: an earlier receive may have recorded its changes and failed before they were decided.
   const toDecide = pipelines
-    .filter((pipeline) => appsOf(pipeline).some((app) => changed.has(appKeyString(app))))
+    .filter((pipeline) => redelivered || appsOf(pipeline).some((app) => changed.has(appKeyString(app))))
     .map(pipelineKeyOf);
   if (settingsOf(deps).pollDecisionDelaySeconds > 0) await deferredDecisions.decideSoon(toDecide);
   else for (const pipeline of toDecide) await evaluatePipeline(pipeline, deps, 'status-changed');
