@@ -14,7 +14,7 @@ import type { ClusterKindUsage, PollSummaries, PollSummary, PolledStatus } from 
 import { settingsOf, type VerifierDeps } from '../deps.js';
 import type { DeferredDecisions } from '../deferred-decisions.js';
 import { evaluatePipeline } from '../evaluate.js';
-import { appsOf } from '../pipeline-state.js';
+import { appsOnPair } from '../apps-on-pair.js';
 import { failureStatus, record, scheduleRecheck, statusOf, type Observation } from '../observe.js';
 import type { RecentPipelines } from '../recent-pipelines.js';
 
@@ -36,11 +36,7 @@ export async function poll(
   );
   const expected = new Map<string, AppKey>();
   for (const pipeline of pipelines) {
-    for (const app of appsOf(pipeline)) {
-      if (app.kind === message.kind && objectKeyString(app.cluster) === objectKeyString(message.cluster)) {
-        expected.set(appKeyString(app), app);
-      }
-    }
+    for (const { app, key } of appsOnPair(pipeline, message.cluster, message.kind)) expected.set(key, app);
   }
 
   // Only what a stored definition lists is read: a usage item an interrupted apply left names no target.
@@ -89,7 +85,11 @@ export async function poll(
   }
   // Received again: an earlier receive may have recorded its changes and failed before they were decided.
   const toDecide = pipelines
-    .filter((pipeline) => redelivered || appsOf(pipeline).some((app) => changed.has(appKeyString(app))))
+    .filter(
+      (pipeline) =>
+        redelivered ||
+        (changed.size > 0 && appsOnPair(pipeline, message.cluster, message.kind).some(({ key }) => changed.has(key))),
+    )
     .map(pipelineKeyOf);
   if (settingsOf(deps).pollDecisionDelaySeconds > 0) await deferredDecisions.decideSoon(toDecide);
   else for (const pipeline of toDecide) await evaluatePipeline(pipeline, deps, 'status-changed');
