@@ -15,7 +15,7 @@ import {
   Target,
   type Promotion as PromotionValue,
 } from './schema.js';
-import { DEFAULT_NAMESPACE, objectKeyString, WATCHED_KIND_GROUPS, type ObjectKey } from '../pipeline/model.js';
+import { keyOfMetadata, objectKeyString, WATCHED_KIND_GROUPS, type ObjectKey } from '../pipeline/model.js';
 import { namesStrategy } from '../pipeline/promotion.js';
 import type { ConfigProblem } from './problems.js';
 import { isRecord, problemAt, type DocumentAt } from './validate.js';
@@ -56,9 +56,7 @@ export function namedDocument(at: DocumentAt): NamedDocument | undefined {
   };
 }
 
-export function keyOf(metadata: { name: string; namespace?: string }): ObjectKey {
-  return { namespace: metadata.namespace || DEFAULT_NAMESPACE, name: metadata.name };
-}
+export const keyOf = keyOfMetadata;
 
 /** Key names of a valid Secret that hold a non-empty value (`data` decoded, `stringData` as is). */
 export function nonEmptySecretKeys(secret: SecretDocument): Set<string> {

@@ -161,6 +161,11 @@ export function watchedObjectsOf(pipeline: Pipeline): AppKey[] {
 
 export const DEFAULT_NAMESPACE = 'default';
 
+/** The key of a document from its metadata: without a namespace, it is in `default`, as kubectl puts it. */
+export function keyOfMetadata(metadata: { name: string; namespace?: string }): ObjectKey {
+  return { namespace: metadata.namespace || DEFAULT_NAMESPACE, name: metadata.name };
+}
+
 /**
  * What the model is resolved from: a Pipeline document (lib/config/schema.ts validates it), as far as the model reads
  * it. Its identifying fields are here too, so that a document written out in full fits.

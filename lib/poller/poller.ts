@@ -4,8 +4,7 @@
 // on even when no target changed (only a pipeline whose decision time alone can change is decided then). Each poll
 // message carries the cluster's registration, listed once for all of them, so that the verifier does not read it
 // per message. A few queries and one batch send per ten messages, whatever the size of the fleet.
-import { keyOf } from '../config/references.js';
-import { objectKeyString } from '../pipeline/model.js';
+import { keyOfMetadata, objectKeyString } from '../pipeline/model.js';
 import type { Queue } from '../queue/port.js';
 import type { AppsIndex, ConfigurationStore } from '../store/port.js';
 import { listAll } from '../util/paged.js';
@@ -28,7 +27,7 @@ export async function enqueuePolls(deps: {
   if (usage.length > 0) {
     for (const { document } of await listAll((page) => store.listClusters(page))) {
       if (Buffer.byteLength(JSON.stringify(document)) > MAX_REGISTRATION_BYTES) continue;
-      registrations.set(objectKeyString(keyOf(document.metadata)), document);
+      registrations.set(objectKeyString(keyOfMetadata(document.metadata)), document);
     }
   }
   await deps.queue.sendBatch(

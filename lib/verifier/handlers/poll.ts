@@ -6,9 +6,8 @@
 // status the summary says is recorded already costs no store request at all (docs/architecture.md, "The poll
 // summary"): the status items and their conditional writes stay the truth, the summary only saves reads.
 import { ClusterAccessError } from '../../clusters/port.js';
-import { keyOf } from '../../config/references.js';
 import { GitopsClusterDocument } from '../../config/schema.js';
-import { appKeyString, objectKeyString, type AppKey, pipelineKeyOf } from '../../pipeline/model.js';
+import { appKeyString, keyOfMetadata, objectKeyString, type AppKey, pipelineKeyOf } from '../../pipeline/model.js';
 import type { PollMessage } from '../../queue/messages.js';
 import type { ClusterKindUsage, PollSummaries, PollSummary, PolledStatus } from '../../store/port.js';
 import { settingsOf, type VerifierDeps } from '../deps.js';
@@ -103,7 +102,8 @@ export async function poll(
 function rememberRegistration(message: PollMessage, deps: VerifierDeps): void {
   if (!message.registration || !deps.clusterRegistrations) return;
   const parsed = GitopsClusterDocument.safeParse(message.registration);
-  if (!parsed.success || objectKeyString(keyOf(parsed.data.metadata)) !== objectKeyString(message.cluster)) return;
+  if (!parsed.success || objectKeyString(keyOfMetadata(parsed.data.metadata)) !== objectKeyString(message.cluster))
+    return;
   deps.clusterRegistrations.remember(message.cluster, parsed.data);
 }
 
