@@ -9,7 +9,8 @@ import { FakeSlack } from '../../lib/testing/fake-slack.js';
 import { DEV, PIPELINE, PROD, PROD_EU, verifierWorld, type World } from '../verifier/world.js';
 import { fakePutEvents, recordingLogger } from './support.js';
 
-const DECIDE: CheckPipelineMessage = { type: 'check-pipeline', pipeline: PIPELINE, cause: 'poll', readTargets: false };
+// A re-decision from the stored records (as a retry that came due sends): it always decides.
+const DECIDE: CheckPipelineMessage = { type: 'check-pipeline', pipeline: PIPELINE, cause: 'retry', readTargets: false };
 
 /** The header of each message Slack took, in order. */
 const headers = (slack: FakeSlack): string[] =>
