@@ -28,6 +28,9 @@ import { formatNumber, formatRatio, runIfMain, type Bench, type Measurement } fr
 const IDLE_POLLERS = 5;
 const IDLE_RECEIVES_PER_MONTH = (IDLE_POLLERS * (30 * 24 * 3600)) / 20;
 
+/** The most DynamoDB reads a redundant event may cost: the receiver's index lookup and key, the verifier's status. */
+const REDUNDANT_READS_LIMIT = 4;
+
 interface EventCost {
   dynamo: DynamoUsage;
   /** DynamoDB requests by side, e.g. `receiver: GetItem 1, Query 1`. */
@@ -155,6 +158,19 @@ export const benchCostPerEvent: Bench = async () => {
     // Flux repeats the rollout's event after the promotion: redundant again, now with a promotion record to read.
     const afterPromotion = await measureEvent(world, upgradeEvent('6.9.2'));
     if (world.promoter.promotions()[0]?.calls !== 1) throw new Error('the repeated event promoted again');
+
+    // The premise of a redundant event (issue 21): it decides nothing, so it writes nothing and reads at most 4 items.
+    for (const [which, cost] of [
+      ['redundant event', redundant],
+      ['redundant event after the promotion', afterPromotion],
+    ] as const) {
+      if (cost.dynamo.writeRequests > 0 || cost.dynamo.readRequests > REDUNDANT_READS_LIMIT) {
+        throw new Error(
+          `${which}: ${cost.dynamo.readRequests} reads and ${cost.dynamo.writeRequests} writes, over the ` +
+            `${REDUNDANT_READS_LIMIT} reads and no write of an event that changes nothing (${cost.breakdown})`,
+        );
+      }
+    }
 
     const redundantDollars = dollarsPerMillion(redundant);
     const changingDollars = dollarsPerMillion(changing);
