@@ -11,6 +11,7 @@ import { isNewerRevision, sameRevision } from '../flux/revision.js';
 import type { TargetStatus } from '../flux/target-status.js';
 import type { FreezeScope, FreezeSwitch } from '../freeze/freeze.js';
 import { canonicalJson } from '../store/index.js';
+import { newPromotionRecord } from '../store/new-promotion-record.js';
 import {
   appKeyOf,
   appKeyString,
@@ -447,28 +448,7 @@ export class MemoryStore implements Store {
       this.counts.reads += 1;
       return { created: false, record: copy(existing) };
     }
-    const at = now.toISOString();
-    const pending: VersionedPromotionRecord = {
-      pipeline: pipelineKeyOf(pipeline),
-      env,
-      revision,
-      state: 'pending',
-      attempts: 0,
-      version: 1,
-      createdAt: at,
-      updatedAt: at,
-    };
-    // Claimed in the same write, as `claimPromotion` would leave `pending` at this `now`.
-    const fresh: VersionedPromotionRecord = claim
-      ? {
-          ...pending,
-          state: 'in-progress',
-          attempts: pending.attempts + 1,
-          version: pending.version + 1,
-          owner: claim.owner,
-          leaseExpiresAt: new Date(now.getTime() + claim.leaseMs).toISOString(),
-        }
-      : pending;
+    const fresh = newPromotionRecord(pipelineKeyOf(pipeline), env, revision, now, claim);
     this.#write(id, this.#promotions, fresh);
     return { created: true, record: copy(fresh) };
   }

@@ -8,6 +8,7 @@ import { queryAll } from './query.js';
 import type { ObjectKey } from '../../pipeline/model.js';
 import type { PromotionClaim, Promotions, VersionedPromotionRecord } from '../port.js';
 import { expiresAfter, isConditionFailure, keys, type TableContext } from './table.js';
+import { newPromotionRecord } from '../new-promotion-record.js';
 
 const MAX_ATTEMPTS = 10;
 
@@ -45,9 +46,7 @@ export class DynamoPromotions implements Promotions {
     now: Date,
     claim?: PromotionClaim,
   ): Promise<{ created: boolean; record: VersionedPromotionRecord }> {
-    const fresh = claim
-      ? createdClaimed(pipeline, env, revision, claim, now)
-      : createdPending(pipeline, env, revision, now);
+    const fresh = newPromotionRecord(pipeline, env, revision, now, claim);
     try {
       await this.table.documents.send(
         new PutCommand({
@@ -168,33 +167,6 @@ export class DynamoPromotions implements Promotions {
 }
 
 /** A new record as `createPromotion` writes it without a claim: nobody's attempt yet. */
-function createdPending(pipeline: ObjectKey, env: string, revision: string, now: Date): VersionedPromotionRecord {
-  const at = now.toISOString();
-  return { pipeline, env, revision, state: 'pending', attempts: 0, version: 1, createdAt: at, updatedAt: at };
-}
-
-/**
- * A new record as `claimPromotion` would leave the pending one at the same `now` (its update above, applied to
- * `createdPending`): the port promises the same record either way, so the finish's version condition reads it alike.
- */
-function createdClaimed(
-  pipeline: ObjectKey,
-  env: string,
-  revision: string,
-  claim: PromotionClaim,
-  now: Date,
-): VersionedPromotionRecord {
-  const pending = createdPending(pipeline, env, revision, now);
-  return {
-    ...pending,
-    state: 'in-progress',
-    attempts: pending.attempts + 1,
-    version: pending.version + 1,
-    owner: claim.owner,
-    leaseExpiresAt: new Date(now.getTime() + claim.leaseMs).toISOString(),
-  };
-}
-
 /** The item's attributes: the pipeline is in the key, and kept as plain attributes for reading back. */
 function storedFields(value: VersionedPromotionRecord): Record<string, unknown> {
   const { pipeline, ...rest } = value;
