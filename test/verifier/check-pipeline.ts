@@ -130,15 +130,7 @@ describe("the poller's check of a pipeline, and decisions repeated on redelivery
 
   it('a pipeline with a promotion whose retry came due is decided, and retries it', async () => {
     const world = await undecidedCandidate();
-    await world.store.createPromotion(PIPELINE, 'prod', '6.9.2', world.now());
-    const claimed = await world.store.claimPromotion(PIPELINE, 'prod', '6.9.2', 'another', 60_000, world.now());
-    assert.ok(claimed);
-    await world.store.failPromotion(
-      claimed,
-      'GitHub answered 502',
-      new Date(world.now().getTime() + 30_000),
-      world.now(),
-    );
+    await world.failedAttempt('6.9.2');
     world.advance(60_000);
     await world.handle(POLL_CHECK);
     assert.deepEqual(promoted(world), ['prod 6.9.2']);

@@ -81,23 +81,7 @@ describe('poll', () => {
     await world.deploy(DEV, '6.9.2');
     await world.deploy(PROD, '6.9.1');
     await world.deploy(PROD_EU, '6.9.1');
-    // A first attempt failed and is due again in 30 s.
-    await world.store.createPromotion({ namespace: 'flux-system', name: 'podinfo' }, 'prod', '6.9.2', world.now());
-    const claimed = await world.store.claimPromotion(
-      { namespace: 'flux-system', name: 'podinfo' },
-      'prod',
-      '6.9.2',
-      'another-worker',
-      60_000,
-      world.now(),
-    );
-    assert.ok(claimed);
-    await world.store.failPromotion(
-      claimed,
-      'GitHub answered 502',
-      new Date(world.now().getTime() + 30_000),
-      world.now(),
-    );
+    await world.failedAttempt('6.9.2');
     world.advance(60_000);
 
     await world.handle(POLL_PROD);

@@ -126,6 +126,13 @@ export async function verifierWorld(options: WorldOptions = {}) {
       clusters.put(app, object);
       if (recorded) await store.recordTargetStatus(app, readTargetStatus(object), now);
     },
+    /** A first attempt of promoting `revision` to prod, made by another worker, failed and is due again in 30 s. */
+    async failedAttempt(revision: string): Promise<void> {
+      await store.createPromotion(PIPELINE, 'prod', revision, now);
+      const claimed = await store.claimPromotion(PIPELINE, 'prod', revision, 'another-worker', 60_000, now);
+      if (!claimed) throw new Error('the attempt could not be claimed');
+      await store.failPromotion(claimed, 'GitHub answered 502', new Date(now.getTime() + 30_000), now);
+    },
     async statusOf(app: AppKey): Promise<TargetStatus | undefined> {
       return (await store.getTargetStatus(app))?.status;
     },
