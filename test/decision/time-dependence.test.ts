@@ -28,7 +28,12 @@ const record = (fields: Partial<PromotionRecord>): PromotionRecord => ({
   ...fields,
 });
 
-const switchFor = (scope: FreezeSwitch['scope']): FreezeSwitch => ({ scope, reason: 'incident', by: 'sre', at: EARLIER });
+const switchFor = (scope: FreezeSwitch['scope']): FreezeSwitch => ({
+  scope,
+  reason: 'incident',
+  by: 'sre',
+  at: EARLIER,
+});
 
 describe('timeDependence', () => {
   const cases: {

@@ -144,18 +144,7 @@ describe('the core loop', () => {
 
   it('a poll that finds nothing changed decides nothing, and a change once per cluster it was found on', async (t) => {
     const clusters = ['dev-a', 'dev-b', 'dev-c', 'prod-a', 'prod-b', 'prod-c'];
-    const across = (names: string[]) =>
-      names.map((name) => ({ namespace: 'apps', clusterRef: { kind: 'GitopsCluster' as const, name } }));
-    const pipeline: PipelineDocument = {
-      ...pipelineDocument,
-      spec: {
-        ...pipelineDocument.spec,
-        environments: [
-          { name: 'dev', targets: across(clusters.slice(0, 3)) },
-          { name: 'prod', targets: across(clusters.slice(3)) },
-        ],
-      },
-    };
+    const pipeline = devOnThreeClusters(clusters);
     // Poll messages reuse a definition read up to an hour ago here (30 s by default): deterministic counts.
     const loop = await startLoop(t, { pipeline, clusters, settings: { pollPipelineMaxAgeMs: 3_600_000 } });
     await loop.deployEverywhere('6.9.1');
@@ -198,18 +187,7 @@ describe('the core loop', () => {
 
   it('with the delayed decision (the default), the changes of one poll are decided once, after it', async (t) => {
     const clusters = ['dev-a', 'dev-b', 'dev-c', 'prod-a'];
-    const across = (names: string[]) =>
-      names.map((name) => ({ namespace: 'apps', clusterRef: { kind: 'GitopsCluster' as const, name } }));
-    const pipeline = {
-      ...pipelineDocument,
-      spec: {
-        ...pipelineDocument.spec,
-        environments: [
-          { name: 'dev', targets: across(clusters.slice(0, 3)) },
-          { name: 'prod', targets: across(clusters.slice(3)) },
-        ],
-      },
-    };
+    const pipeline = devOnThreeClusters(clusters);
     const loop = await startLoop(t, { pipeline, clusters, settings: { pollDecisionDelaySeconds: 1 } });
     await loop.deployEverywhere('6.9.1');
     let decisions = 0;
@@ -271,3 +249,19 @@ describe('the core loop', () => {
     );
   });
 });
+
+/** dev on the first three of `clusters`, prod on the others, each target in namespace `apps`. */
+function devOnThreeClusters(clusters: readonly string[]): PipelineDocument {
+  const across = (names: readonly string[]) =>
+    names.map((name) => ({ namespace: 'apps', clusterRef: { kind: 'GitopsCluster' as const, name } }));
+  return {
+    ...pipelineDocument,
+    spec: {
+      ...pipelineDocument.spec,
+      environments: [
+        { name: 'dev', targets: across(clusters.slice(0, 3)) },
+        { name: 'prod', targets: across(clusters.slice(3)) },
+      ],
+    },
+  };
+}
