@@ -159,7 +159,8 @@ export async function startAwsWorld(pipeline: PipelineDocument, clusterNames: re
   secrets.set({ namespace: 'flux-system', name: 'webhook-hmac' }, { 'hmac-key': 'bench-webhook-key' });
   await store.applyPipeline(pipeline, resolvePipeline(pipeline), now);
 
-  // As lib/runtime/assemble-verifier.ts builds it: cluster registrations remembered for 30 s in a warm container.
+  // As lib/runtime/assemble-verifier.ts builds it: cluster registrations remembered for 30 s in a warm container, and
+  // handed over by the poll messages that carry them.
   const registrations = new RecentReads(
     async (key) => (await store.getCluster(key))?.document,
     DEFAULT_SETTINGS.pollPipelineMaxAgeMs,
@@ -179,6 +180,7 @@ export async function startAwsWorld(pipeline: PipelineDocument, clusterNames: re
     logger: silent,
     now: () => new Date(),
     workerId: 'bench-verifier',
+    clusterRegistrations: registrations,
   });
 
   const deliverEvent = async (cluster: string, body: string): Promise<number> => {

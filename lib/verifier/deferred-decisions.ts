@@ -28,7 +28,8 @@ export class DeferredDecisions {
 
   constructor(
     private readonly queue: Pick<Queue, 'sendBatch'>,
-    private readonly delaySeconds: number,
+    /** 0: the poll message decides itself (`pollDecisionDelaySeconds`). */
+    readonly delaySeconds: number,
     private readonly now: () => Date,
   ) {}
 

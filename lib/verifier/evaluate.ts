@@ -8,7 +8,7 @@ import { clearApproval } from './actions/clear-approval.js';
 import { promote } from './actions/promote.js';
 import { rollback } from './actions/rollback.js';
 import { decideWithReads } from './decide-with-reads.js';
-import { readPipelineState } from './pipeline-state.js';
+import { readPipelineState, type KnownPipelineState } from './pipeline-state.js';
 import { recordEnvironmentFacts } from './environment-facts.js';
 import { requestApproval } from './actions/request-approval.js';
 import { scheduleRecheck, type EvaluationCause } from './actions/schedule-recheck.js';
@@ -16,14 +16,16 @@ import { scheduleRecheck, type EvaluationCause } from './actions/schedule-rechec
 /**
  * Decides for one pipeline from what the store holds and carries out the decision's actions, each through its own
  * module (actions/). `cause` says what led to this evaluation: it decides whether a re-check is scheduled
- * (actions/schedule-recheck.ts). Undefined when the pipeline is not stored.
+ * (actions/schedule-recheck.ts). `known`: the definition and promotion records the caller has just read, which are
+ * then not read again. Undefined when the pipeline is not stored.
  */
 export async function evaluatePipeline(
   key: ObjectKey,
   deps: VerifierDeps,
   cause: EvaluationCause = 'nothing-changed',
+  known?: KnownPipelineState,
 ): Promise<Decision | undefined> {
-  const state = await readPipelineState(deps.store, key);
+  const state = await readPipelineState(deps.store, key, known);
   if (!state) {
     // An index entry can outlive its pipeline for a moment (see the store's apply order); nothing to decide.
     deps.logger.debug('pipeline not found; skipping', { pipeline: objectKeyString(key) });

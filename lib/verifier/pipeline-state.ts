@@ -21,6 +21,9 @@ export interface PipelineState {
   promotions: VersionedPromotionRecord[];
 }
 
+/** What a caller read of the state just before (the poll's check of a pipeline), so that it is not read twice. */
+export type KnownPipelineState = Pick<PipelineState, 'stored' | 'promotions'>;
+
 export type PipelineStateReader = Pick<Store, 'getPipeline' | 'getTargetStatuses' | 'listApprovals' | 'listPromotions'>;
 
 /**
@@ -30,13 +33,14 @@ export type PipelineStateReader = Pick<Store, 'getPipeline' | 'getTargetStatuses
 export async function readPipelineState(
   store: PipelineStateReader,
   key: ObjectKey,
+  known?: KnownPipelineState,
 ): Promise<PipelineState | undefined> {
-  const stored = await store.getPipeline(key);
+  const stored = known ? known.stored : await store.getPipeline(key);
   if (!stored) return undefined;
   const [statuses, approvals, promotions] = await Promise.all([
     store.getTargetStatuses(appsOf(stored.pipeline)),
     store.listApprovals(key),
-    store.listPromotions(key),
+    known ? known.promotions : store.listPromotions(key),
   ]);
   return { stored, statuses, approvals, promotions };
 }

@@ -124,8 +124,15 @@ describe("the poller's check of a pipeline, and decisions repeated on redelivery
   it('a pipeline that soaks is decided, and promotes once the soak is served', async () => {
     const world = await undecidedCandidate({ devSoak: '30m' });
     world.advance(31 * 60_000);
+    let definitionReads = 0;
+    const getPipeline = world.store.getPipeline.bind(world.store);
+    world.store.getPipeline = (key) => {
+      definitionReads += 1;
+      return getPipeline(key);
+    };
     await world.handle(POLL_CHECK);
     assert.deepEqual(promoted(world), ['prod 6.9.2']);
+    assert.equal(definitionReads, 1, 'the decision goes on from the definition the check read');
   });
 
   it('a pipeline with a promotion whose retry came due is decided, and retries it', async () => {

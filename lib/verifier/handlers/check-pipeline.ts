@@ -7,7 +7,7 @@ import { objectKeyString, type ObjectKey } from '../../pipeline/model.js';
 import { readsTargets, type CheckPipelineMessage } from '../../queue/messages.js';
 import type { VerifierDeps } from '../deps.js';
 import { evaluatePipeline } from '../evaluate.js';
-import { appsOf } from '../pipeline-state.js';
+import { appsOf, type KnownPipelineState } from '../pipeline-state.js';
 import { mapLimit } from '../../util/map-limit.js';
 import { observeApp, scheduleRecheck } from '../observe.js';
 import type { EvaluationCause } from '../actions/schedule-recheck.js';
@@ -16,7 +16,11 @@ import type { EvaluationCause } from '../actions/schedule-recheck.js';
 const READ_CONCURRENCY = 8;
 
 export async function checkPipeline(message: CheckPipelineMessage, deps: VerifierDeps): Promise<void> {
-  if (message.cause === 'poll' && !(await mayComeDue(message.pipeline, deps))) return;
+  let known: KnownPipelineState | undefined;
+  if (message.cause === 'poll') {
+    known = await timeDependentState(message.pipeline, deps);
+    if (!known) return;
+  }
   let failure: ClusterAccessError | undefined;
   let changed = false;
   if (readsTargets(message)) {
@@ -29,7 +33,7 @@ export async function checkPipeline(message: CheckPipelineMessage, deps: Verifie
     failure = observations.find((observation) => observation.retryableFailure)?.retryableFailure;
     changed = observations.some((observation) => observation.changed);
   }
-  await evaluatePipeline(message.pipeline, deps, causeOf(message, changed));
+  await evaluatePipeline(message.pipeline, deps, causeOf(message, changed), known);
   if (failure) throw failure;
 }
 
@@ -37,18 +41,21 @@ export async function checkPipeline(message: CheckPipelineMessage, deps: Verifie
  * The poll's check of every pipeline decides only a pipeline whose decision time alone may change (a soak, a freeze,
  * a rollback's grace, a retry or a lease that comes due: lib/decision/time-dependence.ts), from three small reads
  * instead of all its targets' statuses. A quiet pipeline's decision changes only with a write, and each write is
- * followed by a decision its message's redelivery repeats until it is made (docs/architecture.md).
+ * followed by a decision its message's redelivery repeats until it is made (docs/architecture.md). Returns what it
+ * read for the decision to go on from, or undefined when there is nothing to decide (or no pipeline).
  */
-async function mayComeDue(key: ObjectKey, deps: VerifierDeps): Promise<boolean> {
+async function timeDependentState(key: ObjectKey, deps: VerifierDeps): Promise<KnownPipelineState | undefined> {
   const [stored, promotions, freezes] = await Promise.all([
     deps.store.getPipeline(key),
     deps.store.listPromotions(key),
     deps.store.listFreezes(),
   ]);
-  if (!stored) return false;
-  const dependence = timeDependence(stored.pipeline, promotions, freezes, deps.now());
-  if (!dependence) deps.logger.debug('nothing can come due with time; not decided', { pipeline: objectKeyString(key) });
-  return dependence !== undefined;
+  if (!stored) return undefined;
+  if (timeDependence(stored.pipeline, promotions, freezes, deps.now()) === undefined) {
+    deps.logger.debug('nothing can come due with time; not decided', { pipeline: objectKeyString(key) });
+    return undefined;
+  }
+  return { stored, promotions };
 }
 
 /** What the evaluation follows, for the re-check (actions/schedule-recheck.ts). */

@@ -10,7 +10,7 @@ import { GitopsClusterDocument } from '../../config/schema.js';
 import { appKeyString, keyOfMetadata, objectKeyString, type AppKey, pipelineKeyOf } from '../../pipeline/model.js';
 import type { PollMessage } from '../../queue/messages.js';
 import type { ClusterKindUsage, PollSummaries, PollSummary, PolledStatus } from '../../store/port.js';
-import { settingsOf, type VerifierDeps } from '../deps.js';
+import type { VerifierDeps } from '../deps.js';
 import type { DeferredDecisions } from '../deferred-decisions.js';
 import { evaluatePipeline } from '../evaluate.js';
 import { appsOnPair } from '../apps-on-pair.js';
@@ -90,7 +90,7 @@ export async function poll(
         (changed.size > 0 && appsOnPair(pipeline, message.cluster, message.kind).some(({ key }) => changed.has(key))),
     )
     .map(pipelineKeyOf);
-  if (settingsOf(deps).pollDecisionDelaySeconds > 0) await deferredDecisions.decideSoon(toDecide);
+  if (deferredDecisions.delaySeconds > 0) await deferredDecisions.decideSoon(toDecide);
   else for (const pipeline of toDecide) await evaluatePipeline(pipeline, deps, 'status-changed');
   if (failure) throw failure;
 }
