@@ -5,6 +5,7 @@
 import assert from 'node:assert/strict';
 import { once } from 'node:events';
 import { existsSync } from 'node:fs';
+import { readFile, stat } from 'node:fs/promises';
 import { createServer, type AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
@@ -20,6 +21,7 @@ import { FakeKubeApi } from '../../lib/testing/fake-kube-api.js';
 import { deployed } from '../loop/harness.js';
 import { runPipelinectl, startServe, waitFor } from '../local/serve-process.js';
 import { tempFiles } from '../support/temp-files.js';
+import { ownerCookieOf } from './owner-cookie.js';
 
 /** podinfo on one cluster, dev → prod, prod waiting for an approval; promoted by pull request on acme/fleet. */
 const fleetYaml = (kubeconfig: string) =>
@@ -58,8 +60,17 @@ describe('pipelinectl serve --dashboard-port', () => {
     const dashboardUrl = String(ready?.dashboardUrl);
     assert.match(dashboardUrl, /^http:\/\/127\.0\.0\.1:\d+\/$/);
     assert.notEqual(new URL(dashboardUrl).port, new URL(serve.receiverUrl).port);
+    // The log names the URL without the token, and the file (the owner's alone) that holds the URL with it.
+    const urlFile = String(ready?.dashboardUrlFile);
+    assert.equal(urlFile, join(root, 'data', 'dashboard.json'));
+    assert.equal((await stat(urlFile)).mode & 0o777, 0o600);
+    const ownerUrl = String((JSON.parse(await readFile(urlFile, 'utf8')) as { url?: unknown }).url);
+    assert.match(ownerUrl, new RegExp(`^${dashboardUrl.replace(/\./g, '\\.')}\\?token=[A-Za-z0-9_-]{43}$`));
+    const token = new URL(ownerUrl).searchParams.get('token') ?? '';
+    const cookie = await ownerCookieOf(ownerUrl);
+    assert.equal((await fetch(dashboardUrl)).status, 401, 'without the cookie');
     const get = async (path: string, base = dashboardUrl) => {
-      const response = await fetch(new URL(path, base), { redirect: 'manual' });
+      const response = await fetch(new URL(path, base), { redirect: 'manual', headers: { cookie } });
       return { status: response.status, body: await response.text() };
     };
 
@@ -83,7 +94,7 @@ describe('pipelinectl serve --dashboard-port', () => {
     const approved = await fetch(new URL('/pipelines/flux-system/podinfo/environments/prod/approve', dashboardUrl), {
       method: 'POST',
       redirect: 'manual',
-      headers: { 'content-type': 'application/x-www-form-urlencoded', origin, 'sec-fetch-site': 'same-origin' },
+      headers: { 'content-type': 'application/x-www-form-urlencoded', origin, 'sec-fetch-site': 'same-origin', cookie },
       body: new URLSearchParams({ revision: '6.9.2', csrf }).toString(),
     });
     assert.equal(approved.status, 303);
@@ -97,6 +108,8 @@ describe('pipelinectl serve --dashboard-port', () => {
 
     assert.equal((await serve.stop('SIGTERM')).code, 0);
     await assert.rejects(fetch(dashboardUrl), 'the dashboard stopped with serve');
+    assert.equal(existsSync(urlFile), false, 'the file with the token went with it');
+    assert.ok(!`${serve.stdout()}${serve.stderr()}`.includes(token), "the token is nowhere in serve's log");
   });
 
   it('refuses the receiver port, and names a dashboard port in use, before anything starts', async (t) => {

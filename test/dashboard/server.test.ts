@@ -10,7 +10,7 @@ import { FORM, HOSTILE_MESSAGE, SECRET_VALUES, send, startDashboardWorld, type D
 describe('the dashboard over HTTP', { concurrency: false }, () => {
   let world: DashboardWorld;
   let base = '';
-  const page = (path: string) => send(new URL(path, base).href);
+  const page = (path: string) => world.send(path);
   const approvalPath = '/pipelines/flux-system/podinfo/environments/staging/approve';
   const tokenOf = async (): Promise<string> => {
     const confirmation = await page(`${approvalPath}?revision=6.9.2`);
@@ -61,9 +61,9 @@ describe('the dashboard over HTTP', { concurrency: false }, () => {
   });
 
   it('answers only requests addressed to a loopback name (no DNS rebinding)', async () => {
-    const rebound = await send(base, { headers: { host: `evil.example:${world.dashboard.port}` } });
+    const rebound = await world.send('/', { headers: { host: `evil.example:${world.dashboard.port}` } });
     assert.equal(rebound.status, 421);
-    const localhost = await send(base, { headers: { host: `localhost:${world.dashboard.port}` } });
+    const localhost = await world.send('/', { headers: { host: `localhost:${world.dashboard.port}` } });
     assert.equal(localhost.status, 200);
   });
 
@@ -77,7 +77,7 @@ describe('the dashboard over HTTP', { concurrency: false }, () => {
       ['another origin', { ...FORM, origin: 'http://evil.example' }, `revision=6.9.2&csrf=${token}`],
     ];
     for (const [what, headers, body] of attempts) {
-      const answer = await send(new URL(approvalPath, base).href, { method: 'POST', headers, body });
+      const answer = await world.send(approvalPath, { method: 'POST', headers, body });
       assert.equal(answer.status, 403, what);
     }
     assert.equal((await marker())?.approvedAt, undefined, 'still waiting');
@@ -88,7 +88,7 @@ describe('the dashboard over HTTP', { concurrency: false }, () => {
     const token = await tokenOf();
     const origin = base.replace(/\/$/, '');
     const post = (revision: string) =>
-      send(new URL(approvalPath, base).href, {
+      world.send(approvalPath, {
         method: 'POST',
         headers: { ...FORM, origin, 'sec-fetch-site': 'same-origin' },
         body: new URLSearchParams({ revision, csrf: token }).toString(),
