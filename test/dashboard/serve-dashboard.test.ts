@@ -164,7 +164,9 @@ describe('pipelinectl serve --dashboard-port', () => {
 
   it('another OS user on the machine gets 401 and no data: no page, no form token, no approval, no freeze, no event stream', async (t) => {
     if (process.getuid?.() !== 0) {
-      t.skip(`needs root, to run a process as the OS user nobody (uid ${NOBODY}): here the uid is ${process.getuid?.()}`);
+      t.skip(
+        `needs root, to run a process as the OS user nobody (uid ${NOBODY}): here the uid is ${process.getuid?.()}`,
+      );
       return;
     }
     const { serve, github } = await serveWithDashboard(t);
