@@ -37,6 +37,8 @@ async function main(): Promise<void> {
   try {
     const url = await until('the dashboard URL', () => /^dashboard: (\S+)/.exec(stdout)?.[1]);
     const page = await browser.newPage({ viewport: { width: 1280, height: 480 }, colorScheme: 'light' });
+    // The printed URL carries the token: opening it gives the page the cookie every later request needs.
+    await page.goto(url);
     const approveLink = (p: Page) => p.locator('a.button.primary', { hasText: /^Approve / });
     const waitingRevision = async (): Promise<string | undefined> => {
       await page.goto(new URL(PIPELINE_PATH, url).href);

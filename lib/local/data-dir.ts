@@ -22,6 +22,8 @@ export const DATA_FILES = {
   secrets: 'secrets.json',
   /** Written by a running `serve`: `ServeInfo`. Removed when it stops. */
   serve: 'serve.json',
+  /** Written by the dashboard beside a running `serve` or demo: its owner's URL, with the token. Removed when it stops. */
+  dashboard: 'dashboard.json',
   /** What the store's files were when it was last closed cleanly, or that it is open now (store-record.ts). */
   storeRecord: 'store-record.json',
 } as const;

@@ -10,6 +10,7 @@ const KEY_FILES = [
   'masterKey',
   'secrets',
   'serve',
+  'dashboard',
   'storeRecord',
 ] as const satisfies readonly (keyof typeof DATA_FILES)[];
 

@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { LOCAL_IDENTITY, OTHER_USER } from '../cli/approval-fixtures.js';
 import { PIPELINE } from '../cli/fixtures.js';
-import { FORM, send, startDashboardWorld, type DashboardWorld } from './world.js';
+import { FORM, startDashboardWorld, type DashboardWorld } from './world.js';
 
 const OTHER = `local:${OTHER_USER}`;
 const ME = LOCAL_IDENTITY.slice('local:'.length);
@@ -15,7 +15,7 @@ describe('the dashboard under an approval policy', { concurrency: false }, () =>
   let world: DashboardWorld;
   let base = '';
   let origin = '';
-  const page = (path: string) => send(new URL(path, base).href);
+  const page = (path: string) => world.send(path);
   const pipelinePath = '/pipelines/flux-system/podinfo';
   const approvePath = `${pipelinePath}/environments/staging/approve`;
   const rejectPath = `${pipelinePath}/environments/staging/reject`;
@@ -40,7 +40,7 @@ describe('the dashboard under an approval policy', { concurrency: false }, () =>
     return token;
   };
   const post = async (path: string, fields: Record<string, string>) =>
-    send(new URL(path, base).href, {
+    world.send(path, {
       method: 'POST',
       headers: { ...FORM, origin, 'sec-fetch-site': 'same-origin' },
       body: new URLSearchParams({ revision: '6.9.2', csrf: await tokenOf(path), ...fields }).toString(),
@@ -114,7 +114,7 @@ describe('the dashboard under an approval policy', { concurrency: false }, () =>
       ['another origin', { ...FORM, origin: 'http://evil.example' }, `revision=6.9.2&reason=x&csrf=${token}`],
     ];
     for (const [what, headers, body] of attempts) {
-      const answer = await send(new URL(rejectPath, base).href, { method: 'POST', headers, body });
+      const answer = await world.send(rejectPath, { method: 'POST', headers, body });
       assert.equal(answer.status, 403, what);
     }
     assert.equal((await marker())?.rejectedAt, undefined);

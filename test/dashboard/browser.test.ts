@@ -65,6 +65,27 @@ describe('the dashboard in headless Chromium', { concurrency: false, timeout: 60
     await world?.close();
   });
 
+  it('the printed URL lets the browser in, without the token in its address bar; another browser gets 401', async (t) => {
+    if (skipWithoutChromium(t) || !world || !browser) return;
+    const stranger = await browser.newPage();
+    const refused = await stranger.goto(url('/'));
+    assert.equal(refused?.status(), 401);
+    assert.match(await stranger.locator('body').innerText(), /Open the URL that pipelinectl printed/);
+    assert.equal(await stranger.getByText('podinfo').count(), 0);
+    await stranger.close();
+
+    const opened = await page.goto(world.dashboard.ownerUrl);
+    assert.equal(opened?.status(), 200);
+    assert.equal(page.url(), world.dashboard.url, 'the token is gone from the address bar (and from history)');
+    const cookies = await page.context().cookies();
+    assert.equal(cookies.length, 1);
+    assert.deepEqual(
+      { httpOnly: cookies[0]?.httpOnly, sameSite: cookies[0]?.sameSite, path: cookies[0]?.path },
+      { httpOnly: true, sameSite: 'Strict', path: '/' },
+    );
+    assert.ok(!world.dashboard.ownerUrl.includes(cookies[0]?.value ?? ''), 'the cookie is not the token');
+  });
+
   it('the fleet page lists the pipeline and counts one waiting approval', async (t) => {
     if (skipWithoutChromium(t)) return;
     t.diagnostic(`screenshots in ${screenshots}`);

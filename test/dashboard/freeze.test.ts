@@ -4,7 +4,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { PIPELINE } from '../cli/fixtures.js';
-import { FORM, send, startDashboardWorld, type DashboardWorld } from './world.js';
+import { FORM, startDashboardWorld, type DashboardWorld } from './world.js';
 
 const PAGE = '/pipelines/flux-system/podinfo';
 const FREEZE = `${PAGE}/freeze`;
@@ -14,9 +14,9 @@ describe('the stop switch on the dashboard', { concurrency: false }, () => {
   let world: DashboardWorld;
   let base = '';
   let origin = '';
-  const get = (path: string) => send(new URL(path, base).href);
+  const get = (path: string) => world.send(path);
   const post = (path: string, body: string, headers: Record<string, string> = { ...FORM, origin }) =>
-    send(new URL(path, base).href, { method: 'POST', headers, body });
+    world.send(path, { method: 'POST', headers, body });
   const tokenOf = async (path: string): Promise<string> => {
     const form = await get(path);
     assert.equal(form.status, 200);

@@ -41,7 +41,7 @@ const markTitles = (svg: string) =>
 describe('the metrics page', { concurrency: false }, () => {
   let world: DashboardWorld;
   const get = async (path: string) => {
-    const response = await fetch(new URL(path, world.dashboard.url));
+    const response = await fetch(new URL(path, world.dashboard.url), { headers: { cookie: world.ownerCookie } });
     return { status: response.status, body: await response.text() };
   };
 
@@ -129,7 +129,11 @@ describe('the pipeline page', () => {
 
   it("says per environment what the verifier would do next, as `explain`'s Next line does", async () => {
     const nextOf = async (env: string) => {
-      const body = await (await fetch(new URL('/pipelines/flux-system/podinfo', world.dashboard.url))).text();
+      const body = await (
+        await fetch(new URL('/pipelines/flux-system/podinfo', world.dashboard.url), {
+          headers: { cookie: world.ownerCookie },
+        })
+      ).text();
       const section = new RegExp(`<section class="environment" id="env-${env}"[\\s\\S]*?</section>`).exec(body)?.[0];
       return text(/<p class="next">([\s\S]*?)<\/p>/.exec(section ?? '')?.[1] ?? '');
     };

@@ -1,6 +1,7 @@
 // The dashboard over HTTP, as a browser or another web page would reach it, on a real local data directory: what the
 // pages show (and never show), and which approval requests it refuses: another site's, a forged Host, no token.
 import assert from 'node:assert/strict';
+import { request } from 'node:http';
 import { userInfo } from 'node:os';
 import { after, before, describe, it } from 'node:test';
 import { startDashboard, NonLoopbackHostError } from '../../lib/cli/dashboard/server.js';
@@ -10,7 +11,7 @@ import { FORM, HOSTILE_MESSAGE, SECRET_VALUES, send, startDashboardWorld, type D
 describe('the dashboard over HTTP', { concurrency: false }, () => {
   let world: DashboardWorld;
   let base = '';
-  const page = (path: string) => send(new URL(path, base).href);
+  const page = (path: string) => world.send(path);
   const approvalPath = '/pipelines/flux-system/podinfo/environments/staging/approve';
   const tokenOf = async (): Promise<string> => {
     const confirmation = await page(`${approvalPath}?revision=6.9.2`);
@@ -61,10 +62,82 @@ describe('the dashboard over HTTP', { concurrency: false }, () => {
   });
 
   it('answers only requests addressed to a loopback name (no DNS rebinding)', async () => {
-    const rebound = await send(base, { headers: { host: `evil.example:${world.dashboard.port}` } });
+    const rebound = await world.send('/', { headers: { host: `evil.example:${world.dashboard.port}` } });
     assert.equal(rebound.status, 421);
-    const localhost = await send(base, { headers: { host: `localhost:${world.dashboard.port}` } });
+    const localhost = await world.send('/', { headers: { host: `localhost:${world.dashboard.port}` } });
     assert.equal(localhost.status, 200);
+  });
+
+  it("answers nothing but 401 without the owner's cookie: no page, asset, form or event stream", async () => {
+    const csrf = await tokenOf();
+    const origin = base.replace(/\/$/, '');
+    const cookieName = world.ownerCookie.split('=')[0] ?? '';
+    const requests: [string, { method?: string; headers?: Record<string, string>; body?: string }][] = [
+      ['/', {}],
+      ['/pipelines/flux-system/podinfo', {}],
+      [`${approvalPath}?revision=6.9.2`, {}],
+      ['/pipelines/flux-system/podinfo/freeze', {}],
+      ['/history', {}],
+      ['/metrics', {}],
+      ['/events', {}],
+      ['/assets/dashboard.js', {}],
+      ['/no/such/page', {}],
+      // The form token is the page's; without the cookie it is worth nothing.
+      [approvalPath, { method: 'POST', headers: { ...FORM, origin }, body: `revision=6.9.2&csrf=${csrf}` }],
+      [
+        '/pipelines/flux-system/podinfo/freeze',
+        { method: 'POST', headers: { ...FORM, origin }, body: `env=prod&reason=x&csrf=${csrf}` },
+      ],
+    ];
+    for (const cookie of [undefined, `${cookieName}=guessed`, 'theme=dark']) {
+      for (const [path, options] of requests) {
+        const what = `${options.method ?? 'GET'} ${path} with ${cookie ?? 'no cookie'}`;
+        const headers = { ...options.headers, ...(cookie === undefined ? {} : { cookie }) };
+        const answer = await send(new URL(path, base).href, { ...options, headers });
+        assert.equal(answer.status, 401, what);
+        assert.equal(answer.headers['set-cookie'], undefined, what);
+        assert.match(
+          answer.body,
+          /^This dashboard is its owner.s only\. Open the URL that pipelinectl printed|cookie is not this dashboard/,
+          what,
+        );
+        assert.doesNotMatch(answer.body, /podinfo|flux-system|staging|6\.9\.|csrf/, what);
+      }
+    }
+    assert.equal((await marker())?.approvedAt, undefined, 'still waiting');
+    assert.deepEqual(await world.backend.store.listFreezes(), []);
+    assert.deepEqual(world.pending, []);
+  });
+
+  it('opening the printed URL sets the cookie and lands on the page without the token; a wrong token is refused', async () => {
+    const opened = await send(world.dashboard.ownerUrl);
+    assert.equal(opened.status, 303);
+    assert.equal(opened.headers.location, '/');
+    assert.match(String(opened.headers['set-cookie']), /; HttpOnly; SameSite=Strict; Path=\/$/);
+    const wrong = await send(`${base}?token=${'A'.repeat(43)}`);
+    assert.equal(wrong.status, 401);
+    assert.match(wrong.body, /The token in this URL is not this dashboard.s/);
+    assert.equal(wrong.headers['set-cookie'], undefined);
+    // The event stream is the owner's too.
+    const events = await new Promise<number>((resolve, reject) => {
+      const req = request(new URL('/events', base), { headers: { cookie: world.ownerCookie } }, (res) => {
+        resolve(res.statusCode ?? 0);
+        req.destroy();
+      });
+      req.on('error', reject);
+      req.end();
+    });
+    assert.equal(events, 200);
+  });
+
+  it('shows only the notes it knows: ?note=constructor and the like show none', async () => {
+    for (const note of ['constructor', 'toString', '__proto__', 'hasOwnProperty', 'valueOf']) {
+      const { status, body } = await page(`/pipelines/flux-system/podinfo?note=${note}`);
+      assert.equal(status, 200, note);
+      assert.doesNotMatch(body, /native code|function |\[object /, note);
+    }
+    const known = await page('/pipelines/flux-system/podinfo?note=rejected');
+    assert.match(known.body, /Rejected\. The revision is not promoted into this environment\./);
   });
 
   it("refuses an approval without the page's token, from another site or another origin; nothing is approved", async () => {
@@ -77,7 +150,7 @@ describe('the dashboard over HTTP', { concurrency: false }, () => {
       ['another origin', { ...FORM, origin: 'http://evil.example' }, `revision=6.9.2&csrf=${token}`],
     ];
     for (const [what, headers, body] of attempts) {
-      const answer = await send(new URL(approvalPath, base).href, { method: 'POST', headers, body });
+      const answer = await world.send(approvalPath, { method: 'POST', headers, body });
       assert.equal(answer.status, 403, what);
     }
     assert.equal((await marker())?.approvedAt, undefined, 'still waiting');
@@ -88,7 +161,7 @@ describe('the dashboard over HTTP', { concurrency: false }, () => {
     const token = await tokenOf();
     const origin = base.replace(/\/$/, '');
     const post = (revision: string) =>
-      send(new URL(approvalPath, base).href, {
+      world.send(approvalPath, {
         method: 'POST',
         headers: { ...FORM, origin, 'sec-fetch-site': 'same-origin' },
         body: new URLSearchParams({ revision, csrf: token }).toString(),

@@ -23,6 +23,7 @@ import { writeFiles } from '../support/temp-files.js';
 import { pipelineWithStagingApproval } from '../cli/approval-fixtures.js';
 import { CLUSTERS, PIPELINE, pipeline, SECRETS } from '../cli/fixtures.js';
 import { runCli } from '../cli/helpers.js';
+import { ownerCookieOf } from './owner-cookie.js';
 
 /** A leaf cluster's message with markup in it: the pages must show it as text. */
 export const HOSTILE_MESSAGE = '<script>window.pwned = true</script><b>deployed</b>';
@@ -86,6 +87,10 @@ export const FORM = { 'content-type': 'application/x-www-form-urlencoded' };
 
 export interface DashboardWorld {
   dashboard: RunningDashboard;
+  /** The cookie opening the dashboard's owner URL set (`name=value`). */
+  ownerCookie: string;
+  /** One request to `path` on the dashboard as its owner: with the owner's cookie unless `headers` has a cookie. */
+  send(path: string, options?: { method?: string; headers?: Record<string, string>; body?: string }): Promise<Answer>;
   backend: Backend;
   /** Promote messages the dashboard's approvals handed on, not yet given to the verifier. */
   pending: QueueMessage[];
@@ -162,8 +167,12 @@ export async function startDashboardWorld(options: DashboardWorldOptions = {}): 
     },
   };
   const dashboard = await startDashboard({ backend, logger: silent, refreshMs: options.refreshMs ?? 200 });
+  const ownerCookie = await ownerCookieOf(dashboard.ownerUrl);
   return {
     dashboard,
+    ownerCookie,
+    send: (path, { headers = {}, ...rest } = {}) =>
+      send(new URL(path, dashboard.url).href, { ...rest, headers: { cookie: ownerCookie, ...headers } }),
     backend,
     pending,
     deliverPending: async () => {

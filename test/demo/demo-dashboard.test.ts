@@ -3,12 +3,13 @@
 import assert from 'node:assert/strict';
 import { readdir } from 'node:fs/promises';
 import { describe, it } from 'node:test';
+import { ownerCookieOf } from '../dashboard/owner-cookie.js';
 import { waitFor } from '../loop/harness.js';
 import { pipelinectl, tempDir } from './pipelinectl-process.js';
 
-/** The demo's first two lines: the dashboard's URL, then the banner every run of the demo starts with. */
+/** The demo's first two lines: the dashboard's URL (its owner's, with the token), then the banner every run starts with. */
 const OPENING =
-  /^dashboard: (http:\/\/127\.0\.0\.1:\d+\/) {2}\(open it in a browser to watch the promotions\)\nSIMULATION — no real cluster or GitHub is touched\n/;
+  /^dashboard: (http:\/\/127\.0\.0\.1:\d+\/\?token=[A-Za-z0-9_-]{43}) {2}\(open it in a browser to watch the promotions\)\nSIMULATION — no real cluster or GitHub is touched\n/;
 
 describe('pipelinectl demo serves the dashboard', () => {
   it('prints its URL first, and GET / on it lists the demo pipeline', async (t) => {
@@ -19,7 +20,8 @@ describe('pipelinectl demo serves the dashboard', () => {
     // Matched from the start of the output: nothing comes before the URL.
     const url = (await waitFor('the opening lines', () => OPENING.exec(demo.stdout()), 15_000).catch(failed))[1] ?? '';
 
-    const fleet = await fetch(url);
+    assert.equal((await fetch(url.replace(/\?.*/, ''))).status, 401, 'not without the token');
+    const fleet = await fetch(url.replace(/\?.*/, ''), { headers: { cookie: await ownerCookieOf(url) } });
     assert.equal(fleet.status, 200);
     const page = await fleet.text();
     assert.match(page, /<a href="\/pipelines\/flux-system\/podinfo">flux-system\/podinfo<\/a>/);
@@ -34,6 +36,7 @@ describe('pipelinectl demo serves the dashboard', () => {
     assert.equal(await demo.exited, 0, demo.stderr());
     assert.equal(demo.stderr(), '');
     assert.ok(!(await readdir(dataDir)).includes('serve.json'));
+    assert.ok(!(await readdir(dataDir)).includes('dashboard.json'));
     await assert.rejects(fetch(url), 'the dashboard stopped with the demo');
   });
 

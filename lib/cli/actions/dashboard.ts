@@ -1,6 +1,8 @@
 // What `pipelinectl dashboard` does: serves the dashboard (lib/cli/dashboard) over the command's backend on a loopback
-// address, prints its URL, and runs until SIGINT or SIGTERM; the backend is closed by the caller (withBackend). Also
-// the dashboard `serve --dashboard-port` and the demo serve beside their local mode.
+// address, prints its owner's URL (with the token), and runs until SIGINT or SIGTERM; the backend is closed by the
+// caller (withBackend). Also the dashboard `serve --dashboard-port` and the demo serve beside their local mode.
+import { rm } from 'node:fs/promises';
+import { dataPath, readJson, writeJsonAtomically } from '../../local/data-dir.js';
 import type { Logger } from '../../logging/logger.js';
 import { isLoopbackHost } from '../dashboard/loopback.js';
 import { startDashboard, type RunningDashboard } from '../dashboard/server.js';
@@ -46,7 +48,7 @@ export async function runDashboard(
   logger: Pick<Logger, 'warn' | 'error'>,
 ): Promise<void> {
   const dashboard = await openDashboard(backend, options, logger);
-  process.stdout.write(`dashboard: ${dashboard.url}\n`);
+  process.stdout.write(`dashboard: ${dashboard.ownerUrl}\n`);
   process.stderr.write(`reading ${backend.description} (Ctrl-C stops)\n`);
   let stopping = false;
   const signal = await new Promise<NodeJS.Signals>((resolve) => {
@@ -78,12 +80,18 @@ export function parseDashboardPort(text: string, receiverPort: number): number {
 
 /** The dashboard served beside a local mode (`serve --dashboard-port`, the demo), on 127.0.0.1. */
 export interface DashboardBesideLocalMode {
+  /** Without the token: what a log may say. */
   url: string;
+  /** With the token: for the owner's terminal only. */
+  ownerUrl: string;
+  /** The data directory's dashboard.json (0600), which holds `ownerUrl` while the dashboard runs. */
+  ownerUrlFile: string;
   /**
-   * Opens the data directory through the running local mode (its serve.json): call once it runs. It does not throw:
-   * should opening fail, the pages answer 500 and the logger says why.
+   * Writes ownerUrlFile, and opens the data directory through the running local mode (its serve.json): call once it
+   * runs, when the data directory is made and its modes are checked. It does not throw: should opening fail, the pages
+   * answer 500 and the logger says why.
    */
-  attach(): void;
+  attach(): Promise<void>;
   /** Closes the dashboard and what attach opened; safe to call more than once. */
   close(): Promise<void>;
 }
@@ -101,19 +109,42 @@ export async function startDashboardBesideLocalMode(
   let resolveBackend: (backend: Promise<Backend>) => void = () => undefined;
   const backend = new Promise<Backend>((resolve) => (resolveBackend = resolve));
   const dashboard = await openDashboard(backend, { host: '127.0.0.1', port }, logger, '--dashboard-port');
+  const ownerUrlFile = dataPath(dataDir, 'dashboard');
   let attached = false;
   let closing: Promise<void> | undefined;
   return {
     url: dashboard.url,
-    attach: () => {
+    ownerUrl: dashboard.ownerUrl,
+    ownerUrlFile,
+    attach: async () => {
       attached = true;
       resolveBackend(openLocalBackend(dataDir, logger));
+      const info: DashboardInfo = { pid: process.pid, url: dashboard.ownerUrl };
+      await writeJsonAtomically(ownerUrlFile, info, 0o600).catch((error: unknown) =>
+        logger.warn('dashboard: writing its URL into the data directory failed', {
+          error: error instanceof Error ? error.message : String(error),
+        }),
+      );
     },
     close: () =>
       (closing ??= (async () => {
         await dashboard.close();
         // Before attach there is nothing to close (and the backend would never come).
-        if (attached) await backend.then((opened) => opened.close()).catch(() => undefined);
+        if (!attached) return;
+        await removeOwnedFile(ownerUrlFile);
+        await backend.then((opened) => opened.close()).catch(() => undefined);
       })()),
   };
+}
+
+/** dashboard.json: whose dashboard, and the URL that lets its owner in. */
+interface DashboardInfo {
+  pid: number;
+  url: string;
+}
+
+/** Removes dashboard.json if this process wrote it (a second serve on the data directory may have since). */
+async function removeOwnedFile(path: string): Promise<void> {
+  const info = await readJson<Partial<DashboardInfo>>(path).catch(() => undefined);
+  if (info?.pid === process.pid) await rm(path, { force: true });
 }

@@ -93,12 +93,12 @@ export function register(program: Command): void {
       const dashboard = await startDashboardBesideLocalMode(options.dataDir, dashboardPort, STDERR_WARNINGS);
       try {
         // First, before the demo's screen: the browser is where a newcomer best watches the promotions flow.
-        process.stdout.write(`dashboard: ${dashboard.url}  (open it in a browser to watch the promotions)\n`);
+        process.stdout.write(`dashboard: ${dashboard.ownerUrl}  (open it in a browser to watch the promotions)\n`);
         const companion = {
-          line: `dashboard ${dashboard.url}  (open it in a browser to watch the promotions)`,
-          attach: () => {
-            dashboard.attach();
-            return Promise.resolve(() => dashboard.close());
+          line: `dashboard ${dashboard.ownerUrl}  (open it in a browser to watch the promotions)`,
+          attach: async () => {
+            await dashboard.attach();
+            return () => dashboard.close();
           },
         };
         await runReportingErrors({ ...settings, companion });

@@ -280,7 +280,7 @@ export async function serve(options: ServeOptions, logger: Logger = createConsol
       dashboard = await startDashboardBesideLocalMode(options.dataDir, dashboardPort, logger);
     }
     mode = await startLocalMode({ ...localMode, logger });
-    dashboard?.attach();
+    await dashboard?.attach();
   } catch (error) {
     await dashboard?.close();
     stopSignal.dispose();
@@ -291,7 +291,7 @@ export async function serve(options: ServeOptions, logger: Logger = createConsol
     }
     throw error;
   }
-  announceReady(mode, options, logger, dashboard?.url);
+  announceReady(mode, options, logger, dashboard);
   const signal = await stopSignal.received;
   logger.info('stopping', { signal });
   try {
@@ -305,18 +305,28 @@ export async function serve(options: ServeOptions, logger: Logger = createConsol
   setTimeout(() => process.exit(), EXIT_GRACE_MS).unref();
 }
 
-/** One line: readable on a terminal, a JSON line (`message: "ready"`) otherwise; the dashboard's URL when served. */
-function announceReady(mode: LocalMode, options: ServeOptions, logger: Logger, dashboardUrl?: string): void {
+/**
+ * One line: readable on a terminal, a JSON line (`message: "ready"`) otherwise; the dashboard's URL when served. The
+ * terminal is its owner's and gets the URL with the token; a JSON line goes to a log, which gets the URL without it
+ * and the file (only the owner can read) that holds the URL with it.
+ */
+function announceReady(
+  mode: LocalMode,
+  options: ServeOptions,
+  logger: Logger,
+  dashboard: DashboardBesideLocalMode | undefined,
+): void {
   const dataDir = resolve(options.dataDir);
   if (process.stdout.isTTY) {
     process.stdout.write(`pipelinectl serve: receiver ${mode.receiverUrl}, data directory ${dataDir} (Ctrl-C stops)\n`);
-    if (dashboardUrl) process.stdout.write(`dashboard: ${dashboardUrl}\n`);
+    if (dashboard) process.stdout.write(`dashboard: ${dashboard.ownerUrl}\n`);
   } else {
     logger.info('ready', {
       receiverUrl: mode.receiverUrl,
       dataDir,
       pid: process.pid,
-      ...optional('dashboardUrl', dashboardUrl),
+      ...optional('dashboardUrl', dashboard?.url),
+      ...optional('dashboardUrlFile', dashboard && resolve(dashboard.ownerUrlFile)),
     });
   }
 }

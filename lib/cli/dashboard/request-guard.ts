@@ -2,7 +2,8 @@
 // the user has open can make the browser post to 127.0.0.1; two independent checks refuse that: the browser's own
 // statement of where the request comes from (`Sec-Fetch-Site`, `Origin`) when it sends one, and a random token, made
 // once per process and embedded in the dashboard's forms, that another site cannot read.
-import { randomBytes, timingSafeEqual } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
+import { sameSecret } from './owner-access.js';
 
 /** Why a state-changing request was refused; `accepted` when it passed. */
 export type RequestGuardVerdict = 'accepted' | 'cross-site' | 'foreign-origin' | 'missing-token' | 'wrong-token';
@@ -29,12 +30,5 @@ export function guardRequest(request: GuardedRequest, origin: string, csrfToken:
   const from = request.headers.origin;
   if (from !== undefined && from !== origin) return 'foreign-origin';
   if (request.token === undefined || request.token === '') return 'missing-token';
-  return sameText(request.token, csrfToken) ? 'accepted' : 'wrong-token';
-}
-
-/** Constant-time comparison, so the token cannot be guessed a character at a time from response times. */
-function sameText(given: string, expected: string): boolean {
-  const a = Buffer.from(given, 'utf8');
-  const b = Buffer.from(expected, 'utf8');
-  return a.length === b.length && timingSafeEqual(a, b);
+  return sameSecret(request.token, csrfToken) ? 'accepted' : 'wrong-token';
 }

@@ -560,10 +560,13 @@ const FREEZE_REASON_PROBLEMS: Readonly<Record<ReasonProblem, string>> = {
   unprintable: 'The reason must be one line of printable text.',
 };
 
-/** The notice the approval redirect asked for, if it is one the dashboard knows. */
+/**
+ * The notice the approval redirect asked for, if it is one the dashboard knows: one of NOTES' own keys (`in` would
+ * also find `constructor` and the rest of Object.prototype).
+ */
 function noteOf(url: URL): string | undefined {
   const note = url.searchParams.get('note');
-  return note !== null && note in NOTES ? NOTES[note as Note] : undefined;
+  return note !== null && Object.hasOwn(NOTES, note) ? NOTES[note as Note] : undefined;
 }
 
 function decoded(segment: string | undefined): string | undefined {

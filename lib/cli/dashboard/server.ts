@@ -1,6 +1,7 @@
 // The dashboard's HTTP server: node:http on a loopback address only, answering only requests addressed to a loopback
-// name on its port (no DNS rebinding), with headers that keep the pages from being framed, sniffed or made to load
-// anything from elsewhere. Pages come from routes.ts, the event stream from live-feed.ts.
+// name on its port (no DNS rebinding) and only its owner's (the token of owner-access.ts), with headers that keep the
+// pages from being framed, sniffed or made to load anything from elsewhere. Pages come from routes.ts, the event
+// stream from live-feed.ts.
 import { once } from 'node:events';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -11,6 +12,7 @@ import type { Logger } from '../../logging/logger.js';
 import { loadAssets } from './assets.js';
 import { LiveFeed } from './live-feed.js';
 import { isLoopbackHost, isLoopbackHostHeader } from './loopback.js';
+import { ACCESS_REFUSED, checkAccess, createAccessToken, ownerUrl } from './owner-access.js';
 import { createCsrfToken } from './request-guard.js';
 import { createDashboardRoutes } from './routes.js';
 
@@ -31,8 +33,13 @@ export interface DashboardOptions {
 }
 
 export interface RunningDashboard {
-  /** `http://127.0.0.1:PORT/`. */
+  /** `http://127.0.0.1:PORT/`, without the token: it lets no one in, and may be logged. */
   url: string;
+  /**
+   * `http://127.0.0.1:PORT/?token=…`: the URL its owner opens, holding this start's token. Shown on the owner's
+   * terminal (or written to a file only they can read), never logged.
+   */
+  ownerUrl: string;
   port: number;
   /** Ends the event streams, stops listening and closes every connection (the backend is the caller's). */
   close(): Promise<void>;
@@ -66,6 +73,7 @@ export async function startDashboard(options: DashboardOptions): Promise<Running
   const now = options.now ?? (() => new Date());
   const assets = await loadAssets();
   const csrfToken = createCsrfToken();
+  const accessToken = createAccessToken();
   const backendReady = Promise.resolve(options.backend);
   const routesReady = backendReady.then((backend) => createDashboardRoutes({ backend, csrfToken, now, logger }));
   // A backend that never comes (the demo failed to start) is not an unhandled rejection: the caller reports it.
@@ -101,6 +109,14 @@ export async function startDashboard(options: DashboardOptions): Promise<Running
     }
     const url = new URL(req.url ?? '/', `http://${hostHeader}`);
     const method = (req.method ?? 'GET').toUpperCase();
+    // Before anything is read or answered: a request that is not the owner's learns nothing but how to get in.
+    const access = checkAccess({ method, url, cookie: req.headers.cookie }, accessToken, port);
+    if (access.outcome === 'refused') return send(res, 401, 'text/plain; charset=utf-8', ACCESS_REFUSED[access.why]);
+    if (access.outcome === 'exchange') {
+      res.writeHead(303, { ...SECURITY_HEADERS, location: access.location, 'set-cookie': access.setCookie });
+      res.end();
+      return;
+    }
     if (method === 'GET' && url.pathname === '/events') return feed.subscribe(res);
     if (method === 'GET' && url.pathname === '/favicon.ico') return send(res, 204, 'text/plain', '');
     const asset = method === 'GET' ? assets.get(url.pathname) : undefined;
@@ -125,8 +141,10 @@ export async function startDashboard(options: DashboardOptions): Promise<Running
   const address = server.address() as AddressInfo;
   port = address.port;
   const shown = address.family === 'IPv6' ? `[${address.address}]` : address.address;
+  const url = `http://${shown}:${port}/`;
   return {
-    url: `http://${shown}:${port}/`,
+    url,
+    ownerUrl: ownerUrl(url, accessToken),
     port,
     close: async () => {
       feed.close();

@@ -1,0 +1,36 @@
+// `pipelinectl dashboard` as its owner starts it: the one line it prints is the URL with this start's token, and that
+// URL is the only way in.
+import assert from 'node:assert/strict';
+import { join } from 'node:path';
+import { describe, it } from 'node:test';
+import { CLUSTERS, pipeline, SECRETS } from '../cli/fixtures.js';
+import { runCli } from '../cli/helpers.js';
+import { pipelinectl } from '../demo/pipelinectl-process.js';
+import { waitFor } from '../local/serve-process.js';
+import { tempFiles } from '../support/temp-files.js';
+import { ownerCookieOf } from './owner-cookie.js';
+
+describe('pipelinectl dashboard', () => {
+  it('prints the URL with its token; only that URL lets a browser in', async (t) => {
+    const root = await tempFiles(t, { 'config/all.yaml': [CLUSTERS, SECRETS, pipeline('apps')].join('\n---\n') });
+    const dataDir = join(root, 'data');
+    const applied = await runCli(['apply', '-f', join(root, 'config'), '--data-dir', dataDir]);
+    assert.equal(applied.code, 0, applied.stderr);
+
+    const dashboard = pipelinectl(t, ['dashboard', '--port', '0', '--data-dir', dataDir]);
+    const printed = await waitFor('the URL', () => /^dashboard: (\S+)\n/.exec(dashboard.stdout())?.[1], 30_000);
+    assert.match(printed, /^http:\/\/127\.0\.0\.1:\d+\/\?token=[A-Za-z0-9_-]{43}$/);
+    const base = printed.replace(/\?.*/, '');
+    assert.equal((await fetch(base)).status, 401);
+    const cookie = await ownerCookieOf(printed);
+    const fleet = await fetch(base, { headers: { cookie } });
+    assert.equal(fleet.status, 200);
+    assert.match(await fleet.text(), /flux-system\/podinfo/);
+
+    dashboard.child.kill('SIGINT');
+    assert.equal(await dashboard.exited, 0, dashboard.stderr());
+    const token = new URL(printed).searchParams.get('token') ?? '';
+    assert.equal(dashboard.stdout().split(token).length, 2, 'the token is printed once, in the URL');
+    assert.ok(!dashboard.stderr().includes(token), 'and nowhere else');
+  });
+});
