@@ -81,15 +81,16 @@ export function approverAllowed(
     };
   }
   if (isListed(door, listed)) return { allowed: true };
-  if (door.list === 'principals' && listed.some((pattern) => globMatches(pattern, identity))) {
+  const chosen = door.list === 'principals' ? door.principal.chosenNameAfter : undefined;
+  if (chosen !== undefined && listed.some((pattern) => globMatches(pattern, identity))) {
     return {
       allowed: false,
       refusal: 'chosen-name',
       list: door.list,
       reason:
-        `${identity} may not approve: ${field} names it by a name its caller chose, which anyone allowed to take ` +
-        `that name may choose; list ${door.identity.endsWith('*') ? door.identity : `the role (${door.identity})`}, ` +
-        'or approve as a principal AWS names (an IAM user, an IAM Identity Center session)',
+        `${identity} may not approve: ${field} names it by what follows ${chosen}, which its caller chose and ` +
+        `anyone who may act as ${door.identity} can choose too; list ${door.identity} instead, or approve as a ` +
+        'principal whose name AWS sets (an IAM user, an IAM Identity Center session)',
     };
   }
   return {
