@@ -1,11 +1,12 @@
 // Approving the revision that waits in a manual environment. Three doors lead here, Weave's `/approval` webhook
 // (lib/http/approval-route.ts), `pipelinectl approve` (lib/cli/actions/approve.ts) and the dashboard: each
 // authenticates its caller and words its own answers; what an approval checks and does is decided here, once:
-// the environment's approval policy (who may approve, how many must; docs/approval-policies.md), the store's
-// count of distinct approvers, the audit entry, and the promote message once the last approval needed came.
+// the environment's approval policy (who may approve, how many must; docs/approval-policies.md), who the approver
+// counts as (approver-identity.ts), the store's count of distinct approvers, the audit entry, and the promote message once the last approval needed came.
 import { pipelineKeyOf, type Pipeline } from '../pipeline/model.js';
 import type { PromoteMessage } from '../queue/messages.js';
 import type { Store } from '../store/port.js';
+import { approverIdentity } from './approver-identity.js';
 import type { ApproverRefusal } from './approver-policy.js';
 import { admitToMarker, markerFor, rejectionOf } from './marker-admission.js';
 
@@ -13,6 +14,8 @@ export interface ApprovalDeps {
   store: Pick<Store, 'getApproval' | 'approve' | 'appendAudit'>;
   /** Hands the promote message to the verifier; false when nothing took it (the local mode without `serve`). */
   enqueue(message: PromoteMessage): Promise<boolean>;
+  /** Who holds the webhook keys, where one person does (the local mode's owner): see ApproverContext. */
+  webhookKeyHolder?: string;
 }
 
 export interface ApprovalRequest {
@@ -56,13 +59,21 @@ export type ApprovalResult =
       rejectionReason?: string;
     }
   /** Recorded (with an `approved` audit entry); more distinct approvers are needed before the promotion starts. */
-  | ({ outcome: 'counted'; revision: string; approver: string } & ApprovalCount)
+  | ({ outcome: 'counted'; revision: string; approver: string } & CountedAs & ApprovalCount)
   /** This identity approved the revision before and more approvers are needed: it counts once, nothing changed. */
-  | ({ outcome: 'already-counted'; revision: string; approver: string } & ApprovalCount)
+  | ({ outcome: 'already-counted'; revision: string; approver: string } & CountedAs & ApprovalCount)
   /** Approved now (the last approval needed, with an `approved` audit entry): the promotion was handed on. */
-  | ({ outcome: 'approved'; revision: string; approver: string; delivered: boolean } & ApprovalCount)
+  | ({ outcome: 'approved'; revision: string; approver: string; delivered: boolean } & CountedAs & ApprovalCount)
   /** Approved before: the promotion was handed on again. */
   | { outcome: 'already-approved'; revision: string; approver: string; delivered: boolean };
+
+/**
+ * The identity the approval counted as, where it is not `approver` itself: a session of a role whose session name
+ * its caller chose counts as the role; the local mode's webhook key as its owner (lib/approval/approver-identity.ts).
+ */
+interface CountedAs {
+  countedAs?: string;
+}
 
 /** Distinct approvers an environment needs: its policy's `required`, else one. */
 export function requiredApprovals(pipeline: Pipeline, env: string): number {
@@ -80,24 +91,26 @@ export async function approve(deps: ApprovalDeps, request: ApprovalRequest): Pro
   const { key, revision, identity: approver } = admission;
 
   const need = requiredApprovals(pipeline, env);
-  const outcome = await deps.store.approve(key, env, revision, approver, now, need);
+  const identity = approverIdentity(approver, { webhookKeyHolder: deps.webhookKeyHolder });
+  const countedAs: CountedAs = identity === approver ? {} : { countedAs: identity };
+  const outcome = await deps.store.approve(key, env, revision, approver, now, need, identity);
   switch (outcome) {
     case 'not-waiting':
       return { outcome, revision };
     case 'rejected':
       return { outcome, revision, approver, ...rejectionOf(await markerFor(deps.store, key, env, revision)) };
     case 'already-counted':
-      return { outcome, revision, approver, have: await countOf(deps, pipeline, env, revision), need };
+      return { outcome, revision, approver, ...countedAs, have: await countOf(deps, pipeline, env, revision), need };
     case 'counted': {
       const have = await countOf(deps, pipeline, env, revision);
       await audit(deps, request, revision, approver, { have, need });
-      return { outcome, revision, approver, have, need };
+      return { outcome, revision, approver, ...countedAs, have, need };
     }
     case 'approved': {
       // The last approval needed: as many as the policy asks, whatever a concurrent approval left on the marker.
       await audit(deps, request, revision, approver, { have: need, need });
       const delivered = await deps.enqueue({ type: 'promote', pipeline: key, env, revision });
-      return { outcome, revision, approver, delivered, have: need, need };
+      return { outcome, revision, approver, ...countedAs, delivered, have: need, need };
     }
     case 'already-approved': {
       // Handed on again: the promotion record makes a repeated promote message harmless.

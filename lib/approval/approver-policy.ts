@@ -1,8 +1,11 @@
 // Who may approve (or reject) a manual environment, as its `approval.approvers` says (docs/approval-policies.md).
 // Each door authenticates its caller in its own way and names them in its own shape; the shape says which list of
 // the policy applies: the approval webhook's `hmac-key of Secret NS/NAME` → `keys`, the local mode's `local:USER`
-// → `users`, an AWS caller's ARN → `principals`. Pure: the doors and the approve and reject use cases call it.
+// → `users`, an AWS caller's ARN → `principals`; what a list is matched against is the approver the name is
+// (approver-identity.ts), so a session of a role is admitted as the role. Pure: the doors and the approve and reject
+// use cases call it.
 import type { ApprovalPolicy, Approvers } from '../pipeline/environment-policies.js';
+import { approverOf, LOCAL_USER_PREFIX, type Approver, type AwsPrincipal } from './approver-identity.js';
 
 /** The list of `approval.approvers` that admits callers of one door. */
 export type ApproverList = keyof Approvers;
@@ -16,7 +19,12 @@ export type ApproverRefusal =
   /** A webhook key from a Secret outside the pipeline's namespace (`keys` names Secrets of that namespace only). */
   | 'other-namespace'
   /** The identity has none of the shapes a door gives, so no list can name it. */
-  | 'unknown-identity';
+  | 'unknown-identity'
+  /**
+   * A pattern names this session (or federated user) by a name its caller chose: it would admit anyone who may
+   * assume the role under that name, so it admits no one.
+   */
+  | 'chosen-name';
 
 export type ApproverVerdict =
   | { allowed: true }
@@ -29,45 +37,7 @@ export type ApproverVerdict =
       reason: string;
     };
 
-/** The name the approval webhook records an approval under: the Secret whose `hmac-key` signed the request. */
-export function webhookKeyIdentity(namespace: string, secretName: string): string {
-  return `${WEBHOOK_KEY_PREFIX}${namespace}/${secretName}`;
-}
-
-/** The prefix of the local mode's identities (`local:alice`). */
-export const LOCAL_USER_PREFIX = 'local:';
-
-const WEBHOOK_KEY_PREFIX = 'hmac-key of Secret ';
-
-/** `arn:PARTITION:sts::ACCOUNT:assumed-role/ROLE/SESSION`: what STS names a caller who assumed a role. */
-const ASSUMED_ROLE = /^arn:([^:]+):sts::([^:]*):assumed-role\/([^/]+)\/(.+)$/;
-
-type DoorIdentity =
-  | { list: 'keys'; namespace: string; name: string }
-  | { list: 'users'; name: string }
-  | { list: 'principals'; arns: string[] };
-
-/** Which door gave `identity`, and what of it the door's list names. */
-function doorIdentityOf(identity: string): DoorIdentity | undefined {
-  if (identity.startsWith(WEBHOOK_KEY_PREFIX)) {
-    const secret = identity.slice(WEBHOOK_KEY_PREFIX.length);
-    const slash = secret.indexOf('/');
-    if (slash <= 0 || slash === secret.length - 1) return undefined;
-    return { list: 'keys', namespace: secret.slice(0, slash), name: secret.slice(slash + 1) };
-  }
-  if (identity.startsWith(LOCAL_USER_PREFIX) && identity.length > LOCAL_USER_PREFIX.length) {
-    return { list: 'users', name: identity.slice(LOCAL_USER_PREFIX.length) };
-  }
-  if (identity.startsWith('arn:')) {
-    // A session's ARN names the role it assumed, so a policy may name the role (`arn:aws:iam::ACCOUNT:role/ROLE`,
-    // the ARN IAM shows for it) rather than every session. The session ARN carries no role path: a role with a
-    // path is written without it.
-    const assumed = ASSUMED_ROLE.exec(identity);
-    const role = assumed && `arn:${assumed[1]}:iam::${assumed[2]}:role/${assumed[3]}`;
-    return { list: 'principals', arns: role ? [identity, role] : [identity] };
-  }
-  return undefined;
-}
+export { LOCAL_USER_PREFIX, localUserIdentity, webhookKeyIdentity } from './approver-identity.js';
 
 /**
  * Whether `identity` may approve (and so reject) under `policy`. No policy, or one without `approvers`, admits
@@ -82,8 +52,8 @@ export function approverAllowed(
 ): ApproverVerdict {
   const approvers = policy?.approvers;
   if (approvers === undefined || !listsAny(approvers)) return { allowed: true };
-  const door = doorIdentityOf(identity);
-  if (door === undefined) {
+  const door = approverOf(identity);
+  if (door.list === undefined) {
     return {
       allowed: false,
       refusal: 'unknown-identity',
@@ -111,6 +81,18 @@ export function approverAllowed(
     };
   }
   if (isListed(door, listed)) return { allowed: true };
+  const chosen = door.list === 'principals' ? door.principal.chosenNameAfter : undefined;
+  if (chosen !== undefined && listed.some((pattern) => globMatches(pattern, identity))) {
+    return {
+      allowed: false,
+      refusal: 'chosen-name',
+      list: door.list,
+      reason:
+        `${identity} may not approve: ${field} names it by what follows ${chosen}, which its caller chose and ` +
+        `anyone who may act as ${door.identity} can choose too; list ${door.identity} instead, or approve as a ` +
+        'principal whose name AWS sets (an IAM user, an IAM Identity Center session)',
+    };
+  }
   return {
     allowed: false,
     refusal: 'not-listed',
@@ -130,16 +112,31 @@ function listsAny(approvers: Approvers): boolean {
   return approvers.keys !== undefined || approvers.principals !== undefined || approvers.users !== undefined;
 }
 
-function isListed(door: DoorIdentity, listed: readonly string[]): boolean {
+function isListed(door: Exclude<Approver, { list: undefined }>, listed: readonly string[]): boolean {
   switch (door.list) {
     case 'keys':
-      return listed.includes(door.name);
+      return listed.includes(door.secretName);
     case 'users':
       // Written as the name (`alice`) or as the identity shows it (`local:alice`).
-      return listed.some((user) => user === door.name || user === `${LOCAL_USER_PREFIX}${door.name}`);
+      return listed.some((user) => user === door.user || user === `${LOCAL_USER_PREFIX}${door.user}`);
     case 'principals':
-      return listed.some((pattern) => door.arns.some((arn) => globMatches(pattern, arn)));
+      return listed.some((pattern) => principalMatches(pattern, door.principal));
   }
+}
+
+function principalMatches(pattern: string, principal: AwsPrincipal): boolean {
+  if (principal.arns.some((arn) => globMatches(pattern, arn))) return true;
+  const after = principal.chosenNameAfter;
+  if (after === undefined) return false;
+  // A pattern that matches the ARN with a name made of a character the pattern does not contain matches it only
+  // through a `*` covering that name, and that `*` would cover any other name just as well: so it admits every name.
+  return globMatches(pattern, `${after}${characterNotIn(pattern)}`);
+}
+
+function characterNotIn(text: string): string {
+  let code = 0;
+  while (text.includes(String.fromCharCode(code))) code += 1;
+  return String.fromCharCode(code);
 }
 
 /** `*` matches any run of characters (also none, also `/` and `:`); anything else matches itself. Anchored, case-sensitive. */

@@ -18,9 +18,11 @@ export interface ApprovalMarker {
   /**
    * Every distinct approval of `revision` so far, oldest first (docs/approval-policies.md): `approvedAt` is set once
    * there are as many as the environment's policy requires. Absent on markers written before policies existed and
-   * on those approved under a policy of one (`approvedBy` names the approver).
+   * on those approved under a policy of one (`approvedBy` names the approver). `by` is the name the door gave
+   * (a session's full ARN); `countedAs` the identity the approval counted as, where that is not `by` itself (the role
+   * of a session whose name its caller chose; docs/approval-policies.md).
    */
-  approvals?: { by: string; at: string }[];
+  approvals?: { by: string; at: string; countedAs?: string }[];
   /** ISO 8601; set once someone rejected `revision`: it is not promoted here, whatever approvals follow. */
   rejectedAt?: string;
   rejectedBy?: string;

@@ -1,7 +1,8 @@
 // POST /approval/{ns}/{name}/{env}/{revision}: Weave's approval webhook, one of the doors to the approve use case
 // (lib/approval/approve.ts; the others are `pipelinectl approve` and the dashboard). Weave signs the empty string whatever the
 // body; the approval is recorded under the name of the key that signed it, and counts only if the environment's
-// approval policy lists that key (docs/approval-policies.md).
+// approval policy lists that key (docs/approval-policies.md); in the local mode it counts as the owner's, who holds
+// the key.
 import { approve } from '../approval/approve.js';
 import type { ObjectKey } from '../pipeline/model.js';
 import { authorizePipeline } from './pipeline-authorization.js';
@@ -53,6 +54,7 @@ export async function receiveApproval(
         await deps.queue.send(message);
         return true;
       },
+      ...(deps.webhookKeyHolder !== undefined && { webhookKeyHolder: deps.webhookKeyHolder }),
     },
     {
       pipeline: authorization.pipeline,

@@ -24,6 +24,11 @@ export interface ReceiverDeps {
    * calls cost no reads. Default: one cache per `store` object, shared by every request given that store.
    */
   webhookKeys?: WebhookKeyCache;
+  /**
+   * The approver who holds the pipelines' webhook keys, where one person does: the local mode's owner, whose data
+   * directory holds them, so that their approval with a key and with pipelinectl count once. Unset on AWS.
+   */
+  webhookKeyHolder?: string;
   /** Told what became of each request to the events route (the receiver Lambda counts them); default none. */
   onEvent?: (outcome: EventOutcome) => void;
 }

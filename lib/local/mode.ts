@@ -9,6 +9,8 @@
 // route of the CLI) over node:http, the poller, and finally serve.json, which tells the other commands where to reach
 // it and which notification sinks it has (apply warns when a notification pipeline has none). Stop undoes it in order; the store keeps every status, approval and
 // promotion record, the queue nothing (the first poll after a restart re-checks all).
+import { userInfo } from 'node:os';
+import { localUserIdentity } from '../approval/approver-identity.js';
 import { handleRequest, startHttpServer, type HttpHandler, type RunningHttpServer } from '../http/index.js';
 import { objectKeyString, type ObjectKey, type Pipeline } from '../pipeline/model.js';
 import type { GitProviderType } from '../pipeline/promotion.js';
@@ -181,7 +183,16 @@ export async function startLocalMode(options: LocalModeOptions): Promise<LocalMo
     const handle: HttpHandler = (request) =>
       request.path === LOCAL_MESSAGES_PATH
         ? handleLocalMessage(request, { queue, masterKey: () => Promise.resolve(masterKeys.current), logger })
-        : handleRequest(request, { store, queue, secrets, masterKeys: () => Promise.resolve(masterKeys), logger, now });
+        : handleRequest(request, {
+            store,
+            queue,
+            secrets,
+            masterKeys: () => Promise.resolve(masterKeys),
+            logger,
+            now,
+            // The data directory, and with it every webhook key, is its owner's: the user serve runs as.
+            webhookKeyHolder: localUserIdentity(userInfo().username),
+          });
     parts.server = await startHttpServer(handle, {
       port: options.port,
       host: options.host ?? '127.0.0.1',

@@ -262,6 +262,8 @@ export interface Approvals {
    * distinct identities approved it (default 1); `not-waiting` when the marker waits for another revision or there
    * is none, `rejected` when the revision was rejected. A policy of one writes `approvedAt`/`approvedBy` only. An
    * identity counted before approves when the approvals counted already reach `required` (a policy lowered since).
+   * Distinct means distinct `countedAs`: the identity `by` is (default `approverIdentity(by)`, lib/approval), so two
+   * sessions of one role count once; `by` is what is recorded and shown.
    */
   approve(
     pipeline: ObjectKey,
@@ -270,6 +272,7 @@ export interface Approvals {
     by: string,
     now: Date,
     required?: number,
+    countedAs?: string,
   ): Promise<ApproveOutcome>;
   /** Rejects exactly `revision` while it waits for approval: it is not promoted into `env` (docs/approval-policies.md). */
   reject(

@@ -73,6 +73,8 @@ export interface EnvironmentOptions {
   manual?: boolean;
   /** The environment's own strategy, in place of the Pipeline's. */
   strategy?: Strategy;
+  /** `approval`, as a YAML flow mapping: `{required: 2, approvers: {users: [alice, bob]}}`. */
+  approval?: string;
 }
 
 export interface PipelineOptions {
@@ -111,6 +113,7 @@ function environmentYaml(env: EnvironmentOptions, pipelineStrategy: Strategy): s
     const { matchLabels, namespace } = env.selector;
     text += `      targetSelector: {clusterSelector: {matchLabels: ${JSON.stringify(matchLabels)}}, namespace: ${namespace}}\n`;
   }
+  if (env.approval !== undefined) text += `      approval: ${env.approval}\n`;
   if (env.manual || env.strategy) {
     text += '      promotion:\n';
     if (env.manual) text += '        manual: true\n';

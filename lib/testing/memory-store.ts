@@ -11,6 +11,7 @@ import { isNewerRevision, sameRevision } from '../flux/revision.js';
 import type { TargetStatus } from '../flux/target-status.js';
 import type { FreezeScope, FreezeSwitch } from '../freeze/freeze.js';
 import { canonicalJson } from '../store/index.js';
+import { approvalBy, approvalEntry, approvalStep, isApprovalWrite } from '../store/approval-step.js';
 import { newPromotionRecord } from '../store/new-promotion-record.js';
 import {
   appKeyOf,
@@ -360,28 +361,29 @@ export class MemoryStore implements Store {
     by: string,
     now: Date,
     required = 1,
+    countedAs?: string,
   ): Promise<ApproveOutcome> {
     const current = this.#read(this.#approvals.get(objectKeyString(pipeline))?.get(env));
-    if (current?.revision !== revision) return 'not-waiting';
-    if (current.approvedAt !== undefined) return 'already-approved';
-    if (current.rejectedAt !== undefined) return 'rejected';
+    const approval = approvalBy(by, countedAs);
+    const step = approvalStep(current, revision, approval, required);
+    if (!isApprovalWrite(step)) return step;
+    // A write is only ever the step for a marker waiting for `revision`.
+    if (!current) return 'not-waiting';
     const approved = { approvedAt: now.toISOString(), approvedBy: by };
-    // A policy of one approves as before policies existed, without a list of approvals.
-    if (required <= 1) {
-      this.#write(env, this.#markersOf(pipeline), { ...current, ...approved });
-      return 'approved';
+    switch (step) {
+      // A policy of one approves as before policies existed, without a list of approvals.
+      case 'approve':
+      case 'approve-counted':
+        this.#write(env, this.#markersOf(pipeline), { ...current, ...approved });
+        return 'approved';
+      case 'count':
+      case 'count-and-approve': {
+        const approvals = [...(current.approvals ?? []), approvalEntry(approval, now)];
+        const last = step === 'count-and-approve';
+        this.#write(env, this.#markersOf(pipeline), { ...current, approvals, ...(last ? approved : {}) });
+        return last ? 'approved' : 'counted';
+      }
     }
-    const approvals = current.approvals ?? [];
-    if (approvals.some((approval) => approval.by === by)) {
-      // Counted before; enough now only when the policy asks fewer than when the approvals were made.
-      if (approvals.length < required) return 'already-counted';
-      this.#write(env, this.#markersOf(pipeline), { ...current, ...approved });
-      return 'approved';
-    }
-    const counted = [...approvals, { by, at: now.toISOString() }];
-    const last = counted.length >= required;
-    this.#write(env, this.#markersOf(pipeline), { ...current, approvals: counted, ...(last ? approved : {}) });
-    return last ? 'approved' : 'counted';
   }
 
   async reject(

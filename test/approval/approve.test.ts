@@ -226,6 +226,66 @@ describe('approve under an approval policy', () => {
     assert.deepEqual(enqueued, []);
   });
 
+  it('one caller assuming a role under two session names is one approver: the promotion still waits', async () => {
+    const role = 'arn:aws:iam::123456789012:role/ReleaseManager';
+    const session = (name: string) => `arn:aws:sts::123456789012:assumed-role/ReleaseManager/${name}`;
+    for (const policy of [{ required: 2 }, { required: 2, approvers: { principals: [role] } }]) {
+      const { store, deps, enqueued, request, audit } = await world('6.5.0', pipelineWith(policy));
+      const first = await approve(deps, request(as(session('alice'))));
+      const second = await approve(deps, request(as(session('alice-2'))));
+      assert.deepEqual(
+        [first, second],
+        [
+          { outcome: 'counted', revision: '6.5.0', approver: session('alice'), countedAs: role, have: 1, need: 2 },
+          {
+            outcome: 'already-counted',
+            revision: '6.5.0',
+            approver: session('alice-2'),
+            countedAs: role,
+            have: 1,
+            need: 2,
+          },
+        ],
+        JSON.stringify(policy),
+      );
+      const marker = await store.getApproval(KEY, 'prod');
+      assert.equal(marker?.approvedAt, undefined, 'still waiting');
+      assert.deepEqual(marker?.approvals, [{ by: session('alice'), at: NOW.toISOString(), countedAs: role }]);
+      assert.deepEqual(
+        (await audit()).map(({ actor }) => actor),
+        [session('alice')],
+      );
+      assert.deepEqual(enqueued, []);
+    }
+  });
+
+  it('two IAM Identity Center users of one permission set are two approvers: the second promotes', async () => {
+    const sso = (user: string) =>
+      `arn:aws:sts::123456789012:assumed-role/AWSReservedSSO_ReleaseManager_0123abcd/${user}@example.com`;
+    const { deps, enqueued, request } = await world('6.5.0', pipelineWith({ required: 2 }));
+    assert.equal((await approve(deps, request(as(sso('alice'))))).outcome, 'counted');
+    assert.equal((await approve(deps, request(as(sso('bob'))))).outcome, 'approved');
+    assert.equal(enqueued.length, 1);
+  });
+
+  it("in the local mode the webhook key is its owner's: the owner's CLI and webhook approvals count once", async () => {
+    const policy = { required: 2, approvers: { keys: ['webhook'], users: ['alice', 'bob'] } };
+    const { deps, enqueued, request } = await world('6.5.0', pipelineWith(policy));
+    const local = { ...deps, webhookKeyHolder: 'local:alice' };
+    assert.equal((await approve(local, request(as('local:alice')))).outcome, 'counted');
+    const key = await approve(local, request({ revision: '6.5.0', via: 'the approval webhook' }));
+    assert.deepEqual(key, {
+      outcome: 'already-counted',
+      revision: '6.5.0',
+      approver: 'hmac-key of Secret flux-system/webhook',
+      countedAs: 'local:alice',
+      have: 1,
+      need: 2,
+    });
+    assert.deepEqual(enqueued, []);
+    assert.equal((await approve(local, request(as('local:bob')))).outcome, 'approved');
+  });
+
   const refused: { name: string; policy: ApprovalPolicy; approver: string; reason: string }[] = [
     {
       name: 'a user not in approvers.users',

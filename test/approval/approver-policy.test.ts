@@ -1,11 +1,13 @@
 // Who may approve under an environment's approval policy (lib/approval/approver-policy.ts): one row per door and
-// identity shape, the IAM role form of an assumed-role session, closed doors and the reasons a person reads.
+// identity shape, the IAM role form of an assumed-role session, session names a caller chose, closed doors and the
+// reasons a person reads.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { approverAllowed, globMatches, webhookKeyIdentity } from '../../lib/approval/approver-policy.js';
 import type { ApprovalPolicy } from '../../lib/pipeline/environment-policies.js';
 
 const ALICE_SESSION = 'arn:aws:sts::123456789012:assumed-role/Releaser/alice';
+const SSO_ALICE = 'arn:aws:sts::123456789012:assumed-role/AWSReservedSSO_ReleaseManager_0123abcd/alice@example.com';
 const WEBHOOK = webhookKeyIdentity('flux-system', 'webhook-hmac');
 
 interface Row {
@@ -75,9 +77,52 @@ const rows: Row[] = [
   },
   // principals
   {
-    name: 'the exact session ARN',
+    // Anyone who may assume Releaser can name their session alice.
+    name: 'the exact session ARN of a role whose session name the caller chose',
     policy: { approvers: { principals: [ALICE_SESSION] } },
     identity: ALICE_SESSION,
+    expected: { refusal: 'chosen-name', list: 'principals' },
+  },
+  {
+    name: 'a pattern admitting only some session names of a role',
+    policy: { approvers: { principals: ['arn:aws:sts::123456789012:assumed-role/Releaser/a*'] } },
+    identity: ALICE_SESSION,
+    expected: { refusal: 'chosen-name', list: 'principals' },
+  },
+  {
+    name: 'a pattern admitting every session name of a role, written with several stars',
+    policy: { approvers: { principals: ['arn:aws:sts::*:assumed-role/Rel*/*'] } },
+    identity: ALICE_SESSION,
+    expected: true,
+  },
+  {
+    name: 'the exact session ARN of an IAM Identity Center role (AWS names the session after the user)',
+    policy: { approvers: { principals: [SSO_ALICE] } },
+    identity: SSO_ALICE,
+    expected: true,
+  },
+  {
+    name: 'the Identity Center session of another user',
+    policy: { approvers: { principals: [SSO_ALICE] } },
+    identity: SSO_ALICE.replace('alice@', 'bob@'),
+    expected: { refusal: 'not-listed', list: 'principals' },
+  },
+  {
+    name: 'every user of an Identity Center permission set, by its role',
+    policy: { approvers: { principals: ['arn:aws:iam::123456789012:role/AWSReservedSSO_ReleaseManager_0123abcd'] } },
+    identity: SSO_ALICE,
+    expected: true,
+  },
+  {
+    name: 'a federated user by the name its caller chose',
+    policy: { approvers: { principals: ['arn:aws:sts::123456789012:federated-user/carol'] } },
+    identity: 'arn:aws:sts::123456789012:federated-user/carol',
+    expected: { refusal: 'chosen-name', list: 'principals' },
+  },
+  {
+    name: 'every federated user of the account',
+    policy: { approvers: { principals: ['arn:aws:sts::123456789012:federated-user/*'] } },
+    identity: 'arn:aws:sts::123456789012:federated-user/carol',
     expected: true,
   },
   {
@@ -187,6 +232,20 @@ describe('approverAllowed', () => {
       reason:
         "local:bob may not approve: the environment's approval policy has no approval.approvers.users " +
         '(add the local user name to it)',
+    });
+  });
+
+  it('a pattern naming a chosen session name says to list the role', () => {
+    const verdict = approverAllowed({ approvers: { principals: [ALICE_SESSION] } }, ALICE_SESSION);
+    assert.deepEqual(verdict, {
+      allowed: false,
+      refusal: 'chosen-name',
+      list: 'principals',
+      reason:
+        `${ALICE_SESSION} may not approve: approval.approvers.principals names it by what follows ` +
+        'arn:aws:sts::123456789012:assumed-role/Releaser/, which its caller chose and anyone who may act as ' +
+        'arn:aws:iam::123456789012:role/Releaser can choose too; list arn:aws:iam::123456789012:role/Releaser ' +
+        'instead, or approve as a principal whose name AWS sets (an IAM user, an IAM Identity Center session)',
     });
   });
 

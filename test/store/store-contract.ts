@@ -539,6 +539,58 @@ export function storeContract(name: string, start: () => Promise<StoreUnderTest>
       assert.equal(await store.approve(pipeline, 'prod', '6.9.1', 'carol', minutes(5), 2), 'not-waiting');
     });
 
+    it('two session names of one role are one approver; the names are kept as evidence', async () => {
+      const { store } = subject;
+      const role = 'arn:aws:iam::123456789012:role/ReleaseManager';
+      const session = (name: string) => `arn:aws:sts::123456789012:assumed-role/ReleaseManager/${name}`;
+      await store.requestApproval(pipeline, 'sessions', '6.9.2', t0);
+      assert.equal(await store.approve(pipeline, 'sessions', '6.9.2', session('alice'), minutes(1), 2), 'counted');
+      assert.equal(
+        await store.approve(pipeline, 'sessions', '6.9.2', session('alice-2'), minutes(2), 2),
+        'already-counted',
+      );
+      assert.deepEqual(await store.getApproval(pipeline, 'sessions'), {
+        env: 'sessions',
+        revision: '6.9.2',
+        requestedAt: '2026-11-01T10:00:00.000Z',
+        approvals: [{ by: session('alice'), at: '2026-11-01T10:01:00.000Z', countedAs: role }],
+      });
+      // Two sessions of the role at once count once too: the store's own check, not only the read before it.
+      await store.requestApproval(pipeline, 'sessions-race', '6.9.2', t0);
+      const raced = await Promise.all(
+        ['bob', 'bob-2'].map((name, n) =>
+          store.approve(pipeline, 'sessions-race', '6.9.2', session(name), minutes(n), 2),
+        ),
+      );
+      assert.deepEqual([...raced].sort(), ['already-counted', 'counted']);
+      assert.equal((await store.getApproval(pipeline, 'sessions-race'))?.approvedAt, undefined, 'still waiting');
+    });
+
+    it('two IAM Identity Center users of one permission set are two approvers', async () => {
+      const { store } = subject;
+      const sso = (user: string) =>
+        `arn:aws:sts::123456789012:assumed-role/AWSReservedSSO_ReleaseManager_0123abcd/${user}@example.com`;
+      await store.requestApproval(pipeline, 'sso', '6.9.2', t0);
+      assert.equal(await store.approve(pipeline, 'sso', '6.9.2', sso('alice'), minutes(1), 2), 'counted');
+      assert.equal(await store.approve(pipeline, 'sso', '6.9.2', sso('bob'), minutes(2), 2), 'approved');
+      assert.deepEqual(
+        (await store.getApproval(pipeline, 'sso'))?.approvals?.map((approval) => approval.by),
+        [sso('alice'), sso('bob')],
+      );
+    });
+
+    it('an approval counts as the identity it is given: two names of one holder count once', async () => {
+      const { store } = subject;
+      const key = 'hmac-key of Secret flux-system/webhook-hmac';
+      await store.requestApproval(pipeline, 'holder', '6.9.2', t0);
+      assert.equal(await store.approve(pipeline, 'holder', '6.9.2', 'local:alice', minutes(1), 2), 'counted');
+      assert.equal(
+        await store.approve(pipeline, 'holder', '6.9.2', key, minutes(2), 2, 'local:alice'),
+        'already-counted',
+      );
+      assert.equal(await store.approve(pipeline, 'holder', '6.9.2', key, minutes(3), 2), 'approved', 'a key of no one');
+    });
+
     it('counts three approvers for a policy of three, in any order', async () => {
       const { store } = subject;
       await store.requestApproval(pipeline, 'three', '1.0.0', t0);

@@ -2,6 +2,7 @@
 // Weave's `/approval` endpoint does under its key's name, with the CLI's own messages.
 import { notWaiting, unknownEnvironment } from './marker-refusals.js';
 import { approve, requiredApprovals } from '../../approval/approve.js';
+import { countedIdentityOf } from '../../approval/approver-identity.js';
 import { objectKeyString, type ObjectKey } from '../../pipeline/model.js';
 import type { Backend } from '../backend.js';
 import { CliError } from '../errors.js';
@@ -16,13 +17,18 @@ interface ApproveResultBase {
   need: number;
 }
 
+/** The identity the caller's approval counts as, where it is not the caller's name (the role of a session). */
+interface CountedAs {
+  countedAs?: string;
+}
+
 export type ApproveResult =
   /** Approved now, by the caller: the last approval needed. */
-  | (ApproveResultBase & { outcome: 'approved'; by: string; at: string })
+  | (ApproveResultBase & CountedAs & { outcome: 'approved'; by: string; at: string })
   /** The caller's approval was recorded now; the policy needs more approvers before the promotion starts. */
-  | (ApproveResultBase & { outcome: 'counted'; by: string; at: string })
-  /** The caller approved before; more approvers are still needed. */
-  | (ApproveResultBase & { outcome: 'already-counted'; by: string; at: string | undefined })
+  | (ApproveResultBase & CountedAs & { outcome: 'counted'; by: string; at: string })
+  /** The caller approved before (under this name or another of the same identity); more approvers are still needed. */
+  | (ApproveResultBase & CountedAs & { outcome: 'already-counted'; by: string; at: string | undefined })
   /** Approved before: by whom and when, as the marker says (unless it moved on meanwhile). */
   | (ApproveResultBase & { outcome: 'already-approved'; by: string | undefined; at: string | undefined });
 
@@ -110,6 +116,7 @@ export async function approveRevision(
         outcome: result.outcome,
         revision: result.revision,
         by: result.approver,
+        ...(result.countedAs !== undefined && { countedAs: result.countedAs }),
         at: now.toISOString(),
         have: result.have,
         need: result.need,
@@ -118,11 +125,13 @@ export async function approveRevision(
     case 'already-counted': {
       const marker = await backend.store.getApproval(key, env);
       const mine = marker?.revision === result.revision ? marker.approvals : undefined;
+      const identity = result.countedAs ?? result.approver;
       return {
         outcome: result.outcome,
         revision: result.revision,
         by: result.approver,
-        at: mine?.find((approval) => approval.by === result.approver)?.at,
+        ...(result.countedAs !== undefined && { countedAs: result.countedAs }),
+        at: mine?.find((approval) => countedIdentityOf(approval) === identity)?.at,
         have: result.have,
         need: result.need,
         delivered: false,

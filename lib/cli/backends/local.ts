@@ -6,6 +6,7 @@
 // written to it, unless the command is one that makes a store (MissingStore).
 import { userInfo } from 'node:os';
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { localUserIdentity } from '../../approval/approver-identity.js';
 import { signatureHeader } from '../../signing/hmac.js';
 import {
   dataDirHolding,
@@ -120,7 +121,7 @@ export async function openLocalBackend(
       return true;
     },
     masterKeys,
-    identity: () => Promise.resolve(`local:${userInfo().username}`),
+    identity: () => Promise.resolve(localUserIdentity(userInfo().username)),
     notificationSinks: () => Promise.resolve(localNotificationSinks(serve?.notificationSinks, serve !== undefined)),
     secrets: new DataDirSecretSource(dataDir),
     gitApiUrls: () => Promise.resolve({ ...serve?.gitApiUrls }),

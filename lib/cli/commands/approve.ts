@@ -51,12 +51,17 @@ export function register(program: Command): void {
 function approveLine(what: string, result: ApproveResult, count: string): string {
   switch (result.outcome) {
     case 'approved':
-      return `approved ${what} as ${result.by}${result.need > 1 ? ` (${count})` : ''}`;
+      return `approved ${what} as ${asWho(result)}${result.need > 1 ? ` (${count})` : ''}`;
     case 'counted':
-      return `approved ${what} as ${result.by}: ${count} before the promotion starts`;
+      return `approved ${what} as ${asWho(result)}: ${count} before the promotion starts`;
     case 'already-counted':
-      return `already approved ${what} as ${result.by} (an approver counts once): ${count} before the promotion starts`;
+      return `already approved ${what} as ${asWho(result)} (an approver counts once): ${count} before the promotion starts`;
     case 'already-approved':
       return `already approved ${what}`;
   }
+}
+
+/** `local:alice`; `arn:…:assumed-role/ReleaseManager/alice, counted as arn:…:role/ReleaseManager` for a session. */
+function asWho(result: { by: string; countedAs?: string }): string {
+  return result.countedAs === undefined ? result.by : `${result.by}, counted as ${result.countedAs}`;
 }

@@ -3,14 +3,23 @@
 // candidates cannot both win, and an older candidate never replaces a newer one.
 //
 // An approval policy (docs/approval-policies.md) needs `required` distinct approvers. Each approval is one
-// conditional write that appends `{by, at}` to `approvals` and adds `by` to the string set `approverNames` (a list of
-// maps cannot be searched in a condition, a set can), only while `by` is not in the set; the write that brings the
+// conditional write that appends `{by, at, countedAs}` to `approvals` and adds the identity it counts as to the string
+// set `approverNames` (a list of maps cannot be searched in a condition, a set can), only while that identity is not
+// in the set (what is written is decided as the in-memory store decides it: ../approval-step.ts); the write that brings the
 // set to `required` sets `approvedAt` in the same request, conditional on the set's size. So two approvers racing
 // cannot both approve, and neither is lost: the loser's condition fails, it reads the marker and writes again.
 import { DeleteCommand, GetCommand, PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { ApprovalMarker } from '../../decision/types.js';
 import { isNewerRevision, sameRevision } from '../../flux/revision.js';
 import type { ObjectKey } from '../../pipeline/model.js';
+import {
+  approvalBy,
+  approvalEntry,
+  approvalStep,
+  isApprovalWrite,
+  type ApprovalBy,
+  type ApprovalWrite,
+} from '../approval-step.js';
 import type { ApprovalRequestOutcome, Approvals, ApproveOutcome, RejectOutcome } from '../port.js';
 import { isConditionFailure, keys, type TableContext } from './table.js';
 
@@ -21,17 +30,6 @@ const APPROVER_NAMES = 'approverNames';
 
 /** Waiting for exactly this revision: neither approved nor rejected. */
 const WAITING = 'revision = :revision AND attribute_not_exists(approvedAt) AND attribute_not_exists(rejectedAt)';
-
-/** What one approval writes, given the marker as last read. */
-type ApprovalWrite =
-  /** A policy of one (or none): approved by this approval alone, as before policies existed. */
-  | 'approve'
-  /** Recorded; the policy needs more approvers after it. */
-  | 'count'
-  /** Recorded, and it is the last one the policy needs. */
-  | 'count-and-approve'
-  /** `by` was counted before and the approvals already suffice (the policy asks fewer than when they were made). */
-  | 'approve-counted';
 
 export class DynamoApprovals implements Approvals {
   constructor(private readonly table: TableContext) {}
@@ -98,16 +96,18 @@ export class DynamoApprovals implements Approvals {
     by: string,
     now: Date,
     required = 1,
+    countedAs?: string,
   ): Promise<ApproveOutcome> {
+    const approval = approvalBy(by, countedAs);
     // A policy of one writes without reading first, as before policies existed: the condition decides.
     let current: ApprovalMarker | undefined = required <= 1 ? undefined : await this.getApproval(pipeline, env);
     // Each failed write means another write landed in between; at most `required` approvals can.
     for (let attempt = 0; attempt < MAX_ATTEMPTS + required; attempt += 1) {
       const next: ApproveOutcome | ApprovalWrite =
-        attempt === 0 && required <= 1 ? 'approve' : approvalStep(current, revision, by, required);
+        attempt === 0 && required <= 1 ? 'approve' : approvalStep(current, revision, approval, required);
       if (!isApprovalWrite(next)) return next;
       try {
-        await this.table.documents.send(this.#approvalUpdate(pipeline, env, revision, by, now, required, next));
+        await this.table.documents.send(this.#approvalUpdate(pipeline, env, revision, approval, now, required, next));
         return next === 'count' ? 'counted' : 'approved';
       } catch (error) {
         if (!isConditionFailure(error)) throw error;
@@ -121,19 +121,20 @@ export class DynamoApprovals implements Approvals {
     pipeline: ObjectKey,
     env: string,
     revision: string,
-    by: string,
+    approval: ApprovalBy,
     now: Date,
     required: number,
     write: ApprovalWrite,
   ): UpdateCommand {
-    // DynamoDB refuses a value the expressions do not use: each write names exactly its own.
-    const approved = { ':now': now.toISOString(), ':by': by, ':revision': revision };
+    // DynamoDB refuses a value the expressions do not use: each write names exactly its own. `:by` is who is shown
+    // as having approved; `:identity` what the set of distinct approvers holds.
+    const approved = { ':now': now.toISOString(), ':by': approval.by, ':revision': revision };
     const counted = {
-      ':by': by,
+      ':identity': approval.countedAs,
       ':revision': revision,
-      ':entry': [{ by, at: now.toISOString() }],
+      ':entry': [approvalEntry(approval, now)],
       ':none': [],
-      ':names': new Set([by]),
+      ':names': new Set([approval.countedAs]),
       ':others': required - 1,
     };
     const append = 'approvals = list_append(if_not_exists(approvals, :none), :entry)';
@@ -150,7 +151,7 @@ export class DynamoApprovals implements Approvals {
         return new UpdateCommand({
           ...base,
           UpdateExpression: `SET ${append} ADD #names :names`,
-          ConditionExpression: `${WAITING} AND NOT contains(#names, :by) AND (attribute_not_exists(#names) OR size(#names) < :others)`,
+          ConditionExpression: `${WAITING} AND NOT contains(#names, :identity) AND (attribute_not_exists(#names) OR size(#names) < :others)`,
           ExpressionAttributeNames: { '#names': APPROVER_NAMES },
           ExpressionAttributeValues: counted,
         });
@@ -158,17 +159,17 @@ export class DynamoApprovals implements Approvals {
         return new UpdateCommand({
           ...base,
           UpdateExpression: `SET ${append}, approvedAt = :now, approvedBy = :by ADD #names :names`,
-          ConditionExpression: `${WAITING} AND NOT contains(#names, :by) AND size(#names) >= :others`,
+          ConditionExpression: `${WAITING} AND NOT contains(#names, :identity) AND size(#names) >= :others`,
           ExpressionAttributeNames: { '#names': APPROVER_NAMES },
-          ExpressionAttributeValues: { ...counted, ':now': now.toISOString() },
+          ExpressionAttributeValues: { ...counted, ':now': now.toISOString(), ':by': approval.by },
         });
       case 'approve-counted':
         return new UpdateCommand({
           ...base,
           UpdateExpression: 'SET approvedAt = :now, approvedBy = :by',
-          ConditionExpression: `${WAITING} AND contains(#names, :by) AND size(#names) >= :required`,
+          ConditionExpression: `${WAITING} AND contains(#names, :identity) AND size(#names) >= :required`,
           ExpressionAttributeNames: { '#names': APPROVER_NAMES },
-          ExpressionAttributeValues: { ...approved, ':required': required },
+          ExpressionAttributeValues: { ...approved, ':identity': approval.countedAs, ':required': required },
         });
     }
   }
@@ -228,28 +229,6 @@ export class DynamoApprovals implements Approvals {
   }
 }
 
-/** What an approval by `by` does to `current` under a policy of `required` approvers: an outcome, or a write. */
-function approvalStep(
-  current: ApprovalMarker | undefined,
-  revision: string,
-  by: string,
-  required: number,
-): ApproveOutcome | ApprovalWrite {
-  if (current?.revision !== revision) return 'not-waiting';
-  if (current.approvedAt !== undefined) return 'already-approved';
-  if (current.rejectedAt !== undefined) return 'rejected';
-  if (required <= 1) return 'approve';
-  const approvals = current.approvals ?? [];
-  if (approvals.some((approval) => approval.by === by)) {
-    return approvals.length >= required ? 'approve-counted' : 'already-counted';
-  }
-  return approvals.length + 1 >= required ? 'count-and-approve' : 'count';
-}
-
-function isApprovalWrite(step: ApproveOutcome | ApprovalWrite): step is ApprovalWrite {
-  return step === 'approve' || step === 'count' || step === 'count-and-approve' || step === 'approve-counted';
-}
-
 export function marker(item: Record<string, unknown>): ApprovalMarker {
   const result: ApprovalMarker = {
     env: String(item.env),
@@ -265,8 +244,9 @@ export function marker(item: Record<string, unknown>): ApprovalMarker {
   return result;
 }
 
-function approvalOf(value: unknown): { by: string; at: string }[] {
+function approvalOf(value: unknown): NonNullable<ApprovalMarker['approvals']> {
   if (typeof value !== 'object' || value === null) return [];
-  const { by, at } = value as Record<string, unknown>;
-  return typeof by === 'string' && typeof at === 'string' ? [{ by, at }] : [];
+  const { by, at, countedAs } = value as Record<string, unknown>;
+  if (typeof by !== 'string' || typeof at !== 'string') return [];
+  return [typeof countedAs === 'string' ? { by, at, countedAs } : { by, at }];
 }
