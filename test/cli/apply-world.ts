@@ -9,7 +9,7 @@ import { openAwsBackend } from '../../lib/cli/backends/aws.js';
 import type { ObjectKey } from '../../lib/pipeline/model.js';
 import type { QueueMessage } from '../../lib/queue/messages.js';
 import { createDynamoStore } from '../../lib/store/index.js';
-import { startDynalite, type DynaliteOptions, type LocalDynamo } from '../support/dynalite.js';
+import { startDynalite, type LocalDynamo } from '../support/dynalite.js';
 
 export type BackendKind = 'data directory' | 'AWS';
 
@@ -37,8 +37,8 @@ export interface ApplyWorld {
   stop(): Promise<void>;
 }
 
-export async function applyWorld(kind: BackendKind, options: DynaliteOptions = {}): Promise<ApplyWorld> {
-  const dynamo = await startDynalite(options);
+export async function applyWorld(kind: BackendKind): Promise<ApplyWorld> {
+  const dynamo = await startDynalite();
   let armed: number | undefined;
   let once = false;
   let batches = 0;
