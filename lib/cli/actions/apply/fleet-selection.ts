@@ -6,7 +6,7 @@
 // the store cannot hold is refused before anything is written, by name, rather than failing half-way.
 import { keyOf } from '../../../config/references.js';
 import { formatPath, type Configuration } from '../../../config/index.js';
-import type { GitopsClusterDocument, PipelineDocument } from '../../../config/schema.js';
+import type { GitopsClusterDocument } from '../../../config/schema.js';
 import {
   objectKeyString,
   selectTargets,
@@ -37,10 +37,9 @@ export function withSelectedTargets(configuration: Configuration, fleet: readonl
   return { ...configuration, pipelines: configuration.pipelines.map((pipeline) => selectTargets(pipeline, fleet)) };
 }
 
+/** A stored pipeline with its targets selected again (`pipeline`), reporting its problems as the stored one. */
 export interface Reselection extends PipelineToStore {
   key: ObjectKey;
-  document: PipelineDocument;
-  pipeline: Pipeline;
   /** How many selected targets joined and left. */
   joined: number;
   left: number;
