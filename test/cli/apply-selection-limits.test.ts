@@ -8,8 +8,10 @@ import { after, before, describe, it } from 'node:test';
 import { parseAllDocuments } from 'yaml';
 import { applyConfiguration } from '../../lib/cli/actions/apply.js';
 import { deleteObject } from '../../lib/cli/actions/delete.js';
+import type { Backend } from '../../lib/cli/backend.js';
 import type { GitopsClusterDocument } from '../../lib/config/schema.js';
 import type { ObjectKey } from '../../lib/pipeline/model.js';
+import { MemoryStore } from '../../lib/testing/memory-store.js';
 import { applyWorld, type ApplyWorld } from './apply-world.js';
 
 const NS = 'flux-system';
@@ -155,5 +157,29 @@ describe('a selection larger than the store holds', { concurrency: false }, () =
     const one = await apply(edgeCluster(EDGE));
     assert.ok(one.ok, one.ok ? '' : one.problems.join('\n'));
     assert.deepEqual(one.lines, [`gitopscluster flux-system/${edge(EDGE)} created`]);
+  });
+
+  it('on the in-memory store (tests, the demo): the same problem, and nothing is stored', async () => {
+    const store = new MemoryStore();
+    const memory: Backend = {
+      ...world.backend,
+      description: 'the in-memory store',
+      store,
+      enqueue: () => Promise.resolve(true),
+    };
+    const applyTo = (text: string, dryRun = false) =>
+      applyConfiguration(memory, { source: { text, file: 'fleet.yaml' }, dryRun });
+    const setup = await applyTo(`${cluster('dev', 'dev')}---\n${SELECTING}`);
+    assert.ok(setup.ok, setup.ok ? '' : setup.problems.join('\n'));
+    store.counts.writes = 0;
+
+    const fleet = fleetYaml(0, FLEET);
+    const dry = await applyTo(fleet, true);
+    const real = await applyTo(fleet, false);
+    assert.deepEqual(real, dry);
+    const [, selects] = TOO_MANY.exec(real.ok ? '' : (real.problems[0] ?? '')) ?? [];
+    assert.equal(selects, '10,000');
+    assert.equal(store.counts.writes, 0);
+    assert.equal((await store.listClusters()).items.length, 1);
   });
 });
