@@ -31,6 +31,10 @@ export interface DynaliteOptions {
 
 export async function startDynalite(options: DynaliteOptions = {}): Promise<LocalDynamo> {
   const server = dynalite({ createTableMs: 0, deleteTableMs: 0, updateTableMs: 0 });
+  // Idle connections stay open: a test that keeps the process busy for longer than Node's keep-alive timeout (5 s,
+  // e.g. reading 10,000 documents on a busy machine) would otherwise meet a pooled connection the server is closing
+  // (ECONNRESET) on its next request. stop() destroys the client, which closes them.
+  server.keepAliveTimeout = 0;
   server.listen(0, '127.0.0.1');
   await once(server, 'listening');
   const { port } = server.address() as AddressInfo;

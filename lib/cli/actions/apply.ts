@@ -62,7 +62,7 @@ export async function applyConfiguration(backend: Backend, options: ApplyOptions
   if (purposes.problems.length > 0) return { ok: false, problems: purposes.problems };
 
   // What the store cannot hold is refused here, before anything is written, in a dry run as in the real run.
-  const limits = checkStoreLimits(configuration, stored.pipelines);
+  const limits = checkStoreLimits({ ...configuration, reselected: reselections }, stored.pipelines);
   if (limits.length > 0) return { ok: false, problems: limits.map(formatProblem) };
 
   const now = options.now ?? (() => new Date());

@@ -1,9 +1,13 @@
 // What `pipelinectl delete` does. A pipeline goes with its index entries, approval markers and promotion records. A
 // GitopsCluster goes only when no pipeline lists it by clusterRef (deleting it would leave targets nobody can read);
 // the pipelines that select it by labels are stored again without it first, so no stored pipeline ever names a
-// cluster that is gone, and each is checked again (an environment left with no target becomes unknown).
+// cluster that is gone, and each is checked again (an environment left with no target becomes unknown). Those
+// pipelines are held to the store's limits as an apply holds them (a store an earlier version filled with more
+// selected clusters than one pipeline can list refuses the delete by name rather than with DynamoDB's error).
+import { formatProblem } from '../../config/index.js';
 import { keyOf } from '../../config/references.js';
 import { objectKeyString, type ObjectKey, pipelineKeyOf } from '../../pipeline/model.js';
+import { checkStoreLimits } from '../../store/index.js';
 import type { Backend } from '../backend.js';
 import { CliError } from '../errors.js';
 import { fleetAfter, reselectedPipelines } from './apply/fleet-selection.js';
@@ -56,6 +60,15 @@ async function deleteCluster(backend: Backend, key: ObjectKey, options: DeleteOp
   const now = options.now ?? (() => new Date());
   const lines: string[] = [];
   const reselections = reselectedPipelines(stored, fleetAfter(stored, [], [key]));
+  const limits = checkStoreLimits(
+    { pipelines: [], pipelineDocuments: [], clusters: [], reselected: reselections },
+    stored.pipelines,
+  );
+  if (limits.length > 0) {
+    throw new CliError(
+      `cannot delete gitopscluster ${name}: ${limits.map(formatProblem).join('; ')}; nothing was deleted`,
+    );
+  }
   for (const reselection of reselections) {
     if (!options.dryRun) await backend.store.applyPipeline(reselection.document, reselection.pipeline, now());
     lines.push(

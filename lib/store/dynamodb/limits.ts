@@ -14,7 +14,6 @@ import {
   indexEntryItem,
   pipelineItem,
   usageItem,
-  type IndexEntry,
 } from './configuration.js';
 import { keys, TABLE_SCHEMA } from './table.js';
 import { pathOf, type Place } from '../../util/value-place.js';
@@ -35,7 +34,8 @@ const MAX_ITEM_BYTES = STORE_LIMITS.itemBytes - STORE_LIMITS.marginBytes;
 /** A problem at a field of the document being stored (its path as the user wrote the document). */
 export type ProblemAt = (path: readonly PropertyKey[], message: string) => ConfigProblem;
 
-interface PipelineToStore {
+/** A pipeline as it would be stored: its document, resolved, with where its problems are reported. */
+export interface PipelineToStore {
   document: PipelineDocument;
   pipeline: Pipeline;
   problemAt: ProblemAt;
@@ -47,6 +47,11 @@ export interface ConfigurationToStore {
   pipelines: readonly Pipeline[];
   pipelineDocuments: readonly { document: PipelineDocument; problemAt: ProblemAt }[];
   clusters: readonly { document: GitopsClusterDocument; problemAt: ProblemAt }[];
+  /**
+   * Stored pipelines written again with the targets their selectors select once the fleet changes (clusters applied
+   * or deleted): written like the configuration's own, so held to the same limits.
+   */
+  reselected?: readonly PipelineToStore[];
 }
 
 // Values that only change an item's size within bounds the computation already assumes (a number counts 21 bytes).
@@ -63,10 +68,11 @@ export function checkStoreLimits(
   stored: readonly { pipeline: Pipeline }[],
 ): ConfigProblem[] {
   const problems: ConfigProblem[] = [];
-  const pipelines = configuration.pipelineDocuments.flatMap(({ document, problemAt }, index) => {
+  const pipelines: PipelineToStore[] = configuration.pipelineDocuments.flatMap(({ document, problemAt }, index) => {
     const pipeline = configuration.pipelines[index];
     return pipeline ? [{ document, pipeline, problemAt }] : [];
   });
+  pipelines.push(...(configuration.reselected ?? []));
   for (const cluster of configuration.clusters) {
     const item = clusterItem(cluster.document, SAMPLE_NOW, SAMPLE_GENERATION);
     const measured = measureItem(item);
@@ -98,19 +104,26 @@ function pipelineProblems({ document, pipeline, problemAt }: PipelineToStore): C
     if (intent.bytes > MAX_ITEM_BYTES) problems.push(pipelineSizeProblem(document, pipeline, intent.bytes, problemAt));
   }
   const key = pipelineKeyOf(pipeline);
-  const targetPath = (entry: IndexEntry) => {
-    const env = pipeline.environments.findIndex((candidate) => candidate.name === entry.env);
-    if (entry.source) return ['spec', 'source'];
-    return entry.slot.startsWith('@')
-      ? ['spec', 'environments', env, 'targetSelector']
-      : ['spec', 'environments', env, 'targets', entry.targetIndex];
-  };
   for (const entry of indexEntries(pipeline)) {
     // The index entry's keys; the target's status shares its partition key.
-    for (const problem of keyProblems(indexEntryItem(key, entry, SAMPLE_GENERATION), targetPath(entry), problemAt))
+    const path = entry.source
+      ? ['spec', 'source']
+      : targetPath(
+          pipeline,
+          pipeline.environments.findIndex((candidate) => candidate.name === entry.env),
+          entry.targetIndex,
+        );
+    for (const problem of keyProblems(indexEntryItem(key, entry, SAMPLE_GENERATION), path, problemAt))
       problems.push(problem);
   }
   return problems;
+}
+
+/** Where a resolved target comes from in the document: its place in the list, or the selector that chose it. */
+function targetPath(pipeline: Pipeline, env: number, target: number): PropertyKey[] {
+  return pipeline.environments[env]?.targets[target]?.selected
+    ? ['spec', 'environments', env, 'targetSelector']
+    : ['spec', 'environments', env, 'targets', target];
 }
 
 /** `10,000 targets make the stored pipeline 1.2 MB; …`, or the size alone when the targets are not the cause. */
@@ -136,12 +149,28 @@ function pipelineSizeProblem(
   if (targets > 0 && bytes - withoutTargets >= bytes / 2) {
     const perTarget = (bytes - withoutTargets) / targets;
     const fit = Math.max(0, Math.floor((MAX_ITEM_BYTES - withoutTargets) / perTarget));
-    return problemAt(
-      ['spec', 'environments'],
-      `${count(targets)} targets make the stored pipeline ${size(bytes)}; ${limit} (about ${count(fit)} targets like these)`,
-    );
+    const tooMany = `${count(targets)} targets make the stored pipeline ${size(bytes)}; ${limit} (about ${count(fit)} targets like these)`;
+    // Targets chosen by labels grow with the fleet rather than the document: name the selector that chose most.
+    const selecting = largestSelection(pipeline);
+    if (selecting && 2 * selecting.selected > targets) {
+      return problemAt(
+        ['spec', 'environments', selecting.env, 'targetSelector'],
+        `selects ${count(selecting.selected)} GitopsClusters: ${tooMany}: narrow the selector or split the pipeline`,
+      );
+    }
+    return problemAt(['spec', 'environments'], tooMany);
   }
   return problemAt([], `the stored pipeline takes ${size(bytes)}; ${limit}`);
+}
+
+/** The environment whose targetSelector chose the most targets, with how many. */
+function largestSelection(pipeline: Pipeline): { env: number; selected: number } | undefined {
+  let largest: { env: number; selected: number } | undefined;
+  pipeline.environments.forEach((env, index) => {
+    const selected = env.targets.filter((target) => target.selected).length;
+    if (selected > (largest?.selected ?? 0)) largest = { env: index, selected };
+  });
+  return largest;
 }
 
 /**
@@ -164,7 +193,7 @@ function usageProblems(
         const id = keys.usage(app.cluster, app.kind, app.namespace).sk;
         const record = users.get(id) ?? { app, pipelines: new Set<string>() };
         record.pipelines.add(pipelineName(pipeline));
-        if (at && !record.first) record.first = { at, path: ['spec', 'environments', e, 'targets', t] };
+        if (at && !record.first) record.first = { at, path: targetPath(pipeline, e, t) };
         users.set(id, record);
       }),
     );

@@ -1,10 +1,12 @@
 // Targets chosen by cluster labels follow the fleet: whenever clusters are applied (or deleted), every pipeline with
 // a targetSelector is resolved again against the whole fleet, the stored clusters with this apply's on top. A stored
 // pipeline the apply does not name is stored again only when its selection changed, so relabelling one cluster
-// writes for the pipelines whose selection it joins or leaves, not for the fleet.
+// writes for the pipelines whose selection it joins or leaves, not for the fleet. A re-selected pipeline is written
+// like an applied one, so the store's limits are checked over it too (checkStoreLimits' `reselected`): a selection
+// the store cannot hold is refused before anything is written, by name, rather than failing half-way.
 import { keyOf } from '../../../config/references.js';
-import type { Configuration } from '../../../config/index.js';
-import type { GitopsClusterDocument, PipelineDocument } from '../../../config/schema.js';
+import { formatPath, type Configuration } from '../../../config/index.js';
+import type { GitopsClusterDocument } from '../../../config/schema.js';
 import {
   objectKeyString,
   selectTargets,
@@ -12,7 +14,7 @@ import {
   type ObjectKey,
   type Pipeline,
 } from '../../../pipeline/model.js';
-import { canonicalJson } from '../../../store/index.js';
+import { canonicalJson, type PipelineToStore } from '../../../store/index.js';
 import type { StoredObjects } from './stored-objects.js';
 
 /** The fleet after this apply: the stored clusters, replaced or joined by the configuration's. */
@@ -35,10 +37,9 @@ export function withSelectedTargets(configuration: Configuration, fleet: readonl
   return { ...configuration, pipelines: configuration.pipelines.map((pipeline) => selectTargets(pipeline, fleet)) };
 }
 
-export interface Reselection {
+/** A stored pipeline with its targets selected again (`pipeline`), reporting its problems as the stored one. */
+export interface Reselection extends PipelineToStore {
   key: ObjectKey;
-  document: PipelineDocument;
-  pipeline: Pipeline;
   /** How many selected targets joined and left. */
   joined: number;
   left: number;
@@ -60,10 +61,17 @@ export function reselectedPipelines(
     if (canonicalJson(reselected) === canonicalJson(pipeline)) continue;
     const before = new Set(selectedIds(pipeline));
     const after = new Set(selectedIds(reselected));
+    const label = `Pipeline ${objectKeyString(key)} (stored)`;
     changed.push({
       key,
       document,
       pipeline: reselected,
+      // Not from this apply's files: the problem names the stored pipeline, and the field of its document.
+      problemAt: (path, message) => ({
+        document: label,
+        path: path.length > 0 ? formatPath(path) : undefined,
+        message,
+      }),
       joined: [...after].filter((id) => !before.has(id)).length,
       left: [...before].filter((id) => !after.has(id)).length,
     });
