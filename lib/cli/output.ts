@@ -67,17 +67,27 @@ export function printStderr(text: string): void {
   process.stderr.write(`${text.split('\n').map(printable).join('\n')}\n`);
 }
 
-/** Prints a value as indented JSON; what JSON.stringify leaves raw (DEL, C1, bidi controls) as `\uXXXX` too. */
+/** Prints a value as indented JSON (formatJson). */
 export function printJson(value: unknown): void {
-  process.stdout.write(`${escapeFormatted(JSON.stringify(value, null, 2))}\n`);
+  process.stdout.write(formatJson(value));
+}
+
+/** A value as indented JSON, with what JSON.stringify leaves raw (DEL, C1, bidi controls) as `\uXXXX` too. */
+export function formatJson(value: unknown): string {
+  return `${escapeFormatted(JSON.stringify(value, null, 2))}\n`;
+}
+
+/** Prints a value as YAML (formatYaml). */
+export async function printYaml(value: unknown): Promise<void> {
+  process.stdout.write(await formatYaml(value));
 }
 
 /**
- * Prints a value as YAML. A string holding an unprintable character (but a line break or a tab) is written in
+ * A value as YAML. A string holding an unprintable character (but a line break or a tab) is written in
  * double quotes, where YAML has the `\uXXXX` escape; the yaml package escapes the C0 controls there, and the rest are
  * escaped here. Other strings are written as the yaml package chooses, as before.
  */
-export async function printYaml(value: unknown): Promise<void> {
+export async function formatYaml(value: unknown): Promise<string> {
   const { Document, visit } = await import('yaml');
   const document = new Document(value);
   visit(document, {
@@ -87,7 +97,7 @@ export async function printYaml(value: unknown): Promise<void> {
       }
     },
   });
-  process.stdout.write(escapeFormatted(document.toString()));
+  return escapeFormatted(document.toString());
 }
 
 /**

@@ -3,7 +3,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { parse } from 'yaml';
-import { formatTable, printJson, printLines, printYaml } from '../../lib/cli/output.js';
+import { formatJson, formatTable, formatYaml, printLines } from '../../lib/cli/output.js';
 
 /** Every kind of character printable escapes, in one string, between ordinary text. */
 const EVERY_KIND = [
@@ -30,7 +30,7 @@ function rawCharacters(text: string): string[] {
 }
 
 /** What `print` writes to standard output. */
-async function printed(print: () => unknown): Promise<string> {
+function printed(print: () => void): string {
   const chunks: string[] = [];
   const write = process.stdout.write.bind(process.stdout);
   process.stdout.write = (chunk: string) => {
@@ -38,7 +38,7 @@ async function printed(print: () => unknown): Promise<string> {
     return true;
   };
   try {
-    await print();
+    print();
   } finally {
     process.stdout.write = write;
   }
@@ -52,23 +52,23 @@ describe('the CLI output layer', () => {
     assert.equal(header?.indexOf('MESSAGE'), row?.indexOf('after'));
   });
 
-  it('lines: nothing raw, a line break inside a line shown, not made', async () => {
-    const text = await printed(() => printLines([EVERY_KIND, 'two\nlines']));
+  it('lines: nothing raw, a line break inside a line shown, not made', () => {
+    const text = printed(() => printLines([EVERY_KIND, 'two\nlines']));
     assert.deepEqual(rawCharacters(text), []);
     assert.ok(text.includes('\\u{1b}[2J') && text.includes('\\u{202e}') && text.includes('\\u{9b}31m'));
     assert.equal(text.split('\n').length, 3, 'two lines and the final line break');
   });
 
-  it('JSON: nothing raw, the same value parsed back', async () => {
+  it('JSON: nothing raw, the same value parsed back', () => {
     const value = { [EVERY_KIND]: EVERY_KIND, list: [EVERY_KIND, 'plain'] };
-    const text = await printed(() => printJson(value));
+    const text = formatJson(value);
     assert.deepEqual(rawCharacters(text), []);
     assert.deepEqual(JSON.parse(text), value);
   });
 
   it('YAML: nothing raw, the same value parsed back; printable strings written as before', async () => {
     const value = { [EVERY_KIND]: EVERY_KIND, list: [EVERY_KIND, 'plain'], note: 'two\nlines\n' };
-    const text = await printed(() => printYaml(value));
+    const text = await formatYaml(value);
     assert.deepEqual(rawCharacters(text), []);
     assert.deepEqual(parse(text), value);
     assert.ok(text.includes('  - plain\n') && text.includes('note: |\n  two\n  lines\n'), text);
