@@ -62,7 +62,10 @@ export function printLines(lines: readonly string[]): void {
   if (lines.length > 0) process.stdout.write(`${lines.map(printable).join('\n')}\n`);
 }
 
-/** Prints a note, a warning or an error to standard error: its own line breaks kept, every other unprintable character escaped. */
+/**
+ * Prints a note, a warning or an error to standard error: its own line breaks kept, every other unprintable character
+ * escaped.
+ */
 export function printStderr(text: string): void {
   process.stderr.write(`${text.split('\n').map(printable).join('\n')}\n`);
 }

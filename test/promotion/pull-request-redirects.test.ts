@@ -109,4 +109,10 @@ describe('originBoundFetch', () => {
     assert.deepEqual(credentialsIn(download.headers, ['secret']), []);
     assert.equal(download.headers['x-custom-token'], undefined);
   });
+
+  it("leaves a request that asks for redirect: 'manual' as it is", async () => {
+    const response = await originBoundFetch()(new Request(`${home.url}/away`, { redirect: 'manual' }));
+    assert.equal(response.status, 302);
+    assert.equal(response.headers.get('location'), `${elsewhere.url}/download`);
+  });
 });

@@ -30,10 +30,12 @@ export function isSameOrigin(url: URL | string, origin: URL | string): boolean {
  */
 export function originBoundFetch(send: typeof fetch = globalThis.fetch): typeof fetch {
   return async (input, init) => {
+    // Read before a Request is made of `input`, which would take its body.
+    const mode = init?.redirect ?? (input instanceof Request ? input.redirect : 'follow');
+    if (mode !== 'follow') return send(input, init);
     const first = new Request(input, init);
-    if (first.redirect !== 'follow') return send(input, init);
-    const origin = new URL(first.url);
-    let url = origin;
+    const start = new URL(first.url);
+    let url = start;
     let method = first.method;
     let headers = new Headers(first.headers);
     let body = first.body === null ? undefined : await first.arrayBuffer();
@@ -41,7 +43,7 @@ export function originBoundFetch(send: typeof fetch = globalThis.fetch): typeof 
       const response = await send(url.href, { method, headers, body, signal: first.signal, redirect: 'manual' });
       const location = response.headers.get('location');
       if (!isRedirect(response.status) || location === null) return response;
-      if (redirects === MAX_REDIRECTS) throw new TypeError(`more than ${MAX_REDIRECTS} redirects from ${origin.href}`);
+      if (redirects === MAX_REDIRECTS) throw new TypeError(`more than ${MAX_REDIRECTS} redirects from ${start.href}`);
       const next = new URL(location, url);
       if (next.protocol !== 'https:' && next.protocol !== 'http:') {
         throw new TypeError(`redirected to a ${next.protocol} URL, which is not followed`);
@@ -53,7 +55,7 @@ export function originBoundFetch(send: typeof fetch = globalThis.fetch): typeof 
         body = undefined;
         for (const name of BODY_HEADERS) headers.delete(name);
       }
-      if (!isSameOrigin(next, origin)) headers = carriedToAnotherOrigin(headers);
+      if (!isSameOrigin(next, start)) headers = carriedToAnotherOrigin(headers);
       url = next;
     }
   };
