@@ -4,6 +4,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { Command, CommanderError, Help } from 'commander';
 import { ConfigError } from '../config/problems.js';
 import { CliError } from './errors.js';
+import { printStderr } from './output.js';
 
 export interface CommandModule {
   register(program: Command): void;
@@ -217,14 +218,14 @@ export async function main(argv: readonly string[]): Promise<number> {
     if (error instanceof CommanderError) return error.exitCode; // commander already printed help or the error
     if (process.env.PIPELINECTL_DEBUG === '1') console.error(error);
     if (error instanceof ConfigError) {
-      console.error(error.message);
+      printStderr(error.message);
       return 1;
     }
     if (error instanceof CliError) {
-      console.error(`error: ${error.message}`);
+      printStderr(`error: ${error.message}`);
       return error.exitCode;
     }
-    console.error(`error: ${error instanceof Error ? error.message : String(error)}`);
+    printStderr(`error: ${error instanceof Error ? error.message : String(error)}`);
     return 1;
   }
 }

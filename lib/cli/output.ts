@@ -1,5 +1,11 @@
-// What the commands print: aligned tables that fit 120 columns, and times.
+// What the commands print: aligned tables that fit 120 columns, and times; and the one way out to the terminal.
+// Every command writes through the print functions here, and they escape what a terminal would act on instead of
+// showing (lib/logging/printable.ts): a condition message from a leaf cluster, an error from a Git host, a reason a
+// person typed elsewhere can hold a screen clear, colours, a clipboard write (OSC 52), a hidden link (OSC 8) or a
+// right-to-left override, and printed raw they would rewrite what the operator reads. Tables, text and notes show
+// such a character as `\u{1b}`; JSON and YAML as their own `\u001b` escape, so a parser reads the same value.
 import { oneLine } from '../decision/text.js';
+import { escapeUnprintable, isPrintable, printable } from '../logging/printable.js';
 
 /** The width the tables and detail lines are made to fit. */
 export const LINE_WIDTH = 120;
@@ -18,11 +24,12 @@ export interface Column {
 
 /**
  * Aligned columns, two spaces apart, the header first: one string per row (the header included), each cut to
- * `LINE_WIDTH`. The last column is not padded, so no line ends in spaces.
+ * `LINE_WIDTH`. The last column is not padded, so no line ends in spaces. Each cell is made one line and escaped
+ * before it is measured, so that a row holding an escape stays aligned.
  */
 export function formatTable(columns: readonly Column[], rows: readonly (readonly string[])[]): string[] {
   const cells = [columns.map((column) => column.header), ...rows].map((row) =>
-    columns.map((column, i) => clip(oneLine(row[i] ?? ''), column.max ?? Number.POSITIVE_INFINITY)),
+    columns.map((column, i) => clip(printable(oneLine(row[i] ?? '')), column.max ?? Number.POSITIVE_INFINITY)),
   );
   const widths = columns.map((_column, i) => Math.max(...cells.map((row) => row[i]?.length ?? 0)));
   return cells.map((row) =>
@@ -50,12 +57,61 @@ export function ago(iso: string, now: Date): string {
   return seconds < 0 ? `in ${text}` : `${text} ago`;
 }
 
-/** Prints lines to standard output. */
+/** Prints lines to standard output, each escaped: a line break inside one is shown as `\u{a}`, never made. */
 export function printLines(lines: readonly string[]): void {
-  if (lines.length > 0) process.stdout.write(`${lines.join('\n')}\n`);
+  if (lines.length > 0) process.stdout.write(`${lines.map(printable).join('\n')}\n`);
 }
 
-/** Prints a value as indented JSON. */
+/**
+ * Prints a note, a warning or an error to standard error: its own line breaks kept, every other unprintable character
+ * escaped.
+ */
+export function printStderr(text: string): void {
+  process.stderr.write(`${text.split('\n').map(printable).join('\n')}\n`);
+}
+
+/** Prints a value as indented JSON (formatJson). */
 export function printJson(value: unknown): void {
-  process.stdout.write(`${JSON.stringify(value, null, 2)}\n`);
+  process.stdout.write(formatJson(value));
+}
+
+/** A value as indented JSON, with what JSON.stringify leaves raw (DEL, C1, bidi controls) as `\uXXXX` too. */
+export function formatJson(value: unknown): string {
+  return `${escapeFormatted(JSON.stringify(value, null, 2))}\n`;
+}
+
+/** Prints a value as YAML (formatYaml). */
+export async function printYaml(value: unknown): Promise<void> {
+  process.stdout.write(await formatYaml(value));
+}
+
+/**
+ * A value as YAML. A string holding an unprintable character (but a line break or a tab) is written in
+ * double quotes, where YAML has the `\uXXXX` escape; the yaml package escapes the C0 controls there, and the rest are
+ * escaped here. Other strings are written as the yaml package chooses, as before.
+ */
+export async function formatYaml(value: unknown): Promise<string> {
+  const { Document, visit } = await import('yaml');
+  const document = new Document(value);
+  visit(document, {
+    Scalar(_key, node) {
+      if (typeof node.value === 'string' && !isPrintable(node.value.replace(/[\n\t]/g, ''))) {
+        node.type = 'QUOTE_DOUBLE';
+      }
+    },
+  });
+  return escapeFormatted(document.toString());
+}
+
+/**
+ * JSON or YAML text with each unprintable character (but the line breaks and tabs of the format's own layout) as a
+ * `\uXXXX` escape. Every such character is inside a quoted string, where the escape stands for the same character:
+ * JSON.stringify escapes lone surrogates itself, so what is left is in the Basic Multilingual Plane.
+ */
+function escapeFormatted(text: string): string {
+  return escapeUnprintable(text, (character) =>
+    character === '\n' || character === '\t'
+      ? character
+      : `\\u${character.charCodeAt(0).toString(16).padStart(4, '0')}`,
+  );
 }

@@ -12,7 +12,12 @@ const UNPRINTABLE = /[\p{Cc}\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u
 
 /** `text` with every unprintable character as `\u{hex}`: still recognisable, never acted on. */
 export function printable(text: string): string {
-  return text.replace(UNPRINTABLE, (character) => `\\u{${(character.codePointAt(0) ?? 0).toString(16)}}`);
+  return escapeUnprintable(text, (character) => `\\u{${(character.codePointAt(0) ?? 0).toString(16)}}`);
+}
+
+/** `text` with every unprintable character replaced by what `escape` makes of it (a format's own escape). */
+export function escapeUnprintable(text: string, escape: (character: string) => string): string {
+  return text.replace(UNPRINTABLE, escape);
 }
 
 /** Whether `text` holds nothing that `printable` would escape. */

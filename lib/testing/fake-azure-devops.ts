@@ -63,10 +63,17 @@ export interface FakeAzureDevOpsFaultMatch {
   path?: string | RegExp;
 }
 
+export type RedirectStatus = 301 | 302 | 303 | 307 | 308;
+
 export type FakeAzureDevOpsFault =
   | { type: 'status'; status: number; message?: string }
   /** 429 with `Retry-After` and `X-RateLimit-*` headers, the way Azure DevOps throttles a client. */
   | { type: 'rate-limit'; retryAfterSeconds?: number }
+  /**
+   * A redirect (302 unless told) to the same path and query on `origin`, as a host that moved, or one handing out a
+   * download from another address, answers.
+   */
+  | { type: 'redirect'; origin: string; status?: RedirectStatus }
   /** Destroy the connection without an answer. */
   | { type: 'close' }
   /** Never answer: the request stays pending (logged without a status, nothing applied) until the server stops. */
@@ -644,6 +651,11 @@ export class FakeAzureDevOps {
     this.injectFault({ type: 'close' }, match);
   }
 
+  /** The next matching requests are redirected to the same path and query on `origin` (see the `redirect` fault). */
+  redirectNext(origin: string, match: FakeAzureDevOpsFaultMatch & { status?: RedirectStatus } = {}): void {
+    this.injectFault({ type: 'redirect', origin, status: match.status }, match);
+  }
+
   /** The next matching requests are never answered (see the `hang` fault). */
   hangNext(match: FakeAzureDevOpsFaultMatch = {}): void {
     this.injectFault({ type: 'hang' }, match);
@@ -701,7 +713,7 @@ export class FakeAzureDevOps {
       return;
     }
     if (fault) {
-      this.send(response, logged, faultReply(fault));
+      this.send(response, logged, faultReply(fault, request.url ?? '/'));
       return;
     }
     this.send(response, logged, this.answer(request, logged, target, body, accept));
@@ -1520,8 +1532,11 @@ function requestMatches(
   return filter(request);
 }
 
-function faultReply(fault: FakeAzureDevOpsFault): Reply {
+/** The answer `fault` makes to a request for `requestUrl` (its path and query). */
+function faultReply(fault: FakeAzureDevOpsFault, requestUrl: string): Reply {
   switch (fault.type) {
+    case 'redirect':
+      return { status: fault.status ?? 302, headers: { location: new URL(requestUrl, fault.origin).href } };
     case 'status':
       return {
         status: fault.status,

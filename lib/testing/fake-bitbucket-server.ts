@@ -49,10 +49,17 @@ export interface FakeBitbucketFaultMatch {
   path?: string | RegExp;
 }
 
+export type RedirectStatus = 301 | 302 | 303 | 307 | 308;
+
 export type FakeBitbucketFault =
   | { type: 'status'; status: number; message?: string }
   /** 429 with `Retry-After` and the `X-RateLimit-*` headers of an empty token bucket. */
   | { type: 'rate-limit'; retryAfterSeconds: number }
+  /**
+   * A redirect (302 unless told) to the same path and query on `origin`, as a host that moved, or one handing out a
+   * download from another address, answers.
+   */
+  | { type: 'redirect'; origin: string; status?: RedirectStatus }
   /** Destroy the connection without an answer. */
   | { type: 'close' }
   /** Never answer: the request stays pending until the client gives up or the server stops. */
@@ -456,6 +463,11 @@ export class FakeBitbucketServer {
     this.injectFault({ type: 'close' }, match);
   }
 
+  /** The next matching requests are redirected to the same path and query on `origin` (see the `redirect` fault). */
+  redirectNext(origin: string, match: FakeBitbucketFaultMatch & { status?: RedirectStatus } = {}): void {
+    this.injectFault({ type: 'redirect', origin, status: match.status }, match);
+  }
+
   hangNext(match: FakeBitbucketFaultMatch = {}): void {
     this.injectFault({ type: 'hang' }, match);
   }
@@ -519,7 +531,7 @@ export class FakeBitbucketServer {
       return;
     }
     if (fault) {
-      this.send(response, logged, faultReply(fault));
+      this.send(response, logged, faultReply(fault, request.url ?? '/'));
       return;
     }
     this.send(response, logged, await this.answer(request, logged, matched, rawBody));
@@ -1550,8 +1562,11 @@ function requestMatches(
   return filter(request);
 }
 
-function faultReply(fault: FakeBitbucketFault): Reply {
+/** The answer `fault` makes to a request for `requestUrl` (its path and query). */
+function faultReply(fault: FakeBitbucketFault, requestUrl: string): Reply {
   switch (fault.type) {
+    case 'redirect':
+      return { status: fault.status ?? 302, headers: { location: new URL(requestUrl, fault.origin).href } };
     case 'status':
       return {
         status: fault.status,

@@ -77,12 +77,19 @@ export interface FakeGitHubFaultMatch {
   path?: string | RegExp;
 }
 
+export type RedirectStatus = 301 | 302 | 303 | 307 | 308;
+
 export type FakeGitHubFault =
   | { type: 'status'; status: number; message?: string }
   /** 403 with `retry-after` and "You have exceeded a secondary rate limit". */
   | { type: 'secondary-rate-limit'; retryAfterSeconds?: number }
   /** 403 (or 429) with `x-ratelimit-remaining: 0` and `x-ratelimit-reset` this many seconds from now. */
   | { type: 'primary-rate-limit'; status?: 403 | 429; resetInSeconds?: number }
+  /**
+   * A redirect (302 unless told) to the same path and query on `origin`, as a host that moved, or one handing out a
+   * download from another address, answers.
+   */
+  | { type: 'redirect'; origin: string; status?: RedirectStatus }
   /** Destroy the connection without an answer. */
   | { type: 'close' }
   /**
@@ -553,6 +560,11 @@ export class FakeGitHub {
     this.injectFault({ type: 'close' }, match);
   }
 
+  /** The next matching requests are redirected to the same path and query on `origin` (see the `redirect` fault). */
+  redirectNext(origin: string, match: FakeGitHubFaultMatch & { status?: RedirectStatus } = {}): void {
+    this.injectFault({ type: 'redirect', origin, status: match.status }, match);
+  }
+
   /** The next matching requests are never answered (see the `hang` fault). */
   hangNext(match: FakeGitHubFaultMatch = {}): void {
     this.injectFault({ type: 'hang' }, match);
@@ -604,7 +616,7 @@ export class FakeGitHub {
       return;
     }
     if (fault) {
-      this.send(response, logged, faultReply(fault));
+      this.send(response, logged, faultReply(fault, request.url ?? '/'));
       return;
     }
     this.send(response, logged, this.answer(request, logged, matched, body));
@@ -1429,8 +1441,11 @@ function requestMatches(
   return filter(request);
 }
 
-function faultReply(fault: FakeGitHubFault): Reply {
+/** The answer `fault` makes to a request for `requestUrl` (its path and query). */
+function faultReply(fault: FakeGitHubFault, requestUrl: string): Reply {
   switch (fault.type) {
+    case 'redirect':
+      return { status: fault.status ?? 302, headers: { location: new URL(requestUrl, fault.origin).href } };
     case 'status':
       return {
         status: fault.status,

@@ -47,10 +47,17 @@ export interface FakeGitLabFaultMatch {
   path?: string | RegExp;
 }
 
+export type RedirectStatus = 301 | 302 | 303 | 307 | 308;
+
 export type FakeGitLabFault =
   | { type: 'status'; status: number; message?: string }
   /** 429 "Retry later" with `Retry-After` and `RateLimit-Reset` this many seconds from now, as Rack::Attack answers. */
   | { type: 'rate-limit'; resetInSeconds?: number }
+  /**
+   * A redirect (302 unless told) to the same path and query on `origin`, as a host that moved, or one handing out a
+   * download from another address, answers.
+   */
+  | { type: 'redirect'; origin: string; status?: RedirectStatus }
   /** Destroy the connection without an answer. */
   | { type: 'close' }
   /** Never answer: the request stays pending (nothing applied) until the client gives up or the server stops. */
@@ -506,6 +513,11 @@ export class FakeGitLab {
     this.injectFault({ type: 'close' }, match);
   }
 
+  /** The next matching requests are redirected to the same path and query on `origin` (see the `redirect` fault). */
+  redirectNext(origin: string, match: FakeGitLabFaultMatch & { status?: RedirectStatus } = {}): void {
+    this.injectFault({ type: 'redirect', origin, status: match.status }, match);
+  }
+
   /** The next matching requests are never answered (see the `hang` fault). */
   hangNext(match: FakeGitLabFaultMatch = {}): void {
     this.injectFault({ type: 'hang' }, match);
@@ -561,7 +573,7 @@ export class FakeGitLab {
       return;
     }
     if (fault) {
-      this.send(response, logged, faultReply(fault));
+      this.send(response, logged, faultReply(fault, request.url ?? '/'));
       return;
     }
     this.send(response, logged, this.answer(request, logged, matched, body));
@@ -1412,8 +1424,11 @@ function requestMatches(
   return filter(request);
 }
 
-function faultReply(fault: FakeGitLabFault): Reply {
+/** The answer `fault` makes to a request for `requestUrl` (its path and query). */
+function faultReply(fault: FakeGitLabFault, requestUrl: string): Reply {
   switch (fault.type) {
+    case 'redirect':
+      return { status: fault.status ?? 302, headers: { location: new URL(requestUrl, fault.origin).href } };
     case 'status':
       return {
         status: fault.status,

@@ -55,6 +55,7 @@ export async function startAzureDevOpsUnderTest(options: FakeAzureDevOpsOptions 
     },
     failNext: (status, times = 1) => fake.failNext(status, { times }),
     rateLimitNext: (resetInSeconds) => fake.rateLimitNext({ retryAfterSeconds: resetInSeconds }),
+    redirectNext: (origin, status) => fake.redirectNext(origin, { status }),
     requestCount: () => fake.count(),
     resetRequests: () => fake.resetRequests(),
     stop: () => fake.stop(),

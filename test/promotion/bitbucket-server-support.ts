@@ -62,6 +62,7 @@ export async function startBitbucketServerUnderTest(
     },
     failNext: (status, times = 1) => fake.failNext(status, { times }),
     rateLimitNext: (resetInSeconds) => fake.rateLimitNext({ retryAfterSeconds: resetInSeconds }),
+    redirectNext: (origin, status) => fake.redirectNext(origin, { status }),
     requestCount: () => fake.count(),
     resetRequests: () => fake.resetRequests(),
     stop: () => fake.stop(),

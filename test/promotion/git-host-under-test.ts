@@ -40,6 +40,8 @@ export interface FakeHostUnderTest {
   failNext(status: 500 | 502 | 503, times?: number): void;
   /** The next request is rate limited as the host signals it, lifting after `resetInSeconds`. */
   rateLimitNext(resetInSeconds: number): void;
+  /** The next request is answered with this redirect to the same path and query on `origin`. */
+  redirectNext(origin: string, status: 301 | 302 | 303 | 307 | 308): void;
   /** Requests received since the start (or the last reset). */
   requestCount(): number;
   resetRequests(): void;

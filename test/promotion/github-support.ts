@@ -178,6 +178,7 @@ export async function startGitHubUnderTest(): Promise<FakeHostUnderTest> {
     },
     failNext: (status, times = 1) => fake.failNext(status, { times }),
     rateLimitNext: (resetInSeconds) => fake.primaryRateLimitNext({ status: 403, resetInSeconds }),
+    redirectNext: (origin, status) => fake.redirectNext(origin, { status }),
     requestCount: () => fake.requests.length,
     resetRequests: () => fake.resetRequests(),
     stop: () => fake.stop(),

@@ -52,6 +52,7 @@ export async function startGitLabUnderTest(options: FakeGitLabOptions = {}): Pro
     },
     failNext: (status, times = 1) => fake.failNext(status, { times }),
     rateLimitNext: (resetInSeconds) => fake.rateLimitNext({ resetInSeconds }),
+    redirectNext: (origin, status) => fake.redirectNext(origin, { status }),
     requestCount: () => fake.count(),
     resetRequests: () => fake.resetRequests(),
     stop: () => fake.stop(),

@@ -4,7 +4,6 @@
 import { coversPipeline, inForce } from '../../freeze/freeze.js';
 import type { FreezeSwitch } from '../../freeze/freeze.js';
 import { describeWindow } from '../../freeze/window.js';
-import { printable } from '../../logging/printable.js';
 import type { FreezeWindow } from '../../pipeline/environment-policies.js';
 import { objectKeyString, type ObjectKey } from '../../pipeline/model.js';
 import type { Backend } from '../backend.js';
@@ -91,7 +90,7 @@ export function untilText(freeze: FreezeSwitch, now: Date): string {
 
 /**
  * The table `pipelinectl freezes` prints, the reason before the windows (which are rare, and long); what the switches
- * carry is printed with unprintable characters escaped. `-o json` has every field whole.
+ * carry is escaped by formatTable, as every cell is. `-o json` has every field whole.
  */
 export function freezesTable(freezes: readonly FreezeSwitch[], now: Date): string[] {
   return formatTable(
@@ -103,15 +102,13 @@ export function freezesTable(freezes: readonly FreezeSwitch[], now: Date): strin
       { header: 'REASON', max: 40 },
       { header: 'WINDOWS' },
     ],
-    freezes.map((freeze) =>
-      [
-        scopeText(freeze),
-        freeze.env ?? '(every)',
-        untilText(freeze, now),
-        freeze.by,
-        freeze.reason,
-        freeze.windows ? freeze.windows.map(describeWindow).join(', ') : '-',
-      ].map(printable),
-    ),
+    freezes.map((freeze) => [
+      scopeText(freeze),
+      freeze.env ?? '(every)',
+      untilText(freeze, now),
+      freeze.by,
+      freeze.reason,
+      freeze.windows ? freeze.windows.map(describeWindow).join(', ') : '-',
+    ]),
   );
 }

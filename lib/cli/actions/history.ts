@@ -1,8 +1,6 @@
 // What `pipelinectl history` does: the audit trail of one pipeline or of all, newest first. The store keeps one trail
 // per pipeline, each paged newest first, so the trails are merged as they are read and reading stops as soon as the
 // limit is reached or the entries are older than --since: a long trail costs what is shown, not what is kept.
-import { oneLine } from '../../decision/text.js';
-import { printable } from '../../logging/printable.js';
 import { objectKeyString, type ObjectKey, pipelineKeyOf } from '../../pipeline/model.js';
 import type { AuditEntry, AuditEntryType, Store } from '../../store/port.js';
 import { mapLimit } from '../../util/map-limit.js';
@@ -165,20 +163,18 @@ const COLUMNS = [
 
 /**
  * The entries as a table, newest first, then a line saying when more entries match than were shown. Text from the
- * trail (messages carry errors from Git hosts and clusters) is printed with unprintable characters escaped.
+ * trail (messages carry errors from Git hosts and clusters) is escaped by formatTable, as every cell is.
  */
 export function historyTable(history: History, limit: number, now: Date): string[] {
-  const rows = history.entries.map((entry) =>
-    [
-      ago(entry.at, now),
-      objectKeyString(entry.pipeline),
-      entry.env ?? '-',
-      entry.type,
-      entry.revision ?? '-',
-      entry.actor ?? '-',
-      entry.message,
-    ].map((cell) => printable(oneLine(cell))),
-  );
+  const rows = history.entries.map((entry) => [
+    ago(entry.at, now),
+    objectKeyString(entry.pipeline),
+    entry.env ?? '-',
+    entry.type,
+    entry.revision ?? '-',
+    entry.actor ?? '-',
+    entry.message,
+  ]);
   const lines = formatTable(COLUMNS, rows);
   if (history.more) {
     lines.push(`(more than ${limit} entries: narrow with --since, --env or --type, or raise --limit)`);

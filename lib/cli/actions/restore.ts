@@ -12,6 +12,7 @@ import { dataPath, LOCAL_TABLE_NAME, readServeInfo, writeJsonAtomically } from '
 import { startLocalDynamo } from '../../local/dynamo.js';
 import type { Logger } from '../../logging/logger.js';
 import { CliError } from '../errors.js';
+import { printStderr } from '../output.js';
 
 export interface RestoreResult {
   items: number;
@@ -29,7 +30,7 @@ const ERRORS_ONLY: Logger = {
   debug() {},
   info() {},
   warn() {},
-  error: (message) => console.error(`error: ${message}`),
+  error: (message) => printStderr(`error: ${message}`),
 };
 
 export async function restoreDataDir(

@@ -29,6 +29,7 @@ import { createDynamoStore } from '../../store/index.js';
 import type { Backend, NotificationSinksInfo } from '../backend.js';
 import { purposeTagValue } from '../../secrets/uses.js';
 import type { Logger } from '../../logging/logger.js';
+import { printStderr } from '../output.js';
 
 // The route a running `serve` takes queue messages on (loopback only, signed with the master key); defined next to
 // the handler in lib/local.
@@ -38,9 +39,8 @@ export { LOCAL_MESSAGES_PATH };
 export const STDERR_WARNINGS: Logger = {
   debug() {},
   info() {},
-  warn: (message) => console.error(`warning: ${message}`),
-  error: (message, attributes) =>
-    console.error(`error: ${message}${attributes ? ` ${JSON.stringify(attributes)}` : ''}`),
+  warn: (message) => printStderr(`warning: ${message}`),
+  error: (message, attributes) => printStderr(`error: ${message}${attributes ? ` ${JSON.stringify(attributes)}` : ''}`),
 };
 
 /**
@@ -66,7 +66,7 @@ export async function openLocalBackend(
   if (missingStore === 'create-noted') {
     const holding = await dataDirHolding(dataDir);
     if (holding === 'absent' || holding === 'no-store') {
-      console.error(`note: ${dataDir} holds no store yet: a new one is made there`);
+      printStderr(`note: ${dataDir} holds no store yet: a new one is made there`);
     }
   }
   const serve = await readServeInfo(dataDir);

@@ -4,7 +4,7 @@ import { MAX_FILE_BYTES } from '../../config/limits.js';
 import { objectKeyString, type ObjectKey } from '../../pipeline/model.js';
 import { CliError } from '../errors.js';
 import { addBackendOptions, withBackend } from '../options.js';
-import { printLines } from '../output.js';
+import { printLines, printStderr } from '../output.js';
 
 export function register(program: Command): void {
   const command = program
@@ -41,18 +41,18 @@ export function register(program: Command): void {
         defaultCluster,
       });
       if (!result.ok) {
-        for (const problem of result.problems) console.error(problem);
+        for (const problem of result.problems) printStderr(problem);
         const count = result.problems.length;
         throw new CliError(`${count} problem${count === 1 ? '' : 's'} in the configuration: nothing was applied`);
       }
-      for (const warning of result.warnings) console.error(warning);
+      for (const warning of result.warnings) printStderr(warning);
       printLines(result.lines);
       if (!result.checksDelivered) {
-        console.error(
+        printStderr(
           `note: pipelinectl serve is not running on ${backend.description}: it checks the changes when it starts`,
         );
       }
-      if (!options.dryRun && result.changedPipelines.length > 0) console.error(checkHint(result.changedPipelines));
+      if (!options.dryRun && result.changedPipelines.length > 0) printStderr(checkHint(result.changedPipelines));
     });
   });
 }

@@ -3,7 +3,7 @@ import type { Command } from 'commander';
 import { objectKeyString } from '../../pipeline/model.js';
 import { addBackendOptions, outputOption, withBackend } from '../options.js';
 import { parseObjectKey } from '../flags.js';
-import { printJson } from '../output.js';
+import { printJson, printLines, printStderr } from '../output.js';
 import type { ApproveResult } from '../actions/approve.js';
 
 export function register(program: Command): void {
@@ -37,10 +37,10 @@ export function register(program: Command): void {
         const result = await approveRevision(backend, key, env, options.revision);
         const what = `${objectKeyString(key)} ${env} ${result.revision}`;
         if (options.output === 'json') printJson(approveJson(key, env, result));
-        else console.log(approveLine(what, result, approvalCountText(result.have, result.need)));
+        else printLines([approveLine(what, result, approvalCountText(result.have, result.need))]);
         const promotes = result.outcome === 'approved' || result.outcome === 'already-approved';
         if (promotes && !result.delivered) {
-          console.error(`note: pipelinectl serve is not running on ${backend.description}: it promotes when it starts`);
+          printStderr(`note: pipelinectl serve is not running on ${backend.description}: it promotes when it starts`);
         }
       });
     },

@@ -1,6 +1,7 @@
 // pipelinectl backup: the local data directory (store items, master key, Secrets) in one file, also while serve runs.
 import type { Command } from 'commander';
 import { describeContents } from '../../local/backup-file.js';
+import { printLines } from '../output.js';
 
 export function register(program: Command): void {
   program
@@ -24,6 +25,6 @@ export function register(program: Command): void {
       await requireStore(options.dataDir);
       const { backupDataDir } = await import('../actions/backup.js');
       const result = await backupDataDir(options.dataDir, options.to);
-      console.log(`backed up ${describeContents(result.items, result.files)} to ${result.file}`);
+      printLines([`backed up ${describeContents(result.items, result.files)} to ${result.file}`]);
     });
 }

@@ -3,7 +3,7 @@ import { Option, type Command } from 'commander';
 import { parseObjectKey } from '../flags.js';
 import { GIT_API_FLAGS, gitApiUrlsOf, type GitApiFlagValues } from '../git-api-flags.js';
 import { addBackendOptions, outputOption, withBackend } from '../options.js';
-import { printJson, printLines } from '../output.js';
+import { printJson, printLines, printStderr } from '../output.js';
 
 interface CheckFlags extends GitApiFlagValues {
   output: 'table' | 'json';
@@ -42,7 +42,7 @@ export function register(program: Command): void {
     await withBackend(command, async (backend) => {
       const report = await runChecks(backend, { pipeline, gitApiUrls });
       if (flags.output === 'json') printJson(report);
-      else if (report.pipelines.length === 0) console.error(`no pipelines stored in ${backend.description}`);
+      else if (report.pipelines.length === 0) printStderr(`no pipelines stored in ${backend.description}`);
       else printLines(checkTable(report));
       const failure = checkFailure(report.summary);
       if (failure) throw failure;

@@ -2,7 +2,7 @@
 import { Argument, type Command } from 'commander';
 import { addBackendOptions, withBackend } from '../options.js';
 import { parseObjectKey } from '../flags.js';
-import { printLines } from '../output.js';
+import { printLines, printStderr } from '../output.js';
 
 export function register(program: Command): void {
   const command = program
@@ -31,7 +31,7 @@ export function register(program: Command): void {
         const result = await deleteObject(backend, kind, key, { dryRun: options.dryRun });
         printLines(result.lines);
         if (!result.checksDelivered) {
-          console.error(
+          printStderr(
             `note: pipelinectl serve is not running on ${backend.description}: it checks the changes when it starts`,
           );
         }

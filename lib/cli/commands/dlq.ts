@@ -4,7 +4,7 @@ import { InvalidArgumentError, Option, type Command } from 'commander';
 import type { Backend } from '../backend.js';
 import { CliError } from '../errors.js';
 import { addBackendOptions, backendOptionsOf, outputOption, withBackend } from '../options.js';
-import { printJson, printLines } from '../output.js';
+import { printJson, printLines, printStderr } from '../output.js';
 
 const LOCAL_MODE =
   'the local mode has no dead-letter queue to read: the running pipelinectl serve keeps dead letters in memory ' +
@@ -60,7 +60,7 @@ export function register(program: Command): void {
     await withDeadLetters(list, async (deadLetters, backend) => {
       const letters = await deadLetters.list(options.max);
       if (options.output === 'json') return printJson({ deadLetters: letters });
-      if (letters.length === 0) return console.error(`the dead-letter queue of ${backend.description} is empty`);
+      if (letters.length === 0) return printStderr(`the dead-letter queue of ${backend.description} is empty`);
       printLines(deadLettersTable(letters));
     });
   });
@@ -78,7 +78,7 @@ export function register(program: Command): void {
     await withDeadLetters(redrive, async (deadLetters) => {
       const { moved, undecodable } = await deadLetters.redrive();
       const left = undecodable > 0 ? `; ${undecodable} undecodable left in the dead-letter queue` : '';
-      console.log(`redrove ${moved} message${moved === 1 ? '' : 's'} to the work queue${left}`);
+      printLines([`redrove ${moved} message${moved === 1 ? '' : 's'} to the work queue${left}`]);
     });
   });
 }

@@ -3,7 +3,7 @@
 import type { Command } from 'commander';
 import { objectKeyString } from '../../pipeline/model.js';
 import { addBackendOptions, outputOption, withBackend } from '../options.js';
-import { printJson } from '../output.js';
+import { printJson, printLines, printStderr } from '../output.js';
 
 interface FreezeCommandFlags {
   all?: boolean;
@@ -69,15 +69,15 @@ export function register(program: Command): void {
       if (options.output === 'json') printJson(freezeResultJson(result));
       else {
         const where = 'pipeline' in target ? `${objectKeyString(target.pipeline)}: ` : '';
-        console.log(`${where}${switchText(result.freeze)}, set by ${result.freeze.by}`);
+        printLines([`${where}${switchText(result.freeze)}, set by ${result.freeze.by}`]);
       }
       if (result.replaced) {
-        console.error(
+        printStderr(
           `note: this replaces the switch set by ${result.replaced.by} at ${result.replaced.at}: ${result.replaced.reason}`,
         );
       }
       if (result.warnings.includes('environment-in-no-pipeline')) {
-        console.error(
+        printStderr(
           `warning: no stored pipeline has an environment "${options.env}": the switch holds nothing until one has it`,
         );
       }

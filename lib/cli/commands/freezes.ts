@@ -2,7 +2,7 @@
 import type { Command } from 'commander';
 import { addBackendOptions, outputOption, withBackend } from '../options.js';
 import { parseObjectKey } from '../flags.js';
-import { printJson, printLines } from '../output.js';
+import { printJson, printLines, printStderr } from '../output.js';
 
 export function register(program: Command): void {
   const command = program
@@ -27,7 +27,7 @@ export function register(program: Command): void {
       const now = new Date();
       const freezes = await readFreezes(backend, pipeline, now);
       if (options.output === 'json') return printJson({ freezes: freezes.map(freezeJson) });
-      if (freezes.length === 0) return console.error(`no stop switch is in force in ${backend.description}`);
+      if (freezes.length === 0) return printStderr(`no stop switch is in force in ${backend.description}`);
       printLines(freezesTable(freezes, now));
     });
   });

@@ -1,7 +1,7 @@
 // pipelinectl get pipelines|clusters: what is stored, as a table or as the documents themselves.
 import { Argument, type Command } from 'commander';
 import { addBackendOptions, outputOption, withBackend } from '../options.js';
-import { printJson, printLines } from '../output.js';
+import { printJson, printLines, printStderr, printYaml } from '../output.js';
 
 export function register(program: Command): void {
   const command = program
@@ -22,13 +22,12 @@ export function register(program: Command): void {
   addBackendOptions(command).action(
     async (kind: 'pipelines' | 'clusters', options: { output: 'table' | 'json' | 'yaml' }) => {
       const { clustersTable, documentList, pipelinesTable, storedConfiguration } = await import('../actions/get.js');
-      const { stringify } = await import('yaml');
       await withBackend(command, async (backend) => {
         const { pipelines, clusters } = await storedConfiguration(backend, kind === 'clusters');
         const documents = kind === 'pipelines' ? pipelines.map((p) => p.document) : clusters.map((c) => c.document);
         if (options.output === 'json') return printJson(documentList(documents));
-        if (options.output === 'yaml') return void process.stdout.write(stringify(documentList(documents)));
-        if (documents.length === 0) return console.error(`no ${kind} stored in ${backend.description}`);
+        if (options.output === 'yaml') return printYaml(documentList(documents));
+        if (documents.length === 0) return printStderr(`no ${kind} stored in ${backend.description}`);
         const now = new Date();
         printLines(kind === 'pipelines' ? pipelinesTable(pipelines, now) : clustersTable(clusters, pipelines, now));
       });

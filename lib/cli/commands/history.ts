@@ -3,7 +3,7 @@ import { InvalidArgumentError, Option, type Command } from 'commander';
 import { AUDIT_ENTRY_TYPES, type AuditEntryType } from '../../store/port.js';
 import { addBackendOptions, outputOption, withBackend } from '../options.js';
 import { parseObjectKey, parseSince } from '../flags.js';
-import { printJson, printLines } from '../output.js';
+import { printJson, printLines, printStderr } from '../output.js';
 
 const DEFAULT_LIMIT = 100;
 const MAX_LIMIT = 10_000;
@@ -55,7 +55,7 @@ export function register(program: Command): void {
       const query = { pipeline, env: options.env, type: options.type, since, limit: options.limit };
       const history = await readHistory(backend, query);
       if (options.output === 'json') return printJson(historyJson(history));
-      if (history.entries.length === 0) return console.error(`no audit entries match in ${backend.description}`);
+      if (history.entries.length === 0) return printStderr(`no audit entries match in ${backend.description}`);
       printLines(historyTable(history, options.limit, now));
     });
   });

@@ -4,7 +4,7 @@ import { InvalidArgumentError, Option, type Command } from 'commander';
 import { durationMs } from '../../util/duration.js';
 import { addBackendOptions, outputOption, withBackend } from '../options.js';
 import { parseObjectKey } from '../flags.js';
-import { printJson, printLines } from '../output.js';
+import { printJson, printLines, printStderr } from '../output.js';
 
 const HOUR_MS = 3_600_000;
 const DAY_MS = 24 * HOUR_MS;
@@ -69,7 +69,7 @@ export function register(program: Command): void {
       const query = { pipeline, windowMs: options.window, failureWindowMs: options.failureWindow, now: new Date() };
       const report = await readMetrics(backend, query);
       if (options.output === 'json') return printJson(metricsJson(report));
-      if (report.pipelines.length === 0) return console.error(`no pipelines stored in ${backend.description}`);
+      if (report.pipelines.length === 0) return printStderr(`no pipelines stored in ${backend.description}`);
       printLines(report.pipelines.flatMap((view, i) => [...(i > 0 ? [''] : []), ...metricsTable(view, report)]));
     });
   });

@@ -3,7 +3,7 @@ import type { Command } from 'commander';
 import { objectKeyString } from '../../pipeline/model.js';
 import { addBackendOptions, outputOption, withBackend } from '../options.js';
 import { parseObjectKey } from '../flags.js';
-import { printJson } from '../output.js';
+import { printJson, printLines } from '../output.js';
 
 export function register(program: Command): void {
   const command = program
@@ -37,10 +37,10 @@ export function register(program: Command): void {
         const result = await rejectRevision(backend, key, env, options.revision, options.reason);
         const what = `${objectKeyString(key)} ${env} ${result.revision}`;
         if (options.output === 'json') printJson(rejectJson(key, env, result));
-        else if (result.outcome === 'rejected') console.log(`rejected ${what} as ${result.by}: ${result.reason}`);
+        else if (result.outcome === 'rejected') printLines([`rejected ${what} as ${result.by}: ${result.reason}`]);
         else {
           const by = result.by ? ` by ${result.by}` : '';
-          console.log(`already rejected ${what}${by}${result.reason ? `: ${result.reason}` : ''}`);
+          printLines([`already rejected ${what}${by}${result.reason ? `: ${result.reason}` : ''}`]);
         }
       });
     },

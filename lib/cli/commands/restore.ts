@@ -1,6 +1,7 @@
 // pipelinectl restore: a local data directory made from a backup file, all or nothing.
 import type { Command } from 'commander';
 import { describeContents } from '../../local/backup-file.js';
+import { printLines } from '../output.js';
 
 export function register(program: Command): void {
   program
@@ -24,7 +25,7 @@ export function register(program: Command): void {
     .action(async (options: { from: string; dataDir: string; force?: boolean }) => {
       const { restoreDataDir } = await import('../actions/restore.js');
       const result = await restoreDataDir(options.dataDir, options.from, { force: options.force === true });
-      console.log(`restored ${describeContents(result.items, result.files)} into ${options.dataDir}`);
-      if (result.aside) console.log(`the previous contents of ${options.dataDir} are in ${result.aside}`);
+      printLines([`restored ${describeContents(result.items, result.files)} into ${options.dataDir}`]);
+      if (result.aside) printLines([`the previous contents of ${options.dataDir} are in ${result.aside}`]);
     });
 }

@@ -3,7 +3,7 @@ import type { Command } from 'commander';
 import { objectKeyString } from '../../pipeline/model.js';
 import { addBackendOptions, outputOption, withBackend } from '../options.js';
 import { parseObjectKey } from '../flags.js';
-import { printJson } from '../output.js';
+import { printJson, printLines, printStderr } from '../output.js';
 
 export function register(program: Command): void {
   const command = program
@@ -41,13 +41,13 @@ export function register(program: Command): void {
         });
         if (options.output === 'json') printJson(retryJson(key, env, result));
         else {
-          console.log(
+          printLines([
             `retrying ${options.rollback ? 'the rollback of ' : ''}${objectKeyString(key)} ${env} ${result.revision} ` +
               `(attempt ${result.attempt}) as ${result.by}`,
-          );
+          ]);
         }
         if (!result.delivered) {
-          console.error(`note: pipelinectl serve is not running on ${backend.description}: it retries when it starts`);
+          printStderr(`note: pipelinectl serve is not running on ${backend.description}: it retries when it starts`);
         }
       });
     },

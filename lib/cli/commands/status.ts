@@ -2,7 +2,7 @@
 import { Option, type Command } from 'commander';
 import { addBackendOptions, backendFlags, outputOption, withBackend } from '../options.js';
 import { parseObjectKey } from '../flags.js';
-import { printJson, printLines } from '../output.js';
+import { printJson, printLines, printStderr, printYaml } from '../output.js';
 
 interface StatusFlags {
   output: 'table' | 'json' | 'yaml';
@@ -41,11 +41,8 @@ export function register(program: Command): void {
       const now = new Date();
       const views = await pipelineViews(backend, key, now);
       if (options.output === 'json') return printJson({ pipelines: views.map(statusJson) });
-      if (options.output === 'yaml') {
-        const { stringify } = await import('yaml');
-        return void process.stdout.write(stringify({ pipelines: views.map(statusJson) }));
-      }
-      if (views.length === 0) return console.error(`no pipelines stored in ${backend.description}`);
+      if (options.output === 'yaml') return printYaml({ pipelines: views.map(statusJson) });
+      if (views.length === 0) return printStderr(`no pipelines stored in ${backend.description}`);
       const table = { allTargets: options.allTargets === true, approveFlags: backendFlags(command) };
       printLines(views.flatMap((view, i) => [...(i > 0 ? [''] : []), ...statusTable(view, now, table)]));
     });

@@ -1,9 +1,8 @@
 // pipelinectl unfreeze: lift stop switches set with `freeze`; the pipelines they held are decided again at once.
 import type { Command } from 'commander';
-import { printable } from '../../logging/printable.js';
 import { objectKeyString } from '../../pipeline/model.js';
 import { addBackendOptions, outputOption, withBackend } from '../options.js';
-import { printJson } from '../output.js';
+import { printJson, printLines, printStderr } from '../output.js';
 
 export function register(program: Command): void {
   const command = program
@@ -39,14 +38,12 @@ export function register(program: Command): void {
           for (const freeze of result.removed) {
             const where = 'pipeline' in freeze.scope ? objectKeyString(freeze.scope.pipeline) : 'installation-wide';
             const what = freeze.env ?? 'every environment';
-            console.log(
-              printable(`${where}: ${what} unfrozen as ${result.by} (set by ${freeze.by}: ${freeze.reason})`),
-            );
+            printLines([`${where}: ${what} unfrozen as ${result.by} (set by ${freeze.by}: ${freeze.reason})`]);
           }
         }
-        if (result.holding.length > 0) console.error(`note: ${holdingText(result.holding)}`);
+        if (result.holding.length > 0) printStderr(`note: ${holdingText(result.holding)}`);
         if (!result.delivered) {
-          console.error(
+          printStderr(
             `note: pipelinectl serve is not running on ${backend.description}: promotions resume when it starts`,
           );
         }

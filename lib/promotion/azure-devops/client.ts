@@ -24,6 +24,7 @@ import { GitApi } from 'azure-devops-node-api/GitApi.js';
 import { objectKeyString, type ObjectKey } from '../../pipeline/model.js';
 import { PromotionError } from '../port.js';
 import type { GitHostSettings } from '../pull-request/host.js';
+import { isSameOrigin } from '../pull-request/origin-bound-fetch.js';
 import { NEEDED_SCOPE } from './credentials.js';
 
 const USER_AGENT = 'pipeline-controller';
@@ -88,16 +89,20 @@ type RequestHandler = ConstructorParameters<typeof GitApi>[1][number];
 
 /**
  * A personal access token as Azure DevOps takes it: Basic with an empty user name, and the sign-in redirect
- * suppressed (a refused token is a 401, not a 203 with the sign-in page). Sent only to the collection's own host,
- * never to a host Azure redirects to.
+ * suppressed (a refused token is a 401, not a 203 with the sign-in page). Sent only to the collection's own origin,
+ * never to another host or port a redirect names.
  */
 function personalAccessTokenHandler(collectionUrl: string, token: string): RequestHandler {
-  const { hostname } = new URL(collectionUrl);
+  const collection = new URL(collectionUrl);
   const authorization = `Basic ${Buffer.from(`:${token}`).toString('base64')}`;
   return {
     prepareRequest(options) {
       const headers = (options.headers ??= {}) as Record<string, string>;
-      if (options.host === hostname || options.hostname === hostname) headers.Authorization = authorization;
+      // typed-rest-client prepares each request of a redirect again, with only the host and port of where it goes;
+      // it refuses a redirect from https to http, so the scheme is the collection's.
+      const host = options.hostname ?? options.host;
+      const target = `${collection.protocol}//${host ?? ''}${options.port ? `:${String(options.port)}` : ''}/`;
+      if (host && URL.canParse(target) && isSameOrigin(target, collection)) headers.Authorization = authorization;
       headers['X-TFS-FedAuthRedirect'] = 'Suppress';
     },
     canHandleAuthentication: () => false,

@@ -13,6 +13,7 @@ import type { Logger } from '../../logging/logger.js';
 import { objectKeyString, type ObjectKey } from '../../pipeline/model.js';
 import { PromotionError } from '../port.js';
 import { credentialsKey } from '../pull-request/client-cache.js';
+import { originBoundFetch } from '../pull-request/origin-bound-fetch.js';
 import type { GitHubCredentials } from './credentials.js';
 
 export interface GitHubClientSettings {
@@ -52,7 +53,7 @@ export function createGitHubClient(
   const maxWaitMs = settings.maxRateLimitWaitMs ?? 10_000;
   const secondaryRetries = settings.secondaryRateLimitRetries ?? 2;
   const timeoutMs = settings.requestTimeoutMs ?? 15_000;
-  const baseFetch = settings.fetch ?? globalThis.fetch;
+  const baseFetch = originBoundFetch(settings.fetch);
   const timedFetch: typeof fetch = (input, init) => {
     const timeout = AbortSignal.timeout(timeoutMs);
     return baseFetch(input, { ...init, signal: init?.signal ? AbortSignal.any([init.signal, timeout]) : timeout });

@@ -32,6 +32,7 @@ import {
 import { objectKeyString, type ObjectKey } from '../../pipeline/model.js';
 import { PromotionError } from '../port.js';
 import type { GitHostSettings } from '../pull-request/host.js';
+import { originBoundFetch } from '../pull-request/origin-bound-fetch.js';
 
 /** The gitbeaker resources the adapter uses, sharing one requester. */
 export interface GitLabClient {
@@ -93,7 +94,7 @@ export function createGitLabClient(apiUrl: string, token: string, settings: GitH
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
 function gitLabRequester(base: string, settings: GitHostSettings) {
-  const fetchFn = settings.fetch ?? globalThis.fetch;
+  const fetchFn = originBoundFetch(settings.fetch);
   const retries = settings.retries ?? 3;
   const backoffMs = settings.retryBaseDelayMs ?? 500;
   const unitMs = settings.retryAfterUnitMs ?? 1000;
