@@ -22,9 +22,10 @@ export function runCli(
     const child = execFile(
       process.execPath,
       ['bin/pipelinectl.js', ...args],
-      { cwd: REPO_ROOT, env: { ...base, NO_COLOR: '1', ...options.env }, timeout: 30_000 },
+      { cwd: REPO_ROOT, env: { ...base, NO_COLOR: '1', ...options.env }, timeout: 120_000 },
       (error, stdout, stderr) => {
-        // An exit code other than 0 is a result; not starting, or a timeout, is a failure of the test.
+        // An exit code other than 0 is a result; not starting, or a timeout, is a failure of the test. The timeout
+        // is generous: a CLI process on a busy 2-CPU machine can take tens of seconds to load.
         if (error === null) return resolve({ code: 0, stdout, stderr });
         if (typeof error.code === 'number') return resolve({ code: error.code, stdout, stderr });
         reject(new Error(`pipelinectl ${args.join(' ')} did not run to its end: ${error.message}`, { cause: error }));
