@@ -12,8 +12,7 @@ export type AppRead = (app: AppKey) => Promise<Record<string, unknown> | undefin
 
 /** The failures that leave the cluster unanswered (or unauthenticated): the object is then not looked at. */
 const CLUSTER_FAILURES = ['unreachable', 'timeout', 'unauthorized', 'bad-config'] as const satisfies readonly (
-  | ClusterErrorKind
-  | CheckReason
+  ClusterErrorKind | CheckReason
 )[];
 
 function leftUnanswered(kind: ClusterErrorKind): kind is (typeof CLUSTER_FAILURES)[number] {

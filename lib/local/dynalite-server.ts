@@ -65,7 +65,7 @@ const requireHere = createRequire(import.meta.url);
 export interface DynaliteServer {
   server: Server;
   /** The LevelDB iterators open now: one per Query or Scan being answered, none once every answer is done. */
-  openIterators(): number;
+  openIterators: () => number;
 }
 
 export function createDynaliteServer(options: DynaliteOptions, onFailure: (error: Error) => void): DynaliteServer {

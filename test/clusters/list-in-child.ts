@@ -6,8 +6,7 @@ import { ClusterAccessError } from '../../lib/clusters/index.js';
 import { names, gitopsCluster, Registry } from './helpers.js';
 
 export type ListedCluster =
-  | { cluster: string; names: string[] }
-  | { cluster: string; error: { kind: string; message: string } };
+  { cluster: string; names: string[] } | { cluster: string; error: { kind: string; message: string } };
 
 const clusters = JSON.parse(await text(process.stdin)) as { name: string; kubeconfig: string }[];
 const registry = new Registry();

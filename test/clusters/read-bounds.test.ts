@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { fileURLToPath } from 'node:url';
-import { describe, it } from 'node:test';
+import { describe, it, type TestContext } from 'node:test';
 import { ClusterAccessError } from '../../lib/clusters/index.js';
 import {
   MAX_LIST_ITEMS,
@@ -23,6 +23,8 @@ import type { ListedCluster } from './list-in-child.js';
 const HOSTILE: ObjectKey = { namespace: 'flux-system', name: 'hostile' };
 const WELL: ObjectKey = { namespace: 'flux-system', name: 'well' };
 const REPO_ROOT = fileURLToPath(new URL('../../', import.meta.url));
+/** A reader without bounds never ends these reads: a generous limit makes that a failure rather than a hang. */
+const ENDS = { timeout: 300_000 };
 
 function named(namespace: string, name: string, annotation?: string) {
   const object = helmRelease();
@@ -33,7 +35,7 @@ function named(namespace: string, name: string, annotation?: string) {
 }
 
 /** Two clusters, each on its own fake API server: `hostile` and `well` (which holds two HelmReleases). */
-async function twoClusters(t: import('node:test').TestContext) {
+async function twoClusters(t: TestContext) {
   const hostile = await startFake(t);
   const well = await startFake(t, { objects: [named('apps', 'podinfo'), named('web', 'frontend')] });
   const registry = new Registry();
@@ -52,6 +54,10 @@ async function tooLarge(promise: Promise<unknown>): Promise<ClusterAccessError> 
     () => assert.fail('expected the read to fail'),
     (error: unknown) => error,
   );
+  return assertTooLarge(error);
+}
+
+function assertTooLarge(error: unknown): ClusterAccessError {
   assert.ok(error instanceof ClusterAccessError, `not a ClusterAccessError: ${String(error)}`);
   assert.equal(error.kind, 'too-large', error.message);
   assert.equal(error.retryable, false, 'not retried in a loop');
@@ -63,32 +69,36 @@ function lists(fake: FakeKubeApi): number {
 }
 
 describe('reading a cluster is bounded', () => {
-  it(`stops a LIST that never ends after ${MAX_LIST_PAGES} pages; the other cluster of the poll is read`, async (t) => {
-    const { hostile, registry } = await twoClusters(t);
-    hostile.endlessLists({ itemsPerPage: 1 });
-    const reader = registry.reader();
+  it(
+    `stops a LIST that never ends after ${MAX_LIST_PAGES} pages; the other cluster of the poll is read`,
+    ENDS,
+    async (t) => {
+      const { hostile, registry } = await twoClusters(t);
+      hostile.endlessLists({ itemsPerPage: 1 });
+      const reader = registry.reader();
 
-    const [endless, read] = await Promise.allSettled([
-      reader.listApps(HOSTILE, 'HelmRelease', ['apps']),
-      reader.listApps(WELL, 'HelmRelease', ['apps', 'web']),
-    ]);
-    const error = await tooLarge(endless.status === 'rejected' ? Promise.reject(endless.reason) : Promise.resolve());
-    assert.equal(
-      error.message,
-      `cluster flux-system/hostile: more than ${MAX_LIST_PAGES} pages listing helmreleases in all namespaces, ` +
-        "over the reader's bounds (not read further)",
-    );
-    assert.equal(lists(hostile), MAX_LIST_PAGES, 'no page asked for past the bound');
-    assert.equal(read.status, 'fulfilled');
-    assert.deepEqual(names(read.status === 'fulfilled' ? read.value : []), ['apps/podinfo', 'web/frontend']);
+      const [endless, read] = await Promise.allSettled([
+        reader.listApps(HOSTILE, 'HelmRelease', ['apps']),
+        reader.listApps(WELL, 'HelmRelease', ['apps', 'web']),
+      ]);
+      const error = assertTooLarge(endless.status === 'rejected' ? endless.reason : undefined);
+      assert.equal(
+        error.message,
+        `cluster flux-system/hostile: more than ${MAX_LIST_PAGES} pages listing helmreleases in all namespaces, ` +
+          "over the reader's bounds (not read further)",
+      );
+      assert.equal(lists(hostile), MAX_LIST_PAGES, 'no page asked for past the bound');
+      assert.equal(read.status, 'fulfilled');
+      assert.deepEqual(names(read.status === 'fulfilled' ? read.value : []), ['apps/podinfo', 'web/frontend']);
 
-    // Mended, the same reader reads it again.
-    hostile.endlessLists(false);
-    hostile.put(named('apps', 'podinfo'));
-    assert.deepEqual(names(await reader.listApps(HOSTILE, 'HelmRelease', ['apps'])), ['apps/podinfo']);
-  });
+      // Mended, the same reader reads it again.
+      hostile.endlessLists(false);
+      hostile.put(named('apps', 'podinfo'));
+      assert.deepEqual(names(await reader.listApps(HOSTILE, 'HelmRelease', ['apps'])), ['apps/podinfo']);
+    },
+  );
 
-  it(`stops a LIST of full pages at ${MAX_LIST_ITEMS} objects`, async (t) => {
+  it(`stops a LIST of full pages at ${MAX_LIST_ITEMS} objects`, ENDS, async (t) => {
     const { hostile, registry } = await twoClusters(t);
     hostile.endlessLists();
     const error = await tooLarge(registry.reader().listApps(HOSTILE, 'Kustomization', ['apps']));
@@ -96,7 +106,7 @@ describe('reading a cluster is bounded', () => {
     assert.equal(lists(hostile), MAX_LIST_ITEMS / 500 + 1, 'pages of 500 up to the bound, and the one over it');
   });
 
-  it('counts the objects of the LISTs per namespace together', async (t) => {
+  it('counts the objects of the LISTs per namespace together', ENDS, async (t) => {
     const { hostile, registry } = await twoClusters(t);
     // Only namespaced LISTs allowed: the reader lists each namespace, within one budget.
     hostile.setUser(hostile.token, { name: 'reader', namespaces: ['a', 'b', 'c'] });
@@ -132,7 +142,7 @@ describe('reading a cluster is bounded', () => {
     assert.equal(lists(hostile), 1);
   });
 
-  it('survives a LIST that never ends with a heap of 256 MiB, and reads the other cluster', async (t) => {
+  it('survives a LIST that never ends with a heap of 256 MiB, and reads the other cluster', ENDS, async (t) => {
     const { hostile, well } = await twoClusters(t);
     hostile.endlessLists();
     const child = spawn(
