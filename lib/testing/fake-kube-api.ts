@@ -3,7 +3,8 @@
 // real HTTPS (a committed test CA, see certs/README.md), checks bearer tokens and a small RBAC model, and serves the
 // REST paths, list semantics and discovery documents of a real kube-apiserver (docs/flux-status.md, "Reading app
 // objects from a leaf cluster"), so the cluster readers run the real @kubernetes/client-node against it. Faults
-// (status codes, hangs, dropped connections, latency, an unreachable cluster) can be injected while it runs.
+// (status codes, hangs, dropped connections, latency, an unreachable cluster, LISTs that never end) can be injected
+// while it runs. Large answers are streamed chunked, without a Content-Length, as the API server's encoder sends them.
 import { listenOnLoopback } from './listen.js';
 import { randomBytes, randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
