@@ -36,6 +36,8 @@ export function limitAnswer(request: RequestContext, budget: AnswerBudget): void
 export async function sendBounded(request: RequestContext): Promise<ResponseContext> {
   const budget = budgets.get(request) ?? { maxBytes: MAX_OTHER_ANSWER_BYTES };
   const { maxBytes } = budget;
+  // node-fetch takes a `size` of 0 for "no bound".
+  if (!(maxBytes > 0)) throw new AnswerTooLargeError(maxBytes);
   const overBudget = new AbortController();
   const caller = request.getSignal();
   const signal = caller ? AbortSignal.any([caller, overBudget.signal]) : overBudget.signal;

@@ -154,6 +154,7 @@ export class KubernetesClusterReader implements ClusterReader {
       try {
         do {
           if (++pages > MAX_LIST_PAGES) throw tooLarge(client.name, what, `more than ${MAX_LIST_PAGES} pages`);
+          if (budget.bytes <= 0) throw tooLarge(client.name, what, `more than ${formatBytes(MAX_LIST_BYTES)} in all`);
           const request = { group, version, plural, limit: this.pageSize, _continue: token };
           const pageBytes = Math.min(MAX_LIST_PAGE_BYTES, budget.bytes);
           const answer: AnswerBudget = { maxBytes: pageBytes };
