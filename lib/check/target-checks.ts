@@ -11,12 +11,13 @@ import type { CheckReason, CheckRow, CheckTarget } from './check-row.js';
 export type AppRead = (app: AppKey) => Promise<Record<string, unknown> | undefined>;
 
 /** The failures that leave the cluster unanswered (or unauthenticated): the object is then not looked at. */
-const CLUSTER_FAILURES: ReadonlySet<ClusterErrorKind> = new Set([
-  'unreachable',
-  'timeout',
-  'unauthorized',
-  'bad-config',
-]);
+const CLUSTER_FAILURES = ['unreachable', 'timeout', 'unauthorized', 'bad-config'] as const satisfies readonly (
+  ClusterErrorKind | CheckReason
+)[];
+
+function leftUnanswered(kind: ClusterErrorKind): kind is (typeof CLUSTER_FAILURES)[number] {
+  return (CLUSTER_FAILURES as readonly string[]).includes(kind);
+}
 
 export async function targetRows(
   place: { pipeline: string; environment: string },
@@ -47,8 +48,8 @@ export async function targetRows(
         `cluster ${cluster}: ${error instanceof Error ? error.message : String(error)}`,
       );
     }
-    if (CLUSTER_FAILURES.has(error.kind)) return unanswered(error.kind, error.message);
-    // Forbidden, or an answer the reader cannot use (Flux not installed, a 5xx): the cluster did answer.
+    if (leftUnanswered(error.kind)) return unanswered(error.kind, error.message);
+    // Forbidden, or an answer the reader cannot use (Flux not installed, a 5xx, over its bounds): the cluster did answer.
     return [
       answered,
       row(objectKind, 'failed', error.kind === 'forbidden' ? 'forbidden' : 'server-error', error.message),

@@ -2,6 +2,7 @@
 // message names the cluster and what was being read, and never carries a token, a password or Secret content.
 import { STATUS_CODES } from 'node:http';
 import { ApiException } from '@kubernetes/client-node';
+import { AnswerTooLargeError } from './bounded-fetch.js';
 import { isRecord } from './is-record.js';
 import { ClusterAccessError, type ClusterErrorKind } from './port.js';
 
@@ -30,6 +31,9 @@ export function toClusterAccessError(request: FailedRequest, error: unknown, tim
   if (error instanceof ClusterAccessError) return error;
   const { what } = request;
   const prefix = `cluster ${request.cluster}:`;
+  if (error instanceof AnswerTooLargeError) {
+    return tooLarge(request.cluster, what, `an answer over ${formatBytes(error.maxBytes)}`, { cause: error });
+  }
   if (timedOut || (isRecord(error) && error.name === 'AbortError')) return timeoutError(request, { cause: error });
   if (error instanceof ApiException) {
     const code = error.code;
@@ -74,6 +78,27 @@ export function badConfig(cluster: string, problem: string): ClusterAccessError 
 /** An answer that is not what the Kubernetes API promises. */
 export function unexpectedAnswer(cluster: string, what: string, problem: string): ClusterAccessError {
   return new ClusterAccessError('server-error', `cluster ${cluster}: unexpected answer ${what}: ${problem}`);
+}
+
+/**
+ * An answer over one of the reader's bounds, e.g. `more than 100 pages` or `an answer over 16 MiB`: the cluster's
+ * message names the bound, for the person who must look at that cluster.
+ */
+export function tooLarge(
+  cluster: string,
+  what: string,
+  over: string,
+  options?: { cause?: unknown },
+): ClusterAccessError {
+  const message = `cluster ${cluster}: ${over} ${what}, over the reader's bounds (not read further)`;
+  return new ClusterAccessError('too-large', message, undefined, options);
+}
+
+/** `16 MiB`, `512 KiB`, `100 bytes`. */
+export function formatBytes(bytes: number): string {
+  if (bytes >= 1024 * 1024 && bytes % (1024 * 1024) === 0) return `${bytes / (1024 * 1024)} MiB`;
+  if (bytes >= 1024 && bytes % 1024 === 0) return `${bytes / 1024} KiB`;
+  return `${bytes} bytes`;
 }
 
 function kindOfStatus(code: number): ClusterErrorKind {

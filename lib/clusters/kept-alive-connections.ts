@@ -16,7 +16,6 @@ import { Agent as HttpsAgent, type AgentOptions } from 'node:https';
 import type { Duplex } from 'node:stream';
 import {
   HttpMethod,
-  IsomorphicFetchHttpLibrary,
   wrapHttpLibrary,
   type HttpLibrary,
   type KubeConfig,
@@ -24,6 +23,7 @@ import {
   type ResponseContext,
   type SecurityAuthentication,
 } from '@kubernetes/client-node';
+import { sendBounded } from './bounded-fetch.js';
 
 /**
  * How long an idle connection is kept. Below the API server's idle timeout (kube-apiserver closes idle connections
@@ -99,13 +99,13 @@ class KeptAliveAgent extends HttpsAgent {
 /**
  * The `default` authentication method of a cluster client's API classes (client-node's kubeconfig authentication,
  * with the client's kept-alive agent in place of the one-off agent client-node builds) and their `httpApi`
- * (client-node's node-fetch library, sending a GET again when a kept connection turns out to be closed).
+ * (client-node's node-fetch library with each answer's bytes bounded, see bounded-fetch.ts, sending a GET again when a
+ * kept connection turns out to be closed).
  */
 export class KeptAliveConnections implements SecurityAuthentication {
   readonly httpApi: HttpLibrary = wrapHttpLibrary({ send: (request) => this.send(request) });
   private agent: KeptAliveAgent | undefined;
   private closed = false;
-  private readonly fetch = new IsomorphicFetchHttpLibrary();
 
   constructor(
     private readonly kubeconfig: KubeConfig,
@@ -139,7 +139,7 @@ export class KeptAliveConnections implements SecurityAuthentication {
     const agent = request.getAgent();
     const onKeptConnection = agent instanceof KeptAliveAgent && agent.hasIdleConnection();
     try {
-      return await this.fetch.send(request).toPromise();
+      return await sendBounded(request);
     } catch (error) {
       const again =
         onKeptConnection &&
@@ -148,7 +148,7 @@ export class KeptAliveConnections implements SecurityAuthentication {
         isDroppedConnection(error);
       if (!again) throw error;
       agent.dropIdle();
-      return this.fetch.send(request).toPromise();
+      return sendBounded(request);
     }
   }
 

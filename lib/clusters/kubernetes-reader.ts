@@ -2,19 +2,27 @@
 // Kustomizations from leaf clusters registered as GitopsClusters. The clients (cluster-client.ts), their kept-alive
 // connections (kept-alive-connections.ts), the deadline of each request (api-call.ts), the served API versions
 // (api-discovery.ts) and the classification of failures (access-errors.ts) each have their own module; this one
-// pages through LISTs and falls back where a cluster allows less than a cluster-wide read, or tells less than
-// discovery: then it tries the versions in turn.
+// pages through LISTs within the bounds of read-limits.ts, and falls back where a cluster allows less than a
+// cluster-wide read, or tells less than discovery: then it tries the versions in turn.
 import type { WatchedKind, GitopsClusterDocument } from '../config/schema.js';
 import type { AppKey, ObjectKey } from '../pipeline/model.js';
 import type { SecretSource } from '../secrets/port.js';
-import { isAbsentObject, unexpectedAnswer } from './access-errors.js';
+import { formatBytes, isAbsentObject, tooLarge, unexpectedAnswer } from './access-errors.js';
 import { callCluster, type RequestOptions } from './api-call.js';
 import { ApiDiscovery, notServedError } from './api-discovery.js';
+import type { AnswerBudget } from './bounded-fetch.js';
 import { ClusterClients, type ClusterClient } from './cluster-client.js';
 import type { EksAccess } from './eks.js';
 import { FLUX_APP_APIS } from './flux-app-apis.js';
 import { isRecord } from './is-record.js';
 import { ClusterAccessError, type ClusterReader } from './port.js';
+import {
+  MAX_LIST_BYTES,
+  MAX_LIST_ITEMS,
+  MAX_LIST_PAGE_BYTES,
+  MAX_LIST_PAGES,
+  MAX_OBJECT_BYTES,
+} from './read-limits.js';
 
 export interface KubernetesClusterReaderOptions {
   /** The registered GitopsCluster, or undefined when there is none. */
@@ -125,30 +133,56 @@ export class KubernetesClusterReader implements ClusterReader {
     throw notServedError(client, kind, '404 for each; discovery was not available');
   }
 
-  /** Every page of a LIST (cluster-wide when namespace is undefined); an expired `continue` restarts it once. */
+  /**
+   * Every page of a LIST (cluster-wide when namespace is undefined); an expired `continue` restarts it once. What it
+   * reads counts against `budget`, the bounds of the whole (cluster, kind) read (read-limits.ts).
+   */
   private async listAll(
     client: ClusterClient,
     kind: WatchedKind,
     version: string,
     namespace: string | undefined,
+    budget: ListBudget,
   ): Promise<Record<string, unknown>[]> {
     const { group, plural } = FLUX_APP_APIS[kind];
     const what = `listing ${plural} in ${namespace ?? 'all namespaces'}`;
     for (let attempt = 1; ; attempt++) {
       const items: Record<string, unknown>[] = [];
       let token: string | undefined;
+      let pages = 0;
+      let bytes = 0;
       try {
         do {
+          if (++pages > MAX_LIST_PAGES) throw tooLarge(client.name, what, `more than ${MAX_LIST_PAGES} pages`);
+          if (budget.bytes <= 0) throw tooLarge(client.name, what, `more than ${formatBytes(MAX_LIST_BYTES)} in all`);
           const request = { group, version, plural, limit: this.pageSize, _continue: token };
-          const page: unknown = await this.call(client, what, (options) =>
-            namespace === undefined
-              ? client.customObjects.listClusterCustomObject(request, options)
-              : client.customObjects.listNamespacedCustomObject({ ...request, namespace }, options),
-          );
+          const pageBytes = Math.min(MAX_LIST_PAGE_BYTES, budget.bytes);
+          const answer: AnswerBudget = { maxBytes: pageBytes };
+          const page: unknown = await this.call(
+            client,
+            what,
+            (options) =>
+              namespace === undefined
+                ? client.customObjects.listClusterCustomObject(request, options)
+                : client.customObjects.listNamespacedCustomObject({ ...request, namespace }, options),
+            answer,
+          ).catch((error: unknown) => {
+            // Over what is left of the read's bytes rather than over a page's: say so.
+            const overRead = error instanceof ClusterAccessError && error.kind === 'too-large';
+            if (!overRead || pageBytes === MAX_LIST_PAGE_BYTES) throw error;
+            throw tooLarge(client.name, what, `more than ${formatBytes(MAX_LIST_BYTES)} in all`, { cause: error });
+          });
           if (!isRecord(page) || !Array.isArray(page.items)) {
             throw unexpectedAnswer(client.name, what, 'the answer has no items');
           }
-          items.push(...page.items.filter(isRecord));
+          const pageItems = page.items.filter(isRecord);
+          if (pageItems.length > budget.items) {
+            throw tooLarge(client.name, what, `more than ${MAX_LIST_ITEMS} objects`);
+          }
+          budget.items -= pageItems.length;
+          budget.bytes -= answer.bytes ?? 0;
+          bytes += answer.bytes ?? 0;
+          items.push(...pageItems);
           const next = isRecord(page.metadata) ? page.metadata.continue : undefined;
           if (next !== undefined && next !== '' && (typeof next !== 'string' || next === token)) {
             throw unexpectedAnswer(client.name, what, 'the answer has an invalid continue token');
@@ -157,6 +191,9 @@ export class KubernetesClusterReader implements ClusterReader {
         } while (token);
         return items;
       } catch (error) {
+        // What this attempt read is dropped: its share of the budget is free again.
+        budget.items += items.length;
+        budget.bytes += bytes;
         const expired = error instanceof ClusterAccessError && error.statusCode === 410 && token !== undefined;
         if (expired && attempt === 1) continue;
         throw error;
@@ -174,11 +211,15 @@ export class KubernetesClusterReader implements ClusterReader {
     const what = `reading ${plural}/${app.name} in ${app.namespace}`;
     let object: unknown;
     try {
-      object = await this.call(client, what, (options) =>
-        client.customObjects.getNamespacedCustomObject(
-          { group, version, namespace: app.namespace, plural, name: app.name },
-          options,
-        ),
+      object = await this.call(
+        client,
+        what,
+        (options) =>
+          client.customObjects.getNamespacedCustomObject(
+            { group, version, namespace: app.namespace, plural, name: app.name },
+            options,
+          ),
+        { maxBytes: MAX_OBJECT_BYTES },
       );
     } catch (error) {
       if (!(error instanceof ClusterAccessError) || error.statusCode !== 404) throw error;
@@ -198,17 +239,31 @@ export class KubernetesClusterReader implements ClusterReader {
     version: string,
     namespaces: readonly string[],
   ): Promise<Record<string, unknown>[]> {
+    const budget: ListBudget = { items: MAX_LIST_ITEMS, bytes: MAX_LIST_BYTES };
     try {
-      return await this.listAll(client, kind, version, undefined);
+      return await this.listAll(client, kind, version, undefined, budget);
     } catch (error) {
       const wanted = [...new Set(namespaces)];
       if (!(error instanceof ClusterAccessError) || error.kind !== 'forbidden' || wanted.length === 0) throw error;
-      const pages = await Promise.all(wanted.map((namespace) => this.listAll(client, kind, version, namespace)));
+      const pages = await Promise.all(
+        wanted.map((namespace) => this.listAll(client, kind, version, namespace, budget)),
+      );
       return pages.flat();
     }
   }
 
-  private call<T>(client: ClusterClient, what: string, send: (options: RequestOptions) => Promise<T>): Promise<T> {
-    return callCluster(client, what, this.timeoutMs, send);
+  private call<T>(
+    client: ClusterClient,
+    what: string,
+    send: (options: RequestOptions) => Promise<T>,
+    answer: AnswerBudget,
+  ): Promise<T> {
+    return callCluster(client, what, this.timeoutMs, send, answer);
   }
+}
+
+/** What is left of the bounds of one (cluster, kind) read, shared by its LISTs (one per namespace, or one). */
+interface ListBudget {
+  items: number;
+  bytes: number;
 }

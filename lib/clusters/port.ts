@@ -14,7 +14,12 @@ export type ClusterErrorKind =
   /** 5xx or an unexpected answer from the API server. Retried. */
   | 'server-error'
   /** The cluster is not registered, or its Secret is missing or holds no usable kubeconfig. Not retried. */
-  | 'bad-config';
+  | 'bad-config'
+  /**
+   * The answer is over the reader's bounds (read-limits.ts): too many pages or objects in a LIST, or too many bytes.
+   * Not retried in a loop: a cluster that holds that much, or an API server that misbehaves, needs a person.
+   */
+  | 'too-large';
 
 export class ClusterAccessError extends Error {
   override name = 'ClusterAccessError';

@@ -84,6 +84,8 @@ export type TargetReason =
   | 'ServerError'
   /** The cluster is not registered, or its Secret holds no usable kubeconfig. */
   | 'ClusterNotConfigured'
+  /** The cluster's answer is over the reader's bounds: too many pages or objects in a LIST, or too many bytes. */
+  | 'AnswerTooLarge'
   /** The object is of a kind the controller does not read. */
   | 'UnsupportedKind'
   /** The object is of an API version the controller does not read. */

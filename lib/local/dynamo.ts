@@ -27,6 +27,8 @@ export interface LocalDynamo {
   tableName: string;
   /** What the check at the start read. */
   check: StoreCheckResult;
+  /** The LevelDB iterators open now (see dynalite-server.ts): none once every request has been answered. */
+  openIterators(): number;
   stop(): Promise<void>;
 }
 
@@ -78,7 +80,7 @@ export async function startLocalDynamo(dataDir: string, options: LocalDynamoOpti
   }
 
   let damage: Error | undefined;
-  const server = createDynaliteServer(
+  const { server, openIterators } = createDynaliteServer(
     { path: dataPath(dataDir, 'dynamodb'), createTableMs: 0, deleteTableMs: 0, updateTableMs: 0 },
     (error) => {
       if (isDamage(error)) damage ??= error;
@@ -133,7 +135,7 @@ export async function startLocalDynamo(dataDir: string, options: LocalDynamoOpti
     throw error;
   }
   logger.debug('store checked and open', { dataDir, endpoint, ...check });
-  return { endpoint, accessKey, client, tableName: LOCAL_TABLE_NAME, check, stop };
+  return { endpoint, accessKey, client, tableName: LOCAL_TABLE_NAME, check, openIterators, stop };
 }
 
 /**

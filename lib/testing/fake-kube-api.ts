@@ -3,7 +3,8 @@
 // real HTTPS (a committed test CA, see certs/README.md), checks bearer tokens and a small RBAC model, and serves the
 // REST paths, list semantics and discovery documents of a real kube-apiserver (docs/flux-status.md, "Reading app
 // objects from a leaf cluster"), so the cluster readers run the real @kubernetes/client-node against it. Faults
-// (status codes, hangs, dropped connections, latency, an unreachable cluster) can be injected while it runs.
+// (status codes, hangs, dropped connections, latency, an unreachable cluster, LISTs that never end) can be injected
+// while it runs. Large answers are streamed chunked, without a Content-Length, as the API server's encoder sends them.
 import { listenOnLoopback } from './listen.js';
 import { randomBytes, randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
@@ -178,6 +179,15 @@ export interface FakeKubeApiOptions {
   objects?: readonly object[];
 }
 
+/**
+ * A LIST that never ends, as from an API server that misbehaves (or is in hostile hands): every page is full and
+ * hands out a new `continue` token, with objects made up on the fly.
+ */
+export interface EndlessLists {
+  /** Objects per page. Default: the request's `limit` (500 without one). */
+  itemsPerPage?: number;
+}
+
 export interface KubeconfigOptions {
   /** Default: the server's current default token. */
   token?: string;
@@ -198,6 +208,9 @@ interface ContinueToken {
 }
 
 const certDirectory = new URL('./certs/', import.meta.url);
+
+/** Answers over this many bytes are sent chunked, without a Content-Length, in pieces of this size. */
+const STREAMED_ANSWER_BYTES = 64 * 1024;
 
 /** The test CA that signed the fake's certificate (PEM). */
 export const FAKE_CA_PEM = readFileSync(new URL('ca.crt', certDirectory), 'utf8');
@@ -227,6 +240,8 @@ export class FakeKubeApi {
   private tlsConnectionCount = 0;
   private readonly pending = new Set<ServerResponse>();
   private readonly timers = new Set<NodeJS.Timeout>();
+  private endless?: EndlessLists;
+  private endlessCount = 0;
 
   constructor(options: FakeKubeApiOptions = {}) {
     this.currentToken = options.token ?? `test-token-${randomBytes(12).toString('hex')}`;
@@ -441,6 +456,11 @@ export class FakeKubeApi {
     this.continueEpoch++;
   }
 
+  /** Every LIST from now on is endless (see EndlessLists); `false` ends that. */
+  endlessLists(options: EndlessLists | false = {}): void {
+    this.endless = options === false ? undefined : { ...options };
+  }
+
   /** An unreachable cluster: open connections are destroyed, new ones are dropped right away. */
   offline(): void {
     this.isOffline = true;
@@ -555,14 +575,22 @@ export class FakeKubeApi {
     logged.status = status;
     const plain = body instanceof PlainText;
     const bytes = Buffer.from(plain ? body.text : JSON.stringify(body));
+    // As the API server's encoder streams a large answer: chunked, with no Content-Length to tell its size up front.
+    const streamed = bytes.length > STREAMED_ANSWER_BYTES;
     response.writeHead(status, {
       'content-type': plain ? 'text/plain; charset=utf-8' : 'application/json',
-      'content-length': bytes.length,
+      ...(streamed ? {} : { 'content-length': bytes.length }),
       'audit-id': randomUUID(),
       'cache-control': 'no-cache, private',
     });
     if (stall) response.write(bytes.subarray(0, Math.floor(bytes.length / 2)));
-    else response.end(bytes);
+    else if (!streamed) response.end(bytes);
+    else {
+      for (let offset = 0; offset < bytes.length; offset += STREAMED_ANSWER_BYTES) {
+        response.write(bytes.subarray(offset, offset + STREAMED_ANSWER_BYTES));
+      }
+      response.end();
+    }
   }
 
   private route(path: string, params: URLSearchParams, user: FakeKubeUser): [number, unknown] {
@@ -691,6 +719,7 @@ export class FakeKubeApi {
       );
     }
     if (!this.serves(type, version)) return notFoundPath();
+    if (this.endless) return this.endlessPage(type, version, namespace, params, this.endless);
 
     let labelFilter: (labels: Record<string, unknown>) => boolean;
     let fieldFilter: (object: KubeObject) => boolean;
@@ -756,6 +785,34 @@ export class FakeKubeApi {
     ];
   }
 
+  /** A full page of made-up objects (see EndlessLists), with a new `continue` token. */
+  private endlessPage(
+    type: ResourceType,
+    version: string,
+    namespace: string | undefined,
+    params: URLSearchParams,
+    endless: EndlessLists,
+  ): [number, unknown] {
+    const limit = Number.parseInt(params.get('limit') ?? '0', 10);
+    const count = endless.itemsPerPage ?? (limit > 0 ? limit : 500);
+    const items = Array.from({ length: count }, () => {
+      const name = `endless-${++this.endlessCount}`;
+      return endlessObject(type, version, namespace ?? 'endless', name, ++this.resourceVersion);
+    });
+    const token: ContinueToken = {
+      v: 'meta.k8s.io/v1',
+      rv: this.resourceVersion,
+      start: `endless/${this.endlessCount}`,
+      epoch: this.continueEpoch,
+    };
+    const metadata = {
+      resourceVersion: String(this.resourceVersion),
+      continue: Buffer.from(JSON.stringify(token)).toString('base64url'),
+      remainingItemCount: 1_000_000,
+    };
+    return [200, { apiVersion: `${type.group}/${version}`, kind: type.listKind, metadata, items }];
+  }
+
   /** The stored object as served in `version`: no conversion, only the apiVersion changes, as with Flux's CRDs. */
   private asVersion(object: KubeObject, type: ResourceType, version: string): KubeObject {
     const copy = structuredClone(object);
@@ -766,6 +823,64 @@ export class FakeKubeApi {
 }
 
 // ---------------------------------------------------------------- helpers
+
+/** A made-up object of an endless LIST: a Ready one, about as large as a real one with its status (~1.5 KiB). */
+function endlessObject(
+  type: ResourceType,
+  version: string,
+  namespace: string,
+  name: string,
+  resourceVersion: number,
+): KubeObject {
+  const time = '2026-01-01T00:00:00Z';
+  return {
+    apiVersion: `${type.group}/${version}`,
+    kind: type.kind,
+    metadata: {
+      name,
+      namespace,
+      uid: randomUUID(),
+      resourceVersion: String(resourceVersion),
+      generation: 1,
+      creationTimestamp: time,
+      labels: { 'app.kubernetes.io/name': name, 'kustomize.toolkit.fluxcd.io/name': 'apps' },
+      finalizers: ['finalizers.fluxcd.io'],
+    },
+    spec: {
+      interval: '10m',
+      chart: { spec: { chart: name, version: '1.0.0', sourceRef: { kind: 'HelmRepository', name: 'charts' } } },
+      values: { replicaCount: 2, image: { repository: `registry.example/${name}`, tag: '1.0.0' } },
+    },
+    status: {
+      observedGeneration: 1,
+      conditions: [
+        {
+          type: 'Ready',
+          status: 'True',
+          reason: 'InstallSucceeded',
+          message: `Helm install succeeded for release ${namespace}/${name}.v1 with chart ${name}@1.0.0`,
+          lastTransitionTime: time,
+          observedGeneration: 1,
+        },
+      ],
+      history: [
+        {
+          name,
+          namespace,
+          version: 1,
+          status: 'deployed',
+          chartName: name,
+          chartVersion: '1.0.0',
+          appVersion: '1.0.0',
+          digest: `sha256:${randomBytes(32).toString('hex')}`,
+          firstDeployed: time,
+          lastDeployed: time,
+        },
+      ],
+      lastAttemptedRevision: '1.0.0',
+    },
+  };
+}
 
 function typeOfKind(kind: string): ResourceType {
   const type = RESOURCE_TYPES.find((candidate) => candidate.kind === kind);

@@ -34,6 +34,7 @@ const ACCESS_FAILURE_REASONS: Record<ClusterErrorKind, TargetReason> = {
   forbidden: 'Forbidden',
   'server-error': 'ServerError',
   'bad-config': 'ClusterNotConfigured',
+  'too-large': 'AnswerTooLarge',
 };
 
 /** What a failed read says about the target. */

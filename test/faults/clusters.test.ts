@@ -1,9 +1,9 @@
 // A leaf cluster failing while a promotion into it is due, one fault kind per test: no answer, 500, 401 (its token
-// rotated), 403 (our RBAC removed), and its API server gone (stopped, then back on another address). For each, what
-// a user checks: the error on the target status (`pipelinectl status`) and the decision (`explain`); the check is
-// redelivered and dead-lettered when the fault may pass, and not retried in a loop when a person must act (README,
-// "Retries"); nothing is promoted into a cluster we cannot see; and once the fault is cleared the next poll
-// promotes, once.
+// rotated), 403 (our RBAC removed), a LIST that never ends, and its API server gone (stopped, then back on another
+// address). For each, what a user checks: the error on the target status (`pipelinectl status`) and the decision
+// (`explain`); the check is redelivered and dead-lettered when the fault may pass, and not retried in a loop when a
+// person must act (README, "Retries"); nothing is promoted into a cluster we cannot see; and once the fault is cleared
+// the next poll promotes, once.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { TargetReason } from '../../lib/flux/target-status.js';
@@ -94,6 +94,15 @@ const FAULTS: readonly ClusterFault[] = [
     clear: (prod) => prod.setUser(prod.token, { name: 'flux-deploy-verifier' }),
     error:
       /^cluster flux-system\/prod: 403 Forbidden listing helmreleases in apps(-eu)?: .*cannot list resource "helmreleases"/,
+    retried: false,
+  },
+  {
+    name: 'never ends a LIST (a new continue token with every page)',
+    reason: 'AnswerTooLarge',
+    inject: (prod) => prod.endlessLists({ itemsPerPage: 1 }),
+    clear: (prod) => prod.endlessLists(false),
+    error:
+      /^cluster flux-system\/prod: more than 100 pages listing helmreleases in all namespaces, over the reader's bounds/,
     retried: false,
   },
   {
