@@ -171,7 +171,9 @@ const REF = `(?!.*\\.\\.)(?!.*\\.lock(?:/|@|$))${REF_COMPONENT}(?:/${REF_COMPONE
  * `<ref>@sha1:<commit>`, `<ref>@sha256:<digest>`, `sha1:<commit>`, `sha256:<digest>`, and the forms before Flux 2.0,
  * `<ref>/<commit>` and `<tag>/<digest>`.
  */
-const SOURCE_REVISION = new RegExp(`^(?:(?:${REF}@)?(?:sha1:${SHA1}|sha256:${SHA256})|${REF}/(?:${SHA1}|${SHA256}))$`);
+const SOURCE_REVISION = new RegExp(
+  `^(?:(?:(?<ref>${REF})@)?(?:sha1:${SHA1}|sha256:${SHA256})|(?<legacyRef>${REF})/(?:${SHA1}|${SHA256}))$`,
+);
 /** Printable ASCII without the space: what every grammar above is made of, checked before any of them runs. */
 const VISIBLE_ASCII = /^[\x21-\x7e]+$/;
 
@@ -188,8 +190,10 @@ export function isRevisionOf(kind: RevisionKind, value: string): boolean {
       return OCI_TAG_REVISION.test(value);
     case 'oci-artifact':
       return OCI_ARTIFACT_REVISION.test(value);
-    case 'source-revision':
-      return value.length <= MAX_REF + '@sha256:'.length + 64 && SOURCE_REVISION.test(value);
+    case 'source-revision': {
+      const groups = SOURCE_REVISION.exec(value)?.groups;
+      return groups !== undefined && (groups['ref'] ?? groups['legacyRef'] ?? '').length <= MAX_REF;
+    }
   }
 }
 
