@@ -16,9 +16,6 @@ export const APPROVAL_WEBHOOK = 'the approval webhook';
 /** Someone rejected the revision (`pipelinectl reject`): it is not promoted into the environment, approved or not. */
 export const REJECTED = jsonResponse(409, { error: 'the revision was rejected for that environment' });
 
-/** The revision is not a version of what the pipeline promotes (docs/flux-status.md, "Revisions"). */
-export const NOT_A_REVISION = jsonResponse(422, { error: 'not a revision that can wait for approval' });
-
 /**
  * The environment's approval policy does not list the key that signed. The body names the key (its Secret, which the
  * Pipeline itself names) and the list to add it to; nothing from the request.
@@ -70,11 +67,11 @@ export async function receiveApproval(
   switch (result.outcome) {
     case 'unknown-environment':
       return UNKNOWN_ENVIRONMENT;
+    // What is not a revision of the pipeline's kind never waits; the log keeps the outcome apart.
+    case 'invalid-revision':
     case 'nothing-waiting':
     case 'not-waiting':
       return NOT_WAITING;
-    case 'invalid-revision':
-      return NOT_A_REVISION;
     case 'not-allowed':
       log.reason = result.refusal;
       return notAnApprover(result.reason);
