@@ -197,7 +197,7 @@ export function isRevisionOf(kind: RevisionKind, value: string): boolean {
   }
 }
 
-/** What a revision that is not one is called in a message: ` "6.9.2\u{a}evil" is not a Helm chart version (SemVer 2)`. */
+/** How a value that is not a revision of `kind` reads in a message: `"*" is not a Helm chart version (SemVer 2)`. */
 export function invalidRevisionMessage(kind: RevisionKind, value: string): string {
   return `${shownRevision(value)} is not ${REVISION_KIND_NAMES[kind]}`;
 }
