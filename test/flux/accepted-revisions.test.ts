@@ -158,6 +158,9 @@ describe('shownRevision', () => {
   });
 });
 
+/** Flux leaves these fields empty before there is a revision: empty reads as none yet, not as a revision. */
+const NONE_YET = [''];
+
 /** One object per reader, its revision field set to `value`. */
 const READERS: {
   kind: string;
@@ -179,30 +182,33 @@ const READERS: {
     kind: 'HelmRelease (v2, the last attempt)',
     field: /^HelmRelease apps\/podinfo: status\.lastAttemptedRevision "/,
     read: readHelmReleaseStatus,
-    object: (value) => helmRelease({ status: { lastAttemptedRevision: value || '*' } }),
+    object: (value) => helmRelease({ status: { lastAttemptedRevision: value } }),
     accepted: '6.9.2',
+    notRevisions: NONE_YET,
   },
   {
     kind: 'HelmRelease (v2beta1)',
     field: /^HelmRelease apps\/podinfo: status\.lastAppliedRevision "/,
     read: readHelmReleaseStatus,
-    object: (value) => helmReleaseV2beta1({ status: { lastAppliedRevision: value || '*' } }),
+    object: (value) => helmReleaseV2beta1({ status: { lastAppliedRevision: value } }),
     accepted: '6.9.2',
+    notRevisions: NONE_YET,
   },
   {
     kind: 'Kustomization',
     field: /^Kustomization flux-system\/apps: status\.lastAppliedRevision "/,
     read: readKustomizationStatus,
-    object: (value) =>
-      kustomization({ status: { lastAppliedRevision: value || '*', lastAttemptedRevision: value || '*' } }),
+    object: (value) => kustomization({ status: { lastAppliedRevision: value, lastAttemptedRevision: value } }),
     accepted: `main@sha1:${sha1}`,
+    notRevisions: NONE_YET,
   },
   {
     kind: 'ImagePolicy (latestRef)',
     field: /^ImagePolicy flux-system\/podinfo: status\.latestRef\.tag "/,
     read: readImagePolicyStatus,
-    object: (value) => imagePolicy({ tag: value || '*' }),
+    object: (value) => imagePolicy({ tag: value }),
     accepted: '6.6.1',
+    notRevisions: NONE_YET,
   },
   {
     kind: 'ImagePolicy (latestImage, before Flux 2.6)',
@@ -222,8 +228,9 @@ const READERS: {
     kind: 'OCIRepository',
     field: /^OCIRepository flux-system\/podinfo: status\.artifact\.revision "/,
     read: readOciRepositoryStatus,
-    object: (value) => ociRepository({ revision: value || '*' }),
+    object: (value) => ociRepository({ revision: value }),
     accepted: `6.6.1@${OCI_DIGEST}`,
+    notRevisions: NONE_YET,
   },
 ];
 
