@@ -2,7 +2,10 @@
 // (lib/http/approval-route.ts), `pipelinectl approve` (lib/cli/actions/approve.ts) and the dashboard: each
 // authenticates its caller and words its own answers; what an approval checks and does is decided here, once:
 // the environment's approval policy (who may approve, how many must; docs/approval-policies.md), who the approver
-// counts as (approver-identity.ts), the store's count of distinct approvers, the audit entry, and the promote message once the last approval needed came.
+// counts as (approver-identity.ts), the store's count of distinct approvers, the audit entry, and the promote message
+// once the last approval needed came.
+// lib/flux/revision.ts, not lib/flux: the webhook's door is in the receiver, which does not load the Flux readers.
+import { invalidRevisionMessage, isRevisionOf, REVISION_KIND_OF, type RevisionKind } from '../flux/revision.js';
 import { pipelineKeyOf, type Pipeline } from '../pipeline/model.js';
 import type { PromoteMessage } from '../queue/messages.js';
 import type { Store } from '../store/port.js';
@@ -47,6 +50,11 @@ export type ApprovalResult =
   | { outcome: 'nothing-waiting' }
   /** The marker waits for another revision, or there is none: nothing changed. */
   | { outcome: 'not-waiting'; revision: string }
+  /**
+   * The revision is not one that can wait in the environment (an empty string, `*`): nothing changed. `reason` shows
+   * it escaped and cut short; `revision` is as given, not for messages.
+   */
+  | { outcome: 'invalid-revision'; revision: string; reason: string }
   /** The policy does not let this identity approve here: nothing changed. `reason` names the identity and the list. */
   | { outcome: 'not-allowed'; revision: string; approver: string; refusal: ApproverRefusal; reason: string }
   /** Someone rejected the revision: no approval counts for it any more. */
@@ -89,6 +97,9 @@ export async function approve(deps: ApprovalDeps, request: ApprovalRequest): Pro
     return { outcome: 'not-allowed', revision, approver, refusal, reason };
   }
   const { key, revision, identity: approver } = admission;
+  // Before anything is written: an approval recorded for what cannot be promoted would promote nothing, or worse.
+  const invalid = invalidWaitingRevision(pipeline, env, revision);
+  if (invalid !== undefined) return { outcome: 'invalid-revision', revision, reason: invalid };
 
   const need = requiredApprovals(pipeline, env);
   const identity = approverIdentity(approver, { webhookKeyHolder: deps.webhookKeyHolder });
@@ -118,6 +129,21 @@ export async function approve(deps: ApprovalDeps, request: ApprovalRequest): Pro
       return { outcome, revision, approver, delivered };
     }
   }
+}
+
+/**
+ * Why `revision` cannot wait for approval in `env`, or undefined when it can. What waits is what the pipeline's
+ * source names in its first environment (an OCI tag; an OCIRepository's digest when pinned by one), and elsewhere what
+ * its app reports, checked by the rule that admits revisions read from clusters (docs/flux-status.md, "Revisions").
+ */
+function invalidWaitingRevision(pipeline: Pipeline, env: string, revision: string): string | undefined {
+  const { source } = pipeline;
+  const kinds: RevisionKind[] =
+    source !== undefined && pipeline.environments[0]?.name === env
+      ? ['oci-tag', REVISION_KIND_OF[source.kind]]
+      : [REVISION_KIND_OF[pipeline.appRef.kind]];
+  if (kinds.some((kind) => isRevisionOf(kind, revision))) return undefined;
+  return invalidRevisionMessage(kinds[0] ?? 'chart-version', revision);
 }
 
 async function audit(

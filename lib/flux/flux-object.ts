@@ -1,8 +1,10 @@
 // What every reader of a Flux object does before its own rules: check the kind and that the API version is one it
 // reads, parse the shape it needs (zod), and report a suspended object as such. In one place, so the readers answer
-// an object they cannot use the same way: an Unreadable status naming the object, never an exception.
-import type * as z from 'zod';
+// an object they cannot use the same way: an Unreadable status naming the object, never an exception. A revision
+// field is declared with `revisionField`, so a value that is not a revision of its kind never reaches a reader's rules.
+import * as z from 'zod';
 import { describeIssue, typeMeta } from './conditions.js';
+import { invalidRevisionMessage, isRevisionOf, type RevisionKind } from './revision.js';
 import type { TargetStatus } from './target-status.js';
 import { suspendedStatus, unreadableTarget } from './target-status.js';
 
@@ -40,10 +42,48 @@ export function readFluxObject<T extends Suspendable, V extends string>(
   }
   const parsed = reader.schema.safeParse(object);
   if (!parsed.success) {
+    const invalid = invalidRevisionOf(parsed.error);
+    if (invalid) return unreadableTarget('InvalidRevision', `${reader.kind} ${ref}: ${invalid}`);
     return unreadableTarget('InvalidObject', `${reader.kind} ${ref}: ${describeIssue(parsed.error, object)}`);
   }
   const status = reader.read(parsed.data, version, ref);
   return parsed.data.spec?.suspend === true ? suspendedStatus(status) : status;
+}
+
+/** What marks the issue of a revision field, with what the message needs. */
+interface RevisionIssueParams {
+  revisionKind: RevisionKind;
+  /** The value that is not a revision (a field's, or the part of it that names the revision). */
+  revision: string;
+}
+
+/**
+ * A string field holding a revision of `kind` (lib/flux/revision.ts has the rule). With `emptyForNone`, the empty
+ * string is allowed: Flux leaves such a field empty when there is none yet, and the readers take it so. `of` picks
+ * the revision out of a field that holds more (an image reference's tag); undefined: the field names none.
+ */
+export function revisionField(
+  kind: RevisionKind,
+  { emptyForNone = false, of = (value: string): string | undefined => value } = {},
+): z.ZodType<string> {
+  return z.string().superRefine((value, context) => {
+    if (emptyForNone && value === '') return;
+    const revision = of(value);
+    if (revision === undefined || isRevisionOf(kind, revision)) return;
+    const params: RevisionIssueParams = { revisionKind: kind, revision };
+    context.addIssue({ code: 'custom', message: 'not a revision', params });
+  });
+}
+
+/** `status.history.0.chartVersion "*" is not a Helm chart version (SemVer 2)`, for the first revision issue. */
+function invalidRevisionOf(error: z.ZodError): string | undefined {
+  for (const issue of error.issues) {
+    if (issue.code !== 'custom') continue;
+    const params = issue.params as Partial<RevisionIssueParams> | undefined;
+    if (params?.revisionKind === undefined || params.revision === undefined) continue;
+    return `${issue.path.join('.')} ${invalidRevisionMessage(params.revisionKind, params.revision)}`;
+  }
+  return undefined;
 }
 
 /** `helm.toolkit.fluxcd.io/v2, v2beta2 or v2beta1`. */

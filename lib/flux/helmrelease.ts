@@ -4,7 +4,7 @@
 // gives an Unreadable status, not an exception: it comes from a remote cluster, so it is a fact about that target
 // to report next to the others, not a bug that should abort checking the whole pipeline.
 import * as z from 'zod';
-import { readFluxObject } from './flux-object.js';
+import { readFluxObject, revisionField } from './flux-object.js';
 import type { Condition } from './conditions.js';
 import { assessReadiness, ConditionListSchema, describeCondition, findCondition } from './conditions.js';
 import type { Problem, TargetStatus } from './target-status.js';
@@ -16,12 +16,15 @@ const VERSIONS = ['v2', 'v2beta2', 'v2beta1'] as const;
 const SUCCESS_REASONS = ['InstallSucceeded', 'UpgradeSucceeded', 'TestSucceeded'];
 const V2BETA1_SUCCESS_REASONS = ['ReconciliationSucceeded', ...SUCCESS_REASONS];
 
+/** The revision fields Flux leaves empty before there is one. */
+const chartVersionOrNone = revisionField('chart-version', { emptyForNone: true });
+
 // Only the fields read here are declared; everything else is tolerated.
 const Snapshot = z.looseObject({
   version: z.number().int(),
   status: z.string(),
   chartName: z.string().optional(),
-  chartVersion: z.string(),
+  chartVersion: revisionField('chart-version'),
   configDigest: z.string().optional(),
 });
 type Snapshot = z.infer<typeof Snapshot>;
@@ -39,9 +42,9 @@ const HelmRelease = z.looseObject({
       observedGeneration: z.number().int().optional(),
       conditions: ConditionListSchema.optional(),
       history: z.array(Snapshot).optional(),
-      lastAttemptedRevision: z.string().optional(),
+      lastAttemptedRevision: chartVersionOrNone.optional(),
       lastAttemptedConfigDigest: z.string().optional(),
-      lastAppliedRevision: z.string().optional(),
+      lastAppliedRevision: chartVersionOrNone.optional(),
     })
     .optional(),
 });

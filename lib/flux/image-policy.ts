@@ -2,7 +2,7 @@
 // (docs/flux-status.md, "ImagePolicy"). Like the app readers, an object it does not understand gives an Unreadable
 // status, not an exception.
 import * as z from 'zod';
-import { readFluxObject } from './flux-object.js';
+import { readFluxObject, revisionField } from './flux-object.js';
 import { WATCHED_KIND_GROUPS } from '../pipeline/model.js';
 import { assessReadiness, ConditionListSchema, findCondition } from './conditions.js';
 import type { Problem, TargetStatus } from './target-status.js';
@@ -14,7 +14,12 @@ const VERSIONS = ['v1', 'v1beta2'];
 // image-reflector-controller's result finalizer (fluxcd/pkg runtime/reconcile) writes Ready True with `Succeeded`.
 const SUCCESS_REASONS = ['Succeeded'];
 
-const ImageRef = z.looseObject({ name: z.string().optional(), tag: z.string(), digest: z.string().optional() });
+// An empty tag reads as none (the deprecated latestImage is read then), as before any tag was selected.
+const ImageRef = z.looseObject({
+  name: z.string().optional(),
+  tag: revisionField('oci-tag', { emptyForNone: true }),
+  digest: z.string().optional(),
+});
 
 const ImagePolicy = z.looseObject({
   metadata: z.looseObject({ generation: z.number().int() }),
@@ -24,7 +29,7 @@ const ImagePolicy = z.looseObject({
       observedGeneration: z.number().int().optional(),
       conditions: ConditionListSchema.optional(),
       latestRef: ImageRef.optional(),
-      latestImage: z.string().optional(),
+      latestImage: revisionField('oci-tag', { of: tagOfImage }).optional(),
     })
     .optional(),
 });

@@ -1,7 +1,7 @@
 // What a Kustomization read from a leaf cluster says about its deployment (docs/flux-status.md, "Kustomization").
 // Like readHelmReleaseStatus, an object it does not understand gives an Unreadable status, not an exception.
 import * as z from 'zod';
-import { readFluxObject } from './flux-object.js';
+import { readFluxObject, revisionField } from './flux-object.js';
 import { assessReadiness, ConditionListSchema } from './conditions.js';
 import { sameRevision } from './revision.js';
 import type { Problem, TargetStatus } from './target-status.js';
@@ -12,6 +12,9 @@ const GROUP = 'kustomize.toolkit.fluxcd.io';
 const VERSIONS = ['v1', 'v1beta2'];
 const SUCCESS_REASONS = ['ReconciliationSucceeded'];
 
+/** The revision fields Flux leaves empty before there is one. */
+const sourceRevisionOrNone = revisionField('source-revision', { emptyForNone: true });
+
 const Kustomization = z.looseObject({
   metadata: z.looseObject({ generation: z.number().int() }),
   spec: z.looseObject({ suspend: z.boolean().optional() }).optional(),
@@ -19,8 +22,8 @@ const Kustomization = z.looseObject({
     .looseObject({
       observedGeneration: z.number().int().optional(),
       conditions: ConditionListSchema.optional(),
-      lastAppliedRevision: z.string().optional(),
-      lastAttemptedRevision: z.string().optional(),
+      lastAppliedRevision: sourceRevisionOrNone.optional(),
+      lastAttemptedRevision: sourceRevisionOrNone.optional(),
     })
     .optional(),
 });

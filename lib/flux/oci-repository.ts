@@ -2,7 +2,7 @@
 // (docs/flux-status.md, "OCIRepository"). Like the app readers, an object it does not understand gives an Unreadable
 // status, not an exception.
 import * as z from 'zod';
-import { readFluxObject } from './flux-object.js';
+import { readFluxObject, revisionField } from './flux-object.js';
 import { WATCHED_KIND_GROUPS } from '../pipeline/model.js';
 import { assessReadiness, ConditionListSchema, findCondition } from './conditions.js';
 import type { Problem, TargetStatus } from './target-status.js';
@@ -21,7 +21,8 @@ const OCIRepository = z.looseObject({
     .looseObject({
       observedGeneration: z.number().int().optional(),
       conditions: ConditionListSchema.optional(),
-      artifact: z.looseObject({ revision: z.string() }).optional(),
+      // Empty reads as no artifact, as before any was stored.
+      artifact: z.looseObject({ revision: revisionField('oci-artifact', { emptyForNone: true }) }).optional(),
     })
     .optional(),
 });

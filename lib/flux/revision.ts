@@ -6,6 +6,8 @@
 import semverGt from 'semver/functions/gt.js';
 import semverParse from 'semver/functions/parse.js';
 import semverValid from 'semver/functions/valid.js';
+import { printable } from '../logging/printable.js';
+import type { WatchedKind } from '../pipeline/model.js';
 
 const HEX_DIGEST = /^(?:(?:sha1|sha256|sha384|sha512):)?([0-9a-f]{7,128})$/;
 
@@ -119,4 +121,92 @@ function sourceTag(revision: string): string | undefined {
 function sameVersion(version: string, tag: string): boolean {
   const parsed = semverParse(tag, { loose: true });
   return parsed !== null && parsed.build.length === 0 && parsed.version === version;
+}
+
+// ---------------------------------------------------------------- which revisions are accepted from a cluster
+// A revision a leaf cluster reports is written into Git, titles pull requests and approval requests, and is stored:
+// it is taken only when it is a version of the kind of object it comes from (docs/flux-status.md, "Revisions").
+// `*`, `>=0.0.0` or `1.2` in a HelmRelease's `version` would make the next environment float to whatever chart is
+// newest; a newline or a megabyte would reach files, titles and items as they are.
+
+/**
+ * The grammars of revisions, by what writes them: a Helm chart version (HelmRelease), an OCI tag (ImagePolicy), an
+ * OCI artifact revision (OCIRepository), a Flux source revision (Kustomization).
+ */
+export type RevisionKind = 'chart-version' | 'oci-tag' | 'oci-artifact' | 'source-revision';
+
+/** The kind of revision each object the controller reads reports. */
+export const REVISION_KIND_OF: Readonly<Record<WatchedKind, RevisionKind>> = {
+  HelmRelease: 'chart-version',
+  Kustomization: 'source-revision',
+  ImagePolicy: 'oci-tag',
+  OCIRepository: 'oci-artifact',
+};
+
+const REVISION_KIND_NAMES: Readonly<Record<RevisionKind, string>> = {
+  'chart-version': 'a Helm chart version (SemVer 2)',
+  'oci-tag': 'an OCI tag',
+  'oci-artifact': 'an OCI artifact revision',
+  'source-revision': 'a Flux source revision',
+};
+
+/** Semantic versions longer than this are refused by the semver package, and are no chart's version. */
+const MAX_CHART_VERSION = 256;
+/** Git puts no limit on a ref name; file systems limit a path component to 255 bytes, and no ref here is longer. */
+const MAX_REF = 255;
+const SHA1 = '[0-9a-f]{40}';
+const SHA256 = '[0-9a-f]{64}';
+/** The OCI distribution spec's tag: at most 128 characters. */
+const OCI_TAG = '[A-Za-z0-9_][A-Za-z0-9._-]{0,127}';
+const OCI_TAG_REVISION = new RegExp(`^${OCI_TAG}(?:@sha256:${SHA256})?$`);
+const OCI_ARTIFACT_REVISION = new RegExp(`^(?:${OCI_TAG}@sha256:${SHA256}|sha256:${SHA256}|${OCI_TAG}/${SHA256})$`);
+/**
+ * A Git ref as `git check-ref-format` allows it, narrowed to the characters refs are named with in practice: `main`,
+ * `feature/x`, `refs/heads/main`, `refs/tags/v1.0`, `refs/pull/1/head`, `v1.2.3+build`, and OCI tags (which may
+ * start with `_`). No `..`, no empty component, no component or ref ending in `.` or `.lock`.
+ */
+const REF_COMPONENT = '[A-Za-z0-9_+-](?:[A-Za-z0-9._+-]*[A-Za-z0-9_+-])?';
+const REF = `(?!.*\\.\\.)(?!.*\\.lock(?:/|@|$))${REF_COMPONENT}(?:/${REF_COMPONENT})*`;
+/**
+ * `<ref>@sha1:<commit>`, `<ref>@sha256:<digest>`, `sha1:<commit>`, `sha256:<digest>`, and the forms before Flux 2.0,
+ * `<ref>/<commit>` and `<tag>/<digest>`.
+ */
+const SOURCE_REVISION = new RegExp(
+  `^(?:(?:(?<ref>${REF})@)?(?:sha1:${SHA1}|sha256:${SHA256})|(?<legacyRef>${REF})/(?:${SHA1}|${SHA256}))$`,
+);
+/** Printable ASCII without the space: what every grammar above is made of, checked before any of them runs. */
+const VISIBLE_ASCII = /^[\x21-\x7e]+$/;
+
+/** Whether `value` is a revision of `kind`: the one rule for every revision taken from a cluster or a person. */
+export function isRevisionOf(kind: RevisionKind, value: string): boolean {
+  // The length first: the value may be a megabyte, and nothing below needs to look at more than this.
+  if (value.length > MAX_CHART_VERSION + MAX_REF || !VISIBLE_ASCII.test(value)) return false;
+  switch (kind) {
+    case 'chart-version':
+      // semver's strict parse is SemVer 2 with an optional leading `v` (which Helm accepts); it trims, which the
+      // check above already made moot. Build metadata (`+0cc9a8446c95`, `+4`) is part of the grammar.
+      return value.length <= MAX_CHART_VERSION && semverParse(value) !== null;
+    case 'oci-tag':
+      return OCI_TAG_REVISION.test(value);
+    case 'oci-artifact':
+      return OCI_ARTIFACT_REVISION.test(value);
+    case 'source-revision': {
+      const groups = SOURCE_REVISION.exec(value)?.groups;
+      return groups !== undefined && (groups['ref'] ?? groups['legacyRef'] ?? '').length <= MAX_REF;
+    }
+  }
+}
+
+/** How a value that is not a revision of `kind` reads in a message: `"*" is not a Helm chart version (SemVer 2)`. */
+export function invalidRevisionMessage(kind: RevisionKind, value: string): string {
+  return `${shownRevision(value)} is not ${REVISION_KIND_NAMES[kind]}`;
+}
+
+/** The first characters shown in a message for a value that is not a revision; never the whole of it. */
+const SHOWN_LENGTH = 64;
+
+/** A value that may be anything, for a message: quoted, cut short, its control characters escaped. */
+export function shownRevision(value: string): string {
+  const cut = value.length > SHOWN_LENGTH ? `${value.slice(0, SHOWN_LENGTH)}…` : value;
+  return `"${printable(cut)}"`;
 }

@@ -92,6 +92,11 @@ export type TargetReason =
   | 'UnsupportedVersion'
   /** The object lacks a field the rules need, or has one of the wrong type. */
   | 'InvalidObject'
+  /**
+   * A revision the object reports is not a version of its kind (docs/flux-status.md, "Revisions"): `*`, `latest`
+   * for a chart, a newline, a megabyte. Never a candidate; the message shows the value escaped and cut short.
+   */
+  | 'InvalidRevision'
   /** Reading failed in a way nothing above describes. */
   | 'ReadFailed'
   /** Recorded before targets had phases; the next read of the target replaces it. */

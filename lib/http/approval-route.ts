@@ -69,6 +69,8 @@ export async function receiveApproval(
   switch (result.outcome) {
     case 'unknown-environment':
       return UNKNOWN_ENVIRONMENT;
+    // What is not a revision of the pipeline's kind never waits; the log keeps the outcome apart.
+    case 'invalid-revision':
     case 'nothing-waiting':
     case 'not-waiting':
       return NOT_WAITING;

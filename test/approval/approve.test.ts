@@ -346,3 +346,45 @@ describe('approve under an approval policy', () => {
     assert.deepEqual(enqueued, []);
   });
 });
+
+describe('a revision that cannot wait in the environment is refused before anything is written', () => {
+  // Markers written before revisions read from clusters were checked may still name one; a person may type one.
+  for (const revision of ['', '*', '>=0.0.0', 'latest', 'evil.example/backdoor:1', '@acme/admins', '6.9.2\nx']) {
+    it(`${JSON.stringify(revision)}, waiting or named`, async () => {
+      const { store, deps, enqueued, request, audit } = await world(revision);
+      const before = await store.getApproval(KEY, 'prod');
+      for (const named of [undefined, revision]) {
+        const result = await approve(deps, request(named === undefined ? {} : { revision: named }));
+        assert.equal(result.outcome, 'invalid-revision');
+        assert.match(
+          result.outcome === 'invalid-revision' ? result.reason : '',
+          /^".*" is not a Helm chart version \(SemVer 2\)$/,
+        );
+      }
+      assert.deepEqual(await store.getApproval(KEY, 'prod'), before, 'the marker is as it was');
+      assert.deepEqual(await audit(), []);
+      assert.deepEqual(enqueued, []);
+    });
+  }
+
+  it('the version of a source in the first environment is a tag: `latest` can wait there, `*` cannot', async () => {
+    const fromSource = resolvePipeline({
+      metadata: { namespace: KEY.namespace, name: KEY.name },
+      spec: {
+        appRef: { apiVersion: 'helm.toolkit.fluxcd.io/v2', kind: 'HelmRelease', name: 'podinfo' },
+        source: { kind: 'ImagePolicy', namespace: 'flux-system', name: 'podinfo', clusterRef: { name: 'dev' } },
+        environments: [
+          {
+            name: 'prod',
+            targets: [{ namespace: 'prod', clusterRef: { name: 'prod' } }],
+            promotion: { manual: true, strategy: { notification: {} } },
+          },
+        ],
+      },
+    });
+    const latest = await world('latest', fromSource);
+    assert.equal((await approve(latest.deps, latest.request({}))).outcome, 'approved');
+    const star = await world('*', fromSource);
+    assert.equal((await approve(star.deps, star.request({}))).outcome, 'invalid-revision');
+  });
+});

@@ -44,7 +44,16 @@ function clusterDocument(name: string): GitopsClusterDocument {
   };
 }
 
-function pipelineDocument(name: string, secretRef?: string, approval?: ApprovalPolicy): PipelineDocument {
+function pipelineDocument(
+  name: string,
+  secretRef?: string,
+  approval?: ApprovalPolicy,
+  appRef: PipelineDocument['spec']['appRef'] = {
+    apiVersion: 'helm.toolkit.fluxcd.io/v2',
+    kind: 'HelmRelease',
+    name: 'podinfo',
+  },
+): PipelineDocument {
   const target = (namespace: string, cluster: string) => ({
     namespace,
     clusterRef: { kind: 'GitopsCluster' as const, name: cluster },
@@ -54,7 +63,7 @@ function pipelineDocument(name: string, secretRef?: string, approval?: ApprovalP
     kind: 'Pipeline',
     metadata: { name, namespace: 'flux-system' },
     spec: {
-      appRef: { apiVersion: 'helm.toolkit.fluxcd.io/v2', kind: 'HelmRelease', name: 'podinfo' },
+      appRef,
       environments: [
         { name: 'dev', targets: [target('apps', 'fleet-eu')] },
         { name: 'staging', targets: [target('staging', 'fleet-eu')] },
@@ -188,6 +197,11 @@ before(async () => {
     pipelineDocument('two-approvers', 'podinfo-webhook', { required: 2 }),
     pipelineDocument('users-only', 'podinfo-webhook', { approvers: { users: ['alice'] } }),
     pipelineDocument('keyed', 'podinfo-webhook', { approvers: { keys: ['podinfo-webhook'] } }),
+    pipelineDocument('apps', 'podinfo-webhook', undefined, {
+      apiVersion: 'kustomize.toolkit.fluxcd.io/v1',
+      kind: 'Kustomization',
+      name: 'apps',
+    }),
   ]) {
     await store.applyPipeline(document, resolvePipeline(document), NOW);
   }
@@ -614,13 +628,15 @@ describe('POST /approval/{ns}/{name}/{env}/{revision} (Weave)', () => {
     );
     assert.deepEqual(await drain(), [{ type: 'promote', pipeline: PODINFO, env: 'prod', revision: chart }]);
 
+    // A Kustomization's revision is a source revision.
+    const apps: ObjectKey = { namespace: 'flux-system', name: 'apps' };
     const commit = 'main@sha1:731f7eaddfb6af01cb2173e18f0f75b0ba780ef1';
-    await store.requestApproval(PODINFO, 'staging', commit, NOW);
+    await store.requestApproval(apps, 'staging', commit, NOW);
     const encoded = encodeURIComponent(commit);
     assert.match(encoded, /%40sha1%3A/);
-    assert.equal((await postWeave(`/approval/flux-system/podinfo/staging/${encoded}`, '', '')).status, 202);
-    assert.deepEqual(await drain(), [{ type: 'promote', pipeline: PODINFO, env: 'staging', revision: commit }]);
-    assert.equal((await store.getApproval(PODINFO, 'staging'))?.approvedBy, identity);
+    assert.equal((await postWeave(`/approval/flux-system/apps/staging/${encoded}`, '', '')).status, 202);
+    assert.deepEqual(await drain(), [{ type: 'promote', pipeline: apps, env: 'staging', revision: commit }]);
+    assert.equal((await store.getApproval(apps, 'staging'))?.approvedBy, identity);
   });
 
   it('takes a literal + in the path as part of the revision', async () => {

@@ -100,6 +100,8 @@ export async function approveRevision(
       throw new CliError(`nothing waits for approval in ${name} ${env}`);
     case 'not-waiting':
       throw await notWaiting(backend, key, env, result.revision, 'approve');
+    case 'invalid-revision':
+      throw new CliError(`cannot approve in ${name} ${env}: ${result.reason}`);
     case 'not-allowed':
       throw new CliError(`cannot approve ${result.revision} in ${name} ${env}: ${result.reason}`);
     case 'rejected': {

@@ -471,6 +471,8 @@ export function createDashboardRoutes(
       case 'nothing-waiting':
       case 'not-waiting':
         return problem(409, 'Not waiting', `${revision} is not waiting for approval in ${name} ${env}.`, back);
+      case 'invalid-revision':
+        return problem(422, 'Not a revision', `${result.reason}: nothing was approved.`, back);
       case 'not-allowed':
         return problem(403, 'Not an approver', `${result.reason}.`, back);
       case 'rejected':
