@@ -1,5 +1,6 @@
 // Reading Flux app objects from leaf clusters. Everything the verifier knows about a target comes through here.
 import type { WatchedKind } from '../config/schema.js';
+import { redact } from '../logging/redaction.js';
 import type { AppKey, ObjectKey } from '../pipeline/model.js';
 
 export type ClusterErrorKind =
@@ -16,6 +17,7 @@ export type ClusterErrorKind =
   /** The cluster is not registered, or its Secret is missing or holds no usable kubeconfig. Not retried. */
   | 'bad-config';
 
+/** A failed read of a cluster. The message is redacted: it often repeats the API server's answer. */
 export class ClusterAccessError extends Error {
   override name = 'ClusterAccessError';
 
@@ -25,7 +27,7 @@ export class ClusterAccessError extends Error {
     readonly statusCode?: number,
     options?: { cause?: unknown },
   ) {
-    super(message, options);
+    super(redact(message), options);
   }
 
   /** Whether trying again soon may succeed (as opposed to a fault a person must fix). */
