@@ -34,6 +34,7 @@ import {
   type GitSignature,
   type GitTreeEntry,
 } from './git-repository.js';
+import { echoedCredentials } from './echoed-credentials.js';
 import { listenOnLoopback } from './listen.js';
 
 // ---------------------------------------------------------------- public types
@@ -65,6 +66,8 @@ export interface FakeAzureDevOpsFaultMatch {
 
 export type FakeAzureDevOpsFault =
   | { type: 'status'; status: number; message?: string }
+  /** This status, with a message that repeats the credential the request carried (`echoedCredentials`). */
+  | { type: 'echo-credentials'; status: number }
   /** 429 with `Retry-After` and `X-RateLimit-*` headers, the way Azure DevOps throttles a client. */
   | { type: 'rate-limit'; retryAfterSeconds?: number }
   /** Destroy the connection without an answer. */
@@ -635,6 +638,11 @@ export class FakeAzureDevOps {
     this.injectFault({ type: 'status', status, message: match.message }, match);
   }
 
+  /** The next matching requests are answered with this status and a message repeating their credential. */
+  echoCredentialsNext(status: number, match: FakeAzureDevOpsFaultMatch = {}): void {
+    this.injectFault({ type: 'echo-credentials', status }, match);
+  }
+
   /** The next matching requests are throttled: 429, lifting after `retryAfterSeconds` (default 60). */
   rateLimitNext(match: FakeAzureDevOpsFaultMatch & { retryAfterSeconds?: number } = {}): void {
     this.injectFault({ type: 'rate-limit', retryAfterSeconds: match.retryAfterSeconds }, match);
@@ -698,6 +706,14 @@ export class FakeAzureDevOps {
     if (fault?.type === 'hang') return;
     if (fault?.type === 'close') {
       request.socket.destroy();
+      return;
+    }
+    if (fault?.type === 'echo-credentials') {
+      this.send(
+        response,
+        logged,
+        faultReply({ type: 'status', status: fault.status, message: echoedCredentials(request.headers) }),
+      );
       return;
     }
     if (fault) {
@@ -1520,7 +1536,7 @@ function requestMatches(
   return filter(request);
 }
 
-function faultReply(fault: FakeAzureDevOpsFault): Reply {
+function faultReply(fault: Exclude<FakeAzureDevOpsFault, { type: 'echo-credentials' }>): Reply {
   switch (fault.type) {
     case 'status':
       return {

@@ -22,6 +22,7 @@ import { randomBytes } from 'node:crypto';
 import { STATUS_CODES, createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
 import { GitRepository, gitNow, type FlatEntry, type GitCommit, type GitTreeEntry } from './git-repository.js';
+import { echoedCredentials } from './echoed-credentials.js';
 import { listenOnLoopback } from './listen.js';
 
 // ---------------------------------------------------------------- public types
@@ -51,6 +52,8 @@ export interface FakeBitbucketFaultMatch {
 
 export type FakeBitbucketFault =
   | { type: 'status'; status: number; message?: string }
+  /** This status, with a message that repeats the credential the request carried (`echoedCredentials`). */
+  | { type: 'echo-credentials'; status: number }
   /** 429 with `Retry-After` and the `X-RateLimit-*` headers of an empty token bucket. */
   | { type: 'rate-limit'; retryAfterSeconds: number }
   /** Destroy the connection without an answer. */
@@ -447,6 +450,11 @@ export class FakeBitbucketServer {
     this.injectFault({ type: 'status', status, message: match.message }, match);
   }
 
+  /** The next matching requests are answered with this status and a message repeating their credential. */
+  echoCredentialsNext(status: number, match: FakeBitbucketFaultMatch = {}): void {
+    this.injectFault({ type: 'echo-credentials', status }, match);
+  }
+
   /** The next matching requests are rate limited: 429 with `Retry-After` (default 60 s). */
   rateLimitNext(match: FakeBitbucketFaultMatch & { retryAfterSeconds?: number } = {}): void {
     this.injectFault({ type: 'rate-limit', retryAfterSeconds: match.retryAfterSeconds ?? 60 }, match);
@@ -516,6 +524,14 @@ export class FakeBitbucketServer {
     if (fault?.type === 'hang') return;
     if (fault?.type === 'close') {
       request.socket.destroy();
+      return;
+    }
+    if (fault?.type === 'echo-credentials') {
+      this.send(
+        response,
+        logged,
+        faultReply({ type: 'status', status: fault.status, message: echoedCredentials(request.headers) }),
+      );
       return;
     }
     if (fault) {
@@ -1550,7 +1566,7 @@ function requestMatches(
   return filter(request);
 }
 
-function faultReply(fault: FakeBitbucketFault): Reply {
+function faultReply(fault: Exclude<FakeBitbucketFault, { type: 'echo-credentials' }>): Reply {
   switch (fault.type) {
     case 'status':
       return {

@@ -15,6 +15,7 @@
 // personal access token"); an installation token's repository answer has no `permissions`, as on GitHub. Faults (5xx, primary and secondary rate
 // limits, dropped connections, requests never answered) and latency can be injected, and every request is logged with
 // its route.
+import { echoedCredentials } from './echoed-credentials.js';
 import { listenOnLoopback } from './listen.js';
 import { randomBytes, verify, type KeyObject } from 'node:crypto';
 import { STATUS_CODES, createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
@@ -79,6 +80,8 @@ export interface FakeGitHubFaultMatch {
 
 export type FakeGitHubFault =
   | { type: 'status'; status: number; message?: string }
+  /** This status, with a message that repeats the credential the request carried (`echoedCredentials`). */
+  | { type: 'echo-credentials'; status: number }
   /** 403 with `retry-after` and "You have exceeded a secondary rate limit". */
   | { type: 'secondary-rate-limit'; retryAfterSeconds?: number }
   /** 403 (or 429) with `x-ratelimit-remaining: 0` and `x-ratelimit-reset` this many seconds from now. */
@@ -541,6 +544,11 @@ export class FakeGitHub {
     this.injectFault({ type: 'status', status, message: match.message }, match);
   }
 
+  /** The next matching requests are answered with this status and a message repeating their credential. */
+  echoCredentialsNext(status: number, match: FakeGitHubFaultMatch = {}): void {
+    this.injectFault({ type: 'echo-credentials', status }, match);
+  }
+
   secondaryRateLimitNext(match: FakeGitHubFaultMatch & { retryAfterSeconds?: number } = {}): void {
     this.injectFault({ type: 'secondary-rate-limit', retryAfterSeconds: match.retryAfterSeconds }, match);
   }
@@ -601,6 +609,14 @@ export class FakeGitHub {
     if (fault?.type === 'hang') return;
     if (fault?.type === 'close') {
       request.socket.destroy();
+      return;
+    }
+    if (fault?.type === 'echo-credentials') {
+      this.send(
+        response,
+        logged,
+        faultReply({ type: 'status', status: fault.status, message: echoedCredentials(request.headers) }),
+      );
       return;
     }
     if (fault) {
@@ -1429,7 +1445,7 @@ function requestMatches(
   return filter(request);
 }
 
-function faultReply(fault: FakeGitHubFault): Reply {
+function faultReply(fault: Exclude<FakeGitHubFault, { type: 'echo-credentials' }>): Reply {
   switch (fault.type) {
     case 'status':
       return {
