@@ -57,6 +57,16 @@ spec:
       version: "${version}" # {"$promotion": "flux-system:podinfo-${short}:prod"}
 `;
 
+/** A Secret's values, and the Basic credentials made of them (Azure DevOps: `:token`; a user name and password). */
+function credentialsOf(values: Record<string, string>): string[] {
+  const basic = (pair: string) => Buffer.from(pair, 'utf8').toString('base64');
+  const { username, password } = values;
+  return [
+    ...Object.values(values).flatMap((value) => [value, basic(`:${value}`)]),
+    ...(username !== undefined && password !== undefined ? [basic(`${username}:${password}`)] : []),
+  ];
+}
+
 describe('a Git host that repeats the credential in its error, through pipelinectl serve', () => {
   it('leaves the credential out of the store, the CLI, Slack, the news webhook and the log', async (t) => {
     const weavePipeline = await readFile(
@@ -80,8 +90,8 @@ describe('a Git host that repeats the credential in its error, through pipelinec
         .replace(/url: "[^"]+"/, `url: "${fake.repositoryUrl}"`);
       hosts.push({ ...host, fake, pipeline });
     }
-    /** What must appear nowhere: each host's credential values. */
-    const secrets = hosts.flatMap((host) => Object.values(host.fake.secretValues).map((value) => ({ host, value })));
+    /** What must appear nowhere: each host's credential values, and each as a Basic credential encodes it. */
+    const secrets = hosts.flatMap((host) => credentialsOf(host.fake.secretValues).map((value) => ({ host, value })));
     const assertNoSecret = (where: string, text: string) => {
       for (const { host, value } of secrets) {
         assert.equal(text.includes(value), false, `${where} holds the ${host.type} credential:\n${text}`);
