@@ -15,16 +15,17 @@ export const MIN_REGISTERED_SECRET_LENGTH = 8;
 /**
  * Token shapes, by issuer. GitHub: classic (`ghp_`), OAuth (`gho_`), user-to-server (`ghu_`), server-to-server
  * (`ghs_`), refresh (`ghr_`), fine-grained (`github_pat_`). GitLab personal, project and group tokens (`glpat-`, the
- * newer routable ones with dot-separated parts). Slack bot, user, app, refresh and legacy tokens (`xox?-`) and
- * incoming-webhook paths. JWTs (a base64url JSON header, `eyJ`, then two more segments): GitHub App tokens, EKS and
- * service-account tokens.
+ * newer routable ones with dot-separated parts), deploy, trigger, runner and OAuth secrets. Slack bot, user, app,
+ * refresh and legacy tokens (`xox?-`) and incoming-webhook paths. JWTs (a base64url JSON header, `eyJ`, then two more
+ * segments): GitHub App tokens, service-account tokens. EKS tokens (`k8s-aws-v1.` and a presigned URL in base64url).
  */
 const TOKEN_SHAPES: readonly RegExp[] = [
   /\bgh[pousr]_[A-Za-z0-9]{16,}/g,
   /\bgithub_pat_[A-Za-z0-9_]{16,}/g,
-  /\bglpat-[A-Za-z0-9_-]{16,}(?:\.[A-Za-z0-9_-]+)*/g,
+  /\bgl(?:pat|dt|ptt|rt|oas)-[A-Za-z0-9_-]{16,}(?:\.[A-Za-z0-9_-]+)*/g,
   /\bxox[abprs]-[A-Za-z0-9-]{8,}/g,
   /\beyJ[A-Za-z0-9_-]{4,}\.[A-Za-z0-9_-]{4,}\.[A-Za-z0-9_-]+/g,
+  /\bk8s-aws-v1\.[A-Za-z0-9_-]{16,}/g,
 ];
 
 /** The secret part of a Slack incoming-webhook or workflow URL (the host and kind stay readable). */

@@ -33,6 +33,7 @@ const TOKENS: Record<string, string> = {
   'GitHub fine-grained': `github_pat_${alnum(22)}_${alnum(59)}`,
   'GitLab personal': `glpat-${alnum(20)}`,
   'GitLab routable': `glpat-${alnum(27)}.01.${alnum(9)}`,
+  'GitLab deploy': `gldt-${alnum(20)}`,
   'Slack bot': `xoxb-${alnum(12)}-${alnum(13)}-${alnum(24)}`,
   'Slack user': `xoxp-${alnum(12)}-${alnum(12)}-${alnum(13)}-${alnum(32)}`,
   'Slack app': `xoxa-2-${alnum(40)}`,
@@ -43,6 +44,7 @@ const TOKENS: Record<string, string> = {
     Buffer.from('{"iss":"12345","iat":1700000000}').toString('base64url'),
     randomBytes(256).toString('base64url'),
   ].join('.'),
+  EKS: `k8s-aws-v1.${Buffer.from(`https://sts.eu-west-1.amazonaws.com/?Action=GetCallerIdentity&X-Amz-Signature=${alnum(64)}`).toString('base64url')}`,
 };
 
 /** Messages the product writes or relays that hold no credential: they stay as written. */
