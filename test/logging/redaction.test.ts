@@ -16,6 +16,8 @@ import {
 } from '../../lib/logging/redaction.js';
 import { PromotionError } from '../../lib/promotion/port.js';
 import { StaticSecretSource } from '../../lib/secrets/port.js';
+import { installedHelmRelease } from '../../lib/testing/helm-release.js';
+import { failureStatus, statusOf } from '../../lib/verifier/observe.js';
 
 const alnum = (length: number) =>
   randomBytes(length)
@@ -146,6 +148,27 @@ describe('where redaction applies', () => {
     assert.equal(
       new ClusterAccessError('unauthorized', `Unauthorized: Bearer ${bearer}`).message,
       `Unauthorized: Bearer ${REDACTED}`,
+    );
+  });
+
+  it("a cluster's condition message and a failed read are redacted before they are recorded", () => {
+    const token = TOKENS.JWT ?? '';
+    const release = installedHelmRelease({ namespace: 'apps', name: 'podinfo' }, '6.9.2');
+    for (const condition of release.status.conditions) {
+      Object.assign(condition, { status: 'False', reason: 'InstallFailed', message: `pull failed: Bearer ${token}` });
+    }
+    const app = {
+      cluster: { namespace: 'flux-system', name: 'dev' },
+      kind: 'HelmRelease',
+      namespace: 'apps',
+      name: 'podinfo',
+    } as const;
+    const status = statusOf(app, release);
+    assert.equal(status.phase, 'Failed');
+    assert.ok(status.message.includes(`pull failed: Bearer ${REDACTED}`), status.message);
+    assert.equal(
+      failureStatus(new Error(`socket hang up ${token}`)).message,
+      `reading the target failed: socket hang up ${REDACTED}`,
     );
   });
 
