@@ -3,6 +3,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { Command, CommanderError, Help } from 'commander';
 import { ConfigError } from '../config/problems.js';
+import { redact } from '../logging/redaction.js';
 import { CliError } from './errors.js';
 
 export interface CommandModule {
@@ -220,11 +221,12 @@ export async function main(argv: readonly string[]): Promise<number> {
       console.error(error.message);
       return 1;
     }
+    // A failure's message may repeat what AWS, a cluster or a Git host answered.
     if (error instanceof CliError) {
-      console.error(`error: ${error.message}`);
+      console.error(`error: ${redact(error.message)}`);
       return error.exitCode;
     }
-    console.error(`error: ${error instanceof Error ? error.message : String(error)}`);
+    console.error(`error: ${redact(error instanceof Error ? error.message : String(error))}`);
     return 1;
   }
 }
