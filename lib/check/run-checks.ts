@@ -5,6 +5,7 @@
 //
 // A new kind of check gets its job here, next to the others of its environment. A pipeline's source is checked with
 // its first environment, read like a target's app.
+import { redact } from '../logging/redaction.js';
 import { appKeyOf, appKeyString, objectKeyString, type Pipeline } from '../pipeline/model.js';
 import { mapLimit } from '../util/map-limit.js';
 import type { CheckRow } from './check-row.js';
@@ -17,7 +18,10 @@ import { targetRows, type AppRead } from './target-checks.js';
 
 const DEFAULT_CONCURRENCY = 8;
 
-/** Every row, pipeline by pipeline in the given order, environment by environment. Never throws for a failed check. */
+/**
+ * Every row, pipeline by pipeline in the given order, environment by environment. Never throws for a failed check.
+ * Messages are redacted: a failed check repeats what a cluster or Git host answered.
+ */
 export async function checkPipelines(pipelines: readonly Pipeline[], ports: CheckPorts): Promise<CheckRow[]> {
   const concurrency = ports.concurrency ?? DEFAULT_CONCURRENCY;
   const probes = new GitProbes(ports, concurrency);
@@ -56,5 +60,6 @@ export async function checkPipelines(pipelines: readonly Pipeline[], ports: Chec
       }
     });
   }
-  return (await mapLimit(jobs, concurrency, (job) => job())).flat();
+  const rows = (await mapLimit(jobs, concurrency, (job) => job())).flat();
+  return rows.map((row) => ({ ...row, message: redact(row.message) }));
 }

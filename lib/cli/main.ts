@@ -3,6 +3,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { Command, CommanderError, Help } from 'commander';
 import { ConfigError } from '../config/problems.js';
+import { redact } from '../logging/redaction.js';
 import { CliError } from './errors.js';
 import { printStderr } from './output.js';
 
@@ -221,11 +222,12 @@ export async function main(argv: readonly string[]): Promise<number> {
       printStderr(error.message);
       return 1;
     }
+    // A failure's message may repeat what AWS, a cluster or a Git host answered.
     if (error instanceof CliError) {
-      printStderr(`error: ${error.message}`);
+      printStderr(`error: ${redact(error.message)}`);
       return error.exitCode;
     }
-    printStderr(`error: ${error instanceof Error ? error.message : String(error)}`);
+    printStderr(`error: ${redact(error instanceof Error ? error.message : String(error))}`);
     return 1;
   }
 }

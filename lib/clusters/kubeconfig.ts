@@ -3,6 +3,7 @@
 import { KubeConfig } from '@kubernetes/client-node';
 import { parse } from 'yaml';
 import type { GitopsClusterDocument } from '../config/schema.js';
+import { registerSecretValues } from '../logging/redaction.js';
 import { objectKeyString, type ObjectKey } from '../pipeline/model.js';
 import type { SecretSource } from '../secrets/port.js';
 import { badConfig } from './access-errors.js';
@@ -123,5 +124,9 @@ export function loadKubeconfig(cluster: string, where: string, text: string): Ku
     throw fail(`the server of context "${contextName}" is not an http(s) URL`);
   }
   if (!kc.getCurrentUser()) throw fail(`the user of context "${contextName}" is missing`);
+  // The Secret's value is the whole kubeconfig; an API server's answer would repeat a credential inside it.
+  registerSecretValues(
+    kc.getUsers().flatMap((user) => [user.token, user.password, user.keyData].filter((value) => value !== undefined)),
+  );
   return kc;
 }

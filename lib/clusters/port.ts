@@ -1,5 +1,6 @@
 // Reading Flux app objects from leaf clusters. Everything the verifier knows about a target comes through here.
 import type { WatchedKind } from '../config/schema.js';
+import { redact } from '../logging/redaction.js';
 import type { AppKey, ObjectKey } from '../pipeline/model.js';
 
 export type ClusterErrorKind =
@@ -21,6 +22,7 @@ export type ClusterErrorKind =
    */
   | 'too-large';
 
+/** A failed read of a cluster. The message is redacted: it often repeats the API server's answer. */
 export class ClusterAccessError extends Error {
   override name = 'ClusterAccessError';
 
@@ -30,7 +32,7 @@ export class ClusterAccessError extends Error {
     readonly statusCode?: number,
     options?: { cause?: unknown },
   ) {
-    super(message, options);
+    super(redact(message), options);
   }
 
   /** Whether trying again soon may succeed (as opposed to a fault a person must fix). */

@@ -14,6 +14,7 @@ import {
   type WatchedKind,
 } from '../pipeline/model.js';
 import { repositoryAddress } from '../pipeline/repository-address.js';
+import { holdsUserInfo, USER_INFO_PROBLEM } from '../util/url-user-info.js';
 import {
   ApprovalPolicySchema,
   FreezeWindows,
@@ -74,6 +75,9 @@ export const PullRequestPromotion = z
       .min(1, 'must not be empty')
       .refine((value) => URL.canParse(value) && new URL(value).protocol === 'https:', {
         message: 'must be an https:// repository URL (only HTTPS is supported, as in Weave)',
+      })
+      .refine((value) => !holdsUserInfo(value), {
+        message: `${USER_INFO_PROBLEM}: the credentials go in the Secret named by secretRef`,
       }),
     baseBranch: z.string().min(1, 'must not be empty'),
     secretRef: LocalObjectReference,

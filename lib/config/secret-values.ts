@@ -1,6 +1,7 @@
 // A Secret's values as they are stored (data decoded from base64, stringData over it, as in Kubernetes), and the
 // bounds on them: what AWS Secrets Manager can hold, kept by the local mode too, so that a configuration that passes
 // validation (and `apply --dry-run`) stores on either backend.
+import { registerSecretValues } from '../logging/redaction.js';
 import { MAX_SECRET_BYTES, MAX_SECRET_KEYS } from './limits.js';
 import type { ConfigProblem } from './problems.js';
 import type { SecretDocument } from './schema.js';
@@ -8,13 +9,14 @@ import type { SecretDocument } from './schema.js';
 /** Makes a problem at a field of the document being checked. */
 export type ProblemAt = (path: readonly PropertyKey[], message: string) => ConfigProblem;
 
-/** Decoded values by key. Never log or print these. */
+/** Decoded values by key, registered for redaction. Never log or print these. */
 export function secretValues(secret: SecretDocument): Record<string, string> {
   const values: Record<string, string> = {};
   for (const [key, value] of Object.entries(secret.data ?? {}))
     values[key] = Buffer.from(value, 'base64').toString('utf8');
   // stringData wins over data, as in Kubernetes.
   for (const [key, value] of Object.entries(secret.stringData ?? {})) values[key] = value;
+  registerSecretValues(Object.values(values));
   return values;
 }
 

@@ -4,6 +4,7 @@
 import { purposesBySecret, secretUses } from '../secrets/uses.js';
 import { stat } from 'node:fs/promises';
 import type { Configuration } from '../config/load.js';
+import { registerSecretValues } from '../logging/redaction.js';
 import { objectKeyString, type ObjectKey } from '../pipeline/model.js';
 import type { SecretSource } from '../secrets/port.js';
 import type { SecretPurpose } from '../secrets/tags.js';
@@ -29,6 +30,7 @@ export class DataDirSecretSource implements SecretSource {
     const { stamp, recent } = await this.#stamp();
     if (!recent && this.#cache?.stamp === stamp) return this.#cache.secrets;
     const secrets = await readSecrets(this.#dataDir);
+    for (const secret of Object.values(secrets)) registerSecretValues(Object.values(secret.values));
     this.#cache = { stamp, secrets };
     return secrets;
   }

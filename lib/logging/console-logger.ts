@@ -2,10 +2,10 @@
 // (for a log collector), short readable lines on a terminal. Attributes whose names say they hold a credential are
 // replaced by `[redacted]` wherever they are nested: lib/ never logs a Secret value, and this is the belt to those
 // braces. Every string written (message, attribute names and values, error texts) goes through `printable`, in JSON
-// lines too: JSON.stringify escapes C0 controls but leaves C1 controls and bidi overrides raw.
+// lines too: JSON.stringify escapes C0 controls but leaves C1 controls and bidi overrides raw; messages and values
+// are redacted before (`loggableText`).
 import type { Logger } from './logger.js';
-import { loggable } from './loggable.js';
-import { printable } from './printable.js';
+import { loggable, loggableText } from './loggable.js';
 
 export type LogLevel = 'debug' | 'info' | 'warn' | 'error';
 
@@ -32,7 +32,7 @@ export function createConsoleLogger(options: ConsoleLoggerOptions = {}): Logger 
   const write = (level: LogLevel, message: string, attributes: Record<string, unknown> = {}): void => {
     if (LEVELS[level] < threshold) return;
     const safe = loggable(attributes) as Record<string, unknown>;
-    const text = printable(message);
+    const text = loggableText(message);
     stream.write(`${format === 'json' ? jsonLine(now(), level, text, safe) : textLine(now(), level, text, safe)}\n`);
   };
   return {

@@ -2,6 +2,7 @@
 // ever quoting it, and an answer turned into success or a NotificationDeliveryError.
 import { NotificationDeliveryError } from './delivery-error.js';
 import type { PostOutcome } from '../signing/signed-post.js';
+import { holdsUserInfo } from '../util/url-user-info.js';
 
 /** The URL, or an error that names the sink and not the value. */
 export function httpUrl(value: string, sink: string): URL {
@@ -12,7 +13,7 @@ export function httpUrl(value: string, sink: string): URL {
     throw new Error(`${sink}: the URL is not valid`);
   }
   if (url.protocol !== 'https:' && url.protocol !== 'http:') throw new Error(`${sink}: the URL must be http or https`);
-  if (url.username || url.password) throw new Error(`${sink}: the URL must not hold a user or password`);
+  if (holdsUserInfo(value)) throw new Error(`${sink}: the URL must not hold a user or password`);
   return url;
 }
 

@@ -7,6 +7,7 @@
 // nothing is thrown: a Slack outage must never block or fail a promotion.
 import { objectKeyString } from '../pipeline/model.js';
 import type { Logger } from '../logging/logger.js';
+import { redactDeep } from '../logging/redaction.js';
 import type { AuditLog, Notifications } from '../store/port.js';
 import type { EffectListener, VerifierEffect } from '../verifier/effect-listener.js';
 import { NotificationDeliveryError } from './delivery-error.js';
@@ -75,8 +76,10 @@ function claimRevision(news: News): string {
 }
 
 async function deliverToAll(news: News, deps: NotifierDeps, about: Record<string, unknown>): Promise<void> {
+  // Every sink is sent the same redacted news: its messages repeat what Git hosts and clusters answered.
+  const sent = redactDeep(news);
   // An async wrapper, so a sink that throws instead of rejecting is a failed sink, not a failed listener.
-  const outcomes = await Promise.allSettled(deps.sinks.map(async (sink) => sink.deliver(news)));
+  const outcomes = await Promise.allSettled(deps.sinks.map(async (sink) => sink.deliver(sent)));
   outcomes.forEach((outcome, index) => {
     const sink = deps.sinks[index]?.name ?? 'unknown sink';
     if (outcome.status === 'fulfilled') {

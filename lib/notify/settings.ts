@@ -3,9 +3,12 @@
 // field and never quotes its value, since the URLs and the key are secrets.
 import * as z from 'zod';
 import { NEWS_KINDS, type NewsKind, type NotifyNarrowing } from '../pipeline/model.js';
+import { holdsUserInfo, USER_INFO_PROBLEM } from '../util/url-user-info.js';
 import type { News } from './news.js';
 
-const secretUrl = z.url({ protocol: /^https?$/, error: 'must be an http or https URL' });
+const secretUrl = z
+  .url({ protocol: /^https?$/, error: 'must be an http or https URL' })
+  .refine((value) => !holdsUserInfo(value), { message: USER_INFO_PROBLEM });
 const newsKind = z.enum(NEWS_KINDS, { error: `must be one of ${NEWS_KINDS.join(', ')}` });
 
 export const NotificationSettings = z.strictObject({

@@ -1,5 +1,6 @@
 // The Promoter port: carries out one promotion of a revision into an environment (a pull request, a
 // notification). The verifier calls it only while it holds the promotion record's lease, at most once per attempt.
+import { redact } from '../logging/redaction.js';
 import type { Pipeline, PipelineEnvironment } from '../pipeline/model.js';
 import type { PromotionEvidence } from './evidence.js';
 
@@ -31,7 +32,7 @@ export interface PromotionOutcome {
 /**
  * A promotion that failed. `retryable` faults (a 5xx, a rate limit, a timeout) are tried again later, after
  * `retryAfterMs` when the service said how long to wait; the others (no marker in the repository, a bad token)
- * wait for a person.
+ * wait for a person. The message is redacted: it is often built from a host's answer, which may repeat a credential.
  */
 export class PromotionError extends Error {
   override name = 'PromotionError';
@@ -42,7 +43,7 @@ export class PromotionError extends Error {
     readonly retryAfterMs?: number,
     options?: { cause?: unknown },
   ) {
-    super(message, options);
+    super(redact(message), options);
   }
 }
 

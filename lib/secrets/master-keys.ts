@@ -1,5 +1,6 @@
 // The master HMAC key from which every cluster's event-signing key is derived (README, "Cluster keys"). It has a
 // current and an optional previous value, both accepted while leaf clusters move to keys derived from the new one.
+import { registerSecretValues } from '../logging/redaction.js';
 import type { SecretSource } from './port.js';
 
 export interface MasterKeys {
@@ -12,6 +13,7 @@ export function masterKeysFromValues(values: Readonly<Record<string, string>> | 
   const current = values?.current;
   if (!current) throw new Error(`${where} has no non-empty "current" key`);
   const previous = values.previous;
+  registerSecretValues(previous ? [current, previous] : [current]);
   return previous ? { current, previous } : { current };
 }
 

@@ -1,4 +1,7 @@
-// Where Secrets (kubeconfigs, Git tokens, HMAC keys) come from. The values never reach a log or an error message.
+// Where Secrets (kubeconfigs, Git tokens, HMAC keys) come from. The values never reach a log or an error message:
+// every source registers the values it reads for redaction (lib/logging/redaction.ts), in case an outside answer
+// repeats one.
+import { registerSecretValues } from '../logging/redaction.js';
 import type { ObjectKey } from '../pipeline/model.js';
 
 export interface SecretSource {
@@ -15,6 +18,7 @@ export class StaticSecretSource implements SecretSource {
   }
 
   set(key: ObjectKey, values: Record<string, string>): void {
+    registerSecretValues(Object.values(values));
     this.secrets.set(`${key.namespace}/${key.name}`, { ...values });
   }
 

@@ -6,6 +6,7 @@ import {
   ResourceNotFoundException,
   type SecretsManagerClient,
 } from '@aws-sdk/client-secrets-manager';
+import { registerSecretValues } from '../logging/redaction.js';
 import type { ObjectKey } from '../pipeline/model.js';
 import type { SecretSource } from './port.js';
 
@@ -61,6 +62,7 @@ export class SecretsManagerSecretSource implements SecretSource {
       if (typeof value !== 'string') throw new Error(`secret ${id}: key ${name} is not a string`);
       values[name] = value;
     }
+    registerSecretValues(Object.values(values));
     return values;
   }
 }

@@ -34,6 +34,7 @@ import {
   type GitSignature,
   type GitTreeEntry,
 } from './git-repository.js';
+import { echoedCredentials } from './echoed-credentials.js';
 import { listenOnLoopback } from './listen.js';
 
 // ---------------------------------------------------------------- public types
@@ -67,6 +68,8 @@ export type RedirectStatus = 301 | 302 | 303 | 307 | 308;
 
 export type FakeAzureDevOpsFault =
   | { type: 'status'; status: number; message?: string }
+  /** This status, with a message that repeats the credential the request carried (`echoedCredentials`). */
+  | { type: 'echo-credentials'; status: number }
   /** 429 with `Retry-After` and `X-RateLimit-*` headers, the way Azure DevOps throttles a client. */
   | { type: 'rate-limit'; retryAfterSeconds?: number }
   /**
@@ -642,6 +645,11 @@ export class FakeAzureDevOps {
     this.injectFault({ type: 'status', status, message: match.message }, match);
   }
 
+  /** The next matching requests are answered with this status and a message repeating their credential. */
+  echoCredentialsNext(status: number, match: FakeAzureDevOpsFaultMatch = {}): void {
+    this.injectFault({ type: 'echo-credentials', status }, match);
+  }
+
   /** The next matching requests are throttled: 429, lifting after `retryAfterSeconds` (default 60). */
   rateLimitNext(match: FakeAzureDevOpsFaultMatch & { retryAfterSeconds?: number } = {}): void {
     this.injectFault({ type: 'rate-limit', retryAfterSeconds: match.retryAfterSeconds }, match);
@@ -710,6 +718,17 @@ export class FakeAzureDevOps {
     if (fault?.type === 'hang') return;
     if (fault?.type === 'close') {
       request.socket.destroy();
+      return;
+    }
+    if (fault?.type === 'echo-credentials') {
+      this.send(
+        response,
+        logged,
+        faultReply(
+          { type: 'status', status: fault.status, message: echoedCredentials(request.headers) },
+          request.url ?? '/',
+        ),
+      );
       return;
     }
     if (fault) {
@@ -1533,7 +1552,7 @@ function requestMatches(
 }
 
 /** The answer `fault` makes to a request for `requestUrl` (its path and query). */
-function faultReply(fault: FakeAzureDevOpsFault, requestUrl: string): Reply {
+function faultReply(fault: Exclude<FakeAzureDevOpsFault, { type: 'echo-credentials' }>, requestUrl: string): Reply {
   switch (fault.type) {
     case 'redirect':
       return { status: fault.status ?? 302, headers: { location: new URL(requestUrl, fault.origin).href } };

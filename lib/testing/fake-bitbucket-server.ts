@@ -22,6 +22,7 @@ import { randomBytes } from 'node:crypto';
 import { STATUS_CODES, createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
 import { GitRepository, gitNow, type FlatEntry, type GitCommit, type GitTreeEntry } from './git-repository.js';
+import { echoedCredentials } from './echoed-credentials.js';
 import { listenOnLoopback } from './listen.js';
 
 // ---------------------------------------------------------------- public types
@@ -53,6 +54,8 @@ export type RedirectStatus = 301 | 302 | 303 | 307 | 308;
 
 export type FakeBitbucketFault =
   | { type: 'status'; status: number; message?: string }
+  /** This status, with a message that repeats the credential the request carried (`echoedCredentials`). */
+  | { type: 'echo-credentials'; status: number }
   /** 429 with `Retry-After` and the `X-RateLimit-*` headers of an empty token bucket. */
   | { type: 'rate-limit'; retryAfterSeconds: number }
   /**
@@ -454,6 +457,11 @@ export class FakeBitbucketServer {
     this.injectFault({ type: 'status', status, message: match.message }, match);
   }
 
+  /** The next matching requests are answered with this status and a message repeating their credential. */
+  echoCredentialsNext(status: number, match: FakeBitbucketFaultMatch = {}): void {
+    this.injectFault({ type: 'echo-credentials', status }, match);
+  }
+
   /** The next matching requests are rate limited: 429 with `Retry-After` (default 60 s). */
   rateLimitNext(match: FakeBitbucketFaultMatch & { retryAfterSeconds?: number } = {}): void {
     this.injectFault({ type: 'rate-limit', retryAfterSeconds: match.retryAfterSeconds ?? 60 }, match);
@@ -528,6 +536,17 @@ export class FakeBitbucketServer {
     if (fault?.type === 'hang') return;
     if (fault?.type === 'close') {
       request.socket.destroy();
+      return;
+    }
+    if (fault?.type === 'echo-credentials') {
+      this.send(
+        response,
+        logged,
+        faultReply(
+          { type: 'status', status: fault.status, message: echoedCredentials(request.headers) },
+          request.url ?? '/',
+        ),
+      );
       return;
     }
     if (fault) {
@@ -1563,7 +1582,7 @@ function requestMatches(
 }
 
 /** The answer `fault` makes to a request for `requestUrl` (its path and query). */
-function faultReply(fault: FakeBitbucketFault, requestUrl: string): Reply {
+function faultReply(fault: Exclude<FakeBitbucketFault, { type: 'echo-credentials' }>, requestUrl: string): Reply {
   switch (fault.type) {
     case 'redirect':
       return { status: fault.status ?? 302, headers: { location: new URL(requestUrl, fault.origin).href } };

@@ -15,6 +15,7 @@
 // personal access token"); an installation token's repository answer has no `permissions`, as on GitHub. Faults (5xx, primary and secondary rate
 // limits, dropped connections, requests never answered) and latency can be injected, and every request is logged with
 // its route.
+import { echoedCredentials } from './echoed-credentials.js';
 import { listenOnLoopback } from './listen.js';
 import { randomBytes, verify, type KeyObject } from 'node:crypto';
 import { STATUS_CODES, createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
@@ -81,6 +82,8 @@ export type RedirectStatus = 301 | 302 | 303 | 307 | 308;
 
 export type FakeGitHubFault =
   | { type: 'status'; status: number; message?: string }
+  /** This status, with a message that repeats the credential the request carried (`echoedCredentials`). */
+  | { type: 'echo-credentials'; status: number }
   /** 403 with `retry-after` and "You have exceeded a secondary rate limit". */
   | { type: 'secondary-rate-limit'; retryAfterSeconds?: number }
   /** 403 (or 429) with `x-ratelimit-remaining: 0` and `x-ratelimit-reset` this many seconds from now. */
@@ -548,6 +551,11 @@ export class FakeGitHub {
     this.injectFault({ type: 'status', status, message: match.message }, match);
   }
 
+  /** The next matching requests are answered with this status and a message repeating their credential. */
+  echoCredentialsNext(status: number, match: FakeGitHubFaultMatch = {}): void {
+    this.injectFault({ type: 'echo-credentials', status }, match);
+  }
+
   secondaryRateLimitNext(match: FakeGitHubFaultMatch & { retryAfterSeconds?: number } = {}): void {
     this.injectFault({ type: 'secondary-rate-limit', retryAfterSeconds: match.retryAfterSeconds }, match);
   }
@@ -613,6 +621,17 @@ export class FakeGitHub {
     if (fault?.type === 'hang') return;
     if (fault?.type === 'close') {
       request.socket.destroy();
+      return;
+    }
+    if (fault?.type === 'echo-credentials') {
+      this.send(
+        response,
+        logged,
+        faultReply(
+          { type: 'status', status: fault.status, message: echoedCredentials(request.headers) },
+          request.url ?? '/',
+        ),
+      );
       return;
     }
     if (fault) {
@@ -1442,7 +1461,7 @@ function requestMatches(
 }
 
 /** The answer `fault` makes to a request for `requestUrl` (its path and query). */
-function faultReply(fault: FakeGitHubFault, requestUrl: string): Reply {
+function faultReply(fault: Exclude<FakeGitHubFault, { type: 'echo-credentials' }>, requestUrl: string): Reply {
   switch (fault.type) {
     case 'redirect':
       return { status: fault.status ?? 302, headers: { location: new URL(requestUrl, fault.origin).href } };

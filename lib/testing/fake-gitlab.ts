@@ -20,6 +20,7 @@ import { STATUS_CODES, createServer, type IncomingMessage, type Server, type Ser
 import type { Socket } from 'node:net';
 import { createHash, randomBytes } from 'node:crypto';
 import { GitRepository, TreePathConflict, gitNow, type FlatEntry, type GitCommit } from './git-repository.js';
+import { echoedCredentials } from './echoed-credentials.js';
 import { listenOnLoopback } from './listen.js';
 
 // ---------------------------------------------------------------- public types
@@ -51,6 +52,8 @@ export type RedirectStatus = 301 | 302 | 303 | 307 | 308;
 
 export type FakeGitLabFault =
   | { type: 'status'; status: number; message?: string }
+  /** This status, with a message that repeats the credential the request carried (`echoedCredentials`). */
+  | { type: 'echo-credentials'; status: number }
   /** 429 "Retry later" with `Retry-After` and `RateLimit-Reset` this many seconds from now, as Rack::Attack answers. */
   | { type: 'rate-limit'; resetInSeconds?: number }
   /**
@@ -504,6 +507,11 @@ export class FakeGitLab {
     this.injectFault({ type: 'status', status, message: match.message }, match);
   }
 
+  /** The next matching requests are answered with this status and a message repeating their credential. */
+  echoCredentialsNext(status: number, match: FakeGitLabFaultMatch = {}): void {
+    this.injectFault({ type: 'echo-credentials', status }, match);
+  }
+
   /** The next matching requests are rate limited, the limit lifting `resetInSeconds` (default 60) from now. */
   rateLimitNext(match: FakeGitLabFaultMatch & { resetInSeconds?: number } = {}): void {
     this.injectFault({ type: 'rate-limit', resetInSeconds: match.resetInSeconds }, match);
@@ -570,6 +578,17 @@ export class FakeGitLab {
     if (fault?.type === 'hang') return;
     if (fault?.type === 'close') {
       request.socket.destroy();
+      return;
+    }
+    if (fault?.type === 'echo-credentials') {
+      this.send(
+        response,
+        logged,
+        faultReply(
+          { type: 'status', status: fault.status, message: echoedCredentials(request.headers) },
+          request.url ?? '/',
+        ),
+      );
       return;
     }
     if (fault) {
@@ -1425,7 +1444,7 @@ function requestMatches(
 }
 
 /** The answer `fault` makes to a request for `requestUrl` (its path and query). */
-function faultReply(fault: FakeGitLabFault, requestUrl: string): Reply {
+function faultReply(fault: Exclude<FakeGitLabFault, { type: 'echo-credentials' }>, requestUrl: string): Reply {
   switch (fault.type) {
     case 'redirect':
       return { status: fault.status ?? 302, headers: { location: new URL(requestUrl, fault.origin).href } };

@@ -1,6 +1,7 @@
 // The audit entry of an effect the verifier made: written after the effect's own conditional write succeeded, so a
 // redundant message, which changes nothing, leaves no entry (docs/architecture.md, "Retries"); then the listeners
 // (notifications, metrics) are told of it, under the same rule.
+import { redact } from '../logging/redaction.js';
 import { pipelineKeyOf, type Pipeline } from '../pipeline/model.js';
 import type { AuditEntry } from '../store/port.js';
 import type { VerifierDeps } from './deps.js';
@@ -17,7 +18,10 @@ export interface Effect {
 /** What listeners learn beyond the audit entry. */
 export type EffectDetail = Pick<VerifierEffect, 'result' | 'retryAt' | 'error'>;
 
-/** Appends the entry under this worker's id, at the current time, and tells the listeners. */
+/**
+ * Appends the entry under this worker's id, at the current time, and tells the listeners. The message and error are
+ * redacted first: a failed effect's text repeats what a Git host or a cluster answered.
+ */
 export async function auditEffect(
   deps: Pick<VerifierDeps, 'store' | 'now' | 'workerId' | 'listeners' | 'logger'>,
   pipeline: Pipeline,
@@ -28,8 +32,10 @@ export async function auditEffect(
     at: deps.now().toISOString(),
     pipeline: pipelineKeyOf(pipeline),
     ...effect,
+    message: redact(effect.message),
     actor: deps.workerId,
   };
   await deps.store.appendAudit(entry);
-  await tellListeners(deps, { entry, pipeline, ...detail });
+  const error = detail.error === undefined ? {} : { error: redact(detail.error) };
+  await tellListeners(deps, { entry, pipeline, ...detail, ...error });
 }

@@ -3,6 +3,7 @@
 // scheduled for another look.
 import { ClusterAccessError, type ClusterErrorKind } from '../clusters/port.js';
 import { isSettled, readTargetStatus, unreadableTarget, type TargetReason, type TargetStatus } from '../flux/index.js';
+import { redact } from '../logging/redaction.js';
 import { appKeyString, objectKeyString, type AppKey } from '../pipeline/model.js';
 import { settingsOf, type VerifierDeps } from './deps.js';
 
@@ -15,7 +16,7 @@ export interface Observation {
   retryableFailure?: ClusterAccessError;
 }
 
-/** What an app object (or its absence) says about the target. */
+/** What an app object (or its absence) says about the target; the cluster's message redacted. */
 export function statusOf(app: AppKey, object: Record<string, unknown> | undefined): TargetStatus {
   if (object === undefined) {
     return unreadableTarget(
@@ -23,7 +24,11 @@ export function statusOf(app: AppKey, object: Record<string, unknown> | undefine
       `${app.kind} ${app.namespace}/${app.name} not found on cluster ${objectKeyString(app.cluster)}`,
     );
   }
-  return readTargetStatus(object);
+  return redactedMessage(readTargetStatus(object));
+}
+
+function redactedMessage(status: TargetStatus): TargetStatus {
+  return { ...status, message: redact(status.message) };
 }
 
 /** The reason of a target that could not be read, by what went wrong with the cluster. */
@@ -37,11 +42,11 @@ const ACCESS_FAILURE_REASONS: Record<ClusterErrorKind, TargetReason> = {
   'too-large': 'AnswerTooLarge',
 };
 
-/** What a failed read says about the target. */
+/** What a failed read says about the target, redacted. */
 export function failureStatus(error: unknown): TargetStatus {
   if (error instanceof ClusterAccessError) return unreadableTarget(ACCESS_FAILURE_REASONS[error.kind], error.message);
   const detail = error instanceof Error ? error.message : 'unknown error';
-  return unreadableTarget('ReadFailed', `reading the target failed: ${detail}`);
+  return unreadableTarget('ReadFailed', redact(`reading the target failed: ${detail}`));
 }
 
 /** Reads one app and records its status. Never throws for a cluster fault: the fault is the observation. */

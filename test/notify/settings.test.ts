@@ -47,6 +47,20 @@ describe('parseNotificationSettings', () => {
     assert.match(refusal({ slack: { url: SLACK_URL } }), /slack: Unrecognized key: "url"/);
     assert.ok(!refusal({ slack: { url: SLACK_URL } }).includes('SECRET'));
   });
+
+  it('refuses a URL with a user name or password, never quoting it', () => {
+    const refused = (settings: unknown) =>
+      assert.throws(
+        () => parseNotificationSettings(settings),
+        (error: Error) => {
+          assert.ok(error instanceof NotificationSettingsError);
+          assert.ok(!error.message.includes('SECRET'), error.message);
+          return /(slack\.webhookUrl|webhook\.url): must not hold a user name or password/.test(error.message);
+        },
+      );
+    refused({ slack: { webhookUrl: 'https://user:SECRET@hooks.slack.com/services/T0/B0/x' } });
+    refused({ webhook: { url: 'https://SECRET@news.example.com/hook' } });
+  });
 });
 
 describe('parseNewsKinds', () => {

@@ -54,6 +54,7 @@ export async function startAzureDevOpsUnderTest(options: FakeAzureDevOpsOptions 
       fake.merge(PROJECT, REPOSITORY, pull.pullRequestId);
     },
     failNext: (status, times = 1) => fake.failNext(status, { times }),
+    echoCredentialsNext: (status, times = 1) => fake.echoCredentialsNext(status, { times }),
     rateLimitNext: (resetInSeconds) => fake.rateLimitNext({ retryAfterSeconds: resetInSeconds }),
     redirectNext: (origin, status) => fake.redirectNext(origin, { status }),
     requestCount: () => fake.count(),

@@ -61,6 +61,7 @@ export async function startBitbucketServerUnderTest(
       fake.merge(PROJECT_KEY, REPOSITORY_SLUG, pull.id);
     },
     failNext: (status, times = 1) => fake.failNext(status, { times }),
+    echoCredentialsNext: (status, times = 1) => fake.echoCredentialsNext(status, { times }),
     rateLimitNext: (resetInSeconds) => fake.rateLimitNext({ retryAfterSeconds: resetInSeconds }),
     redirectNext: (origin, status) => fake.redirectNext(origin, { status }),
     requestCount: () => fake.count(),

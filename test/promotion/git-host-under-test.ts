@@ -38,6 +38,8 @@ export interface FakeHostUnderTest {
   merge(url: string): void;
   /** The next `times` requests answer this 5xx. */
   failNext(status: 500 | 502 | 503, times?: number): void;
+  /** The next `times` requests answer this status with a message that repeats the credential they carried. */
+  echoCredentialsNext(status: 401 | 500, times?: number): void;
   /** The next request is rate limited as the host signals it, lifting after `resetInSeconds`. */
   rateLimitNext(resetInSeconds: number): void;
   /** The next request is answered with this redirect to the same path and query on `origin`. */

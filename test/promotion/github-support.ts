@@ -177,6 +177,7 @@ export async function startGitHubUnderTest(): Promise<FakeHostUnderTest> {
       fake.merge(OWNER, REPO, pull.number);
     },
     failNext: (status, times = 1) => fake.failNext(status, { times }),
+    echoCredentialsNext: (status, times = 1) => fake.echoCredentialsNext(status, { times }),
     rateLimitNext: (resetInSeconds) => fake.primaryRateLimitNext({ status: 403, resetInSeconds }),
     redirectNext: (origin, status) => fake.redirectNext(origin, { status }),
     requestCount: () => fake.requests.length,

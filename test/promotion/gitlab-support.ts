@@ -51,6 +51,7 @@ export async function startGitLabUnderTest(options: FakeGitLabOptions = {}): Pro
       fake.merge(PROJECT_PATH, mr.iid);
     },
     failNext: (status, times = 1) => fake.failNext(status, { times }),
+    echoCredentialsNext: (status, times = 1) => fake.echoCredentialsNext(status, { times }),
     rateLimitNext: (resetInSeconds) => fake.rateLimitNext({ resetInSeconds }),
     redirectNext: (origin, status) => fake.redirectNext(origin, { status }),
     requestCount: () => fake.count(),

@@ -23,6 +23,7 @@ import { AdoHttpClient } from 'azure-devops-node-api/AdoHttpClientBases.js';
 import { GitApi } from 'azure-devops-node-api/GitApi.js';
 import { objectKeyString, type ObjectKey } from '../../pipeline/model.js';
 import { PromotionError } from '../port.js';
+import { basicAuthorization } from '../pull-request/basic-authorization.js';
 import type { GitHostSettings } from '../pull-request/host.js';
 import { isSameOrigin } from '../pull-request/origin-bound-fetch.js';
 import { NEEDED_SCOPE } from './credentials.js';
@@ -94,7 +95,7 @@ type RequestHandler = ConstructorParameters<typeof GitApi>[1][number];
  */
 function personalAccessTokenHandler(collectionUrl: string, token: string): RequestHandler {
   const collection = new URL(collectionUrl);
-  const authorization = `Basic ${Buffer.from(`:${token}`).toString('base64')}`;
+  const authorization = basicAuthorization('', token);
   return {
     prepareRequest(options) {
       const headers = (options.headers ??= {}) as Record<string, string>;

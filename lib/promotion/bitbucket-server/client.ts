@@ -16,6 +16,7 @@
 import * as z from 'zod';
 import { objectKeyString, type ObjectKey } from '../../pipeline/model.js';
 import { PromotionError } from '../port.js';
+import { basicAuthorization } from '../pull-request/basic-authorization.js';
 import type { GitHostSettings } from '../pull-request/host.js';
 import { originBoundFetch } from '../pull-request/origin-bound-fetch.js';
 import type { BitbucketServerCredentials } from './credentials.js';
@@ -216,7 +217,7 @@ export class BitbucketServerClient {
     this.authorization =
       credentials.kind === 'token'
         ? `Bearer ${credentials.token}`
-        : `Basic ${Buffer.from(`${credentials.username}:${credentials.password}`, 'utf8').toString('base64')}`;
+        : basicAuthorization(credentials.username, credentials.password);
     this.fetch = originBoundFetch(settings.fetch);
     this.retries = settings.retries ?? 3;
     this.retryBaseDelayMs = settings.retryBaseDelayMs ?? 500;

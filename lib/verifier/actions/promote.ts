@@ -6,6 +6,7 @@
 // `underRecord` is that flow for any effect of the Promoter port: the `rollback` action (rollback.ts) runs through
 // it too, under a record of its own, with its own audit entries.
 import type { Action } from '../../decision/index.js';
+import { redact } from '../../logging/redaction.js';
 import { objectKeyString, type Pipeline, pipelineKeyOf } from '../../pipeline/model.js';
 import { PromotionError, type PromotionRequest } from '../../promotion/port.js';
 import type { AuditEntryType, VersionedPromotionRecord } from '../../store/port.js';
@@ -117,7 +118,8 @@ async function failed(
   deps: VerifierDeps,
   attributes: Record<string, unknown>,
 ): Promise<PromotionRun> {
-  const message = error instanceof Error ? error.message : 'unknown error';
+  // Stored, audited, logged and sent: any error's text, not only a PromotionError's, may repeat a credential.
+  const message = redact(error instanceof Error ? error.message : 'unknown error');
   const now = deps.now();
   const retry = promotionRetry({
     attempt: claimed.attempts,
