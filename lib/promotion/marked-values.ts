@@ -15,7 +15,7 @@
 //   values of explicit `? key` entries, except through the first form), collections, and values with a tag other
 //   than `!`, `!!str` (kept) or `!!int`, `!!float`, `!!bool`, `!!null` (dropped when the value is written: the
 //   version is a string, see version-writings.ts).
-import { Parser, type CST } from 'yaml';
+import type { CST } from 'yaml';
 import { blockWritings, emptyWritings, flowWritings, type Writing } from './version-writings.js';
 
 const MARKER_KEY = '$promotion';
@@ -31,9 +31,8 @@ export interface MarkedValue {
   writings(version: string): Writing[];
 }
 
-/** The marked values of a YAML text (parsed without errors by the caller), in order of appearance. */
-export function markedValues(text: string): MarkedValue[] {
-  const tokens = [...new Parser().parse(text)];
+/** The marked values of a YAML text, given its syntax tree (parsed without errors by the caller), in order. */
+export function markedValues(text: string, tokens: readonly CST.Token[]): MarkedValue[] {
   const heads = headComments(tokens, text);
   const found: MarkedValue[] = [];
   const visit = (token: CST.Token | undefined): void => {
@@ -79,7 +78,7 @@ interface HeadComment {
 }
 
 /** Marker comments alone on their line, by the offset of the line below them. */
-function headComments(tokens: CST.Token[], text: string): Map<number, HeadComment> {
+function headComments(tokens: readonly CST.Token[], text: string): Map<number, HeadComment> {
   const heads = new Map<number, HeadComment>();
   const collect = (node: unknown): void => {
     if (Array.isArray(node)) {

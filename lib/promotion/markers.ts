@@ -17,9 +17,19 @@
 // version string is kept (a plain value stays plain unless the version would then read as a number, `true`, `null`,
 // …; then it is double-quoted). A value that cannot be written at all is left alone and not counted.
 //
+// The cost is a fixed number of readings of the file, whatever the number of markers: the text is read once under
+// each schema, then every marked value gets its best writing at once and the edited text is read once under each
+// schema; the values whose writing does not read back get their next writing in the next such round (at most four).
+// A writing that reads back is a single scalar in place of the old one and leaves the rest of the text as it was, so
+// deciding all values together gives the same text as deciding them one after the other. Only a round whose text is
+// not valid YAML (a version with YAML syntax in it, written plain) decides its values one at a time, one reading
+// each. The work yields between chunks of text (yaml-stream.ts): the `…Sliced` forms return to the event loop while
+// a large file is read, so a `serve` process keeps receiving events meanwhile.
+//
 // Invalid YAML (any parse error in any document) is never touched: no markers, nothing found.
-import { parseAllDocuments, visit, type Document, type Scalar } from 'yaml';
-import { markedValues } from './marked-values.js';
+import { markedValues, type MarkedValue } from './marked-values.js';
+import type { Writing } from './version-writings.js';
+import { parseStream, runNow, runSliced, type ParsedStream, type Work } from './yaml-stream.js';
 
 /** The marker value for a promotion: `ns:name:env`. */
 export function markerFor(pipelineNamespace: string, pipelineName: string, env: string): string {
@@ -37,13 +47,26 @@ export function mayHoldMarkers(text: string): boolean {
  * `setMarkedValues` acts on. Invalid YAML has no markers.
  */
 export function markersIn(text: string): string[] {
-  if (!mayHoldMarkers(text)) return [];
   try {
-    if (!parse(text, '1.2')) return [];
-    return [...new Set(markedValues(text).map((m) => m.marker))];
+    return runNow(findMarkers(text));
   } catch {
     return [];
   }
+}
+
+/** `markersIn`, returning to the event loop between slices of the work. */
+export async function markersInSliced(text: string): Promise<string[]> {
+  try {
+    return await runSliced(findMarkers(text));
+  } catch {
+    return [];
+  }
+}
+
+export interface MarkedValuesSet {
+  text: string;
+  found: number;
+  replaced: number;
 }
 
 /**
@@ -53,72 +76,108 @@ export function markersIn(text: string): string[] {
  * anchors/aliases, document separators, line endings (LF and CRLF), a missing final newline.
  * Never throws: invalid YAML comes back unchanged with `found: 0`.
  */
-export function setMarkedValues(
-  text: string,
-  marker: string,
-  version: string,
-): { text: string; found: number; replaced: number } {
-  const unchanged = { text, found: 0, replaced: 0 };
-  if (!mayHoldMarkers(text)) return unchanged;
+export function setMarkedValues(text: string, marker: string, version: string): MarkedValuesSet {
   try {
-    if (!parse(text, '1.2')) return unchanged;
-    // Edit from the end so that the offsets of the values still to do stay valid.
-    const targets = markedValues(text)
-      .filter((m) => m.marker === marker)
-      .sort((a, b) => b.start - a.start);
-    let current = text;
-    let found = 0;
-    let replaced = 0;
-    for (const target of targets) {
-      if (target.valueOffset !== undefined && holdsVersion(current, target.valueOffset, version)) {
-        found++;
-        continue;
-      }
-      for (const writing of target.writings(version)) {
-        const candidate = current.slice(0, writing.from) + writing.text + current.slice(writing.to);
-        if (holdsVersion(candidate, writing.valueOffset, version)) {
-          current = candidate;
-          found++;
-          replaced++;
-          break;
-        }
-      }
-    }
-    return { text: current, found, replaced };
+    return runNow(setValues(text, marker, version));
   } catch {
-    return unchanged;
+    return { text, found: 0, replaced: 0 };
   }
 }
 
-type YamlVersion = '1.1' | '1.2';
-
-function parse(text: string, version: YamlVersion): Document.Parsed[] | undefined {
-  const docs = parseAllDocuments(text, { version, keepSourceTokens: true });
-  if (!Array.isArray(docs)) return undefined; // an empty stream
-  return docs.every((doc) => doc.errors.length === 0) ? docs : undefined;
+/** `setMarkedValues`, returning to the event loop between slices of the work. */
+export async function setMarkedValuesSliced(text: string, marker: string, version: string): Promise<MarkedValuesSet> {
+  try {
+    return await runSliced(setValues(text, marker, version));
+  } catch {
+    return { text, found: 0, replaced: 0 };
+  }
 }
 
-/** Whether the scalar starting at `offset` reads back as exactly the string `version`, in error-free YAML. */
-function holdsVersion(text: string, offset: number, version: string): boolean {
-  return (['1.2', '1.1'] as const).every((yamlVersion) => {
-    const docs = parse(text, yamlVersion);
-    if (!docs) return false;
-    const node = scalarAt(docs, offset);
+function* findMarkers(text: string): Work<string[]> {
+  if (!mayHoldMarkers(text)) return [];
+  const stream = yield* parseStream(text, '1.2');
+  if (!stream) return [];
+  return [...new Set(markedValues(text, stream.tokens).map((m) => m.marker))];
+}
+
+/** A marked value still to be written: its writings, best first, and the one being tried. */
+interface Pending {
+  target: MarkedValue;
+  writings: Writing[];
+  tried: number;
+}
+
+function* setValues(text: string, marker: string, version: string): Work<MarkedValuesSet> {
+  const unchanged = { text, found: 0, replaced: 0 };
+  if (!mayHoldMarkers(text)) return unchanged;
+  const original = yield* parseStream(text, '1.2');
+  if (!original) return unchanged;
+  const targets = markedValues(text, original.tokens).filter((m) => m.marker === marker);
+  if (targets.length === 0) return unchanged;
+  const original11 = yield* parseStream(text, '1.1');
+  const readings = { '1.2': original, '1.1': original11 };
+  let found = 0;
+  let pending: Pending[] = [];
+  for (const target of targets) {
+    if (target.valueOffset !== undefined && holdsVersion(readings, target.valueOffset, version)) found++;
+    else pending.push({ target, writings: target.writings(version), tried: 0 });
+  }
+  const written: Writing[] = [];
+  pending = pending.filter((p) => p.writings.length > 0);
+  while (pending.length > 0) {
+    const round = pending.map((p) => p.writings[p.tried] as Writing);
+    const edited = applyWritings(text, [...written, ...round]);
+    const candidate = { '1.2': yield* parseStream(edited.text, '1.2'), '1.1': yield* parseStream(edited.text, '1.1') };
+    const reads: boolean[] = [];
+    if (candidate['1.2'] && candidate['1.1']) {
+      for (const writing of round) reads.push(holdsVersion(candidate, edited.valueOffset(writing), version));
+    } else {
+      // Some writing of the round is not valid YAML where it stands: find out which, one at a time.
+      for (const writing of round) {
+        const alone = applyWritings(text, [...written, writing]);
+        const readback = { '1.2': yield* parseStream(alone.text, '1.2'), '1.1': yield* parseStream(alone.text, '1.1') };
+        reads.push(holdsVersion(readback, alone.valueOffset(writing), version));
+      }
+    }
+    const next: Pending[] = [];
+    pending.forEach((p, i) => {
+      if (reads[i]) written.push(round[i] as Writing);
+      else if (++p.tried < p.writings.length) next.push(p);
+    });
+    pending = next;
+  }
+  if (written.length === 0) return { text, found, replaced: 0 };
+  return { text: applyWritings(text, written).text, found: found + written.length, replaced: written.length };
+}
+
+/** Whether the scalar starting at `offset` reads back as exactly the string `version` under both schemas. */
+function holdsVersion(
+  readings: Record<'1.1' | '1.2', ParsedStream | undefined>,
+  offset: number,
+  version: string,
+): boolean {
+  return [readings['1.2'], readings['1.1']].every((stream) => {
+    const node = stream?.scalarAt(offset);
     return node !== undefined && typeof node.value === 'string' && node.value === version;
   });
 }
 
-function scalarAt(docs: Document.Parsed[], offset: number): Scalar | undefined {
-  let found: Scalar | undefined;
-  for (const doc of docs) {
-    visit(doc, {
-      Scalar(_key, node) {
-        if (node.srcToken?.offset !== offset) return undefined;
-        found = node;
-        return visit.BREAK;
-      },
-    });
-    if (found) return found;
+/** The text with every writing made (they never overlap), and where each written value now starts. */
+function applyWritings(
+  text: string,
+  writings: readonly Writing[],
+): { text: string; valueOffset(writing: Writing): number } {
+  const ordered = [...writings].sort((a, b) => a.from - b.from);
+  const shifts = new Map<Writing, number>();
+  const parts: string[] = [];
+  let at = 0;
+  let shift = 0;
+  for (const writing of ordered) {
+    parts.push(text.slice(at, writing.from), writing.text);
+    shifts.set(writing, shift);
+    shift += writing.text.length - (writing.to - writing.from);
+    at = writing.to;
   }
-  return undefined;
+  parts.push(text.slice(at));
+  return { text: parts.join(''), valueOffset: (writing) => writing.valueOffset + (shifts.get(writing) ?? 0) };
 }
