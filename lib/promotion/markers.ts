@@ -29,7 +29,8 @@
 // Invalid YAML (any parse error in any document) is never touched: no markers, nothing found.
 import { markedValues, type MarkedValue } from './marked-values.js';
 import type { Writing } from './version-writings.js';
-import { parseStream, runNow, runSliced, type ParsedStream, type Work } from './yaml-stream.js';
+import type { Scalar } from 'yaml';
+import { parseStream, readScalars, runNow, runSliced, scalarsAt, type Work } from './yaml-stream.js';
 
 /** The marker value for a promotion: `ns:name:env`. */
 export function markerFor(pipelineNamespace: string, pipelineName: string, env: string): string {
@@ -110,34 +111,24 @@ interface Pending {
 function* setValues(text: string, marker: string, version: string): Work<MarkedValuesSet> {
   const unchanged = { text, found: 0, replaced: 0 };
   if (!mayHoldMarkers(text)) return unchanged;
-  const original = yield* parseStream(text, '1.2');
-  if (!original) return unchanged;
-  const targets = markedValues(text, original.tokens).filter((m) => m.marker === marker);
-  if (targets.length === 0) return unchanged;
-  const original11 = yield* parseStream(text, '1.1');
-  const readings = { '1.2': original, '1.1': original11 };
+  const marked = yield* markedValuesOf(text, marker, version);
+  if (!marked || marked.targets.length === 0) return unchanged;
+  const { targets, holding } = marked;
   let found = 0;
   let pending: Pending[] = [];
   for (const target of targets) {
-    if (target.valueOffset !== undefined && holdsVersion(readings, target.valueOffset, version)) found++;
+    if (target.valueOffset !== undefined && holding.has(target.valueOffset)) found++;
     else pending.push({ target, writings: target.writings(version), tried: 0 });
   }
-  const written: Writing[] = [];
   pending = pending.filter((p) => p.writings.length > 0);
+  const written: Writing[] = [];
   while (pending.length > 0) {
     const round = pending.map((p) => p.writings[p.tried] as Writing);
-    const edited = applyWritings(text, [...written, ...round]);
-    const candidate = { '1.2': yield* parseStream(edited.text, '1.2'), '1.1': yield* parseStream(edited.text, '1.1') };
-    const reads: boolean[] = [];
-    if (candidate['1.2'] && candidate['1.1']) {
-      for (const writing of round) reads.push(holdsVersion(candidate, edited.valueOffset(writing), version));
-    } else {
-      // Some writing of the round is not valid YAML where it stands: find out which, one at a time.
-      for (const writing of round) {
-        const alone = applyWritings(text, [...written, writing]);
-        const readback = { '1.2': yield* parseStream(alone.text, '1.2'), '1.1': yield* parseStream(alone.text, '1.1') };
-        reads.push(holdsVersion(readback, alone.valueOffset(writing), version));
-      }
+    let reads = yield* readBack([...written, ...round], round);
+    // Some writing of the round is not valid YAML where it stands: try them one at a time.
+    if (!reads) {
+      reads = [];
+      for (const writing of round) reads.push((yield* readBack([...written, writing], [writing]))?.[0] === true);
     }
     const next: Pending[] = [];
     pending.forEach((p, i) => {
@@ -148,18 +139,56 @@ function* setValues(text: string, marker: string, version: string): Work<MarkedV
   }
   if (written.length === 0) return { text, found, replaced: 0 };
   return { text: applyWritings(text, written).text, found: found + written.length, replaced: written.length };
+
+  /**
+   * Whether each of `checked` reads back as the version once all of `writings` are made; undefined when that text is
+   * not valid YAML and some value could still read back (a value that does not read back under YAML 1.2 fails
+   * whatever YAML 1.1 says).
+   */
+  function* readBack(writings: readonly Writing[], checked: readonly Writing[]): Work<boolean[] | undefined> {
+    const edited = applyWritings(text, writings);
+    const offsets = checked.map((writing) => edited.valueOffset(writing));
+    const scalars = yield* readScalars(edited.text, '1.2', new Set(offsets));
+    if (!scalars) return undefined;
+    const holds = yield* versionsAt(edited.text, scalars, offsets, version);
+    return holds.valid ? offsets.map((offset) => holds.has(offset)) : undefined;
+  }
 }
 
-/** Whether the scalar starting at `offset` reads back as exactly the string `version` under both schemas. */
-function holdsVersion(
-  readings: Record<'1.1' | '1.2', ParsedStream | undefined>,
-  offset: number,
+/** The values marked with `marker`, and the offsets of those already at the version; undefined for invalid YAML. */
+function* markedValuesOf(
+  text: string,
+  marker: string,
   version: string,
-): boolean {
-  return [readings['1.2'], readings['1.1']].every((stream) => {
-    const node = stream?.scalarAt(offset);
-    return node !== undefined && typeof node.value === 'string' && node.value === version;
-  });
+): Work<{ targets: MarkedValue[]; holding: { has(offset: number): boolean } } | undefined> {
+  const original = yield* parseStream(text, '1.2');
+  if (!original) return undefined;
+  const targets = markedValues(text, original.tokens).filter((m) => m.marker === marker);
+  const valueOffsets = targets.flatMap((target) => (target.valueOffset === undefined ? [] : [target.valueOffset]));
+  const scalars = scalarsAt(original.docs, new Set(valueOffsets));
+  return { targets, holding: yield* versionsAt(text, scalars, valueOffsets, version) };
+}
+
+/**
+ * Which of `offsets` hold a scalar that is the string `version` under YAML 1.2 (`scalars`, read by the caller) and
+ * under YAML 1.1; `valid` is false when some does under 1.2 but the text has an error under 1.1. The text is read
+ * under YAML 1.1 only when some value reads as the version under 1.2.
+ */
+function* versionsAt(
+  text: string,
+  scalars: ReadonlyMap<number, Scalar>,
+  offsets: readonly number[],
+  version: string,
+): Work<{ valid: boolean; has(offset: number): boolean }> {
+  const candidates = new Set(offsets.filter((offset) => readsAs(scalars.get(offset), version)));
+  if (candidates.size === 0) return { valid: true, has: () => false };
+  const yaml11 = yield* readScalars(text, '1.1', candidates);
+  if (!yaml11) return { valid: false, has: () => false };
+  return { valid: true, has: (offset) => candidates.has(offset) && readsAs(yaml11.get(offset), version) };
+}
+
+function readsAs(scalar: Scalar | undefined, version: string): boolean {
+  return scalar !== undefined && typeof scalar.value === 'string' && scalar.value === version;
 }
 
 /** The text with every writing made (they never overlap), and where each written value now starts. */

@@ -21,8 +21,6 @@ export type YamlVersion = '1.1' | '1.2';
 export interface ParsedStream {
   docs: Document.Parsed[];
   tokens: CST.Token[];
-  /** The scalar whose source starts at `offset`, if any. */
-  scalarAt(offset: number): Scalar | undefined;
 }
 
 /** Lexical tokens parsed between two points where the work may pause. */
@@ -30,40 +28,75 @@ const LEXEMES_PER_STEP = 2048;
 
 /** The stream parsed with `version`'s schema; undefined when it is empty or any document has an error. */
 export function* parseStream(text: string, version: YamlVersion): Work<ParsedStream | undefined> {
-  const parser = new Parser();
-  const composer = new Composer({ version, keepSourceTokens: true, uniqueKeys: false });
   const docs: Document.Parsed[] = [];
   const tokens: CST.Token[] = [];
-  const take = function* (token: CST.Token): Work<boolean> {
-    tokens.push(token);
-    for (const doc of composer.next(token)) {
+  const valid = yield* eachDocument(
+    text,
+    version,
+    (doc) => docs.push(doc),
+    (token) => tokens.push(token),
+  );
+  return valid ? { docs, tokens } : undefined;
+}
+
+/**
+ * The scalars starting at `offsets` when the stream is parsed with `version`'s schema; undefined when it is empty or
+ * any document has an error. Nothing else of the parse is kept.
+ */
+export function* readScalars(
+  text: string,
+  version: YamlVersion,
+  offsets: ReadonlySet<number>,
+): Work<Map<number, Scalar> | undefined> {
+  const scalars = new Map<number, Scalar>();
+  const valid = yield* eachDocument(text, version, (doc) => collectScalars(doc, offsets, scalars));
+  return valid ? scalars : undefined;
+}
+
+/** The scalars of the documents that start at `offsets`. */
+export function scalarsAt(docs: readonly Document.Parsed[], offsets: ReadonlySet<number>): Map<number, Scalar> {
+  const scalars = new Map<number, Scalar>();
+  for (const doc of docs) collectScalars(doc, offsets, scalars);
+  return scalars;
+}
+
+/**
+ * Hands each document to `onDoc` as it is composed (and each top-level syntax token to `onToken`); false when the
+ * stream is empty or a document has an error, which ends the work.
+ */
+function* eachDocument(
+  text: string,
+  version: YamlVersion,
+  onDoc: (doc: Document.Parsed) => void,
+  onToken?: (token: CST.Token) => void,
+): Work<boolean> {
+  const parser = new Parser();
+  const composer = new Composer({ version, keepSourceTokens: true, uniqueKeys: false });
+  let documents = 0;
+  const take = function* (docs: Iterable<Document.Parsed>): Work<boolean> {
+    for (const doc of docs) {
       if (doc.errors.length > 0 || hasDuplicateKeys(doc)) return false;
-      docs.push(doc);
+      onDoc(doc);
+      documents++;
       yield;
     }
     return true;
   };
   // What Parser.parse does, one lexical token at a time, so that the work can pause inside a long document.
-  let count = 0;
-  for (const lexeme of new Lexer().lex(text)) {
-    for (const token of parser.next(lexeme)) if (!(yield* take(token))) return undefined;
-    if (++count % LEXEMES_PER_STEP === 0) yield;
+  let lexemes = 0;
+  const lexer = new Lexer();
+  for (const lexeme of lexer.lex(text)) {
+    for (const token of parser.next(lexeme)) {
+      onToken?.(token);
+      if (!(yield* take(composer.next(token)))) return false;
+    }
+    if (++lexemes % LEXEMES_PER_STEP === 0) yield;
   }
-  for (const token of parser.end()) if (!(yield* take(token))) return undefined;
-  for (const doc of composer.end(false, text.length)) {
-    if (doc.errors.length > 0 || hasDuplicateKeys(doc)) return undefined;
-    docs.push(doc);
+  for (const token of parser.end()) {
+    onToken?.(token);
+    if (!(yield* take(composer.next(token)))) return false;
   }
-  if (docs.length === 0) return undefined;
-  let scalars: Map<number, Scalar> | undefined;
-  return {
-    docs,
-    tokens,
-    scalarAt(offset) {
-      scalars ??= scalarsByOffset(docs);
-      return scalars.get(offset);
-    },
-  };
+  return (yield* take(composer.end(false, text.length))) && documents > 0;
 }
 
 /** Runs the work to its end at once. */
@@ -109,15 +142,11 @@ function hasDuplicateKeys(doc: Document.Parsed): boolean {
   return duplicate;
 }
 
-function scalarsByOffset(docs: Document.Parsed[]): Map<number, Scalar> {
-  const scalars = new Map<number, Scalar>();
-  for (const doc of docs) {
-    visit(doc, {
-      Scalar(_key, node) {
-        const offset = node.srcToken?.offset;
-        if (offset !== undefined && !scalars.has(offset)) scalars.set(offset, node);
-      },
-    });
-  }
-  return scalars;
+function collectScalars(doc: Document.Parsed, offsets: ReadonlySet<number>, into: Map<number, Scalar>): void {
+  visit(doc, {
+    Scalar(_key, node) {
+      const offset = node.srcToken?.offset;
+      if (offset !== undefined && offsets.has(offset) && !into.has(offset)) into.set(offset, node);
+    },
+  });
 }
