@@ -221,6 +221,12 @@ export class PullRequestPromoter implements Promoter {
         });
       }
     }
+    this.options.logger?.debug?.('set the marked values', {
+      repository: run.webUrl,
+      marker: run.marker,
+      found,
+      filesChanged: changes.length,
+    });
     if (found === 0) {
       throw new PromotionError(
         `no {"$promotion": "${run.marker}"} marker found in ${run.webUrl} at ${run.base}`,
