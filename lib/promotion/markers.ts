@@ -98,7 +98,7 @@ function* findMarkers(text: string): Work<string[]> {
   if (!mayHoldMarkers(text)) return [];
   const stream = yield* parseStream(text, '1.2');
   if (!stream) return [];
-  return [...new Set(markedValues(text, stream.tokens).map((m) => m.marker))];
+  return [...new Set((yield* markedValues(text, stream.tokens)).map((m) => m.marker))];
 }
 
 /** A marked value still to be written: its writings, best first, and the one being tried. */
@@ -163,9 +163,9 @@ function* markedValuesOf(
 ): Work<{ targets: MarkedValue[]; holding: { has(offset: number): boolean } } | undefined> {
   const original = yield* parseStream(text, '1.2');
   if (!original) return undefined;
-  const targets = markedValues(text, original.tokens).filter((m) => m.marker === marker);
+  const targets = (yield* markedValues(text, original.tokens)).filter((m) => m.marker === marker);
   const valueOffsets = targets.flatMap((target) => (target.valueOffset === undefined ? [] : [target.valueOffset]));
-  const scalars = scalarsAt(original.docs, new Set(valueOffsets));
+  const scalars = yield* scalarsAt(original.docs, new Set(valueOffsets));
   return { targets, holding: yield* versionsAt(text, scalars, valueOffsets, version) };
 }
 

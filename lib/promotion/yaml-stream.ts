@@ -54,9 +54,12 @@ export function* readScalars(
 }
 
 /** The scalars of the documents that start at `offsets`. */
-export function scalarsAt(docs: readonly Document.Parsed[], offsets: ReadonlySet<number>): Map<number, Scalar> {
+export function* scalarsAt(docs: readonly Document.Parsed[], offsets: ReadonlySet<number>): Work<Map<number, Scalar>> {
   const scalars = new Map<number, Scalar>();
-  for (const doc of docs) collectScalars(doc, offsets, scalars);
+  for (const doc of docs) {
+    collectScalars(doc, offsets, scalars);
+    yield;
+  }
   return scalars;
 }
 
