@@ -17,14 +17,15 @@
 // version string is kept (a plain value stays plain unless the version would then read as a number, `true`, `null`,
 // …; then it is double-quoted). A value that cannot be written at all is left alone and not counted.
 //
-// The cost is a fixed number of readings of the file, whatever the number of markers: the text is read once under
-// each schema, then every marked value gets its best writing at once and the edited text is read once under each
-// schema; the values whose writing does not read back get their next writing in the next such round (at most four).
+// The cost is a fixed number of readings of the file, whatever the number of markers: the text is read once (and once
+// more under YAML 1.1 when a value may already be at the version), then every marked value gets its best writing at
+// once and the edited text is read once under each schema; the values whose writing does not read back get their next
+// writing in the next such round (at most four).
 // A writing that reads back is a single scalar in place of the old one and leaves the rest of the text as it was, so
 // deciding all values together gives the same text as deciding them one after the other. Only a round whose text is
 // not valid YAML (a version with YAML syntax in it, written plain) decides its values one at a time, one reading
-// each. The work yields between chunks of text (yaml-stream.ts): the `…Sliced` forms return to the event loop while
-// a large file is read, so a `serve` process keeps receiving events meanwhile.
+// each. The work pauses between documents and every few thousand lexical tokens (yaml-stream.ts): the `…Sliced` forms
+// return to the event loop there, so a `serve` process keeps receiving events while it edits a large file.
 //
 // Invalid YAML (any parse error in any document) is never touched: no markers, nothing found.
 import { markedValues, type MarkedValue } from './marked-values.js';
@@ -103,7 +104,6 @@ function* findMarkers(text: string): Work<string[]> {
 
 /** A marked value still to be written: its writings, best first, and the one being tried. */
 interface Pending {
-  target: MarkedValue;
   writings: Writing[];
   tried: number;
 }
@@ -118,7 +118,7 @@ function* setValues(text: string, marker: string, version: string): Work<MarkedV
   let pending: Pending[] = [];
   for (const target of targets) {
     if (target.valueOffset !== undefined && holding.has(target.valueOffset)) found++;
-    else pending.push({ target, writings: target.writings(version), tried: 0 });
+    else pending.push({ writings: target.writings(version), tried: 0 });
   }
   pending = pending.filter((p) => p.writings.length > 0);
   const written: Writing[] = [];
