@@ -22,16 +22,16 @@
 // once and the edited text is read once under each schema; the values whose writing does not read back get their next
 // writing in the next such round (at most four).
 // A writing that reads back is a single scalar in place of the old one and leaves the rest of the text as it was, so
-// deciding all values together gives the same text as deciding them one after the other. Only a round whose text is
-// not valid YAML (a version with YAML syntax in it, written plain) decides its values one at a time, one reading
-// each. The work pauses between documents and every few thousand lexical tokens (yaml-stream.ts): the `…Sliced` forms
+// deciding all values together gives the same text as deciding them one after the other. A round whose text is not
+// valid YAML ends there when the file has a YAML 1.1 error outside the marked values (no writing can remove it); else
+// (a version with YAML syntax in it, written plain) it decides its values one at a time, one reading each. The work pauses between documents and every few thousand lexical tokens (yaml-stream.ts): the `…Sliced` forms
 // return to the event loop there, so a `serve` process keeps receiving events while it edits a large file.
 //
 // Invalid YAML (any parse error in any document) is never touched: no markers, nothing found.
 import { markedValues, type MarkedValue } from './marked-values.js';
 import type { Writing } from './version-writings.js';
 import type { Scalar } from 'yaml';
-import { parseStream, readScalars, runNow, runSliced, scalarsAt, type Work } from './yaml-stream.js';
+import { errorOffsets, parseStream, readScalars, runNow, runSliced, scalarsAt, type Work } from './yaml-stream.js';
 
 /** The marker value for a promotion: `ns:name:env`. */
 export function markerFor(pipelineNamespace: string, pipelineName: string, env: string): string {
@@ -122,11 +122,15 @@ function* setValues(text: string, marker: string, version: string): Work<MarkedV
   }
   pending = pending.filter((p) => p.writings.length > 0);
   const written: Writing[] = [];
+  let unwritable: boolean | undefined;
   while (pending.length > 0) {
     const round = pending.map((p) => p.writings[p.tried] as Writing);
     let reads = yield* readBack([...written, ...round], round);
-    // Some writing of the round is not valid YAML where it stands: try them one at a time.
     if (!reads) {
+      // An error of the text under YAML 1.1 outside every marked value stays whatever is written: nothing can be.
+      unwritable ??= yield* hasErrorOutside(text, targets, version);
+      if (unwritable) break;
+      // Some writing of the round is not valid YAML where it stands: try them one at a time.
       reads = [];
       for (const writing of round) reads.push((yield* readBack([...written, writing], [writing]))?.[0] === true);
     }
@@ -185,6 +189,13 @@ function* versionsAt(
   const yaml11 = yield* readScalars(text, '1.1', candidates);
   if (!yaml11) return { valid: false, has: () => false };
   return { valid: true, has: (offset) => candidates.has(offset) && readsAs(yaml11.get(offset), version) };
+}
+
+/** Whether the text has an error under YAML 1.1 outside what the writings of the marked values may change. */
+function* hasErrorOutside(text: string, targets: readonly MarkedValue[], version: string): Work<boolean> {
+  const changeable = targets.flatMap((target) => target.writings(version).map((writing) => [writing.from, writing.to]));
+  const errors = yield* errorOffsets(text, '1.1');
+  return errors.some((offset) => !changeable.some(([from = 0, to = 0]) => from <= offset && offset < to));
 }
 
 function readsAs(scalar: Scalar | undefined, version: string): boolean {

@@ -10,7 +10,7 @@
 // The work yields every few thousand lexical tokens and after each document, so `runSliced` can return to the event
 // loop while a large file is read (a `serve` process receives events on the same thread that promotes). Composing one
 // document is one step: a file that is a single large document still holds the thread for that long.
-import { Composer, isPair, isScalar, Lexer, Parser, visit, type CST, type Document, type Scalar } from 'yaml';
+import { Composer, isNode, isPair, isScalar, Lexer, Parser, visit, type CST, type Document, type Scalar } from 'yaml';
 
 /** Work done in steps: each `yield` is a point where the caller may pause it. */
 export type Work<T> = Generator<void, T, void>;
@@ -64,22 +64,47 @@ export function* scalarsAt(docs: readonly Document.Parsed[], offsets: ReadonlySe
 }
 
 /**
+ * Where the stream has errors under `version`'s schema: the first offset of each (a duplicate key's own offset).
+ * Empty when it has none.
+ */
+export function* errorOffsets(text: string, version: YamlVersion): Work<number[]> {
+  const offsets: number[] = [];
+  yield* eachDocument(
+    text,
+    version,
+    () => undefined,
+    undefined,
+    (errors) => offsets.push(...errors),
+  );
+  return offsets;
+}
+
+/**
  * Hands each document to `onDoc` as it is composed (and each top-level syntax token to `onToken`); false when the
- * stream is empty or a document has an error, which ends the work.
+ * stream is empty or a document has an error. A document with errors ends the work, unless `onErrors` takes their
+ * offsets.
  */
 function* eachDocument(
   text: string,
   version: YamlVersion,
   onDoc: (doc: Document.Parsed) => void,
   onToken?: (token: CST.Token) => void,
+  onErrors?: (offsets: number[]) => void,
 ): Work<boolean> {
   const parser = new Parser();
   const composer = new Composer({ version, keepSourceTokens: true, uniqueKeys: false });
   let documents = 0;
+  let valid = true;
   const take = function* (docs: Iterable<Document.Parsed>): Work<boolean> {
     for (const doc of docs) {
-      if (doc.errors.length > 0 || hasDuplicateKeys(doc)) return false;
-      onDoc(doc);
+      const errors = errorsOf(doc);
+      if (errors.length > 0) {
+        valid = false;
+        if (!onErrors) return false;
+        onErrors(errors);
+      } else {
+        onDoc(doc);
+      }
       documents++;
       yield;
     }
@@ -99,7 +124,7 @@ function* eachDocument(
     onToken?.(token);
     if (!(yield* take(composer.next(token)))) return false;
   }
-  return (yield* take(composer.end(false, text.length))) && documents > 0;
+  return (yield* take(composer.end(false, text.length))) && valid && documents > 0;
 }
 
 /** Runs the work to its end at once. */
@@ -123,9 +148,20 @@ export async function runSliced<T>(work: Work<T>, sliceMs = 20): Promise<T> {
   }
 }
 
-/** Whether a mapping of the document has two equal keys, as `yaml`'s `uniqueKeys: true` would report them. */
-function hasDuplicateKeys(doc: Document.Parsed): boolean {
-  let duplicate = false;
+/** The first offsets of the document's errors, a second equal key of a mapping among them. */
+function errorsOf(doc: Document.Parsed): number[] {
+  const errors = doc.errors.map((error) => error.pos[0]);
+  const duplicate = duplicateKey(doc);
+  if (duplicate !== undefined) errors.push(duplicate);
+  return errors;
+}
+
+/**
+ * Where the first key equal to an earlier key of its mapping starts, as `yaml`'s `uniqueKeys: true` would report it
+ * (-1 for a key without a position).
+ */
+function duplicateKey(doc: Document.Parsed): number | undefined {
+  let duplicate: number | undefined;
   visit(doc, {
     Map(_key, map) {
       const keys = new Set<unknown>();
@@ -134,7 +170,7 @@ function hasDuplicateKeys(doc: Document.Parsed): boolean {
         const id = isScalar(key) ? key.value : key;
         if (typeof id === 'number' && Number.isNaN(id)) continue;
         if (keys.has(id)) {
-          duplicate = true;
+          duplicate = isNode(key) ? (key.range?.[0] ?? -1) : -1;
           return visit.BREAK;
         }
         keys.add(id);

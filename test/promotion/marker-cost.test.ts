@@ -76,6 +76,20 @@ describe('the cost of rewriting markers', () => {
     assert.equal(Math.round(charactersLexed(() => markersIn(hundredMarkers)) / hundredMarkers.length), 1);
   });
 
+  it('reads a file no writing can make valid as many times for 100 markers as for one', () => {
+    // `on` and `true` are the same key under YAML 1.1: every rewrite would leave the file invalid for Kubernetes.
+    const invalid11 = 'on: push\ntrue: yes\n';
+    const oneMarker = invalid11 + Array.from({ length: 100 }, (_, i) => helmRelease(i, i === 50)).join('');
+    const hundredMarkers = invalid11 + Array.from({ length: 100 }, (_, i) => helmRelease(i, true)).join('');
+    const readings = (text: string) =>
+      Math.round(
+        charactersLexed(() =>
+          assert.deepEqual(setMarkedValues(text, MARKER, '6.0.1'), { text, found: 0, replaced: 0 }),
+        ) / text.length,
+      );
+    assert.equal(readings(hundredMarkers), readings(oneMarker));
+  });
+
   it('rewrites 1,000 markers of every form byte for byte as it rewrites each alone', () => {
     const documents = Array.from({ length: 1000 }, (_, i) => FORMS[i % FORMS.length] as [string, string]);
     const input = documents.map(([before]) => `---\n${before}`).join('');
