@@ -43,7 +43,7 @@ spec:
 }
 
 /** `bytes` of HelmReleases or a little more, `markers` of them marked, spread evenly. */
-export function largeManifest(bytes: number, markers: number): string {
+function largeManifest(bytes: number, markers: number): string {
   let count = 0;
   for (let length = 0; length < bytes; count++) length += helmRelease(count, false).length;
   const every = Math.max(1, Math.floor(count / markers));
