@@ -15,6 +15,7 @@ import { benchGitHostPromotions } from './git-host-promotions.js';
 import { benchGitHubPromotion } from './github-promotion.js';
 import { benchLeafClusterConnections } from './leaf-cluster-connections.js';
 import { benchLeafClusterLoad } from './leaf-cluster-load.js';
+import { benchMarkers } from './markers.js';
 import { benchReceiver } from './receiver.js';
 import { machineLine, markdownTable, type Bench, type BenchSection } from './report.js';
 
@@ -29,6 +30,7 @@ const BENCHES: Readonly<Record<string, Bench>> = {
   'git-host-promotions': benchGitHostPromotions,
   'end-to-end-latency': benchEndToEndLatency,
   'cli-startup': benchCliStartup,
+  markers: benchMarkers,
 };
 
 const README = new URL('../README.md', import.meta.url);

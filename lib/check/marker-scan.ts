@@ -1,7 +1,7 @@
 // Which files of a commit hold which `$promotion` markers: the promoter's scan (lib/promotion/pull-request/promoter.ts)
 // without its cache or its edit. The same files are looked at (regular `*.yaml`/`*.yml` files), each distinct blob is
 // read once, and the markers are those `markersIn` finds, so a marker listed here is one a promotion would set.
-import { markersIn } from '../promotion/markers.js';
+import { markersInSliced } from '../promotion/markers.js';
 import type { HostRepository, RepositoryFile } from '../promotion/pull-request/host.js';
 import { mapLimit } from '../util/map-limit.js';
 
@@ -20,7 +20,7 @@ export async function scanMarkers(
   for (const file of manifests) if (!byBlob.has(file.blobId)) byBlob.set(file.blobId, file);
   const distinct = [...byBlob.values()];
   const markers = await mapLimit(distinct, concurrency, async (file) =>
-    markersIn(await repository.readFile(file, commit)),
+    markersInSliced(await repository.readFile(file, commit)),
   );
   const markersOf = new Map(distinct.map((file, i) => [file.blobId, markers[i] ?? []]));
   const files = new Map<string, string[]>();

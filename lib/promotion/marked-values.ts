@@ -15,7 +15,8 @@
 //   values of explicit `? key` entries, except through the first form), collections, and values with a tag other
 //   than `!`, `!!str` (kept) or `!!int`, `!!float`, `!!bool`, `!!null` (dropped when the value is written: the
 //   version is a string, see version-writings.ts).
-import { Parser, type CST } from 'yaml';
+import type { CST } from 'yaml';
+import type { Work } from './yaml-stream.js';
 import { blockWritings, emptyWritings, flowWritings, type Writing } from './version-writings.js';
 
 const MARKER_KEY = '$promotion';
@@ -31,10 +32,12 @@ export interface MarkedValue {
   writings(version: string): Writing[];
 }
 
-/** The marked values of a YAML text (parsed without errors by the caller), in order of appearance. */
-export function markedValues(text: string): MarkedValue[] {
-  const tokens = [...new Parser().parse(text)];
-  const heads = headComments(tokens, text);
+/**
+ * The marked values of a YAML text, given its syntax tree (parsed without errors by the caller), in order. The work
+ * pauses after each top-level token: a head comment always comes in the token of its key or an earlier one.
+ */
+export function* markedValues(text: string, tokens: readonly CST.Token[]): Work<MarkedValue[]> {
+  const heads = new Map<number, HeadComment>();
   const found: MarkedValue[] = [];
   const visit = (token: CST.Token | undefined): void => {
     if (token?.type === 'block-map') {
@@ -52,6 +55,8 @@ export function markedValues(text: string): MarkedValue[] {
     }
   };
   for (const token of tokens) {
+    collectHeadComments(token, text, heads);
+    yield;
     if (token.type !== 'document') continue;
     const marked = documentValue(text, token);
     if (marked) found.push(marked);
@@ -78,9 +83,8 @@ interface HeadComment {
   column: number;
 }
 
-/** Marker comments alone on their line, by the offset of the line below them. */
-function headComments(tokens: CST.Token[], text: string): Map<number, HeadComment> {
-  const heads = new Map<number, HeadComment>();
+/** Adds the token's marker comments alone on their line, by the offset of the line below them. */
+function collectHeadComments(token: CST.Token, text: string, heads: Map<number, HeadComment>): void {
   const collect = (node: unknown): void => {
     if (Array.isArray(node)) {
       for (const child of node) collect(child);
@@ -99,8 +103,7 @@ function headComments(tokens: CST.Token[], text: string): Map<number, HeadCommen
     }
     for (const [key, child] of Object.entries(node)) if (key !== 'source') collect(child);
   };
-  collect(tokens);
-  return heads;
+  collect(token);
 }
 
 function mapValue(

@@ -10,7 +10,8 @@
 //    that read blobs never seen before stores the merged facts again. Neither may fail a promotion: a failed load or
 //    save is logged and the scan reads what it does not know;
 // 3. every scalar marked `ns:name:env` set to the version (`setMarkedValues`); no such marker anywhere is a
-//    permanent failure, and nothing is written;
+//    permanent failure, and nothing is written. Scanning and editing return to the event loop between slices of
+//    their work, so a large manifest does not hold up what else the process does (serve's receiver);
 // 4. when that changes a file: the branch `promotion-{ns}-{name}-{env}` made to hold the base plus exactly those
 //    changes in one commit `promoting version` by the configured author (left alone when it already does), then
 //    the pull request opened, or the open one for the branch updated (title, and the body when the evidence
@@ -32,7 +33,7 @@ import { objectKeyString, type ObjectKey } from '../../pipeline/model.js';
 import type { GitProviderType } from '../../pipeline/promotion.js';
 import { repositoryAddress, type RepositoryAddress } from '../../pipeline/repository-address.js';
 import type { SecretSource } from '../../secrets/port.js';
-import { markerFor, markersIn, mayHoldMarkers, setMarkedValues } from '../markers.js';
+import { markerFor, markersInSliced, mayHoldMarkers, setMarkedValuesSliced } from '../markers.js';
 import { PromotionError, type Promoter, type PromotionOutcome, type PromotionRequest } from '../port.js';
 import { DEFAULT_COMMIT_AUTHOR, type CommitAuthor } from './commit-author.js';
 import { gitBlobId } from './git-blob-id.js';
@@ -191,7 +192,7 @@ export class PullRequestPromoter implements Promoter {
       reads++;
       if (!known) unseen++;
       const text = await run.repository.readFile(file, baseCommit);
-      const markers = mayHoldMarkers(text) ? markersIn(text) : [];
+      const markers = mayHoldMarkers(text) ? await markersInSliced(text) : [];
       const blob: ScannedBlob = this.markerCache.set(run.cacheKey, file.blobId, markers, text);
       return blob.text === undefined && markers.length > 0 ? { markers, text } : blob;
     });
@@ -209,7 +210,7 @@ export class PullRequestPromoter implements Promoter {
     for (const file of manifests) {
       const blob = blobById.get(file.blobId);
       if (!blob?.markers.includes(run.marker) || blob.text === undefined) continue;
-      const edited = setMarkedValues(blob.text, run.marker, run.version);
+      const edited = await setMarkedValuesSliced(blob.text, run.marker, run.version);
       found += edited.found;
       if (edited.text !== blob.text) {
         changes.push({
@@ -220,6 +221,12 @@ export class PullRequestPromoter implements Promoter {
         });
       }
     }
+    this.options.logger?.debug?.('set the marked values', {
+      repository: run.webUrl,
+      marker: run.marker,
+      found,
+      filesChanged: changes.length,
+    });
     if (found === 0) {
       throw new PromotionError(
         `no {"$promotion": "${run.marker}"} marker found in ${run.webUrl} at ${run.base}`,
