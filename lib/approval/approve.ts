@@ -2,14 +2,14 @@
 // (lib/http/approval-route.ts), `pipelinectl approve` (lib/cli/actions/approve.ts) and the dashboard: each
 // authenticates its caller and words its own answers; what an approval checks and does is decided here, once:
 // the environment's approval policy (who may approve, how many must; docs/approval-policies.md), who the approver
-// counts as (approver-identity.ts), the store's count of distinct approvers, the audit entry, and the promote message
+// counts as (lib/pipeline/approver-identity.ts), the store's count of distinct approvers, the audit entry, and the promote message
 // once the last approval needed came.
 // lib/flux/revision.ts, not lib/flux: the webhook's door is in the receiver, which does not load the Flux readers.
 import { invalidRevisionMessage, isRevisionOf, REVISION_KIND_OF, type RevisionKind } from '../flux/revision.js';
 import { pipelineKeyOf, type Pipeline } from '../pipeline/model.js';
 import type { PromoteMessage } from '../queue/messages.js';
 import type { Store } from '../store/port.js';
-import { approverIdentity } from './approver-identity.js';
+import { approverIdentity } from '../pipeline/approver-identity.js';
 import type { ApproverRefusal } from './approver-policy.js';
 import { admitToMarker, markerFor, rejectionOf } from './marker-admission.js';
 
@@ -77,7 +77,7 @@ export type ApprovalResult =
 
 /**
  * The identity the approval counted as, where it is not `approver` itself: a session of a role whose session name
- * its caller chose counts as the role; the local mode's webhook key as its owner (lib/approval/approver-identity.ts).
+ * its caller chose counts as the role; the local mode's webhook key as its owner (lib/pipeline/approver-identity.ts).
  */
 interface CountedAs {
   countedAs?: string;

@@ -2,10 +2,10 @@
 // Each door authenticates its caller in its own way and names them in its own shape; the shape says which list of
 // the policy applies: the approval webhook's `hmac-key of Secret NS/NAME` → `keys`, the local mode's `local:USER`
 // → `users`, an AWS caller's ARN → `principals`; what a list is matched against is the approver the name is
-// (approver-identity.ts), so a session of a role is admitted as the role. Pure: the doors and the approve and reject
+// (lib/pipeline/approver-identity.ts), so a session of a role is admitted as the role. Pure: the doors and the approve and reject
 // use cases call it.
 import type { ApprovalPolicy, Approvers } from '../pipeline/environment-policies.js';
-import { approverOf, LOCAL_USER_PREFIX, type Approver, type AwsPrincipal } from './approver-identity.js';
+import { approverOf, LOCAL_USER_PREFIX, type Approver, type AwsPrincipal } from '../pipeline/approver-identity.js';
 
 /** The list of `approval.approvers` that admits callers of one door. */
 export type ApproverList = keyof Approvers;
@@ -37,7 +37,7 @@ export type ApproverVerdict =
       reason: string;
     };
 
-export { LOCAL_USER_PREFIX, localUserIdentity, webhookKeyIdentity } from './approver-identity.js';
+export { LOCAL_USER_PREFIX, localUserIdentity, webhookKeyIdentity } from '../pipeline/approver-identity.js';
 
 /**
  * Whether `identity` may approve (and so reject) under `policy`. No policy, or one without `approvers`, admits

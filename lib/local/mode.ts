@@ -10,7 +10,7 @@
 // it and which notification sinks it has (apply warns when a notification pipeline has none). Stop undoes it in order; the store keeps every status, approval and
 // promotion record, the queue nothing (the first poll after a restart re-checks all).
 import { userInfo } from 'node:os';
-import { localUserIdentity } from '../approval/approver-identity.js';
+import { localUserIdentity } from '../pipeline/approver-identity.js';
 import { handleRequest, startHttpServer, type HttpHandler, type RunningHttpServer } from '../http/index.js';
 import { objectKeyString, type ObjectKey, type Pipeline } from '../pipeline/model.js';
 import type { GitProviderType } from '../pipeline/promotion.js';

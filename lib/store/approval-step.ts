@@ -1,8 +1,8 @@
 // What one approval does to an approval marker, in one place for the table and the in-memory store: which approvals
-// are the same approver (by the identity each counted as, lib/approval/approver-identity.ts), and whether this one is
+// are the same approver (by the identity each counted as, lib/pipeline/approver-identity.ts), and whether this one is
 // recorded, completes the policy, or changes nothing. The table turns the write into a conditional update that
 // checks the same thing again; the in-memory store applies it as it is.
-import { approverIdentity, countedIdentityOf } from '../approval/approver-identity.js';
+import { approverIdentity, countedIdentityOf } from '../pipeline/approver-identity.js';
 import type { ApprovalMarker } from '../decision/types.js';
 import type { ApproveOutcome } from './port.js';
 

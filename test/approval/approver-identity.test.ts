@@ -1,9 +1,9 @@
-// Who an approver is (lib/approval/approver-identity.ts): the identity that counts once under an approval policy,
+// Who an approver is (lib/pipeline/approver-identity.ts): the identity that counts once under an approval policy,
 // one row per shape a door names its caller in. Two names of one identity are one approver; a session name its
 // caller chose is no identity of its own.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { approverIdentity, webhookKeyIdentity } from '../../lib/approval/approver-identity.js';
+import { approverIdentity, webhookKeyIdentity } from '../../lib/pipeline/approver-identity.js';
 
 const ACCOUNT = '123456789012';
 const RELEASE_MANAGER = `arn:aws:iam::${ACCOUNT}:role/ReleaseManager`;

@@ -2,7 +2,7 @@
 // Weave's `/approval` endpoint does under its key's name, with the CLI's own messages.
 import { notWaiting, unknownEnvironment } from './marker-refusals.js';
 import { approve, requiredApprovals } from '../../approval/approve.js';
-import { countedIdentityOf } from '../../approval/approver-identity.js';
+import { countedIdentityOf } from '../../pipeline/approver-identity.js';
 import { objectKeyString, type ObjectKey } from '../../pipeline/model.js';
 import type { Backend } from '../backend.js';
 import { CliError } from '../errors.js';

@@ -6,7 +6,7 @@
 // written to it, unless the command is one that makes a store (MissingStore).
 import { userInfo } from 'node:os';
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { localUserIdentity } from '../../approval/approver-identity.js';
+import { localUserIdentity } from '../../pipeline/approver-identity.js';
 import { signatureHeader } from '../../signing/hmac.js';
 import {
   dataDirHolding,
