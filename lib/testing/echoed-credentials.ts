@@ -14,3 +14,13 @@ export function echoedCredentials(headers: IncomingHttpHeaders): string {
   });
   return `the credentials ${credentials.join(', ') || '(none)'} are not valid here`;
 }
+
+/** The fault a fake answers with: an `echo-credentials` fault becomes the status it names, with the echo as message. */
+export function echoingFault<Fault extends { type: string }>(
+  fault: Fault,
+  headers: IncomingHttpHeaders,
+): Exclude<Fault, { type: 'echo-credentials' }> | { type: 'status'; status: number; message: string } {
+  if (fault.type !== 'echo-credentials') return fault as Exclude<Fault, { type: 'echo-credentials' }>;
+  const { status } = fault as Fault & { status: number };
+  return { type: 'status', status, message: echoedCredentials(headers) };
+}

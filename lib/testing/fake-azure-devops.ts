@@ -34,7 +34,7 @@ import {
   type GitSignature,
   type GitTreeEntry,
 } from './git-repository.js';
-import { echoedCredentials } from './echoed-credentials.js';
+import { echoingFault } from './echoed-credentials.js';
 import { listenOnLoopback } from './listen.js';
 
 // ---------------------------------------------------------------- public types
@@ -720,19 +720,8 @@ export class FakeAzureDevOps {
       request.socket.destroy();
       return;
     }
-    if (fault?.type === 'echo-credentials') {
-      this.send(
-        response,
-        logged,
-        faultReply(
-          { type: 'status', status: fault.status, message: echoedCredentials(request.headers) },
-          request.url ?? '/',
-        ),
-      );
-      return;
-    }
     if (fault) {
-      this.send(response, logged, faultReply(fault, request.url ?? '/'));
+      this.send(response, logged, faultReply(echoingFault(fault, request.headers), request.url ?? '/'));
       return;
     }
     this.send(response, logged, this.answer(request, logged, target, body, accept));

@@ -22,7 +22,7 @@ import { randomBytes } from 'node:crypto';
 import { STATUS_CODES, createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
 import { GitRepository, gitNow, type FlatEntry, type GitCommit, type GitTreeEntry } from './git-repository.js';
-import { echoedCredentials } from './echoed-credentials.js';
+import { echoingFault } from './echoed-credentials.js';
 import { listenOnLoopback } from './listen.js';
 
 // ---------------------------------------------------------------- public types
@@ -538,19 +538,8 @@ export class FakeBitbucketServer {
       request.socket.destroy();
       return;
     }
-    if (fault?.type === 'echo-credentials') {
-      this.send(
-        response,
-        logged,
-        faultReply(
-          { type: 'status', status: fault.status, message: echoedCredentials(request.headers) },
-          request.url ?? '/',
-        ),
-      );
-      return;
-    }
     if (fault) {
-      this.send(response, logged, faultReply(fault, request.url ?? '/'));
+      this.send(response, logged, faultReply(echoingFault(fault, request.headers), request.url ?? '/'));
       return;
     }
     this.send(response, logged, await this.answer(request, logged, matched, rawBody));

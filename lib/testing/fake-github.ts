@@ -15,7 +15,7 @@
 // personal access token"); an installation token's repository answer has no `permissions`, as on GitHub. Faults (5xx, primary and secondary rate
 // limits, dropped connections, requests never answered) and latency can be injected, and every request is logged with
 // its route.
-import { echoedCredentials } from './echoed-credentials.js';
+import { echoingFault } from './echoed-credentials.js';
 import { listenOnLoopback } from './listen.js';
 import { randomBytes, verify, type KeyObject } from 'node:crypto';
 import { STATUS_CODES, createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
@@ -623,19 +623,8 @@ export class FakeGitHub {
       request.socket.destroy();
       return;
     }
-    if (fault?.type === 'echo-credentials') {
-      this.send(
-        response,
-        logged,
-        faultReply(
-          { type: 'status', status: fault.status, message: echoedCredentials(request.headers) },
-          request.url ?? '/',
-        ),
-      );
-      return;
-    }
     if (fault) {
-      this.send(response, logged, faultReply(fault, request.url ?? '/'));
+      this.send(response, logged, faultReply(echoingFault(fault, request.headers), request.url ?? '/'));
       return;
     }
     this.send(response, logged, this.answer(request, logged, matched, body));

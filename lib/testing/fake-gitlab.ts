@@ -20,7 +20,7 @@ import { STATUS_CODES, createServer, type IncomingMessage, type Server, type Ser
 import type { Socket } from 'node:net';
 import { createHash, randomBytes } from 'node:crypto';
 import { GitRepository, TreePathConflict, gitNow, type FlatEntry, type GitCommit } from './git-repository.js';
-import { echoedCredentials } from './echoed-credentials.js';
+import { echoingFault } from './echoed-credentials.js';
 import { listenOnLoopback } from './listen.js';
 
 // ---------------------------------------------------------------- public types
@@ -580,19 +580,8 @@ export class FakeGitLab {
       request.socket.destroy();
       return;
     }
-    if (fault?.type === 'echo-credentials') {
-      this.send(
-        response,
-        logged,
-        faultReply(
-          { type: 'status', status: fault.status, message: echoedCredentials(request.headers) },
-          request.url ?? '/',
-        ),
-      );
-      return;
-    }
     if (fault) {
-      this.send(response, logged, faultReply(fault, request.url ?? '/'));
+      this.send(response, logged, faultReply(echoingFault(fault, request.headers), request.url ?? '/'));
       return;
     }
     this.send(response, logged, this.answer(request, logged, matched, body));
