@@ -1,7 +1,8 @@
-// The README's YAML examples are tested: each block parses, and the documents of our own kinds (Pipeline,
-// GitopsCluster, Secret) pass the configuration schema (references are checked only within examples/).
+// The YAML examples of README.md and every docs/ page are tested: each block parses, and the documents of our own
+// kinds (Pipeline, GitopsCluster, Secret) pass the configuration schema (references are checked only within
+// examples/).
 import assert from 'node:assert/strict';
-import { readFile } from 'node:fs/promises';
+import { readFile, readdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { parseAllDocuments } from 'yaml';
@@ -25,14 +26,24 @@ function yamlBlocks(markdown: string): { line: number; text: string }[] {
   return blocks;
 }
 
-describe('README examples', async () => {
-  const readme = await readFile(join(root, 'README.md'), 'utf8');
-  const blocks = yamlBlocks(readme);
+/** README.md and every page in docs/. */
+async function pages(): Promise<string[]> {
+  const docs = (await readdir(join(root, 'docs'))).filter((name) => name.endsWith('.md')).map((name) => `docs/${name}`);
+  return ['README.md', ...docs.sort()];
+}
 
-  it('has YAML examples to check', () => assert.ok(blocks.length >= 5, `found ${blocks.length}`));
+describe('README and docs examples', async () => {
+  const blocks: { page: string; line: number; text: string }[] = [];
+  for (const page of await pages()) {
+    const markdown = await readFile(join(root, page), 'utf8');
+    blocks.push(...yamlBlocks(markdown).map((block) => ({ page, ...block })));
+  }
+
+  it('has YAML examples to check', () => assert.ok(blocks.length >= 20, `found ${blocks.length}`));
 
   for (const block of blocks) {
-    it(`the YAML block at README.md:${block.line} parses, and its configuration documents are valid`, () => {
+    const where = `${block.page}:${block.line}`;
+    it(`the YAML block at ${where} parses, and its configuration documents are valid`, () => {
       const documents = parseAllDocuments(block.text);
       for (const document of documents) {
         assert.deepEqual(document.errors.map(String), [], 'YAML errors');
@@ -43,7 +54,7 @@ describe('README examples', async () => {
       });
       // Leaf-cluster manifests (a Flux Secret next to a Provider) mix kinds: each of ours is checked on its own.
       const problems = ours.flatMap((document) => {
-        const result = loadConfigurationText(document.toString(), `README.md:${block.line}`, {
+        const result = loadConfigurationText(document.toString(), where, {
           defaultCluster: { namespace: 'flux-system', name: 'management' },
         });
         // References point at clusters and Secrets the example does not show; only schema problems count here.
