@@ -1,5 +1,5 @@
 // Every setting the Lambdas read from their environment (lib/runtime/aws.ts) has its `serve` equivalent, or the
-// README's "Local mode" says why it has none. The promotion settings are also read by `serve` from the very variables
+// docs/local-mode.md says why it has none. The promotion settings are also read by `serve` from the very variables
 // the verifier Lambda reads, so one set of variables configures both runtimes.
 import assert from 'node:assert/strict';
 import { readFile } from 'node:fs/promises';
@@ -42,13 +42,9 @@ const PARITY: Record<(typeof AWS_ENVIRONMENT_VARIABLES)[number], Equivalent> = {
   COMMIT_AUTHOR_EMAIL: { flag: '--commit-author-email', sameVariable: true },
 };
 
-/** The README's "Local mode" section, up to the next section of its level. */
-async function readmeLocalMode(): Promise<string> {
-  const readme = await readFile(join(REPO_ROOT, 'README.md'), 'utf8');
-  const start = readme.indexOf('\n## Local mode\n');
-  assert.ok(start >= 0, 'README has a "Local mode" section');
-  const end = readme.indexOf('\n## ', start + 1);
-  return readme.slice(start, end < 0 ? undefined : end);
+/** The local mode's page, docs/local-mode.md. */
+async function localModePage(): Promise<string> {
+  return readFile(join(REPO_ROOT, 'docs', 'local-mode.md'), 'utf8');
 }
 
 describe('serve ↔ Lambda settings', () => {
@@ -68,11 +64,11 @@ describe('serve ↔ Lambda settings', () => {
     }
   });
 
-  it("documents each in the README's Local mode section, with why serve has none where it has none", async () => {
-    const section = await readmeLocalMode();
+  it('documents each in docs/local-mode.md, with why serve has none where it has none', async () => {
+    const section = await localModePage();
     for (const [variable, { flag }] of Object.entries(PARITY)) {
       const row = section.split('\n').find((line) => line.startsWith(`| \`${variable}\``));
-      assert.ok(row, `README, Local mode: a row for ${variable}`);
+      assert.ok(row, `docs/local-mode.md: a row for ${variable}`);
       if (flag) assert.ok(row.includes(`\`${flag}`), `${variable}'s row names ${flag}: ${row}`);
       else assert.match(row, /\| none/, `${variable}'s row says serve has none: ${row}`);
     }
