@@ -1,4 +1,4 @@
-// Targets chosen by cluster labels at fleet size (README, "Targets chosen by cluster labels"), part of the
+// Targets chosen by cluster labels at fleet size (docs/configuration.md, "Targets chosen by cluster labels"), part of the
 // leaf-cluster benchmark (bench/leaf-cluster-load.ts runs it after the fleet poll and adds its rows):
 //
 // 1. One poll of one pipeline whose environment selects SELECTION_CLUSTERS clusters by label: the clusters and the

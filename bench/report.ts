@@ -1,4 +1,4 @@
-// The shape every benchmark returns and the one table `npm run bench` prints (and writes into the README): a
+// The shape every benchmark returns and the one table `npm run bench` prints (and writes into docs/benchmarks.md): a
 // section per benchmark, a row per measurement, each with its absolute figure and, where the issue asks for a
 // comparison, the baseline it was measured against in the same run and the ratio between the two.
 import os from 'node:os';

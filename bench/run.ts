@@ -1,6 +1,7 @@
 // `npm run bench`: every benchmark, one after the other in one process run, printed as one Markdown table headed by
-// the date and the machine. `npm run bench -- --write-readme` also replaces the results block in README.md (between
-// the `bench:results` markers), so the README always shows a run's figures together with where they came from.
+// the date and the machine. `npm run bench -- --write-results` also replaces the results block in docs/benchmarks.md
+// (between the `bench:results` markers), so that page always shows a run's figures together with where they came
+// from; `--write-readme` is the same flag under the name it had when the results were in the README.
 // `--only <name,…>` runs some of them (the names are the keys of BENCHES).
 import { readFile, writeFile } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
@@ -33,7 +34,7 @@ const BENCHES: Readonly<Record<string, Bench>> = {
   markers: benchMarkers,
 };
 
-const README = new URL('../README.md', import.meta.url);
+const RESULTS_PAGE = new URL('../docs/benchmarks.md', import.meta.url);
 const START = '<!-- bench:results:start -->';
 const END = '<!-- bench:results:end -->';
 
@@ -46,21 +47,25 @@ function selected(only: string | undefined): [string, Bench][] {
   });
 }
 
-async function writeReadme(block: string): Promise<void> {
-  const text = await readFile(README, 'utf8');
+async function writeResults(block: string): Promise<void> {
+  const text = await readFile(RESULTS_PAGE, 'utf8');
   const start = text.indexOf(START);
   const end = text.indexOf(END);
-  if (start < 0 || end < start) throw new Error(`README.md has no ${START} … ${END} block to replace`);
+  if (start < 0 || end < start) throw new Error(`docs/benchmarks.md has no ${START} … ${END} block to replace`);
   const updated = `${text.slice(0, start + START.length)}\n${block}\n${text.slice(end)}`;
-  // Formatted as `npm run format` would, so that the README stays clean for `npm test`'s format check.
-  const filepath = fileURLToPath(README);
+  // Formatted as `npm run format` would, so that the page stays clean for `npm test`'s format check.
+  const filepath = fileURLToPath(RESULTS_PAGE);
   const options = (await prettier.resolveConfig(filepath)) ?? {};
-  await writeFile(README, await prettier.format(updated, { ...options, filepath }));
+  await writeFile(RESULTS_PAGE, await prettier.format(updated, { ...options, filepath }));
 }
 
 async function main(): Promise<void> {
   const { values } = parseArgs({
-    options: { only: { type: 'string' }, 'write-readme': { type: 'boolean', default: false } },
+    options: {
+      only: { type: 'string' },
+      'write-results': { type: 'boolean', default: false },
+      'write-readme': { type: 'boolean', default: false },
+    },
   });
   const startedAt = new Date();
   const sections: BenchSection[] = [];
@@ -72,9 +77,9 @@ async function main(): Promise<void> {
   }
   const block = `Measured ${machineLine(startedAt)}.\n\n${markdownTable(sections)}`;
   console.log(block);
-  if (values['write-readme']) {
-    await writeReadme(block);
-    console.error('README.md updated');
+  if (values['write-results'] || values['write-readme']) {
+    await writeResults(block);
+    console.error('docs/benchmarks.md updated');
   }
 }
 

@@ -1,4 +1,4 @@
-// Every setting the Lambdas read from their environment (lib/runtime/aws.ts) has its `serve` equivalent, or the
+// Every setting the Lambdas read from their environment (lib/runtime/aws.ts) has its `serve` equivalent, or
 // docs/local-mode.md says why it has none. The promotion settings are also read by `serve` from the very variables
 // the verifier Lambda reads, so one set of variables configures both runtimes.
 import assert from 'node:assert/strict';
