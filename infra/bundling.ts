@@ -65,7 +65,7 @@ export const LAZY_CREDENTIAL_PACKAGES = [
 /**
  * The receiver's bundle goal (issue 21: a cold start is mostly the time to compile and run what it loads), reported
  * by `npm run bundle-sizes` and the cold-start benchmark. Met since the schemas the receiver loads use zod/mini
- * (README, "Function bundles"): one module on its path written against zod's classic API would put it over again.
+ * (docs/deploying.md, "Function bundles"): one module on its path written against zod's classic API would put it over again.
  */
 export const RECEIVER_BUNDLE_GOAL_BYTES = 400 * 1024;
 /**
@@ -119,7 +119,7 @@ export const BUNDLE_SETTINGS = {
    * tokens use; the runtime's copy is whatever version AWS last put in the image, so mixing the two would run
    * untested pairs, and `instanceof ResourceNotFoundException` checks would silently fail across copies. It is also
    * faster: the runtime's copy is loaded from node_modules as whole CommonJS packages, which costs a cold start more
-   * than the tree-shaken, minified part of the SDK a bundle holds (README, "Function bundles", has the figures).
+   * than the tree-shaken, minified part of the SDK a bundle holds (docs/deploying.md, "Function bundles", has the figures).
    */
   externalModules: [...LAZY_CREDENTIAL_PACKAGES] as string[],
   /**

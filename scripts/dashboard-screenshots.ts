@@ -1,4 +1,4 @@
-// The README's and docs/dashboard.md's screenshots, taken from the demo as a newcomer sees it: `pipelinectl demo` runs
+// docs/dashboard.md's screenshots, taken from the demo as a newcomer sees it: `pipelinectl demo` runs
 // (a child process, on a temporary data directory), its first release is approved on the dashboard itself and
 // promoted through staging and prod, and once the next release waits for its approval in staging, the fleet and the
 // pipeline pages are photographed in headless Chromium (light theme, 1280 pixels wide). Not the metrics page: the

@@ -1,5 +1,5 @@
 // The bounds on configuration input, so that no file can make `apply` or `serve` use unbounded memory or time, and
-// nothing is accepted that the store could not hold (README, "Configuration" → "Validation"; docs/cli.md, `apply`).
+// nothing is accepted that the store could not hold (docs/configuration.md, "Validation"; docs/cli.md, `apply`).
 
 /** A configuration file (or standard input) holds at most this many bytes; checked before it is read. */
 export const MAX_FILE_BYTES = 4 * 1024 * 1024;

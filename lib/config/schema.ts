@@ -1,4 +1,4 @@
-// zod schemas for the configuration documents (README, "Configuration"). The Pipeline schema is exactly Weave's
+// zod schemas for the configuration documents (docs/configuration.md). The Pipeline schema is exactly Weave's
 // `pipelines.weave.works/v1alpha1` CRD, so a Weave Pipeline file loads unchanged (docs/weave-compatibility.md); our
 // additions are optional.
 // Objects are strict (an unknown field is an error) except `metadata`, which tolerates whatever kubectl exports.
@@ -66,7 +66,7 @@ export const PIPELINE_API_VERSION = 'pipelines.weave.works/v1alpha1';
 /** The API group each supported app kind belongs to; appRef.apiVersion must be in it. */
 export const APP_KIND_GROUPS: Readonly<Record<AppKind, string>> = WATCHED_KIND_GROUPS;
 
-/** The repository URL must be one its host type understands (README, "Pull requests": the URL forms per host). */
+/** The repository URL must be one its host type understands (docs/promotion-strategies.md, "Pull requests": the URL forms per host). */
 export const PullRequestPromotion = z
   .strictObject({
     type: z.enum(GIT_PROVIDER_TYPES, { error: `must be one of ${GIT_PROVIDER_TYPES.join(', ')}` }),
@@ -245,7 +245,7 @@ export const AppReference = z.strictObject({
 
 /**
  * Extension: where new versions come from, a Flux object on a leaf cluster whose status names the newest version
- * (README, "The first environment is promoted too"). The first environment is promoted to it like any other.
+ * (docs/configuration.md, "The first environment is promoted too"). The first environment is promoted to it like any other.
  */
 export const SourceReference = z.strictObject({
   apiVersion: z.string().optional(),

@@ -48,7 +48,7 @@ export interface LocalModeOptions {
   defaultCluster?: ObjectKey;
   /** GitHub API base for every pull request (the demo's simulated GitHub, or GitHub Enterprise). */
   githubApiUrl?: string;
-  /** GitLab, Bitbucket Server and Azure DevOps API bases, as the verifier Lambda's variables (README). */
+  /** GitLab, Bitbucket Server and Azure DevOps API bases, as the verifier Lambda's variables (docs/deploying.md). */
   gitlabApiUrl?: string;
   bitbucketServerApiUrl?: string;
   azureDevOpsApiUrl?: string;

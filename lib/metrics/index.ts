@@ -1,4 +1,4 @@
-// DORA metrics per pipeline from the recorded audit trail (README "Metrics").
+// DORA metrics per pipeline from the recorded audit trail (docs/cli.md, "Metrics").
 export type { ChangeFailureRate } from './change-failure-rate.js';
 export type { DeploymentFrequency } from './deployment-frequency.js';
 export type { LeadTime } from './lead-time.js';

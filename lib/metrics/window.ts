@@ -1,4 +1,4 @@
-// The period the metrics look at, and their defaults (README "Metrics", docs/cli.md "metrics").
+// The period the metrics look at, and their defaults (docs/cli.md, "Metrics", docs/cli.md "metrics").
 
 export const DAY_MS = 86_400_000;
 

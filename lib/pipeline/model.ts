@@ -79,7 +79,7 @@ export interface PipelineTarget {
   selected?: true;
 }
 
-/** Extension: targets chosen by GitopsCluster labels (README, "Targets chosen by cluster labels"). */
+/** Extension: targets chosen by GitopsCluster labels (docs/configuration.md, "Targets chosen by cluster labels"). */
 export interface TargetSelector {
   clusterSelector: LabelSelector;
   /** The namespace of the app on each selected cluster. */

@@ -1,7 +1,7 @@
 // Where a pull-request promotion goes: the repository a `pull-request.url` names, in the URL forms each Git host
 // shows its users, and the API base that serves it unless the deployment overrides it. One home for the rule: the
 // config schema rejects a URL that is not understood when the Pipeline is applied, and each host's promoter opens
-// the repository from the same address (README, "Pull requests").
+// the repository from the same address (docs/promotion-strategies.md, "Pull requests").
 import type { GitProviderType } from './promotion.js';
 
 interface AddressBase {
@@ -9,7 +9,7 @@ interface AddressBase {
   host: string;
   /** The repository's web page: no credentials, `.git`, query or trailing slash. Safe to show. */
   webUrl: string;
-  /** The API base derived from the URL (README, "Pull requests"); a deployment setting may override it. */
+  /** The API base derived from the URL (docs/promotion-strategies.md, "Pull requests"); a deployment setting may override it. */
   apiUrl: string;
 }
 

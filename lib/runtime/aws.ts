@@ -64,7 +64,7 @@ const Environment = z.object({
   ),
 });
 
-/** The variables the functions read (the CDK construct sets them; README, "Lambda environment"). */
+/** The variables the functions read (the CDK construct sets them; docs/deploying.md, "Lambda environment"). */
 export const AWS_ENVIRONMENT_VARIABLES = Object.keys(Environment.shape) as (keyof typeof Environment.shape)[];
 export type AwsEnvironment = z.infer<typeof Environment>;
 

@@ -1,4 +1,4 @@
-// The master HMAC key from which every cluster's event-signing key is derived (README, "Cluster keys"). It has a
+// The master HMAC key from which every cluster's event-signing key is derived (docs/how-it-works.md, "Cluster keys"). It has a
 // current and an optional previous value, both accepted while leaf clusters move to keys derived from the new one.
 import { registerSecretValues } from '../logging/redaction.js';
 import type { SecretSource } from './port.js';

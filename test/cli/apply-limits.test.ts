@@ -1,5 +1,5 @@
 // `apply` checks what the store can hold before it writes anything, in a dry run as in the real run, so the two
-// agree (README "Configuration" → "Validation"): a pipeline too large for one item, a document nested deeper or
+// agree (docs/configuration.md, "Validation"): a pipeline too large for one item, a document nested deeper or
 // holding a number the store cannot keep. Each is refused with the file, the document and the field, and nothing
 // is written.
 import assert from 'node:assert/strict';

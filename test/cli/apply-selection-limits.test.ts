@@ -1,5 +1,5 @@
 // A pipeline's targets chosen by cluster labels are stored with its definition, one item, so a selection has the
-// store's item limit (README "Targets chosen by cluster labels"; docs/cli.md, "apply"). Applying clusters that would
+// store's item limit (docs/configuration.md, "Targets chosen by cluster labels"; docs/cli.md, "apply"). Applying clusters that would
 // make a stored pipeline select more than that is refused up front, naming the pipeline, its selector and the limit,
 // by `--dry-run` and the real run alike, and nothing is written; the fleet is not wedged by it: a cluster that fits
 // applies, and a store that already holds too large a selection gives the same clear problem, never DynamoDB's.

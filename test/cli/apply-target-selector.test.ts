@@ -1,4 +1,4 @@
-// Targets chosen by cluster labels (README, "Targets chosen by cluster labels"): an environment's targetSelector
+// Targets chosen by cluster labels (docs/configuration.md, "Targets chosen by cluster labels"): an environment's targetSelector
 // follows the fleet through `apply` alone. A cluster applied after the pipeline, relabelled or relabelled away adds or
 // removes that pipeline's target (its apps-index entry, the (cluster, kind) the poller lists) without the pipeline
 // being applied again, and only the pipelines whose selection changed are written.

@@ -1,4 +1,4 @@
-// `pipelinectl status` at fleet size (README, "Targets chosen by cluster labels"; docs/cli.md, "status"): an
+// `pipelinectl status` at fleet size (docs/configuration.md, "Targets chosen by cluster labels"; docs/cli.md, "status"): an
 // environment that selects 300 clusters shows one summary row counting its targets by phase and then only the
 // targets holding it back, capped; `--all-targets` and `-o json` / `-o yaml` show every target. The fleet is applied
 // through the real apply action on a data directory, the statuses recorded through the store as a verifier would,

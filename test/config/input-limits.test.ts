@@ -1,4 +1,4 @@
-// The bounds on configuration input (README "Configuration" → "Validation"): a file's size, its number of
+// The bounds on configuration input (docs/configuration.md, "Validation"): a file's size, its number of
 // documents, what its YAML aliases expand to, a Secret's size and keys, and the `__proto__` key. Each is refused
 // with a problem that names the file and the document, quickly and without using much memory.
 import assert from 'node:assert/strict';

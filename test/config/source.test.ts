@@ -1,4 +1,4 @@
-// `spec.source` (README, "The first environment is promoted too"): what `apply` accepts, and what it refuses or
+// `spec.source` (docs/configuration.md, "The first environment is promoted too"): what `apply` accepts, and what it refuses or
 // warns about, naming the field.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';

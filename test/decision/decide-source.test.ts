@@ -1,4 +1,4 @@
-// The first environment is promoted too (README, "The first environment is promoted too"): a pipeline with a source
+// The first environment is promoted too (docs/configuration.md, "The first environment is promoted too"): a pipeline with a source
 // promotes its first environment to the version the source names, with the guarantees of any promotion (one record
 // per revision, manual approval, never a downgrade), then walks the rest from the first environment's revision.
 import { describe } from 'node:test';

@@ -1,4 +1,4 @@
-// Targets chosen by cluster labels, end to end through `pipelinectl serve` (README, "Targets chosen by cluster
+// Targets chosen by cluster labels, end to end through `pipelinectl serve` (docs/configuration.md, "Targets chosen by cluster
 // labels"): prod selects `tier: prod`, and no prod cluster is registered when the pipeline is applied. Clusters
 // registered afterwards with `pipelinectl apply` join prod without the pipeline being applied again; a new version in
 // dev is then promoted to prod by one pull request, and prod passes only once every selected cluster runs it.

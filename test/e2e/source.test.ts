@@ -1,4 +1,4 @@
-// The first environment is promoted too (README, "The first environment is promoted too"), end to end through
+// The first environment is promoted too (docs/configuration.md, "The first environment is promoted too"), end to end through
 // `pipelinectl serve`: a Pipeline whose `spec.source` is an ImagePolicy on the dev cluster. When image automation
 // selects a new tag, the first environment gets a pull request setting its markers to that tag; once dev runs it,
 // prod follows as in any pipeline. The ImagePolicy's event is only a trigger: the tag is read from the cluster.

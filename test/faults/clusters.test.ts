@@ -2,7 +2,7 @@
 // rotated), 403 (our RBAC removed), a LIST that never ends, and its API server gone (stopped, then back on another
 // address). For each, what a user checks: the error on the target status (`pipelinectl status`) and the decision
 // (`explain`); the check is redelivered and dead-lettered when the fault may pass, and not retried in a loop when a
-// person must act (README, "Retries"); nothing is promoted into a cluster we cannot see; and once the fault is cleared
+// person must act (docs/architecture.md, "Retries"); nothing is promoted into a cluster we cannot see; and once the fault is cleared
 // the next poll promotes, once.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';

@@ -3,7 +3,7 @@
 // promotion's retry limit. What a user checks: the record shows each failed attempt with its error (never the token)
 // and when it is tried again, the audit trail tells the same story, the retry happens on its own, and in the end
 // exactly one pull request exists. A promotion that failed for good waits for a person and is not retried by polls;
-// the next revision is promoted as usual (README, "Retries"; docs/architecture.md).
+// the next revision is promoted as usual (docs/architecture.md, "Retries"; docs/architecture.md).
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { VersionedPromotionRecord } from '../../lib/store/index.js';

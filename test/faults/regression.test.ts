@@ -1,5 +1,5 @@
 // Targets that regress after they were verified (Ready turns False), through the whole loop with the GitHub strategy:
-// README "When a revision is promoted": the candidate must be healthy in every target of the first environment, and
+// docs/how-it-works.md, "When a revision is promoted": the candidate must be healthy in every target of the first environment, and
 // an environment passes only when every target is healthy on it. A regression observed before the next decision
 // stops that promotion; once the target is healthy again the promotion is made, once.
 import assert from 'node:assert/strict';

@@ -9,7 +9,7 @@
 import fc from 'fast-check';
 import type { AppKey, ObjectKey } from '../../lib/pipeline/model.js';
 
-/** The receiver's documented cap (README, "HTTP endpoints"); restated so a changed default is noticed. */
+/** The receiver's documented cap (docs/how-it-works.md, "HTTP endpoints"); restated so a changed default is noticed. */
 export const MAX_BODY_BYTES = 3 * 1024 * 1024;
 
 /** What the generators may aim at: the names in the test's store, none of its secrets. */

@@ -12,7 +12,7 @@ import { packIntoFreshApp, REPO_ROOT, run, type PackedApp } from './packed-app.j
 
 const FUNCTIONS = ['receiver', 'verifier', 'poller'] as const;
 
-/** The app a user writes (README, "Deploying to AWS"), synthesized with asset metadata and without staging copies. */
+/** The app a user writes (docs/deploying.md), synthesized with asset metadata and without staging copies. */
 const APP = `import { App, Stack } from 'aws-cdk-lib';
 import { PipelineController } from 'pipeline-controller/infra';
 

@@ -1,4 +1,4 @@
-// Kubernetes label-selector semantics over GitopsCluster labels (README, "Targets chosen by cluster labels"): the
+// Kubernetes label-selector semantics over GitopsCluster labels (docs/configuration.md, "Targets chosen by cluster labels"): the
 // same answers `kubectl get -l` gives.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';

@@ -1,4 +1,4 @@
-// The repository URL forms each Git host shows its users, and the API base derived from each (README, "Pull
+// The repository URL forms each Git host shows its users, and the API base derived from each (docs/promotion-strategies.md, "Pull
 // requests"). The same function decides what `apply` accepts and where a promotion goes.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';

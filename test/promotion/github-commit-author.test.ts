@@ -1,5 +1,5 @@
 // Who the promotion commit says wrote it: Weave committed as "Promotion Server", so by default so does this
-// controller, whatever the token's user or GitHub App; a deployment may name another author (README, "Pull requests").
+// controller, whatever the token's user or GitHub App; a deployment may name another author (docs/promotion-strategies.md, "Pull requests").
 // Read back from the fake GitHub, which keeps each commit as git does (author and committer lines).
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';

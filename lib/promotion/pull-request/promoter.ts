@@ -1,4 +1,4 @@
-// The pull-request promotion strategy, the same on every Git host (README, "Pull requests"; Weave's, as
+// The pull-request promotion strategy, the same on every Git host (docs/promotion-strategies.md, "Pull requests"; Weave's, as
 // docs/weave-compatibility.md says). The host's adapter (host.ts) does the reading and writing through its API,
 // without a clone; everything else is here, once:
 //
