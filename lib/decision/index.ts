@@ -6,3 +6,5 @@ export type * from './types.js';
 export { isClaimable, promotionStage, type PromotionStage } from './promotion-lifecycle.js';
 export { timeLeftUntil } from './soak.js';
 export { timeDependence, type TimeDependence } from './time-dependence.js';
+export { rollbackRecordEnv, rolledBackEnv } from './rollback-record.js';
+export type { EvidenceTarget } from './promotion-evidence.js';

@@ -8,7 +8,7 @@ import {
   type EnvironmentState,
 } from '../decision/index.js';
 import { runsSourceRevision, sameRevision } from '../flux/revision.js';
-import { rolledBackEnv } from '../promotion/rollback-record.js';
+import { rolledBackEnv } from '../decision/rollback-record.js';
 import type { TargetPhase, TargetReason } from '../flux/target-status.js';
 import { appKeyOf, appKeyString, type ObjectKey } from '../pipeline/model.js';
 import type { ObservedTargetStatus, StoredPipeline, VersionedPromotionRecord } from '../store/port.js';

@@ -6,7 +6,8 @@ import assert from 'node:assert/strict';
 import { readFile } from 'node:fs/promises';
 import { describe, it } from 'node:test';
 import type { PromotionEvidence as DecisionEvidence } from '../../lib/decision/types.js';
-import { rollbackRecordEnv, rolledBackEnv, type PromotionEvidence } from '../../lib/promotion/index.js';
+import { rollbackRecordEnv, rolledBackEnv } from '../../lib/decision/index.js';
+import type { PromotionEvidence } from '../../lib/promotion/index.js';
 import {
   branchSafe,
   evidenceSection,

@@ -2,7 +2,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { unreadableTarget, type TargetStatus } from '../../lib/flux/target-status.js';
-import type { FreezeSwitch } from '../../lib/freeze/freeze.js';
+import type { FreezeSwitch } from '../../lib/pipeline/freeze.js';
 import type { ObjectKey } from '../../lib/pipeline/model.js';
 import type { PollSummaries, Store } from '../../lib/store/index.js';
 import { app, at, healthy, pipelineFixture } from './fixtures.js';
