@@ -436,5 +436,4 @@ export type Store = ConfigurationStore &
   AuditLog &
   Notifications &
   Freezes &
-  // Optional: a store without it (a test's hand-made one) is polled status by status, as before.
-  Partial<PollSummaries>;
+  PollSummaries;
