@@ -5,7 +5,7 @@ import type { TestContext } from 'node:test';
 import type { PipelineDocument } from '../../lib/config/schema.js';
 import { loadPipelineView, type EnvironmentView } from '../../lib/views/pipeline-view.js';
 import type { AppKey } from '../../lib/pipeline/model.js';
-import { GitHubPullRequestPromoter } from '../../lib/promotion/github/index.js';
+import { GitHubPullRequestPromoter } from '../../lib/testing/github-pull-request-promoter.js';
 import { StrategyPromoter } from '../../lib/promotion/index.js';
 import { podinfoReleaseYaml } from '../../lib/testing/config-yaml.js';
 import { FakeGitHub } from '../../lib/testing/fake-github.js';
