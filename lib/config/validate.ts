@@ -159,4 +159,3 @@ function labelOf(value: unknown): string | undefined {
   if (typeof name !== 'string' || name === '') return undefined;
   return `${value.kind} ${typeof namespace === 'string' && namespace ? namespace : 'default'}/${name}`;
 }
-
