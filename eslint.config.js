@@ -30,6 +30,21 @@ const OUTSIDE_LIB = {
   message: 'lib/ does not import functions/, infra/, test/ or bench/.',
 };
 
+/**
+ * The decision is the pure core at the bottom: it builds only on the model (lib/pipeline), Flux's vocabulary
+ * (lib/flux) and lib/util, and on no package, so that it stays a function of its input.
+ */
+const DECISION_CORE = {
+  regex: '^(?!\\./|\\.\\./(pipeline|flux|util)/)',
+  message: 'lib/decision imports only lib/pipeline, lib/flux, lib/util and itself.',
+};
+/** What status, explain and the dashboard show is read through lib/pipeline-state, the verifier's own read model. */
+const VERIFIER = {
+  regex: '^\\.{1,2}/(.*/)?verifier/',
+  message:
+    'lib/views and lib/cli do not import lib/verifier: the read model is lib/pipeline-state, the verifier is assembled by lib/runtime.',
+};
+
 /** One config block: the `restrictions` apply to `files` but not to `ignores`; the blocks below never overlap. */
 function boundary(files, ignores, restrictions) {
   return {
@@ -57,11 +72,13 @@ const importBoundaries = [
   // Product code in lib/.
   boundary(
     under('lib'),
-    ['lib/store/**', 'lib/testing/**', 'lib/demo/**', DEMO_COMMAND],
+    ['lib/store/**', 'lib/testing/**', 'lib/demo/**', 'lib/decision/**', 'lib/views/**', 'lib/cli/**'],
     [STORE_ADAPTER, TEST_FAKES, DEMO, OUTSIDE_LIB],
   ),
+  boundary(under('lib/decision'), [], [DECISION_CORE]),
+  boundary(under('lib/views', 'lib/cli'), [DEMO_COMMAND], [STORE_ADAPTER, TEST_FAKES, DEMO, OUTSIDE_LIB, VERIFIER]),
   boundary(under('lib/store'), [], [TEST_FAKES, DEMO, OUTSIDE_LIB]),
-  boundary([DEMO_COMMAND], [], [STORE_ADAPTER, TEST_FAKES, OUTSIDE_LIB]),
+  boundary([DEMO_COMMAND], [], [STORE_ADAPTER, TEST_FAKES, OUTSIDE_LIB, VERIFIER]),
   // The fakes and the demo may use the fakes, never the adapter's inside; the fakes know nothing of the demo.
   boundary(under('lib/testing'), [], [STORE_ADAPTER, DEMO, OUTSIDE_LIB]),
   boundary(under('lib/demo'), [], [STORE_ADAPTER, OUTSIDE_LIB]),

@@ -21,7 +21,7 @@ import type { PipelineDocument } from '../lib/config/schema.js';
 import { deriveClusterKey, handleRequest, signatureHeader } from '../lib/http/index.js';
 import { resolvePipeline } from '../lib/pipeline/model.js';
 import { enqueuePolls } from '../lib/poller/poller.js';
-import { RecordingPromoter } from '../lib/promotion/index.js';
+import { RecordingPromoter } from '../lib/testing/recording-promoter.js';
 import { consumeBatch, SqsDeadLetters, SqsQueue, toSqsRecord } from '../lib/queue/index.js';
 import { StaticSecretSource } from '../lib/secrets/port.js';
 import { createDynamoStore, type Store } from '../lib/store/index.js';

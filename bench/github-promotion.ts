@@ -36,7 +36,7 @@ import type { AttributeValue } from '@aws-sdk/client-dynamodb';
 import { GetItemCommand } from '@aws-sdk/client-dynamodb';
 import type { PipelineDocument } from '../lib/config/schema.js';
 import { resolvePipeline } from '../lib/pipeline/model.js';
-import { GitHubPullRequestPromoter } from '../lib/promotion/github/index.js';
+import { GitHubPullRequestPromoter } from '../lib/testing/github-pull-request-promoter.js';
 import { pullRequestTitle, type MarkerScanStore } from '../lib/promotion/pull-request/index.js';
 import type { PromotionRequest } from '../lib/promotion/index.js';
 import { StaticSecretSource } from '../lib/secrets/port.js';

@@ -28,7 +28,7 @@ import type { ClusterReader } from '../lib/clusters/port.js';
 import type { AppKind, GitopsClusterDocument, PipelineDocument } from '../lib/config/schema.js';
 import { resolvePipeline, type AppKey, type ObjectKey } from '../lib/pipeline/model.js';
 import { enqueuePolls } from '../lib/poller/poller.js';
-import { RecordingPromoter } from '../lib/promotion/index.js';
+import { RecordingPromoter } from '../lib/testing/recording-promoter.js';
 import { EmbeddedQueue } from '../lib/queue/index.js';
 import { StaticSecretSource } from '../lib/secrets/port.js';
 import { FakeKubeApi } from '../lib/testing/fake-kube-api.js';

@@ -20,7 +20,7 @@ import type { Backend } from '../lib/cli/backend.js';
 import { KubernetesClusterReader } from '../lib/clusters/index.js';
 import type { AppKey, ObjectKey } from '../lib/pipeline/model.js';
 import { enqueuePolls } from '../lib/poller/poller.js';
-import { RecordingPromoter } from '../lib/promotion/index.js';
+import { RecordingPromoter } from '../lib/testing/recording-promoter.js';
 import type { QueueMessage } from '../lib/queue/messages.js';
 import { EmbeddedQueue } from '../lib/queue/index.js';
 import { StaticSecretSource } from '../lib/secrets/port.js';

@@ -3,7 +3,7 @@
 import { STATUS_CODES } from 'node:http';
 import { ApiException } from '@kubernetes/client-node';
 import { AnswerTooLargeError } from './bounded-fetch.js';
-import { isRecord } from './is-record.js';
+import { isRecord } from '../util/is-record.js';
 import { ClusterAccessError, type ClusterErrorKind } from './port.js';
 
 /** What a failed request was about, for its message. */

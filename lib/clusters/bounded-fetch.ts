@@ -6,7 +6,7 @@
 import type { RequestContext } from '@kubernetes/client-node';
 import { ResponseContext } from '@kubernetes/client-node';
 import fetch, { type RequestInit, type Response } from 'node-fetch';
-import { isRecord } from './is-record.js';
+import { isRecord } from '../util/is-record.js';
 import { MAX_OTHER_ANSWER_BYTES } from './read-limits.js';
 
 /** How many bytes the answer to a request may have, and how many it had once read. */

@@ -7,7 +7,7 @@ import { registerSecretValues } from '../logging/redaction.js';
 import { objectKeyString, type ObjectKey } from '../pipeline/model.js';
 import type { SecretSource } from '../secrets/port.js';
 import { badConfig } from './access-errors.js';
-import { isRecord } from './is-record.js';
+import { isRecord } from '../util/is-record.js';
 
 /** A kubeconfig's text and where it was found, e.g. `Secret flux-system/dev-kubeconfig (spec.secretRef) key "value"`. */
 export interface KubeconfigSource {

@@ -14,7 +14,7 @@ import type { AnswerBudget } from './bounded-fetch.js';
 import { ClusterClients, type ClusterClient } from './cluster-client.js';
 import type { EksAccess } from './eks.js';
 import { FLUX_APP_APIS } from './flux-app-apis.js';
-import { isRecord } from './is-record.js';
+import { isRecord } from '../util/is-record.js';
 import { ClusterAccessError, type ClusterReader } from './port.js';
 import {
   MAX_LIST_BYTES,

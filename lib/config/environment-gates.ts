@@ -3,7 +3,7 @@
 // (docs/rollback.md). Each field's own checks are here; what depends on the rest of the Pipeline (the promotion in
 // force, the environment's place, `spec.source`) is `checkEnvironmentGates`, which PipelineSpec calls.
 import * as z from 'zod';
-import { holdsForever, isTimeZone, parseWindowTime } from '../freeze/window.js';
+import { holdsForever, isTimeZone, parseWindowTime } from '../pipeline/freeze-window.js';
 import type { ApprovalPolicy, FreezeWindow } from '../pipeline/environment-policies.js';
 import { namesStrategy, type Promotion } from '../pipeline/promotion.js';
 import { durationMs } from '../util/duration.js';

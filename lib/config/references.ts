@@ -18,7 +18,8 @@ import {
 import { keyOfMetadata, objectKeyString, WATCHED_KIND_GROUPS, type ObjectKey } from '../pipeline/model.js';
 import { namesStrategy } from '../pipeline/promotion.js';
 import type { ConfigProblem } from './problems.js';
-import { isRecord, problemAt, type DocumentAt } from './validate.js';
+import { isRecord } from '../util/is-record.js';
+import { problemAt, type DocumentAt } from './validate.js';
 import { warningAt, type ConfigurationWarning } from './warnings.js';
 
 /** A Secret applied earlier: its key names are enough to check references (its values are never needed here). */

@@ -4,6 +4,7 @@ import { DOCUMENT_SCHEMAS, type DocumentKind } from './schema.js';
 import { formatPath, type ConfigProblem } from './problems.js';
 import { secretValueProblems } from './secret-values.js';
 import type { SourceDocument } from './yaml-source.js';
+import { isRecord } from '../util/is-record.js';
 
 export type ValidDocument =
   | { kind: 'Pipeline'; value: z.infer<(typeof DOCUMENT_SCHEMAS)['Pipeline']['schema']> }
@@ -157,8 +158,4 @@ function labelOf(value: unknown): string | undefined {
   const { name, namespace } = value.metadata;
   if (typeof name !== 'string' || name === '') return undefined;
   return `${value.kind} ${typeof namespace === 'string' && namespace ? namespace : 'default'}/${name}`;
-}
-
-export function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }

@@ -5,7 +5,8 @@
 import * as z from 'zod';
 import { isPrintable, printable } from '../logging/printable.js';
 import { pipelineKeyOf, type ObjectKey, type Pipeline } from '../pipeline/model.js';
-import { isRecord, type DocumentAt } from './validate.js';
+import { isRecord } from '../util/is-record.js';
+import type { DocumentAt } from './validate.js';
 import { warningAt, type ConfigurationWarning } from './warnings.js';
 
 export interface WaitingApproval {

@@ -1,8 +1,8 @@
 // Whether a promotion into an environment may start now (docs/freeze.md): not within one of its recurring freeze
 // windows, nor while a stop switch covers it. Only a start is held: a promotion already under way finishes, and a
 // rollback (lib/decision/rollback.ts) is never held, since it restores what was healthy.
-import { coversPipeline, inForce, type FreezeSwitch } from '../freeze/freeze.js';
-import { activeFreezeWindow, describeWindow } from '../freeze/window.js';
+import { coversPipeline, inForce, type FreezeSwitch } from '../pipeline/freeze.js';
+import { activeFreezeWindow, describeWindow } from '../pipeline/freeze-window.js';
 import type { Pipeline, PipelineEnvironment } from '../pipeline/model.js';
 import { isoSeconds } from './soak.js';
 import type { EnvironmentReason } from './types.js';

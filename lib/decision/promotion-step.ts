@@ -2,7 +2,7 @@
 // Weave's level-triggered controller called the strategy again on every reconcile and ignored manual approval
 // (docs/weave-compatibility.md); here the promotion record and the approval marker decide, so an effect is asked for
 // only when nobody else is making it and, for a manual environment, only after an approval of exactly the candidate.
-import type { Promotion } from '../config/schema.js';
+import type { Promotion } from '../pipeline/promotion.js';
 import { sameRevision } from '../flux/revision.js';
 import type { PipelineEnvironment } from '../pipeline/model.js';
 import { promotionStage } from './promotion-lifecycle.js';

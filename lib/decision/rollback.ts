@@ -4,7 +4,7 @@
 // made once per (environment, failed revision) and retried like a promotion; merging it is left to a person.
 import { sameRevision } from '../flux/revision.js';
 import type { PipelineEnvironment } from '../pipeline/model.js';
-import { rollbackRecordEnv } from '../promotion/rollback-record.js';
+import { rollbackRecordEnv } from './rollback-record.js';
 import { durationMs } from '../util/duration.js';
 import { promotionStage } from './promotion-lifecycle.js';
 import { isoSeconds } from './soak.js';

@@ -2,7 +2,7 @@
 // of every pipeline asks before it reads the pipeline's target statuses (docs/architecture.md, "The poll's check of
 // every pipeline"). Everything else a decision depends on changes only by a write (a status, an approval, an apply,
 // a stop switch), and each such write is followed by a decision that the queue redelivers until it is made.
-import { coversPipeline, type FreezeSwitch } from '../freeze/freeze.js';
+import { coversPipeline, type FreezeSwitch } from '../pipeline/freeze.js';
 import { pipelineKeyOf, type Pipeline } from '../pipeline/model.js';
 import { promotionStage } from './promotion-lifecycle.js';
 import type { PromotionRecord } from './types.js';

@@ -1,9 +1,9 @@
 // Inputs and outputs of the promotion decision (docs/architecture.md, "The decision"). Plain data, so the decision is a pure function that
 // the verifier, the CLI's `explain` and the tests all call the same way.
 import type { TargetStatus } from '../flux/target-status.js';
-import type { FreezeSwitch } from '../freeze/freeze.js';
+import type { FreezeSwitch } from '../pipeline/freeze.js';
 import type { Pipeline } from '../pipeline/model.js';
-import type { PromotionEvidence } from '../promotion/evidence.js';
+import type { PromotionEvidence } from './promotion-evidence.js';
 
 /** Kept per (pipeline, environment): a manual environment waits here for an approval of exactly `revision`. */
 export interface ApprovalMarker {
@@ -78,7 +78,7 @@ export interface DecisionInput {
 }
 
 /** What a promotion is based on: written into the pull request below Weave's block (docs/evidence.md). */
-export type { PromotionEvidence } from '../promotion/evidence.js';
+export type { PromotionEvidence } from './promotion-evidence.js';
 
 /** One target of an environment as the decision sees it; `status` is undefined when it was never observed. */
 export interface ObservedTarget {

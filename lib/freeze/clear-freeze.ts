@@ -4,7 +4,7 @@
 // at the next poll.
 import { objectKeyString, pipelineKeyOf, type ObjectKey } from '../pipeline/model.js';
 import { mapLimit } from '../util/map-limit.js';
-import { inForce, type FreezeScope, type FreezeSwitch } from './freeze.js';
+import { inForce, type FreezeScope, type FreezeSwitch } from '../pipeline/freeze.js';
 import { pipelinesCovered, scopeString, switchText, type FreezeStore } from './set-freeze.js';
 
 /** Audit entries and messages written at once when installation-wide switches are lifted. */

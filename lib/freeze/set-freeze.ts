@@ -9,8 +9,8 @@ import type { FreezeWindow } from '../pipeline/environment-policies.js';
 import { objectKeyString, pipelineKeyOf, type ObjectKey, type Pipeline } from '../pipeline/model.js';
 import { durationMs } from '../util/duration.js';
 import { mapLimit } from '../util/map-limit.js';
-import type { FreezeScope, FreezeSwitch } from './freeze.js';
-import { describeWindow, holdsForever, isTimeZone, parseWindowTime } from './window.js';
+import type { FreezeScope, FreezeSwitch } from '../pipeline/freeze.js';
+import { describeWindow, holdsForever, isTimeZone, parseWindowTime } from '../pipeline/freeze-window.js';
 
 /** The most characters a reason may have: it is one line in the audit trail, `status` and the dashboard. */
 export const REASON_MAX_LENGTH = 500;

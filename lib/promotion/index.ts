@@ -1,5 +1,3 @@
 export * from './port.js';
-export { RecordingPromoter, type RecordedPromotion } from './recording.js';
 export { StrategyPromoter, type Strategies } from './strategies.js';
-export type { EvidenceTarget, PromotionEvidence } from './evidence.js';
-export { rollbackRecordEnv, rolledBackEnv } from './rollback-record.js';
+export type { EvidenceTarget, PromotionEvidence } from '../decision/promotion-evidence.js';

@@ -2,7 +2,7 @@
 // notification). The verifier calls it only while it holds the promotion record's lease, at most once per attempt.
 import { redact } from '../logging/redaction.js';
 import type { Pipeline, PipelineEnvironment } from '../pipeline/model.js';
-import type { PromotionEvidence } from './evidence.js';
+import type { PromotionEvidence } from '../decision/promotion-evidence.js';
 
 export interface PromotionRequest {
   pipeline: Pipeline;

@@ -1,6 +1,6 @@
 // Which Secrets a Pipeline or GitopsCluster refers to, and for what: the purpose a Secret is marked with where it is
 // stored (on AWS, the tag the receiver's IAM policy matches exactly: only `webhook-hmac` Secrets are readable by it).
-import { isRecord } from '../config/validate.js';
+import { isRecord } from '../util/is-record.js';
 import { objectKeyString, type ObjectKey } from '../pipeline/model.js';
 import type { SecretPurpose } from './tags.js';
 

@@ -4,7 +4,7 @@
 // Correctness lives in the conditional writes behind these methods, never in timing or queue order.
 import type { GitopsClusterDocument, PipelineDocument } from '../config/schema.js';
 import type { ApprovalMarker, PromotionRecord } from '../decision/types.js';
-import type { FreezeScope, FreezeSwitch } from '../freeze/freeze.js';
+import type { FreezeScope, FreezeSwitch } from '../pipeline/freeze.js';
 import type { TargetStatus } from '../flux/target-status.js';
 import type { AppKey, ObjectKey, Pipeline } from '../pipeline/model.js';
 import type { WatchedKind } from '../config/schema.js';
@@ -436,5 +436,4 @@ export type Store = ConfigurationStore &
   AuditLog &
   Notifications &
   Freezes &
-  // Optional: a store without it (a test's hand-made one) is polled status by status, as before.
-  Partial<PollSummaries>;
+  PollSummaries;

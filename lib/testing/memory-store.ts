@@ -9,7 +9,7 @@ import type { WatchedKind, GitopsClusterDocument, PipelineDocument } from '../co
 import { isClaimable, promotionStage, type ApprovalMarker } from '../decision/index.js';
 import { isNewerRevision, sameRevision } from '../flux/revision.js';
 import type { TargetStatus } from '../flux/target-status.js';
-import type { FreezeScope, FreezeSwitch } from '../freeze/freeze.js';
+import type { FreezeScope, FreezeSwitch } from '../pipeline/freeze.js';
 import { canonicalJson } from '../store/index.js';
 import { approvalBy, approvalEntry, approvalStep, isApprovalWrite } from '../store/approval-step.js';
 import { newPromotionRecord } from '../store/new-promotion-record.js';

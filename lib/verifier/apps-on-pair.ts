@@ -3,7 +3,7 @@
 // object to every poll message for 30 s): a pipeline across 200 clusters would otherwise have all its targets listed
 // again by each of its 400 poll messages, most of the CPU time of a steady poll.
 import { appKeyString, objectKeyString, type AppKey, type ObjectKey, type Pipeline } from '../pipeline/model.js';
-import { appsOf } from './pipeline-state.js';
+import { appsOf } from '../pipeline-state/pipeline-state.js';
 
 export interface PairApp {
   app: AppKey;

@@ -8,12 +8,12 @@ import {
   type EnvironmentState,
 } from '../decision/index.js';
 import { runsSourceRevision, sameRevision } from '../flux/revision.js';
-import { rolledBackEnv } from '../promotion/rollback-record.js';
+import { rolledBackEnv } from '../decision/rollback-record.js';
 import type { TargetPhase, TargetReason } from '../flux/target-status.js';
 import { appKeyOf, appKeyString, type ObjectKey } from '../pipeline/model.js';
 import type { ObservedTargetStatus, StoredPipeline, VersionedPromotionRecord } from '../store/port.js';
-import { decideWithReads, type DecisionReads } from '../verifier/decide-with-reads.js';
-import { readPipelineState, type PipelineStateReader } from '../verifier/pipeline-state.js';
+import { decideWithReads, type DecisionReads } from '../pipeline-state/decide-with-reads.js';
+import { readPipelineState, type PipelineStateReader } from '../pipeline-state/pipeline-state.js';
 
 /** A target's phase as `status` and `explain` show it: its status's phase, or `Unobserved` before a first read. */
 export type TargetViewPhase = TargetPhase | 'Unobserved';

@@ -7,7 +7,7 @@ import { after, before, describe, it } from 'node:test';
 import { applyConfiguration } from '../../lib/cli/actions/apply.js';
 import { handleRequest } from '../../lib/http/receiver.js';
 import type { AppKey, ObjectKey } from '../../lib/pipeline/model.js';
-import { RecordingPromoter } from '../../lib/promotion/recording.js';
+import { RecordingPromoter } from '../../lib/testing/recording-promoter.js';
 import { StaticSecretSource } from '../../lib/secrets/port.js';
 import { deriveClusterKey, signatureHeader } from '../../lib/signing/hmac.js';
 import { RecordingQueue } from '../../lib/testing/recording-queue.js';

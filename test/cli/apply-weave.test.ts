@@ -16,7 +16,7 @@ import type { Backend } from '../../lib/cli/backend.js';
 import { openLocalBackend } from '../../lib/cli/backends/local.js';
 import type { TargetStatus } from '../../lib/flux/target-status.js';
 import type { AppKey, ObjectKey } from '../../lib/pipeline/model.js';
-import { RecordingPromoter } from '../../lib/promotion/recording.js';
+import { RecordingPromoter } from '../../lib/testing/recording-promoter.js';
 import { StrategyPromoter } from '../../lib/promotion/strategies.js';
 import type { Promoter } from '../../lib/promotion/port.js';
 import { RecordingQueue } from '../../lib/testing/recording-queue.js';

@@ -10,7 +10,7 @@ import { after, before, describe, it } from 'node:test';
 import type { HistoryJson } from '../../lib/cli/actions/history.js';
 import type { Backend } from '../../lib/cli/backend.js';
 import { openLocalBackend } from '../../lib/cli/backends/local.js';
-import { RecordingPromoter } from '../../lib/promotion/recording.js';
+import { RecordingPromoter } from '../../lib/testing/recording-promoter.js';
 import type { QueueMessage } from '../../lib/queue/messages.js';
 import { RecordingQueue } from '../../lib/testing/recording-queue.js';
 import { ScriptedClusters } from '../../lib/testing/scripted-clusters.js';

@@ -13,7 +13,7 @@ import { parse } from 'yaml';
 import type { Backend } from '../../lib/cli/backend.js';
 import { openLocalBackend } from '../../lib/cli/backends/local.js';
 import { KubernetesClusterReader } from '../../lib/clusters/index.js';
-import { RecordingPromoter } from '../../lib/promotion/recording.js';
+import { RecordingPromoter } from '../../lib/testing/recording-promoter.js';
 import { clusterWithKubeconfigYaml, pipelineYaml, secretYaml, yamlDocuments } from '../../lib/testing/config-yaml.js';
 import { FakeGitHub } from '../../lib/testing/fake-github.js';
 import { FakeKubeApi } from '../../lib/testing/fake-kube-api.js';

@@ -2,7 +2,7 @@
 // rejections (docs/approval-policies.md), rollbacks (docs/rollback.md) and the evidence a promotion carries
 // (docs/evidence.md). Time is the row's `now` (fixtures' NOW, a Wednesday, 12:00 UTC), never the clock.
 import { describe } from 'node:test';
-import type { FreezeSwitch } from '../../lib/freeze/freeze.js';
+import type { FreezeSwitch } from '../../lib/pipeline/freeze.js';
 import type { FreezeWindow } from '../../lib/pipeline/environment-policies.js';
 import {
   approved,

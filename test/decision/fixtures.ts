@@ -4,7 +4,7 @@ import assert from 'node:assert/strict';
 import { it } from 'node:test';
 import type { AppKind, Promotion } from '../../lib/config/schema.js';
 import { decide } from '../../lib/decision/index.js';
-import type { FreezeSwitch } from '../../lib/freeze/freeze.js';
+import type { FreezeSwitch } from '../../lib/pipeline/freeze.js';
 import type {
   Action,
   Decision,

@@ -4,7 +4,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { timeDependence, type TimeDependence } from '../../lib/decision/index.js';
 import type { PromotionRecord } from '../../lib/decision/index.js';
-import type { FreezeSwitch } from '../../lib/freeze/freeze.js';
+import type { FreezeSwitch } from '../../lib/pipeline/freeze.js';
 import { resolvePipeline, type Pipeline } from '../../lib/pipeline/model.js';
 import { pipelineDocument } from '../verifier/world.js';
 

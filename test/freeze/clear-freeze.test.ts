@@ -4,7 +4,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { clearFreeze, type ClearFreezeRequest, type ResumeMessage } from '../../lib/freeze/clear-freeze.js';
-import type { FreezeSwitch } from '../../lib/freeze/freeze.js';
+import type { FreezeSwitch } from '../../lib/pipeline/freeze.js';
 import type { MemoryStore } from '../../lib/testing/memory-store.js';
 import { ALICE, HOUR, NOW, PODINFO, storeWith, trail } from './fixtures.js';
 

@@ -9,7 +9,7 @@ import {
   holdsForever,
   isTimeZone,
   parseWindowTime,
-} from '../../lib/freeze/window.js';
+} from '../../lib/pipeline/freeze-window.js';
 import type { FreezeWindow } from '../../lib/pipeline/environment-policies.js';
 
 const window = (from: string, to: string, timeZone: string): FreezeWindow => ({ from, to, timeZone });

@@ -91,6 +91,48 @@ const VIOLATIONS: { boundary: string; filePath: string; code: string; says: RegE
     code: "import { waitFor } from '../../test/loop/harness.js';\nexport { waitFor };\n",
     says: /lib\/ does not import functions\/, infra\/, test\/ or bench\//,
   },
+  {
+    boundary: 'the decision importing the store',
+    filePath: 'lib/decision/x.ts',
+    code: "import type { Store } from '../store/port.js';\nexport type { Store };\n",
+    says: /lib\/decision imports only lib\/pipeline, lib\/flux, lib\/util and itself/,
+  },
+  {
+    boundary: 'the decision importing a strategy, dynamically',
+    filePath: 'lib/decision/x.ts',
+    code: "export const load = () => import('../promotion/strategies.js');\n",
+    says: /lib\/decision imports only lib\/pipeline, lib\/flux, lib\/util and itself/,
+  },
+  {
+    boundary: 'the decision importing a package',
+    filePath: 'lib/decision/x.ts',
+    code: "import * as z from 'zod';\nexport { z };\n",
+    says: /lib\/decision imports only lib\/pipeline, lib\/flux, lib\/util and itself/,
+  },
+  {
+    boundary: 'the views importing the verifier',
+    filePath: 'lib/views/x.ts',
+    code: "import { evaluatePipeline } from '../verifier/evaluate.js';\nexport { evaluatePipeline };\n",
+    says: /lib\/views and lib\/cli do not import lib\/verifier/,
+  },
+  {
+    boundary: 'a CLI action importing the verifier',
+    filePath: 'lib/cli/actions/x.ts',
+    code: "import { DEFAULT_SETTINGS } from '../../verifier/index.js';\nexport { DEFAULT_SETTINGS };\n",
+    says: /lib\/views and lib\/cli do not import lib\/verifier/,
+  },
+  {
+    boundary: 'the dashboard importing the verifier, dynamically',
+    filePath: 'lib/cli/dashboard/x.ts',
+    code: "export const load = () => import('../../verifier/evaluate.js');\n",
+    says: /lib\/views and lib\/cli do not import lib\/verifier/,
+  },
+  {
+    boundary: 'the CLI still reaching into the DynamoDB adapter',
+    filePath: 'lib/cli/actions/x.ts',
+    code: "import { keys } from '../../store/dynamodb/table.js';\nexport { keys };\n",
+    says: /lib\/store\/dynamodb is the adapter's inside/,
+  },
 ];
 
 const ALLOWED: { why: string; filePath: string; code: string }[] = [
@@ -138,6 +180,26 @@ const ALLOWED: { why: string; filePath: string; code: string }[] = [
     why: 'tests use the demo',
     filePath: 'test/demo/x.test.ts',
     code: "import { runDemo } from '../../lib/demo/run.js';\nexport { runDemo };\n",
+  },
+  {
+    why: 'the decision builds on the model, Flux, lib/util and itself',
+    filePath: 'lib/decision/x.ts',
+    code: "import type { Pipeline } from '../pipeline/model.js';\nimport { sameRevision } from '../flux/revision.js';\nimport { durationMs } from '../util/duration.js';\nimport type { Decision } from './types.js';\nexport { sameRevision, durationMs, type Pipeline, type Decision };\n",
+  },
+  {
+    why: 'the views, the CLI and the dashboard read the pipeline state through lib/pipeline-state',
+    filePath: 'lib/cli/dashboard/x.ts',
+    code: "import { readPipelineState } from '../../pipeline-state/pipeline-state.js';\nexport { readPipelineState };\n",
+  },
+  {
+    why: 'the verifier reads the pipeline state through lib/pipeline-state',
+    filePath: 'lib/verifier/x.ts',
+    code: "import { decideWithReads } from '../pipeline-state/decide-with-reads.js';\nexport { decideWithReads };\n",
+  },
+  {
+    why: 'a CLI command assembles the verifier through lib/runtime',
+    filePath: 'lib/cli/commands/x.ts',
+    code: "import { assembleVerifier } from '../../runtime/assemble-verifier.js';\nexport { assembleVerifier };\n",
   },
 ];
 

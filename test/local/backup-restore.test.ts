@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { backupDataDir } from '../../lib/cli/actions/backup.js';
 import { restoreDataDir } from '../../lib/cli/actions/restore.js';
-import type { FreezeSwitch } from '../../lib/freeze/freeze.js';
+import type { FreezeSwitch } from '../../lib/pipeline/freeze.js';
 import { startLocalDynamo } from '../../lib/local/dynamo.js';
 import { createDynamoStore, type Store } from '../../lib/store/index.js';
 import { clusterWithKubeconfigYaml, pipelineYaml, yamlDocuments } from '../../lib/testing/config-yaml.js';

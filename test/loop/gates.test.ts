@@ -7,7 +7,7 @@ import { describe, it } from 'node:test';
 import type { PipelineDocument } from '../../lib/config/schema.js';
 import { clearFreeze } from '../../lib/freeze/clear-freeze.js';
 import { setFreeze } from '../../lib/freeze/set-freeze.js';
-import { GitHubPullRequestPromoter } from '../../lib/promotion/github/index.js';
+import { GitHubPullRequestPromoter } from '../../lib/testing/github-pull-request-promoter.js';
 import { StrategyPromoter } from '../../lib/promotion/index.js';
 import { FakeGitHub } from '../../lib/testing/fake-github.js';
 import { rolledBackHelmRelease } from '../fixtures/flux-objects.js';

@@ -8,7 +8,7 @@ import { ScanCommand } from '@aws-sdk/client-dynamodb';
 import type { PipelineDocument } from '../../lib/config/schema.js';
 import { isPrintable } from '../../lib/logging/printable.js';
 import type { AppKey } from '../../lib/pipeline/model.js';
-import { GitHubPullRequestPromoter } from '../../lib/promotion/github/index.js';
+import { GitHubPullRequestPromoter } from '../../lib/testing/github-pull-request-promoter.js';
 import { StrategyPromoter } from '../../lib/promotion/index.js';
 import { FakeGitHub } from '../../lib/testing/fake-github.js';
 import { PIPELINE, deployed, settled, startLoop, waitFor } from './harness.js';

@@ -3,7 +3,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { PipelineDocument } from '../../lib/config/schema.js';
-import { GitHubPullRequestPromoter } from '../../lib/promotion/github/index.js';
+import { GitHubPullRequestPromoter } from '../../lib/testing/github-pull-request-promoter.js';
 import { StrategyPromoter } from '../../lib/promotion/index.js';
 import { FakeGitHub } from '../../lib/testing/fake-github.js';
 import { PIPELINE, deployed, settled, startLoop, upgradeEvent, waitFor } from './harness.js';

@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { PipelineDocument } from '../../lib/config/schema.js';
 import { decide } from '../../lib/decision/index.js';
-import { decisionInputOf, readPipelineState } from '../../lib/verifier/pipeline-state.js';
+import { decisionInputOf, readPipelineState } from '../../lib/pipeline-state/pipeline-state.js';
 import { rolledBackHelmRelease } from '../fixtures/flux-objects.js';
 import { ManualClock, PIPELINE, deployed, idle, pipelineDocument, startLoop, upgradeEvent } from './harness.js';
 

@@ -9,7 +9,7 @@ import { MemoryMetrics } from '../../lib/observability/memory-metrics.js';
 import type { MetricName } from '../../lib/observability/metric-names.js';
 import { resolvePipeline, type AppKey } from '../../lib/pipeline/model.js';
 import { PromotionError } from '../../lib/promotion/port.js';
-import { RecordingPromoter } from '../../lib/promotion/recording.js';
+import { RecordingPromoter } from '../../lib/testing/recording-promoter.js';
 import type { CheckPipelineMessage } from '../../lib/queue/messages.js';
 import { MemoryStore } from '../../lib/testing/memory-store.js';
 import { RecordingQueue } from '../../lib/testing/recording-queue.js';

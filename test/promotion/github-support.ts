@@ -2,14 +2,14 @@
 // promotion requests for the Pipeline `foo/bar` (Weave's test fixture names).
 import { resolvePipeline } from '../../lib/pipeline/model.js';
 import type { GitProviderType } from '../../lib/pipeline/promotion.js';
-import {
-  GitHubPullRequestPromoter,
-  gitHubHost,
-  type GitHubPullRequestPromoterOptions,
-} from '../../lib/promotion/github/index.js';
+import { gitHubHost } from '../../lib/promotion/github/index.js';
 import type { PromotionRequest } from '../../lib/promotion/index.js';
 import { StaticSecretSource } from '../../lib/secrets/port.js';
 import { FakeGitHub, type FakeGitHubOptions } from '../../lib/testing/fake-github.js';
+import {
+  GitHubPullRequestPromoter,
+  type GitHubPullRequestPromoterOptions,
+} from '../../lib/testing/github-pull-request-promoter.js';
 import type { FakeHostUnderTest } from './git-host-under-test.js';
 
 export const OWNER = 'acme';

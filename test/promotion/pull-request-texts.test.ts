@@ -1,12 +1,13 @@
 // The texts of a pull request, without a host: the evidence section (escaping, the cut to a host's length), the
 // promotion and rollback bodies, the rollback branch and title, and the rollback record's key
-// (lib/promotion/pull-request/evidence-markdown.ts, body.ts, naming.ts; lib/promotion/rollback-record.ts). What every
+// (lib/promotion/pull-request/evidence-markdown.ts, body.ts, naming.ts; lib/decision/rollback-record.ts). What every
 // host's fake receives: pull-request-bodies.test.ts.
 import assert from 'node:assert/strict';
 import { readFile } from 'node:fs/promises';
 import { describe, it } from 'node:test';
 import type { PromotionEvidence as DecisionEvidence } from '../../lib/decision/types.js';
-import { rollbackRecordEnv, rolledBackEnv, type PromotionEvidence } from '../../lib/promotion/index.js';
+import { rollbackRecordEnv, rolledBackEnv } from '../../lib/decision/index.js';
+import type { PromotionEvidence } from '../../lib/promotion/index.js';
 import {
   branchSafe,
   evidenceSection,

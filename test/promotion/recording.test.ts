@@ -1,4 +1,5 @@
-import { PromotionError, RecordingPromoter } from '../../lib/promotion/index.js';
+import { PromotionError } from '../../lib/promotion/index.js';
+import { RecordingPromoter } from '../../lib/testing/recording-promoter.js';
 import { promoterContract } from './promoter-contract.js';
 
 promoterContract('RecordingPromoter', () => {

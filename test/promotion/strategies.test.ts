@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { PromotionError, RecordingPromoter, StrategyPromoter } from '../../lib/promotion/index.js';
+import { PromotionError, StrategyPromoter } from '../../lib/promotion/index.js';
+import { RecordingPromoter } from '../../lib/testing/recording-promoter.js';
 import { promotionRequest } from './promoter-contract.js';
 
 describe('StrategyPromoter', () => {

@@ -2,7 +2,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { unreadableTarget, type TargetStatus } from '../../lib/flux/target-status.js';
-import type { FreezeSwitch } from '../../lib/freeze/freeze.js';
+import type { FreezeSwitch } from '../../lib/pipeline/freeze.js';
 import type { ObjectKey } from '../../lib/pipeline/model.js';
 import type { PollSummaries, Store } from '../../lib/store/index.js';
 import { app, at, healthy, pipelineFixture } from './fixtures.js';
@@ -272,18 +272,8 @@ export function storeContract(name: string, start: () => Promise<StoreUnderTest>
     before(async () => (subject = await start()));
     after(() => subject.stop());
 
-    /** The store's poll summaries: both adapters keep them. */
-    const summariesOf = (store: Store): PollSummaries => {
-      const { getClusterKindPoll, statusFingerprint, recordPolledStatus, putPollSummary, forgetPolledStatus } = store;
-      assert.ok(getClusterKindPoll && statusFingerprint && recordPolledStatus && putPollSummary && forgetPolledStatus);
-      return {
-        getClusterKindPoll: getClusterKindPoll.bind(store),
-        statusFingerprint: statusFingerprint.bind(store),
-        recordPolledStatus: recordPolledStatus.bind(store),
-        putPollSummary: putPollSummary.bind(store),
-        forgetPolledStatus: forgetPolledStatus.bind(store),
-      };
-    };
+    /** The store's poll summaries, as the poll handler uses them. */
+    const summariesOf = (store: Store): PollSummaries => store;
     const pollCluster = (cluster: string): ObjectKey => ({ namespace: 'flux-system', name: cluster });
 
     it('reads a pair in use with its usage and an empty summary, in one request; none for a pair not in use', async () => {

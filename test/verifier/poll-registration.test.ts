@@ -8,7 +8,7 @@ import type { ObjectKey } from '../../lib/pipeline/model.js';
 import { resolvePipeline } from '../../lib/pipeline/model.js';
 import { pollDecisionDelaySeconds } from '../../lib/local/mode.js';
 import { enqueuePolls } from '../../lib/poller/poller.js';
-import { RecordingPromoter } from '../../lib/promotion/recording.js';
+import { RecordingPromoter } from '../../lib/testing/recording-promoter.js';
 import type { PollMessage } from '../../lib/queue/messages.js';
 import { MemoryStore } from '../../lib/testing/memory-store.js';
 import { RecordingQueue } from '../../lib/testing/recording-queue.js';

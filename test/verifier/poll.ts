@@ -283,17 +283,5 @@ describe('poll', () => {
       assert.deepEqual(await statusSummary(world), ready('6.9.1'));
       assert.equal((await world.statusOf(PROD_EU))?.revision, '6.9.0');
     });
-
-    it('a store without summaries is polled status by status, as before', async () => {
-      const world = await verifierWorld();
-      await world.deploy(PROD, '6.9.1', false);
-      await world.deploy(PROD_EU, '6.9.1', false);
-      Object.assign(world.store, { getClusterKindPoll: undefined });
-      await world.handle(POLL_PROD);
-      world.store.resetCounts();
-      await world.handle(POLL_PROD);
-      assert.equal((await world.statusOf(PROD))?.revision, '6.9.1');
-      assert.deepEqual(world.store.counts, { reads: 4, writes: 0 }, 'the usage, the definition, a read per target');
-    });
   });
 });

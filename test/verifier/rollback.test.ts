@@ -6,7 +6,8 @@
 import assert from 'node:assert/strict';
 import { describe, it, type TestContext } from 'node:test';
 import type { Pipeline } from '../../lib/pipeline/model.js';
-import { RecordingPromoter, type Promoter, type PromotionEvidence } from '../../lib/promotion/index.js';
+import type { Promoter, PromotionEvidence } from '../../lib/promotion/index.js';
+import { RecordingPromoter } from '../../lib/testing/recording-promoter.js';
 import type { AuditEntry } from '../../lib/store/port.js';
 import { MemoryStore } from '../../lib/testing/memory-store.js';
 import { RecordingQueue } from '../../lib/testing/recording-queue.js';

@@ -4,7 +4,7 @@
 import type { PipelineDocument } from '../../lib/config/schema.js';
 import { readTargetStatus, type TargetStatus } from '../../lib/flux/index.js';
 import { resolvePipeline, type AppKey, type ObjectKey } from '../../lib/pipeline/model.js';
-import { RecordingPromoter } from '../../lib/promotion/recording.js';
+import { RecordingPromoter } from '../../lib/testing/recording-promoter.js';
 import type { QueueMessage } from '../../lib/queue/messages.js';
 import type { AuditEntry } from '../../lib/store/port.js';
 import { MemoryStore } from '../../lib/testing/memory-store.js';

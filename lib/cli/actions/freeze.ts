@@ -1,6 +1,6 @@
 // What `pipelinectl freeze` does: the set-freeze use case (lib/freeze/set-freeze.ts) under the caller's identity,
 // with the flags read and every refusal worded here, naming the flag it is about.
-import type { FreezeSwitch } from '../../freeze/freeze.js';
+import type { FreezeSwitch } from '../../pipeline/freeze.js';
 import {
   REASON_MAX_LENGTH,
   freezeRequestProblem,

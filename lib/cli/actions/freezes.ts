@@ -1,9 +1,9 @@
 // What `pipelinectl freezes` does: the stop switches in force (docs/freeze.md, "Stop switch"), installation-wide
 // first, with what each stops, until when, who set it and why. Also the one JSON shape of a switch that `freeze` and
 // `unfreeze` print.
-import { coversPipeline, inForce } from '../../freeze/freeze.js';
-import type { FreezeSwitch } from '../../freeze/freeze.js';
-import { describeWindow } from '../../freeze/window.js';
+import { coversPipeline, inForce } from '../../pipeline/freeze.js';
+import type { FreezeSwitch } from '../../pipeline/freeze.js';
+import { describeWindow } from '../../pipeline/freeze-window.js';
 import type { FreezeWindow } from '../../pipeline/environment-policies.js';
 import { objectKeyString, type ObjectKey } from '../../pipeline/model.js';
 import type { Backend } from '../backend.js';

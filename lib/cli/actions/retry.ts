@@ -5,10 +5,10 @@
 import { decide, promotionStage } from '../../decision/index.js';
 import { sameRevision } from '../../flux/revision.js';
 import { objectKeyString, type ObjectKey } from '../../pipeline/model.js';
-import { rollbackRecordEnv, rolledBackEnv } from '../../promotion/rollback-record.js';
+import { rollbackRecordEnv, rolledBackEnv } from '../../decision/rollback-record.js';
 import type { VersionedPromotionRecord } from '../../store/port.js';
-import { decideWithReads } from '../../verifier/decide-with-reads.js';
-import { decisionInputOf, readPipelineState, type PipelineState } from '../../verifier/pipeline-state.js';
+import { decideWithReads } from '../../pipeline-state/decide-with-reads.js';
+import { decisionInputOf, readPipelineState, type PipelineState } from '../../pipeline-state/pipeline-state.js';
 import type { Backend } from '../backend.js';
 import { CliError } from '../errors.js';
 

@@ -1,7 +1,7 @@
 // What `pipelinectl status` shows: per pipeline, each environment × target with its revision and phase, the
 // decision for each environment (made now, from the stored state, exactly as the verifier would), waiting approvals
 // and promotions; as a table or as JSON (the shape is `StatusJson`).
-import { rolledBackEnv } from '../../promotion/rollback-record.js';
+import { rolledBackEnv } from '../../decision/rollback-record.js';
 import type {
   ApprovalMarker,
   EnvironmentReason,

@@ -2,7 +2,7 @@
 // identity. When nothing of that scope was frozen it says so, and names the switches that still hold it from
 // elsewhere with the command that lifts each, so a person is not left guessing why promotions stay stopped.
 import { clearFreeze } from '../../freeze/clear-freeze.js';
-import type { FreezeSwitch } from '../../freeze/freeze.js';
+import type { FreezeSwitch } from '../../pipeline/freeze.js';
 import { switchText } from '../../freeze/set-freeze.js';
 import { printable } from '../../logging/printable.js';
 import { objectKeyString, type ObjectKey } from '../../pipeline/model.js';

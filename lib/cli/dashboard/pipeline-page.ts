@@ -15,7 +15,7 @@ import { requiredApprovals } from '../../approval/approve.js';
 import { timeLeftUntil, type ApprovalMarker } from '../../decision/index.js';
 import { summarizeTargets, type PipelineView } from '../../views/pipeline-view.js';
 import { objectKeyString } from '../../pipeline/model.js';
-import type { FreezeSwitch } from '../../freeze/freeze.js';
+import type { FreezeSwitch } from '../../pipeline/freeze.js';
 import { switchText } from '../../freeze/set-freeze.js';
 import { linkIfHttp, stateBadge, timeOf } from './format.js';
 import { html, pathOf, type Html } from './html.js';

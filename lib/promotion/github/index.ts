@@ -1,4 +1,3 @@
-export { GitHubPullRequestPromoter, type GitHubPullRequestPromoterOptions } from './promoter.js';
 export { gitHubHost } from './host.js';
 export { toPromotionError, type GitHubClientSettings } from './client.js';
 export { gitHubCredentials, type GitHubCredentials } from './credentials.js';

@@ -4,7 +4,7 @@
 // section after a blank line (docs/evidence.md). Without evidence it is exactly Weave's. A rollback's says why it was
 // opened and that nothing merges it, then its evidence (docs/rollback.md); it holds no Weave block, so Weave GitOps
 // Enterprise, which finds an environment's promotion by `{ns}/{name}/{env}` in a body, never takes it for one.
-import type { PromotionEvidence } from '../evidence.js';
+import type { PromotionEvidence } from '../../decision/promotion-evidence.js';
 import { evidenceSection, markdownText, promotedFromSentence } from './evidence-markdown.js';
 import { pullRequestBody } from './naming.js';
 

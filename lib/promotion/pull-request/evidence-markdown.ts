@@ -5,7 +5,7 @@
 // leaf clusters report them), so every value is escaped: a `|` cannot end a cell, a line break cannot end a row, and
 // `<`, `>`, `&` are entities, so no value becomes HTML. The one piece of HTML is ours: `<br>` for a line break inside
 // a cell.
-import type { PromotionEvidence } from '../evidence.js';
+import type { PromotionEvidence } from '../../decision/promotion-evidence.js';
 
 export const EVIDENCE_HEADING = '### Evidence';
 

@@ -13,7 +13,7 @@ import { DeleteCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 // in the receiver's import graph brings all of it back (test/infra/receiver-zod-mini.test.ts).
 import * as z from 'zod/mini';
 import { en as englishLocale } from 'zod/v4/locales';
-import type { FreezeScope, FreezeSwitch } from '../../freeze/freeze.js';
+import type { FreezeScope, FreezeSwitch } from '../../pipeline/freeze.js';
 import { pipelineKeyOf } from '../../pipeline/model.js';
 import type { Freezes } from '../port.js';
 import { queryAll } from './query.js';

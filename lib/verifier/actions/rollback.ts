@@ -6,7 +6,7 @@
 // it. The audit entries name the environment and the failed revision.
 import type { Action } from '../../decision/index.js';
 import type { Pipeline } from '../../pipeline/model.js';
-import { rollbackRecordEnv } from '../../promotion/rollback-record.js';
+import { rollbackRecordEnv } from '../../decision/rollback-record.js';
 import type { VerifierDeps } from '../deps.js';
 import { type PromotionRun, underRecord } from './promote.js';
 

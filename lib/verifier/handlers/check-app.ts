@@ -9,7 +9,7 @@ import { appKeyString, objectKeyString, type ObjectKey } from '../../pipeline/mo
 import type { CheckAppMessage } from '../../queue/messages.js';
 import type { VerifierDeps } from '../deps.js';
 import { evaluatePipeline } from '../evaluate.js';
-import { appsOf } from '../pipeline-state.js';
+import { appsOf } from '../../pipeline-state/pipeline-state.js';
 import { observeApp, scheduleRecheck } from '../observe.js';
 import type { RecentPipelines } from '../recent-pipelines.js';
 

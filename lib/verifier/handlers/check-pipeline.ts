@@ -7,7 +7,7 @@ import { objectKeyString, type ObjectKey } from '../../pipeline/model.js';
 import { readsTargets, type CheckPipelineMessage } from '../../queue/messages.js';
 import type { VerifierDeps } from '../deps.js';
 import { evaluatePipeline } from '../evaluate.js';
-import { appsOf, type KnownPipelineState } from '../pipeline-state.js';
+import { appsOf, type KnownPipelineState } from '../../pipeline-state/pipeline-state.js';
 import { mapLimit } from '../../util/map-limit.js';
 import { observeApp, scheduleRecheck } from '../observe.js';
 import type { EvaluationCause } from '../actions/schedule-recheck.js';

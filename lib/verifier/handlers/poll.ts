@@ -2,19 +2,19 @@
 // pipeline with a target that changed, a few seconds later and shared with the other poll messages of the same poll
 // (deferred-decisions.ts). A pipeline spanning many clusters is not re-decided once per cluster on every poll when
 // nothing changed: the poller's own `check-pipeline` per pipeline covers what comes due with time.
-// With a store that keeps poll summaries, the pair's usage and summary come in one read, and a target whose listed
-// status the summary says is recorded already costs no store request at all (docs/architecture.md, "The poll
+// The pair's usage and poll summary come in one read, and a target whose listed status the summary says is recorded
+// already costs no store request at all (docs/architecture.md, "The poll
 // summary"): the status items and their conditional writes stay the truth, the summary only saves reads.
 import { ClusterAccessError } from '../../clusters/port.js';
 import { GitopsClusterDocument } from '../../config/schema.js';
 import { appKeyString, keyOfMetadata, objectKeyString, type AppKey, pipelineKeyOf } from '../../pipeline/model.js';
 import type { PollMessage } from '../../queue/messages.js';
-import type { ClusterKindUsage, PollSummaries, PollSummary, PolledStatus } from '../../store/port.js';
+import type { PollSummary, PolledStatus } from '../../store/port.js';
 import type { VerifierDeps } from '../deps.js';
 import type { DeferredDecisions } from '../deferred-decisions.js';
 import { evaluatePipeline } from '../evaluate.js';
 import { appsOnPair } from '../apps-on-pair.js';
-import { failureStatus, record, scheduleRecheck, statusOf, type Observation } from '../observe.js';
+import { failureStatus, scheduleRecheck, statusOf, type Observation } from '../observe.js';
 import type { RecentPipelines } from '../recent-pipelines.js';
 
 export async function poll(
@@ -24,10 +24,7 @@ export async function poll(
   deferredDecisions: DeferredDecisions,
   redelivered = false,
 ): Promise<void> {
-  const summaries = pollSummariesOf(deps.store);
-  const read: { usage: ClusterKindUsage; summary?: PollSummary } | undefined = summaries
-    ? await summaries.getClusterKindPoll(message.cluster, message.kind)
-    : await deps.store.getClusterKind(message.cluster, message.kind).then((usage) => usage && { usage });
+  const read = await deps.store.getClusterKindPoll(message.cluster, message.kind);
   if (!read) return;
   const { usage } = read;
   const pipelines = (await Promise.all(usage.pipelines.map((key) => recentPipelines.get(key)))).flatMap((p) =>
@@ -69,19 +66,10 @@ export async function poll(
     }
   }
   const changed = new Set<string>();
-  if (summaries && read.summary) {
-    for (const app of await recordWithSummary(observations, observedAt, read.summary, summaries, message, deps)) {
-      changed.add(appKeyString(app));
-    }
-    for (const observation of observations) await scheduleRecheck(observation, 0, deps);
-  } else {
-    for (const observation of observations) {
-      if (await record(observation.app, observation.status, observedAt, deps)) {
-        changed.add(appKeyString(observation.app));
-      }
-      await scheduleRecheck(observation, 0, deps);
-    }
+  for (const app of await recordWithSummary(observations, observedAt, read.summary, message, deps)) {
+    changed.add(appKeyString(app));
   }
+  for (const observation of observations) await scheduleRecheck(observation, 0, deps);
   // Received again: an earlier receive may have recorded its changes and failed before they were decided.
   const toDecide = pipelines
     .filter(
@@ -107,21 +95,6 @@ function rememberRegistration(message: PollMessage, deps: VerifierDeps): void {
   deps.clusterRegistrations.remember(message.cluster, parsed.data);
 }
 
-/** The store's poll summaries, when it keeps them (a hand-made test store may not). */
-function pollSummariesOf(store: VerifierDeps['store']): PollSummaries | undefined {
-  const { getClusterKindPoll, statusFingerprint, recordPolledStatus, putPollSummary, forgetPolledStatus } = store;
-  if (!getClusterKindPoll || !statusFingerprint || !recordPolledStatus || !putPollSummary || !forgetPolledStatus) {
-    return undefined;
-  }
-  return {
-    getClusterKindPoll: getClusterKindPoll.bind(store),
-    statusFingerprint: statusFingerprint.bind(store),
-    recordPolledStatus: recordPolledStatus.bind(store),
-    putPollSummary: putPollSummary.bind(store),
-    forgetPolledStatus: forgetPolledStatus.bind(store),
-  };
-}
-
 /**
  * Records the observations the summary does not vouch for, then writes what the summary should now say, over the
  * version read. When another writer moved the summary on meanwhile, the statuses this poll changed are forgotten in
@@ -131,10 +104,10 @@ async function recordWithSummary(
   observations: readonly Pick<Observation, 'app' | 'status'>[],
   observedAt: Date,
   summary: PollSummary,
-  summaries: PollSummaries,
   message: PollMessage,
   deps: VerifierDeps,
 ): Promise<AppKey[]> {
+  const summaries = deps.store;
   const changedApps: AppKey[] = [];
   const entries = new Map<string, PolledStatus | undefined>();
   // An empty summary: the pair's first poll after an apply, whose statuses are most likely all new.

@@ -4,7 +4,7 @@
 // own, and newer than the export), and an export applied again carries nothing over again.
 import type { Configuration, WaitingApproval } from '../../../config/index.js';
 import { keyOf } from '../../../config/references.js';
-import { isRecord } from '../../../config/validate.js';
+import { isRecord } from '../../../util/is-record.js';
 import { objectKeyString } from '../../../pipeline/model.js';
 import type { Backend } from '../../backend.js';
 import type { StoredObjects } from './stored-objects.js';

@@ -6,7 +6,7 @@
 // a [start, end) pair of instants in its zone, then the occurrences are compared. A wall time that does not exist (the
 // hour skipped in spring) resolves to the first instant after the skip, and one that occurs twice (the hour repeated
 // in autumn) to its first occurrence, so every occurrence is one unbroken stretch of time.
-import type { FreezeWindow } from '../pipeline/environment-policies.js';
+import type { FreezeWindow } from './environment-policies.js';
 
 /** A window end as written: `Fri 16:00` (weekly) or `16:00` (daily). */
 export interface WindowTime {

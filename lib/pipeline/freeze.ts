@@ -1,8 +1,8 @@
 // What keeps promotions into an environment from starting (docs/freeze.md): recurring windows written in a Pipeline
 // or set for the whole installation, and the stop switch `pipelinectl freeze` sets. Plain data: the decision reads
 // them with the time passed in, and the store keeps the switches.
-import type { FreezeWindow } from '../pipeline/environment-policies.js';
-import { objectKeyString, type ObjectKey } from '../pipeline/model.js';
+import type { FreezeWindow } from './environment-policies.js';
+import { objectKeyString, type ObjectKey } from './model.js';
 
 /** Where a stop switch applies: every pipeline of the installation, or one. */
 export type FreezeScope = { installation: true } | { pipeline: ObjectKey };

@@ -1,4 +1,4 @@
-// The shape check every answer from client-node goes through: its JSON arrives untyped.
+// The shape check for untyped JSON and YAML: answers from client-node, parsed configuration documents.
 
 /** A JSON object (not an array, not null). */
 export function isRecord(value: unknown): value is Record<string, unknown> {

@@ -1,8 +1,8 @@
-// A Promoter that records promotions in memory instead of acting: for tests and dry runs. It keeps the port's
+// A Promoter that records promotions in memory instead of acting: for tests, benchmarks and the demo. It keeps the port's
 // contract (idempotent per pipeline, environment and revision, and per failed revision for a rollback), so tests
 // can count effects, not calls.
 import { objectKeyString } from '../pipeline/model.js';
-import type { PromotionOutcome, PromotionRequest, Promoter } from './port.js';
+import type { PromotionOutcome, PromotionRequest, Promoter } from '../promotion/port.js';
 
 export interface RecordedPromotion {
   pipeline: string;

@@ -1,13 +1,13 @@
-// The pull-request strategy on GitHub alone: the generic promoter (lib/promotion/pull-request/promoter.ts) with the
-// GitHub adapter (host.ts). Kept for callers that promote only to GitHub (tests, benchmarks); a deployment builds
-// the promoter with every host (lib/runtime/promoter.ts).
-import { PullRequestPromoter } from '../pull-request/promoter.js';
-import type { CommitAuthor } from '../pull-request/commit-author.js';
-import type { MarkerCacheLimits } from '../pull-request/marker-cache.js';
-import type { MarkerScanStore } from '../pull-request/scan-store.js';
-import type { SecretSource } from '../../secrets/port.js';
-import type { GitHubClientSettings } from './client.js';
-import { gitHubHost } from './host.js';
+// The pull-request strategy on GitHub alone, for tests and benchmarks that promote only to GitHub: the generic
+// promoter (lib/promotion/pull-request/promoter.ts) with the GitHub adapter. A deployment builds the promoter with
+// every host (lib/runtime/promoter.ts).
+import { PullRequestPromoter } from '../promotion/pull-request/promoter.js';
+import type { CommitAuthor } from '../promotion/pull-request/commit-author.js';
+import type { MarkerCacheLimits } from '../promotion/pull-request/marker-cache.js';
+import type { MarkerScanStore } from '../promotion/pull-request/scan-store.js';
+import type { SecretSource } from '../secrets/port.js';
+import type { GitHubClientSettings } from '../promotion/github/client.js';
+import { gitHubHost } from '../promotion/github/host.js';
 
 export interface GitHubPullRequestPromoterOptions extends GitHubClientSettings {
   secrets: SecretSource;

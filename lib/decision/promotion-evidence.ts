@@ -1,6 +1,6 @@
 // What a promotion is based on, as the Promoter port receives it (docs/evidence.md): the decision builds it
-// (lib/decision/evidence.ts, which re-exports this type), the pull-request strategy writes it below Weave's block.
-// Declared here because lib/decision imports lib/promotion and folders of lib/ import each other one way only.
+// (evidence.ts), the pull-request strategy writes it below Weave's block. Part of the decision's vocabulary, so
+// lib/promotion imports it from here and lib/decision imports nothing above it.
 
 export interface PromotionEvidence {
   /** The environment the candidate comes from, or the source object (`ImagePolicy apps/podinfo on …`). */
