@@ -3,6 +3,7 @@
 // additions are optional.
 // Objects are strict (an unknown field is an error) except `metadata`, which tolerates whatever kubectl exports.
 import * as z from 'zod';
+import { MAX_SOAK_MS } from '../pipeline/environment-policies.js';
 import { SELECTOR_OPERATORS, requirementProblem } from '../pipeline/label-selector.js';
 import {
   APP_KINDS,
@@ -191,9 +192,6 @@ export const TargetSelector = z.strictObject({
   clusterSelector: LabelSelector,
   namespace: dns1123Label,
 });
-
-/** The longest `soak`: a week. Waiting longer is holding a release back, which an approval says better. */
-export const MAX_SOAK_MS = 7 * 24 * 3_600_000;
 
 /**
  * Extension: how long every target of the environment must have been healthy on the candidate, continuously,
