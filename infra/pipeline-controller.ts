@@ -37,6 +37,7 @@ import { ControllerMetrics } from './metrics.js';
 import { acknowledgeFindings } from './nag.js';
 import { operatorActions, type OperatorLevel, type OperatorResource } from './operator-access.js';
 import { queueProblems, tableProblems } from './own-resources.js';
+import { isHttpUrl } from '../lib/util/http-url.js';
 
 /**
  * The tag that lets the receiver read a configuration Secret. `pipelinectl apply` puts it (lib/secrets/tags.ts) only
@@ -909,12 +910,6 @@ function validate(scope: Construct, props: PipelineControllerProps): Settings {
     for (const problem of commitAuthorProblems(author)) fail(`commitAuthor: ${problem}`);
   }
   return settings;
-}
-
-function isHttpUrl(text: string): boolean {
-  if (!URL.canParse(text)) return false;
-  const { protocol } = new URL(text);
-  return protocol === 'https:' || protocol === 'http:';
 }
 
 function queueEncryption(key: kms.IKey | undefined): Pick<sqs.QueueProps, 'encryption' | 'encryptionMasterKey'> {

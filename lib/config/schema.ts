@@ -29,6 +29,7 @@ import {
   type Promotion as PromotionModel,
   type PullRequestPromotion as PullRequestPromotionModel,
 } from '../pipeline/promotion.js';
+import { isHttpUrl } from '../util/http-url.js';
 
 // The vocabulary the documents share with the resolved model, which owns it.
 export { APP_KINDS, GIT_PROVIDER_TYPES, SOURCE_KINDS, type AppKind, type SourceKind, type WatchedKind };
@@ -74,7 +75,7 @@ export const PullRequestPromotion = z
     url: z
       .string()
       .min(1, 'must not be empty')
-      .refine((value) => URL.canParse(value) && new URL(value).protocol === 'https:', {
+      .refine((value) => isHttpUrl(value, { httpsOnly: true }), {
         message: 'must be an https:// repository URL (only HTTPS is supported, as in Weave)',
       })
       .refine((value) => !holdsUserInfo(value), {
@@ -84,7 +85,7 @@ export const PullRequestPromotion = z
     secretRef: LocalObjectReference,
   })
   .superRefine((promotion, ctx) => {
-    if (!URL.canParse(promotion.url) || new URL(promotion.url).protocol !== 'https:') return; // said above
+    if (!isHttpUrl(promotion.url, { httpsOnly: true })) return; // said above
     const located = repositoryAddress(promotion.type, promotion.url);
     if (!located.ok) ctx.addIssue({ code: 'custom', path: ['url'], message: located.problem });
   }) satisfies z.ZodType<PullRequestPromotionModel>;
