@@ -21,14 +21,13 @@ export function describeIssue(error: core.$ZodError, input: unknown, options: De
   const issue = error.issues[0];
   if (!issue) return 'invalid';
   const path: string[] = [];
-  let value = input;
   for (const segment of issue.path) {
     path.push(String(segment));
     if (typeof segment === 'string' && dynamicKeysAt.includes(segment) && path.length < issue.path.length) {
       return `${path.join('.')} has an invalid entry`;
     }
-    value = typeof value === 'object' && value !== null ? (value as Record<PropertyKey, unknown>)[segment] : undefined;
   }
+  const value = valueAt(input, issue.path);
   const where = path.length > 0 ? path.join('.') : whole;
   // zod 4 leaves the input out of its issues, so whether the field is missing is read from the input itself.
   switch (issue.code) {
@@ -53,9 +52,23 @@ export function describeIssue(error: core.$ZodError, input: unknown, options: De
  */
 export function issueText(error: core.$ZodError, whole?: string): string {
   const issue = error.issues[0];
-  if (!issue) return 'not valid';
+  return issue ? issueLine(issue, whole) : 'not valid';
+}
+
+/** One issue as `path: message` (see `issueText`). */
+export function issueLine(issue: core.$ZodIssue, whole?: string): string {
   const where = issue.path.length > 0 ? issue.path.map(String).join('.') : whole;
   return where === undefined ? issue.message : `${where}: ${issue.message}`;
+}
+
+/** What the input holds at an issue's path (zod 4 leaves the input out of its issues); undefined where nothing is. */
+export function valueAt(root: unknown, path: readonly PropertyKey[]): unknown {
+  let current = root;
+  for (const segment of path) {
+    if (current === null || typeof current !== 'object') return undefined;
+    current = (current as Record<PropertyKey, unknown>)[segment];
+  }
+  return current;
 }
 
 function article(expected: string): string {
