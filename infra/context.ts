@@ -9,6 +9,7 @@ import * as logs from 'aws-cdk-lib/aws-logs';
 import * as z from 'zod';
 import { NEWS_KINDS, type NewsKind } from '../lib/pipeline/model.js';
 import { commitAuthorOf } from '../lib/promotion/pull-request/commit-author.js';
+import { isHttpUrl } from '../lib/util/http-url.js';
 import { closestName } from './closest-name.js';
 import { allowedLogRetentions, INFINITE_RETENTION, isLogRetention } from './log-retention.js';
 import { MAX_CONCURRENCY_RANGE, MEMORY_SIZE_RANGE } from './pipeline-controller.js';
@@ -38,7 +39,7 @@ const text = z
   .union([z.string(), z.number()], { error: 'must be a string' })
   .transform((value) => String(value).trim());
 const matching = (pattern: RegExp, what: string) => text.pipe(z.string().regex(pattern, { error: `must be ${what}` }));
-const httpUrl = text.pipe(z.url({ protocol: /^https?$/, error: 'must be an http(s) URL' }));
+const httpUrl = text.refine((value) => isHttpUrl(value), { error: 'must be an http(s) URL' });
 const wholeNumber = (min: number, max: number) =>
   z
     .union(

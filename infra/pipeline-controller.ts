@@ -8,6 +8,7 @@ import { METRIC_NAMESPACE, type MetricName } from '../lib/observability/metric-n
 import { commitAuthorProblems, type CommitAuthor } from '../lib/promotion/pull-request/commit-author.js';
 import { notificationSinkKinds, type NotificationSinkKind } from '../lib/runtime/notification-sinks.js';
 import type { NewsKind } from '../lib/pipeline/model.js';
+import { DEFAULT_SECRETS_PREFIX } from '../lib/secrets/prefix.js';
 import { SECRET_PURPOSE_TAG } from '../lib/secrets/tags.js';
 import { Aws, Duration, RemovalPolicy, Stack, Token } from 'aws-cdk-lib';
 import type * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
@@ -25,7 +26,7 @@ import { Secret } from 'aws-cdk-lib/aws-secretsmanager';
 import type * as sns from 'aws-cdk-lib/aws-sns';
 import * as sqs from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
-import { TABLE_SCHEMA } from '../lib/store/index.js';
+import { DEFAULT_RETENTION_DAYS, TABLE_SCHEMA } from '../lib/store/index.js';
 import { addAlarms, type ControllerAlarms } from './alarms.js';
 import type { FunctionName } from './bundling.js';
 import { addDashboard } from './dashboard.js';
@@ -36,6 +37,7 @@ import { ControllerMetrics } from './metrics.js';
 import { acknowledgeFindings } from './nag.js';
 import { operatorActions, type OperatorLevel, type OperatorResource } from './operator-access.js';
 import { queueProblems, tableProblems } from './own-resources.js';
+import { isHttpUrl } from '../lib/util/http-url.js';
 
 /**
  * The tag that lets the receiver read a configuration Secret. `pipelinectl apply` puts it (lib/secrets/tags.ts) only
@@ -46,8 +48,8 @@ export const WEBHOOK_HMAC_SECRET_TAG = { key: SECRET_PURPOSE_TAG, value: 'webhoo
 
 export const DEFAULTS = {
   pollSchedule: 'rate(5 minutes)',
-  secretsPrefix: 'pipeline-controller/',
-  retentionDays: 90,
+  secretsPrefix: DEFAULT_SECRETS_PREFIX,
+  retentionDays: DEFAULT_RETENTION_DAYS,
   receiverReservedConcurrency: 20,
   verifierMaxConcurrency: 10,
   logRetention: logs.RetentionDays.ONE_MONTH,
@@ -908,12 +910,6 @@ function validate(scope: Construct, props: PipelineControllerProps): Settings {
     for (const problem of commitAuthorProblems(author)) fail(`commitAuthor: ${problem}`);
   }
   return settings;
-}
-
-function isHttpUrl(text: string): boolean {
-  if (!URL.canParse(text)) return false;
-  const { protocol } = new URL(text);
-  return protocol === 'https:' || protocol === 'http:';
 }
 
 function queueEncryption(key: kms.IKey | undefined): Pick<sqs.QueueProps, 'encryption' | 'encryptionMasterKey'> {

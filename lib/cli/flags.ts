@@ -3,6 +3,7 @@
 import { DEFAULT_NAMESPACE, type ObjectKey } from '../pipeline/model.js';
 import { durationMs, formatDuration } from '../util/duration.js';
 import { CliError } from './errors.js';
+import { isHttpUrl } from '../util/http-url.js';
 
 /** `30s`, `5m`, `1h`, `1h30m`, `1500ms` → milliseconds, within `bounds` (default: at least 1 ms). */
 export function parseDuration(text: string, flag: string, bounds: { minMs?: number; maxMs?: number } = {}): number {
@@ -55,8 +56,7 @@ export function parseObjectKey(text: string, flag: string): ObjectKey {
 /** An absolute http(s) URL, without a trailing slash. */
 export function parseHttpUrl(text: string, flag: string): string {
   const value = text.trim();
-  const url = URL.canParse(value) ? new URL(value) : undefined;
-  if (!url || (url.protocol !== 'https:' && url.protocol !== 'http:')) {
+  if (!isHttpUrl(value)) {
     throw new CliError(`${flag} must be an http:// or https:// URL (got ${JSON.stringify(text)})`);
   }
   return value.replace(/\/+$/, '');

@@ -8,6 +8,7 @@ import { objectKeyString, type ObjectKey } from '../pipeline/model.js';
 import type { SecretSource } from '../secrets/port.js';
 import { badConfig } from './access-errors.js';
 import { isRecord } from '../util/is-record.js';
+import { isHttpUrl } from '../util/http-url.js';
 
 /** A kubeconfig's text and where it was found, e.g. `Secret flux-system/dev-kubeconfig (spec.secretRef) key "value"`. */
 export interface KubeconfigSource {
@@ -120,7 +121,7 @@ export function loadKubeconfig(cluster: string, where: string, text: string): Ku
   if (!context) throw fail(`current-context "${contextName}" is not among its contexts`);
   const server = kc.getCurrentCluster()?.server;
   if (!server) throw fail(`the cluster of context "${contextName}" is missing or has no server`);
-  if (!URL.canParse(server) || !/^https?:$/.test(new URL(server).protocol)) {
+  if (!isHttpUrl(server)) {
     throw fail(`the server of context "${contextName}" is not an http(s) URL`);
   }
   if (!kc.getCurrentUser()) throw fail(`the user of context "${contextName}" is missing`);

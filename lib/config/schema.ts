@@ -3,6 +3,7 @@
 // additions are optional.
 // Objects are strict (an unknown field is an error) except `metadata`, which tolerates whatever kubectl exports.
 import * as z from 'zod';
+import { MAX_SOAK_MS } from '../pipeline/environment-policies.js';
 import { SELECTOR_OPERATORS, requirementProblem } from '../pipeline/label-selector.js';
 import {
   APP_KINDS,
@@ -28,6 +29,7 @@ import {
   type Promotion as PromotionModel,
   type PullRequestPromotion as PullRequestPromotionModel,
 } from '../pipeline/promotion.js';
+import { isHttpUrl } from '../util/http-url.js';
 
 // The vocabulary the documents share with the resolved model, which owns it.
 export { APP_KINDS, GIT_PROVIDER_TYPES, SOURCE_KINDS, type AppKind, type SourceKind, type WatchedKind };
@@ -73,7 +75,7 @@ export const PullRequestPromotion = z
     url: z
       .string()
       .min(1, 'must not be empty')
-      .refine((value) => URL.canParse(value) && new URL(value).protocol === 'https:', {
+      .refine((value) => isHttpUrl(value, { httpsOnly: true }), {
         message: 'must be an https:// repository URL (only HTTPS is supported, as in Weave)',
       })
       .refine((value) => !holdsUserInfo(value), {
@@ -83,7 +85,7 @@ export const PullRequestPromotion = z
     secretRef: LocalObjectReference,
   })
   .superRefine((promotion, ctx) => {
-    if (!URL.canParse(promotion.url) || new URL(promotion.url).protocol !== 'https:') return; // said above
+    if (!isHttpUrl(promotion.url, { httpsOnly: true })) return; // said above
     const located = repositoryAddress(promotion.type, promotion.url);
     if (!located.ok) ctx.addIssue({ code: 'custom', path: ['url'], message: located.problem });
   }) satisfies z.ZodType<PullRequestPromotionModel>;
@@ -191,9 +193,6 @@ export const TargetSelector = z.strictObject({
   clusterSelector: LabelSelector,
   namespace: dns1123Label,
 });
-
-/** The longest `soak`: a week. Waiting longer is holding a release back, which an approval says better. */
-export const MAX_SOAK_MS = 7 * 24 * 3_600_000;
 
 /**
  * Extension: how long every target of the environment must have been healthy on the candidate, continuously,

@@ -5,6 +5,7 @@ import { formatPath, type ConfigProblem } from './problems.js';
 import { secretValueProblems } from './secret-values.js';
 import type { SourceDocument } from './yaml-source.js';
 import { isRecord } from '../util/is-record.js';
+import { valueAt } from '../util/zod-issue.js';
 
 export type ValidDocument =
   | { kind: 'Pipeline'; value: z.infer<(typeof DOCUMENT_SCHEMAS)['Pipeline']['schema']> }
@@ -142,15 +143,6 @@ function describe(found: unknown): string {
   if (Array.isArray(found)) return 'a list';
   if (typeof found === 'object') return 'a mapping';
   return `a ${typeof found}`;
-}
-
-function valueAt(root: unknown, path: readonly PropertyKey[]): unknown {
-  let current = root;
-  for (const segment of path) {
-    if (current === null || typeof current !== 'object') return undefined;
-    current = (current as Record<PropertyKey, unknown>)[segment];
-  }
-  return current;
 }
 
 function labelOf(value: unknown): string | undefined {

@@ -2,9 +2,9 @@
 // Weave's level-triggered controller called the strategy again on every reconcile and ignored manual approval
 // (docs/weave-compatibility.md); here the promotion record and the approval marker decide, so an effect is asked for
 // only when nobody else is making it and, for a manual environment, only after an approval of exactly the candidate.
-import type { Promotion } from '../pipeline/promotion.js';
 import { sameRevision } from '../flux/revision.js';
 import type { PipelineEnvironment } from '../pipeline/model.js';
+import { strategyOf } from '../pipeline/promotion.js';
 import { promotionStage } from './promotion-lifecycle.js';
 import { withDetail } from './text.js';
 import type { Action, ApprovalMarker, EnvironmentReason, EnvironmentState, PromotionRecord } from './types.js';
@@ -39,7 +39,7 @@ export function promotionStep(input: PromotionStepInput): PromotionStep {
   // what makes the effect happen at most once per revision.
   if (record) return recordedStep(env, candidate, record, input.now);
   if (env.promotion.manual === true) return approvalStep(env, candidate, input.approval);
-  const how = strategyName(env.promotion);
+  const how = strategyOf(env.promotion);
   return step('promoting', 'PromotionDue', `promoting ${candidate} by ${how}`, promote(env, candidate));
 }
 
@@ -144,9 +144,4 @@ function step(
 
 function promote(env: PipelineEnvironment, revision: string): Action {
   return { type: 'promote', env: env.name, revision };
-}
-
-/** The strategy's name as the Pipeline spells it, so the explanation says how the promotion is made. */
-function strategyName(promotion: Promotion): string {
-  return promotion.strategy['pull-request'] ? 'pull-request' : 'notification';
 }

@@ -2,11 +2,9 @@
 // for `soak` before anything after it is promoted. Measured from what the verifier recorded (when each target's
 // status became what it is), never from event timestamps, so a late or replayed event cannot shorten it; a target
 // whose status changes restarts the clock, because its time is then the change's.
+import { MAX_SOAK_MS } from '../pipeline/environment-policies.js';
 import type { PipelineEnvironment } from '../pipeline/model.js';
 import { durationMs, formatDuration } from '../util/duration.js';
-
-/** A week: lib/config/schema.ts's MAX_SOAK_MS (the decision does not import the schema). */
-const LONGEST_SOAK_MS = 7 * 24 * 3_600_000;
 
 export interface Soak {
   /** The environment whose soak it is. */
@@ -26,7 +24,7 @@ export function soakOf(env: PipelineEnvironment, since: readonly (string | undef
   if (env.soak === undefined) return undefined;
   // The schema admits only what durationMs reads; a stored value it cannot read (written by another version) must
   // not let a promotion through early, so it counts as the longest soak the schema admits.
-  const soakMs = durationMs(env.soak) ?? LONGEST_SOAK_MS;
+  const soakMs = durationMs(env.soak) ?? MAX_SOAK_MS;
   const times = since.map((iso) => {
     const at = iso === undefined ? Number.NaN : Date.parse(iso);
     return Number.isNaN(at) ? now.getTime() : at;

@@ -6,7 +6,7 @@ import * as z from 'zod';
 import type { TargetReason } from './target-status.js';
 
 // Lives in its own module so that the receiver's event parsing can use it without loading these classic schemas.
-export { describeIssue } from './schema-issue.js';
+export { describeIssue } from '../util/zod-issue.js';
 
 /** A `metav1.Condition` as Flux writes it. Every Flux condition carries `observedGeneration`. */
 export interface Condition {

@@ -10,7 +10,7 @@ import { parseJsonObject } from '../util/json.js';
 // receiver's import graph brings all of it back (test/infra/receiver-zod-mini.test.ts).
 import * as z from 'zod/mini';
 import { WATCHED_KIND_GROUPS, type AppKind, type WatchedKind } from '../pipeline/model.js';
-import { describeIssue } from './schema-issue.js';
+import { describeIssue } from '../util/zod-issue.js';
 
 export type FluxAppKind = AppKind;
 
@@ -84,7 +84,10 @@ export function parseFluxEvent(body: string): ParseFluxEventResult {
   const json = object.value;
   const parsed = EventSchema.safeParse(json);
   if (!parsed.success) {
-    return { ok: false, reason: `not a Flux event: ${describeIssue(parsed.error, json, ['metadata'])}` };
+    return {
+      ok: false,
+      reason: `not a Flux event: ${describeIssue(parsed.error, json, { dynamicKeysAt: ['metadata'] })}`,
+    };
   }
   const { involvedObject, metadata: raw = {}, reportingInstance, ...rest } = parsed.data;
   const metadata = normaliseMetadata(raw);

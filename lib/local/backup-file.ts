@@ -12,6 +12,7 @@
 import { createHash } from 'node:crypto';
 import * as z from 'zod';
 import { masterKeysFromValues } from '../secrets/master-keys.js';
+import { issueText } from '../util/zod-issue.js';
 import { jsonAttributeValueSchema, type JsonItem } from './attribute-json.js';
 import { DATA_FILES, type StoredSecret } from './data-dir.js';
 
@@ -101,7 +102,7 @@ export function parseBackup(text: string, where: string): BackupContents & { hea
   const header = headerSchema.safeParse(parseLine(text.slice(0, newline)));
   if (!header.success) {
     throw refuse(
-      `its first line is not a ${BACKUP_FORMAT} version ${BACKUP_VERSION} header (${firstIssue(header.error)})`,
+      `its first line is not a ${BACKUP_FORMAT} version ${BACKUP_VERSION} header (${issueText(header.error)})`,
     );
   }
   const body = text.slice(newline + 1);
@@ -113,7 +114,7 @@ export function parseBackup(text: string, where: string): BackupContents & { hea
   if (lines.pop() !== '') throw refuse('its last line is not complete');
   lines.forEach((text, index) => {
     const line = lineSchema.safeParse(parseLine(text));
-    if (!line.success) throw refuse(`line ${index + 2}: ${firstIssue(line.error)}`);
+    if (!line.success) throw refuse(`line ${index + 2}: ${issueText(line.error)}`);
     const { data } = line;
     if ('item' in data) contents.items.push(data.item);
     else if (data.file === DATA_FILES.masterKey) {
@@ -145,12 +146,6 @@ function parseLine(text: string): unknown {
   } catch {
     return undefined;
   }
-}
-
-function firstIssue(error: z.ZodError): string {
-  const issue = error.issues[0];
-  if (!issue) return 'not valid';
-  return issue.path.length > 0 ? `${issue.path.join('.')}: ${issue.message}` : issue.message;
 }
 
 function sha256(text: string): string {

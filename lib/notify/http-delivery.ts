@@ -3,16 +3,13 @@
 import { NotificationDeliveryError } from './delivery-error.js';
 import type { PostOutcome } from '../signing/signed-post.js';
 import { holdsUserInfo } from '../util/url-user-info.js';
+import { httpUrl } from '../util/http-url.js';
 
 /** The URL, or an error that names the sink and not the value. */
-export function httpUrl(value: string, sink: string): URL {
-  let url: URL;
-  try {
-    url = new URL(value);
-  } catch {
-    throw new Error(`${sink}: the URL is not valid`);
-  }
-  if (url.protocol !== 'https:' && url.protocol !== 'http:') throw new Error(`${sink}: the URL must be http or https`);
+export function sinkUrl(value: string, sink: string): URL {
+  if (!URL.canParse(value)) throw new Error(`${sink}: the URL is not valid`);
+  const url = httpUrl(value);
+  if (!url) throw new Error(`${sink}: the URL must be http or https`);
   if (holdsUserInfo(value)) throw new Error(`${sink}: the URL must not hold a user or password`);
   return url;
 }

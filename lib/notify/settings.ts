@@ -4,6 +4,7 @@
 import * as z from 'zod';
 import { NEWS_KINDS, type NewsKind, type NotifyNarrowing } from '../pipeline/model.js';
 import { holdsUserInfo, USER_INFO_PROBLEM } from '../util/url-user-info.js';
+import { issueLine } from '../util/zod-issue.js';
 import type { News } from './news.js';
 
 const secretUrl = z
@@ -31,10 +32,7 @@ export class NotificationSettingsError extends Error {
 export function parseNotificationSettings(value: unknown): NotificationSettings {
   const result = NotificationSettings.safeParse(value);
   if (result.success) return result.data;
-  const problems = result.error.issues.map((issue) => {
-    const path = issue.path.map(String).join('.');
-    return path === '' ? issue.message : `${path}: ${issue.message}`;
-  });
+  const problems = result.error.issues.map((issue) => issueLine(issue));
   throw new NotificationSettingsError(`notification settings: ${problems.join('; ')}`);
 }
 

@@ -5,6 +5,7 @@
 // Slack's limits are kept (a header's text up to 150 characters, a field's up to 2,000), and every text that came from
 // outside (a reason quoting an API error, a revision) is escaped, so nothing in it can turn into a mention or a link.
 import type { News, NewsKind } from './news.js';
+import { isHttpUrl } from '../util/http-url.js';
 
 const TITLES: Readonly<Record<NewsKind, string>> = {
   'approval-waiting': 'Approval waiting',
@@ -81,13 +82,7 @@ function code(text: string): string {
 
 /** A link when it is an http(s) URL Slack can hold; anything else (a strategy's other result) as text. */
 function link(url: string): string {
-  let parsed: URL;
-  try {
-    parsed = new URL(url);
-  } catch {
-    return escape(url);
-  }
-  if ((parsed.protocol !== 'https:' && parsed.protocol !== 'http:') || /[|<>\s]/.test(url)) return escape(url);
+  if (!isHttpUrl(url) || /[|<>\s]/.test(url)) return escape(url);
   return `<${url}>`;
 }
 

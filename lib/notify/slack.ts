@@ -1,7 +1,7 @@
 // Posts news to a Slack incoming webhook (https://api.slack.com/messaging/webhooks): the message of slack-message.ts
 // as JSON. The webhook's URL is its credential (anyone holding it can post to the channel), so the sink is named
 // `slack` and nothing it throws or logs contains the URL.
-import { httpUrl, throwUnlessAccepted } from './http-delivery.js';
+import { sinkUrl, throwUnlessAccepted } from './http-delivery.js';
 import type { News } from './news.js';
 import { postSigned } from '../signing/signed-post.js';
 import { DEFAULT_NEWS_TIMEOUT_MS, type NewsSink } from './sink.js';
@@ -22,7 +22,7 @@ export class SlackSink implements NewsSink {
   private readonly fetch: typeof fetch | undefined;
 
   constructor(options: SlackSinkOptions) {
-    this.url = httpUrl(options.webhookUrl, this.name);
+    this.url = sinkUrl(options.webhookUrl, this.name);
     this.timeoutMs = options.timeoutMs ?? DEFAULT_NEWS_TIMEOUT_MS;
     this.fetch = options.fetch;
   }

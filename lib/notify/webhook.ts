@@ -2,7 +2,7 @@
 // events: `X-Signature: sha256=<hex>` of the exact body under the configured key, so a receiver built for Flux
 // webhooks verifies it the same way. The sink is named by the URL's host only: its path and query may be the secret.
 import { REPORTING_CONTROLLER } from '../promotion/notification/event.js';
-import { httpUrl, throwUnlessAccepted } from './http-delivery.js';
+import { sinkUrl, throwUnlessAccepted } from './http-delivery.js';
 import { newsDocument } from './news-document.js';
 import type { News } from './news.js';
 import { postSigned } from '../signing/signed-post.js';
@@ -26,7 +26,7 @@ export class NewsWebhookSink implements NewsSink {
   private readonly fetch: typeof fetch | undefined;
 
   constructor(options: NewsWebhookSinkOptions) {
-    this.url = httpUrl(options.url, 'webhook');
+    this.url = sinkUrl(options.url, 'webhook');
     this.name = `webhook ${this.url.host}`;
     this.hmacKey = options.hmacKey;
     this.timeoutMs = options.timeoutMs ?? DEFAULT_NEWS_TIMEOUT_MS;

@@ -2,6 +2,12 @@
 // schema validates what is written; docs/freeze.md, docs/approval-policies.md, docs/rollback.md say what they do).
 
 /**
+ * The longest `soak` (docs/soak.md): a week. Waiting longer is holding a release back, which an approval says better.
+ * The schema refuses longer soaks, and the decision counts a stored soak it cannot read as this long.
+ */
+export const MAX_SOAK_MS = 7 * 24 * 3_600_000;
+
+/**
  * A recurring window, in a time zone: `from: Fri 16:00, to: Mon 08:00` every week, or `from: 22:00, to: 06:00`
  * every day. Both ends are written alike (both with a weekday or neither); `to` is not inside the window.
  */

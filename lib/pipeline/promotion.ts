@@ -45,3 +45,14 @@ export interface Promotion {
 export function namesStrategy(promotion: Promotion): boolean {
   return promotion.strategy['pull-request'] !== undefined || promotion.strategy.notification !== undefined;
 }
+
+/** The name of a promotion strategy, as the Pipeline spells it. */
+export type StrategyName = 'pull-request' | 'notification';
+
+/**
+ * The strategy a promotion block uses. Pull-request wins when both are given (Weave's registration order; the config
+ * loader warns about it), so the promoter, the decision's explanation and `status` always name the same one.
+ */
+export function strategyOf(promotion: Promotion): StrategyName {
+  return promotion.strategy['pull-request'] ? 'pull-request' : 'notification';
+}

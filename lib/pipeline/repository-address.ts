@@ -3,6 +3,7 @@
 // config schema rejects a URL that is not understood when the Pipeline is applied, and each host's promoter opens
 // the repository from the same address (docs/promotion-strategies.md, "Pull requests").
 import type { GitProviderType } from './promotion.js';
+import { isHttpProtocol } from '../util/http-url.js';
 
 interface AddressBase {
   /** The web host, with its port when there is one (`gitlab.example.com:8443`), lower-case. */
@@ -71,7 +72,7 @@ export function repositoryAddress(type: GitProviderType, url: string): AddressRe
   } catch {
     return { ok: false, problem: 'is not a valid URL' };
   }
-  if (parsed.protocol !== 'https:')
+  if (!isHttpProtocol(parsed, { httpsOnly: true }))
     return { ok: false, problem: 'has an unsupported URL scheme: only HTTPS is supported' };
   const host = parsed.host.toLowerCase();
   const parts = parsed.pathname

@@ -1,6 +1,7 @@
 // Picks the strategy for a promotion from the environment's promotion block (env-level, else pipeline-level, as
 // resolved in the model). Pull-request wins if both were set (Weave's registration order); the config loader
 // accepts that case with a warning. A rollback goes only to the pull-request strategy (docs/rollback.md).
+import { strategyOf } from '../pipeline/promotion.js';
 import { rollbackNotSupported } from './notification/promoter.js';
 import { PromotionError, type Promoter, type PromotionOutcome, type PromotionRequest } from './port.js';
 
@@ -13,11 +14,11 @@ export class StrategyPromoter implements Promoter {
   constructor(private readonly strategies: Strategies) {}
 
   promote(request: PromotionRequest): Promise<PromotionOutcome> {
-    const strategy = request.env.promotion?.strategy;
-    if (!strategy) {
+    const promotion = request.env.promotion;
+    if (!promotion) {
       return Promise.reject(new PromotionError(`environment ${request.env.name} has no promotion configured`, false));
     }
-    const name = strategy['pull-request'] ? 'pull-request' : 'notification';
+    const name = strategyOf(promotion);
     if (request.rollback && name !== 'pull-request') return Promise.reject(rollbackNotSupported(request));
     const promoter = name === 'pull-request' ? this.strategies.pullRequest : this.strategies.notification;
     if (!promoter) {

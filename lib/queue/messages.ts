@@ -2,6 +2,7 @@
 // their wire format. A body is JSON: the message itself plus a schema version `v`. Every consumer validates what it
 // receives, so a body that does not decode is a poison message: it is dead-lettered at once, never retried.
 import { parseJsonObject } from '../util/json.js';
+import { describeIssue, type DescribeIssueOptions } from '../util/zod-issue.js';
 // zod/mini, not zod's classic API: the receiver encodes these messages, and the classic API would add about 65 KiB to
 // the receiver's bundle and to what each of its cold starts compiles (issue 21). One classic import anywhere in the
 // receiver's import graph brings all of it back (test/infra/receiver-zod-mini.test.ts).
@@ -117,6 +118,12 @@ export function readsTargets(message: CheckPipelineMessage): boolean {
 
 export const QUEUE_MESSAGE_TYPES: readonly QueueMessageType[] = ['check-app', 'check-pipeline', 'poll', 'promote'];
 
+/** How a message's problem is told: never its values, and a wrong `type` as one of the known types. */
+const MESSAGE_ISSUES: DescribeIssueOptions = {
+  whole: 'message',
+  discriminator: { field: 'type', values: QUEUE_MESSAGE_TYPES },
+};
+
 export type DecodeResult = { ok: true; message: QueueMessage } | { ok: false; reason: string };
 
 /** Thrown by `encodeMessage` for a message that would not decode; the message names the field, not its value. */
@@ -130,7 +137,8 @@ export class InvalidMessageError extends Error {
  */
 export function encodeMessage(message: QueueMessage): string {
   const parsed = QueueMessageSchema.safeParse(message);
-  if (!parsed.success) throw new InvalidMessageError(`cannot encode: ${describeIssue(parsed.error, message)}`);
+  if (!parsed.success)
+    throw new InvalidMessageError(`cannot encode: ${describeIssue(parsed.error, message, MESSAGE_ISSUES)}`);
   return JSON.stringify({ v: MESSAGE_SCHEMA_VERSION, ...parsed.data });
 }
 
@@ -147,36 +155,7 @@ export function decodeMessage(body: string): DecodeResult {
   if (v === undefined) return { ok: false, reason: 'not a message: schema version v is missing' };
   if (v !== MESSAGE_SCHEMA_VERSION) return { ok: false, reason: 'unsupported schema version' };
   const parsed = QueueMessageSchema.safeParse(rest);
-  if (!parsed.success) return { ok: false, reason: `invalid message: ${describeIssue(parsed.error, rest)}` };
+  if (!parsed.success)
+    return { ok: false, reason: `invalid message: ${describeIssue(parsed.error, rest, MESSAGE_ISSUES)}` };
   return { ok: true, message: parsed.data };
-}
-
-/** The first issue as `path problem`, built from the schema's own keys and the issue code, never from values. */
-function describeIssue(error: z.core.$ZodError, input: unknown): string {
-  const issue = error.issues[0];
-  if (!issue) return 'invalid';
-  let value = input;
-  for (const segment of issue.path) {
-    value = typeof value === 'object' && value !== null ? (value as Record<PropertyKey, unknown>)[segment] : undefined;
-  }
-  const where = issue.path.length > 0 ? issue.path.map(String).join('.') : 'message';
-  switch (issue.code) {
-    case 'invalid_type':
-      return value === undefined ? `${where} is missing` : `${where} must be ${article(issue.expected)}`;
-    case 'too_small':
-      return issue.origin === 'string' ? `${where} must not be empty` : `${where} is too small`;
-    case 'invalid_union':
-      // zod reports a discriminator that matches no member at the discriminator's path.
-      if (where !== 'type') return `${where} is invalid`;
-      return value === undefined ? 'type is missing' : `type is not one of ${QUEUE_MESSAGE_TYPES.join(', ')}`;
-    case 'invalid_value':
-      return `${where} is not an allowed value`;
-    default:
-      return `${where} is invalid`;
-  }
-}
-
-function article(expected: string): string {
-  const noun = expected === 'int' ? 'integer' : expected;
-  return /^[aeiou]/.test(noun) ? `an ${noun}` : `a ${noun}`;
 }

@@ -11,7 +11,8 @@ import { commitAuthorProblems, DEFAULT_COMMIT_AUTHOR } from '../promotion/pull-r
 import { SqsDeadLetters, SqsQueue } from '../queue/index.js';
 import { SecretsManagerSecretSource } from '../secrets/secrets-manager.js';
 import { masterKeysFromValues, type MasterKeys } from '../secrets/master-keys.js';
-import { dynamoTable, type DynamoTable } from '../store/index.js';
+import { DEFAULT_SECRETS_PREFIX } from '../secrets/prefix.js';
+import { DEFAULT_RETENTION_DAYS, dynamoTable, type DynamoTable } from '../store/index.js';
 import { perContainer } from './per-container.js';
 
 const Environment = z.object({
@@ -21,9 +22,9 @@ const Environment = z.object({
   /** Secrets Manager id of the master HMAC key: a JSON object `{ "current": "…", "previous": "…" }`. */
   MASTER_KEY_SECRET_ID: z.string().check(z.minLength(1)),
   /** Prefix of the Secrets Manager secrets that hold configuration Secrets (`<prefix><ns>/<name>`). */
-  SECRETS_PREFIX: z._default(z.string(), 'pipeline-controller/'),
+  SECRETS_PREFIX: z._default(z.string(), DEFAULT_SECRETS_PREFIX),
   /** Days audit entries and finished promotion records are kept. */
-  RETENTION_DAYS: z._default(z.coerce.number().check(z.int(), z.positive()), 90),
+  RETENTION_DAYS: z._default(z.coerce.number().check(z.int(), z.positive()), DEFAULT_RETENTION_DAYS),
   /** GitHub API base for every pull-request promotion (GitHub Enterprise); default derived from each repo URL. */
   GITHUB_API_URL: z.optional(z.string().check(z.url())),
   /** GitLab API base (`https://host/api/v4`) for every GitLab repository; default derived from each repo URL. */

@@ -1,10 +1,12 @@
-// What one approval does to an approval marker, in one place for the table and the in-memory store: which approvals
-// are the same approver (by the identity each counted as, lib/pipeline/approver-identity.ts), and whether this one is
-// recorded, completes the policy, or changes nothing. The table turns the write into a conditional update that
+// What one approval request, approval or rejection does to an approval marker, in one place for the table and the
+// in-memory store: whether a request replaces the marker, which approvals are the same approver (by the identity each
+// counted as, lib/pipeline/approver-identity.ts), whether an approval is recorded, completes the policy, or changes
+// nothing, and whether a rejection still applies. The table turns the write into a conditional update that
 // checks the same thing again; the in-memory store applies it as it is.
 import { approverIdentity, countedIdentityOf } from '../pipeline/approver-identity.js';
 import type { ApprovalMarker } from '../decision/types.js';
-import type { ApproveOutcome } from './port.js';
+import { isNewerRevision, sameRevision } from '../flux/revision.js';
+import type { ApprovalRequestOutcome, ApproveOutcome, RejectOutcome } from './port.js';
 
 /** An approval to record: the name the door gave, and the identity it counts as. */
 export interface ApprovalBy {
@@ -54,4 +56,31 @@ export function approvalStep(
 
 export function isApprovalWrite(step: ApproveOutcome | ApprovalWrite): step is ApprovalWrite {
   return step === 'approve' || step === 'count' || step === 'count-and-approve' || step === 'approve-counted';
+}
+
+/**
+ * What a request for `revision` does to `current`: nothing when it already waits for this revision or for a newer one
+ * (an older revision never replaces a newer one), else `'request'`, a new marker in place of the old one.
+ */
+export function requestStep(
+  current: ApprovalMarker | undefined,
+  revision: string,
+): Exclude<ApprovalRequestOutcome, 'requested'> | 'request' {
+  if (current && sameRevision(current.revision, revision)) return 'unchanged';
+  if (current && isNewerRevision(current.revision, revision)) return 'superseded';
+  return 'request';
+}
+
+/**
+ * What a rejection of `revision` does to `current`: the outcome when it changes nothing, else the marker it rejects
+ * (the one waiting for `revision`).
+ */
+export function rejectStep(
+  current: ApprovalMarker | undefined,
+  revision: string,
+): Exclude<RejectOutcome, 'rejected'> | ApprovalMarker {
+  if (current?.revision !== revision) return 'not-waiting';
+  if (current.approvedAt !== undefined) return 'already-approved';
+  if (current.rejectedAt !== undefined) return 'already-rejected';
+  return current;
 }

@@ -5,6 +5,8 @@ export { ConcurrentChangeError } from './errors.js';
 export { dynamoTable, type DynamoTable, type DynamoTableOptions } from './dynamodb-table.js';
 export { createDynamoStore, type DynamoStoreOptions } from './dynamodb/store.js';
 export { createTable, TABLE_SCHEMA } from './dynamodb/table.js';
+export { DEFAULT_RETENTION_DAYS } from './retention.js';
+export { putRawItems } from './dynamodb/batch.js';
 export { markerScanKey, type DynamoMarkerScansOptions } from './dynamodb/marker-scans.js';
 export { checkStoreLimits, STORE_LIMITS, type ConfigurationToStore, type PipelineToStore } from './dynamodb/limits.js';
 /** How the store tells an unchanged definition (equal JSON, whatever the key order); a dry run compares the same way. */

@@ -7,11 +7,17 @@
 import { isDeepStrictEqual } from 'node:util';
 import type { WatchedKind, GitopsClusterDocument, PipelineDocument } from '../config/schema.js';
 import { isClaimable, promotionStage, type ApprovalMarker } from '../decision/index.js';
-import { isNewerRevision, sameRevision } from '../flux/revision.js';
 import type { TargetStatus } from '../flux/target-status.js';
 import type { FreezeScope, FreezeSwitch } from '../pipeline/freeze.js';
 import { canonicalJson } from '../store/index.js';
-import { approvalBy, approvalEntry, approvalStep, isApprovalWrite } from '../store/approval-step.js';
+import {
+  approvalBy,
+  approvalEntry,
+  approvalStep,
+  isApprovalWrite,
+  rejectStep,
+  requestStep,
+} from '../store/approval-step.js';
 import { newPromotionRecord } from '../store/new-promotion-record.js';
 import {
   appKeyOf,
@@ -348,8 +354,8 @@ export class MemoryStore implements Store {
     now: Date,
   ): Promise<ApprovalRequestOutcome> {
     const current = this.#read(this.#approvals.get(objectKeyString(pipeline))?.get(env));
-    if (current && sameRevision(current.revision, revision)) return 'unchanged';
-    if (current && isNewerRevision(current.revision, revision)) return 'superseded';
+    const step = requestStep(current, revision);
+    if (step !== 'request') return step;
     this.#write(env, this.#markersOf(pipeline), { env, revision, requestedAt: now.toISOString() });
     return 'requested';
   }
@@ -395,11 +401,10 @@ export class MemoryStore implements Store {
     now: Date,
   ): Promise<RejectOutcome> {
     const current = this.#read(this.#approvals.get(objectKeyString(pipeline))?.get(env));
-    if (current?.revision !== revision) return 'not-waiting';
-    if (current.approvedAt !== undefined) return 'already-approved';
-    if (current.rejectedAt !== undefined) return 'already-rejected';
+    const waiting = rejectStep(current, revision);
+    if (typeof waiting === 'string') return waiting;
     const rejection = { rejectedAt: now.toISOString(), rejectedBy: by, rejectionReason: reason };
-    this.#write(env, this.#markersOf(pipeline), { ...current, ...rejection });
+    this.#write(env, this.#markersOf(pipeline), { ...waiting, ...rejection });
     return 'rejected';
   }
 

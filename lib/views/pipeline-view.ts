@@ -1,6 +1,6 @@
 // One pipeline as `status` and `explain` show it: the stored state the verifier decides on (read through the same
 // helper, so what is shown is what the verifier would decide now), arranged per environment.
-import type { Promotion } from '../config/schema.js';
+import { type StrategyName, strategyOf } from '../pipeline/promotion.js';
 import {
   type ApprovalMarker,
   type Decision,
@@ -30,7 +30,7 @@ export interface TargetView {
 export interface EnvironmentView {
   name: string;
   manual: boolean;
-  strategy?: 'pull-request' | 'notification';
+  strategy?: StrategyName;
   /** The decision's state, reason and one-line explanation for the environment. */
   state: EnvironmentState;
   reason: EnvironmentReason;
@@ -69,7 +69,7 @@ export async function loadPipelineView(
     return {
       name: env.name,
       manual: env.promotion?.manual === true,
-      strategy: strategyOf(env.promotion),
+      strategy: env.promotion ? strategyOf(env.promotion) : undefined,
       state: explanation?.state ?? 'not-reached',
       reason: explanation?.reason ?? 'StoppedEarlier',
       message: explanation?.message ?? '',
@@ -190,9 +190,4 @@ export function phaseOf(observed: ObservedTargetStatus | undefined): {
 } {
   if (!observed) return { phase: 'Unobserved', reason: 'NeverObserved' };
   return { phase: observed.status.phase, reason: observed.status.reason };
-}
-
-function strategyOf(promotion: Promotion | undefined): EnvironmentView['strategy'] {
-  if (!promotion) return undefined;
-  return promotion.strategy['pull-request'] ? 'pull-request' : 'notification';
 }

@@ -5,12 +5,13 @@
 // aside (`<dir>.before-restore-<time>`) rather than deleting them. Never while a serve (or the demo) runs on it.
 import { mkdir, readdir, readFile, rename, rm, rmdir, stat } from 'node:fs/promises';
 import { resolve } from 'node:path';
-import { BatchWriteItemCommand, ScanCommand, type WriteRequest } from '@aws-sdk/client-dynamodb';
+import { ScanCommand } from '@aws-sdk/client-dynamodb';
 import { fromJsonItem, type JsonItem } from '../../local/attribute-json.js';
 import { BackupFileError, MAX_BACKUP_BYTES, parseBackup } from '../../local/backup-file.js';
 import { dataPath, LOCAL_TABLE_NAME, readServeInfo, writeJsonAtomically } from '../../local/data-dir.js';
 import { startLocalDynamo } from '../../local/dynamo.js';
 import type { Logger } from '../../logging/logger.js';
+import { putRawItems } from '../../store/index.js';
 import { CliError } from '../errors.js';
 import { printStderr } from '../output.js';
 
@@ -21,9 +22,6 @@ export interface RestoreResult {
   /** Where the target's previous contents were moved (with --force). */
   aside?: string;
 }
-
-/** DynamoDB's BatchWriteItem takes at most 25 requests. */
-const BATCH = 25;
 
 /** Only errors: the new store is expected to be new, so its warnings say nothing the user needs. */
 const ERRORS_ONLY: Logger = {
@@ -117,17 +115,7 @@ async function entries(dir: string): Promise<string[] | undefined> {
 async function writeStore(dataDir: string, items: readonly JsonItem[]): Promise<void> {
   const dynamo = await startLocalDynamo(dataDir, { newStore: true, logger: ERRORS_ONLY });
   try {
-    for (let first = 0; first < items.length; first += BATCH) {
-      let requests: WriteRequest[] = items
-        .slice(first, first + BATCH)
-        .map((item) => ({ PutRequest: { Item: fromJsonItem(item) } }));
-      while (requests.length > 0) {
-        const result = await dynamo.client.send(
-          new BatchWriteItemCommand({ RequestItems: { [LOCAL_TABLE_NAME]: requests } }),
-        );
-        requests = result.UnprocessedItems?.[LOCAL_TABLE_NAME] ?? [];
-      }
-    }
+    await putRawItems(dynamo.client, LOCAL_TABLE_NAME, items.map(fromJsonItem));
     let count = 0;
     let start: ScanCommand['input']['ExclusiveStartKey'];
     do {

@@ -20,6 +20,7 @@ import type { EksAccess } from '../../clusters/eks.js';
 import { objectKeyString, type ObjectKey } from '../../pipeline/model.js';
 import { SqsQueue } from '../../queue/sqs.js';
 import { masterKeysFromValues } from '../../secrets/master-keys.js';
+import { DEFAULT_SECRETS_PREFIX } from '../../secrets/prefix.js';
 import { SecretsManagerSecretSource } from '../../secrets/secrets-manager.js';
 import { SECRET_PURPOSE_TAG, type SecretPurpose } from '../../secrets/tags.js';
 import { createDynamoStore } from '../../store/index.js';
@@ -29,9 +30,6 @@ import { CliError } from '../errors.js';
 import { parseObjectKey } from '../flags.js';
 import { purposeConflict, purposeTagValue } from '../../secrets/uses.js';
 import { SqsDeadLetterQueue } from './sqs-dead-letters.js';
-
-/** What `infra/` deploys with, and the Lambda functions read by default. */
-export const DEFAULT_SECRETS_PREFIX = 'pipeline-controller/';
 
 /** Where the deployed stack's resources are: from the stack's outputs, or named one by one. */
 export interface AwsBackendOptions {

@@ -1,6 +1,7 @@
 // pipelinectl metrics: the DORA metrics of each pipeline (deployment frequency, lead time, change failure rate, time
 // to restore) over a window, from the recorded audit trail.
 import { InvalidArgumentError, Option, type Command } from 'commander';
+import { DEFAULT_RETENTION_DAYS } from '../../store/index.js';
 import { durationMs } from '../../util/duration.js';
 import { addBackendOptions, outputOption, withBackend } from '../options.js';
 import { parseObjectKey } from '../flags.js';
@@ -9,7 +10,7 @@ import { printJson, printLines, printStderr } from '../output.js';
 const HOUR_MS = 3_600_000;
 const DAY_MS = 24 * HOUR_MS;
 /** The audit trail's default retention: a longer window would count days with nothing kept. */
-const MAX_WINDOW_MS = 90 * DAY_MS;
+const MAX_WINDOW_MS = DEFAULT_RETENTION_DAYS * DAY_MS;
 const MAX_FAILURE_WINDOW_MS = 7 * DAY_MS;
 
 interface MetricsFlags {
@@ -44,12 +45,12 @@ export function register(program: Command): void {
         'and p90). Change failure rate: the share of deployments followed within --failure-window by a regression ' +
         '(a target Failed) or by another revision (a fix, a rollback); deployments whose failure window is still ' +
         'open are pending and left out. Time to restore: from a regression to the environment passing again ' +
-        '(median). Windows are bounded by the audit retention (90 days).',
+        `(median). Windows are bounded by the audit retention (${DEFAULT_RETENTION_DAYS} days).`,
     )
     .addOption(
       new Option('--window <span>', 'how far back to look: 30d, 7d, 12h (at most 90d)')
         .default(30 * DAY_MS, '30d')
-        .argParser(spanParser(HOUR_MS, MAX_WINDOW_MS, '1h, 7d, 30d', '1h to 90d')),
+        .argParser(spanParser(HOUR_MS, MAX_WINDOW_MS, '1h, 7d, 30d', `1h to ${DEFAULT_RETENTION_DAYS}d`)),
     )
     .addOption(
       new Option('--failure-window <span>', 'how long after a deployment a regression or a fix makes it a failure')

@@ -24,6 +24,7 @@ import {
 import { CliError } from '../errors.js';
 import { parseDuration, parseHost, parseHttpUrl, parseObjectKey, parsePort } from '../flags.js';
 import { GIT_API_FLAGS, type GitApiFlagValues } from '../git-api-flags.js';
+import { httpUrl } from '../../util/http-url.js';
 
 interface ServeFlags extends GitApiFlagValues {
   config: string;
@@ -259,10 +260,8 @@ function parseNotificationSinks(flags: ServeFlags): LocalNotificationSinks | und
 /** A sink's http(s) URL exactly as given (its path may matter to the endpoint), without credentials in it. */
 function parseSinkUrl(text: string, flag: string): string {
   const value = text.trim();
-  const url = URL.canParse(value) ? new URL(value) : undefined;
-  if (!url || (url.protocol !== 'https:' && url.protocol !== 'http:')) {
-    throw new CliError(`${flag} must be an http:// or https:// URL (got ${JSON.stringify(text)})`);
-  }
+  const url = httpUrl(value);
+  if (!url) throw new CliError(`${flag} must be an http:// or https:// URL (got ${JSON.stringify(text)})`);
   if (url.username || url.password) {
     throw new CliError(`${flag} must not hold credentials: sign the webhook with --notification-webhook-secret`);
   }

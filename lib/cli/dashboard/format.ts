@@ -2,6 +2,7 @@
 import { ago } from '../output.js';
 import type { EnvironmentReason, EnvironmentState } from '../../decision/index.js';
 import { html, type Html } from './html.js';
+import { httpUrl } from '../../util/http-url.js';
 
 /** An environment's state and reason, coloured by the state (the text says it too: colour is never the only cue). */
 export function stateBadge(state: EnvironmentState, reason: EnvironmentReason): Html {
@@ -15,8 +16,8 @@ export function timeOf(iso: string, now: Date): Html {
 
 /** Only http(s) URLs become links: a promotion's result comes from a Git host and could be `javascript:` anything. */
 export function linkIfHttp(text: string): Html {
-  const url = URL.canParse(text) ? new URL(text) : undefined;
-  if (url && (url.protocol === 'https:' || url.protocol === 'http:')) {
+  const url = httpUrl(text);
+  if (url) {
     return html`<a href="${url.href}" rel="noreferrer noopener">${text}</a>`;
   }
   return html`${text}`;

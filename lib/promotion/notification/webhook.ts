@@ -8,6 +8,7 @@ import { postSigned } from '../../signing/signed-post.js';
 import { PromotionError } from '../port.js';
 import { encodeEvent, REPORTING_CONTROLLER, type PromotionEvent } from './event.js';
 import type { NotificationSink } from './sink.js';
+import { isHttpProtocol } from '../../util/http-url.js';
 
 /** Flux's Provider default (`spec.timeout`). */
 export const DEFAULT_WEBHOOK_TIMEOUT_MS = 15_000;
@@ -41,7 +42,7 @@ export class WebhookSink implements NotificationSink {
     } catch {
       throw new Error('webhook sink: the URL is not valid');
     }
-    if (url.protocol !== 'https:' && url.protocol !== 'http:') {
+    if (!isHttpProtocol(url)) {
       throw new Error(`webhook sink ${url.host}: the URL must be http or https, not ${url.protocol}`);
     }
     if (url.username || url.password) {

@@ -4,6 +4,7 @@
 // own) would reach whatever host a redirect names. Redirects are still followed, since a host may send a download
 // to another address (GitHub's archive links do): to the same origin with every header, to another origin with only
 // the headers that say what is asked for, never one that may prove who asks.
+import { isHttpProtocol } from '../../util/http-url.js';
 
 /** The headers a request to another origin keeps; every other one (credentials, cookies, a host's own) is dropped. */
 const CARRIED_TO_ANOTHER_ORIGIN = new Set([
@@ -45,7 +46,7 @@ export function originBoundFetch(send: typeof fetch = globalThis.fetch): typeof 
       if (!isRedirect(response.status) || location === null) return response;
       if (redirects === MAX_REDIRECTS) throw new TypeError(`more than ${MAX_REDIRECTS} redirects from ${start.href}`);
       const next = new URL(location, url);
-      if (next.protocol !== 'https:' && next.protocol !== 'http:') {
+      if (!isHttpProtocol(next)) {
         throw new TypeError(`redirected to a ${next.protocol} URL, which is not followed`);
       }
       await response.body?.cancel();

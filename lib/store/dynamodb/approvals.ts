@@ -10,13 +10,14 @@
 // cannot both approve, and neither is lost: the loser's condition fails, it reads the marker and writes again.
 import { DeleteCommand, GetCommand, PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { ApprovalMarker } from '../../decision/types.js';
-import { isNewerRevision, sameRevision } from '../../flux/revision.js';
 import type { ObjectKey } from '../../pipeline/model.js';
 import {
   approvalBy,
   approvalEntry,
   approvalStep,
   isApprovalWrite,
+  rejectStep,
+  requestStep,
   type ApprovalBy,
   type ApprovalWrite,
 } from '../approval-step.js';
@@ -62,8 +63,8 @@ export class DynamoApprovals implements Approvals {
   ): Promise<ApprovalRequestOutcome> {
     for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt += 1) {
       const current = await this.getApproval(pipeline, env);
-      if (current && sameRevision(current.revision, revision)) return 'unchanged';
-      if (current && isNewerRevision(current.revision, revision)) return 'superseded';
+      const step = requestStep(current, revision);
+      if (step !== 'request') return step;
       try {
         // A put replaces the whole item: the approvals and the rejection of the older revision go with it.
         await this.table.documents.send(
@@ -203,9 +204,8 @@ export class DynamoApprovals implements Approvals {
         if (!isConditionFailure(error)) throw error;
       }
       const current = await this.getApproval(pipeline, env);
-      if (current?.revision !== revision) return 'not-waiting';
-      if (current.approvedAt !== undefined) return 'already-approved';
-      if (current.rejectedAt !== undefined) return 'already-rejected';
+      const step = rejectStep(current, revision);
+      if (typeof step === 'string') return step;
       // Neither: the marker was replaced and requested again for the same revision in between. Write again.
     }
     throw new Error(`approval marker of ${pipeline.namespace}/${pipeline.name} ${env} kept changing; try again`);

@@ -15,6 +15,7 @@ import * as z from 'zod/mini';
 import { en as englishLocale } from 'zod/v4/locales';
 import type { FreezeScope, FreezeSwitch } from '../../pipeline/freeze.js';
 import { pipelineKeyOf } from '../../pipeline/model.js';
+import { issueText } from '../../util/zod-issue.js';
 import type { Freezes } from '../port.js';
 import { queryAll } from './query.js';
 import { expiresAfter, TABLE_SCHEMA, type TableContext } from './table.js';
@@ -121,9 +122,8 @@ export class DynamoFreezes implements Freezes {
 function freezeSwitch(item: Record<string, unknown>): FreezeSwitch {
   const parsed = itemSchema.safeParse(item, { error: englishIssueMessages });
   if (!parsed.success) {
-    const issue = parsed.error.issues[0];
-    const where = issue ? `${issue.path.join('.') || 'item'}: ${issue.message}` : 'not valid';
-    throw new Error(`the stop switch ${String(item.sk)} in the table cannot be read (${where})`);
+    const problem = issueText(parsed.error, 'item');
+    throw new Error(`the stop switch ${String(item.sk)} in the table cannot be read (${problem})`);
   }
   const { pipeline, env, reason, by, at, until, windows } = parsed.data;
   const freeze: FreezeSwitch = {

@@ -8,6 +8,7 @@ import {
 } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { AppKey, ObjectKey } from '../../pipeline/model.js';
+import { DEFAULT_RETENTION_DAYS } from '../retention.js';
 
 /** Attribute and index names; the CDK table (infra/) declares the same. */
 export const TABLE_SCHEMA = {
@@ -70,7 +71,11 @@ export interface TableContext {
   retentionDays: number;
 }
 
-export function tableContext(client: DynamoDBClient, tableName: string, retentionDays = 90): TableContext {
+export function tableContext(
+  client: DynamoDBClient,
+  tableName: string,
+  retentionDays = DEFAULT_RETENTION_DAYS,
+): TableContext {
   const documents = DynamoDBDocumentClient.from(client, {
     marshallOptions: { removeUndefinedValues: true, convertEmptyValues: false },
   });
