@@ -84,7 +84,7 @@ async function main(): Promise<number> {
     const goal = RECEIVER_BUNDLE_GOAL_BYTES / 1024;
     const over = receiver ? (receiver.bytes - RECEIVER_BUNDLE_GOAL_BYTES) / 1024 : 0;
     console.log(
-      `receiver goal: ${goal} KiB (issue 21): ${over > 0 ? `not met, ${over.toFixed(1)} KiB over` : 'met'}; ` +
+      `receiver goal: ${goal} KiB (fleet-scale): ${over > 0 ? `not met, ${over.toFixed(1)} KiB over` : 'met'}; ` +
         `limit (fails above): ${RECEIVER_BUNDLE_LIMIT_BYTES / 1024} KiB`,
     );
     const problems = receiver ? receiverBundleProblems(receiver) : ['no receiver bundle'];

@@ -159,7 +159,7 @@ export const benchCostPerEvent: Bench = async () => {
     const afterPromotion = await measureEvent(world, upgradeEvent('6.9.2'));
     if (world.promoter.promotions()[0]?.calls !== 1) throw new Error('the repeated event promoted again');
 
-    // The premise of a redundant event (issue 21): it decides nothing, so it writes nothing and reads at most 4 items.
+    // The premise of a redundant event: it decides nothing, so it writes nothing and reads at most 4 items.
     for (const [which, cost] of [
       ['redundant event', redundant],
       ['redundant event after the promotion', afterPromotion],

@@ -51,7 +51,7 @@ const SERVE_POLL_INTERVAL_MS = 5 * 60_000;
 const GAP_AFTER_PROMOTION_MS = 1100;
 /**
  * GitHub writes (POST, PATCH, PUT, DELETE) from the event to the open pull request, at most: the branch onto the base,
- * the file's commit, the pull request. Was 4 (tree, commit, ref, pull request) before issue 21.
+ * the file's commit, the pull request. Was 4 (tree, commit, ref, pull request) before the contents API was used.
  */
 export const MAX_WRITES_PER_PROMOTION = 3;
 
@@ -270,7 +270,7 @@ export const benchEndToEndLatency: Bench = async () => {
       note:
         "startLocalMode as `pipelinectl serve` runs it: what a user sees; its GitHub client keeps Octokit's " +
         `throttling defaults, which space writes 1 s apart: ${writes(throttled)} (branch onto the base, the file's ` +
-        'commit through the contents API, the pull request; 4 before issue 21), so the throttle is 2 s of it; ' +
+        'commit through the contents API, the pull request; 4 before), so the throttle is 2 s of it; ' +
         `${beforeGitHub(throttled)}`,
     },
     {

@@ -188,7 +188,7 @@ function itemBytes(item: Record<string, AttributeValue>): number {
 type WriteCase = 'first' | 'open' | 'repeated' | 'afterMerge';
 type WritesByCase = Record<WriteCase, number>;
 
-/** The most writes a promotion may make, by case (the bench fails above them): what issue 21 reached. */
+/** The most writes a promotion may make, by case (the bench fails above them): what the fleet-scale work reached. */
 export const MAX_WRITES: { oneFile: WritesByCase; threeFiles: WritesByCase } = {
   oneFile: { first: 3, open: 4, repeated: 0, afterMerge: 3 },
   threeFiles: { first: 4, open: 4, repeated: 0, afterMerge: 4 },

@@ -63,7 +63,7 @@ export const LAZY_CREDENTIAL_PACKAGES = [
 ] as const;
 
 /**
- * The receiver's bundle goal (issue 21: a cold start is mostly the time to compile and run what it loads), reported
+ * The receiver's bundle goal (a cold start is mostly the time to compile and run what it loads), reported
  * by `npm run bundle-sizes` and the cold-start benchmark. Met since the schemas the receiver loads use zod/mini
  * (docs/deploying.md, "Function bundles"): one module on its path written against zod's classic API would put it over again.
  */

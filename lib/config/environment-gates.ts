@@ -1,4 +1,4 @@
-// zod schemas for the gates an environment may set on promotions into it (extensions of Weave's Pipeline, issue 20):
+// zod schemas for the gates an environment may set on promotions into it (extensions of Weave's Pipeline):
 // `freeze` (docs/freeze.md), `approval` (docs/approval-policies.md), `rollback` and `rollbackAfter`
 // (docs/rollback.md). Each field's own checks are here; what depends on the rest of the Pipeline (the promotion in
 // force, the environment's place, `spec.source`) is `checkEnvironmentGates`, which PipelineSpec calls.

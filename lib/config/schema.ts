@@ -220,7 +220,7 @@ export const Environment = z
     targetSelector: TargetSelector.optional(),
     promotion: Promotion.optional(),
     soak: SoakDuration.optional(),
-    // Extensions of issue 20, validated in environment-gates.ts.
+    // Extensions of Weave's Pipeline, validated in environment-gates.ts.
     freeze: FreezeWindows.optional(),
     approval: ApprovalPolicySchema.optional(),
     rollback: RollbackStrategy.optional(),

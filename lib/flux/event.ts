@@ -6,7 +6,7 @@
 // sent before its status patch), so every decision rests on the object read back from the cluster.
 import { parseJsonObject } from '../util/json.js';
 // zod/mini, not zod's classic API: this module is on the receiver's path, and the classic API would add about 65 KiB to
-// the receiver's bundle and to what each of its cold starts compiles (issue 21). One classic import anywhere in the
+// the receiver's bundle and to what each of its cold starts compiles. One classic import anywhere in the
 // receiver's import graph brings all of it back (test/infra/receiver-zod-mini.test.ts).
 import * as z from 'zod/mini';
 import { WATCHED_KIND_GROUPS, type AppKind, type WatchedKind } from '../pipeline/model.js';

@@ -1,4 +1,4 @@
-// The CLI's rough edges a user finds by trying it (issue 19 §3), each as that user meets it: a --data-dir that holds
+// The CLI's rough edges a user finds by trying it, each as that user meets it: a --data-dir that holds
 // no store is refused in one line that names it, and nothing is made there; the approve command `status` prints,
 // pasted into a shell, approves where status looked (a data directory whose name needs quoting, a deployed stack);
 // approve and retry answer in JSON with -o json.

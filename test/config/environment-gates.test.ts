@@ -1,4 +1,4 @@
-// The environment gates of issue 20 in a Pipeline (docs/freeze.md, docs/approval-policies.md, docs/rollback.md):
+// The environment gates in a Pipeline (docs/freeze.md, docs/approval-policies.md, docs/rollback.md):
 // what `apply` accepts and carries onto the resolved pipeline, and what it refuses, naming the field. A Weave
 // Pipeline, which has none of them, loads as before.
 import assert from 'node:assert/strict';

@@ -1,4 +1,4 @@
-// The gates of issue 20 in the decision: freeze windows and stop switches (docs/freeze.md), approval policies and
+// The gates in the decision: freeze windows and stop switches (docs/freeze.md), approval policies and
 // rejections (docs/approval-policies.md), rollbacks (docs/rollback.md) and the evidence a promotion carries
 // (docs/evidence.md). Time is the row's `now` (fixtures' NOW, a Wednesday, 12:00 UTC), never the clock.
 import { describe } from 'node:test';

@@ -1,4 +1,4 @@
-// The construct's CloudWatch dashboard and the functions' metrics settings (issue 18): every metric the functions
+// The construct's CloudWatch dashboard and the functions' metrics settings: every metric the functions
 // emit is graphed under the namespace and `service` they emit it with, next to the DLQ's depth and the functions'
 // errors and throttles; the dashboard can be left out; EMF needs no IAM beyond writing the function's own log.
 import assert from 'node:assert/strict';

@@ -1,4 +1,4 @@
-// The receiver's bundle holds zod/mini and none of zod's classic API (issue 21: the classic API costs the receiver
+// The receiver's bundle holds zod/mini and none of zod's classic API (the classic API costs the receiver
 // about 65 KiB and the CPU to run it at every cold start). One module on the receiver's path that imports `zod`
 // rather than `zod/mini` brings the whole classic API back, so a failure names the modules that do; and only the
 // English locale is bundled (`z.locales` would bring every language).

@@ -1,4 +1,4 @@
-// The PipelineController's resources and their settings (issue 6, infra/README.md), read from the synthesized template.
+// The PipelineController's resources and their settings (infra/README.md), read from the synthesized template.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { Duration, RemovalPolicy } from 'aws-cdk-lib';

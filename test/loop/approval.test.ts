@@ -1,4 +1,4 @@
-// Manual approval end to end (issue 5 §3): a manual environment waits for an approval of exactly the candidate,
+// Manual approval end to end: a manual environment waits for an approval of exactly the candidate,
 // given through Weave's /approval endpoint, and is then promoted once.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';

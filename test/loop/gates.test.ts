@@ -1,4 +1,4 @@
-// Issue 20's gates end to end (docs/freeze.md, docs/rollback.md): a stop switch holds prod's promotion until
+// The gates end to end (docs/freeze.md, docs/rollback.md): a stop switch holds prod's promotion until
 // `unfreeze`, which re-checks the pipeline at once; a freeze window holds it until the window ends, when the
 // verifier's own delayed re-check makes it without a poll; a promoted revision that fails in prod past its grace
 // period gets exactly one rollback pull request with the bytes of the last healthy revision. Time is a manual clock.

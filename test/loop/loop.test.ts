@@ -1,4 +1,4 @@
-// The core loop end to end (issue 4): signed event → receiver → queue → verifier → leaf cluster → store →
+// The core loop end to end: signed event → receiver → queue → verifier → leaf cluster → store →
 // decision → promotion, and the ways it must not go wrong.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';

@@ -1,5 +1,5 @@
 // A full pipeline, dev → staging (manual) → prod, promoted through pull requests against the fake GitHub, driven
-// by signed Flux events as leaf clusters would send them (issue 5, "Done when").
+// by signed Flux events as leaf clusters would send them.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { PipelineDocument } from '../../lib/config/schema.js';

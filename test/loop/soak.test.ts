@@ -1,4 +1,4 @@
-// A soak end to end (issue 20 §1, docs/soak.md): dev's `soak: 30m` holds prod's promotion back until dev has been
+// A soak end to end (docs/soak.md): dev's `soak: 30m` holds prod's promotion back until dev has been
 // healthy on the candidate for 30 minutes, and the verifier's own delayed re-check makes the promotion when the soak
 // is served, without a poll. The loop runs on a manual clock: time is moved, never slept on.
 import assert from 'node:assert/strict';

@@ -1,4 +1,4 @@
-// The one installable package (issue 19 §1): `npm pack` of this repository, installed offline into a fresh CDK app
+// The one installable package: `npm pack` of this repository, installed offline into a fresh CDK app
 // outside it, is all a user needs: the construct from `pipeline-controller/infra` synthesizes with the prebuilt
 // Lambda bundles (no esbuild, none of this repository's sources), TypeScript finds its declarations, and the
 // installed `pipelinectl` runs from the compiled JavaScript. Packing builds everything once (about a minute).

@@ -1,5 +1,5 @@
 // The promoter the verifier builds (lib/runtime/promoter.ts), whose Git host clients are loaded on the first
-// promotion to each host (issue 21): a promotion on every host opens its pull request as before, and loading the
+// promotion to each host: a promotion on every host opens its pull request as before, and loading the
 // verifier's code loads none of the Git host clients.
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';

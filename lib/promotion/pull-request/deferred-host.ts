@@ -1,5 +1,5 @@
 // A Git host whose adapter, and the host's API client under it, is loaded on the first promotion to that host rather
-// than when the process starts (issue 21). A deployment promotes to one or two hosts, but the verifier offers all
+// than when the process starts. A deployment promotes to one or two hosts, but the verifier offers all
 // four: loading every client at start cost its cold start tens of milliseconds and megabytes of memory for nothing.
 //
 // What the promoter needs before a repository is read is known without the client: the host's type, the Secret keys

@@ -9,7 +9,7 @@
 // an expired one can be listed until then: the decision ignores switches whose `until` has passed.
 import { DeleteCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 // zod/mini, not zod's classic API: the receiver's bundle holds the whole store, and the classic API would add about
-// 65 KiB to the receiver's bundle and to what each of its cold starts compiles (issue 21). One classic import anywhere
+// 65 KiB to the receiver's bundle and to what each of its cold starts compiles. One classic import anywhere
 // in the receiver's import graph brings all of it back (test/infra/receiver-zod-mini.test.ts).
 import * as z from 'zod/mini';
 import { en as englishLocale } from 'zod/v4/locales';

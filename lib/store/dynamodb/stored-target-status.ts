@@ -2,7 +2,7 @@
 // booleans, prose and an optional error); they are decoded into a phase here, on read, so an upgrade needs no
 // migration: the next read of the target from its cluster replaces the item (its fingerprint differs).
 // zod/mini, not zod's classic API: the receiver's bundle holds the whole store, and the classic API would add about
-// 65 KiB to the receiver's bundle and to what each of its cold starts compiles (issue 21). One classic import anywhere
+// 65 KiB to the receiver's bundle and to what each of its cold starts compiles. One classic import anywhere
 // in the receiver's import graph brings all of it back (test/infra/receiver-zod-mini.test.ts).
 import * as z from 'zod/mini';
 import { TARGET_PHASES, type TargetReason, type TargetStatus } from '../../flux/target-status.js';
