@@ -58,6 +58,10 @@ export const CLI_AWS_CALLS: Readonly<Record<string, SentCall | UnsentCall>> = {
   CreateTableCommand: {
     notSent: 'creates the local mode table (dynalite); a deployed table is made by CloudFormation',
   },
+  BatchWriteItemCommand: {
+    notSent:
+      "restore's raw items, into a local data directory's table only (dynalite); pipelinectl restores no deployed table",
+  },
   // SQS.
   SendMessageCommand: operate(['sqs:SendMessage'], ['queue'], 'apply, approve, retry, delete (checks)'),
   SendMessageBatchCommand: operate(['sqs:SendMessage'], ['queue'], 'dlq redrive (authorized as SendMessage)'),
