@@ -37,8 +37,6 @@ export type ApproverVerdict =
       reason: string;
     };
 
-export { LOCAL_USER_PREFIX, localUserIdentity, webhookKeyIdentity } from '../pipeline/approver-identity.js';
-
 /**
  * Whether `identity` may approve (and so reject) under `policy`. No policy, or one without `approvers`, admits
  * everyone a door authenticated. Once the policy lists approvers, each door admits only those in its own list, and a

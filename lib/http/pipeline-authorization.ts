@@ -1,6 +1,6 @@
 // Who may call a pipeline's Weave webhooks (`/promotion`, `/approval`): whoever signs the request with the
 // `hmac-key` of the Secret the pipeline names. See docs/weave-compatibility.md for how this differs from Weave.
-import { webhookKeyIdentity } from '../approval/approver-policy.js';
+import { webhookKeyIdentity } from '../pipeline/approver-identity.js';
 import type { ObjectKey, Pipeline } from '../pipeline/model.js';
 import { isWellFormedSignature, verifySignature, WEAVE_SIGNATURE_ALGORITHMS } from '../signing/hmac.js';
 import { isObjectName } from './object-name.js';

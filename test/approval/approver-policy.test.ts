@@ -3,7 +3,8 @@
 // reasons a person reads.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { approverAllowed, globMatches, webhookKeyIdentity } from '../../lib/approval/approver-policy.js';
+import { approverAllowed, globMatches } from '../../lib/approval/approver-policy.js';
+import { webhookKeyIdentity } from '../../lib/pipeline/approver-identity.js';
 import type { ApprovalPolicy } from '../../lib/pipeline/environment-policies.js';
 
 const ALICE_SESSION = 'arn:aws:sts::123456789012:assumed-role/Releaser/alice';
