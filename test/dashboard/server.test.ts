@@ -157,6 +157,34 @@ describe('the dashboard over HTTP', { concurrency: false }, () => {
     assert.deepEqual(world.pending, []);
   });
 
+  it('a page answers GET and HEAD, a form also POST; other methods and unreadable paths find nothing', async () => {
+    const pipelinePath = '/pipelines/flux-system/podinfo';
+    const cases: [method: string, path: string, status: number, says: RegExp | undefined][] = [
+      ['HEAD', '/', 200, undefined],
+      ['HEAD', pipelinePath, 200, undefined],
+      ['HEAD', `${approvalPath}?revision=6.9.2`, 200, undefined],
+      ['POST', '/', 404, /The dashboard has no such page\./],
+      ['POST', pipelinePath, 404, /The dashboard has no such page\./],
+      ['GET', `${pipelinePath}/`, 404, /The dashboard has no such page\./],
+      ['GET', '/pipelines//podinfo', 404, /The dashboard has no such page\./],
+      ['DELETE', approvalPath, 405, /method not allowed/],
+      ['PUT', `${pipelinePath}/freeze`, 405, /method not allowed/],
+      ['GET', '/pipelines/%/podinfo', 404, /No such pipeline in /],
+      ['POST', '/pipelines/%/podinfo', 404, /The dashboard has no such page\./],
+      ['DELETE', '/pipelines/flux-system/podinfo/environments/%/reject', 404, /No such pipeline or environment\./],
+      ['DELETE', '/pipelines/%/podinfo/unfreeze', 404, /No such pipeline\./],
+    ];
+    for (const [method, path, status, says] of cases) {
+      const answer = await world.send(path, { method });
+      const what = `${method} ${path}`;
+      assert.equal(answer.status, status, what);
+      if (says === undefined) assert.equal(answer.body, '', what);
+      else assert.match(answer.body, says, what);
+      if (status === 405) assert.equal(answer.headers.allow, 'GET, POST', what);
+    }
+    assert.equal((await marker())?.approvedAt, undefined, 'nothing approved');
+  });
+
   it('a wrong revision is refused; the right one, with the token from the same origin, is approved as the caller', async () => {
     const token = await tokenOf();
     const origin = base.replace(/\/$/, '');
