@@ -10,6 +10,7 @@ import * as z from 'zod';
 import { NEWS_KINDS, type NewsKind } from '../lib/pipeline/model.js';
 import { commitAuthorOf } from '../lib/promotion/pull-request/commit-author.js';
 import { isHttpUrl } from '../lib/util/http-url.js';
+import { schemaMessage } from '../lib/util/zod-issue.js';
 import { closestName } from './closest-name.js';
 import { allowedLogRetentions, INFINITE_RETENTION, isLogRetention } from './log-retention.js';
 import { MAX_CONCURRENCY_RANGE, MEMORY_SIZE_RANGE } from './pipeline-controller.js';
@@ -264,7 +265,7 @@ function parseContext(context: Readonly<Record<string, unknown>>): ContextValues
       values[key] = result.data;
       continue;
     }
-    const message = result.error.issues[0]?.message ?? 'is invalid';
+    const message = schemaMessage(result.error);
     const shown = QUIET_KEYS.has(key) ? '' : `, got ${JSON.stringify(value)}`;
     problems.push(`context ${key}: ${message}${shown}`);
   }

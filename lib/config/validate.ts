@@ -5,7 +5,7 @@ import { formatPath, type ConfigProblem } from './problems.js';
 import { secretValueProblems } from './secret-values.js';
 import type { SourceDocument } from './yaml-source.js';
 import { isRecord } from '../util/is-record.js';
-import { valueAt } from '../util/zod-issue.js';
+import { fieldProblems } from '../util/zod-issue.js';
 
 export type ValidDocument =
   | { kind: 'Pipeline'; value: z.infer<(typeof DOCUMENT_SCHEMAS)['Pipeline']['schema']> }
@@ -91,16 +91,8 @@ export function validateDocument(at: DocumentAt): { document?: ValidDocument; pr
     const problems = document.kind === 'Secret' ? secretValueProblems(document.value, problem) : [];
     return problems.length > 0 ? { problems } : { document, problems };
   }
-  const problems: ConfigProblem[] = [];
-  for (const issue of result.error.issues) {
-    if (issue.code === 'unrecognized_keys') {
-      for (const key of issue.keys)
-        problems.push(problem([...issue.path, key], unknownFieldMessage(kind, issue.path, key)));
-      continue;
-    }
-    problems.push(problem([...issue.path], issueMessage(issue, valueAt(value, issue.path))));
-  }
-  return { problems };
+  const found = fieldProblems(result.error, value, (path, key) => unknownFieldMessage(kind, path, key));
+  return { problems: found.map(({ path, message }) => problem(path, message)) };
 }
 
 /** The `__proto__` keys inside this document (or this item of a List), relative to it. */
@@ -117,32 +109,6 @@ function unknownFieldMessage(kind: DocumentKind, path: readonly PropertyKey[], k
     return `unknown field "${key}": move it under promotion.strategy (the current Weave Pipeline schema)`;
   }
   return `unknown field "${key}" (not part of the ${kind} schema; check its spelling and indentation)`;
-}
-
-/** zod's wording for the common cases is made shorter; other messages are ours (see schema.ts). */
-function issueMessage(issue: z.core.$ZodIssue, found: unknown): string {
-  if (found === undefined && (issue.code === 'invalid_type' || issue.code === 'invalid_value')) return 'is required';
-  if (issue.code === 'invalid_type') return `must be ${article(issue.expected)} (found ${describe(found)})`;
-  return issue.message;
-}
-
-function article(type: string): string {
-  const names: Record<string, string> = {
-    object: 'a mapping',
-    array: 'a list',
-    string: 'a string',
-    boolean: 'true or false',
-    number: 'a number',
-  };
-  return names[type] ?? type;
-}
-
-/** Names the type of what was found, never the value itself (it may come from a Secret). */
-function describe(found: unknown): string {
-  if (found === null) return 'null';
-  if (Array.isArray(found)) return 'a list';
-  if (typeof found === 'object') return 'a mapping';
-  return `a ${typeof found}`;
 }
 
 function labelOf(value: unknown): string | undefined {

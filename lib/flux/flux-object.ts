@@ -6,6 +6,7 @@ import * as z from 'zod';
 import { describeIssue, typeMeta } from './conditions.js';
 import { invalidRevisionMessage, isRevisionOf, type RevisionKind } from './revision.js';
 import type { TargetStatus } from './target-status.js';
+import { customIssue } from '../util/zod-issue.js';
 import { suspendedStatus, unreadableTarget } from './target-status.js';
 
 /** The fields the suspension rule reads; every Flux object the controller reads has them. */
@@ -77,13 +78,14 @@ export function revisionField(
 
 /** `status.history.0.chartVersion "*" is not a Helm chart version (SemVer 2)`, for the first revision issue. */
 function invalidRevisionOf(error: z.ZodError): string | undefined {
-  for (const issue of error.issues) {
-    if (issue.code !== 'custom') continue;
-    const params = issue.params as Partial<RevisionIssueParams> | undefined;
-    if (params?.revisionKind === undefined || params.revision === undefined) continue;
-    return `${issue.path.join('.')} ${invalidRevisionMessage(params.revisionKind, params.revision)}`;
-  }
-  return undefined;
+  const found = customIssue(error, isRevisionIssueParams);
+  return found && `${found.field} ${invalidRevisionMessage(found.params.revisionKind, found.params.revision)}`;
+}
+
+function isRevisionIssueParams(
+  params: Record<string, unknown>,
+): params is Record<string, unknown> & RevisionIssueParams {
+  return typeof params.revisionKind === 'string' && typeof params.revision === 'string';
 }
 
 /** `helm.toolkit.fluxcd.io/v2, v2beta2 or v2beta1`. */

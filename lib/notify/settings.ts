@@ -4,7 +4,7 @@
 import * as z from 'zod';
 import { NEWS_KINDS, type NewsKind, type NotifyNarrowing } from '../pipeline/model.js';
 import { holdsUserInfo, USER_INFO_PROBLEM } from '../util/url-user-info.js';
-import { issueLine } from '../util/zod-issue.js';
+import { issueLines } from '../util/zod-issue.js';
 import type { News } from './news.js';
 
 const secretUrl = z
@@ -32,8 +32,7 @@ export class NotificationSettingsError extends Error {
 export function parseNotificationSettings(value: unknown): NotificationSettings {
   const result = NotificationSettings.safeParse(value);
   if (result.success) return result.data;
-  const problems = result.error.issues.map((issue) => issueLine(issue));
-  throw new NotificationSettingsError(`notification settings: ${problems.join('; ')}`);
+  throw new NotificationSettingsError(`notification settings: ${issueLines(result.error).join('; ')}`);
 }
 
 /** A comma-separated list of kinds (a flag's or an environment variable's value); an empty text is none. */

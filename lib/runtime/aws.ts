@@ -13,6 +13,7 @@ import { SecretsManagerSecretSource } from '../secrets/secrets-manager.js';
 import { masterKeysFromValues, type MasterKeys } from '../secrets/master-keys.js';
 import { DEFAULT_SECRETS_PREFIX } from '../secrets/prefix.js';
 import { DEFAULT_RETENTION_DAYS, dynamoTable, type DynamoTable } from '../store/index.js';
+import { issueFields } from '../util/zod-issue.js';
 import { perContainer } from './per-container.js';
 
 const Environment = z.object({
@@ -73,8 +74,7 @@ export type AwsEnvironment = z.infer<typeof Environment>;
 export function readAwsEnvironment(env: NodeJS.ProcessEnv = process.env): AwsEnvironment {
   const result = Environment.safeParse(env);
   if (result.success) return result.data;
-  const names = [...new Set(result.error.issues.map((issue) => issue.path.join('.')))];
-  throw new Error(`missing or invalid environment variables: ${names.join(', ')}`);
+  throw new Error(`missing or invalid environment variables: ${issueFields(result.error).join(', ')}`);
 }
 
 export interface AwsDependencies {

@@ -1,4 +1,7 @@
-// How a zod issue reads in a message, in one place for every schema (classic zod and zod/mini alike). Only types
+// How a zod issue reads in a message, in one place for every schema (classic zod and zod/mini alike): no other module
+// reads a zod error's issues. Input from outside (a webhook body, a queue message, a cluster, a Git host's answer) is
+// described by `describeIssue`, which names fields and never repeats a value; configuration people write by
+// `fieldProblems`; data we wrote ourselves, or schemas whose every message is their own, by their messages. Only types
 // are imported, from zod/mini, so that the receiver's event parsing, written against zod/mini, does not load zod's
 // classic API through this module (test/infra/receiver-zod-mini.test.ts).
 import type { core } from 'zod/mini';
@@ -46,6 +49,89 @@ export function describeIssue(error: core.$ZodError, input: unknown, options: De
   }
 }
 
+/** The field an issue is at, `status.history.0.chartVersion`; empty at the root. */
+export function fieldOf(issue: core.$ZodIssue): string {
+  return issue.path.map(String).join('.');
+}
+
+/**
+ * The first issue a refinement raised with `params` that `isParams` recognises, with its field: how a check hands the
+ * caller what its message needs (a value the check judged, which the caller decides whether to show).
+ */
+export function customIssue<P extends Record<string, unknown>>(
+  error: core.$ZodError,
+  isParams: (params: Record<string, unknown>) => params is P,
+): { field: string; params: P } | undefined {
+  for (const issue of error.issues) {
+    if (issue.code === 'custom' && issue.params !== undefined && isParams(issue.params)) {
+      return { field: fieldOf(issue), params: issue.params };
+    }
+  }
+  return undefined;
+}
+
+/** The fields of every issue, each once, in order: which inputs are wrong, without a word on what they hold. */
+export function issueFields(error: core.$ZodError): string[] {
+  return [...new Set(error.issues.map(fieldOf))];
+}
+
+/**
+ * The first issue's message as the schema wrote it, for schemas that give every check its own message (`must be a
+ * list of strings`) about the whole value: the field inside it would add nothing.
+ */
+export function schemaMessage(error: core.$ZodError): string {
+  return error.issues[0]?.message ?? 'is invalid';
+}
+
+/** A problem at a field of a document people write: the field's path and what is wrong there. */
+export interface FieldProblem {
+  path: PropertyKey[];
+  /** `is required`, `must be a mapping (found a string)`, or the schema's own message: never the value. */
+  message: string;
+}
+
+/**
+ * Every issue of a document people write (a YAML configuration file) as a problem at its field: zod's wording for
+ * the common cases made shorter and in YAML's terms, the schema's own messages as they are. An unknown key is one
+ * problem per key, at the key, worded by `unknownField` (default `unknown field "name"`).
+ */
+export function fieldProblems(
+  error: core.$ZodError,
+  input: unknown,
+  unknownField: (path: readonly PropertyKey[], key: string) => string = (_path, key) => `unknown field "${key}"`,
+): FieldProblem[] {
+  return error.issues.flatMap((issue): FieldProblem[] =>
+    issue.code === 'unrecognized_keys'
+      ? issue.keys.map((key) => ({ path: [...issue.path, key], message: unknownField(issue.path, key) }))
+      : [{ path: [...issue.path], message: fieldMessage(issue, valueAt(input, issue.path)) }],
+  );
+}
+
+function fieldMessage(issue: core.$ZodIssue, found: unknown): string {
+  if (found === undefined && (issue.code === 'invalid_type' || issue.code === 'invalid_value')) return 'is required';
+  if (issue.code === 'invalid_type') return `must be ${yamlType(issue.expected)} (found ${yamlTypeOf(found)})`;
+  return issue.message;
+}
+
+function yamlType(type: string): string {
+  const names: Record<string, string> = {
+    object: 'a mapping',
+    array: 'a list',
+    string: 'a string',
+    boolean: 'true or false',
+    number: 'a number',
+  };
+  return names[type] ?? type;
+}
+
+/** Names the type of what was found, never the value itself (it may come from a Secret). */
+function yamlTypeOf(found: unknown): string {
+  if (found === null) return 'null';
+  if (Array.isArray(found)) return 'a list';
+  if (typeof found === 'object') return 'a mapping';
+  return `a ${typeof found}`;
+}
+
 /**
  * The first zod issue as `path: message`, for data we wrote ourselves (a backup file, a table item), where zod's own
  * message may be shown: `whole` stands for the path when the issue is at the root, or the message stands alone.
@@ -55,9 +141,13 @@ export function issueText(error: core.$ZodError, whole?: string): string {
   return issue ? issueLine(issue, whole) : 'not valid';
 }
 
-/** One issue as `path: message` (see `issueText`). */
-export function issueLine(issue: core.$ZodIssue, whole?: string): string {
-  const where = issue.path.length > 0 ? issue.path.map(String).join('.') : whole;
+/** Every issue as `path: message` (see `issueText`), for settings whose schema words every message itself. */
+export function issueLines(error: core.$ZodError, whole?: string): string[] {
+  return error.issues.map((issue) => issueLine(issue, whole));
+}
+
+function issueLine(issue: core.$ZodIssue, whole?: string): string {
+  const where = issue.path.length > 0 ? fieldOf(issue) : whole;
   return where === undefined ? issue.message : `${where}: ${issue.message}`;
 }
 

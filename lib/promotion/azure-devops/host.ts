@@ -29,6 +29,7 @@ import {
 import * as z from 'zod';
 import { objectKeyString, type ObjectKey } from '../../pipeline/model.js';
 import type { AzureDevOpsAddress, RepositoryAddress } from '../../pipeline/repository-address.js';
+import { describeIssue } from '../../util/zod-issue.js';
 import { PromotionError } from '../port.js';
 import type {
   BranchWrite,
@@ -433,7 +434,7 @@ class AzureDevOpsRepository implements HostRepository {
     if (parsed.success) return parsed.data;
     throw new PromotionError(
       `unexpected answer from the Azure DevOps API at ${this.client.collectionUrl} for ${what} ` +
-        `(${parsed.error.issues[0]?.message ?? 'not the expected JSON'}); is it an Azure DevOps collection URL?`,
+        `(${describeIssue(parsed.error, value, { whole: 'the answer' })}); is it an Azure DevOps collection URL?`,
       false,
     );
   }

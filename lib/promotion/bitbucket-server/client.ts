@@ -19,6 +19,7 @@ import { PromotionError } from '../port.js';
 import { basicAuthorization } from '../pull-request/basic-authorization.js';
 import type { GitHostSettings } from '../pull-request/host.js';
 import { originBoundFetch } from '../pull-request/origin-bound-fetch.js';
+import { describeIssue } from '../../util/zod-issue.js';
 import type { BitbucketServerCredentials } from './credentials.js';
 
 // ---------------------------------------------------------------- errors
@@ -237,12 +238,11 @@ export class BitbucketServerClient {
     }
     const parsed = schema.safeParse(body);
     if (!parsed.success) {
-      const issue = parsed.error.issues[0];
-      const where = issue?.path.length ? ` at ${issue.path.join('.')}` : '';
+      const problem = describeIssue(parsed.error, body, { whole: 'the answer' });
       throw new BitbucketServerAnswerError(
         method,
         this.pathOf(path),
-        `the answer does not have the expected form (${issue?.message ?? 'invalid'}${where})`,
+        `the answer does not have the expected form (${problem})`,
       );
     }
     return parsed.data;

@@ -19,6 +19,7 @@
 import * as z from 'zod';
 import type { ObjectKey } from '../../pipeline/model.js';
 import type { GitLabAddress, RepositoryAddress } from '../../pipeline/repository-address.js';
+import { describeIssue } from '../../util/zod-issue.js';
 import { PromotionError } from '../port.js';
 import type {
   BranchWrite,
@@ -366,7 +367,7 @@ class GitLabRepository implements HostRepository {
     if (parsed.success) return parsed.data;
     throw new PromotionError(
       `unexpected answer from the GitLab API at ${this.client.apiUrl} for ${what} ` +
-        `(${parsed.error.issues[0]?.message ?? 'not the expected JSON'}); is it a GitLab API v4 base URL?`,
+        `(${describeIssue(parsed.error, value, { whole: 'the answer' })}); is it a GitLab API v4 base URL?`,
       false,
     );
   }
