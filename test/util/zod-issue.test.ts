@@ -3,7 +3,15 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import * as z from 'zod';
 import * as zm from 'zod/mini';
-import { describeIssue, issueText } from '../../lib/util/zod-issue.js';
+import {
+  customIssue,
+  describeIssue,
+  fieldProblems,
+  issueFields,
+  issueLines,
+  issueText,
+  schemaMessage,
+} from '../../lib/util/zod-issue.js';
 
 const Classic = z.object({
   type: z.enum(['a', 'b']),
@@ -75,5 +83,88 @@ describe('issueText', () => {
     assert.ok(!parsed.success);
     assert.match(issueText(parsed.error, 'item'), /^item: /);
     assert.equal(issueText(parsed.error), parsed.error.issues[0]?.message);
+  });
+});
+
+/** The error of parsing `input` with `schema`, which must fail. */
+function errorOf(schema: z.ZodType, input: unknown): z.ZodError {
+  const parsed = schema.safeParse(input);
+  assert.ok(!parsed.success);
+  return parsed.error;
+}
+
+describe('issueFields', () => {
+  it('every wrong field once, never a value', () => {
+    const Env = zm.object({ TABLE: zm.string(), QUEUE: zm.url(), LIMIT: zm.string().check(zm.minLength(3)) });
+    const parsed = Env.safeParse({ QUEUE: 'secret-value', LIMIT: 'x' });
+    assert.ok(!parsed.success);
+    const fields = issueFields(parsed.error);
+    assert.deepEqual(fields, ['TABLE', 'QUEUE', 'LIMIT']);
+  });
+});
+
+describe('issueLines', () => {
+  it('every issue as path: the schema message', () => {
+    const Settings = z.strictObject({
+      url: z.url({ error: 'must be a URL' }),
+      news: z.array(z.enum(['a', 'b'], { error: 'must be a or b' })),
+    });
+    const lines = issueLines(errorOf(Settings, { url: 'secret-value', news: ['a', 'secret-value'] }));
+    assert.deepEqual(lines, ['url: must be a URL', 'news.1: must be a or b']);
+  });
+});
+
+describe('fieldProblems', () => {
+  const Document = z.strictObject({
+    spec: z.strictObject({ interval: z.string(), replicas: z.number(), mode: z.enum(['x', 'y']) }),
+  });
+  it('names each field in YAML terms, with the type found and never the value', () => {
+    const input = { spec: { interval: 5, mode: 'secret-value', extra: true, other: 1 } };
+    const problems = fieldProblems(errorOf(Document, input), input);
+    assert.deepEqual(problems, [
+      { path: ['spec', 'interval'], message: 'must be a string (found a number)' },
+      { path: ['spec', 'replicas'], message: 'is required' },
+      { path: ['spec', 'mode'], message: 'Invalid option: expected one of "x"|"y"' },
+      { path: ['spec', 'extra'], message: 'unknown field "extra"' },
+      { path: ['spec', 'other'], message: 'unknown field "other"' },
+    ]);
+    assert.ok(!JSON.stringify(problems).includes('secret-value'));
+  });
+  it('words an unknown field as the caller says', () => {
+    const input = { spec: { interval: '1m', replicas: 1, mode: 'x', extra: true } };
+    const problems = fieldProblems(errorOf(Document, input), input, (path, key) => `${path.join('.')} has no ${key}`);
+    assert.deepEqual(problems, [{ path: ['spec', 'extra'], message: 'spec has no extra' }]);
+  });
+  it('a mapping where a scalar was expected, and a list where a mapping was', () => {
+    const input = { spec: ['secret-value'] };
+    assert.deepEqual(fieldProblems(errorOf(Document, input), input), [
+      { path: ['spec'], message: 'must be a mapping (found a list)' },
+    ]);
+  });
+});
+
+describe('customIssue', () => {
+  const isMarked = (params: Record<string, unknown>): params is { marked: string } => typeof params.marked === 'string';
+  const Checked = z.object({
+    items: z.array(
+      z.string().superRefine((value, context) => {
+        if (value.startsWith('bad')) context.addIssue({ code: 'custom', message: 'bad', params: { marked: value } });
+      }),
+    ),
+    count: z.number(),
+  });
+  it('the first issue a check raised with its params, at its field', () => {
+    const error = errorOf(Checked, { items: ['ok', 'bad-1', 'bad-2'], count: 'x' });
+    assert.deepEqual(customIssue(error, isMarked), { field: 'items.1', params: { marked: 'bad-1' } });
+  });
+  it('none when no check raised one', () => {
+    assert.equal(customIssue(errorOf(Checked, { items: [], count: 'x' }), isMarked), undefined);
+  });
+});
+
+describe('schemaMessage', () => {
+  it("the first issue's own message, without the field inside the value", () => {
+    const List = z.array(z.string({ error: 'must be a list of strings' }), { error: 'must be a list of strings' });
+    assert.equal(schemaMessage(errorOf(List, [1, 2])), 'must be a list of strings');
   });
 });
