@@ -416,7 +416,7 @@ const benchFleetPoll: Bench = async (): Promise<BenchSection> => {
       const started = performance.now();
       const cpuBefore = process.cpuUsage();
       const polls = await enqueuePolls({ store, queue: running });
-      await settled(running, 30 * 60_000);
+      await settled(running, { timeoutMs: 30 * 60_000 });
       const wallMs = performance.now() - started;
       const cpu = process.cpuUsage(cpuBefore);
       // The fake servers, dynalite and the verifier all run on this process's thread: CPU time near the wall time

@@ -252,7 +252,7 @@ async function pollSelectedFleet(): Promise<SelectionPoll> {
       counted.reset();
       const started = performance.now();
       const polls = await enqueuePolls({ store, queue: running });
-      await settled(running, 30 * 60_000);
+      await settled(running, { timeoutMs: 30 * 60_000 });
       const wallMs = performance.now() - started;
       if (running.stats().deadLetters > 0) throw new Error(`${which}: poll messages were dead-lettered`);
       if (polls !== SELECTION_CLUSTERS) throw new Error(`${which}: ${polls} polls, ${SELECTION_CLUSTERS} expected`);

@@ -2,6 +2,7 @@
 // an environment cleared of the variables that would point it elsewhere (PIPELINES_*, AWS_*).
 import { execFile } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
+import { PATIENCE_MS } from '../../lib/testing/wait-for.js';
 
 export const REPO_ROOT = fileURLToPath(new URL('../..', import.meta.url));
 
@@ -22,7 +23,7 @@ export function runCli(
     const child = execFile(
       process.execPath,
       ['bin/pipelinectl.js', ...args],
-      { cwd: REPO_ROOT, env: { ...base, NO_COLOR: '1', ...options.env }, timeout: 120_000 },
+      { cwd: REPO_ROOT, env: { ...base, NO_COLOR: '1', ...options.env }, timeout: PATIENCE_MS },
       (error, stdout, stderr) => {
         // An exit code other than 0 is a result; not starting, or a timeout, is a failure of the test. The timeout
         // is generous: a CLI process on a busy 2-CPU machine can take tens of seconds to load.

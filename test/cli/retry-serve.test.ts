@@ -14,7 +14,8 @@ import { podinfoOnOneClusterYaml, podinfoReleaseYaml, secretYaml } from '../../l
 import { FakeGitHub } from '../../lib/testing/fake-github.js';
 import { FakeKubeApi } from '../../lib/testing/fake-kube-api.js';
 import { deployed, upgradeEvent } from '../loop/harness.js';
-import { runPipelinectl, startServe, waitFor } from '../local/serve-process.js';
+import { runPipelinectl, startServe } from '../local/serve-process.js';
+import { waitFor } from '../../lib/testing/wait-for.js';
 import { tempFiles } from '../support/temp-files.js';
 
 const PIPELINE = { namespace: 'flux-system', name: 'podinfo' };

@@ -8,6 +8,7 @@ import { parse, stringify } from 'yaml';
 import { ClusterAccessError, type ClusterErrorKind } from '../../lib/clusters/index.js';
 import { IDLE_CONNECTION_MS, KeptAliveConnections } from '../../lib/clusters/kept-alive-connections.js';
 import type { FakeKubeApi } from '../../lib/testing/fake-kube-api.js';
+import { PATIENCE_MS } from '../../lib/testing/wait-for.js';
 import { helmRelease, kustomization } from '../fixtures/flux-objects.js';
 import { appKey, CLUSTER, connectedCluster, gitopsCluster, Registry, startFake } from './helpers.js';
 
@@ -27,7 +28,7 @@ async function rejection(promise: Promise<unknown>, kind: ClusterErrorKind): Pro
 
 async function waitUntil(condition: () => boolean, message: string): Promise<void> {
   for (const started = Date.now(); !condition();) {
-    if (Date.now() - started > 2000) assert.fail(message);
+    if (Date.now() - started > PATIENCE_MS) assert.fail(message);
     await new Promise((resolve) => setTimeout(resolve, 10));
   }
 }

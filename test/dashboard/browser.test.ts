@@ -10,6 +10,7 @@ import { tmpdir, userInfo } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it, type TestContext } from 'node:test';
 import { chromium, type Browser, type Page } from 'playwright-core';
+import { PATIENCE_MS } from '../../lib/testing/wait-for.js';
 import { PIPELINE } from '../cli/fixtures.js';
 import { CHROMIUM_MISSING, chromiumPath } from './chromium.js';
 import { PULL_REQUEST_URL, recordMetricsTrail, startDashboardWorld, type DashboardWorld } from './world.js';
@@ -17,7 +18,7 @@ import { PULL_REQUEST_URL, recordMetricsTrail, startDashboardWorld, type Dashboa
 const executablePath = chromiumPath();
 const SKIP_REASON = `${CHROMIUM_MISSING} to run the dashboard browser tests`;
 
-describe('the dashboard in headless Chromium', { concurrency: false, timeout: 60_000 }, () => {
+describe('the dashboard in headless Chromium', { concurrency: false, timeout: 4 * PATIENCE_MS }, () => {
   let world: DashboardWorld | undefined;
   let browser: Browser | undefined;
   let page: Page;
@@ -55,6 +56,8 @@ describe('the dashboard in headless Chromium', { concurrency: false, timeout: 60
     world = await startDashboardWorld({ refreshMs: 200 });
     browser = await chromium.launch({ executablePath, headless: true, args: ['--no-sandbox'] });
     page = await browser.newPage();
+    // Playwright's own 30 s per action is a deadline a loaded machine can miss; this one only guards against a hang.
+    page.setDefaultTimeout(PATIENCE_MS);
     page.on('console', (message) => {
       if (message.type() === 'error') consoleErrors.push(`${page.url()}: ${message.text()}`);
     });
@@ -119,7 +122,7 @@ describe('the dashboard in headless Chromium', { concurrency: false, timeout: 60
     // From here on, a reload would lose this mark: the update must come without one.
     await page.evaluate('window.notReloaded = true');
     await world?.deliverPending();
-    await page.waitForSelector('#env-staging [data-state="promoted"]', { timeout: 10_000 });
+    await page.waitForSelector('#env-staging [data-state="promoted"]');
     assert.equal(await page.evaluate<boolean>("'notReloaded' in window"), true, 'updated in place');
     assert.equal(await page.locator(`#env-staging a[href="${PULL_REQUEST_URL}"]`).count(), 1);
     await screenshot(t, 'pipeline-promoted');
@@ -175,7 +178,7 @@ describe('the dashboard in headless Chromium', { concurrency: false, timeout: 60
     // Waited for through the page's DOM: the CSP forbids evaluating a string in it.
     await page
       .locator('tr[data-env="dev"] td:first-of-type', { hasText: new RegExp(`^${devDeployments + 1}$`) })
-      .waitFor({ timeout: 10_000 });
+      .waitFor();
     assert.equal(await page.evaluate<boolean>("'notReloaded' in window"), true, 'updated in place');
 
     // The marks and labels follow the theme: the text colour is the dark theme's when the system asks for dark.

@@ -6,7 +6,7 @@ import { describe, it } from 'node:test';
 import { CLUSTERS, pipeline, SECRETS } from '../cli/fixtures.js';
 import { runCli } from '../cli/helpers.js';
 import { pipelinectl } from '../demo/pipelinectl-process.js';
-import { waitFor } from '../local/serve-process.js';
+import { waitFor } from '../../lib/testing/wait-for.js';
 import { tempFiles } from '../support/temp-files.js';
 import { ownerCookieOf } from './owner-cookie.js';
 
@@ -18,7 +18,7 @@ describe('pipelinectl dashboard', () => {
     assert.equal(applied.code, 0, applied.stderr);
 
     const dashboard = pipelinectl(t, ['dashboard', '--port', '0', '--data-dir', dataDir]);
-    const printed = await waitFor('the URL', () => /^dashboard: (\S+)\n/.exec(dashboard.stdout())?.[1], 30_000);
+    const printed = await waitFor('the URL', () => /^dashboard: (\S+)\n/.exec(dashboard.stdout())?.[1]);
     assert.match(printed, /^http:\/\/127\.0\.0\.1:\d+\/\?token=[A-Za-z0-9_-]{43}$/);
     const base = printed.replace(/\?.*/, '');
     assert.equal((await fetch(base)).status, 401);

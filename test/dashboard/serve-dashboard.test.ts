@@ -20,7 +20,8 @@ import {
 import { FakeGitHub } from '../../lib/testing/fake-github.js';
 import { FakeKubeApi } from '../../lib/testing/fake-kube-api.js';
 import { deployed } from '../loop/harness.js';
-import { runPipelinectl, startServe, waitFor } from '../local/serve-process.js';
+import { runPipelinectl, startServe } from '../local/serve-process.js';
+import { waitFor } from '../../lib/testing/wait-for.js';
 import { tempFiles } from '../support/temp-files.js';
 import { ownerCookieOf } from './owner-cookie.js';
 
@@ -177,10 +178,8 @@ describe('pipelinectl serve --dashboard-port', () => {
     const cookie = await ownerCookieOf(ownerUrl);
     const asOwner = (path: string) => fetch(new URL(path, dashboardUrl), { headers: { cookie } });
     // What there is to steal: an approval request (serve's first poll), and a pipeline nothing freezes.
-    await waitFor(
-      'the Approve link of 6.9.2 in prod',
-      async () => (await (await asOwner(PIPELINE_PAGE)).text()).includes('>Approve 6.9.2</a>'),
-      60_000,
+    await waitFor('the Approve link of 6.9.2 in prod', async () =>
+      (await (await asOwner(PIPELINE_PAGE)).text()).includes('>Approve 6.9.2</a>'),
     );
 
     const intruder = spawn(process.execPath, ['--input-type=module', '-e', SECOND_USER_SCRIPT], {

@@ -3,20 +3,15 @@ import assert from 'node:assert/strict';
 import { readdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
-import { waitFor } from '../loop/harness.js';
+import { waitFor } from '../../lib/testing/wait-for.js';
 import { pipelinectl, tempDir } from './pipelinectl-process.js';
 
 describe('pipelinectl demo', () => {
   it('asks for the staging approval, opens the pull request once approved, and stops cleanly on SIGINT', async (t) => {
     const dataDir = await tempDir(t);
     const demo = pipelinectl(t, ['demo', '--release-every', '3s', '--port', '0', '--data-dir', dataDir]);
-    const request = await waitFor(
-      'the approval request',
-      () =>
-        /flux-system\/podinfo staging waits for approval of (6\.9\.\d+); to approve it, run: (.*)$/m.exec(
-          demo.stdout(),
-        ),
-      20_000,
+    const request = await waitFor('the approval request', () =>
+      /flux-system\/podinfo staging waits for approval of (6\.9\.\d+); to approve it, run: (.*)$/m.exec(demo.stdout()),
     ).catch((error: unknown) => {
       throw new Error(`${String(error)}\nstdout:\n${demo.stdout()}\nstderr:\n${demo.stderr()}`);
     });
@@ -31,10 +26,8 @@ describe('pipelinectl demo', () => {
     // From a second terminal, through the data directory.
     const approve = pipelinectl(t, command?.split(' ').slice(2) ?? []);
     assert.equal(await approve.exited, 0, approve.stderr());
-    await waitFor(
-      'the staging pull request',
-      () => demo.stdout().includes(`open: Promote flux-system/podinfo in staging to ${revision}`),
-      10_000,
+    await waitFor('the staging pull request', () =>
+      demo.stdout().includes(`open: Promote flux-system/podinfo in staging to ${revision}`),
     ).catch((error: unknown) => {
       throw new Error(`${String(error)}\nstdout:\n${demo.stdout()}\nstderr:\n${demo.stderr()}`);
     });

@@ -4,7 +4,7 @@ import assert from 'node:assert/strict';
 import { readdir } from 'node:fs/promises';
 import { describe, it } from 'node:test';
 import { ownerCookieOf } from '../dashboard/owner-cookie.js';
-import { waitFor } from '../loop/harness.js';
+import { waitFor } from '../../lib/testing/wait-for.js';
 import { pipelinectl, tempDir } from './pipelinectl-process.js';
 
 /** The demo's first two lines: the dashboard's URL (its owner's, with the token), then the banner every run starts with. */
@@ -18,7 +18,7 @@ describe('pipelinectl demo serves the dashboard', () => {
     const failed = (error: unknown) =>
       assert.fail(`${String(error)}\nstdout:\n${demo.stdout()}\nstderr:\n${demo.stderr()}`);
     // Matched from the start of the output: nothing comes before the URL.
-    const url = (await waitFor('the opening lines', () => OPENING.exec(demo.stdout()), 15_000).catch(failed))[1] ?? '';
+    const url = (await waitFor('the opening lines', () => OPENING.exec(demo.stdout())).catch(failed))[1] ?? '';
 
     assert.equal((await fetch(url.replace(/\?.*/, ''))).status, 401, 'not without the token');
     const fleet = await fetch(url.replace(/\?.*/, ''), { headers: { cookie: await ownerCookieOf(url) } });
@@ -30,7 +30,7 @@ describe('pipelinectl demo serves the dashboard', () => {
       new RegExp(`local data directory ${dataDir} \\(serve running at http://127\\.0\\.0\\.1:\\d+\\)`),
     );
     // The introduction names it too: on a terminal, the screen redraws over the first line.
-    await waitFor('the introduction', () => demo.stdout().includes(`dashboard ${url}  (open it in a browser`), 10_000);
+    await waitFor('the introduction', () => demo.stdout().includes(`dashboard ${url}  (open it in a browser`));
 
     demo.child.kill('SIGINT');
     assert.equal(await demo.exited, 0, demo.stderr());
@@ -43,7 +43,7 @@ describe('pipelinectl demo serves the dashboard', () => {
   it('--no-dashboard serves none; a --dashboard-port equal to --port is refused before anything starts', async (t) => {
     const dataDir = await tempDir(t);
     const without = pipelinectl(t, ['demo', '--no-dashboard', '--port', '0', '--data-dir', dataDir]);
-    await waitFor('the introduction', () => without.stdout().includes('Ctrl-C stops everything'), 15_000);
+    await waitFor('the introduction', () => without.stdout().includes('Ctrl-C stops everything'));
     assert.ok(without.stdout().startsWith('SIMULATION — no real cluster or GitHub is touched\n'), without.stdout());
     without.child.kill('SIGINT');
     assert.equal(await without.exited, 0, without.stderr());

@@ -16,7 +16,7 @@ import { FakeGitHub } from '../../lib/testing/fake-github.js';
 import { FakeGitLab } from '../../lib/testing/fake-gitlab.js';
 import { FakeKubeApi } from '../../lib/testing/fake-kube-api.js';
 import { chartVersionIn, withChartVersion } from '../../lib/testing/helm-release.js';
-import { waitFor } from '../loop/harness.js';
+import { waitFor } from '../../lib/testing/wait-for.js';
 
 const MASTER_KEY = 'demo-test-master-key';
 const REPO = { owner: 'acme', name: 'fleet' };

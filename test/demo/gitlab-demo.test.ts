@@ -16,7 +16,7 @@ import { startLocalMode } from '../../lib/local/mode.js';
 import { createConsoleLogger } from '../../lib/logging/console-logger.js';
 import { markersIn } from '../../lib/promotion/markers.js';
 import { chartVersionIn } from '../../lib/testing/helm-release.js';
-import { waitFor } from '../loop/harness.js';
+import { waitFor } from '../../lib/testing/wait-for.js';
 import { pipelinectl, tempDir } from './pipelinectl-process.js';
 
 const GITLAB_EXAMPLE = fileURLToPath(new URL('../../examples/demo-gitlab/', import.meta.url));
@@ -131,8 +131,8 @@ describe('pipelinectl demo --git-host', () => {
   it('gitlab runs examples/demo-gitlab on a simulated GitLab', async (t) => {
     const dataDir = await tempDir(t);
     const demo = pipelinectl(t, ['demo', '--git-host', 'gitlab', '--port', '0', '--data-dir', dataDir]);
-    await waitFor('the introduction', () => demo.stdout().includes('Ctrl-C stops everything'), 15_000).catch(
-      (error: unknown) => assert.fail(`${String(error)}\nstdout:\n${demo.stdout()}\nstderr:\n${demo.stderr()}`),
+    await waitFor('the introduction', () => demo.stdout().includes('Ctrl-C stops everything')).catch((error: unknown) =>
+      assert.fail(`${String(error)}\nstdout:\n${demo.stdout()}\nstderr:\n${demo.stderr()}`),
     );
     const out = demo.stdout();
     assert.match(out, /^dashboard: .*\nSIMULATION — no real cluster or GitLab is touched\n/);

@@ -10,7 +10,7 @@ import assert from 'node:assert/strict';
 import type { TestContext } from 'node:test';
 import { describe, it } from 'node:test';
 import { pipelineYaml } from '../../lib/testing/config-yaml.js';
-import { waitFor } from '../local/serve-process.js';
+import { waitFor } from '../../lib/testing/wait-for.js';
 import { helmReleaseEvent, helmReleaseRunning } from './flux.js';
 import { allTargetsRun, environmentOf, OWNER, REPOSITORY, REPOSITORY_URL, startWorld } from './world.js';
 
@@ -18,7 +18,6 @@ const OLD = '6.9.1';
 const NEW = '6.9.2';
 const BRANCH = 'promotion-flux-system-podinfo-prod';
 const CREATE_PULL_REQUEST = 'POST /repos/{owner}/{repo}/pulls';
-const WAIT_MS = 30_000;
 
 const manifest = (version: string) => `apiVersion: helm.toolkit.fluxcd.io/v2
 kind: HelmRelease
@@ -51,7 +50,7 @@ async function levelWorld(t: TestContext, pollInterval: '1s' | '2s') {
   world.cluster('dev').put(helmReleaseRunning('podinfo', OLD));
   world.cluster('prod').put(helmReleaseRunning('podinfo', OLD));
   await world.startServe();
-  await waitFor('both targets read', async () => allTargetsRun(await world.statusNow(), () => OLD), WAIT_MS);
+  await waitFor('both targets read', async () => allTargetsRun(await world.statusNow(), () => OLD));
   assert.equal(world.github.requests.length, 0, 'nothing to promote yet');
   return world;
 }
@@ -71,7 +70,7 @@ describe('faults a real process meets', () => {
     const devListsAtChange = dev.count('list');
     dev.put(helmReleaseRunning('podinfo', NEW)); // and Flux's event never arrives
 
-    const pull = await waitFor('the prod pull request', () => github.pulls(OWNER, REPOSITORY)[0], WAIT_MS);
+    const pull = await waitFor('the prod pull request', () => github.pulls(OWNER, REPOSITORY)[0]);
     assert.equal(pull.title, `Promote flux-system/podinfo in prod to ${NEW}`);
     assert.equal(github.readFile(OWNER, REPOSITORY, pull.head, 'clusters/prod/podinfo.yaml'), manifest(NEW));
     // The LIST that was running at the change may already have seen it (0); otherwise the next one did (1). A second
@@ -84,7 +83,6 @@ describe('faults a real process meets', () => {
     await waitFor(
       'the succeeded promotion',
       async () => environmentOf(await world.statusNow(), 'podinfo', 'prod').promotions[0]?.state === 'succeeded',
-      WAIT_MS,
     );
   });
 
@@ -96,10 +94,8 @@ describe('faults a real process meets', () => {
     // 1. dev runs NEW and says so; the promotion gets as far as opening the pull request, which GitHub holds.
     const stored = world.cluster('dev').put(helmReleaseRunning('podinfo', NEW));
     assert.equal(await world.sendEvent('dev', helmReleaseEvent(stored, NEW), 'helm-controller'), 202);
-    await waitFor(
-      'the pull request creation held at GitHub',
-      () => github.requests.some((request) => request.route === CREATE_PULL_REQUEST && request.status === undefined),
-      WAIT_MS,
+    await waitFor('the pull request creation held at GitHub', () =>
+      github.requests.some((request) => request.route === CREATE_PULL_REQUEST && request.status === undefined),
     );
     const branchBeforeKill = github.ref(OWNER, REPOSITORY, BRANCH);
     assert.ok(branchBeforeKill, 'the branch was pushed before the pull request was asked for');
@@ -125,11 +121,10 @@ describe('faults a real process meets', () => {
       NEW,
       leftOver.owner,
     ]);
-    const pull = await waitFor('the prod pull request', () => github.pulls(OWNER, REPOSITORY)[0], WAIT_MS);
+    const pull = await waitFor('the prod pull request', () => github.pulls(OWNER, REPOSITORY)[0]);
     await waitFor(
       'the succeeded promotion',
       async () => environmentOf(await world.statusNow(), 'podinfo', 'prod').promotions[0]?.state === 'succeeded',
-      WAIT_MS,
     );
 
     // 4. What a user checks: one pull request with the right change, on the branch commit made before the kill.
@@ -166,7 +161,7 @@ describe('faults a real process meets', () => {
     // And the polls after it open nothing more.
     const prod = world.cluster('prod');
     const lists = prod.count('list');
-    await waitFor('two more poll rounds', () => prod.count('list') >= lists + 2, WAIT_MS);
+    await waitFor('two more poll rounds', () => prod.count('list') >= lists + 2);
     assert.equal(github.pulls(OWNER, REPOSITORY).length, 1);
   });
 });

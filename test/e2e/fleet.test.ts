@@ -15,7 +15,7 @@ import { userInfo } from 'node:os';
 import { describe, it } from 'node:test';
 import { pipelineYaml, secretYaml, yamlDocuments } from '../../lib/testing/config-yaml.js';
 import type { FakeGitHub, FakePullRequest } from '../../lib/testing/fake-github.js';
-import { waitFor } from '../local/serve-process.js';
+import { waitFor } from '../../lib/testing/wait-for.js';
 import { commit, helmReleaseEvent, helmReleaseRunning, kustomizationApplied, kustomizationEvent } from './flux.js';
 import { allTargetsRun, environmentOf, OWNER, REPOSITORY, REPOSITORY_URL, startWorld } from './world.js';
 
@@ -24,7 +24,6 @@ const NEW_CHART = '6.6.1+0cc9a8446c95';
 const OLD_COMMIT = commit('platform v1');
 const NEW_COMMIT = commit('platform v2');
 const PLATFORM_HMAC_KEY = 'platform-approvals-key';
-const WAIT_MS = 30_000;
 
 /** The podinfo chart of one target: an OCIRepository whose version carries the environment's marker. */
 const podinfoManifest = (
@@ -159,7 +158,7 @@ describe('a fleet of two pipelines on four clusters, through pipelinectl serve',
     // 1. serve starts and its first poll reads every target: the fleet is level, nothing to promote.
     const serve = await world.startServe();
     const runsOld = (pipeline: string) => (pipeline === 'podinfo' ? OLD_CHART : OLD_COMMIT);
-    await waitFor('every target read', async () => allTargetsRun(await world.statusNow(), runsOld), WAIT_MS);
+    await waitFor('every target read', async () => allTargetsRun(await world.statusNow(), runsOld));
 
     // 2. CI ships a new chart and a new platform commit to the first environments, and Flux reports it.
     for (const namespace of ['podinfo', 'podinfo-canary']) {
@@ -175,22 +174,17 @@ describe('a fleet of two pipelines on four clusters, through pipelinectl serve',
     }
 
     // 3. Both manual environments wait for an approval, and get no pull request before it (two more polls).
-    await waitFor(
-      'approval requests in podinfo staging and platform prod',
-      async () => {
-        const status = await world.statusNow();
-        return (
-          environmentOf(status, 'podinfo', 'staging').approval?.revision === NEW_CHART &&
-          environmentOf(status, 'platform', 'prod').approval?.revision === NEW_COMMIT
-        );
-      },
-      WAIT_MS,
-    );
+    await waitFor('approval requests in podinfo staging and platform prod', async () => {
+      const status = await world.statusNow();
+      return (
+        environmentOf(status, 'podinfo', 'staging').approval?.revision === NEW_CHART &&
+        environmentOf(status, 'platform', 'prod').approval?.revision === NEW_COMMIT
+      );
+    });
     const listsThen = { staging: staging.count('list'), prodEu: prodEu.count('list') };
     await waitFor(
       'two more poll rounds',
       () => staging.count('list') >= listsThen.staging + 2 && prodEu.count('list') >= listsThen.prodEu + 2,
-      WAIT_MS,
     );
     assert.deepEqual(github.pulls(OWNER, REPOSITORY), [], 'no pull request before an approval');
     assert.equal(
@@ -252,10 +246,8 @@ describe('a fleet of two pipelines on four clusters, through pipelinectl serve',
     assert.equal(approved.stdout.trim(), `approved flux-system/podinfo staging ${NEW_CHART} as ${approver}`);
     assert.equal(await world.approveThroughWeave('platform', 'prod', NEW_COMMIT, PLATFORM_HMAC_KEY), 202);
 
-    const stagingPull = await waitFor(
-      'the podinfo staging pull request',
-      () => pullFor(github, 'promotion-flux-system-podinfo-staging'),
-      WAIT_MS,
+    const stagingPull = await waitFor('the podinfo staging pull request', () =>
+      pullFor(github, 'promotion-flux-system-podinfo-staging'),
     );
     assertPullRequest(github, stagingPull, {
       pipeline: 'podinfo',
@@ -267,10 +259,8 @@ describe('a fleet of two pipelines on four clusters, through pipelinectl serve',
         'clusters/staging/podinfo-eu.yaml': podinfoManifest('podinfo-eu', 'staging', NEW_CHART),
       },
     });
-    const platformPull = await waitFor(
-      'the platform prod pull request',
-      () => pullFor(github, 'promotion-flux-system-platform-prod'),
-      WAIT_MS,
+    const platformPull = await waitFor('the platform prod pull request', () =>
+      pullFor(github, 'promotion-flux-system-platform-prod'),
     );
     assertPullRequest(github, platformPull, {
       pipeline: 'platform',
@@ -293,10 +283,8 @@ describe('a fleet of two pipelines on four clusters, through pipelinectl serve',
     }
     for (const kube of [prodEu, prodUs]) kube.put(kustomizationApplied('platform', NEW_COMMIT));
     const mergedMain = github.ref(OWNER, REPOSITORY, 'main') as string;
-    const prodPull = await waitFor(
-      'the podinfo prod pull request',
-      () => pullFor(github, 'promotion-flux-system-podinfo-prod'),
-      WAIT_MS,
+    const prodPull = await waitFor('the podinfo prod pull request', () =>
+      pullFor(github, 'promotion-flux-system-podinfo-prod'),
     );
     assertPullRequest(github, prodPull, {
       pipeline: 'podinfo',
@@ -313,14 +301,10 @@ describe('a fleet of two pipelines on four clusters, through pipelinectl serve',
     github.merge(OWNER, REPOSITORY, prodPull.number);
     for (const kube of [prodEu, prodUs]) kube.put(helmReleaseRunning('podinfo', NEW_CHART));
     const runsNew = (pipeline: string) => (pipeline === 'podinfo' ? NEW_CHART : NEW_COMMIT);
-    await waitFor(
-      'every target on the new revisions',
-      async () => allTargetsRun(await world.statusNow(), runsNew),
-      WAIT_MS,
-    );
+    await waitFor('every target on the new revisions', async () => allTargetsRun(await world.statusNow(), runsNew));
     const writes = github.count((request) => request.method !== 'GET');
     const listsAtEnd = prodUs.count('list');
-    await waitFor('two more poll rounds', () => prodUs.count('list') >= listsAtEnd + 2, WAIT_MS);
+    await waitFor('two more poll rounds', () => prodUs.count('list') >= listsAtEnd + 2);
     assert.equal(
       github.count((request) => request.method !== 'GET'),
       writes,

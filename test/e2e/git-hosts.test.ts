@@ -14,7 +14,8 @@ import { pullRequestBody } from '../../lib/promotion/pull-request/index.js';
 import { deriveClusterKey, signatureHeader } from '../../lib/signing/hmac.js';
 import { clusterWithKubeconfigYaml, secretYaml, yamlDocuments } from '../../lib/testing/config-yaml.js';
 import { FakeKubeApi } from '../../lib/testing/fake-kube-api.js';
-import { runPipelinectl, startServe, waitFor } from '../local/serve-process.js';
+import { runPipelinectl, startServe } from '../local/serve-process.js';
+import { waitFor } from '../../lib/testing/wait-for.js';
 import { startAzureDevOpsUnderTest } from '../promotion/azure-devops-support.js';
 import { startBitbucketServerUnderTest } from '../promotion/bitbucket-server-support.js';
 import type { FakeHostUnderTest } from '../promotion/git-host-under-test.js';
@@ -26,7 +27,6 @@ const NAMESPACE = 'flux-system';
 const MANAGEMENT = 'management';
 const OLD = '6.0.0';
 const NEW = '6.0.1';
-const WAIT_MS = 30_000;
 
 const HOSTS: { type: GitProviderType; short: string; flag: string; start: () => Promise<FakeHostUnderTest> }[] = [
   { type: 'gitlab', short: 'gitlab', flag: '--gitlab-api-url', start: startGitLabUnderTest },
@@ -125,7 +125,7 @@ describe("Weave's GitLab e2e pipeline, and its Bitbucket Server and Azure DevOps
 
     for (const host of hosts) {
       const branch = `promotion-flux-system-podinfo-${host.short}-prod`;
-      const pull = await waitFor(`the ${host.type} pull request`, () => host.fake.pullRequests()[0], WAIT_MS);
+      const pull = await waitFor(`the ${host.type} pull request`, () => host.fake.pullRequests()[0]);
       // Weave's body first, byte for byte, then the evidence (docs/evidence.md).
       const weaveBody = pullRequestBody('flux-system', `podinfo-${host.short}`, 'prod');
       assert.ok(pull.body.startsWith(`${weaveBody}\n\n### Evidence\n\nPromoted from **dev**.\n`), pull.body);
@@ -149,31 +149,27 @@ describe("Weave's GitLab e2e pipeline, and its Bitbucket Server and Azure DevOps
     }
 
     // The status records each promotion with its pull request; a repeated event changes nothing.
-    await waitFor(
-      'every promotion recorded',
-      async () => {
-        const result = await runPipelinectl(['status', '-o', 'json', '--data-dir', dataDir], { timeoutMs: 30_000 });
-        const status = JSON.parse(result.stdout) as {
-          pipelines: {
-            name: string;
-            environments: { name: string; promotions: { state: string; result: string | null }[] }[];
-          }[];
-        };
-        return hosts.every((host) => {
-          const prod = status.pipelines
-            .find((pipeline) => pipeline.name === `podinfo-${host.short}`)
-            ?.environments.find((env) => env.name === 'prod');
-          return prod?.promotions.some(
-            (promotion) => promotion.state === 'succeeded' && promotion.result === host.fake.pullRequests()[0]?.url,
-          );
-        });
-      },
-      WAIT_MS,
-    );
+    await waitFor('every promotion recorded', async () => {
+      const result = await runPipelinectl(['status', '-o', 'json', '--data-dir', dataDir], { timeoutMs: 30_000 });
+      const status = JSON.parse(result.stdout) as {
+        pipelines: {
+          name: string;
+          environments: { name: string; promotions: { state: string; result: string | null }[] }[];
+        }[];
+      };
+      return hosts.every((host) => {
+        const prod = status.pipelines
+          .find((pipeline) => pipeline.name === `podinfo-${host.short}`)
+          ?.environments.find((env) => env.name === 'prod');
+        return prod?.promotions.some(
+          (promotion) => promotion.state === 'succeeded' && promotion.result === host.fake.pullRequests()[0]?.url,
+        );
+      });
+    });
     const stored = kube.put(helmReleaseRunning(`dev-${hosts[0]?.short ?? ''}`, NEW));
     assert.equal(await sendEvent(helmReleaseEvent(stored, NEW)), 202);
     const lists = kube.count('list');
-    await waitFor('two more poll rounds', () => kube.count('list') >= lists + 2, WAIT_MS);
+    await waitFor('two more poll rounds', () => kube.count('list') >= lists + 2);
     for (const host of hosts) assert.equal(host.fake.pullRequests().length, 1, `${host.type}: one pull request`);
 
     const stopped = await serve.stop('SIGTERM');

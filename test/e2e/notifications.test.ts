@@ -9,11 +9,10 @@ import { verifySignature } from '../../lib/signing/hmac.js';
 import { pipelineYaml, secretYaml, yamlDocuments } from '../../lib/testing/config-yaml.js';
 import type { FakeGitHub, FakePullRequest } from '../../lib/testing/fake-github.js';
 import { FakeSlack } from '../../lib/testing/fake-slack.js';
-import { waitFor } from '../local/serve-process.js';
+import { waitFor } from '../../lib/testing/wait-for.js';
 import { helmReleaseEvent, helmReleaseRunning } from './flux.js';
 import { allTargetsRun, NAMESPACE, OWNER, REPOSITORY, REPOSITORY_URL, startWorld } from './world.js';
 
-const WAIT_MS = 30_000;
 const APPROVALS_KEY = 'podinfo-approvals-key';
 const WEBHOOK_KEY = 'news-signing-key';
 
@@ -70,15 +69,13 @@ describe('notifications to people, through pipelinectl serve', () => {
     world.cluster('dev').put(helmReleaseRunning('podinfo', '6.4.0'));
     world.cluster('prod').put(helmReleaseRunning('podinfo', '6.4.0'));
     await world.startServe();
-    await waitFor('every target read', async () => allTargetsRun(await world.statusNow(), () => '6.4.0'), WAIT_MS);
+    await waitFor('every target read', async () => allTargetsRun(await world.statusNow(), () => '6.4.0'));
 
     // 1. dev runs 6.5.0: prod waits for an approval, and Slack is told how to give it.
     const released = world.cluster('dev').put(helmReleaseRunning('podinfo', '6.5.0'));
     assert.equal(await world.sendEvent('dev', helmReleaseEvent(released, '6.5.0'), 'helm-controller'), 202);
-    const [waiting] = await waitFor(
-      'the approval message',
-      () => (slack.messages.length > 0 ? slack.messages : undefined),
-      WAIT_MS,
+    const [waiting] = await waitFor('the approval message', () =>
+      slack.messages.length > 0 ? slack.messages : undefined,
     );
     const approveCommand = `pipelinectl approve flux-system/podinfo prod --revision 6.5.0 --data-dir ${world.dataDir}`;
     assert.ok(textOf(waiting).includes(approveCommand), textOf(waiting));
@@ -106,15 +103,9 @@ describe('notifications to people, through pipelinectl serve', () => {
 
     // 2. Approved through Weave's webhook: the pull request opens, and Slack gets its link.
     assert.equal(await world.approveThroughWeave('podinfo', 'prod', '6.5.0', APPROVALS_KEY), 202);
-    const pull = await waitFor(
-      'the prod pull request',
-      () => pullFor(github, 'promotion-flux-system-podinfo-prod'),
-      WAIT_MS,
-    );
-    const opened = await waitFor(
-      'the promotion message',
-      () => (slack.messages.length > 1 ? slack.messages[1] : undefined),
-      WAIT_MS,
+    const pull = await waitFor('the prod pull request', () => pullFor(github, 'promotion-flux-system-podinfo-prod'));
+    const opened = await waitFor('the promotion message', () =>
+      slack.messages.length > 1 ? slack.messages[1] : undefined,
     );
     assert.ok(textOf(opened).includes(pull.htmlUrl), textOf(opened));
 

@@ -16,7 +16,8 @@ import { deriveClusterKey, signatureHeader } from '../../lib/signing/hmac.js';
 import { clusterWithKubeconfigYaml, secretYaml, yamlDocuments } from '../../lib/testing/config-yaml.js';
 import { FakeKubeApi } from '../../lib/testing/fake-kube-api.js';
 import { FakeSlack } from '../../lib/testing/fake-slack.js';
-import { runPipelinectl, startServe, waitFor } from '../local/serve-process.js';
+import { runPipelinectl, startServe } from '../local/serve-process.js';
+import { waitFor } from '../../lib/testing/wait-for.js';
 import { startAzureDevOpsUnderTest } from '../promotion/azure-devops-support.js';
 import { startBitbucketServerUnderTest } from '../promotion/bitbucket-server-support.js';
 import type { FakeHostUnderTest } from '../promotion/git-host-under-test.js';
@@ -29,7 +30,6 @@ const NAMESPACE = 'flux-system';
 const MANAGEMENT = 'management';
 const OLD = '6.0.0';
 const NEW = '6.0.1';
-const WAIT_MS = 30_000;
 /** Every request the fakes get in this test is answered with the echo. */
 const ALWAYS = 100_000;
 
@@ -141,23 +141,19 @@ describe('a Git host that repeats the credential in its error, through pipelinec
     }
 
     // 1. The promotion records in the store: failed for good, the host's answer kept with the token replaced.
-    const records = await waitFor(
-      'every promotion failed',
-      async () => {
-        const backend = await openLocalBackend(dataDir);
-        try {
-          const found = await Promise.all(
-            hosts.map((host) =>
-              backend.store.getPromotion({ namespace: NAMESPACE, name: `podinfo-${host.short}` }, 'prod', NEW),
-            ),
-          );
-          return found.every((record) => record?.state === 'failed') ? found : undefined;
-        } finally {
-          await backend.close();
-        }
-      },
-      WAIT_MS,
-    );
+    const records = await waitFor('every promotion failed', async () => {
+      const backend = await openLocalBackend(dataDir);
+      try {
+        const found = await Promise.all(
+          hosts.map((host) =>
+            backend.store.getPromotion({ namespace: NAMESPACE, name: `podinfo-${host.short}` }, 'prod', NEW),
+          ),
+        );
+        return found.every((record) => record?.state === 'failed') ? found : undefined;
+      } finally {
+        await backend.close();
+      }
+    });
     for (const [index, record] of records.entries()) {
       const host = hosts[index];
       assert.ok(record?.error?.includes(REDACTED), `${host?.type}: the host's echo is in the record: ${record?.error}`);
@@ -165,18 +161,14 @@ describe('a Git host that repeats the credential in its error, through pipelinec
     }
 
     // 2. Slack and the signed news webhook were told of each failure.
-    const posts = await waitFor(
-      'a failure message per pipeline on Slack and the webhook',
-      () => {
-        const bodies = slack.posts.map((post) => `${post.path} ${post.body}`);
-        const told = (path: string, host: string) =>
-          bodies.some((body) => body.startsWith(path) && body.includes(`podinfo-${host}`));
-        return hosts.every((host) => told('/services/', host.short) && told('/hooks/news', host.short))
-          ? bodies
-          : undefined;
-      },
-      WAIT_MS,
-    );
+    const posts = await waitFor('a failure message per pipeline on Slack and the webhook', () => {
+      const bodies = slack.posts.map((post) => `${post.path} ${post.body}`);
+      const told = (path: string, host: string) =>
+        bodies.some((body) => body.startsWith(path) && body.includes(`podinfo-${host}`));
+      return hosts.every((host) => told('/services/', host.short) && told('/hooks/news', host.short))
+        ? bodies
+        : undefined;
+    });
     assert.ok(
       posts.some((body) => body.includes(REDACTED)),
       'the messages carry the redacted error',

@@ -5,11 +5,10 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { pipelineYaml, yamlDocuments } from '../../lib/testing/config-yaml.js';
-import { waitFor } from '../local/serve-process.js';
+import { waitFor } from '../../lib/testing/wait-for.js';
 import { helmReleaseEvent, helmReleaseRunning } from './flux.js';
 import { environmentOf, OWNER, REPOSITORY, REPOSITORY_URL, startWorld } from './world.js';
 
-const WAIT_MS = 30_000;
 const PROD_CLUSTERS = ['prod-eu', 'prod-us', 'prod-ap'];
 
 const release = (env: string, version: string) => `apiVersion: helm.toolkit.fluxcd.io/v2
@@ -55,7 +54,6 @@ describe('a pipeline selecting clusters registered after it, through pipelinectl
     await waitFor(
       'prod unknown, naming its selector',
       async () => environmentOf(await world.statusNow(), 'podinfo', 'prod').state === 'unknown',
-      WAIT_MS,
     );
     const empty = await world.pipelinectl('explain', 'flux-system/podinfo', 'prod');
     assert.match(empty.stdout, /its targetSelector \(tier=prod\) selects no GitopsCluster/);
@@ -72,17 +70,13 @@ describe('a pipeline selecting clusters registered after it, through pipelinectl
     await waitFor(
       'prod passed on 6.4.0 across the three clusters',
       async () => environmentOf(await world.statusNow(), 'podinfo', 'prod').state === 'passed',
-      WAIT_MS,
     );
 
     // 3. dev runs 6.5.0: one pull request for prod, whatever the number of its clusters.
     const stored = dev.put(helmReleaseRunning('podinfo', '6.5.0'));
     assert.equal(await world.sendEvent('dev', helmReleaseEvent(stored, '6.5.0'), 'helm-controller'), 202);
-    const pull = await waitFor(
-      'the prod pull request',
-      () =>
-        github.pulls(OWNER, REPOSITORY).find((candidate) => candidate.head === 'promotion-flux-system-podinfo-prod'),
-      WAIT_MS,
+    const pull = await waitFor('the prod pull request', () =>
+      github.pulls(OWNER, REPOSITORY).find((candidate) => candidate.head === 'promotion-flux-system-podinfo-prod'),
     );
     assert.equal(pull.title, 'Promote flux-system/podinfo in prod to 6.5.0');
     github.merge(OWNER, REPOSITORY, pull.number);
@@ -96,14 +90,12 @@ describe('a pipeline selecting clusters registered after it, through pipelinectl
         environmentOf(await world.statusNow(), 'podinfo', 'prod').targets.filter(
           (target) => target.revision === '6.5.0',
         ).length === 2,
-      WAIT_MS,
     );
     assert.equal(environmentOf(await world.statusNow(), 'podinfo', 'prod').state, 'in-progress');
     world.cluster('prod-ap').put(helmReleaseRunning('podinfo', '6.5.0'));
     await waitFor(
       'prod passed on 6.5.0',
       async () => environmentOf(await world.statusNow(), 'podinfo', 'prod').state === 'passed',
-      WAIT_MS,
     );
     assert.equal(github.pulls(OWNER, REPOSITORY).length, 1, 'one pull request for the whole selection');
   });

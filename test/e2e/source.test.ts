@@ -7,11 +7,9 @@ import { describe, it } from 'node:test';
 import { pipelineYaml, yamlDocuments } from '../../lib/testing/config-yaml.js';
 import type { FakeGitHub, FakePullRequest } from '../../lib/testing/fake-github.js';
 import { imagePolicy } from '../fixtures/flux-objects.js';
-import { waitFor } from '../local/serve-process.js';
+import { waitFor } from '../../lib/testing/wait-for.js';
 import { helmReleaseEvent, helmReleaseRunning } from './flux.js';
 import { allTargetsRun, OWNER, REPOSITORY, REPOSITORY_URL, startWorld } from './world.js';
-
-const WAIT_MS = 30_000;
 
 /** The podinfo HelmRelease of one environment: its chart version carries the environment's marker. */
 const podinfoRelease = (env: string, version: string) => `apiVersion: helm.toolkit.fluxcd.io/v2
@@ -89,7 +87,7 @@ describe('a pipeline whose source is an ImagePolicy, through pipelinectl serve',
 
     // 1. The fleet is level with the source: every target read, nothing promoted.
     await world.startServe();
-    await waitFor('every target read', async () => allTargetsRun(await world.statusNow(), () => '6.4.0'), WAIT_MS);
+    await waitFor('every target read', async () => allTargetsRun(await world.statusNow(), () => '6.4.0'));
     const level = await world.pipelinectl('explain', 'flux-system/podinfo');
     assert.equal(level.code, 0, level.stderr);
     assert.match(
@@ -107,11 +105,7 @@ describe('a pipeline whose source is an ImagePolicy, through pipelinectl serve',
     const policy = dev.put(imagePolicy({ tag: '6.5.0' }));
     const event = imagePolicyEvent(policy, '6.4.0', '6.5.0');
     assert.equal(await world.sendEvent('dev', event, 'image-reflector-controller'), 202);
-    const devPull = await waitFor(
-      'the dev pull request',
-      () => pullFor(github, 'promotion-flux-system-podinfo-dev'),
-      WAIT_MS,
-    );
+    const devPull = await waitFor('the dev pull request', () => pullFor(github, 'promotion-flux-system-podinfo-dev'));
     assert.equal(devPull.title, 'Promote flux-system/podinfo in dev to 6.5.0');
     assert.deepEqual(github.files(OWNER, REPOSITORY, devPull.head), {
       ...github.files(OWNER, REPOSITORY, initialMain),
@@ -124,10 +118,8 @@ describe('a pipeline whose source is an ImagePolicy, through pipelinectl serve',
     github.merge(OWNER, REPOSITORY, devPull.number);
     const released = dev.put(helmReleaseRunning('podinfo', '6.5.0'));
     assert.equal(await world.sendEvent('dev', helmReleaseEvent(released, '6.5.0'), 'helm-controller'), 202);
-    const prodPull = await waitFor(
-      'the prod pull request',
-      () => pullFor(github, 'promotion-flux-system-podinfo-prod'),
-      WAIT_MS,
+    const prodPull = await waitFor('the prod pull request', () =>
+      pullFor(github, 'promotion-flux-system-podinfo-prod'),
     );
     assert.equal(prodPull.title, 'Promote flux-system/podinfo in prod to 6.5.0');
     assert.equal(

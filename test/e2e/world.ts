@@ -108,7 +108,7 @@ export async function startWorld(t: TestContext, options: WorldOptions): Promise
     await response.arrayBuffer();
     return response.status;
   };
-  const pipelinectl = (...args: string[]) => runPipelinectl([...args, '--data-dir', dataDir], { timeoutMs: 30_000 });
+  const pipelinectl = (...args: string[]) => runPipelinectl([...args, '--data-dir', dataDir]);
 
   return {
     dataDir,
@@ -119,7 +119,7 @@ export async function startWorld(t: TestContext, options: WorldOptions): Promise
     },
     github,
     serve,
-    startServe: async () => (running = await startServe(t, serveArgs, { timeoutMs: 30_000 })),
+    startServe: async () => (running = await startServe(t, serveArgs)),
     sendEvent: async (cluster, body, component) => {
       const masterKey = (await loadOrCreateMasterKeys(dataDir)).current;
       const key = deriveClusterKey(masterKey, { namespace: NAMESPACE, name: cluster });

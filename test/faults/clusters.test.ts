@@ -10,7 +10,8 @@ import type { TargetReason } from '../../lib/flux/target-status.js';
 import { appKeyString } from '../../lib/pipeline/model.js';
 import type { FakeKubeApi } from '../../lib/testing/fake-kube-api.js';
 import type { Logger } from '../../lib/logging/logger.js';
-import { deployed, LOOP_RETRY_DELAYS_SECONDS, settled, startLoop, upgradeEvent, waitFor } from '../loop/harness.js';
+import { deployed, LOOP_RETRY_DELAYS_SECONDS, settled, startLoop, upgradeEvent } from '../loop/harness.js';
+import { waitFor } from '../../lib/testing/wait-for.js';
 import { explain, prodApps } from './support.js';
 
 const MAX_RECEIVES = 3;
@@ -130,10 +131,8 @@ describe('a leaf cluster that fails while a promotion into it is due', () => {
       await fault.inject(loop.prod, loop);
       await loop.poll();
       if (fault.retried) {
-        const dead = await waitFor(
-          'the poll of prod to be dead-lettered',
-          () => loop.queue.deadLetters().find((letter) => /"poll".*"prod"/.test(letter.body)),
-          30_000,
+        const dead = await waitFor('the poll of prod to be dead-lettered', () =>
+          loop.queue.deadLetters().find((letter) => /"poll".*"prod"/.test(letter.body)),
         );
         assert.equal(dead.receiveCount, MAX_RECEIVES, 'delivered again until the maximum receive count');
         // With backoff: each failure hid the poll for a longer delay, and it came back no sooner than that.
@@ -152,7 +151,7 @@ describe('a leaf cluster that fails while a promotion into it is due', () => {
           assert.ok(waitedMs >= delayMs, `back ${waitedMs} ms after failure ${i + 1}, not before its ${delayMs} ms`);
         });
       }
-      await settled(loop.queue, 30_000);
+      await settled(loop.queue);
       if (!fault.retried) assert.deepEqual(loop.queue.deadLetters(), [], 'handled once, not retried in a loop');
       assert.equal(loop.queue.deadLetters().length, fault.retried ? 1 : 0, 'only the poll of prod failed');
 
@@ -168,7 +167,7 @@ describe('a leaf cluster that fails while a promotion into it is due', () => {
       // Dev moves on meanwhile: nothing is promoted into an environment we cannot see.
       loop.dev.put(deployed('6.9.2'));
       assert.equal(await loop.sendEvent('dev', upgradeEvent('6.9.2')), 202);
-      await settled(loop.queue, 30_000);
+      await settled(loop.queue);
       assert.deepEqual(loop.promoter.promotions(), []);
       const blocked = await explain(loop.store);
       assert.equal(blocked.dev?.state, 'source');
@@ -182,8 +181,8 @@ describe('a leaf cluster that fails while a promotion into it is due', () => {
       // Mended; the next poll reads prod again and promotes, once.
       await fault.clear(loop.prod, loop);
       await loop.poll();
-      await waitFor('the promotion', () => loop.promoter.promotions().length > 0, 30_000);
-      await settled(loop.queue, 30_000);
+      await waitFor('the promotion', () => loop.promoter.promotions().length > 0);
+      await settled(loop.queue);
       assert.deepEqual(loop.promoter.promotions(), [
         { pipeline: 'flux-system/podinfo', env: 'prod', revision: '6.9.2', calls: 1 },
       ]);

@@ -6,7 +6,8 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { QueueMessage } from '../../lib/queue/index.js';
 import { enqueuePolls } from '../../lib/poller/poller.js';
-import { PIPELINE, deployed, settled, upgradeEvent, waitFor } from '../loop/harness.js';
+import { PIPELINE, deployed, settled, upgradeEvent } from '../loop/harness.js';
+import { waitFor } from '../../lib/testing/wait-for.js';
 import { OPEN_PULL_REQUEST, OWNER, REPO, devApp, releaseManifest, startGitHubLoop } from './support.js';
 import { isEnvironmentFact } from '../../lib/verifier/environment-facts.js';
 
@@ -34,7 +35,7 @@ describe('duplicates through the whole loop', () => {
     loop.resumeVerifier();
     while (answers.length < EVENTS) await sendConcurrently();
     assert.deepEqual(answers, Array<number>(EVENTS).fill(202), 'every event is accepted');
-    await settled(loop.queue, 30_000);
+    await settled(loop.queue);
 
     // Nothing lost: every accepted event was acted on (the dev HelmRelease read for it).
     assert.ok(loop.dev.count('get') >= EVENTS, `${loop.dev.count('get')} reads of dev for ${EVENTS} events`);
@@ -85,15 +86,11 @@ describe('duplicates through the whole loop', () => {
         enqueuePolls({ store: loop.store, queue }),
       ]),
     );
-    const record = await waitFor(
-      'the promotion record to finish',
-      async () => {
-        const found = await loop.store.getPromotion(PIPELINE, 'prod', '6.9.2');
-        return found && found.state !== 'pending' && found.state !== 'in-progress' ? found : undefined;
-      },
-      30_000,
-    );
-    for (const queue of Object.values(workers)) await settled(queue, 30_000);
+    const record = await waitFor('the promotion record to finish', async () => {
+      const found = await loop.store.getPromotion(PIPELINE, 'prod', '6.9.2');
+      return found && found.state !== 'pending' && found.state !== 'in-progress' ? found : undefined;
+    });
+    for (const queue of Object.values(workers)) await settled(queue);
 
     // Every worker did the work it was given: five events and one poll of dev each.
     assert.ok(loop.dev.count() >= 3 * 6, `${loop.dev.count()} requests to dev`);

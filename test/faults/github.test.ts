@@ -8,7 +8,8 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { VersionedPromotionRecord } from '../../lib/store/index.js';
 import type { FakeGitHubRequest } from '../../lib/testing/fake-github.js';
-import { PIPELINE, deployed, settled, upgradeEvent, waitFor } from '../loop/harness.js';
+import { PIPELINE, deployed, settled, upgradeEvent } from '../loop/harness.js';
+import { waitFor } from '../../lib/testing/wait-for.js';
 import {
   IN_CALL_RETRIES,
   OPEN_PULL_REQUEST,
@@ -30,14 +31,10 @@ type Loop = Awaited<ReturnType<typeof startGitHubLoop>>['loop'];
 
 /** Waits for the record of (prod, revision) to satisfy `done`, and returns it. */
 function recordWhen(loop: Loop, revision: string, what: string, done: (record: VersionedPromotionRecord) => boolean) {
-  return waitFor(
-    what,
-    async () => {
-      const record = await loop.store.getPromotion(PIPELINE, 'prod', revision);
-      return record && done(record) ? record : undefined;
-    },
-    30_000,
-  );
+  return waitFor(what, async () => {
+    const record = await loop.store.getPromotion(PIPELINE, 'prod', revision);
+    return record && done(record) ? record : undefined;
+  });
 }
 
 async function auditTrail(loop: Loop): Promise<string[]> {
@@ -75,7 +72,7 @@ describe('GitHub faults through the whole loop', () => {
       'the retried promotion',
       (record) => record.state === 'succeeded',
     );
-    await settled(loop.queue, 30_000);
+    await settled(loop.queue);
     assert.equal(succeeded.attempts, 2);
     assert.equal(succeeded.error, undefined, 'a success clears the error');
     assert.equal(pulls().length, 1);
@@ -163,7 +160,7 @@ describe('GitHub faults through the whole loop', () => {
       'the promotion after the reset',
       (record) => record.state === 'succeeded',
     );
-    await settled(loop.queue, 30_000);
+    await settled(loop.queue);
     assert.equal(succeeded.attempts, 3);
     assert.equal(pulls().length, 1);
     assert.equal(github.count(OPEN_PULL_REQUEST), 1);
@@ -205,7 +202,7 @@ describe('GitHub faults through the whole loop', () => {
       'the promotion to fail for good',
       (record) => record.state === 'failed' && record.retryAt === undefined,
     );
-    await settled(loop.queue, 30_000);
+    await settled(loop.queue);
     assert.equal(given.attempts, attempts);
     assert.match(given.error ?? '', /: 503 Service Unavailable/);
     assert.ok(!given.error?.includes(github.token));
@@ -230,7 +227,7 @@ describe('GitHub faults through the whole loop', () => {
     github.clearFaults();
     await loop.poll();
     assert.equal(await loop.sendEvent('dev', upgradeEvent('6.9.2')), 202);
-    await settled(loop.queue, 30_000);
+    await settled(loop.queue);
     assert.equal((await loop.store.getPromotion(PIPELINE, 'prod', '6.9.2'))?.attempts, attempts, 'not tried again');
     assert.deepEqual(pulls(), []);
 
@@ -238,7 +235,7 @@ describe('GitHub faults through the whole loop', () => {
     loop.dev.put(deployed('6.9.3'));
     assert.equal(await loop.sendEvent('dev', upgradeEvent('6.9.3')), 202);
     const next = await recordWhen(loop, '6.9.3', 'the next revision', (record) => record.state === 'succeeded');
-    await settled(loop.queue, 30_000);
+    await settled(loop.queue);
     assert.equal(next.attempts, 1);
     assert.equal(pulls().length, 1);
     assert.equal(pulls()[0]?.title, 'Promote flux-system/podinfo in prod to 6.9.3');

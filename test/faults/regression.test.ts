@@ -5,7 +5,8 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { PipelineDocument } from '../../lib/config/schema.js';
-import { PIPELINE, deployed, settled, upgradeEvent, waitFor } from '../loop/harness.js';
+import { PIPELINE, deployed, settled, upgradeEvent } from '../loop/harness.js';
+import { waitFor } from '../../lib/testing/wait-for.js';
 import { rolledBackHelmRelease } from '../fixtures/flux-objects.js';
 import {
   OPEN_PULL_REQUEST,
@@ -48,9 +49,8 @@ async function startWithStagingPromoted(t: Parameters<typeof startGitHubLoop>[0]
   await waitFor(
     'the staging promotion',
     async () => (await loop.store.getPromotion(PIPELINE, 'staging', '6.9.2'))?.state === 'succeeded',
-    30_000,
   );
-  await settled(loop.queue, 30_000);
+  await settled(loop.queue);
   const [stagingPull] = pulls();
   assert.equal(stagingPull?.title, 'Promote flux-system/podinfo in staging to 6.9.2');
   github.merge('acme', 'fleet', stagingPull?.number ?? 0);
@@ -66,16 +66,16 @@ describe('a target that regresses after it was verified', () => {
     // dev tries 6.9.3, the upgrade fails and remediation rolls back: 6.9.2 runs again, but Ready is False.
     loop.dev.put(rolledBackHelmRelease());
     assert.equal(await loop.sendEvent('dev', failureEvent('UpgradeFailed', '6.9.3')), 202);
-    await settled(loop.queue, 30_000);
+    await settled(loop.queue);
 
     // Meanwhile staging rolls 6.9.2 out, healthy: the point at which prod would be promoted.
     staging.put(deployed('6.9.2'));
     staging.put(deployed('6.9.2', 'apps-eu'));
     assert.equal(await loop.sendEvent('staging', upgradeEvent('6.9.2')), 202);
     assert.equal(await loop.sendEvent('staging', upgradeEvent('6.9.2', 'apps-eu')), 202);
-    await settled(loop.queue, 30_000);
+    await settled(loop.queue);
     await loop.poll();
-    await settled(loop.queue, 30_000);
+    await settled(loop.queue);
 
     assert.deepEqual(prodPulls(pulls), [], 'no pull request for prod');
     assert.equal(await loop.store.getPromotion(PIPELINE, 'prod', '6.9.2'), undefined, 'no promotion record for prod');
@@ -90,10 +90,10 @@ describe('a target that regresses after it was verified', () => {
     // dev is healthy on 6.9.2 again (the failed upgrade reverted): prod is promoted, once.
     loop.dev.put(deployed('6.9.2'));
     assert.equal(await loop.sendEvent('dev', upgradeEvent('6.9.2')), 202);
-    await waitFor('the prod pull request', () => prodPulls(pulls).length > 0, 30_000);
+    await waitFor('the prod pull request', () => prodPulls(pulls).length > 0);
     assert.equal(await loop.sendEvent('dev', upgradeEvent('6.9.2')), 202);
     await loop.poll();
-    await settled(loop.queue, 30_000);
+    await settled(loop.queue);
     assert.deepEqual(
       prodPulls(pulls).map((pull) => pull.title),
       ['Promote flux-system/podinfo in prod to 6.9.2'],
@@ -110,20 +110,20 @@ describe('a target that regresses after it was verified', () => {
     // staging/apps runs 6.9.2 and is verified healthy; staging/apps-eu has not rolled out yet.
     staging.put(deployed('6.9.2'));
     assert.equal(await loop.sendEvent('staging', upgradeEvent('6.9.2')), 202);
-    await settled(loop.queue, 30_000);
+    await settled(loop.queue);
     assert.equal((await explain(loop.store)).staging?.state, 'in-progress');
 
     // Its Helm tests then fail on a later reconcile: still 6.9.2, Ready False.
     staging.put(regressed('6.9.2'));
     assert.equal(await loop.sendEvent('staging', failureEvent('TestFailed', '6.9.2')), 202);
-    await settled(loop.queue, 30_000);
+    await settled(loop.queue);
 
     // apps-eu rolls out 6.9.2, healthy: without the regression, prod would be promoted now.
     staging.put(deployed('6.9.2', 'apps-eu'));
     assert.equal(await loop.sendEvent('staging', upgradeEvent('6.9.2', 'apps-eu')), 202);
-    await settled(loop.queue, 30_000);
+    await settled(loop.queue);
     await loop.poll();
-    await settled(loop.queue, 30_000);
+    await settled(loop.queue);
 
     assert.deepEqual(prodPulls(pulls), [], 'no pull request for prod');
     assert.equal(await loop.store.getPromotion(PIPELINE, 'prod', '6.9.2'), undefined);
@@ -140,10 +140,10 @@ describe('a target that regresses after it was verified', () => {
     // The tests pass again: staging has passed, prod is promoted, once.
     staging.put(deployed('6.9.2'));
     assert.equal(await loop.sendEvent('staging', upgradeEvent('6.9.2')), 202);
-    await waitFor('the prod pull request', () => prodPulls(pulls).length > 0, 30_000);
+    await waitFor('the prod pull request', () => prodPulls(pulls).length > 0);
     assert.equal(await loop.sendEvent('staging', upgradeEvent('6.9.2', 'apps-eu')), 202);
     await loop.poll();
-    await settled(loop.queue, 30_000);
+    await settled(loop.queue);
     assert.deepEqual(
       prodPulls(pulls).map((pull) => pull.title),
       ['Promote flux-system/podinfo in prod to 6.9.2'],

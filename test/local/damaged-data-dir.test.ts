@@ -14,7 +14,8 @@ import { clusterWithKubeconfigYaml, pipelineYaml, yamlDocuments } from '../../li
 import { FakeKubeApi } from '../../lib/testing/fake-kube-api.js';
 import { deployed } from '../loop/harness.js';
 import { writeFiles } from '../support/temp-files.js';
-import { runPipelinectl, startServe, waitFor, type Cleanups, type Exited } from './serve-process.js';
+import { runPipelinectl, startServe, type Cleanups, type Exited } from './serve-process.js';
+import { waitFor } from '../../lib/testing/wait-for.js';
 
 const APP = { cluster: { namespace: 'flux-system', name: 'fleet' }, kind: 'HelmRelease', name: 'podinfo' } as const;
 
@@ -50,7 +51,7 @@ describe('a damaged data directory', () => {
   const suite: Cleanups = { after: (cleanup) => void cleanups.push(cleanup) };
   const configArgs = () => ['--config', join(root, 'config'), '--port', '0', '--poll-interval', '1h'];
   const serve = (dataDir: string, ...extra: string[]) =>
-    runPipelinectl(['serve', ...configArgs(), '--data-dir', dataDir, ...extra], { timeoutMs: 15_000 });
+    runPipelinectl(['serve', ...configArgs(), '--data-dir', dataDir, ...extra]);
 
   /** A copy of the data directory made in `before`, for one case. */
   async function copy(t: TestContext): Promise<string> {

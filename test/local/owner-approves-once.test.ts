@@ -12,7 +12,8 @@ import { clusterWithKubeconfigYaml, pipelineYaml, secretYaml, yamlDocuments } fr
 import { FakeKubeApi } from '../../lib/testing/fake-kube-api.js';
 import { deployed } from '../loop/harness.js';
 import { tempFiles } from '../support/temp-files.js';
-import { runPipelinectl, startServe, waitFor } from './serve-process.js';
+import { runPipelinectl, startServe } from './serve-process.js';
+import { waitFor } from '../../lib/testing/wait-for.js';
 
 const PIPELINE = { namespace: 'flux-system', name: 'podinfo' };
 const OWNER = userInfo().username;

@@ -11,7 +11,8 @@ import { LOCAL_MESSAGES_PATH } from '../../lib/local/messages-route.js';
 import { encodeMessage } from '../../lib/queue/messages.js';
 import { clusterWithKubeconfigYaml } from '../../lib/testing/config-yaml.js';
 import { tempFiles } from '../support/temp-files.js';
-import { runPipelinectl, startServe, waitFor } from './serve-process.js';
+import { runPipelinectl, startServe } from './serve-process.js';
+import { waitFor } from '../../lib/testing/wait-for.js';
 
 const BAD_CONFIG = {
   'config/pipeline.yaml': `apiVersion: pipelines.weave.works/v1alpha1

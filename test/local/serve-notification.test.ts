@@ -13,7 +13,8 @@ import { FakeKubeApi } from '../../lib/testing/fake-kube-api.js';
 import { deployedHelmRelease as deployed } from '../fixtures/flux-objects.js';
 import { startLocalServer } from '../promotion/notification-servers.js';
 import { tempFiles } from '../support/temp-files.js';
-import { runPipelinectl, startServe, waitFor } from './serve-process.js';
+import { runPipelinectl, startServe } from './serve-process.js';
+import { waitFor } from '../../lib/testing/wait-for.js';
 
 const PIPELINE = { namespace: 'flux-system', name: 'podinfo' };
 const WEBHOOK_KEY = 'webhook-signing-key';

@@ -4,6 +4,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
 import { fileURLToPath } from 'node:url';
+import { PATIENCE_MS } from '../../lib/testing/wait-for.js';
 
 export const REPO_ROOT = fileURLToPath(new URL('../../', import.meta.url));
 
@@ -63,7 +64,7 @@ export async function runPipelinectl(
 ): Promise<Exited> {
   const child = spawnCli(args, options.env);
   const { exited } = collect(child);
-  const timer = setTimeout(() => child.kill('SIGKILL'), options.timeoutMs ?? 20_000);
+  const timer = setTimeout(() => child.kill('SIGKILL'), options.timeoutMs ?? PATIENCE_MS);
   try {
     return await exited;
   } finally {
@@ -103,7 +104,7 @@ export async function startServe(
       await exited;
     }
   });
-  const deadline = Date.now() + (options.timeoutMs ?? 20_000);
+  const deadline = Date.now() + (options.timeoutMs ?? PATIENCE_MS);
   for (;;) {
     const ready = jsonLines(stdout()).find((line) => line.message === 'ready');
     if (ready && typeof ready.receiverUrl === 'string') {
@@ -127,20 +128,5 @@ export async function startServe(
       );
     }
     await new Promise((resolve) => setTimeout(resolve, 25));
-  }
-}
-
-/** Waits until `check` returns a truthy value, or fails with `what` after `timeoutMs`. */
-export async function waitFor<T>(
-  what: string,
-  check: () => Promise<T> | T,
-  timeoutMs = 15_000,
-): Promise<NonNullable<T>> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await check();
-    if (value) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 50));
   }
 }

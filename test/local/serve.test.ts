@@ -15,7 +15,8 @@ import { FakeGitHub } from '../../lib/testing/fake-github.js';
 import { FakeKubeApi } from '../../lib/testing/fake-kube-api.js';
 import { tempFiles } from '../support/temp-files.js';
 import { deployed, upgradeEvent } from '../loop/harness.js';
-import { startServe, waitFor } from './serve-process.js';
+import { startServe } from './serve-process.js';
+import { waitFor } from '../../lib/testing/wait-for.js';
 
 const PIPELINE = { namespace: 'flux-system', name: 'podinfo' };
 const CLUSTER = { namespace: 'flux-system', name: 'fleet' };

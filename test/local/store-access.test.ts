@@ -13,7 +13,8 @@ import { clusterWithKubeconfigYaml, pipelineYaml, yamlDocuments } from '../../li
 import { FakeKubeApi } from '../../lib/testing/fake-kube-api.js';
 import { deployed } from '../loop/harness.js';
 import { tempFiles } from '../support/temp-files.js';
-import { runPipelinectl, startServe, waitFor } from './serve-process.js';
+import { runPipelinectl, startServe } from './serve-process.js';
+import { waitFor } from '../../lib/testing/wait-for.js';
 import { scanClient } from './store-items.js';
 
 const FORGED_ITEM = {

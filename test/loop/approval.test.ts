@@ -4,7 +4,8 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { PipelineDocument } from '../../lib/config/schema.js';
 import { signatureHeader } from '../../lib/http/index.js';
-import { PIPELINE, deployed, pipelineDocument, settled, startLoop, upgradeEvent, waitFor } from './harness.js';
+import { PIPELINE, deployed, pipelineDocument, settled, startLoop, upgradeEvent } from './harness.js';
+import { waitFor } from '../../lib/testing/wait-for.js';
 import { isEnvironmentFact } from '../../lib/verifier/environment-facts.js';
 
 const manualProd: PipelineDocument = {

@@ -13,6 +13,7 @@ import { EmbeddedQueue, type QueueClock } from '../../lib/queue/index.js';
 import { StaticSecretSource, type SecretSource } from '../../lib/secrets/port.js';
 import { createDynamoStore, type Store } from '../../lib/store/index.js';
 import { FakeKubeApi } from '../../lib/testing/fake-kube-api.js';
+import { waitFor, type WaitOptions } from '../../lib/testing/wait-for.js';
 import type { Logger } from '../../lib/logging/logger.js';
 import { createVerifier, type VerifierSettings } from '../../lib/verifier/index.js';
 import { deployedHelmRelease as deployed } from '../fixtures/flux-objects.js';
@@ -309,37 +310,26 @@ export async function startLoop(t: TestContext, options: LoopOptions = {}) {
   };
 }
 
-/** Waits until `check` returns a truthy value (polling), or fails with `what` after `timeoutMs`. */
-export async function waitFor<T>(what: string, check: () => Promise<T> | T, timeoutMs = 8000): Promise<NonNullable<T>> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await check();
-    if (value) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 25));
-  }
-}
-
 /** Waits until the queue has nothing visible or in flight: what is left is delayed (e.g. a soak re-check). */
-export async function idle(queue: EmbeddedQueue, timeoutMs = 8000): Promise<void> {
+export async function idle(queue: EmbeddedQueue, options: WaitOptions = {}): Promise<void> {
   await waitFor(
     'the queue to have nothing to hand out',
     () => {
       const stats = queue.stats();
       return stats.visible + stats.inFlight === 0;
     },
-    timeoutMs,
+    options,
   );
 }
 
 /** Waits until the queue has nothing visible, delayed or in flight. */
-export async function settled(queue: EmbeddedQueue, timeoutMs = 8000): Promise<void> {
+export async function settled(queue: EmbeddedQueue, options: WaitOptions = {}): Promise<void> {
   await waitFor(
     'the queue to drain',
     () => {
       const stats = queue.stats();
       return stats.visible + stats.inFlight + stats.delayed === 0;
     },
-    timeoutMs,
+    options,
   );
 }

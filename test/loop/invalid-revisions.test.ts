@@ -11,7 +11,8 @@ import type { AppKey } from '../../lib/pipeline/model.js';
 import { GitHubPullRequestPromoter } from '../../lib/testing/github-pull-request-promoter.js';
 import { StrategyPromoter } from '../../lib/promotion/index.js';
 import { FakeGitHub } from '../../lib/testing/fake-github.js';
-import { PIPELINE, deployed, settled, startLoop, waitFor } from './harness.js';
+import { PIPELINE, deployed, settled, startLoop } from './harness.js';
+import { waitFor } from '../../lib/testing/wait-for.js';
 
 const pullRequest = {
   type: 'github' as const,

@@ -4,16 +4,8 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { PipelineDocument } from '../../lib/config/schema.js';
 import { resolvePipeline } from '../../lib/pipeline/model.js';
-import {
-  PIPELINE,
-  deployed,
-  pipelineDocument,
-  settled,
-  startLoop,
-  upgradeEvent,
-  upgrading,
-  waitFor,
-} from './harness.js';
+import { PIPELINE, deployed, pipelineDocument, settled, startLoop, upgradeEvent, upgrading } from './harness.js';
+import { waitFor } from '../../lib/testing/wait-for.js';
 import { isEnvironmentFact } from '../../lib/verifier/environment-facts.js';
 
 const devApp = {
@@ -99,7 +91,7 @@ describe('the core loop', () => {
     assert.deepEqual(loop.promoter.promotions(), []);
 
     loop.dev.put(deployed('6.9.2')); // the controller finishes; no second event is sent
-    await waitFor('the promotion after the re-check', () => loop.promoter.promotions().length === 1, 10_000);
+    await waitFor('the promotion after the re-check', () => loop.promoter.promotions().length === 1);
     assert.equal(loop.promoter.promotions()[0]?.revision, '6.9.2');
     assert.ok(loop.dev.count('get') >= 2, 'the target was read again');
   });
@@ -235,7 +227,7 @@ describe('the core loop', () => {
     loop.dev.resetRequests();
     loop.prod.resetRequests();
     await loop.poll();
-    await settled(loop.queue, 20_000);
+    await settled(loop.queue);
     for (const fake of [loop.dev, loop.prod]) {
       assert.equal(fake.count('list'), 1);
       assert.equal(fake.count('get'), 0);

@@ -6,7 +6,8 @@ import type { PipelineDocument } from '../../lib/config/schema.js';
 import { GitHubPullRequestPromoter } from '../../lib/testing/github-pull-request-promoter.js';
 import { StrategyPromoter } from '../../lib/promotion/index.js';
 import { FakeGitHub } from '../../lib/testing/fake-github.js';
-import { PIPELINE, deployed, settled, startLoop, upgradeEvent, waitFor } from './harness.js';
+import { PIPELINE, deployed, settled, startLoop, upgradeEvent } from './harness.js';
+import { waitFor } from '../../lib/testing/wait-for.js';
 
 const pullRequest = {
   type: 'github' as const,

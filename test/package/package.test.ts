@@ -9,6 +9,7 @@ import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { pathToFileURL } from 'node:url';
 import { packIntoFreshApp, REPO_ROOT, run, type PackedApp } from './packed-app.js';
+import { PATIENCE_MS } from '../../lib/testing/wait-for.js';
 
 const FUNCTIONS = ['receiver', 'verifier', 'poller'] as const;
 
@@ -47,7 +48,7 @@ interface Resource {
 /** Without the test runner's own variables, so that the child is a plain `node`. */
 const PLAIN_NODE = { NODE_TEST_CONTEXT: undefined, NODE_OPTIONS: undefined };
 
-describe('the packed package, installed into a fresh CDK app', { timeout: 240_000 }, () => {
+describe('the packed package, installed into a fresh CDK app', { timeout: 4 * PATIENCE_MS }, () => {
   let packed: PackedApp;
   before(async () => {
     packed = await packIntoFreshApp();

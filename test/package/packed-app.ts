@@ -7,6 +7,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { appLockfile, type Lockfile, type PackedManifest } from './app-lockfile.js';
+import { PATIENCE_MS } from '../../lib/testing/wait-for.js';
 
 export const REPO_ROOT = fileURLToPath(new URL('../..', import.meta.url));
 
@@ -42,7 +43,7 @@ export function run(
       {
         cwd: options.cwd,
         env: { ...process.env, ...NPM_ENVIRONMENT, ...options.env },
-        timeout: options.timeoutMs ?? 120_000,
+        timeout: options.timeoutMs ?? PATIENCE_MS,
         maxBuffer: 64 * 1024 * 1024,
       },
       (error, stdout, stderr) => {
@@ -125,7 +126,8 @@ export async function packIntoFreshApp(): Promise<PackedApp> {
       cleanup: () => rm(root, { recursive: true, force: true }),
     };
   } catch (error) {
-    await rm(root, { recursive: true, force: true });
+    // A step that timed out may leave its children writing here; their leftovers must not hide why it failed.
+    await rm(root, { recursive: true, force: true }).catch(() => undefined);
     throw error;
   }
 }

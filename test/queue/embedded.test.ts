@@ -10,6 +10,7 @@ import { encodeMessage } from '../../lib/queue/messages.js';
 import { DEFAULT_RETRY_DELAYS_SECONDS } from '../../lib/queue/redelivery.js';
 import type { QueueMessage } from '../../lib/queue/messages.js';
 import { app, queueContract, silentLogger } from './queue-contract.js';
+import { waitFor } from '../../lib/testing/wait-for.js';
 import type { QueueHarness } from './queue-contract.js';
 
 function fakeClock(start = 1_700_000_000_000): { now: () => number; advance: (ms: number) => void } {
@@ -65,13 +66,9 @@ function realQueue(t: TestContext, options: EmbeddedQueueOptions = {}): Embedded
   return queue;
 }
 
-/** Polls `condition` every 5 ms; fails after `timeoutMs`. */
-async function eventually(condition: () => boolean, what: string, timeoutMs = 3000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!condition()) {
-    if (Date.now() > deadline) assert.fail(`timed out waiting until ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 5));
-  }
+/** Polls `condition` every 5 ms until it holds. */
+async function eventually(condition: () => boolean, what: string): Promise<void> {
+  await waitFor(what, condition, { intervalMs: 5 });
 }
 
 function nameOf(message: QueueMessage): string {

@@ -1,0 +1,149 @@
+// The test command (`npm run test:unit`, `npm run test:quick`): every test file under test/ through Node's test
+// runner, a few files per process. Node's runner starts one process per file, and each process pays again for tsx
+// and for loading the same modules (the AWS SDK, the Kubernetes client, zod): on a 2-CPU machine that was most of
+// the suite's time. Here the files are dealt into shards, each shard one process that imports its files in turn, and
+// the shards run side by side, longest first (docs/testing.md has the figures).
+//
+// A file runs in a process of its own when sharing one would change it: hooks at the top level of a file (`before`,
+// `afterEach`, …) belong to the process's root test, so in a shared process they would run around every other file's
+// tests too.
+//
+//   node test/support/run.mjs [--quick] [--isolate] [--concurrency N] [--shards N] [--write-durations] [FILE|DIR …]
+import { spawn } from 'node:child_process';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync, existsSync } from 'node:fs';
+import { availableParallelism, tmpdir } from 'node:os';
+import { dirname, join, relative, resolve } from 'node:path';
+import { fileURLToPath, pathToFileURL, URL } from 'node:url';
+import { parseArgs } from 'node:util';
+
+const ROOT = fileURLToPath(new URL('../..', import.meta.url));
+const SUPPORT = fileURLToPath(new URL('.', import.meta.url));
+/** Per-file wall times of the last `--write-durations` run, used to balance the shards. */
+const DURATIONS_FILE = join(SUPPORT, 'durations.json');
+/** What a file missing from the durations table is assumed to take. */
+const UNKNOWN_FILE_MS = 3_000;
+
+const ROOT_LEVEL_HOOK = /^(?:before|after|beforeEach|afterEach)\(/m;
+/**
+ * What makes a test file too slow for `test:quick`: it, or a helper under test/ it imports, starts other processes
+ * (the CLI, `serve`, npm, zsh, Chromium) or synthesizes the CDK stack.
+ */
+const SLOW_MARKERS = [/from 'node:child_process'/, /from 'playwright-core'/, /from 'aws-cdk-lib\/assertions'/];
+
+const { values: options, positionals } = parseArgs({
+  allowPositionals: true,
+  options: {
+    quick: { type: 'boolean', default: false },
+    isolate: { type: 'boolean', default: false },
+    concurrency: { type: 'string' },
+    shards: { type: 'string' },
+    'write-durations': { type: 'boolean', default: false },
+  },
+});
+
+const files = selectFiles(positionals.length > 0 ? positionals : ['test'], options.quick);
+if (files.length === 0) {
+  console.error('run.mjs: no test files match');
+  process.exit(1);
+}
+const durations = readDurations();
+const concurrency = Number(options.concurrency ?? Math.max(2, availableParallelism()));
+const shardCount = Number(options.shards ?? concurrency * 4);
+const work = mkdtempSync(join(tmpdir(), 'pipeline-controller-tests-'));
+const entries = options.isolate ? files : writeShards(dealShards(files, durations, shardCount), work);
+const durationsOut = join(work, 'durations.json');
+
+const reporters = [
+  '--test-reporter=spec',
+  '--test-reporter-destination=stderr',
+  `--test-reporter=${join(SUPPORT, 'summary-reporter.mjs')}`,
+  '--test-reporter-destination=stdout',
+  `--test-reporter=${join(SUPPORT, 'durations-reporter.mjs')}`,
+  `--test-reporter-destination=${durationsOut}`,
+];
+const child = spawn(
+  process.execPath,
+  ['--import', 'tsx', '--test', `--test-concurrency=${concurrency}`, ...reporters, ...entries],
+  { cwd: ROOT, stdio: 'inherit' },
+);
+const code = await new Promise((done) => child.on('exit', (exitCode, signal) => done(exitCode ?? (signal ? 1 : 0))));
+if (options['write-durations'] && existsSync(durationsOut))
+  recordDurations(JSON.parse(readFileSync(durationsOut, 'utf8')));
+rmSync(work, { recursive: true, force: true });
+process.exit(code);
+
+/** The test files under the given files and directories, sorted, relative to the repository root. */
+function selectFiles(paths, quick) {
+  const found = [];
+  const visit = (path) => {
+    if (statSync(path).isDirectory()) {
+      for (const name of readdirSync(path)) if (name !== 'node_modules') visit(join(path, name));
+    } else if (path.endsWith('.test.ts')) found.push(relative(ROOT, path));
+  };
+  for (const path of paths) visit(resolve(ROOT, path));
+  const unique = [...new Set(found)].sort();
+  return quick ? unique.filter((file) => !startsProcesses(join(ROOT, file), new Set())) : unique;
+}
+
+/** Whether a test file or a test helper it imports (relative imports under test/) matches a slow marker. */
+function startsProcesses(path, seen) {
+  if (seen.has(path) || !existsSync(path)) return false;
+  seen.add(path);
+  const source = readFileSync(path, 'utf8');
+  if (SLOW_MARKERS.some((marker) => marker.test(source))) return true;
+  for (const [, specifier] of source.matchAll(/from '(\.{1,2}\/[^']+)'/g)) {
+    const target = resolve(dirname(path), specifier).replace(/\.js$/, '.ts');
+    if (target.startsWith(join(ROOT, 'test')) && startsProcesses(target, seen)) return true;
+  }
+  return false;
+}
+
+function readDurations() {
+  try {
+    return JSON.parse(readFileSync(DURATIONS_FILE, 'utf8'));
+  } catch {
+    return {};
+  }
+}
+
+/**
+ * Files dealt into shards, longest first onto the least loaded (the longest-processing-time rule), so that the shards
+ * end at about the same time; a file with root-level hooks gets a shard of its own.
+ */
+function dealShards(paths, known, count) {
+  const cost = (file) => known[file] ?? UNKNOWN_FILE_MS;
+  const shards = Array.from({ length: Math.min(count, paths.length) }, () => ({ files: [], ms: 0 }));
+  const alone = [];
+  for (const file of [...paths].sort((a, b) => cost(b) - cost(a))) {
+    if (ROOT_LEVEL_HOOK.test(readFileSync(join(ROOT, file), 'utf8'))) {
+      alone.push({ files: [file], ms: cost(file) });
+      continue;
+    }
+    const lightest = shards.reduce((best, shard) => (shard.ms < best.ms ? shard : best));
+    lightest.files.push(file);
+    lightest.ms += cost(file);
+  }
+  return [...shards, ...alone].filter((shard) => shard.files.length > 0).sort((a, b) => b.ms - a.ms);
+}
+
+/** One entry file per shard, importing its test files in turn; the runner starts them longest first. */
+function writeShards(shards, directory) {
+  return shards.map((shard, index) => {
+    const path = join(directory, `shard-${String(index).padStart(2, '0')}.test.mjs`);
+    const imports = shard.files.map((file) => `await import(${JSON.stringify(pathToFileURL(join(ROOT, file)).href)});`);
+    writeFileSync(path, `${imports.join('\n')}\n`);
+    return path;
+  });
+}
+
+/** Keeps the per-file times of this run (merged with the files it did not run) and prints the slowest ten. */
+function recordDurations(measured) {
+  const merged = { ...readDurations(), ...measured };
+  const sorted = Object.fromEntries(Object.entries(merged).sort(([a], [b]) => a.localeCompare(b)));
+  writeFileSync(DURATIONS_FILE, `${JSON.stringify(sorted, null, 2)}\n`);
+  const slowest = Object.entries(measured)
+    .sort(([, a], [, b]) => b - a)
+    .slice(0, 10);
+  console.log('slowest files:');
+  for (const [file, ms] of slowest) console.log(`  ${(ms / 1000).toFixed(1).padStart(6)} s  ${file}`);
+}
