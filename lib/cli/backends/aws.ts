@@ -92,13 +92,7 @@ export async function openAwsBackend(options: AwsBackendOptions, clients: AwsCli
         Promise.resolve(stackNotificationSinks(options.stack, deployed.outputs.NotificationSinks)),
       secrets,
       eksAccess: eksAccessOnFirstUse(),
-      ...(deployed.deadLetterQueueUrl !== undefined && {
-        deadLetters: new SqsDeadLetterQueue({
-          client: sqs,
-          deadLetterQueueUrl: deployed.deadLetterQueueUrl,
-          queueUrl: deployed.queueUrl,
-        }),
-      }),
+      ...deadLettersOf(sqs, deployed),
       close: () => pool.close(),
     };
   } catch (error) {
@@ -157,6 +151,14 @@ async function locateResources(
     throw new CliError('no queue: pass --stack (or PIPELINES_STACK), or --queue-url (or PIPELINES_QUEUE_URL)');
   }
   return { table, queueUrl, deadLetterQueueUrl, masterKeySecretId, prefix, outputs };
+}
+
+/** The dead-letter queue, when the deployment names one. */
+function deadLettersOf(sqs: SQSClient, deployed: DeployedResources): Pick<Backend, 'deadLetters'> {
+  const { deadLetterQueueUrl, queueUrl } = deployed;
+  return deadLetterQueueUrl === undefined
+    ? {}
+    : { deadLetters: new SqsDeadLetterQueue({ client: sqs, deadLetterQueueUrl, queueUrl }) };
 }
 
 /** `--default-cluster`, else the stack's DefaultCluster output. */
