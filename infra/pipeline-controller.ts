@@ -227,6 +227,12 @@ interface FunctionSpec {
   environment: Record<string, string>;
 }
 
+/** A function and its execution role. */
+interface FunctionAndRole {
+  fn: lambda.Function;
+  role: iam.Role;
+}
+
 /** What every function shares beyond its own spec. */
 interface FunctionSettings {
   logRetention: logs.RetentionDays;
@@ -275,34 +281,78 @@ export class PipelineController extends Construct {
     this.encryptionKey = key;
     this.eksClusterArns = props.eksClusterArns ?? [];
     this.assumeRoleArns = props.assumeRoleArns ?? [];
+    this.defaultCluster = props.defaultCluster;
 
-    const ownTable = props.table;
-    this.table = ownTable ?? this.makeTable(removalPolicy, key);
+    this.table = this.useOrCreateTable(props.table, removalPolicy, key);
+    const queues = this.useOrCreateQueues(props.queue, settings.deadLetterQueue, key);
+    this.queue = queues.queue;
+    this.deadLetterQueue = queues.deadLetterQueue;
+    this.masterKeySecret = this.createMasterKeySecret(removalPolicy, key);
+    // CloudFormation cannot create a log group encrypted with a key the Logs service may not use.
+    if (key) allowCloudWatchLogs(this, key);
+    this.secretsArnPattern = configurationSecretsArnPattern(settings.secretsPrefix);
+    this.notificationSinks = notificationSinksOf(props.notification);
+
+    const shared = functionSettingsOf(props, removalPolicy);
+    const { receiver, verifier, poller, verifierSecurityGroup } = this.createFunctions(props, settings, shared);
+    this.receiver = receiver.fn;
+    this.verifier = verifier.fn;
+    this.poller = poller.fn;
+    this.roles = { receiver: receiver.role, verifier: verifier.role, poller: poller.role };
+    this.verifierSecurityGroup = verifierSecurityGroup;
+    this.receiverUrl = this.openReceiverUrl();
+    this.consumeQueue(settings.verifierMaxConcurrency);
+    this.pollRule = this.schedulePolls(props.pollSchedule);
+    this.grantFunctions(props);
+
+    const monitoring = this.addMonitoring(props);
+    this.metrics = monitoring.metrics;
+    this.alarms = monitoring.alarms;
+    this.dashboard = monitoring.dashboard;
+    this.acknowledgeNagFindings(settings.secretsPrefix, props.vpc !== undefined, shared.tracing);
+  }
+
+  /** The `table` prop (checked at synth), or a new table. */
+  private useOrCreateTable(
+    ownTable: dynamodb.ITable | undefined,
+    removalPolicy: RemovalPolicy,
+    key: kms.IKey | undefined,
+  ): dynamodb.ITable {
+    if (!ownTable) return this.makeTable(removalPolicy, key);
     // At synth, not now: the app may still add the index to its table after handing it over.
-    if (ownTable) this.node.addValidation({ validate: () => tableProblems(ownTable) });
-    const ownQueue = props.queue;
-    if (ownQueue && settings.deadLetterQueue) {
-      const deadLetterQueue = settings.deadLetterQueue;
-      this.queue = ownQueue;
-      this.deadLetterQueue = deadLetterQueue;
-      this.node.addValidation({
-        validate: () => queueProblems(ownQueue, deadLetterQueue, DEFAULTS.verifierTimeout),
-      });
-    } else {
-      this.deadLetterQueue = new sqs.Queue(this, 'DeadLetterQueue', {
-        ...queueEncryption(key),
-        enforceSSL: true,
-        retentionPeriod: Duration.days(14),
-      });
-      this.queue = new sqs.Queue(this, 'Queue', {
-        ...queueEncryption(key),
-        enforceSSL: true,
-        visibilityTimeout: Duration.seconds(DEFAULTS.verifierTimeout.toSeconds() * 6),
-        deadLetterQueue: { queue: this.deadLetterQueue, maxReceiveCount: DEFAULTS.maxReceiveCount },
-      });
-    }
+    this.node.addValidation({ validate: () => tableProblems(ownTable) });
+    return ownTable;
+  }
 
-    this.masterKeySecret = new Secret(this, 'MasterKey', {
+  /** The `queue` prop with its dead-letter queue (checked at synth), or a new queue redriving to a new one. */
+  private useOrCreateQueues(
+    ownQueue: sqs.IQueue | undefined,
+    ownDeadLetterQueue: sqs.IQueue | undefined,
+    key: kms.IKey | undefined,
+  ): { queue: sqs.IQueue; deadLetterQueue: sqs.IQueue } {
+    if (ownQueue && ownDeadLetterQueue) {
+      this.node.addValidation({
+        validate: () => queueProblems(ownQueue, ownDeadLetterQueue, DEFAULTS.verifierTimeout),
+      });
+      return { queue: ownQueue, deadLetterQueue: ownDeadLetterQueue };
+    }
+    const deadLetterQueue = new sqs.Queue(this, 'DeadLetterQueue', {
+      ...queueEncryption(key),
+      enforceSSL: true,
+      retentionPeriod: Duration.days(14),
+    });
+    const queue = new sqs.Queue(this, 'Queue', {
+      ...queueEncryption(key),
+      enforceSSL: true,
+      visibilityTimeout: Duration.seconds(DEFAULTS.verifierTimeout.toSeconds() * 6),
+      deadLetterQueue: { queue: deadLetterQueue, maxReceiveCount: DEFAULTS.maxReceiveCount },
+    });
+    return { queue, deadLetterQueue };
+  }
+
+  /** The generated master HMAC key the cluster keys derive from. */
+  private createMasterKeySecret(removalPolicy: RemovalPolicy, key: kms.IKey | undefined): Secret {
+    return new Secret(this, 'MasterKey', {
       description:
         'pipeline-controller master HMAC key: {"current": "…", "previous"?: "…"}; cluster keys derive from it',
       generateSecretString: {
@@ -314,15 +364,13 @@ export class PipelineController extends Construct {
       encryptionKey: key,
       removalPolicy,
     });
-    // CloudFormation cannot create a log group encrypted with a key the Logs service may not use.
-    if (key) allowCloudWatchLogs(this, key);
+  }
 
-    // Built from the pseudo parameters, not the stack's env, so the ARN (and its cdk-nag finding id) is the same
-    // in every environment.
-    this.defaultCluster = props.defaultCluster;
-    this.secretsArnPattern = `arn:${Aws.PARTITION}:secretsmanager:${Aws.REGION}:${Aws.ACCOUNT_ID}:secret:${settings.secretsPrefix}*`;
-
-    // What lib/runtime/aws.ts reads; every function validates the required ones at its first invocation.
+  /** What lib/runtime/aws.ts reads; every function validates the required ones at its first invocation. */
+  private functionEnvironments(
+    props: PipelineControllerProps,
+    settings: Settings,
+  ): { common: Record<string, string>; verifier: Record<string, string> } {
     const common: Record<string, string> = {
       TABLE_NAME: this.table.tableName,
       QUEUE_URL: this.queue.queueUrl,
@@ -334,12 +382,7 @@ export class PipelineController extends Construct {
       POWERTOOLS_METRICS_NAMESPACE: METRIC_NAMESPACE,
     };
     const notification = props.notification ?? {};
-    this.notificationSinks = notificationSinkKinds({
-      webhook: notification.webhookUrl,
-      notificationController: notification.notificationControllerUrl,
-      eventBus: notification.eventBus,
-    });
-    const verifierEnvironment: Record<string, string> = {
+    const verifier: Record<string, string> = {
       ...common,
       ...(props.githubApiUrl !== undefined && { GITHUB_API_URL: props.githubApiUrl }),
       ...(props.gitlabApiUrl !== undefined && { GITLAB_API_URL: props.gitlabApiUrl }),
@@ -357,47 +400,48 @@ export class PipelineController extends Construct {
         COMMIT_AUTHOR_EMAIL: props.commitAuthor.email,
       }),
     };
+    return { common, verifier };
+  }
 
-    const functionSettings: FunctionSettings = {
-      logRetention: props.logRetention ?? DEFAULTS.logRetention,
-      removalPolicy,
-      architecture: props.architecture ?? DEFAULTS.architecture,
-      tracing: props.tracing ?? DEFAULTS.tracing,
-      encryptionKey: key,
-    };
+  /** The receiver, the verifier (in the `vpc`, when given, with a security group of its own) and the poller. */
+  private createFunctions(
+    props: PipelineControllerProps,
+    settings: Settings,
+    functionSettings: FunctionSettings,
+  ): Record<FunctionName, FunctionAndRole> & { verifierSecurityGroup: ec2.SecurityGroup | undefined } {
+    const environment = this.functionEnvironments(props, settings);
     const make = (name: FunctionName, spec: FunctionSpec, extra: Partial<lambda.FunctionOptions> = {}) =>
       this.makeFunction(name, spec, functionSettings, extra);
-
     const receiver = make(
       'receiver',
       {
         description: 'pipeline-controller receiver: authenticates Flux events and webhooks, enqueues checks',
         memorySize: settings.memorySize.receiver,
         timeout: Duration.seconds(10),
-        environment: common,
+        environment: environment.common,
       },
       { reservedConcurrentExecutions: settings.receiverReservedConcurrency },
     );
-    if (props.vpc) {
-      this.verifierSecurityGroup = new ec2.SecurityGroup(this, 'VerifierSecurityGroup', {
-        vpc: props.vpc,
-        description: 'pipeline-controller verifier: no inbound; outbound to Kubernetes API servers, AWS and Git',
-        allowAllOutbound: true,
-      });
-    }
+    const verifierSecurityGroup = props.vpc
+      ? new ec2.SecurityGroup(this, 'VerifierSecurityGroup', {
+          vpc: props.vpc,
+          description: 'pipeline-controller verifier: no inbound; outbound to Kubernetes API servers, AWS and Git',
+          allowAllOutbound: true,
+        })
+      : undefined;
     const verifier = make(
       'verifier',
       {
         description: 'pipeline-controller verifier: reads leaf clusters, records status, decides and promotes',
         memorySize: settings.memorySize.verifier,
         timeout: DEFAULTS.verifierTimeout,
-        environment: verifierEnvironment,
+        environment: environment.verifier,
       },
       props.vpc
         ? {
             vpc: props.vpc,
             vpcSubnets: props.vpcSubnets ?? { subnetType: ec2.SubnetType.PRIVATE_WITH_EGRESS },
-            ...(this.verifierSecurityGroup && { securityGroups: [this.verifierSecurityGroup] }),
+            ...(verifierSecurityGroup && { securityGroups: [verifierSecurityGroup] }),
           }
         : {},
     );
@@ -405,61 +449,78 @@ export class PipelineController extends Construct {
       description: 'pipeline-controller poller: enqueues one poll per (cluster, app kind) in use',
       memorySize: settings.memorySize.poller,
       timeout: Duration.seconds(60),
-      environment: common,
+      environment: environment.common,
     });
-    this.receiver = receiver.fn;
-    this.verifier = verifier.fn;
-    this.poller = poller.fn;
-    this.roles = { receiver: receiver.role, verifier: verifier.role, poller: poller.role };
+    return { receiver, verifier, poller, verifierSecurityGroup };
+  }
 
-    // The receiver: Flux cannot sign SigV4, so the URL is open and lib/http checks the HMAC of every request.
-    this.receiverUrl = this.receiver.addFunctionUrl({ authType: lambda.FunctionUrlAuthType.NONE });
-
-    this.verifier.addEventSource(
-      new SqsEventSource(this.queue, {
-        batchSize: 10,
-        maxBatchingWindow: Duration.seconds(1),
-        reportBatchItemFailures: true,
-        maxConcurrency: settings.verifierMaxConcurrency,
-      }),
-    );
-
-    this.pollRule = new events.Rule(this, 'PollSchedule', {
-      description: 'pipeline-controller: the scheduled poll, the backstop for lost events',
-      schedule: props.pollSchedule ?? events.Schedule.expression(DEFAULTS.pollSchedule),
-      targets: [new targets.LambdaFunction(this.poller, { retryAttempts: 2, maxEventAge: Duration.minutes(5) })],
-    });
-
-    this.grantReceiver(this.roles.receiver);
-    this.grantVerifier(this.roles.verifier, props);
-    this.grantPoller(this.roles.poller);
-    // Each role, the keys of what it touches (a table or queue brought by the user may have a key of its own).
-    const tableKey = this.table.encryptionKey;
-    const queueKey = this.queue.encryptionMasterKey;
-    grantKeyUse(this.roles.receiver, [tableKey, queueKey, key]);
-    grantKeyUse(this.roles.verifier, [tableKey, queueKey, this.deadLetterQueue.encryptionMasterKey]);
-    grantKeyUse(this.roles.poller, [tableKey, queueKey]);
-
-    const functions = { receiver: this.receiver, verifier: this.verifier, poller: this.poller };
-    this.metrics = new ControllerMetrics({ functions, queue: this.queue, deadLetterQueue: this.deadLetterQueue });
-    this.alarms = addAlarms(this, {
-      metrics: this.metrics,
-      functions,
-      topic: props.alarmTopic,
-      alarmActions: props.alarmActions ?? [],
-    });
-    if (props.dashboard ?? true) this.dashboard = addDashboard(this, { functions, metrics: this.metrics });
-
+  /** The cdk-nag findings this design accepts, each with its reason (infra/nag.ts). */
+  private acknowledgeNagFindings(secretsPrefix: string, vpc: boolean, tracing: boolean): void {
     acknowledgeFindings({
       masterKeySecret: this.masterKeySecret,
       functions: [this.receiver, this.verifier, this.poller],
       receiverRole: this.roles.receiver,
       verifierRole: this.roles.verifier,
       roles: Object.values(this.roles),
-      secretsPrefix: settings.secretsPrefix,
-      vpc: props.vpc !== undefined,
-      tracing: functionSettings.tracing,
+      secretsPrefix,
+      vpc,
+      tracing,
     });
+  }
+
+  /** The receiver: Flux cannot sign SigV4, so the URL is open and lib/http checks the HMAC of every request. */
+  private openReceiverUrl(): lambda.FunctionUrl {
+    return this.receiver.addFunctionUrl({ authType: lambda.FunctionUrlAuthType.NONE });
+  }
+
+  /** The verifier takes the work queue's messages in batches, at most `maxConcurrency` verifiers at once. */
+  private consumeQueue(maxConcurrency: number): void {
+    this.verifier.addEventSource(
+      new SqsEventSource(this.queue, {
+        batchSize: 10,
+        maxBatchingWindow: Duration.seconds(1),
+        reportBatchItemFailures: true,
+        maxConcurrency,
+      }),
+    );
+  }
+
+  private schedulePolls(schedule: events.Schedule | undefined): events.Rule {
+    return new events.Rule(this, 'PollSchedule', {
+      description: 'pipeline-controller: the scheduled poll, the backstop for lost events',
+      schedule: schedule ?? events.Schedule.expression(DEFAULTS.pollSchedule),
+      targets: [new targets.LambdaFunction(this.poller, { retryAttempts: 2, maxEventAge: Duration.minutes(5) })],
+    });
+  }
+
+  /** Each role's own statements, then the keys of what it touches (a table or queue brought by the user may have a key of its own). */
+  private grantFunctions(props: PipelineControllerProps): void {
+    this.grantReceiver(this.roles.receiver);
+    this.grantVerifier(this.roles.verifier, props);
+    this.grantPoller(this.roles.poller);
+    const tableKey = this.table.encryptionKey;
+    const queueKey = this.queue.encryptionMasterKey;
+    grantKeyUse(this.roles.receiver, [tableKey, queueKey, this.encryptionKey]);
+    grantKeyUse(this.roles.verifier, [tableKey, queueKey, this.deadLetterQueue.encryptionMasterKey]);
+    grantKeyUse(this.roles.poller, [tableKey, queueKey]);
+  }
+
+  /** The functions' and queues' metrics, the alarms on them and, unless the `dashboard` prop is false, the dashboard. */
+  private addMonitoring(props: PipelineControllerProps): {
+    metrics: ControllerMetrics;
+    alarms: ControllerAlarms;
+    dashboard: cloudwatch.Dashboard | undefined;
+  } {
+    const functions = { receiver: this.receiver, verifier: this.verifier, poller: this.poller };
+    const metrics = new ControllerMetrics({ functions, queue: this.queue, deadLetterQueue: this.deadLetterQueue });
+    const alarms = addAlarms(this, {
+      metrics,
+      functions,
+      topic: props.alarmTopic,
+      alarmActions: props.alarmActions ?? [],
+    });
+    const dashboard = (props.dashboard ?? true) ? addDashboard(this, { functions, metrics }) : undefined;
+    return { metrics, alarms, dashboard };
   }
 
   /**
@@ -625,7 +686,7 @@ export class PipelineController extends Construct {
     spec: FunctionSpec,
     settings: FunctionSettings,
     extra: Partial<lambda.FunctionOptions>,
-  ): { fn: lambda.Function; role: iam.Role } {
+  ): FunctionAndRole {
     const id = name.charAt(0).toUpperCase() + name.slice(1);
     const logGroup = new logs.LogGroup(this, `${id}LogGroup`, {
       retention: settings.logRetention,
@@ -910,6 +971,33 @@ function validate(scope: Construct, props: PipelineControllerProps): Settings {
     for (const problem of commitAuthorProblems(author)) fail(`commitAuthor: ${problem}`);
   }
   return settings;
+}
+
+function functionSettingsOf(props: PipelineControllerProps, removalPolicy: RemovalPolicy): FunctionSettings {
+  return {
+    logRetention: props.logRetention ?? DEFAULTS.logRetention,
+    removalPolicy,
+    architecture: props.architecture ?? DEFAULTS.architecture,
+    tracing: props.tracing ?? DEFAULTS.tracing,
+    encryptionKey: props.encryptionKey,
+  };
+}
+
+/**
+ * The configuration Secrets' ARNs (`<prefix>*`). Built from the pseudo parameters, not the stack's env, so the ARN
+ * (and its cdk-nag finding id) is the same in every environment.
+ */
+function configurationSecretsArnPattern(secretsPrefix: string): string {
+  return `arn:${Aws.PARTITION}:secretsmanager:${Aws.REGION}:${Aws.ACCOUNT_ID}:secret:${secretsPrefix}*`;
+}
+
+/** The kinds of the notification strategy's sinks the verifier delivers to. */
+function notificationSinksOf(notification: NotificationSinkProps = {}): readonly NotificationSinkKind[] {
+  return notificationSinkKinds({
+    webhook: notification.webhookUrl,
+    notificationController: notification.notificationControllerUrl,
+    eventBus: notification.eventBus,
+  });
 }
 
 function queueEncryption(key: kms.IKey | undefined): Pick<sqs.QueueProps, 'encryption' | 'encryptionMasterKey'> {

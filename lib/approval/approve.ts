@@ -1,5 +1,5 @@
 // Approving the revision that waits in a manual environment. Three doors lead here, Weave's `/approval` webhook
-// (lib/http/approval-route.ts), `pipelinectl approve` (lib/cli/actions/approve.ts) and the dashboard: each
+// (lib/http/approval-route.ts), `pipelinectl approve` (lib/cli/operations/approve.ts) and the dashboard: each
 // authenticates its caller and words its own answers; what an approval checks and does is decided here, once:
 // the environment's approval policy (who may approve, how many must; docs/approval-policies.md), who the approver
 // counts as (lib/pipeline/approver-identity.ts), the store's count of distinct approvers, the audit entry, and the promote message

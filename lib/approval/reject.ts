@@ -1,6 +1,6 @@
 // Rejecting the revision that waits in a manual environment: it is not promoted there, whatever approvals follow,
 // until a newer candidate arrives (docs/approval-policies.md). Two doors lead here, `pipelinectl reject`
-// (lib/cli/actions/reject.ts) and the dashboard; Weave's webhook has no rejection. Whoever the environment's policy
+// (lib/cli/operations/reject.ts) and the dashboard; Weave's webhook has no rejection. Whoever the environment's policy
 // lets approve may reject, checked here once, as approve.ts does for approvals.
 import type { Pipeline } from '../pipeline/model.js';
 import type { Store } from '../store/port.js';

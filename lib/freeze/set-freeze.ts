@@ -1,5 +1,5 @@
 // Setting a stop switch (docs/freeze.md, "Stop switch"). Two doors lead here, `pipelinectl freeze`
-// (lib/cli/actions/freeze.ts) and the dashboard's Freeze button (lib/cli/dashboard/routes.ts): each reads its
+// (lib/cli/operations/freeze.ts) and the dashboard's Freeze button (lib/cli/dashboard/routes.ts): each reads its
 // caller's identity and words its own answers; what a switch checks, writes and records is decided here, once.
 // Freezing enqueues nothing: a switch only holds back promotions that have not started, and the verifier reads the
 // switches at its next decision anyway.

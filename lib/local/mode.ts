@@ -20,12 +20,12 @@ import type { Logger } from '../logging/logger.js';
 import type { CommitAuthor } from '../promotion/pull-request/commit-author.js';
 import { assembleVerifier } from '../runtime/assemble-verifier.js';
 import { DEFAULT_SETTINGS } from '../verifier/index.js';
-import { notificationSinkKinds } from '../runtime/notification-sinks.js';
+import { notificationSinkKinds, type NotificationSinkKind } from '../runtime/notification-sinks.js';
 import type { PromotionSettings } from '../runtime/promoter.js';
 import type { MasterKeys } from '../secrets/master-keys.js';
 import { StaticSecretSource, type SecretSource } from '../secrets/port.js';
-import { dynamoTable, type Store } from '../store/index.js';
-import { applyLocalConfiguration } from './configuration.js';
+import { dynamoTable, type DynamoTable, type Store } from '../store/index.js';
+import { applyLocalConfiguration, type AppliedConfiguration } from './configuration.js';
 import { releaseInterruptedPromotions } from './interrupted.js';
 import { loadOrCreateMasterKeys, readServeInfo, removeServeInfo, writeServeInfo } from './data-dir.js';
 import { DataDirError } from './data-dir-errors.js';
@@ -109,138 +109,247 @@ export async function startLocalMode(options: LocalModeOptions): Promise<LocalMo
   const parts: Parts = {};
   const stop = once(() => stopParts(parts, dataDir, logger));
   try {
-    parts.dynamo = await startDynamo(dataDir, {
-      logger,
-      newStore: options.newStore,
-      newMasterKey: options.newMasterKey,
-    });
-    const table = dynamoTable({ client: parts.dynamo.client, tableName: parts.dynamo.tableName });
+    const { dynamo, table } = await openStore(options, parts);
     const { store } = table;
-    const applied = await applyLocalConfiguration({
-      configDir: options.configDir,
-      dataDir,
-      defaultCluster: options.defaultCluster,
-      store,
-      extraSecrets: options.secrets,
-      logger,
-      now,
-    });
+    const applied = await applyConfiguration(options, store, now);
     const masterKeys = await loadOrCreateMasterKeys(dataDir);
     // Unique per run, also for several runs in one process: a record held by any other id was left by a stopped run.
     const workerId = `local:${process.pid}:${Date.now()}`;
     // Before the queue and the poller start, so that the first poll resumes what a killed serve left in the middle.
     await releaseInterruptedPromotions({ store, workerId, logger, now });
-    // The Secrets given by the caller win over the data directory's, which is re-read whenever it changes.
-    const secrets = new LayeredSecretSource([
-      new StaticSecretSource(options.secrets ?? []),
-      new DataDirSecretSource(dataDir),
-    ]);
-
-    const queue = new EmbeddedQueue({ logger, visibilityTimeoutSeconds: options.visibilityTimeoutSeconds });
-    parts.queue = queue;
-    // Assembled as the verifier Lambda assembles it; unlike there, no EKS tokens (no AWS identity is assumed here),
-    // and one worker id for the whole run where the Lambda has one per invocation.
-    const promotion: PromotionSettings = {
-      ...(await notificationSettings(options.notification ?? {}, secrets)),
-      githubApiUrl: options.githubApiUrl,
-      gitlabApiUrl: options.gitlabApiUrl,
-      bitbucketServerApiUrl: options.bitbucketServerApiUrl,
-      azureDevOpsApiUrl: options.azureDevOpsApiUrl,
-      instance: 'local',
-      markerScans: table.markerScans(),
-      githubWriteIntervalMs: options.githubWriteIntervalMs,
-      commitAuthor: options.commitAuthor,
-    };
-    parts.eventBridge = promotion.eventBus?.client;
+    const secrets = layeredSecrets(options);
+    const queue = createQueue(options, parts);
+    const promotion = await promotionSettings(options, table, secrets, parts);
+    await startVerifier({ options, store, queue, secrets, promotion, workerId, now }, parts);
+    const server = await startReceiverServer({ options, store, queue, secrets, masterKeys, now }, parts);
+    const receiverUrl = reachableUrl(server.url);
+    const poll = startPoller(options, store, queue, parts);
     const notificationSinks = notificationSinkKinds(promotion);
-    const people = await peopleNotificationListener(options.people ?? {}, {
-      secrets,
-      store,
-      logger,
-      now,
-      dataDir,
-      // One client for both, destroyed at stop.
-      eventBridge: async () => {
-        const client =
-          promotion.eventBus?.client ?? new (await import('@aws-sdk/client-eventbridge')).EventBridgeClient({});
-        parts.eventBridge = client;
-        return client;
-      },
-    });
-    const listeners = people ? [people] : [];
-    const verifierOf = assembleVerifier({
-      store,
-      queue,
-      secrets,
-      logger,
-      now,
-      promotion,
-      listeners,
-      settings: { pollDecisionDelaySeconds: pollDecisionDelaySeconds(options.pollIntervalMs) },
-    });
-    queue.start(verifierOf(workerId));
-
-    const handle: HttpHandler = (request) =>
-      request.path === LOCAL_MESSAGES_PATH
-        ? handleLocalMessage(request, { queue, masterKey: () => Promise.resolve(masterKeys.current), logger })
-        : handleRequest(request, {
-            store,
-            queue,
-            secrets,
-            masterKeys: () => Promise.resolve(masterKeys),
-            logger,
-            now,
-            // The data directory, and with it every webhook key, is its owner's: the user serve runs as.
-            webhookKeyHolder: localUserIdentity(userInfo().username),
-          });
-    parts.server = await startHttpServer(handle, {
-      port: options.port,
-      host: options.host ?? '127.0.0.1',
-      // The server logs what it answers itself (a 413 before the handler, a body the client abandoned).
-      logger,
-      onError: (error) => logger.error('HTTP handler failed', { error: errorMessage(error) }),
-    });
-    const receiverUrl = reachableUrl(parts.server.url);
-
-    // The first poll decides every pipeline: what a stopped run had queued (a decision after a recorded change, a
-    // re-check, a retry) is lost with it, and SQS would have redelivered it.
-    let resumed = false;
-    const poll = async (): Promise<void> => {
-      const polls = await enqueuePolls({ store, queue, ...(resumed ? {} : { pipelineCheck: 'resume' as const }) });
-      resumed = true;
-      logger.debug('enqueued polls', { polls });
-    };
-    parts.polling = startPolling(poll, options.pollIntervalMs, logger);
-
-    await writeServeInfo(dataDir, {
-      pid: process.pid,
-      dynamoEndpoint: parts.dynamo.endpoint,
-      dynamoAccessKey: parts.dynamo.accessKey,
-      receiverUrl,
-      startedAt: now().toISOString(),
-      notificationSinks,
-      gitApiUrls: gitApiUrlsOf(promotion),
-    });
-    parts.serveInfoWritten = true;
-    logger.debug('local mode started', {
-      receiverUrl,
-      listening: parts.server.url,
-      dataDir,
-      dynamoEndpoint: parts.dynamo.endpoint,
-      pipelines: applied.pipelines.length,
-      clusters: applied.clusters.length,
-      pollIntervalMs: options.pollIntervalMs,
-    });
-    if (notificationSinks.length === 0 && applied.configuration.pipelines.some(usesNotification)) {
-      logger.warn(
-        'a pipeline is promoted by notification, but no notification sink is configured: its promotions will fail ' +
-          '(start serve with --notification-webhook-url, --notification-controller-url or --notification-event-bus)',
-      );
-    }
+    await publishServeInfo({ dataDir, dynamo, receiverUrl, notificationSinks, promotion, now }, parts);
+    reportStarted(options, { dynamo, server, receiverUrl, applied, notificationSinks });
     return { receiverUrl, store, masterKeys, poll, stop };
   } catch (error) {
     await stop().catch(() => undefined); // the start failure is the error worth reporting
     throw error;
+  }
+}
+
+/** What the steps after the store share. */
+interface Running {
+  options: LocalModeOptions;
+  store: Store;
+  queue: EmbeddedQueue;
+  secrets: SecretSource;
+  now: () => Date;
+}
+
+/** dynalite on the data directory (recorded in `parts`), and the table on it. */
+async function openStore(
+  options: LocalModeOptions,
+  parts: Parts,
+): Promise<{ dynamo: LocalDynamo; table: DynamoTable }> {
+  const dynamo = await startDynamo(options.dataDir, {
+    logger: options.logger,
+    newStore: options.newStore,
+    newMasterKey: options.newMasterKey,
+  });
+  parts.dynamo = dynamo;
+  return { dynamo, table: dynamoTable({ client: dynamo.client, tableName: dynamo.tableName }) };
+}
+
+/** Clusters and pipelines to the store, Secrets to secrets.json. */
+function applyConfiguration(options: LocalModeOptions, store: Store, now: () => Date): Promise<AppliedConfiguration> {
+  return applyLocalConfiguration({
+    configDir: options.configDir,
+    dataDir: options.dataDir,
+    defaultCluster: options.defaultCluster,
+    store,
+    extraSecrets: options.secrets,
+    logger: options.logger,
+    now,
+  });
+}
+
+/** The Secrets given by the caller win over the data directory's, which is re-read whenever it changes. */
+function layeredSecrets(options: LocalModeOptions): SecretSource {
+  return new LayeredSecretSource([
+    new StaticSecretSource(options.secrets ?? []),
+    new DataDirSecretSource(options.dataDir),
+  ]);
+}
+
+/** The embedded queue (recorded in `parts`), not consumed yet. */
+function createQueue(options: LocalModeOptions, parts: Parts): EmbeddedQueue {
+  const queue = new EmbeddedQueue({
+    logger: options.logger,
+    visibilityTimeoutSeconds: options.visibilityTimeoutSeconds,
+  });
+  parts.queue = queue;
+  return queue;
+}
+
+/** The Lambda's promotion settings, from the options; an EventBridge client it makes is recorded in `parts`. */
+async function promotionSettings(
+  options: LocalModeOptions,
+  table: DynamoTable,
+  secrets: SecretSource,
+  parts: Parts,
+): Promise<PromotionSettings> {
+  const promotion: PromotionSettings = {
+    ...(await notificationSettings(options.notification ?? {}, secrets)),
+    githubApiUrl: options.githubApiUrl,
+    gitlabApiUrl: options.gitlabApiUrl,
+    bitbucketServerApiUrl: options.bitbucketServerApiUrl,
+    azureDevOpsApiUrl: options.azureDevOpsApiUrl,
+    instance: 'local',
+    markerScans: table.markerScans(),
+    githubWriteIntervalMs: options.githubWriteIntervalMs,
+    commitAuthor: options.commitAuthor,
+  };
+  parts.eventBridge = promotion.eventBus?.client;
+  return promotion;
+}
+
+/**
+ * The verifier consuming the queue, assembled as the verifier Lambda assembles it; unlike there, no EKS tokens (no
+ * AWS identity is assumed here), and one worker id for the whole run where the Lambda has one per invocation.
+ */
+async function startVerifier(
+  {
+    options,
+    store,
+    queue,
+    secrets,
+    promotion,
+    workerId,
+    now,
+  }: Running & { promotion: PromotionSettings; workerId: string },
+  parts: Parts,
+): Promise<void> {
+  const { logger } = options;
+  const people = await peopleNotificationListener(options.people ?? {}, {
+    secrets,
+    store,
+    logger,
+    now,
+    dataDir: options.dataDir,
+    // One client for both, destroyed at stop.
+    eventBridge: async () => {
+      const client =
+        promotion.eventBus?.client ?? new (await import('@aws-sdk/client-eventbridge')).EventBridgeClient({});
+      parts.eventBridge = client;
+      return client;
+    },
+  });
+  const listeners = people ? [people] : [];
+  const verifierOf = assembleVerifier({
+    store,
+    queue,
+    secrets,
+    logger,
+    now,
+    promotion,
+    listeners,
+    settings: { pollDecisionDelaySeconds: pollDecisionDelaySeconds(options.pollIntervalMs) },
+  });
+  queue.start(verifierOf(workerId));
+}
+
+/** The receiver, plus the loopback-only message route of the CLI, over node:http (recorded in `parts`). */
+async function startReceiverServer(
+  { options, store, queue, secrets, masterKeys, now }: Running & { masterKeys: MasterKeys },
+  parts: Parts,
+): Promise<RunningHttpServer> {
+  const { logger } = options;
+  const handle: HttpHandler = (request) =>
+    request.path === LOCAL_MESSAGES_PATH
+      ? handleLocalMessage(request, { queue, masterKey: () => Promise.resolve(masterKeys.current), logger })
+      : handleRequest(request, {
+          store,
+          queue,
+          secrets,
+          masterKeys: () => Promise.resolve(masterKeys),
+          logger,
+          now,
+          // The data directory, and with it every webhook key, is its owner's: the user serve runs as.
+          webhookKeyHolder: localUserIdentity(userInfo().username),
+        });
+  const server = await startHttpServer(handle, {
+    port: options.port,
+    host: options.host ?? '127.0.0.1',
+    // The server logs what it answers itself (a 413 before the handler, a body the client abandoned).
+    logger,
+    onError: (error) => logger.error('HTTP handler failed', { error: errorMessage(error) }),
+  });
+  parts.server = server;
+  return server;
+}
+
+/** The poll timer (recorded in `parts`); the poll it runs, which `LocalMode.poll` runs too. */
+function startPoller(options: LocalModeOptions, store: Store, queue: EmbeddedQueue, parts: Parts): () => Promise<void> {
+  // The first poll decides every pipeline: what a stopped run had queued (a decision after a recorded change, a
+  // re-check, a retry) is lost with it, and SQS would have redelivered it.
+  let resumed = false;
+  const poll = async (): Promise<void> => {
+    const polls = await enqueuePolls({ store, queue, ...(resumed ? {} : { pipelineCheck: 'resume' as const }) });
+    resumed = true;
+    options.logger.debug('enqueued polls', { polls });
+  };
+  parts.polling = startPolling(poll, options.pollIntervalMs, options.logger);
+  return poll;
+}
+
+/** serve.json (recorded in `parts`): where the other commands reach this serve, and which sinks it has. */
+async function publishServeInfo(
+  serve: {
+    dataDir: string;
+    dynamo: LocalDynamo;
+    receiverUrl: string;
+    notificationSinks: NotificationSinkKind[];
+    promotion: PromotionSettings;
+    now: () => Date;
+  },
+  parts: Parts,
+): Promise<void> {
+  await writeServeInfo(serve.dataDir, {
+    pid: process.pid,
+    dynamoEndpoint: serve.dynamo.endpoint,
+    dynamoAccessKey: serve.dynamo.accessKey,
+    receiverUrl: serve.receiverUrl,
+    startedAt: serve.now().toISOString(),
+    notificationSinks: serve.notificationSinks,
+    gitApiUrls: gitApiUrlsOf(serve.promotion),
+  });
+  parts.serveInfoWritten = true;
+}
+
+/** The start in the log, and a warning when a pipeline is promoted by notification with no sink to carry it. */
+function reportStarted(
+  options: LocalModeOptions,
+  started: {
+    dynamo: LocalDynamo;
+    server: RunningHttpServer;
+    receiverUrl: string;
+    applied: AppliedConfiguration;
+    notificationSinks: NotificationSinkKind[];
+  },
+): void {
+  const { logger } = options;
+  const { receiverUrl, applied, notificationSinks } = started;
+  logger.debug('local mode started', {
+    receiverUrl,
+    listening: started.server.url,
+    dataDir: options.dataDir,
+    dynamoEndpoint: started.dynamo.endpoint,
+    pipelines: applied.pipelines.length,
+    clusters: applied.clusters.length,
+    pollIntervalMs: options.pollIntervalMs,
+  });
+  if (notificationSinks.length === 0 && applied.configuration.pipelines.some(usesNotification)) {
+    logger.warn(
+      'a pipeline is promoted by notification, but no notification sink is configured: its promotions will fail ' +
+        '(start serve with --notification-webhook-url, --notification-controller-url or --notification-event-bus)',
+    );
   }
 }
 

@@ -1,11 +1,11 @@
-// Puts news on an EventBridge bus, as the notification strategy puts its events (lib/promotion/notification/
+// Puts news on an EventBridge bus, as the notification strategy puts its events (lib/promotion/notification-strategy/
 // eventbridge.ts): one PutEvents entry, `Source` pipeline-controller, `DetailType` `Pipeline news`, `Detail` the news
 // as JSON (news-document.ts). Rules on the bus route it anywhere: a chat, a pager, a ticket, a queue.
 //
 // The client is a port (`PutEventsClient`): an EventBridgeClient fits it, and tests pass a fake. The SDK retries
 // throttling and 5xx itself; what is left is a NotificationDeliveryError with the error's name, never AWS's text.
 import { PutEventsCommand, type PutEventsCommandOutput } from '@aws-sdk/client-eventbridge';
-import { REPORTING_CONTROLLER } from '../promotion/notification/event.js';
+import { REPORTING_CONTROLLER } from '../promotion/notification-strategy/event.js';
 import { NotificationDeliveryError } from './delivery-error.js';
 import { newsDocument } from './news-document.js';
 import type { News } from './news.js';

@@ -1,7 +1,7 @@
 // Posts news as JSON (news-document.ts) to a generic webhook, signed like Flux's generic-hmac Provider signs its
 // events: `X-Signature: sha256=<hex>` of the exact body under the configured key, so a receiver built for Flux
 // webhooks verifies it the same way. The sink is named by the URL's host only: its path and query may be the secret.
-import { REPORTING_CONTROLLER } from '../promotion/notification/event.js';
+import { REPORTING_CONTROLLER } from '../promotion/notification-strategy/event.js';
 import { sinkUrl, throwUnlessAccepted } from './http-delivery.js';
 import { newsDocument } from './news-document.js';
 import type { News } from './news.js';

@@ -2,7 +2,7 @@
 // resolved in the model). Pull-request wins if both were set (Weave's registration order); the config loader
 // accepts that case with a warning. A rollback goes only to the pull-request strategy (docs/rollback.md).
 import { strategyOf } from '../pipeline/promotion.js';
-import { rollbackNotSupported } from './notification/promoter.js';
+import { rollbackNotSupported } from './notification-strategy/promoter.js';
 import { PromotionError, type Promoter, type PromotionOutcome, type PromotionRequest } from './port.js';
 
 export interface Strategies {

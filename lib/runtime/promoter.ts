@@ -15,7 +15,7 @@ import {
   NotificationPromoter,
   WebhookSink,
   type NotificationSink,
-} from '../promotion/notification/index.js';
+} from '../promotion/notification-strategy/index.js';
 import type { SecretSource } from '../secrets/port.js';
 
 /** How this runtime promotes; everything but the Secrets and the logger, which the verifier's assembly passes. */

@@ -2,7 +2,7 @@
 // exact body, lib/signing), with a deadline and without following redirects. What came back is returned as a named
 // outcome, so each sink decides what a status means (the promotion strategy's webhook retries a 503; a notification
 // just logs it) while the request itself is built in one place.
-// Used by both the promotion strategy's webhook (lib/promotion/notification) and the notifications to people
+// Used by both the promotion strategy's webhook (lib/promotion/notification-strategy) and the notifications to people
 // (lib/notify).
 import { signatureHeader } from './hmac.js';
 

@@ -1,8 +1,8 @@
 // Telling the rest of the installation what the verifier did: notifications to people (lib/notify) and the
-// CloudWatch metrics (lib/observability) listen here rather than each reaching into the actions. A listener hears an
-// effect once it is certain (its conditional write succeeded and its audit entry was appended), so a redundant message
-// tells nobody anything; and a listener's failure is only logged, because a Slack outage must never fail or block a
-// promotion.
+// CloudWatch metrics (lib/observability) listen here rather than each reaching into the effect modules (effects/). A
+// listener hears an effect once it is certain (its conditional write succeeded and its audit entry was appended), so
+// a redundant message tells nobody anything; and a listener's failure is only logged, because a Slack outage must
+// never fail or block a promotion.
 import type { Pipeline } from '../pipeline/model.js';
 import type { AuditEntry } from '../store/port.js';
 import type { Logger } from '../logging/logger.js';

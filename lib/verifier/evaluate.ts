@@ -4,19 +4,19 @@
 import type { Decision } from '../decision/index.js';
 import { objectKeyString, type ObjectKey } from '../pipeline/model.js';
 import type { VerifierDeps } from './deps.js';
-import { clearApproval } from './actions/clear-approval.js';
-import { promote } from './actions/promote.js';
-import { rollback } from './actions/rollback.js';
+import { clearApproval } from './effects/clear-approval.js';
+import { promote } from './effects/promote.js';
+import { rollback } from './effects/rollback.js';
 import { decideWithReads } from '../pipeline-state/decide-with-reads.js';
 import { readPipelineState, type KnownPipelineState } from '../pipeline-state/pipeline-state.js';
 import { recordEnvironmentFacts } from './environment-facts.js';
-import { requestApproval } from './actions/request-approval.js';
-import { scheduleRecheck, type EvaluationCause } from './actions/schedule-recheck.js';
+import { requestApproval } from './effects/request-approval.js';
+import { scheduleRecheck, type EvaluationCause } from './effects/schedule-recheck.js';
 
 /**
  * Decides for one pipeline from what the store holds and carries out the decision's actions, each through its own
- * module (actions/). `cause` says what led to this evaluation: it decides whether a re-check is scheduled
- * (actions/schedule-recheck.ts). `known`: the definition and promotion records the caller has just read, which are
+ * module (effects/). `cause` says what led to this evaluation: it decides whether a re-check is scheduled
+ * (effects/schedule-recheck.ts). `known`: the definition and promotion records the caller has just read, which are
  * then not read again. Undefined when the pipeline is not stored.
  */
 export async function evaluatePipeline(

@@ -1,5 +1,5 @@
 // The verifier: what each queue message means, one handler per message type (handlers/), each effect of a decision
-// one module (actions/). It is the same code in the Lambda (SQS) and in the local mode (embedded queue); both hand
+// one module (effects/). It is the same code in the Lambda (SQS) and in the local mode (embedded queue); both hand
 // it messages through `consumeBatch`.
 //
 // Retries (docs/architecture.md, "Retries"): a read that failed in a way that may pass (unreachable, timeout, 5xx)

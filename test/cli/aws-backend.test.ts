@@ -14,12 +14,12 @@ import {
 } from '@aws-sdk/client-sqs';
 import { STSClient } from '@aws-sdk/client-sts';
 import { startFauxqs, type FauxqsServer } from 'fauxqs';
-import { applyConfiguration } from '../../lib/cli/actions/apply.js';
-import { approveRevision } from '../../lib/cli/actions/approve.js';
-import { freezePromotions, readFreezeFlags } from '../../lib/cli/actions/freeze.js';
-import { rejectRevision } from '../../lib/cli/actions/reject.js';
-import { unfreezePromotions } from '../../lib/cli/actions/unfreeze.js';
-import { fluxConfig } from '../../lib/cli/actions/flux-config.js';
+import { applyConfiguration } from '../../lib/cli/operations/apply.js';
+import { approveRevision } from '../../lib/cli/operations/approve.js';
+import { freezePromotions, readFreezeFlags } from '../../lib/cli/operations/freeze.js';
+import { rejectRevision } from '../../lib/cli/operations/reject.js';
+import { unfreezePromotions } from '../../lib/cli/operations/unfreeze.js';
+import { fluxConfig } from '../../lib/cli/operations/flux-config.js';
 import type { Backend } from '../../lib/cli/backend.js';
 import { openAwsBackend, type AwsClients } from '../../lib/cli/backends/aws.js';
 import { CliError } from '../../lib/cli/errors.js';
@@ -30,7 +30,7 @@ import { SECRET_PURPOSE_TAG } from '../../lib/secrets/tags.js';
 import { startAwsStandIn, type AwsStandIn } from '../support/aws-stand-in.js';
 import { startDynalite, type LocalDynamo } from '../support/dynalite.js';
 import { tempFiles } from '../support/temp-files.js';
-import type { StatusJson } from '../../lib/cli/actions/status.js';
+import type { StatusJson } from '../../lib/cli/operations/status.js';
 import { CLUSTERS, PIPELINE, pipeline, SECRETS, seed } from './fixtures.js';
 import { runCli } from './helpers.js';
 

@@ -8,10 +8,10 @@ import { tmpdir, userInfo } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { parseAllDocuments } from 'yaml';
-import { applyConfiguration } from '../../lib/cli/actions/apply.js';
+import { applyConfiguration } from '../../lib/cli/operations/apply.js';
 import { openLocalBackend } from '../../lib/cli/backends/local.js';
-import type { StatusJson } from '../../lib/cli/actions/status.js';
-import type { ExplainJson } from '../../lib/cli/actions/explain.js';
+import type { StatusJson } from '../../lib/cli/operations/status.js';
+import type { ExplainJson } from '../../lib/cli/operations/explain.js';
 import {
   deriveClusterKey,
   EVENT_SIGNATURE_ALGORITHMS,

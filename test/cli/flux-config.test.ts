@@ -9,7 +9,7 @@ import { after, before, describe, it } from 'node:test';
 import { parseAllDocuments } from 'yaml';
 import type { Backend } from '../../lib/cli/backend.js';
 import { CliError } from '../../lib/cli/errors.js';
-import { fluxConfig, parseFluxVersion, type FluxConfigOptions } from '../../lib/cli/actions/flux-config.js';
+import { fluxConfig, parseFluxVersion, type FluxConfigOptions } from '../../lib/cli/operations/flux-config.js';
 import { loadConfigurationText } from '../../lib/config/index.js';
 import { deriveClusterKey } from '../../lib/signing/hmac.js';
 import { MemoryStore } from '../../lib/testing/memory-store.js';

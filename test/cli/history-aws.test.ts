@@ -4,8 +4,8 @@
 // the same table (under the name of the key that signed it). History shows both, each with its approver.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { historyJson, readHistory } from '../../lib/cli/actions/history.js';
-import { approveRevision } from '../../lib/cli/actions/approve.js';
+import { historyJson, readHistory } from '../../lib/cli/operations/history.js';
+import { approveRevision } from '../../lib/cli/operations/approve.js';
 import { handleRequest } from '../../lib/http/receiver.js';
 import { resolvePipeline } from '../../lib/pipeline/model.js';
 import { StaticSecretSource } from '../../lib/secrets/port.js';

@@ -7,7 +7,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir, userInfo } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import type { HistoryJson } from '../../lib/cli/actions/history.js';
+import type { HistoryJson } from '../../lib/cli/operations/history.js';
 import type { Backend } from '../../lib/cli/backend.js';
 import { openLocalBackend } from '../../lib/cli/backends/local.js';
 import { RecordingPromoter } from '../../lib/testing/recording-promoter.js';

@@ -7,7 +7,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { metricsJson as toJson, readMetrics, type MetricsJson } from '../../lib/cli/actions/metrics.js';
+import { metricsJson as toJson, readMetrics, type MetricsJson } from '../../lib/cli/operations/metrics.js';
 import { openLocalBackend } from '../../lib/cli/backends/local.js';
 import type { TargetStatus } from '../../lib/flux/target-status.js';
 import { resolvePipeline } from '../../lib/pipeline/model.js';

@@ -4,7 +4,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { ReceiveMessageCommand } from '@aws-sdk/client-sqs';
-import { retryPromotion } from '../../lib/cli/actions/retry.js';
+import { retryPromotion } from '../../lib/cli/operations/retry.js';
 import { resolvePipeline } from '../../lib/pipeline/model.js';
 import { decodeMessage } from '../../lib/queue/messages.js';
 import { PIPELINE, pipelineDocument } from '../loop/harness.js';

@@ -2,7 +2,7 @@
 // once the person fixed its cause, under the caller's identity; refused, writing nothing, when there is none to retry.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { retryPromotion } from '../../lib/cli/actions/retry.js';
+import { retryPromotion } from '../../lib/cli/operations/retry.js';
 import type { Backend } from '../../lib/cli/backend.js';
 import { CliError } from '../../lib/cli/errors.js';
 import type { PipelineDocument } from '../../lib/config/schema.js';

@@ -4,7 +4,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { Backend } from '../../lib/cli/backend.js';
-import { retryPromotion } from '../../lib/cli/actions/retry.js';
+import { retryPromotion } from '../../lib/cli/operations/retry.js';
 import { CliError } from '../../lib/cli/errors.js';
 import type { PipelineDocument } from '../../lib/config/schema.js';
 import { unreadableTarget } from '../../lib/flux/target-status.js';

@@ -5,7 +5,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import type { StatusJson } from '../../lib/cli/actions/status.js';
+import type { StatusJson } from '../../lib/cli/operations/status.js';
 import { openLocalBackend } from '../../lib/cli/backends/local.js';
 import { writeFiles } from '../support/temp-files.js';
 import { app, CLUSTERS, healthy, pipeline, SECRETS } from './fixtures.js';

@@ -3,7 +3,7 @@
 // trail, each metric has its chart with a text alternative, and the charts count what the figures count.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { metricsJson, readMetrics, type EnvironmentMetricsJson } from '../../lib/cli/actions/metrics.js';
+import { metricsJson, readMetrics, type EnvironmentMetricsJson } from '../../lib/cli/operations/metrics.js';
 import { DAY_MS, DEFAULT_FAILURE_WINDOW_MS } from '../../lib/metrics/index.js';
 import { PIPELINE } from '../cli/fixtures.js';
 import { recordMetricsTrail, startDashboardWorld, type DashboardWorld } from './world.js';

@@ -6,7 +6,7 @@
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { TestContext } from 'node:test';
-import { pipelineViews, statusJson, type StatusJson } from '../../lib/cli/actions/status.js';
+import { pipelineViews, statusJson, type StatusJson } from '../../lib/cli/operations/status.js';
 import type { Backend } from '../../lib/cli/backend.js';
 import { openLocalBackend } from '../../lib/cli/backends/local.js';
 import { deriveClusterKey, signatureHeader } from '../../lib/signing/hmac.js';

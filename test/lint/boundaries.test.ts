@@ -27,7 +27,7 @@ async function boundaryErrors(filePath: string, code: string): Promise<string[]>
 const VIOLATIONS: { boundary: string; filePath: string; code: string; says: RegExp }[] = [
   {
     boundary: 'product code reaching into the DynamoDB adapter',
-    filePath: 'lib/cli/actions/x.ts',
+    filePath: 'lib/cli/operations/x.ts',
     code: "import { keys } from '../../store/dynamodb/table.js';\nexport { keys };\n",
     says: /lib\/store\/dynamodb is the adapter's inside/,
   },
@@ -117,7 +117,7 @@ const VIOLATIONS: { boundary: string; filePath: string; code: string; says: RegE
   },
   {
     boundary: 'a CLI action importing the verifier',
-    filePath: 'lib/cli/actions/x.ts',
+    filePath: 'lib/cli/operations/x.ts',
     code: "import { DEFAULT_SETTINGS } from '../../verifier/index.js';\nexport { DEFAULT_SETTINGS };\n",
     says: /lib\/views and lib\/cli do not import lib\/verifier/,
   },
@@ -129,7 +129,7 @@ const VIOLATIONS: { boundary: string; filePath: string; code: string; says: RegE
   },
   {
     boundary: 'the CLI still reaching into the DynamoDB adapter',
-    filePath: 'lib/cli/actions/x.ts',
+    filePath: 'lib/cli/operations/x.ts',
     code: "import { keys } from '../../store/dynamodb/table.js';\nexport { keys };\n",
     says: /lib\/store\/dynamodb is the adapter's inside/,
   },
@@ -138,7 +138,7 @@ const VIOLATIONS: { boundary: string; filePath: string; code: string; says: RegE
 const ALLOWED: { why: string; filePath: string; code: string }[] = [
   {
     why: 'product code imports the store through its index',
-    filePath: 'lib/cli/actions/x.ts',
+    filePath: 'lib/cli/operations/x.ts',
     code: "import { createDynamoStore } from '../../store/index.js';\nimport type { Store } from '../../store/port.js';\nexport { createDynamoStore, type Store };\n",
   },
   {

@@ -12,7 +12,7 @@ import {
   NotificationPromoter,
   promotionEvent,
   type PromotionEvent,
-} from '../../lib/promotion/notification/index.js';
+} from '../../lib/promotion/notification-strategy/index.js';
 import { createPromoter } from '../../lib/runtime/promoter.js';
 import { StaticSecretSource } from '../../lib/secrets/port.js';
 import { promotionRequest } from './promoter-contract.js';

@@ -3,7 +3,7 @@
 import assert from 'node:assert/strict';
 import { createHash, createHmac } from 'node:crypto';
 import { describe, it } from 'node:test';
-import { encodeEvent, promotionEvent, promotionId } from '../../lib/promotion/notification/index.js';
+import { encodeEvent, promotionEvent, promotionId } from '../../lib/promotion/notification-strategy/index.js';
 import { promotionRequest } from './promoter-contract.js';
 
 const NOW = new Date('2026-03-14T09:26:53.589Z');

@@ -5,7 +5,7 @@ import { inspect } from 'node:util';
 import { after, before, beforeEach, describe, it } from 'node:test';
 import { EventBridgeClient } from '@aws-sdk/client-eventbridge';
 import { PromotionError } from '../../lib/promotion/index.js';
-import { EventBridgeSink, encodeEvent, promotionEvent } from '../../lib/promotion/notification/index.js';
+import { EventBridgeSink, encodeEvent, promotionEvent } from '../../lib/promotion/notification-strategy/index.js';
 import { promotionRequest } from './promoter-contract.js';
 import {
   AWS_CREDENTIALS,

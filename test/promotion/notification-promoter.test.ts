@@ -10,7 +10,7 @@ import {
   WebhookSink,
   type NotificationSink,
   type PromotionEvent,
-} from '../../lib/promotion/notification/index.js';
+} from '../../lib/promotion/notification-strategy/index.js';
 import { promoterContract, promotionRequest, type PromoterUnderTest } from './promoter-contract.js';
 import {
   putEventsEntries,

@@ -12,7 +12,7 @@ import {
   promotionEvent,
   WebhookSink,
   type PromotionEvent,
-} from '../../lib/promotion/notification/index.js';
+} from '../../lib/promotion/notification-strategy/index.js';
 import { promotionRequest } from './promoter-contract.js';
 import { startLocalServer, type LocalServer, type Reply } from './notification-servers.js';
 

@@ -1,4 +1,4 @@
-// The effects of a decision (lib/verifier/actions/) and the `promote` message: a promotion made under its record
+// The effects of a decision (lib/verifier/effects/) and the `promote` message: a promotion made under its record
 // (success, a retryable failure with its retry scheduled, a failure for good, a lease held by another worker), an
 // approval requested, and a stale approval request cleared. Each effect leaves its audit entry; a redundant message
 // leaves none.

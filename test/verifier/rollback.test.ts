@@ -1,4 +1,4 @@
-// The `rollback` action (lib/verifier/actions/rollback.ts) against a fake GitHub: one rollback pull request under
+// The `rollback` action (lib/verifier/effects/rollback.ts) against a fake GitHub: one rollback pull request under
 // its own record, (pipeline, `rollback:prod`, failed revision), with the bytes a promotion to the last healthy
 // revision writes; a second call, or an attempt resumed after a crash, makes no second pull request; a failure is
 // retried on the promotion schedule. And the `promote` action hands the decision's evidence to the Promoter. The
@@ -12,8 +12,8 @@ import type { AuditEntry } from '../../lib/store/port.js';
 import { MemoryStore } from '../../lib/testing/memory-store.js';
 import { RecordingQueue } from '../../lib/testing/recording-queue.js';
 import { ScriptedClusters } from '../../lib/testing/scripted-clusters.js';
-import { promote } from '../../lib/verifier/actions/promote.js';
-import { rollback, type RollbackAction } from '../../lib/verifier/actions/rollback.js';
+import { promote } from '../../lib/verifier/effects/promote.js';
+import { rollback, type RollbackAction } from '../../lib/verifier/effects/rollback.js';
 import type { VerifierDeps } from '../../lib/verifier/deps.js';
 import { HELMRELEASE_PROD, OWNER, PROD_FILE, REPO, prRequest, startFixture } from '../promotion/github-support.js';
 

@@ -1,4 +1,4 @@
-// The verifier's own re-check at the end of a soak (lib/verifier/actions/schedule-soak-check.ts): a chain of delayed
+// The verifier's own re-check at the end of a soak (lib/verifier/effects/schedule-soak-check.ts): a chain of delayed
 // `check-pipeline` messages, each at most SQS's 15 minutes, started by an evaluation that recorded a change (or an
 // apply) and continued by its own links only, so that redundant events and polls during a soak add none.
 import assert from 'node:assert/strict';

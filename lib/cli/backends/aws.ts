@@ -19,7 +19,7 @@ import { GetCallerIdentityCommand, STSClient } from '@aws-sdk/client-sts';
 import type { EksAccess } from '../../clusters/eks.js';
 import { objectKeyString, type ObjectKey } from '../../pipeline/model.js';
 import { SqsQueue } from '../../queue/sqs.js';
-import { masterKeysFromValues } from '../../secrets/master-keys.js';
+import { masterKeysFromValues, type MasterKeys } from '../../secrets/master-keys.js';
 import { DEFAULT_SECRETS_PREFIX } from '../../secrets/prefix.js';
 import { SecretsManagerSecretSource } from '../../secrets/secrets-manager.js';
 import { SECRET_PURPOSE_TAG, type SecretPurpose } from '../../secrets/tags.js';
@@ -66,135 +66,197 @@ interface StackOutputs {
 }
 
 export async function openAwsBackend(options: AwsBackendOptions, clients: AwsClients = {}): Promise<Backend> {
-  const config = options.region ? { region: options.region } : {};
-  const created: { destroy(): void }[] = [];
-  const client = <T extends { destroy(): void }>(given: T | undefined, make: () => T): T => {
-    if (given) return given;
-    const made = make();
-    created.push(made);
-    return made;
-  };
-  const close = () => {
-    for (const each of created) each.destroy();
-    return Promise.resolve();
-  };
+  const pool = new ClientPool(options.region);
   try {
-    const dynamodb = client(clients.dynamodb, () => new DynamoDBClient(config));
+    const dynamodb = pool.use(clients.dynamodb, (config) => new DynamoDBClient(config));
     if (!clients.dynamodb) await requireRegion(dynamodb);
-    const outputs = options.stack
-      ? await stackOutputs(
-          client(clients.cloudFormation, () => new CloudFormationClient(config)),
-          options.stack,
-        )
-      : {};
-    const table = options.table ?? outputs.TableName;
-    const queueUrl = options.queueUrl ?? outputs.QueueUrl;
-    const deadLetterQueueUrl = options.deadLetterQueueUrl ?? outputs.DeadLetterQueueUrl;
-    const masterKeySecretId = options.masterKeySecretId ?? outputs.MasterKeySecretArn;
-    const prefix = options.secretsPrefix ?? DEFAULT_SECRETS_PREFIX;
-    if (!table) throw new CliError('no table: pass --stack (or PIPELINES_STACK), or --table (or PIPELINES_TABLE)');
-    if (!queueUrl) {
-      throw new CliError('no queue: pass --stack (or PIPELINES_STACK), or --queue-url (or PIPELINES_QUEUE_URL)');
-    }
-
-    const sqs = client(clients.sqs, () => new SQSClient(config));
-    const secretsManager = client(clients.secretsManager, () => new SecretsManagerClient(config));
-    const secrets = new SecretsManagerSecretSource({ client: secretsManager, prefix, cacheMs: 0 });
-    const queue = new SqsQueue({ client: sqs, queueUrl });
-    const tags = new PurposeTags(secretsManager);
-    const secretId = (key: ObjectKey) => `${prefix}${objectKeyString(key)}`;
-    let sts: STSClient | undefined;
-    let eks: EksAccess | undefined;
-
+    const deployed = await locateResources(options, () =>
+      pool.use(clients.cloudFormation, (config) => new CloudFormationClient(config)),
+    );
+    const sqs = pool.use(clients.sqs, (config) => new SQSClient(config));
+    const secretsManager = pool.use(clients.secretsManager, (config) => new SecretsManagerClient(config));
+    const secrets = new SecretsManagerSecretSource({ client: secretsManager, prefix: deployed.prefix, cacheMs: 0 });
+    const queue = new SqsQueue({ client: sqs, queueUrl: deployed.queueUrl });
     return {
-      description: options.stack ? `stack ${options.stack} (table ${table})` : `table ${table}`,
-      store: createDynamoStore({ client: dynamodb, tableName: table }),
-      defaultCluster:
-        options.defaultCluster ??
-        (outputs.DefaultCluster === undefined
-          ? undefined
-          : parseObjectKey(outputs.DefaultCluster, `the output DefaultCluster of stack ${options.stack}`)),
-      putSecret: async (key, values, purposes) => {
-        const tag = tagValue(key, purposes);
-        const id = secretId(key);
-        const current = await tags.describe(id);
-        const text = JSON.stringify(values);
-        if (!current) {
-          await secretsManager.send(
-            new CreateSecretCommand({
-              Name: id,
-              Description: `pipeline-controller: Secret ${objectKeyString(key)}`,
-              SecretString: text,
-              Tags: tag === undefined ? undefined : [{ Key: SECRET_PURPOSE_TAG, Value: tag }],
-            }),
-          );
-          return;
-        }
-        if (current.deleted) {
-          throw new CliError(
-            `secret ${id} is scheduled for deletion in Secrets Manager: restore it ` +
-              `(aws secretsmanager restore-secret --secret-id ${id}) and apply again`,
-          );
-        }
-        // The receiver may read a secret while it is tagged webhook-hmac: a value of another kind must never be
-        // there under that tag, so the tag comes off before such a value goes in, and goes on only after an HMAC
-        // key went in.
-        if (tag !== 'webhook-hmac') await tags.set(id, current.tag, tag);
-        // A value that is not a JSON object of strings (written by hand) is simply replaced.
-        const stored = await secrets.getById(id).catch(() => undefined);
-        if (!sameValues(stored, values)) {
-          await secretsManager.send(new PutSecretValueCommand({ SecretId: id, SecretString: text }));
-        }
-        if (tag === 'webhook-hmac') await tags.set(id, current.tag, tag);
-      },
-      secretKeys: async (key) => {
-        const values = await secrets.getSecret(key);
-        return values && Object.keys(values);
-      },
-      setSecretPurposes: async (key, purposes) => {
-        const tag = tagValue(key, purposes);
-        const id = secretId(key);
-        const current = await tags.describe(id);
-        if (!current) return 'missing';
-        return (await tags.set(id, current.tag, tag)) ? 'changed' : 'unchanged';
-      },
+      description: options.stack ? `stack ${options.stack} (table ${deployed.table})` : `table ${deployed.table}`,
+      store: createDynamoStore({ client: dynamodb, tableName: deployed.table }),
+      defaultCluster: defaultClusterOf(options, deployed.outputs),
+      ...secretWrites(secretsManager, secrets, deployed.prefix),
       enqueue: async (message) => {
         await queue.send(message);
         return true;
       },
-      masterKeys: async () => {
-        if (!masterKeySecretId) {
-          throw new CliError(
-            'no master key secret: pass --stack (or PIPELINES_STACK), or --master-key-secret (or PIPELINES_MASTER_KEY_SECRET)',
-          );
-        }
-        return masterKeysFromValues(
-          await secrets.getById(masterKeySecretId),
-          `the master key secret ${masterKeySecretId}`,
-        );
-      },
-      identity: async () => {
-        sts ??= client(clients.sts, () => new STSClient(config));
-        const { Arn } = await sts.send(new GetCallerIdentityCommand({}));
-        if (!Arn) throw new Error('sts:GetCallerIdentity returned no ARN');
-        return Arn;
-      },
-      notificationSinks: () => Promise.resolve(stackNotificationSinks(options.stack, outputs.NotificationSinks)),
+      masterKeys: () => readMasterKeys(secrets, deployed.masterKeySecretId),
+      identity: callerIdentity(() => pool.use(clients.sts, (config) => new STSClient(config))),
+      notificationSinks: () =>
+        Promise.resolve(stackNotificationSinks(options.stack, deployed.outputs.NotificationSinks)),
       secrets,
-      eksAccess: async () => {
-        // Only a check of EKS clusters loads the EKS and STS clients; each cluster names its own region.
-        const { EksAccess } = await import('../../clusters/eks.js');
-        return (eks ??= new EksAccess());
-      },
-      ...(deadLetterQueueUrl !== undefined && {
-        deadLetters: new SqsDeadLetterQueue({ client: sqs, deadLetterQueueUrl, queueUrl }),
-      }),
-      close,
+      eksAccess: eksAccessOnFirstUse(),
+      ...deadLettersOf(sqs, deployed),
+      close: () => pool.close(),
     };
   } catch (error) {
-    await close();
+    await pool.close();
     throw error;
   }
+}
+
+/** The clients the caller gave, or made here for the region; only those made here are destroyed at close. */
+class ClientPool {
+  private readonly config: { region?: string };
+  private readonly created: { destroy(): void }[] = [];
+
+  constructor(region: string | undefined) {
+    this.config = region ? { region } : {};
+  }
+
+  use<T extends { destroy(): void }>(given: T | undefined, make: (config: { region?: string }) => T): T {
+    if (given) return given;
+    const made = make(this.config);
+    this.created.push(made);
+    return made;
+  }
+
+  close(): Promise<void> {
+    for (const each of this.created) each.destroy();
+    return Promise.resolve();
+  }
+}
+
+/** Where the deployment's resources are: each flag, else the stack's output. */
+interface DeployedResources {
+  table: string;
+  queueUrl: string;
+  deadLetterQueueUrl: string | undefined;
+  masterKeySecretId: string | undefined;
+  /** The Secrets Manager prefix of the configuration Secrets. */
+  prefix: string;
+  /** The stack's outputs; none without `--stack`. */
+  outputs: StackOutputs;
+}
+
+/** The resources from the flags and, with `--stack`, the stack's outputs; fails without a table or a queue. */
+async function locateResources(
+  options: AwsBackendOptions,
+  cloudFormation: () => CloudFormationClient,
+): Promise<DeployedResources> {
+  const outputs = options.stack ? await stackOutputs(cloudFormation(), options.stack) : {};
+  const table = options.table ?? outputs.TableName;
+  const queueUrl = options.queueUrl ?? outputs.QueueUrl;
+  const deadLetterQueueUrl = options.deadLetterQueueUrl ?? outputs.DeadLetterQueueUrl;
+  const masterKeySecretId = options.masterKeySecretId ?? outputs.MasterKeySecretArn;
+  const prefix = options.secretsPrefix ?? DEFAULT_SECRETS_PREFIX;
+  if (!table) throw new CliError('no table: pass --stack (or PIPELINES_STACK), or --table (or PIPELINES_TABLE)');
+  if (!queueUrl) {
+    throw new CliError('no queue: pass --stack (or PIPELINES_STACK), or --queue-url (or PIPELINES_QUEUE_URL)');
+  }
+  return { table, queueUrl, deadLetterQueueUrl, masterKeySecretId, prefix, outputs };
+}
+
+/** The dead-letter queue, when the deployment names one. */
+function deadLettersOf(sqs: SQSClient, deployed: DeployedResources): Pick<Backend, 'deadLetters'> {
+  const { deadLetterQueueUrl, queueUrl } = deployed;
+  return deadLetterQueueUrl === undefined
+    ? {}
+    : { deadLetters: new SqsDeadLetterQueue({ client: sqs, deadLetterQueueUrl, queueUrl }) };
+}
+
+/** `--default-cluster`, else the stack's DefaultCluster output. */
+function defaultClusterOf(options: AwsBackendOptions, outputs: StackOutputs): ObjectKey | undefined {
+  return (
+    options.defaultCluster ??
+    (outputs.DefaultCluster === undefined
+      ? undefined
+      : parseObjectKey(outputs.DefaultCluster, `the output DefaultCluster of stack ${options.stack}`))
+  );
+}
+
+/** Configuration Secrets as Secrets Manager secrets `<prefix><ns>/<name>`, tagged with their purpose. */
+function secretWrites(
+  secretsManager: SecretsManagerClient,
+  secrets: SecretsManagerSecretSource,
+  prefix: string,
+): Required<Pick<Backend, 'putSecret' | 'secretKeys' | 'setSecretPurposes'>> {
+  const tags = new PurposeTags(secretsManager);
+  const secretId = (key: ObjectKey) => `${prefix}${objectKeyString(key)}`;
+  return {
+    putSecret: async (key, values, purposes) => {
+      const tag = tagValue(key, purposes);
+      const id = secretId(key);
+      const current = await tags.describe(id);
+      const text = JSON.stringify(values);
+      if (!current) {
+        await secretsManager.send(
+          new CreateSecretCommand({
+            Name: id,
+            Description: `pipeline-controller: Secret ${objectKeyString(key)}`,
+            SecretString: text,
+            Tags: tag === undefined ? undefined : [{ Key: SECRET_PURPOSE_TAG, Value: tag }],
+          }),
+        );
+        return;
+      }
+      if (current.deleted) {
+        throw new CliError(
+          `secret ${id} is scheduled for deletion in Secrets Manager: restore it ` +
+            `(aws secretsmanager restore-secret --secret-id ${id}) and apply again`,
+        );
+      }
+      // The receiver may read a secret while it is tagged webhook-hmac: a value of another kind must never be
+      // there under that tag, so the tag comes off before such a value goes in, and goes on only after an HMAC
+      // key went in.
+      if (tag !== 'webhook-hmac') await tags.set(id, current.tag, tag);
+      // A value that is not a JSON object of strings (written by hand) is simply replaced.
+      const stored = await secrets.getById(id).catch(() => undefined);
+      if (!sameValues(stored, values)) {
+        await secretsManager.send(new PutSecretValueCommand({ SecretId: id, SecretString: text }));
+      }
+      if (tag === 'webhook-hmac') await tags.set(id, current.tag, tag);
+    },
+    secretKeys: async (key) => {
+      const values = await secrets.getSecret(key);
+      return values && Object.keys(values);
+    },
+    setSecretPurposes: async (key, purposes) => {
+      const tag = tagValue(key, purposes);
+      const id = secretId(key);
+      const current = await tags.describe(id);
+      if (!current) return 'missing';
+      return (await tags.set(id, current.tag, tag)) ? 'changed' : 'unchanged';
+    },
+  };
+}
+
+async function readMasterKeys(
+  secrets: SecretsManagerSecretSource,
+  masterKeySecretId: string | undefined,
+): Promise<MasterKeys> {
+  if (!masterKeySecretId) {
+    throw new CliError(
+      'no master key secret: pass --stack (or PIPELINES_STACK), or --master-key-secret (or PIPELINES_MASTER_KEY_SECRET)',
+    );
+  }
+  return masterKeysFromValues(await secrets.getById(masterKeySecretId), `the master key secret ${masterKeySecretId}`);
+}
+
+/** The caller's STS ARN; the STS client is made at the first call. */
+function callerIdentity(makeSts: () => STSClient): () => Promise<string> {
+  let sts: STSClient | undefined;
+  return async () => {
+    sts ??= makeSts();
+    const { Arn } = await sts.send(new GetCallerIdentityCommand({}));
+    if (!Arn) throw new Error('sts:GetCallerIdentity returned no ARN');
+    return Arn;
+  };
+}
+
+/** Only a check of EKS clusters loads the EKS and STS clients; each cluster names its own region. */
+function eksAccessOnFirstUse(): () => Promise<EksAccess> {
+  let eks: EksAccess | undefined;
+  return async () => {
+    const { EksAccess } = await import('../../clusters/eks.js');
+    return (eks ??= new EksAccess());
+  };
 }
 
 /** From the stack's NotificationSinks output; without `--stack` (tables named one by one) nothing can be told. */

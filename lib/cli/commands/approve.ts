@@ -4,7 +4,7 @@ import { objectKeyString } from '../../pipeline/model.js';
 import { addBackendOptions, outputOption, withBackend } from '../options.js';
 import { parseObjectKey } from '../flags.js';
 import { printJson, printLines, printStderr } from '../output.js';
-import type { ApproveResult } from '../actions/approve.js';
+import type { ApproveResult } from '../operations/approve.js';
 
 export function register(program: Command): void {
   const command = program
@@ -32,7 +32,7 @@ export function register(program: Command): void {
   addBackendOptions(command).action(
     async (name: string, env: string, options: { revision?: string; output: 'text' | 'json' }) => {
       const key = parseObjectKey(name, 'the pipeline');
-      const { approvalCountText, approveJson, approveRevision } = await import('../actions/approve.js');
+      const { approvalCountText, approveJson, approveRevision } = await import('../operations/approve.js');
       await withBackend(command, async (backend) => {
         const result = await approveRevision(backend, key, env, options.revision);
         const what = `${objectKeyString(key)} ${env} ${result.revision}`;

@@ -23,7 +23,7 @@ export function register(program: Command): void {
     .action(async (options: { to: string; dataDir: string }) => {
       const { requireStore } = await import('../backends/local.js');
       await requireStore(options.dataDir);
-      const { backupDataDir } = await import('../actions/backup.js');
+      const { backupDataDir } = await import('../operations/backup.js');
       const result = await backupDataDir(options.dataDir, options.to);
       printLines([`backed up ${describeContents(result.items, result.files)} to ${result.file}`]);
     });

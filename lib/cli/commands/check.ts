@@ -38,7 +38,7 @@ export function register(program: Command): void {
   addBackendOptions(command).action(async (name: string | undefined, flags: CheckFlags) => {
     const pipeline = name === undefined ? undefined : parseObjectKey(name, 'the pipeline');
     const gitApiUrls = gitApiUrlsOf(flags);
-    const { runChecks, checkTable, checkFailure } = await import('../actions/check.js');
+    const { runChecks, checkTable, checkFailure } = await import('../operations/check.js');
     await withBackend(command, async (backend) => {
       const report = await runChecks(backend, { pipeline, gitApiUrls });
       if (flags.output === 'json') printJson(report);

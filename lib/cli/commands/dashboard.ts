@@ -32,7 +32,7 @@ export function register(program: Command): void {
     );
   addBackendOptions(command).action(async (flags: DashboardFlags) => {
     const options = { port: parsePort(flags.port), host: parseHost(flags.host) };
-    const { runDashboard } = await import('../actions/dashboard.js');
+    const { runDashboard } = await import('../operations/dashboard.js');
     const { STDERR_WARNINGS } = await import('../backends/local.js');
     await withBackend(command, (backend) => runDashboard(backend, options, STDERR_WARNINGS));
   });

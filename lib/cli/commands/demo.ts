@@ -6,7 +6,7 @@ import { Option, type Command } from 'commander';
 import { DemoError } from '../../demo/demo-error.js';
 import type { FleetHostType } from '../../demo/fleet-repository.js';
 import { runDemo, type DemoSettings } from '../../demo/run.js';
-import { parseDashboardPort, startDashboardBesideLocalMode } from '../actions/dashboard.js';
+import { parseDashboardPort, startDashboardBesideLocalMode } from '../operations/dashboard.js';
 import { STDERR_WARNINGS } from '../backends/local.js';
 import { CliError } from '../errors.js';
 import { parseDuration, parsePort } from '../flags.js';

@@ -56,7 +56,7 @@ export function register(program: Command): void {
     .addOption(outputOption(['table', 'json']))
     .addHelpText('after', '\nExamples:\n  pipelinectl dlq list --aws --stack PipelineControllerStack --max 10');
   addBackendOptions(list).action(async (options: { max: number; output: 'table' | 'json' }) => {
-    const { deadLettersTable } = await import('../actions/dlq.js');
+    const { deadLettersTable } = await import('../operations/dlq.js');
     await withDeadLetters(list, async (deadLetters, backend) => {
       const letters = await deadLetters.list(options.max);
       if (options.output === 'json') return printJson({ deadLetters: letters });

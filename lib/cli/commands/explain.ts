@@ -24,8 +24,8 @@ export function register(program: Command): void {
   addBackendOptions(command).action(
     async (name: string, env: string | undefined, options: { output: 'text' | 'json' }) => {
       const key = parseObjectKey(name, 'the pipeline');
-      const { explanation, explanationJson } = await import('../actions/explain.js');
-      const { pipelineViews } = await import('../actions/status.js');
+      const { explanation, explanationJson } = await import('../operations/explain.js');
+      const { pipelineViews } = await import('../operations/status.js');
       await withBackend(command, async (backend) => {
         const now = new Date();
         const [view] = await pipelineViews(backend, key, now);

@@ -6,7 +6,7 @@ import {
   OLDEST_FLUX_MINOR,
   parseFluxVersion,
   parseNamespaceList,
-} from '../actions/flux-config.js';
+} from '../operations/flux-config.js';
 import { addBackendOptions, withBackend } from '../options.js';
 import { parseObjectKey } from '../flags.js';
 

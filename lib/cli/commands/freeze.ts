@@ -50,7 +50,7 @@ export function register(program: Command): void {
         '--time-zone Europe/Berlin',
     );
   addBackendOptions(command).action(async (name: string | undefined, options: FreezeCommandFlags) => {
-    const { freezePromotions, freezeResultJson, readFreezeFlags, targetOf } = await import('../actions/freeze.js');
+    const { freezePromotions, freezeResultJson, readFreezeFlags, targetOf } = await import('../operations/freeze.js');
     const { switchText } = await import('../../freeze/set-freeze.js');
     const target = targetOf(name, options.all, 'freeze');
     const now = new Date();

@@ -22,7 +22,7 @@ export function register(program: Command): void {
     );
   addBackendOptions(command).action(async (name: string | undefined, options: { output: 'table' | 'json' }) => {
     const pipeline = name === undefined ? undefined : parseObjectKey(name, 'the pipeline');
-    const { freezeJson, freezesTable, readFreezes } = await import('../actions/freezes.js');
+    const { freezeJson, freezesTable, readFreezes } = await import('../operations/freezes.js');
     await withBackend(command, async (backend) => {
       const now = new Date();
       const freezes = await readFreezes(backend, pipeline, now);

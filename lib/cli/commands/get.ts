@@ -21,7 +21,7 @@ export function register(program: Command): void {
     );
   addBackendOptions(command).action(
     async (kind: 'pipelines' | 'clusters', options: { output: 'table' | 'json' | 'yaml' }) => {
-      const { clustersTable, documentList, pipelinesTable, storedConfiguration } = await import('../actions/get.js');
+      const { clustersTable, documentList, pipelinesTable, storedConfiguration } = await import('../operations/get.js');
       await withBackend(command, async (backend) => {
         const { pipelines, clusters } = await storedConfiguration(backend, kind === 'clusters');
         const documents = kind === 'pipelines' ? pipelines.map((p) => p.document) : clusters.map((c) => c.document);

@@ -50,7 +50,7 @@ export function register(program: Command): void {
     const pipeline = name === undefined ? undefined : parseObjectKey(name, 'the pipeline');
     const now = new Date();
     const since = options.since === undefined ? undefined : parseSince(options.since, '--since', now);
-    const { historyJson, historyTable, readHistory } = await import('../actions/history.js');
+    const { historyJson, historyTable, readHistory } = await import('../operations/history.js');
     await withBackend(command, async (backend) => {
       const query = { pipeline, env: options.env, type: options.type, since, limit: options.limit };
       const history = await readHistory(backend, query);

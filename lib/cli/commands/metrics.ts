@@ -65,7 +65,7 @@ export function register(program: Command): void {
     );
   addBackendOptions(command).action(async (name: string | undefined, options: MetricsFlags) => {
     const pipeline = name === undefined ? undefined : parseObjectKey(name, 'the pipeline');
-    const { metricsJson, metricsTable, readMetrics } = await import('../actions/metrics.js');
+    const { metricsJson, metricsTable, readMetrics } = await import('../operations/metrics.js');
     await withBackend(command, async (backend) => {
       const query = { pipeline, windowMs: options.window, failureWindowMs: options.failureWindow, now: new Date() };
       const report = await readMetrics(backend, query);

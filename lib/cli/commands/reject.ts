@@ -32,7 +32,7 @@ export function register(program: Command): void {
   addBackendOptions(command).action(
     async (name: string, env: string, options: { revision?: string; reason: string; output: 'text' | 'json' }) => {
       const key = parseObjectKey(name, 'the pipeline');
-      const { rejectJson, rejectRevision } = await import('../actions/reject.js');
+      const { rejectJson, rejectRevision } = await import('../operations/reject.js');
       await withBackend(command, async (backend) => {
         const result = await rejectRevision(backend, key, env, options.revision, options.reason);
         const what = `${objectKeyString(key)} ${env} ${result.revision}`;

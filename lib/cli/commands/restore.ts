@@ -23,7 +23,7 @@ export function register(program: Command): void {
         '  pipelinectl restore --data-dir .data --from pipelines.jsonl --force',
     )
     .action(async (options: { from: string; dataDir: string; force?: boolean }) => {
-      const { restoreDataDir } = await import('../actions/restore.js');
+      const { restoreDataDir } = await import('../operations/restore.js');
       const result = await restoreDataDir(options.dataDir, options.from, { force: options.force === true });
       printLines([`restored ${describeContents(result.items, result.files)} into ${options.dataDir}`]);
       if (result.aside) printLines([`the previous contents of ${options.dataDir} are in ${result.aside}`]);

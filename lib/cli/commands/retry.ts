@@ -34,7 +34,7 @@ export function register(program: Command): void {
   addBackendOptions(command).action(
     async (name: string, env: string, options: { revision?: string; rollback?: boolean; output: 'text' | 'json' }) => {
       const key = parseObjectKey(name, 'the pipeline');
-      const { retryJson, retryPromotion } = await import('../actions/retry.js');
+      const { retryJson, retryPromotion } = await import('../operations/retry.js');
       await withBackend(command, async (backend) => {
         const result = await retryPromotion(backend, key, env, options.revision, new Date(), {
           rollback: options.rollback === true,

@@ -20,7 +20,7 @@ import {
   parseDashboardPort,
   startDashboardBesideLocalMode,
   type DashboardBesideLocalMode,
-} from '../actions/dashboard.js';
+} from '../operations/dashboard.js';
 import { CliError } from '../errors.js';
 import { parseDuration, parseHost, parseHttpUrl, parseObjectKey, parsePort } from '../flags.js';
 import { GIT_API_FLAGS, type GitApiFlagValues } from '../git-api-flags.js';

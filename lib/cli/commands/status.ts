@@ -20,8 +20,8 @@ export function register(program: Command): void {
         'read) and when it was last seen; the decision for the environment (state, reason) with its explanation, made now from the stored state as the verifier would make it; ' +
         'the revision waiting for approval, with the command that approves it; and the promotions made, with their ' +
         'pull request or error. ' +
-        // The numbers are SUMMARIZED_ABOVE_TARGETS and HOLDING_BACK_ROWS of actions/status.ts, written out so that
-        // the help does not load the action (test/cli/status-fleet.test.ts checks they agree).
+        // The numbers are SUMMARIZED_ABOVE_TARGETS and HOLDING_BACK_ROWS of operations/status.ts, written out so that
+        // the help does not load the operation (test/cli/status-fleet.test.ts checks they agree).
         'An environment with more than 10 targets is shown in short: one row with its targets counted by phase, ' +
         'then the targets holding it back (at most 10); ' +
         '--all-targets shows every target, and -o json and -o yaml always list every target.',
@@ -36,7 +36,7 @@ export function register(program: Command): void {
     );
   addBackendOptions(command).action(async (name: string | undefined, options: StatusFlags) => {
     const key = name === undefined ? undefined : parseObjectKey(name, 'the pipeline');
-    const { pipelineViews, statusJson, statusTable } = await import('../actions/status.js');
+    const { pipelineViews, statusJson, statusTable } = await import('../operations/status.js');
     await withBackend(command, async (backend) => {
       const now = new Date();
       const views = await pipelineViews(backend, key, now);

@@ -28,8 +28,8 @@ export function register(program: Command): void {
     );
   addBackendOptions(command).action(
     async (name: string | undefined, options: { all?: boolean; env?: string; output: 'text' | 'json' }) => {
-      const { targetOf } = await import('../actions/freeze.js');
-      const { holdingText, unfreezeJson, unfreezePromotions } = await import('../actions/unfreeze.js');
+      const { targetOf } = await import('../operations/freeze.js');
+      const { holdingText, unfreezeJson, unfreezePromotions } = await import('../operations/unfreeze.js');
       const target = targetOf(name, options.all, 'unfreeze');
       await withBackend(command, async (backend) => {
         const result = await unfreezePromotions(backend, target, options.env);

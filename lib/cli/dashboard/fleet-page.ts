@@ -1,6 +1,6 @@
 // The fleet page: every pipeline on one screen, each environment's state and reason at a glance, and how many
 // approvals wait, so that a person sees at once where they are needed; above it, any installation-wide stop switch.
-import type { PipelineStatusJson } from '../actions/status.js';
+import type { PipelineStatusJson } from '../operations/status.js';
 import type { FreezeSwitch } from '../../pipeline/freeze.js';
 import { switchText } from '../../freeze/set-freeze.js';
 import { stateBadge } from './format.js';

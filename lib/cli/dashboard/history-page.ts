@@ -1,6 +1,6 @@
 // The history page: the audit trail as a timeline, newest first, with the filters `pipelinectl history` has
 // (pipeline, environment, type) as a plain GET form, so that a filtered view is a link that can be shared.
-import type { History } from '../actions/history.js';
+import type { History } from '../operations/history.js';
 import { objectKeyString, type ObjectKey } from '../../pipeline/model.js';
 import { AUDIT_ENTRY_TYPES, type AuditEntryType } from '../../store/port.js';
 import { timeOf } from './format.js';

@@ -8,7 +8,7 @@ import {
   span,
   type MetricsReport,
   type PipelineMetricsView,
-} from '../actions/metrics.js';
+} from '../operations/metrics.js';
 import { DAY_MS, windowStart, type EnvironmentMetrics } from '../../metrics/index.js';
 import { objectKeyString, type ObjectKey } from '../../pipeline/model.js';
 import { barRows, columnChart, dotChart } from './charts.js';

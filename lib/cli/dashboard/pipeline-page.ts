@@ -2,7 +2,7 @@
 // decision's explanation and what the verifier would do next (explain's `Next` line), the targets (in short past SUMMARIZED_ABOVE_TARGETS, as the CLI does), the approval marker
 // with Approve and Reject links and the approvals so far while it waits (who rejected and why once rejected), and the
 // promotion records with their pull requests.
-import { nextLine } from '../actions/explain.js';
+import { nextLine } from '../operations/explain.js';
 import {
   HOLDING_BACK_ROWS,
   statusJson,
@@ -10,7 +10,7 @@ import {
   summaryText,
   type EnvironmentStatusJson,
   type TargetStatusJson,
-} from '../actions/status.js';
+} from '../operations/status.js';
 import { requiredApprovals } from '../../approval/approve.js';
 import { timeLeftUntil, type ApprovalMarker } from '../../decision/index.js';
 import { summarizeTargets, type PipelineView } from '../../views/pipeline-view.js';

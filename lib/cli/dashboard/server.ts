@@ -5,8 +5,8 @@
 import { once } from 'node:events';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { readHistory } from '../actions/history.js';
-import { pipelineViews, statusJson } from '../actions/status.js';
+import { readHistory } from '../operations/history.js';
+import { pipelineViews, statusJson } from '../operations/status.js';
 import type { Backend } from '../backend.js';
 import type { Logger } from '../../logging/logger.js';
 import { loadAssets } from './assets.js';

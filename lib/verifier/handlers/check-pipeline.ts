@@ -10,7 +10,7 @@ import { evaluatePipeline } from '../evaluate.js';
 import { appsOf, type KnownPipelineState } from '../../pipeline-state/pipeline-state.js';
 import { mapLimit } from '../../util/map-limit.js';
 import { observeApp, scheduleRecheck } from '../observe.js';
-import type { EvaluationCause } from '../actions/schedule-recheck.js';
+import type { EvaluationCause } from '../effects/schedule-recheck.js';
 
 /** How many targets are read from clusters at once for one message. */
 const READ_CONCURRENCY = 8;
@@ -58,7 +58,7 @@ async function timeDependentState(key: ObjectKey, deps: VerifierDeps): Promise<K
   return { stored, promotions };
 }
 
-/** What the evaluation follows, for the re-check (actions/schedule-recheck.ts). */
+/** What the evaluation follows, for the re-check (effects/schedule-recheck.ts). */
 function causeOf(message: CheckPipelineMessage, changed: boolean): EvaluationCause {
   // An apply may bring new soaks, windows or grace periods; lifting a stop switch may uncover a window that ends later;
   // a resumed local mode lost the re-checks it had queued.

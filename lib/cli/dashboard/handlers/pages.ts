@@ -1,10 +1,10 @@
 // The pages that only read: the fleet, one pipeline, the history and the metrics. Each reads through the CLI's
 // Backend, so it shows what the CLI shows; a query value is parsed before use and never echoed.
 import * as z from 'zod';
-import { readFreezes } from '../../actions/freezes.js';
-import { readHistory } from '../../actions/history.js';
-import { readMetrics } from '../../actions/metrics.js';
-import { pipelineViews, statusJson } from '../../actions/status.js';
+import { readFreezes } from '../../operations/freezes.js';
+import { readHistory } from '../../operations/history.js';
+import { readMetrics } from '../../operations/metrics.js';
+import { pipelineViews, statusJson } from '../../operations/status.js';
 import { parseObjectKey } from '../../flags.js';
 import { DEFAULT_FAILURE_WINDOW_MS } from '../../../metrics/index.js';
 import type { ObjectKey } from '../../../pipeline/model.js';

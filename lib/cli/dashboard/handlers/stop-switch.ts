@@ -4,7 +4,7 @@ import * as z from 'zod';
 import { clearFreeze } from '../../../freeze/clear-freeze.js';
 import { REASON_MAX_LENGTH, setFreeze, untilOf, type ReasonProblem } from '../../../freeze/set-freeze.js';
 import { objectKeyString } from '../../../pipeline/model.js';
-import { holdingText } from '../../actions/unfreeze.js';
+import { holdingText } from '../../operations/unfreeze.js';
 import { FREEZE_FIELDS, freezeFormPage, freezePath, unfreezeConfirmationPage } from '../freeze-page.js';
 import { pathOf } from '../html.js';
 import {
