@@ -88,7 +88,7 @@ const VIOLATIONS: { boundary: string; filePath: string; code: string; says: RegE
   {
     boundary: 'lib importing test support',
     filePath: 'lib/store/x.ts',
-    code: "import { waitFor } from '../../lib/testing/wait-for.js';\nexport { waitFor };\n",
+    code: "import { settled } from '../../test/loop/harness.js';\nexport { settled };\n",
     says: /lib\/ does not import functions\/, infra\/, test\/ or bench\//,
   },
   {
