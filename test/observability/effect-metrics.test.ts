@@ -90,8 +90,8 @@ describe('verifier effect metrics', () => {
     await w.deploy(PROD, '6.9.1');
     await w.deploy(PROD_EU, '6.9.1');
     w.promoter.failNext(
-      new PromotionError('GitHub answered 502', true),
-      new PromotionError('GitHub answered 401', false),
+      new PromotionError('HostUnavailable', 'GitHub answered 502'),
+      new PromotionError('Unauthorized', 'GitHub answered 401'),
     );
 
     await w.decide();
