@@ -101,6 +101,8 @@ describe('verifier effect metrics', () => {
     await w.decide();
     await w.decide();
     assert.deepEqual(w.counts(), { PromotionsStarted: 2, PromotionsFailedRetrying: 1, PromotionsFailedForGood: 1 });
+    assert.equal(w.metrics.total('PromotionsFailedRetrying', { Reason: 'HostUnavailable' }), 1, 'the 502, by its kind');
+    assert.equal(w.metrics.total('PromotionsFailedForGood', { Reason: 'Unauthorized' }), 1, 'the 401, by its kind');
   });
 
   it('a manual environment: the approval requested is counted once, however often the verifier decides', async () => {
