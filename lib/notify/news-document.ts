@@ -19,7 +19,7 @@ export interface NewsDocument {
   reason: string;
   link?: string;
   approveCommand?: string;
-  /** `promotion-failed`: why, e.g. `NoMarkers`, `Unauthorized` (docs/promotion-strategies.md, "When a promotion fails"). */
+  /** `promotion-failed`: why, e.g. `NoMarkers` (docs/promotion-strategies.md, "When a promotion fails"). */
   failureKind?: PromotionFailureKind;
   /** ISO 8601. */
   at: string;

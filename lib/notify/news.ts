@@ -24,7 +24,7 @@ export interface News {
   link?: string;
   /** `approval-waiting`: the exact command that approves this revision. */
   approveCommand?: string;
-  /** `promotion-failed`: why, as a name a machine can count (docs/promotion-strategies.md, "When a promotion fails"). */
+  /** `promotion-failed`: why, as a name to count (docs/promotion-strategies.md, "When a promotion fails"). */
   failureKind?: PromotionFailureKind;
   /** ISO 8601: when it happened (the audit entry's time). */
   at: string;

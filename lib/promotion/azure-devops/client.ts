@@ -253,7 +253,8 @@ export function isAzureDevOpsError(error: unknown, status: number | undefined, t
 
 /**
  * A PromotionError for anything an Azure DevOps call threw, of the kind its status names (failure-kind.ts): 5xx,
- * network errors, timeouts and rate limits are retried (a rate limit with the wait Azure asked for); 401, 403, 404 and the other 4xx are not, and say what to fix.
+ * network errors, timeouts and rate limits are retried (a rate limit with the wait Azure asked for); 401, 403, 404
+ * and the other 4xx are not, and say what to fix.
  */
 export function toPromotionError(error: unknown, secret: ObjectKey): PromotionError {
   if (error instanceof PromotionError) return error;

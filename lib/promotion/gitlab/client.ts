@@ -263,8 +263,8 @@ function retryAfterMs(headers: Headers): number {
 
 /**
  * A PromotionError for anything a GitLab call threw, of the kind its status names (failure-kind.ts): 5xx, network
- * errors, timeouts and rate limits are retried (a
- * rate limit with the wait GitLab asked for); 401, 403, 404 and the other 4xx are not, and say what to fix.
+ * errors, timeouts and rate limits are retried (a rate limit with the wait GitLab asked for); 401, 403, 404 and the
+ * other 4xx are not, and say what to fix.
  */
 export function toPromotionError(error: unknown, secret: ObjectKey): PromotionError {
   if (error instanceof PromotionError) return error;

@@ -39,6 +39,11 @@ const RETRIED_ERRORS: Readonly<Record<string, PromotionFailureKind>> = {
   RequestTimeTooSkewed: 'StaleCredentials',
 };
 
+/** The kind of a fault a later attempt can get past, by its error name; undefined for any other name. */
+function retriedKind(name: string): PromotionFailureKind | undefined {
+  return Object.hasOwn(RETRIED_ERRORS, name) ? RETRIED_ERRORS[name] : undefined;
+}
+
 /** The kind of a refusal that will not go away by itself, by its error name. */
 function refusalKind(name: string): PromotionFailureKind {
   if (/AccessDenied/i.test(name)) return 'Forbidden';
@@ -84,7 +89,7 @@ export class EventBridgeSink implements NotificationSink {
     if ((output.FailedEntryCount ?? 0) > 0 || failed) {
       const code = failed?.ErrorCode ?? 'unknown error';
       throw new PromotionError(
-        RETRIED_ERRORS[code] ?? refusalKind(code),
+        retriedKind(code) ?? refusalKind(code),
         `${this.name}: PutEvents rejected the event (${code})`,
       );
     }
@@ -96,7 +101,7 @@ function classify(error: unknown): { name: string; status: number | undefined; k
   const sdk = error as Error & { $fault?: string; $metadata?: { httpStatusCode?: number } };
   const status = sdk.$metadata?.httpStatusCode;
   const name = error.name;
-  const retried = RETRIED_ERRORS[name];
+  const retried = retriedKind(name);
   if (retried) return { name, status, kind: retried };
   if (status === 429) return { name, status, kind: 'RateLimited' };
   if (sdk.$fault === 'server' || (status !== undefined && status >= 500))
