@@ -118,8 +118,8 @@ function statusText(status: number): string {
 
 /**
  * A PromotionError for anything a Bitbucket Server call threw, of the kind its status names (failure-kind.ts): 5xx,
- * network errors, timeouts and rate limits are retried (a rate limit with the wait Bitbucket asked for); rejected credentials name the Secret; the other 4xx say
- * what a person must fix.
+ * network errors, timeouts and rate limits are retried (a rate limit with the wait Bitbucket asked for); rejected
+ * credentials name the Secret; the other 4xx say what a person must fix.
  */
 export function toPromotionError(error: unknown, secret: ObjectKey): PromotionError {
   if (error instanceof PromotionError) return error;
