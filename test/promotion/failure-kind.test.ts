@@ -55,7 +55,7 @@ describe('promotion failure kinds', () => {
   it('tells a stored kind from anything else (an older or damaged record)', () => {
     for (const kind of PROMOTION_FAILURE_KINDS) assert.ok(isPromotionFailureKind(kind));
     for (const value of [undefined, null, '', 'conflict', 'toString', 'hasOwnProperty', 42, {}]) {
-      assert.equal(isPromotionFailureKind(value), false, String(value));
+      assert.equal(isPromotionFailureKind(value), false, JSON.stringify(value));
     }
   });
 
