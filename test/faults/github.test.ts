@@ -154,6 +154,7 @@ describe('GitHub faults through the whole loop', () => {
     const first = await recordWhen(loop, '6.9.2', 'the rate-limited attempt', (record) => record.state === 'failed');
     assert.equal(first.attempts, 1);
     assert.match(first.error ?? '', /403 API rate limit exceeded .*\(primary rate limit\)/);
+    assert.equal(first.failureKind, 'RateLimited', 'a rate limit, though GitHub answered 403');
     assert.ok(!first.error?.includes(github.token));
     // Not after the (much shorter) backoff: after the reset GitHub announced.
     assert.ok(Date.parse(first.retryAt ?? '') >= rateLimit(403).reset, `retryAt ${first.retryAt} is after the reset`);
@@ -172,6 +173,7 @@ describe('GitHub faults through the whole loop', () => {
       (record) => record.attempts === 2 && record.state === 'failed',
     );
     assert.match(second.error ?? '', /429 API rate limit exceeded/);
+    assert.equal(second.failureKind, 'RateLimited');
     assert.ok(Date.parse(second.retryAt ?? '') >= rateLimit(429).reset);
 
     const succeeded = await recordWhen(
