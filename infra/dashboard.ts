@@ -8,6 +8,7 @@ import type * as lambda from 'aws-cdk-lib/aws-lambda';
 import type { Construct } from 'constructs';
 import { EVENT_REJECTIONS } from '../lib/http/event-outcome.js';
 import type { MetricName, MetricSource } from '../lib/observability/metric-names.js';
+import { PROMOTION_FAILURE_KINDS } from '../lib/promotion/failure-kind.js';
 import { DEFAULT_METRIC_PERIOD, type ControllerMetrics } from './metrics.js';
 
 /** One point per five minutes: the poller's default rhythm, so each approvals point is one poller run. */
@@ -73,6 +74,12 @@ export function addDashboard(scope: Construct, input: DashboardInput): cloudwatc
       ],
       [emitted('PollsEnqueued', cloudwatch.Stats.MAXIMUM, 'polls enqueued')],
     ),
+  );
+  const byKind = (name: MetricName) =>
+    PROMOTION_FAILURE_KINDS.map((kind) => metrics.byReason(name, kind, { period: DASHBOARD_PERIOD }));
+  dashboard.addWidgets(
+    graph('Promotions failed for good, by failure kind', byKind('PromotionsFailedForGood')),
+    graph('Promotion attempts failed and retried, by failure kind', byKind('PromotionsFailedRetrying')),
   );
   dashboard.addWidgets(
     graph(

@@ -41,13 +41,18 @@ export class ControllerMetrics {
     });
   }
 
-  /** Events refused for one reason (EventsRejected is published per reason only). */
-  eventsRejected(reason: EventRejection, options: cloudwatch.MetricOptions = {}): cloudwatch.Metric {
-    return this.metric('EventsRejected', {
+  /** One reason's share of a metric split by `Reason` (its `dimension` in metric-names.ts), labelled by the reason. */
+  byReason(name: MetricName, reason: string, options: cloudwatch.MetricOptions = {}): cloudwatch.Metric {
+    return this.metric(name, {
       label: reason,
       ...options,
       dimensionsMap: { ...options.dimensionsMap, Reason: reason },
     });
+  }
+
+  /** Events refused for one reason (EventsRejected is published per reason only). */
+  eventsRejected(reason: EventRejection, options: cloudwatch.MetricOptions = {}): cloudwatch.Metric {
+    return this.byReason('EventsRejected', reason, options);
   }
 
   /** Events refused for any reason: the sum of the per-reason metrics. */

@@ -5,6 +5,7 @@
 // in a stack with outputs.
 import type { EventRejection } from '../lib/http/event-outcome.js';
 import { METRIC_NAMESPACE, type MetricName } from '../lib/observability/metric-names.js';
+import type { PromotionFailureKind } from '../lib/promotion/failure-kind.js';
 import { commitAuthorProblems, type CommitAuthor } from '../lib/promotion/pull-request/commit-author.js';
 import { notificationSinkKinds, type NotificationSinkKind } from '../lib/runtime/notification-sinks.js';
 import type { NewsKind } from '../lib/pipeline/model.js';
@@ -548,14 +549,27 @@ export class PipelineController extends Construct {
     return this.metrics.metric(name, options);
   }
 
-  /** Promotions that failed and are not retried: a person must act (sum). */
-  metricPromotionsFailed(options?: cloudwatch.MetricOptions): cloudwatch.Metric {
-    return this.metrics.metric('PromotionsFailedForGood', options);
+  /**
+   * Promotions that failed and are not retried: a person must act (sum). With a `reason`, those of that failure kind
+   * only (docs/observability.md); without, all of them.
+   */
+  metricPromotionsFailed(
+    options: cloudwatch.MetricOptions & { reason?: PromotionFailureKind } = {},
+  ): cloudwatch.Metric {
+    const { reason, ...rest } = options;
+    return reason === undefined
+      ? this.metrics.metric('PromotionsFailedForGood', rest)
+      : this.metrics.byReason('PromotionsFailedForGood', reason, rest);
   }
 
-  /** Promotion attempts that failed and are tried again at a scheduled time (sum). */
-  metricPromotionsFailedRetrying(options?: cloudwatch.MetricOptions): cloudwatch.Metric {
-    return this.metrics.metric('PromotionsFailedRetrying', options);
+  /** Promotion attempts that failed and are tried again at a scheduled time (sum); by failure kind with a `reason`. */
+  metricPromotionsFailedRetrying(
+    options: cloudwatch.MetricOptions & { reason?: PromotionFailureKind } = {},
+  ): cloudwatch.Metric {
+    const { reason, ...rest } = options;
+    return reason === undefined
+      ? this.metrics.metric('PromotionsFailedRetrying', rest)
+      : this.metrics.byReason('PromotionsFailedRetrying', reason, rest);
   }
 
   /** Promotions started (sum). */

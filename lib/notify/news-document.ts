@@ -2,6 +2,7 @@
 // for both so a consumer can move from one to the other. `id` is stable per (pipeline, environment, revision, kind),
 // the same unit the store claims, so a consumer that keeps ids can drop a copy however it got one.
 import { createHash } from 'node:crypto';
+import type { PromotionFailureKind } from '../promotion/failure-kind.js';
 import type { News, NewsKind } from './news.js';
 
 /** The version of this shape; a change that breaks a consumer gets a new one. */
@@ -18,6 +19,8 @@ export interface NewsDocument {
   reason: string;
   link?: string;
   approveCommand?: string;
+  /** `promotion-failed`: why, e.g. `NoMarkers` (docs/promotion-strategies.md, "When a promotion fails"). */
+  failureKind?: PromotionFailureKind;
   /** ISO 8601. */
   at: string;
 }
@@ -33,6 +36,7 @@ export function newsDocument(news: News): NewsDocument {
     reason: news.reason,
     ...(news.link === undefined ? {} : { link: news.link }),
     ...(news.approveCommand === undefined ? {} : { approveCommand: news.approveCommand }),
+    ...(news.failureKind === undefined ? {} : { failureKind: news.failureKind }),
     at: news.at,
   };
 }

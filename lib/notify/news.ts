@@ -5,6 +5,8 @@
 // verifier does is in the audit trail and on the dashboard, not in people's chat.
 import { oneLine } from '../decision/text.js';
 import { NEWS_KINDS, type NewsKind, type ObjectKey } from '../pipeline/model.js';
+import type { PromotionFailureKind } from '../promotion/failure-kind.js';
+import type { AuditEntry } from '../store/port.js';
 import type { VerifierEffect } from '../verifier/effect-listener.js';
 import { approveCommand } from './approve-command.js';
 
@@ -22,6 +24,8 @@ export interface News {
   link?: string;
   /** `approval-waiting`: the exact command that approves this revision. */
   approveCommand?: string;
+  /** `promotion-failed`: why, as a name to count (docs/promotion-strategies.md, "When a promotion fails"). */
+  failureKind?: PromotionFailureKind;
   /** ISO 8601: when it happened (the audit entry's time). */
   at: string;
 }
@@ -80,6 +84,7 @@ export function newsOf(effect: VerifierEffect, options: NewsOptions = {}): News 
         reason: reasonText(
           `the promotion of ${revision} to ${entry.env} failed and is not retried: ${effect.error ?? entry.message}`,
         ),
+        ...failureKindOf(entry),
       };
     case 'rollback-succeeded':
       // The entry's revision is the failed one, the revision rolled back from.
@@ -100,6 +105,7 @@ export function newsOf(effect: VerifierEffect, options: NewsOptions = {}): News 
         reason: reasonText(
           `the rollback of ${entry.env} from ${revision} failed and is not retried: ${effect.error ?? entry.message}`,
         ),
+        ...failureKindOf(entry),
       };
     case 'environment-regressed':
       return {
@@ -111,6 +117,10 @@ export function newsOf(effect: VerifierEffect, options: NewsOptions = {}): News 
     default:
       return undefined;
   }
+}
+
+function failureKindOf(entry: AuditEntry): Pick<News, 'failureKind'> {
+  return entry.failureKind === undefined ? {} : { failureKind: entry.failureKind };
 }
 
 function reasonText(text: string): string {

@@ -47,6 +47,7 @@ export function slackMessage(news: News): SlackMessage {
         field('Environment', escape(news.env)),
         field('Revision', news.revision === undefined ? escape(revision) : code(news.revision)),
         field('Reason', escape(news.reason)),
+        ...(news.failureKind === undefined ? [] : [field('Failure kind', code(news.failureKind))]),
       ],
     },
   ];
@@ -64,6 +65,7 @@ export function slackMessage(news: News): SlackMessage {
   const lines = [`${title}: ${pipeline} ${news.env} ${revision}: ${news.reason}`];
   if (news.link !== undefined) lines.push(`Pull request: ${news.link}`);
   if (news.approveCommand !== undefined) lines.push(`Approve it with: ${news.approveCommand}`);
+  if (news.failureKind !== undefined) lines.push(`Failure kind: ${news.failureKind}`);
   return { text: escape(lines.join('\n')), blocks };
 }
 

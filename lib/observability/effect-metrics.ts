@@ -22,7 +22,9 @@ export function effectMetrics(deps: EffectMetricsDeps): EffectListener {
         metrics.record('PromotionsSucceeded', 1);
         return;
       case 'promotion-failed':
-        metrics.record(retryAt === undefined ? 'PromotionsFailedForGood' : 'PromotionsFailedRetrying', 1);
+        metrics.record(retryAt === undefined ? 'PromotionsFailedForGood' : 'PromotionsFailedRetrying', 1, {
+          Reason: entry.failureKind ?? 'Unknown',
+        });
         return;
       case 'approval-requested':
         metrics.record('ApprovalsRequested', 1);

@@ -6,6 +6,7 @@ import type { MetricsSink } from './metrics-port.js';
 import {
   METRIC_NAMESPACE,
   METRICS,
+  type MetricDefinition,
   type MetricDimensions,
   type MetricName,
   type MetricSource,
@@ -35,7 +36,11 @@ export class EmfMetrics implements MetricsSink {
   }
 
   record(name: MetricName, value: number, dimensions: MetricDimensions = {}): void {
-    this.#metricsWith(dimensions).addMetric(name, METRICS[name].unit, value);
+    const definition: MetricDefinition = METRICS[name];
+    this.#metricsWith(dimensions).addMetric(name, definition.unit, value);
+    if (definition.withTotal && Object.values(dimensions).some((dimension) => dimension !== undefined)) {
+      this.#metricsWith({}).addMetric(name, definition.unit, value);
+    }
   }
 
   flush(): void {

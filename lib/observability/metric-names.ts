@@ -24,6 +24,12 @@ export interface MetricDefinition {
   unit: MetricUnit;
   /** The dimension the metric is split by, when it has one. */
   dimension?: MetricDimension;
+  /**
+   * Published under `service` alone as well, whatever the dimension's value: the one total an alarm can watch (an
+   * alarm's metric math names at most ten metrics, fewer than the dimension's values). Without it, a metric with a
+   * dimension is published per value only.
+   */
+  withTotal?: true;
 }
 
 export const METRICS = {
@@ -47,10 +53,10 @@ export const METRICS = {
   ClusterPollDuration: { source: 'verifier', unit: 'Milliseconds' },
   PromotionsStarted: { source: 'verifier', unit: 'Count' },
   PromotionsSucceeded: { source: 'verifier', unit: 'Count' },
-  /** Promotion attempts that failed and are tried again at a scheduled time. */
-  PromotionsFailedRetrying: { source: 'verifier', unit: 'Count' },
-  /** Promotions that failed and are not retried: a person must act. */
-  PromotionsFailedForGood: { source: 'verifier', unit: 'Count' },
+  /** Promotion attempts that failed and are tried again at a scheduled time, by failure kind and in total. */
+  PromotionsFailedRetrying: { source: 'verifier', unit: 'Count', dimension: 'Reason', withTotal: true },
+  /** Promotions that failed and are not retried (a person must act), by failure kind and in total. */
+  PromotionsFailedForGood: { source: 'verifier', unit: 'Count', dimension: 'Reason', withTotal: true },
   ApprovalsRequested: { source: 'verifier', unit: 'Count' },
   /** First environment passed → last environment passed, once per revision (pipelines of two or more environments). */
   LeadTime: { source: 'verifier', unit: 'Milliseconds' },

@@ -3,6 +3,7 @@
 import { redact } from '../logging/redaction.js';
 import type { Pipeline, PipelineEnvironment } from '../pipeline/model.js';
 import type { PromotionEvidence } from '../decision/promotion-evidence.js';
+import { isRetried, type PromotionFailureKind } from './failure-kind.js';
 
 export interface PromotionRequest {
   pipeline: Pipeline;
@@ -30,21 +31,33 @@ export interface PromotionOutcome {
 }
 
 /**
- * A promotion that failed. `retryable` faults (a 5xx, a rate limit, a timeout) are tried again later, after
- * `retryAfterMs` when the service said how long to wait; the others (no marker in the repository, a bad token)
- * wait for a person. The message is redacted: it is often built from a host's answer, which may repeat a credential.
+ * A promotion that failed, and why, as a kind (failure-kind.ts) from which follows whether it is tried again later:
+ * after `retryAfterMs` when the service said how long to wait. The message is redacted: it is often built from a
+ * host's answer, which may repeat a credential.
  */
 export class PromotionError extends Error {
   override name = 'PromotionError';
+  /** How long the service asked to wait before the next attempt (its Retry-After), in ms. */
+  readonly retryAfterMs: number | undefined;
 
   constructor(
+    readonly kind: PromotionFailureKind,
     message: string,
-    readonly retryable: boolean,
-    readonly retryAfterMs?: number,
-    options?: { cause?: unknown },
+    options: { retryAfterMs?: number | undefined; cause?: unknown } = {},
   ) {
-    super(redact(message), options);
+    super(redact(message), 'cause' in options ? { cause: options.cause } : undefined);
+    this.retryAfterMs = options.retryAfterMs;
   }
+
+  /** Whether trying again later can help, as the kind says: a 5xx, a rate limit, a timeout, but not a bad token. */
+  get retryable(): boolean {
+    return isRetried(this.kind);
+  }
+}
+
+/** The kind of whatever a promotion threw: anything that is not a PromotionError is unexpected, and retried. */
+export function failureKindOf(error: unknown): PromotionFailureKind {
+  return error instanceof PromotionError ? error.kind : 'Unknown';
 }
 
 /**
@@ -52,7 +65,8 @@ export class PromotionError extends Error {
  * - idempotent per (pipeline, environment, revision), and per (pipeline, environment, rollback `from`) for a
  *   rollback: calling again, e.g. after a crash between the effect and the record update, makes no second effect
  *   and gives the same `result`;
- * - a failure is a PromotionError that says whether trying again can help; anything else thrown counts as retryable.
+ * - a failure is a PromotionError whose kind says why, and so whether trying again can help; anything else thrown
+ *   counts as `Unknown`, which is retried.
  */
 export interface Promoter {
   promote(request: PromotionRequest): Promise<PromotionOutcome>;

@@ -16,14 +16,16 @@ export class StrategyPromoter implements Promoter {
   promote(request: PromotionRequest): Promise<PromotionOutcome> {
     const promotion = request.env.promotion;
     if (!promotion) {
-      return Promise.reject(new PromotionError(`environment ${request.env.name} has no promotion configured`, false));
+      return Promise.reject(
+        new PromotionError('Invalid', `environment ${request.env.name} has no promotion configured`),
+      );
     }
     const name = strategyOf(promotion);
     if (request.rollback && name !== 'pull-request') return Promise.reject(rollbackNotSupported(request));
     const promoter = name === 'pull-request' ? this.strategies.pullRequest : this.strategies.notification;
     if (!promoter) {
       return Promise.reject(
-        new PromotionError(`the ${name} promotion strategy is not available in this deployment`, false),
+        new PromotionError('Invalid', `the ${name} promotion strategy is not available in this deployment`),
       );
     }
     return promoter.promote(request);

@@ -7,6 +7,7 @@ import type { ApprovalMarker, PromotionRecord } from '../decision/types.js';
 import type { FreezeScope, FreezeSwitch } from '../pipeline/freeze.js';
 import type { TargetStatus } from '../flux/target-status.js';
 import type { AppKey, ObjectKey, Pipeline } from '../pipeline/model.js';
+import type { PromotionFailureKind } from '../promotion/failure-kind.js';
 import type { WatchedKind } from '../config/schema.js';
 
 export interface Page<T> {
@@ -295,6 +296,8 @@ export interface VersionedPromotionRecord extends PromotionRecord {
   createdAt: string;
   /** Who holds the lease while `pending`/`in-progress`. */
   owner?: string;
+  /** Why the last attempt failed, with `error`; absent on records written before kinds were kept. */
+  failureKind?: PromotionFailureKind;
 }
 
 /** Who takes a new promotion record's first attempt as it is created, and for how long (`createPromotion`). */
@@ -338,12 +341,16 @@ export interface Promotions {
   ): Promise<VersionedPromotionRecord | undefined>;
   /** Ends the attempt `record` (as claimed) with success and its result; false when the record moved on meanwhile. */
   completePromotion(record: VersionedPromotionRecord, result: string | undefined, now: Date): Promise<boolean>;
-  /** Ends the attempt with a failure; `retryAt` absent means failed for good. False when the record moved on. */
+  /**
+   * Ends the attempt with a failure, and why (`failureKind`, kept beside `error`); `retryAt` absent means failed for
+   * good. False when the record moved on.
+   */
   failPromotion(
     record: VersionedPromotionRecord,
     error: string,
     retryAt: Date | undefined,
     now: Date,
+    failureKind?: PromotionFailureKind,
   ): Promise<boolean>;
 }
 
@@ -398,6 +405,8 @@ export interface AuditEntry {
   message: string;
   /** Who or what did it: a function name, an HMAC key name, a CLI user. */
   actor?: string;
+  /** `promotion-failed`, `rollback-failed`: why, as a name a machine can count (absent in older entries). */
+  failureKind?: PromotionFailureKind;
 }
 
 export interface AuditLog {

@@ -9,6 +9,7 @@ import type { WatchedKind, GitopsClusterDocument, PipelineDocument } from '../co
 import { isClaimable, promotionStage, type ApprovalMarker } from '../decision/index.js';
 import type { TargetStatus } from '../flux/target-status.js';
 import type { FreezeScope, FreezeSwitch } from '../pipeline/freeze.js';
+import type { PromotionFailureKind } from '../promotion/failure-kind.js';
 import { canonicalJson } from '../store/index.js';
 import {
   approvalBy,
@@ -485,7 +486,7 @@ export class MemoryStore implements Store {
   }
 
   async completePromotion(claimed: VersionedPromotionRecord, result: string | undefined, now: Date): Promise<boolean> {
-    return this.#finish(claimed, now, ['leaseExpiresAt', 'owner', 'retryAt', 'error'], {
+    return this.#finish(claimed, now, ['leaseExpiresAt', 'owner', 'retryAt', 'error', 'failureKind'], {
       state: 'succeeded',
       ...(result === undefined ? {} : { result }),
     });
@@ -496,9 +497,21 @@ export class MemoryStore implements Store {
     error: string,
     retryAt: Date | undefined,
     now: Date,
+    failureKind?: PromotionFailureKind,
   ): Promise<boolean> {
-    const change = { state: 'failed' as const, error, ...(retryAt ? { retryAt: retryAt.toISOString() } : {}) };
-    return this.#finish(claimed, now, ['leaseExpiresAt', 'owner', ...(retryAt ? [] : ['retryAt' as const])], change);
+    const change = {
+      state: 'failed' as const,
+      error,
+      ...(retryAt ? { retryAt: retryAt.toISOString() } : {}),
+      ...(failureKind ? { failureKind } : {}),
+    };
+    const remove = [
+      'leaseExpiresAt',
+      'owner',
+      ...(retryAt ? [] : ['retryAt']),
+      ...(failureKind ? [] : ['failureKind']),
+    ];
+    return this.#finish(claimed, now, remove as (keyof VersionedPromotionRecord)[], change);
   }
 
   /** Ends the attempt `claimed` describes, only if nobody moved the record since (its version). */

@@ -3,6 +3,7 @@
 // (notifications, metrics) are told of it, under the same rule.
 import { redact } from '../logging/redaction.js';
 import { pipelineKeyOf, type Pipeline } from '../pipeline/model.js';
+import type { PromotionFailureKind } from '../promotion/failure-kind.js';
 import type { AuditEntry } from '../store/port.js';
 import type { VerifierDeps } from './deps.js';
 import { tellListeners, type VerifierEffect } from './effect-listener.js';
@@ -13,6 +14,8 @@ export interface Effect {
   revision: string;
   /** One line for a person. */
   message: string;
+  /** A failed effect: why, as its audit entry keeps it. */
+  failureKind?: PromotionFailureKind;
 }
 
 /** What listeners learn beyond the audit entry. */

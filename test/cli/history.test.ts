@@ -144,11 +144,13 @@ describe('pipelinectl history on a local data directory', { concurrency: false }
       'actor',
       'at',
       'env',
+      'failureKind',
       'message',
       'pipeline',
       'revision',
       'type',
     ]);
+    assert.equal(requested?.failureKind, null, 'only a failed promotion or rollback has a failure kind');
     assert.ok(Date.parse(requested?.at ?? '') > Date.now() - 60_000, 'an ISO time, just now');
     assert.equal(requested?.pipeline, 'flux-system/podinfo');
     for (const value of Object.values(requested ?? {})) assert.notEqual(value, undefined);

@@ -43,7 +43,7 @@ describe('pipelinectl retry on the loop', () => {
   it('a promotion that failed for good runs again when retried, and succeeds once', async (t) => {
     const loop = await startLoop(t);
     await loop.deployEverywhere('6.9.1');
-    loop.promoter.failNext(new PromotionError('no marker for flux-system:podinfo:prod in the repository', false));
+    loop.promoter.failNext(new PromotionError('NoMarkers', 'no marker for flux-system:podinfo:prod in the repository'));
     loop.dev.put(deployed('6.9.2'));
     assert.equal(await loop.sendEvent('dev', upgradeEvent('6.9.2')), 202);
     const failed = await waitFor('the failure', async () => {
@@ -94,7 +94,7 @@ describe('pipelinectl retry on the loop', () => {
   it('an older revision that failed for good is not retried once a newer one is the candidate', async (t) => {
     const loop = await startLoop(t);
     await loop.deployEverywhere('6.9.1');
-    loop.promoter.failNext(new PromotionError('GitHub rejected the credentials', false));
+    loop.promoter.failNext(new PromotionError('Unauthorized', 'GitHub rejected the credentials'));
     loop.dev.put(deployed('6.9.2'));
     await loop.sendEvent('dev', upgradeEvent('6.9.2'));
     await waitFor(

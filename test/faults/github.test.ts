@@ -20,6 +20,9 @@ import {
   releaseManifest,
   startGitHubLoop,
 } from './support.js';
+import { historyJson } from '../../lib/cli/operations/history.js';
+import { effectMetrics } from '../../lib/observability/effect-metrics.js';
+import { EmfMetrics } from '../../lib/observability/emf-metrics.js';
 import { isEnvironmentFact } from '../../lib/verifier/environment-facts.js';
 
 /** Short promotion retry delays (seconds): two retries, then the failure is for good. */
@@ -35,6 +38,20 @@ function recordWhen(loop: Loop, revision: string, what: string, done: (record: V
     const record = await loop.store.getPromotion(PIPELINE, 'prod', revision);
     return record && done(record) ? record : undefined;
   });
+}
+
+/** The EMF lines `flush` writes to stdout, parsed: each line's root members (dimensions and metric values). */
+function emfLines(flush: () => void): Record<string, unknown>[] {
+  const written: string[] = [];
+  const write = process.stdout.write.bind(process.stdout);
+  process.stdout.write = (chunk: string | Uint8Array) => written.push(String(chunk)) > 0;
+  try {
+    flush();
+  } finally {
+    process.stdout.write = write;
+  }
+  const lines = written.join('').split('\n').filter(Boolean);
+  return lines.map((line) => JSON.parse(line) as Record<string, unknown>);
 }
 
 async function auditTrail(loop: Loop): Promise<string[]> {
@@ -134,6 +151,7 @@ describe('GitHub faults through the whole loop', () => {
     const first = await recordWhen(loop, '6.9.2', 'the rate-limited attempt', (record) => record.state === 'failed');
     assert.equal(first.attempts, 1);
     assert.match(first.error ?? '', /403 API rate limit exceeded .*\(primary rate limit\)/);
+    assert.equal(first.failureKind, 'RateLimited', 'a rate limit, though GitHub answered 403');
     assert.ok(!first.error?.includes(github.token));
     // Not after the (much shorter) backoff: after the reset GitHub announced.
     assert.ok(Date.parse(first.retryAt ?? '') >= rateLimit(403).reset, `retryAt ${first.retryAt} is after the reset`);
@@ -152,6 +170,7 @@ describe('GitHub faults through the whole loop', () => {
       (record) => record.attempts === 2 && record.state === 'failed',
     );
     assert.match(second.error ?? '', /429 API rate limit exceeded/);
+    assert.equal(second.failureKind, 'RateLimited');
     assert.ok(Date.parse(second.retryAt ?? '') >= rateLimit(429).reset);
 
     const succeeded = await recordWhen(
@@ -186,9 +205,12 @@ describe('GitHub faults through the whole loop', () => {
 
   it('an outage beyond the retry limit fails the promotion for good; polls leave it alone; the next revision is promoted', async (t) => {
     const logger = capturingLogger();
+    // The verifier Lambda's metrics, as it writes them (EMF on stdout).
+    const metrics = new EmfMetrics({ service: 'controller-verifier' });
     const { loop, github, pulls } = await startGitHubLoop(t, {
       settings: { promotionRetryDelaysSeconds: ONE_RETRY },
       logger,
+      listeners: (store) => [effectMetrics({ metrics, audit: store })],
     });
     await loop.deployEverywhere('6.9.1');
 
@@ -219,6 +241,22 @@ describe('GitHub faults through the whole loop', () => {
     );
     const lastFailure = (await loop.store.listAudit(PIPELINE)).items.find((entry) => !isEnvironmentFact(entry));
     assert.match(lastFailure?.message ?? '', /; not retried$/);
+    // Why, as a machine counts it: on the record, in the trail as `history -o json` prints it, and in the metrics.
+    assert.equal(given.failureKind, 'HostUnavailable');
+    const failures = historyJson({ entries: (await loop.store.listAudit(PIPELINE)).items, more: false }).entries.filter(
+      (entry) => entry.type === 'promotion-failed',
+    );
+    assert.deepEqual(
+      failures.map((entry) => entry.failureKind),
+      Array.from({ length: attempts }, () => 'HostUnavailable'),
+    );
+    const metricLines = emfLines(() => metrics.flush());
+    const failedBy = (reason: string | undefined) =>
+      metricLines
+        .filter((line) => line.Reason === reason)
+        .flatMap((line) => [line.PromotionsFailedRetrying, line.PromotionsFailedForGood].map((value) => value ?? null));
+    assert.deepEqual(failedBy('HostUnavailable'), [ONE_RETRY.length, 1], 'retried once, then failed for good, by kind');
+    assert.deepEqual(failedBy(undefined), [ONE_RETRY.length, 1], 'the same in the total an alarm watches');
     // A failed promotion is an outcome, not a failed message: nothing is dead-lettered, nothing loops.
     assert.deepEqual(loop.queue.deadLetters(), []);
     assert.deepEqual(pulls(), []);

@@ -271,6 +271,17 @@ describe('metric helpers', () => {
     assert.equal(one.dimensions?.Reason, 'bad-signature');
   });
 
+  it('give failed promotions in total (what an alarm watches), or those of one failure kind', () => {
+    const total = controller.metricPromotionsFailed();
+    assert.equal(total.dimensions?.Reason, undefined, 'the total the functions publish beside the kinds');
+    const unauthorized = controller.metricPromotionsFailed({ reason: 'Unauthorized' });
+    assert.equal(unauthorized.metricName, 'PromotionsFailedForGood');
+    assert.equal(unauthorized.dimensions?.Reason, 'Unauthorized');
+    const rateLimited = controller.metricPromotionsFailedRetrying({ reason: 'RateLimited' });
+    assert.equal(rateLimited.metricName, 'PromotionsFailedRetrying');
+    assert.equal(rateLimited.dimensions?.Reason, 'RateLimited');
+  });
+
   it('are what the dead-letter alarm watches', () => {
     const alarm = synthesized.template.findResources('AWS::CloudWatch::Alarm', {
       Properties: { MetricName: 'ApproximateNumberOfMessagesVisible' },

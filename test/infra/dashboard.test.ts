@@ -5,6 +5,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { EVENT_REJECTIONS } from '../../lib/http/event-outcome.js';
 import { METRIC_NAMES, METRIC_NAMESPACE, METRICS, type MetricSource } from '../../lib/observability/metric-names.js';
+import { PROMOTION_FAILURE_KINDS } from '../../lib/promotion/failure-kind.js';
 import { asList, render, resources, statementsOfRole, synth, synthConstruct } from './synth.js';
 
 const base = synth();
@@ -63,11 +64,18 @@ describe('dashboard', () => {
     }
   });
 
-  it('splits rejected events by each of the receiver’s named reasons, and nothing else by a reason', () => {
+  it('splits rejected events by the receiver’s named reasons and failed promotions by their kinds, nothing else', () => {
     const reasons = graphed
       .filter((metric) => metric.namespace === METRIC_NAMESPACE && metric.dimensions.Reason !== undefined)
       .map((metric) => `${metric.name} ${metric.dimensions.Reason}`);
-    assert.deepEqual(reasons.sort(), EVENT_REJECTIONS.map((reason) => `EventsRejected ${reason}`).sort());
+    assert.deepEqual(
+      reasons.sort(),
+      [
+        ...EVENT_REJECTIONS.map((reason) => `EventsRejected ${reason}`),
+        ...PROMOTION_FAILURE_KINDS.map((kind) => `PromotionsFailedForGood ${kind}`),
+        ...PROMOTION_FAILURE_KINDS.map((kind) => `PromotionsFailedRetrying ${kind}`),
+      ].sort(),
+    );
   });
 
   it("shows the dead-letter queue's depth, the queue's oldest message and each function's errors and throttles", () => {

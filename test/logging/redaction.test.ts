@@ -143,7 +143,10 @@ describe('where redaction applies', () => {
 
   it('the messages of a PromotionError and a ClusterAccessError are redacted', () => {
     const token = TOKENS['GitHub classic'] ?? '';
-    assert.equal(new PromotionError(`401 Bad credentials ${token}`, false).message, `401 Bad credentials ${REDACTED}`);
+    assert.equal(
+      new PromotionError('Unauthorized', `401 Bad credentials ${token}`).message,
+      `401 Bad credentials ${REDACTED}`,
+    );
     const bearer = TOKENS.JWT ?? '';
     assert.equal(
       new ClusterAccessError('unauthorized', `Unauthorized: Bearer ${bearer}`).message,

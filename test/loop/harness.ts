@@ -15,6 +15,7 @@ import { createDynamoStore, type Store } from '../../lib/store/index.js';
 import { FakeKubeApi } from '../../lib/testing/fake-kube-api.js';
 import { waitFor, type WaitOptions } from '../../lib/testing/wait-for.js';
 import type { Logger } from '../../lib/logging/logger.js';
+import type { EffectListener } from '../../lib/verifier/effect-listener.js';
 import { createVerifier, type VerifierSettings } from '../../lib/verifier/index.js';
 import { deployedHelmRelease as deployed } from '../fixtures/flux-objects.js';
 import { startDynalite } from '../support/dynalite.js';
@@ -109,6 +110,8 @@ export interface LoopOptions {
    * moves instead of sleeping. Default the system clock.
    */
   clock?: QueueClock;
+  /** Told of every effect the verifiers make, as the Lambda's metrics and notifications are; default none. */
+  listeners?: (store: Store) => readonly EffectListener[];
 }
 
 /** A clock that stands still until the test moves it: delayed messages come due when it passes their time. */
@@ -173,6 +176,7 @@ export async function startLoop(t: TestContext, options: LoopOptions = {}) {
       // A poll message decides what it changed itself unless a test asks for the delayed decision: the loop's tests
       // count decisions and move manual clocks as if a poll's changes were acted on before the queue drains.
       settings: { recheckDelaysSeconds: [1, 1, 1], pollDecisionDelaySeconds: 0, ...options.settings },
+      ...(options.listeners ? { listeners: options.listeners(store) } : {}),
     });
     queue.start(verifier, CONSUMER);
     return { queue, verifier };

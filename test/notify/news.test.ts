@@ -58,6 +58,18 @@ describe('newsOf', () => {
       },
     ],
     [
+      'a promotion failed for good, with why → promotion-failed, naming its failure kind',
+      { type: 'promotion-failed', env: 'prod', error: 'no $promotion marker for prod', failureKind: 'NoMarkers' },
+      {
+        kind: 'promotion-failed',
+        ...base,
+        env: 'prod',
+        revision: '6.9.2',
+        reason: 'the promotion of 6.9.2 to prod failed and is not retried: no $promotion marker for prod',
+        failureKind: 'NoMarkers',
+      },
+    ],
+    [
       'a promotion failure that is retried → nothing yet',
       { type: 'promotion-failed', env: 'prod', error: 'GitHub answered 502', retryAt: '2026-11-01T10:05:00.000Z' },
       undefined,

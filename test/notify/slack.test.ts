@@ -111,6 +111,22 @@ describe('SlackSink', () => {
     assert.ok(texts.some((text) => text.includes('&lt;!channel&gt; &amp; &lt;https://evil.example|click&gt;')));
   });
 
+  it('names the failure kind of a failed promotion beside its reason', () => {
+    const news: News = {
+      ...opened,
+      kind: 'promotion-failed',
+      reason: 'GitHub answered 401',
+      failureKind: 'Unauthorized',
+    };
+    const texts = visibleTexts(slackMessage(news));
+    assert.ok(
+      texts.some((text) => text === '*Failure kind*\n`Unauthorized`'),
+      texts.join(' | '),
+    );
+    assert.match(slackMessage(news).text, /\nFailure kind: Unauthorized$/);
+    assert.ok(!visibleTexts(slackMessage(opened)).some((text) => text.includes('Failure kind')));
+  });
+
   it('keeps within Slack’s limits when the names are long', async () => {
     const long: News = {
       ...approval,

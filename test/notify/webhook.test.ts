@@ -61,6 +61,15 @@ describe('NewsWebhookSink', () => {
     });
   });
 
+  it('names why a promotion failed for good, for a receiver to count', async () => {
+    const failed = newsOf(
+      effect({ type: 'promotion-failed', env: 'prod', error: 'GitHub answered 401', failureKind: 'Unauthorized' }),
+    ) as News;
+    await new NewsWebhookSink({ url }).deliver(failed);
+    const body = JSON.parse(endpoint.posts[0]?.body ?? '{}') as Record<string, unknown>;
+    assert.deepEqual([body.kind, body.failureKind], ['promotion-failed', 'Unauthorized']);
+  });
+
   it('sends no signature without a key', async () => {
     await new NewsWebhookSink({ url }).deliver(approval);
     assert.equal(endpoint.posts[0]?.headers['x-signature'], undefined);

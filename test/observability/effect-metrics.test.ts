@@ -90,8 +90,8 @@ describe('verifier effect metrics', () => {
     await w.deploy(PROD, '6.9.1');
     await w.deploy(PROD_EU, '6.9.1');
     w.promoter.failNext(
-      new PromotionError('GitHub answered 502', true),
-      new PromotionError('GitHub answered 401', false),
+      new PromotionError('HostUnavailable', 'GitHub answered 502'),
+      new PromotionError('Unauthorized', 'GitHub answered 401'),
     );
 
     await w.decide();
@@ -101,6 +101,8 @@ describe('verifier effect metrics', () => {
     await w.decide();
     await w.decide();
     assert.deepEqual(w.counts(), { PromotionsStarted: 2, PromotionsFailedRetrying: 1, PromotionsFailedForGood: 1 });
+    assert.equal(w.metrics.total('PromotionsFailedRetrying', { Reason: 'HostUnavailable' }), 1, 'the 502, by its kind');
+    assert.equal(w.metrics.total('PromotionsFailedForGood', { Reason: 'Unauthorized' }), 1, 'the 401, by its kind');
   });
 
   it('a manual environment: the approval requested is counted once, however often the verifier decides', async () => {

@@ -136,6 +136,44 @@ describe('EmfMetrics', () => {
     });
   });
 
+  it('publishes a failed promotion by its failure kind, and in the total an alarm watches', () => {
+    const metrics = new EmfMetrics({ service: 'controller-verifier' });
+    metrics.record('PromotionsFailedForGood', 1, { Reason: 'Unauthorized' });
+    metrics.record('PromotionsFailedRetrying', 1, { Reason: 'RateLimited' });
+    metrics.record('PromotionsFailedForGood', 1, { Reason: 'NoMarkers' });
+
+    const lines = captured(() => metrics.flush()).stdout.map(emf);
+
+    const byReason = Object.fromEntries(
+      lines.map((line) => [typeof line.Reason === 'string' ? line.Reason : '-', summary(line)]),
+    );
+    assert.deepEqual(byReason, {
+      '-': {
+        namespace: METRIC_NAMESPACE,
+        dimensions: [['service']],
+        metrics: {
+          PromotionsFailedForGood: { unit: 'Count', value: [1, 1] },
+          PromotionsFailedRetrying: { unit: 'Count', value: 1 },
+        },
+      },
+      Unauthorized: {
+        namespace: METRIC_NAMESPACE,
+        dimensions: [['service', 'Reason']],
+        metrics: { PromotionsFailedForGood: { unit: 'Count', value: 1 } },
+      },
+      RateLimited: {
+        namespace: METRIC_NAMESPACE,
+        dimensions: [['service', 'Reason']],
+        metrics: { PromotionsFailedRetrying: { unit: 'Count', value: 1 } },
+      },
+      NoMarkers: {
+        namespace: METRIC_NAMESPACE,
+        dimensions: [['service', 'Reason']],
+        metrics: { PromotionsFailedForGood: { unit: 'Count', value: 1 } },
+      },
+    });
+  });
+
   it('writes only what was recorded since the last flush, and nothing (not even a warning) when that is nothing', () => {
     const metrics = new EmfMetrics({ service: 'controller-poller' });
     assert.deepEqual(

@@ -39,7 +39,7 @@ function countingHost(
     hostName: 'GitLab',
     neededKeys: 'the key "token"',
     checkCredentials: (values) => {
-      if (!values.token) throw new PromotionError('Secret foo/git has no GitLab credentials', false);
+      if (!values.token) throw new PromotionError('Invalid', 'Secret foo/git has no GitLab credentials');
     },
     load: () => {
       loads++;

@@ -36,8 +36,8 @@ export interface FakeHostUnderTest {
   pullRequests(): HostPullRequest[];
   /** Merges an open pull request into its target (as a person would). */
   merge(url: string): void;
-  /** The next `times` requests answer this 5xx. */
-  failNext(status: 500 | 502 | 503, times?: number): void;
+  /** The next `times` requests answer this error status. */
+  failNext(status: number, times?: number): void;
   /** The next `times` requests answer this status with a message that repeats the credential they carried. */
   echoCredentialsNext(status: 401 | 500, times?: number): void;
   /** The next request is rate limited as the host signals it, lifting after `resetInSeconds`. */

@@ -490,7 +490,7 @@ describe('GitLab host: failures', () => {
 
   it('maps errors that are not GitLab answers: a PromotionError as it is, anything else retryable', () => {
     const host = setup.host();
-    const given = new PromotionError('given', false);
+    const given = new PromotionError('Invalid', 'given');
     assert.equal(host.toPromotionError(given, SECRET), given);
     const other = host.toPromotionError(new Error('socket hang up'), SECRET);
     assert.equal(other.retryable, true);

@@ -61,7 +61,9 @@ describe('NotificationPromoter', () => {
   it('fails when one sink fails, naming it, after the others got the event', async () => {
     const ok = new MemorySink('webhook ok.example.com');
     const broken = new MemorySink('webhook broken.example.com');
-    broken.failures.push(new PromotionError('webhook broken.example.com: HTTP 503', true, 5_000));
+    broken.failures.push(
+      new PromotionError('HostUnavailable', 'webhook broken.example.com: HTTP 503', { retryAfterMs: 5_000 }),
+    );
     const error = await promotionFailure(new NotificationPromoter({ sinks: [ok, broken] }));
     assert.equal(error.retryable, true);
     assert.equal(error.retryAfterMs, 5_000);
@@ -75,19 +77,21 @@ describe('NotificationPromoter', () => {
 
   it('is retryable only when every failure is, waiting for the longest Retry-After', async () => {
     const [a, b, c] = [new MemorySink('a'), new MemorySink('b'), new MemorySink('c')];
-    a.failures.push(new PromotionError('a: HTTP 429', true, 1_000));
-    b.failures.push(new PromotionError('b: HTTP 500', true));
-    c.failures.push(new PromotionError('c: HTTP 429', true, 9_000));
+    a.failures.push(new PromotionError('RateLimited', 'a: HTTP 429', { retryAfterMs: 1_000 }));
+    b.failures.push(new PromotionError('HostUnavailable', 'b: HTTP 500'));
+    c.failures.push(new PromotionError('RateLimited', 'c: HTTP 429', { retryAfterMs: 9_000 }));
     const transient = await promotionFailure(new NotificationPromoter({ sinks: [a, b, c] }));
     assert.equal(transient.retryable, true);
+    assert.equal(transient.kind, 'RateLimited', "every sink's fault is retried: the first one's kind");
     assert.equal(transient.retryAfterMs, 9_000);
     assert.match(transient.message, /not delivered to 3 of 3 sinks: a: HTTP 429; b: HTTP 500; c: HTTP 429$/);
     assert.ok(transient.cause instanceof AggregateError);
 
-    a.failures.push(new PromotionError('a: HTTP 429', true, 1_000));
-    b.failures.push(new PromotionError('b: HTTP 404', false));
+    a.failures.push(new PromotionError('RateLimited', 'a: HTTP 429', { retryAfterMs: 1_000 }));
+    b.failures.push(new PromotionError('NotFound', 'b: HTTP 404'));
     const permanent = await promotionFailure(new NotificationPromoter({ sinks: [a, b, c] }));
     assert.equal(permanent.retryable, false);
+    assert.equal(permanent.kind, 'NotFound', 'the kind of the fault a person must see to');
     assert.equal(permanent.retryAfterMs, undefined);
     assert.match(permanent.message, /not delivered to 2 of 3 sinks: a: HTTP 429; b: HTTP 404$/);
   });

@@ -175,10 +175,29 @@ for (const [type, start] of HOSTS) {
       assert.equal(url, fake.pullRequests().find((pull) => pull.state === 'open')?.url);
     });
 
+    it('names why a call failed: each error status the host answers as its kind, retried or not', async () => {
+      const { fake } = subject;
+      const rows = [
+        [401, 'Unauthorized', false],
+        [403, 'Forbidden', false],
+        [404, 'NotFound', false],
+        [409, 'Conflict', false],
+        [422, 'Conflict', false],
+        [500, 'HostUnavailable', true],
+        [503, 'HostUnavailable', true],
+      ] as const;
+      for (const [status, kind, retried] of rows) {
+        fake.failNext(status, 1);
+        const error = await rejection(subject.promote('7.0.9', subject.promoter({ retries: 0 })));
+        assert.deepEqual([error.kind, error.retryable], [kind, retried], `HTTP ${status}: ${error.message}`);
+      }
+    });
+
     it('ends a call on a long rate limit with the wait the host asked for, and succeeds once it lifts', async () => {
       const { fake } = subject;
       fake.rateLimitNext(120);
       const error = await rejection(subject.promote('7.0.2', subject.promoter({ retryAfterUnitMs: 1000 })));
+      assert.equal(error.kind, 'RateLimited');
       assert.equal(error.retryable, true);
       assert.ok(
         error.retryAfterMs !== undefined && error.retryAfterMs >= 110_000 && error.retryAfterMs <= 125_000,
@@ -212,6 +231,7 @@ for (const [type, start] of HOSTS) {
       secrets.set(SECRET, Object.fromEntries(Object.keys(fake.secretValues).map((key) => [key, token])));
       try {
         const error = await rejection(subject.promote('8.0.0'));
+        assert.equal(error.kind, 'Unauthorized');
         assert.equal(error.retryable, false);
         assert.match(error.message, /Secret foo\/git-credentials/);
         assert.doesNotMatch(error.message, new RegExp(token));
@@ -226,6 +246,7 @@ for (const [type, start] of HOSTS) {
       secrets.set(SECRET, { unrelated: 'x' });
       try {
         const error = await rejection(subject.promote('8.0.0'));
+        assert.equal(error.kind, 'Invalid');
         assert.equal(error.retryable, false);
         assert.match(error.message, /Secret foo\/git-credentials/);
         assert.match(error.message, /"token"/);
@@ -242,6 +263,7 @@ for (const [type, start] of HOSTS) {
         fake.createRepository(UNMARKED_FILES);
         const subject = subjectOf(fake);
         const error = await rejection(subject.promote('6.9.2'));
+        assert.equal(error.kind, 'NoMarkers');
         assert.equal(error.retryable, false);
         assert.match(error.message, /no \{"\$promotion": "foo:bar:prod"\} marker found in https:\/\/\S+ at main/);
         assert.equal(fake.branchHead(BRANCH), undefined);
@@ -268,6 +290,7 @@ for (const [type, start] of HOSTS) {
             }),
           ),
         );
+        assert.equal(error.kind, 'NotFound');
         assert.equal(error.retryable, false);
         assert.match(error.message, /the base branch nope does not exist/);
         assert.equal(fake.pullRequests().length, 0);

@@ -13,6 +13,8 @@ promoterContract('RecordingPromoter', () => {
     rollbackEffects: (env, from) =>
       Promise.resolve(promoter.promotions().filter((p) => p.env === env && p.rollbackFrom === from).length),
     injectFault: (kind) =>
-      promoter.failNext(new PromotionError(`injected ${kind} fault`, kind === 'transient', undefined)),
+      promoter.failNext(
+        new PromotionError(kind === 'transient' ? 'HostUnavailable' : 'Invalid', `injected ${kind} fault`),
+      ),
   });
 });

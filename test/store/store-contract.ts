@@ -1041,6 +1041,38 @@ export function storeContract(name: string, start: () => Promise<StoreUnderTest>
       assert.equal((await store.getPromotion(pipeline, 'prod', '7.1.0'))?.error, 'no $promotion marker for prod');
     });
 
+    it('keeps why the last attempt failed beside its error; a failure without a kind, or a success, drops it', async () => {
+      const { store } = subject;
+      await store.createPromotion(pipeline, 'prod', '7.2.0', t0);
+      const first = await store.claimPromotion(pipeline, 'prod', '7.2.0', 'worker-a', 60_000, t0);
+      assert.ok(first);
+      assert.equal(
+        await store.failPromotion(first, 'GitHub answered 429', minutes(5), minutes(1), 'RateLimited'),
+        true,
+      );
+      const failed = await store.getPromotion(pipeline, 'prod', '7.2.0');
+      assert.equal(failed?.failureKind, 'RateLimited');
+      const second = await store.claimPromotion(pipeline, 'prod', '7.2.0', 'worker-b', 60_000, minutes(5));
+      assert.equal(second?.failureKind, 'RateLimited', 'an attempt under way still shows why the last one failed');
+      assert.ok(second);
+      assert.equal(await store.failPromotion(second, 'cut off', minutes(6), minutes(6)), true);
+      assert.equal((await store.getPromotion(pipeline, 'prod', '7.2.0'))?.failureKind, undefined, 'not a stale kind');
+      const third = await store.claimPromotion(pipeline, 'prod', '7.2.0', 'worker-c', 60_000, minutes(6));
+      assert.ok(third);
+      assert.equal(await store.failPromotion(third, 'no marker', undefined, minutes(7), 'NoMarkers'), true);
+      const forGood = await store.getPromotion(pipeline, 'prod', '7.2.0');
+      assert.ok(forGood);
+      assert.deepEqual([forGood.failureKind, forGood.retryAt], ['NoMarkers', undefined]);
+      // `pipelinectl retry` makes it due now and keeps the error and its kind.
+      assert.equal(await store.failPromotion(forGood, 'no marker', minutes(8), minutes(8), forGood.failureKind), true);
+      const due = await store.claimPromotion(pipeline, 'prod', '7.2.0', 'worker-d', 60_000, minutes(8));
+      assert.equal(due?.failureKind, 'NoMarkers');
+      assert.ok(due);
+      assert.equal(await store.completePromotion(due, 'https://example.com/pull/1', minutes(9)), true);
+      const succeeded = await store.getPromotion(pipeline, 'prod', '7.2.0');
+      assert.deepEqual([succeeded?.error, succeeded?.failureKind], [undefined, undefined]);
+    });
+
     it('keeps revisions with special characters apart', async () => {
       const { store } = subject;
       const revisions = [
@@ -1093,6 +1125,27 @@ export function storeContract(name: string, start: () => Promise<StoreUnderTest>
         message: 'promoting 6.9.1 by pull-request',
         actor: 'verifier',
       });
+    });
+
+    it('keeps why a promotion failed on its entry; an entry without a kind reads back without one', async () => {
+      const { store } = subject;
+      const pipeline = { namespace: 'flux-system', name: 'failures' };
+      const entry = {
+        pipeline,
+        type: 'promotion-failed' as const,
+        env: 'prod',
+        revision: '6.9.2',
+        message: 'GitHub answered 401; not retried',
+        actor: 'verifier',
+      };
+      await store.appendAudit({ ...entry, at: '2026-11-01T10:00:00.000Z' });
+      await store.appendAudit({ ...entry, at: '2026-11-01T10:01:00.000Z', failureKind: 'Unauthorized' });
+      const { items } = await store.listAudit(pipeline);
+      assert.deepEqual(
+        items.map((item) => item.failureKind),
+        ['Unauthorized', undefined],
+      );
+      assert.ok(!('failureKind' in (items[1] ?? {})), 'an older entry has no kind at all');
     });
   });
 

@@ -49,8 +49,8 @@ describe('effect listeners', () => {
 
   it('hear a failure for good without retryAt and a retried one with it', async () => {
     for (const [error, retried] of [
-      [new PromotionError('no $promotion marker for prod', false), false],
-      [new PromotionError('GitHub answered 502', true), true],
+      [new PromotionError('NoMarkers', 'no $promotion marker for prod'), false],
+      [new PromotionError('HostUnavailable', 'GitHub answered 502'), true],
     ] as const) {
       const { heard, listener } = hearing();
       const world = await candidateForProd({ listeners: [listener] });

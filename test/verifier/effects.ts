@@ -54,19 +54,19 @@ describe('promote', () => {
     }[] = [
       {
         name: 'a 502: retried after the first delay',
-        error: new PromotionError('GitHub answered 502', true),
+        error: new PromotionError('HostUnavailable', 'GitHub answered 502'),
         retryIn: 30,
         messageDelaySeconds: 31,
       },
       {
         name: 'a rate limit: retried after its Retry-After',
-        error: new PromotionError('rate limited', true, 120_000),
+        error: new PromotionError('RateLimited', 'rate limited', { retryAfterMs: 120_000 }),
         retryIn: 120,
         messageDelaySeconds: 121,
       },
       {
         name: 'a Retry-After past the queue limit: the poll retries it',
-        error: new PromotionError('rate limited', true, 20 * 60_000),
+        error: new PromotionError('RateLimited', 'rate limited', { retryAfterMs: 20 * 60_000 }),
         retryIn: 1200,
       },
       {
@@ -75,10 +75,10 @@ describe('promote', () => {
         retryIn: 30,
         messageDelaySeconds: 31,
       },
-      { name: 'no marker: failed for good', error: new PromotionError('no $promotion marker for prod', false) },
+      { name: 'no marker: failed for good', error: new PromotionError('NoMarkers', 'no $promotion marker for prod') },
       {
         name: 'out of retries: failed for good',
-        error: new PromotionError('GitHub answered 502', true),
+        error: new PromotionError('HostUnavailable', 'GitHub answered 502'),
         options: { settings: { promotionRetryDelaysSeconds: [] } },
       },
     ];
@@ -108,7 +108,7 @@ describe('promote', () => {
 
   it('the retry, once due, is the next attempt', async () => {
     const world = await candidateForProd();
-    world.promoter.failNext(new PromotionError('GitHub answered 502', true));
+    world.promoter.failNext(new PromotionError('HostUnavailable', 'GitHub answered 502'));
     await world.handle(DECIDE);
     const [retry] = world.sent();
     assert.ok(retry);

@@ -2,6 +2,7 @@
 // per pipeline, each paged newest first, so the trails are merged as they are read and reading stops as soon as the
 // limit is reached or the entries are older than --since: a long trail costs what is shown, not what is kept.
 import { objectKeyString, type ObjectKey, pipelineKeyOf } from '../../pipeline/model.js';
+import type { PromotionFailureKind } from '../../promotion/failure-kind.js';
 import type { AuditEntry, AuditEntryType, Store } from '../../store/port.js';
 import { mapLimit } from '../../util/map-limit.js';
 import type { Backend } from '../backend.js';
@@ -42,6 +43,8 @@ export interface HistoryEntryJson {
   revision: string | null;
   actor: string | null;
   message: string;
+  /** A failed promotion or rollback: why, as a name a machine can count; null otherwise, and in older entries. */
+  failureKind: PromotionFailureKind | null;
 }
 
 export interface HistoryJson {
@@ -146,6 +149,7 @@ export function historyJson(history: History): HistoryJson {
       revision: entry.revision ?? null,
       actor: entry.actor ?? null,
       message: entry.message,
+      failureKind: entry.failureKind ?? null,
     })),
     more: history.more,
   };

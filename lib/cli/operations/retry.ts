@@ -83,10 +83,10 @@ export async function retryPromotion(
 
   const by = await backend.identity();
   // failPromotion is the store's conditional end of an attempt: on a failed record it only sets retryAt, keeps the
-  // error, and succeeds only if nobody touched the record since it was read (its version), so a verifier that
-  // moved it meanwhile wins and nothing is overwritten. A failed record whose retryAt has come is what the decision
-  // resumes and claimPromotion accepts.
-  if (!(await backend.store.failPromotion(record, record.error ?? 'failed', now, now))) {
+  // error and its kind, and succeeds only if nobody touched the record since it was read (its version), so a
+  // verifier that moved it meanwhile wins and nothing is overwritten. A failed record whose retryAt has come is what
+  // the decision resumes and claimPromotion accepts.
+  if (!(await backend.store.failPromotion(record, record.error ?? 'failed', now, now, record.failureKind))) {
     const current = await backend.store.getPromotion(key, recordEnv, record.revision);
     throw new CliError(`${what} changed while retrying it (it is now ${current?.state ?? 'gone'}): look again`);
   }

@@ -22,6 +22,7 @@
 import { AdoHttpClient } from 'azure-devops-node-api/AdoHttpClientBases.js';
 import { GitApi } from 'azure-devops-node-api/GitApi.js';
 import { objectKeyString, type ObjectKey } from '../../pipeline/model.js';
+import { failureKindOfStatus } from '../failure-kind.js';
 import { PromotionError } from '../port.js';
 import { basicAuthorization } from '../pull-request/basic-authorization.js';
 import type { GitHostSettings } from '../pull-request/host.js';
@@ -251,57 +252,58 @@ export function isAzureDevOpsError(error: unknown, status: number | undefined, t
 }
 
 /**
- * A PromotionError for anything an Azure DevOps call threw: 5xx, network errors, timeouts and rate limits are
- * retryable (a rate limit with the wait Azure asked for); 401, 403, 404 and the other 4xx are not, and say what to fix.
+ * A PromotionError for anything an Azure DevOps call threw, of the kind its status names (failure-kind.ts): 5xx,
+ * network errors, timeouts and rate limits are retried (a rate limit with the wait Azure asked for); 401, 403, 404
+ * and the other 4xx are not, and say what to fix.
  */
 export function toPromotionError(error: unknown, secret: ObjectKey): PromotionError {
   if (error instanceof PromotionError) return error;
   const options = { cause: error };
-  if (error instanceof AzureDevOpsConnectionError) return new PromotionError(error.message, true, undefined, options);
+  if (error instanceof AzureDevOpsConnectionError) return new PromotionError('HostUnavailable', error.message, options);
   if (!(error instanceof AzureDevOpsApiError)) {
     const message = error instanceof Error ? error.message : String(error);
     // VsoClient's own error when the OPTIONS answer lists no Git resources: not an Azure DevOps collection.
     if (/Failed to find api location/i.test(message)) {
       return new PromotionError(
+        'UnexpectedAnswer',
         `Azure DevOps: ${message}; is the API URL an Azure DevOps collection (organization) URL?`,
-        false,
-        undefined,
         options,
       );
     }
-    return new PromotionError(`Azure DevOps: ${message}`, true, undefined, options);
+    return new PromotionError('Unknown', `Azure DevOps: ${message}`, options);
   }
   const name = `Secret ${objectKeyString(secret)}`;
   const stated = error.message;
+  const kind = failureKindOfStatus(error.status);
   switch (error.status) {
     case 401:
       return new PromotionError(
+        kind,
         `${stated}: Azure DevOps rejected the credentials of ${name} (a wrong, expired or revoked personal access ` +
           `token, one of another organization, or one without the ${NEEDED_SCOPE} scope)`,
-        false,
-        undefined,
         options,
       );
     case 403:
       return new PromotionError(
+        kind,
         `${stated}: the personal access token of ${name} needs the ${NEEDED_SCOPE} scope, and its user the ` +
           'Contribute, Create branch and Contribute to pull requests permissions on the repository (and Force push, ' +
           'to reset the promotion branch onto the base branch)',
-        false,
-        undefined,
         options,
       );
     case 404:
       return new PromotionError(
+        kind,
         `${stated}: it does not exist, or the credentials of ${name} cannot see it`,
-        false,
-        undefined,
         options,
       );
     case 429:
-      return new PromotionError(`${stated} (rate limit)`, true, retryAfterMs(error.headers), options);
+      return new PromotionError(kind, `${stated} (rate limit)`, {
+        ...options,
+        retryAfterMs: retryAfterMs(error.headers),
+      });
     default:
-      return new PromotionError(stated, error.status >= 500 || error.status < 400, undefined, options);
+      return new PromotionError(kind, stated, options);
   }
 }
 

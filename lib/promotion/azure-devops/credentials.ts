@@ -26,7 +26,7 @@ export function azureDevOpsToken(values: Readonly<Record<string, string>>, key: 
   const empty = [TOKEN_KEY, PASSWORD_KEY].filter((name) => values[name] !== undefined).map((name) => `"${name}"`);
   const why = empty.length > 0 ? ` (${empty.join(' and ')} ${empty.length > 1 ? 'are' : 'is'} empty)` : '';
   throw new PromotionError(
+    'Invalid',
     `Secret ${objectKeyString(key)} has no Azure DevOps credentials${why}: it needs ${NEEDED_KEYS}`,
-    false,
   );
 }

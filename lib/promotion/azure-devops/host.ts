@@ -139,7 +139,7 @@ export function azureDevOpsHost(settings: GitHostSettings = {}): GitHost {
     maxBodyLength: MAX_DESCRIPTION_LENGTH,
     open(address: RepositoryAddress, apiUrl: string, secret: ObjectKey, values: Readonly<Record<string, string>>) {
       if (address.type !== 'azure-devops') {
-        throw new PromotionError(`not an Azure DevOps repository: ${address.webUrl}`, false);
+        throw new PromotionError('Invalid', `not an Azure DevOps repository: ${address.webUrl}`);
       }
       return new AzureDevOpsRepository(clientFor(apiUrl, values, secret), address, secret, settings);
     },
@@ -234,8 +234,8 @@ class AzureDevOpsRepository implements HostRepository {
       }
     }
     throw new PromotionError(
+      'ConcurrentChange',
       `the branch ${write.branch} in ${this.address.webUrl} kept changing during the promotion`,
-      true,
     );
   }
 
@@ -297,9 +297,9 @@ class AzureDevOpsRepository implements HostRepository {
             ? 'a branch policy refused it'
             : 'Azure DevOps refused it';
     throw new PromotionError(
+      'Conflict',
       `Azure DevOps API POST refs: moving ${write.branch} in ${this.address.webUrl} back onto ${write.base} ` +
         `(${write.baseCommit}) failed (${status}): ${why}`,
-      false,
     );
   }
 
@@ -385,10 +385,9 @@ class AzureDevOpsRepository implements HostRepository {
     }
     // The active one Azure named was completed or abandoned before it could be listed: ask again later.
     throw new PromotionError(
+      'ConcurrentChange',
       `no active pull request from ${write.branch} into ${write.base} in ${this.address.webUrl}, although ` +
         `Azure DevOps refused to open one: ${conflict.message}`,
-      true,
-      undefined,
       { cause: conflict },
     );
   }
@@ -433,9 +432,9 @@ class AzureDevOpsRepository implements HostRepository {
     const parsed = schema.safeParse(value);
     if (parsed.success) return parsed.data;
     throw new PromotionError(
+      'UnexpectedAnswer',
       `unexpected answer from the Azure DevOps API at ${this.client.collectionUrl} for ${what} ` +
         `(${describeIssue(parsed.error, value, { whole: 'the answer' })}); is it an Azure DevOps collection URL?`,
-      false,
     );
   }
 }

@@ -15,6 +15,7 @@
 // carries it with the request's method and path (never its credentials).
 import * as z from 'zod';
 import { objectKeyString, type ObjectKey } from '../../pipeline/model.js';
+import { failureKindOfStatus } from '../failure-kind.js';
 import { PromotionError } from '../port.js';
 import { basicAuthorization } from '../pull-request/basic-authorization.js';
 import type { GitHostSettings } from '../pull-request/host.js';
@@ -117,20 +118,21 @@ function statusText(status: number): string {
 }
 
 /**
- * A PromotionError for anything a Bitbucket Server call threw: 5xx, network errors, timeouts and rate limits are
- * retryable (a rate limit with the wait Bitbucket asked for); rejected credentials name the Secret; the other 4xx say
- * what a person must fix.
+ * A PromotionError for anything a Bitbucket Server call threw, of the kind its status names (failure-kind.ts): 5xx,
+ * network errors, timeouts and rate limits are retried (a rate limit with the wait Bitbucket asked for); rejected
+ * credentials name the Secret; the other 4xx say what a person must fix.
  */
 export function toPromotionError(error: unknown, secret: ObjectKey): PromotionError {
   if (error instanceof PromotionError) return error;
   const options = { cause: error };
   const secretName = `Secret ${objectKeyString(secret)}`;
   if (error instanceof BitbucketServerConnectionError)
-    return new PromotionError(error.message, true, undefined, options);
-  if (error instanceof BitbucketServerAnswerError) return new PromotionError(error.message, false, undefined, options);
+    return new PromotionError('HostUnavailable', error.message, options);
+  if (error instanceof BitbucketServerAnswerError)
+    return new PromotionError('UnexpectedAnswer', error.message, options);
   if (!(error instanceof BitbucketServerApiError)) {
     const message = error instanceof Error ? error.message : String(error);
-    return new PromotionError(`Bitbucket Server: ${message}`, true, undefined, options);
+    return new PromotionError('Unknown', `Bitbucket Server: ${message}`, options);
   }
   const { status } = error;
   // Bitbucket answers 401 both to credentials it rejects and to valid ones without the permission a resource needs.
@@ -140,29 +142,26 @@ export function toPromotionError(error: unknown, secret: ObjectKey): PromotionEr
     (status === 401 && /not permitted/i.test(error.apiMessage));
   if (lacksPermission) {
     return new PromotionError(
+      'Forbidden',
       `${error.message}: the credentials of ${secretName} need write permission on the repository ` +
         '(REPO_WRITE: an HTTP access token with "Repository write", or a user with write access)',
-      false,
-      undefined,
       options,
     );
   }
   if (status === 401) {
     return new PromotionError(
+      'Unauthorized',
       `${error.message}: Bitbucket Server rejected the credentials of ${secretName}`,
-      false,
-      undefined,
       options,
     );
   }
   if (status === 429) {
     const seconds = error.retryAfterSeconds;
     const retryAfterMs = seconds !== undefined && seconds > 0 ? seconds * 1000 : 60_000;
-    return new PromotionError(`${error.message} (rate limited)`, true, retryAfterMs, options);
+    return new PromotionError('RateLimited', `${error.message} (rate limited)`, { ...options, retryAfterMs });
   }
-  if (status >= 500 || status < 400) return new PromotionError(error.message, true, undefined, options);
   const hint = status === 404 ? `: it does not exist, or the credentials of ${secretName} cannot see it` : '';
-  return new PromotionError(`${error.message}${hint}`, false, undefined, options);
+  return new PromotionError(failureKindOfStatus(status), `${error.message}${hint}`, options);
 }
 
 // ---------------------------------------------------------------- the REST client

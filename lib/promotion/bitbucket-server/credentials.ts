@@ -33,10 +33,10 @@ export function bitbucketServerCredentials(
   if (username || password) {
     const [present, missing] = username ? [USERNAME_KEY, PASSWORD_KEY] : [PASSWORD_KEY, USERNAME_KEY];
     throw new PromotionError(
+      'Invalid',
       `${name} has "${present}" but lacks "${missing}" for Bitbucket Server: it needs ${NEEDED_KEYS}`,
-      false,
     );
   }
   const empty = values[TOKEN_KEY] !== undefined ? ` ("${TOKEN_KEY}" is empty)` : '';
-  throw new PromotionError(`${name} has no Bitbucket Server credentials${empty}: it needs ${NEEDED_KEYS}`, false);
+  throw new PromotionError('Invalid', `${name} has no Bitbucket Server credentials${empty}: it needs ${NEEDED_KEYS}`);
 }

@@ -86,7 +86,7 @@ export function bitbucketServerHost(settings: GitHostSettings = {}): GitHost {
     neededKeys: NEEDED_KEYS,
     open(address: RepositoryAddress, apiUrl: string, secret: ObjectKey, values: Readonly<Record<string, string>>) {
       if (address.type !== 'bitbucket-server') {
-        throw new PromotionError(`not a Bitbucket Server repository: ${address.webUrl}`, false);
+        throw new PromotionError('Invalid', `not a Bitbucket Server repository: ${address.webUrl}`);
       }
       const api = new BitbucketRepositoryApi(
         clientFor(apiUrl, values, secret),
@@ -251,8 +251,8 @@ class BitbucketServerRepository implements HostRepository {
         else if (child.type === 'FILE') {
           if (!child.contentId) {
             throw new PromotionError(
+              'UnexpectedAnswer',
               `Bitbucket Server listed ${path} at ${commit} in ${this.address.webUrl} without its blob id`,
-              false,
             );
           }
           files.set(path, child.contentId);
@@ -277,9 +277,9 @@ class BitbucketServerRepository implements HostRepository {
       const next = page.nextPageStart;
       if (next === undefined || next === null || next <= start) {
         throw new PromotionError(
+          'Unsupported',
           `Bitbucket Server cut the listing of ${directory === '' ? 'the root directory' : directory} at ` +
             `${commit} in ${this.address.webUrl} short; promoting from it is not supported`,
-          false,
         );
       }
       start = next;
@@ -340,8 +340,8 @@ class BitbucketServerRepository implements HostRepository {
       if (await this.commitChanges(write, from, remaining)) return;
     }
     throw new PromotionError(
+      'ConcurrentChange',
       `the branch ${write.branch} in ${this.address.webUrl} kept changing during the promotion`,
-      true,
     );
   }
 
@@ -450,9 +450,9 @@ class BitbucketServerRepository implements HostRepository {
     if (!existing) {
       // Bitbucket said one is open but does not list it (yet): ask again later.
       throw new PromotionError(
+        'ConcurrentChange',
         `failed to create or find existing PR: headBranch=${write.branch} baseBranch=${write.base}: Bitbucket ` +
           'Server reports an open pull request for the branches but does not list it',
-        true,
       );
     }
     return this.update(existing, write);
@@ -510,7 +510,10 @@ class BitbucketServerRepository implements HostRepository {
         current = await this.api.pullRequest(current.id);
       }
     }
-    throw new PromotionError(`the pull request ${pullRequestUrl(current)} kept changing while it was updated`, true);
+    throw new PromotionError(
+      'ConcurrentChange',
+      `the pull request ${pullRequestUrl(current)} kept changing while it was updated`,
+    );
   }
 
   async pullRequestsFrom(branch: string): Promise<PullRequestSummary[]> {

@@ -147,7 +147,10 @@ export async function writeGitHubBranch(
     if (headTree === (await createTree())) return { way: 'unchanged', openPullRequests: open };
     if (await moveRef(access, ref, await createCommit())) return { way: 'tree-commit', openPullRequests: open };
   }
-  throw new PromotionError(`the branch ${write.branch} in ${access.webUrl} kept changing during the promotion`, true);
+  throw new PromotionError(
+    'ConcurrentChange',
+    `the branch ${write.branch} in ${access.webUrl} kept changing during the promotion`,
+  );
 }
 
 /** The one change the contents API can write as the branch's commit, if the promotion is that. */

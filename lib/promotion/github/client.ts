@@ -11,6 +11,7 @@ import { throttling, type ThrottlingOptions } from '@octokit/plugin-throttling';
 import { Octokit } from '@octokit/rest';
 import type { Logger } from '../../logging/logger.js';
 import { objectKeyString, type ObjectKey } from '../../pipeline/model.js';
+import { failureKindOfStatus } from '../failure-kind.js';
 import { PromotionError } from '../port.js';
 import { credentialsKey } from '../pull-request/client-cache.js';
 import { originBoundFetch } from '../pull-request/origin-bound-fetch.js';
@@ -189,14 +190,15 @@ function describeRequest(error: RequestErrorLike): string {
 }
 
 /**
- * A PromotionError for anything a GitHub call threw: 5xx, network errors, timeouts and rate limits are retryable (a
- * rate limit with the wait GitHub asked for); 401 and the other 4xx are not.
+ * A PromotionError for anything a GitHub call threw, of the kind its status names (failure-kind.ts): 5xx, network
+ * errors, timeouts and rate limits are retried (a rate limit with the wait GitHub asked for); 401 and the other 4xx
+ * are not.
  */
 export function toPromotionError(error: unknown, secret: ObjectKey): PromotionError {
   if (error instanceof PromotionError) return error;
   if (!isRequestError(error)) {
     const message = error instanceof Error ? error.message : String(error);
-    return new PromotionError(`GitHub: ${message}`, true, undefined, { cause: error });
+    return new PromotionError('Unknown', `GitHub: ${message}`, { cause: error });
   }
   const where = describeRequest(error);
   const message = apiMessage(error);
@@ -204,9 +206,8 @@ export function toPromotionError(error: unknown, secret: ObjectKey): PromotionEr
   const options = { cause: error };
   if (status === 401) {
     return new PromotionError(
+      'Unauthorized',
       `${where}: 401 ${message}: GitHub rejected the credentials of Secret ${objectKeyString(secret)}`,
-      false,
-      undefined,
       options,
     );
   }
@@ -214,20 +215,21 @@ export function toPromotionError(error: unknown, secret: ObjectKey): PromotionEr
     const reset = Number(header(error, 'x-ratelimit-reset'));
     const retryAfterMs =
       Number.isFinite(reset) && reset > 0 ? Math.max(reset * 1000 - Date.now() + 1000, 1000) : 60_000;
-    return new PromotionError(`${where}: ${status} ${message} (primary rate limit)`, true, retryAfterMs, options);
+    return new PromotionError('RateLimited', `${where}: ${status} ${message} (primary rate limit)`, {
+      ...options,
+      retryAfterMs,
+    });
   }
   if (status === 429 || (status === 403 && /\bsecondary rate\b/i.test(message))) {
     const seconds = Number(header(error, 'retry-after'));
     const retryAfterMs = Number.isFinite(seconds) && seconds > 0 ? seconds * 1000 : 60_000;
-    return new PromotionError(`${where}: ${status} ${message}`, true, retryAfterMs, options);
+    return new PromotionError('RateLimited', `${where}: ${status} ${message}`, { ...options, retryAfterMs });
   }
-  if (status >= 500 || status < 400)
-    return new PromotionError(`${where}: ${status} ${message}`, true, undefined, options);
   let hint = '';
   if (status === 404) {
     hint = `: it does not exist, or the credentials of Secret ${objectKeyString(secret)} cannot see it`;
   } else if (status === 403) {
     hint = `: the credentials of Secret ${objectKeyString(secret)} need Contents and Pull requests read and write access`;
   }
-  return new PromotionError(`${where}: ${status} ${message}${hint}`, false, undefined, options);
+  return new PromotionError(failureKindOfStatus(status), `${where}: ${status} ${message}${hint}`, options);
 }

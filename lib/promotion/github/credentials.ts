@@ -28,26 +28,29 @@ export function gitHubCredentials(values: Readonly<Record<string, string>>, key:
   const present = APP_KEYS.filter((appKey) => values[appKey]?.trim());
   if (present.length === 0) {
     const empty = values[TOKEN_KEY] !== undefined ? ` ("${TOKEN_KEY}" is empty)` : '';
-    throw new PromotionError(`${name} has no GitHub credentials${empty}: it needs ${NEEDED_KEYS}`, false);
+    throw new PromotionError('Invalid', `${name} has no GitHub credentials${empty}: it needs ${NEEDED_KEYS}`);
   }
   const missing = APP_KEYS.filter((appKey) => !present.includes(appKey));
   if (missing.length > 0) {
-    throw new PromotionError(`${name} has ${keyList(present)} but lacks ${keyList(missing)} for a GitHub App`, false);
+    throw new PromotionError(
+      'Invalid',
+      `${name} has ${keyList(present)} but lacks ${keyList(missing)} for a GitHub App`,
+    );
   }
   const appId = Number(values[APP_ID_KEY]?.trim());
   const installationId = Number(values[APP_INSTALLATION_ID_KEY]?.trim());
   if (!Number.isSafeInteger(appId) || appId <= 0) {
-    throw new PromotionError(`${name}: "${APP_ID_KEY}" must be a positive integer`, false);
+    throw new PromotionError('Invalid', `${name}: "${APP_ID_KEY}" must be a positive integer`);
   }
   if (!Number.isSafeInteger(installationId) || installationId <= 0) {
-    throw new PromotionError(`${name}: "${APP_INSTALLATION_ID_KEY}" must be a positive integer`, false);
+    throw new PromotionError('Invalid', `${name}: "${APP_INSTALLATION_ID_KEY}" must be a positive integer`);
   }
   // Keys pasted into an environment variable often have their line breaks escaped.
   const privateKey = (values[APP_PRIVATE_KEY_KEY] ?? '').trim().replace(/\\n/g, '\n');
   try {
     createPrivateKey(privateKey);
   } catch {
-    throw new PromotionError(`${name}: "${APP_PRIVATE_KEY_KEY}" is not a PEM private key`, false);
+    throw new PromotionError('Invalid', `${name}: "${APP_PRIVATE_KEY_KEY}" is not a PEM private key`);
   }
   return { kind: 'app', appId, installationId, privateKey };
 }

@@ -49,7 +49,7 @@ export function gitHubHost(settings: GitHubClientSettings = {}): GitHost {
     type: 'github',
     neededKeys: NEEDED_KEYS,
     open(address: RepositoryAddress, apiUrl: string, secret: ObjectKey, values: Readonly<Record<string, string>>) {
-      if (address.type !== 'github') throw new PromotionError(`not a GitHub repository: ${address.webUrl}`, false);
+      if (address.type !== 'github') throw new PromotionError('Invalid', `not a GitHub repository: ${address.webUrl}`);
       return new GitHubRepository(clientFor(apiUrl, values, secret), address, secret, settings);
     },
     toPromotionError,
@@ -103,9 +103,9 @@ class GitHubRepository implements HostRepository {
     const { data: tree } = await this.client.git.getTree({ ...this.repo, tree_sha: treeSha, recursive: 'true' });
     if (tree.truncated) {
       throw new PromotionError(
+        'Unsupported',
         `the tree of ${commit} in ${this.address.webUrl} is too large for GitHub to list in one response ` +
           '(truncated); promoting from such a repository is not supported',
-        false,
       );
     }
     const files: RepositoryFile[] = [];

@@ -90,9 +90,8 @@ async function findAfterRefusal(
   // GitHub said one exists but does not list it yet: ask again later.
   const exists = isValidationError(createError, /already exists/i);
   throw new PromotionError(
+    exists ? 'ConcurrentChange' : cause.kind,
     `failed to create or find existing PR: headBranch=${write.branch} baseBranch=${write.base}: ${cause.message}`,
-    exists,
-    undefined,
     { cause: createError },
   );
 }

@@ -30,6 +30,7 @@ import {
   RepositoryFiles,
 } from '@gitbeaker/rest';
 import { objectKeyString, type ObjectKey } from '../../pipeline/model.js';
+import { failureKindOfStatus } from '../failure-kind.js';
 import { PromotionError } from '../port.js';
 import type { GitHostSettings } from '../pull-request/host.js';
 import { originBoundFetch } from '../pull-request/origin-bound-fetch.js';
@@ -261,49 +262,57 @@ function retryAfterMs(headers: Headers): number {
 }
 
 /**
- * A PromotionError for anything a GitLab call threw: 5xx, network errors, timeouts and rate limits are retryable (a
- * rate limit with the wait GitLab asked for); 401, 403, 404 and the other 4xx are not, and say what to fix.
+ * A PromotionError for anything a GitLab call threw, of the kind its status names (failure-kind.ts): 5xx, network
+ * errors, timeouts and rate limits are retried (a rate limit with the wait GitLab asked for); 401, 403, 404 and the
+ * other 4xx are not, and say what to fix.
  */
 export function toPromotionError(error: unknown, secret: ObjectKey): PromotionError {
   if (error instanceof PromotionError) return error;
   const options = { cause: error };
-  if (error instanceof GitLabConnectionError) return new PromotionError(error.message, true, undefined, options);
+  if (error instanceof GitLabConnectionError) return new PromotionError('HostUnavailable', error.message, options);
   const failure = requestFailure(error);
   if (!failure) {
     const message = error instanceof Error ? error.message : String(error);
-    const known = error instanceof GitbeakerTimeoutError || error instanceof GitbeakerRetryError;
-    return new PromotionError(`GitLab${known ? ' API' : ''}: ${message}`, true, undefined, options);
+    // Gitbeaker's own: no answer in time, or 429s and 502s past its retries.
+    const kind =
+      error instanceof GitbeakerTimeoutError
+        ? 'Timeout'
+        : error instanceof GitbeakerRetryError
+          ? 'HostUnavailable'
+          : 'Unknown';
+    return new PromotionError(kind, `GitLab${kind === 'Unknown' ? '' : ' API'}: ${message}`, options);
   }
   const { status, where, message } = failure;
   const name = `Secret ${objectKeyString(secret)}`;
   const stated = `${where}: ${status} ${message}`;
+  const kind = failureKindOfStatus(status);
   if (status === 401) {
     return new PromotionError(
+      kind,
       `${stated}: GitLab rejected the credentials of ${name} (a wrong, expired or revoked access token)`,
-      false,
-      undefined,
       options,
     );
   }
   if (status === 403) {
     return new PromotionError(
+      kind,
       `${stated}: the access token of ${name} needs the api scope, and its user at least the Developer role on ` +
         'the project (allowed to push the promotion branch and to open merge requests)',
-      false,
-      undefined,
       options,
     );
   }
   if (status === 404) {
     return new PromotionError(
+      kind,
       `${stated}: it does not exist, or the credentials of ${name} cannot see it`,
-      false,
-      undefined,
       options,
     );
   }
   if (status === 429) {
-    return new PromotionError(`${stated} (rate limit)`, true, retryAfterMs(failure.headers), options);
+    return new PromotionError(kind, `${stated} (rate limit)`, {
+      ...options,
+      retryAfterMs: retryAfterMs(failure.headers),
+    });
   }
-  return new PromotionError(stated, status >= 500 || status < 400, undefined, options);
+  return new PromotionError(kind, stated, options);
 }

@@ -29,7 +29,7 @@ export function gitLabToken(values: Readonly<Record<string, string>>, key: Objec
         ? ` ("${USERNAME_KEY}" alone is not enough: GitLab's API takes no password, only an access token)`
         : '';
   throw new PromotionError(
+    'Invalid',
     `Secret ${objectKeyString(key)} has no GitLab credentials${why}: it needs ${NEEDED_KEYS}`,
-    false,
   );
 }

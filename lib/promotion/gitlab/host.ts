@@ -102,7 +102,7 @@ export function gitLabHost(settings: GitHostSettings = {}): GitHost {
     type: 'gitlab',
     neededKeys: NEEDED_KEYS,
     open(address: RepositoryAddress, apiUrl: string, secret: ObjectKey, values: Readonly<Record<string, string>>) {
-      if (address.type !== 'gitlab') throw new PromotionError(`not a GitLab project: ${address.webUrl}`, false);
+      if (address.type !== 'gitlab') throw new PromotionError('Invalid', `not a GitLab project: ${address.webUrl}`);
       return new GitLabRepository(clientFor(apiUrl, values, secret), address, settings);
     },
     toPromotionError,
@@ -188,9 +188,9 @@ class GitLabRepository implements HostRepository {
     const entries = this.parse(TreeAnswer, answer, `the tree of ${commit}`);
     if (entries.length >= MAX_TREE_PAGES * PER_PAGE) {
       throw new PromotionError(
+        'Unsupported',
         `the tree of ${commit} in ${this.address.webUrl} has more than ${MAX_TREE_PAGES * PER_PAGE} entries; ` +
           'promoting from such a repository is not supported',
-        false,
       );
     }
     return entries
@@ -202,7 +202,10 @@ class GitLabRepository implements HostRepository {
     const body: unknown = await this.client.repositories.showBlobRaw(this.project, file.blobId);
     if (typeof body === 'string') return body;
     if (body instanceof Blob) return Buffer.from(await body.arrayBuffer()).toString('utf8');
-    throw new PromotionError(`unexpected answer from the GitLab API at ${this.client.apiUrl} for ${file.path}`, false);
+    throw new PromotionError(
+      'UnexpectedAnswer',
+      `unexpected answer from the GitLab API at ${this.client.apiUrl} for ${file.path}`,
+    );
   }
 
   async writeBranch(write: BranchWrite): Promise<void> {
@@ -243,8 +246,8 @@ class GitLabRepository implements HostRepository {
       }
     }
     throw new PromotionError(
+      'ConcurrentChange',
       `the branch ${write.branch} in ${this.address.webUrl} kept changing during the promotion`,
-      true,
     );
   }
 
@@ -324,10 +327,9 @@ class GitLabRepository implements HostRepository {
     }
     // The open one GitLab named was closed or merged before it could be listed: ask again later.
     throw new PromotionError(
+      'ConcurrentChange',
       `failed to create or find existing MR: sourceBranch=${write.branch} targetBranch=${write.base}: ` +
         conflict.message,
-      true,
-      undefined,
       { cause: conflict },
     );
   }
@@ -366,9 +368,9 @@ class GitLabRepository implements HostRepository {
     const parsed = schema.safeParse(value);
     if (parsed.success) return parsed.data;
     throw new PromotionError(
+      'UnexpectedAnswer',
       `unexpected answer from the GitLab API at ${this.client.apiUrl} for ${what} ` +
         `(${describeIssue(parsed.error, value, { whole: 'the answer' })}); is it a GitLab API v4 base URL?`,
-      false,
     );
   }
 }

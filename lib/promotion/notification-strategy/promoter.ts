@@ -47,16 +47,17 @@ export class NotificationPromoter implements Promoter {
       if (outcome.status === 'fulfilled' || !sink) return;
       failures.push({ sink, error: asPromotionError(sink, outcome.reason), cause: outcome.reason });
     });
-    if (failures.length === 0) return {};
-
-    const retryable = failures.every((failure) => failure.error.retryable);
+    // Retried only when every failed sink's fault is: the kind is that of the first a person must see to, if any.
+    const decisive = failures.find((failure) => !failure.error.retryable) ?? failures[0];
+    if (!decisive) return {};
+    const { kind, retryable } = decisive.error;
     const delays = failures.map((failure) => failure.error.retryAfterMs).filter((ms) => ms !== undefined);
     const retryAfterMs = retryable && delays.length > 0 ? Math.max(...delays) : undefined;
     const promotion = `${event.involvedObject.namespace}/${event.involvedObject.name} ${event.metadata.environment} ${event.metadata.version}`;
     const reasons = failures.map((failure) => failure.error.message).join('; ');
     const message = `promotion event for ${promotion} not delivered to ${failures.length} of ${this.sinks.length} sinks: ${reasons}`;
     const cause = failures.length === 1 ? failures[0]?.cause : new AggregateError(failures.map((f) => f.cause));
-    throw new PromotionError(message, retryable, retryAfterMs, { cause });
+    throw new PromotionError(kind, message, { retryAfterMs, cause });
   }
 }
 
@@ -64,13 +65,13 @@ export class NotificationPromoter implements Promoter {
 function asPromotionError(sink: NotificationSink, error: unknown): PromotionError {
   if (error instanceof PromotionError) return error;
   const kind = error instanceof Error ? error.name : typeof error;
-  return new PromotionError(`${sink.name}: unexpected ${kind}`, true);
+  return new PromotionError('Unknown', `${sink.name}: unexpected ${kind}`);
 }
 
 /** A rollback by notification: the schema allows `rollback` only with a pull-request strategy, so a person must act. */
 export function rollbackNotSupported(request: PromotionRequest): PromotionError {
   return new PromotionError(
+    'Unsupported',
     `environment ${request.env.name} cannot be rolled back by notification: rollback needs the pull-request strategy`,
-    false,
   );
 }

@@ -5,6 +5,7 @@
 // `?token=`), and header values are secrets by nature. No error carries the fetch failure as its cause either, since
 // some of those repeat the URL.
 import { postSigned } from '../../signing/signed-post.js';
+import { failureKindOfStatus, isRetried } from '../failure-kind.js';
 import { PromotionError } from '../port.js';
 import { encodeEvent, REPORTING_CONTROLLER, type PromotionEvent } from './event.js';
 import type { NotificationSink } from './sink.js';
@@ -70,21 +71,22 @@ export class WebhookSink implements NotificationSink {
       fetch: this.fetch,
     });
     if (answer.outcome === 'timeout') {
-      throw new PromotionError(`${this.name}: no response within ${this.timeoutMs} ms`, true);
+      throw new PromotionError('Timeout', `${this.name}: no response within ${this.timeoutMs} ms`);
     }
     if (answer.outcome === 'network-error') {
-      throw new PromotionError(`${this.name}: request failed (${answer.code})`, true);
+      throw new PromotionError('HostUnavailable', `${this.name}: request failed (${answer.code})`);
     }
     const status = answer.status;
     if (status >= 200 && status < 300) return;
-    if (status === 429 || (status >= 500 && status !== 501)) {
-      const retryAfterMs = parseRetryAfter(answer.retryAfter, Date.now());
-      throw new PromotionError(`${this.name}: HTTP ${status}`, true, retryAfterMs);
-    }
     if (status >= 300 && status < 400) {
-      throw new PromotionError(`${this.name}: HTTP ${status} redirect, not followed; configure the final URL`, false);
+      throw new PromotionError(
+        'Invalid',
+        `${this.name}: HTTP ${status} redirect, not followed; configure the final URL`,
+      );
     }
-    throw new PromotionError(`${this.name}: HTTP ${status}`, false);
+    const kind = failureKindOfStatus(status);
+    const retryAfterMs = isRetried(kind) ? parseRetryAfter(answer.retryAfter, Date.now()) : undefined;
+    throw new PromotionError(kind, `${this.name}: HTTP ${status}`, { retryAfterMs });
   }
 }
 

@@ -69,7 +69,7 @@ export function deferredGitHost(options: DeferredGitHostOptions): GitHost {
       if (loaded) return loaded.toPromotionError(error, secret);
       if (error instanceof PromotionError) return error;
       const message = error instanceof Error ? error.message : String(error);
-      return new PromotionError(`${hostName}: ${message}`, true, undefined, { cause: error });
+      return new PromotionError('Unknown', `${hostName}: ${message}`, { cause: error });
     },
   };
 }
@@ -77,10 +77,9 @@ export function deferredGitHost(options: DeferredGitHostOptions): GitHost {
 function clientLoadError(hostName: string, error: unknown): PromotionError {
   const problem = error instanceof Error ? error.message : String(error);
   return new PromotionError(
+    'Invalid',
     `the ${hostName} client could not be loaded, so no pull request can be opened on ${hostName} by this ` +
       `deployment until it is fixed: ${problem}`,
-    false,
-    undefined,
     { cause: error },
   );
 }

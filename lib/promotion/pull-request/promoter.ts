@@ -100,13 +100,13 @@ export class PullRequestPromoter implements Promoter {
   async promote(request: PromotionRequest): Promise<PromotionOutcome> {
     const { pipeline, env, revision } = request;
     const spec = env.promotion?.strategy['pull-request'];
-    if (!spec) throw new PromotionError(`environment ${env.name} has no pull-request promotion`, false);
+    if (!spec) throw new PromotionError('Invalid', `environment ${env.name} has no pull-request promotion`);
     const host = this.hosts.get(spec.type);
     if (!host) {
-      throw new PromotionError(`the ${spec.type} Git provider is not available in this deployment`, false);
+      throw new PromotionError('Invalid', `the ${spec.type} Git provider is not available in this deployment`);
     }
     const located = repositoryAddress(spec.type, spec.url);
-    if (!located.ok) throw new PromotionError(`the pull-request url ${located.problem}`, false);
+    if (!located.ok) throw new PromotionError('Invalid', `the pull-request url ${located.problem}`);
     const address = located.address;
     const apiUrl = (this.options.apiUrls?.[spec.type] ?? address.apiUrl).replace(/\/+$/, '');
     const secret: ObjectKey = { namespace: pipeline.namespace, name: spec.secretRef.name };
@@ -136,12 +136,12 @@ export class PullRequestPromoter implements Promoter {
     try {
       values = await this.options.secrets.getSecret(key);
     } catch (error) {
-      throw new PromotionError(`cannot read ${name}: ${errorMessage(error)}`, true);
+      throw new PromotionError('HostUnavailable', `cannot read ${name}: ${errorMessage(error)}`);
     }
     if (!values) {
       throw new PromotionError(
+        'NotFound',
         `${name} not found: the ${host.type} pull-request strategy needs ${host.neededKeys}`,
-        false,
       );
     }
     return values;
@@ -151,9 +151,9 @@ export class PullRequestPromoter implements Promoter {
     const baseCommit = await run.repository.branchHead(run.base);
     if (baseCommit === undefined) {
       throw new PromotionError(
+        'NotFound',
         `the base branch ${run.base} does not exist in ${run.webUrl}, or the credentials of Secret ` +
           `${objectKeyString(run.secret)} cannot see it`,
-        false,
       );
     }
     const changes = await this.edit(run, baseCommit);
@@ -229,8 +229,8 @@ export class PullRequestPromoter implements Promoter {
     });
     if (found === 0) {
       throw new PromotionError(
+        'NoMarkers',
         `no {"$promotion": "${run.marker}"} marker found in ${run.webUrl} at ${run.base}`,
-        false,
       );
     }
     return changes;

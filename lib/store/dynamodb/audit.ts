@@ -3,6 +3,7 @@
 import { randomBytes } from 'node:crypto';
 import { PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import type { ObjectKey } from '../../pipeline/model.js';
+import { isPromotionFailureKind } from '../../promotion/failure-kind.js';
 import type { AuditEntry, AuditEntryType, AuditLog, Page, PageRequest } from '../port.js';
 import { decodeCursor, encodeCursor, expiresAfter, keys, TABLE_SCHEMA, type TableContext } from './table.js';
 
@@ -48,6 +49,7 @@ export class DynamoAuditLog implements AuditLog {
       for (const field of ['env', 'revision', 'actor'] as const) {
         if (typeof item[field] === 'string') entry[field] = item[field];
       }
+      if (isPromotionFailureKind(item.failureKind)) entry.failureKind = item.failureKind;
       return entry;
     });
     return { items, cursor: encodeCursor(result.LastEvaluatedKey) };

@@ -6,6 +6,7 @@ import { GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { isClaimable, promotionStage } from '../../decision/index.js';
 import { queryAll } from './query.js';
 import type { ObjectKey } from '../../pipeline/model.js';
+import { isPromotionFailureKind, type PromotionFailureKind } from '../../promotion/failure-kind.js';
 import type { PromotionClaim, Promotions, VersionedPromotionRecord } from '../port.js';
 import { expiresAfter, isConditionFailure, keys, type TableContext } from './table.js';
 import { newPromotionRecord } from '../new-promotion-record.js';
@@ -113,7 +114,7 @@ export class DynamoPromotions implements Promotions {
         ...(result === undefined ? {} : { result }),
         expiresAt: expiresAfter(now, this.table.retentionDays),
       },
-      remove: ['leaseExpiresAt', 'owner', 'retryAt', 'error'],
+      remove: ['leaseExpiresAt', 'owner', 'retryAt', 'error', 'failureKind'],
     });
   }
 
@@ -122,10 +123,16 @@ export class DynamoPromotions implements Promotions {
     error: string,
     retryAt: Date | undefined,
     now: Date,
+    failureKind?: PromotionFailureKind,
   ): Promise<boolean> {
     return this.finish(claimed, now, {
-      set: { state: 'failed', error, ...(retryAt ? { retryAt: retryAt.toISOString() } : {}) },
-      remove: ['leaseExpiresAt', 'owner', ...(retryAt ? [] : ['retryAt'])],
+      set: {
+        state: 'failed',
+        error,
+        ...(retryAt ? { retryAt: retryAt.toISOString() } : {}),
+        ...(failureKind ? { failureKind } : {}),
+      },
+      remove: ['leaseExpiresAt', 'owner', ...(retryAt ? [] : ['retryAt']), ...(failureKind ? [] : ['failureKind'])],
     });
   }
 
@@ -187,5 +194,6 @@ function record(item: Record<string, unknown>): VersionedPromotionRecord {
   for (const field of ['leaseExpiresAt', 'retryAt', 'result', 'error', 'owner'] as const) {
     if (typeof item[field] === 'string') result[field] = item[field];
   }
+  if (isPromotionFailureKind(item.failureKind)) result.failureKind = item.failureKind;
   return result;
 }

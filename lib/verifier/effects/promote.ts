@@ -8,7 +8,8 @@
 import type { Action } from '../../decision/index.js';
 import { redact } from '../../logging/redaction.js';
 import { objectKeyString, type Pipeline, pipelineKeyOf } from '../../pipeline/model.js';
-import { PromotionError, type PromotionRequest } from '../../promotion/port.js';
+import { isRetried } from '../../promotion/failure-kind.js';
+import { failureKindOf, PromotionError, type PromotionRequest } from '../../promotion/port.js';
 import type { AuditEntryType, VersionedPromotionRecord } from '../../store/port.js';
 import { settingsOf, type VerifierDeps } from '../deps.js';
 import { auditEffect, type EffectDetail } from '../effect-audit.js';
@@ -121,17 +122,17 @@ async function failed(
   // Stored, audited, logged and sent: any error's text, not only a PromotionError's, may repeat a credential.
   const message = redact(error instanceof Error ? error.message : 'unknown error');
   const now = deps.now();
+  const failureKind = failureKindOf(error);
   const retry = promotionRetry({
     attempt: claimed.attempts,
-    // Anything that is not a PromotionError is unexpected, and unexpected faults are worth another try.
-    retryable: error instanceof PromotionError ? error.retryable : true,
+    retryable: isRetried(failureKind),
     ...(error instanceof PromotionError && error.retryAfterMs !== undefined
       ? { serviceDelayMs: error.retryAfterMs }
       : {}),
     delaysSeconds: settingsOf(deps).promotionRetryDelaysSeconds,
     now,
   });
-  await deps.store.failPromotion(claimed, message, retry?.retryAt, now);
+  await deps.store.failPromotion(claimed, message, retry?.retryAt, now, failureKind);
   await auditEffect(
     deps,
     pipeline,
@@ -140,10 +141,16 @@ async function failed(
       env: effect.audit.env,
       revision: effect.audit.revision,
       message: retry ? `${message}; retrying at ${retry.retryAt.toISOString()}` : `${message}; not retried`,
+      failureKind,
     },
     { error: message, ...(retry ? { retryAt: retry.retryAt.toISOString() } : {}) },
   );
-  deps.logger.warn(`${effect.kind} failed`, { ...attributes, error: message, retryAt: retry?.retryAt.toISOString() });
+  deps.logger.warn(`${effect.kind} failed`, {
+    ...attributes,
+    error: message,
+    failureKind,
+    retryAt: retry?.retryAt.toISOString(),
+  });
   if (!retry) return 'failed';
   // Beyond the queue's delay limit, the poller's check of the pipeline picks the retry up once it is due.
   if (retry.messageDelaySeconds !== undefined) {
