@@ -7,19 +7,18 @@ import { cp, rm } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import runtimeFiles from './runtime-files.json' with { type: 'json' };
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const DIST = fileURLToPath(new URL('../dist/', import.meta.url));
 
-/** What the code reads relative to its own module (`import.meta.url`), by its path in the checkout. */
-const RUNTIME_FILES = [
-  // The dashboard's stylesheet, script and icon (lib/cli/dashboard/assets.ts).
-  'lib/cli/dashboard/assets',
-  // The fake clusters' TLS certificates, which `pipelinectl demo` serves (lib/testing/fake-kube-api.ts).
-  'lib/testing/certs',
-  // The demo's configurations, `../../../examples/*` of lib/cli/commands/demo.ts.
-  'examples',
-] as const;
+/**
+ * What the code reads relative to its own module (`import.meta.url`), by its path in the checkout: the dashboard's
+ * stylesheet, script and icon (lib/cli/dashboard/assets.ts); the fake clusters' TLS certificates, which `pipelinectl
+ * demo` serves (lib/testing/fake-kube-api.ts); the demo's configurations (`../../../examples/*` of
+ * lib/cli/commands/demo.ts). The test runner's build of the CLI copies the same list (test/support/compiled-cli.mjs).
+ */
+const RUNTIME_FILES: readonly string[] = runtimeFiles;
 
 async function main(): Promise<number> {
   await rm(DIST, { recursive: true, force: true });

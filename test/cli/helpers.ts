@@ -1,8 +1,10 @@
-// Running pipelinectl as a user does: `node bin/pipelinectl.js …` in a child process from the repository root, with
-// an environment cleared of the variables that would point it elsewhere (PIPELINES_*, AWS_*).
+// Running pipelinectl as a user does: `node …/bin/pipelinectl.js …` (laid out as the package is:
+// test/support/pipelinectl-bin.ts) in a child process from the repository root, with an environment cleared of the
+// variables that would point it elsewhere (PIPELINES_*, AWS_*).
 import { execFile } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { PATIENCE_MS } from '../../lib/testing/wait-for.js';
+import { PIPELINECTL_BIN } from '../support/pipelinectl-bin.js';
 
 export const REPO_ROOT = fileURLToPath(new URL('../..', import.meta.url));
 
@@ -22,7 +24,7 @@ export function runCli(
   return new Promise((resolve, reject) => {
     const child = execFile(
       process.execPath,
-      ['bin/pipelinectl.js', ...args],
+      [PIPELINECTL_BIN, ...args],
       { cwd: REPO_ROOT, env: { ...base, NO_COLOR: '1', ...options.env }, timeout: PATIENCE_MS },
       (error, stdout, stderr) => {
         // An exit code other than 0 is a result; not starting, or a timeout, is a failure of the test. The timeout

@@ -1,10 +1,11 @@
-// Runs `pipelinectl serve` (and other pipelinectl commands) as a user does: `node bin/pipelinectl.js …` as a child
+// Runs `pipelinectl serve` (and other pipelinectl commands) as a user does: `node …/bin/pipelinectl.js …` as a child
 // process from the repository root, its output collected, its readiness taken from the `ready` JSON line that serve
 // writes when stdout is not a terminal.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
 import { fileURLToPath } from 'node:url';
 import { PATIENCE_MS } from '../../lib/testing/wait-for.js';
+import { PIPELINECTL_BIN } from '../support/pipelinectl-bin.js';
 
 export const REPO_ROOT = fileURLToPath(new URL('../../', import.meta.url));
 
@@ -36,7 +37,7 @@ function childEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
 }
 
 function spawnCli(args: readonly string[], env?: Record<string, string>): ChildProcess {
-  return spawn(process.execPath, ['bin/pipelinectl.js', ...args], {
+  return spawn(process.execPath, [PIPELINECTL_BIN, ...args], {
     cwd: REPO_ROOT,
     env: childEnv(env),
     stdio: ['ignore', 'pipe', 'pipe'],

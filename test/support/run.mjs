@@ -15,6 +15,7 @@ import { availableParallelism, tmpdir } from 'node:os';
 import { dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL, URL } from 'node:url';
 import { parseArgs } from 'node:util';
+import { buildCompiledCli } from './compiled-cli.mjs';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const SUPPORT = fileURLToPath(new URL('.', import.meta.url));
@@ -52,6 +53,8 @@ const shardCount = Number(options.shards ?? concurrency * 4);
 const work = mkdtempSync(join(tmpdir(), 'pipeline-controller-tests-'));
 const entries = options.isolate ? files : writeShards(dealShards(files, durations, shardCount), work);
 const durationsOut = join(work, 'durations.json');
+// The quick tests start no pipelinectl, so they need no build of it.
+const cli = options.quick ? undefined : await buildCompiledCli(ROOT);
 
 const reporters = [
   '--test-reporter=spec',
@@ -64,12 +67,13 @@ const reporters = [
 const child = spawn(
   process.execPath,
   ['--import', 'tsx', '--test', `--test-concurrency=${concurrency}`, ...reporters, ...entries],
-  { cwd: ROOT, stdio: 'inherit' },
+  { cwd: ROOT, stdio: 'inherit', env: { ...process.env, ...(cli && { PIPELINECTL_TEST_BIN: cli.bin }) } },
 );
 const code = await new Promise((done) => child.on('exit', (exitCode, signal) => done(exitCode ?? (signal ? 1 : 0))));
 if (options['write-durations'] && existsSync(durationsOut))
   recordDurations(JSON.parse(readFileSync(durationsOut, 'utf8')));
 rmSync(work, { recursive: true, force: true });
+cli?.remove();
 process.exit(code);
 
 /** The test files under the given files and directories, sorted, relative to the repository root. */
