@@ -79,7 +79,10 @@ export interface Received<R> {
   outside?: Reply;
 }
 
-/** A route table. Patterns take `{name}` or `:name` parameters; a last parameter named in `rest` takes the rest. */
+/**
+ * A route table. Patterns take `{name}` or `:name` parameters; a last parameter named in `rest`, or written `{*name}`
+ * (which may be empty), takes the rest of the path.
+ */
 export class Router<T extends { method: string; route: string }> {
   private readonly entries: { entry: T; segments: string[] }[] = [];
 
@@ -99,10 +102,10 @@ export class Router<T extends { method: string; route: string }> {
       for (let i = 0; i < pattern.length; i++) {
         const part = pattern[i] as string;
         const param = /^\{(.+)\}$/.exec(part)?.[1] ?? (part.startsWith(':') ? part.slice(1) : undefined);
-        if (param !== undefined && i === pattern.length - 1 && param in rest) {
+        if (param?.startsWith('*') || (param !== undefined && i === pattern.length - 1 && param in rest)) {
           const remainder = segments.slice(i).join('/');
-          if (remainder === '' && !rest[param]) continue candidates;
-          params[param] = remainder;
+          if (remainder === '' && !param.startsWith('*') && !rest[param]) continue candidates;
+          params[param.replace(/^\*/, '')] = remainder;
           return { entry, params };
         }
         const segment = segments[i];
