@@ -301,7 +301,12 @@ function object(body: unknown, name: string): Record<string, unknown> {
   return body as Record<string, unknown>;
 }
 
-export class FakeAzureDevOps extends FakeGitHost<FakeAzureDevOpsRequest, RateLimitFault, FakeAzureRepository> {
+export class FakeAzureDevOps extends FakeGitHost<
+  FakeAzureDevOpsRequest,
+  RateLimitFault,
+  FakeAzureRepository,
+  [project: string, name: string]
+> {
   readonly collection: string;
   private readonly webHost: string;
   private readonly identity: { name: string; email: string };
@@ -315,7 +320,7 @@ export class FakeAzureDevOps extends FakeGitHost<FakeAzureDevOpsRequest, RateLim
   protected readonly jsonType = 'application/json; charset=utf-8; api-version=7.2-preview';
 
   constructor(options: FakeAzureDevOpsOptions = {}) {
-    super('Azure DevOps', options.latencyMs);
+    super('Azure DevOps', 2, options.latencyMs);
     this.defaultToken = options.token ?? randomBytes(26).toString('hex');
     this.tokens.add(this.defaultToken);
     this.collection = options.collection ?? 'acme';
@@ -380,26 +385,7 @@ export class FakeAzureDevOps extends FakeGitHost<FakeAzureDevOpsRequest, RateLim
       this.projects.set(project.toLowerCase(), stored);
     }
     const repo = new FakeAzureRepository(stored, name, options.defaultBranch ?? 'main');
-    return this.seed(`${project}/${name}`, repo, files, this.identity, options.message);
-  }
-
-  /**
-   * Commits changes to a branch (created from the default branch when missing): a string sets a file's content,
-   * null deletes it. Returns the new commit's id.
-   */
-  commitFiles(
-    project: string,
-    name: string,
-    branch: string,
-    files: Record<string, string | null>,
-    message = 'Update files',
-  ) {
-    return this.commitToBranch(this.repository(project, name), branch, files, this.identity, message);
-  }
-
-  /** Every file at a ref (a branch, `heads/x`, or a commit id), by path, as UTF-8 text. */
-  files(project: string, name: string, ref: string): Record<string, string> {
-    return this.filesAt(this.repository(project, name), ref);
+    return this.seed(`${project}/${name}`, repo, files, options.message);
   }
 
   /** The bytes of one file at a ref, or undefined. */
@@ -407,16 +393,6 @@ export class FakeAzureDevOps extends FakeGitHost<FakeAzureDevOpsRequest, RateLim
     const repo = this.repository(project, name);
     const entry = this.filesAt(repo, ref, true)[path];
     return entry === undefined ? undefined : repo.blob(entry);
-  }
-
-  /** The commit a branch (`main`) or ref (`heads/main`, `refs/heads/main`) points at, or undefined. */
-  ref(project: string, name: string, ref: string): string | undefined {
-    const repo = this.repository(project, name);
-    return repo.refs.get(ref) ?? repo.refs.get(`refs/${ref}`) ?? repo.refs.get(`refs/heads/${ref}`);
-  }
-
-  commit(project: string, name: string, sha: string): GitCommit | undefined {
-    return this.repository(project, name).commit(sha);
   }
 
   /** Pull requests, oldest first. */
@@ -459,14 +435,6 @@ export class FakeAzureDevOps extends FakeGitHost<FakeAzureDevOpsRequest, RateLim
     return this.complete(project, name, pullRequestId);
   }
 
-  /** How many commits `branch` has that `base` (default: the default branch) does not. */
-  commitsAhead(project: string, name: string, branch: string, base?: string): number {
-    const repo = this.repository(project, name);
-    const head = repo.branchSha(branch);
-    if (!head) throw new Error(`no branch ${branch} in ${name}`);
-    return repo.commitsAhead(head, repo.branchSha(base ?? repo.defaultBranch));
-  }
-
   /** Abandons an active pull request (closes it without merging). */
   abandon(project: string, name: string, pullRequestId: number): void {
     const repo = this.repository(project, name);
@@ -476,6 +444,10 @@ export class FakeAzureDevOps extends FakeGitHost<FakeAzureDevOpsRequest, RateLim
   }
 
   // ---------------------------------------------------------------- handling
+
+  protected testCommitter(): { name: string; email: string } {
+    return this.identity;
+  }
 
   protected receive(request: IncomingMessage, url: URL, method: string) {
     const query = Object.fromEntries(url.searchParams);

@@ -177,7 +177,12 @@ const BRANCH_UTILS = '/rest/branch-utils/1.0/projects/{projectKey}/repos/{reposi
 const ZERO_ID = '0000000000000000000000000000000000000000';
 // ---------------------------------------------------------------- the server
 
-export class FakeBitbucketServer extends FakeGitHost<FakeBitbucketRequest, RateLimitFault, FakeRepository> {
+export class FakeBitbucketServer extends FakeGitHost<
+  FakeBitbucketRequest,
+  RateLimitFault,
+  FakeRepository,
+  [projectKey: string, slug: string]
+> {
   /** The user the default token and password belong to. */
   readonly user: FakeBitbucketUser = {
     name: 'promoter',
@@ -199,7 +204,7 @@ export class FakeBitbucketServer extends FakeGitHost<FakeBitbucketRequest, RateL
   protected readonly jsonType = 'application/json;charset=UTF-8';
 
   constructor(options: FakeBitbucketServerOptions = {}) {
-    super('Bitbucket Server', options.latencyMs);
+    super('Bitbucket Server', 2, options.latencyMs);
     this.defaultToken = options.token ?? `BBDC-${randomBytes(24).toString('base64url')}`;
     this.defaultPassword = options.password ?? randomBytes(12).toString('hex');
     this.tokens.set(this.defaultToken, { user: this.user, permission: 'REPO_WRITE' });
@@ -270,43 +275,7 @@ export class FakeBitbucketServer extends FakeGitHost<FakeBitbucketRequest, RateL
       this.nextRepositoryId++,
       options.defaultBranch ?? 'main',
     );
-    return this.seed(`${projectKey}/${slug}`, repo, files, this.signature(this.user), options.message);
-  }
-
-  /**
-   * Commits changes to a branch (created from the default branch when missing): a string sets a file's content, null
-   * deletes it. Returns the new commit's id.
-   */
-  commitFiles(
-    projectKey: string,
-    slug: string,
-    branch: string,
-    files: Record<string, string | null>,
-    message = 'Update files',
-  ) {
-    return this.commitToBranch(this.repository(projectKey, slug), branch, files, this.signature(this.user), message);
-  }
-
-  /** Every file at a ref (a branch, `refs/heads/x`, or a commit id), by path, as UTF-8 text; none for an unknown ref. */
-  files(projectKey: string, slug: string, ref: string): Record<string, string> {
-    const repo = this.repository(projectKey, slug);
-    return repo.resolveCommit(ref) ? this.filesAt(repo, ref) : {};
-  }
-
-  /** The commit a branch points at, or undefined. */
-  ref(projectKey: string, slug: string, branch: string): string | undefined {
-    return this.repository(projectKey, slug).branchSha(branch);
-  }
-
-  commit(projectKey: string, slug: string, sha: string): GitCommit | undefined {
-    return this.repository(projectKey, slug).commit(sha);
-  }
-
-  /** How many commits `branch` has that `base` does not (`git rev-list --count base..branch`). */
-  commitsAhead(projectKey: string, slug: string, branch: string, base: string): number {
-    const repo = this.repository(projectKey, slug);
-    const head = repo.branchSha(branch);
-    return head ? repo.commitsAhead(head, repo.branchSha(base)) : 0;
+    return this.seed(`${projectKey}/${slug}`, repo, files, options.message);
   }
 
   /** Pull requests, oldest first. */
@@ -351,6 +320,10 @@ export class FakeBitbucketServer extends FakeGitHost<FakeBitbucketRequest, RateL
   }
 
   // ---------------------------------------------------------------- handling
+
+  protected testCommitter(): { name: string; email: string } {
+    return this.signature(this.user);
+  }
 
   private signature(user: FakeBitbucketUser): { name: string; email: string } {
     return { name: user.displayName, email: user.emailAddress };

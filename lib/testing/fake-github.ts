@@ -226,7 +226,12 @@ function badPathPart(part: string): boolean {
 /** GitHub wraps base64 text at 60 characters. */
 const wrappedBase64 = (content: Buffer) => (content.toString('base64').match(/.{1,60}/g) ?? []).join('\n') + '\n';
 
-export class FakeGitHub extends FakeGitHost<FakeGitHubRequest, RateLimitFault, FakeRepository> {
+export class FakeGitHub extends FakeGitHost<
+  FakeGitHubRequest,
+  RateLimitFault,
+  FakeRepository,
+  [owner: string, name: string]
+> {
   private readonly basePath: string;
   private readonly webHost: string;
   private readonly maxTreeEntries: number;
@@ -240,7 +245,7 @@ export class FakeGitHub extends FakeGitHost<FakeGitHubRequest, RateLimitFault, F
   protected readonly jsonType = 'application/json; charset=utf-8';
 
   constructor(options: FakeGitHubOptions = {}) {
-    super('GitHub', options.latencyMs);
+    super('GitHub', 2, options.latencyMs);
     this.defaultToken = options.token ?? `ghp_${randomBytes(18).toString('hex')}`;
     this.tokens.set(this.defaultToken, { login: 'fake-user', kind: 'token' });
     this.basePath = (options.basePath ?? '/api/v3').replace(/\/$/, '');
@@ -299,28 +304,9 @@ export class FakeGitHub extends FakeGitHost<FakeGitHubRequest, RateLimitFault, F
     options: { defaultBranch?: string; message?: string } = {},
   ): string {
     const repo = new FakeRepository(owner, name, options.defaultBranch ?? 'main', this.nextRepositoryId);
-    const sha = this.seed(`${owner}/${name}`, repo, files, this.identity, options.message);
+    const sha = this.seed(`${owner}/${name}`, repo, files, options.message);
     this.nextRepositoryId++;
     return sha;
-  }
-
-  /**
-   * Commits changes to a branch (created from the default branch when missing): a string sets a file's content,
-   * null deletes it. Returns the new commit's id.
-   */
-  commitFiles(
-    owner: string,
-    name: string,
-    branch: string,
-    files: Record<string, string | null>,
-    message = 'Update files',
-  ) {
-    return this.commitToBranch(this.repository(owner, name), branch, files, this.identity, message);
-  }
-
-  /** Every file at a ref (a branch, `heads/x`, or a commit id), by path, as UTF-8 text. */
-  files(owner: string, name: string, ref: string): Record<string, string> {
-    return this.filesAt(this.repository(owner, name), ref);
   }
 
   /** The blob id of every file at a ref, by path. */
@@ -330,22 +316,12 @@ export class FakeGitHub extends FakeGitHost<FakeGitHubRequest, RateLimitFault, F
 
   /** One file at a ref, or undefined. */
   readFile(owner: string, name: string, ref: string, path: string): string | undefined {
-    return this.files(owner, name, ref)[path];
-  }
-
-  /** The commit a branch (`main`) or ref (`heads/main`, `refs/heads/main`) points at, or undefined. */
-  ref(owner: string, name: string, ref: string): string | undefined {
-    const repo = this.repository(owner, name);
-    return repo.refs.get(ref) ?? repo.refs.get(`refs/${ref}`) ?? repo.refs.get(`refs/heads/${ref}`);
+    return this.filesAt(this.repository(owner, name), ref)[path];
   }
 
   /** Every ref (`refs/heads/main`) and its commit. */
   refs(owner: string, name: string): Record<string, string> {
     return Object.fromEntries([...this.repository(owner, name).refs].sort(([a], [b]) => a.localeCompare(b)));
-  }
-
-  commit(owner: string, name: string, sha: string): GitCommit | undefined {
-    return this.repository(owner, name).commit(sha);
   }
 
   /** How many git objects of each type the repository holds. */
@@ -394,6 +370,10 @@ export class FakeGitHub extends FakeGitHost<FakeGitHubRequest, RateLimitFault, F
   }
 
   // ---------------------------------------------------------------- handling
+
+  protected testCommitter(): { name: string; email: string } {
+    return this.identity;
+  }
 
   protected receive(request: IncomingMessage, url: URL, method: string) {
     const query = Object.fromEntries(url.searchParams);

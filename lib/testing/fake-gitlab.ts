@@ -188,7 +188,7 @@ function rawType(content: Buffer): string {
 
 const IDENTITY = { name: 'Fake User', email: 'fake-user@example.com' };
 
-export class FakeGitLab extends FakeGitHost<FakeGitLabRequest, RateLimitFault, FakeProject> {
+export class FakeGitLab extends FakeGitHost<FakeGitLabRequest, RateLimitFault, FakeProject, [path: string]> {
   private readonly basePath: string;
   private readonly webHost: string;
   private readonly defaultPerPage: number;
@@ -202,7 +202,7 @@ export class FakeGitLab extends FakeGitHost<FakeGitLabRequest, RateLimitFault, F
   protected readonly jsonType = 'application/json';
 
   constructor(options: FakeGitLabOptions = {}) {
-    super('GitLab', options.latencyMs);
+    super('GitLab', 1, options.latencyMs);
     this.defaultToken = options.token ?? `glpat-${randomBytes(12).toString('hex')}`;
     this.addToken(this.defaultToken);
     this.basePath = (options.basePath ?? '/api/v4').replace(/\/$/, '');
@@ -267,7 +267,7 @@ export class FakeGitLab extends FakeGitHost<FakeGitLabRequest, RateLimitFault, F
     if (this.repositories.has(path.toLowerCase())) throw new Error(`project ${path} exists`);
     if (path.split('/').length < 2 || badPath(path)) throw new Error(`not a project path: ${path}`);
     const project = new FakeProject(path, this.nextProjectId++, options.defaultBranch ?? 'main');
-    return this.seed(path, project, files, IDENTITY, options.message);
+    return this.seed(path, project, files, options.message);
   }
 
   /** The numeric id of a project. */
@@ -275,27 +275,9 @@ export class FakeGitLab extends FakeGitHost<FakeGitLabRequest, RateLimitFault, F
     return this.repository(path).id;
   }
 
-  /**
-   * Commits changes to a branch (created from the default branch when missing): a string sets a file's content,
-   * null deletes it. Returns the new commit's id.
-   */
-  commitFiles(path: string, branch: string, files: Record<string, string | null>, message = 'Update files'): string {
-    return this.commitToBranch(this.repository(path), branch, files, IDENTITY, message);
-  }
-
-  /** Every file at a ref (a branch or a commit id), by path, as UTF-8 text. */
-  files(path: string, ref: string): Record<string, string> {
-    return this.filesAt(this.repository(path), ref);
-  }
-
   /** The blob id of every file at a ref, by path. */
   blobIds(path: string, ref: string): Record<string, string> {
     return this.filesAt(this.repository(path), ref, true);
-  }
-
-  /** The commit a branch points at, or undefined. */
-  ref(path: string, branch: string): string | undefined {
-    return this.repository(path).branchSha(branch);
   }
 
   /** Every branch and its commit. */
@@ -305,18 +287,6 @@ export class FakeGitLab extends FakeGitHost<FakeGitLabRequest, RateLimitFault, F
       .map(([ref, sha]) => [ref.slice('refs/heads/'.length), sha] as const)
       .sort(([a], [b]) => a.localeCompare(b));
     return Object.fromEntries(entries);
-  }
-
-  commit(path: string, sha: string): GitCommit | undefined {
-    return this.repository(path).commit(sha);
-  }
-
-  /** How many commits `branch` has that `base` (default: the default branch) does not. */
-  commitsAhead(path: string, branch: string, base?: string): number {
-    const project = this.repository(path);
-    const head = project.branchSha(branch);
-    if (!head) throw new Error(`no branch ${branch} in ${path}`);
-    return project.commitsAhead(head, project.branchSha(base ?? project.defaultBranch));
   }
 
   /** Merge requests, oldest first. */
@@ -352,6 +322,10 @@ export class FakeGitLab extends FakeGitHost<FakeGitLabRequest, RateLimitFault, F
   }
 
   // ---------------------------------------------------------------- handling
+
+  protected testCommitter(): { name: string; email: string } {
+    return IDENTITY;
+  }
 
   protected receive(request: IncomingMessage, url: URL, method: string) {
     const query = Object.fromEntries(url.searchParams);

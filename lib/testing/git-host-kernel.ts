@@ -6,7 +6,7 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
 import { echoingFault } from './echoed-credentials.js';
-import type { GitRepository } from './git-repository.js';
+import type { GitCommit, GitRepository } from './git-repository.js';
 import { listenOnLoopback } from './listen.js';
 
 export type RedirectStatus = 301 | 302 | 303 | 307 | 308;
@@ -130,11 +130,16 @@ export function offsetPage(total: number, query: Record<string, string>, default
 type Pending<F> = F & FaultMatch & { remaining: number };
 
 /**
- * One fake host: `R` its request log entry, `Fault` its own faults beside the common ones, `Repo` its repository.
- * A host implements `receive` (its routing and authentication), `faultReply` (its error and rate-limit answers) and
- * the shape of its answers.
+ * One fake host: `R` its request log entry, `Fault` its own faults beside the common ones, `Repo` its repository,
+ * `Names` what names a repository in the test-facing methods (`[owner, name]`, `[path]`…). A host implements `receive`
+ * (its routing and authentication), `faultReply` (its error and rate-limit answers) and the shape of its answers.
  */
-export abstract class FakeGitHost<R extends LoggedRequest, Fault extends { type: string }, Repo extends GitRepository> {
+export abstract class FakeGitHost<
+  R extends LoggedRequest,
+  Fault extends { type: string },
+  Repo extends GitRepository,
+  Names extends string[],
+> {
   /** Every request received, oldest first (cleared by `resetRequests`). */
   readonly requests: R[] = [];
   latencyMs: number | ((request: R) => number);
@@ -147,6 +152,8 @@ export abstract class FakeGitHost<R extends LoggedRequest, Fault extends { type:
 
   constructor(
     private readonly hostName: string,
+    /** How many of a test-facing method's first arguments name the repository. */
+    private readonly nameCount: Names['length'],
     latencyMs: number | ((request: R) => number) | undefined,
   ) {
     this.latencyMs = latencyMs ?? 0;
@@ -327,34 +334,65 @@ export abstract class FakeGitHost<R extends LoggedRequest, Fault extends { type:
   }
 
   /** Stores a new repository whose default branch holds `files` in one commit; returns that commit's id. */
-  protected seed(
-    key: string,
-    repo: Repo,
-    files: Record<string, string>,
-    identity: { name: string; email: string },
-    message = 'Initial commit',
-  ): string {
+  protected seed(key: string, repo: Repo, files: Record<string, string>, message = 'Initial commit'): string {
     if (this.repositories.has(key.toLowerCase())) throw new Error(`repository ${key} exists`);
     this.repositories.set(key.toLowerCase(), repo);
-    const sha = repo.commitChanges(undefined, files, identity, message);
+    const sha = repo.commitChanges(undefined, files, this.testCommitter(), message);
     repo.refs.set(`refs/heads/${repo.defaultBranch}`, sha);
     return sha;
   }
 
-  /** Commits changes to a branch (created from the default branch when missing); returns the new commit's id. */
-  protected commitToBranch(
-    repo: Repo,
-    branch: string,
-    files: Record<string, string | null>,
-    identity: { name: string; email: string },
-    message: string,
+  /**
+   * Commits changes to a branch (created from the default branch when missing): a string sets a file's content, null
+   * deletes it. Returns the new commit's id.
+   */
+  commitFiles(
+    ...args: [...names: Names, branch: string, files: Record<string, string | null>, message?: string]
   ): string {
+    const [branch, files, message = 'Update files'] = args.slice(this.nameCount) as [
+      string,
+      Record<string, string | null>,
+      string?,
+    ];
+    const repo = this.repositoryOf(args);
     const parent = repo.branchSha(branch) ?? repo.branchSha(repo.defaultBranch);
-    const sha = repo.commitChanges(parent, files, identity, message);
+    const sha = repo.commitChanges(parent, files, this.testCommitter(), message);
     repo.refs.set(`refs/heads/${branch}`, sha);
     this.branchMoved(repo);
     return sha;
   }
+
+  /** Every file at a ref (a branch, `heads/x`, `refs/heads/x`, or a commit id), by path, as UTF-8 text. */
+  files(...args: [...names: Names, ref: string]): Record<string, string> {
+    return this.filesAt(this.repositoryOf(args), args[this.nameCount] as string);
+  }
+
+  /** The commit a branch (`main`) or ref (`heads/main`, `refs/heads/main`) points at, or undefined. */
+  ref(...args: [...names: Names, ref: string]): string | undefined {
+    const { refs } = this.repositoryOf(args);
+    const ref = args[this.nameCount] as string;
+    return refs.get(ref) ?? refs.get(`refs/${ref}`) ?? refs.get(`refs/heads/${ref}`);
+  }
+
+  commit(...args: [...names: Names, sha: string]): GitCommit | undefined {
+    return this.repositoryOf(args).commit(args[this.nameCount] as string);
+  }
+
+  /** How many commits `branch` has that `base` (default: the default branch) does not (`git rev-list --count`). */
+  commitsAhead(...args: [...names: Names, branch: string, base?: string]): number {
+    const repo = this.repositoryOf(args);
+    const [branch, base = repo.defaultBranch] = args.slice(this.nameCount) as [string, string?];
+    const head = repo.branchSha(branch);
+    if (!head) throw new Error(`no branch ${branch}`);
+    return repo.commitsAhead(head, repo.branchSha(base));
+  }
+
+  private repositoryOf(args: readonly unknown[]): Repo {
+    return this.repository(...(args.slice(0, this.nameCount) as string[]));
+  }
+
+  /** Who commits what a test commits (a repository's first commit, `commitFiles`). */
+  protected abstract testCommitter(): { name: string; email: string };
 
   /** Called after a test moved a branch: a host whose pull requests follow their branches updates them. */
   protected branchMoved(_repo: Repo): void {}
