@@ -27,8 +27,10 @@ import {
   FakeGitHost,
   HostError,
   Router,
+  pathSegments,
   type CommonFault,
   type FaultMatch,
+  type LoggedRequest,
   type Reply,
   type StatusFault,
 } from './git-host-kernel.js';
@@ -44,19 +46,15 @@ import {
 
 export type { RedirectStatus } from './git-host-kernel.js';
 
-export interface FakeAzureDevOpsRequest {
-  method: string;
+export interface FakeAzureDevOpsRequest extends LoggedRequest {
   /** The decoded path below the server root, without the query, e.g. `/acme/Fleet/_apis/git/repositories/r/refs`. */
   path: string;
-  query: Record<string, string>;
   /** The route, e.g. `GET refs`, `POST pushes`, `OPTIONS _apis/{area}`; undefined: unknown. */
   route?: string;
   /** The `api-version` asked for (Accept header or query), when there was one. */
   apiVersion?: string;
   /** Whether the request carried a personal access token the fake accepts. */
   auth?: 'pat';
-  /** The status answered; undefined while pending or for a dropped connection. */
-  status?: number;
 }
 
 /** Which requests a fault hits; `route` as logged, e.g. `POST pushes`. */
@@ -451,12 +449,7 @@ export class FakeAzureDevOps extends FakeGitHost<
 
   protected receive(request: IncomingMessage, url: URL, method: string) {
     const query = Object.fromEntries(url.searchParams);
-    let segments: string[] | undefined;
-    try {
-      segments = url.pathname.split('/').slice(1).map(decodeURIComponent);
-    } catch {
-      segments = undefined;
-    }
+    const segments = pathSegments(url.pathname);
     const accept = request.headers.accept ?? '';
     const apiVersion = query['api-version'] ?? /api-version=([^;,\s]+)/i.exec(accept)?.[1];
     const logged: FakeAzureDevOpsRequest = {

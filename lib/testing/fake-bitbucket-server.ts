@@ -23,8 +23,10 @@ import {
   FakeGitHost,
   HostError,
   Router,
+  pathSegments,
   type CommonFault,
   type FaultMatch,
+  type LoggedRequest,
   type Reply,
   type StatusFault,
 } from './git-host-kernel.js';
@@ -32,17 +34,13 @@ import { GitRepository, fileChanges, type FlatEntry, type GitCommit, type GitTre
 
 export type { RedirectStatus } from './git-host-kernel.js';
 
-export interface FakeBitbucketRequest {
-  method: string;
+export interface FakeBitbucketRequest extends LoggedRequest {
   /** The decoded path below the context path, without the query, e.g. `/rest/api/1.0/projects/P/repos/r/branches`. */
   path: string;
-  query: Record<string, string>;
   /** The route, e.g. `GET /rest/api/1.0/projects/{projectKey}/repos/{repositorySlug}/branches`; undefined: unknown. */
   route?: string;
   /** How the request authenticated, when it did. */
   auth?: 'token' | 'basic';
-  /** The status answered; undefined while pending or for a dropped connection. */
-  status?: number;
 }
 
 /** Which requests a fault hits; `route` e.g. `POST /rest/api/1.0/projects/{projectKey}/repos/{repositorySlug}/pull-requests`. */
@@ -337,12 +335,7 @@ export class FakeBitbucketServer extends FakeGitHost<
         : url.pathname.startsWith(`${this.contextPath}/`)
           ? url.pathname.slice(this.contextPath.length)
           : undefined;
-    let segments: string[] | undefined;
-    try {
-      segments = below?.split('/').slice(1).map(decodeURIComponent);
-    } catch {
-      segments = undefined;
-    }
+    let segments = pathSegments(below);
     // The user-centric form of personal repositories (`/users/{user}/repos/…`) is the project `~user`.
     if (segments && segments[0] === 'rest' && segments[3] === 'users' && segments[5] === 'repos') {
       segments = [...segments.slice(0, 3), 'projects', `~${segments[4] ?? ''}`, ...segments.slice(5)];
@@ -702,78 +695,36 @@ export class FakeBitbucketServer extends FakeGitHost<
   }
 
   private changesBetween(repo: FakeRepository, since: string | undefined, until: string) {
-    const before = since ? repo.flatAt(since) : new Map<string, FlatEntry>();
-    const after = repo.flatAt(until);
-    const path = (full: string) => pathJson(full);
-    const nodeType = (entry: FlatEntry) => (entry.mode === '160000' ? 'SUBMODULE' : 'FILE');
-    const added = [...after].filter(([name]) => !before.has(name));
-    const deleted = [...before].filter(([name]) => !after.has(name));
-    const changes: Record<string, unknown>[] = [];
+    const all = fileChanges(repo.flatAt(since), repo.flatAt(until));
     // A deleted file whose exact content was added elsewhere is a move, as git's rename detection finds it.
-    const moved = new Map<string, string>();
-    for (const [name, entry] of added) {
-      const source = deleted.find(([old, oldEntry]) => oldEntry.sha === entry.sha && !moved.has(old));
-      if (source) moved.set(source[0], name);
+    const sources = new Map<string, { path: string; entry: FlatEntry }>();
+    const moved = new Set<string>();
+    for (const { path, old, now } of all) {
+      if (old) continue;
+      const source = all.find((other) => !other.now && other.old?.sha === now?.sha && !moved.has(other.path));
+      if (!source?.old) continue;
+      moved.add(source.path);
+      sources.set(path, { path: source.path, entry: source.old });
     }
-    const movedTo = new Map([...moved].map(([from, to]) => [to, from]));
-    for (const [name, entry] of after) {
-      const old = before.get(name);
-      const from = movedTo.get(name);
-      if (from !== undefined) {
-        changes.push({
-          contentId: entry.sha,
-          fromContentId: before.get(from)?.sha,
-          path: path(name),
-          srcPath: path(from),
-          executable: entry.mode === '100755',
-          srcExecutable: before.get(from)?.mode === '100755',
-          percentUnchanged: 100,
-          type: 'MOVE',
-          nodeType: nodeType(entry),
-          properties: { gitChangeType: 'RENAME' },
-        });
-      } else if (!old) {
-        changes.push({
-          contentId: entry.sha,
-          fromContentId: ZERO_ID,
-          path: path(name),
-          executable: entry.mode === '100755',
-          percentUnchanged: -1,
-          type: 'ADD',
-          nodeType: nodeType(entry),
-          properties: { gitChangeType: 'ADD' },
-        });
-      } else if (old.sha !== entry.sha || old.mode !== entry.mode) {
-        changes.push({
-          contentId: entry.sha,
-          fromContentId: old.sha,
-          path: path(name),
-          executable: entry.mode === '100755',
-          srcExecutable: old.mode === '100755',
-          percentUnchanged: -1,
-          type: 'MODIFY',
-          nodeType: nodeType(entry),
-          properties: { gitChangeType: 'MODIFY' },
-        });
-      }
-    }
-    for (const [name, entry] of deleted) {
-      if (moved.has(name)) continue;
-      changes.push({
-        contentId: ZERO_ID,
-        fromContentId: entry.sha,
-        path: path(name),
-        executable: false,
-        srcExecutable: entry.mode === '100755',
-        percentUnchanged: -1,
-        type: 'DELETE',
-        nodeType: nodeType(entry),
-        properties: { gitChangeType: 'DELETE' },
+    return all
+      .filter(({ path }) => !moved.has(path))
+      .map(({ path, old, now }) => {
+        const source = sources.get(path);
+        const was = source?.entry ?? old;
+        const type = source ? 'MOVE' : !old ? 'ADD' : !now ? 'DELETE' : 'MODIFY';
+        return {
+          contentId: now?.sha ?? ZERO_ID,
+          fromContentId: was?.sha ?? ZERO_ID,
+          path: pathJson(path),
+          ...(source && { srcPath: pathJson(source.path) }),
+          executable: now?.mode === '100755',
+          ...(was && { srcExecutable: was.mode === '100755' }),
+          percentUnchanged: source ? 100 : -1,
+          type,
+          nodeType: (now ?? old)?.mode === '160000' ? 'SUBMODULE' : 'FILE',
+          properties: { gitChangeType: source ? 'RENAME' : type },
+        };
       });
-    }
-    // In git's order: by the bytes of the path.
-    const key = (change: Record<string, unknown>) => (change.path as { toString: string }).toString;
-    return changes.sort((a, b) => (key(a) < key(b) ? -1 : key(a) > key(b) ? 1 : 0));
   }
 
   /** The changes page, capped at `page.max.changes`: beyond it there is no next page to ask for. */

@@ -18,9 +18,11 @@ import {
   FakeGitHost,
   HostError,
   Router,
+  pathSegments,
   offsetPage,
   type CommonFault,
   type FaultMatch,
+  type LoggedRequest,
   type Reply,
   type StatusFault,
 } from './git-host-kernel.js';
@@ -51,17 +53,13 @@ export {
   type GitTreeEntry,
 } from './git-repository.js';
 
-export interface FakeGitHubRequest {
-  method: string;
+export interface FakeGitHubRequest extends LoggedRequest {
   /** The decoded path below the API base, without the query, e.g. `/repos/o/r/git/ref/heads/main`. */
   path: string;
-  query: Record<string, string>;
   /** The route in Octokit's notation, e.g. `GET /repos/{owner}/{repo}/git/blobs/{file_sha}`; undefined: unknown. */
   route?: string;
   /** How the request authenticated, when it did. */
   auth?: 'token' | 'installation' | 'app';
-  /** The status answered; undefined while pending or for a dropped connection. */
-  status?: number;
 }
 
 export interface FakeGitHubTokenOptions {
@@ -378,12 +376,7 @@ export class FakeGitHub extends FakeGitHost<
   protected receive(request: IncomingMessage, url: URL, method: string) {
     const query = Object.fromEntries(url.searchParams);
     const raw = url.pathname.startsWith(`${this.basePath}/`) ? url.pathname.slice(this.basePath.length) : undefined;
-    let segments: string[] | undefined;
-    try {
-      segments = raw?.split('/').slice(1).map(decodeURIComponent);
-    } catch {
-      segments = undefined;
-    }
+    const segments = pathSegments(raw);
     const logged: FakeGitHubRequest = { method, path: segments ? `/${segments.join('/')}` : url.pathname, query };
     const matched = segments ? this.router.match(method, segments) : undefined;
     if (matched) logged.route = matched.entry.route;

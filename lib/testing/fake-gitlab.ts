@@ -21,9 +21,11 @@ import {
   FakeGitHost,
   HostError,
   Router,
+  pathSegments,
   offsetPage,
   type CommonFault,
   type FaultMatch,
+  type LoggedRequest,
   type Reply,
   type StatusFault,
 } from './git-host-kernel.js';
@@ -31,17 +33,13 @@ import { GitRepository, TreePathConflict, gitNow, type FlatEntry, type GitCommit
 
 export type { RedirectStatus } from './git-host-kernel.js';
 
-export interface FakeGitLabRequest {
-  method: string;
+export interface FakeGitLabRequest extends LoggedRequest {
   /** The path below the API base as sent (the project id stays URL-encoded), e.g. `/projects/a%2Fb/repository/tree`. */
   path: string;
-  query: Record<string, string>;
   /** The route in GitLab's documentation notation, e.g. `GET /projects/:id/repository/tree`; undefined: unknown. */
   route?: string;
   /** How the request authenticated, when it did. */
   auth?: 'private-token' | 'bearer';
-  /** The status answered; undefined while pending or for a dropped connection. */
-  status?: number;
 }
 
 /** Which requests a fault hits; `route` in GitLab's notation, e.g. `POST /projects/:id/merge_requests`. */
@@ -330,12 +328,7 @@ export class FakeGitLab extends FakeGitHost<FakeGitLabRequest, RateLimitFault, F
   protected receive(request: IncomingMessage, url: URL, method: string) {
     const query = Object.fromEntries(url.searchParams);
     const raw = url.pathname.startsWith(`${this.basePath}/`) ? url.pathname.slice(this.basePath.length) : undefined;
-    let segments: string[] | undefined;
-    try {
-      segments = raw?.split('/').slice(1).map(decodeURIComponent);
-    } catch {
-      segments = undefined;
-    }
+    const segments = pathSegments(raw);
     const logged: FakeGitLabRequest = { method, path: raw ?? url.pathname, query };
     const matched = segments ? this.router.match(method, segments) : undefined;
     if (matched) logged.route = matched.entry.route;

@@ -119,6 +119,15 @@ export class Router<T extends { method: string; route: string }> {
   }
 }
 
+/** A path's segments below its leading `/`, decoded; undefined when one is not valid percent-encoding. */
+export function pathSegments(path: string | undefined): string[] | undefined {
+  try {
+    return path?.split('/').slice(1).map(decodeURIComponent);
+  } catch {
+    return undefined;
+  }
+}
+
 /** The page numbers of an offset-paged listing (`page`, `per_page` from the query, clamped as the hosts clamp them). */
 export function offsetPage(total: number, query: Record<string, string>, defaultPerPage: number) {
   const perPage = Math.min(Math.max(Number(query.per_page ?? defaultPerPage) || defaultPerPage, 1), 100);
