@@ -34,15 +34,7 @@ import {
   type Reply,
   type StatusFault,
 } from './git-host-kernel.js';
-import {
-  GitRepository,
-  TreePathConflict,
-  gitNow,
-  type FlatEntry,
-  type GitCommit,
-  type GitSignature,
-  type GitTreeEntry,
-} from './git-repository.js';
+import { GitRepository, gitNow, type FlatEntry, type GitCommit, type GitSignature } from './git-repository.js';
 
 export type { RedirectStatus } from './git-host-kernel.js';
 
@@ -368,22 +360,14 @@ export class FakeAzureDevOps extends FakeGitHost<
 
   // ---------------------------------------------------------------- repositories (test-facing)
 
-  /** Creates a repository whose default branch holds `files` in one commit; returns that commit's id. */
-  createRepository(
-    project: string,
-    name: string,
-    files: Record<string, string>,
-    options: { defaultBranch?: string; message?: string } = {},
-  ): string {
-    if (this.repositories.has(`${project}/${name}`.toLowerCase()))
-      throw new Error(`repository ${project}/${name} exists`);
+  /** A repository of a project, the project created with its first repository. */
+  protected newRepository([project, name]: [string, string], defaultBranch: string): FakeAzureRepository {
     let stored = this.projects.get(project.toLowerCase());
     if (!stored) {
       stored = { id: guidOf(`project ${project}`), name: project };
       this.projects.set(project.toLowerCase(), stored);
     }
-    const repo = new FakeAzureRepository(stored, name, options.defaultBranch ?? 'main');
-    return this.seed(`${project}/${name}`, repo, files, options.message);
+    return new FakeAzureRepository(stored, name, defaultBranch);
   }
 
   /** The bytes of one file at a ref, or undefined. */
@@ -903,13 +887,9 @@ export class FakeAzureDevOps extends FakeGitHost<
       }
       files.set(path, { mode: existing?.mode ?? '100644', sha: repo.putBlob(bytes) });
     }
-    let tree: string;
-    try {
-      tree = repo.buildTree(files);
-    } catch (error) {
-      if (!(error instanceof TreePathConflict)) throw error;
-      throw invalidArgument(`The path '/${error.path}' is a file and cannot hold other items.`);
-    }
+    const tree = repo.buildTreeOr(files, (error) =>
+      invalidArgument(`The path '/${error.path}' is a file and cannot hold other items.`),
+    );
     const now = gitNow();
     const signature = (value: unknown, fallback: GitSignature): GitSignature => {
       if (value === undefined || value === null) return fallback;

@@ -30,7 +30,7 @@ import {
   type Reply,
   type StatusFault,
 } from './git-host-kernel.js';
-import { GitRepository, fileChanges, type FlatEntry, type GitCommit, type GitTreeEntry } from './git-repository.js';
+import { GitRepository, fileChanges, type FlatEntry, type GitTreeEntry } from './git-repository.js';
 
 export type { RedirectStatus } from './git-host-kernel.js';
 
@@ -254,26 +254,9 @@ export class FakeBitbucketServer extends FakeGitHost<
 
   // ---------------------------------------------------------------- repositories (test-facing)
 
-  /**
-   * Creates a repository (`~user` as the project key for a personal one) whose default branch holds `files` in one
-   * commit; returns that commit's id.
-   */
-  createRepository(
-    projectKey: string,
-    slug: string,
-    files: Record<string, string>,
-    options: { defaultBranch?: string; message?: string } = {},
-  ): string {
-    if (this.repositories.has(`${projectKey}/${slug}`.toLowerCase())) {
-      throw new Error(`repository ${projectKey}/${slug} exists`);
-    }
-    const repo = new FakeRepository(
-      projectKey,
-      slug.toLowerCase(),
-      this.nextRepositoryId++,
-      options.defaultBranch ?? 'main',
-    );
-    return this.seed(`${projectKey}/${slug}`, repo, files, options.message);
+  /** A repository of a project (`~user` as the project key for a personal one). */
+  protected newRepository([projectKey, slug]: [string, string], defaultBranch: string): FakeRepository {
+    return new FakeRepository(projectKey, slug.toLowerCase(), this.nextRepositoryId++, defaultBranch);
   }
 
   /** Pull requests, oldest first. */

@@ -29,11 +29,9 @@ import {
 import {
   GIT_MODES as MODES,
   GitRepository,
-  TreePathConflict,
   gitNow,
   typeOfMode,
   type FlatEntry,
-  type GitCommit,
   type GitMode,
   type GitObjectType,
   type GitSignature,
@@ -294,17 +292,8 @@ export class FakeGitHub extends FakeGitHost<
 
   // ---------------------------------------------------------------- repositories (test-facing)
 
-  /** Creates a repository whose default branch holds `files` in one commit; returns that commit's id. */
-  createRepository(
-    owner: string,
-    name: string,
-    files: Record<string, string>,
-    options: { defaultBranch?: string; message?: string } = {},
-  ): string {
-    const repo = new FakeRepository(owner, name, options.defaultBranch ?? 'main', this.nextRepositoryId);
-    const sha = this.seed(`${owner}/${name}`, repo, files, options.message);
-    this.nextRepositoryId++;
-    return sha;
+  protected newRepository([owner, name]: [string, string], defaultBranch: string): FakeRepository {
+    return new FakeRepository(owner, name, defaultBranch, this.nextRepositoryId++);
   }
 
   /** The blob id of every file at a ref, by path. */
@@ -837,13 +826,9 @@ export class FakeGitHub extends FakeGitHost<
           files.set(path, { mode, sha: entry.sha });
         }
       }
-      let sha: string;
-      try {
-        sha = repo.buildTree(files);
-      } catch (error) {
-        if (!(error instanceof TreePathConflict)) throw error;
-        throw validationFailed([{ resource: 'Tree', field: 'path', code: 'invalid', message: error.message }]);
-      }
+      const sha = repo.buildTreeOr(files, (error) =>
+        validationFailed([{ resource: 'Tree', field: 'path', code: 'invalid', message: error.message }]),
+      );
       return { status: 201, body: this.treeJson(repo, sha, false) };
     });
 
@@ -961,13 +946,9 @@ export class FakeGitHub extends FakeGitHost<
       const content = Buffer.from(encoded, 'base64');
       const blob = repo.putBlob(content);
       files.set(path, { mode: existing?.mode ?? '100644', sha: blob });
-      let tree: string;
-      try {
-        tree = repo.buildTree(files);
-      } catch (error) {
-        if (!(error instanceof TreePathConflict)) throw error;
-        throw validationFailed([{ resource: 'Commit', field: 'path', code: 'invalid', message: error.message }]);
-      }
+      const tree = repo.buildTreeOr(files, (error) =>
+        validationFailed([{ resource: 'Commit', field: 'path', code: 'invalid', message: error.message }]),
+      );
       const now = gitNow();
       const committer = signatureOf(input.committer, { ...this.identityOf(login), date: now }, now);
       const author = signatureOf(input.author, committer, now);

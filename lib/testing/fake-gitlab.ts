@@ -29,7 +29,7 @@ import {
   type Reply,
   type StatusFault,
 } from './git-host-kernel.js';
-import { GitRepository, TreePathConflict, gitNow, type FlatEntry, type GitCommit } from './git-repository.js';
+import { GitRepository, gitNow, type FlatEntry } from './git-repository.js';
 
 export type { RedirectStatus } from './git-host-kernel.js';
 
@@ -253,19 +253,10 @@ export class FakeGitLab extends FakeGitHost<FakeGitLabRequest, RateLimitFault, F
 
   // ---------------------------------------------------------------- projects (test-facing)
 
-  /**
-   * Creates a project (`group/sub/project`) whose default branch holds `files` in one commit; returns that commit's
-   * id.
-   */
-  createRepository(
-    path: string,
-    files: Record<string, string>,
-    options: { defaultBranch?: string; message?: string } = {},
-  ): string {
-    if (this.repositories.has(path.toLowerCase())) throw new Error(`project ${path} exists`);
+  /** A project, by its full path (`group/sub/project`). */
+  protected newRepository([path]: [string], defaultBranch: string): FakeProject {
     if (path.split('/').length < 2 || badPath(path)) throw new Error(`not a project path: ${path}`);
-    const project = new FakeProject(path, this.nextProjectId++, options.defaultBranch ?? 'main');
-    return this.seed(path, project, files, options.message);
+    return new FakeProject(path, this.nextProjectId++, defaultBranch);
   }
 
   /** The numeric id of a project. */
@@ -976,13 +967,7 @@ export class FakeGitLab extends FakeGitHost<FakeGitLabRequest, RateLimitFault, F
           }
         }
       });
-      let tree: string;
-      try {
-        tree = project.buildTree(files);
-      } catch (error) {
-        if (!(error instanceof TreePathConflict)) throw error;
-        throw badRequest('A directory with this name already exists');
-      }
+      const tree = project.buildTreeOr(files, () => badRequest('A directory with this name already exists'));
       const date = gitNow();
       const committer = { name: user.name, email: user.email, date };
       const author = {

@@ -342,14 +342,26 @@ export abstract class FakeGitHost<
     return repo;
   }
 
-  /** Stores a new repository whose default branch holds `files` in one commit; returns that commit's id. */
-  protected seed(key: string, repo: Repo, files: Record<string, string>, message = 'Initial commit'): string {
+  /** Creates a repository whose default branch holds `files` in one commit; returns that commit's id. */
+  createRepository(
+    ...args: [...names: Names, files: Record<string, string>, options?: { defaultBranch?: string; message?: string }]
+  ): string {
+    const names = args.slice(0, this.nameCount) as Names;
+    const [files, { defaultBranch = 'main', message = 'Initial commit' } = {}] = args.slice(this.nameCount) as [
+      Record<string, string>,
+      { defaultBranch?: string; message?: string }?,
+    ];
+    const key = names.join('/');
     if (this.repositories.has(key.toLowerCase())) throw new Error(`repository ${key} exists`);
+    const repo = this.newRepository(names, defaultBranch);
     this.repositories.set(key.toLowerCase(), repo);
     const sha = repo.commitChanges(undefined, files, this.testCommitter(), message);
     repo.refs.set(`refs/heads/${repo.defaultBranch}`, sha);
     return sha;
   }
+
+  /** A new, empty repository of the host, named as the test named it. */
+  protected abstract newRepository(names: Names, defaultBranch: string): Repo;
 
   /**
    * Commits changes to a branch (created from the default branch when missing): a string sets a file's content, null

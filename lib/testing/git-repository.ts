@@ -220,6 +220,15 @@ export class GitRepository {
     return this.putTree(entries);
   }
 
+  /** `buildTree`, with the error a host answers when a path is both a file and a directory. */
+  buildTreeOr(files: ReadonlyMap<string, FlatEntry>, conflict: (error: TreePathConflict) => Error): string {
+    try {
+      return this.buildTree(files);
+    } catch (error) {
+      throw error instanceof TreePathConflict ? conflict(error) : error;
+    }
+  }
+
   /** Whether `ancestor` is `descendant` or one of its ancestors. */
   isAncestor(ancestor: string, descendant: string): boolean {
     const seen = new Set<string>();
