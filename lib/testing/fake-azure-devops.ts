@@ -27,6 +27,7 @@ import {
   FakeGitHost,
   HostError,
   Router,
+  parseJson,
   pathSegments,
   type CommonFault,
   type FaultMatch,
@@ -114,6 +115,8 @@ function errorBody(typeKey: string, message: string): Record<string, unknown> {
 /** An error answered in Azure DevOps' JSON shape. */
 const vss = (status: number, typeKey: string, message: string) => new HostError(status, errorBody(typeKey, message));
 const invalidArgument = (message: string) => vss(400, 'InvalidArgumentValueException', message);
+const incorrect = (parameter: string) =>
+  invalidArgument(`The parameters are incorrect.\r\nParameter name: ${parameter}`);
 
 const ZERO_ID = '0'.repeat(40);
 const SHA1 = /^[0-9a-f]{40}$/;
@@ -482,14 +485,8 @@ export class FakeAzureDevOps extends FakeGitHost<
     }
     if (!target.matched) throw vss(404, 'HttpException', `The controller for path '${logged.path}' was not found.`);
     checkApiVersion(logged.apiVersion, logged.method, target.matched.entry.resourceVersion);
-    let body: unknown = undefined;
-    if (rawBody !== '') {
-      try {
-        body = JSON.parse(rawBody) as unknown;
-      } catch {
-        throw invalidArgument('The body of the request contains invalid Json.\r\nParameter name: contentStream');
-      }
-    }
+    const invalidJson = 'The body of the request contains invalid Json.\r\nParameter name: contentStream';
+    const body = parseJson(rawBody, () => invalidArgument(invalidJson));
     const repo = this.findRepository(target.project, target.repositoryId);
     return target.matched.entry.handle({ repo, params: target.matched.params, query: logged.query, body, accept });
   }
@@ -783,7 +780,7 @@ export class FakeAzureDevOps extends FakeGitHost<
     const commit = object(commits[0], 'newCommit');
     const refName = typeof refUpdate.name === 'string' ? refUpdate.name : '';
     if (refName === '' || (typeof refUpdate.newObjectId === 'string' && refUpdate.newObjectId !== '')) {
-      throw invalidArgument('The parameters are incorrect.\r\nParameter name: refUpdate');
+      throw incorrect('refUpdate');
     }
     const changes = commit.changes;
     if (
@@ -792,29 +789,28 @@ export class FakeAzureDevOps extends FakeGitHost<
       !Array.isArray(changes) ||
       changes.length === 0
     ) {
-      throw invalidArgument('The parameters are incorrect.\r\nParameter name: newCommit');
+      throw incorrect('newCommit');
     }
     const parents = commit.parents;
     if (parents !== undefined && parents !== null && (!Array.isArray(parents) || parents.length > 1)) {
-      throw invalidArgument('The parameters are incorrect.\r\nParameter name: newCommit');
+      throw incorrect('newCommit');
     }
     // The base is the ref update's old object id, or the commit's one parent; when both are given they must agree.
     let base = '';
     const oldObjectId = typeof refUpdate.oldObjectId === 'string' ? refUpdate.oldObjectId.toLowerCase() : '';
     if (oldObjectId !== '') {
-      if (!SHA1.test(oldObjectId))
-        throw invalidArgument('The parameters are incorrect.\r\nParameter name: OldObjectId');
+      if (!SHA1.test(oldObjectId)) throw incorrect('OldObjectId');
       base = oldObjectId;
     }
     const parent = Array.isArray(parents) && typeof parents[0] === 'string' ? parents[0].toLowerCase() : '';
     if (parent !== '') {
-      if (!SHA1.test(parent)) throw invalidArgument('The parameters are incorrect.\r\nParameter name: parentCommitId');
+      if (!SHA1.test(parent)) throw incorrect('parentCommitId');
       if (base !== '' && base !== parent) {
-        throw invalidArgument('The parameters are incorrect.\r\nParameter name: baseCommitId');
+        throw incorrect('baseCommitId');
       }
       base = parent;
     }
-    if (base === '') throw invalidArgument('The parameters are incorrect.\r\nParameter name: baseCommitId');
+    if (base === '') throw incorrect('baseCommitId');
     if (!/^refs\/[^/]+\/.+/.test(refName) || refName.split('/').some((part) => part === '' || part === '..')) {
       throw invalidArgument(`TF401025: '${refName}' is not a valid name for a Git ref.`);
     }
@@ -849,7 +845,7 @@ export class FakeAzureDevOps extends FakeGitHost<
               .join('/')
           : '';
       if (path === '' || path.split('/').some((part) => part === '.' || part === '..')) {
-        throw invalidArgument('The parameters are incorrect.\r\nParameter name: Changes');
+        throw incorrect('Changes');
       }
       if (seen.has(path)) throw invalidArgument(`Multiple operations were attempted on file '/${path}'.`);
       seen.add(path);
@@ -870,7 +866,7 @@ export class FakeAzureDevOps extends FakeGitHost<
           ? undefined
           : object(change.newContent, 'newContent');
       if (typeof content?.content !== 'string') {
-        throw invalidArgument('The parameters are incorrect.\r\nParameter name: Changes');
+        throw incorrect('Changes');
       }
       const contentType = enumValue(content.contentType ?? 'rawtext', CONTENT_TYPES, 'contentType');
       let bytes: Buffer;
@@ -903,7 +899,7 @@ export class FakeAzureDevOps extends FakeGitHost<
         return fallback;
       }
       const date = typeof given.date === 'string' ? new Date(given.date) : new Date(now);
-      if (Number.isNaN(date.getTime())) throw invalidArgument('The parameters are incorrect.\r\nParameter name: date');
+      if (Number.isNaN(date.getTime())) throw incorrect('date');
       return { name: given.name, email: given.email, date: date.toISOString().replace(/\.\d+Z$/, 'Z') };
     };
     const identity = { ...this.identity, date: now };
@@ -943,7 +939,7 @@ export class FakeAzureDevOps extends FakeGitHost<
       const oldObjectId = typeof update.oldObjectId === 'string' ? update.oldObjectId.toLowerCase() : '';
       const newObjectId = typeof update.newObjectId === 'string' ? update.newObjectId.toLowerCase() : '';
       if (!SHA1.test(oldObjectId) || !SHA1.test(newObjectId)) {
-        throw invalidArgument('The parameters are incorrect.\r\nParameter name: refUpdates');
+        throw incorrect('refUpdates');
       }
       const result = (updateStatus: string) => ({
         repositoryId: repo.id,

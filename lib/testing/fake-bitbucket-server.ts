@@ -23,6 +23,7 @@ import {
   FakeGitHost,
   HostError,
   Router,
+  parseJson,
   pathSegments,
   type CommonFault,
   type FaultMatch,
@@ -356,12 +357,8 @@ export class FakeBitbucketServer extends FakeGitHost<
       } catch {
         throw problem(400, 'The request body is not valid multipart form data');
       }
-    } else if (rawBody.length > 0) {
-      try {
-        body = JSON.parse(rawBody.toString('utf8')) as unknown;
-      } catch {
-        throw problem(400, 'The request body is not valid JSON');
-      }
+    } else {
+      body = parseJson(rawBody.toString('utf8'), () => problem(400, 'The request body is not valid JSON'));
     }
     if (matched.entry.global) return matched.entry.global({ query: logged.query, credential });
     const { projectKey = '', repositorySlug = '' } = matched.params;

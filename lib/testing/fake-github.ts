@@ -18,6 +18,7 @@ import {
   FakeGitHost,
   HostError,
   Router,
+  parseJson,
   pathSegments,
   offsetPage,
   type CommonFault,
@@ -383,14 +384,7 @@ export class FakeGitHub extends FakeGitHost<
     if (caller.readOnly && matched.entry.method !== 'GET') {
       throw problem(403, 'Resource not accessible by personal access token');
     }
-    let body: unknown = undefined;
-    if (rawBody !== '') {
-      try {
-        body = JSON.parse(rawBody) as unknown;
-      } catch {
-        throw problem(400, 'Problems parsing JSON');
-      }
-    }
+    const body = parseJson(rawBody, () => problem(400, 'Problems parsing JSON'));
     const { owner, repo: repoName } = matched.params;
     let repo: FakeRepository | undefined;
     if (owner !== undefined && repoName !== undefined) {

@@ -119,6 +119,16 @@ export class Router<T extends { method: string; route: string }> {
   }
 }
 
+/** A request body as JSON (undefined when empty), or the host's error for one that is not JSON. */
+export function parseJson(text: string, invalid: () => Error): unknown {
+  if (text === '') return undefined;
+  try {
+    return JSON.parse(text) as unknown;
+  } catch {
+    throw invalid();
+  }
+}
+
 /** A path's segments below its leading `/`, decoded; undefined when one is not valid percent-encoding. */
 export function pathSegments(path: string | undefined): string[] | undefined {
   try {
