@@ -27,6 +27,7 @@ import {
   FakeGitHost,
   HostError,
   Router,
+  ok,
   parseJson,
   pathSegments,
   type CommonFault,
@@ -1072,7 +1073,7 @@ export class FakeAzureDevOps extends FakeGitHost<
         pull.closedSourceCommit = undefined;
       }
     }
-    return { status: 200, body: this.pullRequestJson(repo, pull) };
+    return ok(this.pullRequestJson(repo, pull));
   }
 
   // ---------------------------------------------------------------- route table
@@ -1089,7 +1090,7 @@ export class FakeAzureDevOps extends FakeGitHost<
       this.router.add({ method, route, resourceVersion, handle }, below === '' ? '' : `/${below}`);
     };
 
-    route('GET', '', 2, ({ repo }) => ({ status: 200, body: this.repositoryJson(repo) }));
+    route('GET', '', 2, ({ repo }) => ok(this.repositoryJson(repo)));
 
     route('GET', 'refs', 2, ({ repo, query }) => this.listRefs(repo, query.filter));
     route('GET', 'refs/{*filter}', 2, ({ repo, params, query }) => this.listRefs(repo, query.filter ?? params.filter));
@@ -1111,25 +1112,20 @@ export class FakeAzureDevOps extends FakeGitHost<
       if (format === 'octetstream' || (format === '' && /application\/octet-stream/i.test(accept))) {
         return { status: 200, raw: { type: 'application/octet-stream', data: content } };
       }
-      return {
-        status: 200,
-        body: { objectId: sha, size: content.length, url: `${this.repositoryUrl(repo)}/blobs/${sha}` },
-      };
+      return ok({ objectId: sha, size: content.length, url: `${this.repositoryUrl(repo)}/blobs/${sha}` });
     });
 
-    route('GET', 'commits/{commitId}', 2, ({ repo, params, query }) => ({
-      status: 200,
-      body: this.commitJson(repo, (params.commitId ?? '').toLowerCase(), Number(query.changeCount ?? 0) || 0),
-    }));
+    route('GET', 'commits/{commitId}', 2, ({ repo, params, query }) =>
+      ok(this.commitJson(repo, (params.commitId ?? '').toLowerCase(), Number(query.changeCount ?? 0) || 0)),
+    );
 
     route('POST', 'pushes', 3, ({ repo, body }) => this.push(repo, body));
 
     route('POST', 'pullRequests', 2, ({ repo, body }) => this.createPullRequest(repo, body));
     route('GET', 'pullRequests', 2, ({ repo, query }) => this.listPullRequests(repo, query));
-    route('GET', 'pullRequests/{pullRequestId}', 2, ({ repo, params }) => ({
-      status: 200,
-      body: this.pullRequestJson(repo, this.findPullRequest(repo, params.pullRequestId)),
-    }));
+    route('GET', 'pullRequests/{pullRequestId}', 2, ({ repo, params }) =>
+      ok(this.pullRequestJson(repo, this.findPullRequest(repo, params.pullRequestId))),
+    );
     route('PATCH', 'pullRequests/{pullRequestId}', 2, ({ repo, params, body }) =>
       this.updatePullRequest(repo, params.pullRequestId, body),
     );

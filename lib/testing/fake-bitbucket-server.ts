@@ -23,6 +23,7 @@ import {
   FakeGitHost,
   HostError,
   Router,
+  ok,
   parseJson,
   pathSegments,
   type CommonFault,
@@ -730,7 +731,7 @@ export class FakeBitbucketServer extends FakeGitHost<
     ) =>
       this.router.add({ method: spec.slice(0, spec.indexOf(' ')), route: spec, write: options.write ?? false, handle });
 
-    route(`GET ${API}`, ({ repo }) => ({ status: 200, body: this.repositoryJson(repo) }));
+    route(`GET ${API}`, ({ repo }) => ok(this.repositoryJson(repo)));
 
     // Every repository may be read by every credential here; writing takes a credential with REPO_WRITE.
     const levels: Readonly<Record<string, number>> = { REPO_READ: 1, REPO_WRITE: 2, REPO_ADMIN: 3 };
@@ -798,7 +799,7 @@ export class FakeBitbucketServer extends FakeGitHost<
           throw problem(409, `Branch '${name}' already exists in repository '${repo.slug}'.`, EXCEPTIONS.duplicateRef);
         }
         this.moveBranch(repo, name, sha);
-        return { status: 200, body: this.branchJson(repo, name, sha) };
+        return ok(this.branchJson(repo, name, sha));
       },
       { write: true },
     );
@@ -871,10 +872,11 @@ export class FakeBitbucketServer extends FakeGitHost<
         if (entry.type === 'commit') return { path: childPath, contentId: entry.sha, type: 'SUBMODULE' };
         return { path: childPath, contentId: entry.sha, type: 'FILE', size: repo.blob(entry.sha)?.length ?? 0 };
       });
-      return {
-        status: 200,
-        body: { path: pathJson(path), revision: query.at ?? repo.defaultBranch, children: this.page(children, query) },
-      };
+      return ok({
+        path: pathJson(path),
+        revision: query.at ?? repo.defaultBranch,
+        children: this.page(children, query),
+      });
     };
     route(`GET ${API}/browse`, browse);
     route(`GET ${API}/browse/{path}`, browse);
@@ -932,7 +934,7 @@ export class FakeBitbucketServer extends FakeGitHost<
         const message = field('message') ?? `${credential.user.displayName} edited ${path} online with Bitbucket`;
         const sha = repo.commitChanges(head, { [path]: content }, this.signature(credential.user), message);
         this.moveBranch(repo, branch, sha);
-        return { status: 200, body: this.commitJson(repo, sha) };
+        return ok(this.commitJson(repo, sha));
       },
       { write: true },
     );
@@ -959,7 +961,7 @@ export class FakeBitbucketServer extends FakeGitHost<
         .filter((path) => prefix === '' || path.startsWith(`${prefix}/`))
         .map((path) => (prefix === '' ? path : path.slice(prefix.length + 1)))
         .sort();
-      return { status: 200, body: this.page(paths, query) };
+      return ok(this.page(paths, query));
     };
     route(`GET ${API}/files`, files);
     route(`GET ${API}/files/{path}`, files);
@@ -969,13 +971,13 @@ export class FakeBitbucketServer extends FakeGitHost<
     route(`GET ${API}/changes`, ({ repo, query }) => {
       const until = this.resolve(repo, query.until);
       const since = query.since ? this.resolve(repo, query.since) : repo.commit(until)?.parents[0];
-      return { status: 200, body: this.changesPage(repo, since, until, query) };
+      return ok(this.changesPage(repo, since, until, query));
     });
 
     route(`GET ${API}/commits/{commitId}/changes`, ({ repo, query, params }) => {
       const until = this.resolve(repo, params.commitId);
       const since = query.since ? this.resolve(repo, query.since) : repo.commit(until)?.parents[0];
-      return { status: 200, body: this.changesPage(repo, since, until, query) };
+      return ok(this.changesPage(repo, since, until, query));
     });
 
     route(`GET ${API}/commits`, ({ repo, query }) => {
@@ -991,10 +993,9 @@ export class FakeBitbucketServer extends FakeGitHost<
       };
     });
 
-    route(`GET ${API}/commits/{commitId}`, ({ repo, params }) => ({
-      status: 200,
-      body: this.commitJson(repo, this.resolve(repo, params.commitId)),
-    }));
+    route(`GET ${API}/commits/{commitId}`, ({ repo, params }) =>
+      ok(this.commitJson(repo, this.resolve(repo, params.commitId))),
+    );
 
     // ------------------------------------------------ pull requests
 
@@ -1083,10 +1084,9 @@ export class FakeBitbucketServer extends FakeGitHost<
       { write: true },
     );
 
-    route(`GET ${API}/pull-requests/{pullRequestId}`, ({ repo, params }) => ({
-      status: 200,
-      body: this.pullRequestJson(repo, this.findPullRequest(repo, params.pullRequestId)),
-    }));
+    route(`GET ${API}/pull-requests/{pullRequestId}`, ({ repo, params }) =>
+      ok(this.pullRequestJson(repo, this.findPullRequest(repo, params.pullRequestId))),
+    );
 
     route(
       `PUT ${API}/pull-requests/{pullRequestId}`,
@@ -1111,7 +1111,7 @@ export class FakeBitbucketServer extends FakeGitHost<
         });
         pull.version++;
         pull.updatedDate = Date.now();
-        return { status: 200, body: this.pullRequestJson(repo, pull) };
+        return ok(this.pullRequestJson(repo, pull));
       },
       { write: true },
     );
@@ -1125,7 +1125,7 @@ export class FakeBitbucketServer extends FakeGitHost<
           throw problem(409, 'Only an open pull request can be declined', EXCEPTIONS.illegalState);
         }
         this.closePullRequest(repo, pull, 'DECLINED');
-        return { status: 200, body: this.pullRequestJson(repo, pull) };
+        return ok(this.pullRequestJson(repo, pull));
       },
       { write: true },
     );
@@ -1154,7 +1154,7 @@ export class FakeBitbucketServer extends FakeGitHost<
         pull.version++;
         pull.updatedDate = Date.now();
         this.rescope(repo);
-        return { status: 200, body: this.pullRequestJson(repo, pull) };
+        return ok(this.pullRequestJson(repo, pull));
       },
       { write: true },
     );

@@ -18,6 +18,7 @@ import {
   FakeGitHost,
   HostError,
   Router,
+  ok,
   parseJson,
   pathSegments,
   offsetPage,
@@ -698,7 +699,7 @@ export class FakeGitHub extends FakeGitHost<
       const ref = `refs/${params.ref}`;
       const sha = repo.refs.get(ref);
       if (!sha) throw notFound();
-      return { status: 200, body: this.refJson(repo, ref, sha) };
+      return ok(this.refJson(repo, ref, sha));
     });
 
     const listRefs = (repo: FakeRepository, prefix: string) =>
@@ -707,19 +708,18 @@ export class FakeGitHub extends FakeGitHost<
         .sort(([a], [b]) => a.localeCompare(b))
         .map(([ref, sha]) => this.refJson(repo, ref, sha));
 
-    route('GET /repos/{owner}/{repo}/git/matching-refs/{ref}', ({ repo, params }) => ({
-      status: 200,
-      body: listRefs(repo, `refs/${params.ref}`),
-    }));
-    route('GET /repos/{owner}/{repo}/git/refs', ({ repo }) => ({ status: 200, body: listRefs(repo, 'refs/') }));
+    route('GET /repos/{owner}/{repo}/git/matching-refs/{ref}', ({ repo, params }) =>
+      ok(listRefs(repo, `refs/${params.ref}`)),
+    );
+    route('GET /repos/{owner}/{repo}/git/refs', ({ repo }) => ok(listRefs(repo, 'refs/')));
     // The older form: an exact ref gives the object, a prefix the list.
     route('GET /repos/{owner}/{repo}/git/refs/{ref}', ({ repo, params }) => {
       const ref = `refs/${params.ref}`;
       const sha = repo.refs.get(ref);
-      if (sha) return { status: 200, body: this.refJson(repo, ref, sha) };
+      if (sha) return ok(this.refJson(repo, ref, sha));
       const list = listRefs(repo, `${ref}/`);
       if (list.length === 0) throw notFound();
-      return { status: 200, body: list };
+      return ok(list);
     });
 
     route('POST /repos/{owner}/{repo}/git/refs', ({ repo, body }) => {
@@ -747,7 +747,7 @@ export class FakeGitHub extends FakeGitHost<
       }
       repo.refs.set(ref, sha);
       if (ref.startsWith('refs/heads/')) this.closePullsLeftEmpty(repo, ref.slice('refs/heads/'.length));
-      return { status: 200, body: this.refJson(repo, ref, sha) };
+      return ok(this.refJson(repo, ref, sha));
     });
 
     route('DELETE /repos/{owner}/{repo}/git/refs/{ref}', ({ repo, params }) => {
@@ -771,7 +771,7 @@ export class FakeGitHub extends FakeGitHost<
         if (!tree) throw notFound();
         sha = tree;
       }
-      return { status: 200, body: this.treeJson(repo, sha, query.recursive !== undefined) };
+      return ok(this.treeJson(repo, sha, query.recursive !== undefined));
     });
 
     route('POST /repos/{owner}/{repo}/git/trees', ({ repo, body }) => {
@@ -857,10 +857,9 @@ export class FakeGitHub extends FakeGitHost<
       return { status: 201, body: { sha, url: this.apiUrl(`${this.repoPath(repo)}/git/blobs/${sha}`) } };
     });
 
-    route('GET /repos/{owner}/{repo}/git/commits/{commit_sha}', ({ repo, params }) => ({
-      status: 200,
-      body: this.commitJson(repo, params.commit_sha as string),
-    }));
+    route('GET /repos/{owner}/{repo}/git/commits/{commit_sha}', ({ repo, params }) =>
+      ok(this.commitJson(repo, params.commit_sha as string)),
+    );
 
     route('POST /repos/{owner}/{repo}/git/commits', ({ repo, body, login }) => {
       const input = object(body);
@@ -902,10 +901,7 @@ export class FakeGitHub extends FakeGitHost<
       if (!found) throw notFound();
       if (found.type === 'tree') {
         const entries = repo.tree(found.sha) ?? [];
-        return {
-          status: 200,
-          body: entries.map((entry) => describe(path === '' ? entry.name : `${path}/${entry.name}`, entry)),
-        };
+        return ok(entries.map((entry) => describe(path === '' ? entry.name : `${path}/${entry.name}`, entry)));
       }
       const content = repo.blob(found.sha) ?? Buffer.alloc(0);
       return { status: 200, body: { ...describe(path, found), encoding: 'base64', content: wrappedBase64(content) } };
@@ -1058,10 +1054,9 @@ export class FakeGitHub extends FakeGitHost<
       return pull;
     };
 
-    route('GET /repos/{owner}/{repo}/pulls/{pull_number}', ({ repo, params }) => ({
-      status: 200,
-      body: this.pullJson(repo, findPull(repo, params.pull_number)),
-    }));
+    route('GET /repos/{owner}/{repo}/pulls/{pull_number}', ({ repo, params }) =>
+      ok(this.pullJson(repo, findPull(repo, params.pull_number))),
+    );
 
     route('PATCH /repos/{owner}/{repo}/pulls/{pull_number}', ({ repo, params, body }) => {
       const pull = findPull(repo, params.pull_number);
@@ -1080,7 +1075,7 @@ export class FakeGitHub extends FakeGitHost<
         pull.closedHeadSha = undefined;
       }
       pull.updatedAt = gitNow();
-      return { status: 200, body: this.pullJson(repo, pull) };
+      return ok(this.pullJson(repo, pull));
     });
 
     route('PUT /repos/{owner}/{repo}/pulls/{pull_number}/merge', ({ repo, params, login }) => {

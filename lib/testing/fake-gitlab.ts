@@ -21,6 +21,7 @@ import {
   FakeGitHost,
   HostError,
   Router,
+  ok,
   pathSegments,
   offsetPage,
   type CommonFault,
@@ -756,10 +757,9 @@ export class FakeGitLab extends FakeGitHost<FakeGitLabRequest, RateLimitFault, F
       return this.page(names, context, (name) => this.branchJson(project, name));
     });
 
-    route('GET /projects/:id/repository/branches/:branch', ({ project, params }) => ({
-      status: 200,
-      body: this.branchJson(project, params.branch as string),
-    }));
+    route('GET /projects/:id/repository/branches/:branch', ({ project, params }) =>
+      ok(this.branchJson(project, params.branch as string)),
+    );
 
     route('POST /projects/:id/repository/branches', ({ project, body, query }) => {
       const input = { ...query, ...body };
@@ -804,10 +804,7 @@ export class FakeGitLab extends FakeGitHost<FakeGitLabRequest, RateLimitFault, F
     route('GET /projects/:id/repository/blobs/:sha', ({ project, params }) => {
       const content = project.blob(params.sha as string);
       if (!content) throw notFound('Blob');
-      return {
-        status: 200,
-        body: { size: content.length, encoding: 'base64', content: content.toString('base64'), sha: params.sha },
-      };
+      return ok({ size: content.length, encoding: 'base64', content: content.toString('base64'), sha: params.sha });
     });
 
     route('GET /projects/:id/repository/blobs/:sha/raw', ({ project, params }) => {
@@ -857,10 +854,9 @@ export class FakeGitLab extends FakeGitHost<FakeGitLabRequest, RateLimitFault, F
       return { status: 200, raw: { data: content, type: rawType(content) } };
     });
 
-    route('GET /projects/:id/repository/commits/:sha', ({ project, params }) => ({
-      status: 200,
-      body: this.commitDetailJson(project, commitOf(project, params.sha)),
-    }));
+    route('GET /projects/:id/repository/commits/:sha', ({ project, params }) =>
+      ok(this.commitDetailJson(project, commitOf(project, params.sha))),
+    );
 
     route('GET /projects/:id/repository/commits/:sha/diff', (context) => {
       const { project, params } = context;
@@ -1054,10 +1050,9 @@ export class FakeGitLab extends FakeGitHost<FakeGitLabRequest, RateLimitFault, F
       return mr;
     };
 
-    route('GET /projects/:id/merge_requests/:merge_request_iid', ({ project, params }) => ({
-      status: 200,
-      body: this.mergeRequestJson(project, findMergeRequest(project, params.merge_request_iid)),
-    }));
+    route('GET /projects/:id/merge_requests/:merge_request_iid', ({ project, params }) =>
+      ok(this.mergeRequestJson(project, findMergeRequest(project, params.merge_request_iid))),
+    );
 
     route('PUT /projects/:id/merge_requests/:merge_request_iid', ({ project, params, body }) => {
       const mr = findMergeRequest(project, params.merge_request_iid);
@@ -1088,14 +1083,14 @@ export class FakeGitLab extends FakeGitHost<FakeGitLabRequest, RateLimitFault, F
       if (target !== undefined) mr.targetBranch = target;
       if (stateEvent === 'close') this.closeStored(project, mr);
       mr.updatedAt = new Date().toISOString();
-      return { status: 200, body: this.mergeRequestJson(project, mr) };
+      return ok(this.mergeRequestJson(project, mr));
     });
 
     route('PUT /projects/:id/merge_requests/:merge_request_iid/merge', ({ project, params, user }) => {
       const mr = findMergeRequest(project, params.merge_request_iid);
       if (mr.state !== 'opened') throw problem(405, '405 Method Not Allowed');
       this.mergeStored(project, mr, user);
-      return { status: 200, body: this.mergeRequestJson(project, mr) };
+      return ok(this.mergeRequestJson(project, mr));
     });
   }
 }

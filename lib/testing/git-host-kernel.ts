@@ -119,6 +119,9 @@ export class Router<T extends { method: string; route: string }> {
   }
 }
 
+/** A 200 answer with this JSON body. */
+export const ok = (body: unknown): Reply => ({ status: 200, body });
+
 /** A request body as JSON (undefined when empty), or the host's error for one that is not JSON. */
 export function parseJson(text: string, invalid: () => Error): unknown {
   if (text === '') return undefined;
