@@ -243,17 +243,11 @@ export class GitRepository {
     return false;
   }
 
+  /** The nearest commit of `b`'s history (breadth first) that `a` also has. */
   mergeBase(a: string, b: string): string | undefined {
-    const ofA = new Set<string>();
-    const queue = [a];
-    while (queue.length > 0) {
-      const sha = queue.shift() as string;
-      if (ofA.has(sha)) continue;
-      ofA.add(sha);
-      queue.push(...(this.commit(sha)?.parents ?? []));
-    }
+    const ofA = this.reachable(a);
     const seen = new Set<string>();
-    queue.push(b);
+    const queue = [b];
     while (queue.length > 0) {
       const sha = queue.shift() as string;
       if (ofA.has(sha)) return sha;
