@@ -21,66 +21,43 @@
 // - faults (5xx, 429 with `Retry-After` and `X-RateLimit-*`, dropped connections, requests never answered) and
 //   latency can be injected, and every request is logged with its route.
 //
-// Repositories keep git's object model (git-repository.ts): blob, tree and commit ids are the ones git computes.
 import { createHash, randomBytes } from 'node:crypto';
-import { STATUS_CODES, createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import type { Socket } from 'node:net';
+import { STATUS_CODES, type IncomingMessage } from 'node:http';
 import {
-  GitRepository,
-  TreePathConflict,
-  gitNow,
-  type FlatEntry,
-  type GitCommit,
-  type GitSignature,
-  type GitTreeEntry,
-} from './git-repository.js';
-import { echoingFault } from './echoed-credentials.js';
-import { listenOnLoopback } from './listen.js';
+  FakeGitHost,
+  HostError,
+  Router,
+  ok,
+  parseJson,
+  pathSegments,
+  type CommonFault,
+  type FaultMatch,
+  type LoggedRequest,
+  type Reply,
+  type StatusFault,
+} from './git-host-kernel.js';
+import { GitRepository, gitNow, type FlatEntry, type GitCommit, type GitSignature } from './git-repository.js';
 
-// ---------------------------------------------------------------- public types
+export type { RedirectStatus } from './git-host-kernel.js';
 
-export interface FakeAzureDevOpsRequest {
-  method: string;
+export interface FakeAzureDevOpsRequest extends LoggedRequest {
   /** The decoded path below the server root, without the query, e.g. `/acme/Fleet/_apis/git/repositories/r/refs`. */
   path: string;
-  query: Record<string, string>;
   /** The route, e.g. `GET refs`, `POST pushes`, `OPTIONS _apis/{area}`; undefined: unknown. */
   route?: string;
   /** The `api-version` asked for (Accept header or query), when there was one. */
   apiVersion?: string;
   /** Whether the request carried a personal access token the fake accepts. */
   auth?: 'pat';
-  /** The status answered; undefined while pending or for a dropped connection. */
-  status?: number;
 }
 
-export interface FakeAzureDevOpsFaultMatch {
-  /** How many matching requests get the fault. Default 1. */
-  times?: number;
-  method?: string;
-  /** A route as logged (exact), e.g. `POST pushes`. */
-  route?: string;
-  /** A string the path contains, or a RegExp tested against `METHOD path`. */
-  path?: string | RegExp;
-}
+/** Which requests a fault hits; `route` as logged, e.g. `POST pushes`. */
+export type FakeAzureDevOpsFaultMatch = FaultMatch;
 
-export type RedirectStatus = 301 | 302 | 303 | 307 | 308;
+/** 429 with `Retry-After` and `X-RateLimit-*` headers, the way Azure DevOps throttles a client. */
+type RateLimitFault = { type: 'rate-limit'; retryAfterSeconds?: number };
 
-export type FakeAzureDevOpsFault =
-  | { type: 'status'; status: number; message?: string }
-  /** This status, with a message that repeats the credential the request carried (`echoedCredentials`). */
-  | { type: 'echo-credentials'; status: number }
-  /** 429 with `Retry-After` and `X-RateLimit-*` headers, the way Azure DevOps throttles a client. */
-  | { type: 'rate-limit'; retryAfterSeconds?: number }
-  /**
-   * A redirect (302 unless told) to the same path and query on `origin`, as a host that moved, or one handing out a
-   * download from another address, answers.
-   */
-  | { type: 'redirect'; origin: string; status?: RedirectStatus }
-  /** Destroy the connection without an answer. */
-  | { type: 'close' }
-  /** Never answer: the request stays pending (logged without a status, nothing applied) until the server stops. */
-  | { type: 'hang' };
+export type FakeAzureDevOpsFault = CommonFault | RateLimitFault;
 
 export interface FakeAzureDevOpsOptions {
   /** The default personal access token. Default: random, 52 characters like Azure's. */
@@ -112,18 +89,6 @@ export interface FakeAzurePullRequest {
 
 // ---------------------------------------------------------------- Azure's answers
 
-/** An error answered in Azure DevOps' JSON shape. */
-class VssProblem extends Error {
-  constructor(
-    readonly status: number,
-    readonly typeKey: string,
-    message: string,
-    readonly headers: Record<string, string> = {},
-  ) {
-    super(message);
-  }
-}
-
 /** The server namespace of the exception types named in error bodies. */
 const TYPE_NAMESPACES: Record<string, string> = {
   InvalidArgumentValueException: 'Microsoft.TeamFoundation.SourceControl.WebServer',
@@ -148,7 +113,11 @@ function errorBody(typeKey: string, message: string): Record<string, unknown> {
   };
 }
 
-const invalidArgument = (message: string) => new VssProblem(400, 'InvalidArgumentValueException', message);
+/** An error answered in Azure DevOps' JSON shape. */
+const vss = (status: number, typeKey: string, message: string) => new HostError(status, errorBody(typeKey, message));
+const invalidArgument = (message: string) => vss(400, 'InvalidArgumentValueException', message);
+const incorrect = (parameter: string) =>
+  invalidArgument(`The parameters are incorrect.\r\nParameter name: ${parameter}`);
 
 const ZERO_ID = '0'.repeat(40);
 const SHA1 = /^[0-9a-f]{40}$/;
@@ -219,7 +188,7 @@ function locationsOf(area: string): Record<string, unknown>[] {
 /** Refuses an `api-version` Azure would refuse for a resource: missing, beyond the server, or an unmarked preview. */
 function checkApiVersion(requested: string | undefined, method: string, resourceVersion: number): void {
   if (requested === undefined) {
-    throw new VssProblem(
+    throw vss(
       400,
       'VssVersionNotSpecifiedException',
       `No api-version was supplied for the "${method}" request. The version must be supplied either as part of the ` +
@@ -230,7 +199,7 @@ function checkApiVersion(requested: string | undefined, method: string, resource
   if (!parsed) throw invalidArgument(`The api-version '${requested}' is not valid.`);
   const version = Number(parsed[1]);
   if (version > Number(MAX_VERSION)) {
-    throw new VssProblem(
+    throw vss(
       400,
       'VssVersionOutOfRangeException',
       `The requested REST API version of ${requested} is out of range for this server. The latest REST API version ` +
@@ -239,7 +208,7 @@ function checkApiVersion(requested: string | undefined, method: string, resource
   }
   const preview = parsed[2] !== undefined;
   if (version > Number(RELEASED_VERSION) && !preview) {
-    throw new VssProblem(
+    throw vss(
       400,
       'VssInvalidPreviewVersionException',
       `The requested version "${requested}" of the resource is under preview. The -preview flag must be supplied in ` +
@@ -247,7 +216,7 @@ function checkApiVersion(requested: string | undefined, method: string, resource
     );
   }
   if (parsed[3] !== undefined && Number(parsed[3]) > resourceVersion) {
-    throw new VssProblem(
+    throw vss(
       400,
       'VssVersionOutOfRangeException',
       `The requested resource version ${parsed[3]} is out of range; the latest is ${resourceVersion}.`,
@@ -291,8 +260,6 @@ class FakeAzureRepository extends GitRepository {
   }
 }
 
-// ---------------------------------------------------------------- routes
-
 interface RouteContext {
   repo: FakeAzureRepository;
   params: Record<string, string>;
@@ -302,20 +269,10 @@ interface RouteContext {
   accept: string;
 }
 
-interface Reply {
-  status: number;
-  body?: unknown;
-  /** A body sent as it is (octet streams, HTML). */
-  raw?: { contentType: string; data: Buffer };
-  headers?: Record<string, string>;
-}
-
 interface Route {
   method: string;
   /** The logged name: `GET refs`. */
-  name: string;
-  /** The segments below `repositories/{repositoryId}`; `{x}` takes one, `{*x}` the rest (possibly none). */
-  segments: string[];
+  route: string;
   /** The resource version of its location, for the api-version check. */
   resourceVersion: number;
   handle: (context: RouteContext) => Reply;
@@ -326,32 +283,10 @@ type Target =
   | { route: string; area: string }
   | {
       route?: string;
-      matched?: { route: Route; params: Record<string, string> };
+      matched?: { entry: Route; params: Record<string, string> };
       project?: string;
       repositoryId: string;
     };
-
-function matchRoute(routes: readonly Route[], method: string, rest: readonly string[]) {
-  candidates: for (const route of routes) {
-    if (route.method !== method) continue;
-    const params: Record<string, string> = {};
-    for (let i = 0; i < route.segments.length; i++) {
-      const pattern = route.segments[i] as string;
-      const wildcard = /^\{\*(.+)\}$/.exec(pattern)?.[1];
-      if (wildcard) {
-        params[wildcard] = rest.slice(i).join('/');
-        return { route, params };
-      }
-      const segment = rest[i];
-      if (segment === undefined || segment === '') continue candidates;
-      const param = /^\{(.+)\}$/.exec(pattern)?.[1];
-      if (param) params[param] = segment;
-      else if (pattern.toLowerCase() !== segment.toLowerCase()) continue candidates;
-    }
-    if (rest.length === route.segments.length) return { route, params };
-  }
-  return undefined;
-}
 
 function object(body: unknown, name: string): Record<string, unknown> {
   if (typeof body !== 'object' || body === null || Array.isArray(body)) {
@@ -360,36 +295,30 @@ function object(body: unknown, name: string): Record<string, unknown> {
   return body as Record<string, unknown>;
 }
 
-// ---------------------------------------------------------------- the server
-
-type PendingFault = FakeAzureDevOpsFault & FakeAzureDevOpsFaultMatch & { remaining: number };
-
-export class FakeAzureDevOps {
-  /** Every request received, oldest first (cleared by `resetRequests`). */
-  readonly requests: FakeAzureDevOpsRequest[] = [];
-  latencyMs: number | ((request: FakeAzureDevOpsRequest) => number);
-
+export class FakeAzureDevOps extends FakeGitHost<
+  FakeAzureDevOpsRequest,
+  RateLimitFault,
+  FakeAzureRepository,
+  [project: string, name: string]
+> {
   readonly collection: string;
   private readonly webHost: string;
   private readonly identity: { name: string; email: string };
   private readonly tokens = new Set<string>();
-  private readonly repositories = new Map<string, FakeAzureRepository>();
   private readonly projects = new Map<string, FakeProject>();
-  private readonly routes: Route[] = [];
+  /** Routes below `repositories/{repositoryId}`, matched as Azure matches them: without regard to case. */
+  private readonly router = new Router<Route>({ ignoreCase: true });
   private readonly defaultToken: string;
   private readonly denyForcePush = new Set<string>();
-  private faults: PendingFault[] = [];
   private nextPullRequestId = 1;
-  private server?: Server;
-  private port?: number;
-  private readonly sockets = new Set<Socket>();
+  protected readonly jsonType = 'application/json; charset=utf-8; api-version=7.2-preview';
 
   constructor(options: FakeAzureDevOpsOptions = {}) {
+    super('Azure DevOps', 2, options.latencyMs);
     this.defaultToken = options.token ?? randomBytes(26).toString('hex');
     this.tokens.add(this.defaultToken);
     this.collection = options.collection ?? 'acme';
     this.webHost = options.webHost ?? 'dev.azure.com';
-    this.latencyMs = options.latencyMs ?? 0;
     this.identity = options.identity ?? { name: 'Fake User', email: 'fake.user@example.com' };
     this.defineRoutes();
   }
@@ -399,37 +328,9 @@ export class FakeAzureDevOps {
     return new FakeAzureDevOps(options).start();
   }
 
-  async start(): Promise<this> {
-    if (this.server) return this;
-    const server = createServer((request, response) => {
-      this.handle(request, response).catch((error: unknown) => {
-        // A bug in the fake answers 500 rather than crashing the test process.
-        if (!response.headersSent) response.writeHead(500, { 'content-type': 'application/json' });
-        response.end(JSON.stringify(errorBody('FakeServerException', `fake Azure DevOps: ${String(error)}`)));
-      });
-    });
-    server.on('connection', (socket: Socket) => {
-      this.sockets.add(socket);
-      socket.on('close', () => this.sockets.delete(socket));
-    });
-    this.port = await listenOnLoopback(server);
-    this.server = server;
-    return this;
-  }
-
-  async stop(): Promise<void> {
-    const server = this.server;
-    if (!server) return;
-    this.server = undefined;
-    for (const socket of this.sockets) socket.destroy();
-    this.sockets.clear();
-    await new Promise<void>((resolve) => server.close(() => resolve()));
-  }
-
   /** The collection URL, e.g. `http://127.0.0.1:43121/acme` (what the client connects to). */
   get url(): string {
-    if (this.port === undefined) throw new Error('FakeAzureDevOps is not started');
-    return `http://127.0.0.1:${this.port}/${encodeURIComponent(this.collection)}`;
+    return `${this.origin}/${encodeURIComponent(this.collection)}`;
   }
 
   /** The default personal access token. */
@@ -456,73 +357,28 @@ export class FakeAzureDevOps {
     else this.denyForcePush.add(key);
   }
 
+  /** The next matching requests are throttled: 429, lifting after `retryAfterSeconds` (default 60). */
+  rateLimitNext(match: FaultMatch & { retryAfterSeconds?: number } = {}): void {
+    this.injectFault({ type: 'rate-limit', retryAfterSeconds: match.retryAfterSeconds }, match);
+  }
+
   // ---------------------------------------------------------------- repositories (test-facing)
 
-  /** Creates a repository whose default branch holds `files` in one commit; returns that commit's id. */
-  createRepository(
-    project: string,
-    name: string,
-    files: Record<string, string>,
-    options: { defaultBranch?: string; message?: string } = {},
-  ): string {
-    const key = repositoryKey(project, name);
-    if (this.repositories.has(key)) throw new Error(`repository ${project}/${name} exists`);
+  /** A repository of a project, the project created with its first repository. */
+  protected newRepository([project, name]: [string, string], defaultBranch: string): FakeAzureRepository {
     let stored = this.projects.get(project.toLowerCase());
     if (!stored) {
       stored = { id: guidOf(`project ${project}`), name: project };
       this.projects.set(project.toLowerCase(), stored);
     }
-    const repo = new FakeAzureRepository(stored, name, options.defaultBranch ?? 'main');
-    this.repositories.set(key, repo);
-    const sha = repo.commitChanges(undefined, files, this.identity, options.message ?? 'Initial commit');
-    repo.refs.set(`refs/heads/${repo.defaultBranch}`, sha);
-    return sha;
-  }
-
-  /**
-   * Commits changes to a branch (created from the default branch when missing): a string sets a file's content,
-   * null deletes it. Returns the new commit's id.
-   */
-  commitFiles(
-    project: string,
-    name: string,
-    branch: string,
-    files: Record<string, string | null>,
-    message = 'Update files',
-  ): string {
-    const repo = this.repository(project, name);
-    const parent = repo.branchSha(branch) ?? repo.branchSha(repo.defaultBranch);
-    const sha = repo.commitChanges(parent, files, this.identity, message);
-    repo.refs.set(`refs/heads/${branch}`, sha);
-    return sha;
-  }
-
-  /** Every file at a ref (a branch, `heads/x`, or a commit id), by path, as UTF-8 text. */
-  files(project: string, name: string, ref: string): Record<string, string> {
-    const repo = this.repository(project, name);
-    const files: Record<string, string> = {};
-    for (const [path, entry] of this.flatAt(repo, ref)) {
-      const content = repo.blob(entry.sha);
-      if (content) files[path] = content.toString('utf8');
-    }
-    return files;
+    return new FakeAzureRepository(stored, name, defaultBranch);
   }
 
   /** The bytes of one file at a ref, or undefined. */
   fileBytes(project: string, name: string, ref: string, path: string): Buffer | undefined {
     const repo = this.repository(project, name);
-    const entry = this.flatAt(repo, ref).get(path);
-    return entry ? repo.blob(entry.sha) : undefined;
-  }
-
-  /** The commit a branch (`main`) or ref (`heads/main`, `refs/heads/main`) points at, or undefined. */
-  ref(project: string, name: string, ref: string): string | undefined {
-    const repo = this.repository(project, name);
-    return repo.refs.get(ref) ?? repo.refs.get(`refs/${ref}`) ?? repo.refs.get(`refs/heads/${ref}`);
-  }
-
-  commit(project: string, name: string, sha: string): GitCommit | undefined {
-    return this.repository(project, name).commit(sha);
+    const entry = this.filesAt(repo, ref, true)[path];
+    return entry === undefined ? undefined : repo.blob(entry);
   }
 
   /** Pull requests, oldest first. */
@@ -552,25 +408,8 @@ export class FakeAzureDevOps {
     const sourceSha = repo.refs.get(pull.sourceRefName);
     const targetSha = repo.refs.get(pull.targetRefName);
     if (!sourceSha || !targetSha) throw new Error(`pull request ${pullRequestId} has no source or target branch`);
-    const mergeBase = repo.mergeBase(targetSha, sourceSha);
-    const before = mergeBase ? repo.flatten(repo.commit(mergeBase)?.tree ?? '') : new Map<string, FlatEntry>();
-    const after = repo.flatten(repo.commit(sourceSha)?.tree ?? '');
-    const merged = repo.flatten(repo.commit(targetSha)?.tree ?? '');
-    for (const path of new Set([...before.keys(), ...after.keys()])) {
-      const old = before.get(path);
-      const now = after.get(path);
-      if (old?.sha === now?.sha && old?.mode === now?.mode) continue;
-      if (now) merged.set(path, now);
-      else merged.delete(path);
-    }
-    const signature = { ...this.identity, date: gitNow() };
-    const sha = repo.putCommit({
-      tree: repo.buildTree(merged),
-      parents: [targetSha, sourceSha],
-      author: signature,
-      committer: signature,
-      message: `Merged PR ${pull.pullRequestId}: ${pull.title}`,
-    });
+    const message = `Merged PR ${pull.pullRequestId}: ${pull.title}`;
+    const sha = repo.mergeCommit(targetSha, sourceSha, this.identity, message);
     repo.refs.set(pull.targetRefName, sha);
     this.close(repo, pull, 'completed');
     pull.mergeCommitId = sha;
@@ -582,25 +421,6 @@ export class FakeAzureDevOps {
     return this.complete(project, name, pullRequestId);
   }
 
-  /** How many commits `branch` has that `base` (default: the default branch) does not. */
-  commitsAhead(project: string, name: string, branch: string, base?: string): number {
-    const repo = this.repository(project, name);
-    const head = repo.branchSha(branch);
-    if (!head) throw new Error(`no branch ${branch} in ${name}`);
-    const baseSha = repo.branchSha(base ?? repo.defaultBranch);
-    let count = 0;
-    const seen = new Set<string>();
-    const queue = [head];
-    while (queue.length > 0) {
-      const sha = queue.shift() as string;
-      if (seen.has(sha) || (baseSha && repo.isAncestor(sha, baseSha))) continue;
-      seen.add(sha);
-      count++;
-      queue.push(...(repo.commit(sha)?.parents ?? []));
-    }
-    return count;
-  }
-
   /** Abandons an active pull request (closes it without merging). */
   abandon(project: string, name: string, pullRequestId: number): void {
     const repo = this.repository(project, name);
@@ -609,95 +429,15 @@ export class FakeAzureDevOps {
     this.close(repo, pull, 'abandoned');
   }
 
-  // ---------------------------------------------------------------- request log
-
-  /**
-   * How many requests were received: all, those of a route (`POST pushes`), those whose `METHOD path` matches a
-   * RegExp, or those a predicate accepts.
-   */
-  count(filter?: string | RegExp | ((request: FakeAzureDevOpsRequest) => boolean)): number {
-    return this.requests.filter((request) => requestMatches(request, filter)).length;
-  }
-
-  /** Requests per route (`unknown` for unrouted paths). */
-  countsByRoute(): Record<string, number> {
-    const counts: Record<string, number> = {};
-    for (const request of this.requests) {
-      const route = request.route ?? 'unknown';
-      counts[route] = (counts[route] ?? 0) + 1;
-    }
-    return counts;
-  }
-
-  resetRequests(): void {
-    this.requests.length = 0;
-  }
-
-  // ---------------------------------------------------------------- faults
-
-  /** The next matching requests get `fault` instead of their answer. Faults are used in the order added. */
-  injectFault(fault: FakeAzureDevOpsFault, match: FakeAzureDevOpsFaultMatch = {}): void {
-    this.faults.push({ ...match, ...fault, remaining: match.times ?? 1 });
-  }
-
-  /** The next matching requests are answered with this status (503, 500, 404, 401, …). */
-  failNext(status: number, match: FakeAzureDevOpsFaultMatch & { message?: string } = {}): void {
-    this.injectFault({ type: 'status', status, message: match.message }, match);
-  }
-
-  /** The next matching requests are answered with this status and a message repeating their credential. */
-  echoCredentialsNext(status: number, match: FakeAzureDevOpsFaultMatch = {}): void {
-    this.injectFault({ type: 'echo-credentials', status }, match);
-  }
-
-  /** The next matching requests are throttled: 429, lifting after `retryAfterSeconds` (default 60). */
-  rateLimitNext(match: FakeAzureDevOpsFaultMatch & { retryAfterSeconds?: number } = {}): void {
-    this.injectFault({ type: 'rate-limit', retryAfterSeconds: match.retryAfterSeconds }, match);
-  }
-
-  closeNext(match: FakeAzureDevOpsFaultMatch = {}): void {
-    this.injectFault({ type: 'close' }, match);
-  }
-
-  /** The next matching requests are redirected to the same path and query on `origin` (see the `redirect` fault). */
-  redirectNext(origin: string, match: FakeAzureDevOpsFaultMatch & { status?: RedirectStatus } = {}): void {
-    this.injectFault({ type: 'redirect', origin, status: match.status }, match);
-  }
-
-  /** The next matching requests are never answered (see the `hang` fault). */
-  hangNext(match: FakeAzureDevOpsFaultMatch = {}): void {
-    this.injectFault({ type: 'hang' }, match);
-  }
-
-  clearFaults(): void {
-    this.faults = [];
-  }
-
   // ---------------------------------------------------------------- handling
 
-  private repository(project: string, name: string): FakeAzureRepository {
-    const repo = this.repositories.get(repositoryKey(project, name));
-    if (!repo) throw new Error(`no repository ${project}/${name}`);
-    return repo;
+  protected testCommitter(): { name: string; email: string } {
+    return this.identity;
   }
 
-  private flatAt(repo: FakeAzureRepository, ref: string): Map<string, FlatEntry> {
-    const sha = repo.resolveCommit(ref);
-    const commit = sha ? repo.commit(sha) : undefined;
-    if (!commit) throw new Error(`no ref ${ref} in ${repo.name}`);
-    return repo.flatten(commit.tree);
-  }
-
-  private async handle(request: IncomingMessage, response: ServerResponse): Promise<void> {
-    const url = new URL(request.url ?? '/', 'http://fake');
-    const method = (request.method ?? 'GET').toUpperCase();
+  protected receive(request: IncomingMessage, url: URL, method: string) {
     const query = Object.fromEntries(url.searchParams);
-    let segments: string[] | undefined;
-    try {
-      segments = url.pathname.split('/').slice(1).map(decodeURIComponent);
-    } catch {
-      segments = undefined;
-    }
+    const segments = pathSegments(url.pathname);
     const accept = request.headers.accept ?? '';
     const apiVersion = query['api-version'] ?? /api-version=([^;,\s]+)/i.exec(accept)?.[1];
     const logged: FakeAzureDevOpsRequest = {
@@ -708,23 +448,7 @@ export class FakeAzureDevOps {
     };
     const target = segments ? this.resolve(method, segments) : undefined;
     if (target?.route) logged.route = target.route;
-    this.requests.push(logged);
-
-    const body = await readBody(request);
-    const latency = typeof this.latencyMs === 'function' ? this.latencyMs(logged) : this.latencyMs;
-    if (latency > 0) await new Promise((resolve) => setTimeout(resolve, latency));
-
-    const fault = this.takeFault(logged);
-    if (fault?.type === 'hang') return;
-    if (fault?.type === 'close') {
-      request.socket.destroy();
-      return;
-    }
-    if (fault) {
-      this.send(response, logged, faultReply(echoingFault(fault, request.headers), request.url ?? '/'));
-      return;
-    }
-    this.send(response, logged, this.answer(request, logged, target, body, accept));
+    return { logged, answer: (body: Buffer) => this.answer(request, logged, target, body.toString('utf8'), accept) };
   }
 
   /** What a path names: the locations of an area, or a route of a repository. */
@@ -742,8 +466,8 @@ export class FakeAzureDevOps {
     if (area?.toLowerCase() !== 'git' || resource?.toLowerCase() !== 'repositories' || !repositoryId) {
       return undefined;
     }
-    const matched = matchRoute(this.routes, method, rest);
-    return { route: matched?.route.name, matched, project, repositoryId };
+    const matched = this.router.match(method, rest);
+    return { route: matched?.entry.route, matched, project, repositoryId };
   }
 
   private answer(
@@ -753,39 +477,19 @@ export class FakeAzureDevOps {
     rawBody: string,
     accept: string,
   ): Reply {
-    try {
-      const signIn = this.authenticate(request, logged);
-      if (signIn) return signIn;
-      if (!target) throw new VssProblem(404, 'HttpException', 'The controller for path was not found.');
-      if ('area' in target) {
-        const value = locationsOf(target.area);
-        return { status: 200, body: { count: value.length, value } };
-      }
-      if (!target.matched) {
-        throw new VssProblem(404, 'HttpException', `The controller for path '${logged.path}' was not found.`);
-      }
-      checkApiVersion(logged.apiVersion, logged.method, target.matched.route.resourceVersion);
-      let body: unknown = undefined;
-      if (rawBody !== '') {
-        try {
-          body = JSON.parse(rawBody) as unknown;
-        } catch {
-          throw invalidArgument('The body of the request contains invalid Json.\r\nParameter name: contentStream');
-        }
-      }
-      return target.matched.route.handle({
-        repo: this.findRepository(target.project, target.repositoryId),
-        params: target.matched.params,
-        query: logged.query,
-        body,
-        accept,
-      });
-    } catch (error) {
-      if (error instanceof VssProblem) {
-        return { status: error.status, headers: error.headers, body: errorBody(error.typeKey, error.message) };
-      }
-      throw error;
+    const signIn = this.authenticate(request, logged);
+    if (signIn) return signIn;
+    if (!target) throw vss(404, 'HttpException', 'The controller for path was not found.');
+    if ('area' in target) {
+      const value = locationsOf(target.area);
+      return { status: 200, body: { count: value.length, value } };
     }
+    if (!target.matched) throw vss(404, 'HttpException', `The controller for path '${logged.path}' was not found.`);
+    checkApiVersion(logged.apiVersion, logged.method, target.matched.entry.resourceVersion);
+    const invalidJson = 'The body of the request contains invalid Json.\r\nParameter name: contentStream';
+    const body = parseJson(rawBody, () => invalidArgument(invalidJson));
+    const repo = this.findRepository(target.project, target.repositoryId);
+    return target.matched.entry.handle({ repo, params: target.matched.params, query: logged.query, body, accept });
   }
 
   /** A repository by project (name or id) and repository (name or id), as Azure looks them up. */
@@ -796,7 +500,7 @@ export class FakeAzureDevOps {
         (candidate) => candidate.name.toLowerCase() === project.toLowerCase() || candidate.id === project.toLowerCase(),
       );
       if (!inProject) {
-        throw new VssProblem(
+        throw vss(
           404,
           'ProjectDoesNotExistWithNameException',
           `TF200016: The following project does not exist: ${project}. Verify that the name of the project is ` +
@@ -811,7 +515,7 @@ export class FakeAzureDevOps {
           (inProject !== undefined && candidate.name.toLowerCase() === repositoryId.toLowerCase())),
     );
     if (!repo) {
-      throw new VssProblem(
+      throw vss(
         404,
         'GitRepositoryNotFoundException',
         `TF401019: The Git repository with name or identifier ${repositoryId} does not exist or you do not have ` +
@@ -833,14 +537,14 @@ export class FakeAzureDevOps {
         return {
           status: 203,
           raw: {
-            contentType: 'text/html; charset=utf-8',
+            type: 'text/html; charset=utf-8',
             data: Buffer.from(
               '<!DOCTYPE html><html><head><title>Azure DevOps Services | Sign In</title></head></html>',
             ),
           },
         };
       }
-      throw new VssProblem(
+      throw vss(
         401,
         'UnauthorizedRequestException',
         "TF400813: The user '' is not authorized to access this resource.",
@@ -849,7 +553,7 @@ export class FakeAzureDevOps {
     const decoded = Buffer.from(basic, 'base64').toString('utf8');
     const token = decoded.slice(decoded.indexOf(':') + 1);
     if (!this.tokens.has(token)) {
-      throw new VssProblem(
+      throw vss(
         401,
         'UnauthorizedRequestException',
         "TF400813: The user '' is not authorized to access this resource.",
@@ -859,47 +563,47 @@ export class FakeAzureDevOps {
     return undefined;
   }
 
-  private send(response: ServerResponse, logged: FakeAzureDevOpsRequest, reply: Reply): void {
-    logged.status = reply.status;
-    const headers: Record<string, string> = {
+  protected baseHeaders(): Record<string, string> {
+    return {
       'x-vss-e2eid': guidOf(randomBytes(8).toString('hex')),
       activityid: guidOf(randomBytes(8).toString('hex')),
-      ...reply.headers,
     };
-    if (reply.raw) {
-      headers['content-type'] = reply.raw.contentType;
-      response.writeHead(reply.status, headers);
-      response.end(reply.raw.data);
-      return;
-    }
-    if (reply.body === undefined) {
-      response.writeHead(reply.status, headers);
-      response.end();
-      return;
-    }
-    headers['content-type'] = 'application/json; charset=utf-8; api-version=7.2-preview';
-    response.writeHead(reply.status, headers);
-    response.end(JSON.stringify(reply.body));
   }
 
-  private takeFault(request: FakeAzureDevOpsRequest): PendingFault | undefined {
-    const fault = this.faults.find((candidate) => {
-      if (candidate.method && candidate.method.toUpperCase() !== request.method) return false;
-      if (candidate.route && candidate.route !== request.route) return false;
-      if (typeof candidate.path === 'string' && !request.path.includes(candidate.path)) return false;
-      if (candidate.path instanceof RegExp && !candidate.path.test(`${request.method} ${request.path}`)) return false;
-      return true;
-    });
-    if (!fault) return undefined;
-    fault.remaining--;
-    if (fault.remaining <= 0) this.faults = this.faults.filter((candidate) => candidate !== fault);
-    return fault;
+  protected crashBody(message: string): unknown {
+    return errorBody('FakeServerException', message);
+  }
+
+  protected faultReply(fault: StatusFault | RateLimitFault): Reply {
+    if (fault.type === 'status') {
+      return {
+        status: fault.status,
+        body: errorBody('FakeFaultException', fault.message ?? STATUS_CODES[fault.status] ?? 'Error'),
+      };
+    }
+    const seconds = fault.retryAfterSeconds ?? 60;
+    return {
+      status: 429,
+      headers: {
+        'retry-after': String(seconds),
+        'x-ratelimit-resource': 'Core',
+        'x-ratelimit-delay': '0.5',
+        'x-ratelimit-limit': '200',
+        'x-ratelimit-remaining': '0',
+        'x-ratelimit-reset': String(Math.floor(Date.now() / 1000) + seconds),
+      },
+      body: errorBody(
+        'RequestBlockedException',
+        "TF400733: The request has been canceled: Request was blocked due to exceeding usage of resource 'Core' " +
+          "in namespace 'User'.",
+      ),
+    };
   }
 
   // ---------------------------------------------------------------- JSON shapes
 
   private repositoryUrl(repo: FakeAzureRepository): string {
-    return `${this.port === undefined ? '' : this.url}/${repo.project.id}/_apis/git/repositories/${repo.id}`;
+    return `${this.started ? this.url : ''}/${repo.project.id}/_apis/git/repositories/${repo.id}`;
   }
 
   private pullRequestWebUrl(repo: FakeAzureRepository, id: number): string {
@@ -914,7 +618,7 @@ export class FakeAzureDevOps {
       url: `https://spsprodweu5.vssps.visualstudio.com/_apis/Identities/${id}`,
       id,
       uniqueName: this.identity.email,
-      imageUrl: `${this.port === undefined ? '' : this.url}/_api/_common/identityImage?id=${id}`,
+      imageUrl: `${this.started ? this.url : ''}/_api/_common/identityImage?id=${id}`,
       descriptor: `aad.${Buffer.from(id).toString('base64url')}`,
     };
   }
@@ -957,7 +661,7 @@ export class FakeAzureDevOps {
   private commitJson(repo: FakeAzureRepository, sha: string, changeCount?: number): Record<string, unknown> {
     const commit = repo.commit(sha);
     if (!commit) {
-      throw new VssProblem(
+      throw vss(
         404,
         'GitCommitDoesNotExistException',
         `TF401175: The version descriptor <Commit: ${sha}> could not be resolved to a version in the repository ${repo.name}`,
@@ -974,15 +678,9 @@ export class FakeAzureDevOps {
       remoteUrl: `https://${this.webHost}/${this.collection}/${encodeURIComponent(repo.project.name)}/_git/${encodeURIComponent(repo.name)}/commit/${sha}`,
     };
     if (changeCount !== undefined && changeCount > 0) {
-      const parent = commit.parents[0];
-      const before = parent ? repo.flatten(repo.commit(parent)?.tree ?? '') : new Map<string, FlatEntry>();
-      const after = repo.flatten(commit.tree);
       const changes: Record<string, unknown>[] = [];
       const counts: Record<string, number> = {};
-      for (const path of [...new Set([...before.keys(), ...after.keys()])].sort()) {
-        const old = before.get(path);
-        const now = after.get(path);
-        if (old?.sha === now?.sha && old?.mode === now?.mode) continue;
+      for (const { path, old, now } of repo.changesOf(sha)) {
         const changeType = !old ? 'add' : !now ? 'delete' : 'edit';
         const countKey = changeType.charAt(0).toUpperCase() + changeType.slice(1);
         counts[countKey] = (counts[countKey] ?? 0) + 1;
@@ -1062,7 +760,7 @@ export class FakeAzureDevOps {
     if (type === 'commit') sha = repo.commit(name.toLowerCase()) ? name.toLowerCase() : undefined;
     else sha = repo.refs.get(type === 'tag' ? `refs/tags/${name}` : `refs/heads/${name.replace(/^refs\/heads\//, '')}`);
     if (!sha) {
-      throw new VssProblem(
+      throw vss(
         404,
         'GitUnresolvableToCommitException',
         `TF401175: The version descriptor <${label}: ${name}> could not be resolved to a version in the repository ${repo.name}`,
@@ -1083,7 +781,7 @@ export class FakeAzureDevOps {
     const commit = object(commits[0], 'newCommit');
     const refName = typeof refUpdate.name === 'string' ? refUpdate.name : '';
     if (refName === '' || (typeof refUpdate.newObjectId === 'string' && refUpdate.newObjectId !== '')) {
-      throw invalidArgument('The parameters are incorrect.\r\nParameter name: refUpdate');
+      throw incorrect('refUpdate');
     }
     const changes = commit.changes;
     if (
@@ -1092,35 +790,34 @@ export class FakeAzureDevOps {
       !Array.isArray(changes) ||
       changes.length === 0
     ) {
-      throw invalidArgument('The parameters are incorrect.\r\nParameter name: newCommit');
+      throw incorrect('newCommit');
     }
     const parents = commit.parents;
     if (parents !== undefined && parents !== null && (!Array.isArray(parents) || parents.length > 1)) {
-      throw invalidArgument('The parameters are incorrect.\r\nParameter name: newCommit');
+      throw incorrect('newCommit');
     }
     // The base is the ref update's old object id, or the commit's one parent; when both are given they must agree.
     let base = '';
     const oldObjectId = typeof refUpdate.oldObjectId === 'string' ? refUpdate.oldObjectId.toLowerCase() : '';
     if (oldObjectId !== '') {
-      if (!SHA1.test(oldObjectId))
-        throw invalidArgument('The parameters are incorrect.\r\nParameter name: OldObjectId');
+      if (!SHA1.test(oldObjectId)) throw incorrect('OldObjectId');
       base = oldObjectId;
     }
     const parent = Array.isArray(parents) && typeof parents[0] === 'string' ? parents[0].toLowerCase() : '';
     if (parent !== '') {
-      if (!SHA1.test(parent)) throw invalidArgument('The parameters are incorrect.\r\nParameter name: parentCommitId');
+      if (!SHA1.test(parent)) throw incorrect('parentCommitId');
       if (base !== '' && base !== parent) {
-        throw invalidArgument('The parameters are incorrect.\r\nParameter name: baseCommitId');
+        throw incorrect('baseCommitId');
       }
       base = parent;
     }
-    if (base === '') throw invalidArgument('The parameters are incorrect.\r\nParameter name: baseCommitId');
+    if (base === '') throw incorrect('baseCommitId');
     if (!/^refs\/[^/]+\/.+/.test(refName) || refName.split('/').some((part) => part === '' || part === '..')) {
       throw invalidArgument(`TF401025: '${refName}' is not a valid name for a Git ref.`);
     }
     const current = repo.refs.get(refName);
     if (current !== undefined && current !== base) {
-      throw new VssProblem(
+      throw vss(
         409,
         'GitReferenceStaleException',
         `TF401028: The reference '${refName}' has already been updated by another client, so you cannot update it. ` +
@@ -1130,7 +827,7 @@ export class FakeAzureDevOps {
     const baseIsZero = base === ZERO_ID;
     const baseCommit = baseIsZero ? undefined : repo.commit(base);
     if (!baseIsZero && !baseCommit) {
-      throw new VssProblem(
+      throw vss(
         404,
         'GitCommitDoesNotExistException',
         `TF401175: The version descriptor <Commit: ${base}> could not be resolved to a version in the repository ${repo.name}`,
@@ -1149,7 +846,7 @@ export class FakeAzureDevOps {
               .join('/')
           : '';
       if (path === '' || path.split('/').some((part) => part === '.' || part === '..')) {
-        throw invalidArgument('The parameters are incorrect.\r\nParameter name: Changes');
+        throw incorrect('Changes');
       }
       if (seen.has(path)) throw invalidArgument(`Multiple operations were attempted on file '/${path}'.`);
       seen.add(path);
@@ -1170,7 +867,7 @@ export class FakeAzureDevOps {
           ? undefined
           : object(change.newContent, 'newContent');
       if (typeof content?.content !== 'string') {
-        throw invalidArgument('The parameters are incorrect.\r\nParameter name: Changes');
+        throw incorrect('Changes');
       }
       const contentType = enumValue(content.contentType ?? 'rawtext', CONTENT_TYPES, 'contentType');
       let bytes: Buffer;
@@ -1187,13 +884,9 @@ export class FakeAzureDevOps {
       }
       files.set(path, { mode: existing?.mode ?? '100644', sha: repo.putBlob(bytes) });
     }
-    let tree: string;
-    try {
-      tree = repo.buildTree(files);
-    } catch (error) {
-      if (!(error instanceof TreePathConflict)) throw error;
-      throw invalidArgument(`The path '/${error.path}' is a file and cannot hold other items.`);
-    }
+    const tree = repo.buildTreeOr(files, (error) =>
+      invalidArgument(`The path '/${error.path}' is a file and cannot hold other items.`),
+    );
     const now = gitNow();
     const signature = (value: unknown, fallback: GitSignature): GitSignature => {
       if (value === undefined || value === null) return fallback;
@@ -1207,7 +900,7 @@ export class FakeAzureDevOps {
         return fallback;
       }
       const date = typeof given.date === 'string' ? new Date(given.date) : new Date(now);
-      if (Number.isNaN(date.getTime())) throw invalidArgument('The parameters are incorrect.\r\nParameter name: date');
+      if (Number.isNaN(date.getTime())) throw incorrect('date');
       return { name: given.name, email: given.email, date: date.toISOString().replace(/\.\d+Z$/, 'Z') };
     };
     const identity = { ...this.identity, date: now };
@@ -1247,7 +940,7 @@ export class FakeAzureDevOps {
       const oldObjectId = typeof update.oldObjectId === 'string' ? update.oldObjectId.toLowerCase() : '';
       const newObjectId = typeof update.newObjectId === 'string' ? update.newObjectId.toLowerCase() : '';
       if (!SHA1.test(oldObjectId) || !SHA1.test(newObjectId)) {
-        throw invalidArgument('The parameters are incorrect.\r\nParameter name: refUpdates');
+        throw incorrect('refUpdates');
       }
       const result = (updateStatus: string) => ({
         repositoryId: repo.id,
@@ -1289,7 +982,7 @@ export class FakeAzureDevOps {
       throw invalidArgument('TF401399: The source and target branch of a pull request cannot be the same.');
     }
     if (!repo.refs.has(source) || !repo.refs.has(target)) {
-      throw new VssProblem(
+      throw vss(
         400,
         'GitPullRequestCannotBeActivated',
         'TF401398: The pull request cannot be activated because the source and/or the target branch no longer ' +
@@ -1307,7 +1000,7 @@ export class FakeAzureDevOps {
         (pull) => pull.status === 'active' && pull.sourceRefName === source && pull.targetRefName === target,
       )
     ) {
-      throw new VssProblem(
+      throw vss(
         409,
         'GitPullRequestExistsException',
         'TF401179: An active pull request for the source and target branch already exists.',
@@ -1345,11 +1038,7 @@ export class FakeAzureDevOps {
   private findPullRequest(repo: FakeAzureRepository, id: string | undefined): StoredPullRequest {
     const pull = repo.pullRequests.find((candidate) => String(candidate.pullRequestId) === id);
     if (!pull) {
-      throw new VssProblem(
-        404,
-        'GitPullRequestNotFoundException',
-        'TF401180: The requested pull request was not found.',
-      );
+      throw vss(404, 'GitPullRequestNotFoundException', 'TF401180: The requested pull request was not found.');
     }
     return pull;
   }
@@ -1358,7 +1047,7 @@ export class FakeAzureDevOps {
     const pull = this.findPullRequest(repo, id);
     const input = object(body, 'gitPullRequestToUpdate');
     if (pull.status !== 'active' && (input.title !== undefined || input.description !== undefined)) {
-      throw new VssProblem(
+      throw vss(
         400,
         'GitPullRequestNotEditableException',
         `TF401181: The pull request cannot be edited due to its state.`,
@@ -1384,7 +1073,7 @@ export class FakeAzureDevOps {
         pull.closedSourceCommit = undefined;
       }
     }
-    return { status: 200, body: this.pullRequestJson(repo, pull) };
+    return ok(this.pullRequestJson(repo, pull));
   }
 
   // ---------------------------------------------------------------- route table
@@ -1397,12 +1086,11 @@ export class FakeAzureDevOps {
       resourceVersion: number,
       handle: (context: RouteContext) => Reply,
     ) => {
-      const name = `${method} ${below === '' ? 'repositories/{repositoryId}' : below}`;
-      const segments = below === '' ? [] : below.split('/');
-      this.routes.push({ method, name, segments, resourceVersion, handle });
+      const route = `${method} ${below === '' ? 'repositories/{repositoryId}' : below}`;
+      this.router.add({ method, route, resourceVersion, handle }, below === '' ? '' : `/${below}`);
     };
 
-    route('GET', '', 2, ({ repo }) => ({ status: 200, body: this.repositoryJson(repo) }));
+    route('GET', '', 2, ({ repo }) => ok(this.repositoryJson(repo)));
 
     route('GET', 'refs', 2, ({ repo, query }) => this.listRefs(repo, query.filter));
     route('GET', 'refs/{*filter}', 2, ({ repo, params, query }) => this.listRefs(repo, query.filter ?? params.filter));
@@ -1414,7 +1102,7 @@ export class FakeAzureDevOps {
       const sha = (params.sha1 ?? '').toLowerCase();
       const content = repo.blob(sha);
       if (!content) {
-        throw new VssProblem(
+        throw vss(
           404,
           'GitItemNotFoundException',
           `TF401174: The item '${sha}' could not be found in the repository '${repo.name}'.`,
@@ -1422,27 +1110,22 @@ export class FakeAzureDevOps {
       }
       const format = (query.$format ?? '').toLowerCase();
       if (format === 'octetstream' || (format === '' && /application\/octet-stream/i.test(accept))) {
-        return { status: 200, raw: { contentType: 'application/octet-stream', data: content } };
+        return { status: 200, raw: { type: 'application/octet-stream', data: content } };
       }
-      return {
-        status: 200,
-        body: { objectId: sha, size: content.length, url: `${this.repositoryUrl(repo)}/blobs/${sha}` },
-      };
+      return ok({ objectId: sha, size: content.length, url: `${this.repositoryUrl(repo)}/blobs/${sha}` });
     });
 
-    route('GET', 'commits/{commitId}', 2, ({ repo, params, query }) => ({
-      status: 200,
-      body: this.commitJson(repo, (params.commitId ?? '').toLowerCase(), Number(query.changeCount ?? 0) || 0),
-    }));
+    route('GET', 'commits/{commitId}', 2, ({ repo, params, query }) =>
+      ok(this.commitJson(repo, (params.commitId ?? '').toLowerCase(), Number(query.changeCount ?? 0) || 0)),
+    );
 
     route('POST', 'pushes', 3, ({ repo, body }) => this.push(repo, body));
 
     route('POST', 'pullRequests', 2, ({ repo, body }) => this.createPullRequest(repo, body));
     route('GET', 'pullRequests', 2, ({ repo, query }) => this.listPullRequests(repo, query));
-    route('GET', 'pullRequests/{pullRequestId}', 2, ({ repo, params }) => ({
-      status: 200,
-      body: this.pullRequestJson(repo, this.findPullRequest(repo, params.pullRequestId)),
-    }));
+    route('GET', 'pullRequests/{pullRequestId}', 2, ({ repo, params }) =>
+      ok(this.pullRequestJson(repo, this.findPullRequest(repo, params.pullRequestId))),
+    );
     route('PATCH', 'pullRequests/{pullRequestId}', 2, ({ repo, params, body }) =>
       this.updatePullRequest(repo, params.pullRequestId, body),
     );
@@ -1479,104 +1162,23 @@ export class FakeAzureDevOps {
       if (symlink) json.isSymLink = true;
       return json;
     };
-    // Find the scope: the root tree, a folder, or a file.
-    let treeSha: string | undefined = commit.tree;
-    let value: Record<string, unknown>[] = [];
-    if (scope !== '') {
-      const parts = scope.split('/');
-      for (let i = 0; i < parts.length; i++) {
-        const entry: GitTreeEntry | undefined = repo
-          .tree(treeSha ?? '')
-          ?.find((candidate) => candidate.name === parts[i]);
-        if (!entry || (i < parts.length - 1 && entry.type !== 'tree')) {
-          throw new VssProblem(
-            404,
-            'GitItemNotFoundException',
-            `TF401174: The item '/${scope}' could not be found in the repository '${repo.name}' at the version ` +
-              `specified by '<Commit: ${commitId}>' (resolved to commit '${commitId}').`,
-          );
-        }
-        if (entry.type !== 'tree') {
-          value = [item(scope, entry.sha, entry.type, entry.mode === '120000')];
-          treeSha = undefined;
-        } else {
-          treeSha = entry.sha;
-        }
-      }
+    // The scope: the root tree, a folder, or a file.
+    const found = repo.lookup(commit.tree, scope);
+    if (!found) {
+      throw vss(
+        404,
+        'GitItemNotFoundException',
+        `TF401174: The item '/${scope}' could not be found in the repository '${repo.name}' at the version ` +
+          `specified by '<Commit: ${commitId}>' (resolved to commit '${commitId}').`,
+      );
     }
-    if (treeSha !== undefined) {
-      value = [item(scope, treeSha, 'tree')];
-      const walk = (sha: string, prefix: string, depth: number) => {
-        for (const entry of repo.tree(sha) ?? []) {
-          const path = prefix === '' ? entry.name : `${prefix}/${entry.name}`;
-          value.push(item(path, entry.sha, entry.type, entry.mode === '120000'));
-          if (
-            entry.type === 'tree' &&
-            (recursion === 'full' || (depth === 0 && recursion === 'onelevelplusnestedemptyfolders'))
-          ) {
-            walk(entry.sha, path, depth + 1);
-          }
-        }
-      };
-      if (recursion !== 'none') walk(treeSha, scope, 0);
+    const value = [item(scope, found.sha, found.type, found.mode === '120000')];
+    if (found.type === 'tree' && recursion !== 'none') {
+      repo.walk(found.sha, scope === '' ? '' : `${scope}/`, (path, entry, depth) => {
+        value.push(item(path, entry.sha, entry.type, entry.mode === '120000'));
+        return recursion === 'full' || (depth === 0 && recursion === 'onelevelplusnestedemptyfolders');
+      });
     }
     return { status: 200, body: { count: value.length, value } };
   }
-}
-
-// ---------------------------------------------------------------- helpers
-
-function repositoryKey(project: string, name: string): string {
-  return `${project}/${name}`.toLowerCase();
-}
-
-function requestMatches(
-  request: FakeAzureDevOpsRequest,
-  filter: string | RegExp | ((request: FakeAzureDevOpsRequest) => boolean) | undefined,
-): boolean {
-  if (filter === undefined) return true;
-  if (typeof filter === 'string') return request.route === filter;
-  if (filter instanceof RegExp) return filter.test(`${request.method} ${request.path}`);
-  return filter(request);
-}
-
-/** The answer `fault` makes to a request for `requestUrl` (its path and query). */
-function faultReply(fault: Exclude<FakeAzureDevOpsFault, { type: 'echo-credentials' }>, requestUrl: string): Reply {
-  switch (fault.type) {
-    case 'redirect':
-      return { status: fault.status ?? 302, headers: { location: new URL(requestUrl, fault.origin).href } };
-    case 'status':
-      return {
-        status: fault.status,
-        body: errorBody('FakeFaultException', fault.message ?? STATUS_CODES[fault.status] ?? 'Error'),
-      };
-    case 'rate-limit': {
-      const seconds = fault.retryAfterSeconds ?? 60;
-      return {
-        status: 429,
-        headers: {
-          'retry-after': String(seconds),
-          'x-ratelimit-resource': 'Core',
-          'x-ratelimit-delay': '0.5',
-          'x-ratelimit-limit': '200',
-          'x-ratelimit-remaining': '0',
-          'x-ratelimit-reset': String(Math.floor(Date.now() / 1000) + seconds),
-        },
-        body: errorBody(
-          'RequestBlockedException',
-          "TF400733: The request has been canceled: Request was blocked due to exceeding usage of resource 'Core' " +
-            "in namespace 'User'.",
-        ),
-      };
-    }
-    case 'close':
-    case 'hang':
-      return { status: 500 }; // handled before a reply is made
-  }
-}
-
-async function readBody(request: IncomingMessage): Promise<string> {
-  const chunks: Buffer[] = [];
-  for await (const chunk of request) chunks.push(chunk as Buffer);
-  return Buffer.concat(chunks).toString('utf8');
 }

@@ -4,69 +4,54 @@
 // `contentId`, and file lines), raw files, files, changes between two commits, commits, the file edit (a multipart PUT
 // on browse, one commit per file), branch-utils' branch creation and deletion, and pull requests (list, create, get,
 // update with optimistic locking on `version`, decline, reopen), and the repository search (`/repos`, filtered by name
-// and by the permission the caller has).
+// and by the permission the caller has). The server, request log, faults and latency are the kernel's
+// (git-host-kernel.ts), the objects git's (git-repository.ts).
 //
-// Repositories keep git's object model (git-repository.ts), so commit, tree and blob ids are git's. The rules that
-// matter for a promotion are Bitbucket's: one open pull request per source and target branch (409
+// The rules that matter for a promotion are Bitbucket's: one open pull request per source and target branch (409
 // DuplicatePullRequestException carrying `existingPullRequest`), a pull request whose source branch is deleted is
 // declined, one whose source commit becomes reachable from its target is merged, a stale `version` is a 409, paged
 // answers carry `size`, `limit`, `start`, `isLastPage` and `nextPageStart`, errors are `{"errors":[{context, message,
 // exceptionName}]}`. HTTP access tokens (`Bearer`) and username/password (`Basic`) authenticate; a token may be
-// read-only, and a write is then refused as Bitbucket refuses it (401 AuthorisationException). Faults (5xx, 429 rate
-// limits with `Retry-After` and the `X-RateLimit-*` headers of Data Center's token buckets, dropped connections,
-// requests never answered) and latency can be injected, and every request is logged with its route.
+// read-only, and a write is then refused as Bitbucket refuses it (401 AuthorisationException). Its rate limit is a 429
+// with `Retry-After` and the `X-RateLimit-*` headers of Data Center's token buckets.
 //
 // Where Bitbucket's documentation does not say what an answer holds (the file edit's conflicts), the fake answers a
 // 409 with a plain message and no exception name: the adapter relies on the status only.
 import { randomBytes } from 'node:crypto';
-import { STATUS_CODES, createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import type { Socket } from 'node:net';
-import { GitRepository, gitNow, type FlatEntry, type GitCommit, type GitTreeEntry } from './git-repository.js';
-import { echoingFault } from './echoed-credentials.js';
-import { listenOnLoopback } from './listen.js';
+import { STATUS_CODES, type IncomingMessage } from 'node:http';
+import {
+  FakeGitHost,
+  HostError,
+  Router,
+  ok,
+  parseJson,
+  pathSegments,
+  type CommonFault,
+  type FaultMatch,
+  type LoggedRequest,
+  type Reply,
+  type StatusFault,
+} from './git-host-kernel.js';
+import { GitRepository, fileChanges, type FlatEntry, type GitTreeEntry } from './git-repository.js';
 
-// ---------------------------------------------------------------- public types
+export type { RedirectStatus } from './git-host-kernel.js';
 
-export interface FakeBitbucketRequest {
-  method: string;
+export interface FakeBitbucketRequest extends LoggedRequest {
   /** The decoded path below the context path, without the query, e.g. `/rest/api/1.0/projects/P/repos/r/branches`. */
   path: string;
-  query: Record<string, string>;
   /** The route, e.g. `GET /rest/api/1.0/projects/{projectKey}/repos/{repositorySlug}/branches`; undefined: unknown. */
   route?: string;
   /** How the request authenticated, when it did. */
   auth?: 'token' | 'basic';
-  /** The status answered; undefined while pending or for a dropped connection. */
-  status?: number;
 }
 
-export interface FakeBitbucketFaultMatch {
-  /** How many matching requests get the fault. Default 1. */
-  times?: number;
-  method?: string;
-  /** A route (exact), e.g. `POST /rest/api/1.0/projects/{projectKey}/repos/{repositorySlug}/pull-requests`. */
-  route?: string;
-  /** A string the path contains, or a RegExp tested against `METHOD path`. */
-  path?: string | RegExp;
-}
+/** Which requests a fault hits; `route` e.g. `POST /rest/api/1.0/projects/{projectKey}/repos/{repositorySlug}/pull-requests`. */
+export type FakeBitbucketFaultMatch = FaultMatch;
 
-export type RedirectStatus = 301 | 302 | 303 | 307 | 308;
+/** 429 with `Retry-After` and the `X-RateLimit-*` headers of an empty token bucket. */
+type RateLimitFault = { type: 'rate-limit'; retryAfterSeconds: number };
 
-export type FakeBitbucketFault =
-  | { type: 'status'; status: number; message?: string }
-  /** This status, with a message that repeats the credential the request carried (`echoedCredentials`). */
-  | { type: 'echo-credentials'; status: number }
-  /** 429 with `Retry-After` and the `X-RateLimit-*` headers of an empty token bucket. */
-  | { type: 'rate-limit'; retryAfterSeconds: number }
-  /**
-   * A redirect (302 unless told) to the same path and query on `origin`, as a host that moved, or one handing out a
-   * download from another address, answers.
-   */
-  | { type: 'redirect'; origin: string; status?: RedirectStatus }
-  /** Destroy the connection without an answer. */
-  | { type: 'close' }
-  /** Never answer: the request stays pending until the client gives up or the server stops. */
-  | { type: 'hang' };
+export type FakeBitbucketFault = CommonFault | RateLimitFault;
 
 export type FakeBitbucketPermission = 'REPO_READ' | 'REPO_WRITE';
 
@@ -110,8 +95,6 @@ export interface FakeBitbucketPullRequest {
   url: string;
 }
 
-// ---------------------------------------------------------------- internals
-
 interface StoredPullRequest {
   id: number;
   version: number;
@@ -148,15 +131,8 @@ interface Credential {
 }
 
 /** An error answer: `{"errors":[{context, message, exceptionName, …extra}]}`. */
-class BitbucketProblem extends Error {
-  constructor(
-    readonly status: number,
-    message: string,
-    readonly exceptionName: string | null = null,
-    readonly extra: Record<string, unknown> = {},
-  ) {
-    super(message);
-  }
+function problem(status: number, message: string, exceptionName: string | null = null, extra = {}): HostError {
+  return new HostError(status, { errors: [{ context: null, message, exceptionName, ...extra }] });
 }
 
 const EXCEPTIONS = {
@@ -176,13 +152,6 @@ const EXCEPTIONS = {
   validation: 'com.atlassian.bitbucket.validation.ArgumentValidationException',
 } as const;
 
-interface Reply {
-  status: number;
-  /** JSON (an object) or raw bytes. */
-  body?: unknown;
-  headers?: Record<string, string>;
-}
-
 interface RouteContext {
   params: Record<string, string>;
   query: Record<string, string>;
@@ -196,7 +165,6 @@ interface RouteContext {
 interface Route {
   method: string;
   route: string;
-  segments: string[];
   /** Writes need REPO_WRITE. */
   write: boolean;
   handle: (context: RouteContext) => Reply | Promise<Reply>;
@@ -204,18 +172,17 @@ interface Route {
   global?: (context: { query: Record<string, string>; credential: Credential }) => Reply;
 }
 
-type PendingFault = FakeBitbucketFault & FakeBitbucketFaultMatch & { remaining: number };
-
 const API = '/rest/api/1.0/projects/{projectKey}/repos/{repositorySlug}';
 const BRANCH_UTILS = '/rest/branch-utils/1.0/projects/{projectKey}/repos/{repositorySlug}';
 const ZERO_ID = '0000000000000000000000000000000000000000';
-
 // ---------------------------------------------------------------- the server
 
-export class FakeBitbucketServer {
-  /** Every request received, oldest first (cleared by `resetRequests`). */
-  readonly requests: FakeBitbucketRequest[] = [];
-  latencyMs: number | ((request: FakeBitbucketRequest) => number);
+export class FakeBitbucketServer extends FakeGitHost<
+  FakeBitbucketRequest,
+  RateLimitFault,
+  FakeRepository,
+  [projectKey: string, slug: string]
+> {
   /** The user the default token and password belong to. */
   readonly user: FakeBitbucketUser = {
     name: 'promoter',
@@ -229,17 +196,15 @@ export class FakeBitbucketServer {
   private readonly maxChanges: number;
   private readonly tokens = new Map<string, Credential>();
   private readonly passwords = new Map<string, { password: string } & Credential>();
-  private readonly repositories = new Map<string, FakeRepository>();
-  private readonly routes: Route[] = [];
+  /** A path, the final parameter of its routes, takes the rest of the request's path. */
+  private readonly router = new Router<Route>({ rest: { path: false } });
   private readonly defaultToken: string;
   private readonly defaultPassword: string;
-  private faults: PendingFault[] = [];
   private nextRepositoryId = 1;
-  private server?: Server;
-  private port?: number;
-  private readonly sockets = new Set<Socket>();
+  protected readonly jsonType = 'application/json;charset=UTF-8';
 
   constructor(options: FakeBitbucketServerOptions = {}) {
+    super('Bitbucket Server', 2, options.latencyMs);
     this.defaultToken = options.token ?? `BBDC-${randomBytes(24).toString('base64url')}`;
     this.defaultPassword = options.password ?? randomBytes(12).toString('hex');
     this.tokens.set(this.defaultToken, { user: this.user, permission: 'REPO_WRITE' });
@@ -248,7 +213,6 @@ export class FakeBitbucketServer {
     this.webBaseUrl = (options.webBaseUrl ?? 'https://bitbucket.example.com').replace(/\/+$/, '');
     this.maxPageLimit = options.maxPageLimit ?? 1000;
     this.maxChanges = options.maxChanges ?? 1000;
-    this.latencyMs = options.latencyMs ?? 0;
     this.defineRoutes();
   }
 
@@ -256,37 +220,9 @@ export class FakeBitbucketServer {
     return new FakeBitbucketServer(options).start();
   }
 
-  async start(): Promise<this> {
-    if (this.server) return this;
-    const server = createServer((request, response) => {
-      this.handle(request, response).catch((error: unknown) => {
-        // A bug in the fake answers 500 rather than crashing the test process.
-        if (!response.headersSent) response.writeHead(500, { 'content-type': 'application/json' });
-        response.end(JSON.stringify({ errors: [{ context: null, message: `fake Bitbucket: ${String(error)}` }] }));
-      });
-    });
-    server.on('connection', (socket: Socket) => {
-      this.sockets.add(socket);
-      socket.on('close', () => this.sockets.delete(socket));
-    });
-    this.port = await listenOnLoopback(server);
-    this.server = server;
-    return this;
-  }
-
-  async stop(): Promise<void> {
-    const server = this.server;
-    if (!server) return;
-    this.server = undefined;
-    for (const socket of this.sockets) socket.destroy();
-    this.sockets.clear();
-    await new Promise<void>((resolve) => server.close(() => resolve()));
-  }
-
   /** The base URL (`http://127.0.0.1:<port>[/context]`), below which `/rest/api/1.0` is served. */
   get url(): string {
-    if (this.port === undefined) throw new Error('FakeBitbucketServer is not started');
-    return `http://127.0.0.1:${this.port}${this.contextPath}`;
+    return `${this.origin}${this.contextPath}`;
   }
 
   /** The default HTTP access token (user `promoter`, repository write). */
@@ -313,77 +249,16 @@ export class FakeBitbucketServer {
     this.passwords.set(user.name, { password, user, permission });
   }
 
+  /** The next matching requests are rate limited: 429 with `Retry-After` (default 60 s). */
+  rateLimitNext(match: FaultMatch & { retryAfterSeconds?: number } = {}): void {
+    this.injectFault({ type: 'rate-limit', retryAfterSeconds: match.retryAfterSeconds ?? 60 }, match);
+  }
+
   // ---------------------------------------------------------------- repositories (test-facing)
 
-  /**
-   * Creates a repository (`~user` as the project key for a personal one) whose default branch holds `files` in one
-   * commit; returns that commit's id.
-   */
-  createRepository(
-    projectKey: string,
-    slug: string,
-    files: Record<string, string>,
-    options: { defaultBranch?: string; message?: string } = {},
-  ): string {
-    const key = repositoryKey(projectKey, slug);
-    if (this.repositories.has(key)) throw new Error(`repository ${projectKey}/${slug} exists`);
-    const repo = new FakeRepository(
-      projectKey,
-      slug.toLowerCase(),
-      this.nextRepositoryId++,
-      options.defaultBranch ?? 'main',
-    );
-    this.repositories.set(key, repo);
-    const sha = repo.commitChanges(undefined, files, this.signature(this.user), options.message ?? 'Initial commit');
-    repo.refs.set(`refs/heads/${repo.defaultBranch}`, sha);
-    return sha;
-  }
-
-  /**
-   * Commits changes to a branch (created from the default branch when missing): a string sets a file's content, null
-   * deletes it. Returns the new commit's id.
-   */
-  commitFiles(
-    projectKey: string,
-    slug: string,
-    branch: string,
-    files: Record<string, string | null>,
-    message = 'Update files',
-  ): string {
-    const repo = this.repository(projectKey, slug);
-    const parent = repo.branchSha(branch) ?? repo.branchSha(repo.defaultBranch);
-    const sha = repo.commitChanges(parent, files, this.signature(this.user), message);
-    this.moveBranch(repo, branch, sha);
-    return sha;
-  }
-
-  /** Every file at a ref (a branch, `refs/heads/x`, or a commit id), by path, as UTF-8 text. */
-  files(projectKey: string, slug: string, ref: string): Record<string, string> {
-    const repo = this.repository(projectKey, slug);
-    const files: Record<string, string> = {};
-    for (const [path, entry] of repo.flatAt(ref)) {
-      const content = repo.blob(entry.sha);
-      if (content) files[path] = content.toString('utf8');
-    }
-    return files;
-  }
-
-  /** The commit a branch points at, or undefined. */
-  ref(projectKey: string, slug: string, branch: string): string | undefined {
-    return this.repository(projectKey, slug).branchSha(branch);
-  }
-
-  commit(projectKey: string, slug: string, sha: string): GitCommit | undefined {
-    return this.repository(projectKey, slug).commit(sha);
-  }
-
-  /** How many commits `branch` has that `base` does not (`git rev-list --count base..branch`). */
-  commitsAhead(projectKey: string, slug: string, branch: string, base: string): number {
-    const repo = this.repository(projectKey, slug);
-    const head = repo.branchSha(branch);
-    if (!head) return 0;
-    const excluded = reachable(repo, repo.branchSha(base));
-    return [...reachable(repo, head)].filter((sha) => !excluded.has(sha)).length;
+  /** A repository of a project (`~user` as the project key for a personal one). */
+  protected newRepository([projectKey, slug]: [string, string], defaultBranch: string): FakeRepository {
+    return new FakeRepository(projectKey, slug.toLowerCase(), this.nextRepositoryId++, defaultBranch);
   }
 
   /** Pull requests, oldest first. */
@@ -406,17 +281,13 @@ export class FakeBitbucketServer {
   /** Merges an open pull request as Bitbucket's default strategy does (a merge commit, `--no-ff`). */
   merge(projectKey: string, slug: string, id: number): string {
     const repo = this.repository(projectKey, slug);
-    const pull = repo.pullRequests.find((candidate) => candidate.id === id);
-    if (!pull || pull.state !== 'OPEN') throw new Error(`no open pull request #${id} in ${projectKey}/${slug}`);
-    return this.mergePullRequest(repo, pull, this.user);
+    return this.mergePullRequest(repo, this.openPullRequest(repo, id), this.user);
   }
 
   /** Declines an open pull request, as a person would. */
   decline(projectKey: string, slug: string, id: number): void {
     const repo = this.repository(projectKey, slug);
-    const pull = repo.pullRequests.find((candidate) => candidate.id === id);
-    if (!pull || pull.state !== 'OPEN') throw new Error(`no open pull request #${id} in ${projectKey}/${slug}`);
-    this.closePullRequest(repo, pull, 'DECLINED');
+    this.closePullRequest(repo, this.openPullRequest(repo, id), 'DECLINED');
   }
 
   /** Deletes a branch, as a person would (declining the open pull requests from it). */
@@ -424,81 +295,24 @@ export class FakeBitbucketServer {
     this.removeBranch(this.repository(projectKey, slug), branch);
   }
 
-  // ---------------------------------------------------------------- request log
-
-  /** How many requests were received: all, those of a route, those whose `METHOD path` matches, or a predicate's. */
-  count(filter?: string | RegExp | ((request: FakeBitbucketRequest) => boolean)): number {
-    return this.requests.filter((request) => requestMatches(request, filter)).length;
-  }
-
-  /** Requests per route (`unknown` for unrouted paths). */
-  countsByRoute(): Record<string, number> {
-    const counts: Record<string, number> = {};
-    for (const request of this.requests) {
-      const route = request.route ?? 'unknown';
-      counts[route] = (counts[route] ?? 0) + 1;
-    }
-    return counts;
-  }
-
-  resetRequests(): void {
-    this.requests.length = 0;
-  }
-
-  // ---------------------------------------------------------------- faults
-
-  /** The next matching requests get `fault` instead of their answer. Faults are used in the order added. */
-  injectFault(fault: FakeBitbucketFault, match: FakeBitbucketFaultMatch = {}): void {
-    this.faults.push({ ...match, ...fault, remaining: match.times ?? 1 });
-  }
-
-  /** The next matching requests are answered with this status (502, 500, 404, 401, …). */
-  failNext(status: number, match: FakeBitbucketFaultMatch & { message?: string } = {}): void {
-    this.injectFault({ type: 'status', status, message: match.message }, match);
-  }
-
-  /** The next matching requests are answered with this status and a message repeating their credential. */
-  echoCredentialsNext(status: number, match: FakeBitbucketFaultMatch = {}): void {
-    this.injectFault({ type: 'echo-credentials', status }, match);
-  }
-
-  /** The next matching requests are rate limited: 429 with `Retry-After` (default 60 s). */
-  rateLimitNext(match: FakeBitbucketFaultMatch & { retryAfterSeconds?: number } = {}): void {
-    this.injectFault({ type: 'rate-limit', retryAfterSeconds: match.retryAfterSeconds ?? 60 }, match);
-  }
-
-  closeNext(match: FakeBitbucketFaultMatch = {}): void {
-    this.injectFault({ type: 'close' }, match);
-  }
-
-  /** The next matching requests are redirected to the same path and query on `origin` (see the `redirect` fault). */
-  redirectNext(origin: string, match: FakeBitbucketFaultMatch & { status?: RedirectStatus } = {}): void {
-    this.injectFault({ type: 'redirect', origin, status: match.status }, match);
-  }
-
-  hangNext(match: FakeBitbucketFaultMatch = {}): void {
-    this.injectFault({ type: 'hang' }, match);
-  }
-
-  clearFaults(): void {
-    this.faults = [];
+  private openPullRequest(repo: FakeRepository, id: number): StoredPullRequest {
+    const pull = repo.pullRequests.find((candidate) => candidate.id === id);
+    if (!pull || pull.state !== 'OPEN')
+      throw new Error(`no open pull request #${id} in ${repo.projectKey}/${repo.slug}`);
+    return pull;
   }
 
   // ---------------------------------------------------------------- handling
 
-  private repository(projectKey: string, slug: string): FakeRepository {
-    const repo = this.repositories.get(repositoryKey(projectKey, slug));
-    if (!repo) throw new Error(`no repository ${projectKey}/${slug}`);
-    return repo;
+  protected testCommitter(): { name: string; email: string } {
+    return this.signature(this.user);
   }
 
   private signature(user: FakeBitbucketUser): { name: string; email: string } {
     return { name: user.displayName, email: user.emailAddress };
   }
 
-  private async handle(request: IncomingMessage, response: ServerResponse): Promise<void> {
-    const url = new URL(request.url ?? '/', 'http://fake');
-    const method = (request.method ?? 'GET').toUpperCase();
+  protected receive(request: IncomingMessage, url: URL, method: string) {
     const query = Object.fromEntries(url.searchParams);
     const below =
       this.contextPath === ''
@@ -506,134 +320,87 @@ export class FakeBitbucketServer {
         : url.pathname.startsWith(`${this.contextPath}/`)
           ? url.pathname.slice(this.contextPath.length)
           : undefined;
-    let segments: string[] | undefined;
-    try {
-      segments = below?.split('/').slice(1).map(decodeURIComponent);
-    } catch {
-      segments = undefined;
-    }
+    let segments = pathSegments(below);
     // The user-centric form of personal repositories (`/users/{user}/repos/…`) is the project `~user`.
     if (segments && segments[0] === 'rest' && segments[3] === 'users' && segments[5] === 'repos') {
       segments = [...segments.slice(0, 3), 'projects', `~${segments[4] ?? ''}`, ...segments.slice(5)];
     }
     const logged: FakeBitbucketRequest = { method, path: segments ? `/${segments.join('/')}` : url.pathname, query };
-    const matched = segments ? matchRoute(this.routes, method, segments) : undefined;
-    if (matched) logged.route = matched.route.route;
-    this.requests.push(logged);
-
-    const chunks: Buffer[] = [];
-    for await (const chunk of request) chunks.push(chunk as Buffer);
-    const rawBody = Buffer.concat(chunks);
-    const latency = typeof this.latencyMs === 'function' ? this.latencyMs(logged) : this.latencyMs;
-    if (latency > 0) await new Promise((resolve) => setTimeout(resolve, latency));
-
-    // Outside the context path there is no Bitbucket to answer.
-    if (below === undefined) {
-      this.send(response, logged, { status: 404, body: Buffer.from('Not Found') });
-      return;
-    }
-    const fault = this.takeFault(logged);
-    if (fault?.type === 'hang') return;
-    if (fault?.type === 'close') {
-      request.socket.destroy();
-      return;
-    }
-    if (fault) {
-      this.send(response, logged, faultReply(echoingFault(fault, request.headers), request.url ?? '/'));
-      return;
-    }
-    this.send(response, logged, await this.answer(request, logged, matched, rawBody));
+    const matched = segments ? this.router.match(method, segments) : undefined;
+    if (matched) logged.route = matched.entry.route;
+    return {
+      logged,
+      answer: (body: Buffer) => this.answer(request, logged, matched, body),
+      // Outside the context path there is no Bitbucket to answer.
+      ...(below === undefined && {
+        outside: { status: 404, raw: { type: 'application/octet-stream', data: 'Not Found' } },
+      }),
+    };
   }
 
   private async answer(
     request: IncomingMessage,
     logged: FakeBitbucketRequest,
-    matched: ReturnType<typeof matchRoute>,
+    matched: ReturnType<Router<Route>['match']>,
     rawBody: Buffer,
   ): Promise<Reply> {
-    try {
-      const credential = this.authenticate(request, logged);
-      if (!matched) throw new BitbucketProblem(404, 'Not Found');
-      if (matched.route.write && credential.permission !== 'REPO_WRITE') {
-        throw new BitbucketProblem(401, 'You are not permitted to access this resource', EXCEPTIONS.authorisation);
-      }
-      let body: unknown = undefined;
-      let form: FormData | undefined;
-      const contentType = request.headers['content-type'] ?? '';
-      if (contentType.startsWith('multipart/form-data')) {
-        try {
-          form = await new Response(rawBody, { headers: { 'content-type': contentType } }).formData();
-        } catch {
-          throw new BitbucketProblem(400, 'The request body is not valid multipart form data');
-        }
-      } else if (rawBody.length > 0) {
-        try {
-          body = JSON.parse(rawBody.toString('utf8')) as unknown;
-        } catch {
-          throw new BitbucketProblem(400, 'The request body is not valid JSON');
-        }
-      }
-      if (matched.route.global) return matched.route.global({ query: logged.query, credential });
-      const { projectKey, repositorySlug } = matched.params;
-      const repo = this.repositories.get(repositoryKey(projectKey ?? '', repositorySlug ?? ''));
-      if (!repo) {
-        throw new BitbucketProblem(
-          404,
-          `Repository ${projectKey ?? ''}/${repositorySlug ?? ''} does not exist.`,
-          EXCEPTIONS.noSuchRepository,
-        );
-      }
-      return await matched.route.handle({ params: matched.params, query: logged.query, body, form, repo, credential });
-    } catch (error) {
-      if (error instanceof BitbucketProblem) {
-        return {
-          status: error.status,
-          body: {
-            errors: [{ context: null, message: error.message, exceptionName: error.exceptionName, ...error.extra }],
-          },
-        };
-      }
-      throw error;
+    const credential = this.authenticate(request, logged);
+    if (!matched) throw problem(404, 'Not Found');
+    if (matched.entry.write && credential.permission !== 'REPO_WRITE') {
+      throw problem(401, 'You are not permitted to access this resource', EXCEPTIONS.authorisation);
     }
+    let body: unknown = undefined;
+    let form: FormData | undefined;
+    const contentType = request.headers['content-type'] ?? '';
+    if (contentType.startsWith('multipart/form-data')) {
+      try {
+        form = await new Response(rawBody, { headers: { 'content-type': contentType } }).formData();
+      } catch {
+        throw problem(400, 'The request body is not valid multipart form data');
+      }
+    } else {
+      body = parseJson(rawBody.toString('utf8'), () => problem(400, 'The request body is not valid JSON'));
+    }
+    if (matched.entry.global) return matched.entry.global({ query: logged.query, credential });
+    const { projectKey = '', repositorySlug = '' } = matched.params;
+    const repo = this.repositories.get(`${projectKey}/${repositorySlug}`.toLowerCase());
+    if (!repo) {
+      throw problem(404, `Repository ${projectKey}/${repositorySlug} does not exist.`, EXCEPTIONS.noSuchRepository);
+    }
+    return await matched.entry.handle({ params: matched.params, query: logged.query, body, form, repo, credential });
   }
 
-  private send(response: ServerResponse, logged: FakeBitbucketRequest, reply: Reply): void {
-    logged.status = reply.status;
-    const headers: Record<string, string> = { 'x-arequestid': randomBytes(6).toString('hex'), ...reply.headers };
-    if (reply.body === undefined) {
-      response.writeHead(reply.status, headers);
-      response.end();
-      return;
-    }
-    if (Buffer.isBuffer(reply.body)) {
-      headers['content-type'] ??= 'application/octet-stream';
-      response.writeHead(reply.status, headers);
-      response.end(reply.body);
-      return;
-    }
-    headers['content-type'] = 'application/json;charset=UTF-8';
-    response.writeHead(reply.status, headers);
-    response.end(JSON.stringify(reply.body));
+  protected baseHeaders(): Record<string, string> {
+    return { 'x-arequestid': randomBytes(6).toString('hex') };
   }
 
-  private takeFault(request: FakeBitbucketRequest): PendingFault | undefined {
-    const fault = this.faults.find((candidate) => {
-      if (candidate.method && candidate.method.toUpperCase() !== request.method) return false;
-      if (candidate.route && candidate.route !== request.route) return false;
-      if (typeof candidate.path === 'string' && !request.path.includes(candidate.path)) return false;
-      if (candidate.path instanceof RegExp && !candidate.path.test(`${request.method} ${request.path}`)) return false;
-      return true;
-    });
-    if (!fault) return undefined;
-    fault.remaining--;
-    if (fault.remaining <= 0) this.faults = this.faults.filter((candidate) => candidate !== fault);
-    return fault;
+  protected crashBody(message: string): unknown {
+    return { errors: [{ context: null, message }] };
+  }
+
+  protected faultReply(fault: StatusFault | RateLimitFault): Reply {
+    const errors = (message: string) => ({ errors: [{ context: null, message, exceptionName: null }] });
+    if (fault.type === 'status') {
+      return { status: fault.status, body: errors(fault.message ?? STATUS_CODES[fault.status] ?? 'Error') };
+    }
+    // Data Center's token buckets: the bucket is empty, and one token comes back after Retry-After seconds.
+    return {
+      status: 429,
+      headers: {
+        'retry-after': String(fault.retryAfterSeconds),
+        'x-ratelimit-limit': '60',
+        'x-ratelimit-remaining': '0',
+        'x-ratelimit-fillrate': '5',
+        'x-ratelimit-interval-seconds': '1',
+      },
+      body: errors('You have been rate limited: too many requests were made. Wait before making new requests.'),
+    };
   }
 
   /** The caller's credential; 401 for missing or wrong credentials. */
   private authenticate(request: IncomingMessage, logged: FakeBitbucketRequest): Credential {
     const header = request.headers.authorization ?? '';
-    const failed = new BitbucketProblem(
+    const failed = problem(
       401,
       'Authentication failed. Please check your credentials and try again.',
       EXCEPTIONS.authentication,
@@ -654,13 +421,17 @@ export class FakeBitbucketServer {
       logged.auth = 'basic';
       return known;
     }
-    throw new BitbucketProblem(401, 'Authentication required', EXCEPTIONS.authentication);
+    throw problem(401, 'Authentication required', EXCEPTIONS.authentication);
   }
 
   // ---------------------------------------------------------------- refs and pull request rules
 
   private moveBranch(repo: FakeRepository, branch: string, sha: string): void {
     repo.refs.set(`refs/heads/${branch}`, sha);
+    this.rescope(repo);
+  }
+
+  protected override branchMoved(repo: FakeRepository): void {
     this.rescope(repo);
   }
 
@@ -697,27 +468,9 @@ export class FakeBitbucketServer {
   private mergePullRequest(repo: FakeRepository, pull: StoredPullRequest, user: FakeBitbucketUser): string {
     const from = repo.branchSha(pull.fromBranch);
     const to = repo.branchSha(pull.toBranch);
-    if (!from || !to) throw new BitbucketProblem(409, 'The pull request cannot be merged', EXCEPTIONS.illegalState);
-    const base = repo.mergeBase(from, to);
-    const before = base ? repo.flatAt(base) : new Map<string, FlatEntry>();
-    const after = repo.flatAt(from);
-    const merged = repo.flatAt(to);
-    for (const path of new Set([...before.keys(), ...after.keys()])) {
-      const old = before.get(path);
-      const now = after.get(path);
-      if (old?.sha === now?.sha && old?.mode === now?.mode) continue;
-      if (now) merged.set(path, now);
-      else merged.delete(path);
-    }
-    const date = gitNow();
-    const signature = { ...this.signature(user), date };
-    const sha = repo.putCommit({
-      tree: repo.buildTree(merged),
-      parents: [to, from],
-      author: signature,
-      committer: signature,
-      message: `Merge pull request #${pull.id} in ${repo.projectKey}/${repo.slug} from ${pull.fromBranch} to ${pull.toBranch}`,
-    });
+    if (!from || !to) throw problem(409, 'The pull request cannot be merged', EXCEPTIONS.illegalState);
+    const message = `Merge pull request #${pull.id} in ${repo.projectKey}/${repo.slug} from ${pull.fromBranch} to ${pull.toBranch}`;
+    const sha = repo.mergeCommit(to, from, this.signature(user), message);
     pull.fromCommit = from;
     repo.refs.set(`refs/heads/${pull.toBranch}`, sha);
     this.closePullRequest(repo, pull, 'MERGED');
@@ -787,7 +540,7 @@ export class FakeBitbucketServer {
 
   private commitJson(repo: FakeRepository, sha: string): Record<string, unknown> {
     const commit = repo.commit(sha);
-    if (!commit) throw new BitbucketProblem(404, `Commit '${sha}' does not exist in repository '${repo.slug}'.`);
+    if (!commit) throw problem(404, `Commit '${sha}' does not exist in repository '${repo.slug}'.`);
     const person = (signature: { name: string; email: string }) => ({
       name: signature.name,
       emailAddress: signature.email,
@@ -864,11 +617,7 @@ export class FakeBitbucketServer {
     const wanted = ref ?? repo.defaultBranch;
     const sha = repo.resolveCommit(wanted);
     if (!sha) {
-      throw new BitbucketProblem(
-        404,
-        `Commit '${wanted}' does not exist in repository '${repo.slug}'.`,
-        EXCEPTIONS.noSuchCommit,
-      );
+      throw problem(404, `Commit '${wanted}' does not exist in repository '${repo.slug}'.`, EXCEPTIONS.noSuchCommit);
     }
     return sha;
   }
@@ -876,7 +625,7 @@ export class FakeBitbucketServer {
   private findPullRequest(repo: FakeRepository, id: string | undefined): StoredPullRequest {
     const pull = repo.pullRequests.find((candidate) => String(candidate.id) === id);
     if (!pull) {
-      throw new BitbucketProblem(
+      throw problem(
         404,
         `Pull request ${id ?? ''} does not exist in ${repo.projectKey}/${repo.slug}.`,
         EXCEPTIONS.noSuchPullRequest,
@@ -889,10 +638,10 @@ export class FakeBitbucketServer {
   private checkVersion(pull: StoredPullRequest, given: unknown): void {
     const version = Number(given);
     if (given === undefined || !Number.isInteger(version)) {
-      throw new BitbucketProblem(400, 'A version must be provided', EXCEPTIONS.validation);
+      throw problem(400, 'A version must be provided', EXCEPTIONS.validation);
     }
     if (version !== pull.version) {
-      throw new BitbucketProblem(
+      throw problem(
         409,
         'You are attempting to modify a pull request based on out-of-date information.',
         EXCEPTIONS.outOfDate,
@@ -911,8 +660,8 @@ export class FakeBitbucketServer {
     );
   }
 
-  private duplicateProblem(repo: FakeRepository, existing: StoredPullRequest): BitbucketProblem {
-    return new BitbucketProblem(
+  private duplicateProblem(repo: FakeRepository, existing: StoredPullRequest): HostError {
+    return problem(
       409,
       `Only one pull request may be open for a given source and target branch`,
       EXCEPTIONS.duplicatePullRequest,
@@ -927,78 +676,36 @@ export class FakeBitbucketServer {
   }
 
   private changesBetween(repo: FakeRepository, since: string | undefined, until: string) {
-    const before = since ? repo.flatAt(since) : new Map<string, FlatEntry>();
-    const after = repo.flatAt(until);
-    const path = (full: string) => pathJson(full);
-    const nodeType = (entry: FlatEntry) => (entry.mode === '160000' ? 'SUBMODULE' : 'FILE');
-    const added = [...after].filter(([name]) => !before.has(name));
-    const deleted = [...before].filter(([name]) => !after.has(name));
-    const changes: Record<string, unknown>[] = [];
+    const all = fileChanges(repo.flatAt(since), repo.flatAt(until));
     // A deleted file whose exact content was added elsewhere is a move, as git's rename detection finds it.
-    const moved = new Map<string, string>();
-    for (const [name, entry] of added) {
-      const source = deleted.find(([old, oldEntry]) => oldEntry.sha === entry.sha && !moved.has(old));
-      if (source) moved.set(source[0], name);
+    const sources = new Map<string, { path: string; entry: FlatEntry }>();
+    const moved = new Set<string>();
+    for (const { path, old, now } of all) {
+      if (old) continue;
+      const source = all.find((other) => !other.now && other.old?.sha === now?.sha && !moved.has(other.path));
+      if (!source?.old) continue;
+      moved.add(source.path);
+      sources.set(path, { path: source.path, entry: source.old });
     }
-    const movedTo = new Map([...moved].map(([from, to]) => [to, from]));
-    for (const [name, entry] of after) {
-      const old = before.get(name);
-      const from = movedTo.get(name);
-      if (from !== undefined) {
-        changes.push({
-          contentId: entry.sha,
-          fromContentId: before.get(from)?.sha,
-          path: path(name),
-          srcPath: path(from),
-          executable: entry.mode === '100755',
-          srcExecutable: before.get(from)?.mode === '100755',
-          percentUnchanged: 100,
-          type: 'MOVE',
-          nodeType: nodeType(entry),
-          properties: { gitChangeType: 'RENAME' },
-        });
-      } else if (!old) {
-        changes.push({
-          contentId: entry.sha,
-          fromContentId: ZERO_ID,
-          path: path(name),
-          executable: entry.mode === '100755',
-          percentUnchanged: -1,
-          type: 'ADD',
-          nodeType: nodeType(entry),
-          properties: { gitChangeType: 'ADD' },
-        });
-      } else if (old.sha !== entry.sha || old.mode !== entry.mode) {
-        changes.push({
-          contentId: entry.sha,
-          fromContentId: old.sha,
-          path: path(name),
-          executable: entry.mode === '100755',
-          srcExecutable: old.mode === '100755',
-          percentUnchanged: -1,
-          type: 'MODIFY',
-          nodeType: nodeType(entry),
-          properties: { gitChangeType: 'MODIFY' },
-        });
-      }
-    }
-    for (const [name, entry] of deleted) {
-      if (moved.has(name)) continue;
-      changes.push({
-        contentId: ZERO_ID,
-        fromContentId: entry.sha,
-        path: path(name),
-        executable: false,
-        srcExecutable: entry.mode === '100755',
-        percentUnchanged: -1,
-        type: 'DELETE',
-        nodeType: nodeType(entry),
-        properties: { gitChangeType: 'DELETE' },
+    return all
+      .filter(({ path }) => !moved.has(path))
+      .map(({ path, old, now }) => {
+        const source = sources.get(path);
+        const was = source?.entry ?? old;
+        const type = source ? 'MOVE' : !old ? 'ADD' : !now ? 'DELETE' : 'MODIFY';
+        return {
+          contentId: now?.sha ?? ZERO_ID,
+          fromContentId: was?.sha ?? ZERO_ID,
+          path: pathJson(path),
+          ...(source && { srcPath: pathJson(source.path) }),
+          executable: now?.mode === '100755',
+          ...(was && { srcExecutable: was.mode === '100755' }),
+          percentUnchanged: source ? 100 : -1,
+          type,
+          nodeType: (now ?? old)?.mode === '160000' ? 'SUBMODULE' : 'FILE',
+          properties: { gitChangeType: source ? 'RENAME' : type },
+        };
       });
-    }
-    // In git's order: by the bytes of the path.
-    const key = (change: Record<string, unknown>) => (change.path as { toString: string }).toString;
-    return changes.sort((a, b) => (key(a) < key(b) ? -1 : key(a) > key(b) ? 1 : 0));
   }
 
   /** The changes page, capped at `page.max.changes`: beyond it there is no next page to ask for. */
@@ -1021,32 +728,23 @@ export class FakeBitbucketServer {
       spec: string,
       handle: (context: RouteContext) => Reply | Promise<Reply>,
       options: { write?: boolean } = {},
-    ) => {
-      const [method, path] = spec.split(' ') as [string, string];
-      this.routes.push({
-        method,
-        route: spec,
-        segments: path.split('/').slice(1),
-        write: options.write ?? false,
-        handle,
-      });
-    };
+    ) =>
+      this.router.add({ method: spec.slice(0, spec.indexOf(' ')), route: spec, write: options.write ?? false, handle });
 
-    route(`GET ${API}`, ({ repo }) => ({ status: 200, body: this.repositoryJson(repo) }));
+    route(`GET ${API}`, ({ repo }) => ok(this.repositoryJson(repo)));
 
     // Every repository may be read by every credential here; writing takes a credential with REPO_WRITE.
     const levels: Readonly<Record<string, number>> = { REPO_READ: 1, REPO_WRITE: 2, REPO_ADMIN: 3 };
-    this.routes.push({
+    this.router.add({
       method: 'GET',
       route: 'GET /rest/api/1.0/repos',
-      segments: ['rest', 'api', '1.0', 'repos'],
       write: false,
       handle: () => ({ status: 500 }),
       global: ({ query, credential }) => {
         const permission = query.permission ?? 'REPO_READ';
         const needed = levels[permission];
         if (needed === undefined) {
-          throw new BitbucketProblem(400, `${permission} is not a repository permission`, EXCEPTIONS.validation);
+          throw problem(400, `${permission} is not a repository permission`, EXCEPTIONS.validation);
         }
         const granted = levels[credential.permission] ?? 0;
         const name = query.name?.toLowerCase();
@@ -1094,18 +792,14 @@ export class FakeBitbucketServer {
         const name = this.branchName(input.name);
         const startPoint = typeof input.startPoint === 'string' ? input.startPoint : undefined;
         if (!name || !startPoint) {
-          throw new BitbucketProblem(400, 'A branch name and a start point are required', EXCEPTIONS.validation);
+          throw problem(400, 'A branch name and a start point are required', EXCEPTIONS.validation);
         }
         const sha = this.resolve(repo, startPoint);
         if (repo.refs.has(`refs/heads/${name}`)) {
-          throw new BitbucketProblem(
-            409,
-            `Branch '${name}' already exists in repository '${repo.slug}'.`,
-            EXCEPTIONS.duplicateRef,
-          );
+          throw problem(409, `Branch '${name}' already exists in repository '${repo.slug}'.`, EXCEPTIONS.duplicateRef);
         }
         this.moveBranch(repo, name, sha);
-        return { status: 200, body: this.branchJson(repo, name, sha) };
+        return ok(this.branchJson(repo, name, sha));
       },
       { write: true },
     );
@@ -1115,18 +809,15 @@ export class FakeBitbucketServer {
       ({ repo, body }) => {
         const input = objectBody(body);
         const name = this.branchName(input.name);
-        if (!name) throw new BitbucketProblem(400, 'A branch name is required', EXCEPTIONS.validation);
+        if (!name) throw problem(400, 'A branch name is required', EXCEPTIONS.validation);
         const current = repo.branchSha(name);
         // Deleting a branch that is not there succeeds: afterwards it does not exist, as asked.
         if (current === undefined) return { status: 204 };
         if (name === repo.defaultBranch) {
-          throw new BitbucketProblem(400, `The default branch '${name}' cannot be deleted.`, EXCEPTIONS.validation);
+          throw problem(400, `The default branch '${name}' cannot be deleted.`, EXCEPTIONS.validation);
         }
         if (typeof input.endPoint === 'string' && input.endPoint !== current) {
-          throw new BitbucketProblem(
-            400,
-            `Branch '${name}' points to ${current}, not to the expected ${input.endPoint}.`,
-          );
+          throw problem(400, `Branch '${name}' points to ${current}, not to the expected ${input.endPoint}.`);
         }
         if (input.dryRun !== true) this.removeBranch(repo, name);
         return { status: 204 };
@@ -1149,7 +840,7 @@ export class FakeBitbucketServer {
             ? repo.tree(treeSha)?.find((candidate) => candidate.name === parts[i])
             : undefined;
           if (!entry || (i < parts.length - 1 && entry.type !== 'tree')) {
-            throw new BitbucketProblem(
+            throw problem(
               404,
               `The path "${path}" does not exist at revision "${query.at ?? repo.defaultBranch}"`,
               EXCEPTIONS.noSuchPath,
@@ -1181,10 +872,11 @@ export class FakeBitbucketServer {
         if (entry.type === 'commit') return { path: childPath, contentId: entry.sha, type: 'SUBMODULE' };
         return { path: childPath, contentId: entry.sha, type: 'FILE', size: repo.blob(entry.sha)?.length ?? 0 };
       });
-      return {
-        status: 200,
-        body: { path: pathJson(path), revision: query.at ?? repo.defaultBranch, children: this.page(children, query) },
-      };
+      return ok({
+        path: pathJson(path),
+        revision: query.at ?? repo.defaultBranch,
+        children: this.page(children, query),
+      });
     };
     route(`GET ${API}/browse`, browse);
     route(`GET ${API}/browse/{path}`, browse);
@@ -1193,7 +885,7 @@ export class FakeBitbucketServer {
       `PUT ${API}/browse/{path}`,
       async ({ repo, params, form, credential }) => {
         const path = (params.path ?? '').replace(/^\/+|\/+$/g, '');
-        if (!form) throw new BitbucketProblem(415, 'The file edit takes multipart/form-data');
+        if (!form) throw problem(415, 'The file edit takes multipart/form-data');
         const field = (name: string) => {
           const value = form.get(name);
           return typeof value === 'string' && value !== '' ? value : undefined;
@@ -1201,7 +893,7 @@ export class FakeBitbucketServer {
         const branch = this.branchName(field('branch'));
         const contentField = form.get('content');
         if (!branch || contentField === null) {
-          throw new BitbucketProblem(400, 'A branch and the content are required', EXCEPTIONS.validation);
+          throw problem(400, 'A branch and the content are required', EXCEPTIONS.validation);
         }
         const content =
           typeof contentField === 'string'
@@ -1211,7 +903,7 @@ export class FakeBitbucketServer {
         let head = repo.branchSha(branch);
         if (sourceBranch && sourceBranch !== branch) {
           if (head) {
-            throw new BitbucketProblem(
+            throw problem(
               409,
               `Branch '${branch}' already exists in repository '${repo.slug}'.`,
               EXCEPTIONS.duplicateRef,
@@ -1220,7 +912,7 @@ export class FakeBitbucketServer {
           head = this.resolve(repo, sourceBranch);
         }
         if (!head) {
-          throw new BitbucketProblem(
+          throw problem(
             404,
             `Branch '${branch}' does not exist in repository '${repo.slug}'.`,
             EXCEPTIONS.noSuchBranch,
@@ -1231,18 +923,18 @@ export class FakeBitbucketServer {
         if (sourceCommitId !== undefined) {
           const source = this.resolve(repo, sourceCommitId);
           if (repo.flatAt(source).get(path)?.sha !== current?.sha) {
-            throw new BitbucketProblem(409, `The file '${path}' has been modified since ${sourceCommitId}.`);
+            throw problem(409, `The file '${path}' has been modified since ${sourceCommitId}.`);
           }
         } else if (current) {
-          throw new BitbucketProblem(409, `The file '${path}' already exists on branch '${branch}'.`);
+          throw problem(409, `The file '${path}' already exists on branch '${branch}'.`);
         }
         if (current && repo.blob(current.sha)?.equals(content)) {
-          throw new BitbucketProblem(409, `The content of '${path}' is unchanged: there is nothing to commit.`);
+          throw problem(409, `The content of '${path}' is unchanged: there is nothing to commit.`);
         }
         const message = field('message') ?? `${credential.user.displayName} edited ${path} online with Bitbucket`;
         const sha = repo.commitChanges(head, { [path]: content }, this.signature(credential.user), message);
         this.moveBranch(repo, branch, sha);
-        return { status: 200, body: this.commitJson(repo, sha) };
+        return ok(this.commitJson(repo, sha));
       },
       { write: true },
     );
@@ -1253,13 +945,13 @@ export class FakeBitbucketServer {
       const entry = repo.flatAt(at).get(path);
       const content = entry ? repo.blob(entry.sha) : undefined;
       if (!content) {
-        throw new BitbucketProblem(
+        throw problem(
           404,
           `The path "${path}" does not exist at revision "${query.at ?? repo.defaultBranch}"`,
           EXCEPTIONS.noSuchPath,
         );
       }
-      return { status: 200, body: content, headers: { 'content-type': 'text/plain;charset=UTF-8' } };
+      return { status: 200, raw: { data: content, type: 'text/plain;charset=UTF-8' } };
     });
 
     const files = ({ repo, params, query }: RouteContext): Reply => {
@@ -1269,7 +961,7 @@ export class FakeBitbucketServer {
         .filter((path) => prefix === '' || path.startsWith(`${prefix}/`))
         .map((path) => (prefix === '' ? path : path.slice(prefix.length + 1)))
         .sort();
-      return { status: 200, body: this.page(paths, query) };
+      return ok(this.page(paths, query));
     };
     route(`GET ${API}/files`, files);
     route(`GET ${API}/files/{path}`, files);
@@ -1279,18 +971,18 @@ export class FakeBitbucketServer {
     route(`GET ${API}/changes`, ({ repo, query }) => {
       const until = this.resolve(repo, query.until);
       const since = query.since ? this.resolve(repo, query.since) : repo.commit(until)?.parents[0];
-      return { status: 200, body: this.changesPage(repo, since, until, query) };
+      return ok(this.changesPage(repo, since, until, query));
     });
 
     route(`GET ${API}/commits/{commitId}/changes`, ({ repo, query, params }) => {
       const until = this.resolve(repo, params.commitId);
       const since = query.since ? this.resolve(repo, query.since) : repo.commit(until)?.parents[0];
-      return { status: 200, body: this.changesPage(repo, since, until, query) };
+      return ok(this.changesPage(repo, since, until, query));
     });
 
     route(`GET ${API}/commits`, ({ repo, query }) => {
       const until = this.resolve(repo, query.until);
-      const excluded = query.since ? reachable(repo, this.resolve(repo, query.since)) : new Set<string>();
+      const excluded = query.since ? repo.reachable(this.resolve(repo, query.since)) : new Set<string>();
       const ordered = logOrder(repo, until).filter((sha) => !excluded.has(sha));
       return {
         status: 200,
@@ -1301,17 +993,16 @@ export class FakeBitbucketServer {
       };
     });
 
-    route(`GET ${API}/commits/{commitId}`, ({ repo, params }) => ({
-      status: 200,
-      body: this.commitJson(repo, this.resolve(repo, params.commitId)),
-    }));
+    route(`GET ${API}/commits/{commitId}`, ({ repo, params }) =>
+      ok(this.commitJson(repo, this.resolve(repo, params.commitId))),
+    );
 
     // ------------------------------------------------ pull requests
 
     route(`GET ${API}/pull-requests`, ({ repo, query }) => {
       const state = (query.state ?? 'OPEN').toUpperCase();
       if (!['OPEN', 'DECLINED', 'MERGED', 'ALL'].includes(state)) {
-        throw new BitbucketProblem(400, `Invalid state ${query.state ?? ''}`, EXCEPTIONS.validation);
+        throw problem(400, `Invalid state ${query.state ?? ''}`, EXCEPTIONS.validation);
       }
       const direction = (query.direction ?? 'INCOMING').toUpperCase();
       const at = this.branchName(query.at);
@@ -1335,27 +1026,30 @@ export class FakeBitbucketServer {
       ({ repo, body, credential }) => {
         const input = objectBody(body);
         const title = typeof input.title === 'string' ? input.title.trim() : '';
-        if (title === '') throw new BitbucketProblem(400, 'A pull request must have a title', EXCEPTIONS.validation);
+        if (title === '') throw problem(400, 'A pull request must have a title', EXCEPTIONS.validation);
         const refOf = (value: unknown) => {
           const ref = typeof value === 'object' && value !== null ? (value as Record<string, unknown>) : {};
           const repository = (ref.repository ?? {}) as { slug?: unknown; project?: { key?: unknown } };
           const slug = typeof repository.slug === 'string' ? repository.slug : undefined;
           const key = typeof repository.project?.key === 'string' ? repository.project.key : '';
-          if (slug !== undefined && repositoryKey(key, slug) !== repositoryKey(repo.projectKey, repo.slug)) {
-            throw new BitbucketProblem(400, 'Pull requests across repositories are not supported by this fake');
+          if (
+            slug !== undefined &&
+            `${key}/${slug}`.toLowerCase() !== `${repo.projectKey}/${repo.slug}`.toLowerCase()
+          ) {
+            throw problem(400, 'Pull requests across repositories are not supported by this fake');
           }
           return this.branchName(ref.id);
         };
         const fromBranch = refOf(input.fromRef);
         const toBranch = refOf(input.toRef);
         if (!fromBranch || !toBranch) {
-          throw new BitbucketProblem(400, 'fromRef and toRef are required', EXCEPTIONS.validation);
+          throw problem(400, 'fromRef and toRef are required', EXCEPTIONS.validation);
         }
         const from = repo.branchSha(fromBranch);
         const to = repo.branchSha(toBranch);
         const missing = !from ? fromBranch : !to ? toBranch : undefined;
         if (missing !== undefined || !from || !to) {
-          throw new BitbucketProblem(
+          throw problem(
             404,
             `Repository "${repo.slug}" of project with key "${repo.projectKey}" has no branch "${missing ?? ''}"`,
             EXCEPTIONS.noSuchBranch,
@@ -1364,7 +1058,7 @@ export class FakeBitbucketServer {
         const existing = this.duplicateOf(repo, { fromBranch, toBranch });
         if (existing) throw this.duplicateProblem(repo, existing);
         if (repo.isAncestor(from, to)) {
-          throw new BitbucketProblem(
+          throw problem(
             409,
             `Pull request cannot be created: '${fromBranch}' is already up-to-date with '${toBranch}'.`,
             EXCEPTIONS.emptyPullRequest,
@@ -1390,10 +1084,9 @@ export class FakeBitbucketServer {
       { write: true },
     );
 
-    route(`GET ${API}/pull-requests/{pullRequestId}`, ({ repo, params }) => ({
-      status: 200,
-      body: this.pullRequestJson(repo, this.findPullRequest(repo, params.pullRequestId)),
-    }));
+    route(`GET ${API}/pull-requests/{pullRequestId}`, ({ repo, params }) =>
+      ok(this.pullRequestJson(repo, this.findPullRequest(repo, params.pullRequestId))),
+    );
 
     route(
       `PUT ${API}/pull-requests/{pullRequestId}`,
@@ -1402,10 +1095,10 @@ export class FakeBitbucketServer {
         const input = objectBody(body);
         this.checkVersion(pull, input.version);
         if (pull.state === 'MERGED') {
-          throw new BitbucketProblem(409, 'A merged pull request cannot be updated', EXCEPTIONS.illegalState);
+          throw problem(409, 'A merged pull request cannot be updated', EXCEPTIONS.illegalState);
         }
         if (typeof input.title === 'string') {
-          if (input.title.trim() === '') throw new BitbucketProblem(400, 'A pull request must have a title');
+          if (input.title.trim() === '') throw problem(400, 'A pull request must have a title');
           pull.title = input.title.trim();
         }
         if (typeof input.description === 'string') pull.description = input.description;
@@ -1418,7 +1111,7 @@ export class FakeBitbucketServer {
         });
         pull.version++;
         pull.updatedDate = Date.now();
-        return { status: 200, body: this.pullRequestJson(repo, pull) };
+        return ok(this.pullRequestJson(repo, pull));
       },
       { write: true },
     );
@@ -1429,10 +1122,10 @@ export class FakeBitbucketServer {
         const pull = this.findPullRequest(repo, params.pullRequestId);
         this.checkVersion(pull, query.version ?? (body as { version?: unknown } | undefined)?.version);
         if (pull.state !== 'OPEN') {
-          throw new BitbucketProblem(409, 'Only an open pull request can be declined', EXCEPTIONS.illegalState);
+          throw problem(409, 'Only an open pull request can be declined', EXCEPTIONS.illegalState);
         }
         this.closePullRequest(repo, pull, 'DECLINED');
-        return { status: 200, body: this.pullRequestJson(repo, pull) };
+        return ok(this.pullRequestJson(repo, pull));
       },
       { write: true },
     );
@@ -1443,12 +1136,12 @@ export class FakeBitbucketServer {
         const pull = this.findPullRequest(repo, params.pullRequestId);
         this.checkVersion(pull, query.version ?? (body as { version?: unknown } | undefined)?.version);
         if (pull.state !== 'DECLINED') {
-          throw new BitbucketProblem(409, 'Only a declined pull request can be reopened', EXCEPTIONS.illegalState);
+          throw problem(409, 'Only a declined pull request can be reopened', EXCEPTIONS.illegalState);
         }
         const from = repo.branchSha(pull.fromBranch);
         const to = repo.branchSha(pull.toBranch);
         if (!from || !to) {
-          throw new BitbucketProblem(
+          throw problem(
             409,
             'The pull request cannot be reopened: its source or target branch no longer exists',
             EXCEPTIONS.illegalState,
@@ -1461,7 +1154,7 @@ export class FakeBitbucketServer {
         pull.version++;
         pull.updatedDate = Date.now();
         this.rescope(repo);
-        return { status: 200, body: this.pullRequestJson(repo, pull) };
+        return ok(this.pullRequestJson(repo, pull));
       },
       { write: true },
     );
@@ -1469,10 +1162,6 @@ export class FakeBitbucketServer {
 }
 
 // ---------------------------------------------------------------- helpers
-
-function repositoryKey(projectKey: string, slug: string): string {
-  return `${projectKey}/${slug}`.toLowerCase();
-}
 
 /** Bitbucket's path object: components, parent, name, extension and the whole path as `toString`. */
 function pathJson(path: string): Record<string, unknown> {
@@ -1490,22 +1179,9 @@ function pathJson(path: string): Record<string, unknown> {
 
 function objectBody(body: unknown): Record<string, unknown> {
   if (typeof body !== 'object' || body === null || Array.isArray(body)) {
-    throw new BitbucketProblem(400, 'A JSON object is required', EXCEPTIONS.validation);
+    throw problem(400, 'A JSON object is required', EXCEPTIONS.validation);
   }
   return body as Record<string, unknown>;
-}
-
-/** Every commit reachable from `sha` (itself included). */
-function reachable(repo: GitRepository, sha: string | undefined): Set<string> {
-  const seen = new Set<string>();
-  const queue = sha ? [sha] : [];
-  while (queue.length > 0) {
-    const next = queue.pop() as string;
-    if (seen.has(next)) continue;
-    seen.add(next);
-    queue.push(...(repo.commit(next)?.parents ?? []));
-  }
-  return seen;
 }
 
 /** Commits reachable from `head`, newest first: by commit date, a child before its parents on equal dates. */
@@ -1527,86 +1203,4 @@ function logOrder(repo: GitRepository, head: string): string[] {
     for (const parent of repo.commit(next.sha)?.parents ?? []) push(parent);
   }
   return order;
-}
-
-/** Final route parameters that take the rest of the path (they contain slashes). */
-const REST_PARAMS = new Set(['path']);
-
-function matchRoute(routes: readonly Route[], method: string, segments: readonly string[]) {
-  candidates: for (const route of routes) {
-    if (route.method !== method) continue;
-    const params: Record<string, string> = {};
-    const last = route.segments.length - 1;
-    for (let i = 0; i <= last; i++) {
-      const pattern = route.segments[i] as string;
-      const param = /^\{(.+)\}$/.exec(pattern)?.[1];
-      if (param && i === last && REST_PARAMS.has(param)) {
-        const rest = segments.slice(i).join('/');
-        if (rest === '') continue candidates;
-        params[param] = rest;
-        return { route, params };
-      }
-      const segment = segments[i];
-      if (segment === undefined) continue candidates;
-      if (param) {
-        if (segment === '') continue candidates;
-        params[param] = segment;
-      } else if (pattern !== segment) {
-        continue candidates;
-      }
-    }
-    if (segments.length === route.segments.length) return { route, params };
-  }
-  return undefined;
-}
-
-function requestMatches(
-  request: FakeBitbucketRequest,
-  filter: string | RegExp | ((request: FakeBitbucketRequest) => boolean) | undefined,
-): boolean {
-  if (filter === undefined) return true;
-  if (typeof filter === 'string') return request.route === filter;
-  if (filter instanceof RegExp) return filter.test(`${request.method} ${request.path}`);
-  return filter(request);
-}
-
-/** The answer `fault` makes to a request for `requestUrl` (its path and query). */
-function faultReply(fault: Exclude<FakeBitbucketFault, { type: 'echo-credentials' }>, requestUrl: string): Reply {
-  switch (fault.type) {
-    case 'redirect':
-      return { status: fault.status ?? 302, headers: { location: new URL(requestUrl, fault.origin).href } };
-    case 'status':
-      return {
-        status: fault.status,
-        body: {
-          errors: [
-            { context: null, message: fault.message ?? STATUS_CODES[fault.status] ?? 'Error', exceptionName: null },
-          ],
-        },
-      };
-    case 'rate-limit':
-      // Data Center's token buckets: the bucket is empty, and one token comes back after Retry-After seconds.
-      return {
-        status: 429,
-        headers: {
-          'retry-after': String(fault.retryAfterSeconds),
-          'x-ratelimit-limit': '60',
-          'x-ratelimit-remaining': '0',
-          'x-ratelimit-fillrate': '5',
-          'x-ratelimit-interval-seconds': '1',
-        },
-        body: {
-          errors: [
-            {
-              context: null,
-              message: 'You have been rate limited: too many requests were made. Wait before making new requests.',
-              exceptionName: null,
-            },
-          ],
-        },
-      };
-    case 'close':
-    case 'hang':
-      return { status: 500 }; // handled before a reply is made
-  }
 }

@@ -1,39 +1,46 @@
-// A fake GitHub REST API, in memory, for tests and the local demo. It listens on plain HTTP on 127.0.0.1 and serves
-// the paths Octokit uses under a base URL like GitHub Enterprise's (`http://127.0.0.1:<port>/api/v3`), so the real
-// Octokit (with its retry, throttling and GitHub App plugins) can be driven against it.
+// A fake GitHub REST API, in memory, for tests and the local demo, served under a base URL like GitHub Enterprise's
+// (`http://127.0.0.1:<port>/api/v3`) so the real Octokit (with its retry, throttling and GitHub App plugins) can be
+// driven against it. The server, request log, faults and latency are the kernel's (git-host-kernel.ts), the objects
+// git's (git-repository.ts); this file holds GitHub's routes and answers.
 //
-// Repositories keep git's object model: blobs, trees and commits get the ids git computes (`sha1("blob <len>\0…")`,
-// tree entries in git's order and binary format, commit objects with tree/parent/author/committer/message), and refs
-// point at commits. Pull requests follow GitHub's rules that matter for a promotion: one open pull request per
-// head and base (422 "A pull request already exists for o:branch."), paginated listing with `Link` headers,
-// `head=owner:branch` filtering, and an open pull request closed when its branch is deleted or moved to a commit the
-// base already has (nothing left to merge). The contents API writes a file as one commit on a branch
-// (`PUT /contents/{path}`: 409 when `sha` is not the file's blob). Blobs may also be written inline in a tree
-// (`content` instead of `sha`). Tokens (`token X` / `Bearer X`) and a GitHub App flow (an RS256 JWT verified with
-// the app's public key, exchanged for an installation token) are checked. A token may be read-only: GitHub then says
-// so in the repository's `permissions` (`push: false`) and refuses every write (403 "Resource not accessible by
-// personal access token"); an installation token's repository answer has no `permissions`, as on GitHub. Faults (5xx, primary and secondary rate
-// limits, dropped connections, requests never answered) and latency can be injected, and every request is logged with
-// its route.
-import { echoingFault } from './echoed-credentials.js';
-import { listenOnLoopback } from './listen.js';
+// Pull requests follow GitHub's rules that matter for a promotion: one open pull request per head and base (422 "A
+// pull request already exists for o:branch."), paginated listing with `Link` headers, `head=owner:branch` filtering,
+// and an open pull request closed when its branch is deleted or moved to a commit the base already has. The contents
+// API writes a file as one commit on a branch (409 when `sha` is not the file's blob). Blobs may be written inline in
+// a tree (`content` instead of `sha`). Tokens (`token X` / `Bearer X`) and a GitHub App flow (an RS256 JWT verified
+// with the app's public key, exchanged for an installation token) are checked. A read-only token shows `push: false`
+// in the repository's `permissions` and is refused every write (403 "Resource not accessible by personal access
+// token"); an installation token's repository answer has no `permissions`, as on GitHub. Besides the kernel's faults,
+// GitHub's primary and secondary rate limits can be injected.
 import { randomBytes, verify, type KeyObject } from 'node:crypto';
-import { STATUS_CODES, createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import type { Socket } from 'node:net';
+import { STATUS_CODES, type IncomingMessage } from 'node:http';
+import {
+  FakeGitHost,
+  HostError,
+  Router,
+  ok,
+  parseJson,
+  pathSegments,
+  offsetPage,
+  type CommonFault,
+  type FaultMatch,
+  type LoggedRequest,
+  type Reply,
+  type StatusFault,
+} from './git-host-kernel.js';
 import {
   GIT_MODES as MODES,
   GitRepository,
-  TreePathConflict,
   gitNow,
   typeOfMode,
   type FlatEntry,
-  type GitCommit,
   type GitMode,
   type GitObjectType,
   type GitSignature,
   type GitTreeEntry,
 } from './git-repository.js';
 
+export type { RedirectStatus } from './git-host-kernel.js';
 export {
   gitBlobSha,
   gitCommitSha,
@@ -46,19 +53,13 @@ export {
   type GitTreeEntry,
 } from './git-repository.js';
 
-// ---------------------------------------------------------------- public types
-
-export interface FakeGitHubRequest {
-  method: string;
+export interface FakeGitHubRequest extends LoggedRequest {
   /** The decoded path below the API base, without the query, e.g. `/repos/o/r/git/ref/heads/main`. */
   path: string;
-  query: Record<string, string>;
   /** The route in Octokit's notation, e.g. `GET /repos/{owner}/{repo}/git/blobs/{file_sha}`; undefined: unknown. */
   route?: string;
   /** How the request authenticated, when it did. */
   auth?: 'token' | 'installation' | 'app';
-  /** The status answered; undefined while pending or for a dropped connection. */
-  status?: number;
 }
 
 export interface FakeGitHubTokenOptions {
@@ -68,38 +69,16 @@ export interface FakeGitHubTokenOptions {
   readOnly?: boolean;
 }
 
-export interface FakeGitHubFaultMatch {
-  /** How many matching requests get the fault. Default 1. */
-  times?: number;
-  method?: string;
-  /** A route in Octokit's notation (exact), e.g. `POST /repos/{owner}/{repo}/pulls`. */
-  route?: string;
-  /** A string the path contains, or a RegExp tested against `METHOD path`. */
-  path?: string | RegExp;
-}
+/** Which requests a fault hits; `route` in Octokit's notation, e.g. `POST /repos/{owner}/{repo}/pulls`. */
+export type FakeGitHubFaultMatch = FaultMatch;
 
-export type RedirectStatus = 301 | 302 | 303 | 307 | 308;
-
-export type FakeGitHubFault =
-  | { type: 'status'; status: number; message?: string }
-  /** This status, with a message that repeats the credential the request carried (`echoedCredentials`). */
-  | { type: 'echo-credentials'; status: number }
+type RateLimitFault =
   /** 403 with `retry-after` and "You have exceeded a secondary rate limit". */
   | { type: 'secondary-rate-limit'; retryAfterSeconds?: number }
   /** 403 (or 429) with `x-ratelimit-remaining: 0` and `x-ratelimit-reset` this many seconds from now. */
-  | { type: 'primary-rate-limit'; status?: 403 | 429; resetInSeconds?: number }
-  /**
-   * A redirect (302 unless told) to the same path and query on `origin`, as a host that moved, or one handing out a
-   * download from another address, answers.
-   */
-  | { type: 'redirect'; origin: string; status?: RedirectStatus }
-  /** Destroy the connection without an answer. */
-  | { type: 'close' }
-  /**
-   * Never answer: the request stays pending (logged without a status, nothing applied) until the client gives up
-   * or the server stops. Holds a caller in the middle of its work, e.g. to kill it there.
-   */
-  | { type: 'hang' };
+  | { type: 'primary-rate-limit'; status?: 403 | 429; resetInSeconds?: number };
+
+export type FakeGitHubFault = CommonFault | RateLimitFault;
 
 export interface FakeGitHubApp {
   appId: number;
@@ -157,25 +136,16 @@ interface StoredPull {
   user: string;
 }
 
-class HttpProblem extends Error {
-  constructor(
-    readonly status: number,
-    message: string,
-    readonly extra: Record<string, unknown> = {},
-  ) {
-    super(message);
-  }
+const DOCS = 'https://docs.github.com/rest';
+
+/** GitHub's error answer: `{message, …extra, documentation_url}`. */
+function problem(status: number, message: string, extra: Record<string, unknown> = {}): HostError {
+  return new HostError(status, { message, ...extra, documentation_url: DOCS });
 }
 
-function notFound(): HttpProblem {
-  return new HttpProblem(404, 'Not Found');
-}
-
-function validationFailed(errors: Record<string, unknown>[], message = 'Validation Failed'): HttpProblem {
-  return new HttpProblem(422, message, { errors });
-}
-
-// ---------------------------------------------------------------- a repository
+const notFound = () => problem(404, 'Not Found');
+const validationFailed = (errors: Record<string, unknown>[], message = 'Validation Failed') =>
+  problem(422, message, { errors });
 
 class FakeRepository extends GitRepository {
   readonly pulls: StoredPull[] = [];
@@ -190,7 +160,12 @@ class FakeRepository extends GitRepository {
   }
 }
 
-// ---------------------------------------------------------------- routes
+interface Caller {
+  login: string;
+  kind: 'token' | 'installation' | 'app';
+  readOnly?: boolean;
+  expiresAt?: number;
+}
 
 interface RouteContext {
   params: Record<string, string>;
@@ -205,62 +180,14 @@ interface RouteContext {
   caller: Caller;
 }
 
-interface Caller {
-  login: string;
-  kind: 'token' | 'installation' | 'app';
-  readOnly?: boolean;
-  expiresAt?: number;
-}
-
-interface Reply {
-  status: number;
-  body?: unknown;
-  headers?: Record<string, string>;
-}
-
 interface Route {
   method: string;
   route: string;
-  segments: string[];
   handle: (context: RouteContext) => Reply;
 }
 
-/** Final parameters that take the rest of the path (they contain slashes). */
-const REST_PARAMS = new Set(['ref', 'path']);
-
-function matchRoute(routes: readonly Route[], method: string, segments: readonly string[]) {
-  candidates: for (const route of routes) {
-    if (route.method !== method) continue;
-    const params: Record<string, string> = {};
-    const last = route.segments.length - 1;
-    for (let i = 0; i <= last; i++) {
-      const pattern = route.segments[i] as string;
-      const param = /^\{(.+)\}$/.exec(pattern)?.[1];
-      if (param && i === last && REST_PARAMS.has(param)) {
-        const rest = segments.slice(i).join('/');
-        // An empty path is the repository root for `contents`; a ref is never empty.
-        if (segments.length < i || (rest === '' && param !== 'path')) continue candidates;
-        params[param] = rest;
-        return { route, params };
-      }
-      const segment = segments[i];
-      if (segment === undefined) continue candidates;
-      if (param) {
-        if (segment === '') continue candidates;
-        params[param] = segment;
-      } else if (pattern !== segment) {
-        continue candidates;
-      }
-    }
-    if (segments.length === route.segments.length) return { route, params };
-  }
-  return undefined;
-}
-
 function object(body: unknown): Record<string, unknown> {
-  if (typeof body !== 'object' || body === null || Array.isArray(body)) {
-    throw new HttpProblem(400, 'Problems parsing JSON');
-  }
+  if (typeof body !== 'object' || body === null || Array.isArray(body)) throw problem(400, 'Problems parsing JSON');
   return body as Record<string, unknown>;
 }
 
@@ -275,38 +202,52 @@ function requiredString(body: Record<string, unknown>, field: string, resource: 
   return value;
 }
 
-const DOCS = 'https://docs.github.com/rest';
+/** A commit's author or committer as a request gives it (`{ name, email, date? }`), or `fallback` when it gives none. */
+function signatureOf(value: unknown, fallback: GitSignature, now: string): GitSignature {
+  if (value === undefined) return fallback;
+  const given = object(value);
+  if (typeof given.name !== 'string' || typeof given.email !== 'string') {
+    throw validationFailed([{ resource: 'Commit', field: 'author', code: 'invalid' }]);
+  }
+  const date = typeof given.date === 'string' ? new Date(given.date) : new Date(now);
+  if (Number.isNaN(date.getTime())) throw validationFailed([{ resource: 'Commit', field: 'date', code: 'invalid' }]);
+  return { name: given.name, email: given.email, date: date.toISOString().replace(/\.\d+Z$/, 'Z') };
+}
 
-// ---------------------------------------------------------------- the server
+const badTreePath = (path: string) =>
+  path === '' || path.startsWith('/') || path.endsWith('/') || path.split('/').some(badPathPart);
 
-type PendingFault = FakeGitHubFault & FakeGitHubFaultMatch & { remaining: number };
+function badPathPart(part: string): boolean {
+  return part === '' || part === '.' || part === '..' || part === '.git';
+}
 
-export class FakeGitHub {
-  /** Every request received, oldest first (cleared by `resetRequests`). */
-  readonly requests: FakeGitHubRequest[] = [];
-  latencyMs: number | ((request: FakeGitHubRequest) => number);
+/** GitHub wraps base64 text at 60 characters. */
+const wrappedBase64 = (content: Buffer) => (content.toString('base64').match(/.{1,60}/g) ?? []).join('\n') + '\n';
 
+export class FakeGitHub extends FakeGitHost<
+  FakeGitHubRequest,
+  RateLimitFault,
+  FakeRepository,
+  [owner: string, name: string]
+> {
   private readonly basePath: string;
   private readonly webHost: string;
   private readonly maxTreeEntries: number;
   private readonly identity: { name: string; email: string };
   private readonly tokens = new Map<string, Caller>();
   private readonly apps = new Map<string, FakeGitHubApp>();
-  private readonly repositories = new Map<string, FakeRepository>();
-  private readonly routes: Route[] = [];
+  /** Final parameters that take the rest of the path: a ref, or a path (empty for the repository root). */
+  private readonly router = new Router<Route>({ rest: { ref: false, path: true } });
   private defaultToken: string;
-  private faults: PendingFault[] = [];
   private nextRepositoryId = 1000;
-  private server?: Server;
-  private port?: number;
-  private readonly sockets = new Set<Socket>();
+  protected readonly jsonType = 'application/json; charset=utf-8';
 
   constructor(options: FakeGitHubOptions = {}) {
+    super('GitHub', 2, options.latencyMs);
     this.defaultToken = options.token ?? `ghp_${randomBytes(18).toString('hex')}`;
     this.tokens.set(this.defaultToken, { login: 'fake-user', kind: 'token' });
     this.basePath = (options.basePath ?? '/api/v3').replace(/\/$/, '');
     this.webHost = options.webHost ?? 'github.com';
-    this.latencyMs = options.latencyMs ?? 0;
     this.maxTreeEntries = options.maxTreeEntries ?? Infinity;
     this.identity = options.identity ?? { name: 'fake-user', email: 'fake-user@users.noreply.github.com' };
     for (const app of options.apps ?? []) this.registerApp(app);
@@ -318,37 +259,9 @@ export class FakeGitHub {
     return new FakeGitHub(options).start();
   }
 
-  async start(): Promise<this> {
-    if (this.server) return this;
-    const server = createServer((request, response) => {
-      this.handle(request, response).catch((error: unknown) => {
-        // A bug in the fake answers 500 rather than crashing the test process.
-        if (!response.headersSent) response.writeHead(500, { 'content-type': 'application/json' });
-        response.end(JSON.stringify({ message: `fake GitHub: ${String(error)}` }));
-      });
-    });
-    server.on('connection', (socket: Socket) => {
-      this.sockets.add(socket);
-      socket.on('close', () => this.sockets.delete(socket));
-    });
-    this.port = await listenOnLoopback(server);
-    this.server = server;
-    return this;
-  }
-
-  async stop(): Promise<void> {
-    const server = this.server;
-    if (!server) return;
-    this.server = undefined;
-    for (const socket of this.sockets) socket.destroy();
-    this.sockets.clear();
-    await new Promise<void>((resolve) => server.close(() => resolve()));
-  }
-
   /** The API base, e.g. `http://127.0.0.1:43121/api/v3` (what Octokit's `baseUrl` or GITHUB_API_URL takes). */
   get url(): string {
-    if (this.port === undefined) throw new Error('FakeGitHub is not started');
-    return `http://127.0.0.1:${this.port}${this.basePath}`;
+    return `${this.origin}${this.basePath}`;
   }
 
   /** The default token (user `fake-user`). */
@@ -371,102 +284,33 @@ export class FakeGitHub {
     this.apps.set(String(app.appId), app);
   }
 
+  secondaryRateLimitNext(match: FaultMatch & { retryAfterSeconds?: number } = {}): void {
+    this.injectFault({ type: 'secondary-rate-limit', retryAfterSeconds: match.retryAfterSeconds }, match);
+  }
+
+  primaryRateLimitNext(match: FaultMatch & { status?: 403 | 429; resetInSeconds?: number } = {}): void {
+    this.injectFault({ type: 'primary-rate-limit', status: match.status, resetInSeconds: match.resetInSeconds }, match);
+  }
+
   // ---------------------------------------------------------------- repositories (test-facing)
 
-  /** Creates a repository whose default branch holds `files` in one commit; returns that commit's id. */
-  createRepository(
-    owner: string,
-    name: string,
-    files: Record<string, string>,
-    options: { defaultBranch?: string; message?: string } = {},
-  ): string {
-    const key = repositoryKey(owner, name);
-    if (this.repositories.has(key)) throw new Error(`repository ${owner}/${name} exists`);
-    const repo = new FakeRepository(owner, name, options.defaultBranch ?? 'main', this.nextRepositoryId++);
-    this.repositories.set(key, repo);
-    const flat = new Map<string, FlatEntry>();
-    for (const [path, content] of Object.entries(files)) {
-      flat.set(path, { mode: '100644', sha: repo.putBlob(Buffer.from(content)) });
-    }
-    const date = gitNow();
-    const signature = { ...this.identity, date };
-    const sha = repo.putCommit({
-      tree: repo.buildTree(flat),
-      parents: [],
-      author: signature,
-      committer: signature,
-      message: options.message ?? 'Initial commit',
-    });
-    repo.refs.set(`refs/heads/${repo.defaultBranch}`, sha);
-    return sha;
-  }
-
-  /**
-   * Commits changes to a branch (created from the default branch when missing): a string sets a file's content,
-   * null deletes it. Returns the new commit's id.
-   */
-  commitFiles(
-    owner: string,
-    name: string,
-    branch: string,
-    files: Record<string, string | null>,
-    message = 'Update files',
-  ): string {
-    const repo = this.repository(owner, name);
-    const parent = repo.branchSha(branch) ?? repo.branchSha(repo.defaultBranch);
-    const flat = parent ? repo.flatten(repo.commit(parent)?.tree ?? '') : new Map<string, FlatEntry>();
-    for (const [path, content] of Object.entries(files)) {
-      if (content === null) flat.delete(path);
-      else flat.set(path, { mode: flat.get(path)?.mode ?? '100644', sha: repo.putBlob(Buffer.from(content)) });
-    }
-    const signature = { ...this.identity, date: gitNow() };
-    const sha = repo.putCommit({
-      tree: repo.buildTree(flat),
-      parents: parent ? [parent] : [],
-      author: signature,
-      committer: signature,
-      message,
-    });
-    repo.refs.set(`refs/heads/${branch}`, sha);
-    return sha;
-  }
-
-  /** Every file at a ref (a branch, `heads/x`, or a commit id), by path, as UTF-8 text. */
-  files(owner: string, name: string, ref: string): Record<string, string> {
-    const repo = this.repository(owner, name);
-    const files: Record<string, string> = {};
-    for (const [path, entry] of this.flatAt(repo, ref)) {
-      const content = repo.blob(entry.sha);
-      if (content) files[path] = content.toString('utf8');
-    }
-    return files;
+  protected newRepository([owner, name]: [string, string], defaultBranch: string): FakeRepository {
+    return new FakeRepository(owner, name, defaultBranch, this.nextRepositoryId++);
   }
 
   /** The blob id of every file at a ref, by path. */
   blobShas(owner: string, name: string, ref: string): Record<string, string> {
-    return Object.fromEntries([...this.flatAt(this.repository(owner, name), ref)].map(([p, e]) => [p, e.sha]));
+    return this.filesAt(this.repository(owner, name), ref, true);
   }
 
   /** One file at a ref, or undefined. */
   readFile(owner: string, name: string, ref: string, path: string): string | undefined {
-    const repo = this.repository(owner, name);
-    const entry = this.flatAt(repo, ref).get(path);
-    return entry ? repo.blob(entry.sha)?.toString('utf8') : undefined;
-  }
-
-  /** The commit a branch (`main`) or ref (`heads/main`, `refs/heads/main`) points at, or undefined. */
-  ref(owner: string, name: string, ref: string): string | undefined {
-    const repo = this.repository(owner, name);
-    return repo.refs.get(ref) ?? repo.refs.get(`refs/${ref}`) ?? repo.refs.get(`refs/heads/${ref}`);
+    return this.filesAt(this.repository(owner, name), ref)[path];
   }
 
   /** Every ref (`refs/heads/main`) and its commit. */
   refs(owner: string, name: string): Record<string, string> {
     return Object.fromEntries([...this.repository(owner, name).refs].sort(([a], [b]) => a.localeCompare(b)));
-  }
-
-  commit(owner: string, name: string, sha: string): GitCommit | undefined {
-    return this.repository(owner, name).commit(sha);
   }
 
   /** How many git objects of each type the repository holds. */
@@ -514,205 +358,99 @@ export class FakeGitHub {
     this.closeStoredPull(repo, pull);
   }
 
-  // ---------------------------------------------------------------- request log
-
-  /**
-   * How many requests were received: all, those of a route in Octokit's notation (`GET
-   * /repos/{owner}/{repo}/git/blobs/{file_sha}`), those whose `METHOD path` matches a RegExp, or those a predicate
-   * accepts.
-   */
-  count(filter?: string | RegExp | ((request: FakeGitHubRequest) => boolean)): number {
-    return this.requests.filter((request) => requestMatches(request, filter)).length;
-  }
-
-  /** Requests per route (`unknown` for unrouted paths). */
-  countsByRoute(): Record<string, number> {
-    const counts: Record<string, number> = {};
-    for (const request of this.requests) {
-      const route = request.route ?? 'unknown';
-      counts[route] = (counts[route] ?? 0) + 1;
-    }
-    return counts;
-  }
-
-  resetRequests(): void {
-    this.requests.length = 0;
-  }
-
-  // ---------------------------------------------------------------- faults
-
-  /** The next matching requests get `fault` instead of their answer. Faults are used in the order added. */
-  injectFault(fault: FakeGitHubFault, match: FakeGitHubFaultMatch = {}): void {
-    this.faults.push({ ...match, ...fault, remaining: match.times ?? 1 });
-  }
-
-  /** The next matching requests are answered with this status (502, 500, 404, 401, …). */
-  failNext(status: number, match: FakeGitHubFaultMatch & { message?: string } = {}): void {
-    this.injectFault({ type: 'status', status, message: match.message }, match);
-  }
-
-  /** The next matching requests are answered with this status and a message repeating their credential. */
-  echoCredentialsNext(status: number, match: FakeGitHubFaultMatch = {}): void {
-    this.injectFault({ type: 'echo-credentials', status }, match);
-  }
-
-  secondaryRateLimitNext(match: FakeGitHubFaultMatch & { retryAfterSeconds?: number } = {}): void {
-    this.injectFault({ type: 'secondary-rate-limit', retryAfterSeconds: match.retryAfterSeconds }, match);
-  }
-
-  primaryRateLimitNext(match: FakeGitHubFaultMatch & { status?: 403 | 429; resetInSeconds?: number } = {}): void {
-    this.injectFault({ type: 'primary-rate-limit', status: match.status, resetInSeconds: match.resetInSeconds }, match);
-  }
-
-  closeNext(match: FakeGitHubFaultMatch = {}): void {
-    this.injectFault({ type: 'close' }, match);
-  }
-
-  /** The next matching requests are redirected to the same path and query on `origin` (see the `redirect` fault). */
-  redirectNext(origin: string, match: FakeGitHubFaultMatch & { status?: RedirectStatus } = {}): void {
-    this.injectFault({ type: 'redirect', origin, status: match.status }, match);
-  }
-
-  /** The next matching requests are never answered (see the `hang` fault). */
-  hangNext(match: FakeGitHubFaultMatch = {}): void {
-    this.injectFault({ type: 'hang' }, match);
-  }
-
-  clearFaults(): void {
-    this.faults = [];
-  }
-
   // ---------------------------------------------------------------- handling
 
-  private repository(owner: string, name: string): FakeRepository {
-    const repo = this.repositories.get(repositoryKey(owner, name));
-    if (!repo) throw new Error(`no repository ${owner}/${name}`);
-    return repo;
+  protected testCommitter(): { name: string; email: string } {
+    return this.identity;
   }
 
-  private flatAt(repo: FakeRepository, ref: string): Map<string, FlatEntry> {
-    const sha = repo.resolveCommit(ref);
-    const commit = sha ? repo.commit(sha) : undefined;
-    if (!commit) throw new Error(`no ref ${ref} in ${repo.owner}/${repo.name}`);
-    return repo.flatten(commit.tree);
-  }
-
-  private async handle(request: IncomingMessage, response: ServerResponse): Promise<void> {
-    const url = new URL(request.url ?? '/', 'http://fake');
-    const method = (request.method ?? 'GET').toUpperCase();
+  protected receive(request: IncomingMessage, url: URL, method: string) {
     const query = Object.fromEntries(url.searchParams);
     const raw = url.pathname.startsWith(`${this.basePath}/`) ? url.pathname.slice(this.basePath.length) : undefined;
-    let segments: string[] | undefined;
-    try {
-      segments = raw?.split('/').slice(1).map(decodeURIComponent);
-    } catch {
-      segments = undefined;
-    }
+    const segments = pathSegments(raw);
     const logged: FakeGitHubRequest = { method, path: segments ? `/${segments.join('/')}` : url.pathname, query };
-    const matched = segments ? matchRoute(this.routes, method, segments) : undefined;
-    if (matched) logged.route = matched.route.route;
-    this.requests.push(logged);
-
-    const body = await readBody(request);
-    const latency = typeof this.latencyMs === 'function' ? this.latencyMs(logged) : this.latencyMs;
-    if (latency > 0) await new Promise((resolve) => setTimeout(resolve, latency));
-
-    const fault = this.takeFault(logged);
-    if (fault?.type === 'hang') return;
-    if (fault?.type === 'close') {
-      request.socket.destroy();
-      return;
-    }
-    if (fault) {
-      this.send(response, logged, faultReply(echoingFault(fault, request.headers), request.url ?? '/'));
-      return;
-    }
-    this.send(response, logged, this.answer(request, logged, matched, body));
+    const matched = segments ? this.router.match(method, segments) : undefined;
+    if (matched) logged.route = matched.entry.route;
+    return { logged, answer: (raw: Buffer) => this.answer(request, logged, matched, raw.toString('utf8')) };
   }
 
   private answer(
     request: IncomingMessage,
     logged: FakeGitHubRequest,
-    matched: ReturnType<typeof matchRoute>,
+    matched: ReturnType<Router<Route>['match']>,
     rawBody: string,
   ): Reply {
-    try {
-      const caller = this.authenticate(request, logged, matched?.route.route);
-      if (!matched) throw notFound();
-      if (caller.readOnly && matched.route.method !== 'GET') {
-        throw new HttpProblem(403, 'Resource not accessible by personal access token');
-      }
-      let body: unknown = undefined;
-      if (rawBody !== '') {
-        try {
-          body = JSON.parse(rawBody) as unknown;
-        } catch {
-          throw new HttpProblem(400, 'Problems parsing JSON');
-        }
-      }
-      const { owner, repo: repoName } = matched.params;
-      let repo: FakeRepository | undefined;
-      if (owner !== undefined && repoName !== undefined) {
-        repo = this.repositories.get(repositoryKey(owner, repoName));
-        if (!repo) throw notFound();
-      }
-      return matched.route.handle({
-        params: matched.params,
-        query: logged.query,
-        body,
-        repo: repo as FakeRepository,
-        request: logged,
-        login: caller.login,
-        caller,
-      });
-    } catch (error) {
-      if (error instanceof HttpProblem) {
-        return { status: error.status, body: { message: error.message, ...error.extra, documentation_url: DOCS } };
-      }
-      throw error;
+    const caller = this.authenticate(request, logged, matched?.entry.route);
+    if (!matched) throw notFound();
+    if (caller.readOnly && matched.entry.method !== 'GET') {
+      throw problem(403, 'Resource not accessible by personal access token');
     }
+    const body = parseJson(rawBody, () => problem(400, 'Problems parsing JSON'));
+    const { owner, repo: repoName } = matched.params;
+    let repo: FakeRepository | undefined;
+    if (owner !== undefined && repoName !== undefined) {
+      repo = this.repositories.get(`${owner}/${repoName}`.toLowerCase());
+      if (!repo) throw notFound();
+    }
+    const context = { params: matched.params, query: logged.query, body, request: logged, login: caller.login, caller };
+    return matched.entry.handle({ ...context, repo: repo as FakeRepository });
   }
 
-  private send(response: ServerResponse, logged: FakeGitHubRequest, reply: Reply): void {
-    logged.status = reply.status;
-    const headers: Record<string, string> = {
+  protected baseHeaders(): Record<string, string> {
+    return {
       'x-github-request-id': randomBytes(8).toString('hex').toUpperCase(),
       'x-ratelimit-limit': '5000',
       'x-ratelimit-remaining': '4999',
       'x-ratelimit-reset': String(Math.floor(Date.now() / 1000) + 3600),
       'x-ratelimit-resource': 'core',
-      ...reply.headers,
     };
-    if (reply.body === undefined) {
-      response.writeHead(reply.status, headers);
-      response.end();
-      return;
-    }
-    headers['content-type'] = 'application/json; charset=utf-8';
-    response.writeHead(reply.status, headers);
-    response.end(JSON.stringify(reply.body));
   }
 
-  private takeFault(request: FakeGitHubRequest): PendingFault | undefined {
-    const fault = this.faults.find((candidate) => {
-      if (candidate.method && candidate.method.toUpperCase() !== request.method) return false;
-      if (candidate.route && candidate.route !== request.route) return false;
-      if (typeof candidate.path === 'string' && !request.path.includes(candidate.path)) return false;
-      if (candidate.path instanceof RegExp && !candidate.path.test(`${request.method} ${request.path}`)) return false;
-      return true;
-    });
-    if (!fault) return undefined;
-    fault.remaining--;
-    if (fault.remaining <= 0) this.faults = this.faults.filter((candidate) => candidate !== fault);
-    return fault;
+  protected crashBody(message: string): unknown {
+    return { message };
+  }
+
+  protected faultReply(fault: StatusFault | RateLimitFault): Reply {
+    switch (fault.type) {
+      case 'status':
+        return {
+          status: fault.status,
+          body: { message: fault.message ?? STATUS_CODES[fault.status] ?? 'Error', documentation_url: DOCS },
+        };
+      case 'secondary-rate-limit':
+        return {
+          status: 403,
+          headers: { 'retry-after': String(fault.retryAfterSeconds ?? 60) },
+          body: {
+            message:
+              'You have exceeded a secondary rate limit. Please wait a few minutes before you try again. If you reach out to GitHub Support for help, please include the request ID.',
+            documentation_url:
+              'https://docs.github.com/rest/overview/rate-limits-for-the-rest-api#about-secondary-rate-limits',
+          },
+        };
+      case 'primary-rate-limit':
+        return {
+          status: fault.status ?? 403,
+          headers: {
+            'x-ratelimit-limit': '5000',
+            'x-ratelimit-remaining': '0',
+            'x-ratelimit-used': '5000',
+            'x-ratelimit-reset': String(Math.floor(Date.now() / 1000) + (fault.resetInSeconds ?? 60)),
+            'x-ratelimit-resource': 'core',
+          },
+          body: {
+            message: 'API rate limit exceeded for installation ID 1.',
+            documentation_url:
+              'https://docs.github.com/rest/overview/rate-limits-for-the-rest-api#about-the-primary-rate-limit',
+          },
+        };
+    }
   }
 
   /** Returns the caller; throws 401 for missing or wrong credentials. */
   private authenticate(request: IncomingMessage, logged: FakeGitHubRequest, route: string | undefined): Caller {
-    const header = request.headers.authorization ?? '';
-    const match = /^(token|bearer)\s+(\S+)$/i.exec(header);
-    const credential = match?.[2];
-    if (!credential) throw new HttpProblem(401, 'Bad credentials');
+    const credential = /^(token|bearer)\s+(\S+)$/i.exec(request.headers.authorization ?? '')?.[2];
+    if (!credential) throw problem(401, 'Bad credentials');
     if (route?.includes(' /app/')) {
       const app = this.verifyJwt(credential);
       logged.auth = 'app';
@@ -720,7 +458,7 @@ export class FakeGitHub {
     }
     const known = this.tokens.get(credential);
     if (!known || (known.expiresAt !== undefined && known.expiresAt < Date.now())) {
-      throw new HttpProblem(401, 'Bad credentials');
+      throw problem(401, 'Bad credentials');
     }
     logged.auth = known.kind;
     return known;
@@ -728,7 +466,7 @@ export class FakeGitHub {
 
   private verifyJwt(jwt: string): FakeGitHubApp {
     const parts = jwt.split('.');
-    const invalid = new HttpProblem(401, 'A JSON web token could not be decoded');
+    const invalid = problem(401, 'A JSON web token could not be decoded');
     if (parts.length !== 3) throw invalid;
     const [headerPart, payloadPart, signaturePart] = parts as [string, string, string];
     let header: Record<string, unknown>;
@@ -741,32 +479,22 @@ export class FakeGitHub {
     }
     if (header.alg !== 'RS256') throw invalid;
     const app = this.apps.get(String(payload.iss));
-    if (!app) throw new HttpProblem(401, "'Issuer' claim ('iss') must be an Integer");
-    const signed = verify(
-      'RSA-SHA256',
-      Buffer.from(`${headerPart}.${payloadPart}`),
-      app.publicKey,
-      Buffer.from(signaturePart, 'base64url'),
-    );
-    if (!signed) throw invalid;
+    if (!app) throw problem(401, "'Issuer' claim ('iss') must be an Integer");
+    const signed = Buffer.from(`${headerPart}.${payloadPart}`);
+    if (!verify('RSA-SHA256', signed, app.publicKey, Buffer.from(signaturePart, 'base64url'))) throw invalid;
     const now = Math.floor(Date.now() / 1000);
     if (typeof payload.exp !== 'number' || payload.exp < now) {
-      throw new HttpProblem(
-        401,
-        "'Expiration time' claim ('exp') must be a numeric value representing the future time",
-      );
+      throw problem(401, "'Expiration time' claim ('exp') must be a numeric value representing the future time");
     }
-    if (payload.exp - now > 600 + 60) {
-      throw new HttpProblem(401, "'Expiration time' claim ('exp') is too far in the future");
-    }
+    if (payload.exp - now > 600 + 60) throw problem(401, "'Expiration time' claim ('exp') is too far in the future");
     if (typeof payload.iat !== 'number' || payload.iat > now + 60) {
-      throw new HttpProblem(401, "'Issued at' claim ('iat') must be an Integer representing the time");
+      throw problem(401, "'Issued at' claim ('iat') must be an Integer representing the time");
     }
     return app;
   }
 
   private apiUrl(path: string): string {
-    return this.port === undefined ? path : `${this.url}${path}`;
+    return this.started ? `${this.url}${path}` : path;
   }
 
   private pullHtmlUrl(repo: FakeRepository, number: number): string {
@@ -807,24 +535,15 @@ export class FakeGitHub {
     };
   }
 
-  private treeEntryJson(repo: FakeRepository, path: string, entry: GitTreeEntry): Record<string, unknown> {
-    const type = entry.type;
-    const json: Record<string, unknown> = { path, mode: entry.mode, type, sha: entry.sha };
-    if (type === 'blob') json.size = repo.blob(entry.sha)?.length ?? 0;
-    if (type !== 'commit') json.url = this.apiUrl(`${this.repoPath(repo)}/git/${type}s/${entry.sha}`);
-    return json;
-  }
-
   private treeJson(repo: FakeRepository, sha: string, recursive: boolean): Record<string, unknown> {
     const tree: Record<string, unknown>[] = [];
-    const walk = (treeSha: string, prefix: string) => {
-      for (const entry of repo.tree(treeSha) ?? []) {
-        const path = `${prefix}${entry.name}`;
-        tree.push(this.treeEntryJson(repo, path, entry));
-        if (recursive && entry.type === 'tree') walk(entry.sha, `${path}/`);
-      }
-    };
-    walk(sha, '');
+    repo.walk(sha, '', (path, { mode, type, sha: entrySha }) => {
+      const json: Record<string, unknown> = { path, mode, type, sha: entrySha };
+      if (type === 'blob') json.size = repo.blob(entrySha)?.length ?? 0;
+      if (type !== 'commit') json.url = this.apiUrl(`${this.repoPath(repo)}/git/${type}s/${entrySha}`);
+      tree.push(json);
+      return recursive;
+    });
     const truncated = tree.length > this.maxTreeEntries;
     return {
       sha,
@@ -857,14 +576,13 @@ export class FakeGitHub {
   }
 
   private pullJson(repo: FakeRepository, pull: StoredPull): Record<string, unknown> {
-    const base = this.repoPath(repo);
     const repoJson = this.repositoryJson(repo);
     const headSha = pull.closedHeadSha ?? repo.branchSha(pull.head) ?? null;
     return {
       id: repo.id * 100000 + pull.number,
       node_id: `PR_${repo.id}_${pull.number}`,
       number: pull.number,
-      url: this.apiUrl(`${base}/pulls/${pull.number}`),
+      url: this.apiUrl(`${this.repoPath(repo)}/pulls/${pull.number}`),
       html_url: this.pullHtmlUrl(repo, pull.number),
       state: pull.state,
       locked: false,
@@ -916,31 +634,16 @@ export class FakeGitHub {
   private mergePull(repo: FakeRepository, pull: StoredPull, login: string, mergeCommit = false): string {
     const headSha = repo.branchSha(pull.head);
     const baseSha = repo.branchSha(pull.base);
-    if (!headSha || !baseSha) throw new HttpProblem(405, 'Pull Request is not mergeable');
-    let result: string;
-    if (!mergeCommit && repo.isAncestor(baseSha, headSha)) {
-      result = headSha;
-    } else {
-      const mergeBase = repo.mergeBase(baseSha, headSha);
-      const before = mergeBase ? repo.flatten(repo.commit(mergeBase)?.tree ?? '') : new Map<string, FlatEntry>();
-      const after = repo.flatten(repo.commit(headSha)?.tree ?? '');
-      const merged = repo.flatten(repo.commit(baseSha)?.tree ?? '');
-      for (const path of new Set([...before.keys(), ...after.keys()])) {
-        const old = before.get(path);
-        const now = after.get(path);
-        if (old?.sha === now?.sha && old?.mode === now?.mode) continue;
-        if (now) merged.set(path, now);
-        else merged.delete(path);
-      }
-      const signature = { name: login, email: `${login}@users.noreply.github.com`, date: gitNow() };
-      result = repo.putCommit({
-        tree: repo.buildTree(merged),
-        parents: [baseSha, headSha],
-        author: signature,
-        committer: signature,
-        message: `Merge pull request #${pull.number} from ${repo.owner}/${pull.head}`,
-      });
-    }
+    if (!headSha || !baseSha) throw problem(405, 'Pull Request is not mergeable');
+    const result =
+      !mergeCommit && repo.isAncestor(baseSha, headSha)
+        ? headSha
+        : repo.mergeCommit(
+            baseSha,
+            headSha,
+            { name: login, email: `${login}@users.noreply.github.com` },
+            `Merge pull request #${pull.number} from ${repo.owner}/${pull.head}`,
+          );
     repo.refs.set(`refs/heads/${pull.base}`, result);
     this.closeStoredPull(repo, pull);
     pull.merged = true;
@@ -952,10 +655,8 @@ export class FakeGitHub {
   // ---------------------------------------------------------------- route table
 
   private defineRoutes(): void {
-    const route = (spec: string, handle: (context: RouteContext) => Reply) => {
-      const [method, path] = spec.split(' ') as [string, string];
-      this.routes.push({ method, route: spec, segments: path.split('/').slice(1), handle });
-    };
+    const route = (spec: string, handle: (context: RouteContext) => Reply) =>
+      this.router.add({ method: spec.slice(0, spec.indexOf(' ')), route: spec, handle });
 
     route('POST /app/installations/{installation_id}/access_tokens', ({ params, login }) => {
       const app = this.apps.get(login.replace(/^app-(.*)\[bot\]$/, '$1'));
@@ -998,7 +699,7 @@ export class FakeGitHub {
       const ref = `refs/${params.ref}`;
       const sha = repo.refs.get(ref);
       if (!sha) throw notFound();
-      return { status: 200, body: this.refJson(repo, ref, sha) };
+      return ok(this.refJson(repo, ref, sha));
     });
 
     const listRefs = (repo: FakeRepository, prefix: string) =>
@@ -1007,19 +708,18 @@ export class FakeGitHub {
         .sort(([a], [b]) => a.localeCompare(b))
         .map(([ref, sha]) => this.refJson(repo, ref, sha));
 
-    route('GET /repos/{owner}/{repo}/git/matching-refs/{ref}', ({ repo, params }) => ({
-      status: 200,
-      body: listRefs(repo, `refs/${params.ref}`),
-    }));
-    route('GET /repos/{owner}/{repo}/git/refs', ({ repo }) => ({ status: 200, body: listRefs(repo, 'refs/') }));
+    route('GET /repos/{owner}/{repo}/git/matching-refs/{ref}', ({ repo, params }) =>
+      ok(listRefs(repo, `refs/${params.ref}`)),
+    );
+    route('GET /repos/{owner}/{repo}/git/refs', ({ repo }) => ok(listRefs(repo, 'refs/')));
     // The older form: an exact ref gives the object, a prefix the list.
     route('GET /repos/{owner}/{repo}/git/refs/{ref}', ({ repo, params }) => {
       const ref = `refs/${params.ref}`;
       const sha = repo.refs.get(ref);
-      if (sha) return { status: 200, body: this.refJson(repo, ref, sha) };
+      if (sha) return ok(this.refJson(repo, ref, sha));
       const list = listRefs(repo, `${ref}/`);
       if (list.length === 0) throw notFound();
-      return { status: 200, body: list };
+      return ok(list);
     });
 
     route('POST /repos/{owner}/{repo}/git/refs', ({ repo, body }) => {
@@ -1027,10 +727,10 @@ export class FakeGitHub {
       const ref = requiredString(input, 'ref', 'Reference');
       const sha = requiredString(input, 'sha', 'Reference');
       if (!/^refs\/[^/]+\/.+/.test(ref) || ref.split('/').some((part) => part === '' || part === '..')) {
-        throw new HttpProblem(422, `${ref} is not a valid ref name.`);
+        throw problem(422, `${ref} is not a valid ref name.`);
       }
-      if (!repo.commit(sha)) throw new HttpProblem(422, 'Object does not exist');
-      if (repo.refs.has(ref)) throw new HttpProblem(422, 'Reference already exists');
+      if (!repo.commit(sha)) throw problem(422, 'Object does not exist');
+      if (repo.refs.has(ref)) throw problem(422, 'Reference already exists');
       repo.refs.set(ref, sha);
       return { status: 201, body: this.refJson(repo, ref, sha) };
     });
@@ -1040,19 +740,19 @@ export class FakeGitHub {
       const sha = requiredString(input, 'sha', 'Reference');
       const ref = `refs/${params.ref}`;
       const current = repo.refs.get(ref);
-      if (!current) throw new HttpProblem(422, 'Reference does not exist');
-      if (!repo.commit(sha)) throw new HttpProblem(422, 'Object does not exist');
+      if (!current) throw problem(422, 'Reference does not exist');
+      if (!repo.commit(sha)) throw problem(422, 'Object does not exist');
       if (input.force !== true && !repo.isAncestor(current, sha)) {
-        throw new HttpProblem(422, 'Update is not a fast forward');
+        throw problem(422, 'Update is not a fast forward');
       }
       repo.refs.set(ref, sha);
       if (ref.startsWith('refs/heads/')) this.closePullsLeftEmpty(repo, ref.slice('refs/heads/'.length));
-      return { status: 200, body: this.refJson(repo, ref, sha) };
+      return ok(this.refJson(repo, ref, sha));
     });
 
     route('DELETE /repos/{owner}/{repo}/git/refs/{ref}', ({ repo, params }) => {
       const ref = `refs/${params.ref}`;
-      if (!repo.refs.has(ref)) throw new HttpProblem(422, 'Reference does not exist');
+      if (!repo.refs.has(ref)) throw problem(422, 'Reference does not exist');
       // A deleted branch closes its open pull requests (closed first, so they keep showing its last head).
       for (const pull of repo.pulls) {
         if (pull.state === 'open' && `refs/heads/${pull.head}` === ref) this.closeStoredPull(repo, pull);
@@ -1071,7 +771,7 @@ export class FakeGitHub {
         if (!tree) throw notFound();
         sha = tree;
       }
-      return { status: 200, body: this.treeJson(repo, sha, query.recursive !== undefined) };
+      return ok(this.treeJson(repo, sha, query.recursive !== undefined));
     });
 
     route('POST /repos/{owner}/{repo}/git/trees', ({ repo, body }) => {
@@ -1082,22 +782,22 @@ export class FakeGitHub {
       let files = new Map<string, FlatEntry>();
       if (input.base_tree !== undefined && input.base_tree !== null) {
         const baseTree = typeof input.base_tree === 'string' ? input.base_tree : '';
-        if (!repo.tree(baseTree)) throw new HttpProblem(422, 'base_tree is not a valid tree oid');
+        if (!repo.tree(baseTree)) throw problem(422, 'base_tree is not a valid tree oid');
         files = repo.flatten(baseTree);
       }
       for (const raw of input.tree as unknown[]) {
         const entry = object(raw);
         const path = typeof entry.path === 'string' ? entry.path : '';
-        if (path === '' || path.startsWith('/') || path.endsWith('/') || path.split('/').some(badPathPart)) {
-          throw new HttpProblem(422, `tree.path contains a malformed path component`);
+        if (badTreePath(path)) {
+          throw problem(422, `tree.path contains a malformed path component`);
         }
         const mode = String(entry.mode) as GitMode;
-        if (!MODES.has(mode)) throw new HttpProblem(422, `tree.mode must be one of ${[...MODES].join(', ')}`);
+        if (!MODES.has(mode)) throw problem(422, `tree.mode must be one of ${[...MODES].join(', ')}`);
         const type = entry.type === undefined ? typeOfMode(mode) : (entry.type as GitObjectType);
-        if (type !== typeOfMode(mode)) throw new HttpProblem(422, `tree.type ${String(type)} does not match mode`);
+        if (type !== typeOfMode(mode)) throw problem(422, `tree.type ${String(type)} does not match mode`);
         const hasContent = typeof entry.content === 'string';
         if (hasContent && entry.sha !== undefined) {
-          throw new HttpProblem(422, 'Must supply either tree.sha or tree.content, not both');
+          throw problem(422, 'Must supply either tree.sha or tree.content, not both');
         }
         // Whatever was at the path (a file or a directory) is replaced.
         for (const existing of [...files.keys()]) {
@@ -1105,28 +805,24 @@ export class FakeGitHub {
         }
         if (entry.sha === null) continue;
         if (hasContent) {
-          if (type !== 'blob') throw new HttpProblem(422, 'tree.content is only valid for blobs');
+          if (type !== 'blob') throw problem(422, 'tree.content is only valid for blobs');
           files.set(path, { mode, sha: repo.putBlob(Buffer.from(entry.content as string, 'utf8')) });
           continue;
         }
-        if (typeof entry.sha !== 'string') throw new HttpProblem(422, 'Must supply either tree.sha or tree.content');
+        if (typeof entry.sha !== 'string') throw problem(422, 'Must supply either tree.sha or tree.content');
         if (type === 'tree') {
-          if (!repo.tree(entry.sha)) throw new HttpProblem(422, `tree.sha ${entry.sha} is not a valid tree`);
+          if (!repo.tree(entry.sha)) throw problem(422, `tree.sha ${entry.sha} is not a valid tree`);
           for (const [sub, leaf] of repo.flatten(entry.sha)) files.set(`${path}/${sub}`, leaf);
         } else {
           if (type === 'blob' && !repo.blob(entry.sha)) {
-            throw new HttpProblem(422, `tree.sha ${entry.sha} is not a valid blob`);
+            throw problem(422, `tree.sha ${entry.sha} is not a valid blob`);
           }
           files.set(path, { mode, sha: entry.sha });
         }
       }
-      let sha: string;
-      try {
-        sha = repo.buildTree(files);
-      } catch (error) {
-        if (!(error instanceof TreePathConflict)) throw error;
-        throw validationFailed([{ resource: 'Tree', field: 'path', code: 'invalid', message: error.message }]);
-      }
+      const sha = repo.buildTreeOr(files, (error) =>
+        validationFailed([{ resource: 'Tree', field: 'path', code: 'invalid', message: error.message }]),
+      );
       return { status: 201, body: this.treeJson(repo, sha, false) };
     });
 
@@ -1141,8 +837,7 @@ export class FakeGitHub {
           node_id: `B_${sha}`,
           size: content.length,
           url: this.apiUrl(`${this.repoPath(repo)}/git/blobs/${sha}`),
-          // GitHub wraps the base64 text at 60 characters.
-          content: (content.toString('base64').match(/.{1,60}/g) ?? []).join('\n') + '\n',
+          content: wrappedBase64(content),
           encoding: 'base64',
         },
       };
@@ -1162,19 +857,18 @@ export class FakeGitHub {
       return { status: 201, body: { sha, url: this.apiUrl(`${this.repoPath(repo)}/git/blobs/${sha}`) } };
     });
 
-    route('GET /repos/{owner}/{repo}/git/commits/{commit_sha}', ({ repo, params }) => ({
-      status: 200,
-      body: this.commitJson(repo, params.commit_sha as string),
-    }));
+    route('GET /repos/{owner}/{repo}/git/commits/{commit_sha}', ({ repo, params }) =>
+      ok(this.commitJson(repo, params.commit_sha as string)),
+    );
 
     route('POST /repos/{owner}/{repo}/git/commits', ({ repo, body, login }) => {
       const input = object(body);
       const message = requiredString(input, 'message', 'Commit');
       const tree = requiredString(input, 'tree', 'Commit');
-      if (!repo.tree(tree)) throw new HttpProblem(422, 'Tree SHA does not exist');
+      if (!repo.tree(tree)) throw problem(422, 'Tree SHA does not exist');
       const parents = input.parents === undefined ? [] : input.parents;
       if (!Array.isArray(parents) || parents.some((parent) => typeof parent !== 'string' || !repo.commit(parent))) {
-        throw new HttpProblem(422, 'Parent SHA does not exist or is not a commit object');
+        throw problem(422, 'Parent SHA does not exist or is not a commit object');
       }
       const now = gitNow();
       const author = signatureOf(input.author, { ...this.identityOf(login), date: now }, now);
@@ -1184,9 +878,10 @@ export class FakeGitHub {
     });
 
     route('GET /repos/{owner}/{repo}/contents/{path}', ({ repo, params, query }) => {
-      const commitSha = repo.resolveCommit(query.ref ?? repo.defaultBranch);
+      const ref = query.ref ?? repo.defaultBranch;
+      const commitSha = repo.resolveCommit(ref);
       const commit = commitSha ? repo.commit(commitSha) : undefined;
-      if (!commit) throw new HttpProblem(404, `No commit found for the ref ${query.ref ?? repo.defaultBranch}`);
+      if (!commit) throw problem(404, `No commit found for the ref ${ref}`);
       const path = (params.path ?? '').replace(/\/$/, '');
       const base = this.repoPath(repo);
       const describe = (entryPath: string, entry: GitTreeEntry) => {
@@ -1197,37 +892,19 @@ export class FakeGitHub {
           path: entryPath,
           sha: entry.sha,
           size: entry.type === 'blob' ? (repo.blob(entry.sha)?.length ?? 0) : 0,
-          url: this.apiUrl(`${base}/contents/${entryPath}?ref=${query.ref ?? repo.defaultBranch}`),
-          html_url: `https://${this.webHost}/${repo.owner}/${repo.name}/blob/${query.ref ?? repo.defaultBranch}/${entryPath}`,
+          url: this.apiUrl(`${base}/contents/${entryPath}?ref=${ref}`),
+          html_url: `https://${this.webHost}/${repo.owner}/${repo.name}/blob/${ref}/${entryPath}`,
           git_url: this.apiUrl(`${base}/git/${entry.type}s/${entry.sha}`),
         };
       };
-      let treeSha = commit.tree;
-      let found: GitTreeEntry | undefined;
-      if (path !== '') {
-        const parts = path.split('/');
-        for (let i = 0; i < parts.length; i++) {
-          found = repo.tree(treeSha)?.find((entry) => entry.name === parts[i]);
-          if (!found || (i < parts.length - 1 && found.type !== 'tree')) throw notFound();
-          if (found.type === 'tree') treeSha = found.sha;
-        }
-      }
-      if (!found || found.type === 'tree') {
-        const entries = repo.tree(treeSha) ?? [];
-        return {
-          status: 200,
-          body: entries.map((entry) => describe(path === '' ? entry.name : `${path}/${entry.name}`, entry)),
-        };
+      const found = repo.lookup(commit.tree, path);
+      if (!found) throw notFound();
+      if (found.type === 'tree') {
+        const entries = repo.tree(found.sha) ?? [];
+        return ok(entries.map((entry) => describe(path === '' ? entry.name : `${path}/${entry.name}`, entry)));
       }
       const content = repo.blob(found.sha) ?? Buffer.alloc(0);
-      return {
-        status: 200,
-        body: {
-          ...describe(path, found),
-          encoding: 'base64',
-          content: (content.toString('base64').match(/.{1,60}/g) ?? []).join('\n') + '\n',
-        },
-      };
+      return { status: 200, body: { ...describe(path, found), encoding: 'base64', content: wrappedBase64(content) } };
     });
 
     // The contents API's write: one file as one commit on the branch's head (blob, tree, commit and ref in one
@@ -1240,32 +917,28 @@ export class FakeGitHub {
       if (typeof encoded !== 'string') {
         throw validationFailed([{ resource: 'Commit', field: 'content', code: 'missing_field' }]);
       }
-      if (!/^[A-Za-z0-9+/\r\n]*={0,2}[\r\n]*$/.test(encoded)) throw new HttpProblem(422, 'content is not valid Base64');
+      if (!/^[A-Za-z0-9+/\r\n]*={0,2}[\r\n]*$/.test(encoded)) throw problem(422, 'content is not valid Base64');
       const branch = typeof input.branch === 'string' && input.branch !== '' ? input.branch : repo.defaultBranch;
       const head = repo.branchSha(branch);
-      if (!head) throw new HttpProblem(404, `Branch ${branch} not found`);
+      if (!head) throw problem(404, `Branch ${branch} not found`);
       const path = params.path ?? '';
-      if (path === '' || path.startsWith('/') || path.endsWith('/') || path.split('/').some(badPathPart)) {
-        throw new HttpProblem(422, 'path contains a malformed path component');
+      if (badTreePath(path)) {
+        throw problem(422, 'path contains a malformed path component');
       }
       const files = repo.flatten(repo.commit(head)?.tree ?? '');
       const existing = files.get(path);
       if (existing) {
         if (typeof input.sha !== 'string' || input.sha === '') {
-          throw new HttpProblem(422, 'Invalid request.\n\n"sha" wasn\'t supplied.');
+          throw problem(422, 'Invalid request.\n\n"sha" wasn\'t supplied.');
         }
-        if (input.sha !== existing.sha) throw new HttpProblem(409, `${path} does not match ${input.sha}`);
+        if (input.sha !== existing.sha) throw problem(409, `${path} does not match ${input.sha}`);
       }
       const content = Buffer.from(encoded, 'base64');
       const blob = repo.putBlob(content);
       files.set(path, { mode: existing?.mode ?? '100644', sha: blob });
-      let tree: string;
-      try {
-        tree = repo.buildTree(files);
-      } catch (error) {
-        if (!(error instanceof TreePathConflict)) throw error;
-        throw validationFailed([{ resource: 'Commit', field: 'path', code: 'invalid', message: error.message }]);
-      }
+      const tree = repo.buildTreeOr(files, (error) =>
+        validationFailed([{ resource: 'Commit', field: 'path', code: 'invalid', message: error.message }]),
+      );
       const now = gitNow();
       const committer = signatureOf(input.committer, { ...this.identityOf(login), date: now }, now);
       const author = signatureOf(input.author, committer, now);
@@ -1361,9 +1034,7 @@ export class FakeGitHub {
       const key = (pull: StoredPull) => (sort === 'updated' ? pull.updatedAt : pull.createdAt);
       pulls = [...pulls].sort((a, b) => key(a).localeCompare(key(b)) || a.number - b.number);
       if (direction === 'desc') pulls.reverse();
-      const perPage = Math.min(Math.max(Number(query.per_page ?? 30) || 30, 1), 100);
-      const page = Math.max(Number(query.page ?? 1) || 1, 1);
-      const pages = Math.max(Math.ceil(pulls.length / perPage), 1);
+      const { page, pages, start, end } = offsetPage(pulls.length, query, 30);
       const headers: Record<string, string> = {};
       const links: string[] = [];
       const pageUrl = (n: number) => {
@@ -1373,7 +1044,7 @@ export class FakeGitHub {
       if (page < pages) links.push(`${pageUrl(page + 1)}; rel="next"`, `${pageUrl(pages)}; rel="last"`);
       if (page > 1) links.push(`${pageUrl(page - 1)}; rel="prev"`, `${pageUrl(1)}; rel="first"`);
       if (links.length > 0) headers.link = links.join(', ');
-      const slice = pulls.slice((page - 1) * perPage, page * perPage);
+      const slice = pulls.slice(start, end);
       return { status: 200, headers, body: slice.map((pull) => this.pullJson(repo, pull)) };
     });
 
@@ -1383,10 +1054,9 @@ export class FakeGitHub {
       return pull;
     };
 
-    route('GET /repos/{owner}/{repo}/pulls/{pull_number}', ({ repo, params }) => ({
-      status: 200,
-      body: this.pullJson(repo, findPull(repo, params.pull_number)),
-    }));
+    route('GET /repos/{owner}/{repo}/pulls/{pull_number}', ({ repo, params }) =>
+      ok(this.pullJson(repo, findPull(repo, params.pull_number))),
+    );
 
     route('PATCH /repos/{owner}/{repo}/pulls/{pull_number}', ({ repo, params, body }) => {
       const pull = findPull(repo, params.pull_number);
@@ -1405,95 +1075,14 @@ export class FakeGitHub {
         pull.closedHeadSha = undefined;
       }
       pull.updatedAt = gitNow();
-      return { status: 200, body: this.pullJson(repo, pull) };
+      return ok(this.pullJson(repo, pull));
     });
 
     route('PUT /repos/{owner}/{repo}/pulls/{pull_number}/merge', ({ repo, params, login }) => {
       const pull = findPull(repo, params.pull_number);
-      if (pull.state !== 'open') throw new HttpProblem(405, 'Pull Request is not mergeable');
+      if (pull.state !== 'open') throw problem(405, 'Pull Request is not mergeable');
       const sha = this.mergePull(repo, pull, login);
       return { status: 200, body: { sha, merged: true, message: 'Pull Request successfully merged' } };
     });
   }
-}
-
-// ---------------------------------------------------------------- helpers
-
-function repositoryKey(owner: string, name: string): string {
-  return `${owner}/${name}`.toLowerCase();
-}
-
-/** A commit's author or committer as a request gives it (`{ name, email, date? }`), or `fallback` when it gives none. */
-function signatureOf(value: unknown, fallback: GitSignature, now: string): GitSignature {
-  if (value === undefined) return fallback;
-  const given = object(value);
-  if (typeof given.name !== 'string' || typeof given.email !== 'string') {
-    throw validationFailed([{ resource: 'Commit', field: 'author', code: 'invalid' }]);
-  }
-  const date = typeof given.date === 'string' ? new Date(given.date) : new Date(now);
-  if (Number.isNaN(date.getTime())) throw validationFailed([{ resource: 'Commit', field: 'date', code: 'invalid' }]);
-  return { name: given.name, email: given.email, date: date.toISOString().replace(/\.\d+Z$/, 'Z') };
-}
-
-function badPathPart(part: string): boolean {
-  return part === '' || part === '.' || part === '..' || part === '.git';
-}
-
-function requestMatches(
-  request: FakeGitHubRequest,
-  filter: string | RegExp | ((request: FakeGitHubRequest) => boolean) | undefined,
-): boolean {
-  if (filter === undefined) return true;
-  if (typeof filter === 'string') return request.route === filter;
-  if (filter instanceof RegExp) return filter.test(`${request.method} ${request.path}`);
-  return filter(request);
-}
-
-/** The answer `fault` makes to a request for `requestUrl` (its path and query). */
-function faultReply(fault: Exclude<FakeGitHubFault, { type: 'echo-credentials' }>, requestUrl: string): Reply {
-  switch (fault.type) {
-    case 'redirect':
-      return { status: fault.status ?? 302, headers: { location: new URL(requestUrl, fault.origin).href } };
-    case 'status':
-      return {
-        status: fault.status,
-        body: { message: fault.message ?? STATUS_CODES[fault.status] ?? 'Error', documentation_url: DOCS },
-      };
-    case 'secondary-rate-limit':
-      return {
-        status: 403,
-        headers: { 'retry-after': String(fault.retryAfterSeconds ?? 60) },
-        body: {
-          message:
-            'You have exceeded a secondary rate limit. Please wait a few minutes before you try again. If you reach out to GitHub Support for help, please include the request ID.',
-          documentation_url:
-            'https://docs.github.com/rest/overview/rate-limits-for-the-rest-api#about-secondary-rate-limits',
-        },
-      };
-    case 'primary-rate-limit':
-      return {
-        status: fault.status ?? 403,
-        headers: {
-          'x-ratelimit-limit': '5000',
-          'x-ratelimit-remaining': '0',
-          'x-ratelimit-used': '5000',
-          'x-ratelimit-reset': String(Math.floor(Date.now() / 1000) + (fault.resetInSeconds ?? 60)),
-          'x-ratelimit-resource': 'core',
-        },
-        body: {
-          message: 'API rate limit exceeded for installation ID 1.',
-          documentation_url:
-            'https://docs.github.com/rest/overview/rate-limits-for-the-rest-api#about-the-primary-rate-limit',
-        },
-      };
-    case 'close':
-    case 'hang':
-      return { status: 500 }; // handled before a reply is made
-  }
-}
-
-async function readBody(request: IncomingMessage): Promise<string> {
-  const chunks: Buffer[] = [];
-  for await (const chunk of request) chunks.push(chunk as Buffer);
-  return Buffer.concat(chunks).toString('utf8');
 }

@@ -12,59 +12,44 @@
 // request-per-source-branch rule (409 "Another open merge request already exists for this source branch: !N").
 // Tokens arrive as `PRIVATE-TOKEN` or `Authorization: Bearer`, with scopes (`api`, `read_api`) and a role, which
 // GitLab tells back: the role as the project's `permissions.project_access.access_level` (Reporter 20, Developer 30),
-// the scopes at `GET /personal_access_tokens/self`; errors
-// have GitLab's bodies (`{"message": "404 Project Not Found"}`, `{"error": "insufficient_scope", …}`). Faults (5xx,
-// 429 rate limits with `Retry-After` and `RateLimit-*`, dropped connections, requests never answered) and latency can
-// be injected, and every request is logged with its route.
-import { STATUS_CODES, createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import type { Socket } from 'node:net';
+// the scopes at `GET /personal_access_tokens/self`; errors have GitLab's bodies (`{"message": "404 Project Not
+// Found"}`, `{"error": "insufficient_scope", …}`). The server, request log, faults and latency are the kernel's
+// (git-host-kernel.ts); GitLab's rate limit is a 429 with `Retry-After` and `RateLimit-*`.
+import { STATUS_CODES, type IncomingMessage } from 'node:http';
 import { createHash, randomBytes } from 'node:crypto';
-import { GitRepository, TreePathConflict, gitNow, type FlatEntry, type GitCommit } from './git-repository.js';
-import { echoingFault } from './echoed-credentials.js';
-import { listenOnLoopback } from './listen.js';
+import {
+  FakeGitHost,
+  HostError,
+  Router,
+  ok,
+  pathSegments,
+  offsetPage,
+  type CommonFault,
+  type FaultMatch,
+  type LoggedRequest,
+  type Reply,
+  type StatusFault,
+} from './git-host-kernel.js';
+import { GitRepository, gitNow, type FlatEntry } from './git-repository.js';
 
-// ---------------------------------------------------------------- public types
+export type { RedirectStatus } from './git-host-kernel.js';
 
-export interface FakeGitLabRequest {
-  method: string;
+export interface FakeGitLabRequest extends LoggedRequest {
   /** The path below the API base as sent (the project id stays URL-encoded), e.g. `/projects/a%2Fb/repository/tree`. */
   path: string;
-  query: Record<string, string>;
   /** The route in GitLab's documentation notation, e.g. `GET /projects/:id/repository/tree`; undefined: unknown. */
   route?: string;
   /** How the request authenticated, when it did. */
   auth?: 'private-token' | 'bearer';
-  /** The status answered; undefined while pending or for a dropped connection. */
-  status?: number;
 }
 
-export interface FakeGitLabFaultMatch {
-  /** How many matching requests get the fault. Default 1. */
-  times?: number;
-  method?: string;
-  /** A route in GitLab's notation (exact), e.g. `POST /projects/:id/merge_requests`. */
-  route?: string;
-  /** A string the path contains, or a RegExp tested against `METHOD path`. */
-  path?: string | RegExp;
-}
+/** Which requests a fault hits; `route` in GitLab's notation, e.g. `POST /projects/:id/merge_requests`. */
+export type FakeGitLabFaultMatch = FaultMatch;
 
-export type RedirectStatus = 301 | 302 | 303 | 307 | 308;
+/** 429 "Retry later" with `Retry-After` and `RateLimit-Reset` this many seconds from now, as Rack::Attack answers. */
+type RateLimitFault = { type: 'rate-limit'; resetInSeconds?: number };
 
-export type FakeGitLabFault =
-  | { type: 'status'; status: number; message?: string }
-  /** This status, with a message that repeats the credential the request carried (`echoedCredentials`). */
-  | { type: 'echo-credentials'; status: number }
-  /** 429 "Retry later" with `Retry-After` and `RateLimit-Reset` this many seconds from now, as Rack::Attack answers. */
-  | { type: 'rate-limit'; resetInSeconds?: number }
-  /**
-   * A redirect (302 unless told) to the same path and query on `origin`, as a host that moved, or one handing out a
-   * download from another address, answers.
-   */
-  | { type: 'redirect'; origin: string; status?: RedirectStatus }
-  /** Destroy the connection without an answer. */
-  | { type: 'close' }
-  /** Never answer: the request stays pending (nothing applied) until the client gives up or the server stops. */
-  | { type: 'hang' };
+export type FakeGitLabFault = CommonFault | RateLimitFault;
 
 export type FakeGitLabScope = 'api' | 'read_api' | 'read_repository' | 'write_repository';
 
@@ -103,8 +88,6 @@ export interface FakeMergeRequest {
   webUrl: string;
   mergeCommitSha?: string;
 }
-
-// ---------------------------------------------------------------- state
 
 interface User {
   id: number;
@@ -151,24 +134,12 @@ class FakeProject extends GitRepository {
   }
 }
 
-/** An error answer with GitLab's body: `{"message": …}`, or `{"error": …}` for parameter validation. */
-class HttpProblem extends Error {
-  constructor(
-    readonly status: number,
-    readonly body: Record<string, unknown>,
-  ) {
-    super(JSON.stringify(body));
-  }
-}
-
-const problem = (status: number, message: unknown) => new HttpProblem(status, { message });
+// GitLab's error bodies: `{"message": …}`, or `{"error": …}` for parameter validation.
+const problem = (status: number, message: unknown) => new HostError(status, { message });
 const notFound = (what: string) => problem(404, `404 ${what} Not Found`);
 const badRequest = (message: unknown) => problem(400, message);
-const missing = (...fields: string[]) =>
-  new HttpProblem(400, { error: fields.map((f) => `${f} is missing`).join(', ') });
-const invalid = (field: string) => new HttpProblem(400, { error: `${field} does not have a valid value` });
-
-// ---------------------------------------------------------------- routes
+const missing = (...fields: string[]) => new HostError(400, { error: fields.map((f) => `${f} is missing`).join(', ') });
+const invalid = (field: string) => new HostError(400, { error: `${field} does not have a valid value` });
 
 interface RouteContext {
   params: Record<string, string>;
@@ -184,54 +155,14 @@ interface RouteContext {
 /** GitLab's access levels of the roles the fake knows. */
 const ACCESS_LEVELS: Readonly<Record<Token['role'], number>> = { reporter: 20, developer: 30 };
 
-interface Reply {
-  status: number;
-  body?: unknown;
-  /** Sent as is, with this content type (a raw file, a plain-text error). */
-  text?: { content: Buffer | string; type: string };
-  headers?: Record<string, string>;
-}
-
 interface Route {
   method: string;
   route: string;
-  segments: string[];
   /** Whether the route writes: it needs the `api` scope and the developer role. */
   writes: boolean;
   handle: (context: RouteContext) => Reply;
   /** A route about the caller rather than a project (`/personal_access_tokens/self`): `handle` is not used. */
   about?: (token: Token) => Reply;
-}
-
-/** Final parameters that take the rest of the path: a branch name may hold slashes. */
-const REST_PARAMS = new Set(['branch']);
-
-function matchRoute(routes: readonly Route[], method: string, segments: readonly string[]) {
-  candidates: for (const route of routes) {
-    if (route.method !== method) continue;
-    const params: Record<string, string> = {};
-    const last = route.segments.length - 1;
-    for (let i = 0; i <= last; i++) {
-      const pattern = route.segments[i] as string;
-      const param = pattern.startsWith(':') ? pattern.slice(1) : undefined;
-      const segment = segments[i];
-      if (segment === undefined) continue candidates;
-      if (param && i === last && REST_PARAMS.has(param)) {
-        const rest = segments.slice(i).join('/');
-        if (rest === '') continue candidates;
-        params[param] = rest;
-        return { route, params };
-      }
-      if (param) {
-        if (segment === '') continue candidates;
-        params[param] = segment;
-      } else if (pattern !== segment) {
-        continue candidates;
-      }
-    }
-    if (segments.length === route.segments.length) return { route, params };
-  }
-  return undefined;
 }
 
 function stringParam(body: Record<string, unknown>, field: string): string | undefined {
@@ -249,36 +180,32 @@ function badPath(path: string): boolean {
   return path === '' || path.startsWith('/') || path.split('/').some((part) => ['', '.', '..', '.git'].includes(part));
 }
 
-// ---------------------------------------------------------------- the server
+/** Raw files are served as text unless they hold a NUL byte, as GitLab labels them. */
+function rawType(content: Buffer): string {
+  return content.includes(0) ? 'application/octet-stream' : 'text/plain; charset=utf-8';
+}
 
-type PendingFault = FakeGitLabFault & FakeGitLabFaultMatch & { remaining: number };
+const IDENTITY = { name: 'Fake User', email: 'fake-user@example.com' };
 
-export class FakeGitLab {
-  /** Every request received, oldest first (cleared by `resetRequests`). */
-  readonly requests: FakeGitLabRequest[] = [];
-  latencyMs: number | ((request: FakeGitLabRequest) => number);
-
+export class FakeGitLab extends FakeGitHost<FakeGitLabRequest, RateLimitFault, FakeProject, [path: string]> {
   private readonly basePath: string;
   private readonly webHost: string;
   private readonly defaultPerPage: number;
   private readonly tokens = new Map<string, Token>();
   private readonly users = new Map<string, User>();
-  private readonly projects = new Map<string, FakeProject>();
-  private readonly routes: Route[] = [];
+  /** A branch name, the final parameter of its routes, may hold slashes. */
+  private readonly router = new Router<Route>({ rest: { branch: false } });
   private readonly defaultToken: string;
-  private faults: PendingFault[] = [];
   private nextProjectId = 1000;
   private nextMergeRequestId = 5000;
-  private server?: Server;
-  private port?: number;
-  private readonly sockets = new Set<Socket>();
+  protected readonly jsonType = 'application/json';
 
   constructor(options: FakeGitLabOptions = {}) {
+    super('GitLab', 1, options.latencyMs);
     this.defaultToken = options.token ?? `glpat-${randomBytes(12).toString('hex')}`;
     this.addToken(this.defaultToken);
     this.basePath = (options.basePath ?? '/api/v4').replace(/\/$/, '');
     this.webHost = options.webHost ?? 'gitlab.example.com';
-    this.latencyMs = options.latencyMs ?? 0;
     this.defaultPerPage = options.defaultPerPage ?? 20;
     this.defineRoutes();
   }
@@ -288,37 +215,9 @@ export class FakeGitLab {
     return new FakeGitLab(options).start();
   }
 
-  async start(): Promise<this> {
-    if (this.server) return this;
-    const server = createServer((request, response) => {
-      this.handle(request, response).catch((error: unknown) => {
-        // A bug in the fake answers 500 rather than crashing the test process.
-        if (!response.headersSent) response.writeHead(500, { 'content-type': 'application/json' });
-        response.end(JSON.stringify({ message: `fake GitLab: ${String(error)}` }));
-      });
-    });
-    server.on('connection', (socket: Socket) => {
-      this.sockets.add(socket);
-      socket.on('close', () => this.sockets.delete(socket));
-    });
-    this.port = await listenOnLoopback(server);
-    this.server = server;
-    return this;
-  }
-
-  async stop(): Promise<void> {
-    const server = this.server;
-    if (!server) return;
-    this.server = undefined;
-    for (const socket of this.sockets) socket.destroy();
-    this.sockets.clear();
-    await new Promise<void>((resolve) => server.close(() => resolve()));
-  }
-
   /** The API base, e.g. `http://127.0.0.1:43121/api/v4`. */
   get url(): string {
-    if (this.port === undefined) throw new Error('FakeGitLab is not started');
-    return `http://127.0.0.1:${this.port}${this.basePath}`;
+    return `${this.origin}${this.basePath}`;
   }
 
   /** The default token (user `fake-user`, scope `api`, developer on every project). */
@@ -348,100 +247,41 @@ export class FakeGitLab {
     this.tokens.delete(token);
   }
 
+  /** The next matching requests are rate limited, the limit lifting `resetInSeconds` (default 60) from now. */
+  rateLimitNext(match: FaultMatch & { resetInSeconds?: number } = {}): void {
+    this.injectFault({ type: 'rate-limit', resetInSeconds: match.resetInSeconds }, match);
+  }
+
   // ---------------------------------------------------------------- projects (test-facing)
 
-  /**
-   * Creates a project (`group/sub/project`) whose default branch holds `files` in one commit; returns that commit's
-   * id.
-   */
-  createRepository(
-    path: string,
-    files: Record<string, string>,
-    options: { defaultBranch?: string; message?: string } = {},
-  ): string {
-    const key = path.toLowerCase();
-    if (this.projects.has(key)) throw new Error(`project ${path} exists`);
+  /** A project, by its full path (`group/sub/project`). */
+  protected newRepository([path]: [string], defaultBranch: string): FakeProject {
     if (path.split('/').length < 2 || badPath(path)) throw new Error(`not a project path: ${path}`);
-    const project = new FakeProject(path, this.nextProjectId++, options.defaultBranch ?? 'main');
-    this.projects.set(key, project);
-    const sha = project.commitChanges(undefined, files, this.identity(), options.message ?? 'Initial commit');
-    project.refs.set(`refs/heads/${project.defaultBranch}`, sha);
-    return sha;
+    return new FakeProject(path, this.nextProjectId++, defaultBranch);
   }
 
   /** The numeric id of a project. */
   projectId(path: string): number {
-    return this.project(path).id;
-  }
-
-  /**
-   * Commits changes to a branch (created from the default branch when missing): a string sets a file's content,
-   * null deletes it. Returns the new commit's id.
-   */
-  commitFiles(path: string, branch: string, files: Record<string, string | null>, message = 'Update files'): string {
-    const project = this.project(path);
-    const parent = project.branchSha(branch) ?? project.branchSha(project.defaultBranch);
-    const sha = project.commitChanges(parent, files, this.identity(), message);
-    project.refs.set(`refs/heads/${branch}`, sha);
-    return sha;
-  }
-
-  /** Every file at a ref (a branch or a commit id), by path, as UTF-8 text. */
-  files(path: string, ref: string): Record<string, string> {
-    const project = this.project(path);
-    const files: Record<string, string> = {};
-    for (const [file, entry] of this.flatAt(project, ref)) {
-      const content = project.blob(entry.sha);
-      if (content) files[file] = content.toString('utf8');
-    }
-    return files;
+    return this.repository(path).id;
   }
 
   /** The blob id of every file at a ref, by path. */
   blobIds(path: string, ref: string): Record<string, string> {
-    return Object.fromEntries([...this.flatAt(this.project(path), ref)].map(([file, entry]) => [file, entry.sha]));
-  }
-
-  /** The commit a branch points at, or undefined. */
-  ref(path: string, branch: string): string | undefined {
-    return this.project(path).branchSha(branch);
+    return this.filesAt(this.repository(path), ref, true);
   }
 
   /** Every branch and its commit. */
   branches(path: string): Record<string, string> {
-    const entries = [...this.project(path).refs]
+    const entries = [...this.repository(path).refs]
       .filter(([ref]) => ref.startsWith('refs/heads/'))
       .map(([ref, sha]) => [ref.slice('refs/heads/'.length), sha] as const)
       .sort(([a], [b]) => a.localeCompare(b));
     return Object.fromEntries(entries);
   }
 
-  commit(path: string, sha: string): GitCommit | undefined {
-    return this.project(path).commit(sha);
-  }
-
-  /** How many commits `branch` has that `base` (default: the default branch) does not. */
-  commitsAhead(path: string, branch: string, base?: string): number {
-    const project = this.project(path);
-    const head = project.branchSha(branch);
-    if (!head) throw new Error(`no branch ${branch} in ${path}`);
-    const baseSha = project.branchSha(base ?? project.defaultBranch);
-    let count = 0;
-    const seen = new Set<string>();
-    const queue = [head];
-    while (queue.length > 0) {
-      const sha = queue.shift() as string;
-      if (seen.has(sha) || (baseSha && project.isAncestor(sha, baseSha))) continue;
-      seen.add(sha);
-      count++;
-      queue.push(...(project.commit(sha)?.parents ?? []));
-    }
-    return count;
-  }
-
   /** Merge requests, oldest first. */
   mergeRequests(path: string): FakeMergeRequest[] {
-    const project = this.project(path);
+    const project = this.repository(path);
     return project.mergeRequests.map((mr) => ({
       iid: mr.iid,
       title: mr.title,
@@ -457,172 +297,67 @@ export class FakeGitLab {
 
   /** Merges an open merge request as a person would (a merge commit); returns the target's new commit. */
   merge(path: string, iid: number): string {
-    const project = this.project(path);
+    const project = this.repository(path);
     const mr = project.mergeRequests.find((candidate) => candidate.iid === iid);
     if (mr?.state !== 'opened') throw new Error(`no open merge request !${iid} in ${path}`);
-    return this.mergeStored(project, mr, this.identity());
+    return this.mergeStored(project, mr, IDENTITY);
   }
 
   /** Closes an open merge request without merging it. */
   closeMergeRequest(path: string, iid: number): void {
-    const project = this.project(path);
+    const project = this.repository(path);
     const mr = project.mergeRequests.find((candidate) => candidate.iid === iid);
     if (!mr) throw new Error(`no merge request !${iid} in ${path}`);
     this.closeStored(project, mr);
   }
 
-  // ---------------------------------------------------------------- request log
-
-  /**
-   * How many requests were received: all, those of a route in GitLab's notation (`GET
-   * /projects/:id/repository/tree`), those whose `METHOD path` matches a RegExp, or those a predicate accepts.
-   */
-  count(filter?: string | RegExp | ((request: FakeGitLabRequest) => boolean)): number {
-    return this.requests.filter((request) => requestMatches(request, filter)).length;
-  }
-
-  /** Requests per route (`unknown` for unrouted paths). */
-  countsByRoute(): Record<string, number> {
-    const counts: Record<string, number> = {};
-    for (const request of this.requests) {
-      const route = request.route ?? 'unknown';
-      counts[route] = (counts[route] ?? 0) + 1;
-    }
-    return counts;
-  }
-
-  resetRequests(): void {
-    this.requests.length = 0;
-  }
-
-  // ---------------------------------------------------------------- faults
-
-  /** The next matching requests get `fault` instead of their answer. Faults are used in the order added. */
-  injectFault(fault: FakeGitLabFault, match: FakeGitLabFaultMatch = {}): void {
-    this.faults.push({ ...match, ...fault, remaining: match.times ?? 1 });
-  }
-
-  /** The next matching requests are answered with this status (502, 500, 404, 401, …). */
-  failNext(status: number, match: FakeGitLabFaultMatch & { message?: string } = {}): void {
-    this.injectFault({ type: 'status', status, message: match.message }, match);
-  }
-
-  /** The next matching requests are answered with this status and a message repeating their credential. */
-  echoCredentialsNext(status: number, match: FakeGitLabFaultMatch = {}): void {
-    this.injectFault({ type: 'echo-credentials', status }, match);
-  }
-
-  /** The next matching requests are rate limited, the limit lifting `resetInSeconds` (default 60) from now. */
-  rateLimitNext(match: FakeGitLabFaultMatch & { resetInSeconds?: number } = {}): void {
-    this.injectFault({ type: 'rate-limit', resetInSeconds: match.resetInSeconds }, match);
-  }
-
-  closeNext(match: FakeGitLabFaultMatch = {}): void {
-    this.injectFault({ type: 'close' }, match);
-  }
-
-  /** The next matching requests are redirected to the same path and query on `origin` (see the `redirect` fault). */
-  redirectNext(origin: string, match: FakeGitLabFaultMatch & { status?: RedirectStatus } = {}): void {
-    this.injectFault({ type: 'redirect', origin, status: match.status }, match);
-  }
-
-  /** The next matching requests are never answered (see the `hang` fault). */
-  hangNext(match: FakeGitLabFaultMatch = {}): void {
-    this.injectFault({ type: 'hang' }, match);
-  }
-
-  clearFaults(): void {
-    this.faults = [];
-  }
-
   // ---------------------------------------------------------------- handling
 
-  private identity(): { name: string; email: string } {
-    return { name: 'Fake User', email: 'fake-user@example.com' };
+  protected testCommitter(): { name: string; email: string } {
+    return IDENTITY;
   }
 
-  private project(path: string): FakeProject {
-    const project = this.projects.get(path.toLowerCase());
-    if (!project) throw new Error(`no project ${path}`);
-    return project;
-  }
-
-  private flatAt(project: FakeProject, ref: string): Map<string, FlatEntry> {
-    const sha = project.resolveCommit(ref);
-    const commit = sha ? project.commit(sha) : undefined;
-    if (!commit) throw new Error(`no ref ${ref} in ${project.path}`);
-    return project.flatten(commit.tree);
-  }
-
-  private async handle(request: IncomingMessage, response: ServerResponse): Promise<void> {
-    const url = new URL(request.url ?? '/', 'http://fake');
-    const method = (request.method ?? 'GET').toUpperCase();
+  protected receive(request: IncomingMessage, url: URL, method: string) {
     const query = Object.fromEntries(url.searchParams);
     const raw = url.pathname.startsWith(`${this.basePath}/`) ? url.pathname.slice(this.basePath.length) : undefined;
-    let segments: string[] | undefined;
-    try {
-      segments = raw?.split('/').slice(1).map(decodeURIComponent);
-    } catch {
-      segments = undefined;
-    }
+    const segments = pathSegments(raw);
     const logged: FakeGitLabRequest = { method, path: raw ?? url.pathname, query };
-    const matched = segments ? matchRoute(this.routes, method, segments) : undefined;
-    if (matched) logged.route = matched.route.route;
-    this.requests.push(logged);
-
-    const body = await readBody(request);
-    const latency = typeof this.latencyMs === 'function' ? this.latencyMs(logged) : this.latencyMs;
-    if (latency > 0) await new Promise((resolve) => setTimeout(resolve, latency));
-
-    const fault = this.takeFault(logged);
-    if (fault?.type === 'hang') return;
-    if (fault?.type === 'close') {
-      request.socket.destroy();
-      return;
-    }
-    if (fault) {
-      this.send(response, logged, faultReply(echoingFault(fault, request.headers), request.url ?? '/'));
-      return;
-    }
-    this.send(response, logged, this.answer(request, logged, matched, body));
+    const matched = segments ? this.router.match(method, segments) : undefined;
+    if (matched) logged.route = matched.entry.route;
+    return { logged, answer: (body: Buffer) => this.answer(request, logged, matched, body.toString('utf8')) };
   }
 
   private answer(
     request: IncomingMessage,
     logged: FakeGitLabRequest,
-    matched: ReturnType<typeof matchRoute>,
+    matched: ReturnType<Router<Route>['match']>,
     rawBody: string,
   ): Reply {
-    try {
-      const token = this.authenticate(request, logged);
-      // GitLab answers an unknown API route with `error`, not `message`.
-      if (!matched) throw new HttpProblem(404, { error: '404 Not Found' });
-      const { route, params } = matched;
-      if (route.about) return route.about(token);
-      this.authorize(token, route);
-      let body: Record<string, unknown> = {};
-      if (rawBody !== '') {
-        const type = request.headers['content-type'] ?? '';
-        if (type.includes('application/json')) {
-          let parsed: unknown;
-          try {
-            parsed = JSON.parse(rawBody);
-          } catch {
-            throw badRequest("400 Bad request - The provided content-type 'application/json' is not valid JSON");
-          }
-          if (typeof parsed === 'object' && parsed !== null && !Array.isArray(parsed)) {
-            body = parsed as Record<string, unknown>;
-          }
-        } else {
-          body = Object.fromEntries(new URLSearchParams(rawBody));
+    const token = this.authenticate(request, logged);
+    // GitLab answers an unknown API route with `error`, not `message`.
+    if (!matched) throw new HostError(404, { error: '404 Not Found' });
+    const { entry: route, params } = matched;
+    if (route.about) return route.about(token);
+    this.authorize(token, route);
+    let body: Record<string, unknown> = {};
+    if (rawBody !== '') {
+      const type = request.headers['content-type'] ?? '';
+      if (type.includes('application/json')) {
+        let parsed: unknown;
+        try {
+          parsed = JSON.parse(rawBody);
+        } catch {
+          throw badRequest("400 Bad request - The provided content-type 'application/json' is not valid JSON");
         }
+        if (typeof parsed === 'object' && parsed !== null && !Array.isArray(parsed)) {
+          body = parsed as Record<string, unknown>;
+        }
+      } else {
+        body = Object.fromEntries(new URLSearchParams(rawBody));
       }
-      const project = this.findProject(params.id ?? '', token);
-      return route.handle({ params, query: logged.query, body, project, request: logged, user: token.user, token });
-    } catch (error) {
-      if (error instanceof HttpProblem) return { status: error.status, body: error.body };
-      throw error;
     }
+    const project = this.findProject(params.id ?? '', token);
+    return route.handle({ params, query: logged.query, body, project, request: logged, user: token.user, token });
   }
 
   private authenticate(request: IncomingMessage, logged: FakeGitLabRequest): Token {
@@ -638,7 +373,7 @@ export class FakeGitLab {
   private authorize(token: Token, route: Route): void {
     const needed: readonly FakeGitLabScope[] = route.writes ? ['api'] : ['api', 'read_api'];
     if (!needed.some((scope) => token.scopes.includes(scope))) {
-      throw new HttpProblem(403, {
+      throw new HostError(403, {
         error: 'insufficient_scope',
         error_description: 'The request requires higher privileges than provided by the access token.',
         scope: needed.join(' '),
@@ -649,52 +384,48 @@ export class FakeGitLab {
 
   /** The project of `:id` (a full path or a numeric id) as this token sees it; 404 when it cannot. */
   private findProject(id: string, token: Token): FakeProject {
-    let project = this.projects.get(id.toLowerCase());
+    let project = this.repositories.get(id.toLowerCase());
     if (!project && /^\d+$/.test(id)) {
-      project = [...this.projects.values()].find((candidate) => String(candidate.id) === id);
+      project = [...this.repositories.values()].find((candidate) => String(candidate.id) === id);
     }
-    if (!project || (token.projects && !token.projects.has(project.path.toLowerCase()))) {
-      throw notFound('Project');
-    }
+    if (!project || (token.projects && !token.projects.has(project.path.toLowerCase()))) throw notFound('Project');
     return project;
   }
 
-  private send(response: ServerResponse, logged: FakeGitLabRequest, reply: Reply): void {
-    logged.status = reply.status;
-    const headers: Record<string, string> = {
+  protected baseHeaders(): Record<string, string> {
+    return {
       'x-request-id': randomBytes(8).toString('hex').toUpperCase(),
       'x-content-type-options': 'nosniff',
       'cache-control': 'no-cache',
-      ...reply.headers,
     };
-    if (reply.text) {
-      headers['content-type'] = reply.text.type;
-      response.writeHead(reply.status, headers);
-      response.end(reply.text.content);
-      return;
-    }
-    if (reply.body === undefined) {
-      response.writeHead(reply.status, headers);
-      response.end();
-      return;
-    }
-    headers['content-type'] = 'application/json';
-    response.writeHead(reply.status, headers);
-    response.end(JSON.stringify(reply.body));
   }
 
-  private takeFault(request: FakeGitLabRequest): PendingFault | undefined {
-    const fault = this.faults.find((candidate) => {
-      if (candidate.method && candidate.method.toUpperCase() !== request.method) return false;
-      if (candidate.route && candidate.route !== request.route) return false;
-      if (typeof candidate.path === 'string' && !request.path.includes(candidate.path)) return false;
-      if (candidate.path instanceof RegExp && !candidate.path.test(`${request.method} ${request.path}`)) return false;
-      return true;
-    });
-    if (!fault) return undefined;
-    fault.remaining--;
-    if (fault.remaining <= 0) this.faults = this.faults.filter((candidate) => candidate !== fault);
-    return fault;
+  protected crashBody(message: string): unknown {
+    return { message };
+  }
+
+  protected faultReply(fault: StatusFault | RateLimitFault): Reply {
+    if (fault.type === 'status') {
+      return {
+        status: fault.status,
+        body: { message: fault.message ?? `${fault.status} ${STATUS_CODES[fault.status] ?? 'Error'}` },
+      };
+    }
+    const seconds = fault.resetInSeconds ?? 60;
+    const reset = Math.floor(Date.now() / 1000) + seconds;
+    return {
+      status: 429,
+      headers: {
+        'retry-after': String(seconds),
+        'ratelimit-name': 'throttle_authenticated_api',
+        'ratelimit-limit': '2000',
+        'ratelimit-observed': '2001',
+        'ratelimit-remaining': '0',
+        'ratelimit-reset': String(reset),
+        'ratelimit-resettime': new Date(reset * 1000).toUTCString(),
+      },
+      raw: { data: 'Retry later\n', type: 'text/plain' },
+    };
   }
 
   // ---------------------------------------------------------------- pagination
@@ -705,9 +436,7 @@ export class FakeGitLab {
    */
   private page<T>(items: readonly T[], context: RouteContext, json: (item: T) => unknown): Reply {
     const { query, request } = context;
-    const perPage = Math.min(Math.max(Number(query.per_page ?? this.defaultPerPage) || this.defaultPerPage, 1), 100);
-    const page = Math.max(Number(query.page ?? 1) || 1, 1);
-    const pages = Math.max(Math.ceil(items.length / perPage), 1);
+    const { page, perPage, pages, start, end } = offsetPage(items.length, query, this.defaultPerPage);
     const link = (n: number) => {
       const params = new URLSearchParams({ ...query, page: String(n), per_page: String(perPage) });
       return `<${this.url}${request.path}?${params.toString()}>`;
@@ -727,7 +456,7 @@ export class FakeGitLab {
         'x-total-pages': String(pages),
         link: links.join(', '),
       },
-      body: items.slice((page - 1) * perPage, page * perPage).map(json),
+      body: items.slice(start, end).map(json),
     };
   }
 
@@ -737,13 +466,13 @@ export class FakeGitLab {
    */
   private keysetPage<T extends { path: string }>(items: readonly T[], context: RouteContext): Reply {
     const { query, request, project } = context;
-    const perPage = Math.min(Math.max(Number(query.per_page ?? this.defaultPerPage) || this.defaultPerPage, 1), 100);
+    const { perPage } = offsetPage(items.length, query, this.defaultPerPage);
     let start = 0;
     if (query.page_token) {
       let after: unknown;
       try {
-        after = (JSON.parse(Buffer.from(query.page_token, 'base64').toString('utf8')) as { file_name?: unknown })
-          .file_name;
+        const token = JSON.parse(Buffer.from(query.page_token, 'base64').toString('utf8')) as { file_name?: unknown };
+        after = token.file_name;
       } catch {
         after = undefined;
       }
@@ -755,13 +484,13 @@ export class FakeGitLab {
     const headers: Record<string, string> = { 'x-per-page': String(perPage) };
     const last = slice.at(-1);
     if (last && start + perPage < items.length) {
-      const token = Buffer.from(JSON.stringify({ file_name: last.path })).toString('base64');
+      const page_token = Buffer.from(JSON.stringify({ file_name: last.path })).toString('base64');
       // GitLab's link repeats the project id and page=1 in the query.
       const params = new URLSearchParams({
         ...query,
         id: String(project.id),
         page: '1',
-        page_token: token,
+        page_token,
         per_page: String(perPage),
       });
       headers.link = `<${this.url}${request.path}?${params.toString()}>; rel="next"`;
@@ -889,32 +618,24 @@ export class FakeGitLab {
 
   /** A commit's changes against its first parent, as GitLab's diff entries (with a line count for stats). */
   private diffOf(project: FakeProject, sha: string) {
-    const commit = project.commit(sha);
-    if (!commit) throw notFound('Commit');
-    const parent = commit.parents[0];
-    const before = parent ? project.flatten(project.commit(parent)?.tree ?? '') : new Map<string, FlatEntry>();
-    const after = project.flatten(commit.tree);
+    if (!project.commit(sha)) throw notFound('Commit');
     const lines = (entry: FlatEntry | undefined) =>
       entry
         ? (project.blob(entry.sha)?.toString('utf8') ?? '')
             .split('\n')
             .filter((line, i, all) => line !== '' || i < all.length - 1)
         : [];
-    const diffs = [];
-    for (const path of [...new Set([...before.keys(), ...after.keys()])].sort()) {
-      const old = before.get(path);
-      const now = after.get(path);
-      if (old?.sha === now?.sha && old?.mode === now?.mode) continue;
+    return project.changesOf(sha).map(({ path, old, now }) => {
       // The whole old text removed and the new one added: not a minimal diff, but the paths, modes and flags are
       // GitLab's, and that is what a client reads.
+      const same = old?.sha === now?.sha;
       const removed = lines(old);
       const added = lines(now);
-      const diff =
-        old?.sha === now?.sha
-          ? ''
-          : `@@ -${removed.length > 0 ? 1 : 0},${removed.length} +${added.length > 0 ? 1 : 0},${added.length} @@\n` +
-            [...removed.map((line) => `-${line}\n`), ...added.map((line) => `+${line}\n`)].join('');
-      diffs.push({
+      const diff = same
+        ? ''
+        : `@@ -${removed.length > 0 ? 1 : 0},${removed.length} +${added.length > 0 ? 1 : 0},${added.length} @@\n` +
+          [...removed.map((line) => `-${line}\n`), ...added.map((line) => `+${line}\n`)].join('');
+      return {
         diff,
         new_path: path,
         old_path: path,
@@ -924,11 +645,10 @@ export class FakeGitLab {
         renamed_file: false,
         deleted_file: now === undefined,
         generated_file: false,
-        additions: old?.sha === now?.sha ? 0 : added.length,
-        deletions: old?.sha === now?.sha ? 0 : removed.length,
-      });
-    }
-    return diffs;
+        additions: same ? 0 : added.length,
+        deletions: same ? 0 : removed.length,
+      };
+    });
   }
 
   /** The last commit (following first parents) that changed `path`, starting at `sha`. */
@@ -961,27 +681,10 @@ export class FakeGitLab {
     const source = project.branchSha(mr.sourceBranch);
     const target = project.branchSha(mr.targetBranch);
     if (!source || !target) throw problem(405, '405 Method Not Allowed');
-    const mergeBase = project.mergeBase(target, source);
-    const before = mergeBase ? project.flatten(project.commit(mergeBase)?.tree ?? '') : new Map<string, FlatEntry>();
-    const after = project.flatten(project.commit(source)?.tree ?? '');
-    const merged = project.flatten(project.commit(target)?.tree ?? '');
-    for (const path of new Set([...before.keys(), ...after.keys()])) {
-      const old = before.get(path);
-      const now = after.get(path);
-      if (old?.sha === now?.sha && old?.mode === now?.mode) continue;
-      if (now) merged.set(path, now);
-      else merged.delete(path);
-    }
-    const signature = { ...user, date: gitNow() };
-    const sha = project.putCommit({
-      tree: project.buildTree(merged),
-      parents: [target, source],
-      author: signature,
-      committer: signature,
-      message:
-        `Merge branch '${mr.sourceBranch}' into '${mr.targetBranch}'\n\n${mr.title}\n\n` +
-        `See merge request ${project.path}!${mr.iid}`,
-    });
+    const message =
+      `Merge branch '${mr.sourceBranch}' into '${mr.targetBranch}'\n\n${mr.title}\n\n` +
+      `See merge request ${project.path}!${mr.iid}`;
+    const sha = project.mergeCommit(target, source, user, message);
     project.refs.set(`refs/heads/${mr.targetBranch}`, sha);
     const now = gitNow();
     mr.closedSha = source;
@@ -996,8 +699,8 @@ export class FakeGitLab {
 
   private defineRoutes(): void {
     const route = (spec: string, handle: (context: RouteContext) => Reply) => {
-      const [method, path] = spec.split(' ') as [string, string];
-      this.routes.push({ method, route: spec, segments: path.split('/').slice(1), writes: method !== 'GET', handle });
+      const method = spec.slice(0, spec.indexOf(' '));
+      this.router.add({ method, route: spec, writes: method !== 'GET', handle });
     };
     const commitOf = (project: FakeProject, ref: string | undefined, what = 'Commit') => {
       const sha = ref === undefined ? undefined : project.resolveCommit(ref);
@@ -1006,10 +709,9 @@ export class FakeGitLab {
     };
 
     // The caller's token as GitLab (15.5+) shows it to its holder, with any scope.
-    this.routes.push({
+    this.router.add({
       method: 'GET',
       route: 'GET /personal_access_tokens/self',
-      segments: ['personal_access_tokens', 'self'],
       writes: false,
       handle: () => ({ status: 500 }),
       about: (token) => ({
@@ -1055,10 +757,9 @@ export class FakeGitLab {
       return this.page(names, context, (name) => this.branchJson(project, name));
     });
 
-    route('GET /projects/:id/repository/branches/:branch', ({ project, params }) => ({
-      status: 200,
-      body: this.branchJson(project, params.branch as string),
-    }));
+    route('GET /projects/:id/repository/branches/:branch', ({ project, params }) =>
+      ok(this.branchJson(project, params.branch as string)),
+    );
 
     route('POST /projects/:id/repository/branches', ({ project, body, query }) => {
       const input = { ...query, ...body };
@@ -1088,23 +789,13 @@ export class FakeGitLab {
       const sha = commitOf(project, query.ref ?? project.defaultBranch, 'Tree');
       const recursive = booleanParam(query.recursive) === true;
       const path = (query.path ?? '').replace(/\/+$/, '');
-      let treeSha = project.commit(sha)?.tree ?? '';
-      if (path !== '') {
-        for (const part of path.split('/')) {
-          const entry = project.tree(treeSha)?.find((candidate) => candidate.name === part);
-          if (entry?.type !== 'tree') throw notFound('Tree');
-          treeSha = entry.sha;
-        }
-      }
+      const tree = project.lookup(project.commit(sha)?.tree ?? '', path);
+      if (tree?.type !== 'tree') throw notFound('Tree');
       const entries: { id: string; name: string; type: string; path: string; mode: string }[] = [];
-      const walk = (tree: string, prefix: string) => {
-        for (const entry of project.tree(tree) ?? []) {
-          const entryPath = `${prefix}${entry.name}`;
-          entries.push({ id: entry.sha, name: entry.name, type: entry.type, path: entryPath, mode: entry.mode });
-          if (recursive && entry.type === 'tree') walk(entry.sha, `${entryPath}/`);
-        }
-      };
-      walk(treeSha, path === '' ? '' : `${path}/`);
+      project.walk(tree.sha, path === '' ? '' : `${path}/`, (entryPath, entry) => {
+        entries.push({ id: entry.sha, name: entry.name, type: entry.type, path: entryPath, mode: entry.mode });
+        return recursive;
+      });
       if (query.pagination === 'keyset') return this.keysetPage(entries, context);
       if (query.pagination !== undefined && query.pagination !== 'offset') throw invalid('pagination');
       return this.page(entries, context, (entry) => entry);
@@ -1113,16 +804,13 @@ export class FakeGitLab {
     route('GET /projects/:id/repository/blobs/:sha', ({ project, params }) => {
       const content = project.blob(params.sha as string);
       if (!content) throw notFound('Blob');
-      return {
-        status: 200,
-        body: { size: content.length, encoding: 'base64', content: content.toString('base64'), sha: params.sha },
-      };
+      return ok({ size: content.length, encoding: 'base64', content: content.toString('base64'), sha: params.sha });
     });
 
     route('GET /projects/:id/repository/blobs/:sha/raw', ({ project, params }) => {
       const content = project.blob(params.sha as string);
       if (!content) throw notFound('Blob');
-      return { status: 200, text: { content, type: rawType(content) } };
+      return { status: 200, raw: { data: content, type: rawType(content) } };
     });
 
     const fileAt = (project: FakeProject, path: string, ref: string | undefined) => {
@@ -1163,13 +851,12 @@ export class FakeGitLab {
 
     route('GET /projects/:id/repository/files/:file_path/raw', ({ project, params, query }) => {
       const { content } = fileAt(project, params.file_path as string, query.ref ?? project.defaultBranch);
-      return { status: 200, text: { content, type: rawType(content) } };
+      return { status: 200, raw: { data: content, type: rawType(content) } };
     });
 
-    route('GET /projects/:id/repository/commits/:sha', ({ project, params }) => ({
-      status: 200,
-      body: this.commitDetailJson(project, commitOf(project, params.sha)),
-    }));
+    route('GET /projects/:id/repository/commits/:sha', ({ project, params }) =>
+      ok(this.commitDetailJson(project, commitOf(project, params.sha))),
+    );
 
     route('GET /projects/:id/repository/commits/:sha/diff', (context) => {
       const { project, params } = context;
@@ -1276,13 +963,7 @@ export class FakeGitLab {
           }
         }
       });
-      let tree: string;
-      try {
-        tree = project.buildTree(files);
-      } catch (error) {
-        if (!(error instanceof TreePathConflict)) throw error;
-        throw badRequest('A directory with this name already exists');
-      }
+      const tree = project.buildTreeOr(files, () => badRequest('A directory with this name already exists'));
       const date = gitNow();
       const committer = { name: user.name, email: user.email, date };
       const author = {
@@ -1369,10 +1050,9 @@ export class FakeGitLab {
       return mr;
     };
 
-    route('GET /projects/:id/merge_requests/:merge_request_iid', ({ project, params }) => ({
-      status: 200,
-      body: this.mergeRequestJson(project, findMergeRequest(project, params.merge_request_iid)),
-    }));
+    route('GET /projects/:id/merge_requests/:merge_request_iid', ({ project, params }) =>
+      ok(this.mergeRequestJson(project, findMergeRequest(project, params.merge_request_iid))),
+    );
 
     route('PUT /projects/:id/merge_requests/:merge_request_iid', ({ project, params, body }) => {
       const mr = findMergeRequest(project, params.merge_request_iid);
@@ -1403,70 +1083,14 @@ export class FakeGitLab {
       if (target !== undefined) mr.targetBranch = target;
       if (stateEvent === 'close') this.closeStored(project, mr);
       mr.updatedAt = new Date().toISOString();
-      return { status: 200, body: this.mergeRequestJson(project, mr) };
+      return ok(this.mergeRequestJson(project, mr));
     });
 
     route('PUT /projects/:id/merge_requests/:merge_request_iid/merge', ({ project, params, user }) => {
       const mr = findMergeRequest(project, params.merge_request_iid);
       if (mr.state !== 'opened') throw problem(405, '405 Method Not Allowed');
       this.mergeStored(project, mr, user);
-      return { status: 200, body: this.mergeRequestJson(project, mr) };
+      return ok(this.mergeRequestJson(project, mr));
     });
   }
-}
-
-// ---------------------------------------------------------------- helpers
-
-/** Raw files are served as text unless they hold a NUL byte, as GitLab labels them. */
-function rawType(content: Buffer): string {
-  return content.includes(0) ? 'application/octet-stream' : 'text/plain; charset=utf-8';
-}
-
-function requestMatches(
-  request: FakeGitLabRequest,
-  filter: string | RegExp | ((request: FakeGitLabRequest) => boolean) | undefined,
-): boolean {
-  if (filter === undefined) return true;
-  if (typeof filter === 'string') return request.route === filter;
-  if (filter instanceof RegExp) return filter.test(`${request.method} ${request.path}`);
-  return filter(request);
-}
-
-/** The answer `fault` makes to a request for `requestUrl` (its path and query). */
-function faultReply(fault: Exclude<FakeGitLabFault, { type: 'echo-credentials' }>, requestUrl: string): Reply {
-  switch (fault.type) {
-    case 'redirect':
-      return { status: fault.status ?? 302, headers: { location: new URL(requestUrl, fault.origin).href } };
-    case 'status':
-      return {
-        status: fault.status,
-        body: { message: fault.message ?? `${fault.status} ${STATUS_CODES[fault.status] ?? 'Error'}` },
-      };
-    case 'rate-limit': {
-      const seconds = fault.resetInSeconds ?? 60;
-      const reset = Math.floor(Date.now() / 1000) + seconds;
-      return {
-        status: 429,
-        headers: {
-          'retry-after': String(seconds),
-          'ratelimit-name': 'throttle_authenticated_api',
-          'ratelimit-limit': '2000',
-          'ratelimit-observed': '2001',
-          'ratelimit-remaining': '0',
-          'ratelimit-reset': String(reset),
-          'ratelimit-resettime': new Date(reset * 1000).toUTCString(),
-        },
-        text: { content: 'Retry later\n', type: 'text/plain' },
-      };
-    }
-    case 'close':
-    case 'hang':
-      return { status: 500 }; // handled before a reply is made
-  }
-}
-
-async function readBody(request: IncomingMessage): Promise<string> {
-  const chunks: Buffer[] = [];
-  for await (const chunk of request) chunks.push(chunk as Buffer);
-  return Buffer.concat(chunks).toString('utf8');
 }

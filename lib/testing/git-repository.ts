@@ -96,6 +96,28 @@ export interface FlatEntry {
   sha: string;
 }
 
+/** A path whose entry differs between two sets of files: `old` absent when added, `now` absent when deleted. */
+export interface FileChange {
+  path: string;
+  old?: FlatEntry;
+  now?: FlatEntry;
+}
+
+/** The paths whose entry (blob or mode) differs between two sets of files, in path order. */
+export function fileChanges(
+  before: ReadonlyMap<string, FlatEntry>,
+  after: ReadonlyMap<string, FlatEntry>,
+): FileChange[] {
+  const changes: FileChange[] = [];
+  for (const path of [...new Set([...before.keys(), ...after.keys()])].sort()) {
+    const old = before.get(path);
+    const now = after.get(path);
+    if (old?.sha !== now?.sha || old?.mode !== now?.mode)
+      changes.push({ path, ...(old && { old }), ...(now && { now }) });
+  }
+  return changes;
+}
+
 /** A path of a tree that is both a file and a directory in one request: each host answers it its own way. */
 export class TreePathConflict extends Error {
   override name = 'TreePathConflict';
@@ -198,6 +220,15 @@ export class GitRepository {
     return this.putTree(entries);
   }
 
+  /** `buildTree`, with the error a host answers when a path is both a file and a directory. */
+  buildTreeOr(files: ReadonlyMap<string, FlatEntry>, conflict: (error: TreePathConflict) => Error): string {
+    try {
+      return this.buildTree(files);
+    } catch (error) {
+      throw error instanceof TreePathConflict ? conflict(error) : error;
+    }
+  }
+
   /** Whether `ancestor` is `descendant` or one of its ancestors. */
   isAncestor(ancestor: string, descendant: string): boolean {
     const seen = new Set<string>();
@@ -212,17 +243,11 @@ export class GitRepository {
     return false;
   }
 
+  /** The nearest commit of `b`'s history (breadth first) that `a` also has. */
   mergeBase(a: string, b: string): string | undefined {
-    const ofA = new Set<string>();
-    const queue = [a];
-    while (queue.length > 0) {
-      const sha = queue.shift() as string;
-      if (ofA.has(sha)) continue;
-      ofA.add(sha);
-      queue.push(...(this.commit(sha)?.parents ?? []));
-    }
+    const ofA = this.reachable(a);
     const seen = new Set<string>();
-    queue.push(b);
+    const queue = [b];
     while (queue.length > 0) {
       const sha = queue.shift() as string;
       if (ofA.has(sha)) return sha;
@@ -238,10 +263,71 @@ export class GitRepository {
   }
 
   /** Every file at a ref (a branch, `heads/x`, or a commit id), by path; empty when the ref is unknown. */
-  flatAt(ref: string): Map<string, FlatEntry> {
-    const sha = this.resolveCommit(ref);
+  flatAt(ref: string | undefined): Map<string, FlatEntry> {
+    const sha = ref === undefined ? undefined : this.resolveCommit(ref);
     const tree = sha ? this.commit(sha)?.tree : undefined;
     return tree ? this.flatten(tree) : new Map<string, FlatEntry>();
+  }
+
+  /** The entry at a path below a tree (`''`: the tree itself); undefined when a part is missing or not a directory. */
+  lookup(treeSha: string, path: string): GitTreeEntry | undefined {
+    let entry: GitTreeEntry | undefined = { name: '', mode: '040000', type: 'tree', sha: treeSha };
+    for (const part of path === '' ? [] : path.split('/')) {
+      entry = entry?.type === 'tree' ? this.tree(entry.sha)?.find((candidate) => candidate.name === part) : undefined;
+    }
+    return entry;
+  }
+
+  /** Visits the entries below a tree in git's order, depth first; `visit` says whether to descend into a directory. */
+  walk(
+    treeSha: string,
+    prefix: string,
+    visit: (path: string, entry: GitTreeEntry, depth: number) => boolean,
+    depth = 0,
+  ) {
+    for (const entry of this.tree(treeSha) ?? []) {
+      const path = `${prefix}${entry.name}`;
+      if (visit(path, entry, depth) && entry.type === 'tree') this.walk(entry.sha, `${path}/`, visit, depth + 1);
+    }
+  }
+
+  /** What a commit changed against its first parent, in path order. */
+  changesOf(sha: string): FileChange[] {
+    return fileChanges(this.flatAt(this.commit(sha)?.parents[0]), this.flatAt(sha));
+  }
+
+  /** Every commit reachable from `sha` (itself included). */
+  reachable(sha: string | undefined): Set<string> {
+    const seen = new Set<string>();
+    const queue = sha ? [sha] : [];
+    while (queue.length > 0) {
+      const next = queue.pop() as string;
+      if (seen.has(next)) continue;
+      seen.add(next);
+      queue.push(...(this.commit(next)?.parents ?? []));
+    }
+    return seen;
+  }
+
+  /** How many commits `head` has that `base` does not (`git rev-list --count base..head`). */
+  commitsAhead(head: string, base: string | undefined): number {
+    const excluded = this.reachable(base);
+    return [...this.reachable(head)].filter((sha) => !excluded.has(sha)).length;
+  }
+
+  /**
+   * A merge commit of `source` into `target` (parents target, source): the source's changes since the merge base
+   * applied to the target's files, the source winning any conflict. Stored and returned; no ref moves.
+   */
+  mergeCommit(target: string, source: string, signature: { name: string; email: string }, message: string): string {
+    const merged = this.flatAt(target);
+    for (const { path, now } of fileChanges(this.flatAt(this.mergeBase(target, source)), this.flatAt(source))) {
+      if (now) merged.set(path, now);
+      else merged.delete(path);
+    }
+    const stamped = { ...signature, date: gitNow() };
+    const tree = this.buildTree(merged);
+    return this.putCommit({ tree, parents: [target, source], author: stamped, committer: stamped, message });
   }
 
   /**

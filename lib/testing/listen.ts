@@ -1,4 +1,4 @@
-// Starting a fake server on a free loopback port: shared by the fake Kubernetes API and the fake GitHub.
+// Starting a fake server on a free loopback port: shared by the fake Kubernetes API and the fake Git hosts.
 import type { AddressInfo, Server } from 'node:net';
 
 /** Listens on 127.0.0.1 with a port the system picks; resolves to that port, or rejects if listening fails. */

@@ -1,0 +1,444 @@
+// What the four fake Git hosts (fake-github.ts, fake-gitlab.ts, fake-bitbucket-server.ts, fake-azure-devops.ts) share:
+// the HTTP server on a loopback port, the request log, latency, scripted faults (statuses, echoed credentials,
+// redirects, dropped connections, requests never answered), a route table, the repositories the tests seed and read,
+// and offset paging. Each host adds its routes and its wire shapes: JSON fields, status codes, error bodies, rate-limit
+// headers and paging links as that host answers them.
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { Socket } from 'node:net';
+import { echoingFault } from './echoed-credentials.js';
+import type { GitCommit, GitRepository } from './git-repository.js';
+import { listenOnLoopback } from './listen.js';
+
+export type RedirectStatus = 301 | 302 | 303 | 307 | 308;
+
+/** What every fake logs of a request. */
+export interface LoggedRequest {
+  method: string;
+  path: string;
+  query: Record<string, string>;
+  /** The route in the host's notation; undefined: unknown. */
+  route?: string;
+  /** The status answered; undefined while pending or for a dropped connection. */
+  status?: number;
+}
+
+export interface FaultMatch {
+  /** How many matching requests get the fault. Default 1. */
+  times?: number;
+  method?: string;
+  /** A route in the host's notation (exact). */
+  route?: string;
+  /** A string the path contains, or a RegExp tested against `METHOD path`. */
+  path?: string | RegExp;
+}
+
+export type StatusFault = { type: 'status'; status: number; message?: string };
+
+/** The faults every host answers alike; each host adds its rate limits. */
+export type CommonFault =
+  | StatusFault
+  /** This status, with a message that repeats the credential the request carried (`echoedCredentials`). */
+  | { type: 'echo-credentials'; status: number }
+  /**
+   * A redirect (302 unless told) to the same path and query on `origin`, as a host that moved, or one handing out a
+   * download from another address, answers.
+   */
+  | { type: 'redirect'; origin: string; status?: RedirectStatus }
+  /** Destroy the connection without an answer. */
+  | { type: 'close' }
+  /**
+   * Never answer: the request stays pending (logged without a status, nothing applied) until the client gives up
+   * or the server stops. Holds a caller in the middle of its work, e.g. to kill it there.
+   */
+  | { type: 'hang' };
+
+/** An answer: JSON (`body`), bytes with their content type (`raw`), or nothing. */
+export interface Reply {
+  status: number;
+  body?: unknown;
+  raw?: { type: string; data: Buffer | string };
+  headers?: Record<string, string>;
+}
+
+/** An error answer in the host's shape, thrown by a route. */
+export class HostError extends Error {
+  constructor(
+    readonly status: number,
+    readonly body: unknown,
+    readonly headers: Record<string, string> = {},
+  ) {
+    super(JSON.stringify(body));
+  }
+}
+
+/** What a host makes of a request before faults: its log entry, and how to answer it. */
+export interface Received<R> {
+  logged: R;
+  answer: (body: Buffer) => Reply | Promise<Reply>;
+  /** Answered as is, before any fault: a path the host does not serve at all. */
+  outside?: Reply;
+}
+
+/**
+ * A route table. Patterns take `{name}` or `:name` parameters; a last parameter named in `rest`, or written `{*name}`
+ * (which may be empty), takes the rest of the path.
+ */
+export class Router<T extends { method: string; route: string }> {
+  private readonly entries: { entry: T; segments: string[] }[] = [];
+
+  /** `rest`: the final parameters taking the rest of the path, and whether that rest may be empty. */
+  constructor(private readonly options: { rest?: Record<string, boolean>; ignoreCase?: boolean } = {}) {}
+
+  add(entry: T, pattern = entry.route.slice(entry.route.indexOf(' ') + 1)): void {
+    this.entries.push({ entry, segments: pattern === '' ? [] : pattern.split('/').slice(1) });
+  }
+
+  match(method: string, segments: readonly string[]): { entry: T; params: Record<string, string> } | undefined {
+    const { rest = {}, ignoreCase = false } = this.options;
+    const same = (a: string, b: string) => (ignoreCase ? a.toLowerCase() === b.toLowerCase() : a === b);
+    candidates: for (const { entry, segments: pattern } of this.entries) {
+      if (entry.method !== method) continue;
+      const params: Record<string, string> = {};
+      for (let i = 0; i < pattern.length; i++) {
+        const part = pattern[i] as string;
+        const param = /^\{(.+)\}$/.exec(part)?.[1] ?? (part.startsWith(':') ? part.slice(1) : undefined);
+        if (param?.startsWith('*') || (param !== undefined && i === pattern.length - 1 && param in rest)) {
+          const remainder = segments.slice(i).join('/');
+          if (remainder === '' && !param.startsWith('*') && !rest[param]) continue candidates;
+          params[param.replace(/^\*/, '')] = remainder;
+          return { entry, params };
+        }
+        const segment = segments[i];
+        if (segment === undefined || (param !== undefined && segment === '')) continue candidates;
+        if (param !== undefined) params[param] = segment;
+        else if (!same(part, segment)) continue candidates;
+      }
+      if (segments.length === pattern.length) return { entry, params };
+    }
+    return undefined;
+  }
+}
+
+/** A 200 answer with this JSON body. */
+export const ok = (body: unknown): Reply => ({ status: 200, body });
+
+/** A request body as JSON (undefined when empty), or the host's error for one that is not JSON. */
+export function parseJson(text: string, invalid: () => Error): unknown {
+  if (text === '') return undefined;
+  try {
+    return JSON.parse(text) as unknown;
+  } catch {
+    throw invalid();
+  }
+}
+
+/** A path's segments below its leading `/`, decoded; undefined when one is not valid percent-encoding. */
+export function pathSegments(path: string | undefined): string[] | undefined {
+  try {
+    return path?.split('/').slice(1).map(decodeURIComponent);
+  } catch {
+    return undefined;
+  }
+}
+
+/** The page numbers of an offset-paged listing (`page`, `per_page` from the query, clamped as the hosts clamp them). */
+export function offsetPage(total: number, query: Record<string, string>, defaultPerPage: number) {
+  const perPage = Math.min(Math.max(Number(query.per_page ?? defaultPerPage) || defaultPerPage, 1), 100);
+  const page = Math.max(Number(query.page ?? 1) || 1, 1);
+  const pages = Math.max(Math.ceil(total / perPage), 1);
+  return { page, perPage, pages, start: (page - 1) * perPage, end: page * perPage };
+}
+
+type Pending<F> = F & FaultMatch & { remaining: number };
+
+/**
+ * One fake host: `R` its request log entry, `Fault` its own faults beside the common ones, `Repo` its repository,
+ * `Names` what names a repository in the test-facing methods (`[owner, name]`, `[path]`…). A host implements `receive`
+ * (its routing and authentication), `faultReply` (its error and rate-limit answers) and the shape of its answers.
+ */
+export abstract class FakeGitHost<
+  R extends LoggedRequest,
+  Fault extends { type: string },
+  Repo extends GitRepository,
+  Names extends string[],
+> {
+  /** Every request received, oldest first (cleared by `resetRequests`). */
+  readonly requests: R[] = [];
+  latencyMs: number | ((request: R) => number);
+
+  protected readonly repositories = new Map<string, Repo>();
+  private faults: Pending<CommonFault | Fault>[] = [];
+  private server?: Server;
+  private port?: number;
+  private readonly sockets = new Set<Socket>();
+
+  constructor(
+    private readonly hostName: string,
+    /** How many of a test-facing method's first arguments name the repository. */
+    private readonly nameCount: Names['length'],
+    latencyMs: number | ((request: R) => number) | undefined,
+  ) {
+    this.latencyMs = latencyMs ?? 0;
+  }
+
+  protected abstract receive(request: IncomingMessage, url: URL, method: string): Received<R>;
+  protected abstract faultReply(fault: StatusFault | Fault): Reply;
+  /** The headers of every answer (request ids, rate-limit headers). */
+  protected abstract baseHeaders(): Record<string, string>;
+  protected abstract readonly jsonType: string;
+  /** The body of the 500 a bug in the fake answers. */
+  protected abstract crashBody(message: string): unknown;
+
+  async start(): Promise<this> {
+    if (this.server) return this;
+    const server = createServer((request, response) => {
+      this.handle(request, response).catch((error: unknown) => {
+        // A bug in the fake answers 500 rather than crashing the test process.
+        if (!response.headersSent) response.writeHead(500, { 'content-type': 'application/json' });
+        response.end(JSON.stringify(this.crashBody(`fake ${this.hostName}: ${String(error)}`)));
+      });
+    });
+    server.on('connection', (socket: Socket) => {
+      this.sockets.add(socket);
+      socket.on('close', () => this.sockets.delete(socket));
+    });
+    this.port = await listenOnLoopback(server);
+    this.server = server;
+    return this;
+  }
+
+  async stop(): Promise<void> {
+    const server = this.server;
+    if (!server) return;
+    this.server = undefined;
+    for (const socket of this.sockets) socket.destroy();
+    this.sockets.clear();
+    await new Promise<void>((resolve) => server.close(() => resolve()));
+  }
+
+  /** `http://127.0.0.1:<port>`. */
+  protected get origin(): string {
+    if (this.port === undefined) throw new Error(`Fake${this.hostName.replace(/ /g, '')} is not started`);
+    return `http://127.0.0.1:${this.port}`;
+  }
+
+  protected get started(): boolean {
+    return this.port !== undefined;
+  }
+
+  // ---------------------------------------------------------------- request log
+
+  /**
+   * How many requests were received: all, those of a route in the host's notation, those whose `METHOD path`
+   * matches a RegExp, or those a predicate accepts.
+   */
+  count(filter?: string | RegExp | ((request: R) => boolean)): number {
+    return this.requests.filter((request) => {
+      if (filter === undefined) return true;
+      if (typeof filter === 'string') return request.route === filter;
+      if (filter instanceof RegExp) return filter.test(`${request.method} ${request.path}`);
+      return filter(request);
+    }).length;
+  }
+
+  /** Requests per route (`unknown` for unrouted paths). */
+  countsByRoute(): Record<string, number> {
+    const counts: Record<string, number> = {};
+    for (const request of this.requests)
+      counts[request.route ?? 'unknown'] = (counts[request.route ?? 'unknown'] ?? 0) + 1;
+    return counts;
+  }
+
+  resetRequests(): void {
+    this.requests.length = 0;
+  }
+
+  // ---------------------------------------------------------------- faults
+
+  /** The next matching requests get `fault` instead of their answer. Faults are used in the order added. */
+  injectFault(fault: CommonFault | Fault, match: FaultMatch = {}): void {
+    this.faults.push({ ...match, ...fault, remaining: match.times ?? 1 });
+  }
+
+  /** The next matching requests are answered with this status (502, 500, 404, 401, …). */
+  failNext(status: number, match: FaultMatch & { message?: string } = {}): void {
+    this.injectFault({ type: 'status', status, message: match.message }, match);
+  }
+
+  /** The next matching requests are answered with this status and a message repeating their credential. */
+  echoCredentialsNext(status: number, match: FaultMatch = {}): void {
+    this.injectFault({ type: 'echo-credentials', status }, match);
+  }
+
+  closeNext(match: FaultMatch = {}): void {
+    this.injectFault({ type: 'close' }, match);
+  }
+
+  /** The next matching requests are redirected to the same path and query on `origin` (see the `redirect` fault). */
+  redirectNext(origin: string, match: FaultMatch & { status?: RedirectStatus } = {}): void {
+    this.injectFault({ type: 'redirect', origin, status: match.status }, match);
+  }
+
+  /** The next matching requests are never answered (see the `hang` fault). */
+  hangNext(match: FaultMatch = {}): void {
+    this.injectFault({ type: 'hang' }, match);
+  }
+
+  clearFaults(): void {
+    this.faults = [];
+  }
+
+  private takeFault(request: R): Pending<CommonFault | Fault> | undefined {
+    const fault = this.faults.find((candidate) => {
+      if (candidate.method && candidate.method.toUpperCase() !== request.method) return false;
+      if (candidate.route && candidate.route !== request.route) return false;
+      if (typeof candidate.path === 'string' && !request.path.includes(candidate.path)) return false;
+      if (candidate.path instanceof RegExp && !candidate.path.test(`${request.method} ${request.path}`)) return false;
+      return true;
+    });
+    if (!fault) return undefined;
+    fault.remaining--;
+    if (fault.remaining <= 0) this.faults = this.faults.filter((candidate) => candidate !== fault);
+    return fault;
+  }
+
+  // ---------------------------------------------------------------- handling
+
+  private async handle(request: IncomingMessage, response: ServerResponse): Promise<void> {
+    const url = new URL(request.url ?? '/', 'http://fake');
+    const { logged, answer, outside } = this.receive(request, url, (request.method ?? 'GET').toUpperCase());
+    this.requests.push(logged);
+    const chunks: Buffer[] = [];
+    for await (const chunk of request) chunks.push(chunk as Buffer);
+    const latency = typeof this.latencyMs === 'function' ? this.latencyMs(logged) : this.latencyMs;
+    if (latency > 0) await new Promise((resolve) => setTimeout(resolve, latency));
+    if (outside) return this.send(response, logged, outside);
+
+    const taken = this.takeFault(logged);
+    if (taken?.type === 'hang') return;
+    if (taken?.type === 'close') {
+      request.socket.destroy();
+      return;
+    }
+    if (taken) {
+      const fault = echoingFault(taken as CommonFault, request.headers) as Exclude<CommonFault, { type: 'hang' }>;
+      const reply =
+        fault.type === 'redirect'
+          ? { status: fault.status ?? 302, headers: { location: new URL(request.url ?? '/', fault.origin).href } }
+          : this.faultReply(fault as StatusFault | Fault);
+      return this.send(response, logged, reply);
+    }
+    let reply: Reply;
+    try {
+      reply = await answer(Buffer.concat(chunks));
+    } catch (error) {
+      if (!(error instanceof HostError)) throw error;
+      reply = { status: error.status, headers: error.headers, body: error.body };
+    }
+    this.send(response, logged, reply);
+  }
+
+  private send(response: ServerResponse, logged: R, reply: Reply): void {
+    logged.status = reply.status;
+    const headers: Record<string, string> = { ...this.baseHeaders(), ...reply.headers };
+    if (reply.raw) headers['content-type'] = reply.raw.type;
+    else if (reply.body !== undefined) headers['content-type'] = this.jsonType;
+    response.writeHead(reply.status, headers);
+    response.end(reply.raw ? reply.raw.data : reply.body === undefined ? undefined : JSON.stringify(reply.body));
+  }
+
+  // ---------------------------------------------------------------- repositories (test-facing)
+
+  protected repository(...names: string[]): Repo {
+    const repo = this.repositories.get(names.join('/').toLowerCase());
+    if (!repo) throw new Error(`no repository ${names.join('/')}`);
+    return repo;
+  }
+
+  /** Creates a repository whose default branch holds `files` in one commit; returns that commit's id. */
+  createRepository(
+    ...args: [...names: Names, files: Record<string, string>, options?: { defaultBranch?: string; message?: string }]
+  ): string {
+    const names = args.slice(0, this.nameCount) as Names;
+    const [files, { defaultBranch = 'main', message = 'Initial commit' } = {}] = args.slice(this.nameCount) as [
+      Record<string, string>,
+      { defaultBranch?: string; message?: string }?,
+    ];
+    const key = names.join('/');
+    if (this.repositories.has(key.toLowerCase())) throw new Error(`repository ${key} exists`);
+    const repo = this.newRepository(names, defaultBranch);
+    this.repositories.set(key.toLowerCase(), repo);
+    const sha = repo.commitChanges(undefined, files, this.testCommitter(), message);
+    repo.refs.set(`refs/heads/${repo.defaultBranch}`, sha);
+    return sha;
+  }
+
+  /** A new, empty repository of the host, named as the test named it. */
+  protected abstract newRepository(names: Names, defaultBranch: string): Repo;
+
+  /**
+   * Commits changes to a branch (created from the default branch when missing): a string sets a file's content, null
+   * deletes it. Returns the new commit's id.
+   */
+  commitFiles(
+    ...args: [...names: Names, branch: string, files: Record<string, string | null>, message?: string]
+  ): string {
+    const [branch, files, message = 'Update files'] = args.slice(this.nameCount) as [
+      string,
+      Record<string, string | null>,
+      string?,
+    ];
+    const repo = this.repositoryOf(args);
+    const parent = repo.branchSha(branch) ?? repo.branchSha(repo.defaultBranch);
+    const sha = repo.commitChanges(parent, files, this.testCommitter(), message);
+    repo.refs.set(`refs/heads/${branch}`, sha);
+    this.branchMoved(repo);
+    return sha;
+  }
+
+  /** Every file at a ref (a branch, `heads/x`, `refs/heads/x`, or a commit id), by path, as UTF-8 text. */
+  files(...args: [...names: Names, ref: string]): Record<string, string> {
+    return this.filesAt(this.repositoryOf(args), args[this.nameCount] as string);
+  }
+
+  /** The commit a branch (`main`) or ref (`heads/main`, `refs/heads/main`) points at, or undefined. */
+  ref(...args: [...names: Names, ref: string]): string | undefined {
+    const { refs } = this.repositoryOf(args);
+    const ref = args[this.nameCount] as string;
+    return refs.get(ref) ?? refs.get(`refs/${ref}`) ?? refs.get(`refs/heads/${ref}`);
+  }
+
+  commit(...args: [...names: Names, sha: string]): GitCommit | undefined {
+    return this.repositoryOf(args).commit(args[this.nameCount] as string);
+  }
+
+  /** How many commits `branch` has that `base` (default: the default branch) does not (`git rev-list --count`). */
+  commitsAhead(...args: [...names: Names, branch: string, base?: string]): number {
+    const repo = this.repositoryOf(args);
+    const [branch, base = repo.defaultBranch] = args.slice(this.nameCount) as [string, string?];
+    const head = repo.branchSha(branch);
+    if (!head) throw new Error(`no branch ${branch}`);
+    return repo.commitsAhead(head, repo.branchSha(base));
+  }
+
+  private repositoryOf(args: readonly unknown[]): Repo {
+    return this.repository(...(args.slice(0, this.nameCount) as string[]));
+  }
+
+  /** Who commits what a test commits (a repository's first commit, `commitFiles`). */
+  protected abstract testCommitter(): { name: string; email: string };
+
+  /** Called after a test moved a branch: a host whose pull requests follow their branches updates them. */
+  protected branchMoved(_repo: Repo): void {}
+
+  /** Every file at a ref, by path: as UTF-8 text, or (`blobIds`) as blob ids. Throws for an unknown ref. */
+  protected filesAt(repo: Repo, ref: string, blobIds = false): Record<string, string> {
+    if (!repo.resolveCommit(ref)) throw new Error(`no ref ${ref}`);
+    const files: Record<string, string> = {};
+    for (const [path, entry] of repo.flatAt(ref)) {
+      const content = blobIds ? entry.sha : repo.blob(entry.sha)?.toString('utf8');
+      if (content !== undefined) files[path] = content;
+    }
+    return files;
+  }
+}
