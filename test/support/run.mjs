@@ -30,6 +30,22 @@ const ROOT_LEVEL_HOOK = /^(?:before|after|beforeEach|afterEach)\(/m;
  * (the CLI, `serve`, npm, zsh, Chromium) or synthesizes the CDK stack.
  */
 const SLOW_MARKERS = [/from 'node:child_process'/, /from 'playwright-core'/, /from 'aws-cdk-lib\/assertions'/];
+/**
+ * What else `test:quick` leaves out: the whole loop run in one process (test/loop, test/faults) and the suites that
+ * work at scale (thousands of clusters, targets, files or random requests).
+ */
+const NOT_QUICK = [
+  'test/loop/',
+  'test/faults/',
+  'test/cli/apply-selection-limits.test.ts',
+  'test/cli/apply-limits.test.ts',
+  'test/cli/apply-interrupted.test.ts',
+  'test/config/input-limits.test.ts',
+  'test/http/receiver-properties.test.ts',
+  'test/local/store-iterators.test.ts',
+  'test/promotion/github-scan-store.test.ts',
+  'test/promotion/marker-cost.test.ts',
+];
 
 const { values: options, positionals } = parseArgs({
   allowPositionals: true,
@@ -86,7 +102,10 @@ function selectFiles(paths, quick) {
   };
   for (const path of paths) visit(resolve(ROOT, path));
   const unique = [...new Set(found)].sort();
-  return quick ? unique.filter((file) => !startsProcesses(join(ROOT, file), new Set())) : unique;
+  if (!quick) return unique;
+  return unique.filter(
+    (file) => !NOT_QUICK.some((prefix) => file.startsWith(prefix)) && !startsProcesses(join(ROOT, file), new Set()),
+  );
 }
 
 /** Whether a test file or a test helper it imports (relative imports under test/) matches a slow marker. */
