@@ -32,11 +32,15 @@ kind: Secret
 metadata: {name: ${name}, namespace: flux-system}
 ${body}`;
 
-/** Runs `load` and says how long it took, in milliseconds. */
+/**
+ * Runs `load` and says how much CPU time it took, in milliseconds: the work done, which a busy machine does not
+ * stretch as it stretches the wall time.
+ */
 async function timed<T>(load: () => Promise<T> | T): Promise<{ result: T; ms: number }> {
-  const start = performance.now();
+  const start = process.cpuUsage();
   const result = await load();
-  return { result, ms: performance.now() - start };
+  const { user, system } = process.cpuUsage(start);
+  return { result, ms: (user + system) / 1000 };
 }
 
 describe('configuration input limits', () => {
@@ -99,12 +103,11 @@ describe('configuration input limits', () => {
     ]);
   });
 
-  it('aliases that expand a file past 16 MiB are refused (99 aliases of a 1 MB value), quickly', () => {
+  it('aliases that expand a file past 16 MiB are refused (99 aliases of a 1 MB value), quickly', async () => {
     const aliases = Array.from({ length: 99 }, (_, i) => `  k${i}: *v\n`).join('');
     const text = secret('expanded', `stringData:\n  k: &v ${'x'.repeat(1_000_000)}\n${aliases}`);
-    const start = performance.now();
-    const problems = problemsOf(loadConfigurationText(text, 'aliases.yaml'));
-    const ms = performance.now() - start;
+    const { result, ms } = await timed(() => loadConfigurationText(text, 'aliases.yaml'));
+    const problems = problemsOf(result);
     assert.deepEqual(problems, [
       'aliases.yaml:1:1: Secret flux-system/expanded: with its YAML aliases expanded, the file holds more than ' +
         '16 MiB; a configuration file may expand to at most 16 MiB: write the values out, or use fewer aliases',

@@ -135,6 +135,18 @@ describe('the dashboard in headless Chromium', { concurrency: false, timeout: 4 
     assert.equal(await approved.count(), 1);
     assert.equal(await approved.locator('.actor').textContent(), approver);
     await page.locator('select[name="type"]').selectOption('approved');
+    // A fact recorded while the person chooses: the live update shows it, and keeps the choice not yet sent.
+    await world?.backend.store.appendAudit({
+      at: new Date().toISOString(),
+      pipeline: PIPELINE,
+      type: 'approval-cleared',
+      env: 'dev',
+      revision: '6.9.2',
+      message: 'approval-cleared',
+      actor: 'test',
+    });
+    await page.locator('li[data-type="approval-cleared"]').waitFor();
+    assert.equal(await page.locator('select[name="type"]').inputValue(), 'approved', 'the chosen filter is kept');
     await page.getByRole('button', { name: 'Filter' }).click();
     await page.waitForURL(/type=approved/);
     assert.equal(await page.locator('li[data-type]').count(), 1);

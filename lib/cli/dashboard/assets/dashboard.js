@@ -1,7 +1,8 @@
 /* global document, window, EventSource, fetch, DOMParser */
 // Live updates without a reload: the server says on /events when the fleet or its audit trail changed; the page then
-// fetches itself again and swaps its <main> in place, keeping keyboard focus where it was. Without JavaScript every
-// page still works; it is only not live.
+// fetches itself again and swaps its <main> in place, keeping keyboard focus where it was and what a person has
+// chosen in a form but not yet sent (a history filter, a freeze reason). Without JavaScript every page still works; it
+// is only not live.
 (() => {
   const status = document.getElementById('live-status');
   const say = (text) => {
@@ -30,6 +31,32 @@
     if (match) match.focus();
   };
 
+  /** Whether a form control holds something other than what the page was served with. */
+  const edited = (control) => {
+    if (control.options) return [...control.options].some((option) => option.selected !== option.defaultSelected);
+    if (control.type === 'checkbox' || control.type === 'radio') return control.checked !== control.defaultChecked;
+    return 'defaultValue' in control && control.value !== control.defaultValue;
+  };
+  /** The edited controls of the forms in <main>, by form action and control name. */
+  const editsOf = (main) =>
+    [...main.querySelectorAll('form [name]')].filter(edited).map((control) => ({
+      action: control.form?.getAttribute('action'),
+      name: control.getAttribute('name'),
+      value: control.value,
+      checked: control.checked,
+    }));
+  const reapply = (main, edits) => {
+    for (const edit of edits) {
+      const control = [...main.querySelectorAll('form [name]')].find(
+        (candidate) =>
+          candidate.getAttribute('name') === edit.name && candidate.form?.getAttribute('action') === edit.action,
+      );
+      if (!control) continue;
+      if (control.type === 'checkbox' || control.type === 'radio') control.checked = edit.checked;
+      else control.value = edit.value;
+    }
+  };
+
   const refresh = async () => {
     if (refreshing) {
       again = true;
@@ -43,7 +70,9 @@
       const current = document.querySelector('main');
       if (next && current && next.innerHTML !== current.innerHTML) {
         const key = focusKey();
+        const edits = editsOf(current);
         current.innerHTML = next.innerHTML;
+        reapply(current, edits);
         refocus(key);
       }
       say(`live, updated ${new Date().toLocaleTimeString()}`);
