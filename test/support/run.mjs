@@ -8,7 +8,8 @@
 // `afterEach`, …) belong to the process's root test, so in a shared process they would run around every other file's
 // tests too.
 //
-//   node test/support/run.mjs [--quick] [--isolate] [--concurrency N] [--shards N] [--write-durations] [FILE|DIR …]
+//   node test/support/run.mjs [--checks] [--quick] [--isolate] [--concurrency N] [--shards N] [--write-durations]
+//                             [FILE|DIR …]
 import { spawn } from 'node:child_process';
 import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync, existsSync } from 'node:fs';
 import { availableParallelism, tmpdir } from 'node:os';
@@ -55,6 +56,7 @@ const { values: options, positionals } = parseArgs({
     concurrency: { type: 'string' },
     shards: { type: 'string' },
     'write-durations': { type: 'boolean', default: false },
+    checks: { type: 'boolean', default: false },
   },
 });
 
@@ -71,6 +73,9 @@ const entries = options.isolate ? files : writeShards(dealShards(files, duration
 const durationsOut = join(work, 'durations.json');
 // The quick tests start no pipelinectl, so they need no build of it.
 const cli = options.quick ? undefined : await buildCompiledCli(ROOT);
+
+// `npm test`: the static checks run one after another beside the tests, on the CPU the shards leave idle.
+const checks = options.checks ? runChecks(['typecheck', 'lint', 'format:check']) : Promise.resolve([]);
 
 const reporters = [
   '--test-reporter=spec',
@@ -90,7 +95,29 @@ if (options['write-durations'] && existsSync(durationsOut))
   recordDurations(JSON.parse(readFileSync(durationsOut, 'utf8')));
 rmSync(work, { recursive: true, force: true });
 cli?.remove();
-process.exit(code);
+const failedChecks = await checks;
+if (failedChecks.length > 0) console.log(`checks: ${failedChecks.join(', ')} failed (their output is above)`);
+process.exit(code !== 0 ? code : failedChecks.length > 0 ? 1 : 0);
+
+/** Runs `npm run <script>` for each script in turn, each one's output shown when it ends; resolves the failed ones. */
+async function runChecks(scripts) {
+  const failed = [];
+  for (const script of scripts) {
+    const started = Date.now();
+    const run = spawn('npm', ['run', '--silent', script], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
+    let output = '';
+    run.stdout.on('data', (chunk) => (output += chunk));
+    run.stderr.on('data', (chunk) => (output += chunk));
+    const exitCode = await new Promise((done) => run.on('close', (status) => done(status ?? 1)));
+    const seconds = ((Date.now() - started) / 1000).toFixed(0);
+    process.stderr.write(`── npm run ${script}: ${exitCode === 0 ? 'passed' : 'FAILED'} (${seconds} s)\n`);
+    if (exitCode !== 0) {
+      process.stderr.write(output.endsWith('\n') ? output : `${output}\n`);
+      failed.push(script);
+    }
+  }
+  return failed;
+}
 
 /** The test files under the given files and directories, sorted, relative to the repository root. */
 function selectFiles(paths, quick) {
