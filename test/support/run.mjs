@@ -90,6 +90,8 @@ const child = spawn(
   ['--import', 'tsx', '--test', `--test-concurrency=${concurrency}`, ...reporters, ...entries],
   { cwd: ROOT, stdio: 'inherit', env: { ...process.env, ...(cli && { PIPELINECTL_TEST_BIN: cli.bin }) } },
 );
+// Ctrl-C stops the tests and still removes the build and the shard files.
+for (const signal of ['SIGINT', 'SIGTERM']) process.once(signal, () => child.kill(signal));
 const code = await new Promise((done) => child.on('exit', (exitCode, signal) => done(exitCode ?? (signal ? 1 : 0))));
 if (options['write-durations'] && existsSync(durationsOut))
   recordDurations(JSON.parse(readFileSync(durationsOut, 'utf8')));
