@@ -17,7 +17,9 @@ import { STATUS_CODES, type IncomingMessage } from 'node:http';
 import {
   FakeGitHost,
   HostError,
+  PullRequests,
   Router,
+  found,
   ok,
   parseJson,
   pathSegments,
@@ -25,6 +27,7 @@ import {
   type CommonFault,
   type FaultMatch,
   type LoggedRequest,
+  type PullRecord,
   type Reply,
   type StatusFault,
 } from './git-host-kernel.js';
@@ -32,6 +35,7 @@ import {
   GIT_MODES as MODES,
   GitRepository,
   gitNow,
+  gitTime,
   typeOfMode,
   type FlatEntry,
   type GitMode,
@@ -118,21 +122,7 @@ export interface FakePullRequest {
   mergeCommitSha?: string;
 }
 
-interface StoredPull {
-  number: number;
-  title: string;
-  body: string;
-  state: 'open' | 'closed';
-  merged: boolean;
-  head: string;
-  /** The head commit when the pull request was closed. */
-  closedHeadSha?: string;
-  base: string;
-  createdAt: string;
-  updatedAt: string;
-  closedAt?: string;
-  mergedAt?: string;
-  mergeCommitSha?: string;
+interface StoredPull extends PullRecord {
   user: string;
 }
 
@@ -148,7 +138,7 @@ const validationFailed = (errors: Record<string, unknown>[], message = 'Validati
   problem(422, message, { errors });
 
 class FakeRepository extends GitRepository {
-  readonly pulls: StoredPull[] = [];
+  readonly pulls = new PullRequests<StoredPull>(this);
 
   constructor(
     readonly owner: string,
@@ -323,15 +313,15 @@ export class FakeGitHub extends FakeGitHost<
   /** Pull requests, oldest first. */
   pulls(owner: string, name: string): FakePullRequest[] {
     const repo = this.repository(owner, name);
-    return repo.pulls.map((pull) => ({
+    return repo.pulls.all.map((pull) => ({
       number: pull.number,
       title: pull.title,
-      body: pull.body,
-      state: pull.state,
-      merged: pull.merged,
-      head: pull.head,
-      headSha: pull.closedHeadSha ?? repo.branchSha(pull.head) ?? '',
-      base: pull.base,
+      body: pull.description,
+      state: pull.state === 'open' ? 'open' : 'closed',
+      merged: pull.state === 'merged',
+      head: pull.source,
+      headSha: repo.pulls.headSha(pull) ?? '',
+      base: pull.target,
       htmlUrl: this.pullHtmlUrl(repo, pull.number),
       ...(pull.mergeCommitSha ? { mergeCommitSha: pull.mergeCommitSha } : {}),
     }));
@@ -345,17 +335,13 @@ export class FakeGitHub extends FakeGitHost<
    */
   merge(owner: string, name: string, number: number, options: { mergeCommit?: boolean } = {}): string {
     const repo = this.repository(owner, name);
-    const pull = repo.pulls.find((candidate) => candidate.number === number);
-    if (!pull || pull.state !== 'open') throw new Error(`no open pull request #${number} in ${owner}/${name}`);
-    return this.mergePull(repo, pull, this.identity.name, options.mergeCommit === true);
+    return this.mergePull(repo, repo.pulls.expect(number, true), this.identity.name, options.mergeCommit === true);
   }
 
   /** Closes an open pull request without merging it. */
   closePull(owner: string, name: string, number: number): void {
-    const repo = this.repository(owner, name);
-    const pull = repo.pulls.find((candidate) => candidate.number === number);
-    if (!pull) throw new Error(`no pull request #${number} in ${owner}/${name}`);
-    this.closeStoredPull(repo, pull);
+    const { pulls } = this.repository(owner, name);
+    pulls.close(pulls.expect(number));
   }
 
   // ---------------------------------------------------------------- handling
@@ -577,45 +563,41 @@ export class FakeGitHub extends FakeGitHost<
 
   private pullJson(repo: FakeRepository, pull: StoredPull): Record<string, unknown> {
     const repoJson = this.repositoryJson(repo);
-    const headSha = pull.closedHeadSha ?? repo.branchSha(pull.head) ?? null;
+    const time = (ms: number | undefined) => (ms === undefined ? null : gitTime(ms));
     return {
       id: repo.id * 100000 + pull.number,
       node_id: `PR_${repo.id}_${pull.number}`,
       number: pull.number,
       url: this.apiUrl(`${this.repoPath(repo)}/pulls/${pull.number}`),
       html_url: this.pullHtmlUrl(repo, pull.number),
-      state: pull.state,
+      state: pull.state === 'open' ? 'open' : 'closed',
       locked: false,
       draft: false,
       title: pull.title,
-      body: pull.body,
+      body: pull.description,
       user: { login: pull.user },
-      created_at: pull.createdAt,
-      updated_at: pull.updatedAt,
-      closed_at: pull.closedAt ?? null,
-      merged_at: pull.mergedAt ?? null,
-      merged: pull.merged,
+      created_at: time(pull.createdAt),
+      updated_at: time(pull.updatedAt),
+      closed_at: time(pull.closedAt),
+      merged_at: time(pull.state === 'merged' ? pull.closedAt : undefined),
+      merged: pull.state === 'merged',
       merge_commit_sha: pull.mergeCommitSha ?? null,
-      head: { label: `${repo.owner}:${pull.head}`, ref: pull.head, sha: headSha, repo: repoJson },
+      head: {
+        label: `${repo.owner}:${pull.source}`,
+        ref: pull.source,
+        sha: repo.pulls.headSha(pull) ?? null,
+        repo: repoJson,
+      },
       base: {
-        label: `${repo.owner}:${pull.base}`,
-        ref: pull.base,
-        sha: repo.branchSha(pull.base) ?? null,
+        label: `${repo.owner}:${pull.target}`,
+        ref: pull.target,
+        sha: repo.branchSha(pull.target) ?? null,
         repo: repoJson,
       },
     };
   }
 
   // ---------------------------------------------------------------- pull request actions
-
-  private closeStoredPull(repo: FakeRepository, pull: StoredPull): void {
-    if (pull.state === 'closed') return;
-    const now = gitNow();
-    pull.closedHeadSha = repo.branchSha(pull.head);
-    pull.state = 'closed';
-    pull.closedAt = now;
-    pull.updatedAt = now;
-  }
 
   /**
    * Closes the open pull requests from `branch` left with nothing to merge after the branch was moved through the
@@ -624,32 +606,18 @@ export class FakeGitHub extends FakeGitHost<
   private closePullsLeftEmpty(repo: FakeRepository, branch: string): void {
     const head = repo.branchSha(branch);
     if (head === undefined) return;
-    for (const pull of repo.pulls) {
-      if (pull.state !== 'open' || pull.head !== branch) continue;
-      const base = repo.branchSha(pull.base);
-      if (base !== undefined && repo.isAncestor(head, base)) this.closeStoredPull(repo, pull);
-    }
+    repo.pulls.closeWhere((pull) => {
+      const base = repo.branchSha(pull.target);
+      return pull.source === branch && base !== undefined && repo.isAncestor(head, base);
+    });
   }
 
   private mergePull(repo: FakeRepository, pull: StoredPull, login: string, mergeCommit = false): string {
-    const headSha = repo.branchSha(pull.head);
-    const baseSha = repo.branchSha(pull.base);
-    if (!headSha || !baseSha) throw problem(405, 'Pull Request is not mergeable');
-    const result =
-      !mergeCommit && repo.isAncestor(baseSha, headSha)
-        ? headSha
-        : repo.mergeCommit(
-            baseSha,
-            headSha,
-            { name: login, email: `${login}@users.noreply.github.com` },
-            `Merge pull request #${pull.number} from ${repo.owner}/${pull.head}`,
-          );
-    repo.refs.set(`refs/heads/${pull.base}`, result);
-    this.closeStoredPull(repo, pull);
-    pull.merged = true;
-    pull.mergedAt = pull.closedAt;
-    pull.mergeCommitSha = result;
-    return result;
+    const committer = { name: login, email: `${login}@users.noreply.github.com` };
+    const message = `Merge pull request #${pull.number} from ${repo.owner}/${pull.source}`;
+    const sha = repo.pulls.merge(pull, committer, message, !mergeCommit);
+    if (!sha) throw problem(405, 'Pull Request is not mergeable');
+    return sha;
   }
 
   // ---------------------------------------------------------------- route table
@@ -754,9 +722,7 @@ export class FakeGitHub extends FakeGitHost<
       const ref = `refs/${params.ref}`;
       if (!repo.refs.has(ref)) throw problem(422, 'Reference does not exist');
       // A deleted branch closes its open pull requests (closed first, so they keep showing its last head).
-      for (const pull of repo.pulls) {
-        if (pull.state === 'open' && `refs/heads/${pull.head}` === ref) this.closeStoredPull(repo, pull);
-      }
+      repo.pulls.closeWhere((pull) => `refs/heads/${pull.source}` === ref);
       repo.refs.delete(ref);
       return { status: 204 };
     });
@@ -985,7 +951,7 @@ export class FakeGitHub extends FakeGitHost<
       if (!headSha) throw invalid('head');
       const baseSha = repo.branchSha(base);
       if (!baseSha) throw invalid('base');
-      if (repo.pulls.some((pull) => pull.state === 'open' && pull.head === head && pull.base === base)) {
+      if (repo.pulls.openFrom(head, base)) {
         throw validationFailed([
           {
             resource: 'PullRequest',
@@ -999,20 +965,8 @@ export class FakeGitHub extends FakeGitHost<
           { resource: 'PullRequest', code: 'custom', message: `No commits between ${base} and ${head}` },
         ]);
       }
-      const now = gitNow();
-      const pull: StoredPull = {
-        number: repo.pulls.length + 1,
-        title,
-        body: typeof input.body === 'string' ? input.body : '',
-        state: 'open',
-        merged: false,
-        head,
-        base,
-        createdAt: now,
-        updatedAt: now,
-        user: login,
-      };
-      repo.pulls.push(pull);
+      const description = typeof input.body === 'string' ? input.body : '';
+      const pull = repo.pulls.add({ title, description, source: head, target: base, user: login });
       return { status: 201, body: this.pullJson(repo, pull) };
     });
 
@@ -1021,17 +975,17 @@ export class FakeGitHub extends FakeGitHost<
       if (!['open', 'closed', 'all'].includes(state)) {
         throw validationFailed([{ resource: 'Search', field: 'state', code: 'invalid' }]);
       }
-      let pulls = repo.pulls.filter((pull) => state === 'all' || pull.state === state);
+      let pulls = repo.pulls.all.filter((pull) => state === 'all' || (pull.state === 'open') === (state === 'open'));
       if (query.head) {
         const [headOwner, head] = query.head.includes(':')
           ? (query.head.split(/:(.*)/s, 2) as [string, string])
           : [repo.owner, query.head];
-        pulls = pulls.filter((pull) => headOwner.toLowerCase() === repo.owner.toLowerCase() && pull.head === head);
+        pulls = pulls.filter((pull) => headOwner.toLowerCase() === repo.owner.toLowerCase() && pull.source === head);
       }
-      if (query.base) pulls = pulls.filter((pull) => pull.base === query.base);
+      if (query.base) pulls = pulls.filter((pull) => pull.target === query.base);
       const sort = query.sort ?? 'created';
       const direction = query.direction ?? (sort === 'created' ? 'desc' : 'asc');
-      const key = (pull: StoredPull) => (sort === 'updated' ? pull.updatedAt : pull.createdAt);
+      const key = (pull: StoredPull) => gitTime(sort === 'updated' ? pull.updatedAt : pull.createdAt);
       pulls = [...pulls].sort((a, b) => key(a).localeCompare(key(b)) || a.number - b.number);
       if (direction === 'desc') pulls.reverse();
       const { page, pages, start, end } = offsetPage(pulls.length, query, 30);
@@ -1048,11 +1002,7 @@ export class FakeGitHub extends FakeGitHost<
       return { status: 200, headers, body: slice.map((pull) => this.pullJson(repo, pull)) };
     });
 
-    const findPull = (repo: FakeRepository, number: string | undefined) => {
-      const pull = repo.pulls.find((candidate) => String(candidate.number) === number);
-      if (!pull) throw notFound();
-      return pull;
-    };
+    const findPull = (repo: FakeRepository, number: string | undefined) => found(repo.pulls.find(number), notFound);
 
     route('GET /repos/{owner}/{repo}/pulls/{pull_number}', ({ repo, params }) =>
       ok(this.pullJson(repo, findPull(repo, params.pull_number))),
@@ -1062,19 +1012,15 @@ export class FakeGitHub extends FakeGitHost<
       const pull = findPull(repo, params.pull_number);
       const input = object(body);
       if (typeof input.title === 'string') pull.title = input.title;
-      if (typeof input.body === 'string') pull.body = input.body;
+      if (typeof input.body === 'string') pull.description = input.body;
       if (typeof input.base === 'string') {
         if (!repo.branchSha(input.base))
           throw validationFailed([{ resource: 'PullRequest', field: 'base', code: 'invalid' }]);
-        pull.base = input.base;
+        pull.target = input.base;
       }
-      if (input.state === 'closed') this.closeStoredPull(repo, pull);
-      if (input.state === 'open' && pull.state === 'closed' && !pull.merged) {
-        pull.state = 'open';
-        pull.closedAt = undefined;
-        pull.closedHeadSha = undefined;
-      }
-      pull.updatedAt = gitNow();
+      if (input.state === 'closed') repo.pulls.close(pull);
+      if (input.state === 'open' && pull.state === 'closed') repo.pulls.reopen(pull);
+      pull.updatedAt = Date.now();
       return ok(this.pullJson(repo, pull));
     });
 

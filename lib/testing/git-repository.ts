@@ -87,7 +87,12 @@ export function typeOfMode(mode: GitMode): GitObjectType {
 
 /** Now, as git records it: whole seconds, UTC. */
 export function gitNow(): string {
-  return new Date(Math.floor(Date.now() / 1000) * 1000).toISOString().replace('.000Z', 'Z');
+  return gitTime(Date.now());
+}
+
+/** A time as git and GitHub write it: to the second, `2024-05-01T12:00:00Z`. */
+export function gitTime(ms: number): string {
+  return new Date(Math.floor(ms / 1000) * 1000).toISOString().replace('.000Z', 'Z');
 }
 
 /** A leaf of a flattened tree: a file, a symlink or a submodule. */
