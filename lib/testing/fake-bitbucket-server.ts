@@ -22,6 +22,7 @@ import { STATUS_CODES, type IncomingMessage } from 'node:http';
 import {
   FakeGitHost,
   HostError,
+  PullRequests,
   Router,
   ok,
   parseJson,
@@ -29,6 +30,7 @@ import {
   type CommonFault,
   type FaultMatch,
   type LoggedRequest,
+  type PullRecord,
   type Reply,
   type StatusFault,
 } from './git-host-kernel.js';
@@ -95,25 +97,17 @@ export interface FakeBitbucketPullRequest {
   url: string;
 }
 
-interface StoredPullRequest {
-  id: number;
+interface StoredPullRequest extends PullRecord {
   version: number;
-  title: string;
-  description: string;
-  state: 'OPEN' | 'MERGED' | 'DECLINED';
-  fromBranch: string;
-  toBranch: string;
-  /** The source branch's commit when the pull request was closed (or last seen). */
-  fromCommit?: string;
   author: FakeBitbucketUser;
   reviewers: FakeBitbucketUser[];
-  createdDate: number;
-  updatedDate: number;
-  closedDate?: number;
 }
 
+/** Bitbucket's names of the states. */
+const STATES = { open: 'OPEN', closed: 'DECLINED', merged: 'MERGED' } as const;
+
 class FakeRepository extends GitRepository {
-  readonly pullRequests: StoredPullRequest[] = [];
+  readonly pullRequests = new PullRequests<StoredPullRequest>(this);
 
   constructor(
     readonly projectKey: string,
@@ -265,42 +259,35 @@ export class FakeBitbucketServer extends FakeGitHost<
   /** Pull requests, oldest first. */
   pullRequests(projectKey: string, slug: string): FakeBitbucketPullRequest[] {
     const repo = this.repository(projectKey, slug);
-    return repo.pullRequests.map((pull) => ({
-      id: pull.id,
+    return repo.pullRequests.all.map((pull) => ({
+      id: pull.number,
       version: pull.version,
       title: pull.title,
       description: pull.description,
-      state: pull.state,
-      fromBranch: pull.fromBranch,
-      toBranch: pull.toBranch,
+      state: STATES[pull.state],
+      fromBranch: pull.source,
+      toBranch: pull.target,
       author: pull.author.name,
       reviewers: pull.reviewers.map((reviewer) => reviewer.name),
-      url: this.pullRequestUrl(repo, pull.id),
+      url: this.pullRequestUrl(repo, pull.number),
     }));
   }
 
   /** Merges an open pull request as Bitbucket's default strategy does (a merge commit, `--no-ff`). */
   merge(projectKey: string, slug: string, id: number): string {
     const repo = this.repository(projectKey, slug);
-    return this.mergePullRequest(repo, this.openPullRequest(repo, id), this.user);
+    return this.mergePullRequest(repo, repo.pullRequests.expect(id, true), this.user);
   }
 
   /** Declines an open pull request, as a person would. */
   decline(projectKey: string, slug: string, id: number): void {
     const repo = this.repository(projectKey, slug);
-    this.closePullRequest(repo, this.openPullRequest(repo, id), 'DECLINED');
+    this.closePullRequest(repo, repo.pullRequests.expect(id, true), 'closed');
   }
 
   /** Deletes a branch, as a person would (declining the open pull requests from it). */
   deleteBranch(projectKey: string, slug: string, branch: string): void {
     this.removeBranch(this.repository(projectKey, slug), branch);
-  }
-
-  private openPullRequest(repo: FakeRepository, id: number): StoredPullRequest {
-    const pull = repo.pullRequests.find((candidate) => candidate.id === id);
-    if (!pull || pull.state !== 'OPEN')
-      throw new Error(`no open pull request #${id} in ${repo.projectKey}/${repo.slug}`);
-    return pull;
   }
 
   // ---------------------------------------------------------------- handling
@@ -440,8 +427,8 @@ export class FakeBitbucketServer extends FakeGitHost<
     const ref = `refs/heads/${branch}`;
     if (!repo.refs.has(ref)) return;
     // A pull request cannot outlive its source branch: Bitbucket declines it.
-    for (const pull of repo.pullRequests) {
-      if (pull.state === 'OPEN' && pull.fromBranch === branch) this.closePullRequest(repo, pull, 'DECLINED');
+    for (const pull of repo.pullRequests.all) {
+      if (pull.state === 'open' && pull.source === branch) this.closePullRequest(repo, pull, 'closed');
     }
     repo.refs.delete(ref);
     this.rescope(repo);
@@ -449,32 +436,25 @@ export class FakeBitbucketServer extends FakeGitHost<
 
   /** An open pull request whose source commit is reachable from its target has been merged outside Bitbucket. */
   private rescope(repo: FakeRepository): void {
-    for (const pull of repo.pullRequests) {
-      if (pull.state !== 'OPEN') continue;
-      const from = repo.branchSha(pull.fromBranch);
-      const to = repo.branchSha(pull.toBranch);
-      if (from && to && repo.isAncestor(from, to)) this.closePullRequest(repo, pull, 'MERGED');
+    for (const pull of repo.pullRequests.all) {
+      if (pull.state !== 'open') continue;
+      const from = repo.branchSha(pull.source);
+      const to = repo.branchSha(pull.target);
+      if (from && to && repo.isAncestor(from, to)) this.closePullRequest(repo, pull, 'merged');
     }
   }
 
-  private closePullRequest(repo: FakeRepository, pull: StoredPullRequest, state: 'MERGED' | 'DECLINED'): void {
-    const now = Date.now();
-    pull.fromCommit = repo.branchSha(pull.fromBranch) ?? pull.fromCommit;
-    pull.state = state;
+  /** Every change of a pull request's state is a new version. */
+  private closePullRequest(repo: FakeRepository, pull: StoredPullRequest, state: 'closed' | 'merged'): void {
+    repo.pullRequests.close(pull, state);
     pull.version++;
-    pull.closedDate = now;
-    pull.updatedDate = now;
   }
 
   private mergePullRequest(repo: FakeRepository, pull: StoredPullRequest, user: FakeBitbucketUser): string {
-    const from = repo.branchSha(pull.fromBranch);
-    const to = repo.branchSha(pull.toBranch);
-    if (!from || !to) throw problem(409, 'The pull request cannot be merged', 'illegalState');
-    const message = `Merge pull request #${pull.id} in ${repo.projectKey}/${repo.slug} from ${pull.fromBranch} to ${pull.toBranch}`;
-    const sha = repo.mergeCommit(to, from, this.signature(user), message);
-    pull.fromCommit = from;
-    repo.refs.set(`refs/heads/${pull.toBranch}`, sha);
-    this.closePullRequest(repo, pull, 'MERGED');
+    const message = `Merge pull request #${pull.number} in ${repo.projectKey}/${repo.slug} from ${pull.source} to ${pull.target}`;
+    const sha = repo.pullRequests.merge(pull, this.signature(user), message);
+    if (!sha) throw problem(409, 'The pull request cannot be merged', 'illegalState');
+    pull.version++;
     this.rescope(repo);
     return sha;
   }
@@ -566,20 +546,20 @@ export class FakeBitbucketServer extends FakeGitHost<
       type: 'BRANCH',
       repository: this.repositoryJson(repo),
     });
-    const open = pull.state === 'OPEN';
+    const open = pull.state === 'open';
     return {
-      id: pull.id,
+      id: pull.number,
       version: pull.version,
       title: pull.title,
       description: pull.description,
-      state: pull.state,
+      state: STATES[pull.state],
       open,
       closed: !open,
-      createdDate: pull.createdDate,
-      updatedDate: pull.updatedDate,
-      ...(pull.closedDate !== undefined && !open ? { closedDate: pull.closedDate } : {}),
-      fromRef: ref(pull.fromBranch, open ? repo.branchSha(pull.fromBranch) : pull.fromCommit),
-      toRef: ref(pull.toBranch, repo.branchSha(pull.toBranch)),
+      createdDate: pull.createdAt,
+      updatedDate: pull.updatedAt,
+      ...(pull.closedAt !== undefined && !open ? { closedDate: pull.closedAt } : {}),
+      fromRef: ref(pull.source, repo.pullRequests.headSha(pull)),
+      toRef: ref(pull.target, repo.branchSha(pull.target)),
       locked: false,
       author: { user: this.userJson(pull.author), role: 'AUTHOR', approved: false, status: 'UNAPPROVED' },
       reviewers: pull.reviewers.map((user) => ({
@@ -589,7 +569,7 @@ export class FakeBitbucketServer extends FakeGitHost<
         status: 'UNAPPROVED',
       })),
       participants: [],
-      links: { self: [{ href: this.pullRequestUrl(repo, pull.id) }] },
+      links: { self: [{ href: this.pullRequestUrl(repo, pull.number) }] },
     };
   }
 
@@ -624,7 +604,7 @@ export class FakeBitbucketServer extends FakeGitHost<
   }
 
   private findPullRequest(repo: FakeRepository, id: string | undefined): StoredPullRequest {
-    const pull = repo.pullRequests.find((candidate) => String(candidate.id) === id);
+    const pull = repo.pullRequests.find(id);
     if (!pull) {
       throw problem(
         404,
@@ -646,16 +626,6 @@ export class FakeBitbucketServer extends FakeGitHost<
         expectedVersion: pull.version,
       });
     }
-  }
-
-  private duplicateOf(repo: FakeRepository, pull: { fromBranch: string; toBranch: string }, except?: number) {
-    return repo.pullRequests.find(
-      (candidate) =>
-        candidate.state === 'OPEN' &&
-        candidate.id !== except &&
-        candidate.fromBranch === pull.fromBranch &&
-        candidate.toBranch === pull.toBranch,
-    );
   }
 
   private duplicateProblem(repo: FakeRepository, existing: StoredPullRequest): HostError {
@@ -980,11 +950,11 @@ export class FakeBitbucketServer extends FakeGitHost<
       }
       const direction = (query.direction ?? 'INCOMING').toUpperCase();
       const at = this.branchName(query.at);
-      let pulls = repo.pullRequests.filter((pull) => state === 'ALL' || pull.state === state);
+      let pulls = repo.pullRequests.all.filter((pull) => state === 'ALL' || STATES[pull.state] === state);
       if (at !== undefined) {
-        pulls = pulls.filter((pull) => (direction === 'OUTGOING' ? pull.fromBranch : pull.toBranch) === at);
+        pulls = pulls.filter((pull) => (direction === 'OUTGOING' ? pull.source : pull.target) === at);
       }
-      pulls = [...pulls].sort((a, b) => b.id - a.id);
+      pulls = [...pulls].sort((a, b) => b.number - a.number);
       if ((query.order ?? 'NEWEST').toUpperCase() === 'OLDEST') pulls.reverse();
       return ok(
         this.page(
@@ -1023,7 +993,7 @@ export class FakeBitbucketServer extends FakeGitHost<
           'noSuchBranch',
         );
       }
-      const existing = this.duplicateOf(repo, { fromBranch, toBranch });
+      const existing = repo.pullRequests.openFrom(fromBranch, toBranch);
       if (existing) throw this.duplicateProblem(repo, existing);
       if (repo.isAncestor(from, to)) {
         throw problem(
@@ -1032,21 +1002,16 @@ export class FakeBitbucketServer extends FakeGitHost<
           'emptyPullRequest',
         );
       }
-      const now = Date.now();
-      const pull: StoredPullRequest = {
-        id: repo.pullRequests.length + 1,
-        version: 0,
+      const description = typeof input.description === 'string' ? input.description : '';
+      const pull = repo.pullRequests.add({
         title,
-        description: typeof input.description === 'string' ? input.description : '',
-        state: 'OPEN',
-        fromBranch,
-        toBranch,
+        description,
+        source: fromBranch,
+        target: toBranch,
+        version: 0,
         author: credential.user,
         reviewers: [],
-        createdDate: now,
-        updatedDate: now,
-      };
-      repo.pullRequests.push(pull);
+      });
       return { status: 201, body: this.pullRequestJson(repo, pull) };
     });
 
@@ -1058,7 +1023,7 @@ export class FakeBitbucketServer extends FakeGitHost<
       const pull = this.findPullRequest(repo, params.pullRequestId);
       const input = objectBody(body);
       this.checkVersion(pull, input.version);
-      if (pull.state === 'MERGED') {
+      if (pull.state === 'merged') {
         throw problem(409, 'A merged pull request cannot be updated', 'illegalState');
       }
       if (typeof input.title === 'string') {
@@ -1074,28 +1039,28 @@ export class FakeBitbucketServer extends FakeGitHost<
         return known ? [known] : [];
       });
       pull.version++;
-      pull.updatedDate = Date.now();
+      pull.updatedAt = Date.now();
       return ok(this.pullRequestJson(repo, pull));
     });
 
     write(`POST ${API}/pull-requests/{pullRequestId}/decline`, ({ repo, params, query, body }) => {
       const pull = this.findPullRequest(repo, params.pullRequestId);
       this.checkVersion(pull, query.version ?? (body as { version?: unknown } | undefined)?.version);
-      if (pull.state !== 'OPEN') {
+      if (pull.state !== 'open') {
         throw problem(409, 'Only an open pull request can be declined', 'illegalState');
       }
-      this.closePullRequest(repo, pull, 'DECLINED');
+      this.closePullRequest(repo, pull, 'closed');
       return ok(this.pullRequestJson(repo, pull));
     });
 
     write(`POST ${API}/pull-requests/{pullRequestId}/reopen`, ({ repo, params, query, body }) => {
       const pull = this.findPullRequest(repo, params.pullRequestId);
       this.checkVersion(pull, query.version ?? (body as { version?: unknown } | undefined)?.version);
-      if (pull.state !== 'DECLINED') {
+      if (pull.state !== 'closed') {
         throw problem(409, 'Only a declined pull request can be reopened', 'illegalState');
       }
-      const from = repo.branchSha(pull.fromBranch);
-      const to = repo.branchSha(pull.toBranch);
+      const from = repo.branchSha(pull.source);
+      const to = repo.branchSha(pull.target);
       if (!from || !to) {
         throw problem(
           409,
@@ -1103,12 +1068,10 @@ export class FakeBitbucketServer extends FakeGitHost<
           'illegalState',
         );
       }
-      const existing = this.duplicateOf(repo, pull, pull.id);
+      const existing = repo.pullRequests.openFrom(pull.source, pull.target, pull);
       if (existing) throw this.duplicateProblem(repo, existing);
-      pull.state = 'OPEN';
-      pull.closedDate = undefined;
+      repo.pullRequests.reopen(pull);
       pull.version++;
-      pull.updatedDate = Date.now();
       this.rescope(repo);
       return ok(this.pullRequestJson(repo, pull));
     });
