@@ -26,6 +26,7 @@ import { STATUS_CODES, type IncomingMessage } from 'node:http';
 import {
   FakeGitHost,
   HostError,
+  PullRequests,
   Router,
   ok,
   parseJson,
@@ -33,6 +34,7 @@ import {
   type CommonFault,
   type FaultMatch,
   type LoggedRequest,
+  type PullRecord,
   type Reply,
   type StatusFault,
 } from './git-host-kernel.js';
@@ -231,22 +233,13 @@ interface FakeProject {
   name: string;
 }
 
-interface StoredPullRequest {
-  pullRequestId: number;
-  title: string;
-  description: string;
-  status: FakePullRequestStatus;
-  sourceRefName: string;
-  targetRefName: string;
-  creationDate: string;
-  closedDate?: string;
-  /** The source's head when the pull request was closed. */
-  closedSourceCommit?: string;
-  mergeCommitId?: string;
-}
+type StoredPullRequest = PullRecord;
+
+/** Azure's names of the states. */
+const STATES = { open: 'active', closed: 'abandoned', merged: 'completed' } as const;
 
 class FakeAzureRepository extends GitRepository {
-  readonly pullRequests: StoredPullRequest[] = [];
+  readonly pullRequests = new PullRequests<StoredPullRequest>(this);
   readonly id: string;
   pushes = 0;
 
@@ -384,15 +377,15 @@ export class FakeAzureDevOps extends FakeGitHost<
   /** Pull requests, oldest first. */
   pullRequests(project: string, name: string): FakeAzurePullRequest[] {
     const repo = this.repository(project, name);
-    return repo.pullRequests.map((pull) => ({
-      pullRequestId: pull.pullRequestId,
+    return repo.pullRequests.all.map((pull) => ({
+      pullRequestId: pull.number,
       title: pull.title,
       description: pull.description,
-      status: pull.status,
-      source: pull.sourceRefName.replace(/^refs\/heads\//, ''),
-      target: pull.targetRefName.replace(/^refs\/heads\//, ''),
-      webUrl: this.pullRequestWebUrl(repo, pull.pullRequestId),
-      ...(pull.mergeCommitId ? { mergeCommitId: pull.mergeCommitId } : {}),
+      status: STATES[pull.state],
+      source: pull.source,
+      target: pull.target,
+      webUrl: this.pullRequestWebUrl(repo, pull.number),
+      ...(pull.mergeCommitSha ? { mergeCommitId: pull.mergeCommitSha } : {}),
     }));
   }
 
@@ -403,16 +396,9 @@ export class FakeAzureDevOps extends FakeGitHost<
    */
   complete(project: string, name: string, pullRequestId: number): string {
     const repo = this.repository(project, name);
-    const pull = repo.pullRequests.find((candidate) => candidate.pullRequestId === pullRequestId);
-    if (!pull || pull.status !== 'active') throw new Error(`no active pull request ${pullRequestId} in ${name}`);
-    const sourceSha = repo.refs.get(pull.sourceRefName);
-    const targetSha = repo.refs.get(pull.targetRefName);
-    if (!sourceSha || !targetSha) throw new Error(`pull request ${pullRequestId} has no source or target branch`);
-    const message = `Merged PR ${pull.pullRequestId}: ${pull.title}`;
-    const sha = repo.mergeCommit(targetSha, sourceSha, this.identity, message);
-    repo.refs.set(pull.targetRefName, sha);
-    this.close(repo, pull, 'completed');
-    pull.mergeCommitId = sha;
+    const pull = repo.pullRequests.expect(pullRequestId, true);
+    const sha = repo.pullRequests.merge(pull, this.identity, `Merged PR ${pull.number}: ${pull.title}`);
+    if (!sha) throw new Error(`pull request ${pullRequestId} has no source or target branch`);
     return sha;
   }
 
@@ -423,10 +409,8 @@ export class FakeAzureDevOps extends FakeGitHost<
 
   /** Abandons an active pull request (closes it without merging). */
   abandon(project: string, name: string, pullRequestId: number): void {
-    const repo = this.repository(project, name);
-    const pull = repo.pullRequests.find((candidate) => candidate.pullRequestId === pullRequestId);
-    if (!pull) throw new Error(`no pull request ${pullRequestId} in ${name}`);
-    this.close(repo, pull, 'abandoned');
+    const { pullRequests } = this.repository(project, name);
+    pullRequests.close(pullRequests.expect(pullRequestId));
   }
 
   // ---------------------------------------------------------------- handling
@@ -701,24 +685,24 @@ export class FakeAzureDevOps extends FakeGitHost<
   }
 
   private pullRequestJson(repo: FakeAzureRepository, pull: StoredPullRequest): Record<string, unknown> {
-    const sourceCommit = pull.closedSourceCommit ?? repo.refs.get(pull.sourceRefName);
-    const targetCommit = repo.refs.get(pull.targetRefName);
+    const sourceCommit = repo.pullRequests.headSha(pull);
+    const targetCommit = repo.branchSha(pull.target);
     const json: Record<string, unknown> = {
       repository: this.repositoryJson(repo),
-      pullRequestId: pull.pullRequestId,
-      codeReviewId: pull.pullRequestId,
-      status: pull.status,
+      pullRequestId: pull.number,
+      codeReviewId: pull.number,
+      status: STATES[pull.state],
       createdBy: this.identityJson(),
-      creationDate: pull.creationDate,
+      creationDate: new Date(pull.createdAt).toISOString(),
       title: pull.title,
       description: pull.description,
-      sourceRefName: pull.sourceRefName,
-      targetRefName: pull.targetRefName,
+      sourceRefName: `refs/heads/${pull.source}`,
+      targetRefName: `refs/heads/${pull.target}`,
       mergeStatus: 'succeeded',
       isDraft: false,
-      mergeId: guidOf(`merge ${repo.id} ${pull.pullRequestId}`),
+      mergeId: guidOf(`merge ${repo.id} ${pull.number}`),
       reviewers: [],
-      url: `${this.repositoryUrl(repo)}/pullRequests/${pull.pullRequestId}`,
+      url: `${this.repositoryUrl(repo)}/pullRequests/${pull.number}`,
       supportsIterations: true,
     };
     if (sourceCommit)
@@ -731,20 +715,13 @@ export class FakeAzureDevOps extends FakeGitHost<
         commitId: targetCommit,
         url: `${this.repositoryUrl(repo)}/commits/${targetCommit}`,
       };
-    if (pull.closedDate) json.closedDate = pull.closedDate;
-    if (pull.mergeCommitId)
+    if (pull.closedAt) json.closedDate = new Date(pull.closedAt).toISOString();
+    if (pull.mergeCommitSha)
       json.lastMergeCommit = {
-        commitId: pull.mergeCommitId,
-        url: `${this.repositoryUrl(repo)}/commits/${pull.mergeCommitId}`,
+        commitId: pull.mergeCommitSha,
+        url: `${this.repositoryUrl(repo)}/commits/${pull.mergeCommitSha}`,
       };
     return json;
-  }
-
-  private close(repo: FakeAzureRepository, pull: StoredPullRequest, status: 'completed' | 'abandoned'): void {
-    if (pull.status !== 'active') return;
-    pull.closedSourceCommit = repo.refs.get(pull.sourceRefName);
-    pull.status = status;
-    pull.closedDate = new Date().toISOString();
   }
 
   // ---------------------------------------------------------------- operations
@@ -981,7 +958,9 @@ export class FakeAzureDevOps extends FakeGitHost<
     if (source === target) {
       throw invalidArgument('TF401399: The source and target branch of a pull request cannot be the same.');
     }
-    if (!repo.refs.has(source) || !repo.refs.has(target)) {
+    const branch = (ref: string) => (ref.startsWith('refs/heads/') ? ref.slice('refs/heads/'.length) : undefined);
+    const [sourceBranch, targetBranch] = [branch(source), branch(target)];
+    if (!repo.refs.has(source) || !repo.refs.has(target) || !sourceBranch || !targetBranch) {
       throw vss(
         400,
         'GitPullRequestCannotBeActivated',
@@ -995,27 +974,15 @@ export class FakeAzureDevOps extends FakeGitHost<
     if (description.length > 4000) {
       throw invalidArgument('The description of a pull request cannot be longer than 4000 characters.');
     }
-    if (
-      repo.pullRequests.some(
-        (pull) => pull.status === 'active' && pull.sourceRefName === source && pull.targetRefName === target,
-      )
-    ) {
+    if (repo.pullRequests.openFrom(sourceBranch, targetBranch)) {
       throw vss(
         409,
         'GitPullRequestExistsException',
         'TF401179: An active pull request for the source and target branch already exists.',
       );
     }
-    const pull: StoredPullRequest = {
-      pullRequestId: this.nextPullRequestId++,
-      title,
-      description,
-      status: 'active',
-      sourceRefName: source,
-      targetRefName: target,
-      creationDate: new Date().toISOString(),
-    };
-    repo.pullRequests.push(pull);
+    const fields = { title, description, source: sourceBranch, target: targetBranch };
+    const pull = repo.pullRequests.add(fields, this.nextPullRequestId++);
     return { status: 201, body: this.pullRequestJson(repo, pull) };
   }
 
@@ -1025,18 +992,18 @@ export class FakeAzureDevOps extends FakeGitHost<
     const target = query['searchCriteria.targetRefName'];
     const skip = Math.max(Number(query.$skip ?? 0) || 0, 0);
     const top = Math.max(Number(query.$top ?? 101) || 101, 1);
-    const pulls = repo.pullRequests
-      .filter((pull) => status === 'all' || status === 'notset' || pull.status === status)
-      .filter((pull) => source === undefined || pull.sourceRefName === source)
-      .filter((pull) => target === undefined || pull.targetRefName === target)
-      .sort((a, b) => b.pullRequestId - a.pullRequestId)
+    const pulls = repo.pullRequests.all
+      .filter((pull) => status === 'all' || status === 'notset' || STATES[pull.state] === status)
+      .filter((pull) => source === undefined || `refs/heads/${pull.source}` === source)
+      .filter((pull) => target === undefined || `refs/heads/${pull.target}` === target)
+      .sort((a, b) => b.number - a.number)
       .slice(skip, skip + top)
       .map((pull) => this.pullRequestJson(repo, pull));
     return { status: 200, body: { count: pulls.length, value: pulls } };
   }
 
   private findPullRequest(repo: FakeAzureRepository, id: string | undefined): StoredPullRequest {
-    const pull = repo.pullRequests.find((candidate) => String(candidate.pullRequestId) === id);
+    const pull = repo.pullRequests.find(id);
     if (!pull) {
       throw vss(404, 'GitPullRequestNotFoundException', 'TF401180: The requested pull request was not found.');
     }
@@ -1046,7 +1013,7 @@ export class FakeAzureDevOps extends FakeGitHost<
   private updatePullRequest(repo: FakeAzureRepository, id: string | undefined, body: unknown): Reply {
     const pull = this.findPullRequest(repo, id);
     const input = object(body, 'gitPullRequestToUpdate');
-    if (pull.status !== 'active' && (input.title !== undefined || input.description !== undefined)) {
+    if (pull.state !== 'open' && (input.title !== undefined || input.description !== undefined)) {
       throw vss(
         400,
         'GitPullRequestNotEditableException',
@@ -1065,13 +1032,9 @@ export class FakeAzureDevOps extends FakeGitHost<
     }
     if (input.status !== undefined) {
       const status = enumValue(input.status, PULL_REQUEST_STATUSES, 'status');
-      if (status === 'abandoned') this.close(repo, pull, 'abandoned');
-      else if (status === 'completed') this.complete(repo.project.name, repo.name, pull.pullRequestId);
-      else if (status === 'active' && pull.status === 'abandoned') {
-        pull.status = 'active';
-        pull.closedDate = undefined;
-        pull.closedSourceCommit = undefined;
-      }
+      if (status === 'abandoned') repo.pullRequests.close(pull);
+      else if (status === 'completed') this.complete(repo.project.name, repo.name, pull.number);
+      else if (status === 'active' && pull.state === 'closed') repo.pullRequests.reopen(pull);
     }
     return ok(this.pullRequestJson(repo, pull));
   }
