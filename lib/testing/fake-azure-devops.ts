@@ -38,7 +38,14 @@ import {
   type Reply,
   type StatusFault,
 } from './git-host-kernel.js';
-import { GitRepository, gitNow, type FlatEntry, type GitCommit, type GitSignature } from './git-repository.js';
+import {
+  GitRepository,
+  gitNow,
+  validRefName,
+  type FlatEntry,
+  type GitCommit,
+  type GitSignature,
+} from './git-repository.js';
 
 export type { RedirectStatus } from './git-host-kernel.js';
 
@@ -789,7 +796,7 @@ export class FakeAzureDevOps extends FakeGitHost<
       base = parent;
     }
     if (base === '') throw incorrect('baseCommitId');
-    if (!/^refs\/[^/]+\/.+/.test(refName) || refName.split('/').some((part) => part === '' || part === '..')) {
+    if (!validRefName(refName)) {
       throw invalidArgument(`TF401025: '${refName}' is not a valid name for a Git ref.`);
     }
     const current = repo.refs.get(refName);

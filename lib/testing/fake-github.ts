@@ -34,9 +34,11 @@ import {
 import {
   GIT_MODES as MODES,
   GitRepository,
+  badGitPath,
   gitNow,
   gitTime,
   typeOfMode,
+  validRefName,
   type FlatEntry,
   type GitMode,
   type GitObjectType,
@@ -202,13 +204,6 @@ function signatureOf(value: unknown, fallback: GitSignature, now: string): GitSi
   const date = typeof given.date === 'string' ? new Date(given.date) : new Date(now);
   if (Number.isNaN(date.getTime())) throw validationFailed([{ resource: 'Commit', field: 'date', code: 'invalid' }]);
   return { name: given.name, email: given.email, date: date.toISOString().replace(/\.\d+Z$/, 'Z') };
-}
-
-const badTreePath = (path: string) =>
-  path === '' || path.startsWith('/') || path.endsWith('/') || path.split('/').some(badPathPart);
-
-function badPathPart(part: string): boolean {
-  return part === '' || part === '.' || part === '..' || part === '.git';
 }
 
 /** GitHub wraps base64 text at 60 characters. */
@@ -694,7 +689,7 @@ export class FakeGitHub extends FakeGitHost<
       const input = object(body);
       const ref = requiredString(input, 'ref', 'Reference');
       const sha = requiredString(input, 'sha', 'Reference');
-      if (!/^refs\/[^/]+\/.+/.test(ref) || ref.split('/').some((part) => part === '' || part === '..')) {
+      if (!validRefName(ref)) {
         throw problem(422, `${ref} is not a valid ref name.`);
       }
       if (!repo.commit(sha)) throw problem(422, 'Object does not exist');
@@ -754,7 +749,7 @@ export class FakeGitHub extends FakeGitHost<
       for (const raw of input.tree as unknown[]) {
         const entry = object(raw);
         const path = typeof entry.path === 'string' ? entry.path : '';
-        if (badTreePath(path)) {
+        if (badGitPath(path)) {
           throw problem(422, `tree.path contains a malformed path component`);
         }
         const mode = String(entry.mode) as GitMode;
@@ -888,7 +883,7 @@ export class FakeGitHub extends FakeGitHost<
       const head = repo.branchSha(branch);
       if (!head) throw problem(404, `Branch ${branch} not found`);
       const path = params.path ?? '';
-      if (badTreePath(path)) {
+      if (badGitPath(path)) {
         throw problem(422, 'path contains a malformed path component');
       }
       const files = repo.flatten(repo.commit(head)?.tree ?? '');

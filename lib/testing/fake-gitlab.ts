@@ -33,7 +33,7 @@ import {
   type Reply,
   type StatusFault,
 } from './git-host-kernel.js';
-import { GitRepository, gitNow, gitTime, type FlatEntry } from './git-repository.js';
+import { GitRepository, badGitPath as badPath, gitNow, gitTime, type FlatEntry } from './git-repository.js';
 
 export type { RedirectStatus } from './git-host-kernel.js';
 
@@ -170,10 +170,6 @@ function booleanParam(value: unknown): boolean | undefined {
   if (value === true || value === 'true' || value === 1 || value === '1') return true;
   if (value === false || value === 'false' || value === 0 || value === '0') return false;
   return undefined;
-}
-
-function badPath(path: string): boolean {
-  return path === '' || path.startsWith('/') || path.split('/').some((part) => ['', '.', '..', '.git'].includes(part));
 }
 
 /** Raw files are served as text unless they hold a NUL byte, as GitLab labels them. */

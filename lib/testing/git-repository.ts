@@ -86,6 +86,16 @@ export function typeOfMode(mode: GitMode): GitObjectType {
 }
 
 /** Now, as git records it: whole seconds, UTC. */
+/** Whether a path cannot be a file's in git: empty, absolute, a trailing `/`, or a `.`, `..`, `.git` or empty part. */
+export function badGitPath(path: string): boolean {
+  return path.split('/').some((part) => part === '' || part === '.' || part === '..' || part === '.git');
+}
+
+/** Whether a ref name is one git takes: `refs/<kind>/<name>`, with no empty or `..` part. */
+export function validRefName(ref: string): boolean {
+  return /^refs\/[^/]+\/.+/.test(ref) && !ref.split('/').some((part) => part === '' || part === '..');
+}
+
 export function gitNow(): string {
   return gitTime(Date.now());
 }
