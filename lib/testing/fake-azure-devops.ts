@@ -128,6 +128,14 @@ const invalidArgument = (message: string) => vss(400, 'InvalidArgumentValueExcep
 const incorrect = (parameter: string) =>
   invalidArgument(`The parameters are incorrect.\r\nParameter name: ${parameter}`);
 
+/** A version (`Commit: id`, `Branch: name`…) that names no commit of the repository. */
+const unresolvable = (repo: { name: string }, version: string, typeKey = 'GitCommitDoesNotExistException') =>
+  vss(
+    404,
+    typeKey,
+    `TF401175: The version descriptor <${version}> could not be resolved to a version in the repository ${repo.name}`,
+  );
+
 const ZERO_ID = '0'.repeat(40);
 const SHA1 = /^[0-9a-f]{40}$/;
 
@@ -521,8 +529,9 @@ export class FakeAzureDevOps extends FakeGitHost<
    * (203) unless the client suppressed that redirect; wrong credentials get 401.
    */
   private authenticate(request: IncomingMessage, logged: FakeAzureDevOpsRequest): Reply | undefined {
-    const header = request.headers.authorization ?? '';
-    const basic = /^basic\s+(\S+)$/i.exec(header)?.[1];
+    const basic = /^basic\s+(\S+)$/i.exec(request.headers.authorization ?? '')?.[1];
+    const unauthorized = () =>
+      vss(401, 'UnauthorizedRequestException', "TF400813: The user '' is not authorized to access this resource.");
     if (!basic) {
       if (String(request.headers['x-tfs-fedauthredirect']).toLowerCase() !== 'suppress') {
         return {
@@ -535,21 +544,11 @@ export class FakeAzureDevOps extends FakeGitHost<
           },
         };
       }
-      throw vss(
-        401,
-        'UnauthorizedRequestException',
-        "TF400813: The user '' is not authorized to access this resource.",
-      );
+      throw unauthorized();
     }
     const decoded = Buffer.from(basic, 'base64').toString('utf8');
     const token = decoded.slice(decoded.indexOf(':') + 1);
-    if (!this.tokens.has(token)) {
-      throw vss(
-        401,
-        'UnauthorizedRequestException',
-        "TF400813: The user '' is not authorized to access this resource.",
-      );
-    }
+    if (!this.tokens.has(token)) throw unauthorized();
     logged.auth = 'pat';
     return undefined;
   }
@@ -651,13 +650,7 @@ export class FakeAzureDevOps extends FakeGitHost<
   /** A commit as GitCommitRef, with its changes against its first parent when `changeCount` asks for them. */
   private commitJson(repo: FakeAzureRepository, sha: string, changeCount?: number): Record<string, unknown> {
     const commit = repo.commit(sha);
-    if (!commit) {
-      throw vss(
-        404,
-        'GitCommitDoesNotExistException',
-        `TF401175: The version descriptor <Commit: ${sha}> could not be resolved to a version in the repository ${repo.name}`,
-      );
-    }
+    if (!commit) throw unresolvable(repo, `Commit: ${sha}`);
     const json: Record<string, unknown> = {
       treeId: commit.tree,
       commitId: sha,
@@ -743,13 +736,7 @@ export class FakeAzureDevOps extends FakeGitHost<
     let sha: string | undefined;
     if (type === 'commit') sha = repo.commit(name.toLowerCase()) ? name.toLowerCase() : undefined;
     else sha = repo.refs.get(type === 'tag' ? `refs/tags/${name}` : `refs/heads/${name.replace(/^refs\/heads\//, '')}`);
-    if (!sha) {
-      throw vss(
-        404,
-        'GitUnresolvableToCommitException',
-        `TF401175: The version descriptor <${label}: ${name}> could not be resolved to a version in the repository ${repo.name}`,
-      );
-    }
+    if (!sha) throw unresolvable(repo, `${label}: ${name}`, 'GitUnresolvableToCommitException');
     return sha;
   }
 
@@ -810,13 +797,7 @@ export class FakeAzureDevOps extends FakeGitHost<
     }
     const baseIsZero = base === ZERO_ID;
     const baseCommit = baseIsZero ? undefined : repo.commit(base);
-    if (!baseIsZero && !baseCommit) {
-      throw vss(
-        404,
-        'GitCommitDoesNotExistException',
-        `TF401175: The version descriptor <Commit: ${base}> could not be resolved to a version in the repository ${repo.name}`,
-      );
-    }
+    if (!baseIsZero && !baseCommit) throw unresolvable(repo, `Commit: ${base}`);
     const files = baseCommit ? repo.flatten(baseCommit.tree) : new Map<string, FlatEntry>();
     const seen = new Set<string>();
     for (const raw of changes) {
