@@ -462,9 +462,7 @@ export class FakeAzureDevOps extends FakeGitHost<
     if (apis < 0 || apis > 1) return undefined;
     const project = apis === 1 ? below[0] : undefined;
     const [, area, resource, repositoryId, ...rest] = below.slice(apis);
-    if (area?.toLowerCase() !== 'git' || resource?.toLowerCase() !== 'repositories' || !repositoryId) {
-      return undefined;
-    }
+    if (area?.toLowerCase() !== 'git' || resource?.toLowerCase() !== 'repositories' || !repositoryId) return undefined;
     const matched = this.router.match(method, rest);
     return { route: matched?.entry.route, matched, project, repositoryId };
   }
@@ -777,15 +775,11 @@ export class FakeAzureDevOps extends FakeGitHost<
     const parent = Array.isArray(parents) && typeof parents[0] === 'string' ? parents[0].toLowerCase() : '';
     if (parent !== '') {
       if (!SHA1.test(parent)) throw incorrect('parentCommitId');
-      if (base !== '' && base !== parent) {
-        throw incorrect('baseCommitId');
-      }
+      if (base !== '' && base !== parent) throw incorrect('baseCommitId');
       base = parent;
     }
     if (base === '') throw incorrect('baseCommitId');
-    if (!validRefName(refName)) {
-      throw invalidArgument(`TF401025: '${refName}' is not a valid name for a Git ref.`);
-    }
+    if (!validRefName(refName)) throw invalidArgument(`TF401025: '${refName}' is not a valid name for a Git ref.`);
     const current = repo.refs.get(refName);
     if (current !== undefined && current !== base) {
       throw vss(
@@ -810,9 +804,7 @@ export class FakeAzureDevOps extends FakeGitHost<
               .filter((part) => part !== '')
               .join('/')
           : '';
-      if (path === '' || path.split('/').some((part) => part === '.' || part === '..')) {
-        throw incorrect('Changes');
-      }
+      if (path === '' || path.split('/').some((part) => part === '.' || part === '..')) throw incorrect('Changes');
       if (seen.has(path)) throw invalidArgument(`Multiple operations were attempted on file '/${path}'.`);
       seen.add(path);
       const changeType = enumValue(change.changeType, CHANGE_TYPES, 'changeType');
@@ -831,9 +823,7 @@ export class FakeAzureDevOps extends FakeGitHost<
         change.newContent === undefined || change.newContent === null
           ? undefined
           : object(change.newContent, 'newContent');
-      if (typeof content?.content !== 'string') {
-        throw incorrect('Changes');
-      }
+      if (typeof content?.content !== 'string') throw incorrect('Changes');
       const contentType = enumValue(content.contentType ?? 'rawtext', CONTENT_TYPES, 'contentType');
       let bytes: Buffer;
       if (contentType === 'base64encoded') {
@@ -904,9 +894,7 @@ export class FakeAzureDevOps extends FakeGitHost<
       const name = typeof update.name === 'string' ? update.name : '';
       const oldObjectId = typeof update.oldObjectId === 'string' ? update.oldObjectId.toLowerCase() : '';
       const newObjectId = typeof update.newObjectId === 'string' ? update.newObjectId.toLowerCase() : '';
-      if (!SHA1.test(oldObjectId) || !SHA1.test(newObjectId)) {
-        throw incorrect('refUpdates');
-      }
+      if (!SHA1.test(oldObjectId) || !SHA1.test(newObjectId)) throw incorrect('refUpdates');
       const result = (updateStatus: string) => ({
         repositoryId: repo.id,
         name,
@@ -992,9 +980,7 @@ export class FakeAzureDevOps extends FakeGitHost<
 
   private findPullRequest(repo: FakeAzureRepository, id: string | undefined): StoredPullRequest {
     const pull = repo.pullRequests.find(id);
-    if (!pull) {
-      throw vss(404, 'GitPullRequestNotFoundException', 'TF401180: The requested pull request was not found.');
-    }
+    if (!pull) throw vss(404, 'GitPullRequestNotFoundException', 'TF401180: The requested pull request was not found.');
     return pull;
   }
 

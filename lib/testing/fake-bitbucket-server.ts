@@ -130,6 +130,9 @@ function problem(status: number, message: string, exception?: keyof typeof EXCEP
   return new HostError(status, { errors: [{ context: null, message, exceptionName, ...extra }] });
 }
 
+const noSuchPath = (path: string, revision: string) =>
+  problem(404, `The path "${path}" does not exist at revision "${revision}"`, 'noSuchPath');
+
 const EXCEPTIONS = {
   noSuchRepository: 'com.atlassian.bitbucket.repository.NoSuchRepositoryException',
   noSuchProject: 'com.atlassian.bitbucket.project.NoSuchProjectException',
@@ -352,9 +355,7 @@ export class FakeBitbucketServer extends FakeGitHost<
     if (matched.entry.global) return matched.entry.global({ query: logged.query, credential });
     const { projectKey = '', repositorySlug = '' } = matched.params;
     const repo = this.repositories.get(`${projectKey}/${repositorySlug}`.toLowerCase());
-    if (!repo) {
-      throw problem(404, `Repository ${projectKey}/${repositorySlug} does not exist.`, 'noSuchRepository');
-    }
+    if (!repo) throw problem(404, `Repository ${projectKey}/${repositorySlug} does not exist.`, 'noSuchRepository');
     return await matched.entry.handle({ params: matched.params, query: logged.query, body, form, repo, credential });
   }
 
@@ -597,9 +598,7 @@ export class FakeBitbucketServer extends FakeGitHost<
   private resolve(repo: FakeRepository, ref: string | undefined): string {
     const wanted = ref ?? repo.defaultBranch;
     const sha = repo.resolveCommit(wanted);
-    if (!sha) {
-      throw problem(404, `Commit '${wanted}' does not exist in repository '${repo.slug}'.`, 'noSuchCommit');
-    }
+    if (!sha) throw problem(404, `Commit '${wanted}' does not exist in repository '${repo.slug}'.`, 'noSuchCommit');
     return sha;
   }
 
@@ -710,9 +709,7 @@ export class FakeBitbucketServer extends FakeGitHost<
       global: ({ query, credential }) => {
         const permission = query.permission ?? 'REPO_READ';
         const needed = levels[permission];
-        if (needed === undefined) {
-          throw problem(400, `${permission} is not a repository permission`, 'validation');
-        }
+        if (needed === undefined) throw problem(400, `${permission} is not a repository permission`, 'validation');
         const granted = levels[credential.permission] ?? 0;
         const name = query.name?.toLowerCase();
         const repositories = [...this.repositories.values()]
@@ -754,9 +751,7 @@ export class FakeBitbucketServer extends FakeGitHost<
       const input = objectBody(body);
       const name = this.branchName(input.name);
       const startPoint = typeof input.startPoint === 'string' ? input.startPoint : undefined;
-      if (!name || !startPoint) {
-        throw problem(400, 'A branch name and a start point are required', 'validation');
-      }
+      if (!name || !startPoint) throw problem(400, 'A branch name and a start point are required', 'validation');
       const sha = this.resolve(repo, startPoint);
       if (repo.refs.has(`refs/heads/${name}`)) {
         throw problem(409, `Branch '${name}' already exists in repository '${repo.slug}'.`, 'duplicateRef');
@@ -797,11 +792,7 @@ export class FakeBitbucketServer extends FakeGitHost<
             ? repo.tree(treeSha)?.find((candidate) => candidate.name === parts[i])
             : undefined;
           if (!entry || (i < parts.length - 1 && entry.type !== 'tree')) {
-            throw problem(
-              404,
-              `The path "${path}" does not exist at revision "${query.at ?? repo.defaultBranch}"`,
-              'noSuchPath',
-            );
+            throw noSuchPath(path, query.at ?? repo.defaultBranch);
           }
           if (entry.type === 'tree') treeSha = entry.sha;
           else {
@@ -847,9 +838,7 @@ export class FakeBitbucketServer extends FakeGitHost<
       };
       const branch = this.branchName(field('branch'));
       const contentField = form.get('content');
-      if (!branch || contentField === null) {
-        throw problem(400, 'A branch and the content are required', 'validation');
-      }
+      if (!branch || contentField === null) throw problem(400, 'A branch and the content are required', 'validation');
       const content =
         typeof contentField === 'string'
           ? Buffer.from(contentField, 'utf8')
@@ -857,14 +846,10 @@ export class FakeBitbucketServer extends FakeGitHost<
       const sourceBranch = this.branchName(field('sourceBranch'));
       let head = repo.branchSha(branch);
       if (sourceBranch && sourceBranch !== branch) {
-        if (head) {
-          throw problem(409, `Branch '${branch}' already exists in repository '${repo.slug}'.`, 'duplicateRef');
-        }
+        if (head) throw problem(409, `Branch '${branch}' already exists in repository '${repo.slug}'.`, 'duplicateRef');
         head = this.resolve(repo, sourceBranch);
       }
-      if (!head) {
-        throw problem(404, `Branch '${branch}' does not exist in repository '${repo.slug}'.`, 'noSuchBranch');
-      }
+      if (!head) throw problem(404, `Branch '${branch}' does not exist in repository '${repo.slug}'.`, 'noSuchBranch');
       const current = repo.flatAt(head).get(path);
       const sourceCommitId = field('sourceCommitId');
       if (sourceCommitId !== undefined) {
@@ -889,13 +874,7 @@ export class FakeBitbucketServer extends FakeGitHost<
       const path = (params.path ?? '').replace(/^\/+|\/+$/g, '');
       const entry = repo.flatAt(at).get(path);
       const content = entry ? repo.blob(entry.sha) : undefined;
-      if (!content) {
-        throw problem(
-          404,
-          `The path "${path}" does not exist at revision "${query.at ?? repo.defaultBranch}"`,
-          'noSuchPath',
-        );
-      }
+      if (!content) throw noSuchPath(path, query.at ?? repo.defaultBranch);
       return { status: 200, raw: { data: content, type: 'text/plain;charset=UTF-8' } };
     });
 
@@ -980,9 +959,7 @@ export class FakeBitbucketServer extends FakeGitHost<
       };
       const fromBranch = refOf(input.fromRef);
       const toBranch = refOf(input.toRef);
-      if (!fromBranch || !toBranch) {
-        throw problem(400, 'fromRef and toRef are required', 'validation');
-      }
+      if (!fromBranch || !toBranch) throw problem(400, 'fromRef and toRef are required', 'validation');
       const from = repo.branchSha(fromBranch);
       const to = repo.branchSha(toBranch);
       const missing = !from ? fromBranch : !to ? toBranch : undefined;
@@ -1023,9 +1000,7 @@ export class FakeBitbucketServer extends FakeGitHost<
       const pull = this.findPullRequest(repo, params.pullRequestId);
       const input = objectBody(body);
       this.checkVersion(pull, input.version);
-      if (pull.state === 'merged') {
-        throw problem(409, 'A merged pull request cannot be updated', 'illegalState');
-      }
+      if (pull.state === 'merged') throw problem(409, 'A merged pull request cannot be updated', 'illegalState');
       if (typeof input.title === 'string') {
         if (input.title.trim() === '') throw problem(400, 'A pull request must have a title');
         pull.title = input.title.trim();
@@ -1046,9 +1021,7 @@ export class FakeBitbucketServer extends FakeGitHost<
     write(`POST ${API}/pull-requests/{pullRequestId}/decline`, ({ repo, params, query, body }) => {
       const pull = this.findPullRequest(repo, params.pullRequestId);
       this.checkVersion(pull, query.version ?? (body as { version?: unknown } | undefined)?.version);
-      if (pull.state !== 'open') {
-        throw problem(409, 'Only an open pull request can be declined', 'illegalState');
-      }
+      if (pull.state !== 'open') throw problem(409, 'Only an open pull request can be declined', 'illegalState');
       this.closePullRequest(repo, pull, 'closed');
       return ok(this.pullRequestJson(repo, pull));
     });
@@ -1056,9 +1029,7 @@ export class FakeBitbucketServer extends FakeGitHost<
     write(`POST ${API}/pull-requests/{pullRequestId}/reopen`, ({ repo, params, query, body }) => {
       const pull = this.findPullRequest(repo, params.pullRequestId);
       this.checkVersion(pull, query.version ?? (body as { version?: unknown } | undefined)?.version);
-      if (pull.state !== 'closed') {
-        throw problem(409, 'Only a declined pull request can be reopened', 'illegalState');
-      }
+      if (pull.state !== 'closed') throw problem(409, 'Only a declined pull request can be reopened', 'illegalState');
       const from = repo.branchSha(pull.source);
       const to = repo.branchSha(pull.target);
       if (!from || !to) {

@@ -689,9 +689,7 @@ export class FakeGitHub extends FakeGitHost<
       const input = object(body);
       const ref = requiredString(input, 'ref', 'Reference');
       const sha = requiredString(input, 'sha', 'Reference');
-      if (!validRefName(ref)) {
-        throw problem(422, `${ref} is not a valid ref name.`);
-      }
+      if (!validRefName(ref)) throw problem(422, `${ref} is not a valid ref name.`);
       if (!repo.commit(sha)) throw problem(422, 'Object does not exist');
       if (repo.refs.has(ref)) throw problem(422, 'Reference already exists');
       repo.refs.set(ref, sha);
@@ -705,9 +703,7 @@ export class FakeGitHub extends FakeGitHost<
       const current = repo.refs.get(ref);
       if (!current) throw problem(422, 'Reference does not exist');
       if (!repo.commit(sha)) throw problem(422, 'Object does not exist');
-      if (input.force !== true && !repo.isAncestor(current, sha)) {
-        throw problem(422, 'Update is not a fast forward');
-      }
+      if (input.force !== true && !repo.isAncestor(current, sha)) throw problem(422, 'Update is not a fast forward');
       repo.refs.set(ref, sha);
       if (ref.startsWith('refs/heads/')) this.closePullsLeftEmpty(repo, ref.slice('refs/heads/'.length));
       return ok(this.refJson(repo, ref, sha));
@@ -749,9 +745,7 @@ export class FakeGitHub extends FakeGitHost<
       for (const raw of input.tree as unknown[]) {
         const entry = object(raw);
         const path = typeof entry.path === 'string' ? entry.path : '';
-        if (badGitPath(path)) {
-          throw problem(422, `tree.path contains a malformed path component`);
-        }
+        if (badGitPath(path)) throw problem(422, `tree.path contains a malformed path component`);
         const mode = String(entry.mode) as GitMode;
         if (!MODES.has(mode)) throw problem(422, `tree.mode must be one of ${[...MODES].join(', ')}`);
         const type = entry.type === undefined ? typeOfMode(mode) : (entry.type as GitObjectType);
@@ -775,9 +769,7 @@ export class FakeGitHub extends FakeGitHost<
           if (!repo.tree(entry.sha)) throw problem(422, `tree.sha ${entry.sha} is not a valid tree`);
           for (const [sub, leaf] of repo.flatten(entry.sha)) files.set(`${path}/${sub}`, leaf);
         } else {
-          if (type === 'blob' && !repo.blob(entry.sha)) {
-            throw problem(422, `tree.sha ${entry.sha} is not a valid blob`);
-          }
+          if (type === 'blob' && !repo.blob(entry.sha)) throw problem(422, `tree.sha ${entry.sha} is not a valid blob`);
           files.set(path, { mode, sha: entry.sha });
         }
       }
@@ -883,9 +875,7 @@ export class FakeGitHub extends FakeGitHost<
       const head = repo.branchSha(branch);
       if (!head) throw problem(404, `Branch ${branch} not found`);
       const path = params.path ?? '';
-      if (badGitPath(path)) {
-        throw problem(422, 'path contains a malformed path component');
-      }
+      if (badGitPath(path)) throw problem(422, 'path contains a malformed path component');
       const files = repo.flatten(repo.commit(head)?.tree ?? '');
       const existing = files.get(path);
       if (existing) {

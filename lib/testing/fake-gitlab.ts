@@ -985,15 +985,9 @@ export class FakeGitLab extends FakeGitHost<FakeGitLabRequest, RateLimitFault, F
         ...(title ? [] : ['title']),
       ];
       if (absent.length > 0) throw missing(...absent);
-      if (source === target) {
-        throw problem(422, ["You can't use same project/branch for source and target"]);
-      }
-      if (!project.branchSha(source as string)) {
-        throw problem(422, [`Source branch "${source}" does not exist`]);
-      }
-      if (!project.branchSha(target as string)) {
-        throw problem(422, [`Target branch "${target}" does not exist`]);
-      }
+      if (source === target) throw problem(422, ["You can't use same project/branch for source and target"]);
+      if (!project.branchSha(source as string)) throw problem(422, [`Source branch "${source}" does not exist`]);
+      if (!project.branchSha(target as string)) throw problem(422, [`Target branch "${target}" does not exist`]);
       const open = project.mergeRequests.openFrom(source as string);
       if (open) throw alreadyOpen(open);
       const mr = project.mergeRequests.add({
@@ -1021,9 +1015,7 @@ export class FakeGitLab extends FakeGitHost<FakeGitLabRequest, RateLimitFault, F
       const description = stringParam(body, 'description');
       const target = stringParam(body, 'target_branch');
       const stateEvent = stringParam(body, 'state_event');
-      if (stateEvent !== undefined && stateEvent !== 'close' && stateEvent !== 'reopen') {
-        throw invalid('state_event');
-      }
+      if (stateEvent !== undefined && stateEvent !== 'close' && stateEvent !== 'reopen') throw invalid('state_event');
       if (title === '') throw problem(400, { title: ["can't be blank"] });
       if (target !== undefined && !project.branchSha(target)) {
         throw problem(422, [`Target branch "${target}" does not exist`]);

@@ -224,9 +224,7 @@ export class GitRepository {
     }
     const entries: GitTreeEntry[] = [];
     for (const [name, entry] of leaves) {
-      if (directories.has(name)) {
-        throw new TreePathConflict(name);
-      }
+      if (directories.has(name)) throw new TreePathConflict(name);
       entries.push({ name, mode: entry.mode, type: typeOfMode(entry.mode), sha: entry.sha });
     }
     for (const [name, children] of directories) {
