@@ -31,7 +31,6 @@ import {
   ok,
   parseJson,
   pathSegments,
-  type CommonFault,
   type FaultMatch,
   type LoggedRequest,
   type PullRecord,
@@ -47,8 +46,6 @@ import {
   type GitSignature,
 } from './git-repository.js';
 
-export type { RedirectStatus } from './git-host-kernel.js';
-
 export interface FakeAzureDevOpsRequest extends LoggedRequest {
   /** The decoded path below the server root, without the query, e.g. `/acme/Fleet/_apis/git/repositories/r/refs`. */
   path: string;
@@ -60,13 +57,8 @@ export interface FakeAzureDevOpsRequest extends LoggedRequest {
   auth?: 'pat';
 }
 
-/** Which requests a fault hits; `route` as logged, e.g. `POST pushes`. */
-export type FakeAzureDevOpsFaultMatch = FaultMatch;
-
 /** 429 with `Retry-After` and `X-RateLimit-*` headers, the way Azure DevOps throttles a client. */
 type RateLimitFault = { type: 'rate-limit'; retryAfterSeconds?: number };
-
-export type FakeAzureDevOpsFault = CommonFault | RateLimitFault;
 
 export interface FakeAzureDevOpsOptions {
   /** The default personal access token. Default: random, 52 characters like Azure's. */

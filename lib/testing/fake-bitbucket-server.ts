@@ -27,7 +27,6 @@ import {
   ok,
   parseJson,
   pathSegments,
-  type CommonFault,
   type FaultMatch,
   type LoggedRequest,
   type PullRecord,
@@ -35,8 +34,6 @@ import {
   type StatusFault,
 } from './git-host-kernel.js';
 import { GitRepository, fileChanges, type FlatEntry, type GitTreeEntry } from './git-repository.js';
-
-export type { RedirectStatus } from './git-host-kernel.js';
 
 export interface FakeBitbucketRequest extends LoggedRequest {
   /** The decoded path below the context path, without the query, e.g. `/rest/api/1.0/projects/P/repos/r/branches`. */
@@ -47,13 +44,8 @@ export interface FakeBitbucketRequest extends LoggedRequest {
   auth?: 'token' | 'basic';
 }
 
-/** Which requests a fault hits; `route` e.g. `POST /rest/api/1.0/projects/{projectKey}/repos/{repositorySlug}/pull-requests`. */
-export type FakeBitbucketFaultMatch = FaultMatch;
-
 /** 429 with `Retry-After` and the `X-RateLimit-*` headers of an empty token bucket. */
 type RateLimitFault = { type: 'rate-limit'; retryAfterSeconds: number };
-
-export type FakeBitbucketFault = CommonFault | RateLimitFault;
 
 export type FakeBitbucketPermission = 'REPO_READ' | 'REPO_WRITE';
 

@@ -24,7 +24,6 @@ import {
   parseJson,
   pathSegments,
   offsetPage,
-  type CommonFault,
   type FaultMatch,
   type LoggedRequest,
   type PullRecord,
@@ -46,18 +45,7 @@ import {
   type GitTreeEntry,
 } from './git-repository.js';
 
-export type { RedirectStatus } from './git-host-kernel.js';
-export {
-  gitBlobSha,
-  gitCommitSha,
-  gitTreeSha,
-  sortTreeEntries,
-  type GitCommit,
-  type GitMode,
-  type GitObjectType,
-  type GitSignature,
-  type GitTreeEntry,
-} from './git-repository.js';
+export { gitBlobSha, gitCommitSha, gitTreeSha } from './git-repository.js';
 
 export interface FakeGitHubRequest extends LoggedRequest {
   /** The decoded path below the API base, without the query, e.g. `/repos/o/r/git/ref/heads/main`. */
@@ -75,16 +63,11 @@ export interface FakeGitHubTokenOptions {
   readOnly?: boolean;
 }
 
-/** Which requests a fault hits; `route` in Octokit's notation, e.g. `POST /repos/{owner}/{repo}/pulls`. */
-export type FakeGitHubFaultMatch = FaultMatch;
-
 type RateLimitFault =
   /** 403 with `retry-after` and "You have exceeded a secondary rate limit". */
   | { type: 'secondary-rate-limit'; retryAfterSeconds?: number }
   /** 403 (or 429) with `x-ratelimit-remaining: 0` and `x-ratelimit-reset` this many seconds from now. */
   | { type: 'primary-rate-limit'; status?: 403 | 429; resetInSeconds?: number };
-
-export type FakeGitHubFault = CommonFault | RateLimitFault;
 
 export interface FakeGitHubApp {
   appId: number;

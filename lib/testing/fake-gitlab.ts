@@ -26,7 +26,6 @@ import {
   ok,
   pathSegments,
   offsetPage,
-  type CommonFault,
   type FaultMatch,
   type LoggedRequest,
   type PullRecord,
@@ -34,8 +33,6 @@ import {
   type StatusFault,
 } from './git-host-kernel.js';
 import { GitRepository, badGitPath as badPath, gitNow, gitTime, type FlatEntry } from './git-repository.js';
-
-export type { RedirectStatus } from './git-host-kernel.js';
 
 export interface FakeGitLabRequest extends LoggedRequest {
   /** The path below the API base as sent (the project id stays URL-encoded), e.g. `/projects/a%2Fb/repository/tree`. */
@@ -46,13 +43,8 @@ export interface FakeGitLabRequest extends LoggedRequest {
   auth?: 'private-token' | 'bearer';
 }
 
-/** Which requests a fault hits; `route` in GitLab's notation, e.g. `POST /projects/:id/merge_requests`. */
-export type FakeGitLabFaultMatch = FaultMatch;
-
 /** 429 "Retry later" with `Retry-After` and `RateLimit-Reset` this many seconds from now, as Rack::Attack answers. */
 type RateLimitFault = { type: 'rate-limit'; resetInSeconds?: number };
-
-export type FakeGitLabFault = CommonFault | RateLimitFault;
 
 export type FakeGitLabScope = 'api' | 'read_api' | 'read_repository' | 'write_repository';
 
