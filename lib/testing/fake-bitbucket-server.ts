@@ -884,17 +884,14 @@ export class FakeBitbucketServer extends FakeGitHost<
 
     // ------------------------------------------------ commits and changes
 
-    route(`GET ${API}/changes`, ({ repo, query }) => {
-      const until = this.resolve(repo, query.until);
+    // The changes up to a commit (`until`, or the one in the path), since `since` or its first parent.
+    const changes = ({ repo, query, params }: RouteContext): Reply => {
+      const until = this.resolve(repo, params.commitId ?? query.until);
       const since = query.since ? this.resolve(repo, query.since) : repo.commit(until)?.parents[0];
       return ok(this.changesPage(repo, since, until, query));
-    });
-
-    route(`GET ${API}/commits/{commitId}/changes`, ({ repo, query, params }) => {
-      const until = this.resolve(repo, params.commitId);
-      const since = query.since ? this.resolve(repo, query.since) : repo.commit(until)?.parents[0];
-      return ok(this.changesPage(repo, since, until, query));
-    });
+    };
+    route(`GET ${API}/changes`, changes);
+    route(`GET ${API}/commits/{commitId}/changes`, changes);
 
     route(`GET ${API}/commits`, ({ repo, query }) => {
       const until = this.resolve(repo, query.until);
