@@ -26,19 +26,25 @@ import { STATUS_CODES, type IncomingMessage } from 'node:http';
 import {
   FakeGitHost,
   HostError,
+  PullRequests,
   Router,
   ok,
   parseJson,
   pathSegments,
-  type CommonFault,
   type FaultMatch,
   type LoggedRequest,
+  type PullRecord,
   type Reply,
   type StatusFault,
 } from './git-host-kernel.js';
-import { GitRepository, gitNow, type FlatEntry, type GitCommit, type GitSignature } from './git-repository.js';
-
-export type { RedirectStatus } from './git-host-kernel.js';
+import {
+  GitRepository,
+  gitNow,
+  validRefName,
+  type FlatEntry,
+  type GitCommit,
+  type GitSignature,
+} from './git-repository.js';
 
 export interface FakeAzureDevOpsRequest extends LoggedRequest {
   /** The decoded path below the server root, without the query, e.g. `/acme/Fleet/_apis/git/repositories/r/refs`. */
@@ -51,13 +57,8 @@ export interface FakeAzureDevOpsRequest extends LoggedRequest {
   auth?: 'pat';
 }
 
-/** Which requests a fault hits; `route` as logged, e.g. `POST pushes`. */
-export type FakeAzureDevOpsFaultMatch = FaultMatch;
-
 /** 429 with `Retry-After` and `X-RateLimit-*` headers, the way Azure DevOps throttles a client. */
 type RateLimitFault = { type: 'rate-limit'; retryAfterSeconds?: number };
-
-export type FakeAzureDevOpsFault = CommonFault | RateLimitFault;
 
 export interface FakeAzureDevOpsOptions {
   /** The default personal access token. Default: random, 52 characters like Azure's. */
@@ -118,6 +119,14 @@ const vss = (status: number, typeKey: string, message: string) => new HostError(
 const invalidArgument = (message: string) => vss(400, 'InvalidArgumentValueException', message);
 const incorrect = (parameter: string) =>
   invalidArgument(`The parameters are incorrect.\r\nParameter name: ${parameter}`);
+
+/** A version (`Commit: id`, `Branch: name`…) that names no commit of the repository. */
+const unresolvable = (repo: { name: string }, version: string, typeKey = 'GitCommitDoesNotExistException') =>
+  vss(
+    404,
+    typeKey,
+    `TF401175: The version descriptor <${version}> could not be resolved to a version in the repository ${repo.name}`,
+  );
 
 const ZERO_ID = '0'.repeat(40);
 const SHA1 = /^[0-9a-f]{40}$/;
@@ -231,22 +240,13 @@ interface FakeProject {
   name: string;
 }
 
-interface StoredPullRequest {
-  pullRequestId: number;
-  title: string;
-  description: string;
-  status: FakePullRequestStatus;
-  sourceRefName: string;
-  targetRefName: string;
-  creationDate: string;
-  closedDate?: string;
-  /** The source's head when the pull request was closed. */
-  closedSourceCommit?: string;
-  mergeCommitId?: string;
-}
+type StoredPullRequest = PullRecord;
+
+/** Azure's names of the states. */
+const STATES = { open: 'active', closed: 'abandoned', merged: 'completed' } as const;
 
 class FakeAzureRepository extends GitRepository {
-  readonly pullRequests: StoredPullRequest[] = [];
+  readonly pullRequests = new PullRequests<StoredPullRequest>(this);
   readonly id: string;
   pushes = 0;
 
@@ -384,15 +384,15 @@ export class FakeAzureDevOps extends FakeGitHost<
   /** Pull requests, oldest first. */
   pullRequests(project: string, name: string): FakeAzurePullRequest[] {
     const repo = this.repository(project, name);
-    return repo.pullRequests.map((pull) => ({
-      pullRequestId: pull.pullRequestId,
+    return repo.pullRequests.all.map((pull) => ({
+      pullRequestId: pull.number,
       title: pull.title,
       description: pull.description,
-      status: pull.status,
-      source: pull.sourceRefName.replace(/^refs\/heads\//, ''),
-      target: pull.targetRefName.replace(/^refs\/heads\//, ''),
-      webUrl: this.pullRequestWebUrl(repo, pull.pullRequestId),
-      ...(pull.mergeCommitId ? { mergeCommitId: pull.mergeCommitId } : {}),
+      status: STATES[pull.state],
+      source: pull.source,
+      target: pull.target,
+      webUrl: this.pullRequestWebUrl(repo, pull.number),
+      ...(pull.mergeCommitSha ? { mergeCommitId: pull.mergeCommitSha } : {}),
     }));
   }
 
@@ -403,16 +403,9 @@ export class FakeAzureDevOps extends FakeGitHost<
    */
   complete(project: string, name: string, pullRequestId: number): string {
     const repo = this.repository(project, name);
-    const pull = repo.pullRequests.find((candidate) => candidate.pullRequestId === pullRequestId);
-    if (!pull || pull.status !== 'active') throw new Error(`no active pull request ${pullRequestId} in ${name}`);
-    const sourceSha = repo.refs.get(pull.sourceRefName);
-    const targetSha = repo.refs.get(pull.targetRefName);
-    if (!sourceSha || !targetSha) throw new Error(`pull request ${pullRequestId} has no source or target branch`);
-    const message = `Merged PR ${pull.pullRequestId}: ${pull.title}`;
-    const sha = repo.mergeCommit(targetSha, sourceSha, this.identity, message);
-    repo.refs.set(pull.targetRefName, sha);
-    this.close(repo, pull, 'completed');
-    pull.mergeCommitId = sha;
+    const pull = repo.pullRequests.expect(pullRequestId, true);
+    const sha = repo.pullRequests.merge(pull, this.identity, `Merged PR ${pull.number}: ${pull.title}`);
+    if (!sha) throw new Error(`pull request ${pullRequestId} has no source or target branch`);
     return sha;
   }
 
@@ -423,10 +416,8 @@ export class FakeAzureDevOps extends FakeGitHost<
 
   /** Abandons an active pull request (closes it without merging). */
   abandon(project: string, name: string, pullRequestId: number): void {
-    const repo = this.repository(project, name);
-    const pull = repo.pullRequests.find((candidate) => candidate.pullRequestId === pullRequestId);
-    if (!pull) throw new Error(`no pull request ${pullRequestId} in ${name}`);
-    this.close(repo, pull, 'abandoned');
+    const { pullRequests } = this.repository(project, name);
+    pullRequests.close(pullRequests.expect(pullRequestId));
   }
 
   // ---------------------------------------------------------------- handling
@@ -463,9 +454,7 @@ export class FakeAzureDevOps extends FakeGitHost<
     if (apis < 0 || apis > 1) return undefined;
     const project = apis === 1 ? below[0] : undefined;
     const [, area, resource, repositoryId, ...rest] = below.slice(apis);
-    if (area?.toLowerCase() !== 'git' || resource?.toLowerCase() !== 'repositories' || !repositoryId) {
-      return undefined;
-    }
+    if (area?.toLowerCase() !== 'git' || resource?.toLowerCase() !== 'repositories' || !repositoryId) return undefined;
     const matched = this.router.match(method, rest);
     return { route: matched?.entry.route, matched, project, repositoryId };
   }
@@ -530,8 +519,9 @@ export class FakeAzureDevOps extends FakeGitHost<
    * (203) unless the client suppressed that redirect; wrong credentials get 401.
    */
   private authenticate(request: IncomingMessage, logged: FakeAzureDevOpsRequest): Reply | undefined {
-    const header = request.headers.authorization ?? '';
-    const basic = /^basic\s+(\S+)$/i.exec(header)?.[1];
+    const basic = /^basic\s+(\S+)$/i.exec(request.headers.authorization ?? '')?.[1];
+    const unauthorized = () =>
+      vss(401, 'UnauthorizedRequestException', "TF400813: The user '' is not authorized to access this resource.");
     if (!basic) {
       if (String(request.headers['x-tfs-fedauthredirect']).toLowerCase() !== 'suppress') {
         return {
@@ -544,21 +534,11 @@ export class FakeAzureDevOps extends FakeGitHost<
           },
         };
       }
-      throw vss(
-        401,
-        'UnauthorizedRequestException',
-        "TF400813: The user '' is not authorized to access this resource.",
-      );
+      throw unauthorized();
     }
     const decoded = Buffer.from(basic, 'base64').toString('utf8');
     const token = decoded.slice(decoded.indexOf(':') + 1);
-    if (!this.tokens.has(token)) {
-      throw vss(
-        401,
-        'UnauthorizedRequestException',
-        "TF400813: The user '' is not authorized to access this resource.",
-      );
-    }
+    if (!this.tokens.has(token)) throw unauthorized();
     logged.auth = 'pat';
     return undefined;
   }
@@ -660,13 +640,7 @@ export class FakeAzureDevOps extends FakeGitHost<
   /** A commit as GitCommitRef, with its changes against its first parent when `changeCount` asks for them. */
   private commitJson(repo: FakeAzureRepository, sha: string, changeCount?: number): Record<string, unknown> {
     const commit = repo.commit(sha);
-    if (!commit) {
-      throw vss(
-        404,
-        'GitCommitDoesNotExistException',
-        `TF401175: The version descriptor <Commit: ${sha}> could not be resolved to a version in the repository ${repo.name}`,
-      );
-    }
+    if (!commit) throw unresolvable(repo, `Commit: ${sha}`);
     const json: Record<string, unknown> = {
       treeId: commit.tree,
       commitId: sha,
@@ -701,24 +675,24 @@ export class FakeAzureDevOps extends FakeGitHost<
   }
 
   private pullRequestJson(repo: FakeAzureRepository, pull: StoredPullRequest): Record<string, unknown> {
-    const sourceCommit = pull.closedSourceCommit ?? repo.refs.get(pull.sourceRefName);
-    const targetCommit = repo.refs.get(pull.targetRefName);
+    const sourceCommit = repo.pullRequests.headSha(pull);
+    const targetCommit = repo.branchSha(pull.target);
     const json: Record<string, unknown> = {
       repository: this.repositoryJson(repo),
-      pullRequestId: pull.pullRequestId,
-      codeReviewId: pull.pullRequestId,
-      status: pull.status,
+      pullRequestId: pull.number,
+      codeReviewId: pull.number,
+      status: STATES[pull.state],
       createdBy: this.identityJson(),
-      creationDate: pull.creationDate,
+      creationDate: new Date(pull.createdAt).toISOString(),
       title: pull.title,
       description: pull.description,
-      sourceRefName: pull.sourceRefName,
-      targetRefName: pull.targetRefName,
+      sourceRefName: `refs/heads/${pull.source}`,
+      targetRefName: `refs/heads/${pull.target}`,
       mergeStatus: 'succeeded',
       isDraft: false,
-      mergeId: guidOf(`merge ${repo.id} ${pull.pullRequestId}`),
+      mergeId: guidOf(`merge ${repo.id} ${pull.number}`),
       reviewers: [],
-      url: `${this.repositoryUrl(repo)}/pullRequests/${pull.pullRequestId}`,
+      url: `${this.repositoryUrl(repo)}/pullRequests/${pull.number}`,
       supportsIterations: true,
     };
     if (sourceCommit)
@@ -731,20 +705,13 @@ export class FakeAzureDevOps extends FakeGitHost<
         commitId: targetCommit,
         url: `${this.repositoryUrl(repo)}/commits/${targetCommit}`,
       };
-    if (pull.closedDate) json.closedDate = pull.closedDate;
-    if (pull.mergeCommitId)
+    if (pull.closedAt) json.closedDate = new Date(pull.closedAt).toISOString();
+    if (pull.mergeCommitSha)
       json.lastMergeCommit = {
-        commitId: pull.mergeCommitId,
-        url: `${this.repositoryUrl(repo)}/commits/${pull.mergeCommitId}`,
+        commitId: pull.mergeCommitSha,
+        url: `${this.repositoryUrl(repo)}/commits/${pull.mergeCommitSha}`,
       };
     return json;
-  }
-
-  private close(repo: FakeAzureRepository, pull: StoredPullRequest, status: 'completed' | 'abandoned'): void {
-    if (pull.status !== 'active') return;
-    pull.closedSourceCommit = repo.refs.get(pull.sourceRefName);
-    pull.status = status;
-    pull.closedDate = new Date().toISOString();
   }
 
   // ---------------------------------------------------------------- operations
@@ -759,13 +726,7 @@ export class FakeAzureDevOps extends FakeGitHost<
     let sha: string | undefined;
     if (type === 'commit') sha = repo.commit(name.toLowerCase()) ? name.toLowerCase() : undefined;
     else sha = repo.refs.get(type === 'tag' ? `refs/tags/${name}` : `refs/heads/${name.replace(/^refs\/heads\//, '')}`);
-    if (!sha) {
-      throw vss(
-        404,
-        'GitUnresolvableToCommitException',
-        `TF401175: The version descriptor <${label}: ${name}> could not be resolved to a version in the repository ${repo.name}`,
-      );
-    }
+    if (!sha) throw unresolvable(repo, `${label}: ${name}`, 'GitUnresolvableToCommitException');
     return sha;
   }
 
@@ -806,15 +767,11 @@ export class FakeAzureDevOps extends FakeGitHost<
     const parent = Array.isArray(parents) && typeof parents[0] === 'string' ? parents[0].toLowerCase() : '';
     if (parent !== '') {
       if (!SHA1.test(parent)) throw incorrect('parentCommitId');
-      if (base !== '' && base !== parent) {
-        throw incorrect('baseCommitId');
-      }
+      if (base !== '' && base !== parent) throw incorrect('baseCommitId');
       base = parent;
     }
     if (base === '') throw incorrect('baseCommitId');
-    if (!/^refs\/[^/]+\/.+/.test(refName) || refName.split('/').some((part) => part === '' || part === '..')) {
-      throw invalidArgument(`TF401025: '${refName}' is not a valid name for a Git ref.`);
-    }
+    if (!validRefName(refName)) throw invalidArgument(`TF401025: '${refName}' is not a valid name for a Git ref.`);
     const current = repo.refs.get(refName);
     if (current !== undefined && current !== base) {
       throw vss(
@@ -826,13 +783,7 @@ export class FakeAzureDevOps extends FakeGitHost<
     }
     const baseIsZero = base === ZERO_ID;
     const baseCommit = baseIsZero ? undefined : repo.commit(base);
-    if (!baseIsZero && !baseCommit) {
-      throw vss(
-        404,
-        'GitCommitDoesNotExistException',
-        `TF401175: The version descriptor <Commit: ${base}> could not be resolved to a version in the repository ${repo.name}`,
-      );
-    }
+    if (!baseIsZero && !baseCommit) throw unresolvable(repo, `Commit: ${base}`);
     const files = baseCommit ? repo.flatten(baseCommit.tree) : new Map<string, FlatEntry>();
     const seen = new Set<string>();
     for (const raw of changes) {
@@ -845,9 +796,7 @@ export class FakeAzureDevOps extends FakeGitHost<
               .filter((part) => part !== '')
               .join('/')
           : '';
-      if (path === '' || path.split('/').some((part) => part === '.' || part === '..')) {
-        throw incorrect('Changes');
-      }
+      if (path === '' || path.split('/').some((part) => part === '.' || part === '..')) throw incorrect('Changes');
       if (seen.has(path)) throw invalidArgument(`Multiple operations were attempted on file '/${path}'.`);
       seen.add(path);
       const changeType = enumValue(change.changeType, CHANGE_TYPES, 'changeType');
@@ -866,9 +815,7 @@ export class FakeAzureDevOps extends FakeGitHost<
         change.newContent === undefined || change.newContent === null
           ? undefined
           : object(change.newContent, 'newContent');
-      if (typeof content?.content !== 'string') {
-        throw incorrect('Changes');
-      }
+      if (typeof content?.content !== 'string') throw incorrect('Changes');
       const contentType = enumValue(content.contentType ?? 'rawtext', CONTENT_TYPES, 'contentType');
       let bytes: Buffer;
       if (contentType === 'base64encoded') {
@@ -939,9 +886,7 @@ export class FakeAzureDevOps extends FakeGitHost<
       const name = typeof update.name === 'string' ? update.name : '';
       const oldObjectId = typeof update.oldObjectId === 'string' ? update.oldObjectId.toLowerCase() : '';
       const newObjectId = typeof update.newObjectId === 'string' ? update.newObjectId.toLowerCase() : '';
-      if (!SHA1.test(oldObjectId) || !SHA1.test(newObjectId)) {
-        throw incorrect('refUpdates');
-      }
+      if (!SHA1.test(oldObjectId) || !SHA1.test(newObjectId)) throw incorrect('refUpdates');
       const result = (updateStatus: string) => ({
         repositoryId: repo.id,
         name,
@@ -981,7 +926,9 @@ export class FakeAzureDevOps extends FakeGitHost<
     if (source === target) {
       throw invalidArgument('TF401399: The source and target branch of a pull request cannot be the same.');
     }
-    if (!repo.refs.has(source) || !repo.refs.has(target)) {
+    const branch = (ref: string) => (ref.startsWith('refs/heads/') ? ref.slice('refs/heads/'.length) : undefined);
+    const [sourceBranch, targetBranch] = [branch(source), branch(target)];
+    if (!repo.refs.has(source) || !repo.refs.has(target) || !sourceBranch || !targetBranch) {
       throw vss(
         400,
         'GitPullRequestCannotBeActivated',
@@ -995,27 +942,15 @@ export class FakeAzureDevOps extends FakeGitHost<
     if (description.length > 4000) {
       throw invalidArgument('The description of a pull request cannot be longer than 4000 characters.');
     }
-    if (
-      repo.pullRequests.some(
-        (pull) => pull.status === 'active' && pull.sourceRefName === source && pull.targetRefName === target,
-      )
-    ) {
+    if (repo.pullRequests.openFrom(sourceBranch, targetBranch)) {
       throw vss(
         409,
         'GitPullRequestExistsException',
         'TF401179: An active pull request for the source and target branch already exists.',
       );
     }
-    const pull: StoredPullRequest = {
-      pullRequestId: this.nextPullRequestId++,
-      title,
-      description,
-      status: 'active',
-      sourceRefName: source,
-      targetRefName: target,
-      creationDate: new Date().toISOString(),
-    };
-    repo.pullRequests.push(pull);
+    const fields = { title, description, source: sourceBranch, target: targetBranch };
+    const pull = repo.pullRequests.add(fields, this.nextPullRequestId++);
     return { status: 201, body: this.pullRequestJson(repo, pull) };
   }
 
@@ -1025,28 +960,26 @@ export class FakeAzureDevOps extends FakeGitHost<
     const target = query['searchCriteria.targetRefName'];
     const skip = Math.max(Number(query.$skip ?? 0) || 0, 0);
     const top = Math.max(Number(query.$top ?? 101) || 101, 1);
-    const pulls = repo.pullRequests
-      .filter((pull) => status === 'all' || status === 'notset' || pull.status === status)
-      .filter((pull) => source === undefined || pull.sourceRefName === source)
-      .filter((pull) => target === undefined || pull.targetRefName === target)
-      .sort((a, b) => b.pullRequestId - a.pullRequestId)
+    const pulls = repo.pullRequests.all
+      .filter((pull) => status === 'all' || status === 'notset' || STATES[pull.state] === status)
+      .filter((pull) => source === undefined || `refs/heads/${pull.source}` === source)
+      .filter((pull) => target === undefined || `refs/heads/${pull.target}` === target)
+      .sort((a, b) => b.number - a.number)
       .slice(skip, skip + top)
       .map((pull) => this.pullRequestJson(repo, pull));
     return { status: 200, body: { count: pulls.length, value: pulls } };
   }
 
   private findPullRequest(repo: FakeAzureRepository, id: string | undefined): StoredPullRequest {
-    const pull = repo.pullRequests.find((candidate) => String(candidate.pullRequestId) === id);
-    if (!pull) {
-      throw vss(404, 'GitPullRequestNotFoundException', 'TF401180: The requested pull request was not found.');
-    }
+    const pull = repo.pullRequests.find(id);
+    if (!pull) throw vss(404, 'GitPullRequestNotFoundException', 'TF401180: The requested pull request was not found.');
     return pull;
   }
 
   private updatePullRequest(repo: FakeAzureRepository, id: string | undefined, body: unknown): Reply {
     const pull = this.findPullRequest(repo, id);
     const input = object(body, 'gitPullRequestToUpdate');
-    if (pull.status !== 'active' && (input.title !== undefined || input.description !== undefined)) {
+    if (pull.state !== 'open' && (input.title !== undefined || input.description !== undefined)) {
       throw vss(
         400,
         'GitPullRequestNotEditableException',
@@ -1065,13 +998,9 @@ export class FakeAzureDevOps extends FakeGitHost<
     }
     if (input.status !== undefined) {
       const status = enumValue(input.status, PULL_REQUEST_STATUSES, 'status');
-      if (status === 'abandoned') this.close(repo, pull, 'abandoned');
-      else if (status === 'completed') this.complete(repo.project.name, repo.name, pull.pullRequestId);
-      else if (status === 'active' && pull.status === 'abandoned') {
-        pull.status = 'active';
-        pull.closedDate = undefined;
-        pull.closedSourceCommit = undefined;
-      }
+      if (status === 'abandoned') repo.pullRequests.close(pull);
+      else if (status === 'completed') this.complete(repo.project.name, repo.name, pull.number);
+      else if (status === 'active' && pull.state === 'closed') repo.pullRequests.reopen(pull);
     }
     return ok(this.pullRequestJson(repo, pull));
   }

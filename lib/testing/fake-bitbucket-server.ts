@@ -22,19 +22,18 @@ import { STATUS_CODES, type IncomingMessage } from 'node:http';
 import {
   FakeGitHost,
   HostError,
+  PullRequests,
   Router,
   ok,
   parseJson,
   pathSegments,
-  type CommonFault,
   type FaultMatch,
   type LoggedRequest,
+  type PullRecord,
   type Reply,
   type StatusFault,
 } from './git-host-kernel.js';
 import { GitRepository, fileChanges, type FlatEntry, type GitTreeEntry } from './git-repository.js';
-
-export type { RedirectStatus } from './git-host-kernel.js';
 
 export interface FakeBitbucketRequest extends LoggedRequest {
   /** The decoded path below the context path, without the query, e.g. `/rest/api/1.0/projects/P/repos/r/branches`. */
@@ -45,13 +44,8 @@ export interface FakeBitbucketRequest extends LoggedRequest {
   auth?: 'token' | 'basic';
 }
 
-/** Which requests a fault hits; `route` e.g. `POST /rest/api/1.0/projects/{projectKey}/repos/{repositorySlug}/pull-requests`. */
-export type FakeBitbucketFaultMatch = FaultMatch;
-
 /** 429 with `Retry-After` and the `X-RateLimit-*` headers of an empty token bucket. */
 type RateLimitFault = { type: 'rate-limit'; retryAfterSeconds: number };
-
-export type FakeBitbucketFault = CommonFault | RateLimitFault;
 
 export type FakeBitbucketPermission = 'REPO_READ' | 'REPO_WRITE';
 
@@ -95,25 +89,17 @@ export interface FakeBitbucketPullRequest {
   url: string;
 }
 
-interface StoredPullRequest {
-  id: number;
+interface StoredPullRequest extends PullRecord {
   version: number;
-  title: string;
-  description: string;
-  state: 'OPEN' | 'MERGED' | 'DECLINED';
-  fromBranch: string;
-  toBranch: string;
-  /** The source branch's commit when the pull request was closed (or last seen). */
-  fromCommit?: string;
   author: FakeBitbucketUser;
   reviewers: FakeBitbucketUser[];
-  createdDate: number;
-  updatedDate: number;
-  closedDate?: number;
 }
 
+/** Bitbucket's names of the states. */
+const STATES = { open: 'OPEN', closed: 'DECLINED', merged: 'MERGED' } as const;
+
 class FakeRepository extends GitRepository {
-  readonly pullRequests: StoredPullRequest[] = [];
+  readonly pullRequests = new PullRequests<StoredPullRequest>(this);
 
   constructor(
     readonly projectKey: string,
@@ -131,9 +117,13 @@ interface Credential {
 }
 
 /** An error answer: `{"errors":[{context, message, exceptionName, …extra}]}`. */
-function problem(status: number, message: string, exceptionName: string | null = null, extra = {}): HostError {
+function problem(status: number, message: string, exception?: keyof typeof EXCEPTIONS, extra = {}): HostError {
+  const exceptionName = exception === undefined ? null : EXCEPTIONS[exception];
   return new HostError(status, { errors: [{ context: null, message, exceptionName, ...extra }] });
 }
+
+const noSuchPath = (path: string, revision: string) =>
+  problem(404, `The path "${path}" does not exist at revision "${revision}"`, 'noSuchPath');
 
 const EXCEPTIONS = {
   noSuchRepository: 'com.atlassian.bitbucket.repository.NoSuchRepositoryException',
@@ -264,42 +254,35 @@ export class FakeBitbucketServer extends FakeGitHost<
   /** Pull requests, oldest first. */
   pullRequests(projectKey: string, slug: string): FakeBitbucketPullRequest[] {
     const repo = this.repository(projectKey, slug);
-    return repo.pullRequests.map((pull) => ({
-      id: pull.id,
+    return repo.pullRequests.all.map((pull) => ({
+      id: pull.number,
       version: pull.version,
       title: pull.title,
       description: pull.description,
-      state: pull.state,
-      fromBranch: pull.fromBranch,
-      toBranch: pull.toBranch,
+      state: STATES[pull.state],
+      fromBranch: pull.source,
+      toBranch: pull.target,
       author: pull.author.name,
       reviewers: pull.reviewers.map((reviewer) => reviewer.name),
-      url: this.pullRequestUrl(repo, pull.id),
+      url: this.pullRequestUrl(repo, pull.number),
     }));
   }
 
   /** Merges an open pull request as Bitbucket's default strategy does (a merge commit, `--no-ff`). */
   merge(projectKey: string, slug: string, id: number): string {
     const repo = this.repository(projectKey, slug);
-    return this.mergePullRequest(repo, this.openPullRequest(repo, id), this.user);
+    return this.mergePullRequest(repo, repo.pullRequests.expect(id, true), this.user);
   }
 
   /** Declines an open pull request, as a person would. */
   decline(projectKey: string, slug: string, id: number): void {
     const repo = this.repository(projectKey, slug);
-    this.closePullRequest(repo, this.openPullRequest(repo, id), 'DECLINED');
+    this.closePullRequest(repo, repo.pullRequests.expect(id, true), 'closed');
   }
 
   /** Deletes a branch, as a person would (declining the open pull requests from it). */
   deleteBranch(projectKey: string, slug: string, branch: string): void {
     this.removeBranch(this.repository(projectKey, slug), branch);
-  }
-
-  private openPullRequest(repo: FakeRepository, id: number): StoredPullRequest {
-    const pull = repo.pullRequests.find((candidate) => candidate.id === id);
-    if (!pull || pull.state !== 'OPEN')
-      throw new Error(`no open pull request #${id} in ${repo.projectKey}/${repo.slug}`);
-    return pull;
   }
 
   // ---------------------------------------------------------------- handling
@@ -347,7 +330,7 @@ export class FakeBitbucketServer extends FakeGitHost<
     const credential = this.authenticate(request, logged);
     if (!matched) throw problem(404, 'Not Found');
     if (matched.entry.write && credential.permission !== 'REPO_WRITE') {
-      throw problem(401, 'You are not permitted to access this resource', EXCEPTIONS.authorisation);
+      throw problem(401, 'You are not permitted to access this resource', 'authorisation');
     }
     let body: unknown = undefined;
     let form: FormData | undefined;
@@ -364,9 +347,7 @@ export class FakeBitbucketServer extends FakeGitHost<
     if (matched.entry.global) return matched.entry.global({ query: logged.query, credential });
     const { projectKey = '', repositorySlug = '' } = matched.params;
     const repo = this.repositories.get(`${projectKey}/${repositorySlug}`.toLowerCase());
-    if (!repo) {
-      throw problem(404, `Repository ${projectKey}/${repositorySlug} does not exist.`, EXCEPTIONS.noSuchRepository);
-    }
+    if (!repo) throw problem(404, `Repository ${projectKey}/${repositorySlug} does not exist.`, 'noSuchRepository');
     return await matched.entry.handle({ params: matched.params, query: logged.query, body, form, repo, credential });
   }
 
@@ -403,7 +384,7 @@ export class FakeBitbucketServer extends FakeGitHost<
     const failed = problem(
       401,
       'Authentication failed. Please check your credentials and try again.',
-      EXCEPTIONS.authentication,
+      'authentication',
     );
     const bearer = /^Bearer\s+(\S+)$/i.exec(header)?.[1];
     if (bearer) {
@@ -421,7 +402,7 @@ export class FakeBitbucketServer extends FakeGitHost<
       logged.auth = 'basic';
       return known;
     }
-    throw problem(401, 'Authentication required', EXCEPTIONS.authentication);
+    throw problem(401, 'Authentication required', 'authentication');
   }
 
   // ---------------------------------------------------------------- refs and pull request rules
@@ -439,8 +420,8 @@ export class FakeBitbucketServer extends FakeGitHost<
     const ref = `refs/heads/${branch}`;
     if (!repo.refs.has(ref)) return;
     // A pull request cannot outlive its source branch: Bitbucket declines it.
-    for (const pull of repo.pullRequests) {
-      if (pull.state === 'OPEN' && pull.fromBranch === branch) this.closePullRequest(repo, pull, 'DECLINED');
+    for (const pull of repo.pullRequests.all) {
+      if (pull.state === 'open' && pull.source === branch) this.closePullRequest(repo, pull, 'closed');
     }
     repo.refs.delete(ref);
     this.rescope(repo);
@@ -448,32 +429,25 @@ export class FakeBitbucketServer extends FakeGitHost<
 
   /** An open pull request whose source commit is reachable from its target has been merged outside Bitbucket. */
   private rescope(repo: FakeRepository): void {
-    for (const pull of repo.pullRequests) {
-      if (pull.state !== 'OPEN') continue;
-      const from = repo.branchSha(pull.fromBranch);
-      const to = repo.branchSha(pull.toBranch);
-      if (from && to && repo.isAncestor(from, to)) this.closePullRequest(repo, pull, 'MERGED');
+    for (const pull of repo.pullRequests.all) {
+      if (pull.state !== 'open') continue;
+      const from = repo.branchSha(pull.source);
+      const to = repo.branchSha(pull.target);
+      if (from && to && repo.isAncestor(from, to)) this.closePullRequest(repo, pull, 'merged');
     }
   }
 
-  private closePullRequest(repo: FakeRepository, pull: StoredPullRequest, state: 'MERGED' | 'DECLINED'): void {
-    const now = Date.now();
-    pull.fromCommit = repo.branchSha(pull.fromBranch) ?? pull.fromCommit;
-    pull.state = state;
+  /** Every change of a pull request's state is a new version. */
+  private closePullRequest(repo: FakeRepository, pull: StoredPullRequest, state: 'closed' | 'merged'): void {
+    repo.pullRequests.close(pull, state);
     pull.version++;
-    pull.closedDate = now;
-    pull.updatedDate = now;
   }
 
   private mergePullRequest(repo: FakeRepository, pull: StoredPullRequest, user: FakeBitbucketUser): string {
-    const from = repo.branchSha(pull.fromBranch);
-    const to = repo.branchSha(pull.toBranch);
-    if (!from || !to) throw problem(409, 'The pull request cannot be merged', EXCEPTIONS.illegalState);
-    const message = `Merge pull request #${pull.id} in ${repo.projectKey}/${repo.slug} from ${pull.fromBranch} to ${pull.toBranch}`;
-    const sha = repo.mergeCommit(to, from, this.signature(user), message);
-    pull.fromCommit = from;
-    repo.refs.set(`refs/heads/${pull.toBranch}`, sha);
-    this.closePullRequest(repo, pull, 'MERGED');
+    const message = `Merge pull request #${pull.number} in ${repo.projectKey}/${repo.slug} from ${pull.source} to ${pull.target}`;
+    const sha = repo.pullRequests.merge(pull, this.signature(user), message);
+    if (!sha) throw problem(409, 'The pull request cannot be merged', 'illegalState');
+    pull.version++;
     this.rescope(repo);
     return sha;
   }
@@ -565,20 +539,20 @@ export class FakeBitbucketServer extends FakeGitHost<
       type: 'BRANCH',
       repository: this.repositoryJson(repo),
     });
-    const open = pull.state === 'OPEN';
+    const open = pull.state === 'open';
     return {
-      id: pull.id,
+      id: pull.number,
       version: pull.version,
       title: pull.title,
       description: pull.description,
-      state: pull.state,
+      state: STATES[pull.state],
       open,
       closed: !open,
-      createdDate: pull.createdDate,
-      updatedDate: pull.updatedDate,
-      ...(pull.closedDate !== undefined && !open ? { closedDate: pull.closedDate } : {}),
-      fromRef: ref(pull.fromBranch, open ? repo.branchSha(pull.fromBranch) : pull.fromCommit),
-      toRef: ref(pull.toBranch, repo.branchSha(pull.toBranch)),
+      createdDate: pull.createdAt,
+      updatedDate: pull.updatedAt,
+      ...(pull.closedAt !== undefined && !open ? { closedDate: pull.closedAt } : {}),
+      fromRef: ref(pull.source, repo.pullRequests.headSha(pull)),
+      toRef: ref(pull.target, repo.branchSha(pull.target)),
       locked: false,
       author: { user: this.userJson(pull.author), role: 'AUTHOR', approved: false, status: 'UNAPPROVED' },
       reviewers: pull.reviewers.map((user) => ({
@@ -588,7 +562,7 @@ export class FakeBitbucketServer extends FakeGitHost<
         status: 'UNAPPROVED',
       })),
       participants: [],
-      links: { self: [{ href: this.pullRequestUrl(repo, pull.id) }] },
+      links: { self: [{ href: this.pullRequestUrl(repo, pull.number) }] },
     };
   }
 
@@ -616,19 +590,17 @@ export class FakeBitbucketServer extends FakeGitHost<
   private resolve(repo: FakeRepository, ref: string | undefined): string {
     const wanted = ref ?? repo.defaultBranch;
     const sha = repo.resolveCommit(wanted);
-    if (!sha) {
-      throw problem(404, `Commit '${wanted}' does not exist in repository '${repo.slug}'.`, EXCEPTIONS.noSuchCommit);
-    }
+    if (!sha) throw problem(404, `Commit '${wanted}' does not exist in repository '${repo.slug}'.`, 'noSuchCommit');
     return sha;
   }
 
   private findPullRequest(repo: FakeRepository, id: string | undefined): StoredPullRequest {
-    const pull = repo.pullRequests.find((candidate) => String(candidate.id) === id);
+    const pull = repo.pullRequests.find(id);
     if (!pull) {
       throw problem(
         404,
         `Pull request ${id ?? ''} does not exist in ${repo.projectKey}/${repo.slug}.`,
-        EXCEPTIONS.noSuchPullRequest,
+        'noSuchPullRequest',
       );
     }
     return pull;
@@ -638,33 +610,20 @@ export class FakeBitbucketServer extends FakeGitHost<
   private checkVersion(pull: StoredPullRequest, given: unknown): void {
     const version = Number(given);
     if (given === undefined || !Number.isInteger(version)) {
-      throw problem(400, 'A version must be provided', EXCEPTIONS.validation);
+      throw problem(400, 'A version must be provided', 'validation');
     }
     if (version !== pull.version) {
-      throw problem(
-        409,
-        'You are attempting to modify a pull request based on out-of-date information.',
-        EXCEPTIONS.outOfDate,
-        { expectedVersion: pull.version },
-      );
+      throw problem(409, 'You are attempting to modify a pull request based on out-of-date information.', 'outOfDate', {
+        expectedVersion: pull.version,
+      });
     }
-  }
-
-  private duplicateOf(repo: FakeRepository, pull: { fromBranch: string; toBranch: string }, except?: number) {
-    return repo.pullRequests.find(
-      (candidate) =>
-        candidate.state === 'OPEN' &&
-        candidate.id !== except &&
-        candidate.fromBranch === pull.fromBranch &&
-        candidate.toBranch === pull.toBranch,
-    );
   }
 
   private duplicateProblem(repo: FakeRepository, existing: StoredPullRequest): HostError {
     return problem(
       409,
       `Only one pull request may be open for a given source and target branch`,
-      EXCEPTIONS.duplicatePullRequest,
+      'duplicatePullRequest',
       { existingPullRequest: this.pullRequestJson(repo, existing) },
     );
   }
@@ -724,12 +683,11 @@ export class FakeBitbucketServer extends FakeGitHost<
   // ---------------------------------------------------------------- route table
 
   private defineRoutes(): void {
-    const route = (
-      spec: string,
-      handle: (context: RouteContext) => Reply | Promise<Reply>,
-      options: { write?: boolean } = {},
-    ) =>
-      this.router.add({ method: spec.slice(0, spec.indexOf(' ')), route: spec, write: options.write ?? false, handle });
+    const add = (write: boolean) => (spec: string, handle: (context: RouteContext) => Reply | Promise<Reply>) =>
+      this.router.add({ method: spec.slice(0, spec.indexOf(' ')), route: spec, write, handle });
+    const route = add(false);
+    /** A route that writes: it needs REPO_WRITE. */
+    const write = add(true);
 
     route(`GET ${API}`, ({ repo }) => ok(this.repositoryJson(repo)));
 
@@ -743,22 +701,19 @@ export class FakeBitbucketServer extends FakeGitHost<
       global: ({ query, credential }) => {
         const permission = query.permission ?? 'REPO_READ';
         const needed = levels[permission];
-        if (needed === undefined) {
-          throw problem(400, `${permission} is not a repository permission`, EXCEPTIONS.validation);
-        }
+        if (needed === undefined) throw problem(400, `${permission} is not a repository permission`, 'validation');
         const granted = levels[credential.permission] ?? 0;
         const name = query.name?.toLowerCase();
         const repositories = [...this.repositories.values()]
           .filter(() => granted >= needed)
           .filter((repo) => name === undefined || repo.slug.toLowerCase().includes(name))
           .sort((a, b) => a.id - b.id);
-        return {
-          status: 200,
-          body: this.page(
+        return ok(
+          this.page(
             repositories.map((repo) => this.repositoryJson(repo)),
             query,
           ),
-        };
+        );
       },
     });
 
@@ -776,54 +731,43 @@ export class FakeBitbucketServer extends FakeGitHost<
           name.toLowerCase() === filter ? 0 : name.toLowerCase().startsWith(filter) ? 1 : 2;
         branches = branches.sort((a, b) => rank(a.name) - rank(b.name));
       }
-      return {
-        status: 200,
-        body: this.page(
+      return ok(
+        this.page(
           branches.map((branch) => this.branchJson(repo, branch.name, branch.sha)),
           query,
         ),
-      };
+      );
     });
 
-    route(
-      `POST ${BRANCH_UTILS}/branches`,
-      ({ repo, body }) => {
-        const input = objectBody(body);
-        const name = this.branchName(input.name);
-        const startPoint = typeof input.startPoint === 'string' ? input.startPoint : undefined;
-        if (!name || !startPoint) {
-          throw problem(400, 'A branch name and a start point are required', EXCEPTIONS.validation);
-        }
-        const sha = this.resolve(repo, startPoint);
-        if (repo.refs.has(`refs/heads/${name}`)) {
-          throw problem(409, `Branch '${name}' already exists in repository '${repo.slug}'.`, EXCEPTIONS.duplicateRef);
-        }
-        this.moveBranch(repo, name, sha);
-        return ok(this.branchJson(repo, name, sha));
-      },
-      { write: true },
-    );
+    write(`POST ${BRANCH_UTILS}/branches`, ({ repo, body }) => {
+      const input = objectBody(body);
+      const name = this.branchName(input.name);
+      const startPoint = typeof input.startPoint === 'string' ? input.startPoint : undefined;
+      if (!name || !startPoint) throw problem(400, 'A branch name and a start point are required', 'validation');
+      const sha = this.resolve(repo, startPoint);
+      if (repo.refs.has(`refs/heads/${name}`)) {
+        throw problem(409, `Branch '${name}' already exists in repository '${repo.slug}'.`, 'duplicateRef');
+      }
+      this.moveBranch(repo, name, sha);
+      return ok(this.branchJson(repo, name, sha));
+    });
 
-    route(
-      `DELETE ${BRANCH_UTILS}/branches`,
-      ({ repo, body }) => {
-        const input = objectBody(body);
-        const name = this.branchName(input.name);
-        if (!name) throw problem(400, 'A branch name is required', EXCEPTIONS.validation);
-        const current = repo.branchSha(name);
-        // Deleting a branch that is not there succeeds: afterwards it does not exist, as asked.
-        if (current === undefined) return { status: 204 };
-        if (name === repo.defaultBranch) {
-          throw problem(400, `The default branch '${name}' cannot be deleted.`, EXCEPTIONS.validation);
-        }
-        if (typeof input.endPoint === 'string' && input.endPoint !== current) {
-          throw problem(400, `Branch '${name}' points to ${current}, not to the expected ${input.endPoint}.`);
-        }
-        if (input.dryRun !== true) this.removeBranch(repo, name);
-        return { status: 204 };
-      },
-      { write: true },
-    );
+    write(`DELETE ${BRANCH_UTILS}/branches`, ({ repo, body }) => {
+      const input = objectBody(body);
+      const name = this.branchName(input.name);
+      if (!name) throw problem(400, 'A branch name is required', 'validation');
+      const current = repo.branchSha(name);
+      // Deleting a branch that is not there succeeds: afterwards it does not exist, as asked.
+      if (current === undefined) return { status: 204 };
+      if (name === repo.defaultBranch) {
+        throw problem(400, `The default branch '${name}' cannot be deleted.`, 'validation');
+      }
+      if (typeof input.endPoint === 'string' && input.endPoint !== current) {
+        throw problem(400, `Branch '${name}' points to ${current}, not to the expected ${input.endPoint}.`);
+      }
+      if (input.dryRun !== true) this.removeBranch(repo, name);
+      return { status: 204 };
+    });
 
     // ------------------------------------------------ content
 
@@ -840,11 +784,7 @@ export class FakeBitbucketServer extends FakeGitHost<
             ? repo.tree(treeSha)?.find((candidate) => candidate.name === parts[i])
             : undefined;
           if (!entry || (i < parts.length - 1 && entry.type !== 'tree')) {
-            throw problem(
-              404,
-              `The path "${path}" does not exist at revision "${query.at ?? repo.defaultBranch}"`,
-              EXCEPTIONS.noSuchPath,
-            );
+            throw noSuchPath(path, query.at ?? repo.defaultBranch);
           }
           if (entry.type === 'tree') treeSha = entry.sha;
           else {
@@ -881,76 +821,52 @@ export class FakeBitbucketServer extends FakeGitHost<
     route(`GET ${API}/browse`, browse);
     route(`GET ${API}/browse/{path}`, browse);
 
-    route(
-      `PUT ${API}/browse/{path}`,
-      async ({ repo, params, form, credential }) => {
-        const path = (params.path ?? '').replace(/^\/+|\/+$/g, '');
-        if (!form) throw problem(415, 'The file edit takes multipart/form-data');
-        const field = (name: string) => {
-          const value = form.get(name);
-          return typeof value === 'string' && value !== '' ? value : undefined;
-        };
-        const branch = this.branchName(field('branch'));
-        const contentField = form.get('content');
-        if (!branch || contentField === null) {
-          throw problem(400, 'A branch and the content are required', EXCEPTIONS.validation);
+    write(`PUT ${API}/browse/{path}`, async ({ repo, params, form, credential }) => {
+      const path = (params.path ?? '').replace(/^\/+|\/+$/g, '');
+      if (!form) throw problem(415, 'The file edit takes multipart/form-data');
+      const field = (name: string) => {
+        const value = form.get(name);
+        return typeof value === 'string' && value !== '' ? value : undefined;
+      };
+      const branch = this.branchName(field('branch'));
+      const contentField = form.get('content');
+      if (!branch || contentField === null) throw problem(400, 'A branch and the content are required', 'validation');
+      const content =
+        typeof contentField === 'string'
+          ? Buffer.from(contentField, 'utf8')
+          : Buffer.from(await contentField.arrayBuffer());
+      const sourceBranch = this.branchName(field('sourceBranch'));
+      let head = repo.branchSha(branch);
+      if (sourceBranch && sourceBranch !== branch) {
+        if (head) throw problem(409, `Branch '${branch}' already exists in repository '${repo.slug}'.`, 'duplicateRef');
+        head = this.resolve(repo, sourceBranch);
+      }
+      if (!head) throw problem(404, `Branch '${branch}' does not exist in repository '${repo.slug}'.`, 'noSuchBranch');
+      const current = repo.flatAt(head).get(path);
+      const sourceCommitId = field('sourceCommitId');
+      if (sourceCommitId !== undefined) {
+        const source = this.resolve(repo, sourceCommitId);
+        if (repo.flatAt(source).get(path)?.sha !== current?.sha) {
+          throw problem(409, `The file '${path}' has been modified since ${sourceCommitId}.`);
         }
-        const content =
-          typeof contentField === 'string'
-            ? Buffer.from(contentField, 'utf8')
-            : Buffer.from(await contentField.arrayBuffer());
-        const sourceBranch = this.branchName(field('sourceBranch'));
-        let head = repo.branchSha(branch);
-        if (sourceBranch && sourceBranch !== branch) {
-          if (head) {
-            throw problem(
-              409,
-              `Branch '${branch}' already exists in repository '${repo.slug}'.`,
-              EXCEPTIONS.duplicateRef,
-            );
-          }
-          head = this.resolve(repo, sourceBranch);
-        }
-        if (!head) {
-          throw problem(
-            404,
-            `Branch '${branch}' does not exist in repository '${repo.slug}'.`,
-            EXCEPTIONS.noSuchBranch,
-          );
-        }
-        const current = repo.flatAt(head).get(path);
-        const sourceCommitId = field('sourceCommitId');
-        if (sourceCommitId !== undefined) {
-          const source = this.resolve(repo, sourceCommitId);
-          if (repo.flatAt(source).get(path)?.sha !== current?.sha) {
-            throw problem(409, `The file '${path}' has been modified since ${sourceCommitId}.`);
-          }
-        } else if (current) {
-          throw problem(409, `The file '${path}' already exists on branch '${branch}'.`);
-        }
-        if (current && repo.blob(current.sha)?.equals(content)) {
-          throw problem(409, `The content of '${path}' is unchanged: there is nothing to commit.`);
-        }
-        const message = field('message') ?? `${credential.user.displayName} edited ${path} online with Bitbucket`;
-        const sha = repo.commitChanges(head, { [path]: content }, this.signature(credential.user), message);
-        this.moveBranch(repo, branch, sha);
-        return ok(this.commitJson(repo, sha));
-      },
-      { write: true },
-    );
+      } else if (current) {
+        throw problem(409, `The file '${path}' already exists on branch '${branch}'.`);
+      }
+      if (current && repo.blob(current.sha)?.equals(content)) {
+        throw problem(409, `The content of '${path}' is unchanged: there is nothing to commit.`);
+      }
+      const message = field('message') ?? `${credential.user.displayName} edited ${path} online with Bitbucket`;
+      const sha = repo.commitChanges(head, { [path]: content }, this.signature(credential.user), message);
+      this.moveBranch(repo, branch, sha);
+      return ok(this.commitJson(repo, sha));
+    });
 
     route(`GET ${API}/raw/{path}`, ({ repo, params, query }) => {
       const at = this.resolve(repo, query.at);
       const path = (params.path ?? '').replace(/^\/+|\/+$/g, '');
       const entry = repo.flatAt(at).get(path);
       const content = entry ? repo.blob(entry.sha) : undefined;
-      if (!content) {
-        throw problem(
-          404,
-          `The path "${path}" does not exist at revision "${query.at ?? repo.defaultBranch}"`,
-          EXCEPTIONS.noSuchPath,
-        );
-      }
+      if (!content) throw noSuchPath(path, query.at ?? repo.defaultBranch);
       return { status: 200, raw: { data: content, type: 'text/plain;charset=UTF-8' } };
     });
 
@@ -968,29 +884,25 @@ export class FakeBitbucketServer extends FakeGitHost<
 
     // ------------------------------------------------ commits and changes
 
-    route(`GET ${API}/changes`, ({ repo, query }) => {
-      const until = this.resolve(repo, query.until);
+    // The changes up to a commit (`until`, or the one in the path), since `since` or its first parent.
+    const changes = ({ repo, query, params }: RouteContext): Reply => {
+      const until = this.resolve(repo, params.commitId ?? query.until);
       const since = query.since ? this.resolve(repo, query.since) : repo.commit(until)?.parents[0];
       return ok(this.changesPage(repo, since, until, query));
-    });
-
-    route(`GET ${API}/commits/{commitId}/changes`, ({ repo, query, params }) => {
-      const until = this.resolve(repo, params.commitId);
-      const since = query.since ? this.resolve(repo, query.since) : repo.commit(until)?.parents[0];
-      return ok(this.changesPage(repo, since, until, query));
-    });
+    };
+    route(`GET ${API}/changes`, changes);
+    route(`GET ${API}/commits/{commitId}/changes`, changes);
 
     route(`GET ${API}/commits`, ({ repo, query }) => {
       const until = this.resolve(repo, query.until);
       const excluded = query.since ? repo.reachable(this.resolve(repo, query.since)) : new Set<string>();
       const ordered = logOrder(repo, until).filter((sha) => !excluded.has(sha));
-      return {
-        status: 200,
-        body: this.page(
+      return ok(
+        this.page(
           ordered.map((sha) => this.commitJson(repo, sha)),
           query,
         ),
-      };
+      );
     });
 
     route(`GET ${API}/commits/{commitId}`, ({ repo, params }) =>
@@ -1002,162 +914,127 @@ export class FakeBitbucketServer extends FakeGitHost<
     route(`GET ${API}/pull-requests`, ({ repo, query }) => {
       const state = (query.state ?? 'OPEN').toUpperCase();
       if (!['OPEN', 'DECLINED', 'MERGED', 'ALL'].includes(state)) {
-        throw problem(400, `Invalid state ${query.state ?? ''}`, EXCEPTIONS.validation);
+        throw problem(400, `Invalid state ${query.state ?? ''}`, 'validation');
       }
       const direction = (query.direction ?? 'INCOMING').toUpperCase();
       const at = this.branchName(query.at);
-      let pulls = repo.pullRequests.filter((pull) => state === 'ALL' || pull.state === state);
+      let pulls = repo.pullRequests.all.filter((pull) => state === 'ALL' || STATES[pull.state] === state);
       if (at !== undefined) {
-        pulls = pulls.filter((pull) => (direction === 'OUTGOING' ? pull.fromBranch : pull.toBranch) === at);
+        pulls = pulls.filter((pull) => (direction === 'OUTGOING' ? pull.source : pull.target) === at);
       }
-      pulls = [...pulls].sort((a, b) => b.id - a.id);
+      pulls = [...pulls].sort((a, b) => b.number - a.number);
       if ((query.order ?? 'NEWEST').toUpperCase() === 'OLDEST') pulls.reverse();
-      return {
-        status: 200,
-        body: this.page(
+      return ok(
+        this.page(
           pulls.map((pull) => this.pullRequestJson(repo, pull)),
           query,
         ),
-      };
+      );
     });
 
-    route(
-      `POST ${API}/pull-requests`,
-      ({ repo, body, credential }) => {
-        const input = objectBody(body);
-        const title = typeof input.title === 'string' ? input.title.trim() : '';
-        if (title === '') throw problem(400, 'A pull request must have a title', EXCEPTIONS.validation);
-        const refOf = (value: unknown) => {
-          const ref = typeof value === 'object' && value !== null ? (value as Record<string, unknown>) : {};
-          const repository = (ref.repository ?? {}) as { slug?: unknown; project?: { key?: unknown } };
-          const slug = typeof repository.slug === 'string' ? repository.slug : undefined;
-          const key = typeof repository.project?.key === 'string' ? repository.project.key : '';
-          if (
-            slug !== undefined &&
-            `${key}/${slug}`.toLowerCase() !== `${repo.projectKey}/${repo.slug}`.toLowerCase()
-          ) {
-            throw problem(400, 'Pull requests across repositories are not supported by this fake');
-          }
-          return this.branchName(ref.id);
-        };
-        const fromBranch = refOf(input.fromRef);
-        const toBranch = refOf(input.toRef);
-        if (!fromBranch || !toBranch) {
-          throw problem(400, 'fromRef and toRef are required', EXCEPTIONS.validation);
+    write(`POST ${API}/pull-requests`, ({ repo, body, credential }) => {
+      const input = objectBody(body);
+      const title = typeof input.title === 'string' ? input.title.trim() : '';
+      if (title === '') throw problem(400, 'A pull request must have a title', 'validation');
+      const refOf = (value: unknown) => {
+        const ref = typeof value === 'object' && value !== null ? (value as Record<string, unknown>) : {};
+        const repository = (ref.repository ?? {}) as { slug?: unknown; project?: { key?: unknown } };
+        const slug = typeof repository.slug === 'string' ? repository.slug : undefined;
+        const key = typeof repository.project?.key === 'string' ? repository.project.key : '';
+        if (slug !== undefined && `${key}/${slug}`.toLowerCase() !== `${repo.projectKey}/${repo.slug}`.toLowerCase()) {
+          throw problem(400, 'Pull requests across repositories are not supported by this fake');
         }
-        const from = repo.branchSha(fromBranch);
-        const to = repo.branchSha(toBranch);
-        const missing = !from ? fromBranch : !to ? toBranch : undefined;
-        if (missing !== undefined || !from || !to) {
-          throw problem(
-            404,
-            `Repository "${repo.slug}" of project with key "${repo.projectKey}" has no branch "${missing ?? ''}"`,
-            EXCEPTIONS.noSuchBranch,
-          );
-        }
-        const existing = this.duplicateOf(repo, { fromBranch, toBranch });
-        if (existing) throw this.duplicateProblem(repo, existing);
-        if (repo.isAncestor(from, to)) {
-          throw problem(
-            409,
-            `Pull request cannot be created: '${fromBranch}' is already up-to-date with '${toBranch}'.`,
-            EXCEPTIONS.emptyPullRequest,
-          );
-        }
-        const now = Date.now();
-        const pull: StoredPullRequest = {
-          id: repo.pullRequests.length + 1,
-          version: 0,
-          title,
-          description: typeof input.description === 'string' ? input.description : '',
-          state: 'OPEN',
-          fromBranch,
-          toBranch,
-          author: credential.user,
-          reviewers: [],
-          createdDate: now,
-          updatedDate: now,
-        };
-        repo.pullRequests.push(pull);
-        return { status: 201, body: this.pullRequestJson(repo, pull) };
-      },
-      { write: true },
-    );
+        return this.branchName(ref.id);
+      };
+      const fromBranch = refOf(input.fromRef);
+      const toBranch = refOf(input.toRef);
+      if (!fromBranch || !toBranch) throw problem(400, 'fromRef and toRef are required', 'validation');
+      const from = repo.branchSha(fromBranch);
+      const to = repo.branchSha(toBranch);
+      const missing = !from ? fromBranch : !to ? toBranch : undefined;
+      if (missing !== undefined || !from || !to) {
+        throw problem(
+          404,
+          `Repository "${repo.slug}" of project with key "${repo.projectKey}" has no branch "${missing ?? ''}"`,
+          'noSuchBranch',
+        );
+      }
+      const existing = repo.pullRequests.openFrom(fromBranch, toBranch);
+      if (existing) throw this.duplicateProblem(repo, existing);
+      if (repo.isAncestor(from, to)) {
+        throw problem(
+          409,
+          `Pull request cannot be created: '${fromBranch}' is already up-to-date with '${toBranch}'.`,
+          'emptyPullRequest',
+        );
+      }
+      const description = typeof input.description === 'string' ? input.description : '';
+      const pull = repo.pullRequests.add({
+        title,
+        description,
+        source: fromBranch,
+        target: toBranch,
+        version: 0,
+        author: credential.user,
+        reviewers: [],
+      });
+      return { status: 201, body: this.pullRequestJson(repo, pull) };
+    });
 
     route(`GET ${API}/pull-requests/{pullRequestId}`, ({ repo, params }) =>
       ok(this.pullRequestJson(repo, this.findPullRequest(repo, params.pullRequestId))),
     );
 
-    route(
-      `PUT ${API}/pull-requests/{pullRequestId}`,
-      ({ repo, params, body }) => {
-        const pull = this.findPullRequest(repo, params.pullRequestId);
-        const input = objectBody(body);
-        this.checkVersion(pull, input.version);
-        if (pull.state === 'MERGED') {
-          throw problem(409, 'A merged pull request cannot be updated', EXCEPTIONS.illegalState);
-        }
-        if (typeof input.title === 'string') {
-          if (input.title.trim() === '') throw problem(400, 'A pull request must have a title');
-          pull.title = input.title.trim();
-        }
-        if (typeof input.description === 'string') pull.description = input.description;
-        // Like Bitbucket, the reviewers are the ones the update names: leaving them out removes them.
-        const reviewers = Array.isArray(input.reviewers) ? (input.reviewers as unknown[]) : [];
-        pull.reviewers = reviewers.flatMap((reviewer) => {
-          const name = (reviewer as { user?: { name?: unknown } } | null)?.user?.name;
-          const known = typeof name === 'string' ? this.passwords.get(name)?.user : undefined;
-          return known ? [known] : [];
-        });
-        pull.version++;
-        pull.updatedDate = Date.now();
-        return ok(this.pullRequestJson(repo, pull));
-      },
-      { write: true },
-    );
+    write(`PUT ${API}/pull-requests/{pullRequestId}`, ({ repo, params, body }) => {
+      const pull = this.findPullRequest(repo, params.pullRequestId);
+      const input = objectBody(body);
+      this.checkVersion(pull, input.version);
+      if (pull.state === 'merged') throw problem(409, 'A merged pull request cannot be updated', 'illegalState');
+      if (typeof input.title === 'string') {
+        if (input.title.trim() === '') throw problem(400, 'A pull request must have a title');
+        pull.title = input.title.trim();
+      }
+      if (typeof input.description === 'string') pull.description = input.description;
+      // Like Bitbucket, the reviewers are the ones the update names: leaving them out removes them.
+      const reviewers = Array.isArray(input.reviewers) ? (input.reviewers as unknown[]) : [];
+      pull.reviewers = reviewers.flatMap((reviewer) => {
+        const name = (reviewer as { user?: { name?: unknown } } | null)?.user?.name;
+        const known = typeof name === 'string' ? this.passwords.get(name)?.user : undefined;
+        return known ? [known] : [];
+      });
+      pull.version++;
+      pull.updatedAt = Date.now();
+      return ok(this.pullRequestJson(repo, pull));
+    });
 
-    route(
-      `POST ${API}/pull-requests/{pullRequestId}/decline`,
-      ({ repo, params, query, body }) => {
-        const pull = this.findPullRequest(repo, params.pullRequestId);
-        this.checkVersion(pull, query.version ?? (body as { version?: unknown } | undefined)?.version);
-        if (pull.state !== 'OPEN') {
-          throw problem(409, 'Only an open pull request can be declined', EXCEPTIONS.illegalState);
-        }
-        this.closePullRequest(repo, pull, 'DECLINED');
-        return ok(this.pullRequestJson(repo, pull));
-      },
-      { write: true },
-    );
+    write(`POST ${API}/pull-requests/{pullRequestId}/decline`, ({ repo, params, query, body }) => {
+      const pull = this.findPullRequest(repo, params.pullRequestId);
+      this.checkVersion(pull, query.version ?? (body as { version?: unknown } | undefined)?.version);
+      if (pull.state !== 'open') throw problem(409, 'Only an open pull request can be declined', 'illegalState');
+      this.closePullRequest(repo, pull, 'closed');
+      return ok(this.pullRequestJson(repo, pull));
+    });
 
-    route(
-      `POST ${API}/pull-requests/{pullRequestId}/reopen`,
-      ({ repo, params, query, body }) => {
-        const pull = this.findPullRequest(repo, params.pullRequestId);
-        this.checkVersion(pull, query.version ?? (body as { version?: unknown } | undefined)?.version);
-        if (pull.state !== 'DECLINED') {
-          throw problem(409, 'Only a declined pull request can be reopened', EXCEPTIONS.illegalState);
-        }
-        const from = repo.branchSha(pull.fromBranch);
-        const to = repo.branchSha(pull.toBranch);
-        if (!from || !to) {
-          throw problem(
-            409,
-            'The pull request cannot be reopened: its source or target branch no longer exists',
-            EXCEPTIONS.illegalState,
-          );
-        }
-        const existing = this.duplicateOf(repo, pull, pull.id);
-        if (existing) throw this.duplicateProblem(repo, existing);
-        pull.state = 'OPEN';
-        pull.closedDate = undefined;
-        pull.version++;
-        pull.updatedDate = Date.now();
-        this.rescope(repo);
-        return ok(this.pullRequestJson(repo, pull));
-      },
-      { write: true },
-    );
+    write(`POST ${API}/pull-requests/{pullRequestId}/reopen`, ({ repo, params, query, body }) => {
+      const pull = this.findPullRequest(repo, params.pullRequestId);
+      this.checkVersion(pull, query.version ?? (body as { version?: unknown } | undefined)?.version);
+      if (pull.state !== 'closed') throw problem(409, 'Only a declined pull request can be reopened', 'illegalState');
+      const from = repo.branchSha(pull.source);
+      const to = repo.branchSha(pull.target);
+      if (!from || !to) {
+        throw problem(
+          409,
+          'The pull request cannot be reopened: its source or target branch no longer exists',
+          'illegalState',
+        );
+      }
+      const existing = repo.pullRequests.openFrom(pull.source, pull.target, pull);
+      if (existing) throw this.duplicateProblem(repo, existing);
+      repo.pullRequests.reopen(pull);
+      pull.version++;
+      this.rescope(repo);
+      return ok(this.pullRequestJson(repo, pull));
+    });
   }
 }
 
@@ -1179,7 +1056,7 @@ function pathJson(path: string): Record<string, unknown> {
 
 function objectBody(body: unknown): Record<string, unknown> {
   if (typeof body !== 'object' || body === null || Array.isArray(body)) {
-    throw problem(400, 'A JSON object is required', EXCEPTIONS.validation);
+    throw problem(400, 'A JSON object is required', 'validation');
   }
   return body as Record<string, unknown>;
 }

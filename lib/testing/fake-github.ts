@@ -17,22 +17,27 @@ import { STATUS_CODES, type IncomingMessage } from 'node:http';
 import {
   FakeGitHost,
   HostError,
+  PullRequests,
   Router,
+  found,
   ok,
   parseJson,
   pathSegments,
   offsetPage,
-  type CommonFault,
   type FaultMatch,
   type LoggedRequest,
+  type PullRecord,
   type Reply,
   type StatusFault,
 } from './git-host-kernel.js';
 import {
   GIT_MODES as MODES,
   GitRepository,
+  badGitPath,
   gitNow,
+  gitTime,
   typeOfMode,
+  validRefName,
   type FlatEntry,
   type GitMode,
   type GitObjectType,
@@ -40,18 +45,7 @@ import {
   type GitTreeEntry,
 } from './git-repository.js';
 
-export type { RedirectStatus } from './git-host-kernel.js';
-export {
-  gitBlobSha,
-  gitCommitSha,
-  gitTreeSha,
-  sortTreeEntries,
-  type GitCommit,
-  type GitMode,
-  type GitObjectType,
-  type GitSignature,
-  type GitTreeEntry,
-} from './git-repository.js';
+export { gitBlobSha, gitCommitSha, gitTreeSha } from './git-repository.js';
 
 export interface FakeGitHubRequest extends LoggedRequest {
   /** The decoded path below the API base, without the query, e.g. `/repos/o/r/git/ref/heads/main`. */
@@ -69,16 +63,11 @@ export interface FakeGitHubTokenOptions {
   readOnly?: boolean;
 }
 
-/** Which requests a fault hits; `route` in Octokit's notation, e.g. `POST /repos/{owner}/{repo}/pulls`. */
-export type FakeGitHubFaultMatch = FaultMatch;
-
 type RateLimitFault =
   /** 403 with `retry-after` and "You have exceeded a secondary rate limit". */
   | { type: 'secondary-rate-limit'; retryAfterSeconds?: number }
   /** 403 (or 429) with `x-ratelimit-remaining: 0` and `x-ratelimit-reset` this many seconds from now. */
   | { type: 'primary-rate-limit'; status?: 403 | 429; resetInSeconds?: number };
-
-export type FakeGitHubFault = CommonFault | RateLimitFault;
 
 export interface FakeGitHubApp {
   appId: number;
@@ -118,21 +107,7 @@ export interface FakePullRequest {
   mergeCommitSha?: string;
 }
 
-interface StoredPull {
-  number: number;
-  title: string;
-  body: string;
-  state: 'open' | 'closed';
-  merged: boolean;
-  head: string;
-  /** The head commit when the pull request was closed. */
-  closedHeadSha?: string;
-  base: string;
-  createdAt: string;
-  updatedAt: string;
-  closedAt?: string;
-  mergedAt?: string;
-  mergeCommitSha?: string;
+interface StoredPull extends PullRecord {
   user: string;
 }
 
@@ -148,7 +123,7 @@ const validationFailed = (errors: Record<string, unknown>[], message = 'Validati
   problem(422, message, { errors });
 
 class FakeRepository extends GitRepository {
-  readonly pulls: StoredPull[] = [];
+  readonly pulls = new PullRequests<StoredPull>(this);
 
   constructor(
     readonly owner: string,
@@ -212,13 +187,6 @@ function signatureOf(value: unknown, fallback: GitSignature, now: string): GitSi
   const date = typeof given.date === 'string' ? new Date(given.date) : new Date(now);
   if (Number.isNaN(date.getTime())) throw validationFailed([{ resource: 'Commit', field: 'date', code: 'invalid' }]);
   return { name: given.name, email: given.email, date: date.toISOString().replace(/\.\d+Z$/, 'Z') };
-}
-
-const badTreePath = (path: string) =>
-  path === '' || path.startsWith('/') || path.endsWith('/') || path.split('/').some(badPathPart);
-
-function badPathPart(part: string): boolean {
-  return part === '' || part === '.' || part === '..' || part === '.git';
 }
 
 /** GitHub wraps base64 text at 60 characters. */
@@ -323,15 +291,15 @@ export class FakeGitHub extends FakeGitHost<
   /** Pull requests, oldest first. */
   pulls(owner: string, name: string): FakePullRequest[] {
     const repo = this.repository(owner, name);
-    return repo.pulls.map((pull) => ({
+    return repo.pulls.all.map((pull) => ({
       number: pull.number,
       title: pull.title,
-      body: pull.body,
-      state: pull.state,
-      merged: pull.merged,
-      head: pull.head,
-      headSha: pull.closedHeadSha ?? repo.branchSha(pull.head) ?? '',
-      base: pull.base,
+      body: pull.description,
+      state: pull.state === 'open' ? 'open' : 'closed',
+      merged: pull.state === 'merged',
+      head: pull.source,
+      headSha: repo.pulls.headSha(pull) ?? '',
+      base: pull.target,
       htmlUrl: this.pullHtmlUrl(repo, pull.number),
       ...(pull.mergeCommitSha ? { mergeCommitSha: pull.mergeCommitSha } : {}),
     }));
@@ -345,17 +313,13 @@ export class FakeGitHub extends FakeGitHost<
    */
   merge(owner: string, name: string, number: number, options: { mergeCommit?: boolean } = {}): string {
     const repo = this.repository(owner, name);
-    const pull = repo.pulls.find((candidate) => candidate.number === number);
-    if (!pull || pull.state !== 'open') throw new Error(`no open pull request #${number} in ${owner}/${name}`);
-    return this.mergePull(repo, pull, this.identity.name, options.mergeCommit === true);
+    return this.mergePull(repo, repo.pulls.expect(number, true), this.identity.name, options.mergeCommit === true);
   }
 
   /** Closes an open pull request without merging it. */
   closePull(owner: string, name: string, number: number): void {
-    const repo = this.repository(owner, name);
-    const pull = repo.pulls.find((candidate) => candidate.number === number);
-    if (!pull) throw new Error(`no pull request #${number} in ${owner}/${name}`);
-    this.closeStoredPull(repo, pull);
+    const { pulls } = this.repository(owner, name);
+    pulls.close(pulls.expect(number));
   }
 
   // ---------------------------------------------------------------- handling
@@ -577,45 +541,41 @@ export class FakeGitHub extends FakeGitHost<
 
   private pullJson(repo: FakeRepository, pull: StoredPull): Record<string, unknown> {
     const repoJson = this.repositoryJson(repo);
-    const headSha = pull.closedHeadSha ?? repo.branchSha(pull.head) ?? null;
+    const time = (ms: number | undefined) => (ms === undefined ? null : gitTime(ms));
     return {
       id: repo.id * 100000 + pull.number,
       node_id: `PR_${repo.id}_${pull.number}`,
       number: pull.number,
       url: this.apiUrl(`${this.repoPath(repo)}/pulls/${pull.number}`),
       html_url: this.pullHtmlUrl(repo, pull.number),
-      state: pull.state,
+      state: pull.state === 'open' ? 'open' : 'closed',
       locked: false,
       draft: false,
       title: pull.title,
-      body: pull.body,
+      body: pull.description,
       user: { login: pull.user },
-      created_at: pull.createdAt,
-      updated_at: pull.updatedAt,
-      closed_at: pull.closedAt ?? null,
-      merged_at: pull.mergedAt ?? null,
-      merged: pull.merged,
+      created_at: time(pull.createdAt),
+      updated_at: time(pull.updatedAt),
+      closed_at: time(pull.closedAt),
+      merged_at: time(pull.state === 'merged' ? pull.closedAt : undefined),
+      merged: pull.state === 'merged',
       merge_commit_sha: pull.mergeCommitSha ?? null,
-      head: { label: `${repo.owner}:${pull.head}`, ref: pull.head, sha: headSha, repo: repoJson },
+      head: {
+        label: `${repo.owner}:${pull.source}`,
+        ref: pull.source,
+        sha: repo.pulls.headSha(pull) ?? null,
+        repo: repoJson,
+      },
       base: {
-        label: `${repo.owner}:${pull.base}`,
-        ref: pull.base,
-        sha: repo.branchSha(pull.base) ?? null,
+        label: `${repo.owner}:${pull.target}`,
+        ref: pull.target,
+        sha: repo.branchSha(pull.target) ?? null,
         repo: repoJson,
       },
     };
   }
 
   // ---------------------------------------------------------------- pull request actions
-
-  private closeStoredPull(repo: FakeRepository, pull: StoredPull): void {
-    if (pull.state === 'closed') return;
-    const now = gitNow();
-    pull.closedHeadSha = repo.branchSha(pull.head);
-    pull.state = 'closed';
-    pull.closedAt = now;
-    pull.updatedAt = now;
-  }
 
   /**
    * Closes the open pull requests from `branch` left with nothing to merge after the branch was moved through the
@@ -624,32 +584,18 @@ export class FakeGitHub extends FakeGitHost<
   private closePullsLeftEmpty(repo: FakeRepository, branch: string): void {
     const head = repo.branchSha(branch);
     if (head === undefined) return;
-    for (const pull of repo.pulls) {
-      if (pull.state !== 'open' || pull.head !== branch) continue;
-      const base = repo.branchSha(pull.base);
-      if (base !== undefined && repo.isAncestor(head, base)) this.closeStoredPull(repo, pull);
-    }
+    repo.pulls.closeWhere((pull) => {
+      const base = repo.branchSha(pull.target);
+      return pull.source === branch && base !== undefined && repo.isAncestor(head, base);
+    });
   }
 
   private mergePull(repo: FakeRepository, pull: StoredPull, login: string, mergeCommit = false): string {
-    const headSha = repo.branchSha(pull.head);
-    const baseSha = repo.branchSha(pull.base);
-    if (!headSha || !baseSha) throw problem(405, 'Pull Request is not mergeable');
-    const result =
-      !mergeCommit && repo.isAncestor(baseSha, headSha)
-        ? headSha
-        : repo.mergeCommit(
-            baseSha,
-            headSha,
-            { name: login, email: `${login}@users.noreply.github.com` },
-            `Merge pull request #${pull.number} from ${repo.owner}/${pull.head}`,
-          );
-    repo.refs.set(`refs/heads/${pull.base}`, result);
-    this.closeStoredPull(repo, pull);
-    pull.merged = true;
-    pull.mergedAt = pull.closedAt;
-    pull.mergeCommitSha = result;
-    return result;
+    const committer = { name: login, email: `${login}@users.noreply.github.com` };
+    const message = `Merge pull request #${pull.number} from ${repo.owner}/${pull.source}`;
+    const sha = repo.pulls.merge(pull, committer, message, !mergeCommit);
+    if (!sha) throw problem(405, 'Pull Request is not mergeable');
+    return sha;
   }
 
   // ---------------------------------------------------------------- route table
@@ -726,9 +672,7 @@ export class FakeGitHub extends FakeGitHost<
       const input = object(body);
       const ref = requiredString(input, 'ref', 'Reference');
       const sha = requiredString(input, 'sha', 'Reference');
-      if (!/^refs\/[^/]+\/.+/.test(ref) || ref.split('/').some((part) => part === '' || part === '..')) {
-        throw problem(422, `${ref} is not a valid ref name.`);
-      }
+      if (!validRefName(ref)) throw problem(422, `${ref} is not a valid ref name.`);
       if (!repo.commit(sha)) throw problem(422, 'Object does not exist');
       if (repo.refs.has(ref)) throw problem(422, 'Reference already exists');
       repo.refs.set(ref, sha);
@@ -742,9 +686,7 @@ export class FakeGitHub extends FakeGitHost<
       const current = repo.refs.get(ref);
       if (!current) throw problem(422, 'Reference does not exist');
       if (!repo.commit(sha)) throw problem(422, 'Object does not exist');
-      if (input.force !== true && !repo.isAncestor(current, sha)) {
-        throw problem(422, 'Update is not a fast forward');
-      }
+      if (input.force !== true && !repo.isAncestor(current, sha)) throw problem(422, 'Update is not a fast forward');
       repo.refs.set(ref, sha);
       if (ref.startsWith('refs/heads/')) this.closePullsLeftEmpty(repo, ref.slice('refs/heads/'.length));
       return ok(this.refJson(repo, ref, sha));
@@ -754,9 +696,7 @@ export class FakeGitHub extends FakeGitHost<
       const ref = `refs/${params.ref}`;
       if (!repo.refs.has(ref)) throw problem(422, 'Reference does not exist');
       // A deleted branch closes its open pull requests (closed first, so they keep showing its last head).
-      for (const pull of repo.pulls) {
-        if (pull.state === 'open' && `refs/heads/${pull.head}` === ref) this.closeStoredPull(repo, pull);
-      }
+      repo.pulls.closeWhere((pull) => `refs/heads/${pull.source}` === ref);
       repo.refs.delete(ref);
       return { status: 204 };
     });
@@ -788,9 +728,7 @@ export class FakeGitHub extends FakeGitHost<
       for (const raw of input.tree as unknown[]) {
         const entry = object(raw);
         const path = typeof entry.path === 'string' ? entry.path : '';
-        if (badTreePath(path)) {
-          throw problem(422, `tree.path contains a malformed path component`);
-        }
+        if (badGitPath(path)) throw problem(422, `tree.path contains a malformed path component`);
         const mode = String(entry.mode) as GitMode;
         if (!MODES.has(mode)) throw problem(422, `tree.mode must be one of ${[...MODES].join(', ')}`);
         const type = entry.type === undefined ? typeOfMode(mode) : (entry.type as GitObjectType);
@@ -814,9 +752,7 @@ export class FakeGitHub extends FakeGitHost<
           if (!repo.tree(entry.sha)) throw problem(422, `tree.sha ${entry.sha} is not a valid tree`);
           for (const [sub, leaf] of repo.flatten(entry.sha)) files.set(`${path}/${sub}`, leaf);
         } else {
-          if (type === 'blob' && !repo.blob(entry.sha)) {
-            throw problem(422, `tree.sha ${entry.sha} is not a valid blob`);
-          }
+          if (type === 'blob' && !repo.blob(entry.sha)) throw problem(422, `tree.sha ${entry.sha} is not a valid blob`);
           files.set(path, { mode, sha: entry.sha });
         }
       }
@@ -922,9 +858,7 @@ export class FakeGitHub extends FakeGitHost<
       const head = repo.branchSha(branch);
       if (!head) throw problem(404, `Branch ${branch} not found`);
       const path = params.path ?? '';
-      if (badTreePath(path)) {
-        throw problem(422, 'path contains a malformed path component');
-      }
+      if (badGitPath(path)) throw problem(422, 'path contains a malformed path component');
       const files = repo.flatten(repo.commit(head)?.tree ?? '');
       const existing = files.get(path);
       if (existing) {
@@ -985,7 +919,7 @@ export class FakeGitHub extends FakeGitHost<
       if (!headSha) throw invalid('head');
       const baseSha = repo.branchSha(base);
       if (!baseSha) throw invalid('base');
-      if (repo.pulls.some((pull) => pull.state === 'open' && pull.head === head && pull.base === base)) {
+      if (repo.pulls.openFrom(head, base)) {
         throw validationFailed([
           {
             resource: 'PullRequest',
@@ -999,20 +933,8 @@ export class FakeGitHub extends FakeGitHost<
           { resource: 'PullRequest', code: 'custom', message: `No commits between ${base} and ${head}` },
         ]);
       }
-      const now = gitNow();
-      const pull: StoredPull = {
-        number: repo.pulls.length + 1,
-        title,
-        body: typeof input.body === 'string' ? input.body : '',
-        state: 'open',
-        merged: false,
-        head,
-        base,
-        createdAt: now,
-        updatedAt: now,
-        user: login,
-      };
-      repo.pulls.push(pull);
+      const description = typeof input.body === 'string' ? input.body : '';
+      const pull = repo.pulls.add({ title, description, source: head, target: base, user: login });
       return { status: 201, body: this.pullJson(repo, pull) };
     });
 
@@ -1021,17 +943,17 @@ export class FakeGitHub extends FakeGitHost<
       if (!['open', 'closed', 'all'].includes(state)) {
         throw validationFailed([{ resource: 'Search', field: 'state', code: 'invalid' }]);
       }
-      let pulls = repo.pulls.filter((pull) => state === 'all' || pull.state === state);
+      let pulls = repo.pulls.all.filter((pull) => state === 'all' || (pull.state === 'open') === (state === 'open'));
       if (query.head) {
         const [headOwner, head] = query.head.includes(':')
           ? (query.head.split(/:(.*)/s, 2) as [string, string])
           : [repo.owner, query.head];
-        pulls = pulls.filter((pull) => headOwner.toLowerCase() === repo.owner.toLowerCase() && pull.head === head);
+        pulls = pulls.filter((pull) => headOwner.toLowerCase() === repo.owner.toLowerCase() && pull.source === head);
       }
-      if (query.base) pulls = pulls.filter((pull) => pull.base === query.base);
+      if (query.base) pulls = pulls.filter((pull) => pull.target === query.base);
       const sort = query.sort ?? 'created';
       const direction = query.direction ?? (sort === 'created' ? 'desc' : 'asc');
-      const key = (pull: StoredPull) => (sort === 'updated' ? pull.updatedAt : pull.createdAt);
+      const key = (pull: StoredPull) => gitTime(sort === 'updated' ? pull.updatedAt : pull.createdAt);
       pulls = [...pulls].sort((a, b) => key(a).localeCompare(key(b)) || a.number - b.number);
       if (direction === 'desc') pulls.reverse();
       const { page, pages, start, end } = offsetPage(pulls.length, query, 30);
@@ -1048,11 +970,7 @@ export class FakeGitHub extends FakeGitHost<
       return { status: 200, headers, body: slice.map((pull) => this.pullJson(repo, pull)) };
     });
 
-    const findPull = (repo: FakeRepository, number: string | undefined) => {
-      const pull = repo.pulls.find((candidate) => String(candidate.number) === number);
-      if (!pull) throw notFound();
-      return pull;
-    };
+    const findPull = (repo: FakeRepository, number: string | undefined) => found(repo.pulls.find(number), notFound);
 
     route('GET /repos/{owner}/{repo}/pulls/{pull_number}', ({ repo, params }) =>
       ok(this.pullJson(repo, findPull(repo, params.pull_number))),
@@ -1062,19 +980,15 @@ export class FakeGitHub extends FakeGitHost<
       const pull = findPull(repo, params.pull_number);
       const input = object(body);
       if (typeof input.title === 'string') pull.title = input.title;
-      if (typeof input.body === 'string') pull.body = input.body;
+      if (typeof input.body === 'string') pull.description = input.body;
       if (typeof input.base === 'string') {
         if (!repo.branchSha(input.base))
           throw validationFailed([{ resource: 'PullRequest', field: 'base', code: 'invalid' }]);
-        pull.base = input.base;
+        pull.target = input.base;
       }
-      if (input.state === 'closed') this.closeStoredPull(repo, pull);
-      if (input.state === 'open' && pull.state === 'closed' && !pull.merged) {
-        pull.state = 'open';
-        pull.closedAt = undefined;
-        pull.closedHeadSha = undefined;
-      }
-      pull.updatedAt = gitNow();
+      if (input.state === 'closed') repo.pulls.close(pull);
+      if (input.state === 'open' && pull.state === 'closed') repo.pulls.reopen(pull);
+      pull.updatedAt = Date.now();
       return ok(this.pullJson(repo, pull));
     });
 

@@ -20,19 +20,19 @@ import { createHash, randomBytes } from 'node:crypto';
 import {
   FakeGitHost,
   HostError,
+  PullRequests,
   Router,
+  found,
   ok,
   pathSegments,
   offsetPage,
-  type CommonFault,
   type FaultMatch,
   type LoggedRequest,
+  type PullRecord,
   type Reply,
   type StatusFault,
 } from './git-host-kernel.js';
-import { GitRepository, gitNow, type FlatEntry } from './git-repository.js';
-
-export type { RedirectStatus } from './git-host-kernel.js';
+import { GitRepository, badGitPath as badPath, gitNow, gitTime, type FlatEntry } from './git-repository.js';
 
 export interface FakeGitLabRequest extends LoggedRequest {
   /** The path below the API base as sent (the project id stays URL-encoded), e.g. `/projects/a%2Fb/repository/tree`. */
@@ -43,13 +43,8 @@ export interface FakeGitLabRequest extends LoggedRequest {
   auth?: 'private-token' | 'bearer';
 }
 
-/** Which requests a fault hits; `route` in GitLab's notation, e.g. `POST /projects/:id/merge_requests`. */
-export type FakeGitLabFaultMatch = FaultMatch;
-
 /** 429 "Retry later" with `Retry-After` and `RateLimit-Reset` this many seconds from now, as Rack::Attack answers. */
 type RateLimitFault = { type: 'rate-limit'; resetInSeconds?: number };
-
-export type FakeGitLabFault = CommonFault | RateLimitFault;
 
 export type FakeGitLabScope = 'api' | 'read_api' | 'read_repository' | 'write_repository';
 
@@ -104,26 +99,16 @@ interface Token {
   projects?: ReadonlySet<string>;
 }
 
-interface StoredMergeRequest {
+interface StoredMergeRequest extends PullRecord {
   id: number;
-  iid: number;
-  title: string;
-  description: string;
-  state: 'opened' | 'closed' | 'merged';
-  sourceBranch: string;
-  targetBranch: string;
   author: User;
-  createdAt: string;
-  updatedAt: string;
-  mergedAt?: string;
-  closedAt?: string;
-  /** The source branch's commit when the merge request was closed or merged. */
-  closedSha?: string;
-  mergeCommitSha?: string;
 }
 
+/** GitLab's names of the states. */
+const STATES = { open: 'opened', closed: 'closed', merged: 'merged' } as const;
+
 class FakeProject extends GitRepository {
-  readonly mergeRequests: StoredMergeRequest[] = [];
+  readonly mergeRequests = new PullRequests<StoredMergeRequest>(this);
 
   constructor(
     readonly path: string,
@@ -139,6 +124,9 @@ const problem = (status: number, message: unknown) => new HostError(status, { me
 const notFound = (what: string) => problem(404, `404 ${what} Not Found`);
 const badRequest = (message: unknown) => problem(400, message);
 const missing = (...fields: string[]) => new HostError(400, { error: fields.map((f) => `${f} is missing`).join(', ') });
+// GitLab's rule: one open merge request per source branch (whatever its target).
+const alreadyOpen = (open: { number: number }) =>
+  problem(409, [`Another open merge request already exists for this source branch: !${open.number}`]);
 const invalid = (field: string) => new HostError(400, { error: `${field} does not have a valid value` });
 
 interface RouteContext {
@@ -174,10 +162,6 @@ function booleanParam(value: unknown): boolean | undefined {
   if (value === true || value === 'true' || value === 1 || value === '1') return true;
   if (value === false || value === 'false' || value === 0 || value === '0') return false;
   return undefined;
-}
-
-function badPath(path: string): boolean {
-  return path === '' || path.startsWith('/') || path.split('/').some((part) => ['', '.', '..', '.git'].includes(part));
 }
 
 /** Raw files are served as text unless they hold a NUL byte, as GitLab labels them. */
@@ -282,15 +266,15 @@ export class FakeGitLab extends FakeGitHost<FakeGitLabRequest, RateLimitFault, F
   /** Merge requests, oldest first. */
   mergeRequests(path: string): FakeMergeRequest[] {
     const project = this.repository(path);
-    return project.mergeRequests.map((mr) => ({
-      iid: mr.iid,
+    return project.mergeRequests.all.map((mr) => ({
+      iid: mr.number,
       title: mr.title,
       description: mr.description,
-      state: mr.state,
-      sourceBranch: mr.sourceBranch,
-      targetBranch: mr.targetBranch,
-      sha: mr.closedSha ?? project.branchSha(mr.sourceBranch) ?? '',
-      webUrl: this.mergeRequestUrl(project, mr.iid),
+      state: STATES[mr.state],
+      sourceBranch: mr.source,
+      targetBranch: mr.target,
+      sha: project.mergeRequests.headSha(mr) ?? '',
+      webUrl: this.mergeRequestUrl(project, mr.number),
       ...(mr.mergeCommitSha ? { mergeCommitSha: mr.mergeCommitSha } : {}),
     }));
   }
@@ -298,17 +282,13 @@ export class FakeGitLab extends FakeGitHost<FakeGitLabRequest, RateLimitFault, F
   /** Merges an open merge request as a person would (a merge commit); returns the target's new commit. */
   merge(path: string, iid: number): string {
     const project = this.repository(path);
-    const mr = project.mergeRequests.find((candidate) => candidate.iid === iid);
-    if (mr?.state !== 'opened') throw new Error(`no open merge request !${iid} in ${path}`);
-    return this.mergeStored(project, mr, IDENTITY);
+    return this.mergeStored(project, project.mergeRequests.expect(iid, true), IDENTITY);
   }
 
   /** Closes an open merge request without merging it. */
   closeMergeRequest(path: string, iid: number): void {
     const project = this.repository(path);
-    const mr = project.mergeRequests.find((candidate) => candidate.iid === iid);
-    if (!mr) throw new Error(`no merge request !${iid} in ${path}`);
-    this.closeStored(project, mr);
+    project.mergeRequests.close(project.mergeRequests.expect(iid));
   }
 
   // ---------------------------------------------------------------- handling
@@ -571,20 +551,20 @@ export class FakeGitLab extends FakeGitHost<FakeGitLabRequest, RateLimitFault, F
     };
     return {
       id: mr.id,
-      iid: mr.iid,
+      iid: mr.number,
       project_id: project.id,
       title: mr.title,
       description: mr.description,
-      state: mr.state,
-      created_at: mr.createdAt,
-      updated_at: mr.updatedAt,
+      state: STATES[mr.state],
+      created_at: new Date(mr.createdAt).toISOString(),
+      updated_at: new Date(mr.updatedAt).toISOString(),
       merged_by: mr.state === 'merged' ? author : null,
       merge_user: mr.state === 'merged' ? author : null,
-      merged_at: mr.mergedAt ?? null,
+      merged_at: mr.state === 'merged' ? gitTime(mr.closedAt ?? 0) : null,
       closed_by: mr.state === 'closed' ? author : null,
-      closed_at: mr.closedAt ?? null,
-      target_branch: mr.targetBranch,
-      source_branch: mr.sourceBranch,
+      closed_at: mr.state === 'closed' ? gitTime(mr.closedAt ?? 0) : null,
+      target_branch: mr.target,
+      source_branch: mr.source,
       user_notes_count: 0,
       upvotes: 0,
       downvotes: 0,
@@ -600,16 +580,16 @@ export class FakeGitLab extends FakeGitHost<FakeGitLabRequest, RateLimitFault, F
       milestone: null,
       merge_when_pipeline_succeeds: false,
       merge_status: 'can_be_merged',
-      detailed_merge_status: mr.state === 'opened' ? 'mergeable' : 'not_open',
-      sha: mr.closedSha ?? project.branchSha(mr.sourceBranch) ?? null,
+      detailed_merge_status: mr.state === 'open' ? 'mergeable' : 'not_open',
+      sha: project.mergeRequests.headSha(mr) ?? null,
       merge_commit_sha: mr.mergeCommitSha ?? null,
       squash_commit_sha: null,
       discussion_locked: null,
       should_remove_source_branch: null,
       force_remove_source_branch: false,
-      reference: `!${mr.iid}`,
-      references: { short: `!${mr.iid}`, relative: `!${mr.iid}`, full: `${project.path}!${mr.iid}` },
-      web_url: this.mergeRequestUrl(project, mr.iid),
+      reference: `!${mr.number}`,
+      references: { short: `!${mr.number}`, relative: `!${mr.number}`, full: `${project.path}!${mr.number}` },
+      web_url: this.mergeRequestUrl(project, mr.number),
       squash: false,
       has_conflicts: false,
       blocking_discussions_resolved: true,
@@ -667,31 +647,13 @@ export class FakeGitLab extends FakeGitHost<FakeGitLabRequest, RateLimitFault, F
 
   // ---------------------------------------------------------------- merge request actions
 
-  private closeStored(project: FakeProject, mr: StoredMergeRequest): void {
-    if (mr.state !== 'opened') return;
-    const now = gitNow();
-    mr.closedSha = project.branchSha(mr.sourceBranch);
-    mr.state = 'closed';
-    mr.closedAt = now;
-    mr.updatedAt = now;
-  }
-
   /** GitLab's default merge method: a merge commit of the source into the target, the source winning conflicts. */
   private mergeStored(project: FakeProject, mr: StoredMergeRequest, user: { name: string; email: string }): string {
-    const source = project.branchSha(mr.sourceBranch);
-    const target = project.branchSha(mr.targetBranch);
-    if (!source || !target) throw problem(405, '405 Method Not Allowed');
     const message =
-      `Merge branch '${mr.sourceBranch}' into '${mr.targetBranch}'\n\n${mr.title}\n\n` +
-      `See merge request ${project.path}!${mr.iid}`;
-    const sha = project.mergeCommit(target, source, user, message);
-    project.refs.set(`refs/heads/${mr.targetBranch}`, sha);
-    const now = gitNow();
-    mr.closedSha = source;
-    mr.state = 'merged';
-    mr.mergedAt = now;
-    mr.updatedAt = now;
-    mr.mergeCommitSha = sha;
+      `Merge branch '${mr.source}' into '${mr.target}'\n\n${mr.title}\n\n` +
+      `See merge request ${project.path}!${mr.number}`;
+    const sha = project.mergeRequests.merge(mr, user, message);
+    if (!sha) throw problem(405, '405 Method Not Allowed');
     return sha;
   }
 
@@ -990,15 +952,17 @@ export class FakeGitLab extends FakeGitHost<FakeGitLabRequest, RateLimitFault, F
         orderBy === 'title'
           ? mr.title
           : orderBy === 'updated_at'
-            ? mr.updatedAt
+            ? new Date(mr.updatedAt).toISOString()
             : orderBy === 'merged_at'
-              ? (mr.mergedAt ?? '')
-              : mr.createdAt;
-      const found = project.mergeRequests
-        .filter((mr) => state === 'all' || mr.state === state)
-        .filter((mr) => query.source_branch === undefined || mr.sourceBranch === query.source_branch)
-        .filter((mr) => query.target_branch === undefined || mr.targetBranch === query.target_branch)
-        .sort((a, b) => key(a).localeCompare(key(b)) || a.iid - b.iid);
+              ? mr.state === 'merged'
+                ? gitTime(mr.closedAt ?? 0)
+                : ''
+              : new Date(mr.createdAt).toISOString();
+      const found = project.mergeRequests.all
+        .filter((mr) => state === 'all' || STATES[mr.state] === state)
+        .filter((mr) => query.source_branch === undefined || mr.source === query.source_branch)
+        .filter((mr) => query.target_branch === undefined || mr.target === query.target_branch)
+        .sort((a, b) => key(a).localeCompare(key(b)) || a.number - b.number);
       if (sort === 'desc') found.reverse();
       return this.page(found, context, (mr) => this.mergeRequestJson(project, mr));
     });
@@ -1013,41 +977,24 @@ export class FakeGitLab extends FakeGitHost<FakeGitLabRequest, RateLimitFault, F
         ...(title ? [] : ['title']),
       ];
       if (absent.length > 0) throw missing(...absent);
-      if (source === target) {
-        throw problem(422, ["You can't use same project/branch for source and target"]);
-      }
-      if (!project.branchSha(source as string)) {
-        throw problem(422, [`Source branch "${source}" does not exist`]);
-      }
-      if (!project.branchSha(target as string)) {
-        throw problem(422, [`Target branch "${target}" does not exist`]);
-      }
-      // GitLab's rule: one open merge request per source branch (whatever its target).
-      const open = project.mergeRequests.find((mr) => mr.state === 'opened' && mr.sourceBranch === source);
-      if (open) {
-        throw problem(409, [`Another open merge request already exists for this source branch: !${open.iid}`]);
-      }
-      const now = new Date().toISOString();
-      const mr: StoredMergeRequest = {
+      if (source === target) throw problem(422, ["You can't use same project/branch for source and target"]);
+      if (!project.branchSha(source as string)) throw problem(422, [`Source branch "${source}" does not exist`]);
+      if (!project.branchSha(target as string)) throw problem(422, [`Target branch "${target}" does not exist`]);
+      const open = project.mergeRequests.openFrom(source as string);
+      if (open) throw alreadyOpen(open);
+      const mr = project.mergeRequests.add({
         id: this.nextMergeRequestId++,
-        iid: project.mergeRequests.length + 1,
         title: title as string,
         description: stringParam(body, 'description') ?? '',
-        state: 'opened',
-        sourceBranch: source as string,
-        targetBranch: target as string,
+        source: source as string,
+        target: target as string,
         author: user,
-        createdAt: now,
-        updatedAt: now,
-      };
-      project.mergeRequests.push(mr);
+      });
       return { status: 201, body: this.mergeRequestJson(project, mr) };
     });
 
     const findMergeRequest = (project: FakeProject, iid: string | undefined) => {
-      const mr = project.mergeRequests.find((candidate) => String(candidate.iid) === iid);
-      if (!mr) throw notFound('Merge Request');
-      return mr;
+      return found(project.mergeRequests.find(iid), () => notFound('Merge Request'));
     };
 
     route('GET /projects/:id/merge_requests/:merge_request_iid', ({ project, params }) =>
@@ -1060,35 +1007,27 @@ export class FakeGitLab extends FakeGitHost<FakeGitLabRequest, RateLimitFault, F
       const description = stringParam(body, 'description');
       const target = stringParam(body, 'target_branch');
       const stateEvent = stringParam(body, 'state_event');
-      if (stateEvent !== undefined && stateEvent !== 'close' && stateEvent !== 'reopen') {
-        throw invalid('state_event');
-      }
+      if (stateEvent !== undefined && stateEvent !== 'close' && stateEvent !== 'reopen') throw invalid('state_event');
       if (title === '') throw problem(400, { title: ["can't be blank"] });
       if (target !== undefined && !project.branchSha(target)) {
         throw problem(422, [`Target branch "${target}" does not exist`]);
       }
       if (stateEvent === 'reopen' && mr.state === 'closed') {
-        const open = project.mergeRequests.find(
-          (other) => other.state === 'opened' && other.sourceBranch === mr.sourceBranch,
-        );
-        if (open) {
-          throw problem(409, [`Another open merge request already exists for this source branch: !${open.iid}`]);
-        }
-        mr.state = 'opened';
-        mr.closedAt = undefined;
-        mr.closedSha = undefined;
+        const open = project.mergeRequests.openFrom(mr.source);
+        if (open) throw alreadyOpen(open);
+        project.mergeRequests.reopen(mr);
       }
       if (title !== undefined) mr.title = title;
       if (description !== undefined) mr.description = description;
-      if (target !== undefined) mr.targetBranch = target;
-      if (stateEvent === 'close') this.closeStored(project, mr);
-      mr.updatedAt = new Date().toISOString();
+      if (target !== undefined) mr.target = target;
+      if (stateEvent === 'close') project.mergeRequests.close(mr);
+      mr.updatedAt = Date.now();
       return ok(this.mergeRequestJson(project, mr));
     });
 
     route('PUT /projects/:id/merge_requests/:merge_request_iid/merge', ({ project, params, user }) => {
       const mr = findMergeRequest(project, params.merge_request_iid);
-      if (mr.state !== 'opened') throw problem(405, '405 Method Not Allowed');
+      if (mr.state !== 'open') throw problem(405, '405 Method Not Allowed');
       this.mergeStored(project, mr, user);
       return ok(this.mergeRequestJson(project, mr));
     });

@@ -132,6 +132,12 @@ export function parseJson(text: string, invalid: () => Error): unknown {
   }
 }
 
+/** `value`, or the host's error when there is none. */
+export function found<T>(value: T | undefined, error: () => Error): T {
+  if (value === undefined) throw error();
+  return value;
+}
+
 /** A path's segments below its leading `/`, decoded; undefined when one is not valid percent-encoding. */
 export function pathSegments(path: string | undefined): string[] | undefined {
   try {
@@ -440,5 +446,104 @@ export abstract class FakeGitHost<
       if (content !== undefined) files[path] = content;
     }
     return files;
+  }
+}
+
+/** A pull request's state; each host names it its own way (`opened`, `OPEN`, `active`…). */
+export type PullState = 'open' | 'closed' | 'merged';
+
+/** What every host keeps of a pull request (a merge request on GitLab); a host adds its own fields. Times in ms. */
+export interface PullRecord {
+  number: number;
+  title: string;
+  description: string;
+  state: PullState;
+  source: string;
+  target: string;
+  createdAt: number;
+  updatedAt: number;
+  closedAt?: number;
+  /** The source branch's commit when the pull request was closed or merged: what it showed last. */
+  closedSha?: string;
+  mergeCommitSha?: string;
+}
+
+/** A repository's pull requests, oldest first, and the bookkeeping the hosts share: opening, closing, merging. */
+export class PullRequests<P extends PullRecord> {
+  readonly all: P[] = [];
+
+  constructor(private readonly repo: GitRepository) {}
+
+  /** Opens a pull request, numbered after the repository's others unless the host numbers them otherwise. */
+  add(fields: Omit<P, keyof PullRecord> & Pick<P, 'title' | 'description' | 'source' | 'target'>, number?: number): P {
+    const now = Date.now();
+    const pull = { ...fields, number: number ?? this.all.length + 1, state: 'open', createdAt: now, updatedAt: now };
+    this.all.push(pull as P);
+    return pull as P;
+  }
+
+  find(number: number | string | undefined): P | undefined {
+    return this.all.find((pull) => String(pull.number) === String(number));
+  }
+
+  /** For the test-facing methods: the pull request numbered so (an open one, when `open`), or an Error. */
+  expect(number: number, open = false): P {
+    const pull = this.find(number);
+    if (!pull || (open && pull.state !== 'open')) throw new Error(`no ${open ? 'open ' : ''}pull request ${number}`);
+    return pull;
+  }
+
+  /** The open pull request from `source` (into `target`, when given), other than `except`. */
+  openFrom(source: string, target?: string, except?: P): P | undefined {
+    return this.all.find(
+      (pull) =>
+        pull !== except &&
+        pull.state === 'open' &&
+        pull.source === source &&
+        (target === undefined || pull.target === target),
+    );
+  }
+
+  /** The source's commit: its branch's while open, the last one seen once closed. */
+  headSha(pull: P): string | undefined {
+    return pull.closedSha ?? this.repo.branchSha(pull.source);
+  }
+
+  /** Closes an open pull request (merged: its changes reached the target), keeping the source's commit. */
+  close(pull: P, state: 'closed' | 'merged' = 'closed'): void {
+    if (pull.state !== 'open') return;
+    pull.closedSha = this.repo.branchSha(pull.source) ?? pull.closedSha;
+    pull.state = state;
+    pull.closedAt = pull.updatedAt = Date.now();
+  }
+
+  reopen(pull: P): void {
+    pull.state = 'open';
+    pull.closedAt = pull.closedSha = undefined;
+    pull.updatedAt = Date.now();
+  }
+
+  /**
+   * Merges an open pull request: a merge commit of the source's changes since the merge base onto the target (the
+   * source wins any conflict), or a fast-forward when `fastForward` and the target has not moved. Moves the target
+   * and returns its new commit; undefined when a branch is gone.
+   */
+  merge(pull: P, committer: { name: string; email: string }, message: string, fastForward = false): string | undefined {
+    const source = this.repo.branchSha(pull.source);
+    const target = this.repo.branchSha(pull.target);
+    if (!source || !target) return undefined;
+    const sha =
+      fastForward && this.repo.isAncestor(target, source)
+        ? source
+        : this.repo.mergeCommit(target, source, committer, message);
+    this.repo.refs.set(`refs/heads/${pull.target}`, sha);
+    this.close(pull, 'merged');
+    pull.mergeCommitSha = sha;
+    return sha;
+  }
+
+  /** Closes the open pull requests `which` picks, as `state`. */
+  closeWhere(which: (pull: P) => boolean, state: 'closed' | 'merged' = 'closed'): void {
+    for (const pull of this.all) if (pull.state === 'open' && which(pull)) this.close(pull, state);
   }
 }

@@ -86,8 +86,23 @@ export function typeOfMode(mode: GitMode): GitObjectType {
 }
 
 /** Now, as git records it: whole seconds, UTC. */
+/** Whether a path cannot be a file's in git: empty, absolute, a trailing `/`, or a `.`, `..`, `.git` or empty part. */
+export function badGitPath(path: string): boolean {
+  return path.split('/').some((part) => part === '' || part === '.' || part === '..' || part === '.git');
+}
+
+/** Whether a ref name is one git takes: `refs/<kind>/<name>`, with no empty or `..` part. */
+export function validRefName(ref: string): boolean {
+  return /^refs\/[^/]+\/.+/.test(ref) && !ref.split('/').some((part) => part === '' || part === '..');
+}
+
 export function gitNow(): string {
-  return new Date(Math.floor(Date.now() / 1000) * 1000).toISOString().replace('.000Z', 'Z');
+  return gitTime(Date.now());
+}
+
+/** A time as git and GitHub write it: to the second, `2024-05-01T12:00:00Z`. */
+export function gitTime(ms: number): string {
+  return new Date(Math.floor(ms / 1000) * 1000).toISOString().replace('.000Z', 'Z');
 }
 
 /** A leaf of a flattened tree: a file, a symlink or a submodule. */
@@ -209,9 +224,7 @@ export class GitRepository {
     }
     const entries: GitTreeEntry[] = [];
     for (const [name, entry] of leaves) {
-      if (directories.has(name)) {
-        throw new TreePathConflict(name);
-      }
+      if (directories.has(name)) throw new TreePathConflict(name);
       entries.push({ name, mode: entry.mode, type: typeOfMode(entry.mode), sha: entry.sha });
     }
     for (const [name, children] of directories) {
