@@ -83,7 +83,11 @@ describe('notifications to people, through pipelinectl serve', () => {
     assert.match(textOf(waiting), /prod/);
 
     // The generic webhook got the same news as JSON, signed with its Secret's token like Flux's generic-hmac.
-    const signed = slack.posts.filter((post) => post.path === '/hooks/news');
+    // The sinks are told side by side: the webhook's post may arrive after Slack's.
+    const signed = await waitFor('the signed news', () => {
+      const posts = slack.posts.filter((post) => post.path === '/hooks/news');
+      return posts.length > 0 ? posts : undefined;
+    });
     assert.equal(signed.length, 1);
     const [news] = signed;
     assert.ok(
