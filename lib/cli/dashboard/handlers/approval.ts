@@ -81,17 +81,14 @@ export async function approval(
   const key = pipelineOf(params);
   const env = environmentOf(params);
   const back = pathOf('pipelines', key.namespace, key.name);
-  const guarded = guardedForm(
-    context,
-    request,
-    approveForm,
-    APPROVE_FIELDS.csrf,
-    { title: 'Approval refused', log: 'approval', messages: REFUSALS },
+  const form = guardedForm(context, request, {
+    schema: approveForm,
+    csrfField: APPROVE_FIELDS.csrf,
+    refused: { title: 'Approval refused', log: 'approval', messages: REFUSALS },
     back,
-  );
-  if ('refusal' in guarded) return guarded.refusal;
-  const { form } = guarded;
-  if (!form.success) return context.problem(400, 'Bad form', 'The approval form must name the revision.', back);
+    malformed: { message: 'The approval form must name the revision.' },
+  });
+  if ('response' in form) return form.response;
   const stored = await backend.store.getPipeline(key);
   if (!stored) return pipelineNotFound(context);
   const revision = form.data[APPROVE_FIELDS.revision];
@@ -119,19 +116,14 @@ export async function rejection(
   const key = pipelineOf(params);
   const env = environmentOf(params);
   const back = pathOf('pipelines', key.namespace, key.name);
-  const guarded = guardedForm(
-    context,
-    request,
-    rejectForm,
-    REJECT_FIELDS.csrf,
-    { title: 'Rejection refused', log: 'rejection', messages: REFUSALS },
+  const form = guardedForm(context, request, {
+    schema: rejectForm,
+    csrfField: REJECT_FIELDS.csrf,
+    refused: { title: 'Rejection refused', log: 'rejection', messages: REFUSALS },
     back,
-  );
-  if ('refusal' in guarded) return guarded.refusal;
-  const { form } = guarded;
-  if (!form.success) {
-    return context.problem(400, 'Bad form', 'The rejection form must name the revision and why.', back);
-  }
+    malformed: { message: 'The rejection form must name the revision and why.' },
+  });
+  if ('response' in form) return form.response;
   const stored = await backend.store.getPipeline(key);
   if (!stored) return pipelineNotFound(context);
   const revision = form.data[REJECT_FIELDS.revision];

@@ -24,18 +24,29 @@ const NOTES = {
 } as const;
 export type Note = keyof typeof NOTES;
 
+/** What a form handler says about its form: how it is read, and what a refused or malformed post is answered. */
+export interface FormRules<T extends Record<string, unknown>> {
+  schema: z.ZodType<T>;
+  /** The field that carries the form token. */
+  csrfField: string;
+  refused: { title: string; log: string; messages: RefusalMessages };
+  /** Where the 403 page links back to. */
+  back: string;
+  /** What the 400 page says when the fields do not parse, and where it links back to (`back` unless given). */
+  malformed: { message: string; back?: string };
+}
+
 /**
- * A posted form, parsed, once the request passed the CSRF token and same-origin checks (request-guard.ts); a
- * refused request gets the 403 page. Every form the dashboard acts on comes through here.
+ * A posted form's fields, once the request passed the CSRF token and same-origin checks (request-guard.ts) and the
+ * fields parsed; otherwise the answer: the 403 page for a refused request, the 400 page for malformed fields. Every
+ * form the dashboard acts on comes through here.
  */
 export function guardedForm<T extends Record<string, unknown>>(
   context: DashboardContext,
   request: DashboardRequest,
-  schema: z.ZodType<T>,
-  csrfField: string,
-  refused: { title: string; log: string; messages: RefusalMessages },
-  back: string,
-): { form: { success: true; data: T } | { success: false } } | { refusal: DashboardResponse } {
+  rules: FormRules<T>,
+): { data: T } | { response: DashboardResponse } {
+  const { schema, csrfField, refused, back, malformed } = rules;
   const form = schema.safeParse(Object.fromEntries(new URLSearchParams(request.body)));
   const token = form.success ? form.data[csrfField] : undefined;
   const verdict = guardRequest(
@@ -45,9 +56,10 @@ export function guardedForm<T extends Record<string, unknown>>(
   );
   if (verdict !== 'accepted') {
     context.logger.warn(`dashboard: ${refused.log} refused`, { verdict });
-    return { refusal: context.problem(403, refused.title, refused.messages[verdict], back) };
+    return { response: context.problem(403, refused.title, refused.messages[verdict], back) };
   }
-  return { form: form.success ? { success: true, data: form.data } : { success: false } };
+  if (!form.success) return { response: context.problem(400, 'Bad form', malformed.message, malformed.back ?? back) };
+  return { data: form.data };
 }
 
 /** Back to the pipeline page at the environment, with a fixed notice if any. */

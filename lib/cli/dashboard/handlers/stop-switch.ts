@@ -87,18 +87,15 @@ export async function freezing(
   const { backend } = context;
   const key = pipelineOf(params);
   const back = pathOf('pipelines', key.namespace, key.name);
-  const guarded = guardedForm(
-    context,
-    request,
-    freezeFields,
-    FREEZE_FIELDS.csrf,
-    { title: 'Freeze refused', log: 'freeze', messages: REFUSALS },
-    back,
-  );
-  if ('refusal' in guarded) return guarded.refusal;
-  const { form } = guarded;
   const again = freezePath(key);
-  if (!form.success) return context.problem(400, 'Bad form', 'The freeze form must say why, and briefly.', again);
+  const form = guardedForm(context, request, {
+    schema: freezeFields,
+    csrfField: FREEZE_FIELDS.csrf,
+    refused: { title: 'Freeze refused', log: 'freeze', messages: REFUSALS },
+    back,
+    malformed: { message: 'The freeze form must say why, and briefly.', back: again },
+  });
+  if ('response' in form) return form.response;
   const now = context.now();
   const untilText = form.data[FREEZE_FIELDS.until].trim();
   const until = untilText === '' ? undefined : untilOf(untilText, now);
@@ -151,17 +148,14 @@ export async function unfreezing(
   const { backend } = context;
   const key = pipelineOf(params);
   const back = pathOf('pipelines', key.namespace, key.name);
-  const guarded = guardedForm(
-    context,
-    request,
-    unfreezeFields,
-    FREEZE_FIELDS.csrf,
-    { title: 'Unfreeze refused', log: 'unfreeze', messages: REFUSALS },
+  const form = guardedForm(context, request, {
+    schema: unfreezeFields,
+    csrfField: FREEZE_FIELDS.csrf,
+    refused: { title: 'Unfreeze refused', log: 'unfreeze', messages: REFUSALS },
     back,
-  );
-  if ('refusal' in guarded) return guarded.refusal;
-  const { form } = guarded;
-  if (!form.success) return context.problem(400, 'Bad form', 'Unfreeze from the pipeline page.', back);
+    malformed: { message: 'Unfreeze from the pipeline page.' },
+  });
+  if ('response' in form) return form.response;
   const env = form.data[FREEZE_FIELDS.env];
   const result = await clearFreeze(
     { store: backend.store, enqueue: (message) => backend.enqueue(message) },
