@@ -39,6 +39,7 @@ import { FakeGitHub } from '../lib/testing/fake-github.js';
 import { FakeKubeApi } from '../lib/testing/fake-kube-api.js';
 import { deployed, upgradeEvent } from '../test/loop/harness.js';
 import { writeFiles } from '../test/support/temp-files.js';
+import { waitFor as waitForCondition } from '../lib/testing/wait-for.js';
 import { formatMs, formatRatio, percentile, runIfMain, type Bench, type Measurement } from './report.js';
 
 const REVISIONS_THROTTLED = 6;
@@ -138,15 +139,9 @@ async function startLocalModeOn(
   };
 }
 
-async function waitFor<T>(what: string, check: () => Promise<T | undefined> | T | undefined, timeoutMs = 20_000) {
-  const deadline = performance.now() + timeoutMs;
-  for (;;) {
-    const value = await check();
-    if (value !== undefined && value !== false) return value;
-    if (performance.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await sleep(2);
-  }
-}
+/** Polls every 2 ms: the wait is part of the latency measured. */
+const waitFor = <T>(what: string, check: () => Promise<T> | T) =>
+  waitForCondition(what, check, { timeoutMs: 20_000, intervalMs: 2 });
 
 interface Scenario {
   start(world: World): Promise<Controller>;

@@ -8,7 +8,7 @@ import { parse, stringify } from 'yaml';
 import { ClusterAccessError, type ClusterErrorKind } from '../../lib/clusters/index.js';
 import { IDLE_CONNECTION_MS, KeptAliveConnections } from '../../lib/clusters/kept-alive-connections.js';
 import type { FakeKubeApi } from '../../lib/testing/fake-kube-api.js';
-import { PATIENCE_MS } from '../../lib/testing/wait-for.js';
+import { waitFor } from '../../lib/testing/wait-for.js';
 import { helmRelease, kustomization } from '../fixtures/flux-objects.js';
 import { appKey, CLUSTER, connectedCluster, gitopsCluster, Registry, startFake } from './helpers.js';
 
@@ -24,13 +24,6 @@ async function rejection(promise: Promise<unknown>, kind: ClusterErrorKind): Pro
     return error;
   }
   assert.fail(`expected a ${kind} ClusterAccessError`);
-}
-
-async function waitUntil(condition: () => boolean, message: string): Promise<void> {
-  for (const started = Date.now(); !condition();) {
-    if (Date.now() - started > PATIENCE_MS) assert.fail(message);
-    await new Promise((resolve) => setTimeout(resolve, 10));
-  }
 }
 
 /** The fake's kubeconfig with its cluster entry changed. */
@@ -100,7 +93,7 @@ describe('KubernetesClusterReader: kept-alive connections', () => {
     assert.ok(await reader.getApp(PODINFO));
     assert.equal(fake.tlsConnections, 2);
     // The connection of the old token is closed at once (the idle timer would take 4 s: the server asks for 5).
-    await waitUntil(() => fake.openConnections === 1, `${fake.openConnections} connections open, 1 expected`);
+    await waitFor('one open connection', () => fake.openConnections === 1, { intervalMs: 10 });
   });
 
   it('a kubeconfig Secret re-applied with a CA that does not verify the server: no read over the kept connection', async (t) => {
