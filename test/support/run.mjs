@@ -94,7 +94,7 @@ const child = spawn(
 for (const signal of ['SIGINT', 'SIGTERM']) process.once(signal, () => child.kill(signal));
 const code = await new Promise((done) => child.on('exit', (exitCode, signal) => done(exitCode ?? (signal ? 1 : 0))));
 if (options['write-durations'] && existsSync(durationsOut))
-  recordDurations(JSON.parse(readFileSync(durationsOut, 'utf8')));
+  recordDurations(durations, JSON.parse(readFileSync(durationsOut, 'utf8')));
 rmSync(work, { recursive: true, force: true });
 cli?.remove();
 const failedChecks = await checks;
@@ -192,8 +192,8 @@ function writeShards(shards, directory) {
 }
 
 /** Keeps the per-file times of this run (merged with the files it did not run) and prints the slowest ten. */
-function recordDurations(measured) {
-  const merged = { ...readDurations(), ...measured };
+function recordDurations(known, measured) {
+  const merged = { ...known, ...measured };
   const sorted = Object.fromEntries(Object.entries(merged).sort(([a], [b]) => a.localeCompare(b)));
   writeFileSync(DURATIONS_FILE, `${JSON.stringify(sorted, null, 2)}\n`);
   const slowest = Object.entries(measured)
