@@ -1,11 +1,13 @@
 // pipelinectl's entry point: one commander program, one module per command (lib/cli/commands/*). Errors end as one
 // clear line on stderr and a non-zero exit code; a stack trace is printed only with PIPELINECTL_DEBUG=1.
 import { existsSync, readFileSync } from 'node:fs';
+import { inspect } from 'node:util';
 import { Command, CommanderError, Help } from 'commander';
 import { ConfigError } from '../config/problems.js';
 import { redact } from '../logging/redaction.js';
 import { CliError } from './errors.js';
 import { printStderr } from './output.js';
+import { currentTerminal, inTerminal, type Terminal } from './terminal.js';
 
 export interface CommandModule {
   register(program: Command): void;
@@ -194,6 +196,10 @@ export async function buildProgram(load: CommandsToLoad = 'every'): Promise<Comm
     .description('Promote revisions through Flux pipelines: local mode, configuration, status and approvals.')
     .version(packageVersion(), '-V, --version', "print pipelinectl's version")
     .showHelpAfterError('(run with --help for usage)')
+    .configureOutput({
+      writeOut: (text) => void currentTerminal().stdout.write(text),
+      writeErr: (text) => void currentTerminal().stderr.write(text),
+    })
     .exitOverride();
   const listedOnly = new Map<Command, string>();
   for (const entry of COMMANDS) {
@@ -208,8 +214,15 @@ export async function buildProgram(load: CommandsToLoad = 'every'): Promise<Comm
   return program;
 }
 
-/** Runs the CLI; resolves to the process exit code. */
-export async function main(argv: readonly string[]): Promise<number> {
+/**
+ * Runs the CLI; resolves to the process exit code. Given a terminal, the run prints to and reads from it instead of
+ * the process's standard streams (lib/cli/terminal.ts).
+ */
+export function main(argv: readonly string[], terminal?: Terminal): Promise<number> {
+  return inTerminal(terminal, () => run(argv));
+}
+
+async function run(argv: readonly string[]): Promise<number> {
   // argv is [node, script, command, …].
   const program = await buildProgram(commandsToLoad(argv.slice(2)));
   try {
@@ -217,7 +230,7 @@ export async function main(argv: readonly string[]): Promise<number> {
     return 0;
   } catch (error) {
     if (error instanceof CommanderError) return error.exitCode; // commander already printed help or the error
-    if (process.env.PIPELINECTL_DEBUG === '1') console.error(error);
+    if (process.env.PIPELINECTL_DEBUG === '1') currentTerminal().stderr.write(`${inspect(error)}\n`);
     if (error instanceof ConfigError) {
       printStderr(error.message);
       return 1;

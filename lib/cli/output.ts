@@ -6,6 +6,7 @@
 // such a character as `\u{1b}`; JSON and YAML as their own `\u001b` escape, so a parser reads the same value.
 import { oneLine } from '../decision/text.js';
 import { escapeUnprintable, isPrintable, printable } from '../logging/printable.js';
+import { currentTerminal } from './terminal.js';
 
 /** The width the tables and detail lines are made to fit. */
 export const LINE_WIDTH = 120;
@@ -59,7 +60,7 @@ export function ago(iso: string, now: Date): string {
 
 /** Prints lines to standard output, each escaped: a line break inside one is shown as `\u{a}`, never made. */
 export function printLines(lines: readonly string[]): void {
-  if (lines.length > 0) process.stdout.write(`${lines.map(printable).join('\n')}\n`);
+  if (lines.length > 0) currentTerminal().stdout.write(`${lines.map(printable).join('\n')}\n`);
 }
 
 /**
@@ -67,12 +68,12 @@ export function printLines(lines: readonly string[]): void {
  * escaped.
  */
 export function printStderr(text: string): void {
-  process.stderr.write(`${text.split('\n').map(printable).join('\n')}\n`);
+  currentTerminal().stderr.write(`${text.split('\n').map(printable).join('\n')}\n`);
 }
 
 /** Prints a value as indented JSON (formatJson). */
 export function printJson(value: unknown): void {
-  process.stdout.write(formatJson(value));
+  currentTerminal().stdout.write(formatJson(value));
 }
 
 /** A value as indented JSON, with what JSON.stringify leaves raw (DEL, C1, bidi controls) as `\uXXXX` too. */
@@ -82,7 +83,7 @@ export function formatJson(value: unknown): string {
 
 /** Prints a value as YAML (formatYaml). */
 export async function printYaml(value: unknown): Promise<void> {
-  process.stdout.write(await formatYaml(value));
+  currentTerminal().stdout.write(await formatYaml(value));
 }
 
 /**

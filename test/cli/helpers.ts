@@ -1,7 +1,11 @@
-// Running pipelinectl as a user does: `node …/bin/pipelinectl.js …` (laid out as the package is:
-// test/support/pipelinectl-bin.ts) in a child process from the repository root, with an environment cleared of the
-// variables that would point it elsewhere (PIPELINES_*, AWS_*).
+// Running pipelinectl as a user does. A command that ends by itself runs in this process, through the CLI's own entry
+// (`main` with a terminal of its own: lib/cli/terminal.ts), since a few hundred process starts were a third of the
+// suite's CPU; `serve`, `demo` and `dashboard`, which run until stopped, and a run given variables of its own start
+// `node …/bin/pipelinectl.js` in a child process (laid out as the package is: test/support/pipelinectl-bin.ts), from
+// the repository root, with an environment cleared of the variables that would point it elsewhere (PIPELINES_*,
+// AWS_*). PIPELINECTL_TEST_PROCESSES=1 starts a process for every run, to show that both ways answer alike.
 import { execFile } from 'node:child_process';
+import { Readable } from 'node:stream';
 import { fileURLToPath } from 'node:url';
 import { PATIENCE_MS } from '../../lib/testing/wait-for.js';
 import { PIPELINECTL_BIN } from '../support/pipelinectl-bin.js';
@@ -14,13 +18,47 @@ export interface CliRun {
   stderr: string;
 }
 
-export function runCli(
-  args: readonly string[],
-  options: { env?: Record<string, string>; input?: string } = {},
-): Promise<CliRun> {
-  const base = Object.fromEntries(
-    Object.entries(process.env).filter(([name]) => !name.startsWith('PIPELINES_') && !name.startsWith('AWS_')),
+type CliOptions = { env?: Record<string, string>; input?: string };
+
+/** Commands that run until a signal stops them, and handle it themselves. */
+const LONG_RUNNING = new Set(['serve', 'demo', 'dashboard']);
+
+const POINTING_ELSEWHERE = (name: string) => name.startsWith('PIPELINES_') || name.startsWith('AWS_');
+
+/**
+ * Whether a run in this process sees what a child sees: the same directory, no variable of its own and no PIPELINES_*
+ * variable that a child would not get. AWS_* variables matter only to a run with `--aws` (the local store's client
+ * names its endpoint, region and credentials), which starts a process.
+ */
+function embeddable(args: readonly string[], options: CliOptions): boolean {
+  return (
+    process.env.PIPELINECTL_TEST_PROCESSES !== '1' &&
+    !LONG_RUNNING.has(args[0] ?? '') &&
+    !args.includes('--aws') &&
+    options.env === undefined &&
+    `${process.cwd()}/` === REPO_ROOT &&
+    !Object.keys(process.env).some((name) => name.startsWith('PIPELINES_'))
   );
+}
+
+export function runCli(args: readonly string[], options: CliOptions = {}): Promise<CliRun> {
+  return embeddable(args, options) ? runEmbedded(args, options.input) : runProcess(args, options);
+}
+
+async function runEmbedded(args: readonly string[], input = ''): Promise<CliRun> {
+  const { main } = await import('../../lib/cli/main.js');
+  let stdout = '';
+  let stderr = '';
+  const code = await main([process.execPath, PIPELINECTL_BIN, ...args], {
+    stdout: { write: (text: string) => (stdout += text) },
+    stderr: { write: (text: string) => (stderr += text) },
+    stdin: Readable.from([Buffer.from(input)]),
+  });
+  return { code, stdout, stderr };
+}
+
+function runProcess(args: readonly string[], options: CliOptions): Promise<CliRun> {
+  const base = Object.fromEntries(Object.entries(process.env).filter(([name]) => !POINTING_ELSEWHERE(name)));
   return new Promise((resolve, reject) => {
     const child = execFile(
       process.execPath,

@@ -5,6 +5,7 @@ import { objectKeyString, type ObjectKey } from '../../pipeline/model.js';
 import { CliError } from '../errors.js';
 import { addBackendOptions, withBackend } from '../options.js';
 import { printLines, printStderr } from '../output.js';
+import { currentTerminal } from '../terminal.js';
 
 export function register(program: Command): void {
   const command = program
@@ -73,9 +74,10 @@ async function readStdin(filenames: readonly string[]): Promise<string> {
   if (filenames.length > 1) throw new CliError('-f - (standard input) cannot be combined with other files');
   const chunks: Buffer[] = [];
   let length = 0;
-  for await (const chunk of process.stdin) {
-    chunks.push(chunk as Buffer);
-    length += (chunk as Buffer).length;
+  for await (const read of currentTerminal().stdin) {
+    const chunk = typeof read === 'string' ? Buffer.from(read) : read;
+    chunks.push(chunk);
+    length += chunk.length;
     if (length > MAX_FILE_BYTES) {
       throw new CliError(
         `standard input holds more than ${MAX_FILE_BYTES / 1024 / 1024} MiB; a configuration file may hold at most ` +

@@ -4,6 +4,7 @@ import { Argument, type Command } from 'commander';
 import { bashCompletionScript } from '../completion/bash.js';
 import { completionTree } from '../completion/command-tree.js';
 import { zshCompletionScript } from '../completion/zsh.js';
+import { currentTerminal } from '../terminal.js';
 
 const SHELLS = ['bash', 'zsh'] as const;
 type Shell = (typeof SHELLS)[number];
@@ -32,6 +33,6 @@ export function register(program: Command): void {
         '  pipelinectl completion zsh > "${fpath[1]}/_pipelinectl"',
     )
     .action((shell: Shell) => {
-      process.stdout.write(SCRIPTS[shell](completionTree(program)));
+      currentTerminal().stdout.write(SCRIPTS[shell](completionTree(program)));
     });
 }

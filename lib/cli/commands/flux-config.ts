@@ -9,6 +9,7 @@ import {
 } from '../operations/flux-config.js';
 import { addBackendOptions, withBackend } from '../options.js';
 import { parseObjectKey } from '../flags.js';
+import { currentTerminal } from '../terminal.js';
 
 interface FluxConfigFlags {
   cluster: string;
@@ -69,7 +70,7 @@ export function register(program: Command): void {
     const fluxVersion = parseFluxVersion(flags.fluxVersion);
     const namespaces = flags.namespaces === undefined ? undefined : parseNamespaceList(flags.namespaces);
     await withBackend(command, async (backend) => {
-      process.stdout.write(
+      currentTerminal().stdout.write(
         await fluxConfig(backend, {
           cluster,
           url: flags.url,
