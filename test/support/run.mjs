@@ -159,23 +159,44 @@ function readDurations() {
 }
 
 /**
- * Files dealt into shards, longest first onto the least loaded (the longest-processing-time rule), so that the shards
- * end at about the same time; a file with root-level hooks gets a shard of its own.
+ * Files dealt into shards so that the shards end at about the same time, and files that load the same modules and
+ * warm the same caches share a process: each directory of test/ is one piece, cut into pieces of about a shard's
+ * share when it is larger, and the pieces are dealt longest first onto the least loaded shard (the
+ * longest-processing-time rule). A file with root-level hooks gets a shard of its own.
  */
 function dealShards(paths, known, count) {
   const cost = (file) => known[file] ?? UNKNOWN_FILE_MS;
-  const shards = Array.from({ length: Math.min(count, paths.length) }, () => ({ files: [], ms: 0 }));
   const alone = [];
-  for (const file of [...paths].sort((a, b) => cost(b) - cost(a))) {
+  const byDirectory = new Map();
+  for (const file of paths) {
     if (ROOT_LEVEL_HOOK.test(readFileSync(join(ROOT, file), 'utf8'))) {
       alone.push({ files: [file], ms: cost(file) });
       continue;
     }
-    const lightest = shards.reduce((best, shard) => (shard.ms < best.ms ? shard : best));
-    lightest.files.push(file);
-    lightest.ms += cost(file);
+    const directory = dirname(file);
+    byDirectory.set(directory, [...(byDirectory.get(directory) ?? []), file]);
   }
+  const share = paths.reduce((sum, file) => sum + cost(file), 0) / count;
+  const pieces = [...byDirectory.values()].flatMap((files) => {
+    const total = files.reduce((sum, file) => sum + cost(file), 0);
+    return leastLoaded(files, Math.max(1, Math.round(total / share)), cost);
+  });
+  const shards = leastLoaded(pieces, count, (piece) => piece.ms).map((shard) => ({
+    files: shard.files.flatMap((piece) => piece.files),
+    ms: shard.ms,
+  }));
   return [...shards, ...alone].filter((shard) => shard.files.length > 0).sort((a, b) => b.ms - a.ms);
+}
+
+/** `items` dealt into `count` bins, longest first onto the least loaded. */
+function leastLoaded(items, count, cost) {
+  const bins = Array.from({ length: count }, () => ({ files: [], ms: 0 }));
+  for (const item of [...items].sort((a, b) => cost(b) - cost(a))) {
+    const lightest = bins.reduce((best, bin) => (bin.ms < best.ms ? bin : best));
+    lightest.files.push(item);
+    lightest.ms += cost(item);
+  }
+  return bins.filter((bin) => bin.files.length > 0);
 }
 
 /**
