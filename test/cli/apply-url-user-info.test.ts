@@ -9,7 +9,8 @@ import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { writeFiles } from '../support/temp-files.js';
 import { CLUSTERS, pipeline, SECRETS } from './fixtures.js';
-import { lines, runCli } from './helpers.js';
+import { lines } from './helpers.js';
+import { runCli } from '../support/pipelinectl.js';
 
 const PASSWORD = 'hunter2-in-the-url';
 const CLEAN_URL = "url: 'https://github.com/acme/fleet'";

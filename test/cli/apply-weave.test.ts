@@ -23,7 +23,8 @@ import { RecordingQueue } from '../../lib/testing/recording-queue.js';
 import { ScriptedClusters } from '../../lib/testing/scripted-clusters.js';
 import { createVerifier } from '../../lib/verifier/index.js';
 import { writeFiles } from '../support/temp-files.js';
-import { lines, runCli } from './helpers.js';
+import { lines } from './helpers.js';
+import { runCli } from '../support/pipelinectl.js';
 
 const weave = join(import.meta.dirname, '..', 'fixtures', 'weave');
 const silent = { debug: () => {}, info: () => {}, warn: () => {}, error: () => {} };

@@ -15,7 +15,7 @@ import { openLocalBackend } from '../../lib/cli/backends/local.js';
 import { writeFiles } from '../support/temp-files.js';
 import { LOCAL_IDENTITY as IDENTITY, OTHER_USER as OTHER, pipelineWithStagingApproval } from './approval-fixtures.js';
 import { CLUSTERS, PIPELINE, SECRETS, seed } from './fixtures.js';
-import { runCli } from './helpers.js';
+import { runCli } from '../support/pipelinectl.js';
 
 const ME = IDENTITY.slice('local:'.length);
 

@@ -10,7 +10,7 @@ import { applyConfiguration } from '../../lib/cli/operations/apply.js';
 import { openLocalBackend } from '../../lib/cli/backends/local.js';
 import { writeFiles } from '../support/temp-files.js';
 import { CLUSTERS, PIPELINE, pipeline, SECRETS } from './fixtures.js';
-import { runCli } from './helpers.js';
+import { runCli } from '../support/pipelinectl.js';
 
 describe('pipelinectl approve of a revision that is not a version', { concurrency: false }, () => {
   let root = '';

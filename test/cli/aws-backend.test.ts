@@ -32,7 +32,7 @@ import { startDynalite, type LocalDynamo } from '../support/dynalite.js';
 import { tempFiles } from '../support/temp-files.js';
 import type { StatusJson } from '../../lib/cli/operations/status.js';
 import { CLUSTERS, PIPELINE, pipeline, SECRETS, seed } from './fixtures.js';
-import { runCli } from './helpers.js';
+import { runCli } from '../support/pipelinectl.js';
 
 const STACK = 'PipelineControllerStack';
 const PREFIX = 'pipeline-controller/';

@@ -24,7 +24,8 @@ import { startAwsStandIn, type AwsStandIn } from '../support/aws-stand-in.js';
 import { startDynalite, type LocalDynamo } from '../support/dynalite.js';
 import { writeFiles } from '../support/temp-files.js';
 import { startServe } from '../local/serve-process.js';
-import { lines, runCli, type CliRun } from './helpers.js';
+import { lines } from './helpers.js';
+import { runCli, type CliRun } from '../support/pipelinectl.js';
 
 const NAMESPACE = 'flux-system';
 const REPOSITORY_URL = 'https://github.com/acme/fleet';

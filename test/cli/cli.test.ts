@@ -21,7 +21,8 @@ import {
 import { loadOrCreateMasterKeys, readSecrets } from '../../lib/local/data-dir.js';
 import { writeFiles } from '../support/temp-files.js';
 import { BAD, CLUSTERS, PIPELINE, pipeline, SECRETS, seed } from './fixtures.js';
-import { lines, runCli } from './helpers.js';
+import { lines } from './helpers.js';
+import { runCli } from '../support/pipelinectl.js';
 
 describe('pipelinectl', { concurrency: true }, () => {
   describe('on a local data directory, one command after the other', { concurrency: false }, () => {

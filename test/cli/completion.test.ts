@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { promisify } from 'node:util';
-import { runCli } from './helpers.js';
+import { runCli } from '../support/pipelinectl.js';
 
 const exec = promisify(execFile);
 

@@ -15,7 +15,7 @@ import { deriveClusterKey } from '../../lib/signing/hmac.js';
 import { MemoryStore } from '../../lib/testing/memory-store.js';
 import { writeFiles } from '../support/temp-files.js';
 import { CLUSTERS, pipeline, SECRETS } from './fixtures.js';
-import { runCli } from './helpers.js';
+import { runCli } from '../support/pipelinectl.js';
 
 const MASTER_KEY = 'flux-config-master-key';
 const PROD = { namespace: 'flux-system', name: 'prod' };

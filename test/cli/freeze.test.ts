@@ -13,7 +13,8 @@ import type { HistoryJson } from '../../lib/cli/operations/history.js';
 import type { UnfreezeJson } from '../../lib/cli/operations/unfreeze.js';
 import { writeFiles } from '../support/temp-files.js';
 import { CLUSTERS, pipeline, SECRETS } from './fixtures.js';
-import { lines, runCli } from './helpers.js';
+import { lines } from './helpers.js';
+import { runCli } from '../support/pipelinectl.js';
 
 const HOUR = 3_600_000;
 

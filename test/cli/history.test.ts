@@ -17,7 +17,8 @@ import { ScriptedClusters } from '../../lib/testing/scripted-clusters.js';
 import { createVerifier } from '../../lib/verifier/index.js';
 import { writeFiles } from '../support/temp-files.js';
 import { app, CLUSTERS, healthy, pipeline, PIPELINE, SECRETS } from './fixtures.js';
-import { lines, runCli } from './helpers.js';
+import { lines } from './helpers.js';
+import { runCli } from '../support/pipelinectl.js';
 
 const OTHER = { namespace: 'flux-system', name: 'other' };
 const HOUR = 3_600_000;

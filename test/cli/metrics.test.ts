@@ -16,7 +16,8 @@ import { recordEnvironmentFacts } from '../../lib/verifier/environment-facts.js'
 import { pipelineDocument } from '../loop/harness.js';
 import { writeFiles } from '../support/temp-files.js';
 import { app, CLUSTERS, pipeline, PIPELINE, SECRETS } from './fixtures.js';
-import { lines, runCli } from './helpers.js';
+import { lines } from './helpers.js';
+import { runCli } from '../support/pipelinectl.js';
 import { useDeployedStack } from '../support/deployed-stack.js';
 
 const HOUR = 3_600_000;

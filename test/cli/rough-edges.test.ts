@@ -25,7 +25,8 @@ import { startAwsStandIn } from '../support/aws-stand-in.js';
 import { startDynalite } from '../support/dynalite.js';
 import { tempFiles } from '../support/temp-files.js';
 import { CLUSTERS, PIPELINE, pipeline, SECRETS, seed } from './fixtures.js';
-import { runCli, shellWords, type CliRun } from './helpers.js';
+import { shellWords } from './helpers.js';
+import { runCli, type CliRun } from '../support/pipelinectl.js';
 
 const CONFIGURATION = { 'config/all.yaml': [CLUSTERS, SECRETS, pipeline('apps')].join('\n---\n') };
 const IDENTITY = `local:${userInfo().username}`;

@@ -8,7 +8,7 @@ import { describe, it } from 'node:test';
 import { Command } from 'commander';
 import { parseServeFlags, register } from '../../lib/cli/commands/serve.js';
 import { AWS_ENVIRONMENT_VARIABLES } from '../../lib/runtime/aws.js';
-import { REPO_ROOT, runCli } from './helpers.js';
+import { REPO_ROOT, runCli } from '../support/pipelinectl.js';
 
 interface Equivalent {
   /** The serve flag that sets it, if any. */

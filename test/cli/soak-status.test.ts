@@ -9,7 +9,7 @@ import type { StatusJson } from '../../lib/cli/operations/status.js';
 import { openLocalBackend } from '../../lib/cli/backends/local.js';
 import { writeFiles } from '../support/temp-files.js';
 import { app, CLUSTERS, healthy, pipeline, SECRETS } from './fixtures.js';
-import { runCli } from './helpers.js';
+import { runCli } from '../support/pipelinectl.js';
 
 const silent = { debug() {}, info() {}, warn() {}, error() {} };
 

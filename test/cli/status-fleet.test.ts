@@ -15,7 +15,8 @@ import { openLocalBackend } from '../../lib/cli/backends/local.js';
 import type { TargetStatus } from '../../lib/flux/target-status.js';
 import type { AppKey } from '../../lib/pipeline/model.js';
 import type { Store } from '../../lib/store/port.js';
-import { lines, runCli } from './helpers.js';
+import { lines } from './helpers.js';
+import { runCli } from '../support/pipelinectl.js';
 
 const NS = 'flux-system';
 const FLEET = 300;

@@ -21,7 +21,7 @@ import { installedHelmRelease } from '../../lib/testing/helm-release.js';
 import { RecordingQueue } from '../../lib/testing/recording-queue.js';
 import { createVerifier } from '../../lib/verifier/index.js';
 import { writeFiles } from '../support/temp-files.js';
-import { runCli, type CliRun } from './helpers.js';
+import { runCli, type CliRun } from '../support/pipelinectl.js';
 
 const PIPELINE = { namespace: 'flux-system', name: 'podinfo' };
 const silent = { debug() {}, info() {}, warn() {}, error() {} };

@@ -5,7 +5,6 @@
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
-import { fileURLToPath } from 'node:url';
 import { describe, it, type TestContext } from 'node:test';
 import { ClusterAccessError } from '../../lib/clusters/index.js';
 import {
@@ -19,10 +18,10 @@ import type { FakeKubeApi } from '../../lib/testing/fake-kube-api.js';
 import { helmRelease } from '../fixtures/flux-objects.js';
 import { appKey, gitopsCluster, names, Registry, startFake } from './helpers.js';
 import type { ListedCluster } from './list-in-child.js';
+import { REPO_ROOT } from '../support/pipelinectl.js';
 
 const HOSTILE: ObjectKey = { namespace: 'flux-system', name: 'hostile' };
 const WELL: ObjectKey = { namespace: 'flux-system', name: 'well' };
-const REPO_ROOT = fileURLToPath(new URL('../../', import.meta.url));
 /** A reader without bounds never ends these reads: a generous limit makes that a failure rather than a hang. */
 const ENDS = { timeout: 300_000 };
 

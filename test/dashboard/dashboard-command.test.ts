@@ -4,7 +4,7 @@ import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { CLUSTERS, pipeline, SECRETS } from '../cli/fixtures.js';
-import { runCli } from '../cli/helpers.js';
+import { runCli } from '../support/pipelinectl.js';
 import { pipelinectl } from '../demo/pipelinectl-process.js';
 import { waitFor } from '../../lib/testing/wait-for.js';
 import { tempFiles } from '../support/temp-files.js';

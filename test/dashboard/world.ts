@@ -22,7 +22,7 @@ import { createVerifier } from '../../lib/verifier/index.js';
 import { writeFiles } from '../support/temp-files.js';
 import { pipelineWithStagingApproval } from '../cli/approval-fixtures.js';
 import { CLUSTERS, PIPELINE, pipeline, SECRETS } from '../cli/fixtures.js';
-import { runCli } from '../cli/helpers.js';
+import { runCli } from '../support/pipelinectl.js';
 import { ownerCookieOf } from './owner-cookie.js';
 
 /** A leaf cluster's message with markup in it: the pages must show it as text. */

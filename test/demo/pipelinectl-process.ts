@@ -1,17 +1,17 @@
 // `pipelinectl` as a user runs it, for the demo's tests: a child process from the repository root, its output not a
 // terminal, killed at the end of the test if it is still running.
-import { spawn } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import type { TestContext } from 'node:test';
+import { CHECKOUT_BIN, spawnPipelinectl } from '../support/pipelinectl.js';
 
-export const REPO_ROOT = fileURLToPath(new URL('../../', import.meta.url));
+export { REPO_ROOT } from '../support/pipelinectl.js';
 
 export interface PipelinectlProcess {
-  child: ReturnType<typeof spawn>;
+  child: ChildProcess;
   /** Resolves with the exit code once the process has ended. */
   exited: Promise<number | null>;
   stdout(): string;
@@ -19,19 +19,11 @@ export interface PipelinectlProcess {
 }
 
 export function pipelinectl(t: TestContext, args: readonly string[]): PipelinectlProcess {
-  const env: NodeJS.ProcessEnv = { ...process.env, NO_COLOR: '1' };
-  delete env.NODE_TEST_CONTEXT;
-  delete env.PIPELINECTL_DEBUG;
-  delete env.PIPELINES_HMAC_KEY;
-  const child = spawn(process.execPath, ['bin/pipelinectl.js', ...args], {
-    cwd: REPO_ROOT,
-    env,
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
+  const child = spawnPipelinectl(args, { bin: CHECKOUT_BIN });
   let stdout = '';
   let stderr = '';
-  child.stdout.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
-  child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
+  child.stdout?.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
+  child.stderr?.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
   const exited = once(child, 'close').then(([code]) => code as number | null);
   let done = false;
   void exited.then(() => (done = true));

@@ -4,13 +4,13 @@
 import assert from 'node:assert/strict';
 import { existsSync, readFileSync } from 'node:fs';
 import { dirname, relative, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { describe, it } from 'node:test';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import * as kms from 'aws-cdk-lib/aws-kms';
 import { CLI_AWS_CALLS, isSent, type OperatorResource } from '../../infra/operator-access.js';
 import type { PipelineController } from '../../infra/pipeline-controller.js';
 import { ACCOUNT, asList, REGION, render, statementsOfRole, synthConstruct, type Statement } from './synth.js';
+import { REPO_ROOT as ROOT } from '../support/pipelinectl.js';
 
 const EKS_CLUSTER = `arn:aws:eks:${REGION}:${ACCOUNT}:cluster/prod`;
 const CLUSTER_ROLE = `arn:aws:iam::${ACCOUNT}:role/pipeline-controller-reader`;
@@ -142,7 +142,6 @@ describe('grants with a customer managed key', () => {
 
 // ---------------------------------------------------------------- the list against the CLI's sources
 
-const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const AWS_BACKEND = resolve(ROOT, 'lib/cli/backends/aws.ts');
 
 /**

@@ -2,12 +2,11 @@
 // configuration, on deliberate violations (each is an error naming the boundary) and on the imports each part may
 // make (no error). The type-aware rules are switched off here: they need files on disk, and the boundaries do not.
 import assert from 'node:assert/strict';
-import { fileURLToPath } from 'node:url';
 import { describe, it } from 'node:test';
 import { ESLint } from 'eslint';
 import tseslint from 'typescript-eslint';
+import { REPO_ROOT as ROOT } from '../support/pipelinectl.js';
 
-const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const eslint = new ESLint({ cwd: ROOT, overrideConfig: [tseslint.configs.disableTypeChecked] });
 
 /** The messages of the boundary rules for `code` as if it were the file at `filePath` (relative to the root). */

@@ -5,9 +5,7 @@ import assert from 'node:assert/strict';
 import { readdirSync } from 'node:fs';
 import { basename, join, relative } from 'node:path';
 import { describe, it } from 'node:test';
-import { fileURLToPath } from 'node:url';
-
-const ROOT = fileURLToPath(new URL('../..', import.meta.url));
+import { REPO_ROOT as ROOT } from '../support/pipelinectl.js';
 
 /** Folder names that would mean a second thing, with the word to use instead. */
 const AMBIGUOUS: Readonly<Partial<Record<string, string>>> = {

@@ -6,9 +6,8 @@ import assert from 'node:assert/strict';
 import { readdirSync, readFileSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
 import { describe, it } from 'node:test';
-import { fileURLToPath } from 'node:url';
+import { REPO_ROOT as ROOT } from '../support/pipelinectl.js';
 
-const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const LIB = join(ROOT, 'lib');
 
 /** Relative specifiers of static imports, re-exports and dynamic imports. */

@@ -1,13 +1,12 @@
-// Runs `pipelinectl serve` (and other pipelinectl commands) as a user does: `node …/bin/pipelinectl.js …` as a child
-// process from the repository root, its output collected, its readiness taken from the `ready` JSON line that serve
-// writes when stdout is not a terminal.
-import { spawn, type ChildProcess } from 'node:child_process';
+// Runs `pipelinectl serve` as a user does: `node …/bin/pipelinectl.js serve …` as a child process from the repository
+// root (test/support/pipelinectl.ts), its output collected, its readiness taken from the `ready` JSON line that serve
+// writes when stdout is not a terminal; and the other commands the serve tests run beside it.
+import type { ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
-import { fileURLToPath } from 'node:url';
 import { PATIENCE_MS } from '../../lib/testing/wait-for.js';
-import { PIPELINECTL_BIN } from '../support/pipelinectl-bin.js';
+import { runCli, spawnPipelinectl } from '../support/pipelinectl.js';
 
-export const REPO_ROOT = fileURLToPath(new URL('../../', import.meta.url));
+export { REPO_ROOT } from '../support/pipelinectl.js';
 
 export interface Exited {
   code: number | null;
@@ -28,22 +27,6 @@ export interface ServeProcess {
   stop(signal?: NodeJS.Signals): Promise<Exited>;
 }
 
-/** The child's environment: ours, minus what node:test sets for its own children. */
-function childEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
-  const env: NodeJS.ProcessEnv = { ...process.env, ...extra };
-  delete env.NODE_TEST_CONTEXT;
-  delete env.PIPELINECTL_DEBUG;
-  return env;
-}
-
-function spawnCli(args: readonly string[], env?: Record<string, string>): ChildProcess {
-  return spawn(process.execPath, [PIPELINECTL_BIN, ...args], {
-    cwd: REPO_ROOT,
-    env: childEnv(env),
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-}
-
 function collect(child: ChildProcess): { stdout: () => string; stderr: () => string; exited: Promise<Exited> } {
   let stdout = '';
   let stderr = '';
@@ -58,12 +41,16 @@ function collect(child: ChildProcess): { stdout: () => string; stderr: () => str
   return { stdout: () => stdout, stderr: () => stderr, exited };
 }
 
-/** Runs a pipelinectl command to its end. */
+/**
+ * Runs a pipelinectl command to its end: in this process when it may (test/support/pipelinectl.ts), else as a child
+ * killed after `timeoutMs`.
+ */
 export async function runPipelinectl(
   args: readonly string[],
   options: { env?: Record<string, string>; timeoutMs?: number } = {},
 ): Promise<Exited> {
-  const child = spawnCli(args, options.env);
+  if (args[0] !== 'serve') return { ...(await runCli(args, options)), signal: null };
+  const child = spawnPipelinectl(args, options);
   const { exited } = collect(child);
   const timer = setTimeout(() => child.kill('SIGKILL'), options.timeoutMs ?? PATIENCE_MS);
   try {
@@ -95,7 +82,7 @@ export async function startServe(
   args: readonly string[],
   options: { env?: Record<string, string>; timeoutMs?: number } = {},
 ): Promise<ServeProcess> {
-  const child = spawnCli(['serve', ...args], options.env);
+  const child = spawnPipelinectl(['serve', ...args], options);
   const { stdout, stderr, exited } = collect(child);
   let done = false;
   void exited.then(() => (done = true));

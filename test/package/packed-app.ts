@@ -5,11 +5,11 @@ import { execFile } from 'node:child_process';
 import { cp, mkdir, mkdtemp, readdir, readFile, rm, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { appLockfile, type Lockfile, type PackedManifest } from './app-lockfile.js';
 import { PATIENCE_MS } from '../../lib/testing/wait-for.js';
+import { REPO_ROOT } from '../support/pipelinectl.js';
 
-export const REPO_ROOT = fileURLToPath(new URL('../..', import.meta.url));
+export { REPO_ROOT };
 
 /** What a checkout holds that the package is not made from: installs, build and synth output, local data. */
 const NOT_COPIED = new Set(['node_modules', '.git', 'dist', 'cdk.out', '.data', 'coverage']);

@@ -7,15 +7,13 @@ import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { describe, it } from 'node:test';
-import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import type { GitProviderType } from '../../lib/pipeline/promotion.js';
 import { createPromoter, type PromotionSettings } from '../../lib/runtime/promoter.js';
 import { StaticSecretSource } from '../../lib/secrets/port.js';
 import { prRequest } from '../promotion/github-support.js';
 import { HOSTS, MARKED_FILES, SECRET } from '../promotion/pull-request-subject.js';
-
-const ROOT = fileURLToPath(new URL('../..', import.meta.url));
+import { REPO_ROOT as ROOT } from '../support/pipelinectl.js';
 
 const API_URL_SETTING: Record<GitProviderType, keyof PromotionSettings> = {
   github: 'githubApiUrl',
