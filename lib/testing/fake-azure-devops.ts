@@ -22,20 +22,22 @@
 //   latency can be injected, and every request is logged with its route.
 //
 import { createHash, randomBytes } from 'node:crypto';
-import { STATUS_CODES, type IncomingMessage } from 'node:http';
+import type { IncomingMessage } from 'node:http';
 import {
   FakeGitHost,
   HostError,
   PullRequests,
   Router,
+  authorization,
+  basicCredential,
+  jsonObject,
   ok,
   parseJson,
   pathSegments,
-  type FaultMatch,
+  statusText,
   type LoggedRequest,
   type PullRecord,
   type Reply,
-  type StatusFault,
 } from './git-host-kernel.js';
 import {
   GitRepository,
@@ -56,9 +58,6 @@ export interface FakeAzureDevOpsRequest extends LoggedRequest {
   /** Whether the request carried a personal access token the fake accepts. */
   auth?: 'pat';
 }
-
-/** 429 with `Retry-After` and `X-RateLimit-*` headers, the way Azure DevOps throttles a client. */
-type RateLimitFault = { type: 'rate-limit'; retryAfterSeconds?: number };
 
 export interface FakeAzureDevOpsOptions {
   /** The default personal access token. Default: random, 52 characters like Azure's. */
@@ -101,7 +100,7 @@ const TYPE_NAMESPACES: Record<string, string> = {
   RequestBlockedException: 'Microsoft.TeamFoundation.Framework.Server',
 };
 
-function errorBody(typeKey: string, message: string): Record<string, unknown> {
+function vssBody(typeKey: string, message: string): Record<string, unknown> {
   const namespace = TYPE_NAMESPACES[typeKey] ?? 'Microsoft.TeamFoundation.Git.Server';
   return {
     $id: '1',
@@ -115,7 +114,7 @@ function errorBody(typeKey: string, message: string): Record<string, unknown> {
 }
 
 /** An error answered in Azure DevOps' JSON shape. */
-const vss = (status: number, typeKey: string, message: string) => new HostError(status, errorBody(typeKey, message));
+const vss = (status: number, typeKey: string, message: string) => new HostError(status, vssBody(typeKey, message));
 const invalidArgument = (message: string) => vss(400, 'InvalidArgumentValueException', message);
 const incorrect = (parameter: string) =>
   invalidArgument(`The parameters are incorrect.\r\nParameter name: ${parameter}`);
@@ -288,35 +287,29 @@ type Target =
       repositoryId: string;
     };
 
-function object(body: unknown, name: string): Record<string, unknown> {
-  if (typeof body !== 'object' || body === null || Array.isArray(body)) {
-    throw invalidArgument(`Value cannot be null.\r\nParameter name: ${name}`);
-  }
-  return body as Record<string, unknown>;
-}
+const object = (body: unknown, name: string) =>
+  jsonObject(body, () => invalidArgument(`Value cannot be null.\r\nParameter name: ${name}`));
 
 export class FakeAzureDevOps extends FakeGitHost<
   FakeAzureDevOpsRequest,
-  RateLimitFault,
+  never,
   FakeAzureRepository,
-  [project: string, name: string]
+  [project: string, name: string],
+  true
 > {
   readonly collection: string;
   private readonly webHost: string;
   private readonly identity: { name: string; email: string };
-  private readonly tokens = new Set<string>();
   private readonly projects = new Map<string, FakeProject>();
   /** Routes below `repositories/{repositoryId}`, matched as Azure matches them: without regard to case. */
   private readonly router = new Router<Route>({ ignoreCase: true });
-  private readonly defaultToken: string;
   private readonly denyForcePush = new Set<string>();
   private nextPullRequestId = 1;
   protected readonly jsonType = 'application/json; charset=utf-8; api-version=7.2-preview';
 
   constructor(options: FakeAzureDevOpsOptions = {}) {
-    super('Azure DevOps', 2, options.latencyMs);
-    this.defaultToken = options.token ?? randomBytes(26).toString('hex');
-    this.tokens.add(this.defaultToken);
+    super('Azure DevOps', 2, options.latencyMs, options.token ?? randomBytes(26).toString('hex'));
+    this.tokens.set(this.token, true);
     this.collection = options.collection ?? 'acme';
     this.webHost = options.webHost ?? 'dev.azure.com';
     this.identity = options.identity ?? { name: 'Fake User', email: 'fake.user@example.com' };
@@ -333,18 +326,8 @@ export class FakeAzureDevOps extends FakeGitHost<
     return `${this.origin}/${encodeURIComponent(this.collection)}`;
   }
 
-  /** The default personal access token. */
-  get token(): string {
-    return this.defaultToken;
-  }
-
   addToken(token: string): void {
-    this.tokens.add(token);
-  }
-
-  /** Stops accepting a token (the default one too). */
-  revokeToken(token: string): void {
-    this.tokens.delete(token);
+    this.tokens.set(token, true);
   }
 
   /**
@@ -355,11 +338,6 @@ export class FakeAzureDevOps extends FakeGitHost<
     const key = this.repository(project, name).id;
     if (allowed) this.denyForcePush.delete(key);
     else this.denyForcePush.add(key);
-  }
-
-  /** The next matching requests are throttled: 429, lifting after `retryAfterSeconds` (default 60). */
-  rateLimitNext(match: FaultMatch & { retryAfterSeconds?: number } = {}): void {
-    this.injectFault({ type: 'rate-limit', retryAfterSeconds: match.retryAfterSeconds }, match);
   }
 
   // ---------------------------------------------------------------- repositories (test-facing)
@@ -519,7 +497,7 @@ export class FakeAzureDevOps extends FakeGitHost<
    * (203) unless the client suppressed that redirect; wrong credentials get 401.
    */
   private authenticate(request: IncomingMessage, logged: FakeAzureDevOpsRequest): Reply | undefined {
-    const basic = /^basic\s+(\S+)$/i.exec(request.headers.authorization ?? '')?.[1];
+    const basic = authorization(request, 'basic');
     const unauthorized = () =>
       vss(401, 'UnauthorizedRequestException', "TF400813: The user '' is not authorized to access this resource.");
     if (!basic) {
@@ -536,9 +514,7 @@ export class FakeAzureDevOps extends FakeGitHost<
       }
       throw unauthorized();
     }
-    const decoded = Buffer.from(basic, 'base64').toString('utf8');
-    const token = decoded.slice(decoded.indexOf(':') + 1);
-    if (!this.tokens.has(token)) throw unauthorized();
+    if (!this.tokens.has(basicCredential(basic).password)) throw unauthorized();
     logged.auth = 'pat';
     return undefined;
   }
@@ -550,18 +526,12 @@ export class FakeAzureDevOps extends FakeGitHost<
     };
   }
 
-  protected crashBody(message: string): unknown {
-    return errorBody('FakeServerException', message);
+  protected errorBody(status: number, message = statusText(status)): unknown {
+    return vssBody('FakeFaultException', message);
   }
 
-  protected faultReply(fault: StatusFault | RateLimitFault): Reply {
-    if (fault.type === 'status') {
-      return {
-        status: fault.status,
-        body: errorBody('FakeFaultException', fault.message ?? STATUS_CODES[fault.status] ?? 'Error'),
-      };
-    }
-    const seconds = fault.retryAfterSeconds ?? 60;
+  /** 429 with `Retry-After` and `X-RateLimit-*` headers, the way Azure DevOps throttles a client. */
+  protected rateLimited({ seconds }: { seconds: number }): Reply {
     return {
       status: 429,
       headers: {
@@ -572,7 +542,7 @@ export class FakeAzureDevOps extends FakeGitHost<
         'x-ratelimit-remaining': '0',
         'x-ratelimit-reset': String(Math.floor(Date.now() / 1000) + seconds),
       },
-      body: errorBody(
+      body: vssBody(
         'RequestBlockedException',
         "TF400733: The request has been canceled: Request was blocked due to exceeding usage of resource 'Core' " +
           "in namespace 'User'.",

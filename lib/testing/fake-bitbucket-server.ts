@@ -18,20 +18,22 @@
 // Where Bitbucket's documentation does not say what an answer holds (the file edit's conflicts), the fake answers a
 // 409 with a plain message and no exception name: the adapter relies on the status only.
 import { randomBytes } from 'node:crypto';
-import { STATUS_CODES, type IncomingMessage } from 'node:http';
+import type { IncomingMessage } from 'node:http';
 import {
   FakeGitHost,
   HostError,
   PullRequests,
   Router,
+  authorization,
+  basicCredential,
+  jsonObject,
   ok,
   parseJson,
   pathSegments,
-  type FaultMatch,
+  statusText,
   type LoggedRequest,
   type PullRecord,
   type Reply,
-  type StatusFault,
 } from './git-host-kernel.js';
 import { GitRepository, fileChanges, type FlatEntry, type GitTreeEntry } from './git-repository.js';
 
@@ -43,9 +45,6 @@ export interface FakeBitbucketRequest extends LoggedRequest {
   /** How the request authenticated, when it did. */
   auth?: 'token' | 'basic';
 }
-
-/** 429 with `Retry-After` and the `X-RateLimit-*` headers of an empty token bucket. */
-type RateLimitFault = { type: 'rate-limit'; retryAfterSeconds: number };
 
 export type FakeBitbucketPermission = 'REPO_READ' | 'REPO_WRITE';
 
@@ -169,9 +168,10 @@ const ZERO_ID = '0000000000000000000000000000000000000000';
 
 export class FakeBitbucketServer extends FakeGitHost<
   FakeBitbucketRequest,
-  RateLimitFault,
+  never,
   FakeRepository,
-  [projectKey: string, slug: string]
+  [projectKey: string, slug: string],
+  Credential
 > {
   /** The user the default token and password belong to. */
   readonly user: FakeBitbucketUser = {
@@ -184,20 +184,17 @@ export class FakeBitbucketServer extends FakeGitHost<
   private readonly webBaseUrl: string;
   private readonly maxPageLimit: number;
   private readonly maxChanges: number;
-  private readonly tokens = new Map<string, Credential>();
   private readonly passwords = new Map<string, { password: string } & Credential>();
   /** A path, the final parameter of its routes, takes the rest of the request's path. */
   private readonly router = new Router<Route>({ rest: { path: false } });
-  private readonly defaultToken: string;
   private readonly defaultPassword: string;
   private nextRepositoryId = 1;
   protected readonly jsonType = 'application/json;charset=UTF-8';
 
   constructor(options: FakeBitbucketServerOptions = {}) {
-    super('Bitbucket Server', 2, options.latencyMs);
-    this.defaultToken = options.token ?? `BBDC-${randomBytes(24).toString('base64url')}`;
+    super('Bitbucket Server', 2, options.latencyMs, options.token ?? `BBDC-${randomBytes(24).toString('base64url')}`);
     this.defaultPassword = options.password ?? randomBytes(12).toString('hex');
-    this.tokens.set(this.defaultToken, { user: this.user, permission: 'REPO_WRITE' });
+    this.tokens.set(this.token, { user: this.user, permission: 'REPO_WRITE' });
     this.passwords.set(this.user.name, { password: this.defaultPassword, user: this.user, permission: 'REPO_WRITE' });
     this.contextPath = (options.contextPath ?? '').replace(/\/+$/, '');
     this.webBaseUrl = (options.webBaseUrl ?? 'https://bitbucket.example.com').replace(/\/+$/, '');
@@ -215,11 +212,6 @@ export class FakeBitbucketServer extends FakeGitHost<
     return `${this.origin}${this.contextPath}`;
   }
 
-  /** The default HTTP access token (user `promoter`, repository write). */
-  get token(): string {
-    return this.defaultToken;
-  }
-
   /** The default user's password (Basic authentication as `promoter`). */
   get password(): string {
     return this.defaultPassword;
@@ -230,18 +222,9 @@ export class FakeBitbucketServer extends FakeGitHost<
     this.tokens.set(token, { user: options.user ?? this.user, permission: options.permission ?? 'REPO_WRITE' });
   }
 
-  revokeToken(token: string): void {
-    this.tokens.delete(token);
-  }
-
   /** Accepts a user name and password (Basic). */
   addUser(user: FakeBitbucketUser, password: string, permission: FakeBitbucketPermission = 'REPO_WRITE'): void {
     this.passwords.set(user.name, { password, user, permission });
-  }
-
-  /** The next matching requests are rate limited: 429 with `Retry-After` (default 60 s). */
-  rateLimitNext(match: FaultMatch & { retryAfterSeconds?: number } = {}): void {
-    this.injectFault({ type: 'rate-limit', retryAfterSeconds: match.retryAfterSeconds ?? 60 }, match);
   }
 
   // ---------------------------------------------------------------- repositories (test-facing)
@@ -355,50 +338,47 @@ export class FakeBitbucketServer extends FakeGitHost<
     return { 'x-arequestid': randomBytes(6).toString('hex') };
   }
 
-  protected crashBody(message: string): unknown {
-    return { errors: [{ context: null, message }] };
+  protected errorBody(status: number, message = statusText(status)): unknown {
+    return { errors: [{ context: null, message, exceptionName: null }] };
   }
 
-  protected faultReply(fault: StatusFault | RateLimitFault): Reply {
-    const errors = (message: string) => ({ errors: [{ context: null, message, exceptionName: null }] });
-    if (fault.type === 'status') {
-      return { status: fault.status, body: errors(fault.message ?? STATUS_CODES[fault.status] ?? 'Error') };
-    }
-    // Data Center's token buckets: the bucket is empty, and one token comes back after Retry-After seconds.
+  /** Data Center's token buckets: the bucket is empty, and one token comes back after Retry-After seconds. */
+  protected rateLimited({ seconds }: { seconds: number }): Reply {
     return {
       status: 429,
       headers: {
-        'retry-after': String(fault.retryAfterSeconds),
+        'retry-after': String(seconds),
         'x-ratelimit-limit': '60',
         'x-ratelimit-remaining': '0',
         'x-ratelimit-fillrate': '5',
         'x-ratelimit-interval-seconds': '1',
       },
-      body: errors('You have been rate limited: too many requests were made. Wait before making new requests.'),
+      body: this.errorBody(
+        429,
+        'You have been rate limited: too many requests were made. Wait before making new requests.',
+      ),
     };
   }
 
   /** The caller's credential; 401 for missing or wrong credentials. */
   private authenticate(request: IncomingMessage, logged: FakeBitbucketRequest): Credential {
-    const header = request.headers.authorization ?? '';
     const failed = problem(
       401,
       'Authentication failed. Please check your credentials and try again.',
       'authentication',
     );
-    const bearer = /^Bearer\s+(\S+)$/i.exec(header)?.[1];
+    const bearer = authorization(request, 'bearer');
     if (bearer) {
       const credential = this.tokens.get(bearer);
       if (!credential) throw failed;
       logged.auth = 'token';
       return credential;
     }
-    const basic = /^Basic\s+(\S+)$/i.exec(header)?.[1];
+    const basic = authorization(request, 'basic');
     if (basic) {
-      const decoded = Buffer.from(basic, 'base64').toString('utf8');
-      const colon = decoded.indexOf(':');
-      const known = colon > 0 ? this.passwords.get(decoded.slice(0, colon)) : undefined;
-      if (!known || known.password !== decoded.slice(colon + 1)) throw failed;
+      const { user, password } = basicCredential(basic);
+      const known = this.passwords.get(user);
+      if (!known || known.password !== password) throw failed;
       logged.auth = 'basic';
       return known;
     }
@@ -567,11 +547,16 @@ export class FakeBitbucketServer extends FakeGitHost<
   }
 
   /** A page of `items` as every paged resource answers it (`start`, `limit` from the query, capped). */
-  private page<T>(items: readonly T[], query: Record<string, string>, extra: Record<string, unknown> = {}) {
+  private page<T, J = T>(
+    items: readonly T[],
+    query: Record<string, string>,
+    json: (item: T) => J = (item) => item as unknown as J,
+    extra: Record<string, unknown> = {},
+  ) {
     const start = Math.max(0, Number.parseInt(query.start ?? '0', 10) || 0);
     const asked = Number.parseInt(query.limit ?? '25', 10);
     const limit = Math.min(Math.max(Number.isFinite(asked) && asked > 0 ? asked : 25, 1), this.maxPageLimit);
-    const values = items.slice(start, start + limit);
+    const values = items.slice(start, start + limit).map(json);
     const isLastPage = start + values.length >= items.length;
     return {
       ...extra,
@@ -671,7 +656,7 @@ export class FakeBitbucketServer extends FakeGitHost<
   private changesPage(repo: FakeRepository, since: string | undefined, until: string, query: Record<string, string>) {
     const all = this.changesBetween(repo, since, until);
     const reachable = all.slice(0, this.maxChanges);
-    const page = this.page(reachable, query, {
+    const page = this.page(reachable, query, undefined, {
       fromHash: since ?? null,
       toHash: until,
       properties: { changeScope: 'ALL' },
@@ -708,12 +693,7 @@ export class FakeBitbucketServer extends FakeGitHost<
           .filter(() => granted >= needed)
           .filter((repo) => name === undefined || repo.slug.toLowerCase().includes(name))
           .sort((a, b) => a.id - b.id);
-        return ok(
-          this.page(
-            repositories.map((repo) => this.repositoryJson(repo)),
-            query,
-          ),
-        );
+        return ok(this.page(repositories, query, (repo) => this.repositoryJson(repo)));
       },
     });
 
@@ -731,12 +711,7 @@ export class FakeBitbucketServer extends FakeGitHost<
           name.toLowerCase() === filter ? 0 : name.toLowerCase().startsWith(filter) ? 1 : 2;
         branches = branches.sort((a, b) => rank(a.name) - rank(b.name));
       }
-      return ok(
-        this.page(
-          branches.map((branch) => this.branchJson(repo, branch.name, branch.sha)),
-          query,
-        ),
-      );
+      return ok(this.page(branches, query, (branch) => this.branchJson(repo, branch.name, branch.sha)));
     });
 
     write(`POST ${BRANCH_UTILS}/branches`, ({ repo, body }) => {
@@ -796,11 +771,7 @@ export class FakeBitbucketServer extends FakeGitHost<
       if (file) {
         const text = (repo.blob(file.sha) ?? Buffer.alloc(0)).toString('utf8');
         const lines = text === '' ? [] : text.replace(/\n$/, '').split('\n');
-        const page = this.page(
-          lines.map((line) => ({ text: line })),
-          query,
-        );
-        const { values, ...rest } = page;
+        const { values, ...rest } = this.page(lines, query, (line) => ({ text: line }));
         return { status: 200, body: { lines: values, ...rest } };
       }
       const entries = [...(repo.tree(treeSha ?? '') ?? [])].sort(
@@ -897,12 +868,7 @@ export class FakeBitbucketServer extends FakeGitHost<
       const until = this.resolve(repo, query.until);
       const excluded = query.since ? repo.reachable(this.resolve(repo, query.since)) : new Set<string>();
       const ordered = logOrder(repo, until).filter((sha) => !excluded.has(sha));
-      return ok(
-        this.page(
-          ordered.map((sha) => this.commitJson(repo, sha)),
-          query,
-        ),
-      );
+      return ok(this.page(ordered, query, (sha) => this.commitJson(repo, sha)));
     });
 
     route(`GET ${API}/commits/{commitId}`, ({ repo, params }) =>
@@ -924,12 +890,7 @@ export class FakeBitbucketServer extends FakeGitHost<
       }
       pulls = [...pulls].sort((a, b) => b.number - a.number);
       if ((query.order ?? 'NEWEST').toUpperCase() === 'OLDEST') pulls.reverse();
-      return ok(
-        this.page(
-          pulls.map((pull) => this.pullRequestJson(repo, pull)),
-          query,
-        ),
-      );
+      return ok(this.page(pulls, query, (pull) => this.pullRequestJson(repo, pull)));
     });
 
     write(`POST ${API}/pull-requests`, ({ repo, body, credential }) => {
@@ -1054,12 +1015,7 @@ function pathJson(path: string): Record<string, unknown> {
   };
 }
 
-function objectBody(body: unknown): Record<string, unknown> {
-  if (typeof body !== 'object' || body === null || Array.isArray(body)) {
-    throw problem(400, 'A JSON object is required', 'validation');
-  }
-  return body as Record<string, unknown>;
-}
+const objectBody = (body: unknown) => jsonObject(body, () => problem(400, 'A JSON object is required', 'validation'));
 
 /** Commits reachable from `head`, newest first: by commit date, a child before its parents on equal dates. */
 function logOrder(repo: GitRepository, head: string): string[] {

@@ -13,22 +13,25 @@
 // token"); an installation token's repository answer has no `permissions`, as on GitHub. Besides the kernel's faults,
 // GitHub's primary and secondary rate limits can be injected.
 import { randomBytes, verify, type KeyObject } from 'node:crypto';
-import { STATUS_CODES, type IncomingMessage } from 'node:http';
+import type { IncomingMessage } from 'node:http';
 import {
   FakeGitHost,
   HostError,
   PullRequests,
   Router,
+  authorization,
   found,
+  jsonObject,
   ok,
+  pageLinks,
   parseJson,
   pathSegments,
   offsetPage,
+  statusText,
   type FaultMatch,
   type LoggedRequest,
   type PullRecord,
   type Reply,
-  type StatusFault,
 } from './git-host-kernel.js';
 import {
   GIT_MODES as MODES,
@@ -63,11 +66,8 @@ export interface FakeGitHubTokenOptions {
   readOnly?: boolean;
 }
 
-type RateLimitFault =
-  /** 403 with `retry-after` and "You have exceeded a secondary rate limit". */
-  | { type: 'secondary-rate-limit'; retryAfterSeconds?: number }
-  /** 403 (or 429) with `x-ratelimit-remaining: 0` and `x-ratelimit-reset` this many seconds from now. */
-  | { type: 'primary-rate-limit'; status?: 403 | 429; resetInSeconds?: number };
+/** 403 with `retry-after` and "You have exceeded a secondary rate limit" (the primary limit is the kernel's fault). */
+type SecondaryRateLimit = { type: 'secondary-rate-limit'; retryAfterSeconds?: number };
 
 export interface FakeGitHubApp {
   appId: number;
@@ -112,6 +112,7 @@ interface StoredPull extends PullRecord {
 }
 
 const DOCS = 'https://docs.github.com/rest';
+const RATE_LIMIT_DOCS = `${DOCS}/overview/rate-limits-for-the-rest-api`;
 
 /** GitHub's error answer: `{message, …extra, documentation_url}`. */
 function problem(status: number, message: string, extra: Record<string, unknown> = {}): HostError {
@@ -161,10 +162,7 @@ interface Route {
   handle: (context: RouteContext) => Reply;
 }
 
-function object(body: unknown): Record<string, unknown> {
-  if (typeof body !== 'object' || body === null || Array.isArray(body)) throw problem(400, 'Problems parsing JSON');
-  return body as Record<string, unknown>;
-}
+const object = (body: unknown) => jsonObject(body, () => problem(400, 'Problems parsing JSON'));
 
 function requiredString(body: Record<string, unknown>, field: string, resource: string): string {
   const value = body[field];
@@ -189,31 +187,35 @@ function signatureOf(value: unknown, fallback: GitSignature, now: string): GitSi
   return { name: given.name, email: given.email, date: date.toISOString().replace(/\.\d+Z$/, 'Z') };
 }
 
+/** The branch of a pull request's `head` (`branch` or `owner:branch`); undefined for another owner's. */
+function headBranch(repo: FakeRepository, head: string): string | undefined {
+  const [owner, branch] = head.includes(':') ? (head.split(/:(.*)/s, 2) as [string, string]) : [repo.owner, head];
+  return owner.toLowerCase() === repo.owner.toLowerCase() ? branch : undefined;
+}
+
 /** GitHub wraps base64 text at 60 characters. */
 const wrappedBase64 = (content: Buffer) => (content.toString('base64').match(/.{1,60}/g) ?? []).join('\n') + '\n';
 
 export class FakeGitHub extends FakeGitHost<
   FakeGitHubRequest,
-  RateLimitFault,
+  SecondaryRateLimit,
   FakeRepository,
-  [owner: string, name: string]
+  [owner: string, name: string],
+  Caller
 > {
   private readonly basePath: string;
   private readonly webHost: string;
   private readonly maxTreeEntries: number;
   private readonly identity: { name: string; email: string };
-  private readonly tokens = new Map<string, Caller>();
   private readonly apps = new Map<string, FakeGitHubApp>();
   /** Final parameters that take the rest of the path: a ref, or a path (empty for the repository root). */
   private readonly router = new Router<Route>({ rest: { ref: false, path: true } });
-  private defaultToken: string;
   private nextRepositoryId = 1000;
   protected readonly jsonType = 'application/json; charset=utf-8';
 
   constructor(options: FakeGitHubOptions = {}) {
-    super('GitHub', 2, options.latencyMs);
-    this.defaultToken = options.token ?? `ghp_${randomBytes(18).toString('hex')}`;
-    this.tokens.set(this.defaultToken, { login: 'fake-user', kind: 'token' });
+    super('GitHub', 2, options.latencyMs, options.token ?? `ghp_${randomBytes(18).toString('hex')}`);
+    this.tokens.set(this.token, { login: 'fake-user', kind: 'token' });
     this.basePath = (options.basePath ?? '/api/v3').replace(/\/$/, '');
     this.webHost = options.webHost ?? 'github.com';
     this.maxTreeEntries = options.maxTreeEntries ?? Infinity;
@@ -232,20 +234,10 @@ export class FakeGitHub extends FakeGitHost<
     return `${this.origin}${this.basePath}`;
   }
 
-  /** The default token (user `fake-user`). */
-  get token(): string {
-    return this.defaultToken;
-  }
-
   /** Accepts another token, for the given user (a login, or the token's options). */
   addToken(token: string, options: string | FakeGitHubTokenOptions = {}): void {
     const { login = 'fake-user', readOnly } = typeof options === 'string' ? { login: options } : options;
     this.tokens.set(token, { login, kind: 'token', ...(readOnly ? { readOnly } : {}) });
-  }
-
-  /** Stops accepting a token (the default one too). */
-  revokeToken(token: string): void {
-    this.tokens.delete(token);
   }
 
   registerApp(app: FakeGitHubApp): void {
@@ -256,8 +248,9 @@ export class FakeGitHub extends FakeGitHost<
     this.injectFault({ type: 'secondary-rate-limit', retryAfterSeconds: match.retryAfterSeconds }, match);
   }
 
+  /** 403 (or 429) with `x-ratelimit-remaining: 0` and `x-ratelimit-reset` this many seconds from now. */
   primaryRateLimitNext(match: FaultMatch & { status?: 403 | 429; resetInSeconds?: number } = {}): void {
-    this.injectFault({ type: 'primary-rate-limit', status: match.status, resetInSeconds: match.resetInSeconds }, match);
+    this.injectFault({ type: 'rate-limit', status: match.status, seconds: match.resetInSeconds ?? 60 }, match);
   }
 
   // ---------------------------------------------------------------- repositories (test-facing)
@@ -370,50 +363,42 @@ export class FakeGitHub extends FakeGitHost<
     };
   }
 
-  protected crashBody(message: string): unknown {
-    return { message };
+  protected errorBody(status: number, message = statusText(status)): unknown {
+    return { message, documentation_url: DOCS };
   }
 
-  protected faultReply(fault: StatusFault | RateLimitFault): Reply {
-    switch (fault.type) {
-      case 'status':
-        return {
-          status: fault.status,
-          body: { message: fault.message ?? STATUS_CODES[fault.status] ?? 'Error', documentation_url: DOCS },
-        };
-      case 'secondary-rate-limit':
-        return {
-          status: 403,
-          headers: { 'retry-after': String(fault.retryAfterSeconds ?? 60) },
-          body: {
-            message:
-              'You have exceeded a secondary rate limit. Please wait a few minutes before you try again. If you reach out to GitHub Support for help, please include the request ID.',
-            documentation_url:
-              'https://docs.github.com/rest/overview/rate-limits-for-the-rest-api#about-secondary-rate-limits',
-          },
-        };
-      case 'primary-rate-limit':
-        return {
-          status: fault.status ?? 403,
-          headers: {
-            'x-ratelimit-limit': '5000',
-            'x-ratelimit-remaining': '0',
-            'x-ratelimit-used': '5000',
-            'x-ratelimit-reset': String(Math.floor(Date.now() / 1000) + (fault.resetInSeconds ?? 60)),
-            'x-ratelimit-resource': 'core',
-          },
-          body: {
-            message: 'API rate limit exceeded for installation ID 1.',
-            documentation_url:
-              'https://docs.github.com/rest/overview/rate-limits-for-the-rest-api#about-the-primary-rate-limit',
-          },
-        };
-    }
+  protected rateLimited(fault: { seconds: number; status?: 403 | 429 }): Reply {
+    return {
+      status: fault.status ?? 403,
+      headers: {
+        'x-ratelimit-limit': '5000',
+        'x-ratelimit-remaining': '0',
+        'x-ratelimit-used': '5000',
+        'x-ratelimit-reset': String(Math.floor(Date.now() / 1000) + fault.seconds),
+        'x-ratelimit-resource': 'core',
+      },
+      body: {
+        message: 'API rate limit exceeded for installation ID 1.',
+        documentation_url: `${RATE_LIMIT_DOCS}#about-the-primary-rate-limit`,
+      },
+    };
+  }
+
+  protected override faultReply(fault: SecondaryRateLimit): Reply {
+    return {
+      status: 403,
+      headers: { 'retry-after': String(fault.retryAfterSeconds ?? 60) },
+      body: {
+        message:
+          'You have exceeded a secondary rate limit. Please wait a few minutes before you try again. If you reach out to GitHub Support for help, please include the request ID.',
+        documentation_url: `${RATE_LIMIT_DOCS}#about-secondary-rate-limits`,
+      },
+    };
   }
 
   /** Returns the caller; throws 401 for missing or wrong credentials. */
   private authenticate(request: IncomingMessage, logged: FakeGitHubRequest, route: string | undefined): Caller {
-    const credential = /^(token|bearer)\s+(\S+)$/i.exec(request.headers.authorization ?? '')?.[2];
+    const credential = authorization(request, 'token', 'bearer');
     if (!credential) throw problem(401, 'Bad credentials');
     if (route?.includes(' /app/')) {
       const app = this.verifyJwt(credential);
@@ -908,31 +893,17 @@ export class FakeGitHub extends FakeGitHost<
     route('POST /repos/{owner}/{repo}/pulls', ({ repo, body, login }) => {
       const input = object(body);
       const title = requiredString(input, 'title', 'PullRequest');
-      const headSpec = requiredString(input, 'head', 'PullRequest');
+      // Another owner's head names no branch here.
+      const head = headBranch(repo, requiredString(input, 'head', 'PullRequest')) ?? '';
       const base = requiredString(input, 'base', 'PullRequest');
-      const [headOwner, head] = headSpec.includes(':')
-        ? (headSpec.split(/:(.*)/s, 2) as [string, string])
-        : [repo.owner, headSpec];
       const invalid = (field: string) => validationFailed([{ resource: 'PullRequest', field, code: 'invalid' }]);
-      if (headOwner.toLowerCase() !== repo.owner.toLowerCase()) throw invalid('head');
+      const refused = (message: string) => validationFailed([{ resource: 'PullRequest', code: 'custom', message }]);
       const headSha = repo.branchSha(head);
       if (!headSha) throw invalid('head');
       const baseSha = repo.branchSha(base);
       if (!baseSha) throw invalid('base');
-      if (repo.pulls.openFrom(head, base)) {
-        throw validationFailed([
-          {
-            resource: 'PullRequest',
-            code: 'custom',
-            message: `A pull request already exists for ${repo.owner}:${head}.`,
-          },
-        ]);
-      }
-      if (repo.isAncestor(headSha, baseSha)) {
-        throw validationFailed([
-          { resource: 'PullRequest', code: 'custom', message: `No commits between ${base} and ${head}` },
-        ]);
-      }
+      if (repo.pulls.openFrom(head, base)) throw refused(`A pull request already exists for ${repo.owner}:${head}.`);
+      if (repo.isAncestor(headSha, baseSha)) throw refused(`No commits between ${base} and ${head}`);
       const description = typeof input.body === 'string' ? input.body : '';
       const pull = repo.pulls.add({ title, description, source: head, target: base, user: login });
       return { status: 201, body: this.pullJson(repo, pull) };
@@ -944,12 +915,7 @@ export class FakeGitHub extends FakeGitHost<
         throw validationFailed([{ resource: 'Search', field: 'state', code: 'invalid' }]);
       }
       let pulls = repo.pulls.all.filter((pull) => state === 'all' || (pull.state === 'open') === (state === 'open'));
-      if (query.head) {
-        const [headOwner, head] = query.head.includes(':')
-          ? (query.head.split(/:(.*)/s, 2) as [string, string])
-          : [repo.owner, query.head];
-        pulls = pulls.filter((pull) => headOwner.toLowerCase() === repo.owner.toLowerCase() && pull.source === head);
-      }
+      if (query.head) pulls = pulls.filter((pull) => pull.source === headBranch(repo, query.head as string));
       if (query.base) pulls = pulls.filter((pull) => pull.target === query.base);
       const sort = query.sort ?? 'created';
       const direction = query.direction ?? (sort === 'created' ? 'desc' : 'asc');
@@ -957,17 +923,14 @@ export class FakeGitHub extends FakeGitHost<
       pulls = [...pulls].sort((a, b) => key(a).localeCompare(key(b)) || a.number - b.number);
       if (direction === 'desc') pulls.reverse();
       const { page, pages, start, end } = offsetPage(pulls.length, query, 30);
-      const headers: Record<string, string> = {};
-      const links: string[] = [];
-      const pageUrl = (n: number) => {
-        const params = new URLSearchParams({ ...query, page: String(n) });
-        return `<${this.apiUrl(request.path)}?${params.toString()}>`;
-      };
-      if (page < pages) links.push(`${pageUrl(page + 1)}; rel="next"`, `${pageUrl(pages)}; rel="last"`);
-      if (page > 1) links.push(`${pageUrl(page - 1)}; rel="prev"`, `${pageUrl(1)}; rel="first"`);
-      if (links.length > 0) headers.link = links.join(', ');
-      const slice = pulls.slice(start, end);
-      return { status: 200, headers, body: slice.map((pull) => this.pullJson(repo, pull)) };
+      const link = pageLinks(this.apiUrl(request.path), query, {
+        next: page < pages && page + 1,
+        last: page < pages && pages,
+        prev: page > 1 && page - 1,
+        first: page > 1 && 1,
+      });
+      const body = pulls.slice(start, end).map((pull) => this.pullJson(repo, pull));
+      return { status: 200, body, ...(link !== '' && { headers: { link } }) };
     });
 
     const findPull = (repo: FakeRepository, number: string | undefined) => found(repo.pulls.find(number), notFound);

@@ -15,22 +15,24 @@
 // the scopes at `GET /personal_access_tokens/self`; errors have GitLab's bodies (`{"message": "404 Project Not
 // Found"}`, `{"error": "insufficient_scope", …}`). The server, request log, faults and latency are the kernel's
 // (git-host-kernel.ts); GitLab's rate limit is a 429 with `Retry-After` and `RateLimit-*`.
-import { STATUS_CODES, type IncomingMessage } from 'node:http';
+import type { IncomingMessage } from 'node:http';
 import { createHash, randomBytes } from 'node:crypto';
 import {
   FakeGitHost,
   HostError,
   PullRequests,
   Router,
+  authorization,
   found,
   ok,
+  pageLinks,
+  parseJson,
   pathSegments,
   offsetPage,
-  type FaultMatch,
+  statusText,
   type LoggedRequest,
   type PullRecord,
   type Reply,
-  type StatusFault,
 } from './git-host-kernel.js';
 import { GitRepository, badGitPath as badPath, gitNow, gitTime, type FlatEntry } from './git-repository.js';
 
@@ -42,9 +44,6 @@ export interface FakeGitLabRequest extends LoggedRequest {
   /** How the request authenticated, when it did. */
   auth?: 'private-token' | 'bearer';
 }
-
-/** 429 "Retry later" with `Retry-After` and `RateLimit-Reset` this many seconds from now, as Rack::Attack answers. */
-type RateLimitFault = { type: 'rate-limit'; resetInSeconds?: number };
 
 export type FakeGitLabScope = 'api' | 'read_api' | 'read_repository' | 'write_repository';
 
@@ -171,23 +170,20 @@ function rawType(content: Buffer): string {
 
 const IDENTITY = { name: 'Fake User', email: 'fake-user@example.com' };
 
-export class FakeGitLab extends FakeGitHost<FakeGitLabRequest, RateLimitFault, FakeProject, [path: string]> {
+export class FakeGitLab extends FakeGitHost<FakeGitLabRequest, never, FakeProject, [path: string], Token> {
   private readonly basePath: string;
   private readonly webHost: string;
   private readonly defaultPerPage: number;
-  private readonly tokens = new Map<string, Token>();
   private readonly users = new Map<string, User>();
   /** A branch name, the final parameter of its routes, may hold slashes. */
   private readonly router = new Router<Route>({ rest: { branch: false } });
-  private readonly defaultToken: string;
   private nextProjectId = 1000;
   private nextMergeRequestId = 5000;
   protected readonly jsonType = 'application/json';
 
   constructor(options: FakeGitLabOptions = {}) {
-    super('GitLab', 1, options.latencyMs);
-    this.defaultToken = options.token ?? `glpat-${randomBytes(12).toString('hex')}`;
-    this.addToken(this.defaultToken);
+    super('GitLab', 1, options.latencyMs, options.token ?? `glpat-${randomBytes(12).toString('hex')}`);
+    this.addToken(this.token);
     this.basePath = (options.basePath ?? '/api/v4').replace(/\/$/, '');
     this.webHost = options.webHost ?? 'gitlab.example.com';
     this.defaultPerPage = options.defaultPerPage ?? 20;
@@ -204,12 +200,7 @@ export class FakeGitLab extends FakeGitHost<FakeGitLabRequest, RateLimitFault, F
     return `${this.origin}${this.basePath}`;
   }
 
-  /** The default token (user `fake-user`, scope `api`, developer on every project). */
-  get token(): string {
-    return this.defaultToken;
-  }
-
-  /** Accepts another token. */
+  /** Accepts another token (the default one: user `fake-user`, scope `api`, developer on every project). */
   addToken(token: string, options: FakeGitLabTokenOptions = {}): void {
     const username = options.username ?? 'fake-user';
     let user = this.users.get(username);
@@ -224,16 +215,6 @@ export class FakeGitLab extends FakeGitHost<FakeGitLabRequest, RateLimitFault, F
       role: options.role ?? 'developer',
       ...(options.projects ? { projects: new Set(options.projects.map((path) => path.toLowerCase())) } : {}),
     });
-  }
-
-  /** Stops accepting a token (the default one too). */
-  revokeToken(token: string): void {
-    this.tokens.delete(token);
-  }
-
-  /** The next matching requests are rate limited, the limit lifting `resetInSeconds` (default 60) from now. */
-  rateLimitNext(match: FaultMatch & { resetInSeconds?: number } = {}): void {
-    this.injectFault({ type: 'rate-limit', resetInSeconds: match.resetInSeconds }, match);
   }
 
   // ---------------------------------------------------------------- projects (test-facing)
@@ -323,12 +304,9 @@ export class FakeGitLab extends FakeGitHost<FakeGitLabRequest, RateLimitFault, F
     if (rawBody !== '') {
       const type = request.headers['content-type'] ?? '';
       if (type.includes('application/json')) {
-        let parsed: unknown;
-        try {
-          parsed = JSON.parse(rawBody);
-        } catch {
-          throw badRequest("400 Bad request - The provided content-type 'application/json' is not valid JSON");
-        }
+        const parsed = parseJson(rawBody, () =>
+          badRequest("400 Bad request - The provided content-type 'application/json' is not valid JSON"),
+        );
         if (typeof parsed === 'object' && parsed !== null && !Array.isArray(parsed)) {
           body = parsed as Record<string, unknown>;
         }
@@ -342,7 +320,7 @@ export class FakeGitLab extends FakeGitHost<FakeGitLabRequest, RateLimitFault, F
 
   private authenticate(request: IncomingMessage, logged: FakeGitLabRequest): Token {
     const privateToken = request.headers['private-token'];
-    const bearer = /^bearer\s+(\S+)$/i.exec(request.headers.authorization ?? '')?.[1];
+    const bearer = authorization(request, 'bearer');
     const credential = typeof privateToken === 'string' && privateToken !== '' ? privateToken : bearer;
     const token = credential === undefined ? undefined : this.tokens.get(credential);
     if (!token) throw problem(401, '401 Unauthorized');
@@ -380,18 +358,12 @@ export class FakeGitLab extends FakeGitHost<FakeGitLabRequest, RateLimitFault, F
     };
   }
 
-  protected crashBody(message: string): unknown {
+  protected errorBody(status: number, message = `${status} ${statusText(status)}`): unknown {
     return { message };
   }
 
-  protected faultReply(fault: StatusFault | RateLimitFault): Reply {
-    if (fault.type === 'status') {
-      return {
-        status: fault.status,
-        body: { message: fault.message ?? `${fault.status} ${STATUS_CODES[fault.status] ?? 'Error'}` },
-      };
-    }
-    const seconds = fault.resetInSeconds ?? 60;
+  /** 429 "Retry later" with `Retry-After` and `RateLimit-Reset` this many seconds from now, as Rack::Attack answers. */
+  protected rateLimited({ seconds }: { seconds: number }): Reply {
     const reset = Math.floor(Date.now() / 1000) + seconds;
     return {
       status: 429,
@@ -417,14 +389,7 @@ export class FakeGitLab extends FakeGitHost<FakeGitLabRequest, RateLimitFault, F
   private page<T>(items: readonly T[], context: RouteContext, json: (item: T) => unknown): Reply {
     const { query, request } = context;
     const { page, perPage, pages, start, end } = offsetPage(items.length, query, this.defaultPerPage);
-    const link = (n: number) => {
-      const params = new URLSearchParams({ ...query, page: String(n), per_page: String(perPage) });
-      return `<${this.url}${request.path}?${params.toString()}>`;
-    };
-    const links: string[] = [];
-    if (page > 1) links.push(`${link(page - 1)}; rel="prev"`);
-    if (page < pages) links.push(`${link(page + 1)}; rel="next"`);
-    links.push(`${link(1)}; rel="first"`, `${link(pages)}; rel="last"`);
+    const rels = { prev: page > 1 && page - 1, next: page < pages && page + 1, first: 1, last: pages };
     return {
       status: 200,
       headers: {
@@ -434,7 +399,7 @@ export class FakeGitLab extends FakeGitHost<FakeGitLabRequest, RateLimitFault, F
         'x-prev-page': page > 1 ? String(page - 1) : '',
         'x-total': String(items.length),
         'x-total-pages': String(pages),
-        link: links.join(', '),
+        link: pageLinks(`${this.url}${request.path}`, query, rels, { per_page: String(perPage) }),
       },
       body: items.slice(start, end).map(json),
     };
