@@ -22,8 +22,8 @@ import type { IncomingMessage } from 'node:http';
 import {
   FakeGitHost,
   HostError,
-  PullRequests,
   Router,
+  hostRepository,
   authorization,
   basicCredential,
   jsonObject,
@@ -31,11 +31,13 @@ import {
   parseJson,
   pathSegments,
   statusText,
+  type HostRepository,
   type LoggedRequest,
   type PullRecord,
   type Reply,
 } from './git-host-kernel.js';
-import { GitRepository, fileChanges, type FlatEntry, type GitTreeEntry } from './git-repository.js';
+import type { GitRepository } from './git-repository.js';
+import { fileChanges, type FlatEntry, type GitTreeEntry } from './git-repository.js';
 
 export interface FakeBitbucketRequest extends LoggedRequest {
   /** The decoded path below the context path, without the query, e.g. `/rest/api/1.0/projects/P/repos/r/branches`. */
@@ -97,18 +99,7 @@ interface StoredPullRequest extends PullRecord {
 /** Bitbucket's names of the states. */
 const STATES = { open: 'OPEN', closed: 'DECLINED', merged: 'MERGED' } as const;
 
-class FakeRepository extends GitRepository {
-  readonly pullRequests = new PullRequests<StoredPullRequest>(this);
-
-  constructor(
-    readonly projectKey: string,
-    readonly slug: string,
-    readonly id: number,
-    defaultBranch: string,
-  ) {
-    super(defaultBranch);
-  }
-}
+type FakeRepository = HostRepository<StoredPullRequest, { projectKey: string; slug: string; id: number }>;
 
 interface Credential {
   user: FakeBitbucketUser;
@@ -231,13 +222,13 @@ export class FakeBitbucketServer extends FakeGitHost<
 
   /** A repository of a project (`~user` as the project key for a personal one). */
   protected newRepository([projectKey, slug]: [string, string], defaultBranch: string): FakeRepository {
-    return new FakeRepository(projectKey, slug.toLowerCase(), this.nextRepositoryId++, defaultBranch);
+    return hostRepository({ projectKey, slug: slug.toLowerCase(), id: this.nextRepositoryId++ }, defaultBranch);
   }
 
   /** Pull requests, oldest first. */
   pullRequests(projectKey: string, slug: string): FakeBitbucketPullRequest[] {
     const repo = this.repository(projectKey, slug);
-    return repo.pullRequests.all.map((pull) => ({
+    return repo.pulls.all.map((pull) => ({
       id: pull.number,
       version: pull.version,
       title: pull.title,
@@ -254,13 +245,13 @@ export class FakeBitbucketServer extends FakeGitHost<
   /** Merges an open pull request as Bitbucket's default strategy does (a merge commit, `--no-ff`). */
   merge(projectKey: string, slug: string, id: number): string {
     const repo = this.repository(projectKey, slug);
-    return this.mergePullRequest(repo, repo.pullRequests.expect(id, true), this.user);
+    return this.mergePullRequest(repo, repo.pulls.expect(id, true), this.user);
   }
 
   /** Declines an open pull request, as a person would. */
   decline(projectKey: string, slug: string, id: number): void {
     const repo = this.repository(projectKey, slug);
-    this.closePullRequest(repo, repo.pullRequests.expect(id, true), 'closed');
+    this.closePullRequest(repo, repo.pulls.expect(id, true), 'closed');
   }
 
   /** Deletes a branch, as a person would (declining the open pull requests from it). */
@@ -400,7 +391,7 @@ export class FakeBitbucketServer extends FakeGitHost<
     const ref = `refs/heads/${branch}`;
     if (!repo.refs.has(ref)) return;
     // A pull request cannot outlive its source branch: Bitbucket declines it.
-    for (const pull of repo.pullRequests.all) {
+    for (const pull of repo.pulls.all) {
       if (pull.state === 'open' && pull.source === branch) this.closePullRequest(repo, pull, 'closed');
     }
     repo.refs.delete(ref);
@@ -409,7 +400,7 @@ export class FakeBitbucketServer extends FakeGitHost<
 
   /** An open pull request whose source commit is reachable from its target has been merged outside Bitbucket. */
   private rescope(repo: FakeRepository): void {
-    for (const pull of repo.pullRequests.all) {
+    for (const pull of repo.pulls.all) {
       if (pull.state !== 'open') continue;
       const from = repo.branchSha(pull.source);
       const to = repo.branchSha(pull.target);
@@ -419,13 +410,13 @@ export class FakeBitbucketServer extends FakeGitHost<
 
   /** Every change of a pull request's state is a new version. */
   private closePullRequest(repo: FakeRepository, pull: StoredPullRequest, state: 'closed' | 'merged'): void {
-    repo.pullRequests.close(pull, state);
+    repo.pulls.close(pull, state);
     pull.version++;
   }
 
   private mergePullRequest(repo: FakeRepository, pull: StoredPullRequest, user: FakeBitbucketUser): string {
     const message = `Merge pull request #${pull.number} in ${repo.projectKey}/${repo.slug} from ${pull.source} to ${pull.target}`;
-    const sha = repo.pullRequests.merge(pull, this.signature(user), message);
+    const sha = repo.pulls.merge(pull, this.signature(user), message);
     if (!sha) throw problem(409, 'The pull request cannot be merged', 'illegalState');
     pull.version++;
     this.rescope(repo);
@@ -531,7 +522,7 @@ export class FakeBitbucketServer extends FakeGitHost<
       createdDate: pull.createdAt,
       updatedDate: pull.updatedAt,
       ...(pull.closedAt !== undefined && !open ? { closedDate: pull.closedAt } : {}),
-      fromRef: ref(pull.source, repo.pullRequests.headSha(pull)),
+      fromRef: ref(pull.source, repo.pulls.headSha(pull)),
       toRef: ref(pull.target, repo.branchSha(pull.target)),
       locked: false,
       author: { user: this.userJson(pull.author), role: 'AUTHOR', approved: false, status: 'UNAPPROVED' },
@@ -580,7 +571,7 @@ export class FakeBitbucketServer extends FakeGitHost<
   }
 
   private findPullRequest(repo: FakeRepository, id: string | undefined): StoredPullRequest {
-    const pull = repo.pullRequests.find(id);
+    const pull = repo.pulls.find(id);
     if (!pull) {
       throw problem(
         404,
@@ -884,7 +875,7 @@ export class FakeBitbucketServer extends FakeGitHost<
       }
       const direction = (query.direction ?? 'INCOMING').toUpperCase();
       const at = this.branchName(query.at);
-      let pulls = repo.pullRequests.all.filter((pull) => state === 'ALL' || STATES[pull.state] === state);
+      let pulls = repo.pulls.all.filter((pull) => state === 'ALL' || STATES[pull.state] === state);
       if (at !== undefined) {
         pulls = pulls.filter((pull) => (direction === 'OUTGOING' ? pull.source : pull.target) === at);
       }
@@ -920,7 +911,7 @@ export class FakeBitbucketServer extends FakeGitHost<
           'noSuchBranch',
         );
       }
-      const existing = repo.pullRequests.openFrom(fromBranch, toBranch);
+      const existing = repo.pulls.openFrom(fromBranch, toBranch);
       if (existing) throw this.duplicateProblem(repo, existing);
       if (repo.isAncestor(from, to)) {
         throw problem(
@@ -930,7 +921,7 @@ export class FakeBitbucketServer extends FakeGitHost<
         );
       }
       const description = typeof input.description === 'string' ? input.description : '';
-      const pull = repo.pullRequests.add({
+      const pull = repo.pulls.add({
         title,
         description,
         source: fromBranch,
@@ -989,9 +980,9 @@ export class FakeBitbucketServer extends FakeGitHost<
           'illegalState',
         );
       }
-      const existing = repo.pullRequests.openFrom(pull.source, pull.target, pull);
+      const existing = repo.pulls.openFrom(pull.source, pull.target, pull);
       if (existing) throw this.duplicateProblem(repo, existing);
-      repo.pullRequests.reopen(pull);
+      repo.pulls.reopen(pull);
       pull.version++;
       this.rescope(repo);
       return ok(this.pullRequestJson(repo, pull));

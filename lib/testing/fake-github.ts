@@ -17,8 +17,8 @@ import type { IncomingMessage } from 'node:http';
 import {
   FakeGitHost,
   HostError,
-  PullRequests,
   Router,
+  hostRepository,
   authorization,
   found,
   jsonObject,
@@ -29,13 +29,13 @@ import {
   offsetPage,
   statusText,
   type FaultMatch,
+  type HostRepository,
   type LoggedRequest,
   type PullRecord,
   type Reply,
 } from './git-host-kernel.js';
 import {
   GIT_MODES as MODES,
-  GitRepository,
   badGitPath,
   gitNow,
   gitTime,
@@ -123,18 +123,7 @@ const notFound = () => problem(404, 'Not Found');
 const validationFailed = (errors: Record<string, unknown>[], message = 'Validation Failed') =>
   problem(422, message, { errors });
 
-class FakeRepository extends GitRepository {
-  readonly pulls = new PullRequests<StoredPull>(this);
-
-  constructor(
-    readonly owner: string,
-    readonly name: string,
-    defaultBranch: string,
-    readonly id: number,
-  ) {
-    super(defaultBranch);
-  }
-}
+type FakeRepository = HostRepository<StoredPull, { owner: string; name: string; id: number }>;
 
 interface Caller {
   login: string;
@@ -256,7 +245,7 @@ export class FakeGitHub extends FakeGitHost<
   // ---------------------------------------------------------------- repositories (test-facing)
 
   protected newRepository([owner, name]: [string, string], defaultBranch: string): FakeRepository {
-    return new FakeRepository(owner, name, defaultBranch, this.nextRepositoryId++);
+    return hostRepository({ owner, name, id: this.nextRepositoryId++ }, defaultBranch);
   }
 
   /** The blob id of every file at a ref, by path. */

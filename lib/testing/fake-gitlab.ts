@@ -20,8 +20,8 @@ import { createHash, randomBytes } from 'node:crypto';
 import {
   FakeGitHost,
   HostError,
-  PullRequests,
   Router,
+  hostRepository,
   authorization,
   found,
   ok,
@@ -30,11 +30,12 @@ import {
   pathSegments,
   offsetPage,
   statusText,
+  type HostRepository,
   type LoggedRequest,
   type PullRecord,
   type Reply,
 } from './git-host-kernel.js';
-import { GitRepository, badGitPath as badPath, gitNow, gitTime, type FlatEntry } from './git-repository.js';
+import { badGitPath as badPath, gitNow, gitTime, type FlatEntry } from './git-repository.js';
 
 export interface FakeGitLabRequest extends LoggedRequest {
   /** The path below the API base as sent (the project id stays URL-encoded), e.g. `/projects/a%2Fb/repository/tree`. */
@@ -106,17 +107,7 @@ interface StoredMergeRequest extends PullRecord {
 /** GitLab's names of the states. */
 const STATES = { open: 'opened', closed: 'closed', merged: 'merged' } as const;
 
-class FakeProject extends GitRepository {
-  readonly mergeRequests = new PullRequests<StoredMergeRequest>(this);
-
-  constructor(
-    readonly path: string,
-    readonly id: number,
-    defaultBranch: string,
-  ) {
-    super(defaultBranch);
-  }
-}
+type FakeProject = HostRepository<StoredMergeRequest, { path: string; id: number }>;
 
 // GitLab's error bodies: `{"message": …}`, or `{"error": …}` for parameter validation.
 const problem = (status: number, message: unknown) => new HostError(status, { message });
@@ -222,7 +213,7 @@ export class FakeGitLab extends FakeGitHost<FakeGitLabRequest, never, FakeProjec
   /** A project, by its full path (`group/sub/project`). */
   protected newRepository([path]: [string], defaultBranch: string): FakeProject {
     if (path.split('/').length < 2 || badPath(path)) throw new Error(`not a project path: ${path}`);
-    return new FakeProject(path, this.nextProjectId++, defaultBranch);
+    return hostRepository({ path, id: this.nextProjectId++ }, defaultBranch);
   }
 
   /** The numeric id of a project. */
@@ -247,14 +238,14 @@ export class FakeGitLab extends FakeGitHost<FakeGitLabRequest, never, FakeProjec
   /** Merge requests, oldest first. */
   mergeRequests(path: string): FakeMergeRequest[] {
     const project = this.repository(path);
-    return project.mergeRequests.all.map((mr) => ({
+    return project.pulls.all.map((mr) => ({
       iid: mr.number,
       title: mr.title,
       description: mr.description,
       state: STATES[mr.state],
       sourceBranch: mr.source,
       targetBranch: mr.target,
-      sha: project.mergeRequests.headSha(mr) ?? '',
+      sha: project.pulls.headSha(mr) ?? '',
       webUrl: this.mergeRequestUrl(project, mr.number),
       ...(mr.mergeCommitSha ? { mergeCommitSha: mr.mergeCommitSha } : {}),
     }));
@@ -263,13 +254,13 @@ export class FakeGitLab extends FakeGitHost<FakeGitLabRequest, never, FakeProjec
   /** Merges an open merge request as a person would (a merge commit); returns the target's new commit. */
   merge(path: string, iid: number): string {
     const project = this.repository(path);
-    return this.mergeStored(project, project.mergeRequests.expect(iid, true), IDENTITY);
+    return this.mergeStored(project, project.pulls.expect(iid, true), IDENTITY);
   }
 
   /** Closes an open merge request without merging it. */
   closeMergeRequest(path: string, iid: number): void {
     const project = this.repository(path);
-    project.mergeRequests.close(project.mergeRequests.expect(iid));
+    project.pulls.close(project.pulls.expect(iid));
   }
 
   // ---------------------------------------------------------------- handling
@@ -546,7 +537,7 @@ export class FakeGitLab extends FakeGitHost<FakeGitLabRequest, never, FakeProjec
       merge_when_pipeline_succeeds: false,
       merge_status: 'can_be_merged',
       detailed_merge_status: mr.state === 'open' ? 'mergeable' : 'not_open',
-      sha: project.mergeRequests.headSha(mr) ?? null,
+      sha: project.pulls.headSha(mr) ?? null,
       merge_commit_sha: mr.mergeCommitSha ?? null,
       squash_commit_sha: null,
       discussion_locked: null,
@@ -617,7 +608,7 @@ export class FakeGitLab extends FakeGitHost<FakeGitLabRequest, never, FakeProjec
     const message =
       `Merge branch '${mr.source}' into '${mr.target}'\n\n${mr.title}\n\n` +
       `See merge request ${project.path}!${mr.number}`;
-    const sha = project.mergeRequests.merge(mr, user, message);
+    const sha = project.pulls.merge(mr, user, message);
     if (!sha) throw problem(405, '405 Method Not Allowed');
     return sha;
   }
@@ -923,7 +914,7 @@ export class FakeGitLab extends FakeGitHost<FakeGitLabRequest, never, FakeProjec
                 ? gitTime(mr.closedAt ?? 0)
                 : ''
               : new Date(mr.createdAt).toISOString();
-      const found = project.mergeRequests.all
+      const found = project.pulls.all
         .filter((mr) => state === 'all' || STATES[mr.state] === state)
         .filter((mr) => query.source_branch === undefined || mr.source === query.source_branch)
         .filter((mr) => query.target_branch === undefined || mr.target === query.target_branch)
@@ -945,9 +936,9 @@ export class FakeGitLab extends FakeGitHost<FakeGitLabRequest, never, FakeProjec
       if (source === target) throw problem(422, ["You can't use same project/branch for source and target"]);
       if (!project.branchSha(source as string)) throw problem(422, [`Source branch "${source}" does not exist`]);
       if (!project.branchSha(target as string)) throw problem(422, [`Target branch "${target}" does not exist`]);
-      const open = project.mergeRequests.openFrom(source as string);
+      const open = project.pulls.openFrom(source as string);
       if (open) throw alreadyOpen(open);
-      const mr = project.mergeRequests.add({
+      const mr = project.pulls.add({
         id: this.nextMergeRequestId++,
         title: title as string,
         description: stringParam(body, 'description') ?? '',
@@ -959,7 +950,7 @@ export class FakeGitLab extends FakeGitHost<FakeGitLabRequest, never, FakeProjec
     });
 
     const findMergeRequest = (project: FakeProject, iid: string | undefined) => {
-      return found(project.mergeRequests.find(iid), () => notFound('Merge Request'));
+      return found(project.pulls.find(iid), () => notFound('Merge Request'));
     };
 
     route('GET /projects/:id/merge_requests/:merge_request_iid', ({ project, params }) =>
@@ -978,14 +969,14 @@ export class FakeGitLab extends FakeGitHost<FakeGitLabRequest, never, FakeProjec
         throw problem(422, [`Target branch "${target}" does not exist`]);
       }
       if (stateEvent === 'reopen' && mr.state === 'closed') {
-        const open = project.mergeRequests.openFrom(mr.source);
+        const open = project.pulls.openFrom(mr.source);
         if (open) throw alreadyOpen(open);
-        project.mergeRequests.reopen(mr);
+        project.pulls.reopen(mr);
       }
       if (title !== undefined) mr.title = title;
       if (description !== undefined) mr.description = description;
       if (target !== undefined) mr.target = target;
-      if (stateEvent === 'close') project.mergeRequests.close(mr);
+      if (stateEvent === 'close') project.pulls.close(mr);
       mr.updatedAt = Date.now();
       return ok(this.mergeRequestJson(project, mr));
     });

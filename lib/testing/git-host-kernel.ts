@@ -6,7 +6,7 @@
 import { STATUS_CODES, createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
 import { echoingFault } from './echoed-credentials.js';
-import type { GitCommit, GitRepository } from './git-repository.js';
+import { GitRepository, type GitCommit } from './git-repository.js';
 import { listenOnLoopback } from './listen.js';
 
 export type RedirectStatus = 301 | 302 | 303 | 307 | 308;
@@ -155,6 +155,9 @@ export function basicCredential(credential: string): { user: string; password: s
   const colon = decoded.indexOf(':');
   return { user: decoded.slice(0, Math.max(colon, 0)), password: decoded.slice(colon + 1) };
 }
+
+/** A request body's field as a string: '' when it is not one. */
+export const text = (value: unknown): string => (typeof value === 'string' ? value : '');
 
 /** `value`, or the host's error when there is none. */
 export function found<T>(value: T | undefined, error: () => Error): T {
@@ -532,6 +535,18 @@ export interface PullRecord {
   /** The source branch's commit when the pull request was closed or merged: what it showed last. */
   closedSha?: string;
   mergeCommitSha?: string;
+}
+
+/** A fake host's repository: git's objects and refs, its pull requests, and what the host knows it by (`Info`). */
+export type HostRepository<P extends PullRecord, Info> = GitRepository & { readonly pulls: PullRequests<P> } & Info;
+
+/** A new, empty repository of a host. */
+export function hostRepository<P extends PullRecord, Info extends object>(
+  info: Info,
+  defaultBranch: string,
+): HostRepository<P, Info> {
+  const repo = new GitRepository(defaultBranch);
+  return Object.assign(repo, { pulls: new PullRequests<P>(repo) }, info);
 }
 
 /** A repository's pull requests, oldest first, and the bookkeeping the hosts share: opening, closing, merging. */
