@@ -286,7 +286,6 @@ export class FakeAzureDevOps extends FakeGitHost<
 > {
   readonly collection: string;
   private readonly webHost: string;
-  private readonly identity: { name: string; email: string };
   private readonly projects = new Map<string, FakeProject>();
   /** Routes below `repositories/{repositoryId}`, matched as Azure matches them: without regard to case. */
   private readonly router = new Router<Route>({ ignoreCase: true });
@@ -295,17 +294,17 @@ export class FakeAzureDevOps extends FakeGitHost<
   protected readonly jsonType = 'application/json; charset=utf-8; api-version=7.2-preview';
 
   constructor(options: FakeAzureDevOpsOptions = {}) {
-    super('Azure DevOps', 2, options.latencyMs, options.token ?? randomBytes(26).toString('hex'));
+    super(
+      'Azure DevOps',
+      2,
+      options.latencyMs,
+      options.token ?? randomBytes(26).toString('hex'),
+      options.identity ?? { name: 'Fake User', email: 'fake.user@example.com' },
+    );
     this.tokens.set(this.token, true);
     this.collection = options.collection ?? 'acme';
     this.webHost = options.webHost ?? 'dev.azure.com';
-    this.identity = options.identity ?? { name: 'Fake User', email: 'fake.user@example.com' };
     this.defineRoutes();
-  }
-
-  /** Creates and starts a server. */
-  static async start(options: FakeAzureDevOpsOptions = {}): Promise<FakeAzureDevOps> {
-    return new FakeAzureDevOps(options).start();
   }
 
   /** The collection URL, e.g. `http://127.0.0.1:43121/acme` (what the client connects to). */
@@ -387,10 +386,6 @@ export class FakeAzureDevOps extends FakeGitHost<
   }
 
   // ---------------------------------------------------------------- handling
-
-  protected testCommitter(): { name: string; email: string } {
-    return this.identity;
-  }
 
   protected receive(request: IncomingMessage, url: URL, method: string) {
     const query = Object.fromEntries(url.searchParams);

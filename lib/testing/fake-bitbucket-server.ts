@@ -155,6 +155,15 @@ interface Route {
 const API = '/rest/api/1.0/projects/{projectKey}/repos/{repositorySlug}';
 const BRANCH_UTILS = '/rest/branch-utils/1.0/projects/{projectKey}/repos/{repositorySlug}';
 const ZERO_ID = '0000000000000000000000000000000000000000';
+const PROMOTER: FakeBitbucketUser = {
+  name: 'promoter',
+  displayName: 'Promoter',
+  emailAddress: 'promoter@bitbucket.example.com',
+};
+
+/** Who a user commits as. */
+const signatureOf = (user: FakeBitbucketUser) => ({ name: user.displayName, email: user.emailAddress });
+
 // ---------------------------------------------------------------- the server
 
 export class FakeBitbucketServer extends FakeGitHost<
@@ -165,11 +174,7 @@ export class FakeBitbucketServer extends FakeGitHost<
   Credential
 > {
   /** The user the default token and password belong to. */
-  readonly user: FakeBitbucketUser = {
-    name: 'promoter',
-    displayName: 'Promoter',
-    emailAddress: 'promoter@bitbucket.example.com',
-  };
+  readonly user = PROMOTER;
 
   private readonly contextPath: string;
   private readonly webBaseUrl: string;
@@ -183,7 +188,8 @@ export class FakeBitbucketServer extends FakeGitHost<
   protected readonly jsonType = 'application/json;charset=UTF-8';
 
   constructor(options: FakeBitbucketServerOptions = {}) {
-    super('Bitbucket Server', 2, options.latencyMs, options.token ?? `BBDC-${randomBytes(24).toString('base64url')}`);
+    const token = options.token ?? `BBDC-${randomBytes(24).toString('base64url')}`;
+    super('Bitbucket Server', 2, options.latencyMs, token, signatureOf(PROMOTER));
     this.defaultPassword = options.password ?? randomBytes(12).toString('hex');
     this.tokens.set(this.token, { user: this.user, permission: 'REPO_WRITE' });
     this.passwords.set(this.user.name, { password: this.defaultPassword, user: this.user, permission: 'REPO_WRITE' });
@@ -192,10 +198,6 @@ export class FakeBitbucketServer extends FakeGitHost<
     this.maxPageLimit = options.maxPageLimit ?? 1000;
     this.maxChanges = options.maxChanges ?? 1000;
     this.defineRoutes();
-  }
-
-  static async start(options: FakeBitbucketServerOptions = {}): Promise<FakeBitbucketServer> {
-    return new FakeBitbucketServer(options).start();
   }
 
   /** The base URL (`http://127.0.0.1:<port>[/context]`), below which `/rest/api/1.0` is served. */
@@ -260,14 +262,6 @@ export class FakeBitbucketServer extends FakeGitHost<
   }
 
   // ---------------------------------------------------------------- handling
-
-  protected testCommitter(): { name: string; email: string } {
-    return this.signature(this.user);
-  }
-
-  private signature(user: FakeBitbucketUser): { name: string; email: string } {
-    return { name: user.displayName, email: user.emailAddress };
-  }
 
   protected receive(request: IncomingMessage, url: URL, method: string) {
     const query = Object.fromEntries(url.searchParams);
@@ -416,7 +410,7 @@ export class FakeBitbucketServer extends FakeGitHost<
 
   private mergePullRequest(repo: FakeRepository, pull: StoredPullRequest, user: FakeBitbucketUser): string {
     const message = `Merge pull request #${pull.number} in ${repo.projectKey}/${repo.slug} from ${pull.source} to ${pull.target}`;
-    const sha = repo.pulls.merge(pull, this.signature(user), message);
+    const sha = repo.pulls.merge(pull, signatureOf(user), message);
     if (!sha) throw problem(409, 'The pull request cannot be merged', 'illegalState');
     pull.version++;
     this.rescope(repo);
@@ -818,7 +812,7 @@ export class FakeBitbucketServer extends FakeGitHost<
         throw problem(409, `The content of '${path}' is unchanged: there is nothing to commit.`);
       }
       const message = field('message') ?? `${credential.user.displayName} edited ${path} online with Bitbucket`;
-      const sha = repo.commitChanges(head, { [path]: content }, this.signature(credential.user), message);
+      const sha = repo.commitChanges(head, { [path]: content }, signatureOf(credential.user), message);
       this.moveBranch(repo, branch, sha);
       return ok(this.commitJson(repo, sha));
     });

@@ -155,13 +155,9 @@ const object = (body: unknown) => jsonObject(body, () => problem(400, 'Problems 
 
 function requiredString(body: Record<string, unknown>, field: string, resource: string): string {
   const value = body[field];
-  if (typeof value !== 'string' || value === '') {
-    throw validationFailed(
-      [{ resource, field, code: 'missing_field' }],
-      `Invalid request.\n\n"${field}" wasn't supplied.`,
-    );
-  }
-  return value;
+  if (typeof value === 'string' && value !== '') return value;
+  const missing = [{ resource, field, code: 'missing_field' }];
+  throw validationFailed(missing, `Invalid request.\n\n"${field}" wasn't supplied.`);
 }
 
 /** A commit's author or committer as a request gives it (`{ name, email, date? }`), or `fallback` when it gives none. */
@@ -195,7 +191,6 @@ export class FakeGitHub extends FakeGitHost<
   private readonly basePath: string;
   private readonly webHost: string;
   private readonly maxTreeEntries: number;
-  private readonly identity: { name: string; email: string };
   private readonly apps = new Map<string, FakeGitHubApp>();
   /** Final parameters that take the rest of the path: a ref, or a path (empty for the repository root). */
   private readonly router = new Router<Route>({ rest: { ref: false, path: true } });
@@ -203,19 +198,19 @@ export class FakeGitHub extends FakeGitHost<
   protected readonly jsonType = 'application/json; charset=utf-8';
 
   constructor(options: FakeGitHubOptions = {}) {
-    super('GitHub', 2, options.latencyMs, options.token ?? `ghp_${randomBytes(18).toString('hex')}`);
+    super(
+      'GitHub',
+      2,
+      options.latencyMs,
+      options.token ?? `ghp_${randomBytes(18).toString('hex')}`,
+      options.identity ?? { name: 'fake-user', email: 'fake-user@users.noreply.github.com' },
+    );
     this.tokens.set(this.token, { login: 'fake-user', kind: 'token' });
     this.basePath = (options.basePath ?? '/api/v3').replace(/\/$/, '');
     this.webHost = options.webHost ?? 'github.com';
     this.maxTreeEntries = options.maxTreeEntries ?? Infinity;
-    this.identity = options.identity ?? { name: 'fake-user', email: 'fake-user@users.noreply.github.com' };
     for (const app of options.apps ?? []) this.registerApp(app);
     this.defineRoutes();
-  }
-
-  /** Creates and starts a server. */
-  static async start(options: FakeGitHubOptions = {}): Promise<FakeGitHub> {
-    return new FakeGitHub(options).start();
   }
 
   /** The API base, e.g. `http://127.0.0.1:43121/api/v3` (what Octokit's `baseUrl` or GITHUB_API_URL takes). */
@@ -305,10 +300,6 @@ export class FakeGitHub extends FakeGitHost<
   }
 
   // ---------------------------------------------------------------- handling
-
-  protected testCommitter(): { name: string; email: string } {
-    return this.identity;
-  }
 
   protected receive(request: IncomingMessage, url: URL, method: string) {
     const query = Object.fromEntries(url.searchParams);

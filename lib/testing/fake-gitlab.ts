@@ -159,8 +159,6 @@ function rawType(content: Buffer): string {
   return content.includes(0) ? 'application/octet-stream' : 'text/plain; charset=utf-8';
 }
 
-const IDENTITY = { name: 'Fake User', email: 'fake-user@example.com' };
-
 export class FakeGitLab extends FakeGitHost<FakeGitLabRequest, never, FakeProject, [path: string], Token> {
   private readonly basePath: string;
   private readonly webHost: string;
@@ -173,17 +171,15 @@ export class FakeGitLab extends FakeGitHost<FakeGitLabRequest, never, FakeProjec
   protected readonly jsonType = 'application/json';
 
   constructor(options: FakeGitLabOptions = {}) {
-    super('GitLab', 1, options.latencyMs, options.token ?? `glpat-${randomBytes(12).toString('hex')}`);
+    super('GitLab', 1, options.latencyMs, options.token ?? `glpat-${randomBytes(12).toString('hex')}`, {
+      name: 'Fake User',
+      email: 'fake-user@example.com',
+    });
     this.addToken(this.token);
     this.basePath = (options.basePath ?? '/api/v4').replace(/\/$/, '');
     this.webHost = options.webHost ?? 'gitlab.example.com';
     this.defaultPerPage = options.defaultPerPage ?? 20;
     this.defineRoutes();
-  }
-
-  /** Creates and starts a server. */
-  static async start(options: FakeGitLabOptions = {}): Promise<FakeGitLab> {
-    return new FakeGitLab(options).start();
   }
 
   /** The API base, e.g. `http://127.0.0.1:43121/api/v4`. */
@@ -254,7 +250,7 @@ export class FakeGitLab extends FakeGitHost<FakeGitLabRequest, never, FakeProjec
   /** Merges an open merge request as a person would (a merge commit); returns the target's new commit. */
   merge(path: string, iid: number): string {
     const project = this.repository(path);
-    return this.mergeStored(project, project.pulls.expect(iid, true), IDENTITY);
+    return this.mergeStored(project, project.pulls.expect(iid, true), this.identity);
   }
 
   /** Closes an open merge request without merging it. */
@@ -264,10 +260,6 @@ export class FakeGitLab extends FakeGitHost<FakeGitLabRequest, never, FakeProjec
   }
 
   // ---------------------------------------------------------------- handling
-
-  protected testCommitter(): { name: string; email: string } {
-    return IDENTITY;
-  }
 
   protected receive(request: IncomingMessage, url: URL, method: string) {
     const query = Object.fromEntries(url.searchParams);

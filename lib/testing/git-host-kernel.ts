@@ -234,8 +234,15 @@ export abstract class FakeGitHost<
     latencyMs: number | ((request: R) => number) | undefined,
     /** The default token. */
     readonly token: string,
+    /** Who commits what a test commits (a repository's first commit, `commitFiles`). */
+    protected readonly identity: { name: string; email: string },
   ) {
     this.latencyMs = latencyMs ?? 0;
+  }
+
+  /** Creates and starts a server. */
+  static async start<O, H extends { start(): Promise<H> }>(this: new (options?: O) => H, options?: O): Promise<H> {
+    return new this(options).start();
   }
 
   protected abstract receive(request: IncomingMessage, url: URL, method: string): Received<R>;
@@ -443,7 +450,7 @@ export abstract class FakeGitHost<
     if (this.repositories.has(key.toLowerCase())) throw new Error(`repository ${key} exists`);
     const repo = this.newRepository(names, defaultBranch);
     this.repositories.set(key.toLowerCase(), repo);
-    const sha = repo.commitChanges(undefined, files, this.testCommitter(), message);
+    const sha = repo.commitChanges(undefined, files, this.identity, message);
     repo.refs.set(`refs/heads/${repo.defaultBranch}`, sha);
     return sha;
   }
@@ -465,7 +472,7 @@ export abstract class FakeGitHost<
     ];
     const repo = this.repositoryOf(args);
     const parent = repo.branchSha(branch) ?? repo.branchSha(repo.defaultBranch);
-    const sha = repo.commitChanges(parent, files, this.testCommitter(), message);
+    const sha = repo.commitChanges(parent, files, this.identity, message);
     repo.refs.set(`refs/heads/${branch}`, sha);
     this.branchMoved(repo);
     return sha;
@@ -499,9 +506,6 @@ export abstract class FakeGitHost<
   private repositoryOf(args: readonly unknown[]): Repo {
     return this.repository(...(args.slice(0, this.nameCount) as string[]));
   }
-
-  /** Who commits what a test commits (a repository's first commit, `commitFiles`). */
-  protected abstract testCommitter(): { name: string; email: string };
 
   /** Called after a test moved a branch: a host whose pull requests follow their branches updates them. */
   protected branchMoved(_repo: Repo): void {}
