@@ -37,7 +37,7 @@ import {
   type Reply,
 } from './git-host-kernel.js';
 import type { GitRepository } from './git-repository.js';
-import { fileChanges, type FlatEntry, type GitTreeEntry } from './git-repository.js';
+import { fileChanges, type FlatEntry } from './git-repository.js';
 
 export interface FakeBitbucketRequest extends LoggedRequest {
   /** The decoded path below the context path, without the query, e.g. `/rest/api/1.0/projects/P/repos/r/branches`. */
@@ -732,34 +732,16 @@ export class FakeBitbucketServer extends FakeGitHost<
     // ------------------------------------------------ content
 
     const browse = ({ repo, query, params }: RouteContext): Reply => {
-      const at = this.resolve(repo, query.at);
       const path = (params.path ?? '').replace(/^\/+|\/+$/g, '');
-      const tree = repo.commit(at)?.tree ?? '';
-      let treeSha: string | undefined = tree;
-      let file: FlatEntry | undefined;
-      if (path !== '') {
-        const parts = path.split('/');
-        for (let i = 0; i < parts.length; i++) {
-          const entry: GitTreeEntry | undefined = treeSha
-            ? repo.tree(treeSha)?.find((candidate) => candidate.name === parts[i])
-            : undefined;
-          if (!entry || (i < parts.length - 1 && entry.type !== 'tree')) {
-            throw noSuchPath(path, query.at ?? repo.defaultBranch);
-          }
-          if (entry.type === 'tree') treeSha = entry.sha;
-          else {
-            treeSha = undefined;
-            file = { mode: entry.mode, sha: entry.sha };
-          }
-        }
-      }
-      if (file) {
-        const text = (repo.blob(file.sha) ?? Buffer.alloc(0)).toString('utf8');
+      const found = repo.lookup(repo.commit(this.resolve(repo, query.at))?.tree ?? '', path);
+      if (!found) throw noSuchPath(path, query.at ?? repo.defaultBranch);
+      if (found.type !== 'tree') {
+        const text = (repo.blob(found.sha) ?? Buffer.alloc(0)).toString('utf8');
         const lines = text === '' ? [] : text.replace(/\n$/, '').split('\n');
         const { values, ...rest } = this.page(lines, query, (line) => ({ text: line }));
         return { status: 200, body: { lines: values, ...rest } };
       }
-      const entries = [...(repo.tree(treeSha ?? '') ?? [])].sort(
+      const entries = [...(repo.tree(found.sha) ?? [])].sort(
         (a, b) => Number(b.type === 'tree') - Number(a.type === 'tree') || a.name.localeCompare(b.name),
       );
       const children = entries.map((entry) => {

@@ -117,6 +117,11 @@ const missing = (...fields: string[]) => new HostError(400, { error: fields.map(
 // GitLab's rule: one open merge request per source branch (whatever its target).
 const alreadyOpen = (open: { number: number }) =>
   problem(409, [`Another open merge request already exists for this source branch: !${open.number}`]);
+/** 400 naming the parameters that are missing (given no value, or an empty one). */
+function requireParams(values: Record<string, unknown>): void {
+  const absent = Object.keys(values).filter((name) => !values[name]);
+  if (absent.length > 0) throw missing(...absent);
+}
 const invalid = (field: string) => new HostError(400, { error: `${field} does not have a valid value` });
 
 interface RouteContext {
@@ -673,9 +678,8 @@ export class FakeGitLab extends FakeGitHost<FakeGitLabRequest, never, FakeProjec
 
     route('POST /projects/:id/repository/branches', ({ project, body, query }) => {
       const input = { ...query, ...body };
-      const branch = stringParam(input, 'branch');
-      const ref = stringParam(input, 'ref');
-      if (!branch || !ref) throw missing(...(branch ? [] : ['branch']), ...(ref ? [] : ['ref']));
+      const [branch = '', ref = ''] = [stringParam(input, 'branch'), stringParam(input, 'ref')];
+      requireParams({ branch, ref });
       if (badPath(branch)) throw badRequest('Branch name is invalid');
       if (project.branchSha(branch)) throw badRequest('Branch already exists');
       const sha = project.resolveCommit(ref);
@@ -780,12 +784,7 @@ export class FakeGitLab extends FakeGitHost<FakeGitLabRequest, never, FakeProjec
       const branch = stringParam(body, 'branch');
       const message = stringParam(body, 'commit_message');
       const actions = body.actions;
-      const absent = [
-        ...(branch ? [] : ['branch']),
-        ...(message !== undefined ? [] : ['commit_message']),
-        ...(Array.isArray(actions) ? [] : ['actions']),
-      ];
-      if (absent.length > 0) throw missing(...absent);
+      requireParams({ branch, commit_message: message !== undefined, actions: Array.isArray(actions) });
       const target = branch as string;
       const startSha = stringParam(body, 'start_sha');
       const startBranch = stringParam(body, 'start_branch');
@@ -919,12 +918,7 @@ export class FakeGitLab extends FakeGitHost<FakeGitLabRequest, never, FakeProjec
       const source = stringParam(body, 'source_branch');
       const target = stringParam(body, 'target_branch');
       const title = stringParam(body, 'title');
-      const absent = [
-        ...(source ? [] : ['source_branch']),
-        ...(target ? [] : ['target_branch']),
-        ...(title ? [] : ['title']),
-      ];
-      if (absent.length > 0) throw missing(...absent);
+      requireParams({ source_branch: source, target_branch: target, title });
       if (source === target) throw problem(422, ["You can't use same project/branch for source and target"]);
       if (!project.branchSha(source as string)) throw problem(422, [`Source branch "${source}" does not exist`]);
       if (!project.branchSha(target as string)) throw problem(422, [`Target branch "${target}" does not exist`]);
