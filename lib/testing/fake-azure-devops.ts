@@ -968,10 +968,7 @@ export class FakeAzureDevOps extends FakeGitHost<
   /** Refs whose name starts with `refs/{filter}` (Azure's filter is a prefix), in name order. */
   private listRefs(repo: FakeAzureRepository, filter: string | undefined): Reply {
     const prefix = filter ? `refs/${filter.trim()}` : 'refs/';
-    const value = [...repo.refs]
-      .filter(([name]) => name.startsWith(prefix))
-      .sort(([a], [b]) => a.localeCompare(b))
-      .map(([name, sha]) => this.refJson(repo, name, sha));
+    const value = repo.refsUnder(prefix).map(([name, sha]) => this.refJson(repo, name, sha));
     return { status: 200, body: { count: value.length, value } };
   }
 

@@ -686,17 +686,13 @@ export class FakeBitbucketServer extends FakeGitHost<
 
     route(`GET ${API}/branches`, ({ repo, query }) => {
       const filter = (query.filterText ?? '').toLowerCase();
-      let branches = [...repo.refs]
-        .filter(([ref]) => ref.startsWith('refs/heads/'))
-        .map(([ref, sha]) => ({ name: ref.slice('refs/heads/'.length), sha }))
-        .filter((branch) => branch.name.toLowerCase().includes(filter))
-        .sort((a, b) => a.name.localeCompare(b.name));
+      let branches = repo.branches().filter(([name]) => name.toLowerCase().includes(filter));
       if (query.boostMatches === 'true' && filter !== '') {
         const rank = (name: string) =>
           name.toLowerCase() === filter ? 0 : name.toLowerCase().startsWith(filter) ? 1 : 2;
-        branches = branches.sort((a, b) => rank(a.name) - rank(b.name));
+        branches = branches.sort(([a], [b]) => rank(a) - rank(b));
       }
-      return ok(this.page(branches, query, (branch) => this.branchJson(repo, branch.name, branch.sha)));
+      return ok(this.page(branches, query, ([name, sha]) => this.branchJson(repo, name, sha)));
     });
 
     write(`POST ${BRANCH_UTILS}/branches`, ({ repo, body }) => {

@@ -255,7 +255,7 @@ export class FakeGitHub extends FakeGitHost<
 
   /** Every ref (`refs/heads/main`) and its commit. */
   refs(owner: string, name: string): Record<string, string> {
-    return Object.fromEntries([...this.repository(owner, name).refs].sort(([a], [b]) => a.localeCompare(b)));
+    return Object.fromEntries(this.repository(owner, name).refsUnder('refs/'));
   }
 
   /** How many git objects of each type the repository holds. */
@@ -614,10 +614,7 @@ export class FakeGitHub extends FakeGitHost<
     });
 
     const listRefs = (repo: FakeRepository, prefix: string) =>
-      [...repo.refs]
-        .filter(([ref]) => ref.startsWith(prefix))
-        .sort(([a], [b]) => a.localeCompare(b))
-        .map(([ref, sha]) => this.refJson(repo, ref, sha));
+      repo.refsUnder(prefix).map(([ref, sha]) => this.refJson(repo, ref, sha));
 
     route('GET /repos/{owner}/{repo}/git/matching-refs/{ref}', ({ repo, params }) =>
       ok(listRefs(repo, `refs/${params.ref}`)),

@@ -229,11 +229,7 @@ export class FakeGitLab extends FakeGitHost<FakeGitLabRequest, never, FakeProjec
 
   /** Every branch and its commit. */
   branches(path: string): Record<string, string> {
-    const entries = [...this.repository(path).refs]
-      .filter(([ref]) => ref.startsWith('refs/heads/'))
-      .map(([ref, sha]) => [ref.slice('refs/heads/'.length), sha] as const)
-      .sort(([a], [b]) => a.localeCompare(b));
-    return Object.fromEntries(entries);
+    return Object.fromEntries(this.repository(path).branches());
   }
 
   /** Merge requests, oldest first. */
@@ -402,15 +398,10 @@ export class FakeGitLab extends FakeGitHost<FakeGitLabRequest, never, FakeProjec
     const { perPage } = offsetPage(items.length, query, this.defaultPerPage);
     let start = 0;
     if (query.page_token) {
-      let after: unknown;
-      try {
-        const token = JSON.parse(Buffer.from(query.page_token, 'base64').toString('utf8')) as { file_name?: unknown };
-        after = token.file_name;
-      } catch {
-        after = undefined;
-      }
-      const index = items.findIndex((item) => item.path === after);
-      if (index < 0) throw badRequest('Invalid page token');
+      const invalidToken = () => badRequest('Invalid page token');
+      const token = parseJson(Buffer.from(query.page_token, 'base64').toString('utf8'), invalidToken);
+      const index = items.findIndex((item) => item.path === (token as { file_name?: unknown } | null)?.file_name);
+      if (index < 0) throw invalidToken();
       start = index + 1;
     }
     const slice = items.slice(start, start + perPage);

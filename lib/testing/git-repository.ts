@@ -262,6 +262,16 @@ export class GitRepository {
     return undefined;
   }
 
+  /** The refs whose name starts with `prefix`, in name order, with their commits. */
+  refsUnder(prefix: string): [ref: string, sha: string][] {
+    return [...this.refs].filter(([ref]) => ref.startsWith(prefix)).sort(([a], [b]) => a.localeCompare(b));
+  }
+
+  /** The branches in name order, with their commits. */
+  branches(): [branch: string, sha: string][] {
+    return this.refsUnder('refs/heads/').map(([ref, sha]) => [ref.slice('refs/heads/'.length), sha]);
+  }
+
   branchSha(branch: string): string | undefined {
     return this.refs.get(`refs/heads/${branch}`);
   }
