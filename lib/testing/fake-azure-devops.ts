@@ -28,6 +28,7 @@ import {
   hostRepository,
   authorization,
   basicCredential,
+  found,
   jsonObject,
   ok,
   parseJson,
@@ -884,9 +885,8 @@ export class FakeAzureDevOps extends FakeGitHost<
   }
 
   private findPullRequest(repo: FakeAzureRepository, id: string | undefined): StoredPullRequest {
-    const pull = repo.pulls.find(id);
-    if (!pull) throw vss(404, 'GitPullRequestNotFoundException', 'TF401180: The requested pull request was not found.');
-    return pull;
+    const notFound = 'TF401180: The requested pull request was not found.';
+    return found(repo.pulls.find(id), () => vss(404, 'GitPullRequestNotFoundException', notFound));
   }
 
   private updatePullRequest(repo: FakeAzureRepository, id: string | undefined, body: unknown): Reply {

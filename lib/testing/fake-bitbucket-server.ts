@@ -26,6 +26,7 @@ import {
   hostRepository,
   authorization,
   basicCredential,
+  found,
   jsonObject,
   ok,
   parseJson,
@@ -565,15 +566,10 @@ export class FakeBitbucketServer extends FakeGitHost<
   }
 
   private findPullRequest(repo: FakeRepository, id: string | undefined): StoredPullRequest {
-    const pull = repo.pulls.find(id);
-    if (!pull) {
-      throw problem(
-        404,
-        `Pull request ${id ?? ''} does not exist in ${repo.projectKey}/${repo.slug}.`,
-        'noSuchPullRequest',
-      );
-    }
-    return pull;
+    const where = `${repo.projectKey}/${repo.slug}`;
+    return found(repo.pulls.find(id), () =>
+      problem(404, `Pull request ${id ?? ''} does not exist in ${where}.`, 'noSuchPullRequest'),
+    );
   }
 
   /** The version a state change names (query `version`, or a JSON body's); 409 when it is not the current one. */

@@ -324,11 +324,9 @@ export class FakeGitHub extends FakeGitHost<
     }
     const body = parseJson(rawBody, () => problem(400, 'Problems parsing JSON'));
     const { owner, repo: repoName } = matched.params;
-    let repo: FakeRepository | undefined;
-    if (owner !== undefined && repoName !== undefined) {
-      repo = this.repositories.get(`${owner}/${repoName}`.toLowerCase());
-      if (!repo) throw notFound();
-    }
+    // The repository of a `/repos/{owner}/{repo}/…` route; the others have none.
+    const repo =
+      owner === undefined ? undefined : found(this.repositories.get(`${owner}/${repoName}`.toLowerCase()), notFound);
     const context = { params: matched.params, query: logged.query, body, request: logged, login: caller.login, caller };
     return matched.entry.handle({ ...context, repo: repo as FakeRepository });
   }

@@ -1,8 +1,9 @@
 // What the four fake Git hosts (fake-github.ts, fake-gitlab.ts, fake-bitbucket-server.ts, fake-azure-devops.ts) share:
 // the HTTP server on a loopback port, the request log, latency, scripted faults (statuses, echoed credentials,
-// redirects, dropped connections, requests never answered), a route table, the repositories the tests seed and read,
-// and offset paging. Each host adds its routes and its wire shapes: JSON fields, status codes, error bodies, rate-limit
-// headers and paging links as that host answers them.
+// redirects, rate limits, dropped connections, requests never answered), the tokens accepted, a route table, request
+// helpers (Authorization schemes, JSON bodies), the repositories the tests seed and read with their pull requests, and
+// offset paging with `Link` headers. Each host adds its routes and its wire shapes: JSON fields, status codes, error
+// bodies, rate-limit headers and paging as that host answers them.
 import { STATUS_CODES, createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
 import { echoingFault } from './echoed-credentials.js';
