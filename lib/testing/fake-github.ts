@@ -453,6 +453,21 @@ export class FakeGitHub extends FakeGitHost<
     };
   }
 
+  /** A file, directory, symlink or submodule as the contents API shows it at a ref. */
+  private contentJson(repo: FakeRepository, path: string, entry: GitTreeEntry, ref: string) {
+    const type = entry.type === 'tree' ? 'dir' : entry.type === 'commit' ? 'submodule' : 'file';
+    return {
+      type: entry.mode === '120000' ? 'symlink' : type,
+      name: entry.name,
+      path,
+      sha: entry.sha,
+      size: entry.type === 'blob' ? (repo.blob(entry.sha)?.length ?? 0) : 0,
+      url: this.apiUrl(`${this.repoPath(repo)}/contents/${path}?ref=${ref}`),
+      html_url: `https://${this.webHost}/${repo.owner}/${repo.name}/blob/${ref}/${path}`,
+      git_url: this.apiUrl(`${this.repoPath(repo)}/git/${entry.type}s/${entry.sha}`),
+    };
+  }
+
   private refJson(repo: FakeRepository, ref: string, sha: string): Record<string, unknown> {
     return {
       ref,
@@ -779,20 +794,7 @@ export class FakeGitHub extends FakeGitHost<
       const commit = commitSha ? repo.commit(commitSha) : undefined;
       if (!commit) throw problem(404, `No commit found for the ref ${ref}`);
       const path = (params.path ?? '').replace(/\/$/, '');
-      const base = this.repoPath(repo);
-      const describe = (entryPath: string, entry: GitTreeEntry) => {
-        const type = entry.type === 'tree' ? 'dir' : entry.type === 'commit' ? 'submodule' : 'file';
-        return {
-          type: entry.mode === '120000' ? 'symlink' : type,
-          name: entry.name,
-          path: entryPath,
-          sha: entry.sha,
-          size: entry.type === 'blob' ? (repo.blob(entry.sha)?.length ?? 0) : 0,
-          url: this.apiUrl(`${base}/contents/${entryPath}?ref=${ref}`),
-          html_url: `https://${this.webHost}/${repo.owner}/${repo.name}/blob/${ref}/${entryPath}`,
-          git_url: this.apiUrl(`${base}/git/${entry.type}s/${entry.sha}`),
-        };
-      };
+      const describe = (entryPath: string, entry: GitTreeEntry) => this.contentJson(repo, entryPath, entry, ref);
       const found = repo.lookup(commit.tree, path);
       if (!found) throw notFound();
       if (found.type === 'tree') {
@@ -838,26 +840,13 @@ export class FakeGitHub extends FakeGitHost<
       const author = signatureOf(input.author, committer, now);
       const sha = repo.putCommit({ tree, parents: [head], author, committer, message });
       repo.refs.set(`refs/heads/${branch}`, sha);
-      const base = this.repoPath(repo);
-      const name = path.slice(path.lastIndexOf('/') + 1);
-      const self = this.apiUrl(`${base}/contents/${path}?ref=${branch}`);
-      const git = this.apiUrl(`${base}/git/blobs/${blob}`);
-      const html = `https://${this.webHost}/${repo.owner}/${repo.name}/blob/${branch}/${path}`;
+      const entry = { name: path.slice(path.lastIndexOf('/') + 1), mode: '100644', type: 'blob', sha: blob } as const;
+      const json = this.contentJson(repo, path, entry, branch);
+      const _links = { self: json.url, git: json.git_url, html: json.html_url };
       return {
         status: existing ? 200 : 201,
         body: {
-          content: {
-            name,
-            path,
-            sha: blob,
-            size: content.length,
-            url: self,
-            html_url: html,
-            git_url: git,
-            download_url: null,
-            type: 'file',
-            _links: { self, git, html },
-          },
+          content: { ...json, type: 'file', download_url: null, _links },
           commit: this.commitJson(repo, sha),
         },
       };

@@ -354,7 +354,10 @@ export abstract class FakeGitHost<
     this.injectFault({ type: 'hang' }, match);
   }
 
-  /** The next matching requests are rate limited, the limit lifting `retryAfterSeconds` (default 60) from now. */
+  /**
+   * The next matching requests are rate limited, the limit lifting `retryAfterSeconds` (`resetInSeconds`, as GitLab's
+   * and GitHub's tests name it; default 60) from now.
+   */
   rateLimitNext(match: FaultMatch & { retryAfterSeconds?: number; resetInSeconds?: number } = {}): void {
     this.injectFault({ type: 'rate-limit', seconds: match.retryAfterSeconds ?? match.resetInSeconds ?? 60 }, match);
   }
