@@ -28,6 +28,7 @@ import {
   pathSegments,
   offsetPage,
   statusText,
+  text,
   type FaultMatch,
   type HostRepository,
   type LoggedRequest,
@@ -435,8 +436,9 @@ export class FakeGitHub extends FakeGitHost<
 
   // ---------------------------------------------------------------- JSON shapes
 
-  private repoPath(repo: FakeRepository): string {
-    return `/repos/${repo.owner}/${repo.name}`;
+  /** The API URL of a repository, or of something below it (`tail`). */
+  private repoUrl(repo: FakeRepository, tail = ''): string {
+    return this.apiUrl(`/repos/${repo.owner}/${repo.name}${tail}`);
   }
 
   private repositoryJson(repo: FakeRepository): Record<string, unknown> {
@@ -448,7 +450,7 @@ export class FakeGitHub extends FakeGitHost<
       owner: { login: repo.owner, type: 'Organization' },
       private: true,
       html_url: `https://${this.webHost}/${repo.owner}/${repo.name}`,
-      url: this.apiUrl(this.repoPath(repo)),
+      url: this.repoUrl(repo),
       default_branch: repo.defaultBranch,
     };
   }
@@ -462,9 +464,9 @@ export class FakeGitHub extends FakeGitHost<
       path,
       sha: entry.sha,
       size: entry.type === 'blob' ? (repo.blob(entry.sha)?.length ?? 0) : 0,
-      url: this.apiUrl(`${this.repoPath(repo)}/contents/${path}?ref=${ref}`),
+      url: this.repoUrl(repo, `/contents/${path}?ref=${ref}`),
       html_url: `https://${this.webHost}/${repo.owner}/${repo.name}/blob/${ref}/${path}`,
-      git_url: this.apiUrl(`${this.repoPath(repo)}/git/${entry.type}s/${entry.sha}`),
+      git_url: this.repoUrl(repo, `/git/${entry.type}s/${entry.sha}`),
     };
   }
 
@@ -472,8 +474,8 @@ export class FakeGitHub extends FakeGitHost<
     return {
       ref,
       node_id: `REF_${Buffer.from(ref).toString('base64url')}`,
-      url: this.apiUrl(`${this.repoPath(repo)}/git/${ref}`),
-      object: { sha, type: 'commit', url: this.apiUrl(`${this.repoPath(repo)}/git/commits/${sha}`) },
+      url: this.repoUrl(repo, `/git/${ref}`),
+      object: { sha, type: 'commit', url: this.repoUrl(repo, `/git/commits/${sha}`) },
     };
   }
 
@@ -482,14 +484,14 @@ export class FakeGitHub extends FakeGitHost<
     repo.walk(sha, '', (path, { mode, type, sha: entrySha }) => {
       const json: Record<string, unknown> = { path, mode, type, sha: entrySha };
       if (type === 'blob') json.size = repo.blob(entrySha)?.length ?? 0;
-      if (type !== 'commit') json.url = this.apiUrl(`${this.repoPath(repo)}/git/${type}s/${entrySha}`);
+      if (type !== 'commit') json.url = this.repoUrl(repo, `/git/${type}s/${entrySha}`);
       tree.push(json);
       return recursive;
     });
     const truncated = tree.length > this.maxTreeEntries;
     return {
       sha,
-      url: this.apiUrl(`${this.repoPath(repo)}/git/trees/${sha}`),
+      url: this.repoUrl(repo, `/git/trees/${sha}`),
       tree: truncated ? tree.slice(0, this.maxTreeEntries) : tree,
       truncated,
     };
@@ -498,19 +500,18 @@ export class FakeGitHub extends FakeGitHost<
   private commitJson(repo: FakeRepository, sha: string): Record<string, unknown> {
     const commit = repo.commit(sha);
     if (!commit) throw notFound();
-    const base = this.repoPath(repo);
     return {
       sha,
       node_id: `C_${sha}`,
-      url: this.apiUrl(`${base}/git/commits/${sha}`),
+      url: this.repoUrl(repo, `/git/commits/${sha}`),
       html_url: `https://${this.webHost}/${repo.owner}/${repo.name}/commit/${sha}`,
       author: commit.author,
       committer: commit.committer,
-      tree: { sha: commit.tree, url: this.apiUrl(`${base}/git/trees/${commit.tree}`) },
+      tree: { sha: commit.tree, url: this.repoUrl(repo, `/git/trees/${commit.tree}`) },
       message: commit.message,
       parents: commit.parents.map((parent) => ({
         sha: parent,
-        url: this.apiUrl(`${base}/git/commits/${parent}`),
+        url: this.repoUrl(repo, `/git/commits/${parent}`),
         html_url: `https://${this.webHost}/${repo.owner}/${repo.name}/commit/${parent}`,
       })),
       verification: { verified: false, reason: 'unsigned', signature: null, payload: null, verified_at: null },
@@ -524,7 +525,7 @@ export class FakeGitHub extends FakeGitHost<
       id: repo.id * 100000 + pull.number,
       node_id: `PR_${repo.id}_${pull.number}`,
       number: pull.number,
-      url: this.apiUrl(`${this.repoPath(repo)}/pulls/${pull.number}`),
+      url: this.repoUrl(repo, `/pulls/${pull.number}`),
       html_url: this.pullHtmlUrl(repo, pull.number),
       state: pull.state === 'open' ? 'open' : 'closed',
       locked: false,
@@ -696,13 +697,13 @@ export class FakeGitHub extends FakeGitHost<
       }
       let files = new Map<string, FlatEntry>();
       if (input.base_tree !== undefined && input.base_tree !== null) {
-        const baseTree = typeof input.base_tree === 'string' ? input.base_tree : '';
+        const baseTree = text(input.base_tree);
         if (!repo.tree(baseTree)) throw problem(422, 'base_tree is not a valid tree oid');
         files = repo.flatten(baseTree);
       }
       for (const raw of input.tree as unknown[]) {
         const entry = object(raw);
-        const path = typeof entry.path === 'string' ? entry.path : '';
+        const path = text(entry.path);
         if (badGitPath(path)) throw problem(422, `tree.path contains a malformed path component`);
         const mode = String(entry.mode) as GitMode;
         if (!MODES.has(mode)) throw problem(422, `tree.mode must be one of ${[...MODES].join(', ')}`);
@@ -747,7 +748,7 @@ export class FakeGitHub extends FakeGitHost<
           sha,
           node_id: `B_${sha}`,
           size: content.length,
-          url: this.apiUrl(`${this.repoPath(repo)}/git/blobs/${sha}`),
+          url: this.repoUrl(repo, `/git/blobs/${sha}`),
           content: wrappedBase64(content),
           encoding: 'base64',
         },
@@ -765,7 +766,7 @@ export class FakeGitHub extends FakeGitHost<
       }
       const content = Buffer.from(input.content, encoding === 'base64' ? 'base64' : 'utf8');
       const sha = repo.putBlob(content);
-      return { status: 201, body: { sha, url: this.apiUrl(`${this.repoPath(repo)}/git/blobs/${sha}`) } };
+      return { status: 201, body: { sha, url: this.repoUrl(repo, `/git/blobs/${sha}`) } };
     });
 
     route('GET /repos/{owner}/{repo}/git/commits/{commit_sha}', ({ repo, params }) =>
@@ -868,7 +869,7 @@ export class FakeGitHub extends FakeGitHost<
       if (!baseSha) throw invalid('base');
       if (repo.pulls.openFrom(head, base)) throw refused(`A pull request already exists for ${repo.owner}:${head}.`);
       if (repo.isAncestor(headSha, baseSha)) throw refused(`No commits between ${base} and ${head}`);
-      const description = typeof input.body === 'string' ? input.body : '';
+      const description = text(input.body);
       const pull = repo.pulls.add({ title, description, source: head, target: base, user: login });
       return { status: 201, body: this.pullJson(repo, pull) };
     });
