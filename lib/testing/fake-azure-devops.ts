@@ -17,34 +17,30 @@
 // - items: a recursive listing with blob ids; blobs as octet streams; a commit with its changes;
 // - pull requests: one active pull request per source and target (409 TF401179), listing newest first by search
 //   criteria, retitling, abandoning, and completing (merge commit) from the test side;
-// - errors in Azure's JSON shape (`{"$id":"1","innerException":null,"message":"TF…","typeName":…,"typeKey":…}`);
-// - faults (5xx, 429 with `Retry-After` and `X-RateLimit-*`, dropped connections, requests never answered) and
-//   latency can be injected, and every request is logged with its route.
-//
+// - errors in Azure's JSON shape (`{"$id":"1","innerException":null,"message":"TF…","typeName":…,"typeKey":…}`), and
+//   its throttling: 429 with `Retry-After` and `X-RateLimit-*`.
 import { createHash, randomBytes } from 'node:crypto';
-import { STATUS_CODES, type IncomingMessage } from 'node:http';
+import type { IncomingMessage } from 'node:http';
 import {
   FakeGitHost,
   HostError,
-  PullRequests,
   Router,
+  hostRepository,
+  authorization,
+  basicCredential,
+  found,
+  jsonObject,
   ok,
   parseJson,
   pathSegments,
-  type FaultMatch,
+  statusText,
+  text,
+  type HostRepository,
   type LoggedRequest,
   type PullRecord,
   type Reply,
-  type StatusFault,
 } from './git-host-kernel.js';
-import {
-  GitRepository,
-  gitNow,
-  validRefName,
-  type FlatEntry,
-  type GitCommit,
-  type GitSignature,
-} from './git-repository.js';
+import { gitNow, validRefName, type FlatEntry, type GitCommit, type GitSignature } from './git-repository.js';
 
 export interface FakeAzureDevOpsRequest extends LoggedRequest {
   /** The decoded path below the server root, without the query, e.g. `/acme/Fleet/_apis/git/repositories/r/refs`. */
@@ -56,9 +52,6 @@ export interface FakeAzureDevOpsRequest extends LoggedRequest {
   /** Whether the request carried a personal access token the fake accepts. */
   auth?: 'pat';
 }
-
-/** 429 with `Retry-After` and `X-RateLimit-*` headers, the way Azure DevOps throttles a client. */
-type RateLimitFault = { type: 'rate-limit'; retryAfterSeconds?: number };
 
 export interface FakeAzureDevOpsOptions {
   /** The default personal access token. Default: random, 52 characters like Azure's. */
@@ -101,7 +94,7 @@ const TYPE_NAMESPACES: Record<string, string> = {
   RequestBlockedException: 'Microsoft.TeamFoundation.Framework.Server',
 };
 
-function errorBody(typeKey: string, message: string): Record<string, unknown> {
+function vssBody(typeKey: string, message: string): Record<string, unknown> {
   const namespace = TYPE_NAMESPACES[typeKey] ?? 'Microsoft.TeamFoundation.Git.Server';
   return {
     $id: '1',
@@ -115,7 +108,7 @@ function errorBody(typeKey: string, message: string): Record<string, unknown> {
 }
 
 /** An error answered in Azure DevOps' JSON shape. */
-const vss = (status: number, typeKey: string, message: string) => new HostError(status, errorBody(typeKey, message));
+const vss = (status: number, typeKey: string, message: string) => new HostError(status, vssBody(typeKey, message));
 const invalidArgument = (message: string) => vss(400, 'InvalidArgumentValueException', message);
 const incorrect = (parameter: string) =>
   invalidArgument(`The parameters are incorrect.\r\nParameter name: ${parameter}`);
@@ -129,6 +122,7 @@ const unresolvable = (repo: { name: string }, version: string, typeKey = 'GitCom
   );
 
 const ZERO_ID = '0'.repeat(40);
+const SIGN_IN_PAGE = '<!DOCTYPE html><html><head><title>Azure DevOps Services | Sign In</title></head></html>';
 const SHA1 = /^[0-9a-f]{40}$/;
 
 /** A stable GUID for a name, in Azure's lower-case form. */
@@ -153,24 +147,16 @@ const CONTENT_TYPES = { rawtext: 0, base64encoded: 1 };
 const PULL_REQUEST_STATUSES = { notset: 0, active: 1, abandoned: 2, completed: 3, all: 4 };
 
 /** The Git area's resources this fake serves, as `OPTIONS _apis/git` describes them (ApiResourceLocation). */
+/** `tail`: the template's end below `repositories/{repositoryId}/{resource}`; none for the repositories themselves. */
 const GIT_LOCATIONS = [
-  { id: '225f7195-f9c7-4d14-ab28-a83f7ff77e1f', resourceName: 'repositories', version: 2, rest: '{repositoryId}' },
-  { id: '2d874a60-a811-4f62-9c9f-963a6ea0a55b', resourceName: 'refs', version: 2, rest: 'repositories' },
-  { id: 'fb93c0db-47ed-4a31-8c20-47552878fb44', resourceName: 'items', version: 1, rest: 'repositories' },
-  { id: '7b28e929-2c99-405d-9c5c-6167a06e6816', resourceName: 'blobs', version: 1, rest: 'repositories' },
-  { id: 'c2570c3b-5b3f-41b8-98bf-5407bfde8d58', resourceName: 'commits', version: 2, rest: 'repositories' },
-  { id: 'ea98d07b-3c87-4971-8ede-a613694ffb55', resourceName: 'pushes', version: 3, rest: 'repositories' },
-  { id: '9946fd70-0d40-406e-b686-b4744cbbcc37', resourceName: 'pullRequests', version: 2, rest: 'repositories' },
+  { id: '225f7195-f9c7-4d14-ab28-a83f7ff77e1f', resourceName: 'repositories', version: 2 },
+  { id: '2d874a60-a811-4f62-9c9f-963a6ea0a55b', resourceName: 'refs', version: 2, tail: '{*filter}' },
+  { id: 'fb93c0db-47ed-4a31-8c20-47552878fb44', resourceName: 'items', version: 1, tail: '{*path}' },
+  { id: '7b28e929-2c99-405d-9c5c-6167a06e6816', resourceName: 'blobs', version: 1, tail: '{sha1}' },
+  { id: 'c2570c3b-5b3f-41b8-98bf-5407bfde8d58', resourceName: 'commits', version: 2, tail: '{commitId}' },
+  { id: 'ea98d07b-3c87-4971-8ede-a613694ffb55', resourceName: 'pushes', version: 3, tail: '{pushId}' },
+  { id: '9946fd70-0d40-406e-b686-b4744cbbcc37', resourceName: 'pullRequests', version: 2, tail: '{pullRequestId}' },
 ] as const;
-
-const LOCATION_TAILS: Record<string, string> = {
-  refs: '{*filter}',
-  items: '{*path}',
-  blobs: '{sha1}',
-  commits: '{commitId}',
-  pushes: '{pushId}',
-  pullRequests: '{pullRequestId}',
-};
 
 /** The newest version Azure DevOps Services releases, and the newest it serves as a preview. */
 const RELEASED_VERSION = '7.1';
@@ -183,9 +169,9 @@ function locationsOf(area: string): Record<string, unknown>[] {
     area: 'git',
     resourceName: location.resourceName,
     routeTemplate:
-      location.rest === 'repositories'
-        ? `{project}/_apis/{area}/repositories/{repositoryId}/{resource}/${LOCATION_TAILS[location.resourceName]}`
-        : `{project}/_apis/{area}/{resource}/${location.rest}`,
+      'tail' in location
+        ? `{project}/_apis/{area}/repositories/{repositoryId}/{resource}/${location.tail}`
+        : `{project}/_apis/{area}/{resource}/{repositoryId}`,
     routeName: `git-${location.resourceName}`,
     resourceVersion: location.version,
     minVersion: '1.0',
@@ -245,20 +231,11 @@ type StoredPullRequest = PullRecord;
 /** Azure's names of the states. */
 const STATES = { open: 'active', closed: 'abandoned', merged: 'completed' } as const;
 
-class FakeAzureRepository extends GitRepository {
-  readonly pullRequests = new PullRequests<StoredPullRequest>(this);
-  readonly id: string;
-  pushes = 0;
-
-  constructor(
-    readonly project: FakeProject,
-    readonly name: string,
-    defaultBranch: string,
-  ) {
-    super(defaultBranch);
-    this.id = guidOf(`repository ${project.name}/${name}`);
-  }
-}
+/** `pushes`: how many pushes it took, the id of the next. */
+type FakeAzureRepository = HostRepository<
+  StoredPullRequest,
+  { project: FakeProject; name: string; id: string; pushes: number }
+>;
 
 interface RouteContext {
   repo: FakeAzureRepository;
@@ -288,44 +265,47 @@ type Target =
       repositoryId: string;
     };
 
-function object(body: unknown, name: string): Record<string, unknown> {
-  if (typeof body !== 'object' || body === null || Array.isArray(body)) {
-    throw invalidArgument(`Value cannot be null.\r\nParameter name: ${name}`);
-  }
-  return body as Record<string, unknown>;
+function checkTitle(title: string): string {
+  if (title.trim() === '') throw invalidArgument('The title of a pull request must not be empty.');
+  return title;
 }
+
+function checkDescription(description: string): string {
+  if (description.length <= 4000) return description;
+  throw invalidArgument('The description of a pull request cannot be longer than 4000 characters.');
+}
+
+const object = (body: unknown, name: string) =>
+  jsonObject(body, () => invalidArgument(`Value cannot be null.\r\nParameter name: ${name}`));
 
 export class FakeAzureDevOps extends FakeGitHost<
   FakeAzureDevOpsRequest,
-  RateLimitFault,
+  never,
   FakeAzureRepository,
-  [project: string, name: string]
+  [project: string, name: string],
+  true
 > {
   readonly collection: string;
   private readonly webHost: string;
-  private readonly identity: { name: string; email: string };
-  private readonly tokens = new Set<string>();
   private readonly projects = new Map<string, FakeProject>();
   /** Routes below `repositories/{repositoryId}`, matched as Azure matches them: without regard to case. */
   private readonly router = new Router<Route>({ ignoreCase: true });
-  private readonly defaultToken: string;
   private readonly denyForcePush = new Set<string>();
   private nextPullRequestId = 1;
   protected readonly jsonType = 'application/json; charset=utf-8; api-version=7.2-preview';
 
   constructor(options: FakeAzureDevOpsOptions = {}) {
-    super('Azure DevOps', 2, options.latencyMs);
-    this.defaultToken = options.token ?? randomBytes(26).toString('hex');
-    this.tokens.add(this.defaultToken);
+    super(
+      'Azure DevOps',
+      2,
+      options.latencyMs,
+      options.token ?? randomBytes(26).toString('hex'),
+      options.identity ?? { name: 'Fake User', email: 'fake.user@example.com' },
+    );
+    this.tokens.set(this.token, true);
     this.collection = options.collection ?? 'acme';
     this.webHost = options.webHost ?? 'dev.azure.com';
-    this.identity = options.identity ?? { name: 'Fake User', email: 'fake.user@example.com' };
     this.defineRoutes();
-  }
-
-  /** Creates and starts a server. */
-  static async start(options: FakeAzureDevOpsOptions = {}): Promise<FakeAzureDevOps> {
-    return new FakeAzureDevOps(options).start();
   }
 
   /** The collection URL, e.g. `http://127.0.0.1:43121/acme` (what the client connects to). */
@@ -333,18 +313,8 @@ export class FakeAzureDevOps extends FakeGitHost<
     return `${this.origin}/${encodeURIComponent(this.collection)}`;
   }
 
-  /** The default personal access token. */
-  get token(): string {
-    return this.defaultToken;
-  }
-
   addToken(token: string): void {
-    this.tokens.add(token);
-  }
-
-  /** Stops accepting a token (the default one too). */
-  revokeToken(token: string): void {
-    this.tokens.delete(token);
+    this.tokens.set(token, true);
   }
 
   /**
@@ -357,11 +327,6 @@ export class FakeAzureDevOps extends FakeGitHost<
     else this.denyForcePush.add(key);
   }
 
-  /** The next matching requests are throttled: 429, lifting after `retryAfterSeconds` (default 60). */
-  rateLimitNext(match: FaultMatch & { retryAfterSeconds?: number } = {}): void {
-    this.injectFault({ type: 'rate-limit', retryAfterSeconds: match.retryAfterSeconds }, match);
-  }
-
   // ---------------------------------------------------------------- repositories (test-facing)
 
   /** A repository of a project, the project created with its first repository. */
@@ -371,7 +336,8 @@ export class FakeAzureDevOps extends FakeGitHost<
       stored = { id: guidOf(`project ${project}`), name: project };
       this.projects.set(project.toLowerCase(), stored);
     }
-    return new FakeAzureRepository(stored, name, defaultBranch);
+    const id = guidOf(`repository ${project}/${name}`);
+    return hostRepository({ project: stored, name, id, pushes: 0 }, defaultBranch);
   }
 
   /** The bytes of one file at a ref, or undefined. */
@@ -384,7 +350,7 @@ export class FakeAzureDevOps extends FakeGitHost<
   /** Pull requests, oldest first. */
   pullRequests(project: string, name: string): FakeAzurePullRequest[] {
     const repo = this.repository(project, name);
-    return repo.pullRequests.all.map((pull) => ({
+    return repo.pulls.all.map((pull) => ({
       pullRequestId: pull.number,
       title: pull.title,
       description: pull.description,
@@ -403,8 +369,8 @@ export class FakeAzureDevOps extends FakeGitHost<
    */
   complete(project: string, name: string, pullRequestId: number): string {
     const repo = this.repository(project, name);
-    const pull = repo.pullRequests.expect(pullRequestId, true);
-    const sha = repo.pullRequests.merge(pull, this.identity, `Merged PR ${pull.number}: ${pull.title}`);
+    const pull = repo.pulls.expect(pullRequestId, true);
+    const sha = repo.pulls.merge(pull, this.identity, `Merged PR ${pull.number}: ${pull.title}`);
     if (!sha) throw new Error(`pull request ${pullRequestId} has no source or target branch`);
     return sha;
   }
@@ -416,15 +382,11 @@ export class FakeAzureDevOps extends FakeGitHost<
 
   /** Abandons an active pull request (closes it without merging). */
   abandon(project: string, name: string, pullRequestId: number): void {
-    const { pullRequests } = this.repository(project, name);
-    pullRequests.close(pullRequests.expect(pullRequestId));
+    const { pulls } = this.repository(project, name);
+    pulls.close(pulls.expect(pullRequestId));
   }
 
   // ---------------------------------------------------------------- handling
-
-  protected testCommitter(): { name: string; email: string } {
-    return this.identity;
-  }
 
   protected receive(request: IncomingMessage, url: URL, method: string) {
     const query = Object.fromEntries(url.searchParams);
@@ -519,26 +481,16 @@ export class FakeAzureDevOps extends FakeGitHost<
    * (203) unless the client suppressed that redirect; wrong credentials get 401.
    */
   private authenticate(request: IncomingMessage, logged: FakeAzureDevOpsRequest): Reply | undefined {
-    const basic = /^basic\s+(\S+)$/i.exec(request.headers.authorization ?? '')?.[1];
+    const basic = authorization(request, 'basic');
     const unauthorized = () =>
       vss(401, 'UnauthorizedRequestException', "TF400813: The user '' is not authorized to access this resource.");
     if (!basic) {
       if (String(request.headers['x-tfs-fedauthredirect']).toLowerCase() !== 'suppress') {
-        return {
-          status: 203,
-          raw: {
-            type: 'text/html; charset=utf-8',
-            data: Buffer.from(
-              '<!DOCTYPE html><html><head><title>Azure DevOps Services | Sign In</title></head></html>',
-            ),
-          },
-        };
+        return { status: 203, raw: { type: 'text/html; charset=utf-8', data: SIGN_IN_PAGE } };
       }
       throw unauthorized();
     }
-    const decoded = Buffer.from(basic, 'base64').toString('utf8');
-    const token = decoded.slice(decoded.indexOf(':') + 1);
-    if (!this.tokens.has(token)) throw unauthorized();
+    if (!this.tokens.has(basicCredential(basic).password)) throw unauthorized();
     logged.auth = 'pat';
     return undefined;
   }
@@ -550,18 +502,12 @@ export class FakeAzureDevOps extends FakeGitHost<
     };
   }
 
-  protected crashBody(message: string): unknown {
-    return errorBody('FakeServerException', message);
+  protected errorBody(status: number, message = statusText(status)): unknown {
+    return vssBody('FakeFaultException', message);
   }
 
-  protected faultReply(fault: StatusFault | RateLimitFault): Reply {
-    if (fault.type === 'status') {
-      return {
-        status: fault.status,
-        body: errorBody('FakeFaultException', fault.message ?? STATUS_CODES[fault.status] ?? 'Error'),
-      };
-    }
-    const seconds = fault.retryAfterSeconds ?? 60;
+  /** 429 with `Retry-After` and `X-RateLimit-*` headers, the way Azure DevOps throttles a client. */
+  protected rateLimited({ seconds }: { seconds: number }): Reply {
     return {
       status: 429,
       headers: {
@@ -572,7 +518,7 @@ export class FakeAzureDevOps extends FakeGitHost<
         'x-ratelimit-remaining': '0',
         'x-ratelimit-reset': String(Math.floor(Date.now() / 1000) + seconds),
       },
-      body: errorBody(
+      body: vssBody(
         'RequestBlockedException',
         "TF400733: The request has been canceled: Request was blocked due to exceeding usage of resource 'Core' " +
           "in namespace 'User'.",
@@ -586,9 +532,18 @@ export class FakeAzureDevOps extends FakeGitHost<
     return `${this.started ? this.url : ''}/${repo.project.id}/_apis/git/repositories/${repo.id}`;
   }
 
+  /** `{webHost}/{collection}/{project}/_git/{name}`, without the scheme. */
+  private webPath(repo: FakeAzureRepository): string {
+    return `${this.webHost}/${[this.collection, repo.project.name, '_git', repo.name].map(encodeURIComponent).join('/')}`;
+  }
+
   private pullRequestWebUrl(repo: FakeAzureRepository, id: number): string {
-    const path = [this.collection, repo.project.name, '_git', repo.name].map(encodeURIComponent).join('/');
-    return `https://${this.webHost}/${path}/pullrequest/${id}`;
+    return `https://${this.webPath(repo)}/pullrequest/${id}`;
+  }
+
+  /** A commit as a pull request refers to it. */
+  private commitRef(repo: FakeAzureRepository, commitId: string): Record<string, unknown> {
+    return { commitId, url: `${this.repositoryUrl(repo)}/commits/${commitId}` };
   }
 
   private identityJson(): Record<string, unknown> {
@@ -617,8 +572,8 @@ export class FakeAzureDevOps extends FakeGitHost<
       },
       defaultBranch: `refs/heads/${repo.defaultBranch}`,
       size: 0,
-      remoteUrl: `https://${this.collection}@${this.webHost}/${this.collection}/${encodeURIComponent(repo.project.name)}/_git/${encodeURIComponent(repo.name)}`,
-      webUrl: `https://${this.webHost}/${this.collection}/${encodeURIComponent(repo.project.name)}/_git/${encodeURIComponent(repo.name)}`,
+      remoteUrl: `https://${this.collection}@${this.webPath(repo)}`,
+      webUrl: `https://${this.webPath(repo)}`,
       isDisabled: false,
       isInMaintenance: false,
     };
@@ -649,7 +604,7 @@ export class FakeAzureDevOps extends FakeGitHost<
       comment: commit.message,
       parents: commit.parents,
       url: `${this.repositoryUrl(repo)}/commits/${sha}`,
-      remoteUrl: `https://${this.webHost}/${this.collection}/${encodeURIComponent(repo.project.name)}/_git/${encodeURIComponent(repo.name)}/commit/${sha}`,
+      remoteUrl: `https://${this.webPath(repo)}/commit/${sha}`,
     };
     if (changeCount !== undefined && changeCount > 0) {
       const changes: Record<string, unknown>[] = [];
@@ -675,7 +630,7 @@ export class FakeAzureDevOps extends FakeGitHost<
   }
 
   private pullRequestJson(repo: FakeAzureRepository, pull: StoredPullRequest): Record<string, unknown> {
-    const sourceCommit = repo.pullRequests.headSha(pull);
+    const sourceCommit = repo.pulls.headSha(pull);
     const targetCommit = repo.branchSha(pull.target);
     const json: Record<string, unknown> = {
       repository: this.repositoryJson(repo),
@@ -695,22 +650,10 @@ export class FakeAzureDevOps extends FakeGitHost<
       url: `${this.repositoryUrl(repo)}/pullRequests/${pull.number}`,
       supportsIterations: true,
     };
-    if (sourceCommit)
-      json.lastMergeSourceCommit = {
-        commitId: sourceCommit,
-        url: `${this.repositoryUrl(repo)}/commits/${sourceCommit}`,
-      };
-    if (targetCommit)
-      json.lastMergeTargetCommit = {
-        commitId: targetCommit,
-        url: `${this.repositoryUrl(repo)}/commits/${targetCommit}`,
-      };
+    if (sourceCommit) json.lastMergeSourceCommit = this.commitRef(repo, sourceCommit);
+    if (targetCommit) json.lastMergeTargetCommit = this.commitRef(repo, targetCommit);
     if (pull.closedAt) json.closedDate = new Date(pull.closedAt).toISOString();
-    if (pull.mergeCommitSha)
-      json.lastMergeCommit = {
-        commitId: pull.mergeCommitSha,
-        url: `${this.repositoryUrl(repo)}/commits/${pull.mergeCommitSha}`,
-      };
+    if (pull.mergeCommitSha) json.lastMergeCommit = this.commitRef(repo, pull.mergeCommitSha);
     return json;
   }
 
@@ -740,26 +683,18 @@ export class FakeAzureDevOps extends FakeGitHost<
     }
     const refUpdate = object(refUpdates[0], 'refUpdate');
     const commit = object(commits[0], 'newCommit');
-    const refName = typeof refUpdate.name === 'string' ? refUpdate.name : '';
+    const refName = text(refUpdate.name);
     if (refName === '' || (typeof refUpdate.newObjectId === 'string' && refUpdate.newObjectId !== '')) {
       throw incorrect('refUpdate');
     }
-    const changes = commit.changes;
-    if (
-      typeof commit.comment !== 'string' ||
-      commit.comment === '' ||
-      !Array.isArray(changes) ||
-      changes.length === 0
-    ) {
-      throw incorrect('newCommit');
-    }
-    const parents = commit.parents;
+    const { comment, changes, parents } = commit;
+    if (text(comment) === '' || !Array.isArray(changes) || changes.length === 0) throw incorrect('newCommit');
     if (parents !== undefined && parents !== null && (!Array.isArray(parents) || parents.length > 1)) {
       throw incorrect('newCommit');
     }
     // The base is the ref update's old object id, or the commit's one parent; when both are given they must agree.
     let base = '';
-    const oldObjectId = typeof refUpdate.oldObjectId === 'string' ? refUpdate.oldObjectId.toLowerCase() : '';
+    const oldObjectId = text(refUpdate.oldObjectId).toLowerCase();
     if (oldObjectId !== '') {
       if (!SHA1.test(oldObjectId)) throw incorrect('OldObjectId');
       base = oldObjectId;
@@ -789,13 +724,10 @@ export class FakeAzureDevOps extends FakeGitHost<
     for (const raw of changes) {
       const change = object(raw, 'Changes');
       const item = change.item === undefined || change.item === null ? {} : object(change.item, 'item');
-      const path =
-        typeof item.path === 'string'
-          ? item.path
-              .split('/')
-              .filter((part) => part !== '')
-              .join('/')
-          : '';
+      const path = text(item.path)
+        .split('/')
+        .filter((part) => part !== '')
+        .join('/');
       if (path === '' || path.split('/').some((part) => part === '.' || part === '..')) throw incorrect('Changes');
       if (seen.has(path)) throw invalidArgument(`Multiple operations were attempted on file '/${path}'.`);
       seen.add(path);
@@ -837,29 +769,16 @@ export class FakeAzureDevOps extends FakeGitHost<
     const now = gitNow();
     const signature = (value: unknown, fallback: GitSignature): GitSignature => {
       if (value === undefined || value === null) return fallback;
-      const given = object(value, 'author');
-      if (
-        typeof given.name !== 'string' ||
-        given.name === '' ||
-        typeof given.email !== 'string' ||
-        given.email === ''
-      ) {
-        return fallback;
-      }
-      const date = typeof given.date === 'string' ? new Date(given.date) : new Date(now);
-      if (Number.isNaN(date.getTime())) throw incorrect('date');
-      return { name: given.name, email: given.email, date: date.toISOString().replace(/\.\d+Z$/, 'Z') };
+      const { name, email, date } = object(value, 'author');
+      if (text(name) === '' || text(email) === '') return fallback;
+      const time = new Date(typeof date === 'string' ? date : now);
+      if (Number.isNaN(time.getTime())) throw incorrect('date');
+      return { name: text(name), email: text(email), date: time.toISOString().replace(/\.\d+Z$/, 'Z') };
     };
     const identity = { ...this.identity, date: now };
     const author = signature(commit.author, identity);
     const committer = signature(commit.committer, identity);
-    const sha = repo.putCommit({
-      tree,
-      parents: baseIsZero ? [] : [base],
-      author,
-      committer,
-      message: commit.comment,
-    });
+    const sha = repo.putCommit({ tree, parents: baseIsZero ? [] : [base], author, committer, message: text(comment) });
     repo.refs.set(refName, sha);
     repo.pushes++;
     return {
@@ -883,9 +802,9 @@ export class FakeAzureDevOps extends FakeGitHost<
     }
     const results = body.map((raw) => {
       const update = object(raw, 'refUpdates');
-      const name = typeof update.name === 'string' ? update.name : '';
-      const oldObjectId = typeof update.oldObjectId === 'string' ? update.oldObjectId.toLowerCase() : '';
-      const newObjectId = typeof update.newObjectId === 'string' ? update.newObjectId.toLowerCase() : '';
+      const name = text(update.name);
+      const oldObjectId = text(update.oldObjectId).toLowerCase();
+      const newObjectId = text(update.newObjectId).toLowerCase();
       if (!SHA1.test(oldObjectId) || !SHA1.test(newObjectId)) throw incorrect('refUpdates');
       const result = (updateStatus: string) => ({
         repositoryId: repo.id,
@@ -918,8 +837,7 @@ export class FakeAzureDevOps extends FakeGitHost<
 
   private createPullRequest(repo: FakeAzureRepository, body: unknown): Reply {
     const input = object(body, 'gitPullRequestToCreate');
-    const source = typeof input.sourceRefName === 'string' ? input.sourceRefName : '';
-    const target = typeof input.targetRefName === 'string' ? input.targetRefName : '';
+    const [source, target] = [text(input.sourceRefName), text(input.targetRefName)];
     if (source === '' || target === '') {
       throw invalidArgument('The source and target ref names must be specified.\r\nParameter name: refName');
     }
@@ -936,13 +854,9 @@ export class FakeAzureDevOps extends FakeGitHost<
           'exists, or the requested refs are not branches',
       );
     }
-    const title = typeof input.title === 'string' ? input.title : '';
-    if (title.trim() === '') throw invalidArgument('The title of a pull request must not be empty.');
-    const description = typeof input.description === 'string' ? input.description : '';
-    if (description.length > 4000) {
-      throw invalidArgument('The description of a pull request cannot be longer than 4000 characters.');
-    }
-    if (repo.pullRequests.openFrom(sourceBranch, targetBranch)) {
+    const title = checkTitle(text(input.title));
+    const description = checkDescription(text(input.description));
+    if (repo.pulls.openFrom(sourceBranch, targetBranch)) {
       throw vss(
         409,
         'GitPullRequestExistsException',
@@ -950,7 +864,7 @@ export class FakeAzureDevOps extends FakeGitHost<
       );
     }
     const fields = { title, description, source: sourceBranch, target: targetBranch };
-    const pull = repo.pullRequests.add(fields, this.nextPullRequestId++);
+    const pull = repo.pulls.add(fields, this.nextPullRequestId++);
     return { status: 201, body: this.pullRequestJson(repo, pull) };
   }
 
@@ -960,7 +874,7 @@ export class FakeAzureDevOps extends FakeGitHost<
     const target = query['searchCriteria.targetRefName'];
     const skip = Math.max(Number(query.$skip ?? 0) || 0, 0);
     const top = Math.max(Number(query.$top ?? 101) || 101, 1);
-    const pulls = repo.pullRequests.all
+    const pulls = repo.pulls.all
       .filter((pull) => status === 'all' || status === 'notset' || STATES[pull.state] === status)
       .filter((pull) => source === undefined || `refs/heads/${pull.source}` === source)
       .filter((pull) => target === undefined || `refs/heads/${pull.target}` === target)
@@ -971,9 +885,8 @@ export class FakeAzureDevOps extends FakeGitHost<
   }
 
   private findPullRequest(repo: FakeAzureRepository, id: string | undefined): StoredPullRequest {
-    const pull = repo.pullRequests.find(id);
-    if (!pull) throw vss(404, 'GitPullRequestNotFoundException', 'TF401180: The requested pull request was not found.');
-    return pull;
+    const notFound = 'TF401180: The requested pull request was not found.';
+    return found(repo.pulls.find(id), () => vss(404, 'GitPullRequestNotFoundException', notFound));
   }
 
   private updatePullRequest(repo: FakeAzureRepository, id: string | undefined, body: unknown): Reply {
@@ -986,21 +899,13 @@ export class FakeAzureDevOps extends FakeGitHost<
         `TF401181: The pull request cannot be edited due to its state.`,
       );
     }
-    if (typeof input.title === 'string') {
-      if (input.title.trim() === '') throw invalidArgument('The title of a pull request must not be empty.');
-      pull.title = input.title;
-    }
-    if (typeof input.description === 'string') {
-      if (input.description.length > 4000) {
-        throw invalidArgument('The description of a pull request cannot be longer than 4000 characters.');
-      }
-      pull.description = input.description;
-    }
+    if (typeof input.title === 'string') pull.title = checkTitle(input.title);
+    if (typeof input.description === 'string') pull.description = checkDescription(input.description);
     if (input.status !== undefined) {
       const status = enumValue(input.status, PULL_REQUEST_STATUSES, 'status');
-      if (status === 'abandoned') repo.pullRequests.close(pull);
+      if (status === 'abandoned') repo.pulls.close(pull);
       else if (status === 'completed') this.complete(repo.project.name, repo.name, pull.number);
-      else if (status === 'active' && pull.state === 'closed') repo.pullRequests.reopen(pull);
+      else if (status === 'active' && pull.state === 'closed') repo.pulls.reopen(pull);
     }
     return ok(this.pullRequestJson(repo, pull));
   }
@@ -1063,10 +968,7 @@ export class FakeAzureDevOps extends FakeGitHost<
   /** Refs whose name starts with `refs/{filter}` (Azure's filter is a prefix), in name order. */
   private listRefs(repo: FakeAzureRepository, filter: string | undefined): Reply {
     const prefix = filter ? `refs/${filter.trim()}` : 'refs/';
-    const value = [...repo.refs]
-      .filter(([name]) => name.startsWith(prefix))
-      .sort(([a], [b]) => a.localeCompare(b))
-      .map(([name, sha]) => this.refJson(repo, name, sha));
+    const value = repo.refsUnder(prefix).map(([name, sha]) => this.refJson(repo, name, sha));
     return { status: 200, body: { count: value.length, value } };
   }
 

@@ -18,22 +18,27 @@
 // Where Bitbucket's documentation does not say what an answer holds (the file edit's conflicts), the fake answers a
 // 409 with a plain message and no exception name: the adapter relies on the status only.
 import { randomBytes } from 'node:crypto';
-import { STATUS_CODES, type IncomingMessage } from 'node:http';
+import type { IncomingMessage } from 'node:http';
 import {
   FakeGitHost,
   HostError,
-  PullRequests,
   Router,
+  hostRepository,
+  authorization,
+  basicCredential,
+  found,
+  jsonObject,
   ok,
   parseJson,
   pathSegments,
-  type FaultMatch,
+  statusText,
+  type HostRepository,
   type LoggedRequest,
   type PullRecord,
   type Reply,
-  type StatusFault,
 } from './git-host-kernel.js';
-import { GitRepository, fileChanges, type FlatEntry, type GitTreeEntry } from './git-repository.js';
+import type { GitRepository } from './git-repository.js';
+import { fileChanges, type FlatEntry } from './git-repository.js';
 
 export interface FakeBitbucketRequest extends LoggedRequest {
   /** The decoded path below the context path, without the query, e.g. `/rest/api/1.0/projects/P/repos/r/branches`. */
@@ -43,9 +48,6 @@ export interface FakeBitbucketRequest extends LoggedRequest {
   /** How the request authenticated, when it did. */
   auth?: 'token' | 'basic';
 }
-
-/** 429 with `Retry-After` and the `X-RateLimit-*` headers of an empty token bucket. */
-type RateLimitFault = { type: 'rate-limit'; retryAfterSeconds: number };
 
 export type FakeBitbucketPermission = 'REPO_READ' | 'REPO_WRITE';
 
@@ -98,18 +100,7 @@ interface StoredPullRequest extends PullRecord {
 /** Bitbucket's names of the states. */
 const STATES = { open: 'OPEN', closed: 'DECLINED', merged: 'MERGED' } as const;
 
-class FakeRepository extends GitRepository {
-  readonly pullRequests = new PullRequests<StoredPullRequest>(this);
-
-  constructor(
-    readonly projectKey: string,
-    readonly slug: string,
-    readonly id: number,
-    defaultBranch: string,
-  ) {
-    super(defaultBranch);
-  }
-}
+type FakeRepository = HostRepository<StoredPullRequest, { projectKey: string; slug: string; id: number }>;
 
 interface Credential {
   user: FakeBitbucketUser;
@@ -165,39 +156,43 @@ interface Route {
 const API = '/rest/api/1.0/projects/{projectKey}/repos/{repositorySlug}';
 const BRANCH_UTILS = '/rest/branch-utils/1.0/projects/{projectKey}/repos/{repositorySlug}';
 const ZERO_ID = '0000000000000000000000000000000000000000';
+const PROMOTER: FakeBitbucketUser = {
+  name: 'promoter',
+  displayName: 'Promoter',
+  emailAddress: 'promoter@bitbucket.example.com',
+};
+
+/** Who a user commits as. */
+const signatureOf = (user: FakeBitbucketUser) => ({ name: user.displayName, email: user.emailAddress });
+
 // ---------------------------------------------------------------- the server
 
 export class FakeBitbucketServer extends FakeGitHost<
   FakeBitbucketRequest,
-  RateLimitFault,
+  never,
   FakeRepository,
-  [projectKey: string, slug: string]
+  [projectKey: string, slug: string],
+  Credential
 > {
   /** The user the default token and password belong to. */
-  readonly user: FakeBitbucketUser = {
-    name: 'promoter',
-    displayName: 'Promoter',
-    emailAddress: 'promoter@bitbucket.example.com',
-  };
+  readonly user = PROMOTER;
 
   private readonly contextPath: string;
   private readonly webBaseUrl: string;
   private readonly maxPageLimit: number;
   private readonly maxChanges: number;
-  private readonly tokens = new Map<string, Credential>();
   private readonly passwords = new Map<string, { password: string } & Credential>();
   /** A path, the final parameter of its routes, takes the rest of the request's path. */
   private readonly router = new Router<Route>({ rest: { path: false } });
-  private readonly defaultToken: string;
   private readonly defaultPassword: string;
   private nextRepositoryId = 1;
   protected readonly jsonType = 'application/json;charset=UTF-8';
 
   constructor(options: FakeBitbucketServerOptions = {}) {
-    super('Bitbucket Server', 2, options.latencyMs);
-    this.defaultToken = options.token ?? `BBDC-${randomBytes(24).toString('base64url')}`;
+    const token = options.token ?? `BBDC-${randomBytes(24).toString('base64url')}`;
+    super('Bitbucket Server', 2, options.latencyMs, token, signatureOf(PROMOTER));
     this.defaultPassword = options.password ?? randomBytes(12).toString('hex');
-    this.tokens.set(this.defaultToken, { user: this.user, permission: 'REPO_WRITE' });
+    this.tokens.set(this.token, { user: this.user, permission: 'REPO_WRITE' });
     this.passwords.set(this.user.name, { password: this.defaultPassword, user: this.user, permission: 'REPO_WRITE' });
     this.contextPath = (options.contextPath ?? '').replace(/\/+$/, '');
     this.webBaseUrl = (options.webBaseUrl ?? 'https://bitbucket.example.com').replace(/\/+$/, '');
@@ -206,18 +201,9 @@ export class FakeBitbucketServer extends FakeGitHost<
     this.defineRoutes();
   }
 
-  static async start(options: FakeBitbucketServerOptions = {}): Promise<FakeBitbucketServer> {
-    return new FakeBitbucketServer(options).start();
-  }
-
   /** The base URL (`http://127.0.0.1:<port>[/context]`), below which `/rest/api/1.0` is served. */
   get url(): string {
     return `${this.origin}${this.contextPath}`;
-  }
-
-  /** The default HTTP access token (user `promoter`, repository write). */
-  get token(): string {
-    return this.defaultToken;
   }
 
   /** The default user's password (Basic authentication as `promoter`). */
@@ -230,31 +216,22 @@ export class FakeBitbucketServer extends FakeGitHost<
     this.tokens.set(token, { user: options.user ?? this.user, permission: options.permission ?? 'REPO_WRITE' });
   }
 
-  revokeToken(token: string): void {
-    this.tokens.delete(token);
-  }
-
   /** Accepts a user name and password (Basic). */
   addUser(user: FakeBitbucketUser, password: string, permission: FakeBitbucketPermission = 'REPO_WRITE'): void {
     this.passwords.set(user.name, { password, user, permission });
-  }
-
-  /** The next matching requests are rate limited: 429 with `Retry-After` (default 60 s). */
-  rateLimitNext(match: FaultMatch & { retryAfterSeconds?: number } = {}): void {
-    this.injectFault({ type: 'rate-limit', retryAfterSeconds: match.retryAfterSeconds ?? 60 }, match);
   }
 
   // ---------------------------------------------------------------- repositories (test-facing)
 
   /** A repository of a project (`~user` as the project key for a personal one). */
   protected newRepository([projectKey, slug]: [string, string], defaultBranch: string): FakeRepository {
-    return new FakeRepository(projectKey, slug.toLowerCase(), this.nextRepositoryId++, defaultBranch);
+    return hostRepository({ projectKey, slug: slug.toLowerCase(), id: this.nextRepositoryId++ }, defaultBranch);
   }
 
   /** Pull requests, oldest first. */
   pullRequests(projectKey: string, slug: string): FakeBitbucketPullRequest[] {
     const repo = this.repository(projectKey, slug);
-    return repo.pullRequests.all.map((pull) => ({
+    return repo.pulls.all.map((pull) => ({
       id: pull.number,
       version: pull.version,
       title: pull.title,
@@ -271,13 +248,13 @@ export class FakeBitbucketServer extends FakeGitHost<
   /** Merges an open pull request as Bitbucket's default strategy does (a merge commit, `--no-ff`). */
   merge(projectKey: string, slug: string, id: number): string {
     const repo = this.repository(projectKey, slug);
-    return this.mergePullRequest(repo, repo.pullRequests.expect(id, true), this.user);
+    return this.mergePullRequest(repo, repo.pulls.expect(id, true), this.user);
   }
 
   /** Declines an open pull request, as a person would. */
   decline(projectKey: string, slug: string, id: number): void {
     const repo = this.repository(projectKey, slug);
-    this.closePullRequest(repo, repo.pullRequests.expect(id, true), 'closed');
+    this.closePullRequest(repo, repo.pulls.expect(id, true), 'closed');
   }
 
   /** Deletes a branch, as a person would (declining the open pull requests from it). */
@@ -286,14 +263,6 @@ export class FakeBitbucketServer extends FakeGitHost<
   }
 
   // ---------------------------------------------------------------- handling
-
-  protected testCommitter(): { name: string; email: string } {
-    return this.signature(this.user);
-  }
-
-  private signature(user: FakeBitbucketUser): { name: string; email: string } {
-    return { name: user.displayName, email: user.emailAddress };
-  }
 
   protected receive(request: IncomingMessage, url: URL, method: string) {
     const query = Object.fromEntries(url.searchParams);
@@ -355,50 +324,47 @@ export class FakeBitbucketServer extends FakeGitHost<
     return { 'x-arequestid': randomBytes(6).toString('hex') };
   }
 
-  protected crashBody(message: string): unknown {
-    return { errors: [{ context: null, message }] };
+  protected errorBody(status: number, message = statusText(status)): unknown {
+    return { errors: [{ context: null, message, exceptionName: null }] };
   }
 
-  protected faultReply(fault: StatusFault | RateLimitFault): Reply {
-    const errors = (message: string) => ({ errors: [{ context: null, message, exceptionName: null }] });
-    if (fault.type === 'status') {
-      return { status: fault.status, body: errors(fault.message ?? STATUS_CODES[fault.status] ?? 'Error') };
-    }
-    // Data Center's token buckets: the bucket is empty, and one token comes back after Retry-After seconds.
+  /** Data Center's token buckets: the bucket is empty, and one token comes back after Retry-After seconds. */
+  protected rateLimited({ seconds }: { seconds: number }): Reply {
     return {
       status: 429,
       headers: {
-        'retry-after': String(fault.retryAfterSeconds),
+        'retry-after': String(seconds),
         'x-ratelimit-limit': '60',
         'x-ratelimit-remaining': '0',
         'x-ratelimit-fillrate': '5',
         'x-ratelimit-interval-seconds': '1',
       },
-      body: errors('You have been rate limited: too many requests were made. Wait before making new requests.'),
+      body: this.errorBody(
+        429,
+        'You have been rate limited: too many requests were made. Wait before making new requests.',
+      ),
     };
   }
 
   /** The caller's credential; 401 for missing or wrong credentials. */
   private authenticate(request: IncomingMessage, logged: FakeBitbucketRequest): Credential {
-    const header = request.headers.authorization ?? '';
     const failed = problem(
       401,
       'Authentication failed. Please check your credentials and try again.',
       'authentication',
     );
-    const bearer = /^Bearer\s+(\S+)$/i.exec(header)?.[1];
+    const bearer = authorization(request, 'bearer');
     if (bearer) {
       const credential = this.tokens.get(bearer);
       if (!credential) throw failed;
       logged.auth = 'token';
       return credential;
     }
-    const basic = /^Basic\s+(\S+)$/i.exec(header)?.[1];
+    const basic = authorization(request, 'basic');
     if (basic) {
-      const decoded = Buffer.from(basic, 'base64').toString('utf8');
-      const colon = decoded.indexOf(':');
-      const known = colon > 0 ? this.passwords.get(decoded.slice(0, colon)) : undefined;
-      if (!known || known.password !== decoded.slice(colon + 1)) throw failed;
+      const { user, password } = basicCredential(basic);
+      const known = this.passwords.get(user);
+      if (!known || known.password !== password) throw failed;
       logged.auth = 'basic';
       return known;
     }
@@ -420,7 +386,7 @@ export class FakeBitbucketServer extends FakeGitHost<
     const ref = `refs/heads/${branch}`;
     if (!repo.refs.has(ref)) return;
     // A pull request cannot outlive its source branch: Bitbucket declines it.
-    for (const pull of repo.pullRequests.all) {
+    for (const pull of repo.pulls.all) {
       if (pull.state === 'open' && pull.source === branch) this.closePullRequest(repo, pull, 'closed');
     }
     repo.refs.delete(ref);
@@ -429,7 +395,7 @@ export class FakeBitbucketServer extends FakeGitHost<
 
   /** An open pull request whose source commit is reachable from its target has been merged outside Bitbucket. */
   private rescope(repo: FakeRepository): void {
-    for (const pull of repo.pullRequests.all) {
+    for (const pull of repo.pulls.all) {
       if (pull.state !== 'open') continue;
       const from = repo.branchSha(pull.source);
       const to = repo.branchSha(pull.target);
@@ -439,13 +405,13 @@ export class FakeBitbucketServer extends FakeGitHost<
 
   /** Every change of a pull request's state is a new version. */
   private closePullRequest(repo: FakeRepository, pull: StoredPullRequest, state: 'closed' | 'merged'): void {
-    repo.pullRequests.close(pull, state);
+    repo.pulls.close(pull, state);
     pull.version++;
   }
 
   private mergePullRequest(repo: FakeRepository, pull: StoredPullRequest, user: FakeBitbucketUser): string {
     const message = `Merge pull request #${pull.number} in ${repo.projectKey}/${repo.slug} from ${pull.source} to ${pull.target}`;
-    const sha = repo.pullRequests.merge(pull, this.signature(user), message);
+    const sha = repo.pulls.merge(pull, signatureOf(user), message);
     if (!sha) throw problem(409, 'The pull request cannot be merged', 'illegalState');
     pull.version++;
     this.rescope(repo);
@@ -551,7 +517,7 @@ export class FakeBitbucketServer extends FakeGitHost<
       createdDate: pull.createdAt,
       updatedDate: pull.updatedAt,
       ...(pull.closedAt !== undefined && !open ? { closedDate: pull.closedAt } : {}),
-      fromRef: ref(pull.source, repo.pullRequests.headSha(pull)),
+      fromRef: ref(pull.source, repo.pulls.headSha(pull)),
       toRef: ref(pull.target, repo.branchSha(pull.target)),
       locked: false,
       author: { user: this.userJson(pull.author), role: 'AUTHOR', approved: false, status: 'UNAPPROVED' },
@@ -567,11 +533,16 @@ export class FakeBitbucketServer extends FakeGitHost<
   }
 
   /** A page of `items` as every paged resource answers it (`start`, `limit` from the query, capped). */
-  private page<T>(items: readonly T[], query: Record<string, string>, extra: Record<string, unknown> = {}) {
+  private page<T, J = T>(
+    items: readonly T[],
+    query: Record<string, string>,
+    json: (item: T) => J = (item) => item as unknown as J,
+    extra: Record<string, unknown> = {},
+  ) {
     const start = Math.max(0, Number.parseInt(query.start ?? '0', 10) || 0);
     const asked = Number.parseInt(query.limit ?? '25', 10);
     const limit = Math.min(Math.max(Number.isFinite(asked) && asked > 0 ? asked : 25, 1), this.maxPageLimit);
-    const values = items.slice(start, start + limit);
+    const values = items.slice(start, start + limit).map(json);
     const isLastPage = start + values.length >= items.length;
     return {
       ...extra,
@@ -595,15 +566,10 @@ export class FakeBitbucketServer extends FakeGitHost<
   }
 
   private findPullRequest(repo: FakeRepository, id: string | undefined): StoredPullRequest {
-    const pull = repo.pullRequests.find(id);
-    if (!pull) {
-      throw problem(
-        404,
-        `Pull request ${id ?? ''} does not exist in ${repo.projectKey}/${repo.slug}.`,
-        'noSuchPullRequest',
-      );
-    }
-    return pull;
+    const where = `${repo.projectKey}/${repo.slug}`;
+    return found(repo.pulls.find(id), () =>
+      problem(404, `Pull request ${id ?? ''} does not exist in ${where}.`, 'noSuchPullRequest'),
+    );
   }
 
   /** The version a state change names (query `version`, or a JSON body's); 409 when it is not the current one. */
@@ -671,7 +637,7 @@ export class FakeBitbucketServer extends FakeGitHost<
   private changesPage(repo: FakeRepository, since: string | undefined, until: string, query: Record<string, string>) {
     const all = this.changesBetween(repo, since, until);
     const reachable = all.slice(0, this.maxChanges);
-    const page = this.page(reachable, query, {
+    const page = this.page(reachable, query, undefined, {
       fromHash: since ?? null,
       toHash: until,
       properties: { changeScope: 'ALL' },
@@ -708,12 +674,7 @@ export class FakeBitbucketServer extends FakeGitHost<
           .filter(() => granted >= needed)
           .filter((repo) => name === undefined || repo.slug.toLowerCase().includes(name))
           .sort((a, b) => a.id - b.id);
-        return ok(
-          this.page(
-            repositories.map((repo) => this.repositoryJson(repo)),
-            query,
-          ),
-        );
+        return ok(this.page(repositories, query, (repo) => this.repositoryJson(repo)));
       },
     });
 
@@ -721,22 +682,13 @@ export class FakeBitbucketServer extends FakeGitHost<
 
     route(`GET ${API}/branches`, ({ repo, query }) => {
       const filter = (query.filterText ?? '').toLowerCase();
-      let branches = [...repo.refs]
-        .filter(([ref]) => ref.startsWith('refs/heads/'))
-        .map(([ref, sha]) => ({ name: ref.slice('refs/heads/'.length), sha }))
-        .filter((branch) => branch.name.toLowerCase().includes(filter))
-        .sort((a, b) => a.name.localeCompare(b.name));
+      let branches = repo.branches().filter(([name]) => name.toLowerCase().includes(filter));
       if (query.boostMatches === 'true' && filter !== '') {
         const rank = (name: string) =>
           name.toLowerCase() === filter ? 0 : name.toLowerCase().startsWith(filter) ? 1 : 2;
-        branches = branches.sort((a, b) => rank(a.name) - rank(b.name));
+        branches = branches.sort(([a], [b]) => rank(a) - rank(b));
       }
-      return ok(
-        this.page(
-          branches.map((branch) => this.branchJson(repo, branch.name, branch.sha)),
-          query,
-        ),
-      );
+      return ok(this.page(branches, query, ([name, sha]) => this.branchJson(repo, name, sha)));
     });
 
     write(`POST ${BRANCH_UTILS}/branches`, ({ repo, body }) => {
@@ -772,38 +724,16 @@ export class FakeBitbucketServer extends FakeGitHost<
     // ------------------------------------------------ content
 
     const browse = ({ repo, query, params }: RouteContext): Reply => {
-      const at = this.resolve(repo, query.at);
       const path = (params.path ?? '').replace(/^\/+|\/+$/g, '');
-      const tree = repo.commit(at)?.tree ?? '';
-      let treeSha: string | undefined = tree;
-      let file: FlatEntry | undefined;
-      if (path !== '') {
-        const parts = path.split('/');
-        for (let i = 0; i < parts.length; i++) {
-          const entry: GitTreeEntry | undefined = treeSha
-            ? repo.tree(treeSha)?.find((candidate) => candidate.name === parts[i])
-            : undefined;
-          if (!entry || (i < parts.length - 1 && entry.type !== 'tree')) {
-            throw noSuchPath(path, query.at ?? repo.defaultBranch);
-          }
-          if (entry.type === 'tree') treeSha = entry.sha;
-          else {
-            treeSha = undefined;
-            file = { mode: entry.mode, sha: entry.sha };
-          }
-        }
-      }
-      if (file) {
-        const text = (repo.blob(file.sha) ?? Buffer.alloc(0)).toString('utf8');
+      const found = repo.lookup(repo.commit(this.resolve(repo, query.at))?.tree ?? '', path);
+      if (!found) throw noSuchPath(path, query.at ?? repo.defaultBranch);
+      if (found.type !== 'tree') {
+        const text = (repo.blob(found.sha) ?? Buffer.alloc(0)).toString('utf8');
         const lines = text === '' ? [] : text.replace(/\n$/, '').split('\n');
-        const page = this.page(
-          lines.map((line) => ({ text: line })),
-          query,
-        );
-        const { values, ...rest } = page;
+        const { values, ...rest } = this.page(lines, query, (line) => ({ text: line }));
         return { status: 200, body: { lines: values, ...rest } };
       }
-      const entries = [...(repo.tree(treeSha ?? '') ?? [])].sort(
+      const entries = [...(repo.tree(found.sha) ?? [])].sort(
         (a, b) => Number(b.type === 'tree') - Number(a.type === 'tree') || a.name.localeCompare(b.name),
       );
       const children = entries.map((entry) => {
@@ -856,7 +786,7 @@ export class FakeBitbucketServer extends FakeGitHost<
         throw problem(409, `The content of '${path}' is unchanged: there is nothing to commit.`);
       }
       const message = field('message') ?? `${credential.user.displayName} edited ${path} online with Bitbucket`;
-      const sha = repo.commitChanges(head, { [path]: content }, this.signature(credential.user), message);
+      const sha = repo.commitChanges(head, { [path]: content }, signatureOf(credential.user), message);
       this.moveBranch(repo, branch, sha);
       return ok(this.commitJson(repo, sha));
     });
@@ -897,12 +827,7 @@ export class FakeBitbucketServer extends FakeGitHost<
       const until = this.resolve(repo, query.until);
       const excluded = query.since ? repo.reachable(this.resolve(repo, query.since)) : new Set<string>();
       const ordered = logOrder(repo, until).filter((sha) => !excluded.has(sha));
-      return ok(
-        this.page(
-          ordered.map((sha) => this.commitJson(repo, sha)),
-          query,
-        ),
-      );
+      return ok(this.page(ordered, query, (sha) => this.commitJson(repo, sha)));
     });
 
     route(`GET ${API}/commits/{commitId}`, ({ repo, params }) =>
@@ -918,18 +843,13 @@ export class FakeBitbucketServer extends FakeGitHost<
       }
       const direction = (query.direction ?? 'INCOMING').toUpperCase();
       const at = this.branchName(query.at);
-      let pulls = repo.pullRequests.all.filter((pull) => state === 'ALL' || STATES[pull.state] === state);
+      let pulls = repo.pulls.all.filter((pull) => state === 'ALL' || STATES[pull.state] === state);
       if (at !== undefined) {
         pulls = pulls.filter((pull) => (direction === 'OUTGOING' ? pull.source : pull.target) === at);
       }
       pulls = [...pulls].sort((a, b) => b.number - a.number);
       if ((query.order ?? 'NEWEST').toUpperCase() === 'OLDEST') pulls.reverse();
-      return ok(
-        this.page(
-          pulls.map((pull) => this.pullRequestJson(repo, pull)),
-          query,
-        ),
-      );
+      return ok(this.page(pulls, query, (pull) => this.pullRequestJson(repo, pull)));
     });
 
     write(`POST ${API}/pull-requests`, ({ repo, body, credential }) => {
@@ -959,7 +879,7 @@ export class FakeBitbucketServer extends FakeGitHost<
           'noSuchBranch',
         );
       }
-      const existing = repo.pullRequests.openFrom(fromBranch, toBranch);
+      const existing = repo.pulls.openFrom(fromBranch, toBranch);
       if (existing) throw this.duplicateProblem(repo, existing);
       if (repo.isAncestor(from, to)) {
         throw problem(
@@ -969,7 +889,7 @@ export class FakeBitbucketServer extends FakeGitHost<
         );
       }
       const description = typeof input.description === 'string' ? input.description : '';
-      const pull = repo.pullRequests.add({
+      const pull = repo.pulls.add({
         title,
         description,
         source: fromBranch,
@@ -1028,9 +948,9 @@ export class FakeBitbucketServer extends FakeGitHost<
           'illegalState',
         );
       }
-      const existing = repo.pullRequests.openFrom(pull.source, pull.target, pull);
+      const existing = repo.pulls.openFrom(pull.source, pull.target, pull);
       if (existing) throw this.duplicateProblem(repo, existing);
-      repo.pullRequests.reopen(pull);
+      repo.pulls.reopen(pull);
       pull.version++;
       this.rescope(repo);
       return ok(this.pullRequestJson(repo, pull));
@@ -1054,12 +974,7 @@ function pathJson(path: string): Record<string, unknown> {
   };
 }
 
-function objectBody(body: unknown): Record<string, unknown> {
-  if (typeof body !== 'object' || body === null || Array.isArray(body)) {
-    throw problem(400, 'A JSON object is required', 'validation');
-  }
-  return body as Record<string, unknown>;
-}
+const objectBody = (body: unknown) => jsonObject(body, () => problem(400, 'A JSON object is required', 'validation'));
 
 /** Commits reachable from `head`, newest first: by commit date, a child before its parents on equal dates. */
 function logOrder(repo: GitRepository, head: string): string[] {

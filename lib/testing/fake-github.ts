@@ -13,26 +13,30 @@
 // token"); an installation token's repository answer has no `permissions`, as on GitHub. Besides the kernel's faults,
 // GitHub's primary and secondary rate limits can be injected.
 import { randomBytes, verify, type KeyObject } from 'node:crypto';
-import { STATUS_CODES, type IncomingMessage } from 'node:http';
+import type { IncomingMessage } from 'node:http';
 import {
   FakeGitHost,
   HostError,
-  PullRequests,
   Router,
+  hostRepository,
+  authorization,
   found,
+  jsonObject,
   ok,
+  pageLinks,
   parseJson,
   pathSegments,
   offsetPage,
+  statusText,
+  text,
   type FaultMatch,
+  type HostRepository,
   type LoggedRequest,
   type PullRecord,
   type Reply,
-  type StatusFault,
 } from './git-host-kernel.js';
 import {
   GIT_MODES as MODES,
-  GitRepository,
   badGitPath,
   gitNow,
   gitTime,
@@ -63,11 +67,8 @@ export interface FakeGitHubTokenOptions {
   readOnly?: boolean;
 }
 
-type RateLimitFault =
-  /** 403 with `retry-after` and "You have exceeded a secondary rate limit". */
-  | { type: 'secondary-rate-limit'; retryAfterSeconds?: number }
-  /** 403 (or 429) with `x-ratelimit-remaining: 0` and `x-ratelimit-reset` this many seconds from now. */
-  | { type: 'primary-rate-limit'; status?: 403 | 429; resetInSeconds?: number };
+/** 403 with `retry-after` and "You have exceeded a secondary rate limit" (the primary limit is the kernel's fault). */
+type SecondaryRateLimit = { type: 'secondary-rate-limit'; retryAfterSeconds?: number };
 
 export interface FakeGitHubApp {
   appId: number;
@@ -112,6 +113,7 @@ interface StoredPull extends PullRecord {
 }
 
 const DOCS = 'https://docs.github.com/rest';
+const RATE_LIMIT_DOCS = `${DOCS}/overview/rate-limits-for-the-rest-api`;
 
 /** GitHub's error answer: `{message, …extra, documentation_url}`. */
 function problem(status: number, message: string, extra: Record<string, unknown> = {}): HostError {
@@ -122,18 +124,7 @@ const notFound = () => problem(404, 'Not Found');
 const validationFailed = (errors: Record<string, unknown>[], message = 'Validation Failed') =>
   problem(422, message, { errors });
 
-class FakeRepository extends GitRepository {
-  readonly pulls = new PullRequests<StoredPull>(this);
-
-  constructor(
-    readonly owner: string,
-    readonly name: string,
-    defaultBranch: string,
-    readonly id: number,
-  ) {
-    super(defaultBranch);
-  }
-}
+type FakeRepository = HostRepository<StoredPull, { owner: string; name: string; id: number }>;
 
 interface Caller {
   login: string;
@@ -161,20 +152,13 @@ interface Route {
   handle: (context: RouteContext) => Reply;
 }
 
-function object(body: unknown): Record<string, unknown> {
-  if (typeof body !== 'object' || body === null || Array.isArray(body)) throw problem(400, 'Problems parsing JSON');
-  return body as Record<string, unknown>;
-}
+const object = (body: unknown) => jsonObject(body, () => problem(400, 'Problems parsing JSON'));
 
 function requiredString(body: Record<string, unknown>, field: string, resource: string): string {
   const value = body[field];
-  if (typeof value !== 'string' || value === '') {
-    throw validationFailed(
-      [{ resource, field, code: 'missing_field' }],
-      `Invalid request.\n\n"${field}" wasn't supplied.`,
-    );
-  }
-  return value;
+  if (typeof value === 'string' && value !== '') return value;
+  const missing = [{ resource, field, code: 'missing_field' }];
+  throw validationFailed(missing, `Invalid request.\n\n"${field}" wasn't supplied.`);
 }
 
 /** A commit's author or committer as a request gives it (`{ name, email, date? }`), or `fallback` when it gives none. */
@@ -189,42 +173,45 @@ function signatureOf(value: unknown, fallback: GitSignature, now: string): GitSi
   return { name: given.name, email: given.email, date: date.toISOString().replace(/\.\d+Z$/, 'Z') };
 }
 
+/** The branch of a pull request's `head` (`branch` or `owner:branch`); undefined for another owner's. */
+function headBranch(repo: FakeRepository, head: string): string | undefined {
+  const [owner, branch] = head.includes(':') ? (head.split(/:(.*)/s, 2) as [string, string]) : [repo.owner, head];
+  return owner.toLowerCase() === repo.owner.toLowerCase() ? branch : undefined;
+}
+
 /** GitHub wraps base64 text at 60 characters. */
 const wrappedBase64 = (content: Buffer) => (content.toString('base64').match(/.{1,60}/g) ?? []).join('\n') + '\n';
 
 export class FakeGitHub extends FakeGitHost<
   FakeGitHubRequest,
-  RateLimitFault,
+  SecondaryRateLimit,
   FakeRepository,
-  [owner: string, name: string]
+  [owner: string, name: string],
+  Caller
 > {
   private readonly basePath: string;
   private readonly webHost: string;
   private readonly maxTreeEntries: number;
-  private readonly identity: { name: string; email: string };
-  private readonly tokens = new Map<string, Caller>();
   private readonly apps = new Map<string, FakeGitHubApp>();
   /** Final parameters that take the rest of the path: a ref, or a path (empty for the repository root). */
   private readonly router = new Router<Route>({ rest: { ref: false, path: true } });
-  private defaultToken: string;
   private nextRepositoryId = 1000;
   protected readonly jsonType = 'application/json; charset=utf-8';
 
   constructor(options: FakeGitHubOptions = {}) {
-    super('GitHub', 2, options.latencyMs);
-    this.defaultToken = options.token ?? `ghp_${randomBytes(18).toString('hex')}`;
-    this.tokens.set(this.defaultToken, { login: 'fake-user', kind: 'token' });
+    super(
+      'GitHub',
+      2,
+      options.latencyMs,
+      options.token ?? `ghp_${randomBytes(18).toString('hex')}`,
+      options.identity ?? { name: 'fake-user', email: 'fake-user@users.noreply.github.com' },
+    );
+    this.tokens.set(this.token, { login: 'fake-user', kind: 'token' });
     this.basePath = (options.basePath ?? '/api/v3').replace(/\/$/, '');
     this.webHost = options.webHost ?? 'github.com';
     this.maxTreeEntries = options.maxTreeEntries ?? Infinity;
-    this.identity = options.identity ?? { name: 'fake-user', email: 'fake-user@users.noreply.github.com' };
     for (const app of options.apps ?? []) this.registerApp(app);
     this.defineRoutes();
-  }
-
-  /** Creates and starts a server. */
-  static async start(options: FakeGitHubOptions = {}): Promise<FakeGitHub> {
-    return new FakeGitHub(options).start();
   }
 
   /** The API base, e.g. `http://127.0.0.1:43121/api/v3` (what Octokit's `baseUrl` or GITHUB_API_URL takes). */
@@ -232,20 +219,10 @@ export class FakeGitHub extends FakeGitHost<
     return `${this.origin}${this.basePath}`;
   }
 
-  /** The default token (user `fake-user`). */
-  get token(): string {
-    return this.defaultToken;
-  }
-
   /** Accepts another token, for the given user (a login, or the token's options). */
   addToken(token: string, options: string | FakeGitHubTokenOptions = {}): void {
     const { login = 'fake-user', readOnly } = typeof options === 'string' ? { login: options } : options;
     this.tokens.set(token, { login, kind: 'token', ...(readOnly ? { readOnly } : {}) });
-  }
-
-  /** Stops accepting a token (the default one too). */
-  revokeToken(token: string): void {
-    this.tokens.delete(token);
   }
 
   registerApp(app: FakeGitHubApp): void {
@@ -256,14 +233,15 @@ export class FakeGitHub extends FakeGitHost<
     this.injectFault({ type: 'secondary-rate-limit', retryAfterSeconds: match.retryAfterSeconds }, match);
   }
 
+  /** 403 (or 429) with `x-ratelimit-remaining: 0` and `x-ratelimit-reset` this many seconds from now. */
   primaryRateLimitNext(match: FaultMatch & { status?: 403 | 429; resetInSeconds?: number } = {}): void {
-    this.injectFault({ type: 'primary-rate-limit', status: match.status, resetInSeconds: match.resetInSeconds }, match);
+    this.injectFault({ type: 'rate-limit', status: match.status, seconds: match.resetInSeconds ?? 60 }, match);
   }
 
   // ---------------------------------------------------------------- repositories (test-facing)
 
   protected newRepository([owner, name]: [string, string], defaultBranch: string): FakeRepository {
-    return new FakeRepository(owner, name, defaultBranch, this.nextRepositoryId++);
+    return hostRepository({ owner, name, id: this.nextRepositoryId++ }, defaultBranch);
   }
 
   /** The blob id of every file at a ref, by path. */
@@ -278,7 +256,7 @@ export class FakeGitHub extends FakeGitHost<
 
   /** Every ref (`refs/heads/main`) and its commit. */
   refs(owner: string, name: string): Record<string, string> {
-    return Object.fromEntries([...this.repository(owner, name).refs].sort(([a], [b]) => a.localeCompare(b)));
+    return Object.fromEntries(this.repository(owner, name).refsUnder('refs/'));
   }
 
   /** How many git objects of each type the repository holds. */
@@ -324,10 +302,6 @@ export class FakeGitHub extends FakeGitHost<
 
   // ---------------------------------------------------------------- handling
 
-  protected testCommitter(): { name: string; email: string } {
-    return this.identity;
-  }
-
   protected receive(request: IncomingMessage, url: URL, method: string) {
     const query = Object.fromEntries(url.searchParams);
     const raw = url.pathname.startsWith(`${this.basePath}/`) ? url.pathname.slice(this.basePath.length) : undefined;
@@ -351,11 +325,9 @@ export class FakeGitHub extends FakeGitHost<
     }
     const body = parseJson(rawBody, () => problem(400, 'Problems parsing JSON'));
     const { owner, repo: repoName } = matched.params;
-    let repo: FakeRepository | undefined;
-    if (owner !== undefined && repoName !== undefined) {
-      repo = this.repositories.get(`${owner}/${repoName}`.toLowerCase());
-      if (!repo) throw notFound();
-    }
+    // The repository of a `/repos/{owner}/{repo}/…` route; the others have none.
+    const repo =
+      owner === undefined ? undefined : found(this.repositories.get(`${owner}/${repoName}`.toLowerCase()), notFound);
     const context = { params: matched.params, query: logged.query, body, request: logged, login: caller.login, caller };
     return matched.entry.handle({ ...context, repo: repo as FakeRepository });
   }
@@ -370,50 +342,42 @@ export class FakeGitHub extends FakeGitHost<
     };
   }
 
-  protected crashBody(message: string): unknown {
-    return { message };
+  protected errorBody(status: number, message = statusText(status)): unknown {
+    return { message, documentation_url: DOCS };
   }
 
-  protected faultReply(fault: StatusFault | RateLimitFault): Reply {
-    switch (fault.type) {
-      case 'status':
-        return {
-          status: fault.status,
-          body: { message: fault.message ?? STATUS_CODES[fault.status] ?? 'Error', documentation_url: DOCS },
-        };
-      case 'secondary-rate-limit':
-        return {
-          status: 403,
-          headers: { 'retry-after': String(fault.retryAfterSeconds ?? 60) },
-          body: {
-            message:
-              'You have exceeded a secondary rate limit. Please wait a few minutes before you try again. If you reach out to GitHub Support for help, please include the request ID.',
-            documentation_url:
-              'https://docs.github.com/rest/overview/rate-limits-for-the-rest-api#about-secondary-rate-limits',
-          },
-        };
-      case 'primary-rate-limit':
-        return {
-          status: fault.status ?? 403,
-          headers: {
-            'x-ratelimit-limit': '5000',
-            'x-ratelimit-remaining': '0',
-            'x-ratelimit-used': '5000',
-            'x-ratelimit-reset': String(Math.floor(Date.now() / 1000) + (fault.resetInSeconds ?? 60)),
-            'x-ratelimit-resource': 'core',
-          },
-          body: {
-            message: 'API rate limit exceeded for installation ID 1.',
-            documentation_url:
-              'https://docs.github.com/rest/overview/rate-limits-for-the-rest-api#about-the-primary-rate-limit',
-          },
-        };
-    }
+  protected rateLimited(fault: { seconds: number; status?: 403 | 429 }): Reply {
+    return {
+      status: fault.status ?? 403,
+      headers: {
+        'x-ratelimit-limit': '5000',
+        'x-ratelimit-remaining': '0',
+        'x-ratelimit-used': '5000',
+        'x-ratelimit-reset': String(Math.floor(Date.now() / 1000) + fault.seconds),
+        'x-ratelimit-resource': 'core',
+      },
+      body: {
+        message: 'API rate limit exceeded for installation ID 1.',
+        documentation_url: `${RATE_LIMIT_DOCS}#about-the-primary-rate-limit`,
+      },
+    };
+  }
+
+  protected override faultReply(fault: SecondaryRateLimit): Reply {
+    return {
+      status: 403,
+      headers: { 'retry-after': String(fault.retryAfterSeconds ?? 60) },
+      body: {
+        message:
+          'You have exceeded a secondary rate limit. Please wait a few minutes before you try again. If you reach out to GitHub Support for help, please include the request ID.',
+        documentation_url: `${RATE_LIMIT_DOCS}#about-secondary-rate-limits`,
+      },
+    };
   }
 
   /** Returns the caller; throws 401 for missing or wrong credentials. */
   private authenticate(request: IncomingMessage, logged: FakeGitHubRequest, route: string | undefined): Caller {
-    const credential = /^(token|bearer)\s+(\S+)$/i.exec(request.headers.authorization ?? '')?.[2];
+    const credential = authorization(request, 'token', 'bearer');
     if (!credential) throw problem(401, 'Bad credentials');
     if (route?.includes(' /app/')) {
       const app = this.verifyJwt(credential);
@@ -472,8 +436,9 @@ export class FakeGitHub extends FakeGitHost<
 
   // ---------------------------------------------------------------- JSON shapes
 
-  private repoPath(repo: FakeRepository): string {
-    return `/repos/${repo.owner}/${repo.name}`;
+  /** The API URL of a repository, or of something below it (`tail`). */
+  private repoUrl(repo: FakeRepository, tail = ''): string {
+    return this.apiUrl(`/repos/${repo.owner}/${repo.name}${tail}`);
   }
 
   private repositoryJson(repo: FakeRepository): Record<string, unknown> {
@@ -485,8 +450,23 @@ export class FakeGitHub extends FakeGitHost<
       owner: { login: repo.owner, type: 'Organization' },
       private: true,
       html_url: `https://${this.webHost}/${repo.owner}/${repo.name}`,
-      url: this.apiUrl(this.repoPath(repo)),
+      url: this.repoUrl(repo),
       default_branch: repo.defaultBranch,
+    };
+  }
+
+  /** A file, directory, symlink or submodule as the contents API shows it at a ref. */
+  private contentJson(repo: FakeRepository, path: string, entry: GitTreeEntry, ref: string) {
+    const type = entry.type === 'tree' ? 'dir' : entry.type === 'commit' ? 'submodule' : 'file';
+    return {
+      type: entry.mode === '120000' ? 'symlink' : type,
+      name: entry.name,
+      path,
+      sha: entry.sha,
+      size: entry.type === 'blob' ? (repo.blob(entry.sha)?.length ?? 0) : 0,
+      url: this.repoUrl(repo, `/contents/${path}?ref=${ref}`),
+      html_url: `https://${this.webHost}/${repo.owner}/${repo.name}/blob/${ref}/${path}`,
+      git_url: this.repoUrl(repo, `/git/${entry.type}s/${entry.sha}`),
     };
   }
 
@@ -494,8 +474,8 @@ export class FakeGitHub extends FakeGitHost<
     return {
       ref,
       node_id: `REF_${Buffer.from(ref).toString('base64url')}`,
-      url: this.apiUrl(`${this.repoPath(repo)}/git/${ref}`),
-      object: { sha, type: 'commit', url: this.apiUrl(`${this.repoPath(repo)}/git/commits/${sha}`) },
+      url: this.repoUrl(repo, `/git/${ref}`),
+      object: { sha, type: 'commit', url: this.repoUrl(repo, `/git/commits/${sha}`) },
     };
   }
 
@@ -504,14 +484,14 @@ export class FakeGitHub extends FakeGitHost<
     repo.walk(sha, '', (path, { mode, type, sha: entrySha }) => {
       const json: Record<string, unknown> = { path, mode, type, sha: entrySha };
       if (type === 'blob') json.size = repo.blob(entrySha)?.length ?? 0;
-      if (type !== 'commit') json.url = this.apiUrl(`${this.repoPath(repo)}/git/${type}s/${entrySha}`);
+      if (type !== 'commit') json.url = this.repoUrl(repo, `/git/${type}s/${entrySha}`);
       tree.push(json);
       return recursive;
     });
     const truncated = tree.length > this.maxTreeEntries;
     return {
       sha,
-      url: this.apiUrl(`${this.repoPath(repo)}/git/trees/${sha}`),
+      url: this.repoUrl(repo, `/git/trees/${sha}`),
       tree: truncated ? tree.slice(0, this.maxTreeEntries) : tree,
       truncated,
     };
@@ -520,19 +500,18 @@ export class FakeGitHub extends FakeGitHost<
   private commitJson(repo: FakeRepository, sha: string): Record<string, unknown> {
     const commit = repo.commit(sha);
     if (!commit) throw notFound();
-    const base = this.repoPath(repo);
     return {
       sha,
       node_id: `C_${sha}`,
-      url: this.apiUrl(`${base}/git/commits/${sha}`),
+      url: this.repoUrl(repo, `/git/commits/${sha}`),
       html_url: `https://${this.webHost}/${repo.owner}/${repo.name}/commit/${sha}`,
       author: commit.author,
       committer: commit.committer,
-      tree: { sha: commit.tree, url: this.apiUrl(`${base}/git/trees/${commit.tree}`) },
+      tree: { sha: commit.tree, url: this.repoUrl(repo, `/git/trees/${commit.tree}`) },
       message: commit.message,
       parents: commit.parents.map((parent) => ({
         sha: parent,
-        url: this.apiUrl(`${base}/git/commits/${parent}`),
+        url: this.repoUrl(repo, `/git/commits/${parent}`),
         html_url: `https://${this.webHost}/${repo.owner}/${repo.name}/commit/${parent}`,
       })),
       verification: { verified: false, reason: 'unsigned', signature: null, payload: null, verified_at: null },
@@ -546,7 +525,7 @@ export class FakeGitHub extends FakeGitHost<
       id: repo.id * 100000 + pull.number,
       node_id: `PR_${repo.id}_${pull.number}`,
       number: pull.number,
-      url: this.apiUrl(`${this.repoPath(repo)}/pulls/${pull.number}`),
+      url: this.repoUrl(repo, `/pulls/${pull.number}`),
       html_url: this.pullHtmlUrl(repo, pull.number),
       state: pull.state === 'open' ? 'open' : 'closed',
       locked: false,
@@ -649,10 +628,7 @@ export class FakeGitHub extends FakeGitHost<
     });
 
     const listRefs = (repo: FakeRepository, prefix: string) =>
-      [...repo.refs]
-        .filter(([ref]) => ref.startsWith(prefix))
-        .sort(([a], [b]) => a.localeCompare(b))
-        .map(([ref, sha]) => this.refJson(repo, ref, sha));
+      repo.refsUnder(prefix).map(([ref, sha]) => this.refJson(repo, ref, sha));
 
     route('GET /repos/{owner}/{repo}/git/matching-refs/{ref}', ({ repo, params }) =>
       ok(listRefs(repo, `refs/${params.ref}`)),
@@ -721,13 +697,13 @@ export class FakeGitHub extends FakeGitHost<
       }
       let files = new Map<string, FlatEntry>();
       if (input.base_tree !== undefined && input.base_tree !== null) {
-        const baseTree = typeof input.base_tree === 'string' ? input.base_tree : '';
+        const baseTree = text(input.base_tree);
         if (!repo.tree(baseTree)) throw problem(422, 'base_tree is not a valid tree oid');
         files = repo.flatten(baseTree);
       }
       for (const raw of input.tree as unknown[]) {
         const entry = object(raw);
-        const path = typeof entry.path === 'string' ? entry.path : '';
+        const path = text(entry.path);
         if (badGitPath(path)) throw problem(422, `tree.path contains a malformed path component`);
         const mode = String(entry.mode) as GitMode;
         if (!MODES.has(mode)) throw problem(422, `tree.mode must be one of ${[...MODES].join(', ')}`);
@@ -772,7 +748,7 @@ export class FakeGitHub extends FakeGitHost<
           sha,
           node_id: `B_${sha}`,
           size: content.length,
-          url: this.apiUrl(`${this.repoPath(repo)}/git/blobs/${sha}`),
+          url: this.repoUrl(repo, `/git/blobs/${sha}`),
           content: wrappedBase64(content),
           encoding: 'base64',
         },
@@ -790,7 +766,7 @@ export class FakeGitHub extends FakeGitHost<
       }
       const content = Buffer.from(input.content, encoding === 'base64' ? 'base64' : 'utf8');
       const sha = repo.putBlob(content);
-      return { status: 201, body: { sha, url: this.apiUrl(`${this.repoPath(repo)}/git/blobs/${sha}`) } };
+      return { status: 201, body: { sha, url: this.repoUrl(repo, `/git/blobs/${sha}`) } };
     });
 
     route('GET /repos/{owner}/{repo}/git/commits/{commit_sha}', ({ repo, params }) =>
@@ -819,20 +795,7 @@ export class FakeGitHub extends FakeGitHost<
       const commit = commitSha ? repo.commit(commitSha) : undefined;
       if (!commit) throw problem(404, `No commit found for the ref ${ref}`);
       const path = (params.path ?? '').replace(/\/$/, '');
-      const base = this.repoPath(repo);
-      const describe = (entryPath: string, entry: GitTreeEntry) => {
-        const type = entry.type === 'tree' ? 'dir' : entry.type === 'commit' ? 'submodule' : 'file';
-        return {
-          type: entry.mode === '120000' ? 'symlink' : type,
-          name: entry.name,
-          path: entryPath,
-          sha: entry.sha,
-          size: entry.type === 'blob' ? (repo.blob(entry.sha)?.length ?? 0) : 0,
-          url: this.apiUrl(`${base}/contents/${entryPath}?ref=${ref}`),
-          html_url: `https://${this.webHost}/${repo.owner}/${repo.name}/blob/${ref}/${entryPath}`,
-          git_url: this.apiUrl(`${base}/git/${entry.type}s/${entry.sha}`),
-        };
-      };
+      const describe = (entryPath: string, entry: GitTreeEntry) => this.contentJson(repo, entryPath, entry, ref);
       const found = repo.lookup(commit.tree, path);
       if (!found) throw notFound();
       if (found.type === 'tree') {
@@ -878,26 +841,13 @@ export class FakeGitHub extends FakeGitHost<
       const author = signatureOf(input.author, committer, now);
       const sha = repo.putCommit({ tree, parents: [head], author, committer, message });
       repo.refs.set(`refs/heads/${branch}`, sha);
-      const base = this.repoPath(repo);
-      const name = path.slice(path.lastIndexOf('/') + 1);
-      const self = this.apiUrl(`${base}/contents/${path}?ref=${branch}`);
-      const git = this.apiUrl(`${base}/git/blobs/${blob}`);
-      const html = `https://${this.webHost}/${repo.owner}/${repo.name}/blob/${branch}/${path}`;
+      const entry = { name: path.slice(path.lastIndexOf('/') + 1), mode: '100644', type: 'blob', sha: blob } as const;
+      const json = this.contentJson(repo, path, entry, branch);
+      const _links = { self: json.url, git: json.git_url, html: json.html_url };
       return {
         status: existing ? 200 : 201,
         body: {
-          content: {
-            name,
-            path,
-            sha: blob,
-            size: content.length,
-            url: self,
-            html_url: html,
-            git_url: git,
-            download_url: null,
-            type: 'file',
-            _links: { self, git, html },
-          },
+          content: { ...json, type: 'file', download_url: null, _links },
           commit: this.commitJson(repo, sha),
         },
       };
@@ -908,32 +858,18 @@ export class FakeGitHub extends FakeGitHost<
     route('POST /repos/{owner}/{repo}/pulls', ({ repo, body, login }) => {
       const input = object(body);
       const title = requiredString(input, 'title', 'PullRequest');
-      const headSpec = requiredString(input, 'head', 'PullRequest');
+      // Another owner's head names no branch here.
+      const head = headBranch(repo, requiredString(input, 'head', 'PullRequest')) ?? '';
       const base = requiredString(input, 'base', 'PullRequest');
-      const [headOwner, head] = headSpec.includes(':')
-        ? (headSpec.split(/:(.*)/s, 2) as [string, string])
-        : [repo.owner, headSpec];
       const invalid = (field: string) => validationFailed([{ resource: 'PullRequest', field, code: 'invalid' }]);
-      if (headOwner.toLowerCase() !== repo.owner.toLowerCase()) throw invalid('head');
+      const refused = (message: string) => validationFailed([{ resource: 'PullRequest', code: 'custom', message }]);
       const headSha = repo.branchSha(head);
       if (!headSha) throw invalid('head');
       const baseSha = repo.branchSha(base);
       if (!baseSha) throw invalid('base');
-      if (repo.pulls.openFrom(head, base)) {
-        throw validationFailed([
-          {
-            resource: 'PullRequest',
-            code: 'custom',
-            message: `A pull request already exists for ${repo.owner}:${head}.`,
-          },
-        ]);
-      }
-      if (repo.isAncestor(headSha, baseSha)) {
-        throw validationFailed([
-          { resource: 'PullRequest', code: 'custom', message: `No commits between ${base} and ${head}` },
-        ]);
-      }
-      const description = typeof input.body === 'string' ? input.body : '';
+      if (repo.pulls.openFrom(head, base)) throw refused(`A pull request already exists for ${repo.owner}:${head}.`);
+      if (repo.isAncestor(headSha, baseSha)) throw refused(`No commits between ${base} and ${head}`);
+      const description = text(input.body);
       const pull = repo.pulls.add({ title, description, source: head, target: base, user: login });
       return { status: 201, body: this.pullJson(repo, pull) };
     });
@@ -944,12 +880,7 @@ export class FakeGitHub extends FakeGitHost<
         throw validationFailed([{ resource: 'Search', field: 'state', code: 'invalid' }]);
       }
       let pulls = repo.pulls.all.filter((pull) => state === 'all' || (pull.state === 'open') === (state === 'open'));
-      if (query.head) {
-        const [headOwner, head] = query.head.includes(':')
-          ? (query.head.split(/:(.*)/s, 2) as [string, string])
-          : [repo.owner, query.head];
-        pulls = pulls.filter((pull) => headOwner.toLowerCase() === repo.owner.toLowerCase() && pull.source === head);
-      }
+      if (query.head) pulls = pulls.filter((pull) => pull.source === headBranch(repo, query.head as string));
       if (query.base) pulls = pulls.filter((pull) => pull.target === query.base);
       const sort = query.sort ?? 'created';
       const direction = query.direction ?? (sort === 'created' ? 'desc' : 'asc');
@@ -957,17 +888,14 @@ export class FakeGitHub extends FakeGitHost<
       pulls = [...pulls].sort((a, b) => key(a).localeCompare(key(b)) || a.number - b.number);
       if (direction === 'desc') pulls.reverse();
       const { page, pages, start, end } = offsetPage(pulls.length, query, 30);
-      const headers: Record<string, string> = {};
-      const links: string[] = [];
-      const pageUrl = (n: number) => {
-        const params = new URLSearchParams({ ...query, page: String(n) });
-        return `<${this.apiUrl(request.path)}?${params.toString()}>`;
-      };
-      if (page < pages) links.push(`${pageUrl(page + 1)}; rel="next"`, `${pageUrl(pages)}; rel="last"`);
-      if (page > 1) links.push(`${pageUrl(page - 1)}; rel="prev"`, `${pageUrl(1)}; rel="first"`);
-      if (links.length > 0) headers.link = links.join(', ');
-      const slice = pulls.slice(start, end);
-      return { status: 200, headers, body: slice.map((pull) => this.pullJson(repo, pull)) };
+      const link = pageLinks(this.apiUrl(request.path), query, {
+        next: page < pages && page + 1,
+        last: page < pages && pages,
+        prev: page > 1 && page - 1,
+        first: page > 1 && 1,
+      });
+      const body = pulls.slice(start, end).map((pull) => this.pullJson(repo, pull));
+      return { status: 200, body, ...(link !== '' && { headers: { link } }) };
     });
 
     const findPull = (repo: FakeRepository, number: string | undefined) => found(repo.pulls.find(number), notFound);

@@ -15,24 +15,27 @@
 // the scopes at `GET /personal_access_tokens/self`; errors have GitLab's bodies (`{"message": "404 Project Not
 // Found"}`, `{"error": "insufficient_scope", …}`). The server, request log, faults and latency are the kernel's
 // (git-host-kernel.ts); GitLab's rate limit is a 429 with `Retry-After` and `RateLimit-*`.
-import { STATUS_CODES, type IncomingMessage } from 'node:http';
+import type { IncomingMessage } from 'node:http';
 import { createHash, randomBytes } from 'node:crypto';
 import {
   FakeGitHost,
   HostError,
-  PullRequests,
   Router,
+  hostRepository,
+  authorization,
   found,
   ok,
+  pageLinks,
+  parseJson,
   pathSegments,
   offsetPage,
-  type FaultMatch,
+  statusText,
+  type HostRepository,
   type LoggedRequest,
   type PullRecord,
   type Reply,
-  type StatusFault,
 } from './git-host-kernel.js';
-import { GitRepository, badGitPath as badPath, gitNow, gitTime, type FlatEntry } from './git-repository.js';
+import { badGitPath as badPath, gitNow, gitTime, type FlatEntry } from './git-repository.js';
 
 export interface FakeGitLabRequest extends LoggedRequest {
   /** The path below the API base as sent (the project id stays URL-encoded), e.g. `/projects/a%2Fb/repository/tree`. */
@@ -42,9 +45,6 @@ export interface FakeGitLabRequest extends LoggedRequest {
   /** How the request authenticated, when it did. */
   auth?: 'private-token' | 'bearer';
 }
-
-/** 429 "Retry later" with `Retry-After` and `RateLimit-Reset` this many seconds from now, as Rack::Attack answers. */
-type RateLimitFault = { type: 'rate-limit'; resetInSeconds?: number };
 
 export type FakeGitLabScope = 'api' | 'read_api' | 'read_repository' | 'write_repository';
 
@@ -107,17 +107,7 @@ interface StoredMergeRequest extends PullRecord {
 /** GitLab's names of the states. */
 const STATES = { open: 'opened', closed: 'closed', merged: 'merged' } as const;
 
-class FakeProject extends GitRepository {
-  readonly mergeRequests = new PullRequests<StoredMergeRequest>(this);
-
-  constructor(
-    readonly path: string,
-    readonly id: number,
-    defaultBranch: string,
-  ) {
-    super(defaultBranch);
-  }
-}
+type FakeProject = HostRepository<StoredMergeRequest, { path: string; id: number }>;
 
 // GitLab's error bodies: `{"message": …}`, or `{"error": …}` for parameter validation.
 const problem = (status: number, message: unknown) => new HostError(status, { message });
@@ -127,6 +117,11 @@ const missing = (...fields: string[]) => new HostError(400, { error: fields.map(
 // GitLab's rule: one open merge request per source branch (whatever its target).
 const alreadyOpen = (open: { number: number }) =>
   problem(409, [`Another open merge request already exists for this source branch: !${open.number}`]);
+/** 400 naming the parameters that are missing (given no value, or an empty one). */
+function requireParams(values: Record<string, unknown>): void {
+  const absent = Object.keys(values).filter((name) => !values[name]);
+  if (absent.length > 0) throw missing(...absent);
+}
 const invalid = (field: string) => new HostError(400, { error: `${field} does not have a valid value` });
 
 interface RouteContext {
@@ -169,34 +164,27 @@ function rawType(content: Buffer): string {
   return content.includes(0) ? 'application/octet-stream' : 'text/plain; charset=utf-8';
 }
 
-const IDENTITY = { name: 'Fake User', email: 'fake-user@example.com' };
-
-export class FakeGitLab extends FakeGitHost<FakeGitLabRequest, RateLimitFault, FakeProject, [path: string]> {
+export class FakeGitLab extends FakeGitHost<FakeGitLabRequest, never, FakeProject, [path: string], Token> {
   private readonly basePath: string;
   private readonly webHost: string;
   private readonly defaultPerPage: number;
-  private readonly tokens = new Map<string, Token>();
   private readonly users = new Map<string, User>();
   /** A branch name, the final parameter of its routes, may hold slashes. */
   private readonly router = new Router<Route>({ rest: { branch: false } });
-  private readonly defaultToken: string;
   private nextProjectId = 1000;
   private nextMergeRequestId = 5000;
   protected readonly jsonType = 'application/json';
 
   constructor(options: FakeGitLabOptions = {}) {
-    super('GitLab', 1, options.latencyMs);
-    this.defaultToken = options.token ?? `glpat-${randomBytes(12).toString('hex')}`;
-    this.addToken(this.defaultToken);
+    super('GitLab', 1, options.latencyMs, options.token ?? `glpat-${randomBytes(12).toString('hex')}`, {
+      name: 'Fake User',
+      email: 'fake-user@example.com',
+    });
+    this.addToken(this.token);
     this.basePath = (options.basePath ?? '/api/v4').replace(/\/$/, '');
     this.webHost = options.webHost ?? 'gitlab.example.com';
     this.defaultPerPage = options.defaultPerPage ?? 20;
     this.defineRoutes();
-  }
-
-  /** Creates and starts a server. */
-  static async start(options: FakeGitLabOptions = {}): Promise<FakeGitLab> {
-    return new FakeGitLab(options).start();
   }
 
   /** The API base, e.g. `http://127.0.0.1:43121/api/v4`. */
@@ -204,12 +192,7 @@ export class FakeGitLab extends FakeGitHost<FakeGitLabRequest, RateLimitFault, F
     return `${this.origin}${this.basePath}`;
   }
 
-  /** The default token (user `fake-user`, scope `api`, developer on every project). */
-  get token(): string {
-    return this.defaultToken;
-  }
-
-  /** Accepts another token. */
+  /** Accepts another token (the default one: user `fake-user`, scope `api`, developer on every project). */
   addToken(token: string, options: FakeGitLabTokenOptions = {}): void {
     const username = options.username ?? 'fake-user';
     let user = this.users.get(username);
@@ -226,22 +209,12 @@ export class FakeGitLab extends FakeGitHost<FakeGitLabRequest, RateLimitFault, F
     });
   }
 
-  /** Stops accepting a token (the default one too). */
-  revokeToken(token: string): void {
-    this.tokens.delete(token);
-  }
-
-  /** The next matching requests are rate limited, the limit lifting `resetInSeconds` (default 60) from now. */
-  rateLimitNext(match: FaultMatch & { resetInSeconds?: number } = {}): void {
-    this.injectFault({ type: 'rate-limit', resetInSeconds: match.resetInSeconds }, match);
-  }
-
   // ---------------------------------------------------------------- projects (test-facing)
 
   /** A project, by its full path (`group/sub/project`). */
   protected newRepository([path]: [string], defaultBranch: string): FakeProject {
     if (path.split('/').length < 2 || badPath(path)) throw new Error(`not a project path: ${path}`);
-    return new FakeProject(path, this.nextProjectId++, defaultBranch);
+    return hostRepository({ path, id: this.nextProjectId++ }, defaultBranch);
   }
 
   /** The numeric id of a project. */
@@ -256,24 +229,20 @@ export class FakeGitLab extends FakeGitHost<FakeGitLabRequest, RateLimitFault, F
 
   /** Every branch and its commit. */
   branches(path: string): Record<string, string> {
-    const entries = [...this.repository(path).refs]
-      .filter(([ref]) => ref.startsWith('refs/heads/'))
-      .map(([ref, sha]) => [ref.slice('refs/heads/'.length), sha] as const)
-      .sort(([a], [b]) => a.localeCompare(b));
-    return Object.fromEntries(entries);
+    return Object.fromEntries(this.repository(path).branches());
   }
 
   /** Merge requests, oldest first. */
   mergeRequests(path: string): FakeMergeRequest[] {
     const project = this.repository(path);
-    return project.mergeRequests.all.map((mr) => ({
+    return project.pulls.all.map((mr) => ({
       iid: mr.number,
       title: mr.title,
       description: mr.description,
       state: STATES[mr.state],
       sourceBranch: mr.source,
       targetBranch: mr.target,
-      sha: project.mergeRequests.headSha(mr) ?? '',
+      sha: project.pulls.headSha(mr) ?? '',
       webUrl: this.mergeRequestUrl(project, mr.number),
       ...(mr.mergeCommitSha ? { mergeCommitSha: mr.mergeCommitSha } : {}),
     }));
@@ -282,20 +251,16 @@ export class FakeGitLab extends FakeGitHost<FakeGitLabRequest, RateLimitFault, F
   /** Merges an open merge request as a person would (a merge commit); returns the target's new commit. */
   merge(path: string, iid: number): string {
     const project = this.repository(path);
-    return this.mergeStored(project, project.mergeRequests.expect(iid, true), IDENTITY);
+    return this.mergeStored(project, project.pulls.expect(iid, true), this.identity);
   }
 
   /** Closes an open merge request without merging it. */
   closeMergeRequest(path: string, iid: number): void {
     const project = this.repository(path);
-    project.mergeRequests.close(project.mergeRequests.expect(iid));
+    project.pulls.close(project.pulls.expect(iid));
   }
 
   // ---------------------------------------------------------------- handling
-
-  protected testCommitter(): { name: string; email: string } {
-    return IDENTITY;
-  }
 
   protected receive(request: IncomingMessage, url: URL, method: string) {
     const query = Object.fromEntries(url.searchParams);
@@ -323,12 +288,9 @@ export class FakeGitLab extends FakeGitHost<FakeGitLabRequest, RateLimitFault, F
     if (rawBody !== '') {
       const type = request.headers['content-type'] ?? '';
       if (type.includes('application/json')) {
-        let parsed: unknown;
-        try {
-          parsed = JSON.parse(rawBody);
-        } catch {
-          throw badRequest("400 Bad request - The provided content-type 'application/json' is not valid JSON");
-        }
+        const parsed = parseJson(rawBody, () =>
+          badRequest("400 Bad request - The provided content-type 'application/json' is not valid JSON"),
+        );
         if (typeof parsed === 'object' && parsed !== null && !Array.isArray(parsed)) {
           body = parsed as Record<string, unknown>;
         }
@@ -342,7 +304,7 @@ export class FakeGitLab extends FakeGitHost<FakeGitLabRequest, RateLimitFault, F
 
   private authenticate(request: IncomingMessage, logged: FakeGitLabRequest): Token {
     const privateToken = request.headers['private-token'];
-    const bearer = /^bearer\s+(\S+)$/i.exec(request.headers.authorization ?? '')?.[1];
+    const bearer = authorization(request, 'bearer');
     const credential = typeof privateToken === 'string' && privateToken !== '' ? privateToken : bearer;
     const token = credential === undefined ? undefined : this.tokens.get(credential);
     if (!token) throw problem(401, '401 Unauthorized');
@@ -380,18 +342,12 @@ export class FakeGitLab extends FakeGitHost<FakeGitLabRequest, RateLimitFault, F
     };
   }
 
-  protected crashBody(message: string): unknown {
+  protected errorBody(status: number, message = `${status} ${statusText(status)}`): unknown {
     return { message };
   }
 
-  protected faultReply(fault: StatusFault | RateLimitFault): Reply {
-    if (fault.type === 'status') {
-      return {
-        status: fault.status,
-        body: { message: fault.message ?? `${fault.status} ${STATUS_CODES[fault.status] ?? 'Error'}` },
-      };
-    }
-    const seconds = fault.resetInSeconds ?? 60;
+  /** 429 "Retry later" with `Retry-After` and `RateLimit-Reset` this many seconds from now, as Rack::Attack answers. */
+  protected rateLimited({ seconds }: { seconds: number }): Reply {
     const reset = Math.floor(Date.now() / 1000) + seconds;
     return {
       status: 429,
@@ -417,14 +373,7 @@ export class FakeGitLab extends FakeGitHost<FakeGitLabRequest, RateLimitFault, F
   private page<T>(items: readonly T[], context: RouteContext, json: (item: T) => unknown): Reply {
     const { query, request } = context;
     const { page, perPage, pages, start, end } = offsetPage(items.length, query, this.defaultPerPage);
-    const link = (n: number) => {
-      const params = new URLSearchParams({ ...query, page: String(n), per_page: String(perPage) });
-      return `<${this.url}${request.path}?${params.toString()}>`;
-    };
-    const links: string[] = [];
-    if (page > 1) links.push(`${link(page - 1)}; rel="prev"`);
-    if (page < pages) links.push(`${link(page + 1)}; rel="next"`);
-    links.push(`${link(1)}; rel="first"`, `${link(pages)}; rel="last"`);
+    const rels = { prev: page > 1 && page - 1, next: page < pages && page + 1, first: 1, last: pages };
     return {
       status: 200,
       headers: {
@@ -434,7 +383,7 @@ export class FakeGitLab extends FakeGitHost<FakeGitLabRequest, RateLimitFault, F
         'x-prev-page': page > 1 ? String(page - 1) : '',
         'x-total': String(items.length),
         'x-total-pages': String(pages),
-        link: links.join(', '),
+        link: pageLinks(`${this.url}${request.path}`, query, rels, { per_page: String(perPage) }),
       },
       body: items.slice(start, end).map(json),
     };
@@ -449,15 +398,10 @@ export class FakeGitLab extends FakeGitHost<FakeGitLabRequest, RateLimitFault, F
     const { perPage } = offsetPage(items.length, query, this.defaultPerPage);
     let start = 0;
     if (query.page_token) {
-      let after: unknown;
-      try {
-        const token = JSON.parse(Buffer.from(query.page_token, 'base64').toString('utf8')) as { file_name?: unknown };
-        after = token.file_name;
-      } catch {
-        after = undefined;
-      }
-      const index = items.findIndex((item) => item.path === after);
-      if (index < 0) throw badRequest('Invalid page token');
+      const invalidToken = () => badRequest('Invalid page token');
+      const token = parseJson(Buffer.from(query.page_token, 'base64').toString('utf8'), invalidToken);
+      const index = items.findIndex((item) => item.path === (token as { file_name?: unknown } | null)?.file_name);
+      if (index < 0) throw invalidToken();
       start = index + 1;
     }
     const slice = items.slice(start, start + perPage);
@@ -581,7 +525,7 @@ export class FakeGitLab extends FakeGitHost<FakeGitLabRequest, RateLimitFault, F
       merge_when_pipeline_succeeds: false,
       merge_status: 'can_be_merged',
       detailed_merge_status: mr.state === 'open' ? 'mergeable' : 'not_open',
-      sha: project.mergeRequests.headSha(mr) ?? null,
+      sha: project.pulls.headSha(mr) ?? null,
       merge_commit_sha: mr.mergeCommitSha ?? null,
       squash_commit_sha: null,
       discussion_locked: null,
@@ -652,7 +596,7 @@ export class FakeGitLab extends FakeGitHost<FakeGitLabRequest, RateLimitFault, F
     const message =
       `Merge branch '${mr.source}' into '${mr.target}'\n\n${mr.title}\n\n` +
       `See merge request ${project.path}!${mr.number}`;
-    const sha = project.mergeRequests.merge(mr, user, message);
+    const sha = project.pulls.merge(mr, user, message);
     if (!sha) throw problem(405, '405 Method Not Allowed');
     return sha;
   }
@@ -725,9 +669,8 @@ export class FakeGitLab extends FakeGitHost<FakeGitLabRequest, RateLimitFault, F
 
     route('POST /projects/:id/repository/branches', ({ project, body, query }) => {
       const input = { ...query, ...body };
-      const branch = stringParam(input, 'branch');
-      const ref = stringParam(input, 'ref');
-      if (!branch || !ref) throw missing(...(branch ? [] : ['branch']), ...(ref ? [] : ['ref']));
+      const [branch = '', ref = ''] = [stringParam(input, 'branch'), stringParam(input, 'ref')];
+      requireParams({ branch, ref });
       if (badPath(branch)) throw badRequest('Branch name is invalid');
       if (project.branchSha(branch)) throw badRequest('Branch already exists');
       const sha = project.resolveCommit(ref);
@@ -832,12 +775,7 @@ export class FakeGitLab extends FakeGitHost<FakeGitLabRequest, RateLimitFault, F
       const branch = stringParam(body, 'branch');
       const message = stringParam(body, 'commit_message');
       const actions = body.actions;
-      const absent = [
-        ...(branch ? [] : ['branch']),
-        ...(message !== undefined ? [] : ['commit_message']),
-        ...(Array.isArray(actions) ? [] : ['actions']),
-      ];
-      if (absent.length > 0) throw missing(...absent);
+      requireParams({ branch, commit_message: message !== undefined, actions: Array.isArray(actions) });
       const target = branch as string;
       const startSha = stringParam(body, 'start_sha');
       const startBranch = stringParam(body, 'start_branch');
@@ -958,7 +896,7 @@ export class FakeGitLab extends FakeGitHost<FakeGitLabRequest, RateLimitFault, F
                 ? gitTime(mr.closedAt ?? 0)
                 : ''
               : new Date(mr.createdAt).toISOString();
-      const found = project.mergeRequests.all
+      const found = project.pulls.all
         .filter((mr) => state === 'all' || STATES[mr.state] === state)
         .filter((mr) => query.source_branch === undefined || mr.source === query.source_branch)
         .filter((mr) => query.target_branch === undefined || mr.target === query.target_branch)
@@ -971,18 +909,13 @@ export class FakeGitLab extends FakeGitHost<FakeGitLabRequest, RateLimitFault, F
       const source = stringParam(body, 'source_branch');
       const target = stringParam(body, 'target_branch');
       const title = stringParam(body, 'title');
-      const absent = [
-        ...(source ? [] : ['source_branch']),
-        ...(target ? [] : ['target_branch']),
-        ...(title ? [] : ['title']),
-      ];
-      if (absent.length > 0) throw missing(...absent);
+      requireParams({ source_branch: source, target_branch: target, title });
       if (source === target) throw problem(422, ["You can't use same project/branch for source and target"]);
       if (!project.branchSha(source as string)) throw problem(422, [`Source branch "${source}" does not exist`]);
       if (!project.branchSha(target as string)) throw problem(422, [`Target branch "${target}" does not exist`]);
-      const open = project.mergeRequests.openFrom(source as string);
+      const open = project.pulls.openFrom(source as string);
       if (open) throw alreadyOpen(open);
-      const mr = project.mergeRequests.add({
+      const mr = project.pulls.add({
         id: this.nextMergeRequestId++,
         title: title as string,
         description: stringParam(body, 'description') ?? '',
@@ -994,7 +927,7 @@ export class FakeGitLab extends FakeGitHost<FakeGitLabRequest, RateLimitFault, F
     });
 
     const findMergeRequest = (project: FakeProject, iid: string | undefined) => {
-      return found(project.mergeRequests.find(iid), () => notFound('Merge Request'));
+      return found(project.pulls.find(iid), () => notFound('Merge Request'));
     };
 
     route('GET /projects/:id/merge_requests/:merge_request_iid', ({ project, params }) =>
@@ -1013,14 +946,14 @@ export class FakeGitLab extends FakeGitHost<FakeGitLabRequest, RateLimitFault, F
         throw problem(422, [`Target branch "${target}" does not exist`]);
       }
       if (stateEvent === 'reopen' && mr.state === 'closed') {
-        const open = project.mergeRequests.openFrom(mr.source);
+        const open = project.pulls.openFrom(mr.source);
         if (open) throw alreadyOpen(open);
-        project.mergeRequests.reopen(mr);
+        project.pulls.reopen(mr);
       }
       if (title !== undefined) mr.title = title;
       if (description !== undefined) mr.description = description;
       if (target !== undefined) mr.target = target;
-      if (stateEvent === 'close') project.mergeRequests.close(mr);
+      if (stateEvent === 'close') project.pulls.close(mr);
       mr.updatedAt = Date.now();
       return ok(this.mergeRequestJson(project, mr));
     });

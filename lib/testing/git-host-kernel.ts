@@ -1,12 +1,13 @@
 // What the four fake Git hosts (fake-github.ts, fake-gitlab.ts, fake-bitbucket-server.ts, fake-azure-devops.ts) share:
 // the HTTP server on a loopback port, the request log, latency, scripted faults (statuses, echoed credentials,
-// redirects, dropped connections, requests never answered), a route table, the repositories the tests seed and read,
-// and offset paging. Each host adds its routes and its wire shapes: JSON fields, status codes, error bodies, rate-limit
-// headers and paging links as that host answers them.
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+// redirects, rate limits, dropped connections, requests never answered), the tokens accepted, a route table, request
+// helpers (Authorization schemes, JSON bodies), the repositories the tests seed and read with their pull requests, and
+// offset paging with `Link` headers. Each host adds its routes and its wire shapes: JSON fields, status codes, error
+// bodies, rate-limit headers and paging as that host answers them.
+import { STATUS_CODES, createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
 import { echoingFault } from './echoed-credentials.js';
-import type { GitCommit, GitRepository } from './git-repository.js';
+import { GitRepository, type GitCommit } from './git-repository.js';
 import { listenOnLoopback } from './listen.js';
 
 export type RedirectStatus = 301 | 302 | 303 | 307 | 308;
@@ -46,6 +47,11 @@ export type CommonFault =
   | { type: 'redirect'; origin: string; status?: RedirectStatus }
   /** Destroy the connection without an answer. */
   | { type: 'close' }
+  /**
+   * Rate limited, as the host announces it (`Retry-After`, its reset headers): the limit lifts `seconds` from now.
+   * `status`: GitHub's primary limit answers 429 instead of 403 when told.
+   */
+  | { type: 'rate-limit'; seconds: number; status?: 403 | 429 }
   /**
    * Never answer: the request stays pending (logged without a status, nothing applied) until the client gives up
    * or the server stops. Holds a caller in the middle of its work, e.g. to kill it there.
@@ -132,6 +138,28 @@ export function parseJson(text: string, invalid: () => Error): unknown {
   }
 }
 
+/** A request body that must be a JSON object, or the host's error. */
+export function jsonObject(body: unknown, invalid: () => Error): Record<string, unknown> {
+  if (typeof body !== 'object' || body === null || Array.isArray(body)) throw invalid();
+  return body as Record<string, unknown>;
+}
+
+/** The credential of the `Authorization` header when its scheme is one of `schemes` (lower case). */
+export function authorization(request: IncomingMessage, ...schemes: string[]): string | undefined {
+  const [, scheme = '', credential] = /^(\S+)\s+(\S+)$/.exec(request.headers.authorization ?? '') ?? [];
+  return schemes.includes(scheme.toLowerCase()) ? credential : undefined;
+}
+
+/** A Basic credential's user name and password (the user empty when there is no colon). */
+export function basicCredential(credential: string): { user: string; password: string } {
+  const decoded = Buffer.from(credential, 'base64').toString('utf8');
+  const colon = decoded.indexOf(':');
+  return { user: decoded.slice(0, Math.max(colon, 0)), password: decoded.slice(colon + 1) };
+}
+
+/** A request body's field as a string: '' when it is not one. */
+export const text = (value: unknown): string => (typeof value === 'string' ? value : '');
+
 /** `value`, or the host's error when there is none. */
 export function found<T>(value: T | undefined, error: () => Error): T {
   if (value === undefined) throw error();
@@ -147,6 +175,24 @@ export function pathSegments(path: string | undefined): string[] | undefined {
   }
 }
 
+/** A `Link` header: for each rel given a page number, `url` with the query, that page and `extra`. */
+export function pageLinks(
+  url: string,
+  query: Record<string, string>,
+  rels: Record<string, number | false>,
+  extra: Record<string, string> = {},
+): string {
+  const link = ([rel, page]: [string, number | false]) =>
+    `<${url}?${new URLSearchParams({ ...query, page: String(page), ...extra }).toString()}>; rel="${rel}"`;
+  return Object.entries(rels)
+    .filter(([, page]) => page !== false)
+    .map(link)
+    .join(', ');
+}
+
+/** The text of a status (`Not Found`), as hosts put it in their error messages. */
+export const statusText = (status: number) => STATUS_CODES[status] ?? 'Error';
+
 /** The page numbers of an offset-paged listing (`page`, `per_page` from the query, clamped as the hosts clamp them). */
 export function offsetPage(total: number, query: Record<string, string>, defaultPerPage: number) {
   const perPage = Math.min(Math.max(Number(query.per_page ?? defaultPerPage) || defaultPerPage, 1), 100);
@@ -159,20 +205,24 @@ type Pending<F> = F & FaultMatch & { remaining: number };
 
 /**
  * One fake host: `R` its request log entry, `Fault` its own faults beside the common ones, `Repo` its repository,
- * `Names` what names a repository in the test-facing methods (`[owner, name]`, `[path]`…). A host implements `receive`
- * (its routing and authentication), `faultReply` (its error and rate-limit answers) and the shape of its answers.
+ * `Names` what names a repository in the test-facing methods (`[owner, name]`, `[path]`…), `Credential` what a token
+ * it accepts stands for. A host implements `receive` (its routing and authentication), `errorBody` and `rateLimited`
+ * (its error and rate-limit answers) and the shape of its answers.
  */
 export abstract class FakeGitHost<
   R extends LoggedRequest,
   Fault extends { type: string },
   Repo extends GitRepository,
   Names extends string[],
+  Credential = unknown,
 > {
   /** Every request received, oldest first (cleared by `resetRequests`). */
   readonly requests: R[] = [];
   latencyMs: number | ((request: R) => number);
 
   protected readonly repositories = new Map<string, Repo>();
+  /** The tokens accepted, and what each stands for. */
+  protected readonly tokens = new Map<string, Credential>();
   private faults: Pending<CommonFault | Fault>[] = [];
   private server?: Server;
   private port?: number;
@@ -183,17 +233,31 @@ export abstract class FakeGitHost<
     /** How many of a test-facing method's first arguments name the repository. */
     private readonly nameCount: Names['length'],
     latencyMs: number | ((request: R) => number) | undefined,
+    /** The default token. */
+    readonly token: string,
+    /** Who commits what a test commits (a repository's first commit, `commitFiles`). */
+    protected readonly identity: { name: string; email: string },
   ) {
     this.latencyMs = latencyMs ?? 0;
   }
 
+  /** Creates and starts a server. */
+  static async start<O, H extends { start(): Promise<H> }>(this: new (options?: O) => H, options?: O): Promise<H> {
+    return new this(options).start();
+  }
+
   protected abstract receive(request: IncomingMessage, url: URL, method: string): Received<R>;
-  protected abstract faultReply(fault: StatusFault | Fault): Reply;
+  /** The body of an error answer: of a `failNext` status (no message: the host's own), or of a bug in the fake (500). */
+  protected abstract errorBody(status: number, message: string | undefined): unknown;
+  /** The answer of the `rate-limit` fault. */
+  protected abstract rateLimited(fault: { seconds: number; status?: 403 | 429 }): Reply;
+  /** The answer of one of the host's own faults. */
+  protected faultReply(fault: Fault): Reply {
+    throw new Error(`fake ${this.hostName}: no answer for the fault ${fault.type}`);
+  }
   /** The headers of every answer (request ids, rate-limit headers). */
   protected abstract baseHeaders(): Record<string, string>;
   protected abstract readonly jsonType: string;
-  /** The body of the 500 a bug in the fake answers. */
-  protected abstract crashBody(message: string): unknown;
 
   async start(): Promise<this> {
     if (this.server) return this;
@@ -201,7 +265,7 @@ export abstract class FakeGitHost<
       this.handle(request, response).catch((error: unknown) => {
         // A bug in the fake answers 500 rather than crashing the test process.
         if (!response.headersSent) response.writeHead(500, { 'content-type': 'application/json' });
-        response.end(JSON.stringify(this.crashBody(`fake ${this.hostName}: ${String(error)}`)));
+        response.end(JSON.stringify(this.errorBody(500, `fake ${this.hostName}: ${String(error)}`)));
       });
     });
     server.on('connection', (socket: Socket) => {
@@ -290,6 +354,19 @@ export abstract class FakeGitHost<
     this.injectFault({ type: 'hang' }, match);
   }
 
+  /**
+   * The next matching requests are rate limited, the limit lifting `retryAfterSeconds` (`resetInSeconds`, as GitLab's
+   * and GitHub's tests name it; default 60) from now.
+   */
+  rateLimitNext(match: FaultMatch & { retryAfterSeconds?: number; resetInSeconds?: number } = {}): void {
+    this.injectFault({ type: 'rate-limit', seconds: match.retryAfterSeconds ?? match.resetInSeconds ?? 60 }, match);
+  }
+
+  /** Stops accepting a token (the default one too). */
+  revokeToken(token: string): void {
+    this.tokens.delete(token);
+  }
+
   clearFaults(): void {
     this.faults = [];
   }
@@ -328,10 +405,13 @@ export abstract class FakeGitHost<
     }
     if (taken) {
       const fault = echoingFault(taken as CommonFault, request.headers) as Exclude<CommonFault, { type: 'hang' }>;
-      const reply =
-        fault.type === 'redirect'
-          ? { status: fault.status ?? 302, headers: { location: new URL(request.url ?? '/', fault.origin).href } }
-          : this.faultReply(fault as StatusFault | Fault);
+      let reply: Reply;
+      if (fault.type === 'redirect') {
+        reply = { status: fault.status ?? 302, headers: { location: new URL(request.url ?? '/', fault.origin).href } };
+      } else if (fault.type === 'status') {
+        reply = { status: fault.status, body: this.errorBody(fault.status, fault.message) };
+      } else if (fault.type === 'rate-limit') reply = this.rateLimited(fault);
+      else reply = this.faultReply(fault as unknown as Fault);
       return this.send(response, logged, reply);
     }
     let reply: Reply;
@@ -374,7 +454,7 @@ export abstract class FakeGitHost<
     if (this.repositories.has(key.toLowerCase())) throw new Error(`repository ${key} exists`);
     const repo = this.newRepository(names, defaultBranch);
     this.repositories.set(key.toLowerCase(), repo);
-    const sha = repo.commitChanges(undefined, files, this.testCommitter(), message);
+    const sha = repo.commitChanges(undefined, files, this.identity, message);
     repo.refs.set(`refs/heads/${repo.defaultBranch}`, sha);
     return sha;
   }
@@ -396,7 +476,7 @@ export abstract class FakeGitHost<
     ];
     const repo = this.repositoryOf(args);
     const parent = repo.branchSha(branch) ?? repo.branchSha(repo.defaultBranch);
-    const sha = repo.commitChanges(parent, files, this.testCommitter(), message);
+    const sha = repo.commitChanges(parent, files, this.identity, message);
     repo.refs.set(`refs/heads/${branch}`, sha);
     this.branchMoved(repo);
     return sha;
@@ -431,9 +511,6 @@ export abstract class FakeGitHost<
     return this.repository(...(args.slice(0, this.nameCount) as string[]));
   }
 
-  /** Who commits what a test commits (a repository's first commit, `commitFiles`). */
-  protected abstract testCommitter(): { name: string; email: string };
-
   /** Called after a test moved a branch: a host whose pull requests follow their branches updates them. */
   protected branchMoved(_repo: Repo): void {}
 
@@ -466,6 +543,18 @@ export interface PullRecord {
   /** The source branch's commit when the pull request was closed or merged: what it showed last. */
   closedSha?: string;
   mergeCommitSha?: string;
+}
+
+/** A fake host's repository: git's objects and refs, its pull requests, and what the host knows it by (`Info`). */
+export type HostRepository<P extends PullRecord, Info> = GitRepository & { readonly pulls: PullRequests<P> } & Info;
+
+/** A new, empty repository of a host. */
+export function hostRepository<P extends PullRecord, Info extends object>(
+  info: Info,
+  defaultBranch: string,
+): HostRepository<P, Info> {
+  const repo = new GitRepository(defaultBranch);
+  return Object.assign(repo, { pulls: new PullRequests<P>(repo) }, info);
 }
 
 /** A repository's pull requests, oldest first, and the bookkeeping the hosts share: opening, closing, merging. */

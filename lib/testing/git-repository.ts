@@ -244,16 +244,7 @@ export class GitRepository {
 
   /** Whether `ancestor` is `descendant` or one of its ancestors. */
   isAncestor(ancestor: string, descendant: string): boolean {
-    const seen = new Set<string>();
-    const queue = [descendant];
-    while (queue.length > 0) {
-      const sha = queue.shift() as string;
-      if (sha === ancestor) return true;
-      if (seen.has(sha)) continue;
-      seen.add(sha);
-      queue.push(...(this.commit(sha)?.parents ?? []));
-    }
-    return false;
+    return this.reachable(descendant).has(ancestor);
   }
 
   /** The nearest commit of `b`'s history (breadth first) that `a` also has. */
@@ -269,6 +260,16 @@ export class GitRepository {
       queue.push(...(this.commit(sha)?.parents ?? []));
     }
     return undefined;
+  }
+
+  /** The refs whose name starts with `prefix`, in name order, with their commits. */
+  refsUnder(prefix: string): [ref: string, sha: string][] {
+    return [...this.refs].filter(([ref]) => ref.startsWith(prefix)).sort(([a], [b]) => a.localeCompare(b));
+  }
+
+  /** The branches in name order, with their commits. */
+  branches(): [branch: string, sha: string][] {
+    return this.refsUnder('refs/heads/').map(([ref, sha]) => [ref.slice('refs/heads/'.length), sha]);
   }
 
   branchSha(branch: string): string | undefined {
