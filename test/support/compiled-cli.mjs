@@ -4,28 +4,16 @@
 // TypeScript sources through tsx's loader, which costs a CLI process about twice the CPU; the CLI and `serve` tests
 // start a few hundred of them, so they run this build instead. The demo tests keep the checkout's bin, as `npm start`
 // does. The build lives under node_modules/.cache so that the compiled modules resolve the checkout's packages.
-import { copyFileSync, cpSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { copyFileSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
-import { build } from 'esbuild';
+import { compileSources } from '../../scripts/compile.mjs';
 
 /** Builds the CLI under `<root>/node_modules/.cache/`; returns its bin and a function that removes it. */
 export async function buildCompiledCli(root) {
   const cache = join(root, 'node_modules', '.cache');
   mkdirSync(cache, { recursive: true });
   const directory = mkdtempSync(join(cache, 'pipeline-controller-cli-'));
-  const sources = listTypeScript(join(root, 'lib'));
-  await build({
-    entryPoints: sources,
-    outbase: join(root, 'lib'),
-    outdir: join(directory, 'dist', 'lib'),
-    format: 'esm',
-    platform: 'node',
-    target: 'node20',
-    tsconfig: join(root, 'tsconfig.json'),
-    logLevel: 'error',
-  });
-  const runtimeFiles = JSON.parse(readFileSync(join(root, 'scripts', 'runtime-files.json'), 'utf8'));
-  for (const path of runtimeFiles) cpSync(join(root, path), join(directory, 'dist', path), { recursive: true });
+  await compileSources(root, join(directory, 'dist'), ['lib']);
   mkdirSync(join(directory, 'bin'));
   copyFileSync(join(root, 'bin', 'pipelinectl.js'), join(directory, 'bin', 'pipelinectl.js'));
   copyFileSync(join(root, 'package.json'), join(directory, 'package.json'));
@@ -33,10 +21,4 @@ export async function buildCompiledCli(root) {
     bin: join(directory, 'bin', 'pipelinectl.js'),
     remove: () => rmSync(directory, { recursive: true, force: true }),
   };
-}
-
-function listTypeScript(directory) {
-  return readdirSync(directory, { withFileTypes: true, recursive: true })
-    .filter((entry) => entry.isFile() && entry.name.endsWith('.ts') && !entry.name.endsWith('.d.ts'))
-    .map((entry) => join(entry.parentPath ?? entry.path, entry.name));
 }
