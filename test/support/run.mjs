@@ -207,8 +207,7 @@ function writeShards(shards, directory) {
   return shards.map((shard, index) => {
     const path = join(directory, `shard-${String(index).padStart(2, '0')}.test.mjs`);
     const imports = shard.files.map((file) => `import ${JSON.stringify(pathToFileURL(join(ROOT, file)).href)};`);
-    const timing = process.env.SHARD_TIMES ? [`import { appendFileSync } from 'node:fs'; const started = Date.now(); process.on('exit', () => appendFileSync(${JSON.stringify(process.env.SHARD_TIMES)}, \`${index} \${started} \${Date.now()} ${shard.files.length} ${Math.round(shard.ms/1000)} ${[...new Set(shard.files.map((f) => f.split('/')[1]))].join(',')}\\n\`));`] : [];
-    writeFileSync(path, `${[...timing, ...imports].join('\n')}\n`);
+    writeFileSync(path, `${imports.join('\n')}\n`);
     return path;
   });
 }
