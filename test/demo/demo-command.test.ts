@@ -9,7 +9,10 @@ import { pipelinectl, tempDir } from './pipelinectl-process.js';
 describe('pipelinectl demo', () => {
   it('asks for the staging approval, opens the pull request once approved, and stops cleanly on SIGINT', async (t) => {
     const dataDir = await tempDir(t);
-    const demo = pipelinectl(t, ['demo', '--release-every', '3s', '--port', '0', '--data-dir', dataDir]);
+    // As `npm start` runs it.
+    const demo = pipelinectl(t, ['demo', '--release-every', '3s', '--port', '0', '--data-dir', dataDir], {
+      checkout: true,
+    });
     const request = await waitFor('the approval request', () =>
       /flux-system\/podinfo staging waits for approval of (6\.9\.\d+); to approve it, run: (.*)$/m.exec(demo.stdout()),
     ).catch((error: unknown) => {
@@ -24,7 +27,7 @@ describe('pipelinectl demo', () => {
     );
 
     // From a second terminal, through the data directory.
-    const approve = pipelinectl(t, command?.split(' ').slice(2) ?? []);
+    const approve = pipelinectl(t, command?.split(' ').slice(2) ?? [], { checkout: true });
     assert.equal(await approve.exited, 0, approve.stderr());
     await waitFor('the staging pull request', () =>
       demo.stdout().includes(`open: Promote flux-system/podinfo in staging to ${revision}`),

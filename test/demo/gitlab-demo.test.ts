@@ -130,7 +130,10 @@ describe('the demo on GitLab', () => {
 describe('pipelinectl demo --git-host', () => {
   it('gitlab runs examples/demo-gitlab on a simulated GitLab', async (t) => {
     const dataDir = await tempDir(t);
-    const demo = pipelinectl(t, ['demo', '--git-host', 'gitlab', '--port', '0', '--data-dir', dataDir]);
+    // The banner names the example's path in the checkout, as `npm start -- --git-host gitlab` prints it.
+    const demo = pipelinectl(t, ['demo', '--git-host', 'gitlab', '--port', '0', '--data-dir', dataDir], {
+      checkout: true,
+    });
     await waitFor('the introduction', () => demo.stdout().includes('Ctrl-C stops everything')).catch((error: unknown) =>
       assert.fail(`${String(error)}\nstdout:\n${demo.stdout()}\nstderr:\n${demo.stderr()}`),
     );

@@ -1,5 +1,6 @@
 // `pipelinectl` as a user runs it, for the demo's tests: a child process from the repository root, its output not a
-// terminal, killed at the end of the test if it is still running.
+// terminal, killed at the end of the test if it is still running. The tests of what `npm start` prints run the
+// checkout's bin, as `npm start` does; the others the test runner's build of the same sources, at half the CPU.
 import type { ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
 import { mkdtemp, rm } from 'node:fs/promises';
@@ -18,8 +19,16 @@ export interface PipelinectlProcess {
   stderr(): string;
 }
 
-export function pipelinectl(t: TestContext, args: readonly string[]): PipelinectlProcess {
-  const child = spawnPipelinectl(args, { bin: CHECKOUT_BIN });
+/**
+ * Starts `pipelinectl …args`: the test runner's build (test/support/pipelinectl.ts), or with `checkout`, the checkout's
+ * own bin, which loads the TypeScript sources as `npm start` does.
+ */
+export function pipelinectl(
+  t: TestContext,
+  args: readonly string[],
+  options: { checkout?: boolean } = {},
+): PipelinectlProcess {
+  const child = spawnPipelinectl(args, options.checkout ? { bin: CHECKOUT_BIN } : {});
   let stdout = '';
   let stderr = '';
   child.stdout?.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));

@@ -1,9 +1,8 @@
-// pipelinectl as the package runs it, made once per test run from the current sources: lib/ compiled file by file
-// with esbuild (the compiler tsx uses, so the code is the same), the files the code reads beside itself, the bin and
-// package.json, laid out as `npm pack` lays them out (scripts/build.ts). bin/pipelinectl.js in a checkout loads the
-// TypeScript sources through tsx's loader, which costs a CLI process about twice the CPU; the CLI and `serve` tests
-// start a few hundred of them, so they run this build instead. The demo tests keep the checkout's bin, as `npm start`
-// does. The build lives under node_modules/.cache so that the compiled modules resolve the checkout's packages.
+// pipelinectl as the package runs it, made once per test run from the current sources: lib/ compiled as
+// `npm run build` compiles it (scripts/compile.mjs), with the bin and package.json, laid out as `npm pack` lays them
+// out. bin/pipelinectl.js in a checkout loads the TypeScript sources through tsx's loader, which costs a CLI process
+// about twice the CPU; the tests that start pipelinectl as a process (test/support/pipelinectl.ts) run this build
+// instead. The build lives under node_modules/.cache so that the compiled modules resolve the checkout's packages.
 import { copyFileSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { compileSources } from '../../scripts/compile.mjs';
