@@ -69,154 +69,158 @@ const SAVED = [
 ];
 let saved: Record<string, string | undefined> = {};
 
-beforeEach(() => {
-  saved = Object.fromEntries(SAVED.map((name) => [name, process.env[name]]));
-  for (const name of SAVED) delete process.env[name];
-});
-afterEach(() => {
-  for (const [name, value] of Object.entries(saved)) {
-    if (value === undefined) delete process.env[name];
-    else process.env[name] = value;
-  }
-});
-
-describe('EmfMetrics', () => {
-  it('writes one EMF line with the metrics, their units and the service dimension', () => {
-    const metrics = new EmfMetrics({ service: 'controller-verifier' });
-    metrics.record('PromotionsStarted', 1);
-    metrics.record('PromotionsStarted', 1);
-    metrics.record('LeadTime', 1_800_000);
-    metrics.record('OldestApprovalAge', 42);
-
-    const { stdout, stderr } = captured(() => metrics.flush());
-
-    assert.equal(stdout.length, 1);
-    const line = emf(stdout[0] as string);
-    assert.deepEqual(summary(line), {
-      namespace: METRIC_NAMESPACE,
-      dimensions: [['service']],
-      metrics: {
-        PromotionsStarted: { unit: 'Count', value: [1, 1] },
-        LeadTime: { unit: 'Milliseconds', value: 1_800_000 },
-        OldestApprovalAge: { unit: 'Seconds', value: 42 },
-      },
-    });
-    assert.equal(line.service, 'controller-verifier');
-    assert.deepEqual(stderr, [], 'no warning');
+// One suite around the file: its hooks then run around its own tests only, in a process it shares with other
+// files (test/support/run.mjs).
+describe('metrics in the embedded metric format', () => {
+  beforeEach(() => {
+    saved = Object.fromEntries(SAVED.map((name) => [name, process.env[name]]));
+    for (const name of SAVED) delete process.env[name];
+  });
+  afterEach(() => {
+    for (const [name, value] of Object.entries(saved)) {
+      if (value === undefined) delete process.env[name];
+      else process.env[name] = value;
+    }
   });
 
-  it('puts a metric with a Reason on a line of its own, so the other metrics are not split by it', () => {
-    const metrics = new EmfMetrics({ service: 'controller-receiver' });
-    metrics.record('EventsReceived', 1);
-    metrics.record('EventsRejected', 1, { Reason: 'bad-signature' });
-    metrics.record('EventsRejected', 1, { Reason: 'unknown-cluster' });
-    metrics.record('EventsReceived', 1);
+  describe('EmfMetrics', () => {
+    it('writes one EMF line with the metrics, their units and the service dimension', () => {
+      const metrics = new EmfMetrics({ service: 'controller-verifier' });
+      metrics.record('PromotionsStarted', 1);
+      metrics.record('PromotionsStarted', 1);
+      metrics.record('LeadTime', 1_800_000);
+      metrics.record('OldestApprovalAge', 42);
 
-    const lines = captured(() => metrics.flush()).stdout.map(emf);
+      const { stdout, stderr } = captured(() => metrics.flush());
 
-    const byReason = Object.fromEntries(
-      lines.map((line) => [typeof line.Reason === 'string' ? line.Reason : '-', summary(line)]),
-    );
-    assert.deepEqual(byReason, {
-      '-': {
-        namespace: METRIC_NAMESPACE,
-        dimensions: [['service']],
-        metrics: { EventsReceived: { unit: 'Count', value: [1, 1] } },
-      },
-      'bad-signature': {
-        namespace: METRIC_NAMESPACE,
-        dimensions: [['service', 'Reason']],
-        metrics: { EventsRejected: { unit: 'Count', value: 1 } },
-      },
-      'unknown-cluster': {
-        namespace: METRIC_NAMESPACE,
-        dimensions: [['service', 'Reason']],
-        metrics: { EventsRejected: { unit: 'Count', value: 1 } },
-      },
-    });
-  });
-
-  it('publishes a failed promotion by its failure kind, and in the total an alarm watches', () => {
-    const metrics = new EmfMetrics({ service: 'controller-verifier' });
-    metrics.record('PromotionsFailedForGood', 1, { Reason: 'Unauthorized' });
-    metrics.record('PromotionsFailedRetrying', 1, { Reason: 'RateLimited' });
-    metrics.record('PromotionsFailedForGood', 1, { Reason: 'NoMarkers' });
-
-    const lines = captured(() => metrics.flush()).stdout.map(emf);
-
-    const byReason = Object.fromEntries(
-      lines.map((line) => [typeof line.Reason === 'string' ? line.Reason : '-', summary(line)]),
-    );
-    assert.deepEqual(byReason, {
-      '-': {
+      assert.equal(stdout.length, 1);
+      const line = emf(stdout[0] as string);
+      assert.deepEqual(summary(line), {
         namespace: METRIC_NAMESPACE,
         dimensions: [['service']],
         metrics: {
-          PromotionsFailedForGood: { unit: 'Count', value: [1, 1] },
-          PromotionsFailedRetrying: { unit: 'Count', value: 1 },
+          PromotionsStarted: { unit: 'Count', value: [1, 1] },
+          LeadTime: { unit: 'Milliseconds', value: 1_800_000 },
+          OldestApprovalAge: { unit: 'Seconds', value: 42 },
         },
-      },
-      Unauthorized: {
-        namespace: METRIC_NAMESPACE,
-        dimensions: [['service', 'Reason']],
-        metrics: { PromotionsFailedForGood: { unit: 'Count', value: 1 } },
-      },
-      RateLimited: {
-        namespace: METRIC_NAMESPACE,
-        dimensions: [['service', 'Reason']],
-        metrics: { PromotionsFailedRetrying: { unit: 'Count', value: 1 } },
-      },
-      NoMarkers: {
-        namespace: METRIC_NAMESPACE,
-        dimensions: [['service', 'Reason']],
-        metrics: { PromotionsFailedForGood: { unit: 'Count', value: 1 } },
-      },
+      });
+      assert.equal(line.service, 'controller-verifier');
+      assert.deepEqual(stderr, [], 'no warning');
+    });
+
+    it('puts a metric with a Reason on a line of its own, so the other metrics are not split by it', () => {
+      const metrics = new EmfMetrics({ service: 'controller-receiver' });
+      metrics.record('EventsReceived', 1);
+      metrics.record('EventsRejected', 1, { Reason: 'bad-signature' });
+      metrics.record('EventsRejected', 1, { Reason: 'unknown-cluster' });
+      metrics.record('EventsReceived', 1);
+
+      const lines = captured(() => metrics.flush()).stdout.map(emf);
+
+      const byReason = Object.fromEntries(
+        lines.map((line) => [typeof line.Reason === 'string' ? line.Reason : '-', summary(line)]),
+      );
+      assert.deepEqual(byReason, {
+        '-': {
+          namespace: METRIC_NAMESPACE,
+          dimensions: [['service']],
+          metrics: { EventsReceived: { unit: 'Count', value: [1, 1] } },
+        },
+        'bad-signature': {
+          namespace: METRIC_NAMESPACE,
+          dimensions: [['service', 'Reason']],
+          metrics: { EventsRejected: { unit: 'Count', value: 1 } },
+        },
+        'unknown-cluster': {
+          namespace: METRIC_NAMESPACE,
+          dimensions: [['service', 'Reason']],
+          metrics: { EventsRejected: { unit: 'Count', value: 1 } },
+        },
+      });
+    });
+
+    it('publishes a failed promotion by its failure kind, and in the total an alarm watches', () => {
+      const metrics = new EmfMetrics({ service: 'controller-verifier' });
+      metrics.record('PromotionsFailedForGood', 1, { Reason: 'Unauthorized' });
+      metrics.record('PromotionsFailedRetrying', 1, { Reason: 'RateLimited' });
+      metrics.record('PromotionsFailedForGood', 1, { Reason: 'NoMarkers' });
+
+      const lines = captured(() => metrics.flush()).stdout.map(emf);
+
+      const byReason = Object.fromEntries(
+        lines.map((line) => [typeof line.Reason === 'string' ? line.Reason : '-', summary(line)]),
+      );
+      assert.deepEqual(byReason, {
+        '-': {
+          namespace: METRIC_NAMESPACE,
+          dimensions: [['service']],
+          metrics: {
+            PromotionsFailedForGood: { unit: 'Count', value: [1, 1] },
+            PromotionsFailedRetrying: { unit: 'Count', value: 1 },
+          },
+        },
+        Unauthorized: {
+          namespace: METRIC_NAMESPACE,
+          dimensions: [['service', 'Reason']],
+          metrics: { PromotionsFailedForGood: { unit: 'Count', value: 1 } },
+        },
+        RateLimited: {
+          namespace: METRIC_NAMESPACE,
+          dimensions: [['service', 'Reason']],
+          metrics: { PromotionsFailedRetrying: { unit: 'Count', value: 1 } },
+        },
+        NoMarkers: {
+          namespace: METRIC_NAMESPACE,
+          dimensions: [['service', 'Reason']],
+          metrics: { PromotionsFailedForGood: { unit: 'Count', value: 1 } },
+        },
+      });
+    });
+
+    it('writes only what was recorded since the last flush, and nothing (not even a warning) when that is nothing', () => {
+      const metrics = new EmfMetrics({ service: 'controller-poller' });
+      assert.deepEqual(
+        captured(() => metrics.flush()),
+        { stdout: [], stderr: [] },
+      );
+
+      metrics.record('PollsEnqueued', 3);
+      metrics.record('EventsRejected', 1, { Reason: 'not-an-event' });
+      assert.equal(captured(() => metrics.flush()).stdout.length, 2);
+
+      metrics.record('PollsEnqueued', 4);
+      const [line, ...more] = captured(() => metrics.flush()).stdout.map(emf);
+      assert.deepEqual(more, []);
+      assert.deepEqual(line && summary(line).metrics, { PollsEnqueued: { unit: 'Count', value: 4 } });
+
+      assert.deepEqual(
+        captured(() => metrics.flush()),
+        { stdout: [], stderr: [] },
+      );
+    });
+
+    it('takes the namespace from POWERTOOLS_METRICS_NAMESPACE, as the construct sets it', () => {
+      process.env.POWERTOOLS_METRICS_NAMESPACE = 'PipelineControllerStaging';
+      const metrics = new EmfMetrics({ service: 'controller-verifier' });
+      metrics.record('DeadLetters', 1);
+      const [line] = captured(() => metrics.flush()).stdout.map(emf);
+      assert.equal(line && summary(line).namespace, 'PipelineControllerStaging');
     });
   });
 
-  it('writes only what was recorded since the last flush, and nothing (not even a warning) when that is nothing', () => {
-    const metrics = new EmfMetrics({ service: 'controller-poller' });
-    assert.deepEqual(
-      captured(() => metrics.flush()),
-      { stdout: [], stderr: [] },
-    );
+  describe('functionMetrics', () => {
+    it("names the service after the Lambda function's own name, or the function's role outside Lambda", () => {
+      process.env.AWS_LAMBDA_FUNCTION_NAME = 'PipelineControllerStack-ControllerReceiverA1B2-xyz';
+      const inLambda = functionMetrics('receiver');
+      inLambda.record('EventsReceived', 1);
+      const [line] = captured(() => inLambda.flush()).stdout.map(emf);
+      assert.equal(line?.service, 'PipelineControllerStack-ControllerReceiverA1B2-xyz');
 
-    metrics.record('PollsEnqueued', 3);
-    metrics.record('EventsRejected', 1, { Reason: 'not-an-event' });
-    assert.equal(captured(() => metrics.flush()).stdout.length, 2);
-
-    metrics.record('PollsEnqueued', 4);
-    const [line, ...more] = captured(() => metrics.flush()).stdout.map(emf);
-    assert.deepEqual(more, []);
-    assert.deepEqual(line && summary(line).metrics, { PollsEnqueued: { unit: 'Count', value: 4 } });
-
-    assert.deepEqual(
-      captured(() => metrics.flush()),
-      { stdout: [], stderr: [] },
-    );
-  });
-
-  it('takes the namespace from POWERTOOLS_METRICS_NAMESPACE, as the construct sets it', () => {
-    process.env.POWERTOOLS_METRICS_NAMESPACE = 'PipelineControllerStaging';
-    const metrics = new EmfMetrics({ service: 'controller-verifier' });
-    metrics.record('DeadLetters', 1);
-    const [line] = captured(() => metrics.flush()).stdout.map(emf);
-    assert.equal(line && summary(line).namespace, 'PipelineControllerStaging');
-  });
-});
-
-describe('functionMetrics', () => {
-  it("names the service after the Lambda function's own name, or the function's role outside Lambda", () => {
-    process.env.AWS_LAMBDA_FUNCTION_NAME = 'PipelineControllerStack-ControllerReceiverA1B2-xyz';
-    const inLambda = functionMetrics('receiver');
-    inLambda.record('EventsReceived', 1);
-    const [line] = captured(() => inLambda.flush()).stdout.map(emf);
-    assert.equal(line?.service, 'PipelineControllerStack-ControllerReceiverA1B2-xyz');
-
-    delete process.env.AWS_LAMBDA_FUNCTION_NAME;
-    const outside = functionMetrics('receiver');
-    outside.record('EventsReceived', 1);
-    const [local] = captured(() => outside.flush()).stdout.map(emf);
-    assert.equal(local?.service, 'receiver');
+      delete process.env.AWS_LAMBDA_FUNCTION_NAME;
+      const outside = functionMetrics('receiver');
+      outside.record('EventsReceived', 1);
+      const [local] = captured(() => outside.flush()).stdout.map(emf);
+      assert.equal(local?.service, 'receiver');
+    });
   });
 });

@@ -62,93 +62,97 @@ let queue: RecordingQueue;
 let metrics: MemoryMetrics;
 let deps: ReceiverDeps;
 
-beforeEach(async () => {
-  store = new MemoryStore();
-  queue = new RecordingQueue();
-  metrics = new MemoryMetrics();
-  await store.applyCluster(clusterDocument(DEV_CLUSTER), T0);
-  const document = pipelineDocument();
-  await store.applyPipeline(document, resolvePipeline(document), T0);
-  const quiet = () => undefined;
-  deps = {
-    store,
-    queue,
-    secrets: new StaticSecretSource([]),
-    masterKeys: () => Promise.resolve(MASTER_KEYS),
-    logger: { info: quiet, warn: quiet, error: quiet },
-    maxBodyBytes: 4096,
-    onEvent: eventMetrics(metrics),
-  };
-});
-
-/** Every count the receiver emits, as `name` or `name reason`, with its total. */
-function counts(): Record<string, number> {
-  const found: Record<string, number> = {};
-  for (const point of metrics.points()) {
-    const label = point.dimensions.Reason === undefined ? point.name : `${point.name} ${point.dimensions.Reason}`;
-    found[label] = (found[label] ?? 0) + point.value;
-  }
-  return found;
-}
-
-describe('receiver metrics', () => {
-  it('an event about a target: received and enqueued, once the check-app is on the queue', async () => {
-    const response = await handleRequest(eventRequest(EVENT_A_HELM_UPGRADE), deps);
-
-    assert.equal(response.statusCode, 202);
-    assert.equal(queue.sent.length, 1);
-    assert.deepEqual(counts(), { EventsReceived: 1, EventsEnqueued: 1 });
+// One suite around the file: its hooks then run around its own tests only, in a process it shares with other
+// files (test/support/run.mjs).
+describe("the receiver's metrics of events", () => {
+  beforeEach(async () => {
+    store = new MemoryStore();
+    queue = new RecordingQueue();
+    metrics = new MemoryMetrics();
+    await store.applyCluster(clusterDocument(DEV_CLUSTER), T0);
+    const document = pipelineDocument();
+    await store.applyPipeline(document, resolvePipeline(document), T0);
+    const quiet = () => undefined;
+    deps = {
+      store,
+      queue,
+      secrets: new StaticSecretSource([]),
+      masterKeys: () => Promise.resolve(MASTER_KEYS),
+      logger: { info: quiet, warn: quiet, error: quiet },
+      maxBodyBytes: 4096,
+      onEvent: eventMetrics(metrics),
+    };
   });
 
-  it('authentic events about nothing a pipeline lists, or a kind never read: received and ignored', async () => {
-    await handleRequest(eventRequest(EVENT_C_KUSTOMIZATION_SUCCEEDED), deps);
-    await handleRequest(eventRequest(GIT_REPOSITORY_EVENT), deps);
-
-    assert.equal(queue.sent.length, 0);
-    assert.deepEqual(counts(), { EventsReceived: 2, EventsIgnored: 2 });
-  });
-
-  it('refused events: received and rejected, each under its named reason', async () => {
-    const answers = [
-      await handleRequest(eventRequest(EVENT_A_HELM_UPGRADE, { key: 'a-wrong-key' }), deps),
-      await handleRequest(eventRequest(EVENT_A_HELM_UPGRADE, { cluster: UNREGISTERED }), deps),
-      await handleRequest(eventRequest('{"not":"an event"}'), deps),
-      await handleRequest(eventRequest('x'.repeat(5000)), deps),
-      await handleRequest(eventRequest(EVENT_A_HELM_UPGRADE, { method: 'PUT' }), deps),
-    ];
-
-    assert.deepEqual(
-      answers.map((answer) => answer.statusCode),
-      [401, 401, 400, 413, 405],
-    );
-    assert.equal(queue.sent.length, 0);
-    assert.deepEqual(counts(), {
-      EventsReceived: 5,
-      ...Object.fromEntries(EVENT_REJECTIONS.map((reason) => [`EventsRejected ${reason}`, 1])),
-    });
-  });
-
-  it('an event the receiver could not handle (the store failed): received and failed', async () => {
-    class ThrottledStore extends MemoryStore {
-      override getCluster(): Promise<never> {
-        return Promise.reject(new Error('ProvisionedThroughputExceededException'));
-      }
+  /** Every count the receiver emits, as `name` or `name reason`, with its total. */
+  function counts(): Record<string, number> {
+    const found: Record<string, number> = {};
+    for (const point of metrics.points()) {
+      const label = point.dimensions.Reason === undefined ? point.name : `${point.name} ${point.dimensions.Reason}`;
+      found[label] = (found[label] ?? 0) + point.value;
     }
-    const throttled = new ThrottledStore();
+    return found;
+  }
 
-    const response = await handleRequest(eventRequest(EVENT_A_HELM_UPGRADE), { ...deps, store: throttled });
+  describe('receiver metrics', () => {
+    it('an event about a target: received and enqueued, once the check-app is on the queue', async () => {
+      const response = await handleRequest(eventRequest(EVENT_A_HELM_UPGRADE), deps);
 
-    assert.equal(response.statusCode, 500);
-    assert.deepEqual(counts(), { EventsReceived: 1, EventsFailed: 1 });
-  });
+      assert.equal(response.statusCode, 202);
+      assert.equal(queue.sent.length, 1);
+      assert.deepEqual(counts(), { EventsReceived: 1, EventsEnqueued: 1 });
+    });
 
-  it('requests to other routes count nothing', async () => {
-    await handleRequest({ method: 'GET', path: '/healthz', headers: {}, body: Buffer.alloc(0) }, deps);
-    await handleRequest(
-      { method: 'POST', path: '/promotion/flux-system/podinfo/prod', headers: {}, body: Buffer.from('{}') },
-      deps,
-    );
+    it('authentic events about nothing a pipeline lists, or a kind never read: received and ignored', async () => {
+      await handleRequest(eventRequest(EVENT_C_KUSTOMIZATION_SUCCEEDED), deps);
+      await handleRequest(eventRequest(GIT_REPOSITORY_EVENT), deps);
 
-    assert.deepEqual(counts(), {});
+      assert.equal(queue.sent.length, 0);
+      assert.deepEqual(counts(), { EventsReceived: 2, EventsIgnored: 2 });
+    });
+
+    it('refused events: received and rejected, each under its named reason', async () => {
+      const answers = [
+        await handleRequest(eventRequest(EVENT_A_HELM_UPGRADE, { key: 'a-wrong-key' }), deps),
+        await handleRequest(eventRequest(EVENT_A_HELM_UPGRADE, { cluster: UNREGISTERED }), deps),
+        await handleRequest(eventRequest('{"not":"an event"}'), deps),
+        await handleRequest(eventRequest('x'.repeat(5000)), deps),
+        await handleRequest(eventRequest(EVENT_A_HELM_UPGRADE, { method: 'PUT' }), deps),
+      ];
+
+      assert.deepEqual(
+        answers.map((answer) => answer.statusCode),
+        [401, 401, 400, 413, 405],
+      );
+      assert.equal(queue.sent.length, 0);
+      assert.deepEqual(counts(), {
+        EventsReceived: 5,
+        ...Object.fromEntries(EVENT_REJECTIONS.map((reason) => [`EventsRejected ${reason}`, 1])),
+      });
+    });
+
+    it('an event the receiver could not handle (the store failed): received and failed', async () => {
+      class ThrottledStore extends MemoryStore {
+        override getCluster(): Promise<never> {
+          return Promise.reject(new Error('ProvisionedThroughputExceededException'));
+        }
+      }
+      const throttled = new ThrottledStore();
+
+      const response = await handleRequest(eventRequest(EVENT_A_HELM_UPGRADE), { ...deps, store: throttled });
+
+      assert.equal(response.statusCode, 500);
+      assert.deepEqual(counts(), { EventsReceived: 1, EventsFailed: 1 });
+    });
+
+    it('requests to other routes count nothing', async () => {
+      await handleRequest({ method: 'GET', path: '/healthz', headers: {}, body: Buffer.alloc(0) }, deps);
+      await handleRequest(
+        { method: 'POST', path: '/promotion/flux-system/podinfo/prod', headers: {}, body: Buffer.from('{}') },
+        deps,
+      );
+
+      assert.deepEqual(counts(), {});
+    });
   });
 });
