@@ -104,12 +104,19 @@ const failedChecks = await checks;
 if (failedChecks.length > 0) console.log(`checks: ${failedChecks.join(', ')} failed (their output is above)`);
 process.exit(code !== 0 ? code : failedChecks.length > 0 ? 1 : 0);
 
-/** Runs `npm run <script>` for each script in turn, each one's output shown when it ends; resolves the failed ones. */
+/**
+ * Runs `npm run <script>` for each script in turn, each one's output shown when it ends; resolves the failed ones. They
+ * run at a lower priority (nice 10), so that they take the CPU the shards leave while waiting on their child processes
+ * and end with them, rather than slowing the shards from the start (measured: 250 s against 264 s).
+ */
 async function runChecks(scripts) {
   const failed = [];
   for (const script of scripts) {
     const started = Date.now();
-    const run = spawn('npm', ['run', '--silent', script], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
+    const run = spawn('nice', ['-n', '10', 'npm', 'run', '--silent', script], {
+      cwd: ROOT,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let output = '';
     run.stdout.on('data', (chunk) => (output += chunk));
     run.stderr.on('data', (chunk) => (output += chunk));
