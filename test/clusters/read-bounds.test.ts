@@ -18,7 +18,7 @@ import type { FakeKubeApi } from '../../lib/testing/fake-kube-api.js';
 import { helmRelease } from '../fixtures/flux-objects.js';
 import { appKey, gitopsCluster, names, Registry, startFake } from './helpers.js';
 import type { ListedCluster } from './list-in-child.js';
-import { REPO_ROOT } from '../support/pipelinectl.js';
+import { REPO_ROOT } from '../support/repo-root.js';
 
 const HOSTILE: ObjectKey = { namespace: 'flux-system', name: 'hostile' };
 const WELL: ObjectKey = { namespace: 'flux-system', name: 'well' };

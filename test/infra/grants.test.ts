@@ -10,7 +10,7 @@ import * as kms from 'aws-cdk-lib/aws-kms';
 import { CLI_AWS_CALLS, isSent, type OperatorResource } from '../../infra/operator-access.js';
 import type { PipelineController } from '../../infra/pipeline-controller.js';
 import { ACCOUNT, asList, REGION, render, statementsOfRole, synthConstruct, type Statement } from './synth.js';
-import { REPO_ROOT as ROOT } from '../support/pipelinectl.js';
+import { REPO_ROOT as ROOT } from '../support/repo-root.js';
 
 const EKS_CLUSTER = `arn:aws:eks:${REGION}:${ACCOUNT}:cluster/prod`;
 const CLUSTER_ROLE = `arn:aws:iam::${ACCOUNT}:role/pipeline-controller-reader`;

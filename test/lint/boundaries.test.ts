@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { ESLint } from 'eslint';
 import tseslint from 'typescript-eslint';
-import { REPO_ROOT as ROOT } from '../support/pipelinectl.js';
+import { REPO_ROOT as ROOT } from '../support/repo-root.js';
 
 const eslint = new ESLint({ cwd: ROOT, overrideConfig: [tseslint.configs.disableTypeChecked] });
 

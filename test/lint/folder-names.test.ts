@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import { readdirSync } from 'node:fs';
 import { basename, join, relative } from 'node:path';
 import { describe, it } from 'node:test';
-import { REPO_ROOT as ROOT } from '../support/pipelinectl.js';
+import { REPO_ROOT as ROOT } from '../support/repo-root.js';
 
 /** Folder names that would mean a second thing, with the word to use instead. */
 const AMBIGUOUS: Readonly<Partial<Record<string, string>>> = {

@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { readdirSync, readFileSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
 import { describe, it } from 'node:test';
-import { REPO_ROOT as ROOT } from '../support/pipelinectl.js';
+import { REPO_ROOT as ROOT } from '../support/repo-root.js';
 
 const LIB = join(ROOT, 'lib');
 

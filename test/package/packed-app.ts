@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { appLockfile, type Lockfile, type PackedManifest } from './app-lockfile.js';
 import { PATIENCE_MS } from '../../lib/testing/wait-for.js';
-import { REPO_ROOT } from '../support/pipelinectl.js';
+import { REPO_ROOT } from '../support/repo-root.js';
 
 export { REPO_ROOT };
 

@@ -13,7 +13,7 @@ import { createPromoter, type PromotionSettings } from '../../lib/runtime/promot
 import { StaticSecretSource } from '../../lib/secrets/port.js';
 import { prRequest } from '../promotion/github-support.js';
 import { HOSTS, MARKED_FILES, SECRET } from '../promotion/pull-request-subject.js';
-import { REPO_ROOT as ROOT } from '../support/pipelinectl.js';
+import { REPO_ROOT as ROOT } from '../support/repo-root.js';
 
 const API_URL_SETTING: Record<GitProviderType, keyof PromotionSettings> = {
   github: 'githubApiUrl',

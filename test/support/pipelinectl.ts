@@ -12,11 +12,10 @@
 // its own; the demo's tests start the checkout's bin, as `npm start` does.
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
 import { Readable } from 'node:stream';
-import { fileURLToPath } from 'node:url';
 import { PATIENCE_MS } from '../../lib/testing/wait-for.js';
+import { REPO_ROOT } from './repo-root.js';
 
-/** The checkout's root, with a trailing slash. */
-export const REPO_ROOT = fileURLToPath(new URL('../../', import.meta.url));
+export { REPO_ROOT };
 
 /** The bin that tests start: the runner's build, or the checkout's. */
 export const PIPELINECTL_BIN = process.env.PIPELINECTL_TEST_BIN ?? 'bin/pipelinectl.js';
