@@ -23,6 +23,10 @@ export async function compileSources(root, outdir, folders, except = []) {
     tsconfig: join(root, 'tsconfig.json'),
     logLevel: 'error',
   });
+  // What the code reads relative to its own module (`import.meta.url`), by its path in the checkout: the dashboard's
+  // stylesheet, script and icon (lib/cli/dashboard/assets.ts); the fake clusters' TLS certificates, which `pipelinectl
+  // demo` serves (lib/testing/fake-kube-api.ts); the demo's configurations (`../../../examples/*` of
+  // lib/cli/commands/demo.ts).
   const runtimeFiles = JSON.parse(readFileSync(join(root, 'scripts', 'runtime-files.json'), 'utf8'));
   for (const path of runtimeFiles) cpSync(join(root, path), join(outdir, path), { recursive: true });
   return runtimeFiles;

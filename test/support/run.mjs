@@ -184,7 +184,8 @@ function dealShards(paths, known, count) {
       continue;
     }
     const directory = dirname(file);
-    byDirectory.set(directory, [...(byDirectory.get(directory) ?? []), file]);
+    if (!byDirectory.has(directory)) byDirectory.set(directory, []);
+    byDirectory.get(directory).push(file);
   }
   const share = paths.reduce((sum, file) => sum + cost(file), 0) / count;
   const pieces = [...byDirectory.values()].flatMap((files) => {
