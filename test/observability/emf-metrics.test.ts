@@ -61,6 +61,10 @@ const summary = (line: EmfLine) => {
   };
 };
 
+/** Each line's summary by its `Reason` dimension (`-` for the line without one). */
+const byReason = (lines: readonly EmfLine[]) =>
+  Object.fromEntries(lines.map((line) => [typeof line.Reason === 'string' ? line.Reason : '-', summary(line)]));
+
 const SAVED = [
   'POWERTOOLS_METRICS_NAMESPACE',
   'POWERTOOLS_DEV',
@@ -117,10 +121,7 @@ describe('metrics in the embedded metric format', () => {
 
       const lines = captured(() => metrics.flush()).stdout.map(emf);
 
-      const byReason = Object.fromEntries(
-        lines.map((line) => [typeof line.Reason === 'string' ? line.Reason : '-', summary(line)]),
-      );
-      assert.deepEqual(byReason, {
+      assert.deepEqual(byReason(lines), {
         '-': {
           namespace: METRIC_NAMESPACE,
           dimensions: [['service']],
@@ -147,10 +148,7 @@ describe('metrics in the embedded metric format', () => {
 
       const lines = captured(() => metrics.flush()).stdout.map(emf);
 
-      const byReason = Object.fromEntries(
-        lines.map((line) => [typeof line.Reason === 'string' ? line.Reason : '-', summary(line)]),
-      );
-      assert.deepEqual(byReason, {
+      assert.deepEqual(byReason(lines), {
         '-': {
           namespace: METRIC_NAMESPACE,
           dimensions: [['service']],
