@@ -37,8 +37,7 @@ import {
   type PullRecord,
   type Reply,
 } from './git-host-kernel.js';
-import type { GitRepository } from './git-repository.js';
-import { fileChanges, type FlatEntry } from './git-repository.js';
+import { fileChanges, type FlatEntry, type GitRepository } from './git-repository.js';
 
 export interface FakeBitbucketRequest extends LoggedRequest {
   /** The decoded path below the context path, without the query, e.g. `/rest/api/1.0/projects/P/repos/r/branches`. */
