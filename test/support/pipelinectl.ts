@@ -17,11 +17,11 @@ import { REPO_ROOT } from './repo-root.js';
 
 export { REPO_ROOT };
 
-/** The bin that tests start: the runner's build, or the checkout's. */
-export const PIPELINECTL_BIN = process.env.PIPELINECTL_TEST_BIN ?? 'bin/pipelinectl.js';
-
 /** The checkout's own bin, which loads the TypeScript sources (what `npm start` runs). */
 export const CHECKOUT_BIN = 'bin/pipelinectl.js';
+
+/** The bin that tests start: the runner's build, or the checkout's. */
+export const PIPELINECTL_BIN = process.env.PIPELINECTL_TEST_BIN ?? CHECKOUT_BIN;
 
 export interface CliRun {
   code: number;
