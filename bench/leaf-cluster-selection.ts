@@ -15,7 +15,7 @@
 // The capacity units of those writes (as dynalite reports them through ReturnConsumedCapacity, DynamoDB's 1 KB units)
 // and the reads of the apply are reported beside them, unchecked: a selecting pipeline's definition is one item that
 // is written whole, so its units grow with the targets it selects, and `apply` reads every stored object first.
-import { applyConfiguration } from '../lib/cli/operations/apply.js';
+import { applyConfiguration } from '../lib/apply/apply.js';
 import type { Backend } from '../lib/cli/backend.js';
 import { KubernetesClusterReader } from '../lib/clusters/index.js';
 import type { AppKey, ObjectKey } from '../lib/pipeline/model.js';

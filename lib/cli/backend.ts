@@ -3,11 +3,9 @@
 import type { EksAccess } from '../clusters/eks.js';
 import type { MasterKeys } from '../secrets/master-keys.js';
 import type { SecretSource } from '../secrets/port.js';
-import type { SecretPurpose } from '../secrets/tags.js';
 import type { ObjectKey } from '../pipeline/model.js';
 import type { GitProviderType } from '../pipeline/promotion.js';
-import type { QueueMessage } from '../queue/messages.js';
-import type { Store } from '../store/port.js';
+import type { ApplyPorts } from '../apply/ports.js';
 
 export interface DeadLetterView {
   messageId: string;
@@ -24,38 +22,13 @@ export interface RedriveResult {
   undecodable: number;
 }
 
-/** The notification sinks a deployment delivers to (by kind), or why that cannot be told; `remedy` says how to add one. */
-export type NotificationSinksInfo =
-  { known: true; kinds: readonly string[]; remedy: string } | { known: false; reason: string; remedy: string };
+export type { NotificationSinksInfo } from '../apply/ports.js';
 
-export interface Backend {
-  /** What the commands act on, for messages: `local data directory .data (serve running)`, `AWS table …`. */
-  readonly description: string;
-  readonly store: Store;
+/** Everything applying needs (ApplyPorts), and what the other commands read. */
+export interface Backend extends ApplyPorts {
   /** Where targets without a clusterRef run, when the deployment has one. */
   readonly defaultCluster?: ObjectKey;
-  /** Stores a Secret where the deployment reads it (local: the data directory; AWS: Secrets Manager, tagged by use). */
-  putSecret(
-    key: ObjectKey,
-    values: Readonly<Record<string, string>>,
-    purposes: readonly SecretPurpose[],
-  ): Promise<void>;
-  /** The key names of a stored Secret (never its values), or undefined when there is none. */
-  secretKeys(key: ObjectKey): Promise<string[] | undefined>;
-  /**
-   * Re-marks a stored Secret with what now references it (AWS: its purpose tag), leaving its values alone: used
-   * when a Pipeline or GitopsCluster starts or stops referring to a Secret applied earlier. `missing` when there
-   * is no such Secret.
-   */
-  setSecretPurposes?(key: ObjectKey, purposes: readonly SecretPurpose[]): Promise<'changed' | 'unchanged' | 'missing'>;
-  /**
-   * Hands a message to the verifier: on AWS through SQS; locally through the running `serve`. False when no local
-   * mode runs to take it (the next `serve` decides from the store anyway).
-   */
-  enqueue(message: QueueMessage): Promise<boolean>;
   masterKeys(): Promise<MasterKeys>;
-  /** Who acts, recorded on approvals: `local:<user>`, or the AWS caller's ARN. */
-  identity(): Promise<string>;
   /** The dead-letter queue, where the deployment has one (AWS). */
   readonly deadLetters?: {
     list(max: number): Promise<DeadLetterView[]>;
@@ -65,8 +38,6 @@ export interface Backend {
      */
     redrive(): Promise<RedriveResult>;
   };
-  /** Where notification promotions would go (serve.json, the stack's NotificationSinks output), for apply's warnings. */
-  notificationSinks?(): Promise<NotificationSinksInfo>;
   /**
    * The Secrets with their values, where the deployment reads them (local: the data directory; AWS: Secrets Manager
    * with the caller's credentials): what `check` reads clusters and Git hosts with. Values are never shown.

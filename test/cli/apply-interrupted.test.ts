@@ -1,10 +1,10 @@
 // An apply cut off part-way (the table stops answering after some of a pipeline's index entries are written) leaves
-// nothing the next apply does not clean up, on both backends (they share lib/cli/operations/apply and the DynamoDB
+// nothing the next apply does not clean up, on both backends (they share lib/apply and the DynamoDB
 // adapter): afterwards the apps index holds exactly what the stored definitions use, and an event for an app only
 // the interrupted apply named enqueues nothing and reads no cluster, before the clean-up as after it.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { applyConfiguration } from '../../lib/cli/operations/apply.js';
+import { applyConfiguration } from '../../lib/apply/apply.js';
 import { handleRequest } from '../../lib/http/receiver.js';
 import type { AppKey, ObjectKey } from '../../lib/pipeline/model.js';
 import { RecordingPromoter } from '../../lib/testing/recording-promoter.js';

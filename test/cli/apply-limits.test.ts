@@ -5,7 +5,7 @@
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { applyConfiguration } from '../../lib/cli/operations/apply.js';
+import { applyConfiguration } from '../../lib/apply/apply.js';
 import { ConfigError, formatProblem } from '../../lib/config/problems.js';
 import { applyLocalConfiguration } from '../../lib/local/configuration.js';
 import { tempFiles } from '../support/temp-files.js';

@@ -6,8 +6,8 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { parseAllDocuments } from 'yaml';
-import { applyConfiguration } from '../../lib/cli/operations/apply.js';
-import { deleteObject } from '../../lib/cli/operations/delete.js';
+import { applyConfiguration } from '../../lib/apply/apply.js';
+import { deleteObject } from '../../lib/apply/delete.js';
 import type { Backend } from '../../lib/cli/backend.js';
 import type { GitopsClusterDocument } from '../../lib/config/schema.js';
 import type { ObjectKey } from '../../lib/pipeline/model.js';

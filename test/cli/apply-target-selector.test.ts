@@ -4,8 +4,8 @@
 // being applied again, and only the pipelines whose selection changed are written.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { applyConfiguration } from '../../lib/cli/operations/apply.js';
-import { deleteObject } from '../../lib/cli/operations/delete.js';
+import { applyConfiguration } from '../../lib/apply/apply.js';
+import { deleteObject } from '../../lib/apply/delete.js';
 import type { AppKey, ObjectKey } from '../../lib/pipeline/model.js';
 import { tempFiles } from '../support/temp-files.js';
 import { applyWorld, type ApplyWorld } from './apply-world.js';

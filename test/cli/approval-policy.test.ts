@@ -7,7 +7,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { applyConfiguration } from '../../lib/cli/operations/apply.js';
+import { applyConfiguration } from '../../lib/apply/apply.js';
 import { approveRevision, type ApproveJson } from '../../lib/cli/operations/approve.js';
 import type { RejectJson } from '../../lib/cli/operations/reject.js';
 import type { Backend } from '../../lib/cli/backend.js';

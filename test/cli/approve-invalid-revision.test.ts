@@ -6,7 +6,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { applyConfiguration } from '../../lib/cli/operations/apply.js';
+import { applyConfiguration } from '../../lib/apply/apply.js';
 import { openLocalBackend } from '../../lib/cli/backends/local.js';
 import { writeFiles } from '../support/temp-files.js';
 import { CLUSTERS, PIPELINE, pipeline, SECRETS } from './fixtures.js';

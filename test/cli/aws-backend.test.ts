@@ -14,7 +14,7 @@ import {
 } from '@aws-sdk/client-sqs';
 import { STSClient } from '@aws-sdk/client-sts';
 import { startFauxqs, type FauxqsServer } from 'fauxqs';
-import { applyConfiguration } from '../../lib/cli/operations/apply.js';
+import { applyConfiguration } from '../../lib/apply/apply.js';
 import { approveRevision } from '../../lib/cli/operations/approve.js';
 import { freezePromotions, readFreezeFlags } from '../../lib/cli/operations/freeze.js';
 import { rejectRevision } from '../../lib/cli/operations/reject.js';

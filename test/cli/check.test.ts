@@ -11,7 +11,7 @@ import { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import { CreateQueueCommand, SQSClient } from '@aws-sdk/client-sqs';
 import { startFauxqs, type FauxqsServer } from 'fauxqs';
 import type { CheckRow } from '../../lib/check/index.js';
-import { applyConfiguration } from '../../lib/cli/operations/apply.js';
+import { applyConfiguration } from '../../lib/apply/apply.js';
 import { checkFailure, runChecks, type CheckReport } from '../../lib/cli/operations/check.js';
 import { openAwsBackend } from '../../lib/cli/backends/aws.js';
 import { openLocalBackend } from '../../lib/cli/backends/local.js';

@@ -8,7 +8,7 @@ import { tmpdir, userInfo } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { parseAllDocuments } from 'yaml';
-import { applyConfiguration } from '../../lib/cli/operations/apply.js';
+import { applyConfiguration } from '../../lib/apply/apply.js';
 import { openLocalBackend } from '../../lib/cli/backends/local.js';
 import type { StatusJson } from '../../lib/cli/operations/status.js';
 import type { ExplainJson } from '../../lib/cli/operations/explain.js';

@@ -13,7 +13,7 @@ import { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import { CreateQueueCommand, SQSClient } from '@aws-sdk/client-sqs';
 import { STSClient } from '@aws-sdk/client-sts';
 import { startFauxqs } from 'fauxqs';
-import { applyConfiguration } from '../../lib/cli/operations/apply.js';
+import { applyConfiguration } from '../../lib/apply/apply.js';
 import type { ApproveJson } from '../../lib/cli/operations/approve.js';
 import type { RetryJson } from '../../lib/cli/operations/retry.js';
 import { openAwsBackend } from '../../lib/cli/backends/aws.js';

@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { parse } from 'yaml';
-import { applyConfiguration } from '../../lib/cli/operations/apply.js';
+import { applyConfiguration } from '../../lib/apply/apply.js';
 import { HOLDING_BACK_ROWS, SUMMARIZED_ABOVE_TARGETS, type StatusJson } from '../../lib/cli/operations/status.js';
 import { openLocalBackend } from '../../lib/cli/backends/local.js';
 import type { TargetStatus } from '../../lib/flux/target-status.js';

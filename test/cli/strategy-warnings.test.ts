@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { CloudFormationClient } from '@aws-sdk/client-cloudformation';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { strategyWarnings } from '../../lib/cli/operations/apply/strategy-warnings.js';
+import { strategyWarnings } from '../../lib/apply/strategy-warnings.js';
 import type { Backend, NotificationSinksInfo } from '../../lib/cli/backend.js';
 import { openAwsBackend } from '../../lib/cli/backends/aws.js';
 import { loadConfigurationText, type Configuration } from '../../lib/config/index.js';

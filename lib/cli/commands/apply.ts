@@ -31,7 +31,7 @@ export function register(program: Command): void {
         '  pipelinectl apply --aws --stack PipelineControllerStack -f config/',
     );
   addBackendOptions(command).action(async (options: { filename: string[]; dryRun?: boolean }) => {
-    const { applyConfiguration } = await import('../operations/apply.js');
+    const { applyConfiguration } = await import('../../apply/apply.js');
     const source = options.filename.includes('-')
       ? { text: await readStdin(options.filename), file: '<stdin>' }
       : undefined;

@@ -26,7 +26,7 @@ export function register(program: Command): void {
   addBackendOptions(command).action(
     async (kind: 'pipeline' | 'gitopscluster', name: string, options: { dryRun?: boolean }) => {
       const key = parseObjectKey(name, `the ${kind}`);
-      const { deleteObject } = await import('../operations/delete.js');
+      const { deleteObject } = await import('../../apply/delete.js');
       await withBackend(command, async (backend) => {
         const result = await deleteObject(backend, kind, key, { dryRun: options.dryRun });
         printLines(result.lines);

@@ -1,12 +1,12 @@
 // What each Secret is for (webhook HMAC key, Git credentials, kubeconfig), over the configuration as it will be once
 // applied: what is stored, with what this configuration replaces taken out. A Secret is marked for every use,
 // including uses by objects applied earlier; a Secret used for two purposes that must not share one is a problem.
-import { keyOf } from '../../../config/references.js';
-import { formatProblem, type ConfigProblem, type Configuration } from '../../../config/index.js';
-import { objectKeyString, type ObjectKey } from '../../../pipeline/model.js';
-import type { SecretPurpose } from '../../../secrets/tags.js';
-import { purposeConflict, purposesBySecret, secretUses, type SecretUse } from '../../../secrets/uses.js';
-import type { Backend } from '../../backend.js';
+import { keyOf } from '../config/references.js';
+import { formatProblem, type ConfigProblem, type Configuration } from '../config/index.js';
+import { objectKeyString, type ObjectKey } from '../pipeline/model.js';
+import type { SecretPurpose } from '../secrets/tags.js';
+import { purposeConflict, purposesBySecret, secretUses, type SecretUse } from '../secrets/uses.js';
+import type { ApplyPorts } from './ports.js';
 import type { StoredObjects } from './stored-objects.js';
 
 export interface SecretPurposes {
@@ -79,7 +79,7 @@ export function planSecretPurposes(stored: StoredObjects, configuration: Configu
  * Re-marks the Secrets applied earlier (where the backend marks Secrets at all), after the objects that use them
  * are stored; one line per Secret whose marks changed.
  */
-export async function remarkSecrets(backend: Backend, purposes: SecretPurposes): Promise<string[]> {
+export async function remarkSecrets(backend: ApplyPorts, purposes: SecretPurposes): Promise<string[]> {
   if (!backend.setSecretPurposes) return [];
   const lines: string[] = [];
   for (const key of purposes.remark) {

@@ -1,17 +1,21 @@
-// What `pipelinectl delete` does. A pipeline goes with its index entries, approval markers and promotion records. A
+// Deleting one stored object, as `pipelinectl delete` does (and a ConfigSource's prune). A pipeline goes with its index entries, approval markers and promotion records. A
 // GitopsCluster goes only when no pipeline lists it by clusterRef (deleting it would leave targets nobody can read);
 // the pipelines that select it by labels are stored again without it first, so no stored pipeline ever names a
 // cluster that is gone, and each is checked again (an environment left with no target becomes unknown). Those
 // pipelines are held to the store's limits as an apply holds them (a store an earlier version filled with more
 // selected clusters than one pipeline can list refuses the delete by name rather than with DynamoDB's error).
-import { formatProblem } from '../../config/index.js';
-import { keyOf } from '../../config/references.js';
-import { objectKeyString, type ObjectKey, pipelineKeyOf } from '../../pipeline/model.js';
-import { checkStoreLimits } from '../../store/index.js';
-import type { Backend } from '../backend.js';
-import { CliError } from '../errors.js';
-import { fleetAfter, reselectedPipelines } from './apply/fleet-selection.js';
-import { readStoredObjects, type StoredObjects } from './apply/stored-objects.js';
+import { formatProblem } from '../config/index.js';
+import { keyOf } from '../config/references.js';
+import { objectKeyString, type ObjectKey, pipelineKeyOf } from '../pipeline/model.js';
+import { checkStoreLimits } from '../store/index.js';
+import type { ApplyPorts } from './ports.js';
+import { fleetAfter, reselectedPipelines } from './fleet-selection.js';
+import { readStoredObjects, type StoredObjects } from './stored-objects.js';
+
+/** A delete (or apply) refused as a whole: nothing was written; the message names the object and why. */
+export class RefusedChangeError extends Error {
+  override name = 'RefusedChangeError';
+}
 
 export type DeletableKind = 'pipeline' | 'gitopscluster';
 
@@ -27,9 +31,9 @@ export interface DeleteResult {
   checksDelivered: boolean;
 }
 
-/** Deletes one stored object; throws a CliError naming it when it is not stored or is still in use. */
+/** Deletes one stored object; throws a RefusedChangeError naming it when it is not stored or is still in use. */
 export async function deleteObject(
-  backend: Backend,
+  backend: ApplyPorts,
   kind: DeletableKind,
   key: ObjectKey,
   options: DeleteOptions = {},
@@ -37,14 +41,14 @@ export async function deleteObject(
   return kind === 'pipeline' ? deletePipeline(backend, key, options) : deleteCluster(backend, key, options);
 }
 
-async function deletePipeline(backend: Backend, key: ObjectKey, options: DeleteOptions): Promise<DeleteResult> {
+async function deletePipeline(backend: ApplyPorts, key: ObjectKey, options: DeleteOptions): Promise<DeleteResult> {
   const name = objectKeyString(key);
   if (!(await backend.store.getPipeline(key))) throw notStored('pipeline', name, backend);
   if (!options.dryRun) await backend.store.deletePipeline(key);
   return { lines: [`pipeline ${name} deleted${suffix(options)}`], checksDelivered: true };
 }
 
-async function deleteCluster(backend: Backend, key: ObjectKey, options: DeleteOptions): Promise<DeleteResult> {
+async function deleteCluster(backend: ApplyPorts, key: ObjectKey, options: DeleteOptions): Promise<DeleteResult> {
   const name = objectKeyString(key);
   const stored = await readStoredObjects(backend.store);
   if (!stored.clusters.some((cluster) => objectKeyString(keyOf(cluster.document.metadata)) === name)) {
@@ -52,7 +56,7 @@ async function deleteCluster(backend: Backend, key: ObjectKey, options: DeleteOp
   }
   const listing = pipelinesListing(stored, key);
   if (listing.length > 0) {
-    throw new CliError(
+    throw new RefusedChangeError(
       `gitopscluster ${name} is listed by clusterRef in pipeline ${listing.join(', ')}: remove those targets from ` +
         'the pipeline (or the pipeline) and apply it first; nothing was deleted',
     );
@@ -65,7 +69,7 @@ async function deleteCluster(backend: Backend, key: ObjectKey, options: DeleteOp
     stored.pipelines,
   );
   if (limits.length > 0) {
-    throw new CliError(
+    throw new RefusedChangeError(
       `cannot delete gitopscluster ${name}: ${limits.map(formatProblem).join('; ')}; nothing was deleted`,
     );
   }
@@ -99,8 +103,8 @@ function pipelinesListing(stored: StoredObjects, cluster: ObjectKey): string[] {
     .map(({ pipeline }) => objectKeyString(pipelineKeyOf(pipeline)));
 }
 
-function notStored(kind: DeletableKind, name: string, backend: Backend): CliError {
-  return new CliError(`${kind} ${name} is not stored in ${backend.description}`);
+function notStored(kind: DeletableKind, name: string, backend: ApplyPorts): RefusedChangeError {
+  return new RefusedChangeError(`${kind} ${name} is not stored in ${backend.description}`);
 }
 
 function suffix(options: DeleteOptions): string {

@@ -5,19 +5,19 @@
 // interrupted applies left, storing the objects (apply/store-objects.ts), carrying over the approvals a Weave export's
 // status says are waiting (apply/waiting-approvals.ts), re-marking the Secrets applied earlier, then the checks.
 // Warnings (what Weave accepts but is probably a mistake) never stop an apply; they come back with its result.
-import { formatProblem, formatWarning } from '../../config/index.js';
-import type { ObjectKey } from '../../pipeline/model.js';
-import { checkStoreLimits } from '../../store/index.js';
-import type { Backend } from '../backend.js';
-import { loadConfigurationSource, type ConfigurationSource } from './apply/configuration-source.js';
-import { fleetAfter, reselectedPipelines, withSelectedTargets } from './apply/fleet-selection.js';
-import { planSecretPurposes, remarkSecrets } from './apply/secret-purposes.js';
-import { storeObjects } from './apply/store-objects.js';
-import { strategyWarnings } from './apply/strategy-warnings.js';
-import { readStoredObjects } from './apply/stored-objects.js';
-import { carryOverApprovals } from './apply/waiting-approvals.js';
+import { formatProblem, formatWarning } from '../config/index.js';
+import type { ObjectKey } from '../pipeline/model.js';
+import { checkStoreLimits } from '../store/index.js';
+import type { ApplyPorts } from './ports.js';
+import { loadConfigurationSource, type ConfigurationSource } from './configuration-source.js';
+import { fleetAfter, reselectedPipelines, withSelectedTargets } from './fleet-selection.js';
+import { planSecretPurposes, remarkSecrets } from './secret-purposes.js';
+import { storeObjects } from './store-objects.js';
+import { strategyWarnings } from './strategy-warnings.js';
+import { readStoredObjects } from './stored-objects.js';
+import { carryOverApprovals } from './waiting-approvals.js';
 
-export type { ConfigurationSource } from './apply/configuration-source.js';
+export type { ConfigurationSource } from './configuration-source.js';
 
 export interface ApplyOptions {
   source: ConfigurationSource;
@@ -41,7 +41,7 @@ export type ApplyResult =
     };
 
 /** Validates and (unless dry run) applies a configuration; never throws for a problem with the configuration. */
-export async function applyConfiguration(backend: Backend, options: ApplyOptions): Promise<ApplyResult> {
+export async function applyConfiguration(backend: ApplyPorts, options: ApplyOptions): Promise<ApplyResult> {
   const dryRun = options.dryRun ?? false;
   const stored = await readStoredObjects(backend.store);
   const loaded = await loadConfigurationSource(backend, options.source, stored, options.defaultCluster);
@@ -83,7 +83,7 @@ export async function applyConfiguration(backend: Backend, options: ApplyOptions
 }
 
 /** One `check-pipeline` per changed pipeline; false when any could not be handed to a verifier. */
-async function requestChecks(backend: Backend, pipelines: readonly ObjectKey[]): Promise<boolean> {
+async function requestChecks(backend: ApplyPorts, pipelines: readonly ObjectKey[]): Promise<boolean> {
   let delivered = true;
   for (const pipeline of pipelines) {
     delivered =

@@ -1,11 +1,11 @@
 // Storing a valid configuration's objects: Secrets, clusters, pipelines, in that order, so nothing is stored before
 // what it refers to. A dry run compares with what is stored instead, as the store would, and writes nothing.
-import { keyOf } from '../../../config/references.js';
-import type { Configuration } from '../../../config/index.js';
-import { objectKeyString, type ObjectKey } from '../../../pipeline/model.js';
-import type { SecretPurpose } from '../../../secrets/tags.js';
-import { canonicalJson } from '../../../store/index.js';
-import type { Backend } from '../../backend.js';
+import { keyOf } from '../config/references.js';
+import type { Configuration } from '../config/index.js';
+import { objectKeyString, type ObjectKey } from '../pipeline/model.js';
+import type { SecretPurpose } from '../secrets/tags.js';
+import { canonicalJson } from '../store/index.js';
+import type { ApplyPorts } from './ports.js';
 import type { Reselection } from './fleet-selection.js';
 import type { StoredObjects } from './stored-objects.js';
 
@@ -28,7 +28,7 @@ export interface StoredOutcome {
 type Outcome = 'created' | 'configured' | 'unchanged';
 
 export async function storeObjects(
-  backend: Backend,
+  backend: ApplyPorts,
   configuration: Configuration,
   stored: StoredObjects,
   options: StoreObjectsOptions,

@@ -2,11 +2,11 @@
 // each manual environment's approval marker to the revision Weave's status says is waiting, so a migration loses no
 // pending approval (docs/weave-compatibility.md). A marker already there is never replaced (it is this controller's
 // own, and newer than the export), and an export applied again carries nothing over again.
-import type { Configuration, WaitingApproval } from '../../../config/index.js';
-import { keyOf } from '../../../config/references.js';
-import { isRecord } from '../../../util/is-record.js';
-import { objectKeyString } from '../../../pipeline/model.js';
-import type { Backend } from '../../backend.js';
+import type { Configuration, WaitingApproval } from '../config/index.js';
+import { keyOf } from '../config/references.js';
+import { isRecord } from '../util/is-record.js';
+import { objectKeyString } from '../pipeline/model.js';
+import type { ApplyPorts } from './ports.js';
 import type { StoredObjects } from './stored-objects.js';
 
 /**
@@ -14,7 +14,7 @@ import type { StoredObjects } from './stored-objects.js';
  * requested, with an audit entry), or not and why. A dry run reads the markers and writes nothing.
  */
 export async function carryOverApprovals(
-  backend: Pick<Backend, 'store' | 'identity'>,
+  backend: Pick<ApplyPorts, 'store' | 'identity'>,
   configuration: Configuration,
   stored: StoredObjects,
   options: { dryRun: boolean; now: () => Date },

@@ -4,17 +4,17 @@
 // writes for the pipelines whose selection it joins or leaves, not for the fleet. A re-selected pipeline is written
 // like an applied one, so the store's limits are checked over it too (checkStoreLimits' `reselected`): a selection
 // the store cannot hold is refused before anything is written, by name, rather than failing half-way.
-import { keyOf } from '../../../config/references.js';
-import { formatPath, type Configuration } from '../../../config/index.js';
-import type { GitopsClusterDocument } from '../../../config/schema.js';
+import { keyOf } from '../config/references.js';
+import { formatPath, type Configuration } from '../config/index.js';
+import type { GitopsClusterDocument } from '../config/schema.js';
 import {
   objectKeyString,
   selectTargets,
   type LabelledCluster,
   type ObjectKey,
   type Pipeline,
-} from '../../../pipeline/model.js';
-import { canonicalJson, type PipelineToStore } from '../../../store/index.js';
+} from '../pipeline/model.js';
+import { canonicalJson, type PipelineToStore } from '../store/index.js';
 import type { StoredObjects } from './stored-objects.js';
 
 /** The fleet after this apply: the stored clusters, replaced or joined by the configuration's. */

@@ -2,15 +2,15 @@
 // where the deployment has no notification sink fails each such promotion for good, which `apply` says before it
 // happens (docs/notifications.md). A pull request always has a way (GitHub), so only notifications are checked. The
 // configuration is applied all the same: a sink may be added later (a restart of serve, a deploy).
-import { formatWarning, type Configuration } from '../../../config/index.js';
-import type { Backend, NotificationSinksInfo } from '../../backend.js';
+import { formatWarning, type Configuration } from '../config/index.js';
+import type { ApplyPorts, NotificationSinksInfo } from './ports.js';
 
 /**
  * One warning line per promotion block (a Pipeline's, or an environment's own) whose promotions would fail for want
  * of a sink, located at the field that chose the strategy and written as the configuration's own warnings are.
  */
 export async function strategyWarnings(
-  backend: Pick<Backend, 'description' | 'notificationSinks'>,
+  backend: Pick<ApplyPorts, 'description' | 'notificationSinks'>,
   configuration: Configuration,
 ): Promise<string[]> {
   const uses = notificationUses(configuration);

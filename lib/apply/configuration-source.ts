@@ -1,8 +1,8 @@
 // Loading the configuration to apply: its files (or text), read once within the input limits, checked against what
 // is stored (clusters it refers to without defining them, and the keys of stored Secrets it refers to).
-import { keyOf, namedDocument } from '../../../config/references.js';
-import { expandDocument } from '../../../config/validate.js';
-import { parseConfigText } from '../../../config/yaml-source.js';
+import { keyOf, namedDocument } from '../config/references.js';
+import { expandDocument } from '../config/validate.js';
+import { parseConfigText } from '../config/yaml-source.js';
 import {
   loadSources,
   readConfigurationFiles,
@@ -10,17 +10,17 @@ import {
   type KnownSecret,
   type LoadOptions,
   type LoadResult,
-} from '../../../config/index.js';
-import { objectKeyString, type ObjectKey } from '../../../pipeline/model.js';
-import { secretUses } from '../../../secrets/uses.js';
-import type { Backend } from '../../backend.js';
+} from '../config/index.js';
+import { objectKeyString, type ObjectKey } from '../pipeline/model.js';
+import { secretUses } from '../secrets/uses.js';
+import type { ApplyPorts } from './ports.js';
 import type { StoredObjects } from './stored-objects.js';
 
 /** Files and directories (read as `loadConfiguration` reads them), or YAML text such as standard input. */
 export type ConfigurationSource = { paths: readonly string[] } | { text: string; file: string };
 
 export async function loadConfigurationSource(
-  backend: Backend,
+  backend: ApplyPorts,
   source: ConfigurationSource,
   stored: StoredObjects,
   defaultCluster: ObjectKey | undefined,
@@ -41,7 +41,7 @@ export async function loadConfigurationSource(
  * The stored Secrets this configuration refers to without defining them, with their key names (never values), so
  * that the loader can check their keys. The documents are read leniently for this; the loader validates them.
  */
-async function knownSecrets(backend: Backend, sources: ConfigurationSources): Promise<KnownSecret[]> {
+async function knownSecrets(backend: ApplyPorts, sources: ConfigurationSources): Promise<KnownSecret[]> {
   const documents = sources.documents
     .flatMap((document) => expandDocument(document))
     .map((at) => namedDocument(at))
