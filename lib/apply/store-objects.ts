@@ -63,6 +63,14 @@ export async function storeObjects(
     );
   }
 
+  for (const { key, document } of configuration.configSources) {
+    const before = await store.getConfigSource(key);
+    const changed = dryRun
+      ? !sameJson(before?.document, document)
+      : (await store.applyConfigSource(document, now())).changed;
+    lines.push(`configsource ${objectKeyString(key)} ${outcomeOf(before, changed)}${suffix}`);
+  }
+
   const pipelinesByKey = new Map(stored.pipelines.map((p) => [objectKeyString(keyOf(p.document.metadata)), p]));
   for (const [i, { key, document }] of configuration.pipelineDocuments.entries()) {
     const pipeline = configuration.pipelines[i];

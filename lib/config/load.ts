@@ -1,7 +1,7 @@
 // Loading a configuration: files or directories of multi-document YAML → validated, resolved documents, or every
 // problem at once. Nothing is returned (so nothing can be applied) unless the whole configuration is valid; a valid
 // one comes with its warnings (what Weave accepts but is probably a mistake), which never stop it.
-import type { GitopsClusterDocument, PipelineDocument } from './schema.js';
+import type { ConfigSourceDocument, GitopsClusterDocument, PipelineDocument } from './schema.js';
 import { secretValues } from './secret-values.js';
 import { resolvePipeline, type ObjectKey, type Pipeline } from '../pipeline/model.js';
 import type { ConfigProblem } from './problems.js';
@@ -41,6 +41,8 @@ export interface Configuration {
   pipelineDocuments: Located<PipelineDocument>[];
   clusters: Located<GitopsClusterDocument>[];
   secrets: LoadedSecret[];
+  /** Git folders the controller applies from (docs/config-sources.md). */
+  configSources: Located<ConfigSourceDocument>[];
   /** Approvals the Pipelines' `status` (a `kubectl get -o yaml` export of Weave's) says are waiting, in file order. */
   waitingApprovals: WaitingApproval[];
 }
@@ -115,6 +117,7 @@ export function loadSources(sources: ConfigurationSources, options: LoadOptions 
     pipelineDocuments: [],
     clusters: [],
     secrets: [],
+    configSources: [],
     waitingApprovals: [],
   };
   for (const { at, document } of valid) {
@@ -141,6 +144,9 @@ export function loadSources(sources: ConfigurationSources, options: LoadOptions 
         break;
       case 'Secret':
         configuration.secrets.push({ key, values: secretValues(document.value), origin });
+        break;
+      case 'ConfigSource':
+        configuration.configSources.push({ ...located, document: document.value });
         break;
     }
   }

@@ -6,6 +6,7 @@
 import {
   APP_KIND_GROUPS,
   AppReference,
+  ConfigSourceSpec,
   Environment,
   GitopsClusterSpec,
   PipelinePromotion,
@@ -17,6 +18,7 @@ import {
 } from './schema.js';
 import { keyOfMetadata, objectKeyString, WATCHED_KIND_GROUPS, type ObjectKey } from '../pipeline/model.js';
 import { namesStrategy } from '../pipeline/promotion.js';
+import { repositoryTypeOf } from '../pipeline/repository-address.js';
 import type { ConfigProblem } from './problems.js';
 import { isRecord } from '../util/is-record.js';
 import { problemAt, type DocumentAt } from './validate.js';
@@ -119,6 +121,7 @@ export function checkReferences(
       for (const warning of checked.warnings) warnings.push(warning);
     }
     if (document.kind === 'GitopsCluster') checkClusterSecret(document, requireSecret);
+    if (document.kind === 'ConfigSource') checkConfigSourceSecret(document, requireSecret);
   }
   return { problems, warnings };
 }
@@ -341,14 +344,30 @@ function checkPromotionSecrets(
   if (pullRequest) {
     const secret = { namespace, name: pullRequest.secretRef.name };
     const secretPath = [...path, 'strategy', 'pull-request', 'secretRef', 'name'];
-    requireSecret(at, secretPath, secret, `the ${pullRequest.type} credentials`, (keys) => {
-      if (keys.has('token')) return undefined;
-      if (pullRequest.type === 'github' && GITHUB_APP_KEYS.every((k) => keys.has(k))) return undefined;
-      return pullRequest.type === 'github'
-        ? `has neither a non-empty "token" key nor the GitHub App keys ${GITHUB_APP_KEYS.join(', ')}`
-        : 'has no non-empty "token" key';
-    });
+    requireSecret(at, secretPath, secret, `the ${pullRequest.type} credentials`, (keys) =>
+      gitCredentialsProblem(pullRequest.type, keys),
+    );
   }
+}
+
+/** A ConfigSource reads its repository with the same credentials as a pull request on that host. */
+function checkConfigSourceSecret({ at, key, value }: NamedDocument, requireSecret: RequireSecret): void {
+  const spec = ConfigSourceSpec.safeParse(value.spec);
+  if (!spec.success) return;
+  const type = spec.data.type ?? repositoryTypeOf(spec.data.url);
+  const secret = { namespace: key.namespace, name: spec.data.secretRef.name };
+  requireSecret(at, ['spec', 'secretRef', 'name'], secret, `the ${type ?? 'Git'} read credentials`, (keys) =>
+    gitCredentialsProblem(type, keys),
+  );
+}
+
+/** What a Secret of Git credentials for a host of `type` lacks, or undefined when it holds enough. */
+function gitCredentialsProblem(type: string | undefined, keys: Set<string>): string | undefined {
+  if (keys.has('token')) return undefined;
+  if (type === 'github' && GITHUB_APP_KEYS.every((k) => keys.has(k))) return undefined;
+  return type === 'github'
+    ? `has neither a non-empty "token" key nor the GitHub App keys ${GITHUB_APP_KEYS.join(', ')}`
+    : 'has no non-empty "token" key';
 }
 
 function checkClusterSecret({ at, key, value }: NamedDocument, requireSecret: RequireSecret): void {

@@ -14,7 +14,7 @@ import {
   type SourceKind,
   type WatchedKind,
 } from '../pipeline/model.js';
-import { repositoryAddress } from '../pipeline/repository-address.js';
+import { repositoryAddress, repositoryPath, repositoryTypeOf } from '../pipeline/repository-address.js';
 import { holdsUserInfo, USER_INFO_PROBLEM } from '../util/url-user-info.js';
 import {
   ApprovalPolicySchema,
@@ -338,6 +338,66 @@ export const GitopsClusterDocument = z.strictObject({
   status: z.unknown().optional(),
 });
 
+// ---------------------------------------------------------------- ConfigSource (pipeline-controller.io/v1alpha1)
+
+export const CONFIG_SOURCE_API_VERSION = 'pipeline-controller.io/v1alpha1';
+
+/**
+ * A folder of a Git repository holding Pipelines and GitopsClusters, which the controller applies at each new commit
+ * of a branch (docs/config-sources.md). The URL is read as a pull request's is; `type` may be left out where the URL
+ * says which host it is.
+ */
+export const ConfigSourceSpec = z
+  .strictObject({
+    url: z
+      .string()
+      .min(1, 'must not be empty')
+      .refine((value) => isHttpUrl(value, { httpsOnly: true }), {
+        message: 'must be an https:// repository URL',
+      })
+      .refine((value) => !holdsUserInfo(value), {
+        message: `${USER_INFO_PROBLEM}: the credentials go in the Secret named by secretRef`,
+      }),
+    type: z.enum(GIT_PROVIDER_TYPES, { error: `must be one of ${GIT_PROVIDER_TYPES.join(', ')}` }).optional(),
+    branch: z
+      .string()
+      .min(1, 'must not be empty')
+      .max(255, 'must be at most 255 characters')
+      .regex(/^[^\s~^:?*[\\]+$/, 'must be a Git branch name'),
+    path: z
+      .string()
+      .max(1024, 'must be at most 1024 characters')
+      .refine((value) => repositoryPath(value) !== undefined, {
+        message: 'must be a folder of the repository, relative to its root, without "." or ".." segments',
+      })
+      .optional(),
+    secretRef: LocalObjectReference,
+    prune: z.boolean().optional(),
+    namespaces: z.array(dns1123Label).min(1, 'must name at least one namespace (or leave the field out)').optional(),
+  })
+  .superRefine((spec, ctx) => {
+    if (!isHttpUrl(spec.url, { httpsOnly: true }) || holdsUserInfo(spec.url)) return; // said above
+    const type = spec.type ?? repositoryTypeOf(spec.url);
+    if (!type) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['type'],
+        message: `cannot tell the Git host from the URL: set type to one of ${GIT_PROVIDER_TYPES.join(', ')}`,
+      });
+      return;
+    }
+    const located = repositoryAddress(type, spec.url);
+    if (!located.ok) ctx.addIssue({ code: 'custom', path: ['url'], message: located.problem });
+  });
+
+export const ConfigSourceDocument = z.strictObject({
+  apiVersion: z.literal(CONFIG_SOURCE_API_VERSION),
+  kind: z.literal('ConfigSource'),
+  metadata: Metadata,
+  spec: ConfigSourceSpec,
+  status: z.unknown().optional(),
+});
+
 // ---------------------------------------------------------------- Secret (v1)
 
 const secretKey = z
@@ -371,11 +431,14 @@ export type Target = z.infer<typeof Target>;
 export type SourceReference = z.infer<typeof SourceReference>;
 export type GitopsClusterDocument = z.infer<typeof GitopsClusterDocument>;
 export type SecretDocument = z.infer<typeof SecretDocument>;
+export type ConfigSourceDocument = z.infer<typeof ConfigSourceDocument>;
+export type ConfigSourceSpec = z.infer<typeof ConfigSourceSpec>;
 
 /** The document kinds the loader accepts, by `kind`. */
 export const DOCUMENT_SCHEMAS = {
   Pipeline: { apiVersion: PIPELINE_API_VERSION, schema: PipelineDocument },
   GitopsCluster: { apiVersion: GITOPS_CLUSTER_API_VERSION, schema: GitopsClusterDocument },
   Secret: { apiVersion: 'v1', schema: SecretDocument },
+  ConfigSource: { apiVersion: CONFIG_SOURCE_API_VERSION, schema: ConfigSourceDocument },
 } as const;
 export type DocumentKind = keyof typeof DOCUMENT_SCHEMAS;

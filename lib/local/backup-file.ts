@@ -13,6 +13,7 @@ import { createHash } from 'node:crypto';
 import * as z from 'zod';
 import { masterKeysFromValues } from '../secrets/master-keys.js';
 import { issueText } from '../util/zod-issue.js';
+import { SECRET_PURPOSES } from '../secrets/tags.js';
 import { jsonAttributeValueSchema, type JsonItem } from './attribute-json.js';
 import { DATA_FILES, type StoredSecret } from './data-dir.js';
 
@@ -28,7 +29,7 @@ const secretsSchema = z.record(
   z.string(),
   z.strictObject({
     values: z.record(z.string(), z.string()),
-    purposes: z.array(z.enum(['webhook-hmac', 'kubeconfig', 'git-credentials'])),
+    purposes: z.array(z.enum(SECRET_PURPOSES)),
   }),
 );
 

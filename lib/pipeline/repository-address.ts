@@ -191,6 +191,44 @@ const ADDRESS_OF: Record<GitProviderType, (host: string, parts: string[]) => Rep
   },
 };
 
+/**
+ * The host type a repository URL shows without being told (a ConfigSource's `type` may be left out): github.com,
+ * gitlab.com, Azure DevOps' `/_git/` and Bitbucket Server's `/scm/` and `/projects/…/repos/` forms. Undefined for a
+ * self-hosted URL that could be either GitHub Enterprise or GitLab.
+ */
+export function repositoryTypeOf(url: string): GitProviderType | undefined {
+  let parsed: URL;
+  try {
+    parsed = new URL(url);
+  } catch {
+    return undefined;
+  }
+  const host = parsed.host.toLowerCase();
+  const parts = parsed.pathname.split('/').filter((part) => part !== '');
+  if (host === 'github.com' || host === 'www.github.com') return 'github';
+  if (host === 'gitlab.com') return 'gitlab';
+  if (host === 'dev.azure.com' || host.endsWith('.visualstudio.com') || parts.includes('_git')) return 'azure-devops';
+  const repos = parts.indexOf('repos');
+  if (parts.includes('scm') || (repos >= 2 && ['projects', 'users'].includes(parts[repos - 2] ?? ''))) {
+    return 'bitbucket-server';
+  }
+  return undefined;
+}
+
+/**
+ * A folder of a repository as written in a ConfigSource's `path`, normalised: no leading or trailing `/`, `''` for
+ * the root (`''`, `.`, `/`). Undefined when it climbs out or holds `.`/`..` segments, a backslash or a control
+ * character.
+ */
+export function repositoryPath(path: string): string | undefined {
+  if (path === '.' || path === '/' || path === '') return '';
+  // eslint-disable-next-line no-control-regex
+  if (/[\\\x00-\x1f\x7f]/.test(path)) return undefined;
+  const segments = path.replace(/^\/+|\/+$/g, '').split('/');
+  if (segments.some((segment) => segment === '' || segment === '.' || segment === '..')) return undefined;
+  return segments.join('/');
+}
+
 function safeDecode(part: string): string {
   try {
     return decodeURIComponent(part);

@@ -94,17 +94,30 @@ export const PromoteMessageSchema = z.object({
   revision: nonEmpty,
 });
 
+/**
+ * Read a ConfigSource's branch head and, when that commit (for the source's current spec) was never attempted,
+ * apply the configuration it holds (docs/config-sources.md). `cause` is only logged: a push webhook is a trigger,
+ * nothing of its payload travels here.
+ */
+export const SyncConfigSourceMessageSchema = z.object({
+  type: z.literal('sync-config-source'),
+  source: ObjectKeySchema,
+  cause: z.enum(['poll', 'webhook', 'apply', 'busy']),
+});
+
 export const QueueMessageSchema = z.discriminatedUnion('type', [
   CheckAppMessageSchema,
   CheckPipelineMessageSchema,
   PollMessageSchema,
   PromoteMessageSchema,
+  SyncConfigSourceMessageSchema,
 ]);
 
 export type CheckAppMessage = z.output<typeof CheckAppMessageSchema>;
 export type CheckPipelineMessage = z.output<typeof CheckPipelineMessageSchema>;
 export type PollMessage = z.output<typeof PollMessageSchema>;
 export type PromoteMessage = z.output<typeof PromoteMessageSchema>;
+export type SyncConfigSourceMessage = z.output<typeof SyncConfigSourceMessageSchema>;
 export type QueueMessage = z.output<typeof QueueMessageSchema>;
 export type QueueMessageType = QueueMessage['type'];
 
@@ -116,7 +129,13 @@ export function readsTargets(message: CheckPipelineMessage): boolean {
   return message.readTargets ?? (message.cause === 'promotion-webhook' || message.cause === 'apply');
 }
 
-export const QUEUE_MESSAGE_TYPES: readonly QueueMessageType[] = ['check-app', 'check-pipeline', 'poll', 'promote'];
+export const QUEUE_MESSAGE_TYPES: readonly QueueMessageType[] = [
+  'check-app',
+  'check-pipeline',
+  'poll',
+  'promote',
+  'sync-config-source',
+];
 
 /** How a message's problem is told: never its values, and a wrong `type` as one of the known types. */
 const MESSAGE_ISSUES: DescribeIssueOptions = {

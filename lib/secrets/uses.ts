@@ -39,6 +39,8 @@ export function secretUses(kind: string, key: ObjectKey, document: unknown): Sec
       );
     }
   }
+  // The receiver reads a ConfigSource's Secret for its push webhooks' secret (docs/config-sources.md).
+  if (kind === 'ConfigSource') use(refName(spec.secretRef), 'config-source');
   if (kind === 'GitopsCluster') {
     use(refName(spec.secretRef), 'kubeconfig');
     // Cluster API writes the kubeconfig of cluster X to the Secret X-kubeconfig.
@@ -69,6 +71,13 @@ export function purposesBySecret(
  */
 export function purposeConflict(purposes: readonly SecretPurpose[]): string | undefined {
   const unique = [...new Set(purposes)];
+  if (unique.includes('config-source') && unique.length > 1) {
+    const others = unique.filter((purpose) => purpose !== 'config-source').sort();
+    return (
+      `it would hold a ConfigSource's credentials (config-source) and ${others.join(' and ')}: the receiver reads ` +
+      "a ConfigSource's Secret for its webhook secret, so give the ConfigSource a Secret of its own (a read-only token)"
+    );
+  }
   if (!unique.includes('webhook-hmac') || unique.length === 1) return undefined;
   const others = unique.filter((purpose) => purpose !== 'webhook-hmac').sort();
   return (

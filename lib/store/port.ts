@@ -2,7 +2,7 @@
 // access patterns: docs/architecture.md, "The table"). It is split by concern so that each caller depends on the
 // least it needs; the DynamoDB adapter implements all.
 // Correctness lives in the conditional writes behind these methods, never in timing or queue order.
-import type { GitopsClusterDocument, PipelineDocument } from '../config/schema.js';
+import type { ConfigSourceDocument, GitopsClusterDocument, PipelineDocument } from '../config/schema.js';
 import type { ApprovalMarker, PromotionRecord } from '../decision/types.js';
 import type { FreezeScope, FreezeSwitch } from '../pipeline/freeze.js';
 import type { TargetStatus } from '../flux/target-status.js';
@@ -23,6 +23,13 @@ export interface PageRequest {
 
 // ---------------------------------------------------------------- configuration and the apps index
 
+/** The ConfigSource that applied an object, and the commit that last changed it (docs/config-sources.md). */
+export interface ObjectOwner {
+  configSource: ObjectKey;
+  /** Flux's form: `<branch>@sha1:<40 hex>`. */
+  revision: string;
+}
+
 export interface StoredPipeline {
   /** The document as applied. */
   document: PipelineDocument;
@@ -32,12 +39,16 @@ export interface StoredPipeline {
   generation: number;
   /** ISO 8601. */
   appliedAt: string;
+  /** Absent when applied with the CLI. */
+  owner?: ObjectOwner;
 }
 
 export interface StoredCluster {
   document: GitopsClusterDocument;
   generation: number;
   appliedAt: string;
+  /** Absent when applied with the CLI. */
+  owner?: ObjectOwner;
 }
 
 /** One target of one pipeline (or its source) that an object belongs to: what the receiver looks up. */
@@ -85,7 +96,12 @@ export interface ConfigurationStore {
    * observed statuses are kept (they belong to apps, not pipelines). Applying an unchanged document writes nothing.
    * Throws ConcurrentChangeError (errors.ts) when another apply wrote the pipeline since it was read.
    */
-  applyPipeline(document: PipelineDocument, pipeline: Pipeline, now: Date): Promise<{ changed: boolean }>;
+  applyPipeline(
+    document: PipelineDocument,
+    pipeline: Pipeline,
+    now: Date,
+    owner?: ObjectOwner,
+  ): Promise<{ changed: boolean }>;
   /**
    * Removes what applies cut off part-way left in the apps index: entries and usage that no stored definition uses.
    * `applyPipeline` does this for its own pipeline; this does it for every pipeline whose interrupted apply is over
@@ -97,8 +113,11 @@ export interface ConfigurationStore {
   deletePipeline(key: ObjectKey): Promise<boolean>;
   getPipeline(key: ObjectKey): Promise<StoredPipeline | undefined>;
   listPipelines(page?: PageRequest): Promise<Page<StoredPipeline>>;
-  /** Stores a cluster registration; throws ConcurrentChangeError like `applyPipeline`. */
-  applyCluster(document: GitopsClusterDocument, now: Date): Promise<{ changed: boolean }>;
+  /**
+   * Stores a cluster registration; throws ConcurrentChangeError like `applyPipeline`. Like a pipeline, it is
+   * rewritten when its owning ConfigSource changes, not when only the owner's commit does.
+   */
+  applyCluster(document: GitopsClusterDocument, now: Date, owner?: ObjectOwner): Promise<{ changed: boolean }>;
   getCluster(key: ObjectKey): Promise<StoredCluster | undefined>;
   /**
    * Removes a cluster registration. False when there was none. Pipelines that list the cluster by clusterRef are
@@ -426,6 +445,110 @@ export interface Notifications {
   claimNotification(pipeline: ObjectKey, env: string, revision: string, kind: string, now: Date): Promise<boolean>;
 }
 
+// ---------------------------------------------------------------- ConfigSources
+
+/** Why a ConfigSource's last sync ended as it did: Flux's `Ready` condition reasons (docs/config-sources.md). */
+export const CONFIG_SYNC_REASONS = [
+  'Succeeded',
+  'ValidationFailed',
+  'GitUnavailable',
+  'Unauthorized',
+  'Conflict',
+  'NotFound',
+  /** Applied, not synced yet. */
+  'Pending',
+] as const;
+export type ConfigSyncReason = (typeof CONFIG_SYNC_REASONS)[number];
+
+/** A condition as Flux writes one (metav1.Condition without observedGeneration). */
+export interface ReadyCondition {
+  type: 'Ready';
+  status: 'True' | 'False' | 'Unknown';
+  reason: ConfigSyncReason;
+  message: string;
+  /** ISO 8601: when `status` last changed. */
+  lastTransitionTime: string;
+}
+
+export interface ConfigSourceStatus {
+  /** The last commit a sync was made for, `<branch>@sha1:<hex>`, whatever its outcome. */
+  lastAttemptedRevision?: string;
+  /** The last commit whose configuration is in force. */
+  lastAppliedRevision?: string;
+  /** The source's generation the last attempt was made for: a changed spec syncs its commit again. */
+  attemptedGeneration?: number;
+  /** Objects applied (Pipelines and GitopsClusters) and documents skipped (other kinds) at the last applied commit. */
+  applied?: number;
+  skipped?: number;
+  conditions: ReadyCondition[];
+}
+
+export interface StoredConfigSource {
+  document: ConfigSourceDocument;
+  generation: number;
+  appliedAt: string;
+  status: ConfigSourceStatus;
+}
+
+/** A sync of one commit under way: what `finishConfigSync` is conditional on. */
+export interface ConfigSyncClaim {
+  source: ObjectKey;
+  revision: string;
+  generation: number;
+  token: string;
+}
+
+/** What a sync ended with; `attempted: false` (Git could not be read) leaves the commit to be tried again. */
+export interface ConfigSyncResult {
+  attempted: boolean;
+  appliedRevision?: string;
+  applied?: number;
+  skipped?: number;
+  ready: Omit<ReadyCondition, 'type' | 'lastTransitionTime'>;
+}
+
+/** An applied commit of a ConfigSource, in its own trail (`history --type config-applied`). */
+export interface ConfigAuditEntry {
+  /** ISO 8601. */
+  at: string;
+  configSource: ObjectKey;
+  type: 'config-applied';
+  revision: string;
+  /** The commit's author as the Git host reports it, when it does. */
+  author?: string;
+  message: string;
+  created: string[];
+  configured: string[];
+  pruned: string[];
+  actor?: string;
+}
+
+export interface ConfigSources {
+  /** Stores a ConfigSource, keeping its status; a changed spec raises its generation (so its commit syncs again). */
+  applyConfigSource(document: ConfigSourceDocument, now: Date): Promise<{ changed: boolean }>;
+  getConfigSource(key: ObjectKey): Promise<StoredConfigSource | undefined>;
+  listConfigSources(page?: PageRequest): Promise<Page<StoredConfigSource>>;
+  /** Removes a ConfigSource (the objects it applied stay, owned by nothing). False when there was none. */
+  deleteConfigSource(key: ObjectKey): Promise<boolean>;
+  /**
+   * Takes the sync of `revision` for the source's current generation: undefined when it was attempted already, or
+   * another sync of it holds the lease (until `leaseMs` after it took it), or the source is gone or changed. Exactly
+   * one of many concurrent callers for one commit gets it.
+   */
+  claimConfigSync(
+    source: ObjectKey,
+    revision: string,
+    generation: number,
+    now: Date,
+    leaseMs: number,
+  ): Promise<ConfigSyncClaim | undefined>;
+  /** Records how the claimed sync ended and lets go of the lease; false when the claim was lost meanwhile. */
+  finishConfigSync(claim: ConfigSyncClaim, result: ConfigSyncResult, now: Date): Promise<boolean>;
+  appendConfigAudit(entry: ConfigAuditEntry): Promise<void>;
+  /** The newest entries of a source first. */
+  listConfigAudit(source: ObjectKey, page?: PageRequest): Promise<Page<ConfigAuditEntry>>;
+}
+
 // ---------------------------------------------------------------- stop switches
 
 export interface Freezes {
@@ -445,4 +568,5 @@ export type Store = ConfigurationStore &
   AuditLog &
   Notifications &
   Freezes &
-  PollSummaries;
+  PollSummaries &
+  ConfigSources;

@@ -5,7 +5,9 @@
 // guarantee for one item. Values are copied in and out, so a caller can never change what is stored.
 /* eslint-disable @typescript-eslint/require-await -- the port is asynchronous; memory has nothing to wait for */
 import { isDeepStrictEqual } from 'node:util';
-import type { WatchedKind, GitopsClusterDocument, PipelineDocument } from '../config/schema.js';
+import { randomUUID } from 'node:crypto';
+import type { ConfigSourceDocument, WatchedKind, GitopsClusterDocument, PipelineDocument } from '../config/schema.js';
+import { attemptKey, pendingStatus, syncedStatus } from '../store/config-sync-step.js';
 import { isClaimable, promotionStage, type ApprovalMarker } from '../decision/index.js';
 import type { TargetStatus } from '../flux/target-status.js';
 import type { FreezeScope, FreezeSwitch } from '../pipeline/freeze.js';
@@ -23,6 +25,7 @@ import { newPromotionRecord } from '../store/new-promotion-record.js';
 import {
   appKeyOf,
   appKeyString,
+  keyOfMetadata,
   objectKeyString,
   type AppKey,
   type ObjectKey,
@@ -36,6 +39,11 @@ import type {
   AuditEntry,
   ClusterKindPoll,
   ClusterKindUsage,
+  ConfigAuditEntry,
+  ConfigSyncClaim,
+  ConfigSyncResult,
+  ObjectOwner,
+  StoredConfigSource,
   IndexedTarget,
   ObservedTargetStatus,
   Page,
@@ -77,6 +85,12 @@ export class MemoryStore implements Store {
   readonly #promotions = new Map<string, VersionedPromotionRecord>();
   /** By pipeline. */
   readonly #audit = new Map<string, StoredAuditEntry[]>();
+  /** By source: what the table's item holds, the last attempt and the lease of a sync under way beside the source. */
+  readonly #configSources = new Map<
+    string,
+    { source: StoredConfigSource; attempted?: string; lease?: { token: string; until: number } }
+  >();
+  readonly #configAudit = new Map<string, { entry: ConfigAuditEntry; sequence: number }[]>();
   #auditSequence = 0;
   /** Claimed notifications, by (pipeline, env, revision, kind). */
   readonly #notifications = new Set<string>();
@@ -108,17 +122,27 @@ export class MemoryStore implements Store {
 
   // ---------------------------------------------------------------- configuration and the apps index
 
-  async applyPipeline(document: PipelineDocument, pipeline: Pipeline, now: Date): Promise<{ changed: boolean }> {
+  async applyPipeline(
+    document: PipelineDocument,
+    pipeline: Pipeline,
+    now: Date,
+    owner?: ObjectOwner,
+  ): Promise<{ changed: boolean }> {
     const id = objectKeyString(pipeline);
     const existing = this.#read(this.#pipelines.get(id));
     const applied = copy({ document, pipeline });
-    if (existing && isDeepStrictEqual({ document: existing.document, pipeline: existing.pipeline }, applied)) {
+    if (
+      existing &&
+      isDeepStrictEqual({ document: existing.document, pipeline: existing.pipeline }, applied) &&
+      sameOwner(existing.owner, owner)
+    ) {
       return { changed: false };
     }
     this.#write(id, this.#pipelines, {
       ...applied,
       generation: (existing?.generation ?? 0) + 1,
       appliedAt: now.toISOString(),
+      ...(owner ? { owner } : {}),
     });
     return { changed: true };
   }
@@ -144,15 +168,18 @@ export class MemoryStore implements Store {
     return this.#page(sorted, (stored) => objectSortKey(stored.pipeline), page);
   }
 
-  async applyCluster(document: GitopsClusterDocument, now: Date): Promise<{ changed: boolean }> {
+  async applyCluster(document: GitopsClusterDocument, now: Date, owner?: ObjectOwner): Promise<{ changed: boolean }> {
     const id = objectKeyString(clusterKeyOf(document));
     const existing = this.#read(this.#clusters.get(id));
     const applied = copy(document);
-    if (existing && isDeepStrictEqual(existing.document, applied)) return { changed: false };
+    if (existing && isDeepStrictEqual(existing.document, applied) && sameOwner(existing.owner, owner)) {
+      return { changed: false };
+    }
     this.#write(id, this.#clusters, {
       document: applied,
       generation: (existing?.generation ?? 0) + 1,
       appliedAt: now.toISOString(),
+      ...(owner ? { owner } : {}),
     });
     return { changed: true };
   }
@@ -598,6 +625,88 @@ export class MemoryStore implements Store {
     return sortedBy([...this.#freezes.entries()], ([sortKey]) => sortKey).map(([, freeze]) => copy(freeze));
   }
 
+  // ---------------------------------------------------------------- ConfigSources
+
+  async applyConfigSource(document: ConfigSourceDocument, now: Date): Promise<{ changed: boolean }> {
+    const id = objectKeyString(keyOfMetadata(document.metadata));
+    const existing = this.#read(this.#configSources.get(id));
+    const applied = copy(document);
+    if (existing && isDeepStrictEqual(existing.source.document, applied)) return { changed: false };
+    this.#write(id, this.#configSources, {
+      ...existing,
+      source: {
+        document: applied,
+        generation: (existing?.source.generation ?? 0) + 1,
+        appliedAt: now.toISOString(),
+        status: existing?.source.status ?? pendingStatus(now),
+      },
+    });
+    return { changed: true };
+  }
+
+  async getConfigSource(key: ObjectKey): Promise<StoredConfigSource | undefined> {
+    return this.#read(this.#configSources.get(objectKeyString(key)))?.source;
+  }
+
+  async listConfigSources(page: PageRequest = {}): Promise<Page<StoredConfigSource>> {
+    const sortKey = (stored: StoredConfigSource) => objectSortKey(keyOfMetadata(stored.document.metadata));
+    const sources = [...this.#configSources.values()].map((held) => held.source);
+    return this.#page(sortedBy(sources, sortKey), sortKey, page);
+  }
+
+  async deleteConfigSource(key: ObjectKey): Promise<boolean> {
+    const id = objectKeyString(key);
+    if (!this.#read(this.#configSources.get(id))) return false;
+    this.#delete(id, this.#configSources);
+    return true;
+  }
+
+  async claimConfigSync(
+    source: ObjectKey,
+    revision: string,
+    generation: number,
+    now: Date,
+    leaseMs: number,
+  ): Promise<ConfigSyncClaim | undefined> {
+    const id = objectKeyString(source);
+    const held = this.#read(this.#configSources.get(id));
+    this.counts.writes += 1; // a conditional update, counted whether or not it wins
+    if (!held || held.source.generation !== generation) return undefined;
+    if (held.attempted === attemptKey(generation, revision)) return undefined;
+    if (held.lease && held.lease.until >= now.getTime()) return undefined;
+    const claim = { source, revision, generation, token: randomUUID() };
+    this.#configSources.set(id, copy({ ...held, lease: { token: claim.token, until: now.getTime() + leaseMs } }));
+    return claim;
+  }
+
+  async finishConfigSync(claim: ConfigSyncClaim, result: ConfigSyncResult, now: Date): Promise<boolean> {
+    const id = objectKeyString(claim.source);
+    const held = this.#read(this.#configSources.get(id));
+    if (!held || held.lease?.token !== claim.token) return false;
+    this.#write(id, this.#configSources, {
+      source: { ...held.source, status: syncedStatus(held.source.status, claim, result, now) },
+      attempted: result.attempted ? attemptKey(claim.generation, claim.revision) : held.attempted,
+    });
+    return true;
+  }
+
+  async appendConfigAudit(entry: ConfigAuditEntry): Promise<void> {
+    const id = objectKeyString(entry.configSource);
+    const trail = this.#configAudit.get(id) ?? [];
+    this.counts.writes += 1;
+    trail.push({ entry: copy(entry), sequence: this.#auditSequence++ });
+    this.#configAudit.set(id, trail);
+  }
+
+  async listConfigAudit(source: ObjectKey, page: PageRequest = {}): Promise<Page<ConfigAuditEntry>> {
+    const trail = this.#configAudit.get(objectKeyString(source)) ?? [];
+    const sortKey = ({ entry, sequence }: { entry: ConfigAuditEntry; sequence: number }) =>
+      `${entry.at}#${String(sequence).padStart(12, '0')}`;
+    const newestFirst = sortedBy(trail, sortKey).reverse();
+    const result = this.#page(newestFirst, sortKey, page, 'descending');
+    return { items: result.items.map(({ entry }) => entry), ...(result.cursor ? { cursor: result.cursor } : {}) };
+  }
+
   // ---------------------------------------------------------------- reading and writing items
 
   #read<T>(value: T | undefined): T | undefined {
@@ -641,6 +750,10 @@ export class MemoryStore implements Store {
 /** A JSON copy: what a DynamoDB item keeps of a value (undefined fields are dropped). */
 function copy<T>(value: T): T {
   return JSON.parse(JSON.stringify(value)) as T;
+}
+
+function sameOwner(a: ObjectOwner | undefined, b: ObjectOwner | undefined): boolean {
+  return (a && objectKeyString(a.configSource)) === (b && objectKeyString(b.configSource));
 }
 
 function observed({ status, observedAt, changedAt }: StoredStatus): ObservedTargetStatus {

@@ -128,7 +128,7 @@ describe('decodeMessage rejections', () => {
     {
       name: 'an unknown type',
       body: body({ type: SECRET }),
-      reason: 'invalid message: type is not one of check-app, check-pipeline, poll, promote',
+      reason: 'invalid message: type is not one of check-app, check-pipeline, poll, promote, sync-config-source',
     },
     {
       name: 'an empty app name',

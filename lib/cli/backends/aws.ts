@@ -22,7 +22,7 @@ import { SqsQueue } from '../../queue/sqs.js';
 import { masterKeysFromValues, type MasterKeys } from '../../secrets/master-keys.js';
 import { DEFAULT_SECRETS_PREFIX } from '../../secrets/prefix.js';
 import { SecretsManagerSecretSource } from '../../secrets/secrets-manager.js';
-import { SECRET_PURPOSE_TAG, type SecretPurpose } from '../../secrets/tags.js';
+import { RECEIVER_READABLE_PURPOSES, SECRET_PURPOSE_TAG, type SecretPurpose } from '../../secrets/tags.js';
 import { createDynamoStore } from '../../store/index.js';
 import { parseNotificationSinks } from '../../runtime/notification-sinks.js';
 import type { Backend, NotificationSinksInfo } from '../backend.js';
@@ -202,16 +202,17 @@ function secretWrites(
             `(aws secretsmanager restore-secret --secret-id ${id}) and apply again`,
         );
       }
-      // The receiver may read a secret while it is tagged webhook-hmac: a value of another kind must never be
-      // there under that tag, so the tag comes off before such a value goes in, and goes on only after an HMAC
-      // key went in.
-      if (tag !== 'webhook-hmac') await tags.set(id, current.tag, tag);
+      // The receiver may read a secret while it is tagged webhook-hmac or config-source: a value of another kind
+      // must never be there under such a tag, so the tag comes off before such a value goes in, and goes on only
+      // after the value meant for the receiver went in.
+      const receiverReads = tag !== undefined && RECEIVER_READABLE_PURPOSES.includes(tag);
+      if (!receiverReads) await tags.set(id, current.tag, tag);
       // A value that is not a JSON object of strings (written by hand) is simply replaced.
       const stored = await secrets.getById(id).catch(() => undefined);
       if (!sameValues(stored, values)) {
         await secretsManager.send(new PutSecretValueCommand({ SecretId: id, SecretString: text }));
       }
-      if (tag === 'webhook-hmac') await tags.set(id, current.tag, tag);
+      if (receiverReads) await tags.set(id, current.tag, tag);
     },
     secretKeys: async (key) => {
       const values = await secrets.getSecret(key);

@@ -39,6 +39,8 @@ export function messageSummary(message: QueueMessage): string {
       return `poll ${objectKeyString(message.cluster)} ${message.kind}`;
     case 'promote':
       return `promote ${objectKeyString(message.pipeline)} ${message.env} ${message.revision}`;
+    case 'sync-config-source':
+      return `sync-config-source ${objectKeyString(message.source)} (${message.cause})`;
   }
 }
 

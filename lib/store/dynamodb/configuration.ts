@@ -28,6 +28,7 @@ import type {
   ClusterKindUsage,
   ConfigurationStore,
   IndexedTarget,
+  ObjectOwner,
   Page,
   PageRequest,
   StoredCluster,
@@ -91,11 +92,21 @@ export const usageGenerationAttribute = (pipelineName: string): string => `gener
 
 // ---------------------------------------------------------------- the items an apply writes (limits.ts sizes them)
 
+/**
+ * What tells a stored definition unchanged: its document (and resolved form), and which ConfigSource owns it, so a
+ * definition adopted by a source (or let go) is rewritten; the owner's commit is left out, so a commit that does not
+ * change a definition writes nothing for it.
+ */
+export function definitionFingerprint(value: object, owner: ObjectOwner | undefined): string {
+  return fingerprint(owner ? { ...value, owner: objectKeyString(owner.configSource) } : value);
+}
+
 export function pipelineItem(
   document: PipelineDocument,
   pipeline: Pipeline,
   now: Date,
   generation: number,
+  owner?: ObjectOwner,
 ): Record<string, unknown> {
   const key = pipelineKeyOf(pipeline);
   return {
@@ -105,13 +116,19 @@ export function pipelineItem(
     entity: 'pipeline',
     document,
     pipeline,
-    fingerprint: fingerprint({ document, pipeline }),
+    fingerprint: definitionFingerprint({ document, pipeline }, owner),
     appliedAt: now.toISOString(),
     generation,
+    ...(owner ? { owner } : {}),
   };
 }
 
-export function clusterItem(document: GitopsClusterDocument, now: Date, generation: number): Record<string, unknown> {
+export function clusterItem(
+  document: GitopsClusterDocument,
+  now: Date,
+  generation: number,
+  owner?: ObjectOwner,
+): Record<string, unknown> {
   const key = clusterKeyOf(document);
   return {
     ...keys.cluster(key),
@@ -119,9 +136,11 @@ export function clusterItem(document: GitopsClusterDocument, now: Date, generati
     [TABLE_SCHEMA.indexSortKey]: keys.objectSortKey(key),
     entity: 'cluster',
     document,
-    fingerprint: fingerprint(document),
+    // A cluster's fingerprint is of its document alone (written so before owners existed).
+    fingerprint: owner ? definitionFingerprint({ document }, owner) : fingerprint(document),
     appliedAt: now.toISOString(),
     generation,
+    ...(owner ? { owner } : {}),
   };
 }
 
@@ -183,10 +202,18 @@ type FenceTarget = (intents: readonly ApplyIntent[]) => number | undefined;
 export class DynamoConfiguration implements ConfigurationStore, AppsIndex {
   constructor(private readonly table: TableContext) {}
 
-  async applyPipeline(document: PipelineDocument, pipeline: Pipeline, now: Date): Promise<{ changed: boolean }> {
+  async applyPipeline(
+    document: PipelineDocument,
+    pipeline: Pipeline,
+    now: Date,
+    owner?: ObjectOwner,
+  ): Promise<{ changed: boolean }> {
     const key = pipelineKeyOf(pipeline);
     const existing = await this.getDefinition(key);
-    if (existing?.entity === 'pipeline' && existing.fingerprint === fingerprint({ document, pipeline })) {
+    if (
+      existing?.entity === 'pipeline' &&
+      existing.fingerprint === definitionFingerprint({ document, pipeline }, owner)
+    ) {
       // Applying what is stored asserts it: an apply of other content still under way loses (as it would had this
       // one come after it), and whatever interrupted applies left is removed.
       await this.settle(key, now, (intents) => maxGeneration(intents));
@@ -199,7 +226,7 @@ export class DynamoConfiguration implements ConfigurationStore, AppsIndex {
     try {
       await this.writeGained(key, stored, pipeline, generation);
       await this.putVersioned(
-        pipelineItem(document, pipeline, now, generation),
+        pipelineItem(document, pipeline, now, generation, owner),
         existing?.generation,
         `Pipeline ${objectKeyString(key)}`,
       );
@@ -276,13 +303,14 @@ export class DynamoConfiguration implements ConfigurationStore, AppsIndex {
     return { items: result.items.map((item) => storedPipeline(item as PipelineItem)), cursor: result.cursor };
   }
 
-  async applyCluster(document: GitopsClusterDocument, now: Date): Promise<{ changed: boolean }> {
+  async applyCluster(document: GitopsClusterDocument, now: Date, owner?: ObjectOwner): Promise<{ changed: boolean }> {
     const key = clusterKeyOf(document);
     const existing = await this.getItem<ClusterItem>(keys.cluster(key));
-    if (existing && existing.fingerprint === fingerprint(document)) return { changed: false };
+    const print = owner ? definitionFingerprint({ document }, owner) : fingerprint(document);
+    if (existing && existing.fingerprint === print) return { changed: false };
     const generation = (existing?.generation ?? 0) + 1;
     await this.putVersioned(
-      clusterItem(document, now, generation),
+      clusterItem(document, now, generation, owner),
       existing?.generation,
       `GitopsCluster ${objectKeyString(key)}`,
     );
@@ -612,6 +640,7 @@ interface PipelineItem {
   generation: number;
   fingerprint: string;
   appliedAt: string;
+  owner?: ObjectOwner;
 }
 
 /** Holds a pipeline's generation where no definition is stored, so an interrupted first apply cannot land later. */
@@ -658,6 +687,7 @@ interface ClusterItem {
   generation: number;
   fingerprint: string;
   appliedAt: string;
+  owner?: ObjectOwner;
 }
 
 interface IndexItem {
@@ -678,11 +708,13 @@ interface UsageItem {
 }
 
 function storedPipeline(item: PipelineItem): StoredPipeline {
-  return { document: item.document, pipeline: item.pipeline, generation: item.generation, appliedAt: item.appliedAt };
+  const { document, pipeline, generation, appliedAt, owner } = item;
+  return { document, pipeline, generation, appliedAt, ...(owner ? { owner } : {}) };
 }
 
 function storedCluster(item: ClusterItem): StoredCluster {
-  return { document: item.document, generation: item.generation, appliedAt: item.appliedAt };
+  const { document, generation, appliedAt, owner } = item;
+  return { document, generation, appliedAt, ...(owner ? { owner } : {}) };
 }
 
 /** The usage items (one per cluster, kind and namespace) grouped by (cluster, kind). */

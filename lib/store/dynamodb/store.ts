@@ -4,6 +4,7 @@ import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import type { Store } from '../port.js';
 import { DynamoApprovals } from './approvals.js';
 import { DynamoAuditLog } from './audit.js';
+import { DynamoConfigSources } from './config-sources.js';
 import { DynamoConfiguration } from './configuration.js';
 import { DynamoFreezes } from './freezes.js';
 import { DynamoNotifications } from './notifications.js';
@@ -29,6 +30,7 @@ export function createDynamoStore(options: DynamoStoreOptions): Store {
   const audit = new DynamoAuditLog(table);
   const notifications = new DynamoNotifications(table);
   const freezes = new DynamoFreezes(table);
+  const configSources = new DynamoConfigSources(table);
   return {
     applyPipeline: (...args) => configuration.applyPipeline(...args),
     deletePipeline: (...args) => configuration.deletePipeline(...args),
@@ -68,5 +70,13 @@ export function createDynamoStore(options: DynamoStoreOptions): Store {
     setFreeze: (...args) => freezes.setFreeze(...args),
     clearFreezes: (...args) => freezes.clearFreezes(...args),
     listFreezes: () => freezes.listFreezes(),
+    applyConfigSource: (...args) => configSources.applyConfigSource(...args),
+    getConfigSource: (...args) => configSources.getConfigSource(...args),
+    listConfigSources: (...args) => configSources.listConfigSources(...args),
+    deleteConfigSource: (...args) => configSources.deleteConfigSource(...args),
+    claimConfigSync: (...args) => configSources.claimConfigSync(...args),
+    finishConfigSync: (...args) => configSources.finishConfigSync(...args),
+    appendConfigAudit: (...args) => configSources.appendConfigAudit(...args),
+    listConfigAudit: (...args) => configSources.listConfigAudit(...args),
   };
 }

@@ -61,6 +61,9 @@ export const keys = {
   /** The sort-key prefix of one (cluster, kind)'s usage items. */
   usagePrefix: (cluster: ObjectKey, kind: string) => `${objectPart(cluster)}/${part(kind)}/`,
   audit: (key: ObjectKey) => `AUDIT#${objectPart(key)}`,
+  configSource: (key: ObjectKey) => ({ pk: `CONFIGSOURCE#${objectPart(key)}`, sk: 'DEF' }),
+  configSourcesIndex: 'CONFIGSOURCES',
+  configAudit: (key: ObjectKey) => `CONFIGAUDIT#${objectPart(key)}`,
 };
 
 /** What the entity modules share: the document client and the table's name. */

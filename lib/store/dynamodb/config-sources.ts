@@ -1,0 +1,238 @@
+// ConfigSources: one item per source (its document, generation and status, and the lease of a sync under way), and a
+// trail of applied commits per source. A sync is claimed with one conditional update on the item, so of many
+// webhooks and polls that saw one commit exactly one syncs it (docs/config-sources.md).
+import { randomBytes, randomUUID } from 'node:crypto';
+import { DeleteCommand, GetCommand, PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import type { ConfigSourceDocument } from '../../config/schema.js';
+import { keyOfMetadata, objectKeyString, type ObjectKey } from '../../pipeline/model.js';
+import { attemptKey, pendingStatus, syncedStatus } from '../config-sync-step.js';
+import { ConcurrentChangeError } from '../errors.js';
+import type {
+  ConfigAuditEntry,
+  ConfigSourceStatus,
+  ConfigSources,
+  ConfigSyncClaim,
+  ConfigSyncResult,
+  Page,
+  PageRequest,
+  StoredConfigSource,
+} from '../port.js';
+import { fingerprint } from './fingerprint.js';
+import {
+  decodeCursor,
+  encodeCursor,
+  expiresAfter,
+  isConditionFailure,
+  keys,
+  TABLE_SCHEMA,
+  type TableContext,
+} from './table.js';
+
+interface ConfigSourceItem {
+  document: ConfigSourceDocument;
+  generation: number;
+  fingerprint: string;
+  appliedAt: string;
+  status?: ConfigSourceStatus;
+  /** `attemptKey(generation, revision)` of the last attempt. */
+  attempted?: string;
+  /** The sync under way: its token, commit and the end of its lease (epoch ms). */
+  leaseToken?: string;
+  leaseRevision?: string;
+  leaseUntil?: number;
+}
+
+export class DynamoConfigSources implements ConfigSources {
+  constructor(private readonly table: TableContext) {}
+
+  async applyConfigSource(document: ConfigSourceDocument, now: Date): Promise<{ changed: boolean }> {
+    const key = keyOfMetadata(document.metadata);
+    const existing = await this.getItem(key);
+    const print = fingerprint(document);
+    if (existing?.fingerprint === print) return { changed: false };
+    const generation = (existing?.generation ?? 0) + 1;
+    // The status, the last attempt and a lease under way stay: only the spec changes.
+    const { document: _before, fingerprint: _print, generation: _generation, appliedAt: _at, ...kept } = existing ?? {};
+    try {
+      await this.table.documents.send(
+        new PutCommand({
+          TableName: this.table.tableName,
+          Item: {
+            ...kept,
+            ...keys.configSource(key),
+            [TABLE_SCHEMA.indexPartitionKey]: keys.configSourcesIndex,
+            [TABLE_SCHEMA.indexSortKey]: keys.objectSortKey(key),
+            entity: 'config-source',
+            document,
+            fingerprint: print,
+            generation,
+            appliedAt: now.toISOString(),
+            status: existing?.status ?? pendingStatus(now),
+          },
+          ConditionExpression: existing === undefined ? 'attribute_not_exists(pk)' : 'generation = :generation',
+          ExpressionAttributeValues: existing === undefined ? undefined : { ':generation': existing.generation },
+        }),
+      );
+    } catch (error) {
+      if (isConditionFailure(error)) throw new ConcurrentChangeError(`ConfigSource ${objectKeyString(key)}`);
+      throw error;
+    }
+    return { changed: true };
+  }
+
+  async getConfigSource(key: ObjectKey): Promise<StoredConfigSource | undefined> {
+    const item = await this.getItem(key);
+    return item && storedConfigSource(item);
+  }
+
+  async listConfigSources(page: PageRequest = {}): Promise<Page<StoredConfigSource>> {
+    const result = await this.table.documents.send(
+      new QueryCommand({
+        TableName: this.table.tableName,
+        IndexName: TABLE_SCHEMA.index,
+        KeyConditionExpression: 'gsi1pk = :pk',
+        ExpressionAttributeValues: { ':pk': keys.configSourcesIndex },
+        Limit: page.limit,
+        ExclusiveStartKey: decodeCursor(page.cursor),
+      }),
+    );
+    return {
+      items: (result.Items ?? []).map((item) => storedConfigSource(item as ConfigSourceItem)),
+      cursor: encodeCursor(result.LastEvaluatedKey),
+    };
+  }
+
+  async deleteConfigSource(key: ObjectKey): Promise<boolean> {
+    const result = await this.table.documents.send(
+      new DeleteCommand({ TableName: this.table.tableName, Key: keys.configSource(key), ReturnValues: 'ALL_OLD' }),
+    );
+    return result.Attributes !== undefined;
+  }
+
+  async claimConfigSync(
+    source: ObjectKey,
+    revision: string,
+    generation: number,
+    now: Date,
+    leaseMs: number,
+  ): Promise<ConfigSyncClaim | undefined> {
+    const token = randomUUID();
+    try {
+      await this.table.documents.send(
+        new UpdateCommand({
+          TableName: this.table.tableName,
+          Key: keys.configSource(source),
+          UpdateExpression: 'SET leaseToken = :token, leaseRevision = :revision, leaseUntil = :until',
+          ConditionExpression:
+            'generation = :generation AND (attribute_not_exists(attempted) OR attempted <> :attempted) AND ' +
+            '(attribute_not_exists(leaseUntil) OR leaseUntil < :now)',
+          ExpressionAttributeValues: {
+            ':token': token,
+            ':revision': revision,
+            ':until': now.getTime() + leaseMs,
+            ':generation': generation,
+            ':attempted': attemptKey(generation, revision),
+            ':now': now.getTime(),
+          },
+        }),
+      );
+    } catch (error) {
+      if (isConditionFailure(error)) return undefined;
+      throw error;
+    }
+    return { source, revision, generation, token };
+  }
+
+  async finishConfigSync(claim: ConfigSyncClaim, result: ConfigSyncResult, now: Date): Promise<boolean> {
+    const item = await this.getItem(claim.source);
+    if (!item || item.leaseToken !== claim.token) return false;
+    const status = syncedStatus(item.status ?? pendingStatus(now), claim, result, now);
+    try {
+      await this.table.documents.send(
+        new UpdateCommand({
+          TableName: this.table.tableName,
+          Key: keys.configSource(claim.source),
+          UpdateExpression:
+            `SET #status = :status${result.attempted ? ', attempted = :attempted' : ''} ` +
+            'REMOVE leaseToken, leaseRevision, leaseUntil',
+          ConditionExpression: 'leaseToken = :token',
+          ExpressionAttributeNames: { '#status': 'status' },
+          ExpressionAttributeValues: {
+            ':status': status,
+            ':token': claim.token,
+            ...(result.attempted ? { ':attempted': attemptKey(claim.generation, claim.revision) } : {}),
+          },
+        }),
+      );
+    } catch (error) {
+      if (isConditionFailure(error)) return false;
+      throw error;
+    }
+    return true;
+  }
+
+  async appendConfigAudit(entry: ConfigAuditEntry): Promise<void> {
+    await this.table.documents.send(
+      new PutCommand({
+        TableName: this.table.tableName,
+        Item: {
+          pk: keys.configAudit(entry.configSource),
+          // The random suffix keeps two entries of the same millisecond apart.
+          sk: `${entry.at}#${randomBytes(4).toString('hex')}`,
+          entity: 'config-audit',
+          ...entry,
+          [TABLE_SCHEMA.ttlAttribute]: expiresAfter(new Date(entry.at), this.table.retentionDays),
+        },
+      }),
+    );
+  }
+
+  async listConfigAudit(source: ObjectKey, page: PageRequest = {}): Promise<Page<ConfigAuditEntry>> {
+    const result = await this.table.documents.send(
+      new QueryCommand({
+        TableName: this.table.tableName,
+        KeyConditionExpression: 'pk = :pk',
+        ExpressionAttributeValues: { ':pk': keys.configAudit(source) },
+        ScanIndexForward: false,
+        Limit: page.limit,
+        ExclusiveStartKey: decodeCursor(page.cursor),
+      }),
+    );
+    const items = (result.Items ?? []).map((item): ConfigAuditEntry => {
+      const entry: ConfigAuditEntry = {
+        at: String(item.at),
+        configSource: item.configSource as ObjectKey,
+        type: 'config-applied',
+        revision: String(item.revision),
+        message: String(item.message),
+        created: stringList(item.created),
+        configured: stringList(item.configured),
+        pruned: stringList(item.pruned),
+      };
+      if (typeof item.author === 'string') entry.author = item.author;
+      if (typeof item.actor === 'string') entry.actor = item.actor;
+      return entry;
+    });
+    return { items, cursor: encodeCursor(result.LastEvaluatedKey) };
+  }
+
+  private async getItem(key: ObjectKey): Promise<ConfigSourceItem | undefined> {
+    const result = await this.table.documents.send(
+      new GetCommand({ TableName: this.table.tableName, Key: keys.configSource(key), ConsistentRead: true }),
+    );
+    return result.Item as ConfigSourceItem | undefined;
+  }
+}
+
+function storedConfigSource(item: ConfigSourceItem): StoredConfigSource {
+  return {
+    document: item.document,
+    generation: item.generation,
+    appliedAt: item.appliedAt,
+    status: item.status ?? pendingStatus(new Date(item.appliedAt)),
+  };
+}
+
+function stringList(value: unknown): string[] {
+  return Array.isArray(value) ? value.filter((each): each is string => typeof each === 'string') : [];
+}
