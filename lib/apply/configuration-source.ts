@@ -16,8 +16,12 @@ import { secretUses } from '../secrets/uses.js';
 import type { ApplyPorts } from './ports.js';
 import type { StoredObjects } from './stored-objects.js';
 
-/** Files and directories (read as `loadConfiguration` reads them), or YAML text such as standard input. */
-export type ConfigurationSource = { paths: readonly string[] } | { text: string; file: string };
+/**
+ * Files and directories (read as `loadConfiguration` reads them), YAML text such as standard input, or documents
+ * read already (a ConfigSource's commit).
+ */
+export type ConfigurationSource =
+  { paths: readonly string[] } | { text: string; file: string } | { read: ConfigurationSources };
 
 export async function loadConfigurationSource(
   backend: ApplyPorts,
@@ -26,7 +30,11 @@ export async function loadConfigurationSource(
   defaultCluster: ObjectKey | undefined,
 ): Promise<LoadResult> {
   const sources =
-    'text' in source ? parseConfigText(source.text, source.file) : await readConfigurationFiles(source.paths);
+    'read' in source
+      ? source.read
+      : 'text' in source
+        ? parseConfigText(source.text, source.file)
+        : await readConfigurationFiles(source.paths);
   const options: LoadOptions = {
     defaultCluster,
     known: {

@@ -7,7 +7,7 @@
 import { formatProblem } from '../config/index.js';
 import { keyOf } from '../config/references.js';
 import { objectKeyString, type ObjectKey, pipelineKeyOf } from '../pipeline/model.js';
-import { checkStoreLimits } from '../store/index.js';
+import { checkStoreLimits, type ObjectOwner } from '../store/index.js';
 import type { ApplyPorts } from './ports.js';
 import { fleetAfter, reselectedPipelines } from './fleet-selection.js';
 import { readStoredObjects, type StoredObjects } from './stored-objects.js';
@@ -43,7 +43,9 @@ export async function deleteObject(
 
 async function deletePipeline(backend: ApplyPorts, key: ObjectKey, options: DeleteOptions): Promise<DeleteResult> {
   const name = objectKeyString(key);
-  if (!(await backend.store.getPipeline(key))) throw notStored('pipeline', name, backend);
+  const stored = await backend.store.getPipeline(key);
+  if (!stored) throw notStored('pipeline', name, backend);
+  refuseOwned('pipeline', name, stored.owner);
   if (!options.dryRun) await backend.store.deletePipeline(key);
   return { lines: [`pipeline ${name} deleted${suffix(options)}`], checksDelivered: true };
 }
@@ -51,9 +53,9 @@ async function deletePipeline(backend: ApplyPorts, key: ObjectKey, options: Dele
 async function deleteCluster(backend: ApplyPorts, key: ObjectKey, options: DeleteOptions): Promise<DeleteResult> {
   const name = objectKeyString(key);
   const stored = await readStoredObjects(backend.store);
-  if (!stored.clusters.some((cluster) => objectKeyString(keyOf(cluster.document.metadata)) === name)) {
-    throw notStored('gitopscluster', name, backend);
-  }
+  const cluster = stored.clusters.find((each) => objectKeyString(keyOf(each.document.metadata)) === name);
+  if (!cluster) throw notStored('gitopscluster', name, backend);
+  refuseOwned('gitopscluster', name, cluster.owner);
   const listing = pipelinesListing(stored, key);
   if (listing.length > 0) {
     throw new RefusedChangeError(
@@ -101,6 +103,15 @@ function pipelinesListing(stored: StoredObjects, cluster: ObjectKey): string[] {
       ),
     )
     .map(({ pipeline }) => objectKeyString(pipelineKeyOf(pipeline)));
+}
+
+/** An object a ConfigSource applied is removed from Git, where the source prunes it. */
+function refuseOwned(kind: DeletableKind, name: string, owner: ObjectOwner | undefined): void {
+  if (!owner) return;
+  throw new RefusedChangeError(
+    `${kind} ${name} is applied from Git by ConfigSource ${objectKeyString(owner.configSource)}: remove it from ` +
+      'Git, where the source prunes it (or delete the ConfigSource first); nothing was deleted',
+  );
 }
 
 function notStored(kind: DeletableKind, name: string, backend: ApplyPorts): RefusedChangeError {

@@ -4,7 +4,7 @@ import { keyOf } from '../config/references.js';
 import type { Configuration } from '../config/index.js';
 import { objectKeyString, type ObjectKey } from '../pipeline/model.js';
 import type { SecretPurpose } from '../secrets/tags.js';
-import { canonicalJson } from '../store/index.js';
+import { canonicalJson, type ObjectOwner } from '../store/index.js';
 import type { ApplyPorts } from './ports.js';
 import type { Reselection } from './fleet-selection.js';
 import type { StoredObjects } from './stored-objects.js';
@@ -16,6 +16,15 @@ export interface StoreObjectsOptions {
   now: () => Date;
   /** What each Secret is marked with where it is stored. */
   purposesOf: (key: ObjectKey) => SecretPurpose[];
+  /** The ConfigSource applying (recorded on each pipeline and cluster), or undefined for the CLI. */
+  owner?: ObjectOwner;
+}
+
+/** Objects by `Kind namespace/name`, as a ConfigSource's audit entry lists them. */
+export interface ObjectChanges {
+  created: string[];
+  configured: string[];
+  pruned: string[];
 }
 
 export interface StoredOutcome {
@@ -23,6 +32,9 @@ export interface StoredOutcome {
   lines: string[];
   /** Pipelines created or configured. */
   changedPipelines: ObjectKey[];
+  /** ConfigSources created or configured: each syncs at once. */
+  changedSources: ObjectKey[];
+  changes: ObjectChanges;
 }
 
 type Outcome = 'created' | 'configured' | 'unchanged';
@@ -38,6 +50,11 @@ export async function storeObjects(
   const suffix = dryRun ? ' (dry run)' : '';
   const lines: string[] = [];
   const changedPipelines: ObjectKey[] = [];
+  const changedSources: ObjectKey[] = [];
+  const changes: ObjectChanges = { created: [], configured: [], pruned: [] };
+  const record = (kind: string, key: ObjectKey, outcome: Outcome) => {
+    if (outcome !== 'unchanged') changes[outcome].push(`${kind} ${objectKeyString(key)}`);
+  };
 
   for (const secret of configuration.secrets) {
     if (!dryRun) await backend.putSecret(secret.key, secret.values, options.purposesOf(secret.key));
@@ -49,9 +66,11 @@ export async function storeObjects(
   for (const { key, document } of configuration.clusters) {
     const before = clustersByKey.get(objectKeyString(key));
     const changed = dryRun
-      ? !sameJson(before?.document, document)
-      : (await store.applyCluster(document, now())).changed;
-    lines.push(`gitopscluster ${objectKeyString(key)} ${outcomeOf(before, changed)}${suffix}`);
+      ? !sameJson(before?.document, document) || !sameOwner(before?.owner, options.owner)
+      : (await store.applyCluster(document, now(), options.owner)).changed;
+    const outcome = outcomeOf(before, changed);
+    record('GitopsCluster', key, outcome);
+    lines.push(`gitopscluster ${objectKeyString(key)} ${outcome}${suffix}`);
   }
 
   for (const reselection of options.reselections ?? []) {
@@ -78,13 +97,20 @@ export async function storeObjects(
     const before = pipelinesByKey.get(objectKeyString(key));
     // The store compares the document and its resolved form (the default cluster may have changed).
     const changed = dryRun
-      ? !sameJson(before && { document: before.document, pipeline: before.pipeline }, { document, pipeline })
-      : (await store.applyPipeline(document, pipeline, now())).changed;
+      ? !sameJson(before && { document: before.document, pipeline: before.pipeline }, { document, pipeline }) ||
+        !sameOwner(before?.owner, options.owner)
+      : (await store.applyPipeline(document, pipeline, now(), options.owner)).changed;
     const outcome = outcomeOf(before, changed);
+    record('Pipeline', key, outcome);
     if (outcome !== 'unchanged') changedPipelines.push(key);
     lines.push(`pipeline ${objectKeyString(key)} ${outcome}${suffix}`);
   }
-  return { lines, changedPipelines };
+  return { lines, changedPipelines, changedSources, changes };
+}
+
+/** Whether two owners are the same source (or both none): the store rewrites an object adopted or let go. */
+function sameOwner(a: ObjectOwner | undefined, b: ObjectOwner | undefined): boolean {
+  return (a && objectKeyString(a.configSource)) === (b && objectKeyString(b.configSource));
 }
 
 function outcomeOf(stored: unknown, changed: boolean): Outcome {

@@ -12,10 +12,11 @@ import {
   DeferredDecisions,
   RecentPipelines,
   RecentReads,
+  type ConfigSourceAccess,
   type EffectListener,
   type VerifierSettings,
 } from '../verifier/index.js';
-import { createPromoter, type PromotionSettings } from './promoter.js';
+import { createGitHosts, createPromoter, gitApiUrlsOf, type PromotionSettings } from './promoter.js';
 
 export interface VerifierAssemblyOptions {
   store: Store;
@@ -30,6 +31,8 @@ export interface VerifierAssemblyOptions {
   settings?: Partial<VerifierSettings>;
   /** Told of every effect the verifier makes: notifications to people, metrics. */
   listeners?: readonly EffectListener[];
+  /** Re-marks a stored Secret by use, where this runtime may (the local data directory); for ConfigSources' syncs. */
+  setSecretPurposes?: ConfigSourceAccess['setSecretPurposes'];
 }
 
 /** The verifier of one worker: the Lambda names each invocation's worker by its request id, `serve` one per run. */
@@ -53,7 +56,12 @@ export function assembleVerifier(options: VerifierAssemblyOptions): VerifierOfWo
     secrets,
     eksTokens: options.eksTokens,
   });
-  const promoter = createPromoter({ ...options.promotion, secrets, logger });
+  const hosts = createGitHosts({ ...options.promotion, logger });
+  const promoter = createPromoter({ ...options.promotion, secrets, logger, hosts });
+  const configSources: ConfigSourceAccess = {
+    git: { hosts, secrets, apiUrls: gitApiUrlsOf(options.promotion) },
+    ...(options.setSecretPurposes ? { setSecretPurposes: options.setSecretPurposes } : {}),
+  };
   const recentPipelines = new RecentPipelines(store, pollPipelineMaxAgeMs, now);
   const deferredDecisions = new DeferredDecisions(
     queue,
@@ -74,5 +82,6 @@ export function assembleVerifier(options: VerifierAssemblyOptions): VerifierOfWo
       deferredDecisions,
       clusterRegistrations: registrations,
       listeners,
+      configSources,
     });
 }

@@ -8,7 +8,13 @@ import { deferredAzureDevOpsHost } from '../promotion/azure-devops/deferred-host
 import { deferredBitbucketServerHost } from '../promotion/bitbucket-server/deferred-host.js';
 import { deferredGitHubHost } from '../promotion/github/deferred-host.js';
 import { deferredGitLabHost } from '../promotion/gitlab/deferred-host.js';
-import { PullRequestPromoter, type CommitAuthor, type MarkerScanStore } from '../promotion/pull-request/index.js';
+import {
+  PullRequestPromoter,
+  type CommitAuthor,
+  type GitHost,
+  type MarkerScanStore,
+} from '../promotion/pull-request/index.js';
+import type { GitProviderType } from '../pipeline/promotion.js';
 import {
   EventBridgeSink,
   NotificationControllerSink,
@@ -51,6 +57,28 @@ export interface PromotionSettings {
 export interface PromoterConfig extends PromotionSettings {
   secrets: SecretSource;
   logger?: Logger;
+  /** The Git hosts (`createGitHosts`), when shared with a ConfigSource's sync; default a set of its own. */
+  hosts?: readonly GitHost[];
+}
+
+/** Every Git host, each client loaded on its first use: a deployment uses one or two of them. */
+export function createGitHosts(config: Pick<PromoterConfig, 'logger' | 'githubWriteIntervalMs'>): GitHost[] {
+  return [
+    deferredGitHubHost({ logger: config.logger, writeIntervalMs: config.githubWriteIntervalMs }),
+    deferredGitLabHost({ logger: config.logger }),
+    deferredBitbucketServerHost({ logger: config.logger }),
+    deferredAzureDevOpsHost({ logger: config.logger }),
+  ];
+}
+
+/** The API bases the settings put in place of those derived from repository URLs. */
+export function gitApiUrlsOf(settings: PromotionSettings): Partial<Record<GitProviderType, string>> {
+  return withoutUndefined({
+    github: settings.githubApiUrl,
+    gitlab: settings.gitlabApiUrl,
+    'bitbucket-server': settings.bitbucketServerApiUrl,
+    'azure-devops': settings.azureDevOpsApiUrl,
+  });
 }
 
 export function createPromoter(config: PromoterConfig): Promoter {
@@ -64,19 +92,8 @@ export function createPromoter(config: PromoterConfig): Promoter {
   return new StrategyPromoter({
     pullRequest: new PullRequestPromoter({
       secrets: config.secrets,
-      hosts: [
-        // Each host's client is loaded on the first promotion to it: a deployment uses one or two of them.
-        deferredGitHubHost({ logger: config.logger, writeIntervalMs: config.githubWriteIntervalMs }),
-        deferredGitLabHost({ logger: config.logger }),
-        deferredBitbucketServerHost({ logger: config.logger }),
-        deferredAzureDevOpsHost({ logger: config.logger }),
-      ],
-      apiUrls: withoutUndefined({
-        github: config.githubApiUrl,
-        gitlab: config.gitlabApiUrl,
-        'bitbucket-server': config.bitbucketServerApiUrl,
-        'azure-devops': config.azureDevOpsApiUrl,
-      }),
+      hosts: config.hosts ?? createGitHosts(config),
+      apiUrls: gitApiUrlsOf(config),
       logger: config.logger,
       markerScans: config.markerScans,
       commitAuthor: config.commitAuthor,

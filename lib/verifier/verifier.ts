@@ -13,6 +13,7 @@ import { checkApp } from './handlers/check-app.js';
 import { checkPipeline } from './handlers/check-pipeline.js';
 import { poll } from './handlers/poll.js';
 import { promoteApproved } from './handlers/promote.js';
+import { syncSource } from './handlers/sync-config-source.js';
 import { DeferredDecisions } from './deferred-decisions.js';
 import { RecentPipelines } from './recent-pipelines.js';
 
@@ -36,6 +37,8 @@ export function createVerifier(deps: VerifierDeps): MessageHandler {
         return poll(message, deps, recentPipelines, deferredDecisions, redelivered);
       case 'promote':
         return promoteApproved(message, deps);
+      case 'sync-config-source':
+        return syncSource(message, deps);
     }
   };
 }

@@ -1,0 +1,164 @@
+// Reading a ConfigSource's repository through the Git host adapters the pull requests use (no clone): the branch
+// head in one request, then the YAML files under the source's path at that commit. What goes wrong is a named
+// reason (Flux's): the credentials rejected, the branch or path not there, the host not answering.
+import type { ConfigSourceDocument } from '../config/schema.js';
+import { keyOfMetadata, objectKeyString, type ObjectKey } from '../pipeline/model.js';
+import type { GitProviderType } from '../pipeline/promotion.js';
+import { repositoryAddress, repositoryPath, repositoryTypeOf } from '../pipeline/repository-address.js';
+import { isRetried } from '../promotion/failure-kind.js';
+import type { GitHost, HostRepository } from '../promotion/pull-request/host.js';
+import type { SecretSource } from '../secrets/port.js';
+import type { ConfigSyncReason } from '../store/port.js';
+import { mapLimit } from '../util/map-limit.js';
+
+/** YAML files read from one commit at most; more is refused rather than read (docs/config-sources.md, "Limits"). */
+export const MAX_SOURCE_FILES = 2_000;
+
+/** Files read at once. */
+const READ_CONCURRENCY = 8;
+
+const YAML_FILE = /\.ya?ml$/i;
+
+export interface GitAccess {
+  hosts: readonly GitHost[];
+  secrets: SecretSource;
+  /** The API base for every repository of a type, instead of the one derived from the URL (as for pull requests). */
+  apiUrls?: Partial<Record<GitProviderType, string>>;
+}
+
+/** Why the repository could not be read: `retry` when trying again later may get past it. */
+export class SourceReadError extends Error {
+  override name = 'SourceReadError';
+  constructor(
+    readonly reason: Exclude<ConfigSyncReason, 'Succeeded' | 'Pending' | 'ValidationFailed' | 'Conflict'>,
+    message: string,
+    readonly retry: boolean,
+  ) {
+    super(message);
+  }
+}
+
+export interface SourceFile {
+  /** The file's path in the repository. */
+  path: string;
+  text: string;
+}
+
+/** One ConfigSource's repository, opened with its Secret's credentials. */
+export class SourceRepository {
+  private constructor(
+    private readonly host: GitHost,
+    private readonly repository: HostRepository,
+    private readonly secret: ObjectKey,
+    readonly webUrl: string,
+    private readonly folder: string,
+  ) {}
+
+  static async open(document: ConfigSourceDocument, access: GitAccess): Promise<SourceRepository> {
+    const { spec } = document;
+    const type = spec.type ?? repositoryTypeOf(spec.url);
+    const host = type && access.hosts.find((each) => each.type === type);
+    if (!type || !host) {
+      throw new SourceReadError('NotFound', `no ${type ?? 'known'} Git host serves ${spec.url}`, false);
+    }
+    const located = repositoryAddress(type, spec.url);
+    if (!located.ok) throw new SourceReadError('NotFound', `the url ${located.problem}`, false);
+    const secret = { namespace: keyOfMetadata(document.metadata).namespace, name: spec.secretRef.name };
+    let values: Readonly<Record<string, string>> | undefined;
+    try {
+      values = await access.secrets.getSecret(secret);
+    } catch (error) {
+      throw new SourceReadError(
+        'GitUnavailable',
+        `cannot read Secret ${objectKeyString(secret)}: ${text(error)}`,
+        true,
+      );
+    }
+    if (!values) {
+      throw new SourceReadError(
+        'NotFound',
+        `Secret ${objectKeyString(secret)} not found: it holds the ${type} credentials (${host.neededKeys})`,
+        false,
+      );
+    }
+    const apiUrl = (access.apiUrls?.[type] ?? located.address.apiUrl).replace(/\/+$/, '');
+    const folder = repositoryPath(spec.path ?? '') ?? '';
+    try {
+      const repository = host.open(located.address, apiUrl, secret, values);
+      return new SourceRepository(host, repository, secret, located.address.webUrl, folder);
+    } catch (error) {
+      throw readError(host, error, secret);
+    }
+  }
+
+  /** The head commit of `branch` (one request). */
+  async head(branch: string): Promise<string> {
+    const head = await this.call(() => this.repository.branchHead(branch));
+    if (head === undefined) {
+      throw new SourceReadError(
+        'NotFound',
+        `branch ${branch} not found in ${this.webUrl} (or the credentials of Secret ` +
+          `${objectKeyString(this.secret)} cannot see it)`,
+        false,
+      );
+    }
+    return head;
+  }
+
+  /** The YAML files under the source's path at `commit`, in path order. */
+  async files(commit: string): Promise<SourceFile[]> {
+    const all = await this.call(() => this.repository.listFiles(commit));
+    const where = this.folder === '' ? 'the repository' : `path ${this.folder}`;
+    if (this.folder !== '' && all.some((file) => file.path === this.folder)) {
+      throw new SourceReadError('NotFound', `${where} is a file: name the folder that holds it`, false);
+    }
+    const prefix = this.folder === '' ? '' : `${this.folder}/`;
+    const wanted = all
+      .filter((file) => file.path.startsWith(prefix) && YAML_FILE.test(file.path))
+      .sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
+    if (wanted.length === 0) {
+      throw new SourceReadError(
+        'NotFound',
+        `${where} holds no .yaml or .yml file at ${commit.slice(0, 12)}: nothing is applied (and nothing pruned)`,
+        false,
+      );
+    }
+    if (wanted.length > MAX_SOURCE_FILES) {
+      throw new SourceReadError(
+        'NotFound',
+        `${where} holds ${wanted.length} YAML files, more than the ${MAX_SOURCE_FILES} a ConfigSource reads: ` +
+          'point it at a narrower folder',
+        false,
+      );
+    }
+    // A file over the size limit is refused by the loader, by its path, as `apply` refuses it.
+    return mapLimit(wanted, READ_CONCURRENCY, async (file) => ({
+      path: file.path,
+      text: await this.call(() => this.repository.readFile(file, commit)),
+    }));
+  }
+
+  private async call<T>(read: () => Promise<T>): Promise<T> {
+    try {
+      return await read();
+    } catch (error) {
+      throw readError(this.host, error, this.secret);
+    }
+  }
+}
+
+function readError(host: GitHost, error: unknown, secret: ObjectKey): SourceReadError {
+  if (error instanceof SourceReadError) return error;
+  const failure = host.toPromotionError(error, secret);
+  const reason =
+    failure.kind === 'Unauthorized' || failure.kind === 'Forbidden'
+      ? 'Unauthorized'
+      : failure.kind === 'NotFound'
+        ? 'NotFound'
+        : 'GitUnavailable';
+  return new SourceReadError(reason, failure.message, isRetried(failure.kind));
+}
+
+function text(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}
