@@ -1,5 +1,11 @@
 // Pipelines and statuses for the store tests, resolved the way the config loader resolves them.
-import type { PipelineDocument } from '../../lib/config/schema.js';
+import {
+  CONFIG_SOURCE_API_VERSION,
+  type ConfigSourceDocument,
+  type ConfigSourceSpec,
+  type GitopsClusterDocument,
+  type PipelineDocument,
+} from '../../lib/config/schema.js';
 import type { TargetStatus } from '../../lib/flux/target-status.js';
 import { resolvePipeline, type AppKey, type ObjectKey, type Pipeline } from '../../lib/pipeline/model.js';
 
@@ -52,3 +58,42 @@ export const healthy = (revision: string): TargetStatus => ({
 });
 
 export const at = (iso: string) => new Date(iso);
+
+export interface ConfigSourceFixture {
+  document: ConfigSourceDocument;
+  key: ObjectKey;
+}
+
+/** A ConfigSource `<namespace>/<name>` reading `pipelines` on main of acme/fleet, with `spec` over that. */
+export function configSourceFixture(
+  name: string,
+  spec: Partial<ConfigSourceSpec> = {},
+  namespace = 'flux-system',
+): ConfigSourceFixture {
+  const document: ConfigSourceDocument = {
+    apiVersion: CONFIG_SOURCE_API_VERSION,
+    kind: 'ConfigSource',
+    metadata: { name, namespace },
+    spec: {
+      url: 'https://github.com/acme/fleet',
+      branch: 'main',
+      path: 'pipelines',
+      secretRef: { name: 'fleet-config' },
+      ...spec,
+    },
+  };
+  return { document, key: { namespace, name } };
+}
+
+/** An EKS GitopsCluster `flux-system/<name>`. */
+export function clusterFixture(name: string, region = 'eu-west-1'): GitopsClusterDocument {
+  return {
+    apiVersion: 'gitops.weave.works/v1alpha1',
+    kind: 'GitopsCluster',
+    metadata: { name, namespace: 'flux-system' },
+    spec: { eks: { clusterName: name, region } },
+  };
+}
+
+/** A commit of `branch` in Flux's form, `<branch>@sha1:<40 hex>`, from one hex digit repeated. */
+export const commit = (digit: string, branch = 'main') => `${branch}@sha1:${digit.repeat(40)}`;

@@ -3,9 +3,15 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { unreadableTarget, type TargetStatus } from '../../lib/flux/target-status.js';
 import type { FreezeSwitch } from '../../lib/pipeline/freeze.js';
-import type { ObjectKey } from '../../lib/pipeline/model.js';
-import type { PollSummaries, Store } from '../../lib/store/index.js';
-import { app, at, healthy, pipelineFixture } from './fixtures.js';
+import { keyOfMetadata, type ObjectKey } from '../../lib/pipeline/model.js';
+import type {
+  ConfigAuditEntry,
+  ConfigSyncReason,
+  ConfigSyncResult,
+  PollSummaries,
+  Store,
+} from '../../lib/store/index.js';
+import { app, at, clusterFixture, commit, configSourceFixture, healthy, pipelineFixture } from './fixtures.js';
 
 export interface StoreUnderTest {
   store: Store;
@@ -1182,6 +1188,408 @@ export function storeContract(name: string, start: () => Promise<StoreUnderTest>
       assert.equal(await store.claimNotification(pipeline, 'odd#main@sha1:ab', '1', 'promotion-failed', t0), true);
       assert.equal(await store.claimNotification(pipeline, 'odd', 'feature/x#1', 'promotion-failed', t0), true);
       assert.equal(await store.claimNotification(pipeline, 'odd', 'feature/x#1', 'promotion-failed', t0), false);
+    });
+  });
+
+  describe(`${name}: ConfigSources`, () => {
+    let subject: StoreUnderTest;
+    before(async () => (subject = await start()));
+    after(() => subject.stop());
+    const t0 = at('2026-11-01T10:00:00Z');
+    const minutes = (n: number) => new Date(t0.getTime() + n * 60_000);
+    const LEASE_MS = 60_000;
+    const succeeded = (revision: string, applied = 2, skipped = 0): ConfigSyncResult => ({
+      attempted: true,
+      appliedRevision: revision,
+      applied,
+      skipped,
+      ready: { status: 'True', reason: 'Succeeded', message: `applied revision ${revision}` },
+    });
+    const failed = (reason: ConfigSyncReason, message: string, attempted = true): ConfigSyncResult => ({
+      attempted,
+      ready: { status: 'False', reason, message },
+    });
+    /** Claims `revision` for the source's current generation and finishes the sync with `result`. */
+    const sync = async (key: ObjectKey, revision: string, result: ConfigSyncResult, now: Date) => {
+      const stored = await subject.store.getConfigSource(key);
+      assert.ok(stored, `${key.name} is stored`);
+      const claim = await subject.store.claimConfigSync(key, revision, stored.generation, now, LEASE_MS);
+      assert.ok(claim, `${revision} is claimable`);
+      assert.equal(await subject.store.finishConfigSync(claim, result, now), true);
+    };
+
+    it('a new source is a change and waits for its first sync: Ready Unknown, reason Pending', async () => {
+      const { store } = subject;
+      const fleet = configSourceFixture('fleet');
+      assert.deepEqual(await store.applyConfigSource(fleet.document, t0), { changed: true });
+      const stored = await store.getConfigSource(fleet.key);
+      assert.ok(stored);
+      assert.deepEqual(stored.document, fleet.document);
+      assert.equal(stored.generation, 1);
+      assert.equal(stored.appliedAt, '2026-11-01T10:00:00.000Z');
+      assert.equal(stored.status.lastAttemptedRevision, undefined);
+      assert.equal(stored.status.lastAppliedRevision, undefined);
+      assert.equal(stored.status.conditions.length, 1);
+      const [ready] = stored.status.conditions;
+      assert.deepEqual([ready?.type, ready?.status, ready?.reason], ['Ready', 'Unknown', 'Pending']);
+      assert.equal(ready?.lastTransitionTime, '2026-11-01T10:00:00.000Z');
+      assert.ok(ready?.message, 'says why it is pending');
+      assert.equal(await store.getConfigSource({ namespace: 'flux-system', name: 'never-applied' }), undefined);
+    });
+
+    it('the same source again, whatever its key order, writes nothing and keeps its generation', async () => {
+      const { store } = subject;
+      const fleet = configSourceFixture('fleet');
+      const { url, branch, path, secretRef } = fleet.document.spec;
+      const reordered = { ...fleet.document, spec: { secretRef, path, branch, url } };
+      subject.resetCounts();
+      assert.deepEqual(await store.applyConfigSource(fleet.document, minutes(5)), { changed: false });
+      assert.deepEqual(await store.applyConfigSource(reordered, minutes(6)), { changed: false });
+      assert.equal(subject.writes(), 0);
+      const stored = await store.getConfigSource(fleet.key);
+      assert.equal(stored?.generation, 1);
+      assert.equal(stored?.appliedAt, '2026-11-01T10:00:00.000Z');
+    });
+
+    it('a changed spec raises the generation and keeps the status of the last sync', async () => {
+      const { store } = subject;
+      const source = configSourceFixture('respec');
+      await store.applyConfigSource(source.document, t0);
+      await sync(source.key, commit('a'), succeeded(commit('a'), 3, 1), minutes(1));
+      const synced = await store.getConfigSource(source.key);
+      assert.equal(synced?.status.lastAppliedRevision, commit('a'));
+
+      const changed = configSourceFixture('respec', { path: 'clusters/prod', prune: false });
+      assert.deepEqual(await store.applyConfigSource(changed.document, minutes(2)), { changed: true });
+      const stored = await store.getConfigSource(source.key);
+      assert.deepEqual(stored?.document, changed.document);
+      assert.equal(stored?.generation, 2);
+      assert.equal(stored?.appliedAt, '2026-11-01T10:02:00.000Z');
+      assert.deepEqual(stored?.status, synced?.status);
+    });
+
+    it('lists sources in pages, by namespace and name as pipelines are, and deletes one once', async () => {
+      const { store } = subject;
+      const applied = [
+        configSourceFixture('list-c', {}, 'team-a'),
+        configSourceFixture('list-b'),
+        configSourceFixture('list-a', {}, 'team-a'),
+        configSourceFixture('list-e'),
+        configSourceFixture('list-d', {}, 'team-b'),
+      ];
+      for (const source of applied) await store.applyConfigSource(source.document, t0);
+      const listed: string[] = [];
+      let cursor: string | undefined;
+      let pages = 0;
+      do {
+        const page = await store.listConfigSources({ limit: 2, cursor });
+        assert.ok(page.items.length <= 2);
+        listed.push(...page.items.map(({ document }) => `${document.metadata.namespace}/${document.metadata.name}`));
+        cursor = page.cursor;
+        pages += 1;
+      } while (cursor);
+      assert.ok(pages >= 3, `expected at least 3 pages, got ${pages}`);
+      assert.deepEqual(
+        listed.filter((key) => key.includes('/list-')),
+        ['flux-system/list-b', 'flux-system/list-e', 'team-a/list-a', 'team-a/list-c', 'team-b/list-d'],
+      );
+      assert.deepEqual(listed, [...listed].sort(), 'the whole list in that order');
+      assert.equal(new Set(listed).size, listed.length, 'no source listed twice');
+      const [first] = (await store.listConfigSources({ limit: 1 })).items;
+      assert.equal(first?.generation, 1, 'a listed source carries what get returns');
+      assert.deepEqual(first, await store.getConfigSource(keyOfMetadata(first.document.metadata)));
+
+      const gone = configSourceFixture('list-e');
+      assert.equal(await store.deleteConfigSource(gone.key), true);
+      assert.equal(await store.getConfigSource(gone.key), undefined);
+      assert.equal(await store.deleteConfigSource(gone.key), false);
+      const left = (await store.listConfigSources()).items.map(({ document }) => document.metadata.name);
+      assert.ok(!left.includes('list-e'));
+      assert.ok(left.includes('list-b'));
+    });
+
+    it('of 30 concurrent claims of one commit exactly one wins; an attempted commit is claimed again only for a new spec', async () => {
+      const { store } = subject;
+      const source = configSourceFixture('claims');
+      await store.applyConfigSource(source.document, t0);
+      const claims = await Promise.all(
+        Array.from({ length: 30 }, () => store.claimConfigSync(source.key, commit('a'), 1, t0, LEASE_MS)),
+      );
+      const winners = claims.filter((claim) => claim !== undefined);
+      assert.equal(winners.length, 1);
+      const [winner] = winners;
+      assert.ok(winner);
+      assert.deepEqual(
+        [winner.source, winner.revision, winner.generation],
+        [source.key, commit('a'), 1],
+        'the claim names what it is for',
+      );
+      assert.equal(await store.finishConfigSync(winner, succeeded(commit('a')), minutes(0.5)), true);
+
+      // Long after the lease would have run out, the commit stays done.
+      assert.equal(await store.claimConfigSync(source.key, commit('a'), 1, minutes(30), LEASE_MS), undefined);
+      // A new commit is another sync.
+      await sync(source.key, commit('b'), failed('ValidationFailed', 'pipelines/shop.yaml: bad'), minutes(31));
+      assert.equal(await store.claimConfigSync(source.key, commit('b'), 1, minutes(32), LEASE_MS), undefined);
+
+      // A changed spec (another path, say) reads the same commit again.
+      await store.applyConfigSource(configSourceFixture('claims', { path: 'fleet' }).document, minutes(33));
+      assert.equal(
+        await store.claimConfigSync(source.key, commit('c'), 1, minutes(34), LEASE_MS),
+        undefined,
+        'a claim for the generation before is refused, even of a commit never attempted',
+      );
+      const again = await store.claimConfigSync(source.key, commit('b'), 2, minutes(34), LEASE_MS);
+      assert.equal(again?.generation, 2);
+    });
+
+    it('a sync that could not read Git (attempted: false) leaves its commit to be claimed again', async () => {
+      const { store } = subject;
+      const source = configSourceFixture('unattempted');
+      await store.applyConfigSource(source.document, t0);
+      const first = await store.claimConfigSync(source.key, commit('c'), 1, t0, LEASE_MS);
+      assert.ok(first);
+      const unreachable = failed('GitUnavailable', 'github.com answered 503', false);
+      assert.equal(await store.finishConfigSync(first, unreachable, minutes(0.5)), true);
+      const second = await store.claimConfigSync(source.key, commit('c'), 1, minutes(1), LEASE_MS);
+      assert.ok(second, 'claimable again at once: the lease ended with the sync');
+      assert.notEqual(second.token, first.token);
+      assert.equal(await store.finishConfigSync(second, succeeded(commit('c')), minutes(1.5)), true);
+      assert.equal(await store.claimConfigSync(source.key, commit('c'), 1, minutes(2), LEASE_MS), undefined);
+    });
+
+    it('a live lease blocks every claim, of any commit, until it ends; the claim that lost it cannot finish', async () => {
+      const { store } = subject;
+      const source = configSourceFixture('leases');
+      await store.applyConfigSource(source.document, t0);
+      const first = await store.claimConfigSync(source.key, commit('a'), 1, t0, LEASE_MS);
+      assert.ok(first);
+      assert.equal(await store.claimConfigSync(source.key, commit('a'), 1, minutes(0.5), LEASE_MS), undefined);
+      assert.equal(
+        await store.claimConfigSync(source.key, commit('b'), 1, minutes(0.5), LEASE_MS),
+        undefined,
+        'one sync of a source at a time, whatever its commit',
+      );
+      const second = await store.claimConfigSync(source.key, commit('b'), 1, minutes(2), LEASE_MS);
+      assert.ok(second, 'the lease has run out');
+
+      assert.equal(await store.finishConfigSync(first, succeeded(commit('a')), minutes(2.5)), false);
+      const unchanged = await store.getConfigSource(source.key);
+      assert.equal(unchanged?.status.lastAttemptedRevision, undefined, 'the lost sync recorded nothing');
+      assert.equal(unchanged?.status.conditions[0]?.reason, 'Pending');
+
+      assert.equal(await store.finishConfigSync(second, succeeded(commit('b')), minutes(3)), true);
+      assert.equal(await store.finishConfigSync(second, succeeded(commit('b')), minutes(3.5)), false, 'only once');
+      assert.equal((await store.getConfigSource(source.key))?.status.lastAppliedRevision, commit('b'));
+      // The first commit was never finished: it may still be synced.
+      assert.ok(await store.claimConfigSync(source.key, commit('a'), 1, minutes(4), LEASE_MS));
+    });
+
+    it('no claim for a source that is not stored; a source deleted during its sync stays deleted', async () => {
+      const { store } = subject;
+      const source = configSourceFixture('deleted-while-syncing');
+      assert.equal(await store.claimConfigSync(source.key, commit('a'), 1, t0, LEASE_MS), undefined);
+      await store.applyConfigSource(source.document, t0);
+      const claim = await store.claimConfigSync(source.key, commit('a'), 1, t0, LEASE_MS);
+      assert.ok(claim);
+      assert.equal(await store.deleteConfigSource(source.key), true);
+      assert.equal(await store.finishConfigSync(claim, succeeded(commit('a')), minutes(0.5)), false);
+      assert.equal(await store.getConfigSource(source.key), undefined);
+      assert.equal(await store.claimConfigSync(source.key, commit('a'), 1, minutes(1), LEASE_MS), undefined);
+    });
+
+    it('a sync sets the revisions and counts its result says; the Ready condition moves its time only with its status', async () => {
+      const { store } = subject;
+      const source = configSourceFixture('status');
+      await store.applyConfigSource(source.document, t0);
+      const status = async () => (await store.getConfigSource(source.key))?.status;
+
+      await sync(source.key, commit('a'), succeeded(commit('a'), 3, 1), minutes(1));
+      assert.deepEqual(await status(), {
+        lastAttemptedRevision: commit('a'),
+        lastAppliedRevision: commit('a'),
+        attemptedGeneration: 1,
+        applied: 3,
+        skipped: 1,
+        conditions: [
+          {
+            type: 'Ready',
+            status: 'True',
+            reason: 'Succeeded',
+            message: `applied revision ${commit('a')}`,
+            lastTransitionTime: '2026-11-01T10:01:00.000Z',
+          },
+        ],
+      });
+
+      await sync(source.key, commit('b'), succeeded(commit('b'), 4, 0), minutes(2));
+      const stillTrue = await status();
+      assert.deepEqual(
+        [stillTrue?.lastAttemptedRevision, stillTrue?.lastAppliedRevision, stillTrue?.applied, stillTrue?.skipped],
+        [commit('b'), commit('b'), 4, 0],
+      );
+      assert.equal(stillTrue?.conditions[0]?.message, `applied revision ${commit('b')}`);
+      assert.equal(stillTrue?.conditions[0]?.lastTransitionTime, '2026-11-01T10:01:00.000Z', 'True → True');
+
+      const invalid = 'pipelines/shop.yaml: spec.environments[0].name: must not be empty';
+      await sync(source.key, commit('c'), failed('ValidationFailed', invalid), minutes(3));
+      assert.deepEqual(await status(), {
+        lastAttemptedRevision: commit('c'),
+        lastAppliedRevision: commit('b'),
+        attemptedGeneration: 1,
+        applied: 4,
+        skipped: 0,
+        conditions: [
+          {
+            type: 'Ready',
+            status: 'False',
+            reason: 'ValidationFailed',
+            message: invalid,
+            lastTransitionTime: '2026-11-01T10:03:00.000Z',
+          },
+        ],
+      });
+
+      await sync(source.key, commit('d'), failed('Conflict', 'Pipeline flux-system/shop: owned by other'), minutes(4));
+      const stillFalse = (await status())?.conditions[0];
+      assert.deepEqual(
+        [stillFalse?.reason, stillFalse?.message],
+        ['Conflict', 'Pipeline flux-system/shop: owned by other'],
+      );
+      assert.equal(stillFalse?.lastTransitionTime, '2026-11-01T10:03:00.000Z', 'False → False');
+
+      await sync(source.key, commit('e'), failed('GitUnavailable', 'github.com answered 503', false), minutes(5));
+      const unreachable = await status();
+      assert.equal(unreachable?.lastAttemptedRevision, commit('d'), 'a commit never read was not attempted');
+      assert.equal(unreachable?.lastAppliedRevision, commit('b'));
+      assert.equal(unreachable?.conditions[0]?.reason, 'GitUnavailable');
+
+      await sync(source.key, commit('e'), succeeded(commit('e')), minutes(6));
+      const recovered = (await status())?.conditions[0];
+      assert.equal(recovered?.lastTransitionTime, '2026-11-01T10:06:00.000Z', 'False → True');
+    });
+
+    it('keeps each source its trail of applied commits, newest first, in pages, every field read back', async () => {
+      const { store } = subject;
+      const fleet = configSourceFixture('audited');
+      const other = configSourceFixture('audited', {}, 'team-a');
+      const entry = (source: ObjectKey, i: number): ConfigAuditEntry => ({
+        at: `2026-11-01T10:0${i}:00.000Z`,
+        configSource: source,
+        type: 'config-applied',
+        revision: commit(String(i)),
+        author: `Ann Example <ann${i}@example.com>`,
+        message: `applied ${commit(String(i))}`,
+        created: [`Pipeline flux-system/new-${i}`],
+        configured: [`Pipeline flux-system/shop`, `GitopsCluster flux-system/prod-${i}`],
+        pruned: i % 2 === 0 ? [] : [`Pipeline flux-system/old-${i}`],
+        actor: 'config-sync',
+      });
+      for (let i = 0; i < 5; i += 1) await store.appendConfigAudit(entry(fleet.key, i));
+      for (let i = 5; i < 7; i += 1) await store.appendConfigAudit(entry(other.key, i));
+      const { author: _author, actor: _actor, ...anonymous } = entry(other.key, 7);
+      await store.appendConfigAudit(anonymous);
+
+      const first = await store.listConfigAudit(fleet.key, { limit: 2 });
+      assert.deepEqual(first.items, [entry(fleet.key, 4), entry(fleet.key, 3)]);
+      assert.ok(first.cursor);
+      const revisions = first.items.map((item) => item.revision);
+      let cursor: string | undefined = first.cursor;
+      while (cursor) {
+        const page = await store.listConfigAudit(fleet.key, { limit: 2, cursor });
+        revisions.push(...page.items.map((item) => item.revision));
+        cursor = page.cursor;
+      }
+      assert.deepEqual(
+        revisions,
+        ['4', '3', '2', '1', '0'].map((digit) => commit(digit)),
+      );
+
+      const { items } = await store.listConfigAudit(other.key);
+      assert.deepEqual(items, [anonymous, entry(other.key, 6), entry(other.key, 5)]);
+      assert.ok(!('author' in (items[0] ?? {})) && !('actor' in (items[0] ?? {})), 'absent fields stay absent');
+      assert.deepEqual((await store.listConfigAudit(configSourceFixture('unaudited').key)).items, []);
+    });
+  });
+
+  describe(`${name}: objects owned by a ConfigSource`, () => {
+    let subject: StoreUnderTest;
+    before(async () => (subject = await start()));
+    after(() => subject.stop());
+    const fleet = configSourceFixture('fleet').key;
+    const other = configSourceFixture('other').key;
+    const t0 = at('2026-11-01T10:00:00Z');
+
+    it('a pipeline records its source and commit; a commit that leaves it as it is writes nothing', async () => {
+      const { store } = subject;
+      const shop = pipelineFixture('owned-shop', { dev: ['owned-dev'] });
+      const owner = { configSource: fleet, revision: commit('a') };
+      assert.deepEqual(await store.applyPipeline(shop.document, shop.pipeline, t0, owner), { changed: true });
+      assert.deepEqual((await store.getPipeline(shop.key))?.owner, owner);
+      const listed = (await store.listPipelines()).items.find((item) => item.pipeline.name === 'owned-shop');
+      assert.deepEqual(listed?.owner, owner);
+
+      subject.resetCounts();
+      const later = { configSource: fleet, revision: commit('b') };
+      assert.deepEqual(await store.applyPipeline(shop.document, shop.pipeline, t0, later), { changed: false });
+      assert.equal(subject.writes(), 0);
+      const kept = await store.getPipeline(shop.key);
+      assert.deepEqual(kept?.owner, owner, 'the commit that last changed it');
+      assert.equal(kept?.generation, 1);
+    });
+
+    it('a pipeline moves to another source, or to the CLI, as a change', async () => {
+      const { store } = subject;
+      const shop = pipelineFixture('owned-shop', { dev: ['owned-dev'] });
+      const taken = { configSource: other, revision: commit('c') };
+      assert.deepEqual(await store.applyPipeline(shop.document, shop.pipeline, t0, taken), { changed: true });
+      assert.deepEqual((await store.getPipeline(shop.key))?.owner, taken);
+
+      assert.deepEqual(await store.applyPipeline(shop.document, shop.pipeline, t0), { changed: true });
+      const released = await store.getPipeline(shop.key);
+      assert.ok(released && !('owner' in released), 'applied with the CLI: no owner');
+      assert.equal(released.generation, 3);
+      const listed = (await store.listPipelines()).items.find((item) => item.pipeline.name === 'owned-shop');
+      assert.ok(listed && !('owner' in listed));
+      assert.deepEqual(await store.applyPipeline(shop.document, shop.pipeline, t0), { changed: false });
+
+      const adopted = { configSource: fleet, revision: commit('d') };
+      assert.deepEqual(await store.applyPipeline(shop.document, shop.pipeline, t0, adopted), { changed: true });
+      assert.deepEqual((await store.getPipeline(shop.key))?.owner, adopted);
+      assert.deepEqual(
+        await store.findTargets(app('owned-dev')),
+        [{ pipeline: shop.key, env: 'dev', targetIndex: 0 }],
+        'its targets are indexed as ever',
+      );
+    });
+
+    it('a cluster records its source the same way', async () => {
+      const { store } = subject;
+      const cluster = clusterFixture('owned-eu');
+      const key = { namespace: 'flux-system', name: 'owned-eu' };
+      const owner = { configSource: fleet, revision: commit('a') };
+      assert.deepEqual(await store.applyCluster(cluster, t0, owner), { changed: true });
+      assert.deepEqual((await store.getCluster(key))?.owner, owner);
+      const listed = (await store.listClusters()).items.find((item) => item.document.metadata.name === 'owned-eu');
+      assert.deepEqual(listed?.owner, owner);
+
+      subject.resetCounts();
+      const later = { configSource: fleet, revision: commit('b') };
+      assert.deepEqual(await store.applyCluster(cluster, t0, later), { changed: false });
+      assert.equal(subject.writes(), 0);
+      assert.deepEqual((await store.getCluster(key))?.owner, owner);
+
+      const taken = { configSource: other, revision: commit('c') };
+      assert.deepEqual(await store.applyCluster(cluster, t0, taken), { changed: true });
+      assert.deepEqual((await store.getCluster(key))?.owner, taken);
+      assert.deepEqual(await store.applyCluster(cluster, t0), { changed: true });
+      const released = await store.getCluster(key);
+      assert.ok(released && !('owner' in released), 'applied with the CLI: no owner');
+      assert.equal(released.generation, 3);
+      assert.deepEqual(await store.applyCluster(cluster, t0), { changed: false });
+      assert.deepEqual(await store.applyCluster(cluster, t0, owner), { changed: true });
+      assert.deepEqual(await store.applyCluster(clusterFixture('owned-eu', 'us-east-1'), t0, owner), { changed: true });
+      assert.equal((await store.getCluster(key))?.generation, 5);
     });
   });
 }

@@ -51,26 +51,40 @@ export class DynamoConfigSources implements ConfigSources {
     const print = fingerprint(document);
     if (existing?.fingerprint === print) return { changed: false };
     const generation = (existing?.generation ?? 0) + 1;
-    // The status, the last attempt and a lease under way stay: only the spec changes.
-    const { document: _before, fingerprint: _print, generation: _generation, appliedAt: _at, ...kept } = existing ?? {};
+    // Only the spec changes: one update of those fields, conditional on the generation read, never a put of the item
+    // read, so a sync claimed or finished between that read and this write keeps its lease and its status.
     try {
       await this.table.documents.send(
-        new PutCommand({
+        new UpdateCommand({
           TableName: this.table.tableName,
-          Item: {
-            ...kept,
-            ...keys.configSource(key),
-            [TABLE_SCHEMA.indexPartitionKey]: keys.configSourcesIndex,
-            [TABLE_SCHEMA.indexSortKey]: keys.objectSortKey(key),
-            entity: 'config-source',
-            document,
-            fingerprint: print,
-            generation,
-            appliedAt: now.toISOString(),
-            status: existing?.status ?? pendingStatus(now),
+          Key: keys.configSource(key),
+          UpdateExpression:
+            'SET #indexPartition = :indexPartition, #indexSort = :indexSort, #entity = :entity, ' +
+            '#document = :document, #fingerprint = :fingerprint, #generation = :generation, #appliedAt = :appliedAt, ' +
+            '#status = if_not_exists(#status, :pending)',
+          ConditionExpression:
+            existing === undefined ? 'attribute_not_exists(pk)' : '#generation = :previousGeneration',
+          ExpressionAttributeNames: {
+            '#indexPartition': TABLE_SCHEMA.indexPartitionKey,
+            '#indexSort': TABLE_SCHEMA.indexSortKey,
+            '#entity': 'entity',
+            '#document': 'document',
+            '#fingerprint': 'fingerprint',
+            '#generation': 'generation',
+            '#appliedAt': 'appliedAt',
+            '#status': 'status',
           },
-          ConditionExpression: existing === undefined ? 'attribute_not_exists(pk)' : 'generation = :generation',
-          ExpressionAttributeValues: existing === undefined ? undefined : { ':generation': existing.generation },
+          ExpressionAttributeValues: {
+            ':indexPartition': keys.configSourcesIndex,
+            ':indexSort': keys.objectSortKey(key),
+            ':entity': 'config-source',
+            ':document': document,
+            ':fingerprint': print,
+            ':generation': generation,
+            ':appliedAt': now.toISOString(),
+            ':pending': pendingStatus(now),
+            ...(existing === undefined ? {} : { ':previousGeneration': existing.generation }),
+          },
         }),
       );
     } catch (error) {
