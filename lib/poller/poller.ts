@@ -3,17 +3,20 @@
 // per pipeline, which decides from the stored records alone, so a retry or an expired lease that came due is acted
 // on even when no target changed (only a pipeline whose decision time alone can change is decided then). Each poll
 // message carries the cluster's registration, listed once for all of them, so that the verifier does not read it
-// per message. A few queries and one batch send per ten messages, whatever the size of the fleet.
+// per message. And one `sync-config-source` per ConfigSource. A few queries and one batch send per ten messages,
+// whatever the size of the fleet.
 import { keyOfMetadata, objectKeyString } from '../pipeline/model.js';
 import type { Queue } from '../queue/port.js';
-import type { AppsIndex, ConfigurationStore } from '../store/port.js';
+import type { AppsIndex, ConfigSources, ConfigurationStore } from '../store/port.js';
 import { listAll } from '../util/paged.js';
 
 /** Above this size (JSON bytes) a registration stays out of the message and the verifier reads it from the store. */
 const MAX_REGISTRATION_BYTES = 16 * 1024;
 
 export async function enqueuePolls(deps: {
-  store: Pick<AppsIndex, 'listClusterKinds'> & Pick<ConfigurationStore, 'listClusters'>;
+  store: Pick<AppsIndex, 'listClusterKinds'> &
+    Pick<ConfigurationStore, 'listClusters'> &
+    Pick<ConfigSources, 'listConfigSources'>;
   queue: Queue;
   /**
    * The cause of the check of every pipeline: `poll` (default) decides only a pipeline time can change; `resume`,
@@ -35,6 +38,18 @@ export async function enqueuePolls(deps: {
       const registration = registrations.get(objectKeyString(cluster));
       return { message: { type: 'poll' as const, cluster, kind, ...(registration ? { registration } : {}) } };
     }),
+  );
+  // Each ConfigSource's head is read by the verifier (one Git request; a commit seen before writes nothing), so the
+  // poller reads no Git host and holds no Git credentials.
+  const sources = await listAll((page) => store.listConfigSources(page));
+  await deps.queue.sendBatch(
+    sources.map(({ document }) => ({
+      message: {
+        type: 'sync-config-source' as const,
+        source: keyOfMetadata(document.metadata),
+        cause: 'poll' as const,
+      },
+    })),
   );
   const pipelines = new Map(usage.flatMap(({ pipelines }) => pipelines.map((key) => [objectKeyString(key), key])));
   await deps.queue.sendBatch(

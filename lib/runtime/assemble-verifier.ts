@@ -31,8 +31,6 @@ export interface VerifierAssemblyOptions {
   settings?: Partial<VerifierSettings>;
   /** Told of every effect the verifier makes: notifications to people, metrics. */
   listeners?: readonly EffectListener[];
-  /** Re-marks a stored Secret by use, where this runtime may (the local data directory); for ConfigSources' syncs. */
-  setSecretPurposes?: ConfigSourceAccess['setSecretPurposes'];
 }
 
 /** The verifier of one worker: the Lambda names each invocation's worker by its request id, `serve` one per run. */
@@ -58,10 +56,7 @@ export function assembleVerifier(options: VerifierAssemblyOptions): VerifierOfWo
   });
   const hosts = createGitHosts({ ...options.promotion, logger });
   const promoter = createPromoter({ ...options.promotion, secrets, logger, hosts });
-  const configSources: ConfigSourceAccess = {
-    git: { hosts, secrets, apiUrls: gitApiUrlsOf(options.promotion) },
-    ...(options.setSecretPurposes ? { setSecretPurposes: options.setSecretPurposes } : {}),
-  };
+  const configSources: ConfigSourceAccess = { git: { hosts, secrets, apiUrls: gitApiUrlsOf(options.promotion) } };
   const recentPipelines = new RecentPipelines(store, pollPipelineMaxAgeMs, now);
   const deferredDecisions = new DeferredDecisions(
     queue,

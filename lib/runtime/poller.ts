@@ -1,4 +1,5 @@
-// The poller Lambda's assembly: on each scheduled run, one `poll` message per (cluster, app kind) in use; then, over
+// The poller Lambda's assembly: on each scheduled run, one `poll` message per (cluster, app kind) in use and one
+// `sync-config-source` per ConfigSource; then, over
 // the pipelines that listing named, the fleet's waiting approvals as metrics.
 import { recordApprovalWait } from '../observability/approval-wait-metrics.js';
 import { functionMetrics } from '../observability/emf-metrics.js';
@@ -21,6 +22,7 @@ export function pollerHandler(): PollerHandler {
         store: {
           listClusterKinds: () => Promise.resolve(usage),
           listClusters: (page) => table.store.listClusters(page),
+          listConfigSources: (page) => table.store.listConfigSources(page),
         },
         queue,
       });

@@ -6,8 +6,6 @@ import type { Promoter } from '../promotion/port.js';
 import type { Queue } from '../queue/port.js';
 import type { Store } from '../store/port.js';
 import type { GitAccess } from '../config-source/repository.js';
-import type { ObjectKey } from '../pipeline/model.js';
-import type { SecretPurpose } from '../secrets/tags.js';
 import type { EffectListener } from './effect-listener.js';
 import type { DeferredDecisions } from './deferred-decisions.js';
 import type { RecentPipelines } from './recent-pipelines.js';
@@ -68,14 +66,12 @@ export interface VerifierDeps {
   clusterRegistrations?: RecentReads<GitopsClusterDocument | undefined>;
   /** Told of every effect the verifier makes (notifications, metrics); default none. */
   listeners?: readonly EffectListener[];
-  /** How ConfigSources are read and their Secrets marked; without it `sync-config-source` does nothing. */
+  /** How ConfigSources' repositories are read; without it `sync-config-source` does nothing. */
   configSources?: ConfigSourceAccess;
 }
 
 export interface ConfigSourceAccess {
   git: GitAccess;
-  /** Re-marks a stored Secret by use (the local data directory); absent where the verifier may not (AWS). */
-  setSecretPurposes?(key: ObjectKey, purposes: readonly SecretPurpose[]): Promise<'changed' | 'unchanged' | 'missing'>;
 }
 
 export function settingsOf(deps: VerifierDeps): VerifierSettings {

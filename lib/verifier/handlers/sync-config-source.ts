@@ -24,7 +24,7 @@ export async function syncSource(message: SyncConfigSourceMessage, deps: Verifie
         const values = await configSources.git.secrets.getSecret(key);
         return values && Object.keys(values);
       },
-      setSecretPurposes: configSources.setSecretPurposes,
+      // Secrets are marked by use where they are applied, with the CLI (docs/config-sources.md, "Secrets").
       enqueue: async (queued) => {
         await deps.queue.send(queued);
         return true;
