@@ -3,6 +3,8 @@
 // and the view lists them. The controller itself never uses this: it talks to the host's fake REST API at `apiUrl`
 // with `token`, as it would to the real host. Implementations: github-fleet-repository.ts, gitlab-fleet-repository.ts.
 
+import type { CommitIdentity } from '../testing/git-host-kernel.js';
+
 /** The Git hosts the demo can simulate. */
 export type FleetHostType = 'github' | 'gitlab';
 
@@ -40,8 +42,11 @@ export interface FleetRepository {
   readFile(branch: string, file: string): string | undefined;
   /** Every file on a branch, by path, as text. */
   files(branch: string): Record<string, string>;
-  /** Commits these contents in one commit onto the branch (made from the default branch if missing); its id. */
-  commitFiles(branch: string, files: Record<string, string>, message: string): string;
+  /**
+   * Commits these contents in one commit onto the branch (made from the default branch if missing), authored by
+   * `author` (a person pushing) or else by the fake host's own user; its id.
+   */
+  commitFiles(branch: string, files: Record<string, string>, message: string, author?: CommitIdentity): string;
   /** The pull requests, oldest first. */
   pullRequests(): FleetPullRequest[];
   /** Merges an open pull request as a reviewer would; returns the target branch's new commit. */

@@ -1,6 +1,7 @@
 // The demo's fleet repository on a simulated GitHub (lib/testing/fake-github.ts): pull requests `#n`.
 import type { GitHubAddress } from '../pipeline/repository-address.js';
 import { FakeGitHub, type FakePullRequest } from '../testing/fake-github.js';
+import type { CommitIdentity } from '../testing/git-host-kernel.js';
 import { FLEET_HOST_NAMES, type FleetPullRequest, type FleetRepository } from './fleet-repository.js';
 
 export class GitHubFleetRepository implements FleetRepository {
@@ -57,8 +58,8 @@ export class GitHubFleetRepository implements FleetRepository {
     return this.github.files(this.owner, this.name, branch);
   }
 
-  commitFiles(branch: string, files: Record<string, string>, message: string): string {
-    return this.github.commitFiles(this.owner, this.name, branch, files, message);
+  commitFiles(branch: string, files: Record<string, string>, message: string, author?: CommitIdentity): string {
+    return this.github.commitFiles(this.owner, this.name, branch, files, message, { author });
   }
 
   pullRequests(): FleetPullRequest[] {

@@ -2,6 +2,7 @@
 // path (subgroups included), merge requests `!iid`.
 import type { GitLabAddress } from '../pipeline/repository-address.js';
 import { FakeGitLab, type FakeMergeRequest } from '../testing/fake-gitlab.js';
+import type { CommitIdentity } from '../testing/git-host-kernel.js';
 import { FLEET_HOST_NAMES, type FleetPullRequest, type FleetRepository } from './fleet-repository.js';
 
 export class GitLabFleetRepository implements FleetRepository {
@@ -54,8 +55,8 @@ export class GitLabFleetRepository implements FleetRepository {
     return this.gitlab.files(this.path, branch);
   }
 
-  commitFiles(branch: string, files: Record<string, string>, message: string): string {
-    return this.gitlab.commitFiles(this.path, branch, files, message);
+  commitFiles(branch: string, files: Record<string, string>, message: string, author?: CommitIdentity): string {
+    return this.gitlab.commitFiles(this.path, branch, files, message, { author });
   }
 
   pullRequests(): FleetPullRequest[] {

@@ -454,6 +454,12 @@ export class FakeBitbucketServer extends FakeGitHost<
     };
   }
 
+  /** The user known to the fake (by a token or a password) whose e-mail this is. */
+  private userByEmail(email: string): FakeBitbucketUser | undefined {
+    const users = [this.user, ...[...this.tokens.values(), ...this.passwords.values()].map(({ user }) => user)];
+    return email === '' ? undefined : users.find((user) => user.emailAddress.toLowerCase() === email.toLowerCase());
+  }
+
   private userJson(user: FakeBitbucketUser): Record<string, unknown> {
     return {
       name: user.name,
@@ -480,10 +486,11 @@ export class FakeBitbucketServer extends FakeGitHost<
   private commitJson(repo: FakeRepository, sha: string): Record<string, unknown> {
     const commit = repo.commit(sha);
     if (!commit) throw problem(404, `Commit '${sha}' does not exist in repository '${repo.slug}'.`);
-    const person = (signature: { name: string; email: string }) => ({
-      name: signature.name,
-      emailAddress: signature.email,
-    });
+    // Bitbucket maps a commit's author or committer to the user with that e-mail, and then answers the user.
+    const person = (signature: { name: string; email: string }) => {
+      const user = this.userByEmail(signature.email);
+      return user ? this.userJson(user) : { name: signature.name, emailAddress: signature.email };
+    };
     return {
       id: sha,
       displayId: sha.slice(0, 11),

@@ -10,6 +10,12 @@ import { echoingFault } from './echoed-credentials.js';
 import { GitRepository, type GitCommit } from './git-repository.js';
 import { listenOnLoopback } from './listen.js';
 
+/** Who a commit names as its author: git writes `name <email>`; the e-mail may be empty. */
+export interface CommitIdentity {
+  name: string;
+  email: string;
+}
+
 export type RedirectStatus = 301 | 302 | 303 | 307 | 308;
 
 /** What every fake logs of a request. */
@@ -235,8 +241,8 @@ export abstract class FakeGitHost<
     latencyMs: number | ((request: R) => number) | undefined,
     /** The default token. */
     readonly token: string,
-    /** Who commits what a test commits (a repository's first commit, `commitFiles`). */
-    protected readonly identity: { name: string; email: string },
+    /** Who commits what a test commits (a repository's first commit, `commitFiles`) unless it names an author. */
+    protected readonly identity: CommitIdentity,
   ) {
     this.latencyMs = latencyMs ?? 0;
   }
@@ -441,20 +447,26 @@ export abstract class FakeGitHost<
     return repo;
   }
 
-  /** Creates a repository whose default branch holds `files` in one commit; returns that commit's id. */
+  /**
+   * Creates a repository whose default branch holds `files` in one commit; returns that commit's id. The commit is
+   * the fake's identity's unless `author` names someone else (who is then its committer too).
+   */
   createRepository(
-    ...args: [...names: Names, files: Record<string, string>, options?: { defaultBranch?: string; message?: string }]
+    ...args: [
+      ...names: Names,
+      files: Record<string, string>,
+      options?: { defaultBranch?: string; message?: string; author?: CommitIdentity },
+    ]
   ): string {
     const names = args.slice(0, this.nameCount) as Names;
-    const [files, { defaultBranch = 'main', message = 'Initial commit' } = {}] = args.slice(this.nameCount) as [
-      Record<string, string>,
-      { defaultBranch?: string; message?: string }?,
-    ];
+    const [files, { defaultBranch = 'main', message = 'Initial commit', author = this.identity } = {}] = args.slice(
+      this.nameCount,
+    ) as [Record<string, string>, { defaultBranch?: string; message?: string; author?: CommitIdentity }?];
     const key = names.join('/');
     if (this.repositories.has(key.toLowerCase())) throw new Error(`repository ${key} exists`);
     const repo = this.newRepository(names, defaultBranch);
     this.repositories.set(key.toLowerCase(), repo);
-    const sha = repo.commitChanges(undefined, files, this.identity, message);
+    const sha = repo.commitChanges(undefined, files, author, message);
     repo.refs.set(`refs/heads/${repo.defaultBranch}`, sha);
     return sha;
   }
@@ -464,19 +476,27 @@ export abstract class FakeGitHost<
 
   /**
    * Commits changes to a branch (created from the default branch when missing): a string sets a file's content, null
-   * deletes it. Returns the new commit's id.
+   * deletes it. Returns the new commit's id. The commit is the fake's identity's unless `author` names someone else
+   * (who is then its committer too), as a person pushing to the repository.
    */
   commitFiles(
-    ...args: [...names: Names, branch: string, files: Record<string, string | null>, message?: string]
+    ...args: [
+      ...names: Names,
+      branch: string,
+      files: Record<string, string | null>,
+      message?: string,
+      options?: { author?: CommitIdentity },
+    ]
   ): string {
-    const [branch, files, message = 'Update files'] = args.slice(this.nameCount) as [
+    const [branch, files, message = 'Update files', { author = this.identity } = {}] = args.slice(this.nameCount) as [
       string,
       Record<string, string | null>,
       string?,
+      { author?: CommitIdentity }?,
     ];
     const repo = this.repositoryOf(args);
     const parent = repo.branchSha(branch) ?? repo.branchSha(repo.defaultBranch);
-    const sha = repo.commitChanges(parent, files, this.identity, message);
+    const sha = repo.commitChanges(parent, files, author, message);
     repo.refs.set(`refs/heads/${branch}`, sha);
     this.branchMoved(repo);
     return sha;

@@ -41,8 +41,8 @@ export async function startAzureDevOpsUnderTest(options: FakeAzureDevOpsOptions 
     createRepository: (files) => {
       fake.createRepository(PROJECT, REPOSITORY, files);
     },
-    commitFiles: (branch, files) => {
-      fake.commitFiles(PROJECT, REPOSITORY, branch, files);
+    commitFiles: (branch, files, author) => {
+      fake.commitFiles(PROJECT, REPOSITORY, branch, files, undefined, { author });
     },
     files: (branch) => fake.files(PROJECT, REPOSITORY, branch),
     branchHead: (branch) => fake.ref(PROJECT, REPOSITORY, branch),

@@ -264,7 +264,11 @@ describe('fake Bitbucket Server: writing', () => {
       [main],
     );
     assert.equal(edit.json.message, 'promoting version');
-    assert.deepEqual(edit.json.author, { name: 'Promoter', emailAddress: 'promoter@bitbucket.example.com' });
+    // The authenticated user, answered as Bitbucket answers an author it maps to a user: its user name and display name.
+    assert.deepEqual(
+      { name: edit.json.author.name, displayName: edit.json.author.displayName, email: edit.json.author.emailAddress },
+      { name: 'promoter', displayName: 'Promoter', email: 'promoter@bitbucket.example.com' },
+    );
     assert.equal(fake.ref('ACME', 'fleet', 'edit'), edit.json.id);
     assert.equal(fake.files('ACME', 'fleet', 'edit')['apps/podinfo.yaml'], 'version: 2\r\n', 'bytes kept (CRLF)');
 

@@ -220,6 +220,27 @@ describe('Bitbucket Server adapter: listing files', () => {
   });
 });
 
+describe('Bitbucket Server adapter: the author of a commit', () => {
+  let subject: Subject;
+  before(async () => {
+    subject = await start();
+    subject.fake.createRepository(PROJECT_KEY, REPOSITORY_SLUG, FLEET);
+  });
+  after(() => subject.fake.stop());
+
+  it('names a Bitbucket user by their display name, not their user name, and anyone else as git names them', async () => {
+    const { fake } = subject;
+    const byUser = fake.commitFiles(PROJECT_KEY, REPOSITORY_SLUG, 'main', { 'a.txt': 'a\n' }, 'by a user', {
+      author: { name: 'whatever git was told', email: fake.user.emailAddress.toUpperCase() },
+    });
+    assert.equal(await subject.open().commitAuthor(byUser), `${fake.user.displayName} <${fake.user.emailAddress}>`);
+    const byPerson = fake.commitFiles(PROJECT_KEY, REPOSITORY_SLUG, 'main', { 'b.txt': 'b\n' }, 'by a person', {
+      author: { name: 'Ada Lovelace', email: 'ada@example.com' },
+    });
+    assert.equal(await subject.open().commitAuthor(byPerson), 'Ada Lovelace <ada@example.com>');
+  });
+});
+
 describe('Bitbucket Server adapter: the promotion branch', () => {
   let subject: Subject;
   let main: string;

@@ -48,8 +48,8 @@ export async function startBitbucketServerUnderTest(
     createRepository: (files) => {
       fake.createRepository(PROJECT_KEY, REPOSITORY_SLUG, files);
     },
-    commitFiles: (branch, files) => {
-      fake.commitFiles(PROJECT_KEY, REPOSITORY_SLUG, branch, files);
+    commitFiles: (branch, files, author) => {
+      fake.commitFiles(PROJECT_KEY, REPOSITORY_SLUG, branch, files, undefined, { author });
     },
     files: (branch) => fake.files(PROJECT_KEY, REPOSITORY_SLUG, branch),
     branchHead: (branch) => fake.ref(PROJECT_KEY, REPOSITORY_SLUG, branch),

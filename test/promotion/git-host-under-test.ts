@@ -2,6 +2,7 @@
 // implementation per host in test/promotion/<host>-support.ts.
 import type { GitProviderType } from '../../lib/pipeline/promotion.js';
 import type { GitHost, GitHostSettings } from '../../lib/promotion/pull-request/host.js';
+import type { CommitIdentity } from '../../lib/testing/git-host-kernel.js';
 
 export interface HostPullRequest {
   title: string;
@@ -26,8 +27,11 @@ export interface FakeHostUnderTest {
   host(settings?: GitHostSettings): GitHost;
   /** Creates the repository with these files on `main`, in one commit. */
   createRepository(files: Record<string, string>): void;
-  /** Commits file changes onto a branch (created from main when missing); null deletes. */
-  commitFiles(branch: string, files: Record<string, string | null>): void;
+  /**
+   * Commits file changes onto a branch (created from main when missing); null deletes. Authored by `author`, else by
+   * the fake's own identity.
+   */
+  commitFiles(branch: string, files: Record<string, string | null>, author?: CommitIdentity): void;
   /** Every file's text at a branch's head. */
   files(branch: string): Record<string, string>;
   branchHead(branch: string): string | undefined;

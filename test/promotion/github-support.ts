@@ -158,7 +158,7 @@ export async function startGitHubUnderTest(): Promise<FakeHostUnderTest> {
         ...settings,
       }),
     createRepository: (files) => void fake.createRepository(OWNER, REPO, files, { defaultBranch: 'main' }),
-    commitFiles: (branch, files) => void fake.commitFiles(OWNER, REPO, branch, files),
+    commitFiles: (branch, files, author) => void fake.commitFiles(OWNER, REPO, branch, files, undefined, { author }),
     files: (branch) => fake.files(OWNER, REPO, branch),
     branchHead: (branch) => fake.ref(OWNER, REPO, branch),
     commitsAhead: commitsOf,

@@ -38,8 +38,8 @@ export async function startGitLabUnderTest(options: FakeGitLabOptions = {}): Pro
     createRepository: (files) => {
       fake.createRepository(PROJECT_PATH, files);
     },
-    commitFiles: (branch, files) => {
-      fake.commitFiles(PROJECT_PATH, branch, files);
+    commitFiles: (branch, files, author) => {
+      fake.commitFiles(PROJECT_PATH, branch, files, undefined, { author });
     },
     files: (branch) => fake.files(PROJECT_PATH, branch),
     branchHead: (branch) => fake.ref(PROJECT_PATH, branch),

@@ -42,6 +42,7 @@ import type {
   RepositoryFile,
 } from '../pull-request/host.js';
 import { ClientCache } from '../pull-request/client-cache.js';
+import { reportedAuthor } from '../pull-request/reported-author.js';
 import { createAzureDevOpsClient, isAzureDevOpsError, toPromotionError, type AzureDevOpsClient } from './client.js';
 import { azureDevOpsToken, NEEDED_KEYS, NEEDED_SCOPE } from './credentials.js';
 import { MAX_DESCRIPTION_LENGTH } from './limits.js';
@@ -109,6 +110,9 @@ const CommitAnswer = z.object({
       }),
     )
     .nullish(),
+});
+const CommitAuthorAnswer = z.object({
+  author: z.object({ name: z.string().nullish(), email: z.string().nullish() }).nullish(),
 });
 const RefUpdatesAnswer = z.array(
   z.object({ name: z.string().nullish(), success: z.boolean().nullish(), updateStatus: z.number().nullish() }),
@@ -212,6 +216,12 @@ class AzureDevOpsRepository implements HostRepository {
       chunks.push(typeof chunk === 'string' ? Buffer.from(chunk) : (chunk as Buffer));
     }
     return Buffer.concat(chunks).toString('utf8');
+  }
+
+  async commitAuthor(commit: string): Promise<string | undefined> {
+    const answer = await this.client.git.getCommit(commit, this.repository, this.project);
+    const { author } = this.parse(CommitAuthorAnswer, answer, `the commit ${commit}`);
+    return reportedAuthor(author?.name, author?.email);
   }
 
   async writeBranch(write: BranchWrite): Promise<void> {

@@ -464,6 +464,18 @@ const Commit = z.looseObject({
 });
 export type Commit = z.infer<typeof Commit>;
 
+/** A commit's author: a person as git names them, or the Bitbucket user their e-mail maps to. */
+const CommitWithAuthor = z.looseObject({
+  id: z.string(),
+  author: z
+    .looseObject({
+      name: z.string().nullish(),
+      emailAddress: z.string().nullish(),
+      displayName: z.string().nullish(),
+    })
+    .nullish(),
+});
+
 const Ref = z.looseObject({ id: z.string(), displayId: z.string().optional() });
 const PullRequest = z.looseObject({
   id: z.number().int(),
@@ -566,6 +578,11 @@ export class BitbucketRepositoryApi {
   /** A page of the changes between two commits (`git diff since until`). */
   async changes(since: string, until: string, limit: number): Promise<PageOf<Change>> {
     return this.client.page(`${this.repo}/changes`, Change, { since, until, limit });
+  }
+
+  /** One commit, with its author. */
+  async commit(id: string): Promise<z.infer<typeof CommitWithAuthor>> {
+    return this.client.json('GET', `${this.repo}/commits/${encodeURIComponent(id)}`, CommitWithAuthor);
   }
 
   /** A page of the commits reachable from `until` but not from `since`, newest first. */

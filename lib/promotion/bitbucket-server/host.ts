@@ -52,6 +52,7 @@ import type {
   RepositoryFile,
 } from '../pull-request/host.js';
 import { ClientCache } from '../pull-request/client-cache.js';
+import { reportedAuthor } from '../pull-request/reported-author.js';
 import {
   BitbucketRepositoryApi,
   BitbucketServerClient,
@@ -235,6 +236,13 @@ class BitbucketServerRepository implements HostRepository {
 
   async readFile(file: RepositoryFile, commit: string): Promise<string> {
     return (await this.api.raw(file.path, commit)).toString('utf8');
+  }
+
+  async commitAuthor(commit: string): Promise<string | undefined> {
+    const { author } = await this.api.commit(commit);
+    // An author Bitbucket maps to one of its users (by e-mail) is that user: `name` is then the user name (`jdoe`),
+    // `displayName` the person's name.
+    return reportedAuthor(author?.displayName ?? author?.name, author?.emailAddress);
   }
 
   // ------------------------------------------------ listing

@@ -23,6 +23,7 @@ import type {
   RepositoryFile,
 } from '../pull-request/host.js';
 import { ClientCache } from '../pull-request/client-cache.js';
+import { reportedAuthor } from '../pull-request/reported-author.js';
 import { writeGitHubBranch, type BaseListing } from './branch-write.js';
 import {
   createGitHubClient,
@@ -125,6 +126,14 @@ class GitHubRepository implements HostRepository {
   async readFile(file: RepositoryFile): Promise<string> {
     const { data } = await this.client.git.getBlob({ ...this.repo, file_sha: file.blobId });
     return Buffer.from(data.content, data.encoding === 'base64' ? 'base64' : 'utf8').toString('utf8');
+  }
+
+  async commitAuthor(commit: string): Promise<string | undefined> {
+    // The git commit (`git/commits`), not `repos/commits`, which adds the diff of every file the commit touched.
+    const { author } = (await this.client.git.getCommit({ ...this.repo, commit_sha: commit })).data as {
+      author?: { name?: string | null; email?: string | null } | null;
+    };
+    return reportedAuthor(author?.name, author?.email);
   }
 
   async writeBranch(write: BranchWrite): Promise<void> {

@@ -32,6 +32,7 @@ import type {
   RepositoryFile,
 } from '../pull-request/host.js';
 import { ClientCache } from '../pull-request/client-cache.js';
+import { reportedAuthor } from '../pull-request/reported-author.js';
 import { createGitLabClient, isGitLabError, toPromotionError, type GitLabClient } from './client.js';
 import { gitLabToken, NEEDED_KEYS } from './credentials.js';
 
@@ -61,6 +62,7 @@ const DiffAnswer = z.array(
   }),
 );
 const FileAnswer = z.object({ blob_id: z.string() });
+const CommitAnswer = z.object({ author_name: z.string().nullish(), author_email: z.string().nullish() });
 const MergeRequestAnswer = z.object({
   iid: z.number(),
   title: z.string(),
@@ -206,6 +208,15 @@ class GitLabRepository implements HostRepository {
       'UnexpectedAnswer',
       `unexpected answer from the GitLab API at ${this.client.apiUrl} for ${file.path}`,
     );
+  }
+
+  async commitAuthor(commit: string): Promise<string | undefined> {
+    const answer = this.parse(
+      CommitAnswer,
+      await this.client.commits.show(this.project, commit),
+      `the commit ${commit}`,
+    );
+    return reportedAuthor(answer.author_name, answer.author_email);
   }
 
   async writeBranch(write: BranchWrite): Promise<void> {

@@ -110,6 +110,10 @@ class DeferredRepository implements HostRepository {
     return (await this.repository()).readFile(file, commit);
   }
 
+  async commitAuthor(commit: string): Promise<string | undefined> {
+    return (await this.repository()).commitAuthor(commit);
+  }
+
   async writeBranch(write: BranchWrite): Promise<void> {
     return (await this.repository()).writeBranch(write);
   }

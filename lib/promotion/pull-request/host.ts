@@ -83,6 +83,11 @@ export interface HostRepository {
   /** The UTF-8 text of a file at a commit. */
   readFile(file: RepositoryFile, commit: string): Promise<string>;
   /**
+   * The commit's author as the host reports it, in one request: `Name <email>`, the name alone when the host gives
+   * no e-mail, undefined when it names no author; cleaned and cut short by reportedAuthor (reported-author.ts).
+   */
+  commitAuthor(commit: string): Promise<string | undefined>;
+  /**
    * Makes `branch` hold the base commit plus exactly these changes: created when missing; reset onto the base
    * commit when it holds anything else; left as it is (no new commit) when its head already has these contents on
    * this base. Safe against concurrent identical calls.
