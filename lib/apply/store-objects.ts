@@ -87,7 +87,9 @@ export async function storeObjects(
     const changed = dryRun
       ? !sameJson(before?.document, document)
       : (await store.applyConfigSource(document, now())).changed;
-    lines.push(`configsource ${objectKeyString(key)} ${outcomeOf(before, changed)}${suffix}`);
+    const outcome = outcomeOf(before, changed);
+    if (outcome !== 'unchanged') changedSources.push(key);
+    lines.push(`configsource ${objectKeyString(key)} ${outcome}${suffix}`);
   }
 
   const pipelinesByKey = new Map(stored.pipelines.map((p) => [objectKeyString(keyOf(p.document.metadata)), p]));

@@ -138,6 +138,16 @@ export class SourceRepository {
     }));
   }
 
+  /** The commit's author as the host reports it (one request); undefined when it says none or cannot be read. */
+  async author(commit: string): Promise<string | undefined> {
+    try {
+      return await this.repository.commitAuthor(commit);
+    } catch {
+      // Who made the commit is worth showing, not worth failing a sync over.
+      return undefined;
+    }
+  }
+
   private async call<T>(read: () => Promise<T>): Promise<T> {
     try {
       return await read();

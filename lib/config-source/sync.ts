@@ -106,11 +106,13 @@ async function applyCommit(
     `${changes.configured.length} configured, ${changes.pruned.length} pruned), ${selected.skipped} ` +
     `document${selected.skipped === 1 ? '' : 's'} of other kinds skipped`;
   if (changed > 0) {
+    const author = await repository.author(commit);
     await deps.store.appendConfigAudit({
       at: deps.now().toISOString(),
       configSource: key,
       type: 'config-applied',
       revision,
+      ...(author === undefined ? {} : { author }),
       message: summary,
       created: changes.created,
       configured: changes.configured,
