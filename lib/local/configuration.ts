@@ -1,6 +1,6 @@
 // Loading and applying the local mode's configuration at start: every problem at once (ConfigError), the store's
 // limits included (as `pipelinectl apply` checks them), then what interrupted applies left is settled, and the
-// GitopsClusters and Pipelines go into the store (an unchanged document writes nothing) and the Secrets into
+// GitopsClusters, Pipelines and ConfigSources go into the store (an unchanged document writes nothing) and the Secrets into
 // secrets.json, tagged with what references them.
 import { listAll } from '../util/paged.js';
 import { loadConfiguration, type Configuration, type KnownSecret } from '../config/index.js';
@@ -8,7 +8,7 @@ import { ConfigError } from '../config/problems.js';
 import { DEFAULT_NAMESPACE, objectKeyString, type ObjectKey } from '../pipeline/model.js';
 import type { Logger } from '../logging/logger.js';
 import { checkStoreLimits } from '../store/index.js';
-import type { ConfigurationStore, StoredPipeline } from '../store/port.js';
+import type { ConfigSources, ConfigurationStore, StoredPipeline } from '../store/port.js';
 import { readSecrets } from './data-dir.js';
 import { storeConfigurationSecrets } from './secrets.js';
 
@@ -19,7 +19,8 @@ export interface LocalConfigurationOptions {
   store: Pick<
     ConfigurationStore,
     'listClusters' | 'listPipelines' | 'applyCluster' | 'applyPipeline' | 'repairInterruptedApplies'
-  >;
+  > &
+    Pick<ConfigSources, 'applyConfigSource'>;
   /** Secrets given outside the configuration (the demo's), which it may refer to. Only their key names are used. */
   extraSecrets?: readonly { key: ObjectKey; values: Record<string, string> }[];
   logger: Logger;
@@ -70,10 +71,17 @@ export async function applyLocalConfiguration(options: LocalConfigurationOptions
     const { changed } = await options.store.applyPipeline(document, pipeline, now);
     pipelines.push({ name: objectKeyString(key), changed });
   }
+  // Each source syncs on the first poll, which sends one `sync-config-source` per stored source.
+  const sources: AppliedConfiguration['pipelines'] = [];
+  for (const { key, document } of configuration.configSources) {
+    const { changed } = await options.store.applyConfigSource(document, now);
+    sources.push({ name: objectKeyString(key), changed });
+  }
   const log = (kind: string) => (entry: { name: string; changed: boolean }) =>
     options.logger.info(entry.changed ? 'applied' : 'unchanged', { kind, name: entry.name });
   clusters.forEach(log('GitopsCluster'));
   pipelines.forEach(log('Pipeline'));
+  sources.forEach(log('ConfigSource'));
   for (const name of secretsChanged) options.logger.info('stored secret', { name });
   return { configuration, pipelines, clusters, secretsChanged };
 }

@@ -59,6 +59,8 @@ export interface World {
   approveThroughWeave(pipeline: string, env: string, revision: string, hmacKey: string): Promise<number>;
   /** `pipelinectl apply` of a cluster of `unregistered` (GitopsCluster with `labels`, and its kubeconfig Secret). */
   register(cluster: string, labels: Record<string, string>): Promise<void>;
+  /** `pipelinectl apply -f` of this YAML (written to a file of the world); fails the test when it is refused. */
+  apply(yaml: string): Promise<void>;
   /** `pipelinectl <args> --data-dir <dataDir>`, to its end. */
   pipelinectl(...args: string[]): Promise<Exited>;
   /** `pipelinectl status -o json`, parsed; fails the test on a non-zero exit. */
@@ -109,6 +111,7 @@ export async function startWorld(t: TestContext, options: WorldOptions): Promise
     return response.status;
   };
   const pipelinectl = (...args: string[]) => runPipelinectl([...args, '--data-dir', dataDir]);
+  let applied = 0;
 
   return {
     dataDir,
@@ -140,6 +143,12 @@ export async function startWorld(t: TestContext, options: WorldOptions): Promise
       await writeFile(file, clusterWithKubeconfigYaml(cluster, kube.kubeconfig(), NAMESPACE, labels));
       const applied = await pipelinectl('apply', '-f', file);
       if (applied.code !== 0) throw new Error(`pipelinectl apply of ${cluster} failed: ${applied.stderr}`);
+    },
+    apply: async (yaml) => {
+      const file = join(root, `apply-${(applied += 1)}.yaml`);
+      await writeFile(file, yaml);
+      const result = await pipelinectl('apply', '-f', file);
+      if (result.code !== 0) throw new Error(`pipelinectl apply failed: ${result.stderr}`);
     },
     pipelinectl,
     statusCli: async () => {

@@ -1,0 +1,110 @@
+// Pipelines in Git (docs/config-sources.md), end to end through `pipelinectl serve` and a fake GitHub: the
+// configuration directory holds only the ConfigSource and its Secret; the pipelines come from the repository, a
+// commit is applied by the next poll, a bad commit keeps the last good configuration and names the file, a removed
+// file prunes its pipeline, and a pipeline that came from Git promotes as any other.
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { pipelineYaml, secretYaml, yamlDocuments } from '../../lib/testing/config-yaml.js';
+import { waitFor } from '../../lib/testing/wait-for.js';
+import { helmReleaseEvent, helmReleaseRunning } from './flux.js';
+import { NAMESPACE, OWNER, REPOSITORY, REPOSITORY_URL, startWorld } from './world.js';
+
+const podinfoRelease = (env: string, version: string) => `apiVersion: helm.toolkit.fluxcd.io/v2
+kind: HelmRelease
+metadata: {name: podinfo, namespace: ${env}}
+spec:
+  chart:
+    spec:
+      chart: podinfo
+      version: "${version}" # {"$promotion": "flux-system:podinfo:${env}"}
+`;
+
+const pipeline = (name: string) =>
+  pipelineYaml({
+    name,
+    environments: [
+      { name: 'dev', targets: [{ namespace: 'dev', cluster: 'dev' }] },
+      { name: 'prod', targets: [{ namespace: 'prod', cluster: 'prod' }] },
+    ],
+    strategy: { url: REPOSITORY_URL },
+  });
+
+const CONFIG_SOURCE = `apiVersion: pipeline-controller.io/v1alpha1
+kind: ConfigSource
+metadata: {name: fleet, namespace: ${NAMESPACE}}
+spec:
+  url: ${REPOSITORY_URL}
+  branch: main
+  path: pipelines
+  secretRef: {name: fleet-config}
+`;
+
+describe('pipelines in Git, through pipelinectl serve', () => {
+  it('applies each commit of the folder, keeps the last good one, prunes, and promotes what it applied', async (t) => {
+    const world = await startWorld(t, {
+      clusters: ['dev', 'prod'],
+      repository: {
+        'apps/dev/podinfo.yaml': podinfoRelease('dev', '6.4.0'),
+        'apps/prod/podinfo.yaml': podinfoRelease('prod', '6.4.0'),
+        'pipelines/podinfo.yaml': pipeline('podinfo'),
+        'pipelines/kustomization.yaml': 'apiVersion: kustomize.config.k8s.io/v1beta1\nkind: Kustomization\n',
+      },
+      // The ConfigSource reads with a token of its own; the world's `github` Secret opens the pull requests.
+      pipelines: yamlDocuments(CONFIG_SOURCE),
+      pollInterval: '1s',
+    });
+    const { github } = world;
+    const source = { namespace: NAMESPACE, name: 'fleet' };
+    const sourceStatus = () => world.readStore((store) => store.getConfigSource(source));
+    const pipelineOf = (name: string) => world.readStore((store) => store.getPipeline({ namespace: NAMESPACE, name }));
+
+    const dev = world.cluster('dev');
+    const prod = world.cluster('prod');
+    dev.put(helmReleaseRunning('dev', '6.4.0'));
+    prod.put(helmReleaseRunning('prod', '6.4.0'));
+    // Secrets stay out of Git: the source's token is applied with the CLI, before serve applies the source.
+    await world.apply(secretYaml('fleet-config', { token: github.token }, NAMESPACE));
+    await world.startServe();
+
+    // 1. The folder at main's head is applied: the pipeline, owned by the source; the kustomization.yaml skipped.
+    const head = github.ref(OWNER, REPOSITORY, 'main');
+    const applied = await waitFor('the first commit applied', async () => {
+      const stored = await sourceStatus();
+      return stored?.status.lastAppliedRevision === `main@sha1:${head}` ? stored : undefined;
+    });
+    assert.equal(applied.status.skipped, 1);
+    assert.deepEqual((await pipelineOf('podinfo'))?.owner?.configSource, source);
+
+    // 2. A pipeline that came from Git promotes as any other.
+    const released = dev.put(helmReleaseRunning('dev', '6.5.0'));
+    assert.equal(await world.sendEvent('dev', helmReleaseEvent(released, '6.5.0'), 'helm-controller'), 202);
+    const pull = await waitFor('the prod pull request', () =>
+      github.pulls(OWNER, REPOSITORY).find((each) => each.head === 'promotion-flux-system-podinfo-prod'),
+    );
+    assert.equal(pull.title, 'Promote flux-system/podinfo in prod to 6.5.0');
+
+    // 3. A commit adding a pipeline is applied by the next poll, with no webhook.
+    github.commitFiles(OWNER, REPOSITORY, 'main', { 'pipelines/frontend.yaml': pipeline('frontend') });
+    await waitFor('frontend applied by a poll', () => pipelineOf('frontend'));
+
+    // 4. An invalid commit keeps the last good configuration and names the file.
+    github.commitFiles(OWNER, REPOSITORY, 'main', {
+      'pipelines/frontend.yaml': pipeline('frontend').replace('environments:', 'environmentz:'),
+    });
+    const bad = github.ref(OWNER, REPOSITORY, 'main');
+    const failed = await waitFor('the bad commit attempted', async () => {
+      const stored = await sourceStatus();
+      return stored?.status.lastAttemptedRevision === `main@sha1:${bad}` ? stored : undefined;
+    });
+    const ready = failed.status.conditions.find((condition) => condition.type === 'Ready');
+    assert.equal(ready?.status, 'False');
+    assert.equal(ready?.reason, 'ValidationFailed');
+    assert.match(ready?.message ?? '', /pipelines\/frontend\.yaml:\d+:\d+: Pipeline flux-system\/frontend/);
+    assert.ok(await pipelineOf('frontend'), 'the last good frontend stays in force');
+
+    // 5. Removing the file prunes its pipeline.
+    github.commitFiles(OWNER, REPOSITORY, 'main', { 'pipelines/frontend.yaml': null });
+    await waitFor('frontend pruned', async () => (await pipelineOf('frontend')) === undefined);
+    assert.ok(await pipelineOf('podinfo'));
+  });
+});
