@@ -22,10 +22,7 @@ const RefPayload = z.object({ ref: optionalString });
 const GitLabPayload = z.object({ ref: optionalString, object_kind: optionalString, event_name: optionalString });
 const BitbucketChange = z.object({
   refId: optionalString,
-  ref: z
-    .object({ id: optionalString, displayId: optionalString, type: optionalString })
-    .optional()
-    .catch(undefined),
+  ref: z.object({ id: optionalString, displayId: optionalString, type: optionalString }).optional().catch(undefined),
 });
 const BitbucketPayload = z.object({ changes: z.array(z.unknown()).optional().catch(undefined) });
 const AzureRefUpdate = z.object({ name: optionalString });
