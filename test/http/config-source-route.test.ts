@@ -226,7 +226,7 @@ describe('POST /v1/config-sources/{ns}/{name}', () => {
     assert.deepEqual(queue.sent, [SYNC(SOURCES.github.name), SYNC(SOURCES.gitlab.name)]);
   });
 
-  it('each webhook is one trigger: the verifier syncs a commit once however many arrive', async () => {
+  it('enqueues a trigger per webhook, ten for one commit: the sync, not the receiver, applies a commit once', async () => {
     const push = pushWebhook('github', 'refs/heads/main');
     const answers = await Promise.all(Array.from({ length: 10 }, () => deliver('github', push)));
     assert.ok(answers.every((answer) => answer.status === 202));
