@@ -140,6 +140,7 @@ export const benchReceiver: Bench = async (): Promise<BenchSection> => {
       getApproval: (...args) => store.getApproval(...args),
       approve: (...args) => store.approve(...args),
       appendAudit: (entry) => store.appendAudit(entry),
+      getConfigSource: (key) => store.getConfigSource(key),
     },
     queue,
     secrets: {
@@ -187,6 +188,7 @@ export const benchReceiver: Bench = async (): Promise<BenchSection> => {
         getApproval: (...args) => store.getApproval(...args),
         approve: (...args) => store.approve(...args),
         appendAudit: (entry) => store.appendAudit(entry),
+        getConfigSource: (key) => store.getConfigSource(key),
       },
     };
     const signedMemory = await closedLoop(

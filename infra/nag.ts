@@ -46,9 +46,11 @@ export function acknowledgeFindings(scopes: NagScopes): void {
   Validations.of(scopes.receiverRole).acknowledge({
     id: secrets,
     reason:
-      'A Pipeline names its webhook HMAC Secret at apply time (<prefix><ns>/<name>), so no list of secrets exists ' +
-      'at deploy time. The statement carries a condition on the tag pipeline-controller:purpose=webhook-hmac: the ' +
-      'receiver can read only webhook HMAC Secrets, never kubeconfigs or Git tokens under the same prefix.',
+      "A Pipeline names its webhook HMAC Secret, and a ConfigSource the Secret holding its push webhooks' secret, at " +
+      'apply time (<prefix><ns>/<name>), so no list of secrets exists at deploy time. The statement carries a ' +
+      'condition on the tag pipeline-controller:purpose, webhook-hmac or config-source: the receiver can read only ' +
+      "those Secrets (a ConfigSource's holds its read token too, and apply gives it no other use), never kubeconfigs " +
+      'or pull-request Git tokens under the same prefix.',
   });
   Validations.of(scopes.verifierRole).acknowledge({
     id: secrets,

@@ -10,7 +10,7 @@ import { commitAuthorProblems, type CommitAuthor } from '../lib/promotion/pull-r
 import { notificationSinkKinds, type NotificationSinkKind } from '../lib/runtime/notification-sinks.js';
 import type { NewsKind } from '../lib/pipeline/model.js';
 import { DEFAULT_SECRETS_PREFIX } from '../lib/secrets/prefix.js';
-import { SECRET_PURPOSE_TAG } from '../lib/secrets/tags.js';
+import { RECEIVER_READABLE_PURPOSES, SECRET_PURPOSE_TAG } from '../lib/secrets/tags.js';
 import { Aws, Duration, RemovalPolicy, Stack, Token } from 'aws-cdk-lib';
 import type * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
 import * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
@@ -41,11 +41,18 @@ import { queueProblems, tableProblems } from './own-resources.js';
 import { isHttpUrl } from '../lib/util/http-url.js';
 
 /**
- * The tag that lets the receiver read a configuration Secret. `pipelinectl apply` puts it (lib/secrets/tags.ts) only
- * on a Pipeline's webhook HMAC Secret (`spec.promotion.strategy.secretRef`, key `hmac-key`); a kubeconfig or Git
- * token Secret never carries it, so the receiver cannot read those.
+ * The tag a Pipeline's webhook HMAC Secret (`spec.promotion.strategy.secretRef`, key `hmac-key`) carries, one of the
+ * two that let the receiver read a configuration Secret (`RECEIVER_READABLE_SECRET_TAG`).
  */
 export const WEBHOOK_HMAC_SECRET_TAG = { key: SECRET_PURPOSE_TAG, value: 'webhook-hmac' } as const;
+
+/**
+ * The tag values that let the receiver read a configuration Secret. `pipelinectl apply` puts them
+ * (lib/secrets/tags.ts) only on a Pipeline's webhook HMAC Secret (`webhook-hmac`) and on a ConfigSource's Secret
+ * (`config-source`: its read token and the push webhooks' `webhook-secret`, a Secret that may serve nothing else); a
+ * kubeconfig or pull-request Git token Secret never carries either, so the receiver cannot read those.
+ */
+export const RECEIVER_READABLE_SECRET_TAG = { key: SECRET_PURPOSE_TAG, values: RECEIVER_READABLE_PURPOSES } as const;
 
 export const DEFAULTS = {
   pollSchedule: 'rate(5 minutes)',
@@ -767,16 +774,19 @@ export class PipelineController extends Construct {
         resources: [this.masterKeySecret.secretArn],
       }),
     );
-    // A Pipeline's webhook HMAC Secret lives under the same prefix as kubeconfigs and Git tokens; only the tag
-    // tells them apart, so the receiver may read a secret under the prefix only when it carries the tag.
+    // A Pipeline's webhook HMAC Secret and a ConfigSource's Secret live under the same prefix as kubeconfigs and Git
+    // tokens; only the tag tells them apart, so the receiver may read a secret under the prefix only when it carries
+    // one of the tag values it checks webhooks with (StringEquals with a list: any one of them).
     role.addToPrincipalPolicy(
       new iam.PolicyStatement({
-        sid: 'WebhookHmacSecrets',
+        sid: 'WebhookSecrets',
         actions: ['secretsmanager:GetSecretValue'],
         resources: [this.secretsArnPattern],
         conditions: {
           StringEquals: {
-            [`secretsmanager:ResourceTag/${WEBHOOK_HMAC_SECRET_TAG.key}`]: WEBHOOK_HMAC_SECRET_TAG.value,
+            [`secretsmanager:ResourceTag/${RECEIVER_READABLE_SECRET_TAG.key}`]: [
+              ...RECEIVER_READABLE_SECRET_TAG.values,
+            ],
           },
         },
       }),

@@ -15,6 +15,7 @@ export type { ReceiverDeps } from './receiver-deps.js';
 export { EVENT_REJECTIONS, type EventOutcome, type EventRejection } from './event-outcome.js';
 export { handleRequest } from './receiver.js';
 export { HMAC_KEY_SECRET_KEY } from './pipeline-authorization.js';
+export { WEBHOOK_SECRET_KEY } from './config-source-route.js';
 export { matchRoute } from './routes.js';
 export { fromFunctionUrlEvent, toFunctionUrlResult } from './function-url.js';
 export type { HttpServerOptions, RunningHttpServer } from './node-server.js';

@@ -9,7 +9,10 @@ import type { WebhookKeyCache } from './webhook-key-cache.js';
 
 export interface ReceiverDeps {
   /** Lookups of the routes, and the writes of an approval (lib/approval). */
-  store: Pick<Store, 'getCluster' | 'findTargets' | 'getPipeline' | 'getApproval' | 'approve' | 'appendAudit'>;
+  store: Pick<
+    Store,
+    'getCluster' | 'findTargets' | 'getPipeline' | 'getApproval' | 'approve' | 'appendAudit' | 'getConfigSource'
+  >;
   queue: Queue;
   secrets: SecretSource;
   /** The master key(s) the cluster keys are derived from; read per event request (adapters cache). */

@@ -2,6 +2,7 @@
 // decides anything (docs/architecture.md, "Shape"). Transport-neutral: the Lambda function URL and node:http
 // adapters call `handleRequest`. The route table is routes.ts; each route is a module of its own.
 import { receiveApproval } from './approval-route.js';
+import { receivePush } from './config-source-route.js';
 import { eventOutcomeOf } from './event-outcome.js';
 import { receiveEvent } from './event-route.js';
 import { receivePromotion } from './promotion-route.js';
@@ -54,6 +55,8 @@ async function route(request: HttpRequest, deps: ReceiverDeps, log: RequestLog):
       return receivePromotion(request, deps, log, { namespace: first, name: second }, third);
     case 'approval':
       return receiveApproval(request, deps, log, { namespace: first, name: second }, third, fourth);
+    case 'config-sources':
+      return receivePush(request, deps, log, { namespace: first, name: second });
   }
 }
 

@@ -14,6 +14,7 @@ export interface RequestLog {
   path?: string;
   cluster?: string;
   pipeline?: string;
+  configSource?: string;
   env?: string;
   revision?: string;
   object?: { kind: string; namespace: string; name: string };

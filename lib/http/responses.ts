@@ -14,6 +14,13 @@ export const NOT_THE_PIPELINE_APP = jsonResponse(422, {
   error: "the event is not about the pipeline's app in that environment",
 });
 export const NOT_WAITING = jsonResponse(422, { error: 'no approval is waiting for that revision' });
+/** A Git host's test of a ConfigSource's push webhook, authenticated. */
+export const PING_ANSWERED = jsonResponse(200, { status: 'ok' });
+/** An authenticated webhook that cannot change the source's branch (another branch, a tag, a merge request…). */
+export const PUSH_IGNORED = jsonResponse(200, {
+  status: 'ignored',
+  reason: "not a push to the ConfigSource's branch",
+});
 export const INTERNAL_ERROR = jsonResponse(500, { error: 'internal error' });
 
 export function methodNotAllowed(allow: string): HttpResponse {

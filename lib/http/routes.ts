@@ -2,10 +2,11 @@
 //   POST /v1/events/{clusterNs}/{clusterName}            Flux generic-hmac events from a leaf cluster
 //   POST /promotion/{ns}/{name}/{env}                    Weave-compatible promotion webhook (triggers a check)
 //   POST /approval/{ns}/{name}/{env}/{revision}          Weave-compatible approval (HMAC over the empty body)
+//   POST /v1/config-sources/{ns}/{name}                  a Git host's push webhook for a ConfigSource
 //   GET  /healthz
 // Each is also served with one trailing slash, as Weave's router does: a Provider address typed with one must work.
 
-export type RouteName = 'events' | 'promotion' | 'approval' | 'healthz';
+export type RouteName = 'events' | 'promotion' | 'approval' | 'config-sources' | 'healthz';
 
 export interface RouteSpec {
   name: RouteName;
@@ -20,6 +21,7 @@ const ROUTES: readonly RouteSpec[] = [
   { name: 'events', prefix: ['v1', 'events'], params: 2, method: 'POST' },
   { name: 'promotion', prefix: ['promotion'], params: 3, method: 'POST' },
   { name: 'approval', prefix: ['approval'], params: 4, method: 'POST' },
+  { name: 'config-sources', prefix: ['v1', 'config-sources'], params: 2, method: 'POST' },
   { name: 'healthz', prefix: ['healthz'], params: 0, method: 'GET' },
 ];
 

@@ -270,6 +270,12 @@ class FleetStore implements ReceiverStore {
     this.lookups++;
     return Promise.resolve(WAITING.get(`${keyString(pipeline)}/${env}`) === revision ? 'approved' : 'not-waiting');
   }
+
+  /** The fleet defines no ConfigSource (test/http/config-source-route.test.ts covers that route). */
+  getConfigSource(): Promise<undefined> {
+    this.lookups++;
+    return Promise.resolve(undefined);
+  }
 }
 
 /** Records what is sent, after encoding it as the SQS and embedded queues do (so an unsendable message throws). */

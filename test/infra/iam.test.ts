@@ -6,7 +6,6 @@ import { describe, it } from 'node:test';
 import { EventBus } from 'aws-cdk-lib/aws-events';
 import { Secret } from 'aws-cdk-lib/aws-secretsmanager';
 import { Topic } from 'aws-cdk-lib/aws-sns';
-import { WEBHOOK_HMAC_SECRET_TAG } from '../../infra/pipeline-controller.js';
 import {
   ACCOUNT,
   asList,
@@ -128,7 +127,7 @@ describe('the receiver', () => {
     assert.ok(actionsOf(statements).every((action) => !/^(eks|sts|ec2|events):/.test(action)));
   });
 
-  it('reads the master key, and under the prefix only secrets tagged as webhook HMAC keys', () => {
+  it("reads the master key, and under the prefix only webhook HMAC keys and ConfigSources' Secrets, by their tag", () => {
     const reads = statements.filter((s) => asList(s.Action).includes('secretsmanager:GetSecretValue'));
     assert.equal(reads.length, 2);
     for (const statement of reads) {
@@ -138,8 +137,10 @@ describe('the receiver', () => {
         continue;
       }
       assert.deepEqual(resource, [SECRETS_PATTERN]);
+      // Either value: a Pipeline's webhook HMAC Secret, or a ConfigSource's Secret (its push webhooks' secret);
+      // never a kubeconfig or a pull request's Git token, tagged kubeconfig and git-credentials.
       assert.deepEqual(statement.Condition, {
-        StringEquals: { [`secretsmanager:ResourceTag/${WEBHOOK_HMAC_SECRET_TAG.key}`]: WEBHOOK_HMAC_SECRET_TAG.value },
+        StringEquals: { 'secretsmanager:ResourceTag/pipeline-controller:purpose': ['webhook-hmac', 'config-source'] },
       });
     }
   });
