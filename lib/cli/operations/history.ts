@@ -225,34 +225,22 @@ function isConfigEntry(entry: HistoryEntry): entry is ConfigAuditEntry {
 export function historyJson(history: History<HistoryEntry>): HistoryJson {
   return {
     entries: history.entries.map((entry): HistoryEntryJson => {
-      const common = { at: entry.at, revision: entry.revision ?? null, actor: entry.actor ?? null };
-      if (isConfigEntry(entry)) {
-        return {
-          ...common,
-          pipeline: null,
-          configSource: objectKeyString(entry.configSource),
-          env: null,
-          type: entry.type,
-          message: entry.message,
-          failureKind: null,
-          author: entry.author ?? null,
-          created: entry.created,
-          configured: entry.configured,
-          pruned: entry.pruned,
-        };
-      }
+      const config = isConfigEntry(entry) ? entry : undefined;
+      const pipeline = isConfigEntry(entry) ? undefined : entry;
       return {
-        ...common,
-        pipeline: objectKeyString(entry.pipeline),
-        configSource: null,
-        env: entry.env ?? null,
+        at: entry.at,
+        pipeline: pipeline ? objectKeyString(pipeline.pipeline) : null,
+        configSource: config ? objectKeyString(config.configSource) : null,
+        env: pipeline?.env ?? null,
         type: entry.type,
+        revision: entry.revision ?? null,
+        actor: entry.actor ?? null,
         message: entry.message,
-        failureKind: entry.failureKind ?? null,
-        author: null,
-        created: null,
-        configured: null,
-        pruned: null,
+        failureKind: pipeline?.failureKind ?? null,
+        author: config?.author ?? null,
+        created: config?.created ?? null,
+        configured: config?.configured ?? null,
+        pruned: config?.pruned ?? null,
       };
     }),
     more: history.more,
