@@ -26,19 +26,17 @@ export function register(program: Command): void {
         '  pipelinectl delete configsource flux-system/fleet\n' +
         '  pipelinectl delete gitopscluster flux-system/prod-eu-7 --aws --stack PipelineControllerStack',
     );
-  addBackendOptions(command).action(
-    async (kind: DeletableKind, name: string, options: { dryRun?: boolean }) => {
-      const key = parseObjectKey(name, `the ${kind}`);
-      const { deleteObject } = await import('../../apply/delete.js');
-      await withBackend(command, async (backend) => {
-        const result = await deleteObject(backend, kind, key, { dryRun: options.dryRun });
-        printLines(result.lines);
-        if (!result.checksDelivered) {
-          printStderr(
-            `note: pipelinectl serve is not running on ${backend.description}: it checks the changes when it starts`,
-          );
-        }
-      });
-    },
-  );
+  addBackendOptions(command).action(async (kind: DeletableKind, name: string, options: { dryRun?: boolean }) => {
+    const key = parseObjectKey(name, `the ${kind}`);
+    const { deleteObject } = await import('../../apply/delete.js');
+    await withBackend(command, async (backend) => {
+      const result = await deleteObject(backend, kind, key, { dryRun: options.dryRun });
+      printLines(result.lines);
+      if (!result.checksDelivered) {
+        printStderr(
+          `note: pipelinectl serve is not running on ${backend.description}: it checks the changes when it starts`,
+        );
+      }
+    });
+  });
 }
