@@ -1,6 +1,5 @@
 // pipelinectl delete pipeline|gitopscluster|configsource NAMESPACE/NAME: remove one stored object.
 import { Argument, type Command } from 'commander';
-import type { DeletableKind } from '../../apply/delete.js';
 import { addBackendOptions, withBackend } from '../options.js';
 import { parseObjectKey } from '../flags.js';
 import { printLines, printStderr } from '../output.js';
@@ -26,17 +25,19 @@ export function register(program: Command): void {
         '  pipelinectl delete configsource flux-system/fleet\n' +
         '  pipelinectl delete gitopscluster flux-system/prod-eu-7 --aws --stack PipelineControllerStack',
     );
-  addBackendOptions(command).action(async (kind: DeletableKind, name: string, options: { dryRun?: boolean }) => {
-    const key = parseObjectKey(name, `the ${kind}`);
-    const { deleteObject } = await import('../../apply/delete.js');
-    await withBackend(command, async (backend) => {
-      const result = await deleteObject(backend, kind, key, { dryRun: options.dryRun });
-      printLines(result.lines);
-      if (!result.checksDelivered) {
-        printStderr(
-          `note: pipelinectl serve is not running on ${backend.description}: it checks the changes when it starts`,
-        );
-      }
-    });
-  });
+  addBackendOptions(command).action(
+    async (kind: 'pipeline' | 'gitopscluster' | 'configsource', name: string, options: { dryRun?: boolean }) => {
+      const key = parseObjectKey(name, `the ${kind}`);
+      const { deleteObject } = await import('../../apply/delete.js');
+      await withBackend(command, async (backend) => {
+        const result = await deleteObject(backend, kind, key, { dryRun: options.dryRun });
+        printLines(result.lines);
+        if (!result.checksDelivered) {
+          printStderr(
+            `note: pipelinectl serve is not running on ${backend.description}: it checks the changes when it starts`,
+          );
+        }
+      });
+    },
+  );
 }
