@@ -17,7 +17,7 @@ export class RefusedChangeError extends Error {
   override name = 'RefusedChangeError';
 }
 
-export type DeletableKind = 'pipeline' | 'gitopscluster';
+export type DeletableKind = 'pipeline' | 'gitopscluster' | 'configsource';
 
 export interface DeleteOptions {
   dryRun?: boolean;
@@ -38,7 +38,26 @@ export async function deleteObject(
   key: ObjectKey,
   options: DeleteOptions = {},
 ): Promise<DeleteResult> {
-  return kind === 'pipeline' ? deletePipeline(backend, key, options) : deleteCluster(backend, key, options);
+  switch (kind) {
+    case 'pipeline':
+      return deletePipeline(backend, key, options);
+    case 'gitopscluster':
+      return deleteCluster(backend, key, options);
+    case 'configsource':
+      return deleteConfigSource(backend, key, options);
+  }
+}
+
+/**
+ * Deletes a ConfigSource: its Git repository is no longer read. The objects it applied stay as they are, with their
+ * owner naming the source that is gone, and can then be changed with `apply` (docs/cli.md, "delete"); its trail of
+ * applied commits stays until it expires.
+ */
+async function deleteConfigSource(backend: ApplyPorts, key: ObjectKey, options: DeleteOptions): Promise<DeleteResult> {
+  const name = objectKeyString(key);
+  if (!(await backend.store.getConfigSource(key))) throw notStored('configsource', name, backend);
+  if (!options.dryRun) await backend.store.deleteConfigSource(key);
+  return { lines: [`configsource ${name} deleted${suffix(options)}`], checksDelivered: true };
 }
 
 async function deletePipeline(backend: ApplyPorts, key: ObjectKey, options: DeleteOptions): Promise<DeleteResult> {

@@ -145,9 +145,12 @@ export function loadSources(sources: ConfigurationSources, options: LoadOptions 
       case 'Secret':
         configuration.secrets.push({ key, values: secretValues(document.value), origin });
         break;
-      case 'ConfigSource':
-        configuration.configSources.push({ ...located, document: document.value });
+      case 'ConfigSource': {
+        // Its status is the controller's: a `get configsources -o yaml` applied back leaves the source as it is.
+        const { status: _exported, ...source } = document.value;
+        configuration.configSources.push({ ...located, document: source });
         break;
+      }
     }
   }
   return { ok: true, configuration, warnings: warnings.sort(byPlace) };

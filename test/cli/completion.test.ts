@@ -93,7 +93,12 @@ describe('pipelinectl completion', () => {
     });
 
     it("offers an argument's fixed values, after options and their values", async () => {
-      assert.deepEqual(await complete('pipelinectl', 'get', '--data-dir', '.data', ''), ['pipelines', 'clusters']);
+      assert.deepEqual(await complete('pipelinectl', 'get', '--data-dir', '.data', ''), [
+        'pipelines',
+        'clusters',
+        'configsources',
+        'configsource',
+      ]);
       assert.deepEqual(await complete('pipelinectl', 'delete', '--dry-run', 'p'), ['pipeline']);
       assert.deepEqual(await complete('pipelinectl', 'completion', ''), ['bash', 'zsh']);
       assert.deepEqual(await complete('pipelinectl', 'help', 'app'), ['apply', 'approve']);
@@ -150,7 +155,9 @@ describe('pipelinectl completion', () => {
       assert.deepEqual(await offered('pipelinectl', 'status', '-o', ''), ['compadd: table json yaml']);
       assert.deepEqual(await offered('pipelinectl', 'status', '--output=j'), ['compadd: table json yaml']);
       assert.deepEqual(await offered('pipelinectl', 'apply', '-f', ''), ['files']);
-      assert.deepEqual(await offered('pipelinectl', 'get', ''), ['compadd: pipelines clusters']);
+      assert.deepEqual(await offered('pipelinectl', 'get', ''), [
+        'compadd: pipelines clusters configsources configsource',
+      ]);
       assert.deepEqual(await offered('pipelinectl', 'approve', 'flux-system/podinfo', ''), []);
     });
   });

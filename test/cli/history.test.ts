@@ -144,13 +144,19 @@ describe('pipelinectl history on a local data directory', { concurrency: false }
     assert.deepEqual(Object.keys(requested ?? {}).sort(), [
       'actor',
       'at',
+      'author',
+      'configSource',
+      'configured',
+      'created',
       'env',
       'failureKind',
       'message',
       'pipeline',
+      'pruned',
       'revision',
       'type',
     ]);
+    assert.equal(requested?.configSource, null, "a ConfigSource's fields are null on a pipeline's entry");
     assert.equal(requested?.failureKind, null, 'only a failed promotion or rollback has a failure kind');
     assert.ok(Date.parse(requested?.at ?? '') > Date.now() - 60_000, 'an ISO time, just now');
     assert.equal(requested?.pipeline, 'flux-system/podinfo');

@@ -6,7 +6,7 @@
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { TestContext } from 'node:test';
-import { pipelineViews, statusJson, type StatusJson } from '../../lib/cli/operations/status.js';
+import { readStatus, type StatusJson } from '../../lib/cli/operations/status.js';
 import type { Backend } from '../../lib/cli/backend.js';
 import { openLocalBackend } from '../../lib/cli/backends/local.js';
 import { deriveClusterKey, signatureHeader } from '../../lib/signing/hmac.js';
@@ -156,10 +156,7 @@ export async function startWorld(t: TestContext, options: WorldOptions): Promise
       if (result.code !== 0) throw new Error(`pipelinectl status failed (${result.code}): ${result.stderr}`);
       return JSON.parse(result.stdout) as StatusJson;
     },
-    statusNow: () =>
-      withBackend(async (backend) => ({
-        pipelines: (await pipelineViews(backend, undefined, new Date())).map(statusJson),
-      })),
+    statusNow: () => withBackend(async (backend) => (await readStatus(backend, undefined, new Date())).json),
     readStore: (read) => withBackend((backend) => read(backend.store)),
   };
 }

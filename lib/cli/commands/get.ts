@@ -1,26 +1,39 @@
-// pipelinectl get pipelines|clusters: what is stored, as a table or as the documents themselves.
+// pipelinectl get pipelines|clusters|configsources: what is stored, as a table or as the documents themselves.
 import { Argument, type Command } from 'commander';
 import { addBackendOptions, outputOption, withBackend } from '../options.js';
+import { parseObjectKey } from '../flags.js';
+import { CliError } from '../errors.js';
 import { printJson, printLines, printStderr, printYaml } from '../output.js';
+
+const KINDS = ['pipelines', 'clusters', 'configsources', 'configsource'] as const;
+type Kind = (typeof KINDS)[number];
 
 export function register(program: Command): void {
   const command = program
     .command('get')
-    .summary('List the stored pipelines or clusters')
+    .summary('List the stored pipelines, clusters or config sources')
     .description(
-      'List the stored Pipelines (namespace, name, app, targets, environments in promotion order) or GitopsClusters ' +
-        '(namespace, name, how many pipelines use each, how the verifier reaches it). With -o json or -o yaml the ' +
-        'documents are printed as applied, as a v1 List that apply -f takes back.',
+      'List the stored Pipelines (namespace, name, app, targets, environments in promotion order), GitopsClusters ' +
+        '(namespace, name, how many pipelines use each, how the verifier reaches it) or ConfigSources (repository, ' +
+        'branch, folder, the commit applied, whether the last sync succeeded and why not). With -o json or -o yaml ' +
+        'the documents are printed as applied, as a v1 List that apply -f takes back; a ConfigSource with its status ' +
+        '(which apply ignores). A ConfigSource may be named (NAMESPACE/NAME) to show only that one.',
     )
-    .addArgument(new Argument('<kind>', 'what to list').choices(['pipelines', 'clusters']))
+    .addArgument(new Argument('<kind>', 'what to list').choices(KINDS))
+    .argument('[name]', 'NAMESPACE/NAME of one ConfigSource')
     .addOption(outputOption(['table', 'json', 'yaml']))
     .addHelpText(
       'after',
       '\nExamples:\n  pipelinectl get pipelines\n  pipelinectl get clusters -o yaml > clusters.yaml\n' +
+        '  pipelinectl get configsources\n  pipelinectl get configsource flux-system/fleet -o json\n' +
         '  pipelinectl get pipelines --aws --stack PipelineControllerStack -o json',
     );
   addBackendOptions(command).action(
-    async (kind: 'pipelines' | 'clusters', options: { output: 'table' | 'json' | 'yaml' }) => {
+    async (kind: Kind, name: string | undefined, options: { output: 'table' | 'json' | 'yaml' }) => {
+      if (kind === 'configsources' || kind === 'configsource') return getConfigSources(command, name, options.output);
+      if (name !== undefined) {
+        throw new CliError(`get ${kind} lists every one of them: a name is taken only by get configsources`);
+      }
       const { clustersTable, documentList, pipelinesTable, storedConfiguration } = await import('../operations/get.js');
       await withBackend(command, async (backend) => {
         const { pipelines, clusters } = await storedConfiguration(backend, kind === 'clusters');
@@ -33,4 +46,24 @@ export function register(program: Command): void {
       });
     },
   );
+}
+
+/** Every ConfigSource as a v1 List, or the one named as itself (as `kubectl get KIND NAME -o yaml` prints it). */
+async function getConfigSources(
+  command: Command,
+  name: string | undefined,
+  output: 'table' | 'json' | 'yaml',
+): Promise<void> {
+  const key = name === undefined ? undefined : parseObjectKey(name, 'the configsource');
+  const { configSourceJson, configSourcesTable, storedConfigSources } = await import('../operations/config-sources.js');
+  const { documentList } = await import('../operations/get.js');
+  await withBackend(command, async (backend) => {
+    const sources = await storedConfigSources(backend, key);
+    const documents = sources.map(configSourceJson);
+    const value = key ? documents[0] : documentList(documents);
+    if (output === 'json') return printJson(value);
+    if (output === 'yaml') return printYaml(value);
+    if (sources.length === 0) return printStderr(`no configsources stored in ${backend.description}`);
+    printLines(configSourcesTable(sources));
+  });
 }

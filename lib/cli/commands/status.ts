@@ -24,7 +24,9 @@ export function register(program: Command): void {
         // the help does not load the operation (test/cli/status-fleet.test.ts checks they agree).
         'An environment with more than 10 targets is shown in short: one row with its targets counted by phase, ' +
         'then the targets holding it back (at most 10); ' +
-        '--all-targets shows every target, and -o json and -o yaml always list every target.',
+        '--all-targets shows every target, and -o json and -o yaml always list every target. When ConfigSources ' +
+        'are stored, a last section shows each with the commit applied and whether its last sync succeeded (for a ' +
+        'named pipeline, the source that applied it).',
     )
     .addOption(outputOption(['table', 'json', 'yaml']))
     .addOption(new Option('--all-targets', 'one row per target, also in environments of more than 10 targets'))
@@ -36,15 +38,20 @@ export function register(program: Command): void {
     );
   addBackendOptions(command).action(async (name: string | undefined, options: StatusFlags) => {
     const key = name === undefined ? undefined : parseObjectKey(name, 'the pipeline');
-    const { pipelineViews, statusJson, statusTable } = await import('../operations/status.js');
+    const { readStatus, statusTable } = await import('../operations/status.js');
+    const { configSourcesSection } = await import('../operations/config-sources.js');
     await withBackend(command, async (backend) => {
       const now = new Date();
-      const views = await pipelineViews(backend, key, now);
-      if (options.output === 'json') return printJson({ pipelines: views.map(statusJson) });
-      if (options.output === 'yaml') return printYaml({ pipelines: views.map(statusJson) });
-      if (views.length === 0) return printStderr(`no pipelines stored in ${backend.description}`);
+      const { views, sources, json } = await readStatus(backend, key, now);
+      if (options.output === 'json') return printJson(json);
+      if (options.output === 'yaml') return printYaml(json);
+      if (views.length === 0) printStderr(`no pipelines stored in ${backend.description}`);
       const table = { allTargets: options.allTargets === true, approveFlags: backendFlags(command) };
-      printLines(views.flatMap((view, i) => [...(i > 0 ? [''] : []), ...statusTable(view, now, table)]));
+      const sections = [
+        ...views.map((view) => statusTable(view, now, table)),
+        ...(sources.length > 0 ? [configSourcesSection(sources)] : []),
+      ];
+      printLines(sections.flatMap((lines, i) => [...(i > 0 ? [''] : []), ...lines]));
     });
   });
 }

@@ -15,7 +15,7 @@ import { timeLeftUntil } from '../../decision/index.js';
 import { oneLine } from '../../decision/text.js';
 import { approveCommand } from '../../notify/approve-command.js';
 import { objectKeyString, type ObjectKey } from '../../pipeline/model.js';
-import type { VersionedPromotionRecord } from '../../store/port.js';
+import type { StoredConfigSource, VersionedPromotionRecord } from '../../store/port.js';
 import {
   loadPipelineView,
   phaseOf,
@@ -31,13 +31,16 @@ import type { Backend } from '../backend.js';
 import { CliError } from '../errors.js';
 import { ago, clip, formatTable, LINE_WIDTH } from '../output.js';
 import { listAll } from '../../util/paged.js';
+import { configSourceStatusSummary, type ConfigSourceStatusSummaryJson } from './config-sources.js';
 
 /**
- * What `pipelinectl status -o json` prints: `{ "pipelines": [...] }`, one entry per pipeline (just one when a
- * pipeline is named). Absent values are `null`, never left out; times are ISO 8601 (UTC). docs/cli.md shows it.
+ * What `pipelinectl status -o json` prints: `{ "pipelines": [...], "configSources": [...] }`, one entry per pipeline
+ * (just one when a pipeline is named) and per ConfigSource (when a pipeline is named, the one that applied it, if
+ * any). Absent values are `null`, never left out; times are ISO 8601 (UTC). docs/cli.md shows it.
  */
 export interface StatusJson {
   pipelines: PipelineStatusJson[];
+  configSources: ConfigSourceStatusSummaryJson[];
 }
 
 export interface PipelineStatusJson {
@@ -371,6 +374,36 @@ export async function pipelineViews(backend: Backend, key: ObjectKey | undefined
     else if (key) throw new CliError(`pipeline ${objectKeyString(key)} not found in ${backend.description}`);
   }
   return views;
+}
+
+/** What `status` shows, read once: the pipelines' views, the ConfigSources, and the two as `-o json` prints them. */
+export async function readStatus(
+  backend: Backend,
+  key: ObjectKey | undefined,
+  now: Date,
+): Promise<{ views: PipelineView[]; sources: StoredConfigSource[]; json: StatusJson }> {
+  const views = await pipelineViews(backend, key, now);
+  const sources = await statusConfigSources(backend, key, views);
+  return {
+    views,
+    sources,
+    json: { pipelines: views.map(statusJson), configSources: sources.map(configSourceStatusSummary) },
+  };
+}
+
+/**
+ * The ConfigSources `status` shows: every stored one (one list of them), or, when a pipeline is named, the one that
+ * applied it (none for a pipeline applied with the CLI, or whose source was deleted).
+ */
+async function statusConfigSources(
+  backend: Backend,
+  key: ObjectKey | undefined,
+  views: readonly PipelineView[],
+): Promise<StoredConfigSource[]> {
+  if (!key) return listAll((page) => backend.store.listConfigSources(page));
+  const owner = views[0]?.stored.owner;
+  const source = owner && (await backend.store.getConfigSource(owner.configSource));
+  return source ? [source] : [];
 }
 
 /**
