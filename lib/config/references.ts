@@ -35,6 +35,8 @@ export interface ReferenceContext {
   /** GitopsClusters and Secrets already stored, which this configuration may refer to. */
   knownClusters: readonly ObjectKey[];
   knownSecrets: readonly KnownSecret[];
+  /** Set when nothing stored was read: a reference outside the configuration is not among the files given. */
+  filesOnly?: { hint: string };
 }
 
 /** A document with a kind and a name, whatever else is wrong with it. */
@@ -106,7 +108,10 @@ export function checkReferences(
   const requireSecret: RequireSecret = (at, path, key, purpose, missingKeys) => {
     const name = objectKeyString(key);
     if (!secrets.has(name)) {
-      problems.push(problemAt(at, path, `Secret ${name} not found (it holds ${purpose})`));
+      const message = context.filesOnly
+        ? `Secret ${name} (it holds ${purpose}) ${notAmongFiles(context.filesOnly)}`
+        : `Secret ${name} not found (it holds ${purpose})`;
+      problems.push(problemAt(at, path, message));
       return;
     }
     const keys = secrets.get(name);
@@ -165,7 +170,7 @@ function checkPipeline(
     }
   }
 
-  problems.push(...checkSource(at, spec.source, key.namespace, clusters, context.defaultCluster));
+  problems.push(...checkSource(at, spec.source, key.namespace, clusters, context));
 
   const environmentNames = new Map<string, number>();
   const targets = new Map<string, string>();
@@ -198,15 +203,11 @@ function checkPipeline(
       if (!clusters.has(objectKeyString(cluster))) {
         problems.push(
           target.data.clusterRef
-            ? problemAt(
-                at,
-                [...targetPath, 'clusterRef', 'name'],
-                `GitopsCluster ${objectKeyString(cluster)} not found`,
-              )
+            ? problemAt(at, [...targetPath, 'clusterRef', 'name'], clusterNotFound(cluster, context))
             : problemAt(
                 at,
                 targetPath,
-                `target has no clusterRef and the default cluster GitopsCluster ${objectKeyString(cluster)} is not found`,
+                `target has no clusterRef and the default cluster ${clusterNotFound(cluster, context, 'is ')}`,
               ),
         );
       }
@@ -266,8 +267,9 @@ function checkSource(
   raw: unknown,
   pipelineNamespace: string,
   clusters: Set<string>,
-  defaultCluster: ObjectKey | undefined,
+  context: ReferenceContext,
 ): ConfigProblem[] {
+  const defaultCluster = context.defaultCluster;
   const source = SourceReference.safeParse(raw);
   if (!source.success) return [];
   const problems: ConfigProblem[] = [];
@@ -287,11 +289,11 @@ function checkSource(
   } else if (!clusters.has(objectKeyString(cluster))) {
     problems.push(
       clusterRef
-        ? problemAt(at, ['spec', 'source', 'clusterRef', 'name'], `GitopsCluster ${objectKeyString(cluster)} not found`)
+        ? problemAt(at, ['spec', 'source', 'clusterRef', 'name'], clusterNotFound(cluster, context))
         : problemAt(
             at,
             ['spec', 'source'],
-            `the source has no clusterRef and the default cluster GitopsCluster ${objectKeyString(cluster)} is not found`,
+            `the source has no clusterRef and the default cluster ${clusterNotFound(cluster, context, 'is ')}`,
           ),
     );
   }
@@ -319,6 +321,19 @@ function sourceWithoutFirstPromotion(
     `environment ${name} has no promotion (its own or the pipeline's strategy): the source's versions are shown ` +
       'but never promoted into it',
   );
+}
+
+/**
+ * `GitopsCluster ns/name not found` (`is not found` after `verb`), or, when nothing stored was read, that it is not
+ * among the files given and how to resolve it.
+ */
+function clusterNotFound(cluster: ObjectKey, context: ReferenceContext, verb = ''): string {
+  const name = `GitopsCluster ${objectKeyString(cluster)}`;
+  return context.filesOnly ? `${name} ${notAmongFiles(context.filesOnly)}` : `${name} ${verb}not found`;
+}
+
+function notAmongFiles(filesOnly: { hint: string }): string {
+  return `is not among the files given (${filesOnly.hint})`;
 }
 
 function targetCluster(target: Target, pipelineNamespace: string, defaultCluster?: ObjectKey): ObjectKey | undefined {
