@@ -25,9 +25,9 @@ export interface LoadOptions {
   /**
    * Set when what is stored was not read, the files being checked on their own: a reference to an object that is
    * not among them is then said to be so, followed by `hint` (how to resolve it against a deployment), rather than
-   * not found.
+   * not found; a problem, or with `unresolved: 'warning'` a warning.
    */
-  filesOnly?: { hint: string };
+  filesOnly?: { hint: string; unresolved?: 'problem' | 'warning' };
 }
 
 export interface Located<T> {

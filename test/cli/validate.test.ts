@@ -141,6 +141,40 @@ describe('pipelinectl validate', { concurrency: true }, () => {
     );
   });
 
+  it('--unresolved warning: such a reference is a warning (annotated as one) and the files are valid', async (t) => {
+    const root = await tempFiles(t, { 'podinfo.yaml': pipeline('apps'), 'clusters.yaml': CLUSTERS });
+    const file = join(root, 'podinfo.yaml');
+    const text = await runCli(['validate', '--unresolved', 'warning', root]);
+    assert.equal(text.code, 0, text.stderr);
+    assert.equal(text.stdout, '2 files, 4 objects valid\n');
+    assert.deepEqual(lines(text.stderr), [
+      `warning: ${file}:15:110: Pipeline flux-system/podinfo: spec.environments[1].promotion.strategy.pull-request.` +
+        `secretRef.name: Secret flux-system/github (it holds the github credentials) is not among the files given ${HINT}`,
+      `warning: ${file}:21:20: Pipeline flux-system/podinfo: spec.promotion.strategy.secretRef.name: Secret ` +
+        `flux-system/webhook-hmac (it holds the webhook HMAC key) is not among the files given ${HINT}`,
+    ]);
+
+    const github = await runCli(['validate', '-o', 'github', '--unresolved', 'warning', root]);
+    assert.equal(github.code, 0, github.stderr);
+    assert.deepEqual(
+      lines(github.stdout).map((line) => line.split('::', 2).join('::')),
+      [
+        `::warning file=${file},line=15,col=110,title=Pipeline flux-system/podinfo`,
+        `::warning file=${file},line=21,col=20,title=Pipeline flux-system/podinfo`,
+        '2 files, 4 objects valid',
+      ],
+    );
+
+    // A problem among the files is still one.
+    const broken = await tempFiles(t, {
+      'podinfo.yaml': pipeline('apps').replace('kind: Pipeline', 'kind: Pipeline\nspec2: 1'),
+    });
+    const run = await runCli(['validate', '--unresolved', 'warning', broken, join(root, 'clusters.yaml')]);
+    assert.equal(run.code, 1);
+    assert.match(run.stderr, /^\S+:4:1: Pipeline flux-system\/podinfo: spec2: unknown field "spec2"/);
+    assert.match(run.stderr, /\nerror: 1 problem in the configuration\n$/);
+  });
+
   it('--data-dir resolves them against what the data directory stores (clusters, Secret key names)', async (t) => {
     const root = await tempFiles(t, {
       'deployed/clusters.yaml': CLUSTERS,
@@ -150,6 +184,12 @@ describe('pipelinectl validate', { concurrency: true }, () => {
       'other/podinfo.yaml': pipeline('apps').replace(/name: github/, 'name: gitlab'),
     });
     const dataDir = join(root, 'data');
+    const mixed = await runCli(['validate', join(root, 'pipelines'), '--data-dir', dataDir, '--unresolved', 'warning']);
+    assert.equal(mixed.code, 1);
+    assert.equal(
+      mixed.stderr,
+      'error: --unresolved is for the files checked on their own: with --data-dir or --aws every reference is resolved\n',
+    );
     const missing = await runCli(['validate', join(root, 'pipelines'), '--data-dir', dataDir]);
     assert.equal(missing.code, 1, 'a data directory that holds no store is refused, as by every command');
     assert.match(missing.stderr, /^error: the data directory .* does not exist: pass the --data-dir/);

@@ -1,6 +1,6 @@
 // pipelinectl validate: checks the configuration files of a ConfigSource's folder, with no store and no cluster (or
 // against what a deployment stores), for CI on the pull requests that change them.
-import type { Command } from 'commander';
+import { Option, type Command } from 'commander';
 import { CliError } from '../errors.js';
 import { addBackendOptions, backendOptionsOf, outputOption, withBackend } from '../options.js';
 import { printJson, printLines, printStderr } from '../output.js';
@@ -8,6 +8,7 @@ import type { ValidateOptions, ValidateReport } from '../operations/validate.js'
 
 interface ValidateFlags {
   output: 'text' | 'github' | 'json';
+  unresolved: 'problem' | 'warning';
   aws?: boolean;
 }
 
@@ -25,13 +26,22 @@ export function register(program: Command): void {
         'HelmRelease, a kustomization.yaml) are skipped and counted; a Secret with values is a problem (secrets stay ' +
         'out of Git). References are resolved among the files given: one to a GitopsCluster or Secret that is not ' +
         'among them is a problem that says so, unless --data-dir or --aws names a deployment whose stored clusters and ' +
-        'Secrets (their key names, never values) resolve it. Exit code: 0 when valid, 1 on any problem. -o github ' +
-        'prints GitHub Actions annotations, shown on the lines of the files in a pull request.',
+        'Secrets (their key names, never values) resolve it; --unresolved warning makes such a reference a warning ' +
+        '(for CI with no access to the deployment). Exit code: 0 when valid (warnings included), 1 on any problem. ' +
+        '-o github prints GitHub Actions annotations, shown on the lines of the files in a pull request.',
     )
     .addOption(outputOption(['text', 'github', 'json']))
+    .addOption(
+      new Option(
+        '--unresolved <report>',
+        'how a reference not among the files given is reported, without --data-dir or --aws',
+      )
+        .choices(['problem', 'warning'])
+        .default('problem'),
+    )
     .addHelpText(
       'after',
-      '\nExamples:\n  pipelinectl validate pipelines/\n  pipelinectl validate -o github pipelines/\n' +
+      '\nExamples:\n  pipelinectl validate pipelines/\n  pipelinectl validate -o github --unresolved warning pipelines/\n' +
         '  pipelinectl validate --data-dir .data\n' +
         '  pipelinectl validate --aws --stack PipelineControllerStack pipelines/',
     );
@@ -39,18 +49,24 @@ export function register(program: Command): void {
     const { validateFiles } = await import('../operations/validate.js');
     const files = paths.length > 0 ? paths : ['.'];
     // The default data directory is not read unless asked for: validate needs no deployment.
-    const report =
-      flags.aws || command.getOptionValueSource('dataDir') === 'cli'
-        ? await withBackend(command, (backend, { defaultCluster }) =>
-            validateFiles(files, { backend, defaultCluster, resolveHint: RESOLVE_HINT }),
-          )
-        : await validateFiles(files, filesOnly(command));
+    const againstDeployment = flags.aws || command.getOptionValueSource('dataDir') === 'cli';
+    if (againstDeployment && command.getOptionValueSource('unresolved') === 'cli') {
+      throw new CliError(
+        '--unresolved is for the files checked on their own: with --data-dir or --aws every reference is resolved',
+      );
+    }
+    const report = againstDeployment
+      ? await withBackend(command, (backend, { defaultCluster }) => validateFiles(files, { backend, defaultCluster }))
+      : await validateFiles(files, filesOnly(command, flags));
     await print(report, flags.output);
   });
 }
 
-function filesOnly(command: Command): ValidateOptions {
-  return { defaultCluster: backendOptionsOf(command).defaultCluster, resolveHint: RESOLVE_HINT };
+function filesOnly(command: Command, flags: ValidateFlags): ValidateOptions {
+  return {
+    defaultCluster: backendOptionsOf(command).defaultCluster,
+    filesOnly: { hint: RESOLVE_HINT, unresolved: flags.unresolved },
+  };
 }
 
 async function print(report: ValidateReport, output: ValidateFlags['output']): Promise<void> {

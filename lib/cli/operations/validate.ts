@@ -13,16 +13,20 @@ import {
   readConfigurationFiles,
   type ConfigProblem,
   type ConfigurationWarning,
+  type LoadOptions,
   type SkippedDocument,
 } from '../../config/index.js';
 import type { ObjectKey } from '../../pipeline/model.js';
 
 export interface ValidateOptions {
   defaultCluster?: ObjectKey;
-  /** Resolve references against what this deployment stores; without it, the files are checked on their own. */
+  /** Resolve references against what this deployment stores, when given. */
   backend?: Pick<ApplyPorts, 'store' | 'secretKeys' | 'description'>;
-  /** Without a backend: how a reference to an object not among the files given can be resolved. */
-  resolveHint: string;
+  /**
+   * Without a backend, the files are checked on their own: how a reference to an object not among them is reported
+   * and can be resolved.
+   */
+  filesOnly?: LoadOptions['filesOnly'];
 }
 
 export interface ValidateReport {
@@ -52,7 +56,7 @@ export async function validateFiles(paths: readonly string[], options: ValidateO
     : loadSources(sources, {
         defaultCluster: options.defaultCluster,
         documents: 'config-source',
-        filesOnly: { hint: options.resolveHint },
+        filesOnly: options.filesOnly,
       });
   const common = { files: sources.files, skipped: loaded.skipped, resolvedAgainst: backend?.description };
   if (!loaded.ok) return { ...common, objects: 0, problems: loaded.problems, warnings: [] };
