@@ -7,9 +7,16 @@ import assert from 'node:assert/strict';
 import { readdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
+import { CloudFormationClient } from '@aws-sdk/client-cloudformation';
+import { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
+import { STSClient } from '@aws-sdk/client-sts';
+import { applyConfiguration } from '../../lib/apply/apply.js';
+import { openAwsBackend } from '../../lib/cli/backends/aws.js';
 import type { ValidateJson } from '../../lib/cli/operations/validate.js';
 import { loadSources } from '../../lib/config/index.js';
 import { parseConfigText } from '../../lib/config/yaml-source.js';
+import { startAwsStandIn } from '../support/aws-stand-in.js';
+import { startDynalite } from '../support/dynalite.js';
 import { runCli } from '../support/pipelinectl.js';
 import { tempFiles } from '../support/temp-files.js';
 import { pipeline, SECRETS } from './fixtures.js';
@@ -214,6 +221,61 @@ describe('pipelinectl validate', { concurrency: true }, () => {
       `${join(root, 'other/podinfo.yaml')}:15:110: Pipeline flux-system/podinfo: spec.environments[1].promotion.strategy.` +
         'pull-request.secretRef.name: Secret flux-system/gitlab not found (it holds the github credentials)',
       'error: 1 problem in the configuration',
+    ]);
+  });
+
+  it('--aws resolves them against a deployed stack: its table, and the key names of its Secrets', async (t) => {
+    const region = 'us-east-1';
+    const credentials = { accessKeyId: 'test', secretAccessKey: 'test' };
+    const [dynamo, aws] = await Promise.all([startDynalite(), startAwsStandIn()]);
+    t.after(() => Promise.all([dynamo.stop(), aws.stop()]));
+    // Validate sends nothing: the queue is only named.
+    aws.stacks.set('PipelineControllerStack', { TableName: dynamo.tableName, QueueUrl: 'http://127.0.0.1:9/work' });
+    const config = { endpoint: aws.endpoint, region, credentials };
+    const root = await tempFiles(t, {
+      'deployed/clusters.yaml': CLUSTERS,
+      'deployed/secrets.yaml': SECRETS,
+      'pipelines/podinfo.yaml': pipeline('apps'),
+    });
+    const backend = await openAwsBackend(
+      { stack: 'PipelineControllerStack' },
+      {
+        dynamodb: dynamo.client,
+        secretsManager: new SecretsManagerClient(config),
+        cloudFormation: new CloudFormationClient(config),
+        sts: new STSClient(config),
+      },
+    );
+    try {
+      const applied = await applyConfiguration(backend, { source: { paths: [join(root, 'deployed')] } });
+      assert.ok(applied.ok, JSON.stringify(applied));
+    } finally {
+      await backend.close();
+    }
+
+    aws.calls.length = 0;
+    const run = await runCli(
+      ['validate', join(root, 'pipelines'), '--aws', '--stack', 'PipelineControllerStack', '--region', region],
+      {
+        env: {
+          AWS_ACCESS_KEY_ID: credentials.accessKeyId,
+          AWS_SECRET_ACCESS_KEY: credentials.secretAccessKey,
+          AWS_ENDPOINT_URL_CLOUDFORMATION: aws.endpoint,
+          AWS_ENDPOINT_URL_SECRETS_MANAGER: aws.endpoint,
+          AWS_ENDPOINT_URL_DYNAMODB: dynamo.endpoint,
+        },
+      },
+    );
+    assert.equal(run.stderr, '');
+    assert.equal(
+      run.stdout,
+      `1 file, 1 object valid, references resolved against stack PipelineControllerStack (table ${dynamo.tableName})\n`,
+    );
+    assert.equal(run.code, 0);
+    assert.deepEqual(aws.calls.sort(), [
+      'CloudFormation.DescribeStacks PipelineControllerStack',
+      'SecretsManager.GetSecretValue pipeline-controller/flux-system/github',
+      'SecretsManager.GetSecretValue pipeline-controller/flux-system/webhook-hmac',
     ]);
   });
 
