@@ -29,8 +29,8 @@ export type ConfigSourceTreatment =
   | { treatment: 'skip'; skipped: SkippedDocument }
   | { treatment: 'refuse'; problems: ConfigProblem[] };
 
-/** The files kustomize reads as a Kustomization, which need no `kind`. */
-const KUSTOMIZATION_FILES = new Set(['kustomization.yaml', 'kustomization.yml', 'Kustomization']);
+/** The YAML files kustomize reads as a Kustomization, which need no `kind`. */
+const KUSTOMIZATION_FILES = new Set(['kustomization.yaml', 'kustomization.yml']);
 
 /**
  * Whether a ConfigSource applies a document of this kind and apiVersion. The kind is read with its API group, as

@@ -60,9 +60,8 @@ export async function validateFiles(paths: readonly string[], options: ValidateO
       });
   const common = { files: sources.files, skipped: loaded.skipped, resolvedAgainst: backend?.description };
   if (!loaded.ok) return { ...common, objects: 0, problems: loaded.problems, warnings: [] };
-  const { pipelineDocuments, clusters, secrets, configSources } = loaded.configuration;
-  const objects = pipelineDocuments.length + clusters.length + secrets.length + configSources.length;
-  return { ...common, objects, problems: [], warnings: loaded.warnings };
+  const { pipelineDocuments, clusters } = loaded.configuration;
+  return { ...common, objects: pipelineDocuments.length + clusters.length, problems: [], warnings: loaded.warnings };
 }
 
 /** `3 files, 5 objects valid (2 documents of other kinds skipped)`, and what references were resolved against. */
