@@ -5,7 +5,13 @@
 // interrupted applies left, storing the objects (apply/store-objects.ts), carrying over the approvals a Weave export's
 // status says are waiting (apply/waiting-approvals.ts), re-marking the Secrets applied earlier, then the checks.
 // Warnings (what Weave accepts but is probably a mistake) never stop an apply; they come back with its result.
-import { formatProblem, formatWarning, type ConfigProblem, type Configuration } from '../config/index.js';
+import {
+  formatProblem,
+  formatWarning,
+  type ConfigProblem,
+  type Configuration,
+  type LoadOptions,
+} from '../config/index.js';
 import { objectKeyString, type ObjectKey } from '../pipeline/model.js';
 import type { ObjectOwner } from '../store/port.js';
 import { checkStoreLimits } from '../store/index.js';
@@ -32,6 +38,8 @@ export interface ApplyOptions {
   prune?: boolean;
   /** Problems of the caller's own about a valid configuration (a ConfigSource's namespaces), checked before writing. */
   admit?: (configuration: Configuration) => ConfigProblem[];
+  /** Which documents are applied: every one (`apply`), or those a ConfigSource applies, the others skipped. */
+  documents?: LoadOptions['documents'];
 }
 
 /** Why nothing was applied: a problem in the configuration, or another source's objects in it. */
@@ -47,6 +55,8 @@ export type ApplyResult =
       changes: ObjectChanges;
       /** Pipelines and GitopsClusters the configuration holds, changed or not. */
       objects: number;
+      /** Documents left out (with `documents: 'config-source'`): other kinds. */
+      skipped: number;
       /** One line per warning, printed as is on standard error: `warning: file:line:column: document: field: …`. */
       warnings: string[];
       /** Pipelines that changed, each sent a `check-pipeline` (unless dry run). */
@@ -59,7 +69,13 @@ export type ApplyResult =
 export async function applyConfiguration(backend: ApplyPorts, options: ApplyOptions): Promise<ApplyResult> {
   const dryRun = options.dryRun ?? false;
   const stored = await readStoredObjects(backend.store);
-  const loaded = await loadConfigurationSource(backend, options.source, stored, options.defaultCluster);
+  const loaded = await loadConfigurationSource(
+    backend,
+    options.source,
+    stored,
+    options.defaultCluster,
+    options.documents,
+  );
   if (!loaded.ok) return { ok: false, problems: loaded.problems.map(formatProblem), refusal: 'invalid' };
   const refused = options.admit?.(loaded.configuration) ?? [];
   if (refused.length > 0) return { ok: false, problems: refused.map(formatProblem), refusal: 'invalid' };
@@ -103,11 +119,12 @@ export async function applyConfiguration(backend: ApplyPorts, options: ApplyOpti
     ...ownership.prunedClusters.map((key) => `GitopsCluster ${objectKeyString(key)}`),
   );
   const objects = configuration.pipelineDocuments.length + configuration.clusters.length;
-  if (dryRun) return { ok: true, lines, changes, objects, warnings, changedPipelines, checksDelivered: true };
+  const skipped = loaded.skipped.length;
+  if (dryRun) return { ok: true, lines, changes, objects, skipped, warnings, changedPipelines, checksDelivered: true };
 
   lines.push(...(await remarkSecrets(backend, purposes)));
   const checksDelivered = await requestChecks(backend, changedPipelines, changedSources);
-  return { ok: true, lines, changes, objects, warnings, changedPipelines, checksDelivered };
+  return { ok: true, lines, changes, objects, skipped, warnings, changedPipelines, checksDelivered };
 }
 
 /** Removes what a source's commit no longer holds, as `pipelinectl delete` would: pipelines, then clusters. */

@@ -4,6 +4,7 @@ import { keyOf, namedDocument } from '../config/references.js';
 import { expandDocument } from '../config/validate.js';
 import { parseConfigText } from '../config/yaml-source.js';
 import {
+  configSourceTreatment,
   loadSources,
   readConfigurationFiles,
   type ConfigurationSources,
@@ -18,28 +19,31 @@ import type { StoredObjects } from './stored-objects.js';
 
 /**
  * Files and directories (read as `loadConfiguration` reads them), YAML text such as standard input, or documents
- * read already (a ConfigSource's commit).
+ * read already (readConfigurationFiles, parseConfigText).
  */
 export type ConfigurationSource =
-  { paths: readonly string[] } | { text: string; file: string } | { read: ConfigurationSources };
+  { paths: readonly string[] } | { text: string; file: string } | { sources: ConfigurationSources };
 
+/** `documents`: which documents to load (LoadOptions): every one, as `apply` does, or a ConfigSource's. */
 export async function loadConfigurationSource(
-  backend: ApplyPorts,
+  backend: Pick<ApplyPorts, 'secretKeys'>,
   source: ConfigurationSource,
   stored: StoredObjects,
   defaultCluster: ObjectKey | undefined,
+  documents: LoadOptions['documents'] = 'all',
 ): Promise<LoadResult> {
   const sources =
-    'read' in source
-      ? source.read
+    'sources' in source
+      ? source.sources
       : 'text' in source
         ? parseConfigText(source.text, source.file)
         : await readConfigurationFiles(source.paths);
   const options: LoadOptions = {
     defaultCluster,
+    documents,
     known: {
       clusters: stored.clusters.map((cluster) => keyOf(cluster.document.metadata)),
-      secrets: await knownSecrets(backend, sources),
+      secrets: await knownSecrets(backend, sources, documents),
     },
   };
   return loadSources(sources, options);
@@ -49,9 +53,14 @@ export async function loadConfigurationSource(
  * The stored Secrets this configuration refers to without defining them, with their key names (never values), so
  * that the loader can check their keys. The documents are read leniently for this; the loader validates them.
  */
-async function knownSecrets(backend: ApplyPorts, sources: ConfigurationSources): Promise<KnownSecret[]> {
+async function knownSecrets(
+  backend: Pick<ApplyPorts, 'secretKeys'>,
+  sources: ConfigurationSources,
+  loaded: LoadOptions['documents'],
+): Promise<KnownSecret[]> {
   const documents = sources.documents
     .flatMap((document) => expandDocument(document))
+    .filter((at) => loaded !== 'config-source' || configSourceTreatment(at).treatment !== 'skip')
     .map((at) => namedDocument(at))
     .filter((named) => named !== undefined);
   const defined = new Set(documents.filter((d) => d.kind === 'Secret').map((d) => objectKeyString(d.key)));

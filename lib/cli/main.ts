@@ -50,6 +50,12 @@ const COMMANDS: readonly CommandEntry[] = [
     load: () => import('./commands/apply.js'),
   },
   {
+    name: 'validate',
+    usage: '[options] [paths...]',
+    summary: 'Check configuration files as a ConfigSource reads them, with no store and no cluster',
+    load: () => import('./commands/validate.js'),
+  },
+  {
     name: 'delete',
     usage: '[options] <kind> <name>',
     summary: 'Delete a stored pipeline or cluster',

@@ -9,7 +9,8 @@ import { objectKeyString, type ObjectKey } from '../pipeline/model.js';
 import { redact } from '../logging/redaction.js';
 import type { Logger } from '../logging/logger.js';
 import type { ConfigSyncClaim, ConfigSyncReason, ConfigSyncResult, StoredConfigSource, Store } from '../store/port.js';
-import { namespaceProblems, selectDocuments } from './documents.js';
+import type { ConfigurationSources } from '../config/index.js';
+import { admissionProblems, readDocuments } from './documents.js';
 import { SourceReadError, SourceRepository, type GitAccess } from './repository.js';
 
 /** How long a sync holds its commit before another may take it over (a sync takes seconds). */
@@ -78,9 +79,9 @@ async function applyCommit(
   const { spec } = stored.document;
   const { source: key, revision } = claim;
   const commit = revision.slice(revision.lastIndexOf(':') + 1);
-  let selected: ReturnType<typeof selectDocuments>;
+  let read: ConfigurationSources;
   try {
-    selected = selectDocuments(await repository.files(commit));
+    read = readDocuments(await repository.files(commit));
   } catch (error) {
     const failure = readFailure(error);
     return finishFailed(claim, failure.reason, `${revision}: ${failure.message}`, !failure.retry, deps);
@@ -88,10 +89,11 @@ async function applyCommit(
   const result = await applyConfiguration(
     { ...deps.apply, description: `ConfigSource ${objectKeyString(key)}`, identity: identityOf(key), putSecret },
     {
-      source: { read: selected.sources },
+      source: { sources: read },
+      documents: 'config-source',
       owner: { configSource: key, revision },
       prune: spec.prune ?? true,
-      admit: (configuration) => namespaceProblems(configuration, spec.namespaces),
+      admit: (configuration) => admissionProblems(configuration, spec.namespaces),
       now: deps.now,
     },
   );
@@ -103,8 +105,8 @@ async function applyCommit(
   const changed = changes.created.length + changes.configured.length + changes.pruned.length;
   const summary =
     `applied ${revision}: ${applied} object${applied === 1 ? '' : 's'} (${changes.created.length} created, ` +
-    `${changes.configured.length} configured, ${changes.pruned.length} pruned), ${selected.skipped} ` +
-    `document${selected.skipped === 1 ? '' : 's'} of other kinds skipped`;
+    `${changes.configured.length} configured, ${changes.pruned.length} pruned), ${result.skipped} ` +
+    `document${result.skipped === 1 ? '' : 's'} of other kinds skipped`;
   if (changed > 0) {
     const author = await repository.author(commit);
     await deps.store.appendConfigAudit({
@@ -126,7 +128,7 @@ async function applyCommit(
       attempted: true,
       appliedRevision: revision,
       applied,
-      skipped: selected.skipped,
+      skipped: result.skipped,
       ready: { status: 'True', reason: 'Succeeded', message: summary },
     },
     deps.now(),

@@ -1,7 +1,22 @@
 export * from './schema.js';
 export * from './problems.js';
 export { loadConfiguration, loadConfigurationText, loadSources, readConfigurationFiles } from './load.js';
-export type { Configuration, ConfigurationSources, LoadOptions, LoadResult, Located, LoadedSecret } from './load.js';
+export type {
+  Configuration,
+  ConfigurationFiles,
+  ConfigurationSources,
+  LoadOptions,
+  LoadResult,
+  Located,
+  LoadedSecret,
+} from './load.js';
+export {
+  CONFIG_SOURCE_KINDS,
+  configSourceTreatment,
+  isConfigSourceKind,
+  type ConfigSourceTreatment,
+  type SkippedDocument,
+} from './config-source-documents.js';
 export * from './limits.js';
 export type { KnownSecret } from './references.js';
 export { formatWarning, type ConfigurationWarning } from './warnings.js';

@@ -1,6 +1,7 @@
 // Loading a configuration: files or directories of multi-document YAML → validated, resolved documents, or every
 // problem at once. Nothing is returned (so nothing can be applied) unless the whole configuration is valid; a valid
 // one comes with its warnings (what Weave accepts but is probably a mistake), which never stop it.
+import { configSourceTreatment, type SkippedDocument } from './config-source-documents.js';
 import type { ConfigSourceDocument, GitopsClusterDocument, PipelineDocument } from './schema.js';
 import { secretValues } from './secret-values.js';
 import { resolvePipeline, type ObjectKey, type Pipeline } from '../pipeline/model.js';
@@ -16,6 +17,17 @@ export interface LoadOptions {
   defaultCluster?: ObjectKey;
   /** What is stored already, so that this configuration may refer to it without repeating it. */
   known?: { clusters?: readonly ObjectKey[]; secrets?: readonly KnownSecret[] };
+  /**
+   * Which documents to load: every one (`apply`), or those a ConfigSource applies, the others skipped and counted
+   * and a Secret with values refused (config-source-documents.ts): a ConfigSource's sync and `pipelinectl validate`.
+   */
+  documents?: 'all' | 'config-source';
+  /**
+   * Set when what is stored was not read, the files being checked on their own: a reference to an object that is
+   * not among them is then said to be so, followed by `hint` (how to resolve it against a deployment), rather than
+   * not found; a problem, or with `unresolved: 'warning'` a warning.
+   */
+  filesOnly?: { hint: string; unresolved?: 'problem' | 'warning' };
 }
 
 export interface Located<T> {
@@ -47,9 +59,10 @@ export interface Configuration {
   waitingApprovals: WaitingApproval[];
 }
 
+/** `skipped`: the documents left out, with `documents: 'config-source'` (none otherwise). */
 export type LoadResult =
-  | { ok: true; configuration: Configuration; warnings: ConfigurationWarning[] }
-  | { ok: false; problems: ConfigProblem[] };
+  | { ok: true; configuration: Configuration; warnings: ConfigurationWarning[]; skipped: SkippedDocument[] }
+  | { ok: false; problems: ConfigProblem[]; skipped: SkippedDocument[] };
 
 /** The YAML documents of a configuration as read from its files or text, before validation. */
 export interface ConfigurationSources {
@@ -70,12 +83,18 @@ export function loadConfigurationText(text: string, file: string, options: LoadO
   return loadSources(parseConfigText(text, file), options);
 }
 
+/** The YAML documents of files, and which files they were read from (those holding no document included). */
+export interface ConfigurationFiles extends ConfigurationSources {
+  files: string[];
+}
+
 /** Reads every YAML file the paths name, within the input limits (limits.ts); problems for what cannot be read. */
-export async function readConfigurationFiles(paths: string | readonly string[]): Promise<ConfigurationSources> {
-  const sources: ConfigurationSources = { documents: [], problems: [] };
+export async function readConfigurationFiles(paths: string | readonly string[]): Promise<ConfigurationFiles> {
+  const sources: ConfigurationFiles = { documents: [], problems: [], files: [] };
   for (const path of typeof paths === 'string' ? [paths] : paths) {
     const found = await findConfigFiles(path);
     append(sources.problems, found.problems);
+    append(sources.files, found.files);
     for (const file of found.files) {
       const read = await readConfigFile(file);
       append(sources.documents, read.documents);
@@ -90,13 +109,24 @@ export function loadSources(sources: ConfigurationSources, options: LoadOptions 
   const problems = [...sources.problems];
   const valid: { at: DocumentAt; document: ValidDocument }[] = [];
   const named: NamedDocument[] = [];
+  const skipped: SkippedDocument[] = [];
   for (const source of sources.documents) {
     for (const at of expandDocument(source)) {
+      const treatment = options.documents === 'config-source' ? configSourceTreatment(at) : undefined;
+      if (treatment?.treatment === 'skip') {
+        skipped.push(treatment.skipped);
+        continue;
+      }
+      // A refused document still resolves the references to it: its own problem says what is wrong.
+      const document = namedDocument(at);
+      if (document) named.push(document);
+      if (treatment?.treatment === 'refuse') {
+        append(problems, treatment.problems);
+        continue;
+      }
       const result = validateDocument(at);
       append(problems, result.problems);
       if (result.document) valid.push({ at, document: result.document });
-      const document = namedDocument(at);
-      if (document) named.push(document);
     }
   }
   if (sources.documents.length === 0 && problems.length === 0) {
@@ -107,9 +137,10 @@ export function loadSources(sources: ConfigurationSources, options: LoadOptions 
     defaultCluster: options.defaultCluster,
     knownClusters: options.known?.clusters ?? [],
     knownSecrets: options.known?.secrets ?? [],
+    filesOnly: options.filesOnly,
   });
   append(problems, references.problems);
-  if (problems.length > 0) return { ok: false, problems: problems.sort(byPlace) };
+  if (problems.length > 0) return { ok: false, problems: problems.sort(byPlace), skipped };
 
   const warnings = references.warnings;
   const configuration: Configuration = {
@@ -153,7 +184,7 @@ export function loadSources(sources: ConfigurationSources, options: LoadOptions 
       }
     }
   }
-  return { ok: true, configuration, warnings: warnings.sort(byPlace) };
+  return { ok: true, configuration, warnings: warnings.sort(byPlace), skipped };
 }
 
 /**

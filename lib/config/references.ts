@@ -35,6 +35,11 @@ export interface ReferenceContext {
   /** GitopsClusters and Secrets already stored, which this configuration may refer to. */
   knownClusters: readonly ObjectKey[];
   knownSecrets: readonly KnownSecret[];
+  /**
+   * Set when nothing stored was read: a reference outside the configuration is not among the files given, a
+   * problem or, with `unresolved: 'warning'`, a warning.
+   */
+  filesOnly?: { hint: string; unresolved?: 'problem' | 'warning' };
 }
 
 /** A document with a kind and a name, whatever else is wrong with it. */
@@ -88,6 +93,8 @@ export function checkReferences(
 ): { problems: ConfigProblem[]; warnings: ConfigurationWarning[] } {
   const problems: ConfigProblem[] = [];
   const warnings: ConfigurationWarning[] = [];
+  // References to objects neither in the configuration nor known.
+  const missing: ConfigProblem[] = [];
   // Loops, not `push(...)`: a spread of many problems overflows the stack.
   for (const problem of checkUniqueNames(documents)) problems.push(problem);
 
@@ -106,22 +113,29 @@ export function checkReferences(
   const requireSecret: RequireSecret = (at, path, key, purpose, missingKeys) => {
     const name = objectKeyString(key);
     if (!secrets.has(name)) {
-      problems.push(problemAt(at, path, `Secret ${name} not found (it holds ${purpose})`));
+      const message = context.filesOnly
+        ? `Secret ${name} (it holds ${purpose}) ${notAmongFiles(context.filesOnly)}`
+        : `Secret ${name} not found (it holds ${purpose})`;
+      missing.push(problemAt(at, path, message));
       return;
     }
     const keys = secrets.get(name);
-    const missing = keys && missingKeys(keys);
-    if (missing) problems.push(problemAt(at, path, `Secret ${name} ${missing} (it holds ${purpose})`));
+    const lacking = keys && missingKeys(keys);
+    if (lacking) problems.push(problemAt(at, path, `Secret ${name} ${lacking} (it holds ${purpose})`));
   };
 
   for (const document of documents) {
     if (document.kind === 'Pipeline') {
-      const checked = checkPipeline(document, clusters, context, requireSecret);
+      const checked = checkPipeline(document, clusters, context, requireSecret, missing);
       for (const problem of checked.problems) problems.push(problem);
       for (const warning of checked.warnings) warnings.push(warning);
     }
     if (document.kind === 'GitopsCluster') checkClusterSecret(document, requireSecret);
     if (document.kind === 'ConfigSource') checkConfigSourceSecret(document, requireSecret);
+  }
+  for (const problem of missing) {
+    if (context.filesOnly?.unresolved === 'warning') warnings.push(asWarning(problem));
+    else problems.push(problem);
   }
   return { problems, warnings };
 }
@@ -148,6 +162,7 @@ function checkPipeline(
   clusters: Set<string>,
   context: ReferenceContext,
   requireSecret: RequireSecret,
+  missing: ConfigProblem[],
 ): { problems: ConfigProblem[]; warnings: ConfigurationWarning[] } {
   const problems: ConfigProblem[] = [];
   const warnings: ConfigurationWarning[] = [];
@@ -165,7 +180,7 @@ function checkPipeline(
     }
   }
 
-  problems.push(...checkSource(at, spec.source, key.namespace, clusters, context.defaultCluster));
+  problems.push(...checkSource(at, spec.source, key.namespace, clusters, context, missing));
 
   const environmentNames = new Map<string, number>();
   const targets = new Map<string, string>();
@@ -196,17 +211,13 @@ function checkPipeline(
         return;
       }
       if (!clusters.has(objectKeyString(cluster))) {
-        problems.push(
+        missing.push(
           target.data.clusterRef
-            ? problemAt(
-                at,
-                [...targetPath, 'clusterRef', 'name'],
-                `GitopsCluster ${objectKeyString(cluster)} not found`,
-              )
+            ? problemAt(at, [...targetPath, 'clusterRef', 'name'], clusterNotFound(cluster, context))
             : problemAt(
                 at,
                 targetPath,
-                `target has no clusterRef and the default cluster GitopsCluster ${objectKeyString(cluster)} is not found`,
+                `target has no clusterRef and the default cluster ${clusterNotFound(cluster, context, 'is ')}`,
               ),
         );
       }
@@ -266,8 +277,10 @@ function checkSource(
   raw: unknown,
   pipelineNamespace: string,
   clusters: Set<string>,
-  defaultCluster: ObjectKey | undefined,
+  context: ReferenceContext,
+  missing: ConfigProblem[],
 ): ConfigProblem[] {
+  const defaultCluster = context.defaultCluster;
   const source = SourceReference.safeParse(raw);
   if (!source.success) return [];
   const problems: ConfigProblem[] = [];
@@ -285,13 +298,13 @@ function checkSource(
     const message = 'the source has no clusterRef and no default cluster is set: add a clusterRef, or set one';
     problems.push(problemAt(at, ['spec', 'source'], message));
   } else if (!clusters.has(objectKeyString(cluster))) {
-    problems.push(
+    missing.push(
       clusterRef
-        ? problemAt(at, ['spec', 'source', 'clusterRef', 'name'], `GitopsCluster ${objectKeyString(cluster)} not found`)
+        ? problemAt(at, ['spec', 'source', 'clusterRef', 'name'], clusterNotFound(cluster, context))
         : problemAt(
             at,
             ['spec', 'source'],
-            `the source has no clusterRef and the default cluster GitopsCluster ${objectKeyString(cluster)} is not found`,
+            `the source has no clusterRef and the default cluster ${clusterNotFound(cluster, context, 'is ')}`,
           ),
     );
   }
@@ -319,6 +332,24 @@ function sourceWithoutFirstPromotion(
     `environment ${name} has no promotion (its own or the pipeline's strategy): the source's versions are shown ` +
       'but never promoted into it',
   );
+}
+
+/**
+ * `GitopsCluster ns/name not found` (`is not found` after `verb`), or, when nothing stored was read, that it is not
+ * among the files given and how to resolve it.
+ */
+function clusterNotFound(cluster: ObjectKey, context: ReferenceContext, verb = ''): string {
+  const name = `GitopsCluster ${objectKeyString(cluster)}`;
+  return context.filesOnly ? `${name} ${notAmongFiles(context.filesOnly)}` : `${name} ${verb}not found`;
+}
+
+function notAmongFiles(filesOnly: { hint: string }): string {
+  return `is not among the files given (${filesOnly.hint})`;
+}
+
+function asWarning(problem: ConfigProblem): ConfigurationWarning {
+  const { file = '', line, column, document = '', path = '', message } = problem;
+  return { file, line, column, document, path, message };
 }
 
 function targetCluster(target: Target, pipelineNamespace: string, defaultCluster?: ObjectKey): ObjectKey | undefined {

@@ -340,6 +340,7 @@ describe('pipelinectl', { concurrency: true }, () => {
   describe('help and mistakes', { concurrency: 1 }, () => {
     const commands = [
       ['apply'],
+      ['validate'],
       ['get'],
       ['status'],
       ['approve'],

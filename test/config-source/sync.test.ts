@@ -272,7 +272,7 @@ describe('a ConfigSource and what else defines objects (GitHub)', () => {
     assert.equal(refused.outcome === 'failed' && refused.reason, 'ValidationFailed');
     assert.match(
       refused.outcome === 'failed' ? refused.message : '',
-      /pipelines\/secret\.yaml:1:1: Secret flux-system\/leaked: .*secrets stay out of Git/,
+      /pipelines\/secret\.yaml:\d+:\d+: Secret flux-system\/leaked: stringData: .*secrets stay out of Git/,
     );
 
     fake.commitFiles('main', { 'pipelines/secret.yaml': null });

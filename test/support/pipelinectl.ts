@@ -11,6 +11,7 @@
 // (test/support/compiled-cli.mjs, passed in PIPELINECTL_TEST_BIN), or the checkout's bin when a test file runs on
 // its own; the demo's tests start the checkout's bin, as `npm start` does.
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
+import { resolve as resolvePath } from 'node:path';
 import { Readable } from 'node:stream';
 import { PATIENCE_MS } from '../../lib/testing/wait-for.js';
 import { REPO_ROOT } from './repo-root.js';
@@ -34,6 +35,8 @@ export interface CliOptions {
   env?: Record<string, string>;
   /** Standard input. Default: empty. */
   input?: string;
+  /** The directory it runs in (a process of its own). Default: the repository root. */
+  cwd?: string;
 }
 
 /** Commands that run until a signal stops them, and handle it themselves. */
@@ -64,6 +67,7 @@ function embeddable(args: readonly string[], options: CliOptions): boolean {
     !LONG_RUNNING.has(args[0] ?? '') &&
     !args.includes('--aws') &&
     options.env === undefined &&
+    options.cwd === undefined &&
     process.cwd() === REPO_ROOT.replace(/\/$/, '') &&
     process.env.PIPELINECTL_DEBUG === undefined &&
     !Object.keys(process.env).some((name) => name.startsWith('PIPELINES_'))
@@ -91,8 +95,8 @@ function runProcess(args: readonly string[], options: CliOptions): Promise<CliRu
   return new Promise((resolve, reject) => {
     const child = execFile(
       process.execPath,
-      [PIPELINECTL_BIN, ...args],
-      { cwd: REPO_ROOT, env: childEnvironment(options.env), timeout: PATIENCE_MS },
+      [resolvePath(REPO_ROOT, PIPELINECTL_BIN), ...args],
+      { cwd: options.cwd ?? REPO_ROOT, env: childEnvironment(options.env), timeout: PATIENCE_MS },
       (error, stdout, stderr) => {
         // An exit code other than 0 is a result; not starting, or a timeout, is a failure of the test. The timeout
         // is generous: a CLI process on a busy 2-CPU machine can take tens of seconds to load.
