@@ -6,7 +6,7 @@ import type { ConfigProblem, Configuration } from '../config/index.js';
 import { keyOf } from '../config/references.js';
 import { objectKeyString, type ObjectKey } from '../pipeline/model.js';
 import type { ObjectOwner } from '../store/port.js';
-import type { StoredObjects } from './stored-objects.js';
+import { liveOwner, type StoredObjects } from './stored-objects.js';
 
 export interface OwnershipPlan {
   /** Objects this apply may not change, named with their owner; empty when it may go on. */
@@ -51,11 +51,12 @@ export function planOwnership(
   };
   const storedPipelines = new Map(stored.pipelines.map((p) => [objectKeyString(keyOf(p.document.metadata)), p]));
   const storedClusters = new Map(stored.clusters.map((c) => [objectKeyString(keyOf(c.document.metadata)), c]));
+  const ownerOf = (object: { owner?: ObjectOwner } | undefined) => object && liveOwner(stored, object);
   for (const located of configuration.pipelineDocuments) {
-    check('Pipeline', located, storedPipelines.get(objectKeyString(located.key))?.owner);
+    check('Pipeline', located, ownerOf(storedPipelines.get(objectKeyString(located.key))));
   }
   for (const located of configuration.clusters) {
-    check('GitopsCluster', located, storedClusters.get(objectKeyString(located.key))?.owner);
+    check('GitopsCluster', located, ownerOf(storedClusters.get(objectKeyString(located.key))));
   }
 
   const ownedBySource = (stored: { owner?: ObjectOwner }) =>

@@ -56,7 +56,7 @@ export class SourceRepository {
 
   static async open(document: ConfigSourceDocument, access: GitAccess): Promise<SourceRepository> {
     const { spec } = document;
-    const type = spec.type ?? repositoryTypeOf(spec.url);
+    const type = repositoryTypeOf(spec.url, spec.type);
     const host = type && access.hosts.find((each) => each.type === type);
     if (!type || !host) {
       throw new SourceReadError('NotFound', `no ${type ?? 'known'} Git host serves ${spec.url}`, false);

@@ -385,7 +385,7 @@ function checkPromotionSecrets(
 function checkConfigSourceSecret({ at, key, value }: NamedDocument, requireSecret: RequireSecret): void {
   const spec = ConfigSourceSpec.safeParse(value.spec);
   if (!spec.success) return;
-  const type = spec.data.type ?? repositoryTypeOf(spec.data.url);
+  const type = repositoryTypeOf(spec.data.url, spec.data.type);
   const secret = { namespace: key.namespace, name: spec.data.secretRef.name };
   requireSecret(at, ['spec', 'secretRef', 'name'], secret, `the ${type ?? 'Git'} read credentials`, (keys) =>
     gitCredentialsProblem(type, keys),

@@ -377,7 +377,7 @@ export const ConfigSourceSpec = z
   })
   .superRefine((spec, ctx) => {
     if (!isHttpUrl(spec.url, { httpsOnly: true }) || holdsUserInfo(spec.url)) return; // said above
-    const type = spec.type ?? repositoryTypeOf(spec.url);
+    const type = repositoryTypeOf(spec.url, spec.type);
     if (!type) {
       ctx.addIssue({
         code: 'custom',

@@ -43,7 +43,7 @@ export async function receivePush(
   }
   const { spec } = stored.document;
   // The schema refuses a source whose host cannot be told, so this is only a source stored by an older version.
-  const type: GitProviderType | undefined = spec.type ?? repositoryTypeOf(spec.url);
+  const type: GitProviderType | undefined = repositoryTypeOf(spec.url, spec.type);
   if (type === undefined) {
     log.outcome = 'unknown-git-host';
     return UNAUTHORIZED;

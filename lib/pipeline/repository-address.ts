@@ -192,11 +192,12 @@ const ADDRESS_OF: Record<GitProviderType, (host: string, parts: string[]) => Rep
 };
 
 /**
- * The host type a repository URL shows without being told (a ConfigSource's `type` may be left out): github.com,
+ * The host type of a repository: the one declared (a ConfigSource's `type`), else the one its URL shows: github.com,
  * gitlab.com, Azure DevOps' `/_git/` and Bitbucket Server's `/scm/` and `/projects/…/repos/` forms. Undefined for a
- * self-hosted URL that could be either GitHub Enterprise or GitLab.
+ * self-hosted URL that could be either GitHub Enterprise or GitLab, when no type is declared.
  */
-export function repositoryTypeOf(url: string): GitProviderType | undefined {
+export function repositoryTypeOf(url: string, declared?: GitProviderType): GitProviderType | undefined {
+  if (declared) return declared;
   let parsed: URL;
   try {
     parsed = new URL(url);
