@@ -4,7 +4,9 @@
 // file prunes its pipeline, and a pipeline that came from Git promotes as any other.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
+import { pushCredentialHeaders } from '../../lib/signing/push-signatures.js';
 import { pipelineYaml, secretYaml, yamlDocuments } from '../../lib/testing/config-yaml.js';
+import { pushWebhook } from '../fixtures/push-webhooks.js';
 import { waitFor } from '../../lib/testing/wait-for.js';
 import { helmReleaseEvent, helmReleaseRunning } from './flux.js';
 import { NAMESPACE, OWNER, REPOSITORY, REPOSITORY_URL, startWorld } from './world.js';
@@ -106,5 +108,55 @@ describe('pipelines in Git, through pipelinectl serve', () => {
     github.commitFiles(OWNER, REPOSITORY, 'main', { 'pipelines/frontend.yaml': null });
     await waitFor('frontend pruned', async () => (await pipelineOf('frontend')) === undefined);
     assert.ok(await pipelineOf('podinfo'));
+  });
+
+  it('syncs at once on a signed push webhook, once for many, and not at all for a forged one', async (t) => {
+    const world = await startWorld(t, {
+      clusters: ['dev', 'prod'],
+      repository: { 'pipelines/podinfo.yaml': pipeline('podinfo') },
+      pipelines: yamlDocuments(CONFIG_SOURCE),
+      // One poll, at start: anything later is the webhook's doing.
+      pollInterval: '1h',
+    });
+    const { github } = world;
+    const webhookSecret = 'push-secret-of-the-fleet-repository';
+    await world.apply(secretYaml('fleet-config', { token: github.token, 'webhook-secret': webhookSecret }, NAMESPACE));
+    const source = { namespace: NAMESPACE, name: 'fleet' };
+    const attempted = () => world.readStore(async (store) => (await store.getConfigSource(source))?.status);
+    const trail = () => world.readStore(async (store) => (await store.listConfigAudit(source)).items);
+    await world.startServe();
+    await waitFor('the first commit applied at start', async () => (await attempted())?.lastAppliedRevision);
+
+    const push = pushWebhook('github', 'refs/heads/main');
+    const post = (headers: Record<string, string>) =>
+      fetch(`${world.serve().receiverUrl}/v1/config-sources/${NAMESPACE}/fleet`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', ...push.headers, ...headers },
+        body: push.body,
+      }).then(async (response) => {
+        await response.arrayBuffer();
+        return response.status;
+      });
+
+    github.commitFiles(OWNER, REPOSITORY, 'main', { 'pipelines/frontend.yaml': pipeline('frontend') });
+    const head = github.ref(OWNER, REPOSITORY, 'main');
+    const headReads = () => github.count(/^GET \/repos\/acme\/fleet\/(git\/ref|branches)/);
+    const readsBefore = headReads();
+    assert.equal(await post(pushCredentialHeaders('github', push.body, 'not-the-secret')), 401);
+    assert.equal(await post({}), 401);
+    assert.equal(headReads(), readsBefore, 'a forged webhook reads nothing of the repository');
+
+    const signed = pushCredentialHeaders('github', push.body, webhookSecret);
+    const statuses = await Promise.all(Array.from({ length: 50 }, () => post(signed)));
+    assert.deepEqual(new Set(statuses), new Set([202]));
+    await waitFor(
+      'the pushed commit applied',
+      async () => (await attempted())?.lastAppliedRevision === `main@sha1:${head}`,
+    );
+    // Every message read the head; one of them synced the commit.
+    await waitFor('every webhook handled', () => headReads() >= readsBefore + 50);
+    const entries = (await trail()).filter((entry) => entry.revision === `main@sha1:${head}`);
+    assert.equal(entries.length, 1);
+    assert.deepEqual(entries[0]?.created, ['Pipeline flux-system/frontend']);
   });
 });

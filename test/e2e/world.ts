@@ -34,7 +34,7 @@ export interface WorldOptions {
   /** The Pipelines (and any other Secrets they name), YAML as a user writes it. */
   pipelines: string;
   /** How often serve polls every (cluster, kind). */
-  pollInterval: '1s' | '2s' | '5s';
+  pollInterval: '1s' | '2s' | '5s' | '1h';
   /** Leaf clusters that run but are not registered yet: `register` applies their GitopsCluster later. */
   unregistered?: readonly string[];
   /** More flags for `serve` (e.g. the notification Secrets), after the world's own. */
