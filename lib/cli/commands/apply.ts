@@ -12,12 +12,13 @@ export function register(program: Command): void {
     .command('apply')
     .summary('Validate a configuration against what is stored, then store it')
     .description(
-      'Validate Pipelines, GitopsClusters and Secrets (YAML files or directories) against what is stored and, when ' +
+      'Validate Pipelines, GitopsClusters, Secrets and ConfigSources (YAML files or directories) against what is stored and, when ' +
         'every document and reference is valid, store them: Secrets first (marked by use: webhook-hmac, ' +
         'git-credentials, kubeconfig), then clusters, then pipelines, and ask the verifier to check each pipeline ' +
         'that changed. Every problem is printed with its file, line and field, and then nothing is written. What Weave ' +
         'accepts but is probably a mistake is applied with a warning on standard error. A waiting approval in a Weave ' +
-        "Pipeline's status (a kubectl export) becomes the environment's approval marker, unless it has one.",
+        "Pipeline's status (a kubectl export) becomes the environment's approval marker, unless it has one. An object " +
+        'a ConfigSource applied from Git is changed in Git, not here.',
     )
     .requiredOption(
       '-f, --filename <path...>',
