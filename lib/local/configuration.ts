@@ -2,6 +2,8 @@
 // limits included (as `pipelinectl apply` checks them), then what interrupted applies left is settled, and the
 // GitopsClusters, Pipelines and ConfigSources go into the store (an unchanged document writes nothing) and the Secrets into
 // secrets.json, tagged with what references them.
+import { planOwnership } from '../apply/ownership.js';
+import { readStoredObjects } from '../apply/stored-objects.js';
 import { listAll } from '../util/paged.js';
 import { loadConfiguration, type Configuration, type KnownSecret } from '../config/index.js';
 import { ConfigError } from '../config/problems.js';
@@ -20,7 +22,7 @@ export interface LocalConfigurationOptions {
     ConfigurationStore,
     'listClusters' | 'listPipelines' | 'applyCluster' | 'applyPipeline' | 'repairInterruptedApplies'
   > &
-    Pick<ConfigSources, 'applyConfigSource'>;
+    Pick<ConfigSources, 'applyConfigSource' | 'listConfigSources'>;
   /** Secrets given outside the configuration (the demo's), which it may refer to. Only their key names are used. */
   extraSecrets?: readonly { key: ObjectKey; values: Record<string, string> }[];
   logger: Logger;
@@ -48,6 +50,9 @@ export async function loadLocalConfiguration(options: LocalConfigurationOptions)
     known: { clusters: await storedClusters(options.store), secrets: known },
   });
   if (!result.ok) throw new ConfigError(result.problems);
+  // What a ConfigSource applied is changed in Git: the configuration directory may not change it, as `apply` may not.
+  const owned = planOwnership(await readStoredObjects(options.store), result.configuration, undefined, false);
+  if (owned.problems.length > 0) throw new ConfigError(owned.problems);
   const limits = checkStoreLimits(result.configuration, await storedPipelines(options.store));
   if (limits.length > 0) throw new ConfigError(limits);
   return result.configuration;
