@@ -3,7 +3,13 @@
 // commit is applied by the next poll, a bad commit keeps the last good configuration and names the file, a removed
 // file prunes its pipeline, and a pipeline that came from Git promotes as any other.
 import assert from 'node:assert/strict';
+import { join } from 'node:path';
 import { describe, it } from 'node:test';
+import { openLocalBackend } from '../../lib/cli/backends/local.js';
+import type { Store } from '../../lib/store/port.js';
+import { FakeGitLab } from '../../lib/testing/fake-gitlab.js';
+import { startServe } from '../local/serve-process.js';
+import { tempFiles } from '../support/temp-files.js';
 import { pushCredentialHeaders } from '../../lib/signing/push-signatures.js';
 import { pipelineYaml, secretYaml, yamlDocuments } from '../../lib/testing/config-yaml.js';
 import { pushWebhook } from '../fixtures/push-webhooks.js';
@@ -159,4 +165,87 @@ describe('pipelines in Git, through pipelinectl serve', () => {
     assert.equal(entries.length, 1);
     assert.deepEqual(entries[0]?.created, ['Pipeline flux-system/frontend']);
   });
+
+  it('does the same with a GitLab project, its merged commits and its push hook token', async (t) => {
+    const gitlab = await FakeGitLab.start({ webHost: 'gitlab.example.com' });
+    t.after(() => gitlab.stop());
+    const project = 'acme/platform/fleet';
+    gitlab.createRepository(project, { 'pipelines/podinfo.yaml': eksPipeline('podinfo') });
+    const hookToken = 'gitlab-push-hook-token';
+    const root = await tempFiles(t, {
+      'config/source.yaml': yamlDocuments(
+        secretYaml('fleet-config', { token: gitlab.token, 'webhook-secret': hookToken }, NAMESPACE),
+        `apiVersion: pipeline-controller.io/v1alpha1
+kind: ConfigSource
+metadata: {name: fleet, namespace: ${NAMESPACE}}
+spec:
+  url: https://gitlab.example.com/${project}
+  type: gitlab
+  branch: main
+  path: pipelines
+  secretRef: {name: fleet-config}
+`,
+      ),
+    });
+    const dataDir = join(root, 'data');
+    const serve = await startServe(t, [
+      ...['--config', join(root, 'config'), '--data-dir', dataDir, '--port', '0'],
+      ...['--poll-interval', '1h', '--gitlab-api-url', gitlab.url],
+    ]);
+    const source = { namespace: NAMESPACE, name: 'fleet' };
+    const status = () => readLocalStore(dataDir, async (store) => (await store.getConfigSource(source))?.status);
+    const applied = (revision: string | undefined) => async () =>
+      (await status())?.lastAppliedRevision === `main@sha1:${revision}`;
+
+    await waitFor('the project applied at start', applied(gitlab.ref(project, 'main')));
+    gitlab.commitFiles(project, 'main', { 'pipelines/frontend.yaml': eksPipeline('frontend') });
+    const push = pushWebhook('gitlab', 'refs/heads/main');
+    const post = (token: string) =>
+      fetch(`${serve.receiverUrl}/v1/config-sources/${NAMESPACE}/fleet`, {
+        method: 'POST',
+        headers: {
+          'content-type': 'application/json',
+          ...push.headers,
+          ...pushCredentialHeaders('gitlab', push.body, token),
+        },
+        body: push.body,
+      }).then((response) => response.status);
+    assert.equal(await post('a-guess'), 401);
+    assert.equal(await post(hookToken), 202);
+    await waitFor('the pushed commit applied', applied(gitlab.ref(project, 'main')));
+    const frontend = await readLocalStore(dataDir, (store) =>
+      store.getPipeline({ namespace: NAMESPACE, name: 'frontend' }),
+    );
+    assert.deepEqual(frontend?.owner?.configSource, source);
+  });
 });
+
+/** A pipeline on an EKS cluster (no kubeconfig Secret needed to apply it), with the cluster in the same file. */
+function eksPipeline(name: string): string {
+  return yamlDocuments(
+    `apiVersion: gitops.weave.works/v1alpha1
+kind: GitopsCluster
+metadata: {name: ${name}-eks, namespace: ${NAMESPACE}}
+spec: {eks: {clusterName: ${name}, region: eu-west-1}}
+`,
+    `apiVersion: pipelines.weave.works/v1alpha1
+kind: Pipeline
+metadata: {name: ${name}, namespace: ${NAMESPACE}}
+spec:
+  appRef: {apiVersion: helm.toolkit.fluxcd.io/v2, kind: HelmRelease, name: ${name}}
+  environments:
+    - name: dev
+      targets: [{namespace: dev, clusterRef: {kind: GitopsCluster, name: ${name}-eks}}]
+`,
+  );
+}
+
+/** Reads the data directory's store through the running serve, as the CLI does. */
+async function readLocalStore<T>(dataDir: string, read: (store: Store) => Promise<T>): Promise<T> {
+  const backend = await openLocalBackend(dataDir);
+  try {
+    return await read(backend.store);
+  } finally {
+    await backend.close();
+  }
+}
