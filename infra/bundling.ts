@@ -70,7 +70,8 @@ export const LAZY_CREDENTIAL_PACKAGES = [
 export const RECEIVER_BUNDLE_GOAL_BYTES = 400 * 1024;
 /**
  * Above this the benchmarks fail: the goal itself, so a regression past it is caught. The bundle measures about
- * 391 KiB, so this leaves about 9 KiB for growth; zod's classic API alone would add about 65 KiB.
+ * 386 KiB, so this leaves about 14 KiB for growth; zod's classic API alone would add about 65 KiB, and the whole
+ * Store in place of the receiver's part of it (`createReceiverStore`) about 20 KiB.
  */
 export const RECEIVER_BUNDLE_LIMIT_BYTES = 400 * 1024;
 

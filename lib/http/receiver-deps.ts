@@ -3,16 +3,13 @@ import type { Logger } from '../logging/logger.js';
 import type { Queue } from '../queue/index.js';
 import type { MasterKeys } from '../secrets/master-keys.js';
 import type { SecretSource } from '../secrets/port.js';
-import type { Store } from '../store/port.js';
+import type { ReceiverStore } from '../store/port.js';
 import type { EventOutcome } from './event-outcome.js';
 import type { WebhookKeyCache } from './webhook-key-cache.js';
 
 export interface ReceiverDeps {
   /** Lookups of the routes, and the writes of an approval (lib/approval). */
-  store: Pick<
-    Store,
-    'getCluster' | 'findTargets' | 'getPipeline' | 'getApproval' | 'approve' | 'appendAudit' | 'getConfigSource'
-  >;
+  store: ReceiverStore;
   queue: Queue;
   secrets: SecretSource;
   /** The master key(s) the cluster keys are derived from; read per event request (adapters cache). */

@@ -1,5 +1,8 @@
 // The AWS side of the ports, built once per warm Lambda container from the function's environment variables
-// (set by the CDK construct): the three functions read their configuration here and nowhere else.
+// (set by the CDK construct): the three functions read their configuration here and nowhere else. The table is
+// only named here, not opened: each function opens as much of the Store as it uses (aws-dependencies.ts for the
+// verifier and the poller, `createReceiverStore` for the receiver), so the receiver's bundle holds none of the
+// Store's other entity modules.
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import { SQSClient } from '@aws-sdk/client-sqs';
@@ -12,7 +15,9 @@ import { SqsDeadLetters, SqsQueue } from '../queue/index.js';
 import { SecretsManagerSecretSource } from '../secrets/secrets-manager.js';
 import { masterKeysFromValues, type MasterKeys } from '../secrets/master-keys.js';
 import { DEFAULT_SECRETS_PREFIX } from '../secrets/prefix.js';
-import { DEFAULT_RETENTION_DAYS, dynamoTable, type DynamoTable } from '../store/index.js';
+// Not through lib/store/index.ts: its graph holds the whole Store, which the receiver does not load.
+import type { DynamoTableOptions } from '../store/index.js';
+import { DEFAULT_RETENTION_DAYS } from '../store/retention.js';
 import { issueFields } from '../util/zod-issue.js';
 import { perContainer } from './per-container.js';
 
@@ -77,10 +82,10 @@ export function readAwsEnvironment(env: NodeJS.ProcessEnv = process.env): AwsEnv
   throw new Error(`missing or invalid environment variables: ${issueFields(result.error).join(', ')}`);
 }
 
-export interface AwsDependencies {
+export interface AwsClients {
   environment: AwsEnvironment;
-  /** The Store and the GitHub marker scan, one DynamoDB client for both. */
-  table: DynamoTable;
+  /** The DynamoDB client and the table's name and retention: the Store and the GitHub marker scan open it. */
+  dynamo: DynamoTableOptions;
   queue: SqsQueue;
   deadLetters: SqsDeadLetters;
   secrets: SecretsManagerSecretSource;
@@ -88,9 +93,9 @@ export interface AwsDependencies {
 }
 
 /** Built on first use and reused by later invocations of the same warm container. */
-export const awsDependencies: () => AwsDependencies = perContainer(() => buildAwsDependencies(process.env));
+export const awsClients: () => AwsClients = perContainer(() => buildAwsClients(process.env));
 
-function buildAwsDependencies(env: NodeJS.ProcessEnv): AwsDependencies {
+function buildAwsClients(env: NodeJS.ProcessEnv): AwsClients {
   const environment = readAwsEnvironment(env);
   const sqs = new SQSClient({});
   const secrets = new SecretsManagerSecretSource({
@@ -99,11 +104,11 @@ function buildAwsDependencies(env: NodeJS.ProcessEnv): AwsDependencies {
   });
   return {
     environment,
-    table: dynamoTable({
+    dynamo: {
       client: new DynamoDBClient({}),
       tableName: environment.TABLE_NAME,
       retentionDays: environment.RETENTION_DAYS,
-    }),
+    },
     queue: new SqsQueue({ client: sqs, queueUrl: environment.QUEUE_URL }),
     deadLetters: new SqsDeadLetters({ client: sqs, queueUrl: environment.DEAD_LETTER_QUEUE_URL }),
     secrets,

@@ -5,7 +5,7 @@ import type { EventBridgeClient } from '@aws-sdk/client-eventbridge';
 import type { Logger } from '../logging/logger.js';
 import { notificationListenerOf, notificationSettingsFromSecrets, parseNewsKinds } from '../notify/index.js';
 import type { EffectListener } from '../verifier/index.js';
-import type { AwsDependencies } from './aws.js';
+import type { AwsDependencies } from './aws-dependencies.js';
 
 export async function peopleNotificationListener(
   aws: Pick<AwsDependencies, 'environment' | 'secrets' | 'table'>,

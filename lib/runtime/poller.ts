@@ -4,7 +4,7 @@
 import { recordApprovalWait } from '../observability/approval-wait-metrics.js';
 import { functionMetrics } from '../observability/emf-metrics.js';
 import { enqueuePolls } from '../poller/poller.js';
-import { awsDependencies } from './aws.js';
+import { awsDependencies } from './aws-dependencies.js';
 import { functionLogger } from './logger.js';
 
 export type PollerHandler = () => Promise<{ polls: number }>;

@@ -9,7 +9,7 @@ import { countedDeadLetters, measuredMessages } from '../observability/message-m
 import { commitAuthorOf } from '../promotion/pull-request/index.js';
 import { backoffRedelivery, consumeBatch } from '../queue/index.js';
 import { assembleVerifier } from './assemble-verifier.js';
-import { awsDependencies, type AwsDependencies } from './aws.js';
+import { awsDependencies, type AwsDependencies } from './aws-dependencies.js';
 import { functionLogger } from './logger.js';
 import { peopleNotificationListener } from './people-notifications.js';
 import { perContainer } from './per-container.js';

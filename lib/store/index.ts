@@ -4,6 +4,7 @@ export type * from './port.js';
 export { ConcurrentChangeError } from './errors.js';
 export { dynamoTable, type DynamoTable, type DynamoTableOptions } from './dynamodb-table.js';
 export { createDynamoStore, type DynamoStoreOptions } from './dynamodb/store.js';
+export { createReceiverStore } from './dynamodb-receiver-store.js';
 export { createTable, TABLE_SCHEMA } from './dynamodb/table.js';
 export { DEFAULT_RETENTION_DAYS } from './retention.js';
 export { putRawItems } from './dynamodb/batch.js';

@@ -570,3 +570,12 @@ export type Store = ConfigurationStore &
   Freezes &
   PollSummaries &
   ConfigSources;
+
+/**
+ * What the receiver reads and writes (lib/http): the lookups of its routes and the writes of an approval. The receiver
+ * Lambda's store is built by `createReceiverStore`, which holds only these.
+ */
+export type ReceiverStore = Pick<
+  Store,
+  'getCluster' | 'findTargets' | 'getPipeline' | 'getApproval' | 'approve' | 'appendAudit' | 'getConfigSource'
+>;

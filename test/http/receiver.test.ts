@@ -14,8 +14,8 @@ import type { ApprovalPolicy } from '../../lib/pipeline/environment-policies.js'
 import { decodeMessage, EmbeddedQueue } from '../../lib/queue/index.js';
 import type { QueueMessage } from '../../lib/queue/index.js';
 import { StaticSecretSource } from '../../lib/secrets/port.js';
-import { createDynamoStore } from '../../lib/store/index.js';
-import type { Store } from '../../lib/store/port.js';
+import { createDynamoStore, createReceiverStore } from '../../lib/store/index.js';
+import type { ReceiverStore, Store } from '../../lib/store/port.js';
 import { startDynalite } from '../support/dynalite.js';
 import type { LocalDynamo } from '../support/dynalite.js';
 import {
@@ -93,6 +93,8 @@ interface LogLine {
 
 let dynamo: LocalDynamo;
 let store: Store;
+/** What the receiver Lambda builds on the same table: only the reads of its routes and an approval's writes. */
+let receiverStore: ReceiverStore;
 let queue: EmbeddedQueue;
 let server: RunningHttpServer;
 const logs: LogLine[] = [];
@@ -113,7 +115,7 @@ class DenyingSecretSource extends StaticSecretSource {
 
 function deps(): ReceiverDeps {
   return {
-    store,
+    store: receiverStore,
     queue,
     secrets: new DenyingSecretSource([
       { key: { namespace: 'flux-system', name: 'podinfo-webhook' }, values: { 'hmac-key': WEAVE_KEY } },
@@ -189,6 +191,7 @@ describe('the receiver', () => {
   before(async () => {
     dynamo = await startDynalite();
     store = createDynamoStore({ client: dynamo.client, tableName: dynamo.tableName });
+    receiverStore = createReceiverStore({ client: dynamo.client, tableName: dynamo.tableName });
     await store.applyCluster(clusterDocument('fleet-eu'), NOW);
     await store.applyCluster(clusterDocument('fleet-us'), NOW);
     for (const document of [
@@ -812,7 +815,10 @@ describe('the receiver', () => {
     it('answers 500 with a fixed body when a dependency fails, and logs only the error name and message', async () => {
       const failing: ReceiverDeps = {
         ...deps(),
-        store: { ...store, getCluster: () => Promise.reject(new Error('ProvisionedThroughputExceededException')) },
+        store: {
+          ...receiverStore,
+          getCluster: () => Promise.reject(new Error('ProvisionedThroughputExceededException')),
+        },
       };
       const body = Buffer.from(EVENT_A_HELM_UPGRADE);
       const before = logs.length;

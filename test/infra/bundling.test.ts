@@ -80,6 +80,31 @@ describe('bundles', () => {
     assert.equal(contains(bundles.verifier, '@kubernetes/client-node/'), true);
   });
 
+  it('the receiver is within its size limit, holding of the Store only the entity modules its routes call', () => {
+    const receiver = bundles.receiver;
+    const inputs = Object.keys(receiver.metafile.inputs);
+    assert.deepEqual(receiverBundleProblems({ bytes: Buffer.byteLength(receiver.code), inputs }), []);
+    // The files that put code in the bundle (a file only passed through, e.g. an index's re-exports, puts none).
+    const output = Object.entries(receiver.metafile.outputs).find(([file]) => file.endsWith('.mjs'))?.[1];
+    assert.ok(output);
+    const held = Object.entries(output.inputs).filter(([, { bytesInOutput }]) => bytesInOutput > 0);
+    const holds = (file: string) => held.some(([input]) => input === file);
+    // The whole Store's assembly and what only the verifier and the poller use of the table: none of it.
+    const notCalled = [
+      'store',
+      'promotions',
+      'target-status',
+      'poll-summary',
+      'freezes',
+      'notifications',
+      'marker-scans',
+    ];
+    for (const name of notCalled) assert.equal(holds(`lib/store/dynamodb/${name}.ts`), false, `leaves out ${name}`);
+    for (const name of ['configuration', 'approvals', 'audit', 'config-sources']) {
+      assert.equal(holds(`lib/store/dynamodb/${name}.ts`), true, `holds ${name}`);
+    }
+  });
+
   it("the verifier's node-fetch gets Node's URL in place of whatwg-url and its tr46 tables", () => {
     assert.deepEqual(BUNDLE_SETTINGS.alias, { 'whatwg-url': 'node:url' });
     assert.equal(contains(bundles.verifier, 'node-fetch/'), true);

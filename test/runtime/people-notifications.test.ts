@@ -5,7 +5,7 @@ import { describe, it } from 'node:test';
 import type { EventBridgeClient } from '@aws-sdk/client-eventbridge';
 import { resolvePipeline } from '../../lib/pipeline/model.js';
 import { peopleNotificationListener } from '../../lib/runtime/people-notifications.js';
-import type { AwsDependencies } from '../../lib/runtime/aws.js';
+import type { AwsDependencies } from '../../lib/runtime/aws-dependencies.js';
 import { FakeSlack } from '../../lib/testing/fake-slack.js';
 import { MemoryStore } from '../../lib/testing/memory-store.js';
 import { pipelineDocument } from '../verifier/world.js';

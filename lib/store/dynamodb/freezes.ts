@@ -8,9 +8,9 @@
 // Setting replaces the item of its (scope, env). A switch with `until` expires by TTL a retention after it ends, so
 // an expired one can be listed until then: the decision ignores switches whose `until` has passed.
 import { DeleteCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
-// zod/mini, not zod's classic API: the receiver's bundle holds the whole store, and the classic API would add about
-// 65 KiB to the receiver's bundle and to what each of its cold starts compiles. One classic import anywhere
-// in the receiver's import graph brings all of it back (test/infra/receiver-zod-mini.test.ts).
+// zod/mini, not zod's classic API, as in every module of the store: the classic API costs a cold start about 65 KiB
+// more to compile, and the receiver's bundle holds the store modules its routes call (`createReceiverStore`), where
+// one classic import would bring all of it back (test/infra/receiver-zod-mini.test.ts).
 import * as z from 'zod/mini';
 import { en as englishLocale } from 'zod/v4/locales';
 import type { FreezeScope, FreezeSwitch } from '../../pipeline/freeze.js';

@@ -1,9 +1,9 @@
 // A target status as a status item holds it. Items written before targets had phases hold the old shape (two
 // booleans, prose and an optional error); they are decoded into a phase here, on read, so an upgrade needs no
 // migration: the next read of the target from its cluster replaces the item (its fingerprint differs).
-// zod/mini, not zod's classic API: the receiver's bundle holds the whole store, and the classic API would add about
-// 65 KiB to the receiver's bundle and to what each of its cold starts compiles. One classic import anywhere
-// in the receiver's import graph brings all of it back (test/infra/receiver-zod-mini.test.ts).
+// zod/mini, not zod's classic API, as in every module of the store: the classic API costs a cold start about 65 KiB
+// more to compile, and the receiver's bundle holds the store modules its routes call (`createReceiverStore`), where
+// one classic import would bring all of it back (test/infra/receiver-zod-mini.test.ts).
 import * as z from 'zod/mini';
 import { TARGET_PHASES, type TargetReason, type TargetStatus } from '../../flux/target-status.js';
 
