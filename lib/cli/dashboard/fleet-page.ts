@@ -102,19 +102,22 @@ export const CONFIG_SOURCES_ID = 'config-sources';
 function configSourcesSection(sources: readonly ConfigSourceStatusSummaryJson[]): Html {
   if (sources.length === 0) return html``;
   const rows = sources.map(
-    (source) => html`<tr data-config-source="${source.namespace}/${source.name}">
-      <th scope="row">${source.namespace}/${source.name}</th>
-      <td>${linkIfHttp(source.url, { httpsOnly: true })}</td>
-      <td>${source.branch}</td>
-      <td>${source.path ?? '.'}</td>
-      <td>
-        ${source.lastAppliedRevision === null
-          ? html`<span class="muted">none yet</span>`
-          : html`<code title="${source.lastAppliedRevision}">${shortRevision(source.lastAppliedRevision)}</code>`}
-      </td>
-      <td>${readyBadge(source.ready, source.reason)}</td>
-      <td class="message">${source.message}</td>
-    </tr>`,
+    (source) =>
+      html`<tr data-config-source="${source.namespace}/${source.name}">
+        <th scope="row">${source.namespace}/${source.name}</th>
+        <td>${linkIfHttp(source.url, { httpsOnly: true })}</td>
+        <td>${source.branch}</td>
+        <td>${source.path ?? '.'}</td>
+        <td>
+          ${
+            source.lastAppliedRevision === null
+              ? html`<span class="muted">none yet</span>`
+              : html`<code title="${source.lastAppliedRevision}">${shortRevision(source.lastAppliedRevision)}</code>`
+          }
+        </td>
+        <td>${readyBadge(source.ready, source.reason)}</td>
+        <td class="message">${source.message}</td>
+      </tr>`,
   );
   return html`<section id="${CONFIG_SOURCES_ID}" aria-labelledby="${CONFIG_SOURCES_ID}-title">
     <h2 id="${CONFIG_SOURCES_ID}-title">Config sources</h2>

@@ -79,7 +79,9 @@ export function historyPage({ history, filters, pipelines, limit, backend, now }
 function pipelineEntryItem(entry: AuditEntry, now: Date): Html {
   return html`<li data-type="${entry.type}">
     <strong>${entry.type}</strong> · ${timeOf(entry.at, now)} ·
-    <a href="${pathOf('pipelines', entry.pipeline.namespace, entry.pipeline.name)}">${objectKeyString(entry.pipeline)}</a>
+    <a href="${pathOf('pipelines', entry.pipeline.namespace, entry.pipeline.name)}"
+      >${objectKeyString(entry.pipeline)}</a
+    >
     ${entry.env ? html` · ${entry.env}` : ''}${entry.revision ? html` · ${entry.revision}` : ''}
     ${entry.actor ? html` · by <span class="actor">${entry.actor}</span>` : ''}
     <br /><span class="muted">${entry.message}</span>
@@ -100,10 +102,12 @@ function configEntryItem(entry: ConfigAuditEntry, now: Date): Html {
     <code title="${entry.revision}">${shortRevision(entry.revision)}</code>
     ${entry.author ? html` · authored by <span class="author">${entry.author}</span>` : ''}
     <br /><span class="muted">${entry.message}</span>
-    ${changes.length === 0
-      ? html`<br /><span class="muted">no object created, configured or pruned</span>`
-      : html`<ul class="changes">
-          ${changes}
-        </ul>`}
+    ${
+      changes.length === 0
+        ? html`<br /><span class="muted">no object created, configured or pruned</span>`
+        : html`<ul class="changes">
+            ${changes}
+          </ul>`
+    }
   </li>`;
 }

@@ -229,7 +229,9 @@ function appliedFromGit(owner: ObjectOwner): Html {
   return html`<p class="notice" id="applied-from-git">
     Applied from Git by ConfigSource
     <a href="/#${CONFIG_SOURCES_ID}">${objectKeyString(owner.configSource)}</a> at
-    <code title="${owner.revision}">${shortRevision(owner.revision)}</code>: change it in the repository
-    (<code>pipelinectl apply</code> and <code>delete</code> refuse it).
+    <code title="${owner.revision}">${shortRevision(owner.revision)}</code>.
+    <span class="muted"
+      >Change it in the repository: <code>pipelinectl apply</code> and <code>delete</code> refuse it.</span
+    >
   </p>`;
 }

@@ -31,11 +31,7 @@ import type { Backend } from '../backend.js';
 import { CliError } from '../errors.js';
 import { ago, clip, formatTable, LINE_WIDTH } from '../output.js';
 import { listAll } from '../../util/paged.js';
-import {
-  configSourceStatusSummary,
-  owningConfigSource,
-  type ConfigSourceStatusSummaryJson,
-} from './config-sources.js';
+import { configSourceStatusSummary, owningConfigSource, type ConfigSourceStatusSummaryJson } from './config-sources.js';
 
 /**
  * What `pipelinectl status -o json` prints: `{ "pipelines": [...], "configSources": [...] }`, one entry per pipeline
