@@ -179,6 +179,7 @@ describe('the dashboard in headless Chromium', { concurrency: false, timeout: 4 
     assert.equal(await applied.count(), 1);
     assert.match(await applied.innerText(), /ConfigSource flux-system\/fleet · main@sha1:1a2b3c4d/);
     assert.equal(await applied.locator('ul.changes li').count(), 3);
+    await screenshot(t, 'history-config-applied');
     const approved = page.locator('li[data-type="approved"]');
     assert.equal(await approved.count(), 1);
     assert.equal(await approved.locator('.actor').textContent(), approver);
