@@ -1,6 +1,7 @@
 // The dashboard in a real browser: headless Chromium (Debian's `chromium` package) driven by playwright-core, over a
-// local data directory whose manual `staging` waits for an approval of 6.9.2. A person's path through it: the fleet
-// shows the waiting approval, the keyboard reaches Approve, the confirmation names the revision, the page follows the
+// local data directory whose manual `staging` waits for an approval of 6.9.2, and whose pipeline a ConfigSource
+// applied (another source is not Ready). A person's path through it: the fleet shows the waiting approval and the
+// sources, the keyboard reaches Approve, the confirmation names the revision, the page follows the
 // promotion live without a reload, the history shows who approved, and the metrics page draws its charts (in the
 // light and the dark theme) and follows the audit trail live. No page logs a console error; a screenshot of each is
 // written to a directory named in the test log. Without Chromium the tests are skipped, saying why.
@@ -13,7 +14,13 @@ import { chromium, type Browser, type Page } from 'playwright-core';
 import { PATIENCE_MS } from '../../lib/testing/wait-for.js';
 import { PIPELINE } from '../cli/fixtures.js';
 import { CHROMIUM_MISSING, chromiumPath } from './chromium.js';
-import { PULL_REQUEST_URL, recordMetricsTrail, startDashboardWorld, type DashboardWorld } from './world.js';
+import {
+  BROKEN_SOURCE_MESSAGE,
+  PULL_REQUEST_URL,
+  recordMetricsTrail,
+  startDashboardWorld,
+  type DashboardWorld,
+} from './world.js';
 
 const executablePath = chromiumPath();
 const SKIP_REASON = `${CHROMIUM_MISSING} to run the dashboard browser tests`;
@@ -53,7 +60,7 @@ describe('the dashboard in headless Chromium', { concurrency: false, timeout: 4 
   before(async () => {
     if (!executablePath) return;
     screenshots = await mkdtemp(join(tmpdir(), 'pipelinectl-dashboard-screenshots-'));
-    world = await startDashboardWorld({ refreshMs: 200 });
+    world = await startDashboardWorld({ refreshMs: 200, configSources: true });
     browser = await chromium.launch({ executablePath, headless: true, args: ['--no-sandbox'] });
     page = await browser.newPage();
     // Playwright's own 30 s per action is a deadline a loaded machine can miss; this one only guards against a hang.
@@ -98,6 +105,43 @@ describe('the dashboard in headless Chromium', { concurrency: false, timeout: 4 
     await screenshot(t, 'fleet');
   });
 
+  it('the fleet page shows each ConfigSource, Ready or not in words, and its message as text', async (t) => {
+    if (skipWithoutChromium(t)) return;
+    await page.goto(url('/'));
+    const sources = page.getByRole('table', { name: /reconciled from Git/ });
+    assert.equal(await page.getByRole('heading', { name: 'Config sources', level: 2 }).count(), 1);
+    const fleet = sources.getByRole('row', { name: /flux-system\/fleet/ });
+    assert.match(await fleet.innerText(), /main@sha1:1a2b3c4d\s+Ready \(Succeeded\)/);
+    assert.equal(await fleet.getByRole('link', { name: 'https://github.com/acme/fleet' }).count(), 1);
+    const broken = sources.getByRole('row', { name: /flux-system\/broken/ });
+    assert.match(await broken.innerText(), /none yet\s+Not ready \(ValidationFailed\)/);
+    assert.equal(await broken.locator('td.message').innerText(), BROKEN_SOURCE_MESSAGE);
+    assert.equal(await page.evaluate<boolean>("'sourcePwned' in window"), false);
+    // The word carries the meaning; the colour, the theme's, repeats it.
+    const colour = (source: string) =>
+      page.evaluate<string>(
+        `getComputedStyle(document.querySelector('[data-config-source="${source}"] [data-ready]')).color`,
+      );
+    assert.notEqual(await colour('flux-system/broken'), await colour('flux-system/fleet'));
+    await page.emulateMedia({ colorScheme: 'dark' });
+    assert.equal(await colour('flux-system/broken'), 'rgb(255, 123, 114)');
+    await screenshot(t, 'fleet-config-sources-dark');
+    await page.emulateMedia({ colorScheme: 'light' });
+  });
+
+  it('a pipeline applied from Git says which source and commit, and links to the source', async (t) => {
+    if (skipWithoutChromium(t)) return;
+    await page.goto(url('/pipelines/flux-system/podinfo'));
+    const line = page.locator('#applied-from-git');
+    assert.match(
+      await line.innerText(),
+      /^Applied from Git by ConfigSource flux-system\/fleet at main@sha1:1a2b3c4d\./,
+    );
+    await line.getByRole('link', { name: 'flux-system/fleet' }).click();
+    await page.waitForURL(/\/#config-sources$/);
+    assert.equal(await page.getByRole('row', { name: /flux-system\/fleet/ }).count(), 1);
+  });
+
   it('by keyboard: Approve, a confirmation naming 6.9.2, then the page follows the promotion without a reload', async (t) => {
     if (skipWithoutChromium(t)) return;
     await page.goto(url('/pipelines/flux-system/podinfo'));
@@ -131,6 +175,11 @@ describe('the dashboard in headless Chromium', { concurrency: false, timeout: 4 
   it('the history shows the approval with who approved', async (t) => {
     if (skipWithoutChromium(t)) return;
     await page.goto(url('/history'));
+    const applied = page.locator('li[data-type="config-applied"]');
+    assert.equal(await applied.count(), 1);
+    assert.match(await applied.innerText(), /ConfigSource flux-system\/fleet · main@sha1:1a2b3c4d/);
+    assert.equal(await applied.locator('ul.changes li').count(), 3);
+    await screenshot(t, 'history-config-applied');
     const approved = page.locator('li[data-type="approved"]');
     assert.equal(await approved.count(), 1);
     assert.equal(await approved.locator('.actor').textContent(), approver);

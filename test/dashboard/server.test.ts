@@ -41,6 +41,7 @@ describe('the dashboard over HTTP', { concurrency: false }, () => {
     assert.match(fleet.body, /href="\/pipelines\/flux-system\/podinfo">flux-system\/podinfo</);
     assert.match(fleet.body, /1 pipeline, 1 approval waiting/);
     assert.match(fleet.body, /staging: <span class="state state-waiting-approval">waiting-approval<\/span>/);
+    assert.doesNotMatch(fleet.body, /Config sources/, 'no ConfigSource is stored: no section for them');
   });
 
   it("shows a leaf cluster's markup as text, and no Secret value on any page", async () => {

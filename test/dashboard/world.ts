@@ -15,7 +15,8 @@ import type { TargetStatus } from '../../lib/flux/target-status.js';
 import type { AppKey } from '../../lib/pipeline/model.js';
 import type { Promoter } from '../../lib/promotion/port.js';
 import type { QueueMessage } from '../../lib/queue/messages.js';
-import type { AuditEntry, Store } from '../../lib/store/port.js';
+import type { AuditEntry, ConfigSyncResult, Store } from '../../lib/store/port.js';
+import type { ObjectKey } from '../../lib/pipeline/model.js';
 import { RecordingQueue } from '../../lib/testing/recording-queue.js';
 import { ScriptedClusters } from '../../lib/testing/scripted-clusters.js';
 import { createVerifier } from '../../lib/verifier/index.js';
@@ -33,6 +34,39 @@ export const SECRET_VALUES = ['not-so-secret', 'ghp_test', 'Z2hwX3Rlc3Q='];
 export const PULL_REQUEST_URL = 'https://github.com/acme/fleet/pull/7';
 
 const HOUR_MS = 3_600_000;
+
+/** A ConfigSource whose commit is in force: it applied podinfo. */
+export const FLEET_SOURCE: ObjectKey = { namespace: 'flux-system', name: 'fleet' };
+/** A ConfigSource whose commit failed validation, with markup in the message (a file's content, a Git host's text). */
+export const BROKEN_SOURCE: ObjectKey = { namespace: 'flux-system', name: 'broken' };
+export const FLEET_COMMIT = '1a2b3c4d5e6f708192a3b4c5d6e7f8091a2b3c4d';
+export const FLEET_REVISION = `main@sha1:${FLEET_COMMIT}`;
+export const BROKEN_REVISION = `release@sha1:${'9'.repeat(40)}`;
+export const BROKEN_SOURCE_MESSAGE = `commit ${BROKEN_REVISION}: platform/podinfo.yaml: spec.environments: <script>window.sourcePwned = true</script> is not a list`;
+
+const CONFIG_SOURCES = `
+apiVersion: v1
+kind: Secret
+metadata: { name: fleet-config, namespace: flux-system }
+stringData: { token: read-only }
+---
+apiVersion: pipeline-controller.io/v1alpha1
+kind: ConfigSource
+metadata: { name: fleet, namespace: flux-system }
+spec:
+  url: https://github.com/acme/fleet
+  branch: main
+  path: pipelines
+  secretRef: { name: fleet-config }
+---
+apiVersion: pipeline-controller.io/v1alpha1
+kind: ConfigSource
+metadata: { name: broken, namespace: flux-system }
+spec:
+  url: https://gitlab.com/acme/platform
+  branch: release
+  secretRef: { name: fleet-config }
+`;
 
 /**
  * Facts of podinfo's past the metrics are computed from, `[hours ago, type, env, revision]`: 6.9.1 reaches prod in
@@ -55,6 +89,54 @@ export async function recordMetricsTrail(store: Pick<Store, 'appendAudit'>, now 
     const at = new Date(now - hoursAgo * HOUR_MS).toISOString();
     await store.appendAudit({ at, pipeline: PIPELINE, type, env, revision, message: type, actor: 'test' });
   }
+}
+
+/** A sync of `revision` as the verifier ends one: claimed for the source's generation, then finished. */
+async function recordSync(store: Store, source: ObjectKey, revision: string, result: ConfigSyncResult, at: Date) {
+  const stored = await store.getConfigSource(source);
+  assert.ok(stored);
+  const claim = await store.claimConfigSync(source, revision, stored.generation, at, 60_000);
+  assert.ok(claim);
+  assert.ok(await store.finishConfigSync(claim, result, at));
+}
+
+/** What the `configSources` option records: fleet's commit applied podinfo, broken's commit failed validation. */
+async function recordConfigSourceSyncs(store: Store): Promise<void> {
+  const at = new Date(Date.now() - HOUR_MS);
+  const ready = { status: 'True', reason: 'Succeeded', message: `applied ${FLEET_REVISION}: 1 object` } as const;
+  await recordSync(
+    store,
+    FLEET_SOURCE,
+    FLEET_REVISION,
+    {
+      attempted: true,
+      appliedRevision: FLEET_REVISION,
+      applied: 1,
+      skipped: 0,
+      ready,
+    },
+    at,
+  );
+  const failed = { status: 'False', reason: 'ValidationFailed', message: BROKEN_SOURCE_MESSAGE } as const;
+  await recordSync(store, BROKEN_SOURCE, BROKEN_REVISION, { attempted: true, ready: failed }, at);
+  const podinfo = await store.getPipeline(PIPELINE);
+  assert.ok(podinfo);
+  await store.applyPipeline(podinfo.document, podinfo.pipeline, at, {
+    configSource: FLEET_SOURCE,
+    revision: FLEET_REVISION,
+  });
+  await store.appendConfigAudit({
+    at: at.toISOString(),
+    configSource: FLEET_SOURCE,
+    type: 'config-applied',
+    revision: FLEET_REVISION,
+    author: 'Ada <ada@example.com>',
+    message: `applied ${FLEET_REVISION}`,
+    created: ['pipeline flux-system/podinfo'],
+    configured: ['gitopscluster flux-system/dev'],
+    pruned: ['pipeline flux-system/retired'],
+    actor: 'configsource:flux-system/fleet',
+  });
 }
 
 export interface Answer {
@@ -120,6 +202,11 @@ export interface DashboardWorldOptions {
   refreshMs?: number;
   /** An approval policy on the manual staging, as a YAML flow mapping (`{ required: 2 }`). */
   stagingApproval?: string;
+  /**
+   * Two ConfigSources, synced as the verifier's sync records a sync: `fleet` Ready at FLEET_REVISION, which applied
+   * podinfo (and has one applied commit in its trail), and `broken` not Ready (ValidationFailed, BROKEN_SOURCE_MESSAGE).
+   */
+  configSources?: boolean;
 }
 
 export async function startDashboardWorld(options: DashboardWorldOptions = {}): Promise<DashboardWorld> {
@@ -131,10 +218,12 @@ export async function startDashboardWorld(options: DashboardWorldOptions = {}): 
     'config/pipeline.yaml':
       options.stagingApproval === undefined ? pipeline('apps') : pipelineWithStagingApproval(options.stagingApproval),
   });
+  if (options.configSources) await writeFiles(root, { 'config/sources.yaml': CONFIG_SOURCES });
   const applied = await runCli(['apply', '-f', join(root, 'config'), '--data-dir', dataDir]);
   assert.equal(applied.code, 0, applied.stderr);
 
   const opened = await openLocalBackend(dataDir, silent);
+  if (options.configSources) await recordConfigSourceSyncs(opened.store);
   const promoter: Promoter = { promote: () => Promise.resolve({ result: PULL_REQUEST_URL }) };
   const verifier = createVerifier({
     store: opened.store,

@@ -1,15 +1,12 @@
 // pipelinectl history: the audit trail (approvals, promotions, retries, commits applied from Git), newest first.
 import { InvalidArgumentError, Option, type Command } from 'commander';
-import type { HistoryEntryType } from '../operations/history.js';
-import { AUDIT_ENTRY_TYPES } from '../../store/port.js';
+import { HISTORY_ENTRY_TYPES, type HistoryEntryType } from '../operations/history.js';
 import { addBackendOptions, outputOption, withBackend } from '../options.js';
 import { parseObjectKey, parseSince } from '../flags.js';
 import { printJson, printLines, printStderr } from '../output.js';
 
 const DEFAULT_LIMIT = 100;
 
-/** What --type takes: a pipeline's entry types, and a ConfigSource's applied commit. */
-const HISTORY_ENTRY_TYPES: readonly HistoryEntryType[] = [...AUDIT_ENTRY_TYPES, 'config-applied'];
 const MAX_LIMIT = 10_000;
 
 interface HistoryFlags {

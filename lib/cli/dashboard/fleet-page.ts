@@ -1,9 +1,11 @@
 // The fleet page: every pipeline on one screen, each environment's state and reason at a glance, and how many
-// approvals wait, so that a person sees at once where they are needed; above it, any installation-wide stop switch.
+// approvals wait, so that a person sees at once where they are needed; above it, any installation-wide stop switch;
+// below it, the ConfigSources the pipelines are reconciled from and whether each is Ready, as `status` shows them.
+import { shortRevision, type ConfigSourceStatusSummaryJson } from '../operations/config-sources.js';
 import type { PipelineStatusJson } from '../operations/status.js';
 import type { FreezeSwitch } from '../../pipeline/freeze.js';
 import { switchText } from '../../freeze/set-freeze.js';
-import { stateBadge } from './format.js';
+import { linkIfHttp, readyBadge, stateBadge } from './format.js';
 import { html, pathOf, type Html } from './html.js';
 import { layout } from './layout.js';
 
@@ -12,11 +14,15 @@ export function waitingApprovals(pipeline: PipelineStatusJson): number {
   return pipeline.environments.filter((env) => env.approval?.waiting === true).length;
 }
 
-/** `installationFreezes`: the installation-wide stop switches in force, shown as a banner above the fleet. */
+/**
+ * `installationFreezes`: the installation-wide stop switches in force, shown as a banner above the fleet;
+ * `configSources`: every stored ConfigSource, shown under it when there is one.
+ */
 export function fleetPage(
   pipelines: readonly PipelineStatusJson[],
   backend: string,
   installationFreezes: readonly FreezeSwitch[] = [],
+  configSources: readonly ConfigSourceStatusSummaryJson[] = [],
 ): Html {
   const waiting = pipelines.reduce((sum, pipeline) => sum + waitingApprovals(pipeline), 0);
   const rows = pipelines.map((pipeline) => {
@@ -65,7 +71,7 @@ export function fleetPage(
     section: 'fleet',
     backend,
     main: html`<h1>Fleet</h1>
-      ${installationFreezeBanner(installationFreezes)}${summary}${body}`,
+      ${installationFreezeBanner(installationFreezes)}${summary}${body}${configSourcesSection(configSources)}`,
   });
 }
 
@@ -83,4 +89,58 @@ function installationFreezeBanner(freezes: readonly FreezeSwitch[]): Html {
     </ul>
     <p class="muted">Lift it with <code>pipelinectl unfreeze --all</code>.</p>
   </div>`;
+}
+
+/** The id of the fleet page's ConfigSources section, which a pipeline applied from Git links to. */
+export const CONFIG_SOURCES_ID = 'config-sources';
+
+/**
+ * The ConfigSources with what `pipelinectl get configsources` shows of each: the repository (a link only when it is
+ * an https URL), branch, folder, the commit in force and the Ready condition. Its message names files and fields of
+ * the repository, and comes from the Git host: text, escaped as everything is.
+ */
+function configSourcesSection(sources: readonly ConfigSourceStatusSummaryJson[]): Html {
+  if (sources.length === 0) return html``;
+  const rows = sources.map(
+    (source) =>
+      html`<tr data-config-source="${source.namespace}/${source.name}">
+        <th scope="row">${source.namespace}/${source.name}</th>
+        <td>${linkIfHttp(source.url, { httpsOnly: true })}</td>
+        <td>${source.branch}</td>
+        <td>${source.path ?? '.'}</td>
+        <td>
+          ${
+            source.lastAppliedRevision === null
+              ? html`<span class="muted">none yet</span>`
+              : html`<code title="${source.lastAppliedRevision}">${shortRevision(source.lastAppliedRevision)}</code>`
+          }
+        </td>
+        <td>${readyBadge(source.ready, source.reason)}</td>
+        <td class="message">${source.message}</td>
+      </tr>`,
+  );
+  return html`<section id="${CONFIG_SOURCES_ID}" aria-labelledby="${CONFIG_SOURCES_ID}-title">
+    <h2 id="${CONFIG_SOURCES_ID}-title">Config sources</h2>
+    <table>
+      <caption class="muted">
+        Pipelines and clusters reconciled from Git, as
+        <code>pipelinectl get configsources</code>
+        shows them
+      </caption>
+      <thead>
+        <tr>
+          <th scope="col">Source</th>
+          <th scope="col">Repository</th>
+          <th scope="col">Branch</th>
+          <th scope="col">Path</th>
+          <th scope="col">Applied revision</th>
+          <th scope="col">Ready</th>
+          <th scope="col">Message</th>
+        </tr>
+      </thead>
+      <tbody>
+        ${rows}
+      </tbody>
+    </table>
+  </section>`;
 }

@@ -2,7 +2,8 @@
 import { ago } from '../output.js';
 import type { EnvironmentReason, EnvironmentState } from '../../decision/index.js';
 import { html, type Html } from './html.js';
-import { httpUrl } from '../../util/http-url.js';
+import { httpUrl, type HttpUrlOptions } from '../../util/http-url.js';
+import type { ReadyCondition } from '../../store/port.js';
 
 /** An environment's state and reason, coloured by the state (the text says it too: colour is never the only cue). */
 export function stateBadge(state: EnvironmentState, reason: EnvironmentReason): Html {
@@ -14,11 +15,27 @@ export function timeOf(iso: string, now: Date): Html {
   return html`<time datetime="${iso}" title="${iso}">${ago(iso, now)}</time>`;
 }
 
-/** Only http(s) URLs become links: a promotion's result comes from a Git host and could be `javascript:` anything. */
-export function linkIfHttp(text: string): Html {
-  const url = httpUrl(text);
+/**
+ * Only http(s) URLs become links (only https ones with `httpsOnly`): a promotion's result comes from a Git host and a
+ * repository's URL from a document, and either could be `javascript:` anything.
+ */
+export function linkIfHttp(text: string, options: HttpUrlOptions = {}): Html {
+  const url = httpUrl(text, options);
   if (url) {
     return html`<a href="${url.href}" rel="noreferrer noopener">${text}</a>`;
   }
   return html`${text}`;
+}
+
+/** What a ConfigSource's Ready status means, in words: the colour only repeats it. */
+const READY_WORDS: Readonly<Record<ReadyCondition['status'], string>> = {
+  True: 'Ready',
+  False: 'Not ready',
+  Unknown: 'Unknown',
+};
+
+/** A ConfigSource's Ready condition as a word coloured by its status, and its reason. */
+export function readyBadge(status: ReadyCondition['status'], reason: string): Html {
+  return html`<span class="state ready-${status.toLowerCase()}" data-ready="${status}">${READY_WORDS[status]}</span>
+    <span class="muted">(${reason})</span>`;
 }

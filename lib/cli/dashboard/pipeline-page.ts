@@ -1,7 +1,8 @@
 // A pipeline's page: what `status` and `explain` show, as a page. Per environment its state, reason, the
 // decision's explanation and what the verifier would do next (explain's `Next` line), the targets (in short past SUMMARIZED_ABOVE_TARGETS, as the CLI does), the approval marker
 // with Approve and Reject links and the approvals so far while it waits (who rejected and why once rejected), and the
-// promotion records with their pull requests.
+// promotion records with their pull requests; when a ConfigSource applied it, which one and at which commit.
+import { shortRevision } from '../operations/config-sources.js';
 import { nextLine } from '../operations/explain.js';
 import {
   HOLDING_BACK_ROWS,
@@ -16,11 +17,13 @@ import { timeLeftUntil, type ApprovalMarker } from '../../decision/index.js';
 import { summarizeTargets, type PipelineView } from '../../views/pipeline-view.js';
 import { objectKeyString } from '../../pipeline/model.js';
 import type { FreezeSwitch } from '../../pipeline/freeze.js';
+import type { ObjectOwner } from '../../store/port.js';
 import { switchText } from '../../freeze/set-freeze.js';
 import { linkIfHttp, stateBadge, timeOf } from './format.js';
 import { html, pathOf, type Html } from './html.js';
 import { layout } from './layout.js';
 import { freezePath, unfreezePath } from './freeze-page.js';
+import { CONFIG_SOURCES_ID } from './fleet-page.js';
 
 /** The confirmation page of an approval: GET shows it, POST (from its form) approves. */
 export function approvePath(view: Pick<PipelineView, 'key'>, env: string): string {
@@ -34,18 +37,21 @@ export function rejectPath(view: Pick<PipelineView, 'key'>, env: string): string
 
 /** `note`: a fixed notice to show on top (the approval's outcome), never text from a request. */
 /** `freezes`: the stop switches in force that cover the pipeline (its own and installation-wide ones). */
+/** `appliedFrom`: the ConfigSource and commit that applied the pipeline, when that source is still stored. */
 export function pipelinePage(
   view: PipelineView,
   backend: string,
   now: Date,
   note?: string,
   freezes: readonly FreezeSwitch[] = [],
+  appliedFrom?: ObjectOwner,
 ): Html {
   const json = statusJson(view);
   const source = json.source;
   const main = html`<h1>${objectKeyString(view.key)}</h1>
     ${note ? html`<p class="notice" role="status">${note}</p>` : ''}
     <p>${json.app.kind} ${json.app.name} · generation ${json.generation}, applied ${timeOf(json.appliedAt, now)}</p>
+    ${appliedFrom ? appliedFromGit(appliedFrom) : ''}
     <p id="candidate">Candidate: <strong>${json.candidate ?? 'none'}</strong></p>
     ${source ? html`<p>Source: ${source.object}: <span class="state">${source.state}</span> <span class="muted">(${source.reason})</span> ${source.message}</p>` : ''}
     <p><a href="/history?pipeline=${encodeURIComponent(objectKeyString(view.key))}">History of this pipeline</a></p>
@@ -213,4 +219,19 @@ function freezeSection(view: PipelineView, freezes: readonly FreezeSwitch[], now
     }
     <p><a class="button" href="${freezePath(view.key)}">Freeze…</a></p>
   </section>`;
+}
+
+/**
+ * Where a pipeline a ConfigSource applied is changed: in Git (`pipelinectl apply` and `delete` refuse it), so the page
+ * names the source and the commit it was applied at.
+ */
+function appliedFromGit(owner: ObjectOwner): Html {
+  return html`<p class="notice" id="applied-from-git">
+    Applied from Git by ConfigSource
+    <a href="/#${CONFIG_SOURCES_ID}">${objectKeyString(owner.configSource)}</a> at
+    <code title="${owner.revision}">${shortRevision(owner.revision)}</code>.
+    <span class="muted"
+      >Change it in the repository: <code>pipelinectl apply</code> and <code>delete</code> refuse it.</span
+    >
+  </p>`;
 }

@@ -5,8 +5,8 @@
 import { once } from 'node:events';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { readHistory } from '../operations/history.js';
-import { pipelineViews, statusJson } from '../operations/status.js';
+import { readHistoryWithConfigSources } from '../operations/history.js';
+import { readStatus } from '../operations/status.js';
 import type { Backend } from '../backend.js';
 import type { Logger } from '../../logging/logger.js';
 import { loadAssets } from './assets.js';
@@ -82,9 +82,9 @@ export async function startDashboard(options: DashboardOptions): Promise<Running
     intervalMs: options.refreshMs ?? 2000,
     fingerprint: async () => {
       const backend = await backendReady;
-      const views = await pipelineViews(backend, undefined, now());
-      const newest = await readHistory(backend, { limit: 1 });
-      return JSON.stringify([views.map(statusJson), newest.entries, await backend.store.listFreezes()]);
+      const { json } = await readStatus(backend, undefined, now());
+      const newest = await readHistoryWithConfigSources(backend, { limit: 1 });
+      return JSON.stringify([json, newest.entries, await backend.store.listFreezes()]);
     },
     onError: (error) =>
       logger.warn('dashboard: reading for live updates failed', {

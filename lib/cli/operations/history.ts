@@ -4,7 +4,15 @@
 // --since: a long trail costs what is shown, not what is kept.
 import { keyOfMetadata, objectKeyString, type ObjectKey, pipelineKeyOf } from '../../pipeline/model.js';
 import type { PromotionFailureKind } from '../../promotion/failure-kind.js';
-import type { AuditEntry, AuditEntryType, ConfigAuditEntry, Page, PageRequest, Store } from '../../store/port.js';
+import {
+  AUDIT_ENTRY_TYPES,
+  type AuditEntry,
+  type AuditEntryType,
+  type ConfigAuditEntry,
+  type Page,
+  type PageRequest,
+  type Store,
+} from '../../store/port.js';
 import { mapLimit } from '../../util/map-limit.js';
 import type { Backend } from '../backend.js';
 import { CliError } from '../errors.js';
@@ -20,6 +28,9 @@ const CONCURRENT_READS = 8;
 
 /** The type of an entry `history` shows: a pipeline's, or a ConfigSource's applied commit. */
 export type HistoryEntryType = AuditEntryType | ConfigAuditEntry['type'];
+
+/** What `history` filters by: a pipeline's entry types, and a ConfigSource's applied commit. */
+export const HISTORY_ENTRY_TYPES: readonly HistoryEntryType[] = [...AUDIT_ENTRY_TYPES, 'config-applied'];
 
 /** An entry of a pipeline's trail or of a ConfigSource's. */
 export type HistoryEntry = AuditEntry | ConfigAuditEntry;
@@ -218,7 +229,7 @@ class TrailReader<Entry extends HistoryEntry> {
   }
 }
 
-function isConfigEntry(entry: HistoryEntry): entry is ConfigAuditEntry {
+export function isConfigEntry(entry: HistoryEntry): entry is ConfigAuditEntry {
   return entry.type === CONFIG_APPLIED;
 }
 

@@ -2,13 +2,13 @@
 // Backend, so it shows what the CLI shows; a query value is parsed before use and never echoed.
 import * as z from 'zod';
 import { readFreezes } from '../../operations/freezes.js';
-import { readHistory } from '../../operations/history.js';
+import { owningConfigSource } from '../../operations/config-sources.js';
+import { HISTORY_ENTRY_TYPES, readHistoryWithConfigSources } from '../../operations/history.js';
 import { readMetrics } from '../../operations/metrics.js';
-import { pipelineViews, statusJson } from '../../operations/status.js';
+import { readStatus } from '../../operations/status.js';
 import { parseObjectKey } from '../../flags.js';
 import { DEFAULT_FAILURE_WINDOW_MS } from '../../../metrics/index.js';
 import type { ObjectKey } from '../../../pipeline/model.js';
-import { AUDIT_ENTRY_TYPES } from '../../../store/port.js';
 import { listAll } from '../../../util/paged.js';
 import { loadPipelineView } from '../../../views/pipeline-view.js';
 import { fleetPage } from '../fleet-page.js';
@@ -32,7 +32,7 @@ export const HISTORY_LIMIT = 200;
 const historyQuery = z.object({
   pipeline: z.string().max(300).optional(),
   env: z.string().max(253).optional(),
-  type: z.enum(AUDIT_ENTRY_TYPES).optional(),
+  type: z.enum(HISTORY_ENTRY_TYPES).optional(),
 });
 
 const metricsQuery = z.object({
@@ -40,12 +40,12 @@ const metricsQuery = z.object({
   window: z.enum(METRICS_WINDOW_NAMES).optional(),
 });
 
-/** `/`: every pipeline, and the stop switches that cover the whole installation. */
+/** `/`: every pipeline and ConfigSource, as `status` shows them, and the stop switches that cover the installation. */
 export async function overview(context: DashboardContext): Promise<DashboardResponse> {
   const { backend } = context;
-  const views = await pipelineViews(backend, undefined, context.now());
+  const { json } = await readStatus(backend, undefined, context.now());
   const everywhere = (await readFreezes(backend, undefined, context.now())).filter((f) => 'installation' in f.scope);
-  return page(fleetPage(views.map(statusJson), backend.description, everywhere));
+  return page(fleetPage(json.pipelines, backend.description, everywhere, json.configSources));
 }
 
 /** `/pipelines/:namespace/:name`: one pipeline, with the notice a form's redirect asked for. */
@@ -59,10 +59,15 @@ export async function pipeline(
   const view = await loadPipelineView(backend.store, key, context.now());
   if (!view) return pipelineNotFound(context);
   const freezes = await readFreezes(backend, key, context.now());
-  return page(pipelinePage(view, backend.description, context.now(), noteOf(request.url), freezes));
+  const owner = view.stored.owner;
+  const appliedFrom = (await owningConfigSource(backend, owner)) ? owner : undefined;
+  return page(pipelinePage(view, backend.description, context.now(), noteOf(request.url), freezes, appliedFrom));
 }
 
-/** `/history`: the audit trail, newest first, filtered by pipeline, environment and type. */
+/**
+ * `/history`: the audit trail, newest first, filtered by pipeline, environment and type; with no pipeline, environment
+ * or type chosen (or type `config-applied`), the commits the ConfigSources applied too, as `pipelinectl history`.
+ */
 export async function history(context: DashboardContext, request: DashboardRequest): Promise<DashboardResponse> {
   const parsed = historyQuery.safeParse(queryOf(request.url));
   if (!parsed.success) {
@@ -77,7 +82,11 @@ export async function history(context: DashboardContext, request: DashboardReque
     }
   }
   const filters = { pipeline, env: parsed.data.env, type: parsed.data.type };
-  const found = await readHistory(context.backend, { ...filters, limit: HISTORY_LIMIT });
+  if (pipeline && filters.type === 'config-applied') {
+    const message = "config-applied entries are the ConfigSources' applied commits: choose every pipeline to see them.";
+    return context.problem(400, 'Bad filter', message, '/history');
+  }
+  const found = await readHistoryWithConfigSources(context.backend, { ...filters, limit: HISTORY_LIMIT });
   const pipelines = await storedPipelineKeys(context);
   return page(
     historyPage({
