@@ -71,7 +71,11 @@ interface Counted {
   dynamoWrites: number;
   /** `GetItem ×20, …` */
   dynamoByOperation: string;
+  /** `GET /git/ref/{ref} ×1, …` */
+  gitByRoute: string;
   ms: number;
+  /** CPU time of the process (the fake, dynalite and the sync share it), beside the wall time. */
+  cpuMs: number;
 }
 
 function counter(github: FakeGitHub, dynamo: BenchDynamo) {
@@ -79,8 +83,12 @@ function counter(github: FakeGitHub, dynamo: BenchDynamo) {
     github.resetRequests();
     dynamo.resetCounts();
     const started = performance.now();
+    const cpu = process.cpuUsage();
     await run();
     const ms = performance.now() - started;
+    const used = process.cpuUsage(cpu);
+    const byRoute = new Map<string, number>();
+    for (const { route } of github.requests) byRoute.set(route ?? '?', (byRoute.get(route ?? '?') ?? 0) + 1);
     let dynamoReads = 0;
     let dynamoWrites = 0;
     for (const [operation, count] of dynamo.operations) {
@@ -95,14 +103,20 @@ function counter(github: FakeGitHub, dynamo: BenchDynamo) {
       dynamoWrites,
       dynamoByOperation:
         [...dynamo.operations].map(([operation, count]) => `${operation} ×${count}`).join(', ') || 'none',
+      gitByRoute: [...byRoute]
+        .sort((a, b) => b[1] - a[1])
+        .map(([route, count]) => `${route.replace('/repos/{owner}/{repo}', '')} ×${count}`)
+        .join(', '),
       ms,
+      cpuMs: (used.user + used.system) / 1000,
     };
   };
 }
 
 const describe = (counted: Counted): string =>
   `${formatNumber(counted.gitRequests)} Git requests (${formatNumber(counted.fileReads)} file reads); DynamoDB ` +
-  `${formatNumber(counted.dynamoReads)} reads, ${formatNumber(counted.dynamoWrites)} writes; ${formatMs(counted.ms)}`;
+  `${formatNumber(counted.dynamoReads)} reads, ${formatNumber(counted.dynamoWrites)} writes; ${formatMs(counted.ms)} ` +
+  `(${formatMs(counted.cpuMs)} of CPU)`;
 
 /** Fails the bench when a premise of the figures breaks. */
 function expect(what: string, measured: number, wanted: number): void {
@@ -218,7 +232,7 @@ spec: { secretRef: { name: dev-kubeconfig } }
       {
         name: `source of ${LARGE_FILES} files (1 Pipeline each): first sync`,
         value: describe(first),
-        note: `DynamoDB: ${first.dynamoByOperation}`,
+        note: `Git: ${first.gitByRoute}; DynamoDB: ${first.dynamoByOperation}`,
       },
       {
         name: `the same source: ${QUIET_POLLS} polls with no new commit`,
