@@ -3,7 +3,7 @@
 // loader's rule, shared with `pipelinectl validate` (lib/config/config-source-documents.ts); what is here is the
 // source's own: how much one commit may hold, its namespaces, and that a commit holding nothing never prunes all.
 import type { ConfigProblem, Configuration, ConfigurationSources } from '../config/index.js';
-import { parseConfigText } from '../config/yaml-source.js';
+import { parseConfigText, tooLarge } from '../config/yaml-source.js';
 import type { SourceFile } from './repository.js';
 
 /** Documents in one source folder at most (over all its files), so a commit cannot make a sync unbounded. */
@@ -16,7 +16,10 @@ export const MAX_SOURCE_DOCUMENTS = 5_000;
 export function readDocuments(files: readonly SourceFile[]): ConfigurationSources {
   const sources: ConfigurationSources = { documents: [], problems: [] };
   for (const file of files) {
-    const parsed = parseConfigText(file.text, file.path);
+    const parsed =
+      'tooLarge' in file
+        ? { documents: [], problems: [tooLarge(file.path, file.tooLarge)] }
+        : parseConfigText(file.text, file.path);
     for (const problem of parsed.problems) sources.problems.push(problem);
     for (const document of parsed.documents) sources.documents.push(document);
     if (sources.documents.length > MAX_SOURCE_DOCUMENTS) {

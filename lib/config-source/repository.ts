@@ -7,7 +7,7 @@ import { keyOfMetadata, objectKeyString, type ObjectKey } from '../pipeline/mode
 import type { GitProviderType } from '../pipeline/promotion.js';
 import { repositoryAddress, repositoryPath, repositoryTypeOf } from '../pipeline/repository-address.js';
 import { isRetried } from '../promotion/failure-kind.js';
-import type { GitHost, HostRepository } from '../promotion/pull-request/host.js';
+import type { GitHost, HostRepository, RepositoryFile } from '../promotion/pull-request/host.js';
 import type { SecretSource } from '../secrets/port.js';
 import type { ConfigSyncReason } from '../store/port.js';
 import { mapLimit } from '../util/map-limit.js';
@@ -45,11 +45,8 @@ export class SourceReadError extends Error {
   }
 }
 
-export interface SourceFile {
-  /** The file's path in the repository. */
-  path: string;
-  text: string;
-}
+/** A file of the folder: its text, or its size when the listing showed it over `apply`'s limit (left unread). */
+export type SourceFile = { path: string; text: string } | { path: string; tooLarge: number };
 
 /** One ConfigSource's repository, opened with its Secret's credentials. */
 export class SourceRepository {
@@ -138,19 +135,25 @@ export class SourceRepository {
         false,
       );
     }
-    // A file over the size limit is refused by the loader, by its path, as `apply` refuses it.
+    // A file over the size limit is refused by the loader, by its path, as `apply` refuses it; unread when the
+    // listing gave its size. The text read from one commit is bounded before reading where the sizes are known, and
+    // while reading otherwise.
+    const tooMuch = () =>
+      new SourceReadError(
+        'ValidationFailed',
+        `${where} holds more than the ${MAX_SOURCE_BYTES / (1024 * 1024)} MiB of YAML a ConfigSource reads at ` +
+          `${commit.slice(0, 12)}: point it at a narrower folder`,
+        false,
+      );
+    const isTooLarge = (file: RepositoryFile) => file.size !== undefined && file.size > MAX_FILE_BYTES;
+    const listedBytes = wanted.reduce((sum, file) => sum + (isTooLarge(file) ? 0 : (file.size ?? 0)), 0);
+    if (listedBytes > MAX_SOURCE_BYTES) throw tooMuch();
     let bytes = 0;
-    return mapLimit(wanted, READ_CONCURRENCY, async (file) => {
+    return mapLimit(wanted, READ_CONCURRENCY, async (file): Promise<SourceFile> => {
+      if (isTooLarge(file)) return { path: file.path, tooLarge: file.size ?? 0 };
       const text = await this.call(() => this.repository.readFile(file, commit));
       bytes += Buffer.byteLength(text, 'utf8');
-      if (bytes > MAX_SOURCE_BYTES) {
-        throw new SourceReadError(
-          'ValidationFailed',
-          `${where} holds more than the ${MAX_SOURCE_BYTES / (1024 * 1024)} MiB of YAML a ConfigSource reads at ` +
-            `${commit.slice(0, 12)}: point it at a narrower folder`,
-          false,
-        );
-      }
+      if (bytes > MAX_SOURCE_BYTES) throw tooMuch();
       return { path: file.path, text };
     });
   }

@@ -14,6 +14,8 @@ import { StaticSecretSource } from '../../lib/secrets/port.js';
 import type { ConfigSyncReason } from '../../lib/store/port.js';
 import { FakeGitHub } from '../../lib/testing/fake-github.js';
 import { MemoryStore } from '../../lib/testing/memory-store.js';
+import type { FakeHostUnderTest } from '../promotion/git-host-under-test.js';
+import { startGitLabUnderTest } from '../promotion/gitlab-support.js';
 
 const OWNER = 'acme';
 const REPO = 'fleet';
@@ -177,8 +179,12 @@ describe('a ConfigSource fed bad input (GitHub)', () => {
   it('refuses a file over the apply size limit, naming it, and notifies once for the commit', async () => {
     // A YAML comment one byte over the limit: valid YAML, cheap to build.
     const revision = commitBad({ 'pipelines/huge.yaml': `#${'x'.repeat(MAX_FILE_BYTES)}\n` });
+    const hugeBlob = github.blobShas(OWNER, REPO, 'main')['pipelines/huge.yaml'] ?? assert.fail('no blob');
+    github.resetRequests();
     const message = await assertRefused('ValidationFailed', /pipelines\/huge\.yaml: the file holds 4\.0 MiB; .*4 MiB/);
     assert.match(message, new RegExp(revision));
+    const read = github.requests.filter((request) => request.path.includes(hugeBlob));
+    assert.equal(read.length, 0, 'GitHub’s listing gives its size: it is refused unread');
     assert.deepEqual(
       failures.map((failure) => [failure.revision, failure.reason]),
       [[revision, 'ValidationFailed']],
@@ -220,7 +226,7 @@ describe('a ConfigSource fed bad input (GitHub)', () => {
     await assertNextGoodCommitApplies(Object.keys(files));
   });
 
-  it('stops reading a folder whose files together hold more text than a source reads', async () => {
+  it('refuses a folder whose files together hold more text than a source reads, reading none of them', async () => {
     // Each file a comment just under the size limit: valid on its own, too much together.
     const large = `#${'x'.repeat(MAX_FILE_BYTES - 2)}\n`;
     const count = MAX_SOURCE_BYTES / MAX_FILE_BYTES + 1;
@@ -229,6 +235,8 @@ describe('a ConfigSource fed bad input (GitHub)', () => {
     github.resetRequests();
     const limit = MAX_SOURCE_BYTES / (1024 * 1024);
     await assertRefused('ValidationFailed', new RegExp(`path pipelines holds more than the ${limit} MiB of YAML`));
+    const read = github.requests.filter((request) => request.route === BLOB_ROUTE);
+    assert.equal(read.length, 0, 'GitHub’s listing gives the sizes: nothing is read');
     await assertNextGoodCommitApplies(Object.keys(files));
   });
 
@@ -292,4 +300,58 @@ describe('a ConfigSource fed bad input (GitHub)', () => {
       assert.ok(await store.getPipeline({ namespace: NS, name: 'frontend' }));
     });
   }
+});
+
+describe('a ConfigSource on a host whose listing gives no sizes (GitLab)', () => {
+  let fake: FakeHostUnderTest;
+
+  afterEach(() => fake.stop());
+
+  it('stops reading a folder once its files hold more text than a source reads', async () => {
+    fake = await startGitLabUnderTest();
+    fake.createRepository({ 'pipelines/clusters.yaml': cluster, 'pipelines/podinfo.yaml': pipeline('podinfo') });
+    const store = new MemoryStore();
+    const secrets = new StaticSecretSource([
+      { key: GIT_SECRET, values: fake.secretValues },
+      { key: KUBECONFIG, values: { value: 'apiVersion: v1\nkind: Config\n' } },
+    ]);
+    const ports: ApplyPorts = {
+      description: 'the test store',
+      store,
+      putSecret: () => Promise.resolve(),
+      secretKeys: async (key) => {
+        const values = await secrets.getSecret(key);
+        return values && Object.keys(values);
+      },
+      enqueue: () => Promise.resolve(true),
+      identity: () => Promise.resolve('local:tester'),
+    };
+    const deps: SyncDeps = {
+      store,
+      git: { hosts: [fake.host({ retries: 0 })], secrets, apiUrls: { [fake.type]: fake.apiUrl } },
+      apply: ports,
+      logger: { info: () => undefined, warn: () => undefined },
+      now: () => new Date(),
+    };
+    const source = configSource().replace(
+      `url: https://github.com/${OWNER}/${REPO}`,
+      `url: ${fake.repositoryUrl}\n  type: ${fake.type}`,
+    );
+    const applied = await applyConfiguration(ports, { source: { text: source, file: 'config.yaml' } });
+    assert.ok(applied.ok, JSON.stringify(applied));
+    assert.equal((await syncConfigSource(SOURCE, deps)).outcome, 'applied');
+
+    // Each file a comment just under the size limit: valid on its own, too much together.
+    const large = `#${'x'.repeat(MAX_FILE_BYTES - 2)}\n`;
+    const count = MAX_SOURCE_BYTES / MAX_FILE_BYTES + 1;
+    fake.commitFiles('main', {
+      'pipelines/frontend.yaml': pipeline('frontend'),
+      ...Object.fromEntries(Array.from({ length: count }, (_, i) => [`pipelines/large-${i}.yaml`, large])),
+    });
+    const outcome = await syncConfigSource(SOURCE, deps);
+    assert.equal(outcome.outcome === 'failed' && outcome.reason, 'ValidationFailed', JSON.stringify(outcome));
+    const limit = MAX_SOURCE_BYTES / (1024 * 1024);
+    assert.match(outcome.outcome === 'failed' ? outcome.message : '', new RegExp(`more than the ${limit} MiB of YAML`));
+    assert.equal(await store.getPipeline({ namespace: NS, name: 'frontend' }), undefined, 'nothing half-applied');
+  });
 });
