@@ -9,6 +9,7 @@ import { parseArgs } from 'node:util';
 import * as prettier from 'prettier';
 import { benchCliStartup } from './cli-startup.js';
 import { benchColdStart } from './cold-start.js';
+import { benchConfigSources } from './config-sources.js';
 import { benchCostPerEvent } from './cost-per-event.js';
 import { benchEndToEndLatency } from './end-to-end-latency.js';
 import { benchFleetScaling } from './fleet-scaling.js';
@@ -32,6 +33,7 @@ const BENCHES: Readonly<Record<string, Bench>> = {
   'end-to-end-latency': benchEndToEndLatency,
   'cli-startup': benchCliStartup,
   markers: benchMarkers,
+  'config-sources': benchConfigSources,
 };
 
 const RESULTS_PAGE = new URL('../docs/benchmarks.md', import.meta.url);

@@ -1,18 +1,25 @@
 // Reading a ConfigSource's repository through the Git host adapters the pull requests use (no clone): the branch
 // head in one request, then the YAML files under the source's path at that commit. What goes wrong is a named
 // reason (Flux's): the credentials rejected, the branch or path not there, the host not answering.
+import { MAX_FILE_BYTES } from '../config/limits.js';
 import type { ConfigSourceDocument } from '../config/schema.js';
 import { keyOfMetadata, objectKeyString, type ObjectKey } from '../pipeline/model.js';
 import type { GitProviderType } from '../pipeline/promotion.js';
 import { repositoryAddress, repositoryPath, repositoryTypeOf } from '../pipeline/repository-address.js';
 import { isRetried } from '../promotion/failure-kind.js';
-import type { GitHost, HostRepository } from '../promotion/pull-request/host.js';
+import type { GitHost, HostRepository, RepositoryFile } from '../promotion/pull-request/host.js';
 import type { SecretSource } from '../secrets/port.js';
 import type { ConfigSyncReason } from '../store/port.js';
 import { mapLimit } from '../util/map-limit.js';
 
 /** YAML files read from one commit at most; more is refused rather than read (docs/config-sources.md, "Limits"). */
 export const MAX_SOURCE_FILES = 2_000;
+
+/**
+ * The text read from one commit at most, over all its files: eight files at `apply`'s size limit. Reading stops
+ * once it is passed, so that a folder of many large files cannot take the verifier's memory.
+ */
+export const MAX_SOURCE_BYTES = 8 * MAX_FILE_BYTES;
 
 /** Files read at once. */
 const READ_CONCURRENCY = 8;
@@ -30,7 +37,7 @@ export interface GitAccess {
 export class SourceReadError extends Error {
   override name = 'SourceReadError';
   constructor(
-    readonly reason: Exclude<ConfigSyncReason, 'Succeeded' | 'Pending' | 'ValidationFailed' | 'Conflict'>,
+    readonly reason: Exclude<ConfigSyncReason, 'Succeeded' | 'Pending' | 'Conflict'>,
     message: string,
     readonly retry: boolean,
   ) {
@@ -38,11 +45,8 @@ export class SourceReadError extends Error {
   }
 }
 
-export interface SourceFile {
-  /** The file's path in the repository. */
-  path: string;
-  text: string;
-}
+/** A file of the folder: its text, or its size when the listing showed it over `apply`'s limit (left unread). */
+export type SourceFile = { path: string; text: string } | { path: string; tooLarge: number };
 
 /** One ConfigSource's repository, opened with its Secret's credentials. */
 export class SourceRepository {
@@ -125,17 +129,33 @@ export class SourceRepository {
     }
     if (wanted.length > MAX_SOURCE_FILES) {
       throw new SourceReadError(
-        'NotFound',
-        `${where} holds ${wanted.length} YAML files, more than the ${MAX_SOURCE_FILES} a ConfigSource reads: ` +
-          'point it at a narrower folder',
+        'ValidationFailed',
+        `${where} holds ${count(wanted.length)} YAML files, more than the ${count(MAX_SOURCE_FILES)} a ConfigSource ` +
+          'reads: point it at a narrower folder',
         false,
       );
     }
-    // A file over the size limit is refused by the loader, by its path, as `apply` refuses it.
-    return mapLimit(wanted, READ_CONCURRENCY, async (file) => ({
-      path: file.path,
-      text: await this.call(() => this.repository.readFile(file, commit)),
-    }));
+    // A file over the size limit is refused by the loader, by its path, as `apply` refuses it; unread when the
+    // listing gave its size. The text read from one commit is bounded before reading where the sizes are known, and
+    // while reading otherwise.
+    const tooMuch = () =>
+      new SourceReadError(
+        'ValidationFailed',
+        `${where} holds more than the ${MAX_SOURCE_BYTES / (1024 * 1024)} MiB of YAML a ConfigSource reads at ` +
+          `${commit.slice(0, 12)}: point it at a narrower folder`,
+        false,
+      );
+    const isTooLarge = (file: RepositoryFile) => file.size !== undefined && file.size > MAX_FILE_BYTES;
+    const listedBytes = wanted.reduce((sum, file) => sum + (isTooLarge(file) ? 0 : (file.size ?? 0)), 0);
+    if (listedBytes > MAX_SOURCE_BYTES) throw tooMuch();
+    let bytes = 0;
+    return mapLimit(wanted, READ_CONCURRENCY, async (file): Promise<SourceFile> => {
+      if (isTooLarge(file)) return { path: file.path, tooLarge: file.size ?? 0 };
+      const text = await this.call(() => this.repository.readFile(file, commit));
+      bytes += Buffer.byteLength(text, 'utf8');
+      if (bytes > MAX_SOURCE_BYTES) throw tooMuch();
+      return { path: file.path, text };
+    });
   }
 
   /** The commit's author as the host reports it (one request); undefined when it says none or cannot be read. */
@@ -168,6 +188,8 @@ function readError(host: GitHost, error: unknown, secret: ObjectKey): SourceRead
         : 'GitUnavailable';
   return new SourceReadError(reason, failure.message, isRetried(failure.kind));
 }
+
+const count = (value: number) => value.toLocaleString('en-US');
 
 function text(error: unknown): string {
   return error instanceof Error ? error.message : String(error);

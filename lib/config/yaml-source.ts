@@ -87,7 +87,8 @@ async function readAtMost(file: string, limit: number): Promise<{ bytes: Buffer 
   }
 }
 
-function tooLarge(file: string, bytes: number): ConfigProblem {
+/** The problem of a file over MAX_FILE_BYTES, named by its path and size (also for a file refused unread). */
+export function tooLarge(file: string, bytes: number): ConfigProblem {
   return {
     file,
     message:

@@ -116,7 +116,7 @@ class GitHubRepository implements HostRepository {
       if (!entry.path || !entry.sha || !entry.mode || !LISTED_TYPES.has(entry.type ?? '')) continue;
       entries.push({ path: entry.path, mode: entry.mode, type: entry.type as ListedTreeEntry['type'], sha: entry.sha });
       if (entry.type !== 'blob' || !FILE_MODES.has(entry.mode)) continue;
-      files.push({ path: entry.path, blobId: entry.sha });
+      files.push({ path: entry.path, blobId: entry.sha, ...(entry.size === undefined ? {} : { size: entry.size }) });
       modes.set(entry.path, entry.mode);
     }
     this.listed.set(commit, { tree: treeSha, entries, modes });

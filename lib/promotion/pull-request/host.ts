@@ -15,6 +15,8 @@ export interface RepositoryFile {
   path: string;
   /** git's blob id of the content (`sha1("blob <len>\0…")`), as every host reports it. */
   blobId: string;
+  /** Its size in bytes, where the host's listing tells it (GitHub's does): a file too large is refused unread. */
+  size?: number;
 }
 
 export interface FileChange {
