@@ -8,16 +8,16 @@ import {
   SlackSink,
   newsOf,
   slackMessage,
-  type News,
+  type PipelineNews,
   type SlackMessage,
 } from '../../lib/notify/index.js';
 import { FakeSlack } from '../../lib/testing/fake-slack.js';
 import { effect } from './support.js';
 
-const approval = newsOf(effect({ type: 'approval-requested', env: 'prod' })) as News;
+const approval = newsOf(effect({ type: 'approval-requested', env: 'prod' })) as PipelineNews;
 const opened = newsOf(
   effect({ type: 'promotion-succeeded', env: 'staging', result: 'https://github.com/acme/fleet/pull/42' }),
-) as News;
+) as PipelineNews;
 
 /** Every text of a message a person can see: the blocks' and the fallback. */
 function visibleTexts(message: SlackMessage): string[] {
@@ -96,7 +96,7 @@ describe('SlackSink', () => {
   });
 
   it('escapes what came from outside, so an error text cannot mention a channel or forge a link', () => {
-    const news: News = {
+    const news: PipelineNews = {
       ...opened,
       kind: 'promotion-failed',
       reason: 'GitHub said <!channel> & <https://evil.example|click>',
@@ -112,7 +112,7 @@ describe('SlackSink', () => {
   });
 
   it('names the failure kind of a failed promotion beside its reason', () => {
-    const news: News = {
+    const news: PipelineNews = {
       ...opened,
       kind: 'promotion-failed',
       reason: 'GitHub answered 401',
@@ -128,7 +128,7 @@ describe('SlackSink', () => {
   });
 
   it('keeps within Slack’s limits when the names are long', async () => {
-    const long: News = {
+    const long: PipelineNews = {
       ...approval,
       env: 'e'.repeat(63),
       pipeline: { namespace: 'n'.repeat(63), name: 'p'.repeat(253) },

@@ -9,7 +9,7 @@ import {
   NotificationDeliveryError,
   newsId,
   newsOf,
-  type News,
+  type PipelineNews,
 } from '../../lib/notify/index.js';
 import { EVENT_SIGNATURE_ALGORITHMS, verifySignature } from '../../lib/signing/hmac.js';
 import { FakeSlack } from '../../lib/testing/fake-slack.js';
@@ -17,7 +17,7 @@ import { effect } from './support.js';
 
 const KEY = 'webhook-hmac-key-0123456789abcdef';
 const SECRET_PATH = '/hooks/pipelines?token=query-secret-42';
-const approval = newsOf(effect({ type: 'approval-requested', env: 'prod' })) as News;
+const approval = newsOf(effect({ type: 'approval-requested', env: 'prod' })) as PipelineNews;
 
 describe('NewsWebhookSink', () => {
   let endpoint: FakeSlack;
@@ -64,7 +64,7 @@ describe('NewsWebhookSink', () => {
   it('names why a promotion failed for good, for a receiver to count', async () => {
     const failed = newsOf(
       effect({ type: 'promotion-failed', env: 'prod', error: 'GitHub answered 401', failureKind: 'Unauthorized' }),
-    ) as News;
+    ) as PipelineNews;
     await new NewsWebhookSink({ url }).deliver(failed);
     const body = JSON.parse(endpoint.posts[0]?.body ?? '{}') as Record<string, unknown>;
     assert.deepEqual([body.kind, body.failureKind], ['promotion-failed', 'Unauthorized']);
