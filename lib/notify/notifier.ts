@@ -59,9 +59,7 @@ export type ConfigSyncNotifierDeps = Omit<NotifierDeps, 'store' | 'approveFlags'
  */
 export function configSyncFailureListener(deps: ConfigSyncNotifierDeps): ConfigSyncFailureListener {
   return async (failure) => {
-    if (deps.sinks.length === 0 || !installationSends('config-sync-failed', { news: deps.news && [...deps.news] })) {
-      return;
-    }
+    if (deps.sinks.length === 0 || !installationSends('config-sync-failed', deps)) return;
     const news = configSyncNewsOf(failure, deps.now());
     if (news === undefined) return;
     await tellOnce(news, deps);

@@ -56,7 +56,7 @@ export function hasNewsSinks(settings: NotificationSettings): boolean {
 }
 
 /** Whether the installation sends this kind of news at all (its `news` setting; absent: every kind). */
-export function installationSends(kind: NewsKind, settings: Pick<NotificationSettings, 'news'>): boolean {
+export function installationSends(kind: NewsKind, settings: { news?: readonly NewsKind[] | undefined }): boolean {
   return settings.news === undefined || settings.news.includes(kind);
 }
 
