@@ -60,6 +60,40 @@ describe('the verifier Lambda: notifications to people', () => {
     );
   });
 
+  it('tells the same Slack of a ConfigSource commit that failed, once, and only when NOTIFY_NEWS has it', async (t) => {
+    const slack = await FakeSlack.start();
+    t.after(() => slack.stop());
+    const secrets = { 'pipelines/slack': { url: slack.webhookUrl } };
+    const failure = {
+      source: { namespace: 'flux-system', name: 'fleet' },
+      revision: 'main@sha1:731f7eaddfb6af01cb2173e18f0f75b0ba780ef1',
+      reason: 'ValidationFailed' as const,
+      message: 'main@sha1:731f7eaddfb6af01cb2173e18f0f75b0ba780ef1: 1 problem: pipelines/podinfo.yaml:8:7: bad',
+    };
+    const filtered = await peopleNotifications(
+      aws({ NOTIFY_SLACK_SECRET_ID: 'pipelines/slack', NOTIFY_NEWS: 'approval-waiting' }, secrets),
+      silent,
+      noBus,
+    );
+    assert.ok(filtered);
+    await filtered.onConfigSyncFailure(failure);
+    assert.equal(slack.messages.length, 0, 'NOTIFY_NEWS leaves it out');
+
+    const people = await peopleNotifications(
+      aws({ NOTIFY_SLACK_SECRET_ID: 'pipelines/slack' }, secrets),
+      silent,
+      noBus,
+    );
+    assert.ok(people);
+    await people.onConfigSyncFailure(failure);
+    await people.onConfigSyncFailure(failure);
+    assert.equal(slack.messages.length, 1);
+    assert.match(
+      (slack.messages[0] as { text: string }).text,
+      /^Config sync failed: flux-system\/fleet main@sha1:731f7ead\w+: ValidationFailed: 1 problem: pipelines\/podinfo\.yaml:8:7: bad$/,
+    );
+  });
+
   it('a missing secret or key names the secret, never a value', async () => {
     await assert.rejects(
       peopleNotifications(aws({ NOTIFY_SLACK_SECRET_ID: 'pipelines/slack' }, {}), silent, noBus),
