@@ -7,7 +7,7 @@ import { MAX_SOAK_MS } from '../pipeline/environment-policies.js';
 import { SELECTOR_OPERATORS, requirementProblem } from '../pipeline/label-selector.js';
 import {
   APP_KINDS,
-  NEWS_KINDS,
+  PIPELINE_NEWS_KINDS,
   SOURCE_KINDS,
   WATCHED_KIND_GROUPS,
   type AppKind,
@@ -259,7 +259,7 @@ export const SourceReference = z.strictObject({
  * people"); an absent field narrows nothing, an empty list means none.
  */
 export const NotifyNarrowing = z.strictObject({
-  news: z.array(z.enum(NEWS_KINDS, { error: `must be one of ${NEWS_KINDS.join(', ')}` })).optional(),
+  news: z.array(z.enum(PIPELINE_NEWS_KINDS, { error: `must be one of ${PIPELINE_NEWS_KINDS.join(', ')}` })).optional(),
   environments: z.array(environmentName).optional(),
 });
 

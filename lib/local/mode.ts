@@ -31,7 +31,7 @@ import { loadOrCreateMasterKeys, readServeInfo, removeServeInfo, writeServeInfo 
 import { DataDirError } from './data-dir-errors.js';
 import { startLocalDynamo, type LocalDynamo, type LocalDynamoOptions } from './dynamo.js';
 import { handleLocalMessage, LOCAL_MESSAGES_PATH } from './messages-route.js';
-import { peopleNotificationListener, type LocalPeopleNotifications } from './people-notifications.js';
+import { peopleNotifications, type LocalPeopleNotifications } from './people-notifications.js';
 import { startPolling, type Polling } from './polling.js';
 import { DataDirSecretSource, LayeredSecretSource } from './secrets.js';
 
@@ -227,7 +227,7 @@ async function startVerifier(
   parts: Parts,
 ): Promise<void> {
   const { logger } = options;
-  const people = await peopleNotificationListener(options.people ?? {}, {
+  const people = await peopleNotifications(options.people ?? {}, {
     secrets,
     store,
     logger,
@@ -241,7 +241,6 @@ async function startVerifier(
       return client;
     },
   });
-  const listeners = people ? [people] : [];
   const verifierOf = assembleVerifier({
     store,
     queue,
@@ -249,7 +248,7 @@ async function startVerifier(
     logger,
     now,
     promotion,
-    listeners,
+    people,
     settings: { pollDecisionDelaySeconds: pollDecisionDelaySeconds(options.pollIntervalMs) },
   });
   queue.start(verifierOf(workerId));

@@ -2,12 +2,16 @@
 // URLs are Secrets of the configuration (`serve --notify-slack-secret NS/NAME`, key `url`), read once at start, and
 // the approve command in a message names this data directory so that it works when pasted.
 import type { Logger } from '../logging/logger.js';
-import { notificationListenerOf, notificationSettingsFromSecrets, type PutEventsClient } from '../notify/index.js';
+import {
+  notificationSettingsFromSecrets,
+  peopleNotificationsOf,
+  type PeopleNotifications,
+  type PutEventsClient,
+} from '../notify/index.js';
 import { objectKeyString, type NewsKind, type ObjectKey } from '../pipeline/model.js';
 import type { SecretSource } from '../secrets/port.js';
 import { DEFAULT_DATA_DIR } from './data-dir.js';
 import type { Store } from '../store/index.js';
-import type { EffectListener } from '../verifier/index.js';
 
 export interface LocalPeopleNotifications {
   /** A Secret of the configuration whose `url` is a Slack incoming webhook. */
@@ -31,11 +35,11 @@ export interface PeopleNotificationDeps {
   eventBridge?: () => Promise<PutEventsClient>;
 }
 
-/** The listener, or undefined when no sink is configured. */
-export async function peopleNotificationListener(
+/** The verifier's and the ConfigSource sync's listeners, or undefined when no sink is configured. */
+export async function peopleNotifications(
   options: LocalPeopleNotifications,
   deps: PeopleNotificationDeps,
-): Promise<EffectListener | undefined> {
+): Promise<PeopleNotifications | undefined> {
   const named = async (key: ObjectKey | undefined) =>
     key === undefined
       ? undefined
@@ -48,7 +52,7 @@ export async function peopleNotificationListener(
     ...(options.news === undefined ? {} : { news: options.news }),
   });
   const eventBridge = settings.eventBus && deps.eventBridge ? await deps.eventBridge() : undefined;
-  return notificationListenerOf({
+  return peopleNotificationsOf({
     settings,
     store: deps.store,
     logger: deps.logger,

@@ -10,14 +10,41 @@ export {
 export {
   newsSinksOf,
   notificationListenerOf,
+  peopleNotificationsOf,
   type NewsSinkOptions,
   type NotificationInstallation,
+  type PeopleNotifications,
 } from './installation.js';
-export { NEWS_DOCUMENT_VERSION, newsDocument, newsId, type NewsDocument } from './news-document.js';
-export { NEWS_KINDS, newsOf, type News, type NewsKind, type NewsOptions } from './news.js';
-export { notificationListener, type NotifierDeps } from './notifier.js';
+export {
+  NEWS_DOCUMENT_VERSION,
+  newsDocument,
+  newsId,
+  type ConfigSourceNewsDocument,
+  type NewsDocument,
+  type PipelineNewsDocument,
+} from './news-document.js';
+export {
+  configSyncNewsOf,
+  isConfigSourceNews,
+  NEWS_KINDS,
+  newsOf,
+  type ConfigSourceNews,
+  type News,
+  type NewsKind,
+  type NewsOptions,
+  type PipelineNews,
+} from './news.js';
+export {
+  CONFIG_SOURCE_CLAIM_ENV,
+  configSyncFailureListener,
+  notificationListener,
+  type ConfigSyncFailureListener,
+  type ConfigSyncNotifierDeps,
+  type NotifierDeps,
+} from './notifier.js';
 export {
   hasNewsSinks,
+  installationSends,
   NotificationSettings,
   NotificationSettingsError,
   parseNewsKinds,

@@ -2,18 +2,23 @@
 // five are: an approval starts waiting (someone must act), a promotion opened (its pull request to review), a
 // promotion or rollback failed for good (someone must act), an environment that had passed regressed, and a rollback
 // pull request opened (someone must review and merge it). Everything else the
-// verifier does is in the audit trail and on the dashboard, not in people's chat.
+// verifier does is in the audit trail and on the dashboard, not in people's chat. One more is not about a pipeline:
+// a commit of a ConfigSource's branch that failed for good (the configuration in Git is broken; someone must fix it).
+import type { ConfigSyncFailure } from '../config-source/sync.js';
 import { oneLine } from '../decision/text.js';
-import { NEWS_KINDS, type NewsKind, type ObjectKey } from '../pipeline/model.js';
+import { NEWS_KINDS, type NewsKind, type ObjectKey, type PipelineNewsKind } from '../pipeline/model.js';
 import type { PromotionFailureKind } from '../promotion/failure-kind.js';
-import type { AuditEntry } from '../store/port.js';
+import type { AuditEntry, ConfigSyncReason } from '../store/port.js';
 import type { VerifierEffect } from '../verifier/effect-listener.js';
 import { approveCommand } from './approve-command.js';
 
 export { NEWS_KINDS, type NewsKind };
 
-export interface News {
-  kind: NewsKind;
+export type News = PipelineNews | ConfigSourceNews;
+
+/** News about one environment of a pipeline. */
+export interface PipelineNews {
+  kind: PipelineNewsKind;
   pipeline: ObjectKey;
   env: string;
   /** Absent only for `environment-regressed` when its failed targets run different revisions. */
@@ -30,6 +35,24 @@ export interface News {
   at: string;
 }
 
+/** `config-sync-failed`: a commit of a ConfigSource's branch was not applied, and is not retried until the branch moves. */
+export interface ConfigSourceNews {
+  kind: 'config-sync-failed';
+  configSource: ObjectKey;
+  /** The commit, Flux's way: `main@sha1:<40 hex>`. */
+  revision: string;
+  /** The source's Ready condition reason: `ValidationFailed`, `Conflict`, `NotFound`. */
+  syncReason: ConfigSyncReason;
+  /** One line: the problems, each naming its file and field (the status message without the commit). */
+  reason: string;
+  /** ISO 8601: when the sync gave up on the commit. */
+  at: string;
+}
+
+export function isConfigSourceNews(news: News): news is ConfigSourceNews {
+  return news.kind === 'config-sync-failed';
+}
+
 export interface NewsOptions {
   /**
    * Where `pipelinectl` acts, put after the approve command's arguments, e.g. `['--aws', '--stack', 'Pipelines']`;
@@ -42,7 +65,7 @@ export interface NewsOptions {
 export const MAX_REASON_LENGTH = 500;
 
 /** The news an effect makes, if any. Pure: the same effect always makes the same news. */
-export function newsOf(effect: VerifierEffect, options: NewsOptions = {}): News | undefined {
+export function newsOf(effect: VerifierEffect, options: NewsOptions = {}): PipelineNews | undefined {
   const { entry } = effect;
   if (entry.env === undefined) return undefined;
   const base = {
@@ -119,8 +142,27 @@ export function newsOf(effect: VerifierEffect, options: NewsOptions = {}): News 
   }
 }
 
-function failureKindOf(entry: AuditEntry): Pick<News, 'failureKind'> {
+function failureKindOf(entry: AuditEntry): Pick<PipelineNews, 'failureKind'> {
   return entry.failureKind === undefined ? {} : { failureKind: entry.failureKind };
+}
+
+/**
+ * The news of a ConfigSource's commit that failed for good, or undefined for a failure of no commit (the branch could
+ * not be read: nothing to tell once per commit). The status message names the commit first; the news has it apart.
+ */
+export function configSyncNewsOf(failure: ConfigSyncFailure, at: Date): ConfigSourceNews | undefined {
+  const { revision } = failure;
+  if (revision === undefined || revision === '') return undefined;
+  const prefix = `${revision}: `;
+  const problems = failure.message.startsWith(prefix) ? failure.message.slice(prefix.length) : failure.message;
+  return {
+    kind: 'config-sync-failed',
+    configSource: { namespace: failure.source.namespace, name: failure.source.name },
+    revision,
+    syncReason: failure.reason,
+    reason: reasonText(problems),
+    at: at.toISOString(),
+  };
 }
 
 function reasonText(text: string): string {

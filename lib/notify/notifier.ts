@@ -1,6 +1,7 @@
 // The verifier's listener that tells people: an effect becomes news (news.ts), the installation and the pipeline's
 // `spec.notify` decide whether anyone wants it (settings.ts), the store's claim makes it one message however many
-// verifiers see the effect, and every sink gets it at once.
+// verifiers see the effect, and every sink gets it at once. The ConfigSource sync's listener (a commit that failed for
+// good) goes the same way: the installation's kinds, one claim per (source, commit), every sink.
 //
 // At most once: the claim is written before anything is sent, so a crash or a failing sink after it loses that message
 // rather than repeating it. A failing sink is logged (its name, the failure, the HTTP status; never a URL or a key) and
@@ -8,12 +9,13 @@
 import { objectKeyString } from '../pipeline/model.js';
 import type { Logger } from '../logging/logger.js';
 import { redactDeep } from '../logging/redaction.js';
+import type { ConfigSyncFailure } from '../config-source/sync.js';
 import type { AuditLog, Notifications } from '../store/port.js';
 import type { EffectListener, VerifierEffect } from '../verifier/effect-listener.js';
 import { NotificationDeliveryError } from './delivery-error.js';
-import { newsOf, type News, type NewsKind } from './news.js';
+import { configSyncNewsOf, isConfigSourceNews, newsOf, type News, type NewsKind, type PipelineNews } from './news.js';
 import { hadPassedBefore } from './regression-history.js';
-import { wantsNews } from './settings.js';
+import { installationSends, wantsNews } from './settings.js';
 import type { NewsSink } from './sink.js';
 
 export interface NotifierDeps {
@@ -34,33 +36,78 @@ export function notificationListener(deps: NotifierDeps): EffectListener {
     if (deps.sinks.length === 0) return;
     const news = newsOf(effect, { approveFlags: deps.approveFlags });
     if (news === undefined || !wantsNews(news, settings, effect.pipeline.notify)) return;
-    const about = attributesOf(news);
     try {
       if (!(await isNewsStill(news, effect, deps))) return;
-      const claimed = await deps.store.claimNotification(
-        news.pipeline,
-        news.env,
-        claimRevision(news),
-        news.kind,
-        deps.now(),
-      );
-      if (!claimed) {
-        deps.logger.debug('notification already sent by another verifier', about);
-        return;
-      }
     } catch (error) {
-      deps.logger.warn('notification not sent: the store could not be read or written', {
-        ...about,
-        error: error instanceof Error ? error.message : String(error),
-      });
+      storeFailed(deps, news, error);
       return;
     }
-    await deliverToAll(news, deps, about);
+    await tellOnce(news, deps);
   };
 }
 
+/** Told of a ConfigSource commit that failed for good (the sync's `onFailure`). */
+export type ConfigSyncFailureListener = (failure: ConfigSyncFailure) => Promise<void>;
+
+export type ConfigSyncNotifierDeps = Omit<NotifierDeps, 'store' | 'approveFlags'> & {
+  store: Pick<Notifications, 'claimNotification'>;
+};
+
+/**
+ * The sync's listener that tells people of a commit that failed for good, once per (source, commit) however many
+ * verifiers sync it. Never throws: a notification must not fail the sync that recorded the failure.
+ */
+export function configSyncFailureListener(deps: ConfigSyncNotifierDeps): ConfigSyncFailureListener {
+  return async (failure) => {
+    if (deps.sinks.length === 0 || !installationSends('config-sync-failed', deps)) return;
+    const news = configSyncNewsOf(failure, deps.now());
+    if (news === undefined) return;
+    await tellOnce(news, deps);
+  };
+}
+
+/**
+ * The environment a ConfigSource's claim is made for: none. No environment of a pipeline is empty, and the kind keeps
+ * a source's claims apart from those of a pipeline of the same name.
+ */
+export const CONFIG_SOURCE_CLAIM_ENV = '';
+
+/** Claims the news (at most once, however many verifiers ask) and, when this caller won, tells every sink. */
+async function tellOnce(
+  news: News,
+  deps: Pick<NotifierDeps, 'sinks' | 'logger' | 'now'> & { store: Pick<Notifications, 'claimNotification'> },
+): Promise<void> {
+  const about = attributesOf(news);
+  try {
+    const claimed = isConfigSourceNews(news)
+      ? await deps.store.claimNotification(
+          news.configSource,
+          CONFIG_SOURCE_CLAIM_ENV,
+          news.revision,
+          news.kind,
+          deps.now(),
+        )
+      : await deps.store.claimNotification(news.pipeline, news.env, claimRevision(news), news.kind, deps.now());
+    if (!claimed) {
+      deps.logger.debug('notification already sent by another verifier', about);
+      return;
+    }
+  } catch (error) {
+    storeFailed(deps, news, error);
+    return;
+  }
+  await deliverToAll(news, deps, about);
+}
+
+function storeFailed(deps: Pick<NotifierDeps, 'logger'>, news: News, error: unknown): void {
+  deps.logger.warn('notification not sent: the store could not be read or written', {
+    ...attributesOf(news),
+    error: error instanceof Error ? error.message : String(error),
+  });
+}
+
 /** A regression is news only when the environment had passed before (regression-history.ts). */
-async function isNewsStill(news: News, effect: VerifierEffect, deps: NotifierDeps): Promise<boolean> {
+async function isNewsStill(news: PipelineNews, effect: VerifierEffect, deps: NotifierDeps): Promise<boolean> {
   if (news.kind !== 'environment-regressed') return true;
   if (await hadPassedBefore(deps.store, effect.entry)) return true;
   deps.logger.debug('regression of an environment that never passed: no notification', attributesOf(news));
@@ -71,11 +118,15 @@ async function isNewsStill(news: News, effect: VerifierEffect, deps: NotifierDep
  * The revision the claim is for. A regression whose failed targets run different revisions has none: its spell's
  * start stands in, the same for every verifier that records it.
  */
-function claimRevision(news: News): string {
+function claimRevision(news: PipelineNews): string {
   return news.revision ?? `unknown@${news.at}`;
 }
 
-async function deliverToAll(news: News, deps: NotifierDeps, about: Record<string, unknown>): Promise<void> {
+async function deliverToAll(
+  news: News,
+  deps: Pick<NotifierDeps, 'sinks' | 'logger'>,
+  about: Record<string, unknown>,
+): Promise<void> {
   // Every sink is sent the same redacted news: its messages repeat what Git hosts and clusters answered.
   const sent = redactDeep(news);
   // An async wrapper, so a sink that throws instead of rejecting is a failed sink, not a failed listener.
@@ -91,6 +142,9 @@ async function deliverToAll(news: News, deps: NotifierDeps, about: Record<string
 }
 
 function attributesOf(news: News): Record<string, unknown> {
+  if (isConfigSourceNews(news)) {
+    return { kind: news.kind, configSource: objectKeyString(news.configSource), revision: news.revision };
+  }
   return {
     kind: news.kind,
     pipeline: objectKeyString(news.pipeline),

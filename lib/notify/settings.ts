@@ -5,7 +5,7 @@ import * as z from 'zod';
 import { NEWS_KINDS, type NewsKind, type NotifyNarrowing } from '../pipeline/model.js';
 import { holdsUserInfo, USER_INFO_PROBLEM } from '../util/url-user-info.js';
 import { issueLines } from '../util/zod-issue.js';
-import type { News } from './news.js';
+import type { PipelineNews } from './news.js';
 
 const secretUrl = z
   .url({ protocol: /^https?$/, error: 'must be an http or https URL' })
@@ -55,16 +55,21 @@ export function hasNewsSinks(settings: NotificationSettings): boolean {
   return settings.slack !== undefined || settings.webhook !== undefined || settings.eventBus !== undefined;
 }
 
+/** Whether the installation sends this kind of news at all (its `news` setting; absent: every kind). */
+export function installationSends(kind: NewsKind, settings: { news?: readonly NewsKind[] | undefined }): boolean {
+  return settings.news === undefined || settings.news.includes(kind);
+}
+
 /**
- * Whether people are told of this news: its kind is one the installation sends, and the pipeline's `spec.notify`
- * (absent fields narrow nothing) keeps its kind and environment.
+ * Whether people are told of this news about a pipeline: its kind is one the installation sends, and the pipeline's
+ * `spec.notify` (absent fields narrow nothing) keeps its kind and environment.
  */
 export function wantsNews(
-  news: Pick<News, 'kind' | 'env'>,
+  news: Pick<PipelineNews, 'kind' | 'env'>,
   settings: Pick<NotificationSettings, 'news'>,
   narrowing: NotifyNarrowing | undefined,
 ): boolean {
-  if (settings.news !== undefined && !settings.news.includes(news.kind)) return false;
+  if (!installationSends(news.kind, settings)) return false;
   if (narrowing?.news !== undefined && !narrowing.news.includes(news.kind)) return false;
   if (narrowing?.environments !== undefined && !narrowing.environments.includes(news.env)) return false;
   return true;

@@ -1,10 +1,11 @@
 // The Slack message of a piece of news: Block Kit blocks a person reads at a glance (a header saying what happened,
 // the pipeline, environment, revision and reason side by side, the pull request, the approve command ready to copy),
-// and a plain `text` that Slack shows in notifications and where blocks cannot be drawn.
+// and a plain `text` that Slack shows in notifications and where blocks cannot be drawn. News about a ConfigSource
+// shows the source, the commit, the sync's reason and the problems instead.
 //
 // Slack's limits are kept (a header's text up to 150 characters, a field's up to 2,000), and every text that came from
 // outside (a reason quoting an API error, a revision) is escaped, so nothing in it can turn into a mention or a link.
-import type { News, NewsKind } from './news.js';
+import { isConfigSourceNews, type ConfigSourceNews, type News, type NewsKind } from './news.js';
 import { isHttpUrl } from '../util/http-url.js';
 
 const TITLES: Readonly<Record<NewsKind, string>> = {
@@ -13,6 +14,7 @@ const TITLES: Readonly<Record<NewsKind, string>> = {
   'rollback-opened': 'Rollback opened',
   'promotion-failed': 'Promotion failed',
   'environment-regressed': 'Environment regressed',
+  'config-sync-failed': 'Config sync failed',
 };
 
 const HEADER_MAX = 150;
@@ -35,6 +37,7 @@ export interface SlackMessage {
 }
 
 export function slackMessage(news: News): SlackMessage {
+  if (isConfigSourceNews(news)) return configSourceMessage(news);
   const pipeline = `${news.pipeline.namespace}/${news.pipeline.name}`;
   const title = TITLES[news.kind];
   const revision = news.revision ?? 'unknown (the failed targets run different revisions)';
@@ -67,6 +70,33 @@ export function slackMessage(news: News): SlackMessage {
   if (news.approveCommand !== undefined) lines.push(`Approve it with: ${news.approveCommand}`);
   if (news.failureKind !== undefined) lines.push(`Failure kind: ${news.failureKind}`);
   return { text: escape(lines.join('\n')), blocks };
+}
+
+function configSourceMessage(news: ConfigSourceNews): SlackMessage {
+  const source = `${news.configSource.namespace}/${news.configSource.name}`;
+  const title = TITLES[news.kind];
+  const blocks: SlackBlock[] = [
+    { type: 'header', text: { type: 'plain_text', text: cut(`${title}: ${source}`, HEADER_MAX) } },
+    {
+      type: 'section',
+      fields: [
+        field('ConfigSource', escape(source)),
+        field('Commit', code(news.revision)),
+        field('Reason', code(news.syncReason)),
+        field('Problems', escape(news.reason)),
+      ],
+    },
+    {
+      type: 'section',
+      text: {
+        type: 'mrkdwn',
+        text: 'The last good configuration stays in force; the next commit on the branch is tried.',
+      },
+    },
+    { type: 'context', elements: [{ type: 'mrkdwn', text: `pipeline-controller · ${escape(news.at)}` }] },
+  ];
+  const text = `${title}: ${source} ${news.revision}: ${news.syncReason}: ${news.reason}`;
+  return { text: escape(text), blocks };
 }
 
 function field(label: string, value: string): SlackText {

@@ -33,19 +33,23 @@ export function isSourceKind(kind: string): kind is SourceKind {
   return (SOURCE_KINDS as readonly string[]).includes(kind);
 }
 
-/** The kinds of news people are told of (lib/notify); defined here so that `spec.notify` can name them. */
-export const NEWS_KINDS = [
+/** The kinds of news about a pipeline people are told of (lib/notify); defined here so that `spec.notify` can name them. */
+export const PIPELINE_NEWS_KINDS = [
   'approval-waiting',
   'promotion-opened',
   'promotion-failed',
   'environment-regressed',
   'rollback-opened',
 ] as const;
+export type PipelineNewsKind = (typeof PIPELINE_NEWS_KINDS)[number];
+
+/** Every kind of news, the installation's `news` setting chooses among: a pipeline's, and a ConfigSource's. */
+export const NEWS_KINDS = [...PIPELINE_NEWS_KINDS, 'config-sync-failed'] as const;
 export type NewsKind = (typeof NEWS_KINDS)[number];
 
 /** Extension: which news of this pipeline people are told of; an absent field narrows nothing. */
 export interface NotifyNarrowing {
-  news?: NewsKind[];
+  news?: PipelineNewsKind[];
   environments?: string[];
 }
 

@@ -3,6 +3,7 @@
 // store behind the ports, EKS tokens (AWS only), and how promotions reach GitHub and the notification sinks.
 import { KubernetesClusterReader, type EksAccess } from '../clusters/index.js';
 import type { Logger } from '../logging/logger.js';
+import type { PeopleNotifications } from '../notify/index.js';
 import type { MessageHandler, Queue } from '../queue/index.js';
 import type { SecretSource } from '../secrets/port.js';
 import type { Store } from '../store/index.js';
@@ -29,8 +30,13 @@ export interface VerifierAssemblyOptions {
   eksTokens?: EksAccess;
   promotion: PromotionSettings;
   settings?: Partial<VerifierSettings>;
-  /** Told of every effect the verifier makes: notifications to people, metrics. */
+  /** Told of every effect the verifier makes: metrics, say. */
   listeners?: readonly EffectListener[];
+  /**
+   * Notifications to people, over the installation's sinks: its listener joins `listeners`, and a ConfigSource commit
+   * that failed for good is told through it too. None: nobody is told.
+   */
+  people?: PeopleNotifications;
 }
 
 /** The verifier of one worker: the Lambda names each invocation's worker by its request id, `serve` one per run. */
@@ -41,7 +47,8 @@ export type VerifierOfWorker = (workerId: string) => MessageHandler;
  * decisions of polls once, so that their connections and caches outlive a batch (a warm container, a running `serve`).
  */
 export function assembleVerifier(options: VerifierAssemblyOptions): VerifierOfWorker {
-  const { store, queue, secrets, logger, now, settings, listeners } = options;
+  const { store, queue, secrets, logger, now, settings, people } = options;
+  const listeners = [...(options.listeners ?? []), ...(people ? [people.listener] : [])];
   const pollPipelineMaxAgeMs = settings?.pollPipelineMaxAgeMs ?? DEFAULT_SETTINGS.pollPipelineMaxAgeMs;
   // A re-applied or deleted GitopsCluster is seen within that many seconds by the reads of its cluster.
   const registrations = new RecentReads(
@@ -56,7 +63,10 @@ export function assembleVerifier(options: VerifierAssemblyOptions): VerifierOfWo
   });
   const hosts = createGitHosts({ ...options.promotion, logger });
   const promoter = createPromoter({ ...options.promotion, secrets, logger, hosts });
-  const configSources: ConfigSourceAccess = { git: { hosts, secrets, apiUrls: gitApiUrlsOf(options.promotion) } };
+  const configSources: ConfigSourceAccess = {
+    git: { hosts, secrets, apiUrls: gitApiUrlsOf(options.promotion) },
+    ...(people ? { onFailure: people.onConfigSyncFailure } : {}),
+  };
   const recentPipelines = new RecentPipelines(store, pollPipelineMaxAgeMs, now);
   const deferredDecisions = new DeferredDecisions(
     queue,

@@ -1,17 +1,21 @@
 // The verifier Lambda's notifications to people (docs/notifications.md, "Notifications to people"): the Slack and
 // webhook URLs are Secrets Manager secrets named by the function's environment (the construct's `notify` props),
-// read once per warm container; no variable set means no listener.
+// read once per warm container; no variable set means nobody is told.
 import type { EventBridgeClient } from '@aws-sdk/client-eventbridge';
 import type { Logger } from '../logging/logger.js';
-import { notificationListenerOf, notificationSettingsFromSecrets, parseNewsKinds } from '../notify/index.js';
-import type { EffectListener } from '../verifier/index.js';
+import {
+  notificationSettingsFromSecrets,
+  parseNewsKinds,
+  peopleNotificationsOf,
+  type PeopleNotifications,
+} from '../notify/index.js';
 import type { AwsDependencies } from './aws-dependencies.js';
 
-export async function peopleNotificationListener(
+export async function peopleNotifications(
   aws: Pick<AwsDependencies, 'environment' | 'secrets' | 'table'>,
   logger: Logger,
   eventBridge: () => EventBridgeClient,
-): Promise<EffectListener | undefined> {
+): Promise<PeopleNotifications | undefined> {
   const env = aws.environment;
   const secret = async (id: string | undefined) =>
     id === undefined ? undefined : { name: `secret ${id}`, values: await aws.secrets.getById(id) };
@@ -26,7 +30,7 @@ export async function peopleNotificationListener(
     ...(env.NOTIFY_NEWS === undefined ? {} : { news: parseNewsKinds(env.NOTIFY_NEWS, 'NOTIFY_NEWS') }),
   });
   const approveFlags = (env.NOTIFY_APPROVE_FLAGS ?? '').split(' ').filter((word) => word !== '');
-  return notificationListenerOf({
+  return peopleNotificationsOf({
     settings,
     store: aws.table.store,
     logger,

@@ -11,7 +11,7 @@ import { backoffRedelivery, consumeBatch } from '../queue/index.js';
 import { assembleVerifier } from './assemble-verifier.js';
 import { awsDependencies, type AwsDependencies } from './aws-dependencies.js';
 import { functionLogger } from './logger.js';
-import { peopleNotificationListener } from './people-notifications.js';
+import { peopleNotifications } from './people-notifications.js';
 import { perContainer } from './per-container.js';
 import type { PromotionSettings } from './promoter.js';
 
@@ -30,10 +30,8 @@ export function verifierHandler(): VerifierHandler {
       now: () => new Date(),
       eksTokens: new EksAccess(),
       promotion: await promotionSettings(aws),
-      listeners: [
-        effectMetrics({ metrics, audit: aws.table.store }),
-        ...optionalListener(await peopleNotificationListener(aws, logger, () => new EventBridgeClient({}))),
-      ],
+      listeners: [effectMetrics({ metrics, audit: aws.table.store })],
+      people: await peopleNotifications(aws, logger, () => new EventBridgeClient({})),
     });
   });
   return async (event, context) => {
@@ -77,8 +75,4 @@ async function promotionSettings(aws: AwsDependencies): Promise<PromotionSetting
     // What the GitHub marker scan learnt, shared by every container (its own item in the table).
     markerScans: aws.table.markerScans(),
   };
-}
-
-function optionalListener<T>(listener: T | undefined): T[] {
-  return listener === undefined ? [] : [listener];
 }

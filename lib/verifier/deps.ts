@@ -6,6 +6,7 @@ import type { Promoter } from '../promotion/port.js';
 import type { Queue } from '../queue/port.js';
 import type { Store } from '../store/port.js';
 import type { GitAccess } from '../config-source/repository.js';
+import type { SyncDeps } from '../config-source/sync.js';
 import type { EffectListener } from './effect-listener.js';
 import type { DeferredDecisions } from './deferred-decisions.js';
 import type { RecentPipelines } from './recent-pipelines.js';
@@ -72,6 +73,8 @@ export interface VerifierDeps {
 
 export interface ConfigSourceAccess {
   git: GitAccess;
+  /** Told once a commit failed for good: people are told `config-sync-failed` (lib/notify); default nobody. */
+  onFailure?: SyncDeps['onFailure'];
 }
 
 export function settingsOf(deps: VerifierDeps): VerifierSettings {

@@ -6,7 +6,9 @@ import {
   NEWS_DETAIL_TYPE,
   NewsEventBusSink,
   NotificationDeliveryError,
+  configSyncNewsOf,
   newsDocument,
+  newsId,
   newsOf,
   type News,
 } from '../../lib/notify/index.js';
@@ -16,7 +18,7 @@ import {
   startLocalEventBridge,
   type LocalEventBridge,
 } from '../promotion/notification-servers.js';
-import { effect, fakePutEvents } from './support.js';
+import { BAD_COMMIT, configSyncFailure, effect, fakePutEvents } from './support.js';
 
 const failed = newsOf(
   effect({ type: 'promotion-failed', env: 'prod', error: 'no $promotion marker for prod' }),
@@ -35,6 +37,25 @@ describe('NewsEventBusSink', () => {
       },
     ]);
     assert.equal(NEWS_DETAIL_TYPE, 'Pipeline news');
+  });
+
+  it('puts news about a ConfigSource with the source, the commit and the sync’s reason in its Detail', async () => {
+    const client = fakePutEvents();
+    const news = configSyncNewsOf(configSyncFailure({ reason: 'Conflict' }), new Date('2026-11-29T10:00:00Z'));
+    assert.ok(news);
+    await new NewsEventBusSink({ client, eventBusName: 'pipelines' }).deliver(news);
+    assert.equal(client.entries.length, 1);
+    assert.equal(client.entries[0]?.DetailType, 'Pipeline news');
+    assert.deepEqual(JSON.parse(client.entries[0]?.Detail ?? '{}'), {
+      version: 'pipeline-news/v1',
+      id: newsId(news),
+      kind: 'config-sync-failed',
+      configSource: { namespace: 'flux-system', name: 'fleet' },
+      revision: BAD_COMMIT,
+      syncReason: 'Conflict',
+      reason: news.reason,
+      at: '2026-11-29T10:00:00.000Z',
+    });
   });
 
   it('reports a rejected entry by its error code', async () => {

@@ -2,9 +2,9 @@
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import { describe, it } from 'node:test';
-import { approveCommand, newsOf, type News } from '../../lib/notify/index.js';
+import { approveCommand, configSyncNewsOf, newsOf, type News } from '../../lib/notify/index.js';
 import { AUDIT_ENTRY_TYPES } from '../../lib/store/port.js';
-import { effect, PIPELINE_KEY } from './support.js';
+import { BAD_COMMIT, CONFIG_SOURCE_KEY, configSyncFailure, effect, PIPELINE_KEY } from './support.js';
 
 const AT = '2026-11-01T10:00:00.000Z';
 const base = { pipeline: PIPELINE_KEY, at: AT };
@@ -160,6 +160,36 @@ describe('newsOf', () => {
       news?.approveCommand,
       'pipelinectl approve flux-system/podinfo prod --revision 6.9.2 --aws --stack PipelineControllerStack',
     );
+  });
+});
+
+describe('configSyncNewsOf', () => {
+  const at = new Date(AT);
+
+  it('names the source, the commit, the sync’s reason and the problems, the commit said once', () => {
+    assert.deepEqual(configSyncNewsOf(configSyncFailure(), at), {
+      kind: 'config-sync-failed',
+      configSource: CONFIG_SOURCE_KEY,
+      revision: BAD_COMMIT,
+      syncReason: 'ValidationFailed',
+      reason:
+        '1 problem: pipelines/podinfo.yaml:8:7: Pipeline flux-system/podinfo: spec.environments[0].targetz: unknown field "targetz"',
+      at: AT,
+    });
+  });
+
+  it('keeps the problems to one line of at most 500 characters', () => {
+    const message = `${BAD_COMMIT}: 300 problems: ${'pipelines/a.yaml:1:1: bad;\n'.repeat(300)}`;
+    const news = configSyncNewsOf(configSyncFailure({ message }), at);
+    assert.ok(news);
+    assert.doesNotMatch(news.reason, /[\r\n]/);
+    assert.equal(news.reason.length, 500);
+    assert.ok(news.reason.startsWith('300 problems: pipelines/a.yaml:1:1: bad;'));
+    assert.ok(news.reason.endsWith('…'));
+  });
+
+  it('is nothing for a failure of no commit: there is no commit to tell of once', () => {
+    assert.equal(configSyncNewsOf(configSyncFailure({ revision: undefined, reason: 'GitUnavailable' }), at), undefined);
   });
 });
 

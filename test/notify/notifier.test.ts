@@ -7,6 +7,7 @@ import { after, before, beforeEach, describe, it } from 'node:test';
 import {
   notificationListenerOf,
   parseNotificationSettings,
+  peopleNotificationsOf,
   type NotificationSettings,
   type PutEventsClient,
 } from '../../lib/notify/index.js';
@@ -17,7 +18,7 @@ import { FakeSlack } from '../../lib/testing/fake-slack.js';
 import { MemoryStore } from '../../lib/testing/memory-store.js';
 import type { EffectListener } from '../../lib/verifier/index.js';
 import { startDynalite } from '../support/dynalite.js';
-import { effect, fakePutEvents, podinfo, recordingLogger } from './support.js';
+import { configSyncFailure, effect, fakePutEvents, podinfo, recordingLogger } from './support.js';
 
 const HMAC_KEY = 'news-hmac-key-9f8e7d6c5b4a';
 const WEBHOOK_PATH = '/generic/news?token=webhook-query-secret';
@@ -313,5 +314,80 @@ describe('notificationListenerOf', () => {
     });
     assert.deepEqual(logger.lines.at(-1)?.attributes, { sinks: ['slack', 'webhook hooks.example.com'], news: 'all' });
     assert.ok(!logger.text().includes('secret'));
+  });
+});
+
+describe('the ConfigSource sync’s listener: config-sync-failed', () => {
+  let server: FakeSlack;
+  let bus: ReturnType<typeof fakePutEvents>;
+  let logger: ReturnType<typeof recordingLogger>;
+  const WEBHOOK = '/generic/news';
+
+  before(async () => (server = await FakeSlack.start()));
+  beforeEach(() => {
+    server.posts.length = 0;
+    bus = fakePutEvents();
+    logger = recordingLogger();
+  });
+  after(() => server.stop());
+
+  function people(store: Pick<Store, 'claimNotification' | 'listAudit'>, news?: NotificationSettings['news']) {
+    const built = peopleNotificationsOf({
+      settings: parseNotificationSettings({
+        slack: { webhookUrl: server.webhookUrl },
+        webhook: { url: `${server.url}${WEBHOOK}` },
+        eventBus: { name: 'pipelines' },
+        ...(news === undefined ? {} : { news }),
+      }),
+      store,
+      logger,
+      eventBridge: bus,
+      now: () => new Date('2026-11-29T10:00:00Z'),
+    });
+    assert.ok(built);
+    return built;
+  }
+
+  const slackPosts = () => server.posts.filter((post) => post.path.startsWith('/services/'));
+  const webhookPosts = () => server.posts.filter((post) => post.path === WEBHOOK);
+
+  it('tells every sink once per (source, commit), however many verifiers are told', async () => {
+    const store = new MemoryStore();
+    const [a, b] = [people(store), people(store)];
+    await Promise.all([a.onConfigSyncFailure(configSyncFailure()), b.onConfigSyncFailure(configSyncFailure())]);
+    await a.onConfigSyncFailure(configSyncFailure({ reason: 'Conflict', message: 'another sync, the same commit' }));
+    assert.equal(slackPosts().length, 1);
+    assert.equal(server.messages.length, 1, 'Slack took the message');
+    assert.equal(webhookPosts().length, 1);
+    assert.equal(bus.entries.length, 1);
+    assert.ok(logger.lines.some((line) => line.message === 'notification already sent by another verifier'));
+
+    await b.onConfigSyncFailure(configSyncFailure({ revision: `main@sha1:${'e'.repeat(40)}` }));
+    assert.equal(slackPosts().length, 2, 'another commit is other news');
+    assert.equal(logger.warnings.length, 0);
+  });
+
+  it('follows the installation’s kinds', async () => {
+    const store = new MemoryStore();
+    await people(store, ['promotion-failed']).onConfigSyncFailure(configSyncFailure());
+    assert.equal(server.posts.length + bus.entries.length, 0, 'not a kind the installation sends');
+    assert.equal(store.counts.writes, 0, 'nothing claimed');
+
+    const only = people(store, ['config-sync-failed']);
+    await only.listener(effect({ type: 'promotion-failed', env: 'prod', error: 'no marker' }));
+    assert.equal(server.posts.length, 0, 'pipeline news the installation does not send');
+    await only.onConfigSyncFailure(configSyncFailure());
+    assert.equal(slackPosts().length, 1);
+  });
+
+  it('a store that cannot claim sends nothing and is logged; the sync is never failed by it', async () => {
+    const broken = {
+      claimNotification: () => Promise.reject(new Error('the table is not there')),
+      listAudit: () => Promise.reject(new Error('the table is not there')),
+    };
+    await people(broken).onConfigSyncFailure(configSyncFailure());
+    assert.equal(server.posts.length, 0);
+    assert.equal(logger.warnings.length, 1);
+    assert.equal(logger.warnings[0]?.attributes.configSource, 'flux-system/fleet');
   });
 });

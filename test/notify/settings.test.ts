@@ -72,10 +72,15 @@ describe('parseNewsKinds', () => {
     assert.deepEqual(parseNewsKinds(''), []);
   });
 
+  it('takes config-sync-failed, the news about a ConfigSource', () => {
+    assert.deepEqual(parseNewsKinds('config-sync-failed'), ['config-sync-failed']);
+    assert.deepEqual(parseNotificationSettings({ news: ['config-sync-failed'] }), { news: ['config-sync-failed'] });
+  });
+
   it('names what it does not know', () => {
     assert.throws(() => parseNewsKinds('approval-waiting,deploys', 'NOTIFY_NEWS'), {
       message:
-        'NOTIFY_NEWS: unknown "deploys" (known: approval-waiting, promotion-opened, promotion-failed, environment-regressed, rollback-opened)',
+        'NOTIFY_NEWS: unknown "deploys" (known: approval-waiting, promotion-opened, promotion-failed, environment-regressed, rollback-opened, config-sync-failed)',
     });
   });
 });
@@ -146,6 +151,13 @@ ${notify}  environments:
     assert.match(
       problems('  notify: {news: [approval-waiting, deployed]}\n'),
       /spec\.notify\.news\[1\]: must be one of approval-waiting, promotion-opened, promotion-failed, environment-regressed/,
+    );
+  });
+
+  it('refuses config-sync-failed: it is news about a ConfigSource, not about the pipeline', () => {
+    assert.match(
+      problems('  notify: {news: [config-sync-failed]}\n'),
+      /spec\.notify\.news\[0\]: must be one of approval-waiting, promotion-opened, promotion-failed, environment-regressed, rollback-opened$/m,
     );
   });
 

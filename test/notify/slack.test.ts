@@ -6,18 +6,19 @@ import { after, before, beforeEach, describe, it } from 'node:test';
 import {
   NotificationDeliveryError,
   SlackSink,
+  configSyncNewsOf,
   newsOf,
   slackMessage,
-  type News,
+  type PipelineNews,
   type SlackMessage,
 } from '../../lib/notify/index.js';
 import { FakeSlack } from '../../lib/testing/fake-slack.js';
-import { effect } from './support.js';
+import { BAD_COMMIT, configSyncFailure, effect } from './support.js';
 
-const approval = newsOf(effect({ type: 'approval-requested', env: 'prod' })) as News;
+const approval = newsOf(effect({ type: 'approval-requested', env: 'prod' })) as PipelineNews;
 const opened = newsOf(
   effect({ type: 'promotion-succeeded', env: 'staging', result: 'https://github.com/acme/fleet/pull/42' }),
-) as News;
+) as PipelineNews;
 
 /** Every text of a message a person can see: the blocks' and the fallback. */
 function visibleTexts(message: SlackMessage): string[] {
@@ -96,7 +97,7 @@ describe('SlackSink', () => {
   });
 
   it('escapes what came from outside, so an error text cannot mention a channel or forge a link', () => {
-    const news: News = {
+    const news: PipelineNews = {
       ...opened,
       kind: 'promotion-failed',
       reason: 'GitHub said <!channel> & <https://evil.example|click>',
@@ -112,7 +113,7 @@ describe('SlackSink', () => {
   });
 
   it('names the failure kind of a failed promotion beside its reason', () => {
-    const news: News = {
+    const news: PipelineNews = {
       ...opened,
       kind: 'promotion-failed',
       reason: 'GitHub answered 401',
@@ -127,8 +128,47 @@ describe('SlackSink', () => {
     assert.ok(!visibleTexts(slackMessage(opened)).some((text) => text.includes('Failure kind')));
   });
 
+  it('tells of a ConfigSource commit that failed: the source, the commit, the reason and the problems', async () => {
+    const news = configSyncNewsOf(configSyncFailure(), new Date('2026-11-29T10:00:00Z'));
+    assert.ok(news);
+    await new SlackSink({ webhookUrl: slack.webhookUrl }).deliver(news);
+    assert.equal(slack.posts[0]?.status, 200, `Slack answered ${slack.posts[0]?.status}`);
+    const message = slack.messages[0] as SlackMessage;
+    assert.equal(
+      message.text,
+      `Config sync failed: flux-system/fleet ${BAD_COMMIT}: ValidationFailed: 1 problem: pipelines/podinfo.yaml:8:7: ` +
+        'Pipeline flux-system/podinfo: spec.environments[0].targetz: unknown field "targetz"',
+    );
+    const texts = visibleTexts(message);
+    assert.ok(texts.includes('Config sync failed: flux-system/fleet'), texts.join(' | '));
+    for (const shown of [
+      '*ConfigSource*\nflux-system/fleet',
+      `*Commit*\n\`${BAD_COMMIT}\``,
+      '*Reason*\n`ValidationFailed`',
+      '*Problems*\n1 problem: pipelines/podinfo.yaml:8:7:',
+    ]) {
+      assert.ok(
+        texts.some((text) => text.startsWith(shown)),
+        `${shown} in ${texts.join(' | ')}`,
+      );
+    }
+    assert.ok(!texts.some((text) => text.includes('Environment') || text.includes('Pipeline*')));
+  });
+
+  it('escapes the problems of a ConfigSource commit, which quote files from Git', () => {
+    const news = configSyncNewsOf(
+      configSyncFailure({ message: `${BAD_COMMIT}: 1 problem: pipelines/<!channel>.yaml: <https://evil.example|x>` }),
+      new Date('2026-11-29T10:00:00Z'),
+    );
+    assert.ok(news);
+    for (const text of visibleTexts(slackMessage(news))) {
+      assert.ok(!text.includes('<!channel>'), text);
+      assert.ok(!text.includes('<https://evil'), text);
+    }
+  });
+
   it('keeps within Slack’s limits when the names are long', async () => {
-    const long: News = {
+    const long: PipelineNews = {
       ...approval,
       env: 'e'.repeat(63),
       pipeline: { namespace: 'n'.repeat(63), name: 'p'.repeat(253) },

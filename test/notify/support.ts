@@ -1,6 +1,7 @@
 // What the notification tests share: a pipeline as the verifier decides on it, the effects it tells its listeners of,
 // a logger that keeps every line as text, so a test can look for a secret in all of them, and a PutEvents client.
 import type { PutEventsCommand, PutEventsRequestEntry } from '@aws-sdk/client-eventbridge';
+import type { ConfigSyncFailure } from '../../lib/config-source/sync.js';
 import type { Logger } from '../../lib/logging/logger.js';
 import type { PutEventsClient } from '../../lib/notify/index.js';
 import type { NotifyNarrowing, Pipeline, PipelineEnvironment } from '../../lib/pipeline/model.js';
@@ -9,6 +10,22 @@ import type { AuditEntry } from '../../lib/store/port.js';
 import type { VerifierEffect } from '../../lib/verifier/index.js';
 
 export const PIPELINE_KEY = { namespace: 'flux-system', name: 'podinfo' };
+export const CONFIG_SOURCE_KEY = { namespace: 'flux-system', name: 'fleet' };
+export const BAD_COMMIT = 'main@sha1:731f7eaddfb6af01cb2173e18f0f75b0ba780ef1';
+
+/** What the ConfigSource sync tells its `onFailure` of a commit that failed validation: one bad file. */
+export function configSyncFailure(fields: Partial<ConfigSyncFailure> = {}): ConfigSyncFailure {
+  const revision = fields.revision ?? BAD_COMMIT;
+  return {
+    source: CONFIG_SOURCE_KEY,
+    revision,
+    reason: 'ValidationFailed',
+    message:
+      `${revision}: 1 problem: pipelines/podinfo.yaml:8:7: Pipeline flux-system/podinfo: ` +
+      'spec.environments[0].targetz: unknown field "targetz"',
+    ...fields,
+  };
+}
 
 /** podinfo through dev → staging → prod, prod manual; `notify` as given. */
 export function podinfo(notify?: NotifyNarrowing): Pipeline {

@@ -7,17 +7,18 @@ import {
   NEWS_DOCUMENT_VERSION,
   NewsWebhookSink,
   NotificationDeliveryError,
+  configSyncNewsOf,
   newsId,
   newsOf,
-  type News,
+  type PipelineNews,
 } from '../../lib/notify/index.js';
 import { EVENT_SIGNATURE_ALGORITHMS, verifySignature } from '../../lib/signing/hmac.js';
 import { FakeSlack } from '../../lib/testing/fake-slack.js';
-import { effect } from './support.js';
+import { BAD_COMMIT, configSyncFailure, effect } from './support.js';
 
 const KEY = 'webhook-hmac-key-0123456789abcdef';
 const SECRET_PATH = '/hooks/pipelines?token=query-secret-42';
-const approval = newsOf(effect({ type: 'approval-requested', env: 'prod' })) as News;
+const approval = newsOf(effect({ type: 'approval-requested', env: 'prod' })) as PipelineNews;
 
 describe('NewsWebhookSink', () => {
   let endpoint: FakeSlack;
@@ -64,10 +65,38 @@ describe('NewsWebhookSink', () => {
   it('names why a promotion failed for good, for a receiver to count', async () => {
     const failed = newsOf(
       effect({ type: 'promotion-failed', env: 'prod', error: 'GitHub answered 401', failureKind: 'Unauthorized' }),
-    ) as News;
+    ) as PipelineNews;
     await new NewsWebhookSink({ url }).deliver(failed);
     const body = JSON.parse(endpoint.posts[0]?.body ?? '{}') as Record<string, unknown>;
     assert.deepEqual([body.kind, body.failureKind], ['promotion-failed', 'Unauthorized']);
+  });
+
+  it('POSTs news about a ConfigSource with the source in place of the pipeline and environment', async () => {
+    const news = configSyncNewsOf(configSyncFailure(), new Date('2026-11-29T10:00:00Z'));
+    assert.ok(news);
+    await new NewsWebhookSink({ url, hmacKey: KEY }).deliver(news);
+    const [post] = endpoint.posts;
+    assert.ok(post);
+    assert.ok(verifySignature(String(post.headers['x-signature']), Buffer.from(post.body), KEY, ['sha256']));
+    assert.deepEqual(JSON.parse(post.body), {
+      version: NEWS_DOCUMENT_VERSION,
+      id: newsId(news),
+      kind: 'config-sync-failed',
+      configSource: { namespace: 'flux-system', name: 'fleet' },
+      revision: BAD_COMMIT,
+      syncReason: 'ValidationFailed',
+      reason:
+        '1 problem: pipelines/podinfo.yaml:8:7: Pipeline flux-system/podinfo: spec.environments[0].targetz: ' +
+        'unknown field "targetz"',
+      at: '2026-11-29T10:00:00.000Z',
+    });
+    // One id per (source, commit): a later failure of the same commit is the same news, another commit another.
+    const later = configSyncNewsOf(configSyncFailure({ reason: 'Conflict' }), new Date('2026-11-29T11:00:00Z'));
+    const next = configSyncNewsOf(configSyncFailure({ revision: `main@sha1:${'e'.repeat(40)}` }), new Date());
+    assert.ok(later && next);
+    assert.equal(newsId(later), newsId(news));
+    assert.notEqual(newsId(next), newsId(news));
+    assert.match(newsId(news), /^[0-9a-f]{32}$/);
   });
 
   it('sends no signature without a key', async () => {

@@ -4,7 +4,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { EventBridgeClient } from '@aws-sdk/client-eventbridge';
 import { resolvePipeline } from '../../lib/pipeline/model.js';
-import { peopleNotificationListener } from '../../lib/runtime/people-notifications.js';
+import { peopleNotifications } from '../../lib/runtime/people-notifications.js';
 import type { AwsDependencies } from '../../lib/runtime/aws-dependencies.js';
 import { FakeSlack } from '../../lib/testing/fake-slack.js';
 import { MemoryStore } from '../../lib/testing/memory-store.js';
@@ -24,14 +24,14 @@ function aws(environment: Record<string, string>, secrets: Record<string, Record
 }
 
 describe('the verifier Lambda: notifications to people', () => {
-  it('no NOTIFY_* variable: no listener', async () => {
-    assert.equal(await peopleNotificationListener(aws({}, {}), silent, noBus), undefined);
+  it('no NOTIFY_* variable: nobody is told', async () => {
+    assert.equal(await peopleNotifications(aws({}, {}), silent, noBus), undefined);
   });
 
   it("posts to the secret's Slack URL, with the stack in the approve command", async (t) => {
     const slack = await FakeSlack.start();
     t.after(() => slack.stop());
-    const listener = await peopleNotificationListener(
+    const people = await peopleNotifications(
       aws(
         { NOTIFY_SLACK_SECRET_ID: 'pipelines/slack', NOTIFY_APPROVE_FLAGS: '--aws --stack Pipelines' },
         { 'pipelines/slack': { url: slack.webhookUrl } },
@@ -39,9 +39,9 @@ describe('the verifier Lambda: notifications to people', () => {
       silent,
       noBus,
     );
-    assert.ok(listener);
+    assert.ok(people);
     const pipeline = resolvePipeline(pipelineDocument({ manual: true }));
-    await listener({
+    await people.listener({
       entry: {
         at: '2026-11-24T10:00:00.000Z',
         pipeline: { namespace: pipeline.namespace, name: pipeline.name },
@@ -60,13 +60,47 @@ describe('the verifier Lambda: notifications to people', () => {
     );
   });
 
+  it('tells the same Slack of a ConfigSource commit that failed, once, and only when NOTIFY_NEWS has it', async (t) => {
+    const slack = await FakeSlack.start();
+    t.after(() => slack.stop());
+    const secrets = { 'pipelines/slack': { url: slack.webhookUrl } };
+    const failure = {
+      source: { namespace: 'flux-system', name: 'fleet' },
+      revision: 'main@sha1:731f7eaddfb6af01cb2173e18f0f75b0ba780ef1',
+      reason: 'ValidationFailed' as const,
+      message: 'main@sha1:731f7eaddfb6af01cb2173e18f0f75b0ba780ef1: 1 problem: pipelines/podinfo.yaml:8:7: bad',
+    };
+    const filtered = await peopleNotifications(
+      aws({ NOTIFY_SLACK_SECRET_ID: 'pipelines/slack', NOTIFY_NEWS: 'approval-waiting' }, secrets),
+      silent,
+      noBus,
+    );
+    assert.ok(filtered);
+    await filtered.onConfigSyncFailure(failure);
+    assert.equal(slack.messages.length, 0, 'NOTIFY_NEWS leaves it out');
+
+    const people = await peopleNotifications(
+      aws({ NOTIFY_SLACK_SECRET_ID: 'pipelines/slack' }, secrets),
+      silent,
+      noBus,
+    );
+    assert.ok(people);
+    await people.onConfigSyncFailure(failure);
+    await people.onConfigSyncFailure(failure);
+    assert.equal(slack.messages.length, 1);
+    assert.match(
+      (slack.messages[0] as { text: string }).text,
+      /^Config sync failed: flux-system\/fleet main@sha1:731f7ead\w+: ValidationFailed: 1 problem: pipelines\/podinfo\.yaml:8:7: bad$/,
+    );
+  });
+
   it('a missing secret or key names the secret, never a value', async () => {
     await assert.rejects(
-      peopleNotificationListener(aws({ NOTIFY_SLACK_SECRET_ID: 'pipelines/slack' }, {}), silent, noBus),
+      peopleNotifications(aws({ NOTIFY_SLACK_SECRET_ID: 'pipelines/slack' }, {}), silent, noBus),
       /the Slack notification secret pipelines\/slack does not exist/,
     );
     await assert.rejects(
-      peopleNotificationListener(
+      peopleNotifications(
         aws({ NOTIFY_WEBHOOK_SECRET_ID: 'pipelines/news' }, { 'pipelines/news': { token: 'hush-hush' } }),
         silent,
         noBus,

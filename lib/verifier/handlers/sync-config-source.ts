@@ -32,6 +32,7 @@ export async function syncSource(message: SyncConfigSourceMessage, deps: Verifie
     },
     logger: deps.logger,
     now: deps.now,
+    ...(configSources.onFailure === undefined ? {} : { onFailure: configSources.onFailure }),
   });
   deps.logger.info('config source sync', {
     configSource: objectKeyString(message.source),
