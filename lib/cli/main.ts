@@ -58,13 +58,13 @@ const COMMANDS: readonly CommandEntry[] = [
   {
     name: 'delete',
     usage: '[options] <kind> <name>',
-    summary: 'Delete a stored pipeline or cluster',
+    summary: 'Delete a stored pipeline, cluster or config source',
     load: () => import('./commands/delete.js'),
   },
   {
     name: 'get',
-    usage: '[options] <kind>',
-    summary: 'List the stored pipelines or clusters',
+    usage: '[options] <kind> [name]',
+    summary: 'List the stored pipelines, clusters or config sources',
     load: () => import('./commands/get.js'),
   },
   {

@@ -137,9 +137,14 @@ export function parseConfigText(
       return { documents: [], problems };
     }
     if (document.errors.length > 0) {
-      for (const error of document.errors) {
-        problems.push({ ...at(error.pos[0]), document: `document ${index + 1}`, message: yamlError(error.message) });
+      const errors = document.errors.map((error) => ({ at: error.pos[0], message: yamlError(error.message) }));
+      // Where the parser ran out of stack, what it made of the rest of the file depends on where it did (how much
+      // stack the process had left): that one problem says it all, and the file is read no further.
+      const tooDeep = errors.find(({ message }) => message === TOO_DEEP);
+      for (const error of tooDeep ? [tooDeep] : errors) {
+        problems.push({ ...at(error.at), document: `document ${index + 1}`, message: error.message });
       }
+      if (tooDeep) return { documents: [], problems };
       continue;
     }
     let value: unknown;
@@ -196,9 +201,11 @@ function toJsProblem(error: unknown): string {
   return yamlError(message);
 }
 
+const TOO_DEEP = 'invalid YAML: nested too deeply to be read';
+
 function yamlError(message: string): string {
   // The parser recurses per level of nesting, and says so in its own words.
-  if (/Maximum call stack size exceeded/.test(message)) return 'invalid YAML: nested too deeply to be read';
+  if (/Maximum call stack size exceeded/.test(message)) return TOO_DEEP;
   return `invalid YAML: ${firstLine(message)}`;
 }
 
