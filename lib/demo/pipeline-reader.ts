@@ -46,6 +46,15 @@ export class PipelineReader {
     return undefined;
   }
 
+  /** Whether every ConfigSource has had a first sync: applied its commit, or failed saying why. */
+  async sourcesSynced(): Promise<boolean> {
+    const sources = await Promise.all(this.configSources.map((key) => this.store.getConfigSource(key)));
+    return sources.every(
+      (source) =>
+        source === undefined || source.status.lastAttemptedRevision !== undefined || failure(source) !== undefined,
+    );
+  }
+
   /** The audit trail of every pipeline and every ConfigSource, and each source's failed sync, newest first. */
   async audit(): Promise<AuditLine[]> {
     const [pages, sources] = await Promise.all([

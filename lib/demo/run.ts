@@ -11,6 +11,7 @@
 import { ConfigError, loadConfiguration, type Configuration } from '../config/index.js';
 import { startLocalMode, type LocalMode } from '../local/mode.js';
 import { createConsoleLogger } from '../logging/console-logger.js';
+import { waitFor } from '../testing/wait-for.js';
 import { Activity } from './activity.js';
 import { prepareDataDir } from './data-dir.js';
 import { DemoError } from './demo-error.js';
@@ -30,6 +31,8 @@ import { startPlannedWorld, type DemoWorld } from './world.js';
 const INITIAL_VERSION = '6.9.0';
 const POLL_INTERVAL_MS = 30_000;
 const REFRESH_MS = 1000;
+/** How long the first screen waits for the ConfigSources' first syncs. */
+const FIRST_SYNC_MS = 10_000;
 
 /** The demo's flags, parsed. */
 export interface DemoSettings {
@@ -128,7 +131,12 @@ export async function runDemo(settings: DemoSettings): Promise<void> {
       cleanup.push(() => generator.stop());
     }
 
-    await mode.poll(); // the first statuses, without waiting for the first interval
+    await mode.poll(); // the first statuses and syncs, without waiting for the first interval
+    // The first screen shows the Pipelines the ConfigSources apply. A sync that takes longer is shown when it ends;
+    // one that fails says why in the activity.
+    await waitFor('the first sync of the ConfigSources', () => reader.sourcesSynced(), {
+      timeoutMs: FIRST_SYNC_MS,
+    }).catch(() => undefined);
     const context: ViewContext = {
       dataDir: settings.dataDir,
       configPath,
