@@ -53,8 +53,9 @@ export function withSourceDocuments(
     }
     const defined = new Set([...merged.pipelineDocuments, ...merged.clusters].map(nameOf));
     for (const name of [...loaded.configuration.pipelineDocuments, ...loaded.configuration.clusters].map(nameOf)) {
-      if (defined.has(name))
+      if (defined.has(name)) {
         problems.push(`${where}: ${name} is defined twice (in the configuration or another source)`);
+      }
     }
     merged.pipelines.push(...loaded.configuration.pipelines);
     merged.pipelineDocuments.push(...loaded.configuration.pipelineDocuments);

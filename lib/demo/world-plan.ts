@@ -14,12 +14,12 @@ import type { Configuration } from '../config/index.js';
 import { markerFor } from '../promotion/markers.js';
 import {
   repositoryAddress,
+  repositoryTypeOf,
   type GitHubAddress,
   type GitLabAddress,
   type RepositoryAddress,
 } from '../pipeline/repository-address.js';
 import { objectKeyString, type ObjectKey, type Pipeline, pipelineKeyOf } from '../pipeline/model.js';
-import { repositoryTypeOf } from '../pipeline/repository-address.js';
 import { FLEET_HOST_NAMES, type FleetHostType } from './fleet-repository.js';
 import { withSourceDocuments } from './source-documents.js';
 
