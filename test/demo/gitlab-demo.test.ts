@@ -10,6 +10,7 @@ import { describe, it, type TestContext } from 'node:test';
 import { loadConfiguration } from '../../lib/config/index.js';
 import { FluxSimulator } from '../../lib/demo/flux-simulator.js';
 import { MergeBot } from '../../lib/demo/merge-bot.js';
+import { PipelineReader } from '../../lib/demo/pipeline-reader.js';
 import { ReleaseGenerator } from '../../lib/demo/release-generator.js';
 import { readRepositoryFiles } from '../../lib/demo/repository-files.js';
 import { startDemoWorld, type DemoWorld } from '../../lib/demo/world.js';
@@ -139,6 +140,42 @@ describe('the demo on GitLab', () => {
     for (const file of PROD_FILES) {
       assert.equal(chartVersionIn(repository.readFile(prod.sourceBranch, file) ?? ''), '6.9.1', file);
     }
+  });
+});
+
+describe("the demo's ConfigSource", () => {
+  it('shows in the activity the commit it applied, and a pushed commit it refuses with the file and field', async (t) => {
+    const { mode, world, context } = await startGitLabDemo(t);
+    const source = { namespace: 'flux-system', name: 'fleet' };
+    const reader = new PipelineReader(mode.store, [PIPELINE], [source]);
+    const messages = async () => (await reader.audit()).map((line) => line.message);
+    const applied = await waitFor('the applied commit in the activity', async () =>
+      (await messages()).find((message) => message.startsWith('ConfigSource flux-system/fleet applied')),
+    ).catch((error: unknown) => assert.fail(`${String(error)}${context()}`));
+    assert.match(
+      applied,
+      /^ConfigSource flux-system\/fleet applied main@sha1:[0-9a-f]{7} from Git: created Pipeline flux-system\/podinfo$/,
+    );
+
+    // Someone pushes a Pipeline whose environment names a cluster that does not exist.
+    const file = 'pipelines/podinfo.yaml';
+    const text = world.repository.readFile('main', file) ?? '';
+    world.repository.commitFiles('main', { [file]: text.replace('name: prod-us', 'name: prod-asia') }, 'Add Asia');
+    await mode.poll();
+    const refused = await waitFor('the refused commit in the activity', async () =>
+      (await messages()).find((message) => message.includes('not applied')),
+    ).catch((error: unknown) => assert.fail(`${String(error)}${context()}`));
+    assert.match(
+      refused,
+      /^ConfigSource flux-system\/fleet: not applied \(ValidationFailed\): .*pipelines\/podinfo\.yaml/,
+    );
+    assert.match(refused, /prod-asia/);
+    // The Pipeline in force is the one applied before.
+    const stored = await mode.store.getPipeline(PIPELINE);
+    assert.deepEqual(
+      stored?.pipeline.environments.at(-1)?.targets.map((target) => target.cluster.name),
+      ['prod-eu', 'prod-us'],
+    );
   });
 });
 
