@@ -1,21 +1,21 @@
 // What the controller knows, read the way `pipelinectl status` reads it (the stored state and the decision on it):
 // for the demo's view, its activity list, and its CI's decision to hold a release.
-import type { Configuration } from '../config/index.js';
 import { sameRevision } from '../flux/index.js';
-import { objectKeyString, type ObjectKey, pipelineKeyOf } from '../pipeline/model.js';
-import type { Store } from '../store/port.js';
+import { objectKeyString, type ObjectKey } from '../pipeline/model.js';
+import type { Store, StoredConfigSource } from '../store/port.js';
 import { loadPipelineView, type PipelineView } from '../views/pipeline-view.js';
 import type { AuditLine } from './activity.js';
 
 export class PipelineReader {
-  private readonly keys: ObjectKey[];
-
+  /**
+   * `pipelines`: every Pipeline of the demo, those its ConfigSources apply included (they are read once applied);
+   * `configSources`: the sources whose syncs the activity shows.
+   */
   constructor(
     private readonly store: Store,
-    configuration: Configuration,
-  ) {
-    this.keys = configuration.pipelines.map((pipeline) => pipelineKeyOf(pipeline));
-  }
+    private readonly keys: readonly ObjectKey[],
+    private readonly configSources: readonly ObjectKey[] = [],
+  ) {}
 
   async views(): Promise<PipelineView[]> {
     const now = new Date();
@@ -46,10 +46,22 @@ export class PipelineReader {
     return undefined;
   }
 
-  /** The audit trail of every pipeline, newest first. */
+  /** Whether every ConfigSource has had a first sync: applied its commit, or failed saying why. */
+  async sourcesSynced(): Promise<boolean> {
+    const sources = await Promise.all(this.configSources.map((key) => this.store.getConfigSource(key)));
+    return sources.every(
+      (source) =>
+        source === undefined || source.status.lastAttemptedRevision !== undefined || failure(source) !== undefined,
+    );
+  }
+
+  /** The audit trail of every pipeline and every ConfigSource, and each source's failed sync, newest first. */
   async audit(): Promise<AuditLine[]> {
-    const pages = await Promise.all(this.keys.map((key) => this.store.listAudit(key, { limit: 20 })));
-    return pages.flatMap((page) =>
+    const [pages, sources] = await Promise.all([
+      Promise.all(this.keys.map((key) => this.store.listAudit(key, { limit: 20 }))),
+      Promise.all(this.configSources.map((key) => this.configSourceLines(key))),
+    ]);
+    const pipelines = pages.flatMap((page) =>
       page.items.map((entry) => {
         const pipeline = objectKeyString(entry.pipeline);
         const env = entry.env === undefined ? '' : ` ${entry.env}`;
@@ -60,5 +72,46 @@ export class PipelineReader {
         };
       }),
     );
+    return [...pipelines, ...sources.flat()];
   }
+
+  /** A source's applied commits that changed something, and why its last sync failed, if it did. */
+  private async configSourceLines(key: ObjectKey): Promise<AuditLine[]> {
+    const name = `ConfigSource ${objectKeyString(key)}`;
+    const [page, stored] = await Promise.all([
+      this.store.listConfigAudit(key, { limit: 5 }),
+      this.store.getConfigSource(key),
+    ]);
+    const applied = page.items.map((entry) => {
+      const changes = [
+        ...entry.created.map((object) => `created ${object}`),
+        ...entry.configured.map((object) => `changed ${object}`),
+        ...entry.pruned.map((object) => `pruned ${object}`),
+      ];
+      return {
+        at: entry.at,
+        message: `${name} applied ${shortRevision(entry.revision)} from Git: ${changes.join(', ')}`,
+        id: `${name} ${entry.at} ${entry.revision}`,
+      };
+    });
+    const failed = stored && failure(stored);
+    return failed
+      ? [...applied, { ...failed, message: `${name}: ${failed.message}`, id: `${name} ${failed.id}` }]
+      : applied;
+  }
+}
+
+function failure(stored: StoredConfigSource): AuditLine | undefined {
+  const ready = stored.status.conditions.find((condition) => condition.type === 'Ready');
+  if (ready?.status !== 'False') return undefined;
+  return {
+    at: ready.lastTransitionTime,
+    message: `not applied (${ready.reason}): ${ready.message}`,
+    id: `${stored.status.lastAttemptedRevision ?? ''} ${ready.reason} ${ready.message}`,
+  };
+}
+
+/** `main@sha1:1a2b3c4`: the commit's first seven digits, as Git shows it. */
+function shortRevision(revision: string): string {
+  return revision.replace(/(@sha1:[0-9a-f]{7})[0-9a-f]+$/, '$1');
 }

@@ -3,13 +3,15 @@
 // the configuration's pull-request promotions name) holding the fleet repository with a bot that merges promotion
 // pull or merge requests, and a simulated CI that releases a new version to the first environment every little
 // while. Nothing outside this process is touched. The fakes are lib/testing's, the ones the tests and benchmarks run
-// on.
+// on. The Pipelines may come from Git, as for real: a ConfigSource of the configuration names a folder of the fleet
+// repository, which starts with the files of `repositoryPath`, and the controller's first poll applies it.
 //
 // The terminal shows the pipelines as they change (screen.ts). `pipelinectl status` and `approve` work against it
 // from a second terminal, through the data directory.
 import { ConfigError, loadConfiguration, type Configuration } from '../config/index.js';
 import { startLocalMode, type LocalMode } from '../local/mode.js';
 import { createConsoleLogger } from '../logging/console-logger.js';
+import { waitFor } from '../testing/wait-for.js';
 import { Activity } from './activity.js';
 import { prepareDataDir } from './data-dir.js';
 import { DemoError } from './demo-error.js';
@@ -18,6 +20,7 @@ import { FluxSimulator } from './flux-simulator.js';
 import { MergeBot } from './merge-bot.js';
 import { PipelineReader } from './pipeline-reader.js';
 import { ReleaseGenerator } from './release-generator.js';
+import { readRepositoryFiles } from './repository-files.js';
 import { Screen } from './screen.js';
 import { cliCommand, displayPath } from './shell.js';
 import { StopSignal } from './stop-signal.js';
@@ -28,11 +31,15 @@ import { startPlannedWorld, type DemoWorld } from './world.js';
 const INITIAL_VERSION = '6.9.0';
 const POLL_INTERVAL_MS = 30_000;
 const REFRESH_MS = 1000;
+/** How long the first screen waits for the ConfigSources' first syncs. */
+const FIRST_SYNC_MS = 10_000;
 
 /** The demo's flags, parsed. */
 export interface DemoSettings {
   /** The configuration to simulate (a directory or a file). */
   configPath: string;
+  /** A directory whose files the simulated repository starts with (what the configuration's ConfigSources read). */
+  repositoryPath?: string;
   /**
    * The Git host asked for (`--git-host`), checked against the one the configuration's pull-request promotions
    * name. Undefined: whichever they name.
@@ -75,7 +82,9 @@ export async function runDemo(settings: DemoSettings): Promise<void> {
   if (!loaded.ok) throw new ConfigError(loaded.problems);
   const { configuration } = loaded;
   // Before the data directory is touched: a configuration that cannot be simulated leaves it as it was.
-  const plan = simulationPlan(settings, configuration);
+  const repositoryFiles =
+    settings.repositoryPath === undefined ? {} : await readRepositoryFiles(settings.repositoryPath);
+  const plan = simulationPlan(settings, configuration, repositoryFiles);
   await prepareDataDir(settings.dataDir, settings.fresh);
 
   const screen = new Screen(process.stdout, process.stdout.isTTY === true, FLEET_HOST_NAMES[plan.repository.type]);
@@ -108,7 +117,7 @@ export async function runDemo(settings: DemoSettings): Promise<void> {
     }).start();
     cleanup.push(() => bot.stop());
 
-    const reader = new PipelineReader(mode.store, configuration);
+    const reader = new PipelineReader(mode.store, plan.pipelines, plan.configSources);
     const generators = new Map<string, ReleaseGenerator>();
     for (const [pipeline, files] of world.sourceFiles) {
       const generator = new ReleaseGenerator({
@@ -122,10 +131,16 @@ export async function runDemo(settings: DemoSettings): Promise<void> {
       cleanup.push(() => generator.stop());
     }
 
-    await mode.poll(); // the first statuses, without waiting for the first interval
+    await mode.poll(); // the first statuses and syncs, without waiting for the first interval
+    // The first screen shows the Pipelines the ConfigSources apply. A sync that takes longer is shown when it ends;
+    // one that fails says why in the activity.
+    await waitFor('the first sync of the ConfigSources', () => reader.sourcesSynced(), {
+      timeoutMs: FIRST_SYNC_MS,
+    }).catch(() => undefined);
     const context: ViewContext = {
       dataDir: settings.dataDir,
       configPath,
+      configSources: configuration.configSources.map((source) => source.document),
       receiverUrl: mode.receiverUrl,
       world,
       simulator,
@@ -158,11 +173,15 @@ export async function runDemo(settings: DemoSettings): Promise<void> {
 }
 
 /** What to simulate for the configuration, or a DemoError saying why it cannot be (as asked for). */
-function simulationPlan(settings: DemoSettings, configuration: Configuration): WorldPlan {
+function simulationPlan(
+  settings: DemoSettings,
+  configuration: Configuration,
+  repositoryFiles: Readonly<Record<string, string>>,
+): WorldPlan {
   const where = displayPath(settings.configPath);
   let plan: WorldPlan;
   try {
-    plan = planWorld(configuration);
+    plan = planWorld(configuration, repositoryFiles);
   } catch (error) {
     if (error instanceof DemoConfigurationError) throw new DemoError(`${where} cannot be simulated:\n${error.message}`);
     throw error;

@@ -1,7 +1,8 @@
 // What the demo shows: its introduction, then for each pipeline its environments (each target as its simulated
 // cluster runs it, the controller's message, the command that approves a waiting release) and its CI, the pull
 // requests on the simulated GitHub (merge requests on the simulated GitLab), and the recent activity.
-import { objectKeyString } from '../pipeline/model.js';
+import type { ConfigSourceDocument } from '../config/index.js';
+import { keyOfMetadata, objectKeyString } from '../pipeline/model.js';
 import { formatDuration } from '../util/duration.js';
 import type { Activity } from './activity.js';
 import type { FluxSimulator } from './flux-simulator.js';
@@ -16,6 +17,8 @@ import type { DemoWorld } from './world.js';
 export interface ViewContext {
   dataDir: string;
   configPath: string;
+  /** The configuration's ConfigSources: where its Pipelines come from. */
+  configSources: readonly ConfigSourceDocument[];
   receiverUrl: string;
   world: DemoWorld;
   simulator: FluxSimulator;
@@ -40,6 +43,11 @@ export function introduction(context: ViewContext): string[] {
       `repository ${path} whose promotion ${pullRequestWord}s a bot merges after ` +
       `${formatDuration(context.mergeAfterMs)}, and a simulated CI releasing a new version every ` +
       `${formatDuration(context.releaseEveryMs)}.`,
+    ...context.configSources.map(
+      ({ metadata, spec }) =>
+        `pipelines from Git: ConfigSource ${objectKeyString(keyOfMetadata(metadata))} applies ${spec.path ?? '.'}/ ` +
+        `of ${path} (${spec.branch}) at each new commit`,
+    ),
     `receiver ${context.receiverUrl}  ·  data directory ${dataDir}  ·  Ctrl-C stops everything`,
     `from a second terminal: ${context.command} status --data-dir ${shellQuote(dataDir)}`,
     ...(context.companionLine === undefined ? [] : [context.companionLine]),

@@ -1,6 +1,7 @@
 // The simulated outside world of `pipelinectl demo`, started from its plan (world-plan.ts): the fake Kubernetes API
 // servers, each target's HelmRelease on its cluster, and the fake GitHub or GitLab holding the fleet repository
-// with one manifest per target. Every target starts deployed and healthy at `initialVersion`.
+// with the files it starts with (the ConfigSources' folders) and one manifest per target. Every target starts
+// deployed and healthy at `initialVersion`.
 import type { Configuration } from '../config/index.js';
 import { objectKeyString, type ObjectKey } from '../pipeline/model.js';
 import { FakeKubeApi } from '../testing/fake-kube-api.js';
@@ -32,14 +33,24 @@ export interface DemoWorld {
   targets: DemoTarget[];
   /** The manifests of each Pipeline's first environment (what CI writes), by `ns/name` of the Pipeline. */
   sourceFiles: Map<string, string[]>;
-  /** The kubeconfig and Git host token Secrets, to layer over the configuration's placeholders. */
+  /**
+   * The kubeconfig and Git host token Secrets (the promotions' and the ConfigSources'), to layer over the
+   * configuration's placeholders.
+   */
   secrets: { key: ObjectKey; values: Record<string, string> }[];
   stop(): Promise<void>;
 }
 
-/** Checks that the configuration can be simulated (else a DemoConfigurationError), then starts its world. */
-export async function startDemoWorld(configuration: Configuration, initialVersion: string): Promise<DemoWorld> {
-  return startPlannedWorld(planWorld(configuration), initialVersion);
+/**
+ * Checks that the configuration can be simulated with the repository starting with `repositoryFiles` (else a
+ * DemoConfigurationError), then starts its world.
+ */
+export async function startDemoWorld(
+  configuration: Configuration,
+  initialVersion: string,
+  repositoryFiles: Readonly<Record<string, string>> = {},
+): Promise<DemoWorld> {
+  return startPlannedWorld(planWorld(configuration, repositoryFiles), initialVersion);
 }
 
 /** Starts the world a plan describes. */
@@ -52,7 +63,7 @@ export async function startPlannedWorld(plan: WorldPlan, initialVersion: string)
   };
   try {
     for (const cluster of plan.clusters) clusters.set(objectKeyString(cluster.key), await FakeKubeApi.start());
-    const files: Record<string, string> = {};
+    const files: Record<string, string> = { ...plan.repositoryFiles };
     const targets: DemoTarget[] = plan.targets.map((target) => {
       const api = clusters.get(objectKeyString(target.cluster));
       if (!api) throw new Error(`no simulated cluster ${objectKeyString(target.cluster)}`);

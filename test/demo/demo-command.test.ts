@@ -1,10 +1,17 @@
 // `pipelinectl demo` as a user runs it: a child process from the repository root, its output not a terminal.
 import assert from 'node:assert/strict';
-import { readdir, writeFile } from 'node:fs/promises';
+import { copyFile, readdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { waitFor } from '../../lib/testing/wait-for.js';
-import { pipelinectl, tempDir } from './pipelinectl-process.js';
+import { pipelinectl, REPO_ROOT, tempDir } from './pipelinectl-process.js';
+
+interface ConfigSourceList {
+  items: {
+    metadata: { namespace: string; name: string };
+    status: { lastAppliedRevision?: string; conditions: { type: string; status: string; reason: string }[] };
+  }[];
+}
 
 describe('pipelinectl demo', () => {
   it('asks for the staging approval, opens the pull request once approved, and stops cleanly on SIGINT', async (t) => {
@@ -21,6 +28,26 @@ describe('pipelinectl demo', () => {
     const [, revision, command] = request;
     // The dashboard's URL comes first (demo-dashboard.test.ts), then the banner.
     assert.match(demo.stdout(), /^dashboard: .*\nSIMULATION — no real cluster or GitHub is touched\n/);
+    // The Pipeline came from Git: the ConfigSource applied the simulated repository's folder.
+    assert.match(
+      demo.stdout(),
+      /\npipelines from Git: ConfigSource flux-system\/fleet applies pipelines\/ of acme\/fleet \(main\) at each new commit\n/,
+    );
+    const applied =
+      /ConfigSource flux-system\/fleet applied main@sha1:([0-9a-f]{7}) from Git: created Pipeline flux-system\/podinfo\n/.exec(
+        demo.stdout(),
+      );
+    assert.ok(applied, demo.stdout());
+    const sources = pipelinectl(t, ['get', 'configsources', '-o', 'json', '--data-dir', dataDir], { checkout: true });
+    assert.equal(await sources.exited, 0, sources.stderr());
+    const [source, ...others] = (JSON.parse(sources.stdout()) as ConfigSourceList).items;
+    assert.deepEqual(others, []);
+    assert.deepEqual(source?.metadata, { namespace: 'flux-system', name: 'fleet' });
+    assert.deepEqual(
+      source?.status.conditions.map((c) => [c.type, c.status, c.reason]),
+      [['Ready', 'True', 'Succeeded']],
+    );
+    assert.match(source?.status.lastAppliedRevision ?? '', new RegExp(`^main@sha1:${applied[1]}[0-9a-f]{33}$`));
     assert.equal(
       command,
       `node bin/pipelinectl.js approve flux-system/podinfo staging --revision ${revision} --data-dir ${dataDir}`,
@@ -40,6 +67,35 @@ describe('pipelinectl demo', () => {
     assert.match(demo.stdout(), /stopping the demo…\n$/);
     assert.equal(demo.stderr(), '');
     assert.ok(!(await readdir(dataDir)).includes('serve.json'), 'serve.json is removed');
+  });
+
+  it("runs a configuration of one's own with no ConfigSource, its Pipeline beside its clusters", async (t) => {
+    const dataDir = await tempDir(t);
+    const config = await tempDir(t);
+    for (const file of ['clusters.yaml', 'secrets.yaml']) {
+      await copyFile(join(REPO_ROOT, 'examples/demo', file), join(config, file));
+    }
+    await copyFile(join(REPO_ROOT, 'examples/demo-fleet/pipelines/podinfo.yaml'), join(config, 'pipeline.yaml'));
+    const demo = pipelinectl(t, [
+      'demo',
+      '--config',
+      config,
+      '--release-every',
+      '3s',
+      '--port',
+      '0',
+      '--data-dir',
+      dataDir,
+      '--no-dashboard',
+    ]);
+    await waitFor('the approval request', () =>
+      /flux-system\/podinfo staging waits for approval of 6\.9\.\d+/.test(demo.stdout()),
+    ).catch((error: unknown) => {
+      throw new Error(`${String(error)}\nstdout:\n${demo.stdout()}\nstderr:\n${demo.stderr()}`);
+    });
+    assert.doesNotMatch(demo.stdout(), /ConfigSource/);
+    demo.child.kill('SIGINT');
+    assert.equal(await demo.exited, 0, demo.stderr());
   });
 
   it('does not wipe a directory it did not make', async (t) => {

@@ -21,10 +21,14 @@ describe('pipelinectl demo serves the dashboard', () => {
     const url = (await waitFor('the opening lines', () => OPENING.exec(demo.stdout())).catch(failed))[1] ?? '';
 
     assert.equal((await fetch(url.replace(/\?.*/, ''))).status, 401, 'not without the token');
-    const fleet = await fetch(url.replace(/\?.*/, ''), { headers: { cookie: await ownerCookieOf(url) } });
-    assert.equal(fleet.status, 200);
-    const page = await fleet.text();
-    assert.match(page, /<a href="\/pipelines\/flux-system\/podinfo">flux-system\/podinfo<\/a>/);
+    const cookie = await ownerCookieOf(url);
+    // The pipeline is listed once the demo's ConfigSource has applied it from the simulated repository.
+    const page = await waitFor('the pipeline on the dashboard', async () => {
+      const fleet = await fetch(url.replace(/\?.*/, ''), { headers: { cookie } });
+      assert.equal(fleet.status, 200);
+      const text = await fleet.text();
+      return /<a href="\/pipelines\/flux-system\/podinfo">flux-system\/podinfo<\/a>/.test(text) ? text : undefined;
+    }).catch(failed);
     assert.match(
       page,
       new RegExp(`local data directory ${dataDir} \\(serve running at http://127\\.0\\.0\\.1:\\d+\\)`),

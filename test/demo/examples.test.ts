@@ -1,5 +1,7 @@
 // examples/demo (the configuration `npm start` runs) and examples/demo-gitlab (`pipelinectl demo --git-host gitlab`),
-// as a user would write them, and the simulated worlds built from them.
+// as a user would write them, with the files their simulated repositories start with (examples/demo-fleet and
+// examples/demo-gitlab-fleet: the folder their ConfigSource applies the Pipeline from), and the simulated worlds
+// built from them.
 import assert from 'node:assert/strict';
 import { readdir } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -7,13 +9,18 @@ import { fileURLToPath } from 'node:url';
 import { describe, it } from 'node:test';
 import { loadConfiguration, type Configuration } from '../../lib/config/index.js';
 import { markersIn } from '../../lib/promotion/markers.js';
+import { readRepositoryFiles } from '../../lib/demo/repository-files.js';
+import { withSourceDocuments } from '../../lib/demo/source-documents.js';
 import { startDemoWorld } from '../../lib/demo/world.js';
 import { fleetPath, planWorld } from '../../lib/demo/world-plan.js';
+import { objectKeyString } from '../../lib/pipeline/model.js';
 import { chartVersionIn } from '../../lib/testing/helm-release.js';
 import { readTargetStatus } from '../../lib/flux/index.js';
 
 const EXAMPLE = fileURLToPath(new URL('../../examples/demo/', import.meta.url));
 const GITLAB_EXAMPLE = fileURLToPath(new URL('../../examples/demo-gitlab/', import.meta.url));
+const FLEET = fileURLToPath(new URL('../../examples/demo-fleet/', import.meta.url));
+const GITLAB_FLEET = fileURLToPath(new URL('../../examples/demo-gitlab-fleet/', import.meta.url));
 
 async function loadExample(directory = EXAMPLE): Promise<Configuration> {
   const result = await loadConfiguration(directory);
@@ -21,9 +28,35 @@ async function loadExample(directory = EXAMPLE): Promise<Configuration> {
   return result.configuration;
 }
 
+/**
+ * The example as one configuration, the Pipeline its ConfigSource applies from the repository's files included and
+ * the source left out: a configuration of one's own with no ConfigSource, as `pipelinectl demo --config` takes it.
+ */
+async function loadExampleWithPipeline(directory = EXAMPLE, fleet = FLEET): Promise<Configuration> {
+  const sourced = withSourceDocuments(await loadExample(directory), await readRepositoryFiles(fleet));
+  assert.deepEqual(sourced.problems, []);
+  return { ...sourced.configuration, configSources: [] };
+}
+
 describe('examples/demo', () => {
-  it('loads as a whole: the Pipeline, four GitopsClusters and their Secrets', async () => {
-    const configuration = await loadExample();
+  it('loads as a whole: four GitopsClusters, their Secrets and the ConfigSource that applies the Pipeline', async () => {
+    const own = await loadExample();
+    assert.deepEqual(own.pipelines, [], 'the Pipeline lives in the repository');
+    assert.deepEqual(
+      own.configSources.map((s) => [objectKeyString(s.key), s.document.spec]),
+      [
+        [
+          'flux-system/fleet',
+          {
+            url: 'https://github.com/acme/fleet',
+            branch: 'main',
+            path: 'pipelines',
+            secretRef: { name: 'fleet-config' },
+          },
+        ],
+      ],
+    );
+    const configuration = await loadExampleWithPipeline();
     assert.deepEqual(
       configuration.pipelines.map((p) => [`${p.namespace}/${p.name}`, p.environments.map((e) => e.name)]),
       [['flux-system/podinfo', ['dev', 'staging', 'prod']]],
@@ -48,15 +81,20 @@ describe('examples/demo', () => {
       secrets: configuration.secrets.map((s) => ({ ...s.key, keys: Object.keys(s.values) })),
     };
     const files = (await readdir(EXAMPLE)).filter((file) => /\.ya?ml$/.test(file)).sort();
-    assert.deepEqual(files, ['clusters.yaml', 'pipeline.yaml', 'secrets.yaml']);
+    assert.deepEqual(files, ['clusters.yaml', 'config-source.yaml', 'secrets.yaml']);
     for (const file of files) {
       const result = await loadConfiguration(join(EXAMPLE, file), { known });
       assert.ok(result.ok, `${file}: ${result.ok ? '' : result.problems.map((p) => p.message).join('; ')}`);
     }
   });
 
-  it('plans one simulated cluster per GitopsCluster and one marked manifest per target', async () => {
-    const plan = planWorld(await loadExample());
+  it("plans the repository with the source's folder, one simulated cluster per GitopsCluster and one marked manifest per target", async () => {
+    const fleet = await readRepositoryFiles(FLEET);
+    assert.deepEqual(Object.keys(fleet), ['pipelines/podinfo.yaml']);
+    const plan = planWorld(await loadExample(), fleet);
+    assert.deepEqual(plan.repositoryFiles, fleet);
+    assert.deepEqual(plan.pipelines, [{ namespace: 'flux-system', name: 'podinfo' }]);
+    assert.deepEqual(plan.configSources, [{ namespace: 'flux-system', name: 'fleet' }]);
     assert.equal(plan.repository.type, 'github');
     assert.equal(fleetPath(plan.repository), 'acme/fleet');
     assert.deepEqual(
@@ -69,15 +107,18 @@ describe('examples/demo', () => {
       ],
     );
     assert.deepEqual(plan.sourceFiles.get('flux-system/podinfo'), ['clusters/dev/podinfo.yaml']);
-    assert.deepEqual(plan.tokenSecrets, [{ namespace: 'flux-system', name: 'github' }]);
+    assert.deepEqual(plan.tokenSecrets, [
+      { namespace: 'flux-system', name: 'github' },
+      { namespace: 'flux-system', name: 'fleet-config' },
+    ]);
     assert.deepEqual(
       plan.clusters.map((c) => `${c.key.name} ${c.secret.name}`),
       ['dev dev-kubeconfig', 'staging staging-kubeconfig', 'prod-eu prod-eu-kubeconfig', 'prod-us prod-us-kubeconfig'],
     );
   });
 
-  it('starts a world where every target runs 6.9.0 and the repository holds the markers', async (t) => {
-    const world = await startDemoWorld(await loadExample(), '6.9.0');
+  it('starts a world where every target runs 6.9.0 and the repository holds the Pipeline and the markers', async (t) => {
+    const world = await startDemoWorld(await loadExample(), '6.9.0', await readRepositoryFiles(FLEET));
     t.after(() => world.stop());
     assert.equal(world.repository.type, 'github');
     assert.equal(world.repository.path, 'acme/fleet');
@@ -87,6 +128,7 @@ describe('examples/demo', () => {
       'clusters/prod-eu/podinfo.yaml',
       'clusters/prod-us/podinfo.yaml',
       'clusters/staging/podinfo.yaml',
+      'pipelines/podinfo.yaml',
     ]);
     for (const target of world.targets) {
       const text = files[target.file] ?? '';
@@ -103,14 +145,40 @@ describe('examples/demo', () => {
         ['prod-eu-kubeconfig', ['value']],
         ['prod-us-kubeconfig', ['value']],
         ['github', ['token']],
+        ['fleet-config', ['token']],
       ],
     );
+    assert.equal(world.secrets.at(-2)?.values.token, world.repository.token);
     assert.equal(world.secrets.at(-1)?.values.token, world.repository.token);
     assert.deepEqual(world.hostApi, { githubApiUrl: world.repository.apiUrl });
   });
 
-  it('refuses a configuration it cannot simulate, saying why', async () => {
+  it("refuses a ConfigSource whose folder the repository's files lack, or that reads another repository", async () => {
     const configuration = await loadExample();
+    assert.throws(
+      () => planWorld(configuration),
+      /^DemoConfigurationError: ConfigSource flux-system\/fleet: the simulated repository holds no \.yaml or \.yml file under path pipelines: give the files it starts with \(--repository\)$/,
+    );
+    const [source] = configuration.configSources;
+    assert.ok(source);
+    const elsewhere: Configuration = {
+      ...configuration,
+      configSources: [
+        {
+          ...source,
+          document: { ...source.document, spec: { ...source.document.spec, url: 'https://github.com/acme/other' } },
+        },
+      ],
+    };
+    const fleet = await readRepositoryFiles(FLEET);
+    assert.throws(
+      () => planWorld(elsewhere, fleet),
+      /ConfigSource flux-system\/fleet: reads https:\/\/github\.com\/acme\/other, but the demo simulates only acme\/fleet/,
+    );
+  });
+
+  it('refuses a configuration it cannot simulate, saying why', async () => {
+    const configuration = await loadExampleWithPipeline();
     const [pipeline] = configuration.pipelines;
     assert.ok(pipeline);
     const changed: Configuration = {
@@ -121,7 +189,7 @@ describe('examples/demo', () => {
   });
 
   it('refuses promotions through a host it does not simulate, or into two repositories', async () => {
-    const configuration = await loadExample();
+    const configuration = await loadExampleWithPipeline();
     const [pipeline] = configuration.pipelines;
     const prod = pipeline?.environments[2];
     const pullRequest = prod?.promotion?.strategy['pull-request'];
@@ -157,8 +225,8 @@ describe('examples/demo', () => {
 
 describe('examples/demo-gitlab', () => {
   it('is examples/demo promoted through GitLab merge requests: only the pull-request blocks and the token differ', async () => {
-    const github = await loadExample();
-    const gitlab = await loadExample(GITLAB_EXAMPLE);
+    const github = await loadExampleWithPipeline();
+    const gitlab = await loadExampleWithPipeline(GITLAB_EXAMPLE, GITLAB_FLEET);
     const strategies = (configuration: Configuration) =>
       configuration.pipelines.flatMap((pipeline) =>
         pipeline.environments.map((env) => env.promotion?.strategy['pull-request']),
@@ -190,19 +258,35 @@ describe('examples/demo-gitlab', () => {
         (s) => `${s.key.name === 'github' ? 'gitlab' : s.key.name}: ${Object.keys(s.values).join(',')}`,
       ),
     );
+    const sources = async (directory: string) =>
+      (await loadExample(directory)).configSources.map(({ document }) => document);
+    assert.deepEqual(
+      await sources(GITLAB_EXAMPLE),
+      (await sources(EXAMPLE)).map((source) => ({
+        ...source,
+        spec: { ...source.spec, url: 'https://gitlab.com/acme/fleet' },
+      })),
+    );
   });
 
   it('plans the GitLab project acme/fleet, with the same targets and markers', async () => {
-    const plan = planWorld(await loadExample(GITLAB_EXAMPLE));
+    const plan = planWorld(await loadExample(GITLAB_EXAMPLE), await readRepositoryFiles(GITLAB_FLEET));
     assert.equal(plan.repository.type, 'gitlab');
     assert.equal(fleetPath(plan.repository), 'acme/fleet');
-    assert.deepEqual(plan.tokenSecrets, [{ namespace: 'flux-system', name: 'gitlab' }]);
-    const github = planWorld(await loadExample());
+    assert.deepEqual(plan.tokenSecrets, [
+      { namespace: 'flux-system', name: 'gitlab' },
+      { namespace: 'flux-system', name: 'fleet-config' },
+    ]);
+    const github = planWorld(await loadExample(), await readRepositoryFiles(FLEET));
     assert.deepEqual(plan.targets, github.targets);
   });
 
   it('starts a world on a simulated GitLab whose project holds the marked manifests', async (t) => {
-    const world = await startDemoWorld(await loadExample(GITLAB_EXAMPLE), '6.9.0');
+    const world = await startDemoWorld(
+      await loadExample(GITLAB_EXAMPLE),
+      '6.9.0',
+      await readRepositoryFiles(GITLAB_FLEET),
+    );
     t.after(() => world.stop());
     const { repository } = world;
     assert.deepEqual(
@@ -212,7 +296,8 @@ describe('examples/demo-gitlab', () => {
     assert.match(repository.apiUrl, /^http:\/\/127\.0\.0\.1:\d+\/api\/v4$/);
     assert.deepEqual(world.hostApi, { gitlabApiUrl: repository.apiUrl });
     const files = repository.files('main');
-    assert.equal(Object.keys(files).length, 4);
+    assert.equal(Object.keys(files).length, 5);
+    assert.ok(files['pipelines/podinfo.yaml']?.includes('kind: Pipeline'));
     for (const target of world.targets) {
       const text = files[target.file] ?? '';
       assert.equal(chartVersionIn(text), '6.9.0');
@@ -229,7 +314,7 @@ describe('examples/demo-gitlab', () => {
   });
 
   it('simulates a project in subgroups', async (t) => {
-    const configuration = await loadExample(GITLAB_EXAMPLE);
+    const configuration = await loadExampleWithPipeline(GITLAB_EXAMPLE, GITLAB_FLEET);
     const url = 'https://gitlab.example.com/platform/teams/fleet';
     const changed: Configuration = {
       ...configuration,

@@ -1,6 +1,6 @@
-// The demo on GitLab: examples/demo-gitlab's world (simulated clusters, Flux and a simulated GitLab) with the real
-// controller in the local mode, wired as `pipelinectl demo --git-host gitlab` wires it, promotes through merge
-// requests; and the command line's `--git-host`.
+// The demo on GitLab: examples/demo-gitlab's world (simulated clusters, Flux and a simulated GitLab whose project
+// holds the Pipeline, which the ConfigSource applies) with the real controller in the local mode, wired as
+// `pipelinectl demo --git-host gitlab` wires it, promotes through merge requests; and the command line's `--git-host`.
 import assert from 'node:assert/strict';
 import { mkdtemp, readdir, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -10,7 +10,9 @@ import { describe, it, type TestContext } from 'node:test';
 import { loadConfiguration } from '../../lib/config/index.js';
 import { FluxSimulator } from '../../lib/demo/flux-simulator.js';
 import { MergeBot } from '../../lib/demo/merge-bot.js';
+import { PipelineReader } from '../../lib/demo/pipeline-reader.js';
 import { ReleaseGenerator } from '../../lib/demo/release-generator.js';
+import { readRepositoryFiles } from '../../lib/demo/repository-files.js';
 import { startDemoWorld, type DemoWorld } from '../../lib/demo/world.js';
 import { startLocalMode } from '../../lib/local/mode.js';
 import { createConsoleLogger } from '../../lib/logging/console-logger.js';
@@ -20,6 +22,7 @@ import { waitFor } from '../../lib/testing/wait-for.js';
 import { pipelinectl, tempDir } from './pipelinectl-process.js';
 
 const GITLAB_EXAMPLE = fileURLToPath(new URL('../../examples/demo-gitlab/', import.meta.url));
+const GITLAB_FLEET = fileURLToPath(new URL('../../examples/demo-gitlab-fleet/', import.meta.url));
 const PIPELINE = { namespace: 'flux-system', name: 'podinfo' };
 const STAGING_FILE = 'clusters/staging/podinfo.yaml';
 const PROD_FILES = ['clusters/prod-eu/podinfo.yaml', 'clusters/prod-us/podinfo.yaml'];
@@ -37,7 +40,7 @@ async function startGitLabDemo(t: TestContext) {
   cleanup.push(() => rm(dataDir, { recursive: true, force: true }));
   const loaded = await loadConfiguration(GITLAB_EXAMPLE);
   assert.ok(loaded.ok);
-  const world: DemoWorld = await startDemoWorld(loaded.configuration, '6.9.0');
+  const world: DemoWorld = await startDemoWorld(loaded.configuration, '6.9.0', await readRepositoryFiles(GITLAB_FLEET));
   cleanup.push(() => world.stop());
   const log: string[] = [];
   const mode = await startLocalMode({
@@ -73,6 +76,19 @@ describe('the demo on GitLab', () => {
   it('opens the merge request for an approved release on the simulated GitLab, then the next one once merged', async (t) => {
     const { dataDir, world, mode, simulator, bot, context } = await startGitLabDemo(t);
     const { repository } = world;
+    // The Pipeline is the project's pipelines/podinfo.yaml, applied by the ConfigSource at the project's head.
+    const source = { namespace: 'flux-system', name: 'fleet' };
+    const status = await waitFor('the ConfigSource applied', async () => {
+      const stored = await mode.store.getConfigSource(source);
+      return stored?.status.lastAppliedRevision === undefined ? undefined : stored.status;
+    }).catch((error: unknown) => assert.fail(`${String(error)}${context()}`));
+    assert.deepEqual(
+      status.conditions.map((c) => [c.type, c.status, c.reason]),
+      [['Ready', 'True', 'Succeeded']],
+    );
+    const stored = await mode.store.getPipeline(PIPELINE);
+    assert.deepEqual(stored?.owner, { configSource: source, revision: status.lastAppliedRevision });
+    assert.match(status.lastAppliedRevision ?? '', /^main@sha1:[0-9a-f]{40}$/);
     const ci = new ReleaseGenerator({
       repository,
       files: world.sourceFiles.get('flux-system/podinfo') ?? [],
@@ -127,6 +143,42 @@ describe('the demo on GitLab', () => {
   });
 });
 
+describe("the demo's ConfigSource", () => {
+  it('shows in the activity the commit it applied, and a pushed commit it refuses with the file and field', async (t) => {
+    const { mode, world, context } = await startGitLabDemo(t);
+    const source = { namespace: 'flux-system', name: 'fleet' };
+    const reader = new PipelineReader(mode.store, [PIPELINE], [source]);
+    const messages = async () => (await reader.audit()).map((line) => line.message);
+    const applied = await waitFor('the applied commit in the activity', async () =>
+      (await messages()).find((message) => message.startsWith('ConfigSource flux-system/fleet applied')),
+    ).catch((error: unknown) => assert.fail(`${String(error)}${context()}`));
+    assert.match(
+      applied,
+      /^ConfigSource flux-system\/fleet applied main@sha1:[0-9a-f]{7} from Git: created Pipeline flux-system\/podinfo$/,
+    );
+
+    // Someone pushes a Pipeline whose environment names a cluster that does not exist.
+    const file = 'pipelines/podinfo.yaml';
+    const text = world.repository.readFile('main', file) ?? '';
+    world.repository.commitFiles('main', { [file]: text.replace('name: prod-us', 'name: prod-asia') }, 'Add Asia');
+    await mode.poll();
+    const refused = await waitFor('the refused commit in the activity', async () =>
+      (await messages()).find((message) => message.includes('not applied')),
+    ).catch((error: unknown) => assert.fail(`${String(error)}${context()}`));
+    assert.match(
+      refused,
+      /^ConfigSource flux-system\/fleet: not applied \(ValidationFailed\): .*pipelines\/podinfo\.yaml/,
+    );
+    assert.match(refused, /prod-asia/);
+    // The Pipeline in force is the one applied before.
+    const stored = await mode.store.getPipeline(PIPELINE);
+    assert.deepEqual(
+      stored?.pipeline.environments.at(-1)?.targets.map((target) => target.cluster.name),
+      ['prod-eu', 'prod-us'],
+    );
+  });
+});
+
 describe('pipelinectl demo --git-host', () => {
   it('gitlab runs examples/demo-gitlab on a simulated GitLab', async (t) => {
     const dataDir = await tempDir(t);
@@ -148,7 +200,17 @@ describe('pipelinectl demo --git-host', () => {
 
   it('must agree with the host of a --config, and nothing is touched when it does not', async (t) => {
     const dataDir = await tempDir(t);
-    const demo = pipelinectl(t, ['demo', '--git-host', 'gitlab', '--config', 'examples/demo', '--data-dir', dataDir]);
+    const demo = pipelinectl(t, [
+      'demo',
+      '--git-host',
+      'gitlab',
+      '--config',
+      'examples/demo',
+      '--repository',
+      'examples/demo-fleet',
+      '--data-dir',
+      dataDir,
+    ]);
     assert.equal(await demo.exited, 1);
     assert.match(
       demo.stderr(),

@@ -76,7 +76,8 @@ describe('the packed package, installed into a fresh CDK app', { timeout: 4 * PA
       // Read at run time beside the compiled modules: the dashboard, the demo's fake clusters and configuration.
       'dist/lib/cli/dashboard/assets/dashboard.css',
       'dist/lib/testing/certs/ca.crt',
-      'dist/examples/demo/pipeline.yaml',
+      'dist/examples/demo/config-source.yaml',
+      'dist/examples/demo-fleet/pipelines/podinfo.yaml',
     ]) {
       assert.ok(files.includes(file), `${file} is in the package`);
     }

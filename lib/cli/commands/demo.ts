@@ -11,14 +11,24 @@ import { STDERR_WARNINGS } from '../backends/local.js';
 import { CliError } from '../errors.js';
 import { parseDuration, parsePort } from '../flags.js';
 
-/** The example each simulated host runs when --config is not given: the same world, promoted through that host. */
-const DEFAULT_CONFIGS: Record<FleetHostType, string> = {
-  github: fileURLToPath(new URL('../../../examples/demo', import.meta.url)),
-  gitlab: fileURLToPath(new URL('../../../examples/demo-gitlab', import.meta.url)),
+/**
+ * The example each simulated host runs when --config is not given: the same world, promoted through that host, its
+ * Pipeline applied by a ConfigSource from the simulated repository, which starts with the files of `repository`.
+ */
+const DEFAULT_EXAMPLES: Record<FleetHostType, { config: string; repository: string }> = {
+  github: {
+    config: fileURLToPath(new URL('../../../examples/demo', import.meta.url)),
+    repository: fileURLToPath(new URL('../../../examples/demo-fleet', import.meta.url)),
+  },
+  gitlab: {
+    config: fileURLToPath(new URL('../../../examples/demo-gitlab', import.meta.url)),
+    repository: fileURLToPath(new URL('../../../examples/demo-gitlab-fleet', import.meta.url)),
+  },
 };
 
 interface DemoOptions {
   config?: string;
+  repository?: string;
   gitHost?: FleetHostType;
   port: string;
   dataDir: string;
@@ -44,6 +54,11 @@ export function register(program: Command): void {
       '--config <path>',
       'the configuration to simulate; its pull-request type picks the simulated host ' +
         '(default: examples/demo, or examples/demo-gitlab with --git-host gitlab)',
+    )
+    .option(
+      '--repository <dir>',
+      "the files the simulated repository starts with, which the configuration's ConfigSources apply " +
+        '(default: examples/demo-fleet, or examples/demo-gitlab-fleet, when --config is not given)',
     )
     .addOption(
       // No default value: given with --config, it is checked against the configuration instead of overriding it.
@@ -75,11 +90,15 @@ export function register(program: Command): void {
     )
     .action(async (options: DemoOptions) => {
       const port = parsePort(options.port);
+      const example = DEFAULT_EXAMPLES[options.gitHost ?? 'github'];
+      // A configuration of one's own does not start with the example's repository files.
+      const repositoryPath = options.repository ?? (options.config === undefined ? example.repository : undefined);
       const settings: DemoSettings = {
         releaseEveryMs: parseDuration(options.releaseEvery, '--release-every'),
         mergeAfterMs: parseDuration(options.mergeAfter, '--merge-after'),
         port,
-        configPath: options.config ?? DEFAULT_CONFIGS[options.gitHost ?? 'github'],
+        configPath: options.config ?? example.config,
+        ...(repositoryPath === undefined ? {} : { repositoryPath }),
         ...(options.gitHost === undefined ? {} : { gitHost: options.gitHost }),
         dataDir: options.dataDir,
         keepReleasing: options.keepReleasing === true,
