@@ -114,6 +114,15 @@ describe('pipelines in Git, through pipelinectl serve', () => {
     github.commitFiles(OWNER, REPOSITORY, 'main', { 'pipelines/frontend.yaml': null });
     await waitFor('frontend pruned', async () => (await pipelineOf('frontend')) === undefined);
     assert.ok(await pipelineOf('podinfo'));
+
+    // 6. A second source defining the same pipeline gets a Conflict; the first keeps it.
+    await world.apply(CONFIG_SOURCE.replace('name: fleet,', 'name: team-a,'));
+    const conflicted = await waitFor('the second source attempted', async () => {
+      const stored = await world.readStore((store) => store.getConfigSource({ namespace: NAMESPACE, name: 'team-a' }));
+      return stored?.status.lastAttemptedRevision ? stored : undefined;
+    });
+    assert.equal(conflicted.status.conditions.find((condition) => condition.type === 'Ready')?.reason, 'Conflict');
+    assert.deepEqual((await pipelineOf('podinfo'))?.owner?.configSource, source);
   });
 
   it('syncs at once on a signed push webhook, once for many, and not at all for a forged one', async (t) => {
