@@ -10,50 +10,27 @@ import { MAX_SOURCE_DOCUMENTS } from '../../lib/config-source/documents.js';
 import { MAX_SOURCE_BYTES, MAX_SOURCE_FILES } from '../../lib/config-source/repository.js';
 import { syncConfigSource, type ConfigSyncFailure, type SyncDeps } from '../../lib/config-source/sync.js';
 import { gitHubHost } from '../../lib/promotion/github/index.js';
-import { StaticSecretSource } from '../../lib/secrets/port.js';
 import type { ConfigSyncReason } from '../../lib/store/port.js';
 import { FakeGitHub } from '../../lib/testing/fake-github.js';
 import { MemoryStore } from '../../lib/testing/memory-store.js';
 import type { FakeHostUnderTest } from '../promotion/git-host-under-test.js';
 import { startGitLabUnderTest } from '../promotion/gitlab-support.js';
+import { applyPorts, clusterYaml, configSourceYaml, NS, pipelineYaml, SOURCE, sourceSecrets } from './fixtures.js';
 
 const OWNER = 'acme';
 const REPO = 'fleet';
-const NS = 'flux-system';
-const SOURCE = { namespace: NS, name: 'fleet' };
-const GIT_SECRET = { namespace: NS, name: 'fleet-config' };
-const KUBECONFIG = { namespace: NS, name: 'dev-kubeconfig' };
 const BLOB_ROUTE = 'GET /repos/{owner}/{repo}/git/blobs/{file_sha}';
 const REF_ROUTE = 'GET /repos/{owner}/{repo}/git/ref/{ref}';
 
-const cluster = `apiVersion: gitops.weave.works/v1alpha1
-kind: GitopsCluster
-metadata: { name: dev, namespace: ${NS} }
-spec: { secretRef: { name: dev-kubeconfig } }
-`;
-
-const pipeline = (name: string, prodNamespace = 'apps-prod') => `apiVersion: pipelines.weave.works/v1alpha1
-kind: Pipeline
-metadata: { name: ${name}, namespace: ${NS} }
-spec:
-  appRef: { apiVersion: helm.toolkit.fluxcd.io/v2, kind: HelmRelease, name: ${name} }
-  environments:
-    - name: dev
-      targets: [{ namespace: apps, clusterRef: { kind: GitopsCluster, name: dev } }]
-    - name: prod
-      targets: [{ namespace: ${prodNamespace}, clusterRef: { kind: GitopsCluster, name: dev } }]
-`;
+const cluster = clusterYaml();
+const pipeline = pipelineYaml;
 
 const configSource = (spec: { branch?: string; path?: string; repository?: string } = {}) =>
-  `apiVersion: pipeline-controller.io/v1alpha1
-kind: ConfigSource
-metadata: { name: fleet, namespace: ${NS} }
-spec:
-  url: https://github.com/${OWNER}/${spec.repository ?? REPO}
-  branch: ${spec.branch ?? 'main'}
-  path: ${spec.path ?? 'pipelines'}
-  secretRef: { name: fleet-config }
-`;
+  configSourceYaml({
+    url: `https://github.com/${OWNER}/${spec.repository ?? REPO}`,
+    branch: spec.branch,
+    path: spec.path,
+  });
 
 /** Nine levels of nine aliases each: 9⁹ strings once expanded, from a few hundred bytes. */
 function aliasBomb(): string {
@@ -87,21 +64,8 @@ describe('a ConfigSource fed bad input (GitHub)', () => {
     );
     store = new MemoryStore();
     failures = [];
-    const secrets = new StaticSecretSource([
-      { key: GIT_SECRET, values: { token: github.token } },
-      { key: KUBECONFIG, values: { value: 'apiVersion: v1\nkind: Config\n' } },
-    ]);
-    ports = {
-      description: 'the test store',
-      store,
-      putSecret: () => Promise.resolve(),
-      secretKeys: async (key) => {
-        const values = await secrets.getSecret(key);
-        return values && Object.keys(values);
-      },
-      enqueue: () => Promise.resolve(true),
-      identity: () => Promise.resolve('local:tester'),
-    };
+    const secrets = sourceSecrets({ token: github.token });
+    ports = applyPorts(store, secrets);
     // No retries inside a call, and a rate limit's wait counted in real seconds: each fault is seen as it is.
     const host = gitHubHost({ retries: 0, writeIntervalMs: 0, requestTimeoutMs: 5000 });
     deps = {
@@ -311,21 +275,8 @@ describe('a ConfigSource on a host whose listing gives no sizes (GitLab)', () =>
     fake = await startGitLabUnderTest();
     fake.createRepository({ 'pipelines/clusters.yaml': cluster, 'pipelines/podinfo.yaml': pipeline('podinfo') });
     const store = new MemoryStore();
-    const secrets = new StaticSecretSource([
-      { key: GIT_SECRET, values: fake.secretValues },
-      { key: KUBECONFIG, values: { value: 'apiVersion: v1\nkind: Config\n' } },
-    ]);
-    const ports: ApplyPorts = {
-      description: 'the test store',
-      store,
-      putSecret: () => Promise.resolve(),
-      secretKeys: async (key) => {
-        const values = await secrets.getSecret(key);
-        return values && Object.keys(values);
-      },
-      enqueue: () => Promise.resolve(true),
-      identity: () => Promise.resolve('local:tester'),
-    };
+    const secrets = sourceSecrets(fake.secretValues);
+    const ports = applyPorts(store, secrets);
     const deps: SyncDeps = {
       store,
       git: { hosts: [fake.host({ retries: 0 })], secrets, apiUrls: { [fake.type]: fake.apiUrl } },

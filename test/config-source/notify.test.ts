@@ -8,22 +8,16 @@ import { applyConfiguration, type ApplyPorts } from '../../lib/apply/index.js';
 import { parseNotificationSettings, peopleNotificationsOf } from '../../lib/notify/index.js';
 import type { SyncConfigSourceMessage } from '../../lib/queue/messages.js';
 import { assembleVerifier, type VerifierOfWorker } from '../../lib/runtime/assemble-verifier.js';
-import { StaticSecretSource } from '../../lib/secrets/port.js';
 import { FakeSlack } from '../../lib/testing/fake-slack.js';
 import { MemoryStore } from '../../lib/testing/memory-store.js';
 import { RecordingQueue } from '../../lib/testing/recording-queue.js';
 import type { FakeHostUnderTest } from '../promotion/git-host-under-test.js';
 import { startGitHubUnderTest } from '../promotion/github-support.js';
+import { applyPorts, clusterYaml, configSourceYaml, NS, SOURCE, sourceSecrets } from './fixtures.js';
 
-const NS = 'flux-system';
-const SOURCE = { namespace: NS, name: 'fleet' };
 const silent = { debug() {}, info() {}, warn() {}, error() {} };
 
-const cluster = `apiVersion: gitops.weave.works/v1alpha1
-kind: GitopsCluster
-metadata: { name: dev, namespace: ${NS} }
-spec: { secretRef: { name: dev-kubeconfig } }
-`;
+const cluster = clusterYaml();
 
 const pipeline = (field = 'targets') => `apiVersion: pipelines.weave.works/v1alpha1
 kind: Pipeline
@@ -35,16 +29,12 @@ spec:
       ${field}: [{ namespace: apps, clusterRef: { kind: GitopsCluster, name: dev } }]
 `;
 
-const configSource = (fake: FakeHostUnderTest, prune: boolean) => `apiVersion: pipeline-controller.io/v1alpha1
-kind: ConfigSource
-metadata: { name: fleet, namespace: ${NS} }
-spec:
-  url: ${fake.repositoryUrl}
-  branch: main
-  path: pipelines
-  secretRef: { name: fleet-config }
-  prune: ${prune}
-`;
+const configSource = (fake: FakeHostUnderTest, prune: boolean) =>
+  configSourceYaml({
+    url: fake.repositoryUrl,
+    extra: `  prune: ${prune}
+`,
+  });
 
 interface SlackText {
   text: string;
@@ -65,21 +55,8 @@ describe('config-sync-failed through the verifier', () => {
     store = new MemoryStore();
     clock = Date.parse('2026-11-29T10:00:00Z');
     const now = () => new Date((clock += 1000));
-    const secrets = new StaticSecretSource([
-      { key: { namespace: NS, name: 'fleet-config' }, values: fake.secretValues },
-      { key: { namespace: NS, name: 'dev-kubeconfig' }, values: { value: 'apiVersion: v1\nkind: Config\n' } },
-    ]);
-    ports = {
-      description: 'the test store',
-      store,
-      putSecret: () => Promise.resolve(),
-      secretKeys: async (key) => {
-        const values = await secrets.getSecret(key);
-        return values && Object.keys(values);
-      },
-      enqueue: () => Promise.resolve(true),
-      identity: () => Promise.resolve('local:tester'),
-    };
+    const secrets = sourceSecrets(fake.secretValues);
+    ports = applyPorts(store, secrets);
     const people = peopleNotificationsOf({
       settings: parseNotificationSettings({ slack: { webhookUrl: slack.webhookUrl } }),
       store,

@@ -7,45 +7,16 @@ import { afterEach, beforeEach, describe, it } from 'node:test';
 import { applyConfiguration, deleteObject, type ApplyPorts } from '../../lib/apply/index.js';
 import { syncConfigSource, type SyncDeps } from '../../lib/config-source/sync.js';
 import type { QueueMessage } from '../../lib/queue/messages.js';
-import { StaticSecretSource } from '../../lib/secrets/port.js';
 import type { StoredConfigSource } from '../../lib/store/port.js';
 import { MemoryStore } from '../../lib/testing/memory-store.js';
 import type { FakeHostUnderTest } from '../promotion/git-host-under-test.js';
 import { HOSTS } from '../promotion/pull-request-subject.js';
+import { applyPorts, clusterYaml, configSourceYaml, NS, pipelineYaml, SOURCE, sourceSecrets } from './fixtures.js';
 
-const NS = 'flux-system';
-const SOURCE = { namespace: NS, name: 'fleet' };
-const KUBECONFIG = { namespace: NS, name: 'dev-kubeconfig' };
-const GIT_SECRET = { namespace: NS, name: 'fleet-config' };
-
-const cluster = (name: string) => `apiVersion: gitops.weave.works/v1alpha1
-kind: GitopsCluster
-metadata: { name: ${name}, namespace: ${NS} }
-spec: { secretRef: { name: dev-kubeconfig } }
-`;
-
-const pipeline = (name: string, namespace = NS) => `apiVersion: pipelines.weave.works/v1alpha1
-kind: Pipeline
-metadata: { name: ${name}, namespace: ${namespace} }
-spec:
-  appRef: { apiVersion: helm.toolkit.fluxcd.io/v2, kind: HelmRelease, name: ${name} }
-  environments:
-    - name: dev
-      targets: [{ namespace: apps, clusterRef: { kind: GitopsCluster, name: dev } }]
-    - name: prod
-      targets: [{ namespace: apps-prod, clusterRef: { kind: GitopsCluster, name: dev } }]
-`;
-
-const configSource = (fake: FakeHostUnderTest, extra = '') => `apiVersion: pipeline-controller.io/v1alpha1
-kind: ConfigSource
-metadata: { name: fleet, namespace: ${NS} }
-spec:
-  url: ${fake.repositoryUrl}
-  type: ${fake.type}
-  branch: main
-  path: pipelines
-  secretRef: { name: fleet-config }
-${extra}`;
+const cluster = clusterYaml;
+const pipeline = (name: string) => pipelineYaml(name);
+const configSource = (fake: FakeHostUnderTest, extra = '') =>
+  configSourceYaml({ url: fake.repositoryUrl, type: fake.type, extra });
 
 /** Applies `text` as `pipelinectl apply` does. */
 async function cliApply(ports: ApplyPorts, text: string) {
@@ -83,24 +54,8 @@ for (const [type, start] of HOSTS) {
       store = new MemoryStore();
       sent = [];
       clock = Date.parse('2026-11-29T10:00:00Z');
-      const secrets = new StaticSecretSource([
-        { key: GIT_SECRET, values: fake.secretValues },
-        { key: KUBECONFIG, values: { value: 'apiVersion: v1\nkind: Config\n' } },
-      ]);
-      ports = {
-        description: 'the test store',
-        store,
-        putSecret: () => Promise.resolve(),
-        secretKeys: async (key) => {
-          const values = await secrets.getSecret(key);
-          return values && Object.keys(values);
-        },
-        enqueue: (message) => {
-          sent.push(message);
-          return Promise.resolve(true);
-        },
-        identity: () => Promise.resolve('local:tester'),
-      };
+      const secrets = sourceSecrets(fake.secretValues);
+      ports = applyPorts(store, secrets, sent);
       deps = {
         store,
         git: { hosts: [fake.host({ retries: 0 })], secrets, apiUrls: { [fake.type]: fake.apiUrl } },
@@ -202,21 +157,8 @@ describe('a ConfigSource and what else defines objects (GitHub)', () => {
     fake = await start();
     fake.createRepository({ 'pipelines/clusters.yaml': cluster('dev'), 'pipelines/podinfo.yaml': pipeline('podinfo') });
     store = new MemoryStore();
-    const secrets = new StaticSecretSource([
-      { key: GIT_SECRET, values: fake.secretValues },
-      { key: KUBECONFIG, values: { value: 'apiVersion: v1\nkind: Config\n' } },
-    ]);
-    ports = {
-      description: 'the test store',
-      store,
-      putSecret: () => Promise.resolve(),
-      secretKeys: async (key) => {
-        const values = await secrets.getSecret(key);
-        return values && Object.keys(values);
-      },
-      enqueue: () => Promise.resolve(true),
-      identity: () => Promise.resolve('local:tester'),
-    };
+    const secrets = sourceSecrets(fake.secretValues);
+    ports = applyPorts(store, secrets);
     deps = {
       store,
       git: { hosts: [fake.host({ retries: 0 })], secrets, apiUrls: { [fake.type]: fake.apiUrl } },
