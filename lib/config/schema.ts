@@ -68,19 +68,24 @@ export const PIPELINE_API_VERSION = 'pipelines.weave.works/v1alpha1';
 /** The API group each supported app kind belongs to; appRef.apiVersion must be in it. */
 export const APP_KIND_GROUPS: Readonly<Record<AppKind, string>> = WATCHED_KIND_GROUPS;
 
+const GitProviderTypeField = z.enum(GIT_PROVIDER_TYPES, { error: `must be one of ${GIT_PROVIDER_TYPES.join(', ')}` });
+
+/** A repository's https:// URL, with no credentials in it (they go in the Secret named by secretRef). */
+function repositoryUrl(notHttps: string) {
+  return z
+    .string()
+    .min(1, 'must not be empty')
+    .refine((value) => isHttpUrl(value, { httpsOnly: true }), { message: notHttps })
+    .refine((value) => !holdsUserInfo(value), {
+      message: `${USER_INFO_PROBLEM}: the credentials go in the Secret named by secretRef`,
+    });
+}
+
 /** The repository URL must be one its host type understands (docs/promotion-strategies.md, "Pull requests": the URL forms per host). */
 export const PullRequestPromotion = z
   .strictObject({
-    type: z.enum(GIT_PROVIDER_TYPES, { error: `must be one of ${GIT_PROVIDER_TYPES.join(', ')}` }),
-    url: z
-      .string()
-      .min(1, 'must not be empty')
-      .refine((value) => isHttpUrl(value, { httpsOnly: true }), {
-        message: 'must be an https:// repository URL (only HTTPS is supported, as in Weave)',
-      })
-      .refine((value) => !holdsUserInfo(value), {
-        message: `${USER_INFO_PROBLEM}: the credentials go in the Secret named by secretRef`,
-      }),
+    type: GitProviderTypeField,
+    url: repositoryUrl('must be an https:// repository URL (only HTTPS is supported, as in Weave)'),
     baseBranch: z.string().min(1, 'must not be empty'),
     secretRef: LocalObjectReference,
   })
@@ -349,16 +354,8 @@ export const CONFIG_SOURCE_API_VERSION = 'pipeline-controller.io/v1alpha1';
  */
 export const ConfigSourceSpec = z
   .strictObject({
-    url: z
-      .string()
-      .min(1, 'must not be empty')
-      .refine((value) => isHttpUrl(value, { httpsOnly: true }), {
-        message: 'must be an https:// repository URL',
-      })
-      .refine((value) => !holdsUserInfo(value), {
-        message: `${USER_INFO_PROBLEM}: the credentials go in the Secret named by secretRef`,
-      }),
-    type: z.enum(GIT_PROVIDER_TYPES, { error: `must be one of ${GIT_PROVIDER_TYPES.join(', ')}` }).optional(),
+    url: repositoryUrl('must be an https:// repository URL'),
+    type: GitProviderTypeField.optional(),
     branch: z
       .string()
       .min(1, 'must not be empty')
