@@ -1,9 +1,11 @@
-// Change failure rate: the share of an environment's deployments that failed. A deployment at time t failed when,
-// within the failure window W after t (t < event ≤ t + W), the environment regressed (a target Failed) before it took
-// another revision, or it took another revision (a fix rolled forward, or a rollback) or a promotion of another
-// revision into it succeeded (a fix on its way). A deployment whose failure window is still open and that has not
-// failed yet is pending, and left out of the rate until its window closes.
-import { deploymentsOf, type HealthEvent } from './health-timeline.js';
+// Change failure rate, as DORA means it: the share of an environment's deployments that degraded it and needed
+// remediation. A deployment of revision r at time t failed when, within the failure window W after it
+// (t < event ≤ t + W), the environment regressed on r (a target Failed running r) or a rollback of r was started.
+// Another revision following it is no failure: a team that ships every hour ships healthy changes too. A regression
+// whose failed targets ran no single known revision is blamed on the deployment the environment ran then. A
+// deployment whose failure window is still open and that has not failed yet is pending, and left out of the rate
+// until its window closes.
+import { deploymentsOf, type Deployment, type HealthEvent } from './health-timeline.js';
 import { inWindow, type MetricsWindow } from './window.js';
 
 export interface ChangeFailureRate {
@@ -21,21 +23,31 @@ export function changeFailureRate(
   window: MetricsWindow,
   failureWindowMs: number,
 ): ChangeFailureRate {
-  const deployments = deploymentsOf(timeline).filter((deployment) => inWindow(deployment.at, window));
+  const all = deploymentsOf(timeline);
+  const failures = new Set<Deployment>();
+  for (const event of timeline) {
+    if (event.kind !== 'regressed' && event.kind !== 'rolled-back') continue;
+    const blamed = blamedDeployment(all, event);
+    if (blamed && event.at <= blamed.at + failureWindowMs) failures.add(blamed);
+  }
+  const deployments = all.filter((deployment) => inWindow(deployment.at, window));
   let failed = 0;
   let pending = 0;
   for (const deployment of deployments) {
-    const until = deployment.at + failureWindowMs;
-    const failure = timeline.find(
-      (event) =>
-        event.at > deployment.at &&
-        event.at <= until &&
-        (event.kind === 'regressed' || (event.revision !== undefined && event.revision !== deployment.revision)),
-    );
-    // A regression that comes after another revision arrived is that revision's; `find` meets the arrival first.
-    if (failure) failed += 1;
-    else if (until > window.end) pending += 1;
+    if (failures.has(deployment)) failed += 1;
+    else if (deployment.at + failureWindowMs > window.end) pending += 1;
   }
   const settled = deployments.length - pending;
   return { deployments: deployments.length, failed, pending, rate: settled === 0 ? null : failed / settled };
+}
+
+/**
+ * The deployment a regression or a rollback is about: the latest one before it of the revision it names (a revision
+ * deployed again, after a rollback to it, is a new deployment), or the latest one of any revision when it names none.
+ */
+function blamedDeployment(deployments: readonly Deployment[], event: HealthEvent): Deployment | undefined {
+  return deployments.findLast(
+    (deployment) =>
+      deployment.at < event.at && (event.revision === undefined || deployment.revision === event.revision),
+  );
 }

@@ -1,16 +1,20 @@
 // The recorded facts the metrics are computed from, per environment and in time order: when the environment was
 // first seen with every target Ready on a revision (`environment-passed`), when one of its targets failed
-// (`environment-regressed`) and when a promotion into it succeeded (`promotion-succeeded`). Plain audit entries in,
-// plain events out, so every metric is a pure function over the same timeline.
+// (`environment-regressed`), when a promotion into it succeeded (`promotion-succeeded`) and when a rollback of a
+// failed revision was started (`rollback-started`, its `revision` the failed one). Plain audit entries in, plain
+// events out, so every metric is a pure function over the same timeline.
 import type { AuditEntry } from '../store/port.js';
 
-export type HealthEventKind = 'passed' | 'regressed' | 'promoted';
+export type HealthEventKind = 'passed' | 'regressed' | 'promoted' | 'rolled-back';
 
 export interface HealthEvent {
   kind: HealthEventKind;
   /** Milliseconds since the epoch. */
   at: number;
-  /** Absent on a regression whose failed targets ran no single known revision. */
+  /**
+   * The revision passed, promoted or rolled back from; absent on a regression whose failed targets ran no single
+   * known revision.
+   */
   revision?: string;
 }
 
@@ -18,6 +22,7 @@ const KIND_OF: Partial<Record<AuditEntry['type'], HealthEventKind>> = {
   'environment-passed': 'passed',
   'environment-regressed': 'regressed',
   'promotion-succeeded': 'promoted',
+  'rollback-started': 'rolled-back',
 };
 
 /** Each environment's events, oldest first; entries of other types, without an environment or a time, are skipped. */

@@ -12,12 +12,13 @@ const PIPELINE = { namespace: 'flux-system', name: 'podinfo' };
 /** The window: the 10 days ending at T0 + 10d. */
 const window = { end: T0 + 10 * DAY, lengthMs: 10 * DAY };
 
-type Kind = 'passed' | 'regressed' | 'promoted' | 'approved';
+type Kind = 'passed' | 'regressed' | 'promoted' | 'approved' | 'rollback';
 const TYPE = {
   passed: 'environment-passed',
   regressed: 'environment-regressed',
   promoted: 'promotion-succeeded',
   approved: 'approved',
+  rollback: 'rollback-started',
 } as const;
 
 /** `[hours after T0, kind, env, revision?]` → an audit entry. */
@@ -183,14 +184,23 @@ describe('metrics of a pipeline from its audit trail', () => {
     }
   });
 
-  describe('change failure rate: a regression or another revision within the failure window after a deployment', () => {
+  describe('change failure rate: a deployment that degraded the environment within the failure window', () => {
+    /** Ten revisions passed an hour apart in prod, r0 at 1h to r9 at 10h. */
+    const hourly: Row[] = Array.from({ length: 10 }, (_, index) => [index + 1, 'passed', 'prod', `r${index}`] as const);
     const cases: {
       name: string;
       rows: Row[];
       failureWindowMs?: number;
+      /** [deployments, failed, pending, rate] */
       expected: [number, number, number, number | null];
     }[] = [
       { name: 'a quiet deployment succeeded', rows: [[1, 'passed', 'prod', 'a']], expected: [1, 0, 0, 0] },
+      { name: 'ten healthy deployments an hour apart: 0%', rows: hourly, expected: [10, 0, 0, 0] },
+      {
+        name: 'one regression among ten hourly deployments: 10%',
+        rows: [...hourly, [4.5, 'regressed', 'prod', 'r3']],
+        expected: [10, 1, 0, 0.1],
+      },
       {
         name: 'a regression within the window: failed',
         rows: [
@@ -217,27 +227,98 @@ describe('metrics of a pipeline from its audit trail', () => {
         expected: [1, 1, 0, 1],
       },
       {
-        name: 'a fix deployed within the window: the first failed, the fix succeeded',
+        name: 'another revision within the window is no failure',
         rows: [
           [1, 'passed', 'prod', 'a'],
+          [1.5, 'passed', 'prod', 'b'],
+        ],
+        expected: [2, 0, 0, 0],
+      },
+      {
+        name: 'a promotion of another revision within the window is no failure',
+        rows: [
+          [1, 'passed', 'prod', 'a'],
+          [1.5, 'promoted', 'prod', 'b'],
+        ],
+        expected: [1, 0, 0, 0],
+      },
+      {
+        name: 'a fix after a regression: the regressed deployment failed, the fix did not',
+        rows: [
+          [1, 'passed', 'prod', 'a'],
+          [1.25, 'regressed', 'prod', 'a'],
           [1.5, 'passed', 'prod', 'b'],
         ],
         expected: [2, 1, 0, 0.5],
       },
       {
-        name: 'a promotion of another revision within the window: failed',
+        name: "a regression on the next revision is that deployment's",
         rows: [
           [1, 'passed', 'prod', 'a'],
-          [1.5, 'promoted', 'prod', 'b'],
+          [1.25, 'passed', 'prod', 'b'],
+          [1.5, 'regressed', 'prod', 'b'],
+        ],
+        expected: [2, 1, 0, 0.5],
+      },
+      {
+        name: "a regression naming no revision is the running deployment's",
+        rows: [
+          [1, 'passed', 'prod', 'a'],
+          [1.25, 'passed', 'prod', 'b'],
+          [1.5, 'regressed', 'prod'],
+        ],
+        expected: [2, 1, 0, 0.5],
+      },
+      {
+        name: 'a rollback started for it within the window: failed',
+        rows: [
+          [1, 'passed', 'prod', 'a'],
+          [2.5, 'passed', 'prod', 'b'],
+          [3, 'rollback', 'prod', 'b'],
+        ],
+        expected: [2, 1, 0, 0.5],
+      },
+      {
+        name: 'a regression and its rollback fail the deployment once',
+        rows: [
+          [1, 'passed', 'prod', 'a'],
+          [1.25, 'regressed', 'prod', 'a'],
+          [1.5, 'rollback', 'prod', 'a'],
         ],
         expected: [1, 1, 0, 1],
       },
       {
-        name: "a promotion of the same revision is the deployment's own",
+        name: "a rollback of a revision the environment never passed on is no deployment's",
         rows: [
-          [0.5, 'promoted', 'prod', 'a'],
           [1, 'passed', 'prod', 'a'],
-          [1.5, 'promoted', 'prod', 'a'],
+          [1.5, 'rollback', 'prod', 'b'],
+        ],
+        expected: [1, 0, 0, 0],
+      },
+      {
+        name: 'a rollback after the window: succeeded',
+        rows: [
+          [1, 'passed', 'prod', 'a'],
+          [2.5, 'rollback', 'prod', 'a'],
+        ],
+        expected: [1, 0, 0, 0],
+      },
+      {
+        name: "a revision deployed again: a regression is the latest deployment's, not the first",
+        rows: [
+          [1, 'passed', 'prod', 'a'],
+          [3, 'passed', 'prod', 'b'],
+          [5, 'passed', 'prod', 'a'],
+          [5.5, 'regressed', 'prod', 'a'],
+        ],
+        expected: [3, 1, 0, 1 / 3],
+      },
+      {
+        name: "another environment's regression is not this one's",
+        rows: [
+          [1, 'passed', 'prod', 'a'],
+          [1.5, 'regressed', 'dev', 'a'],
+          [1.5, 'rollback', 'dev', 'a'],
         ],
         expected: [1, 0, 0, 0],
       },
@@ -248,6 +329,14 @@ describe('metrics of a pipeline from its audit trail', () => {
           [239.5, 'passed', 'prod', 'b'],
         ],
         expected: [2, 0, 1, 0],
+      },
+      {
+        name: 'a deployment followed by another within its open window is pending, not failed',
+        rows: [
+          [239.25, 'passed', 'prod', 'a'],
+          [239.5, 'passed', 'prod', 'b'],
+        ],
+        expected: [2, 0, 2, null],
       },
       {
         name: 'a failure within an open window is a failure already',
