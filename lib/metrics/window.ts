@@ -5,7 +5,7 @@ export const DAY_MS = 86_400_000;
 /** How far back the metrics look by default. */
 export const DEFAULT_WINDOW_MS = 30 * DAY_MS;
 
-/** How long after a deployment a regression or another deployment makes it a failed change, by default. */
+/** How long after a deployment a regression on it or a rollback of it makes it a failed change, by default. */
 export const DEFAULT_FAILURE_WINDOW_MS = 3_600_000;
 
 export interface MetricsWindow {

@@ -42,9 +42,10 @@ export function register(program: Command): void {
         'is an environment first seen with every target Ready on a revision it did not run before. Deployment ' +
         'frequency: deployments per day, per environment (with the promotions into it that succeeded). Lead time: ' +
         'from the first environment first seen passed on a revision to the last environment passed on it (median ' +
-        'and p90). Change failure rate: the share of deployments followed within --failure-window by a regression ' +
-        '(a target Failed) or by another revision (a fix, a rollback); deployments whose failure window is still ' +
-        'open are pending and left out. Time to restore: from a regression to the environment passing again ' +
+        'and p90). Change failure rate: the share of deployments that, within --failure-window, regressed (a target ' +
+        'Failed on that revision) or were rolled back (a rollback started for that revision); another revision ' +
+        'following is no failure. Deployments whose failure window is still open and nothing went wrong yet are ' +
+        'pending and left out. Time to restore: from a regression to the environment passing again ' +
         `(median). Windows are bounded by the audit retention (${DEFAULT_RETENTION_DAYS} days).`,
     )
     .addOption(
@@ -53,7 +54,10 @@ export function register(program: Command): void {
         .argParser(spanParser(HOUR_MS, MAX_WINDOW_MS, '1h, 7d, 30d', `1h to ${DEFAULT_RETENTION_DAYS}d`)),
     )
     .addOption(
-      new Option('--failure-window <span>', 'how long after a deployment a regression or a fix makes it a failure')
+      new Option(
+        '--failure-window <span>',
+        'how long after a deployment a regression on it or its rollback makes it a failure',
+      )
         .default(HOUR_MS, '1h')
         .argParser(spanParser(60_000, MAX_FAILURE_WINDOW_MS, '1m, 1h, 1d', '1m to 7d')),
     )
