@@ -131,7 +131,8 @@ function typedAwsFlags(command: Command): { long: string; value: string }[] {
 /**
  * The commands run here that make a store in a data directory that holds none: `apply`, which is how a data
  * directory starts besides `serve` and `demo` (which open theirs themselves). Every other command refuses such a
- * directory (a mistyped --data-dir would otherwise become a new, empty store that answers "nothing stored").
+ * directory (a mistyped --data-dir would otherwise become a new, empty store that answers "nothing stored"). Their
+ * dry run makes nothing either: it compares with an empty store held in memory.
  */
 const STORE_MAKING_COMMANDS: ReadonlySet<string> = new Set(['apply']);
 
@@ -140,7 +141,11 @@ export async function withBackend<T>(
   command: Command,
   action: (backend: Backend, context: { defaultCluster?: ObjectKey }) => Promise<T>,
 ): Promise<T> {
-  const missingStore: MissingStore = STORE_MAKING_COMMANDS.has(command.name()) ? 'create-noted' : 'refuse';
+  const missingStore: MissingStore = !STORE_MAKING_COMMANDS.has(command.name())
+    ? 'refuse'
+    : command.opts<{ dryRun?: boolean }>().dryRun
+      ? 'empty-noted'
+      : 'create-noted';
   const options = { ...backendOptionsOf(command), missingStore };
   const backend = await openBackend(options);
   try {

@@ -48,7 +48,8 @@ interface DynaliteDbModule {
 }
 
 export interface DynaliteOptions {
-  path: string;
+  /** The LevelDB directory; absent, the store is held in memory and nothing is written. */
+  path?: string;
   createTableMs: number;
   deleteTableMs: number;
   updateTableMs: number;

@@ -6,6 +6,7 @@
 // (store-check.ts); dynalite started with its failures answered (dynalite-server.ts) and its endpoint guarded by
 // this start's access key (store-access.ts). Stopping it records the digests of its files for the next check.
 import { readdir } from 'node:fs/promises';
+import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { DescribeTableCommand, DynamoDBClient, ResourceNotFoundException } from '@aws-sdk/client-dynamodb';
 import type { Logger } from '../logging/logger.js';
@@ -91,27 +92,11 @@ export async function startLocalDynamo(dataDir: string, options: LocalDynamoOpti
       });
     },
   );
-  const accessKey = newStoreAccessKey();
-  guardStoreRequests(server, accessKey, (request) => {
-    logger.warn('refused a request to the store without its access key', {
-      from: `${request.socket.remoteAddress ?? '?'}:${request.socket.remotePort ?? '?'}`,
-      operation: request.headers['x-amz-target'],
-    });
-  });
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(options.port ?? 0, '127.0.0.1', () => {
-      server.off('error', reject);
-      resolve();
-    });
-  });
-  const { port } = server.address() as AddressInfo;
-  const endpoint = `http://127.0.0.1:${port}`;
-  const client = localDynamoClient(endpoint, accessKey);
+  const { endpoint, accessKey, client } = await listenGuarded(server, options.port, logger);
   const stop = async () => {
     client.destroy();
     // dynalite's close calls back once its LevelDB is closed too: only then are the files final.
-    await new Promise<void>((resolve, reject) => server.close((error) => (error ? reject(error) : resolve())));
+    await closeServer(server);
     await writeStoreRecord(
       dataDir,
       damage
@@ -136,6 +121,60 @@ export async function startLocalDynamo(dataDir: string, options: LocalDynamoOpti
   }
   logger.debug('store checked and open', { dataDir, endpoint, ...check });
   return { endpoint, accessKey, client, tableName: LOCAL_TABLE_NAME, check, openIterators, stop };
+}
+
+/**
+ * An empty store with the local table, held in this process's memory: what `apply --dry-run` compares a
+ * configuration with when the data directory holds no store yet, so that a dry run makes nothing there (no
+ * directory, no dynamodb/, no master key).
+ */
+export async function startEmptyDynamo(
+  options: Pick<LocalDynamoOptions, 'logger'> = {},
+): Promise<Pick<LocalDynamo, 'client' | 'stop'>> {
+  const logger = options.logger ?? SILENT;
+  const { server } = createDynaliteServer({ createTableMs: 0, deleteTableMs: 0, updateTableMs: 0 }, (error) => {
+    logger.error('the in-memory store failed a request', { error: causeMessage(error) });
+  });
+  const { client } = await listenGuarded(server, 0, logger);
+  const stop = async () => {
+    client.destroy();
+    await closeServer(server);
+  };
+  try {
+    await ensureTable(client, LOCAL_TABLE_NAME);
+  } catch (error) {
+    await stop().catch(() => undefined);
+    throw error;
+  }
+  return { client, stop };
+}
+
+/** dynalite listening on loopback, refusing every request not signed with a new access key; a client that signs. */
+async function listenGuarded(
+  server: Server,
+  port: number | undefined,
+  logger: Pick<Logger, 'warn'>,
+): Promise<{ endpoint: string; accessKey: string; client: DynamoDBClient }> {
+  const accessKey = newStoreAccessKey();
+  guardStoreRequests(server, accessKey, (request) => {
+    logger.warn('refused a request to the store without its access key', {
+      from: `${request.socket.remoteAddress ?? '?'}:${request.socket.remotePort ?? '?'}`,
+      operation: request.headers['x-amz-target'],
+    });
+  });
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(port ?? 0, '127.0.0.1', () => {
+      server.off('error', reject);
+      resolve();
+    });
+  });
+  const endpoint = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  return { endpoint, accessKey, client: localDynamoClient(endpoint, accessKey) };
+}
+
+function closeServer(server: Server): Promise<void> {
+  return new Promise<void>((resolve, reject) => server.close((error) => (error ? reject(error) : resolve())));
 }
 
 /**

@@ -25,7 +25,7 @@ import { startAwsStandIn } from '../support/aws-stand-in.js';
 import { startDynalite } from '../support/dynalite.js';
 import { tempFiles } from '../support/temp-files.js';
 import { CLUSTERS, PIPELINE, pipeline, SECRETS, seed } from './fixtures.js';
-import { shellWords } from './helpers.js';
+import { lines, shellWords } from './helpers.js';
 import { runCli, type CliRun } from '../support/pipelinectl.js';
 
 const CONFIGURATION = { 'config/all.yaml': [CLUSTERS, SECRETS, pipeline('apps')].join('\n---\n') };
@@ -186,6 +186,54 @@ describe('pipelinectl, as a user first tries it', { concurrency: true }, () => {
       const status = await runCli(['status', '--data-dir', dataDir]);
       assert.equal(status.code, 0, status.stderr);
       assert.match(status.stdout, /^flux-system\/podinfo +HelmRelease podinfo/);
+    });
+
+    it('apply --dry-run compares with an empty store and makes nothing: no directory, no store, no master key', async (t) => {
+      const root = await tempFiles(t, { ...CONFIGURATION, 'data/notes.txt': 'not a store\n' });
+      const absent = join(root, 'new data');
+      const dry = await runCli(['apply', '-f', join(root, 'config'), '--data-dir', absent, '--dry-run']);
+      assert.equal(dry.code, 0, dry.stderr);
+      assert.equal(
+        dry.stderr.split('\n')[0],
+        `note: ${absent} holds no store yet: compared with an empty one, and none is made (dry run)`,
+      );
+      assert.deepEqual((await readdir(root)).sort(), ['config', 'data'], 'the data directory was not made');
+
+      // An existing directory that holds no store: the same lines, and nothing added to it.
+      const existing = join(root, 'data');
+      const dryExisting = await runCli(['apply', '-f', join(root, 'config'), '--data-dir', existing, '--dry-run']);
+      assert.equal(dryExisting.code, 0, dryExisting.stderr);
+      assert.equal(dryExisting.stdout, dry.stdout);
+      assert.deepEqual(await readdir(existing), ['notes.txt'], 'no store and no master-key.json was made there');
+
+      // The lines are those the real run then prints, each marked as a dry run.
+      const real = await runCli(['apply', '-f', join(root, 'config'), '--data-dir', absent]);
+      assert.equal(real.code, 0, real.stderr);
+      assert.ok(lines(real.stdout).length > 0);
+      assert.deepEqual(
+        lines(dry.stdout),
+        lines(real.stdout).map((line) => `${line} (dry run)`),
+      );
+    });
+
+    it('apply --dry-run on a data directory with a store compares with what is stored, and makes no master key', async (t) => {
+      const root = await tempFiles(t, CONFIGURATION);
+      const dataDir = join(root, 'data');
+      const env = { PIPELINES_HMAC_KEY: 'b'.repeat(64) };
+      const applied = await runCli(['apply', '-f', join(root, 'config'), '--data-dir', dataDir], { env });
+      assert.equal(applied.code, 0, applied.stderr);
+      const before = (await readdir(dataDir)).sort();
+      assert.ok(!before.includes('master-key.json'), 'the key comes from PIPELINES_HMAC_KEY');
+
+      const dry = await runCli(['apply', '-f', join(root, 'config'), '--data-dir', dataDir, '--dry-run'], { env });
+      assert.equal(dry.code, 0, dry.stderr);
+      assert.doesNotMatch(dry.stderr, /holds no store/);
+      assert.ok(lines(dry.stdout).length > 0);
+      // A Secret's values are never compared: it is always rewritten. Everything else is read as stored.
+      const objects = lines(dry.stdout).filter((line) => !line.startsWith('secret '));
+      assert.ok(objects.length > 0);
+      for (const line of objects) assert.match(line, / unchanged( \(dry run\))?$/, 'what is stored is read');
+      assert.deepEqual((await readdir(dataDir)).sort(), before, 'no master-key.json or other file was added');
     });
   });
 

@@ -3,7 +3,7 @@
 // opens the data directory itself, which checks the store first (lib/local/store-check.ts). Its Secrets are the data
 // directory's (as serve reads them), and the Git API URLs those the running serve promotes through; it has no AWS
 // identity, so no EKS access, as serve has none. A directory that holds no store is refused before anything is
-// written to it, unless the command is one that makes a store (MissingStore).
+// written to it, unless the command is one that makes a store, or compares with an empty one (MissingStore).
 import { userInfo } from 'node:os';
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { localUserIdentity } from '../../pipeline/approver-identity.js';
@@ -17,7 +17,7 @@ import {
   writeSecrets,
   type DataDirHolding,
 } from '../../local/data-dir.js';
-import { localDynamoClient, startLocalDynamo } from '../../local/dynamo.js';
+import { localDynamoClient, startEmptyDynamo, startLocalDynamo, type LocalDynamo } from '../../local/dynamo.js';
 import { LOCAL_MESSAGES_PATH } from '../../local/messages-route.js';
 import { shellCommand } from '../../util/shell-word.js';
 import { CliError } from '../errors.js';
@@ -46,10 +46,12 @@ export const STDERR_WARNINGS: Logger = {
 /**
  * What opening does with a data directory that holds no store (absent, empty, or only other files in it): `create`
  * one, as serve does (the default); `create-noted`, the same with a note on stderr (`apply`, so that a mistyped
- * --data-dir is seen at once); or `refuse` it, naming the directory and what to do, before anything is written there
- * (every command that reads or acts on what is stored: a new empty store would only answer "nothing stored").
+ * --data-dir is seen at once); `empty-noted`, an empty store in memory instead, with a note on stderr, and nothing
+ * made there (`apply --dry-run`: it compares with "nothing stored" and writes nothing); or `refuse` it, naming the
+ * directory and what to do, before anything is written there (every command that reads or acts on what is stored: a
+ * new empty store would only answer "nothing stored").
  */
-export type MissingStore = 'create' | 'create-noted' | 'refuse';
+export type MissingStore = 'create' | 'create-noted' | 'empty-noted' | 'refuse';
 
 export interface LocalBackendOptions {
   /** Default `create`. */
@@ -63,11 +65,14 @@ export async function openLocalBackend(
 ): Promise<Backend> {
   const missingStore = options.missingStore ?? 'create';
   if (missingStore === 'refuse') await requireStore(dataDir);
-  if (missingStore === 'create-noted') {
-    const holding = await dataDirHolding(dataDir);
-    if (holding === 'absent' || holding === 'no-store') {
-      printStderr(`note: ${dataDir} holds no store yet: a new one is made there`);
-    }
+  const holding = missingStore === 'refuse' ? 'store' : await dataDirHolding(dataDir);
+  const noStore = holding === 'absent' || holding === 'no-store';
+  if (noStore && missingStore === 'create-noted') {
+    printStderr(`note: ${dataDir} holds no store yet: a new one is made there`);
+  }
+  if (noStore && missingStore === 'empty-noted') {
+    printStderr(`note: ${dataDir} holds no store yet: compared with an empty one, and none is made (dry run)`);
+    return emptyBackend(dataDir, await startEmptyDynamo({ logger }));
   }
   const serve = await readServeInfo(dataDir);
   let close: () => Promise<void>;
@@ -126,6 +131,29 @@ export async function openLocalBackend(
     secrets: new DataDirSecretSource(dataDir),
     gitApiUrls: () => Promise.resolve({ ...serve?.gitApiUrls }),
     close,
+  };
+}
+
+/**
+ * The data directory as nothing stored, for a run that writes nothing: its store is an empty one in memory, it holds
+ * no Secrets, and every write to the directory (a Secret, a master key) is refused, so none can make it by mistake.
+ */
+function emptyBackend(dataDir: string, dynamo: Pick<LocalDynamo, 'client' | 'stop'>): Backend {
+  const refuse = (what: string) => () =>
+    Promise.reject(new Error(`${dataDir} holds no store and this run makes none: ${what} is not written`));
+  return {
+    description: `local data directory ${dataDir} (no store yet)`,
+    store: createDynamoStore({ client: dynamo.client, tableName: LOCAL_TABLE_NAME }),
+    putSecret: refuse('a Secret'),
+    secretKeys: () => Promise.resolve(undefined),
+    setSecretPurposes: () => Promise.resolve('missing'),
+    enqueue: () => Promise.resolve(false),
+    masterKeys: refuse('a master key'),
+    identity: () => Promise.resolve(localUserIdentity(userInfo().username)),
+    notificationSinks: () => Promise.resolve(localNotificationSinks(undefined, false)),
+    secrets: new DataDirSecretSource(dataDir),
+    gitApiUrls: () => Promise.resolve({}),
+    close: () => dynamo.stop(),
   };
 }
 
