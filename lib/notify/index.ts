@@ -1,5 +1,5 @@
 // The public API of lib/notify: notifications to people (docs/notifications.md, "Notifications to people").
-export { approveCommand, rejectCommand } from './approve-command.js';
+export { approveCommand } from './approve-command.js';
 export { NotificationDeliveryError, type DeliveryFailure } from './delivery-error.js';
 export {
   NEWS_DETAIL_TYPE,

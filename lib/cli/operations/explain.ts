@@ -51,7 +51,7 @@ export interface ApprovalWaitingJson {
 }
 
 export interface ExplanationOptions {
-  /** The flags that chose this run's backend (backendFlags), for the approve and reject commands of a waiting approval. */
+  /** The flags that chose this run's backend (backendFlags), for the approve and reject commands of an approval. */
   approveFlags?: readonly string[];
 }
 
@@ -71,7 +71,10 @@ export function explanationJson(
   };
 }
 
-/** What comes next for the pipeline (or its environment `env`): the verifier's actions, and the approvals waiting for a person. */
+/**
+ * What comes next for the pipeline (or its environment `env`): the verifier's actions, and the approvals waiting for
+ * a person.
+ */
 export interface NextSteps {
   actions: Action[];
   waitingForApproval: ApprovalWaitingJson[];
@@ -121,8 +124,9 @@ export function explanation(
 
   const next = nextSteps(view, env, options);
   lines.push('', nextLine(next));
-  for (const waiting of next.waitingForApproval)
+  for (const waiting of next.waitingForApproval) {
     lines.push(`  ${waiting.approveCommand}`, `  ${waiting.rejectCommand}`);
+  }
   return lines;
 }
 
