@@ -90,6 +90,16 @@ export async function loadPipelineView(
   return { key, stored: state.stored, decision, environments };
 }
 
+/**
+ * The approval marker a person must act on for the environment to move on: its candidate waits for an approval
+ * (or for more approvals under a policy) that was requested already. Undefined while the verifier has yet to
+ * request it, or when the environment waits for anything else.
+ */
+export function approvalWaitingForPerson(env: EnvironmentView): ApprovalMarker | undefined {
+  const waits = env.reason === 'AwaitingApproval' || env.reason === 'ApprovalsShort';
+  return waits ? env.approval : undefined;
+}
+
 /** How many of an environment's targets are in one phase; Ready ones are counted per revision. */
 export interface PhaseCount {
   phase: TargetViewPhase;

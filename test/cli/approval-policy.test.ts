@@ -55,6 +55,14 @@ describe('pipelinectl approve and reject under an approval policy', { concurrenc
     );
     assert.equal(first.outcome, 'counted');
     assert.deepEqual([first.have, first.need], [1, 2]);
+    // Still a person's turn: explain's Next says so, with the count and the commands.
+    const explain = await cli('explain', 'flux-system/podinfo', 'staging');
+    assert.equal(explain.code, 0, explain.stderr);
+    assert.deepEqual(explain.stdout.trimEnd().split('\n').slice(-3), [
+      'Next: staging waits for a person to approve 6.9.2 (1 of 2 approvals so far), or to reject it.',
+      `  pipelinectl approve flux-system/podinfo staging --revision 6.9.2 --data-dir ${dataDir}`,
+      `  pipelinectl reject flux-system/podinfo staging --revision 6.9.2 --reason '…' --data-dir ${dataDir}`,
+    ]);
 
     const run = await cli('approve', 'flux-system/podinfo', 'staging');
     assert.equal(run.code, 0, run.stderr);

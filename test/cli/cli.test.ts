@@ -239,12 +239,24 @@ describe('pipelinectl', { concurrency: true }, () => {
           all.stdout,
           /^prod \(not-reached\/StoppedEarlier, notification\): not reached: stopped at staging/m,
         );
-        assert.match(all.stdout, /^Next: nothing to do/m);
+        // A person is what staging waits for: Next says so, with the commands to paste into the same shell.
+        const revision = ['flux-system/podinfo', 'staging', '--revision', '6.9.2'];
+        const approve = ['pipelinectl', 'approve', ...revision, '--data-dir', dataDir].join(' ');
+        const reject = ['pipelinectl', 'reject', ...revision, '--reason', "'…'", '--data-dir', dataDir].join(' ');
+        assert.deepEqual(lines(all.stdout).slice(-3), [
+          'Next: staging waits for a person to approve 6.9.2, or to reject it.',
+          `  ${approve}`,
+          `  ${reject}`,
+        ]);
 
         const one = await cli('explain', 'flux-system/podinfo', 'dev');
         assert.equal(one.code, 0, one.stderr);
         assert.match(one.stdout, /^dev \(source\/CandidateFound, notification\): candidate 6\.9\.2/m);
         assert.doesNotMatch(one.stdout, /^staging/m);
+        assert.equal(
+          lines(one.stdout).at(-1),
+          'Next: nothing to do until a target, an approval or a promotion changes.',
+        );
 
         const json = await cli('explain', 'flux-system/podinfo', 'staging', '-o', 'json');
         assert.equal(json.code, 0, json.stderr);
@@ -258,7 +270,17 @@ describe('pipelinectl', { concurrency: true }, () => {
           explained.environments[0]?.targets.map((target) => [target.phase, target.reason, target.revision]),
           [['Ready', 'Deployed', '6.9.1']],
         );
-        assert.deepEqual(explained.next, [], 'the request exists already: nothing to do until it is approved');
+        assert.deepEqual(explained.next, [], 'the request exists already: nothing for the verifier to do');
+        assert.deepEqual(explained.waitingForApproval, [
+          {
+            env: 'staging',
+            revision: '6.9.2',
+            approvals: 0,
+            required: 1,
+            approveCommand: `pipelinectl approve flux-system/podinfo staging --revision 6.9.2 --data-dir ${dataDir}`,
+            rejectCommand: `pipelinectl reject flux-system/podinfo staging --revision 6.9.2 --reason '…' --data-dir ${dataDir}`,
+          },
+        ]);
       });
 
       it('approve: the waiting revision is approved under the local identity; nothing waiting is exit 1', async () => {

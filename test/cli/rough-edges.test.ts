@@ -265,6 +265,30 @@ describe('pipelinectl, as a user first tries it', { concurrency: true }, () => {
       assert.doesNotMatch(after.stdout, /pipelinectl approve/);
     });
 
+    it("explain's Next: the reject command, its reason written in, rejects the revision shown where it waits", async (t) => {
+      const root = await tempFiles(t, CONFIGURATION);
+      const dataDir = join(root, "team's data");
+      await seededDataDir(dataDir, root);
+
+      const explain = await runCli(['explain', 'flux-system/podinfo', '--data-dir', dataDir]);
+      assert.equal(explain.code, 0, explain.stderr);
+      const next = explain.stdout.split('\n').filter((line) => line !== '');
+      assert.equal(next.at(-3), 'Next: staging waits for a person to approve 6.9.2, or to reject it.');
+      const quoted = `--data-dir '${root}/team'\\''s data'`;
+      assert.equal(next.at(-2), `  pipelinectl approve flux-system/podinfo staging --revision 6.9.2 ${quoted}`);
+      const reject = next.at(-1) ?? '';
+      assert.equal(reject, `  pipelinectl reject flux-system/podinfo staging --revision 6.9.2 --reason '…' ${quoted}`);
+
+      const words = await shellWords(reject.trim().replace("'…'", "'breaks checkout'"));
+      const rejected = await runCli(words.slice(1));
+      assert.equal(rejected.code, 0, rejected.stderr);
+      assert.equal(rejected.stdout, `rejected flux-system/podinfo staging 6.9.2 as ${IDENTITY}: breaks checkout\n`);
+
+      const after = await runCli(['explain', 'flux-system/podinfo', '--data-dir', dataDir]);
+      assert.match(after.stdout, /^staging \(rejected\/Rejected/m);
+      assert.doesNotMatch(after.stdout, /waits for a person/, 'a rejected revision waits for no one');
+    });
+
     it('carries the flags that chose the backend: --data-dir unless the default, --aws and its typed flags', () => {
       const flagsOf = (args: string[], env: Record<string, string> = {}) => {
         const saved = { ...process.env };

@@ -150,6 +150,15 @@ describe('the dashboard in headless Chromium', { concurrency: false, timeout: 4 
     // The leaf cluster's message is on the page as text, and did not run.
     assert.equal(await page.evaluate<boolean>("'pwned' in window"), false);
     await page.getByText('<script>window.pwned = true</script>', { exact: false }).first().waitFor();
+    // A person is what staging waits for: its Next line says so, above the commands that approve or reject.
+    assert.equal(
+      await page.locator('#env-staging .next').innerText(),
+      'Next: staging waits for a person to approve 6.9.2, or to reject it.',
+    );
+    assert.deepEqual(await page.locator('#env-staging .commands code').allInnerTexts(), [
+      'pipelinectl approve flux-system/podinfo staging --revision 6.9.2',
+      "pipelinectl reject flux-system/podinfo staging --revision 6.9.2 --reason '…'",
+    ]);
     await screenshot(t, 'pipeline-waiting');
 
     await tabTo(({ text }) => text === 'Approve 6.9.2');
@@ -163,6 +172,7 @@ describe('the dashboard in headless Chromium', { concurrency: false, timeout: 4 
     await page.waitForURL(/\/pipelines\/flux-system\/podinfo#env-staging$/);
     await page.waitForSelector('#env-staging [data-state="promoting"]');
     assert.match(await page.locator('#env-staging .approval').innerText(), new RegExp(`by ${approver}`));
+    assert.equal(await page.locator('#env-staging .commands').count(), 0, 'approved: no one is waited for');
     // From here on, a reload would lose this mark: the update must come without one.
     await page.evaluate('window.notReloaded = true');
     await world?.deliverPending();

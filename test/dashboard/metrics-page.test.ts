@@ -137,7 +137,7 @@ describe('the pipeline page', () => {
       const section = new RegExp(`<section class="environment" id="env-${env}"[\\s\\S]*?</section>`).exec(body)?.[0];
       return text(/<p class="next">([\s\S]*?)<\/p>/.exec(section ?? '')?.[1] ?? '');
     };
-    assert.equal(await nextOf('staging'), 'Next: nothing to do until a target, an approval or a promotion changes.');
+    assert.equal(await nextOf('staging'), 'Next: staging waits for a person to approve 6.9.2, or to reject it.');
     // Approved, not yet promoted (the promote message waits in `pending`): the verifier would promote it now.
     await world.backend.store.approve(PIPELINE, 'staging', '6.9.2', 'local:test', new Date());
     assert.equal(await nextOf('staging'), 'Next, the verifier would: promote staging to 6.9.2.');

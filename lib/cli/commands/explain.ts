@@ -14,7 +14,8 @@ export function register(program: Command): void {
       'Explain why a pipeline is where it is: the candidate revision, and for each environment (or just ENV) the ' +
         "decision's state, reason and one-line explanation, the target statuses it rests on (revision, phase, " +
         'reason and message, when each was last seen), the approval marker and the promotions, then what the ' +
-        'verifier would do next. It runs the same decision as the verifier, on the stored state, and changes nothing.',
+        'verifier would do next and which environment waits for a person, with the approve and reject commands. ' +
+        'It runs the same decision as the verifier, on the stored state, and changes nothing.',
     )
     .addOption(outputOption(['text', 'json']))
     .addHelpText(
@@ -30,8 +31,9 @@ export function register(program: Command): void {
         const now = new Date();
         const [view] = await pipelineViews(backend, key, now);
         if (!view) return;
-        if (options.output === 'json') printJson(explanationJson(view, env));
-        else printLines(explanation(view, env, now, { approveFlags: backendFlags(command) }));
+        const approveFlags = backendFlags(command);
+        if (options.output === 'json') printJson(explanationJson(view, env, { approveFlags }));
+        else printLines(explanation(view, env, now, { approveFlags }));
       });
     },
   );

@@ -1,9 +1,11 @@
 // A pipeline's page: what `status` and `explain` show, as a page. Per environment its state, reason, the
-// decision's explanation and what the verifier would do next (explain's `Next` line), the targets (in short past SUMMARIZED_ABOVE_TARGETS, as the CLI does), the approval marker
-// with Approve and Reject links and the approvals so far while it waits (who rejected and why once rejected), and the
-// promotion records with their pull requests; when a ConfigSource applied it, which one and at which commit.
+// decision's explanation and what the verifier would do next (explain's `Next` line, with the approve and reject
+// commands when a person is what the environment waits for), the targets (in short past SUMMARIZED_ABOVE_TARGETS, as
+// the CLI does), the approval marker with Approve and Reject links and the approvals so far while it waits (who
+// rejected and why once rejected), and the promotion records with their pull requests; when a ConfigSource applied
+// it, which one and at which commit.
 import { shortRevision } from '../operations/config-sources.js';
-import { nextLine } from '../operations/explain.js';
+import { nextLine, nextSteps } from '../operations/explain.js';
 import {
   HOLDING_BACK_ROWS,
   statusJson,
@@ -71,10 +73,23 @@ function environmentSection(view: PipelineView, env: EnvironmentStatusJson, inde
     ${env.soakEndsAt ? html`<p class="soak">${env.state === 'soaking' ? 'soaking' : 'waiting for a soak'}: <time datetime="${env.soakEndsAt}">${timeLeftUntil(env.soakEndsAt, now) ?? env.soakEndsAt}</time></p>` : ''}
     ${env.state === 'frozen' ? html`<p class="soak">frozen: ${env.frozenUntil ? html`<time datetime="${env.frozenUntil}">${timeLeftUntil(env.frozenUntil, now) ?? env.frozenUntil}</time>` : 'until unfrozen'}</p>` : ''}
     ${env.rollbackAt ? html`<p class="soak">rollback due: <time datetime="${env.rollbackAt}">${timeLeftUntil(env.rollbackAt, now) ?? env.rollbackAt}</time></p>` : ''}
-    <p class="next">${nextLine(view.decision.actions.filter((action) => action.env === env.name))}</p>
-    ${approvalBlock(view, env.name, view.environments[index]?.approval, now)} ${targetsTable(view, index, env.targets)}
-    ${promotionsTable(env, now)}
+    ${nextBlock(view, env.name)} ${approvalBlock(view, env.name, view.environments[index]?.approval, now)}
+    ${targetsTable(view, index, env.targets)} ${promotionsTable(env, now)}
   </section>`;
+}
+
+/** explain's `Next` line for one environment; when it waits for a person, the commands that approve or reject. */
+function nextBlock(view: PipelineView, env: string): Html {
+  const next = nextSteps(view, env);
+  const commands = next.waitingForApproval.flatMap((waiting) => [waiting.approveCommand, waiting.rejectCommand]);
+  return html`<p class="next">${nextLine(next)}</p>
+    ${
+      commands.length > 0
+        ? html`<ul class="commands">
+            ${commands.map((command) => html`<li><code>${command}</code></li>`)}
+          </ul>`
+        : ''
+    }`;
 }
 
 function approvalBlock(view: PipelineView, env: string, marker: ApprovalMarker | undefined, now: Date): Html {

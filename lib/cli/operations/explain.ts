@@ -1,9 +1,18 @@
 // What `pipelinectl explain` prints: why each environment of a pipeline is where it is, from the decision the
 // verifier would make now on the stored state (candidate, each environment's state and explanation, what it would
-// do next), with the target statuses, approval marker and promotions behind it.
+// do next, or the person an environment waits for), with the target statuses, approval marker and promotions behind
+// it.
+import { requiredApprovals } from '../../approval/approve.js';
 import { timeLeftUntil, type Action } from '../../decision/index.js';
+import { approveCommand, rejectCommand } from '../../notify/approve-command.js';
 import { objectKeyString } from '../../pipeline/model.js';
-import { phaseOf, summarizeTargets, type EnvironmentView, type PipelineView } from '../../views/pipeline-view.js';
+import {
+  approvalWaitingForPerson,
+  phaseOf,
+  summarizeTargets,
+  type EnvironmentView,
+  type PipelineView,
+} from '../../views/pipeline-view.js';
 import { oneLine } from '../../decision/text.js';
 import { CliError } from '../errors.js';
 import { ago } from '../output.js';
@@ -19,25 +28,78 @@ import {
 
 /**
  * What `pipelinectl explain -o json` prints: the pipeline as `status -o json` shows it (only ENV's entry when one is
- * named), and `next`, the actions the verifier would take now (only ENV's).
+ * named), `next`, the actions the verifier would take now, and `waitingForApproval`, the environments that wait for a
+ * person (both only ENV's).
  */
 export interface ExplainJson extends PipelineStatusJson {
   next: Action[];
+  waitingForApproval: ApprovalWaitingJson[];
 }
 
-export function explanationJson(view: PipelineView, env: string | undefined): ExplainJson {
-  const shown = environmentsOf(view, env);
-  const json = statusJson(view);
-  return {
-    ...json,
-    environments: json.environments.filter((e) => shown.some((s) => s.name === e.name)),
-    next: view.decision.actions.filter((action) => env === undefined || action.env === env),
-  };
+/** An environment whose candidate waits for a person to approve or reject it, and the commands that do. */
+export interface ApprovalWaitingJson {
+  env: string;
+  /** The revision waiting: the only one `approve` and `reject` accept there. */
+  revision: string;
+  /** The approvals counted so far, and how many the environment's approval policy requires. */
+  approvals: number;
+  required: number;
+  /** `pipelinectl approve NS/NAME ENV --revision R`, with the flags that chose the backend explain ran on. */
+  approveCommand: string;
+  /** `pipelinectl reject NS/NAME ENV --revision R --reason '…'`: the reason is for the person to write. */
+  rejectCommand: string;
 }
 
 export interface ExplanationOptions {
-  /** The flags that chose this run's backend (backendFlags), for the approve command of a waiting approval. */
+  /** The flags that chose this run's backend (backendFlags), for the approve and reject commands of an approval. */
   approveFlags?: readonly string[];
+}
+
+export function explanationJson(
+  view: PipelineView,
+  env: string | undefined,
+  options: ExplanationOptions = {},
+): ExplainJson {
+  const shown = environmentsOf(view, env);
+  const json = statusJson(view);
+  const next = nextSteps(view, env, options);
+  return {
+    ...json,
+    environments: json.environments.filter((e) => shown.some((s) => s.name === e.name)),
+    next: next.actions,
+    waitingForApproval: next.waitingForApproval,
+  };
+}
+
+/**
+ * What comes next for the pipeline (or its environment `env`): the verifier's actions, and the approvals waiting for
+ * a person.
+ */
+export interface NextSteps {
+  actions: Action[];
+  waitingForApproval: ApprovalWaitingJson[];
+}
+
+export function nextSteps(view: PipelineView, env: string | undefined, options: ExplanationOptions = {}): NextSteps {
+  const waitingForApproval: ApprovalWaitingJson[] = [];
+  for (const environment of view.environments) {
+    if (env !== undefined && environment.name !== env) continue;
+    const marker = approvalWaitingForPerson(environment);
+    if (!marker) continue;
+    const { revision } = marker;
+    waitingForApproval.push({
+      env: environment.name,
+      revision,
+      approvals: marker.approvals?.length ?? 0,
+      required: requiredApprovals(view.stored.pipeline, environment.name),
+      approveCommand: approveCommand(view.key, environment.name, revision, options.approveFlags),
+      rejectCommand: rejectCommand(view.key, environment.name, revision, options.approveFlags),
+    });
+  }
+  return {
+    actions: view.decision.actions.filter((action) => env === undefined || action.env === env),
+    waitingForApproval,
+  };
 }
 
 /** The explanation as lines; with `env`, only that environment (the candidate is always shown). */
@@ -60,15 +122,32 @@ export function explanation(
   if (found) lines.push(`Source: ${found.object} (${found.state}/${found.reason}): ${found.message}`);
   for (const environment of environments) lines.push('', ...environmentLines(view, environment, now, options));
 
-  const actions = view.decision.actions.filter((action) => env === undefined || action.env === env);
-  lines.push('', nextLine(actions));
+  const next = nextSteps(view, env, options);
+  lines.push('', nextLine(next));
+  for (const waiting of next.waitingForApproval) {
+    lines.push(`  ${waiting.approveCommand}`, `  ${waiting.rejectCommand}`);
+  }
   return lines;
 }
 
-/** The `Next` line: what the verifier would do now (`actions`: the whole pipeline's, or one environment's). */
-export function nextLine(actions: readonly Action[]): string {
-  if (actions.length === 0) return 'Next: nothing to do until a target, an approval or a promotion changes.';
-  return `Next, the verifier would: ${actions.map(actionText).join('; ')}.`;
+/**
+ * The `Next` line: what the verifier would do now, and which environment waits for a person to approve or reject
+ * which revision (the whole pipeline's, or one environment's); the commands that do it are the caller's to show.
+ */
+export function nextLine({ actions, waitingForApproval }: NextSteps): string {
+  const people = waitingForApproval.map(waitingText);
+  if (actions.length === 0 && people.length === 0) {
+    return 'Next: nothing to do until a target, an approval or a promotion changes.';
+  }
+  if (actions.length === 0) return `Next: ${people.join('; ')}.`;
+  const verifier = `Next, the verifier would: ${actions.map(actionText).join('; ')}`;
+  return people.length === 0 ? `${verifier}.` : `${verifier}; and ${people.join('; ')}.`;
+}
+
+/** `staging waits for a person to approve 6.9.2 (1 of 2 approvals so far), or to reject it`. */
+function waitingText({ env, revision, approvals, required }: ApprovalWaitingJson): string {
+  const count = required > 1 ? ` (${approvals} of ${required} approvals so far)` : '';
+  return `${env} waits for a person to approve ${revision}${count}, or to reject it`;
 }
 
 /** Every environment, or only `env`; a CliError naming the environments there are when it has no `env`. */
