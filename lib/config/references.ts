@@ -340,12 +340,7 @@ function sourceWithoutFirstPromotion(
  * `GitopsCluster ns/name not found` (`is not found` after `verb`), or, when nothing stored was read, that it is not
  * among the files given and how to resolve it.
  */
-function clusterNotFound(
-  cluster: ObjectKey,
-  clusters: Set<string>,
-  context: ReferenceContext,
-  verb = '',
-): string {
+function clusterNotFound(cluster: ObjectKey, clusters: Set<string>, context: ReferenceContext, verb = ''): string {
   const name = `GitopsCluster ${objectKeyString(cluster)}`;
   const hint = didYouMean(cluster, clusters);
   return context.filesOnly ? `${name} ${notAmongFiles(context.filesOnly)}${hint}` : `${name} ${verb}not found${hint}`;
