@@ -24,10 +24,11 @@ export function editDistance(a: string, b: string): number {
 export function editDistanceWithin(a: string, b: string, limit: number): number {
   const beyond = limit + 1;
   if (Math.abs(a.length - b.length) > limit) return beyond;
+  // Only cells within the band are read (the rest stand for `beyond`), so only those are ever written.
   let previous: number[] = [];
   let current: number[] = [];
-  for (let j = 0; j <= b.length; j++) previous.push(j <= limit ? j : beyond);
-  for (let j = 0; j <= b.length; j++) current.push(beyond);
+  for (let j = 0; j <= Math.min(b.length, limit); j++) previous.push(j);
+  previous.push(beyond);
   for (let i = 1; i <= a.length; i++) {
     const from = Math.max(1, i - limit);
     const to = Math.min(b.length, i + limit);
