@@ -20,6 +20,7 @@ import { keyOfMetadata, objectKeyString, WATCHED_KIND_GROUPS, type ObjectKey } f
 import { namesStrategy } from '../pipeline/promotion.js';
 import { repositoryTypeOf } from '../pipeline/repository-address.js';
 import type { ConfigProblem } from './problems.js';
+import { closestName } from '../util/closest-name.js';
 import { isRecord } from '../util/is-record.js';
 import { problemAt, type DocumentAt } from './validate.js';
 import { warningAt, type ConfigurationWarning } from './warnings.js';
@@ -113,9 +114,10 @@ export function checkReferences(
   const requireSecret: RequireSecret = (at, path, key, purpose, missingKeys) => {
     const name = objectKeyString(key);
     if (!secrets.has(name)) {
+      const hint = didYouMean(key, secrets);
       const message = context.filesOnly
-        ? `Secret ${name} (it holds ${purpose}) ${notAmongFiles(context.filesOnly)}`
-        : `Secret ${name} not found (it holds ${purpose})`;
+        ? `Secret ${name} (it holds ${purpose}) ${notAmongFiles(context.filesOnly)}${hint}`
+        : `Secret ${name} not found${hint} (it holds ${purpose})`;
       missing.push(problemAt(at, path, message));
       return;
     }
@@ -213,11 +215,11 @@ function checkPipeline(
       if (!clusters.has(objectKeyString(cluster))) {
         missing.push(
           target.data.clusterRef
-            ? problemAt(at, [...targetPath, 'clusterRef', 'name'], clusterNotFound(cluster, context))
+            ? problemAt(at, [...targetPath, 'clusterRef', 'name'], clusterNotFound(cluster, clusters, context))
             : problemAt(
                 at,
                 targetPath,
-                `target has no clusterRef and the default cluster ${clusterNotFound(cluster, context, 'is ')}`,
+                `target has no clusterRef and the default cluster ${clusterNotFound(cluster, clusters, context, 'is ')}`,
               ),
         );
       }
@@ -300,11 +302,11 @@ function checkSource(
   } else if (!clusters.has(objectKeyString(cluster))) {
     missing.push(
       clusterRef
-        ? problemAt(at, ['spec', 'source', 'clusterRef', 'name'], clusterNotFound(cluster, context))
+        ? problemAt(at, ['spec', 'source', 'clusterRef', 'name'], clusterNotFound(cluster, clusters, context))
         : problemAt(
             at,
             ['spec', 'source'],
-            `the source has no clusterRef and the default cluster ${clusterNotFound(cluster, context, 'is ')}`,
+            `the source has no clusterRef and the default cluster ${clusterNotFound(cluster, clusters, context, 'is ')}`,
           ),
     );
   }
@@ -338,9 +340,35 @@ function sourceWithoutFirstPromotion(
  * `GitopsCluster ns/name not found` (`is not found` after `verb`), or, when nothing stored was read, that it is not
  * among the files given and how to resolve it.
  */
-function clusterNotFound(cluster: ObjectKey, context: ReferenceContext, verb = ''): string {
+function clusterNotFound(cluster: ObjectKey, clusters: Set<string>, context: ReferenceContext, verb = ''): string {
   const name = `GitopsCluster ${objectKeyString(cluster)}`;
-  return context.filesOnly ? `${name} ${notAmongFiles(context.filesOnly)}` : `${name} ${verb}not found`;
+  const hint = didYouMean(cluster, clusters);
+  return context.filesOnly ? `${name} ${notAmongFiles(context.filesOnly)}${hint}` : `${name} ${verb}not found${hint}`;
+}
+
+// The names of a set (complete before the first reference is checked) by namespace, read once however many
+// references are missing from it.
+const namesByNamespace = new WeakMap<object, Map<string, string[]>>();
+
+/**
+ * ` (did you mean ns/name?)` when an object of that kind in the same namespace (of this configuration or known:
+ * `existing` holds their `ns/name`) is named one edit away from the missing `key`; empty otherwise.
+ */
+function didYouMean(key: ObjectKey, existing: Set<string> | Map<string, unknown>): string {
+  let byNamespace = namesByNamespace.get(existing);
+  if (!byNamespace) {
+    byNamespace = new Map();
+    for (const id of existing.keys()) {
+      const slash = id.indexOf('/');
+      const namespace = id.slice(0, slash);
+      const names = byNamespace.get(namespace) ?? [];
+      names.push(id.slice(slash + 1));
+      byNamespace.set(namespace, names);
+    }
+    namesByNamespace.set(existing, byNamespace);
+  }
+  const near = closestName(key.name, byNamespace.get(key.namespace) ?? [], { maxEdits: 1 });
+  return near === undefined ? '' : ` (did you mean ${objectKeyString({ namespace: key.namespace, name: near })}?)`;
 }
 
 function notAmongFiles(filesOnly: { hint: string }): string {

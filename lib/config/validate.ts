@@ -5,7 +5,8 @@ import { formatPath, type ConfigProblem } from './problems.js';
 import { secretValueProblems } from './secret-values.js';
 import type { SourceDocument } from './yaml-source.js';
 import { isRecord } from '../util/is-record.js';
-import { fieldProblems } from '../util/zod-issue.js';
+import { closestName } from '../util/closest-name.js';
+import { fieldProblems, knownKeysAt, valueAt } from '../util/zod-issue.js';
 
 export type ValidDocument =
   | { kind: 'Pipeline'; value: z.infer<(typeof DOCUMENT_SCHEMAS)['Pipeline']['schema']> }
@@ -92,7 +93,9 @@ export function validateDocument(at: DocumentAt): { document?: ValidDocument; pr
     const problems = document.kind === 'Secret' ? secretValueProblems(document.value, problem) : [];
     return problems.length > 0 ? { problems } : { document, problems };
   }
-  const found = fieldProblems(result.error, value, (path, key) => unknownFieldMessage(kind, path, key));
+  const found = fieldProblems(result.error, value, (path, key) =>
+    unknownFieldMessage(kind, path, key, nearField(schema, value, path, key)),
+  );
   return { problems: found.map(({ path, message }) => problem(path, message)) };
 }
 
@@ -104,12 +107,33 @@ function reservedKeysOf(at: DocumentAt): PropertyKey[][] {
     .map((path) => path.slice(prefix.length));
 }
 
-function unknownFieldMessage(kind: DocumentKind, path: readonly PropertyKey[], key: string): string {
+function unknownFieldMessage(
+  kind: DocumentKind,
+  path: readonly PropertyKey[],
+  key: string,
+  near: string | undefined,
+): string {
   // Early Weave releases put the strategy right under `promotion`; the CRD has required `promotion.strategy` since.
   if (path[path.length - 1] === 'promotion' && (key === 'pull-request' || key === 'notification')) {
     return `unknown field "${key}": move it under promotion.strategy (the current Weave Pipeline schema)`;
   }
+  if (near !== undefined) return `unknown field "${key}" (not part of the ${kind} schema): did you mean ${near}?`;
   return `unknown field "${key}" (not part of the ${kind} schema; check its spelling and indentation)`;
+}
+
+/**
+ * The known field of the mapping at `path` that an unknown `key` was most likely meant to be: at most two edits
+ * away, a difference of case alone counting as none. A field the mapping already has is not suggested again.
+ */
+function nearField(
+  schema: (typeof DOCUMENT_SCHEMAS)[DocumentKind]['schema'],
+  document: unknown,
+  path: readonly PropertyKey[],
+  key: string,
+): string | undefined {
+  const present = valueAt(document, path);
+  const known = knownKeysAt(schema, path).filter((field) => !(isRecord(present) && Object.hasOwn(present, field)));
+  return closestName(key, known, { maxEdits: 2 });
 }
 
 function labelOf(value: unknown): string | undefined {

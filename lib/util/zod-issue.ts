@@ -151,6 +151,66 @@ function issueLine(issue: core.$ZodIssue, whole?: string): string {
   return where === undefined ? issue.message : `${where}: ${issue.message}`;
 }
 
+/**
+ * The fields a schema knows for the mapping at `path` (map keys and list indexes step into a record's values and a
+ * list's items; a union's members all count): what an `unrecognized_keys` issue does not say, for a "did you mean"
+ * hint. Empty when no mapping of known fields is there.
+ */
+export function knownKeysAt(schema: core.$ZodType, path: readonly PropertyKey[]): string[] {
+  let schemas = [schema];
+  for (const segment of path) schemas = schemas.flatMap((s) => childSchemas(s, segment));
+  return [...new Set(schemas.flatMap((s) => unwrapped(s).flatMap(objectKeys)))];
+}
+
+function objectKeys(schema: core.$ZodType): string[] {
+  const def = (schema as core.$ZodTypes)._zod.def;
+  return def.type === 'object' ? Object.keys(def.shape) : [];
+}
+
+function childSchemas(schema: core.$ZodType, segment: PropertyKey): core.$ZodType[] {
+  return unwrapped(schema).flatMap((inner): core.$ZodType[] => {
+    const def = (inner as core.$ZodTypes)._zod.def;
+    switch (def.type) {
+      case 'object': {
+        const field = typeof segment === 'string' ? def.shape[segment] : undefined;
+        return field ? [field] : [];
+      }
+      case 'array':
+        return [def.element];
+      case 'record':
+        return [def.valueType];
+      default:
+        return [];
+    }
+  });
+}
+
+/** The schemas a value is checked against under wrappers (optional, default, a pipe's input, a union's members). */
+function unwrapped(schema: core.$ZodType, depth = 0): core.$ZodType[] {
+  if (depth > 20) return [];
+  const def = (schema as core.$ZodTypes)._zod.def;
+  switch (def.type) {
+    case 'optional':
+    case 'nullable':
+    case 'default':
+    case 'prefault':
+    case 'nonoptional':
+    case 'readonly':
+    case 'catch':
+      return unwrapped(def.innerType, depth + 1);
+    case 'pipe':
+      return unwrapped(def.in, depth + 1);
+    case 'lazy':
+      return unwrapped(def.getter(), depth + 1);
+    case 'union':
+      return def.options.flatMap((option) => unwrapped(option, depth + 1));
+    case 'intersection':
+      return [...unwrapped(def.left, depth + 1), ...unwrapped(def.right, depth + 1)];
+    default:
+      return [schema];
+  }
+}
+
 /** What the input holds at an issue's path (zod 4 leaves the input out of its issues); undefined where nothing is. */
 export function valueAt(root: unknown, path: readonly PropertyKey[]): unknown {
   let current = root;

@@ -10,6 +10,7 @@ import {
   issueFields,
   issueLines,
   issueText,
+  knownKeysAt,
   schemaMessage,
 } from '../../lib/util/zod-issue.js';
 
@@ -167,4 +168,33 @@ describe('schemaMessage', () => {
     const List = z.array(z.string({ error: 'must be a list of strings' }), { error: 'must be a list of strings' });
     assert.equal(schemaMessage(errorOf(List, [1, 2])), 'must be a list of strings');
   });
+});
+
+describe('knownKeysAt', () => {
+  const Target = z.strictObject({ namespace: z.string(), clusterRef: z.strictObject({ name: z.string() }).optional() });
+  const Document = z.strictObject({
+    spec: z
+      .strictObject({
+        environments: z.array(z.strictObject({ name: z.string(), targets: z.array(Target) })),
+        source: z.union([z.strictObject({ url: z.string() }), z.strictObject({ bucket: z.string() })]).optional(),
+        labels: z.record(z.string(), z.strictObject({ value: z.string() })).default({}),
+        count: z.string().transform(Number),
+      })
+      .superRefine(() => undefined),
+  });
+  const rows: { path: PropertyKey[]; expected: string[] }[] = [
+    { path: [], expected: ['spec'] },
+    { path: ['spec'], expected: ['environments', 'source', 'labels', 'count'] },
+    { path: ['spec', 'environments', 0], expected: ['name', 'targets'] },
+    { path: ['spec', 'environments', 3, 'targets', 1], expected: ['namespace', 'clusterRef'] },
+    { path: ['spec', 'environments', 0, 'targets', 0, 'clusterRef'], expected: ['name'] },
+    { path: ['spec', 'source'], expected: ['url', 'bucket'] },
+    { path: ['spec', 'labels', 'tier'], expected: ['value'] },
+    { path: ['spec', 'count'], expected: [] },
+    { path: ['spec', 'nothing'], expected: [] },
+  ];
+  for (const row of rows) {
+    it(`the fields at ${row.path.join('.') || 'the root'}`, () =>
+      assert.deepEqual(knownKeysAt(Document, row.path), row.expected));
+  }
 });
