@@ -37,6 +37,7 @@ import { allowedLogRetentions, isLogRetention } from './log-retention.js';
 import { ControllerMetrics } from './metrics.js';
 import { acknowledgeFindings } from './nag.js';
 import { operatorActions, type OperatorLevel, type OperatorResource } from './operator-access.js';
+import { publishOutputs } from './outputs.js';
 import { queueProblems, tableProblems } from './own-resources.js';
 import { isHttpUrl } from '../lib/util/http-url.js';
 
@@ -226,6 +227,12 @@ export interface PipelineControllerProps {
    * docs/observability.md) and of their errors and throttles. The metrics are published either way. @default true
    */
   readonly dashboard?: boolean;
+  /**
+   * The stack outputs `pipelinectl --aws --stack NAME` reads (`TableName`, `QueueUrl`, `MasterKeySecretArn`…, under
+   * these names: infra/outputs.ts), so the CLI works with any stack the construct is in. `false` leaves them out, for
+   * a second controller in the same stack (whose outputs would have the same names). @default true
+   */
+  readonly stackOutputs?: boolean;
 }
 
 interface FunctionSpec {
@@ -271,9 +278,9 @@ export class PipelineController extends Construct {
   readonly verifierSecurityGroup?: ec2.SecurityGroup;
   /** The ARN pattern of the configuration Secrets (`<prefix>*`). */
   readonly secretsArnPattern: string;
-  /** The `defaultCluster` prop, for the stack to publish. */
+  /** The `defaultCluster` prop, published as the stack output `DefaultCluster`. */
   readonly defaultCluster: string | undefined;
-  /** The kinds of the notification sinks the verifier delivers to, for the stack to publish (none: `[]`). */
+  /** The kinds of the notification sinks the verifier delivers to, published as an output (none: `[]`). */
   readonly notificationSinks: readonly NotificationSinkKind[];
   /** Each function's execution role (no managed policies; one inline policy each). */
   readonly roles: Readonly<Record<FunctionName, iam.Role>>;
@@ -318,6 +325,7 @@ export class PipelineController extends Construct {
     this.alarms = monitoring.alarms;
     this.dashboard = monitoring.dashboard;
     this.acknowledgeNagFindings(settings.secretsPrefix, props.vpc !== undefined, shared.tracing);
+    if (props.stackOutputs ?? true) publishOutputs(this, this);
   }
 
   /** The `table` prop (checked at synth), or a new table. */

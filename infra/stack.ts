@@ -1,14 +1,13 @@
-// The stack `npx cdk deploy` deploys: the PipelineController construct and its outputs. Everything it takes is a
-// plain value (so CDK context can configure it, see infra/context.ts); the ARNs of an alarm topic and the
-// notification sinks are imported here.
-import { CfnOutput, Stack, type StackProps } from 'aws-cdk-lib';
+// The stack `npx cdk deploy` deploys: the PipelineController construct, which publishes the outputs the CLI reads
+// (infra/outputs.ts). Everything it takes is a plain value (so CDK context can configure it, see infra/context.ts);
+// the ARNs of an alarm topic and the notification sinks are imported here.
+import { Stack, type StackProps } from 'aws-cdk-lib';
 import { EventBus } from 'aws-cdk-lib/aws-events';
 import { Key } from 'aws-cdk-lib/aws-kms';
 import { Secret } from 'aws-cdk-lib/aws-secretsmanager';
 import { Topic } from 'aws-cdk-lib/aws-sns';
 import type { Construct } from 'constructs';
 import type { NewsKind } from '../lib/pipeline/model.js';
-import { formatNotificationSinks } from '../lib/runtime/notification-sinks.js';
 import { PipelineController, type PipelineControllerProps } from './pipeline-controller.js';
 
 export interface PipelineControllerStackProps extends StackProps {
@@ -36,25 +35,7 @@ export interface PipelineControllerStackProps extends StackProps {
   readonly notifyNews?: readonly NewsKind[];
 }
 
-/** The outputs' logical ids, which `aws cloudformation describe-stacks` and the README name. */
-export const OUTPUTS = [
-  'ReceiverUrl',
-  'TableName',
-  'QueueUrl',
-  'DeadLetterQueueUrl',
-  'MasterKeySecretArn',
-  'VerifierRoleArn',
-  'NotificationSinks',
-] as const;
-
-/**
- * The kinds of the notification sinks (`webhook,event-bus`), or `none`: `pipelinectl apply --aws --stack` reads it to
- * warn about a notification pipeline that nothing would carry out.
- */
-export const NOTIFICATION_SINKS_OUTPUT = 'NotificationSinks';
-
-/** Published only when the controller has a `defaultCluster`: `pipelinectl apply --aws --stack` reads it. */
-export const DEFAULT_CLUSTER_OUTPUT = 'DefaultCluster';
+export { DEFAULT_CLUSTER_OUTPUT, NOTIFICATION_SINKS_OUTPUT, OUTPUTS } from './outputs.js';
 
 export class PipelineControllerStack extends Stack {
   readonly controller: PipelineController;
@@ -104,37 +85,5 @@ export class PipelineControllerStack extends Stack {
       notification,
     });
     this.controller = controller;
-
-    const outputs: Record<(typeof OUTPUTS)[number], { value: string; description: string }> = {
-      ReceiverUrl: {
-        value: controller.receiverUrl.url,
-        description: 'The receiver: Flux Providers post to <url>v1/events/<clusterNs>/<clusterName>',
-      },
-      TableName: { value: controller.table.tableName, description: 'The DynamoDB table' },
-      QueueUrl: { value: controller.queue.queueUrl, description: 'The work queue' },
-      DeadLetterQueueUrl: {
-        value: controller.deadLetterQueue.queueUrl,
-        description: 'The dead-letter queue (alarmed when not empty)',
-      },
-      MasterKeySecretArn: {
-        value: controller.masterKeySecret.secretArn,
-        description: 'The master HMAC key the per-cluster keys derive from: {"current": …, "previous"?: …}',
-      },
-      VerifierRoleArn: {
-        value: controller.roles.verifier.roleArn,
-        description: 'The role the verifier reads leaf clusters with (grant it in EKS access entries)',
-      },
-      [NOTIFICATION_SINKS_OUTPUT]: {
-        value: formatNotificationSinks(controller.notificationSinks),
-        description: 'The notification sinks by kind, or none (read by pipelinectl apply to warn)',
-      },
-    };
-    for (const [name, output] of Object.entries(outputs)) new CfnOutput(this, name, output);
-    if (controller.defaultCluster !== undefined) {
-      new CfnOutput(this, DEFAULT_CLUSTER_OUTPUT, {
-        value: controller.defaultCluster,
-        description: 'The GitopsCluster a target without clusterRef runs on (read by pipelinectl apply)',
-      });
-    }
   }
 }

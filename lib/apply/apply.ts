@@ -21,6 +21,7 @@ import { fleetAfter, reselectedPipelines, withSelectedTargets } from './fleet-se
 import { planSecretPurposes, remarkSecrets } from './secret-purposes.js';
 import { storeObjects, type ObjectChanges } from './store-objects.js';
 import { planOwnership, type OwnershipPlan } from './ownership.js';
+import { clusterAccessWarnings } from './cluster-access-warnings.js';
 import { strategyWarnings } from './strategy-warnings.js';
 import { readStoredObjects } from './stored-objects.js';
 import { carryOverApprovals } from './waiting-approvals.js';
@@ -92,7 +93,9 @@ export async function applyConfiguration(backend: ApplyPorts, options: ApplyOpti
     ...configuration.pipelineDocuments.map((document) => document.key),
     ...ownership.prunedPipelines,
   ]);
-  const warnings = loaded.warnings.map((warning) => `warning: ${formatWarning(warning)}`);
+  const warnings = [...loaded.warnings, ...clusterAccessWarnings(backend, configuration)].map(
+    (warning) => `warning: ${formatWarning(warning)}`,
+  );
   warnings.push(...(await strategyWarnings(backend, configuration)));
 
   const purposes = planSecretPurposes(stored, configuration);

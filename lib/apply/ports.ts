@@ -33,4 +33,9 @@ export interface ApplyPorts {
   identity(): Promise<string>;
   /** Where notification promotions would go, for apply's warnings; absent when the deployment cannot tell. */
   notificationSinks?(): Promise<NotificationSinksInfo>;
+  /**
+   * False where no AWS identity signs EKS tokens (the local mode), so a GitopsCluster given by `spec.eks` cannot be
+   * read and apply warns; absent where the deployment reads EKS clusters (AWS) or it is not apply's to say.
+   */
+  readonly readsEks?: boolean;
 }

@@ -1,11 +1,13 @@
 // Loading and applying the local mode's configuration at start: every problem at once (ConfigError), the store's
 // limits included (as `pipelinectl apply` checks them), then what interrupted applies left is settled, and the
 // GitopsClusters, Pipelines and ConfigSources go into the store (an unchanged document writes nothing) and the Secrets into
-// secrets.json, tagged with what references them.
+// secrets.json, tagged with what references them. An EKS cluster, which the local mode cannot read, is warned about
+// as `apply` warns about it.
+import { clusterAccessWarnings } from '../apply/cluster-access-warnings.js';
 import { planOwnership } from '../apply/ownership.js';
 import { readStoredObjects } from '../apply/stored-objects.js';
 import { listAll } from '../util/paged.js';
-import { loadConfiguration, type Configuration, type KnownSecret } from '../config/index.js';
+import { formatWarning, loadConfiguration, type Configuration, type KnownSecret } from '../config/index.js';
 import { ConfigError } from '../config/problems.js';
 import { DEFAULT_NAMESPACE, objectKeyString, type ObjectKey } from '../pipeline/model.js';
 import type { Logger } from '../logging/logger.js';
@@ -61,6 +63,9 @@ export async function loadLocalConfiguration(options: LocalConfigurationOptions)
 /** Loads, then applies clusters, Secrets and pipelines, in that order. */
 export async function applyLocalConfiguration(options: LocalConfigurationOptions): Promise<AppliedConfiguration> {
   const configuration = await loadLocalConfiguration(options);
+  for (const warning of clusterAccessWarnings({ description: 'pipelinectl serve', readsEks: false }, configuration)) {
+    options.logger.warn(formatWarning(warning));
+  }
   const now = options.now();
   await options.store.repairInterruptedApplies?.(now);
   const clusters: AppliedConfiguration['clusters'] = [];

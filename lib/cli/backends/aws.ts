@@ -53,7 +53,7 @@ export interface AwsClients {
   sts?: STSClient;
 }
 
-/** The stack outputs the backend reads (infra/stack.ts `OUTPUTS`). */
+/** The stack outputs the backend reads (infra/outputs.ts `OUTPUTS`, published by the construct). */
 interface StackOutputs {
   TableName?: string;
   QueueUrl?: string;
