@@ -21,11 +21,16 @@ export interface Column {
   header: string;
   /** Cells longer than this are clipped; default: no limit. */
   max?: number;
+  /**
+   * The last column only: its cells run to their end past `LINE_WIDTH` (the terminal wraps them) instead of the row
+   * being cut there. For prose a reader needs whole, such as the history's messages.
+   */
+  runs?: true;
 }
 
 /**
  * Aligned columns, two spaces apart, the header first: one string per row (the header included), each cut to
- * `LINE_WIDTH`. The last column is not padded, so no line ends in spaces. Each cell is made one line and escaped
+ * `LINE_WIDTH` unless its last column `runs`. The last column is not padded, so no line ends in spaces. Each cell is made one line and escaped
  * before it is measured, so that a row holding an escape stays aligned.
  */
 export function formatTable(columns: readonly Column[], rows: readonly (readonly string[])[]): string[] {
@@ -33,13 +38,14 @@ export function formatTable(columns: readonly Column[], rows: readonly (readonly
     columns.map((column, i) => clip(printable(oneLine(row[i] ?? '')), column.max ?? Number.POSITIVE_INFINITY)),
   );
   const widths = columns.map((_column, i) => Math.max(...cells.map((row) => row[i]?.length ?? 0)));
+  const width = columns.at(-1)?.runs ? Number.POSITIVE_INFINITY : LINE_WIDTH;
   return cells.map((row) =>
     clip(
       row
         .map((cell, i) => (i === row.length - 1 ? cell : cell.padEnd(widths[i] ?? 0)))
         .join('  ')
         .trimEnd(),
-      LINE_WIDTH,
+      width,
     ),
   );
 }

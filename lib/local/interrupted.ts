@@ -9,6 +9,7 @@ import { promotionStage } from '../decision/index.js';
 import { objectKeyString, pipelineKeyOf } from '../pipeline/model.js';
 import type { Logger } from '../logging/logger.js';
 import type { Store, VersionedPromotionRecord } from '../store/port.js';
+import { VERIFIER_ACTOR } from '../verifier/index.js';
 
 export const INTERRUPTED_ERROR = 'interrupted: serve stopped during the attempt';
 
@@ -52,7 +53,7 @@ export async function releaseInterruptedPromotions(
           env: record.env,
           revision: record.revision,
           message: `attempt ${record.attempts} of ${record.revision} to ${record.env} was cut off when serve stopped; retrying`,
-          actor: deps.workerId,
+          actor: VERIFIER_ACTOR,
         });
       }
     }

@@ -422,7 +422,7 @@ export interface AuditEntry {
   revision?: string;
   /** One line for a person. */
   message: string;
-  /** Who or what did it: a function name, an HMAC key name, a CLI user. */
+  /** Who or what did it: `pipeline-controller` (the verifier), an HMAC key name, a CLI user. */
   actor?: string;
   /** `promotion-failed`, `rollback-failed`: why, as a name a machine can count (absent in older entries). */
   failureKind?: PromotionFailureKind;
@@ -440,7 +440,8 @@ export interface AuditLog {
 export interface Notifications {
   /**
    * Claims the one message about (pipeline, env, revision, kind): true for the first caller only, however many
-   * verifiers ask, so a person is told at most once. The claim expires with the audit retention.
+   * verifiers ask, so a person is told at most once. The claim expires with the audit retention. The verifier claims
+   * each environment fact it records the same way, in kinds of its own (lib/verifier/environment-facts.ts).
    */
   claimNotification(pipeline: ObjectKey, env: string, revision: string, kind: string, now: Date): Promise<boolean>;
 }

@@ -18,15 +18,21 @@ export interface Effect {
   failureKind?: PromotionFailureKind;
 }
 
+/**
+ * The actor of the entries the verifier appends: the controller, not the worker (a Lambda request id, a local
+ * process) that happened to handle the message, which names nobody a reader of the history knows.
+ */
+export const VERIFIER_ACTOR = 'pipeline-controller';
+
 /** What listeners learn beyond the audit entry. */
 export type EffectDetail = Pick<VerifierEffect, 'result' | 'retryAt' | 'error'>;
 
 /**
- * Appends the entry under this worker's id, at the current time, and tells the listeners. The message and error are
+ * Appends the entry as the controller's, at the current time, and tells the listeners. The message and error are
  * redacted first: a failed effect's text repeats what a Git host or a cluster answered.
  */
 export async function auditEffect(
-  deps: Pick<VerifierDeps, 'store' | 'now' | 'workerId' | 'listeners' | 'logger'>,
+  deps: Pick<VerifierDeps, 'store' | 'now' | 'listeners' | 'logger'>,
   pipeline: Pipeline,
   effect: Effect,
   detail: EffectDetail = {},
@@ -36,7 +42,7 @@ export async function auditEffect(
     pipeline: pipelineKeyOf(pipeline),
     ...effect,
     message: redact(effect.message),
-    actor: deps.workerId,
+    actor: VERIFIER_ACTOR,
   };
   await deps.store.appendAudit(entry);
   const error = detail.error === undefined ? {} : { error: redact(detail.error) };

@@ -1,14 +1,16 @@
 // Recording the facts the metrics are computed from (`environment-passed`, `environment-regressed`): the verifier
 // compares each environment's health (environment-health.ts) with the newest fact it recorded for that environment,
 // and appends one only when they differ, so a redundant message, or a status message that changes while the
-// environment stays healthy, writes nothing. Two verifiers racing on the same change may both append; the metrics
-// count a revision passed twice as one deployment, and a second regression of a spell as none.
+// environment stays healthy, writes nothing. Verifiers racing on the same change (at start-up, a `resume` check and a
+// poll's decision read the same statuses) each see no fact yet: the one that wins the store's claim of the fact,
+// keyed by the spell it starts, appends it, the others write nothing.
 import { pipelineKeyOf, type ObjectKey, type Pipeline } from '../pipeline/model.js';
 import type { AuditEntry, ObservedTargetStatus } from '../store/port.js';
 import { walkAuditTrail } from '../store/index.js';
 import type { VerifierDeps } from './deps.js';
 import { tellListeners } from './effect-listener.js';
 import { environmentHealth, type EnvironmentHealth } from './environment-health.js';
+import { VERIFIER_ACTOR } from './effect-audit.js';
 
 /** The audit entry types that are facts about an environment's health rather than effects the verifier made. */
 export const ENVIRONMENT_FACT_TYPES = ['environment-passed', 'environment-regressed'] as const;
@@ -32,7 +34,7 @@ const MAX_PAGES = 4;
 
 type Due = Exclude<EnvironmentHealth, { health: 'neither' }>;
 
-export type FactDeps = Pick<VerifierDeps, 'store' | 'now' | 'workerId' | 'logger' | 'listeners'>;
+export type FactDeps = Pick<VerifierDeps, 'store' | 'now' | 'logger' | 'listeners'>;
 
 /** Appends the facts that the pipeline's current health adds to its trail; returns the ones it appended. */
 export async function recordEnvironmentFacts(
@@ -59,10 +61,10 @@ export async function recordEnvironmentFacts(
   const appended: AuditEntry[] = [];
   for (const health of due) {
     const last = newest.get(health.env);
-    const entry = factOf(key, health, deps.workerId);
+    const entry = factOf(key, health);
     const same =
       last?.type === entry.type && (entry.type === 'environment-regressed' || last.revision === entry.revision);
-    if (same) continue;
+    if (same || !(await claimFact(deps, entry))) continue;
     await deps.store.appendAudit(entry);
     await tellListeners(deps, { entry, pipeline });
     appended.push(entry);
@@ -70,8 +72,23 @@ export async function recordEnvironmentFacts(
   return appended;
 }
 
-function factOf(pipeline: ObjectKey, health: Due, actor: string): AuditEntry {
+/**
+ * Claims the fact for this verifier: true for the first caller only. The claim is the store's once-only claim that
+ * notifications use, in kinds of its own (`{type}@{spell start}`), so that no message to people shares its key.
+ */
+async function claimFact(deps: FactDeps, fact: AuditEntry & { env: string }): Promise<boolean> {
+  return deps.store.claimNotification(
+    fact.pipeline,
+    fact.env,
+    fact.revision ?? '',
+    `${fact.type}@${fact.at}`,
+    deps.now(),
+  );
+}
+
+function factOf(pipeline: ObjectKey, health: Due): AuditEntry & { env: string } {
   const { env, since: at } = health;
+  const actor = VERIFIER_ACTOR;
   if (health.health === 'passed') {
     const { revision } = health;
     return {

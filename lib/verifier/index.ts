@@ -4,4 +4,5 @@ export { DEFAULT_SETTINGS, type ConfigSourceAccess, type VerifierDeps, type Veri
 export { DeferredDecisions } from './deferred-decisions.js';
 export { RecentPipelines } from './recent-pipelines.js';
 export { RecentReads } from './recent-reads.js';
+export { VERIFIER_ACTOR } from './effect-audit.js';
 export type { EffectListener, VerifierEffect } from './effect-listener.js';

@@ -52,6 +52,15 @@ describe('the CLI output layer', () => {
     assert.equal(header?.indexOf('MESSAGE'), row?.indexOf('after'));
   });
 
+  it('a table is cut at 120 columns unless its last column runs, which is then whole and escaped', () => {
+    const message = `${'word '.repeat(40)}\u001b end`;
+    const [, clipped] = formatTable([{ header: 'NAME' }, { header: 'MESSAGE' }], [['a', message]]);
+    assert.equal(clipped?.length, 120);
+    assert.ok(clipped?.endsWith('…'));
+    const [, whole] = formatTable([{ header: 'NAME' }, { header: 'MESSAGE', runs: true }], [['a', message]]);
+    assert.equal(whole, `a     ${'word '.repeat(40)}\\u{1b} end`);
+  });
+
   it('lines: nothing raw, a line break inside a line shown, not made', () => {
     const text = printed(() => printLines([EVERY_KIND, 'two\nlines']));
     assert.deepEqual(rawCharacters(text), []);

@@ -97,7 +97,7 @@ describe('releaseInterruptedPromotions', () => {
     const audit = (await store.listAudit(podinfo)).items.filter((entry) => entry.type === 'promotion-interrupted');
     assert.deepEqual(
       audit.map(({ env, revision, actor }) => ({ env, revision, actor })),
-      [{ env: 'staging', revision: '6.9.2', actor: RESTARTED }],
+      [{ env: 'staging', revision: '6.9.2', actor: 'pipeline-controller' }],
     );
     assert.deepEqual(
       logger.warnings.map(({ message, attributes }) => [message, attributes?.pipeline, attributes?.owner]),

@@ -79,6 +79,30 @@ describe('environment facts recorded by the verifier', () => {
     assert.equal((await w.trail()).length, 2);
   });
 
+  it('verifiers deciding at once on the same statuses (a resume check and a poll at start-up) record each fact once', async () => {
+    const w = world();
+    await w.observe(DEV, ready('6.9.2'), 0);
+    await w.observe(PROD, ready('6.9.1'), 1);
+    await w.observe(PROD_EU, ready('6.9.1'), 2);
+    const appended = await Promise.all([w.evaluate(3), w.evaluate(3), w.evaluate(3)]);
+    assert.deepEqual(appended.flat().sort(), ['environment-passed dev 6.9.2 @0', 'environment-passed prod 6.9.1 @2']);
+    assert.deepEqual(await w.trail(), ['environment-passed dev 6.9.2 @0', 'environment-passed prod 6.9.1 @2']);
+
+    await w.observe(PROD, failed('6.9.1'), 10);
+    await Promise.all([w.evaluate(11), w.evaluate(11)]);
+    assert.deepEqual((await w.trail()).slice(2), ['environment-regressed prod 6.9.1 @10']);
+  });
+
+  it('names the controller as the actor, not the worker that evaluated', async () => {
+    const w = world();
+    await w.observe(DEV, ready('6.9.2'), 0);
+    await w.observe(PROD, ready('6.9.1'), 0);
+    await w.observe(PROD_EU, ready('6.9.1'), 0);
+    await w.evaluate(1);
+    const actors = (await w.store.listAudit(PIPELINE)).items.map((entry) => entry.actor);
+    assert.deepEqual(actors, ['pipeline-controller', 'pipeline-controller']);
+  });
+
   it('an environment rolling out, or on two revisions, has no fact until every target is Ready on one', async () => {
     const w = world();
     await w.observe(DEV, ready('6.9.2'), 0);

@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { PromotionError } from '../../lib/promotion/port.js';
 import type { CheckPipelineMessage } from '../../lib/queue/messages.js';
-import { DEV, PIPELINE, PROD, PROD_EU, T0, verifierWorld, WORKER, type WorldOptions } from './world.js';
+import { DEV, PIPELINE, PROD, PROD_EU, T0, verifierWorld, type WorldOptions } from './world.js';
 import { isEnvironmentFact } from '../../lib/verifier/environment-facts.js';
 
 // A re-decision from the stored records (as a retry that came due sends): it always decides.
@@ -163,7 +163,7 @@ describe('approvals', () => {
     });
     assert.deepEqual(await world.audit(), ['approval-requested prod 6.9.2'], 'the second message changed nothing');
     const [entry] = (await world.store.listAudit(PIPELINE)).items.filter((item) => !isEnvironmentFact(item));
-    assert.deepEqual([entry?.message, entry?.actor], ['waiting for approval of 6.9.2', WORKER]);
+    assert.deepEqual([entry?.message, entry?.actor], ['waiting for approval of 6.9.2', 'pipeline-controller']);
     assert.deepEqual(world.promoter.promotions(), []);
   });
 

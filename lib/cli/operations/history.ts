@@ -265,7 +265,8 @@ const COLUMNS = [
   { header: 'TYPE' },
   { header: 'REVISION', max: 24 },
   { header: 'ACTOR', max: 40 },
-  { header: 'MESSAGE' },
+  // Whole: the message is what a reader came for, and it carries the error that explains a failure.
+  { header: 'MESSAGE', runs: true },
 ] as const;
 
 /**
