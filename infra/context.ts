@@ -11,7 +11,7 @@ import { NEWS_KINDS, type NewsKind } from '../lib/pipeline/model.js';
 import { commitAuthorOf } from '../lib/promotion/pull-request/commit-author.js';
 import { isHttpUrl } from '../lib/util/http-url.js';
 import { schemaMessage } from '../lib/util/zod-issue.js';
-import { closestName } from './closest-name.js';
+import { closestName } from '../lib/util/closest-name.js';
 import { allowedLogRetentions, INFINITE_RETENTION, isLogRetention } from './log-retention.js';
 import { MAX_CONCURRENCY_RANGE, MEMORY_SIZE_RANGE } from './pipeline-controller.js';
 import type { PipelineControllerStackProps } from './stack.js';

@@ -10,7 +10,6 @@ import { describe, it } from 'node:test';
 import { App, RemovalPolicy } from 'aws-cdk-lib';
 import * as lambda from 'aws-cdk-lib/aws-lambda';
 import * as logs from 'aws-cdk-lib/aws-logs';
-import { closestName } from '../../infra/closest-name.js';
 import { CONTEXT_KEYS, DEFAULT_STACK_NAME, settingsFromContext } from '../../infra/context.js';
 
 const fromContext = (context: Record<string, unknown>, env: Record<string, string> = {}) =>
@@ -231,17 +230,5 @@ describe('invalid values', () => {
       failure({ githubApiUrl: 'ftp://github.example.com' }),
       /context githubApiUrl: must be an http\(s\) URL/,
     );
-  });
-});
-
-describe('closestName', () => {
-  it('finds typos, case slips and missing letters, and nothing for an unrelated word', () => {
-    const known = ['eksClusterArns', 'assumeRoleArns', 'region', 'retentionDays'];
-    assert.equal(closestName('eksClusterArn', known), 'eksClusterArns');
-    assert.equal(closestName('EKSClusterARNs', known), 'eksClusterArns');
-    assert.equal(closestName('assumeRoleArn', known), 'assumeRoleArns');
-    assert.equal(closestName('regoin', known), 'region');
-    assert.equal(closestName('vpc', known), undefined);
-    assert.equal(closestName('tableName', known), undefined);
   });
 });
