@@ -1,7 +1,7 @@
 // One row of `pipelinectl check`: which check, about what, its outcome with a typed reason, and one line for a person
 // that names the object, file, field or Secret concerned (never a secret value).
 import type { CheckKind } from './check-kinds.js';
-import type { MarkerNearMiss, MixedMarkerFile } from './marker-hints.js';
+import type { MarkerNearMiss, MisplacedMarkerFile, MixedMarkerFile } from './marker-hints.js';
 
 /**
  * `failed`: a promotion (or the reading of a target) would fail this way; `warning`: it may, but this cannot be told
@@ -47,6 +47,7 @@ export type CheckReason =
   | 'markers-found'
   | 'no-marker'
   | 'mixed-environments'
+  | 'misplaced-marker'
   | 'scan-failed'
   // notification-sinks
   | 'sinks-configured'
@@ -79,6 +80,8 @@ export interface CheckRow {
   nearMisses?: MarkerNearMiss[];
   /** markers, mixed-environments: the files that also hold the markers of other environments of the pipeline. */
   mixedFiles?: MixedMarkerFile[];
+  /** markers, misplaced-marker (or mixed-environments): the files whose path names another environment. */
+  misplacedFiles?: MisplacedMarkerFile[];
 }
 
 /** How many rows have each outcome. */

@@ -1,7 +1,8 @@
 // What the markers of a base branch say beyond "this file holds the environment's marker": the markers a missing one
 // was most likely meant to be (a near miss: `…:production` for `…:prod`, a pipeline name one letter off, the pipeline
 // under another namespace), and the files that hold the markers of two environments of one pipeline, which a
-// promotion to either would edit (most often a file copied from another environment with one marker left behind).
+// promotion to either would edit (most often a file copied from another environment with one marker left behind), and
+// the files whose path names another environment of the pipeline (`apps/prod/…` holding qa's marker).
 import { closestName } from '../util/closest-name.js';
 import { markerFor, parseMarker } from '../promotion/markers.js';
 import type { MarkerFiles } from './marker-scan.js';
@@ -13,6 +14,13 @@ const NEAR_MISSES = 3;
 export interface MarkerNearMiss {
   marker: string;
   files: string[];
+}
+
+/** A file holding the environment's marker whose path names another environment of the pipeline (and not its own). */
+export interface MisplacedMarkerFile {
+  path: string;
+  /** The other environment its path names. */
+  environment: string;
 }
 
 /** A file holding the environment's marker and those of other environments of the same pipeline. */
@@ -34,6 +42,13 @@ export function nearMisses(
 ): MarkerNearMiss[] {
   const wanted = parseMarker(marker);
   const own = new Set(pipeline.environments.map((env) => markerFor(pipeline.namespace, pipeline.name, env.name)));
+  // Another environment's marker in a file whose path names this environment: a file copied with its marker unchanged.
+  const copied: MarkerNearMiss[] = [];
+  for (const [found, paths] of scan) {
+    if (!own.has(found) || found === marker || wanted === undefined) continue;
+    const here = paths.filter((path) => pathNames(path, wanted.environment));
+    if (here.length > 0) copied.push({ marker: found, files: here });
+  }
   const candidates = [...scan.keys()].filter((found) => !own.has(found));
   const near: string[] = [];
   let left = candidates;
@@ -52,7 +67,37 @@ export function nearMisses(
       parts.environment === wanted.environment;
     if (elsewhere && near.length < NEAR_MISSES) near.push(found);
   }
-  return near.map((found) => ({ marker: found, files: [...(scan.get(found) ?? [])] }));
+  const named = near.map((found) => ({ marker: found, files: [...(scan.get(found) ?? [])] }));
+  return [...copied, ...named].slice(0, NEAR_MISSES);
+}
+
+/**
+ * The files among `files` (those holding the marker of `environment`) whose path names another environment of the
+ * pipeline and not `environment`: `apps/prod/checkout.yaml` holding qa's marker.
+ */
+export function filesOfOtherEnvironments(
+  environment: string,
+  files: readonly string[],
+  environments: readonly { name: string }[],
+): MisplacedMarkerFile[] {
+  return files.flatMap((path) => {
+    if (pathNames(path, environment)) return [];
+    const other = environments.find((env) => env.name !== environment && pathNames(path, env.name));
+    return other ? [{ path, environment: other.name }] : [];
+  });
+}
+
+/**
+ * Whether a path names an environment: one of its directories or its file name (without `.yaml`) is the name, or has
+ * it as a word between `-`, `_` or `.` (`clusters/prod-eu/`, `values.prod.yaml`), ignoring case.
+ */
+function pathNames(path: string, environment: string): boolean {
+  const name = environment.toLowerCase();
+  return path
+    .toLowerCase()
+    .replace(/\.ya?ml$/, '')
+    .split('/')
+    .some((part) => part === name || part.split(/[-_.]/).includes(name));
 }
 
 /** The files among `files` (those holding `marker`) that also hold a marker of another environment of its pipeline. */

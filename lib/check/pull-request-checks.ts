@@ -2,14 +2,14 @@
 // read with the Pipeline's Secret (`git-repository`), those credentials may push (`git-permissions`), the base branch
 // exists (`base-branch`), and a file of it holds the environment's marker (`markers`). A row whose ground failed is
 // skipped, saying which. A missing marker names its near misses; a file that also holds the marker of another
-// environment of the pipeline makes the row a warning (marker-hints.ts).
+// environment of the pipeline, or whose path names another environment, makes the row a warning (marker-hints.ts).
 import { objectKeyString } from '../pipeline/model.js';
 import type { PullRequestPromotion } from '../pipeline/promotion.js';
 import { markerFor } from '../promotion/markers.js';
 import type { CheckKind } from './check-kinds.js';
 import type { CheckReason, CheckRow } from './check-row.js';
 import type { GitProbes } from './git-probes.js';
-import { filesMixingEnvironments, nearMisses, type MarkerNearMiss } from './marker-hints.js';
+import { filesMixingEnvironments, filesOfOtherEnvironments, nearMisses, type MarkerNearMiss } from './marker-hints.js';
 
 /** How many of the files holding a marker a row's message names (the row's `files` has them all). */
 const FILES_NAMED = 3;
@@ -93,10 +93,25 @@ export async function pullRequestRows(
   }
   const found = `${written} in ${files.length === 1 ? '1 file' : `${files.length} files`}: ${named(files)}`;
   const mixedFiles = filesMixingEnvironments(marker, files, scan.markers);
-  if (mixedFiles.length > 0) {
-    const mixed = mixedFiles.map((file) => `${file.path} also holds ${file.markers.join(', ')}`).join('; ');
-    const message = `${found}; ${mixed}: a promotion to either environment edits it (a copy-paste mistake?)`;
-    return [...rows, { ...row('markers', 'warning', 'mixed-environments', message), files, mixedFiles }];
+  const misplacedFiles = filesOfOtherEnvironments(place.environment, files, pipeline.environments);
+  if (mixedFiles.length > 0 || misplacedFiles.length > 0) {
+    const why = [
+      ...mixedFiles.map((file) => `${file.path} also holds ${file.markers.join(', ')}`),
+      ...misplacedFiles.map(
+        (file) => `${file.path} is in ${file.environment}'s place (its path names ${file.environment})`,
+      ),
+    ].join('; ');
+    const message = `${found}; ${why}: a promotion to ${place.environment} would edit another environment's file (a copy-paste mistake?)`;
+    const reason = mixedFiles.length > 0 ? 'mixed-environments' : 'misplaced-marker';
+    return [
+      ...rows,
+      {
+        ...row('markers', 'warning', reason, message),
+        files,
+        ...(mixedFiles.length > 0 ? { mixedFiles } : {}),
+        ...(misplacedFiles.length > 0 ? { misplacedFiles } : {}),
+      },
+    ];
   }
   return [...rows, { ...row('markers', 'ok', 'markers-found', found), files }];
 }

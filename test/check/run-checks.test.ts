@@ -78,6 +78,8 @@ describe('checkPipelines', () => {
       'apps/qa/podinfo.yaml': holding('default:podinfo:qa'),
       'apps/qa/checkout.yaml': holding('flux-system:checkout:qa'),
       'apps/prod/checkout.yaml': holding('flux-system:checkout:prod', 'flux-system:checkout:qa'),
+      'apps/qa/cart.yaml': holding('flux-system:cart:qa'),
+      'apps/prod/cart.yaml': holding('flux-system:cart:qa'),
     });
   });
   after(() => github.stop());
@@ -309,6 +311,7 @@ describe('checkPipelines', () => {
     message: string;
     nearMisses?: CheckRow['nearMisses'];
     mixedFiles?: CheckRow['mixedFiles'];
+    misplacedFiles?: CheckRow['misplacedFiles'];
   }[] = [
     {
       name: 'prod missing, production found: the near miss is named',
@@ -361,7 +364,7 @@ describe('checkPipelines', () => {
       outcome: 'warning mixed-environments',
       message:
         '{"$promotion": "flux-system:checkout:prod"} in 1 file: apps/prod/checkout.yaml; apps/prod/checkout.yaml also ' +
-        'holds flux-system:checkout:qa: a promotion to either environment edits it (a copy-paste mistake?)',
+        "holds flux-system:checkout:qa: a promotion to prod would edit another environment's file (a copy-paste mistake?)",
       mixedFiles: [{ path: 'apps/prod/checkout.yaml', markers: ['flux-system:checkout:qa'] }],
     },
     {
@@ -372,9 +375,31 @@ describe('checkPipelines', () => {
       outcome: 'warning mixed-environments',
       message:
         '{"$promotion": "flux-system:checkout:qa"} in 2 files: apps/prod/checkout.yaml, apps/qa/checkout.yaml; ' +
-        'apps/prod/checkout.yaml also holds flux-system:checkout:prod: a promotion to either environment edits it ' +
-        '(a copy-paste mistake?)',
+        "apps/prod/checkout.yaml also holds flux-system:checkout:prod; apps/prod/checkout.yaml is in prod's place " +
+        "(its path names prod): a promotion to qa would edit another environment's file (a copy-paste mistake?)",
       mixedFiles: [{ path: 'apps/prod/checkout.yaml', markers: ['flux-system:checkout:prod'] }],
+      misplacedFiles: [{ path: 'apps/prod/checkout.yaml', environment: 'prod' }],
+    },
+    {
+      name: "qa's marker alone in a production file: a warning on qa, whose row passed",
+      pipeline: 'cart',
+      environments: ['dev', 'qa', 'prod'],
+      environment: 'qa',
+      outcome: 'warning misplaced-marker',
+      message:
+        '{"$promotion": "flux-system:cart:qa"} in 2 files: apps/prod/cart.yaml, apps/qa/cart.yaml; ' +
+        "apps/prod/cart.yaml is in prod's place (its path names prod): a promotion to qa would edit another " +
+        "environment's file (a copy-paste mistake?)",
+      misplacedFiles: [{ path: 'apps/prod/cart.yaml', environment: 'prod' }],
+    },
+    {
+      name: "and prod, whose marker is missing, is told where qa's sits",
+      pipeline: 'cart',
+      environments: ['dev', 'qa', 'prod'],
+      environment: 'prod',
+      outcome: 'failed no-marker',
+      message: `${missing('flux-system:cart:prod', 'prod')}; found flux-system:cart:qa in apps/prod/cart.yaml`,
+      nearMisses: [{ marker: 'flux-system:cart:qa', files: ['apps/prod/cart.yaml'] }],
     },
   ];
   for (const hint of markerHints) {
@@ -388,6 +413,7 @@ describe('checkPipelines', () => {
       assert.equal(row.message, hint.message);
       assert.deepEqual(row.nearMisses, hint.nearMisses);
       assert.deepEqual(row.mixedFiles, hint.mixedFiles);
+      assert.deepEqual(row.misplacedFiles, hint.misplacedFiles);
     });
   }
 
