@@ -1,6 +1,7 @@
 // One row of `pipelinectl check`: which check, about what, its outcome with a typed reason, and one line for a person
 // that names the object, file, field or Secret concerned (never a secret value).
 import type { CheckKind } from './check-kinds.js';
+import type { MarkerNearMiss, MisplacedMarkerFile, MixedMarkerFile } from './marker-hints.js';
 
 /**
  * `failed`: a promotion (or the reading of a target) would fail this way; `warning`: it may, but this cannot be told
@@ -45,6 +46,8 @@ export type CheckReason =
   // markers
   | 'markers-found'
   | 'no-marker'
+  | 'mixed-environments'
+  | 'misplaced-marker'
   | 'scan-failed'
   // notification-sinks
   | 'sinks-configured'
@@ -73,6 +76,12 @@ export interface CheckRow {
   apiVersion?: string;
   /** markers: the files of the base branch that hold the environment's marker. */
   files?: string[];
+  /** markers, no-marker: the markers found that the missing one was most likely meant to be, nearest first. */
+  nearMisses?: MarkerNearMiss[];
+  /** markers, mixed-environments: the files that also hold the markers of other environments of the pipeline. */
+  mixedFiles?: MixedMarkerFile[];
+  /** markers, misplaced-marker (or mixed-environments): the files whose path names another environment. */
+  misplacedFiles?: MisplacedMarkerFile[];
 }
 
 /** How many rows have each outcome. */

@@ -1,20 +1,22 @@
 // The rows of an environment promoted by pull request, in the order a promotion needs them: the repository can be
 // read with the Pipeline's Secret (`git-repository`), those credentials may push (`git-permissions`), the base branch
 // exists (`base-branch`), and a file of it holds the environment's marker (`markers`). A row whose ground failed is
-// skipped, saying which.
+// skipped, saying which. A missing marker names its near misses; a file that also holds the marker of another
+// environment of the pipeline, or whose path names another environment, makes the row a warning (marker-hints.ts).
 import { objectKeyString } from '../pipeline/model.js';
 import type { PullRequestPromotion } from '../pipeline/promotion.js';
 import { markerFor } from '../promotion/markers.js';
 import type { CheckKind } from './check-kinds.js';
 import type { CheckReason, CheckRow } from './check-row.js';
 import type { GitProbes } from './git-probes.js';
+import { filesMixingEnvironments, filesOfOtherEnvironments, nearMisses, type MarkerNearMiss } from './marker-hints.js';
 
 /** How many of the files holding a marker a row's message names (the row's `files` has them all). */
 const FILES_NAMED = 3;
 
 export async function pullRequestRows(
   place: { pipeline: string; environment: string },
-  pipeline: { namespace: string; name: string },
+  pipeline: { namespace: string; name: string; environments: readonly { name: string }[] },
   spec: PullRequestPromotion,
   probes: GitProbes,
 ): Promise<CheckRow[]> {
@@ -79,17 +81,45 @@ export async function pullRequestRows(
   if (!scan.ok) return [...rows, row('markers', 'failed', scan.reason, scan.message)];
   const files = [...(scan.markers.get(marker) ?? [])];
   if (files.length === 0) {
+    const near = nearMisses(marker, pipeline, scan.markers);
+    const failed = row(
+      'markers',
+      'failed',
+      'no-marker',
+      `no file holds ${written} in ${webUrl} at ${base}: a promotion to ${place.environment} would fail` +
+        (near.length > 0 ? `; found ${near.map(nearMissText).join('; ')}` : ''),
+    );
+    return [...rows, near.length > 0 ? { ...failed, nearMisses: near } : failed];
+  }
+  const found = `${written} in ${files.length === 1 ? '1 file' : `${files.length} files`}: ${named(files)}`;
+  const mixedFiles = filesMixingEnvironments(marker, files, scan.markers);
+  const misplacedFiles = filesOfOtherEnvironments(place.environment, files, pipeline.environments);
+  if (mixedFiles.length > 0 || misplacedFiles.length > 0) {
+    const why = [
+      ...mixedFiles.map((file) => `${file.path} also holds ${file.markers.join(', ')}`),
+      ...misplacedFiles.map(
+        (file) => `${file.path} is in ${file.environment}'s place (its path names ${file.environment})`,
+      ),
+    ].join('; ');
+    const message = `${found}; ${why}: a promotion to ${place.environment} would edit another environment's file (a copy-paste mistake?)`;
+    const reason = mixedFiles.length > 0 ? 'mixed-environments' : 'misplaced-marker';
     return [
       ...rows,
-      row(
-        'markers',
-        'failed',
-        'no-marker',
-        `no file holds ${written} in ${webUrl} at ${base}: a promotion to ${place.environment} would fail`,
-      ),
+      {
+        ...row('markers', 'warning', reason, message),
+        files,
+        ...(mixedFiles.length > 0 ? { mixedFiles } : {}),
+        ...(misplacedFiles.length > 0 ? { misplacedFiles } : {}),
+      },
     ];
   }
-  const named = files.slice(0, FILES_NAMED).join(', ') + (files.length > FILES_NAMED ? ', …' : '');
-  const count = files.length === 1 ? '1 file' : `${files.length} files`;
-  return [...rows, { ...row('markers', 'ok', 'markers-found', `${written} in ${count}: ${named}`), files }];
+  return [...rows, { ...row('markers', 'ok', 'markers-found', found), files }];
+}
+
+function named(files: readonly string[]): string {
+  return files.slice(0, FILES_NAMED).join(', ') + (files.length > FILES_NAMED ? ', …' : '');
+}
+
+function nearMissText(near: MarkerNearMiss): string {
+  return `${near.marker} in ${named(near.files)}`;
 }

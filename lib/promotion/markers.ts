@@ -38,6 +38,14 @@ export function markerFor(pipelineNamespace: string, pipelineName: string, env: 
   return `${pipelineNamespace}:${pipelineName}:${env}`;
 }
 
+/** The parts of a marker value `ns:name:env`; undefined for a value of another shape (no promotion sets it). */
+export function parseMarker(marker: string): { namespace: string; name: string; environment: string } | undefined {
+  const parts = marker.split(':');
+  if (parts.length !== 3 || parts.some((part) => part === '')) return undefined;
+  const [namespace = '', name = '', environment = ''] = parts;
+  return { namespace, name, environment };
+}
+
 /** A cheap screen (like Weave's ScreeningLocalReader): whether the text contains the literal `"$promotion"`. */
 export function mayHoldMarkers(text: string): boolean {
   return text.includes('"$promotion"');

@@ -68,6 +68,19 @@ describe('checkPipelines', () => {
       'apps/prod/copy.yml': marked('prod'),
       'README.md': marked('qa'),
     });
+    // Markers that are near misses of others, and a production file copied from qa with the qa marker left in.
+    const holding = (...markers: string[]) =>
+      markers.map((marker, i) => `value${i}: "1.0.0" # {"$promotion": "${marker}"}\n`).join('');
+    github.createRepository('acme', 'near', {
+      'apps/dev/podinfo.yaml': holding('flux-system:podinfo:dev'),
+      'apps/production/podinfo.yaml': holding('flux-system:podinfo:production'),
+      'apps/staging/podinfx.yaml': holding('flux-system:podinfx:staging'),
+      'apps/qa/podinfo.yaml': holding('default:podinfo:qa'),
+      'apps/qa/checkout.yaml': holding('flux-system:checkout:qa'),
+      'apps/prod/checkout.yaml': holding('flux-system:checkout:prod', 'flux-system:checkout:qa'),
+      'apps/qa/cart.yaml': holding('flux-system:cart:qa'),
+      'apps/prod/cart.yaml': holding('flux-system:cart:qa'),
+    });
   });
   after(() => github.stop());
 
@@ -284,6 +297,125 @@ describe('checkPipelines', () => {
       'no file holds {"$promotion": "flux-system:podinfo:qa"} in https://github.com/acme/fleet at main: a promotion to qa would fail',
     );
   });
+
+  const NEAR = 'https://github.com/acme/near';
+  const missing = (marker: string, env: string) =>
+    `no file holds {"$promotion": "${marker}"} in ${NEAR} at main: a promotion to ${env} would fail`;
+  const markerHints: {
+    name: string;
+    pipeline: string;
+    environments: string[];
+    /** The environment whose markers row is looked at. */
+    environment: string;
+    outcome: string;
+    message: string;
+    nearMisses?: CheckRow['nearMisses'];
+    mixedFiles?: CheckRow['mixedFiles'];
+    misplacedFiles?: CheckRow['misplacedFiles'];
+  }[] = [
+    {
+      name: 'prod missing, production found: the near miss is named',
+      pipeline: 'podinfo',
+      environments: ['dev', 'prod'],
+      environment: 'prod',
+      outcome: 'failed no-marker',
+      message: `${missing('flux-system:podinfo:prod', 'prod')}; found flux-system:podinfo:production in apps/production/podinfo.yaml`,
+      nearMisses: [{ marker: 'flux-system:podinfo:production', files: ['apps/production/podinfo.yaml'] }],
+    },
+    {
+      name: 'the same environment under a pipeline name one letter off',
+      pipeline: 'podinfo',
+      environments: ['dev', 'staging'],
+      environment: 'staging',
+      outcome: 'failed no-marker',
+      message: `${missing('flux-system:podinfo:staging', 'staging')}; found flux-system:podinfx:staging in apps/staging/podinfx.yaml`,
+      nearMisses: [{ marker: 'flux-system:podinfx:staging', files: ['apps/staging/podinfx.yaml'] }],
+    },
+    {
+      name: 'the same pipeline and environment under another namespace',
+      pipeline: 'podinfo',
+      environments: ['dev', 'qa'],
+      environment: 'qa',
+      outcome: 'failed no-marker',
+      message: `${missing('flux-system:podinfo:qa', 'qa')}; found default:podinfo:qa in apps/qa/podinfo.yaml`,
+      nearMisses: [{ marker: 'default:podinfo:qa', files: ['apps/qa/podinfo.yaml'] }],
+    },
+    {
+      name: 'nothing near: no hint',
+      pipeline: 'podinfo',
+      environments: ['dev', 'canary'],
+      environment: 'canary',
+      outcome: 'failed no-marker',
+      message: missing('flux-system:podinfo:canary', 'canary'),
+    },
+    {
+      name: "another environment of the pipeline is no near miss: it is that environment's marker",
+      pipeline: 'podinfo',
+      environments: ['dev', 'production', 'prod'],
+      environment: 'prod',
+      outcome: 'failed no-marker',
+      message: missing('flux-system:podinfo:prod', 'prod'),
+    },
+    {
+      name: "a production file that also holds qa's marker: a warning on prod",
+      pipeline: 'checkout',
+      environments: ['dev', 'qa', 'prod'],
+      environment: 'prod',
+      outcome: 'warning mixed-environments',
+      message:
+        '{"$promotion": "flux-system:checkout:prod"} in 1 file: apps/prod/checkout.yaml; apps/prod/checkout.yaml also ' +
+        "holds flux-system:checkout:qa: a promotion to prod would edit another environment's file (a copy-paste mistake?)",
+      mixedFiles: [{ path: 'apps/prod/checkout.yaml', markers: ['flux-system:checkout:qa'] }],
+    },
+    {
+      name: 'and on qa, whose marker sits in the production file too',
+      pipeline: 'checkout',
+      environments: ['dev', 'qa', 'prod'],
+      environment: 'qa',
+      outcome: 'warning mixed-environments',
+      message:
+        '{"$promotion": "flux-system:checkout:qa"} in 2 files: apps/prod/checkout.yaml, apps/qa/checkout.yaml; ' +
+        "apps/prod/checkout.yaml also holds flux-system:checkout:prod; apps/prod/checkout.yaml is in prod's place " +
+        "(its path names prod): a promotion to qa would edit another environment's file (a copy-paste mistake?)",
+      mixedFiles: [{ path: 'apps/prod/checkout.yaml', markers: ['flux-system:checkout:prod'] }],
+      misplacedFiles: [{ path: 'apps/prod/checkout.yaml', environment: 'prod' }],
+    },
+    {
+      name: "qa's marker alone in a production file: a warning on qa, whose row passed",
+      pipeline: 'cart',
+      environments: ['dev', 'qa', 'prod'],
+      environment: 'qa',
+      outcome: 'warning misplaced-marker',
+      message:
+        '{"$promotion": "flux-system:cart:qa"} in 2 files: apps/prod/cart.yaml, apps/qa/cart.yaml; ' +
+        "apps/prod/cart.yaml is in prod's place (its path names prod): a promotion to qa would edit another " +
+        "environment's file (a copy-paste mistake?)",
+      misplacedFiles: [{ path: 'apps/prod/cart.yaml', environment: 'prod' }],
+    },
+    {
+      name: "and prod, whose marker is missing, is told where qa's sits",
+      pipeline: 'cart',
+      environments: ['dev', 'qa', 'prod'],
+      environment: 'prod',
+      outcome: 'failed no-marker',
+      message: `${missing('flux-system:cart:prod', 'prod')}; found flux-system:cart:qa in apps/prod/cart.yaml`,
+      nearMisses: [{ marker: 'flux-system:cart:qa', files: ['apps/prod/cart.yaml'] }],
+    },
+  ];
+  for (const hint of markerHints) {
+    it(`markers: ${hint.name}`, async () => {
+      const environments = hint.environments.map((name, i) =>
+        env(name, [], i === 0 ? undefined : pullRequest({ url: NEAR })),
+      );
+      const rows = await checkPipelines([pipeline(environments, hint.pipeline)], ports());
+      const row = rowOf(rows, hint.environment, 'markers');
+      assert.equal(`${row.outcome} ${row.reason}`, hint.outcome);
+      assert.equal(row.message, hint.message);
+      assert.deepEqual(row.nearMisses, hint.nearMisses);
+      assert.deepEqual(row.mixedFiles, hint.mixedFiles);
+      assert.deepEqual(row.misplacedFiles, hint.misplacedFiles);
+    });
+  }
 
   const sinkAnswers: [string, (() => Promise<NotificationSinksAnswer>) | undefined, string, RegExp][] = [
     [

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { markerFor, markersIn, mayHoldMarkers, setMarkedValues } from '../../lib/promotion/markers.js';
+import { markerFor, markersIn, mayHoldMarkers, parseMarker, setMarkedValues } from '../../lib/promotion/markers.js';
 
 interface Case {
   name: string;
@@ -1103,6 +1103,18 @@ describe('markerFor and mayHoldMarkers', () => {
   it('builds ns:name:env', () => {
     assert.equal(markerFor('flux-system', 'podinfo-github', 'prod'), 'flux-system:podinfo-github:prod');
   });
+
+  const parsed: [string, ReturnType<typeof parseMarker>][] = [
+    ['flux-system:podinfo-github:prod', { namespace: 'flux-system', name: 'podinfo-github', environment: 'prod' }],
+    ['flux-system:podinfo', undefined],
+    ['flux-system:podinfo:prod:eu', undefined],
+    ['flux-system::prod', undefined],
+  ];
+  for (const [marker, parts] of parsed) {
+    it(`parses ${marker} back into its parts, or not at all`, () => {
+      assert.deepEqual(parseMarker(marker), parts);
+    });
+  }
 
   it('screens for the literal "$promotion", quotes included', () => {
     assert.equal(mayHoldMarkers(weaveDeployment), true);
