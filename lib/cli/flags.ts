@@ -20,6 +20,15 @@ export function parseDuration(text: string, flag: string, bounds: { minMs?: numb
   return ms;
 }
 
+/** Where `serve` and the demo's receiver listen unless told: the port Flux's notification Providers name. */
+export const DEFAULT_RECEIVER_PORT = '8080';
+
+/**
+ * Where `pipelinectl dashboard` listens unless told: not the receiver's, so that it runs beside `serve` or the demo on
+ * their data directory.
+ */
+export const DEFAULT_DASHBOARD_PORT = '8090';
+
 /** A TCP port, 0 (any free port) to 65535. */
 export function parsePort(text: string, flag = '--port'): number {
   const value = text.trim();

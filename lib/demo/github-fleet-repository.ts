@@ -21,8 +21,8 @@ export class GitHubFleetRepository implements FleetRepository {
     files: Record<string, string>,
     message: string,
   ): Promise<GitHubFleetRepository> {
-    // Its pull requests' pages read as the configuration's host would show them.
-    const github = await FakeGitHub.start({ webHost: address.host });
+    // Its pull requests' links open its own page of each, marked as simulated: on the real host they do not exist.
+    const github = await FakeGitHub.start({ webHost: address.host, webPages: true });
     try {
       github.createRepository(address.owner, address.repo, files, { message });
     } catch (error) {

@@ -22,8 +22,8 @@ export class GitLabFleetRepository implements FleetRepository {
     files: Record<string, string>,
     message: string,
   ): Promise<GitLabFleetRepository> {
-    // Its merge requests' pages read as the configuration's host would show them.
-    const gitlab = await FakeGitLab.start({ webHost: address.host });
+    // Its merge requests' links open its own page of each, marked as simulated: on the real host they do not exist.
+    const gitlab = await FakeGitLab.start({ webHost: address.host, webPages: true });
     try {
       gitlab.createRepository(address.projectPath, files, { message });
     } catch (error) {

@@ -26,6 +26,7 @@ import {
   pageLinks,
   parseJson,
   pathSegments,
+  pullRequestPage,
   offsetPage,
   statusText,
   text,
@@ -85,6 +86,11 @@ export interface FakeGitHubOptions {
   basePath?: string;
   /** The host of `html_url`s. Default `github.com`. */
   webHost?: string;
+  /**
+   * `html_url`s name this fake (`http://127.0.0.1:PORT/owner/repo/pull/3`) instead of `webHost`, and it serves each
+   * pull request's page there, marked as simulated: for a simulation whose links a person may open.
+   */
+  webPages?: boolean;
   latencyMs?: number | ((request: FakeGitHubRequest) => number);
   apps?: readonly FakeGitHubApp[];
   /** A recursive tree listing with more entries than this is cut and flagged `truncated`. Default: never. */
@@ -191,6 +197,7 @@ export class FakeGitHub extends FakeGitHost<
 > {
   private readonly basePath: string;
   private readonly webHost: string;
+  private readonly webPages: boolean;
   private readonly maxTreeEntries: number;
   private readonly apps = new Map<string, FakeGitHubApp>();
   /** Final parameters that take the rest of the path: a ref, or a path (empty for the repository root). */
@@ -209,6 +216,7 @@ export class FakeGitHub extends FakeGitHost<
     this.tokens.set(this.token, { login: 'fake-user', kind: 'token' });
     this.basePath = (options.basePath ?? '/api/v3').replace(/\/$/, '');
     this.webHost = options.webHost ?? 'github.com';
+    this.webPages = options.webPages === true;
     this.maxTreeEntries = options.maxTreeEntries ?? Infinity;
     for (const app of options.apps ?? []) this.registerApp(app);
     this.defineRoutes();
@@ -309,7 +317,35 @@ export class FakeGitHub extends FakeGitHost<
     const logged: FakeGitHubRequest = { method, path: segments ? `/${segments.join('/')}` : url.pathname, query };
     const matched = segments ? this.router.match(method, segments) : undefined;
     if (matched) logged.route = matched.entry.route;
-    return { logged, answer: (raw: Buffer) => this.answer(request, logged, matched, raw.toString('utf8')) };
+    const page = raw === undefined && method === 'GET' && this.webPages ? this.webPage(url.pathname) : undefined;
+    return {
+      logged,
+      answer: (raw: Buffer) => this.answer(request, logged, matched, raw.toString('utf8')),
+      ...(page ? { outside: page } : {}),
+    };
+  }
+
+  /** A pull request's page (`/owner/repo/pull/3`), or a 404 page; undefined for a path that is no page. */
+  private webPage(path: string): Reply | undefined {
+    const [, owner, name, number] = /^\/([^/]+)\/([^/]+)\/pull\/(\d+)\/?$/.exec(path) ?? [];
+    if (owner === undefined || name === undefined) return undefined;
+    const repo = this.repositories.get(`${owner}/${name}`.toLowerCase());
+    const pull = repo?.pulls.find(Number(number));
+    return pullRequestPage(
+      repo &&
+        pull && {
+          hostName: 'GitHub',
+          repository: `${repo.owner}/${repo.name}`,
+          reference: `#${pull.number}`,
+          word: 'pull request',
+          pull,
+        },
+    );
+  }
+
+  /** Where `html_url`s point: this fake with `webPages`, else `https://` and `webHost`. */
+  private get webBase(): string {
+    return this.webPages && this.started ? this.origin : `https://${this.webHost}`;
   }
 
   private answer(
@@ -426,7 +462,7 @@ export class FakeGitHub extends FakeGitHost<
   }
 
   private pullHtmlUrl(repo: FakeRepository, number: number): string {
-    return `https://${this.webHost}/${repo.owner}/${repo.name}/pull/${number}`;
+    return `${this.webBase}/${repo.owner}/${repo.name}/pull/${number}`;
   }
 
   /** Who commits for a caller that names no one: a token's user is the fake's identity, an installation its bot. */
@@ -449,7 +485,7 @@ export class FakeGitHub extends FakeGitHost<
       full_name: `${repo.owner}/${repo.name}`,
       owner: { login: repo.owner, type: 'Organization' },
       private: true,
-      html_url: `https://${this.webHost}/${repo.owner}/${repo.name}`,
+      html_url: `${this.webBase}/${repo.owner}/${repo.name}`,
       url: this.repoUrl(repo),
       default_branch: repo.defaultBranch,
     };
@@ -465,7 +501,7 @@ export class FakeGitHub extends FakeGitHost<
       sha: entry.sha,
       size: entry.type === 'blob' ? (repo.blob(entry.sha)?.length ?? 0) : 0,
       url: this.repoUrl(repo, `/contents/${path}?ref=${ref}`),
-      html_url: `https://${this.webHost}/${repo.owner}/${repo.name}/blob/${ref}/${path}`,
+      html_url: `${this.webBase}/${repo.owner}/${repo.name}/blob/${ref}/${path}`,
       git_url: this.repoUrl(repo, `/git/${entry.type}s/${entry.sha}`),
     };
   }
@@ -504,7 +540,7 @@ export class FakeGitHub extends FakeGitHost<
       sha,
       node_id: `C_${sha}`,
       url: this.repoUrl(repo, `/git/commits/${sha}`),
-      html_url: `https://${this.webHost}/${repo.owner}/${repo.name}/commit/${sha}`,
+      html_url: `${this.webBase}/${repo.owner}/${repo.name}/commit/${sha}`,
       author: commit.author,
       committer: commit.committer,
       tree: { sha: commit.tree, url: this.repoUrl(repo, `/git/trees/${commit.tree}`) },
@@ -512,7 +548,7 @@ export class FakeGitHub extends FakeGitHost<
       parents: commit.parents.map((parent) => ({
         sha: parent,
         url: this.repoUrl(repo, `/git/commits/${parent}`),
-        html_url: `https://${this.webHost}/${repo.owner}/${repo.name}/commit/${parent}`,
+        html_url: `${this.webBase}/${repo.owner}/${repo.name}/commit/${parent}`,
       })),
       verification: { verified: false, reason: 'unsigned', signature: null, payload: null, verified_at: null },
     };

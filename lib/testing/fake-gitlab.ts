@@ -28,6 +28,7 @@ import {
   pageLinks,
   parseJson,
   pathSegments,
+  pullRequestPage,
   offsetPage,
   statusText,
   type HostRepository,
@@ -66,6 +67,11 @@ export interface FakeGitLabOptions {
   basePath?: string;
   /** The host of `web_url`s. Default `gitlab.example.com`. */
   webHost?: string;
+  /**
+   * `web_url`s name this fake (`http://127.0.0.1:PORT/group/project/-/merge_requests/3`) instead of `webHost`, and it
+   * serves each merge request's page there, marked as simulated: for a simulation whose links a person may open.
+   */
+  webPages?: boolean;
   latencyMs?: number | ((request: FakeGitLabRequest) => number);
   /** Default page size of listings (GitLab's is 20). */
   defaultPerPage?: number;
@@ -167,6 +173,7 @@ function rawType(content: Buffer): string {
 export class FakeGitLab extends FakeGitHost<FakeGitLabRequest, never, FakeProject, [path: string], Token> {
   private readonly basePath: string;
   private readonly webHost: string;
+  private readonly webPages: boolean;
   private readonly defaultPerPage: number;
   private readonly users = new Map<string, User>();
   /** A branch name, the final parameter of its routes, may hold slashes. */
@@ -183,6 +190,7 @@ export class FakeGitLab extends FakeGitHost<FakeGitLabRequest, never, FakeProjec
     this.addToken(this.token);
     this.basePath = (options.basePath ?? '/api/v4').replace(/\/$/, '');
     this.webHost = options.webHost ?? 'gitlab.example.com';
+    this.webPages = options.webPages === true;
     this.defaultPerPage = options.defaultPerPage ?? 20;
     this.defineRoutes();
   }
@@ -269,7 +277,35 @@ export class FakeGitLab extends FakeGitHost<FakeGitLabRequest, never, FakeProjec
     const logged: FakeGitLabRequest = { method, path: raw ?? url.pathname, query };
     const matched = segments ? this.router.match(method, segments) : undefined;
     if (matched) logged.route = matched.entry.route;
-    return { logged, answer: (body: Buffer) => this.answer(request, logged, matched, body.toString('utf8')) };
+    const page = raw === undefined && method === 'GET' && this.webPages ? this.webPage(url.pathname) : undefined;
+    return {
+      logged,
+      answer: (body: Buffer) => this.answer(request, logged, matched, body.toString('utf8')),
+      ...(page ? { outside: page } : {}),
+    };
+  }
+
+  /** A merge request's page (`/group/project/-/merge_requests/3`), or a 404 page; undefined for a path that is no page. */
+  private webPage(path: string): Reply | undefined {
+    const [, projectPath, iid] = /^\/(.+?)\/-\/merge_requests\/(\d+)\/?$/.exec(path) ?? [];
+    if (projectPath === undefined) return undefined;
+    const project = this.repositories.get(projectPath.toLowerCase());
+    const mr = project?.pulls.find(Number(iid));
+    return pullRequestPage(
+      project &&
+        mr && {
+          hostName: 'GitLab',
+          repository: project.path,
+          reference: `!${mr.number}`,
+          word: 'merge request',
+          pull: mr,
+        },
+    );
+  }
+
+  /** Where `web_url`s point: this fake with `webPages`, else `https://` and `webHost`. */
+  private get webBase(): string {
+    return this.webPages && this.started ? this.origin : `https://${this.webHost}`;
   }
 
   private answer(
@@ -425,7 +461,7 @@ export class FakeGitLab extends FakeGitHost<FakeGitLabRequest, never, FakeProjec
   // ---------------------------------------------------------------- JSON shapes
 
   private webUrl(project: FakeProject): string {
-    return `https://${this.webHost}/${project.path}`;
+    return `${this.webBase}/${project.path}`;
   }
 
   private mergeRequestUrl(project: FakeProject, iid: number): string {
@@ -491,7 +527,7 @@ export class FakeGitLab extends FakeGitHost<FakeGitLabRequest, never, FakeProjec
       username: mr.author.username,
       name: mr.author.name,
       state: 'active',
-      web_url: `https://${this.webHost}/${mr.author.username}`,
+      web_url: `${this.webBase}/${mr.author.username}`,
     };
     return {
       id: mr.id,

@@ -656,3 +656,43 @@ export class PullRequests<P extends PullRecord> {
     for (const pull of this.all) if (pull.state === 'open' && which(pull)) this.close(pull, state);
   }
 }
+
+/** What a simulated host's web page of a pull (or merge) request shows. */
+export interface PullRequestPageInput {
+  /** `GitHub`, `GitLab`. */
+  hostName: string;
+  /** `acme/fleet`. */
+  repository: string;
+  /** `#3`, `!3`. */
+  reference: string;
+  /** `pull request`, `merge request`. */
+  word: string;
+  pull: PullRecord;
+}
+
+/**
+ * A pull (or merge) request's web page, as a fake host serves it when its web URLs name the fake itself: a link a
+ * simulation shows (the demo's screen, the dashboard, `status`) opens the simulated record, labelled as simulated,
+ * never a page of the real host that does not exist.
+ */
+export function pullRequestPage(input: PullRequestPageInput | undefined): Reply {
+  const type = 'text/html; charset=utf-8';
+  if (!input) return { status: 404, raw: { type, data: '<!doctype html><title>Not found</title><p>Not found</p>\n' } };
+  const { hostName, repository, reference, word, pull } = input;
+  const title = `${repository} ${reference}: ${pull.title}`;
+  const data =
+    `<!doctype html>\n<html lang="en"><head><meta charset="utf-8"><title>${escapeHtml(title)}</title></head>\n<body>\n` +
+    `<p><strong>Simulated ${escapeHtml(hostName)}</strong>: this ${escapeHtml(word)} exists only in this simulation ` +
+    `(pipelinectl demo), not on the real ${escapeHtml(hostName)}.</p>\n` +
+    `<h1>${escapeHtml(title)}</h1>\n` +
+    `<p>state: <span id="state">${pull.state}</span> · ${escapeHtml(pull.source)} → ${escapeHtml(pull.target)}</p>\n` +
+    `<pre>${escapeHtml(pull.description)}</pre>\n</body></html>\n`;
+  return { status: 200, raw: { type, data } };
+}
+
+function escapeHtml(text: string): string {
+  return text.replace(
+    /[&<>"']/g,
+    (char) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[char] ?? char,
+  );
+}

@@ -26,8 +26,8 @@ describe('pipelinectl demo', () => {
       throw new Error(`${String(error)}\nstdout:\n${demo.stdout()}\nstderr:\n${demo.stderr()}`);
     });
     const [, revision, command] = request;
-    // The dashboard's URL comes first (demo-dashboard.test.ts), then the banner.
-    assert.match(demo.stdout(), /^dashboard: .*\nSIMULATION — no real cluster or GitHub is touched\n/);
+    // The banner comes first, then the dashboard's URL once the demo runs (demo-dashboard.test.ts).
+    assert.match(demo.stdout(), /^SIMULATION — no real cluster or GitHub is touched\ndashboard: /);
     // The Pipeline came from Git: the ConfigSource applied the simulated repository's folder.
     assert.match(
       demo.stdout(),
@@ -61,6 +61,17 @@ describe('pipelinectl demo', () => {
     ).catch((error: unknown) => {
       throw new Error(`${String(error)}\nstdout:\n${demo.stdout()}\nstderr:\n${demo.stderr()}`);
     });
+    // Its link, as staging's state names it, opens the simulated GitHub's page of it: github.com has no such pull.
+    const link = await waitFor(
+      'the pull request link',
+      () => /\bstaging: [^\n]*?(http:\/\/127\.0\.0\.1:\d+\/acme\/fleet\/pull\/1)\b/.exec(demo.stdout())?.[1],
+    ).catch((error: unknown) => {
+      throw new Error(`${String(error)}\nstdout:\n${demo.stdout()}\nstderr:\n${demo.stderr()}`);
+    });
+    const page = await fetch(link);
+    assert.equal(page.status, 200);
+    assert.match(await page.text(), /Simulated GitHub<\/strong>: this pull request exists only in this simulation/);
+    assert.doesNotMatch(demo.stdout(), /https:\/\/github\.com\//);
 
     demo.child.kill('SIGINT');
     assert.equal(await demo.exited, 0, demo.stderr());

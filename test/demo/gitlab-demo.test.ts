@@ -117,13 +117,21 @@ describe('the demo on GitLab', () => {
     const staging = await waitFor('the staging merge request', () =>
       repository.pullRequests().find((mr) => mr.title === 'Promote flux-system/podinfo in staging to 6.9.1'),
     ).catch((error: unknown) => assert.fail(`${String(error)}${context()}`));
-    assert.deepEqual(staging, {
+    const { url, ...opened } = staging;
+    assert.deepEqual(opened, {
       id: 1,
       title: 'Promote flux-system/podinfo in staging to 6.9.1',
       state: 'open',
       sourceBranch: 'promotion-flux-system-podinfo-staging',
-      url: 'https://gitlab.com/acme/fleet/-/merge_requests/1',
     });
+    // Its link opens the simulated GitLab's page of it, which says it is simulated, not gitlab.com's (none there).
+    assert.match(url, /^http:\/\/127\.0\.0\.1:\d+\/acme\/fleet\/-\/merge_requests\/1$/);
+    const page = await fetch(url);
+    assert.equal(page.status, 200);
+    const html = await page.text();
+    assert.match(html, /Simulated GitLab<\/strong>: this merge request exists only in this simulation/);
+    assert.match(html, /<h1>acme\/fleet !1: Promote flux-system\/podinfo in staging to 6\.9\.1<\/h1>/);
+    assert.match(html, /state: <span id="state">open<\/span>/);
     const proposed = repository.readFile(staging.sourceBranch, STAGING_FILE) ?? '';
     assert.equal(chartVersionIn(proposed), '6.9.1');
     assert.deepEqual(markersIn(proposed), ['flux-system:podinfo:staging'], 'the marker is kept');
@@ -190,7 +198,7 @@ describe('pipelinectl demo --git-host', () => {
       assert.fail(`${String(error)}\nstdout:\n${demo.stdout()}\nstderr:\n${demo.stderr()}`),
     );
     const out = demo.stdout();
-    assert.match(out, /^dashboard: .*\nSIMULATION — no real cluster or GitLab is touched\n/);
+    assert.match(out, /^SIMULATION — no real cluster or GitLab is touched\ndashboard: /);
     assert.match(out, /on examples\/demo-gitlab\n/);
     assert.match(out, /a simulated GitLab repository acme\/fleet whose promotion merge requests a bot merges after 3s/);
     demo.child.kill('SIGINT');

@@ -295,3 +295,45 @@ describe('fake GitHub: the contents API write, pull requests left empty, merge c
     assert.equal(fake.readFile('acme', 'fleet', 'main', 'd.yaml'), 'd: 1\n');
   });
 });
+
+describe('fake GitHub: pull request pages (webPages)', () => {
+  it("links each pull request to its own page, marked as simulated; other paths stay the API's", async (t) => {
+    const github = await FakeGitHub.start({ webPages: true });
+    t.after(() => github.stop());
+    github.createRepository('acme', 'fleet', { 'a.yaml': 'x: 1\n' });
+    const octokit = new Octokit({ auth: github.token, baseUrl: github.url, log: quiet });
+    await octokit.git.createRef({
+      owner: 'acme',
+      repo: 'fleet',
+      ref: 'refs/heads/promote',
+      sha: github.refs('acme', 'fleet')['refs/heads/main'] ?? '',
+    });
+    github.commitFiles('acme', 'fleet', 'promote', { 'a.yaml': 'x: 2\n' }, 'promote');
+    const { data: pull } = await octokit.pulls.create({
+      owner: 'acme',
+      repo: 'fleet',
+      head: 'promote',
+      base: 'main',
+      title: 'Promote <podinfo> to 6.9.1',
+      body: 'evidence & more',
+    });
+    const origin = new URL(github.url).origin;
+    assert.equal(pull.html_url, `${origin}/acme/fleet/pull/${pull.number}`);
+
+    const page = await fetch(pull.html_url);
+    assert.equal(page.status, 200);
+    assert.match(page.headers.get('content-type') ?? '', /^text\/html/);
+    const html = await page.text();
+    assert.match(html, /<strong>Simulated GitHub<\/strong>: this pull request exists only in this simulation/);
+    assert.match(html, /<h1>acme\/fleet #1: Promote &lt;podinfo&gt; to 6\.9\.1<\/h1>/);
+    assert.match(html, /<pre>evidence &amp; more<\/pre>/);
+    assert.equal((await fetch(`${origin}/acme/fleet/pull/99`)).status, 404);
+    assert.equal((await fetch(`${origin}/acme/other/pull/1`)).status, 404);
+
+    const plain = await FakeGitHub.start();
+    t.after(() => plain.stop());
+    plain.createRepository('acme', 'fleet', { 'a.yaml': 'x: 1\n' });
+    // Without webPages there is no page: the path is answered as any path outside the API.
+    assert.notEqual((await fetch(`${new URL(plain.url).origin}/acme/fleet/pull/1`)).status, 200);
+  });
+});

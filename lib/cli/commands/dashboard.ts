@@ -2,7 +2,7 @@
 // 127.0.0.1 only. It shows the fleet, each pipeline and the audit trail, updates live, and approves with the
 // caller's identity, exactly as `pipelinectl approve` does.
 import { Option, type Command } from 'commander';
-import { parseHost, parsePort } from '../flags.js';
+import { DEFAULT_DASHBOARD_PORT, parseHost, parsePort } from '../flags.js';
 import { addBackendOptions, withBackend } from '../options.js';
 
 interface DashboardFlags {
@@ -21,7 +21,7 @@ export function register(program: Command): void {
         'through the same backend as the other commands: the local data directory, or a deployed stack with your ' +
         'AWS credentials (an approval records local:<user> or your ARN). Runs until Ctrl-C.',
     )
-    .addOption(new Option('--port <port>', 'port to listen on (0 picks a free one)').default('8080'))
+    .addOption(new Option('--port <port>', 'port to listen on (0 picks a free one)').default(DEFAULT_DASHBOARD_PORT))
     .addOption(
       new Option('--host <host>', 'loopback address to listen on (127.0.0.1, ::1, localhost)').default('127.0.0.1'),
     )

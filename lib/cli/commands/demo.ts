@@ -1,6 +1,7 @@
 // pipelinectl demo (`npm start`): the local mode against a simulated world of clusters, Flux, GitHub (or GitLab) and
 // CI. The demo itself lives in lib/demo (the one part of the product that runs on lib/testing's fakes); this is its
-// command line, and the dashboard served beside it (lib/demo does not import the CLI): its URL is the first line.
+// command line, and the dashboard served beside it (lib/demo does not import the CLI): its URL is the line under the
+// banner, printed once the demo runs.
 import { fileURLToPath } from 'node:url';
 import { Option, type Command } from 'commander';
 import { DemoError } from '../../demo/demo-error.js';
@@ -9,7 +10,7 @@ import { runDemo, type DemoSettings } from '../../demo/run.js';
 import { parseDashboardPort, startDashboardBesideLocalMode } from '../operations/dashboard.js';
 import { STDERR_WARNINGS } from '../backends/local.js';
 import { CliError } from '../errors.js';
-import { parseDuration, parsePort } from '../flags.js';
+import { DEFAULT_RECEIVER_PORT, parseDuration, parsePort } from '../flags.js';
 
 /**
  * The example each simulated host runs when --config is not given: the same world, promoted through that host, its
@@ -67,7 +68,7 @@ export function register(program: Command): void {
         'simulate GitHub pull requests or GitLab merge requests (default: github, or what --config uses)',
       ).choices(['github', 'gitlab']),
     )
-    .option('--port <port>', "the receiver's port; 0 picks a free one", '8080')
+    .option('--port <port>', "the receiver's port; 0 picks a free one", DEFAULT_RECEIVER_PORT)
     .option('--dashboard-port <port>', "the dashboard's port on 127.0.0.1; 0 picks a free one", '0')
     .option('--no-dashboard', 'do not serve the dashboard')
     .option('--data-dir <dir>', 'the data directory (wiped at start unless --no-fresh)', '.data/demo')
@@ -81,8 +82,9 @@ export function register(program: Command): void {
     .option('--new-master-key', 'with --no-fresh: make a new master key when master-key.json is missing')
     .addHelpText(
       'after',
-      "\nEverything runs in this process; nothing outside it is touched. The first line is the dashboard's URL (a web\n" +
-        'page of the same state, on 127.0.0.1 only). From a second terminal, in the same directory:\n' +
+      '\nEverything runs in this process; nothing outside it is touched. Under the banner, once everything runs, comes\n' +
+        "the dashboard's URL (a web page of the same state, on 127.0.0.1 only). From a second terminal, in the same\n" +
+        'directory:\n' +
         '  pipelinectl status --data-dir .data/demo\n' +
         '  pipelinectl approve flux-system/podinfo staging --revision <version> --data-dir .data/demo\n' +
         'The same on a simulated GitLab, with merge requests: pipelinectl demo --git-host gitlab\n' +
@@ -111,12 +113,14 @@ export function register(program: Command): void {
       const dashboardPort = parseDashboardPort(options.dashboardPort, port);
       const dashboard = await startDashboardBesideLocalMode(options.dataDir, dashboardPort, STDERR_WARNINGS);
       try {
-        // First, before the demo's screen: the browser is where a newcomer best watches the promotions flow.
-        process.stdout.write(`dashboard: ${dashboard.ownerUrl}  (open it in a browser to watch the promotions)\n`);
         const companion = {
           line: `dashboard ${dashboard.ownerUrl}  (open it in a browser to watch the promotions)`,
           attach: async () => {
             await dashboard.attach();
+            // Once the local mode listens and the pages read through it, not before: a demo that cannot start (its
+            // port in use) never shows a URL. Before the demo's screen: the browser is where a newcomer best
+            // watches the promotions flow.
+            process.stdout.write(`dashboard: ${dashboard.ownerUrl}  (open it in a browser to watch the promotions)\n`);
             return () => dashboard.close();
           },
         };

@@ -22,7 +22,7 @@ import {
   type DashboardBesideLocalMode,
 } from '../operations/dashboard.js';
 import { CliError } from '../errors.js';
-import { parseDuration, parseHost, parseHttpUrl, parseObjectKey, parsePort } from '../flags.js';
+import { DEFAULT_RECEIVER_PORT, parseDuration, parseHost, parseHttpUrl, parseObjectKey, parsePort } from '../flags.js';
 import { GIT_API_FLAGS, type GitApiFlagValues } from '../git-api-flags.js';
 import { httpUrl } from '../../util/http-url.js';
 
@@ -133,7 +133,7 @@ export function register(program: Command): void {
       '--config <dir>',
       'configuration file or directory (Pipelines, GitopsClusters, Secrets), applied at start',
     )
-    .option('--port <port>', 'receiver port; 0 picks a free one', '8080')
+    .option('--port <port>', 'receiver port; 0 picks a free one', DEFAULT_RECEIVER_PORT)
     .option('--host <host>', 'address the receiver listens on', '127.0.0.1')
     .option('--data-dir <dir>', 'data directory: store, master key, Secrets', DEFAULT_DATA_DIR)
     .option('--poll-interval <duration>', 'how often every cluster is polled (e.g. 30s, 5m, 1h)', '5m')
