@@ -83,13 +83,16 @@ describe("the local store refuses requests without this start's access key", () 
 
     const owner = localDynamoClient(info.dynamoEndpoint, info.dynamoAccessKey);
     t.after(() => owner.destroy());
-    // The approval request, and the fact that dev passed (recorded after the decision's actions): a still picture.
-    await waitFor('the approval request for prod and the fact that dev passed', async () => {
+    // The approval request, and the facts that dev and prod passed (each recorded after the decision's actions, in
+    // a write of its own): a still picture.
+    await waitFor('the approval request for prod and the facts that dev and prod passed', async () => {
       const items = await scanClient(owner);
-      return (
-        items.some((item) => item.sk?.S === 'APPROVAL#prod') &&
-        items.some((item) => item.entity?.S === 'audit' && item.type?.S === 'environment-passed')
+      const passed = new Set(
+        items
+          .filter((item) => item.entity?.S === 'audit' && item.type?.S === 'environment-passed')
+          .map((item) => item.env?.S),
       );
+      return items.some((item) => item.sk?.S === 'APPROVAL#prod') && passed.has('dev') && passed.has('prod');
     });
     const before = await scanClient(owner);
 
