@@ -50,5 +50,10 @@ export interface Backend extends ApplyPorts {
    * running serve's flags).
    */
   gitApiUrls?(): Promise<Partial<Record<GitProviderType, string>>>;
+  /**
+   * Why the clusters and Git hosts its Secrets point at cannot answer, where the deployment knows (a demo's data
+   * directory while no demo runs): what `check` says in place of each connection error.
+   */
+  unreachableReason?(): Promise<string | undefined>;
   close(): Promise<void>;
 }

@@ -4,11 +4,12 @@
 // directory the demo made (it holds DEMO_MARKER) or an empty one is ever wiped.
 import { mkdir, readdir, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { readServeInfo } from '../local/data-dir.js';
+import { objectKeyString, type ObjectKey } from '../pipeline/model.js';
+import { DATA_FILES, readSecrets, readServeInfo, writeSecrets } from '../local/data-dir.js';
 import { DemoError } from './demo-error.js';
 
 /** Written into the data directories the demo makes; only those (or empty ones) are ever wiped. */
-const DEMO_MARKER = '.pipelinectl-demo';
+const DEMO_MARKER = DATA_FILES.demoMarker;
 
 /** Makes `dataDir` ready for a demo run: refuses one a running serve or demo uses, wipes it when `fresh`. */
 export async function prepareDataDir(dataDir: string, fresh: boolean): Promise<void> {
@@ -37,4 +38,21 @@ export async function prepareDataDir(dataDir: string, fresh: boolean): Promise<v
   if (ours) {
     await writeFile(join(dataDir, DEMO_MARKER), 'The data directory of pipelinectl demo: wiped at each start.\n');
   }
+}
+
+/**
+ * Stores the simulated world's Secrets (the fake clusters' kubeconfigs, the fake Git host's token) over the
+ * configuration's placeholders, keeping their purposes: every command reading the data directory (`check`) then
+ * reads with what the controller uses. They are credentials of fakes inside the demo's process, nothing secret.
+ */
+export async function storeSimulatedSecrets(
+  dataDir: string,
+  secrets: readonly { key: ObjectKey; values: Record<string, string> }[],
+): Promise<void> {
+  const stored = await readSecrets(dataDir);
+  for (const { key, values } of secrets) {
+    const name = objectKeyString(key);
+    stored[name] = { values: { ...values }, purposes: stored[name]?.purposes ?? [] };
+  }
+  await writeSecrets(dataDir, stored);
 }

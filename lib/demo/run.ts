@@ -13,7 +13,7 @@ import { startLocalMode, type LocalMode } from '../local/mode.js';
 import { createConsoleLogger } from '../logging/console-logger.js';
 import { waitFor } from '../testing/wait-for.js';
 import { Activity } from './activity.js';
-import { prepareDataDir } from './data-dir.js';
+import { prepareDataDir, storeSimulatedSecrets } from './data-dir.js';
 import { DemoError } from './demo-error.js';
 import { FLEET_HOST_NAMES, type FleetHostType } from './fleet-repository.js';
 import { FluxSimulator } from './flux-simulator.js';
@@ -96,6 +96,7 @@ export async function runDemo(settings: DemoSettings): Promise<void> {
     const activity = new Activity(screen);
     const mode = await startMode(settings, world, activity);
     cleanup.push(() => mode.stop());
+    await storeSimulatedSecrets(settings.dataDir, world.secrets);
     if (settings.companion) cleanup.push(await settings.companion.attach());
     const { repository } = world;
 

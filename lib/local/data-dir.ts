@@ -26,6 +26,8 @@ export const DATA_FILES = {
   dashboard: 'dashboard.json',
   /** What the store's files were when it was last closed cleanly, or that it is open now (store-record.ts). */
   storeRecord: 'store-record.json',
+  /** Written by `pipelinectl demo` into the data directories it makes: its Secrets reach the simulated world only. */
+  demoMarker: '.pipelinectl-demo',
 } as const;
 
 export const LOCAL_TABLE_NAME = 'pipeline-controller';
@@ -160,6 +162,16 @@ export async function readSecrets(dataDir: string): Promise<Record<string, Store
 export async function writeSecrets(dataDir: string, secrets: Record<string, StoredSecret>): Promise<void> {
   await ensureDataDir(dataDir);
   await writeJsonAtomically(dataPath(dataDir, 'secrets'), secrets, 0o600);
+}
+
+/**
+ * Why the clusters and Git hosts of the data directory's Secrets cannot answer, when that is known: a demo's data
+ * directory with no demo running (its Secrets point at the simulated world, which lives only while the demo runs).
+ */
+export async function unreachableWorldReason(dataDir: string): Promise<string | undefined> {
+  if (!(await exists(dataPath(dataDir, 'demoMarker')))) return undefined;
+  if (await readServeInfo(dataDir)) return undefined;
+  return "the demo's simulated clusters are not running (start pipelinectl demo)";
 }
 
 /** The running serve's serve.json; undefined when there is none, or when the serve that wrote it is gone. */

@@ -13,6 +13,7 @@ import {
   LOCAL_TABLE_NAME,
   loadOrCreateMasterKeys,
   readSecrets,
+  unreachableWorldReason,
   readServeInfo,
   writeSecrets,
   type DataDirHolding,
@@ -131,6 +132,7 @@ export async function openLocalBackend(
     readsEks: false,
     secrets: new DataDirSecretSource(dataDir),
     gitApiUrls: () => Promise.resolve({ ...serve?.gitApiUrls }),
+    unreachableReason: () => unreachableWorldReason(dataDir),
     close,
   };
 }

@@ -62,7 +62,23 @@ export async function runChecks(backend: Backend, options: CheckOptions = {}): P
     gitApiUrls: { ...(await backend.gitApiUrls?.()), ...options.gitApiUrls },
     notificationSinks: backend.notificationSinks?.bind(backend),
   });
-  return { pipelines: pipelines.map((pipeline) => objectKeyString(pipeline)), rows, summary: summarize(rows) };
+  const explained = await explainFailures(backend, rows);
+  return {
+    pipelines: pipelines.map((pipeline) => objectKeyString(pipeline)),
+    rows: explained,
+    summary: summarize(explained),
+  };
+}
+
+/**
+ * Failed rows say why nothing could answer, when the backend knows (a stopped demo), in place of the connection
+ * errors that would only follow from it.
+ */
+async function explainFailures(backend: Backend, rows: CheckRow[]): Promise<CheckRow[]> {
+  if (!rows.some((row) => row.outcome === 'failed')) return rows;
+  const reason = await backend.unreachableReason?.();
+  if (reason === undefined) return rows;
+  return rows.map((row) => (row.outcome === 'failed' ? { ...row, message: reason } : row));
 }
 
 /** Each host's adapter, imported when a pipeline first promotes to that host: a check loads only the clients it uses. */
