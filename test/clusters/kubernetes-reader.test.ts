@@ -318,8 +318,9 @@ describe('KubernetesClusterReader: failures', () => {
     assert.ok(elapsed >= 250 && elapsed < 2000, `took ${elapsed} ms`);
     assert.equal(get.retryable, true);
     assert.match(get.message, /no answer within 300 ms reading helmreleases\/podinfo in apps/);
-    // The next read is fine.
-    assert.ok(await reader.getApp(appKey('HelmRelease', 'apps', 'podinfo')));
+    // The next read through the same registry is fine (with the default deadline: on a busy machine an answer may
+    // take longer than 300 ms, which is not what this test is about).
+    assert.ok(await registry.reader().getApp(appKey('HelmRelease', 'apps', 'podinfo')));
   });
 
   it('a slow answer or a stalled body counts against the same deadline', async (t) => {
