@@ -6,13 +6,12 @@
 import { clusterAccessWarnings } from '../apply/cluster-access-warnings.js';
 import { planOwnership } from '../apply/ownership.js';
 import { readStoredObjects } from '../apply/stored-objects.js';
-import { listAll } from '../util/paged.js';
 import { formatWarning, loadConfiguration, type Configuration, type KnownSecret } from '../config/index.js';
 import { ConfigError } from '../config/problems.js';
-import { DEFAULT_NAMESPACE, objectKeyString, type ObjectKey } from '../pipeline/model.js';
+import { keyOfMetadata, objectKeyString, type ObjectKey } from '../pipeline/model.js';
 import type { Logger } from '../logging/logger.js';
 import { checkStoreLimits } from '../store/index.js';
-import type { ConfigSources, ConfigurationStore, StoredPipeline } from '../store/port.js';
+import type { ConfigSources, ConfigurationStore } from '../store/port.js';
 import { readSecrets } from './data-dir.js';
 import { storeConfigurationSecrets } from './secrets.js';
 
@@ -47,15 +46,16 @@ export async function loadLocalConfiguration(options: LocalConfigurationOptions)
     return namespace && secretName ? [{ namespace, name: secretName, keys: Object.keys(secret.values) }] : [];
   });
   for (const { key, values } of options.extraSecrets ?? []) known.push({ ...key, keys: Object.keys(values) });
+  const stored = await readStoredObjects(options.store);
   const result = await loadConfiguration(options.configDir, {
     defaultCluster: options.defaultCluster,
-    known: { clusters: await storedClusters(options.store), secrets: known },
+    known: { clusters: stored.clusters.map(({ document }) => keyOfMetadata(document.metadata)), secrets: known },
   });
   if (!result.ok) throw new ConfigError(result.problems);
   // What a ConfigSource applied is changed in Git: the configuration directory may not change it, as `apply` may not.
-  const owned = planOwnership(await readStoredObjects(options.store), result.configuration, undefined, false);
+  const owned = planOwnership(stored, result.configuration, undefined, false);
   if (owned.problems.length > 0) throw new ConfigError(owned.problems);
-  const limits = checkStoreLimits(result.configuration, await storedPipelines(options.store));
+  const limits = checkStoreLimits(result.configuration, stored.pipelines);
   if (limits.length > 0) throw new ConfigError(limits);
   return result.configuration;
 }
@@ -94,16 +94,4 @@ export async function applyLocalConfiguration(options: LocalConfigurationOptions
   sources.forEach(log('ConfigSource'));
   for (const name of secretsChanged) options.logger.info('stored secret', { name });
   return { configuration, pipelines, clusters, secretsChanged };
-}
-
-function storedPipelines(store: Pick<ConfigurationStore, 'listPipelines'>): Promise<StoredPipeline[]> {
-  return listAll((page) => store.listPipelines(page));
-}
-
-async function storedClusters(store: Pick<ConfigurationStore, 'listClusters'>): Promise<ObjectKey[]> {
-  const clusters = await listAll((page) => store.listClusters(page));
-  return clusters.map(({ document }) => ({
-    namespace: document.metadata.namespace ?? DEFAULT_NAMESPACE,
-    name: document.metadata.name,
-  }));
 }
