@@ -10,7 +10,7 @@ import { objectKeyString, type ObjectKey, pipelineKeyOf } from '../pipeline/mode
 import { checkStoreLimits, type ObjectOwner } from '../store/index.js';
 import type { ApplyPorts } from './ports.js';
 import { fleetAfter, reselectedPipelines } from './fleet-selection.js';
-import { liveOwner, readStoredObjects, type StoredObjects } from './stored-objects.js';
+import { liveOwner, owningSource, readStoredObjects, type StoredObjects } from './stored-objects.js';
 
 /** A delete (or apply) refused as a whole: nothing was written; the message names the object and why. */
 export class RefusedChangeError extends Error {
@@ -64,7 +64,7 @@ async function deletePipeline(backend: ApplyPorts, key: ObjectKey, options: Dele
   const name = objectKeyString(key);
   const stored = await backend.store.getPipeline(key);
   if (!stored) throw notStored('pipeline', name, backend);
-  await refuseOwned(backend, 'pipeline', name, stored.owner);
+  if (await owningSource(backend.store, stored.owner)) refuseOwned('pipeline', name, stored.owner);
   if (!options.dryRun) await backend.store.deletePipeline(key);
   return { lines: [`pipeline ${name} deleted${suffix(options)}`], checksDelivered: true };
 }
@@ -74,7 +74,7 @@ async function deleteCluster(backend: ApplyPorts, key: ObjectKey, options: Delet
   const stored = await readStoredObjects(backend.store);
   const cluster = stored.clusters.find((each) => objectKeyString(keyOf(each.document.metadata)) === name);
   if (!cluster) throw notStored('gitopscluster', name, backend);
-  await refuseOwned(backend, 'gitopscluster', name, liveOwner(stored, cluster));
+  refuseOwned('gitopscluster', name, liveOwner(stored, cluster));
   const listing = pipelinesListing(stored, key);
   if (listing.length > 0) {
     throw new RefusedChangeError(
@@ -124,14 +124,9 @@ function pipelinesListing(stored: StoredObjects, cluster: ObjectKey): string[] {
     .map(({ pipeline }) => objectKeyString(pipelineKeyOf(pipeline)));
 }
 
-/** An object a ConfigSource applied is removed from Git, where the source prunes it (while the source exists). */
-async function refuseOwned(
-  backend: ApplyPorts,
-  kind: DeletableKind,
-  name: string,
-  owner: ObjectOwner | undefined,
-): Promise<void> {
-  if (!owner || !(await backend.store.getConfigSource(owner.configSource))) return;
+/** An object a (stored) ConfigSource applied is removed from Git, where the source prunes it. */
+function refuseOwned(kind: DeletableKind, name: string, owner: ObjectOwner | undefined): void {
+  if (!owner) return;
   throw new RefusedChangeError(
     `${kind} ${name} is applied from Git by ConfigSource ${objectKeyString(owner.configSource)}: remove it from ` +
       'Git, where the source prunes it (or delete the ConfigSource first); nothing was deleted',

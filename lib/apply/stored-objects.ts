@@ -1,7 +1,7 @@
 // What is stored before an apply: every cluster and pipeline, and which ConfigSources exist. An apply is checked
 // against it (references, Secret purposes, owners) and compared with it (what is created, configured or unchanged).
 import { keyOfMetadata, objectKeyString } from '../pipeline/model.js';
-import type { ObjectOwner, Store, StoredCluster, StoredPipeline } from '../store/index.js';
+import type { ObjectOwner, Store, StoredCluster, StoredConfigSource, StoredPipeline } from '../store/index.js';
 import { listAll } from '../util/paged.js';
 
 export interface StoredObjects {
@@ -23,8 +23,20 @@ export async function readStoredObjects(
   return { clusters, pipelines, configSources };
 }
 
-/** The source that owns a stored object, when it still exists. */
+// An object is owned by the ConfigSource that applied it only while that source is stored: one whose source was
+// deleted since is owned by nothing (apply and delete take it). The rule in two forms: over what an apply read, and
+// for one object (delete, status, the dashboard).
+
+/** The source that owns a stored object, when it still exists among what was read. */
 export function liveOwner(stored: StoredObjects, object: { owner?: ObjectOwner }): ObjectOwner | undefined {
   const { owner } = object;
   return owner && stored.configSources.has(objectKeyString(owner.configSource)) ? owner : undefined;
+}
+
+/** The stored ConfigSource that owns an object, when there is one (one read, only for an owned object). */
+export async function owningSource(
+  store: Pick<Store, 'getConfigSource'>,
+  owner: ObjectOwner | undefined,
+): Promise<StoredConfigSource | undefined> {
+  return owner && (await store.getConfigSource(owner.configSource));
 }

@@ -3,7 +3,7 @@
 // way: a `kubectl get -o yaml` of a Kustomization reads the same).
 import type { ConfigSourceDocument } from '../../config/schema.js';
 import { keyOfMetadata, objectKeyString, type ObjectKey } from '../../pipeline/model.js';
-import type { ObjectOwner, ReadyCondition, StoredConfigSource } from '../../store/port.js';
+import type { ReadyCondition, StoredConfigSource } from '../../store/port.js';
 import { listAll } from '../../util/paged.js';
 import type { Backend } from '../backend.js';
 import { CliError } from '../errors.js';
@@ -37,17 +37,6 @@ export async function storedConfigSources(backend: Backend, key?: ObjectKey): Pr
   const stored = await backend.store.getConfigSource(key);
   if (!stored) throw new CliError(`configsource ${objectKeyString(key)} not found in ${backend.description}`);
   return [stored];
-}
-
-/**
- * The stored source that owns an object, when there is one: none for an object applied with the CLI, or whose source
- * was deleted since (such an object is owned by nothing: apply and delete take it).
- */
-export async function owningConfigSource(
-  backend: Backend,
-  owner: ObjectOwner | undefined,
-): Promise<StoredConfigSource | undefined> {
-  return owner && (await backend.store.getConfigSource(owner.configSource));
 }
 
 export function configSourceJson({ document, status }: StoredConfigSource): ConfigSourceJson {

@@ -31,7 +31,8 @@ import type { Backend } from '../backend.js';
 import { CliError } from '../errors.js';
 import { ago, clip, formatTable, LINE_WIDTH } from '../output.js';
 import { listAll } from '../../util/paged.js';
-import { configSourceStatusSummary, owningConfigSource, type ConfigSourceStatusSummaryJson } from './config-sources.js';
+import { owningSource } from '../../apply/stored-objects.js';
+import { configSourceStatusSummary, type ConfigSourceStatusSummaryJson } from './config-sources.js';
 
 /**
  * What `pipelinectl status -o json` prints: `{ "pipelines": [...], "configSources": [...] }`, one entry per pipeline
@@ -401,7 +402,7 @@ async function statusConfigSources(
   views: readonly PipelineView[],
 ): Promise<StoredConfigSource[]> {
   if (!key) return listAll((page) => backend.store.listConfigSources(page));
-  const source = await owningConfigSource(backend, views[0]?.stored.owner);
+  const source = await owningSource(backend.store, views[0]?.stored.owner);
   return source ? [source] : [];
 }
 

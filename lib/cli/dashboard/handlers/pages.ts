@@ -2,7 +2,7 @@
 // Backend, so it shows what the CLI shows; a query value is parsed before use and never echoed.
 import * as z from 'zod';
 import { readFreezes } from '../../operations/freezes.js';
-import { owningConfigSource } from '../../operations/config-sources.js';
+import { owningSource } from '../../../apply/stored-objects.js';
 import { HISTORY_ENTRY_TYPES, readHistoryWithConfigSources } from '../../operations/history.js';
 import { readMetrics } from '../../operations/metrics.js';
 import { readStatus } from '../../operations/status.js';
@@ -60,7 +60,7 @@ export async function pipeline(
   if (!view) return pipelineNotFound(context);
   const freezes = await readFreezes(backend, key, context.now());
   const owner = view.stored.owner;
-  const appliedFrom = (await owningConfigSource(backend, owner)) ? owner : undefined;
+  const appliedFrom = (await owningSource(backend.store, owner)) ? owner : undefined;
   return page(pipelinePage(view, backend.description, context.now(), noteOf(request.url), freezes, appliedFrom));
 }
 
