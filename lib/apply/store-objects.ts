@@ -4,7 +4,7 @@ import { keyOf } from '../config/references.js';
 import type { Configuration } from '../config/index.js';
 import { objectKeyString, type ObjectKey } from '../pipeline/model.js';
 import type { SecretPurpose } from '../secrets/tags.js';
-import { canonicalJson, type ObjectOwner } from '../store/index.js';
+import { canonicalJson, sameOwningSource, type ObjectOwner } from '../store/index.js';
 import type { ApplyPorts } from './ports.js';
 import type { Reselection } from './fleet-selection.js';
 import type { StoredObjects } from './stored-objects.js';
@@ -66,7 +66,7 @@ export async function storeObjects(
   for (const { key, document } of configuration.clusters) {
     const before = clustersByKey.get(objectKeyString(key));
     const changed = dryRun
-      ? !sameJson(before?.document, document) || !sameOwner(before?.owner, options.owner)
+      ? !sameJson(before?.document, document) || !sameOwningSource(before?.owner, options.owner)
       : (await store.applyCluster(document, now(), options.owner)).changed;
     const outcome = outcomeOf(before, changed);
     record('GitopsCluster', key, outcome);
@@ -100,7 +100,7 @@ export async function storeObjects(
     // The store compares the document and its resolved form (the default cluster may have changed).
     const changed = dryRun
       ? !sameJson(before && { document: before.document, pipeline: before.pipeline }, { document, pipeline }) ||
-        !sameOwner(before?.owner, options.owner)
+        !sameOwningSource(before?.owner, options.owner)
       : (await store.applyPipeline(document, pipeline, now(), options.owner)).changed;
     const outcome = outcomeOf(before, changed);
     record('Pipeline', key, outcome);
@@ -108,11 +108,6 @@ export async function storeObjects(
     lines.push(`pipeline ${objectKeyString(key)} ${outcome}${suffix}`);
   }
   return { lines, changedPipelines, changedSources, changes };
-}
-
-/** Whether two owners are the same source (or both none): the store rewrites an object adopted or let go. */
-function sameOwner(a: ObjectOwner | undefined, b: ObjectOwner | undefined): boolean {
-  return (a && objectKeyString(a.configSource)) === (b && objectKeyString(b.configSource));
 }
 
 function outcomeOf(stored: unknown, changed: boolean): Outcome {

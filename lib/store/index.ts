@@ -2,6 +2,7 @@
 // (lib/store/dynamodb/*) are its own: callers get the table through `dynamoTable` or `createDynamoStore`.
 export type * from './port.js';
 export { ConcurrentChangeError } from './errors.js';
+export { sameOwningSource } from './object-owner.js';
 export { dynamoTable, type DynamoTable, type DynamoTableOptions } from './dynamodb-table.js';
 export { createDynamoStore, type DynamoStoreOptions } from './dynamodb/store.js';
 export { createReceiverStore } from './dynamodb-receiver-store.js';

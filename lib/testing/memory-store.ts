@@ -22,6 +22,7 @@ import {
   requestStep,
 } from '../store/approval-step.js';
 import { newPromotionRecord } from '../store/new-promotion-record.js';
+import { sameOwningSource } from '../store/object-owner.js';
 import {
   appKeyOf,
   appKeyString,
@@ -134,7 +135,7 @@ export class MemoryStore implements Store {
     if (
       existing &&
       isDeepStrictEqual({ document: existing.document, pipeline: existing.pipeline }, applied) &&
-      sameOwner(existing.owner, owner)
+      sameOwningSource(existing.owner, owner)
     ) {
       return { changed: false };
     }
@@ -172,7 +173,7 @@ export class MemoryStore implements Store {
     const id = objectKeyString(clusterKeyOf(document));
     const existing = this.#read(this.#clusters.get(id));
     const applied = copy(document);
-    if (existing && isDeepStrictEqual(existing.document, applied) && sameOwner(existing.owner, owner)) {
+    if (existing && isDeepStrictEqual(existing.document, applied) && sameOwningSource(existing.owner, owner)) {
       return { changed: false };
     }
     this.#write(id, this.#clusters, {
@@ -750,10 +751,6 @@ export class MemoryStore implements Store {
 /** A JSON copy: what a DynamoDB item keeps of a value (undefined fields are dropped). */
 function copy<T>(value: T): T {
   return JSON.parse(JSON.stringify(value)) as T;
-}
-
-function sameOwner(a: ObjectOwner | undefined, b: ObjectOwner | undefined): boolean {
-  return (a && objectKeyString(a.configSource)) === (b && objectKeyString(b.configSource));
 }
 
 function observed({ status, observedAt, changedAt }: StoredStatus): ObservedTargetStatus {

@@ -35,6 +35,7 @@ import type {
   StoredPipeline,
 } from '../port.js';
 import { ConcurrentChangeError } from '../errors.js';
+import { owningSourceId } from '../object-owner.js';
 import { batchWrite, deleteRequest, putRequest } from './batch.js';
 import { fingerprint } from './fingerprint.js';
 import { decodeCursor, encodeCursor, isConditionFailure, keys, TABLE_SCHEMA, type TableContext } from './table.js';
@@ -98,7 +99,12 @@ export const usageGenerationAttribute = (pipelineName: string): string => `gener
  * change a definition writes nothing for it.
  */
 export function definitionFingerprint(value: object, owner: ObjectOwner | undefined): string {
-  return fingerprint(owner ? { ...value, owner: objectKeyString(owner.configSource) } : value);
+  return fingerprint(owner ? { ...value, owner: owningSourceId(owner) } : value);
+}
+
+/** A cluster's fingerprint is of its document alone when no source owns it (written so before owners existed). */
+function clusterFingerprint(document: GitopsClusterDocument, owner: ObjectOwner | undefined): string {
+  return owner ? definitionFingerprint({ document }, owner) : fingerprint(document);
 }
 
 export function pipelineItem(
@@ -136,8 +142,7 @@ export function clusterItem(
     [TABLE_SCHEMA.indexSortKey]: keys.objectSortKey(key),
     entity: 'cluster',
     document,
-    // A cluster's fingerprint is of its document alone (written so before owners existed).
-    fingerprint: owner ? definitionFingerprint({ document }, owner) : fingerprint(document),
+    fingerprint: clusterFingerprint(document, owner),
     appliedAt: now.toISOString(),
     generation,
     ...(owner ? { owner } : {}),
@@ -306,7 +311,7 @@ export class DynamoConfiguration implements ConfigurationStore, AppsIndex {
   async applyCluster(document: GitopsClusterDocument, now: Date, owner?: ObjectOwner): Promise<{ changed: boolean }> {
     const key = clusterKeyOf(document);
     const existing = await this.getItem<ClusterItem>(keys.cluster(key));
-    const print = owner ? definitionFingerprint({ document }, owner) : fingerprint(document);
+    const print = clusterFingerprint(document, owner);
     if (existing && existing.fingerprint === print) return { changed: false };
     const generation = (existing?.generation ?? 0) + 1;
     await this.putVersioned(
