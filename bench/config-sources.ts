@@ -16,7 +16,7 @@ import { applyConfiguration, type ApplyPorts } from '../lib/apply/index.js';
 import { enqueuePolls } from '../lib/poller/poller.js';
 import { gitHubHost } from '../lib/promotion/github/index.js';
 import type { QueueMessage } from '../lib/queue/messages.js';
-import { StaticSecretSource } from '../lib/secrets/port.js';
+import { secretKeyNames, StaticSecretSource } from '../lib/secrets/port.js';
 import { FakeGitHub } from '../lib/testing/fake-github.js';
 import { RecordingPromoter } from '../lib/testing/recording-promoter.js';
 import { RecordingQueue } from '../lib/testing/recording-queue.js';
@@ -143,10 +143,7 @@ export const benchConfigSources: Bench = async () => {
       description: 'the bench table',
       store,
       putSecret: () => Promise.resolve(),
-      secretKeys: async (key) => {
-        const values = await secrets.getSecret(key);
-        return values && Object.keys(values);
-      },
+      secretKeys: (key) => secretKeyNames(secrets, key),
       enqueue: async (message) => {
         await queue.send(message);
         return true;

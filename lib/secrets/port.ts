@@ -9,6 +9,12 @@ export interface SecretSource {
   getSecret(key: ObjectKey): Promise<Readonly<Record<string, string>> | undefined>;
 }
 
+/** The key names of a Secret (never its values), or undefined when there is none: what `apply` checks references by. */
+export async function secretKeyNames(source: SecretSource, key: ObjectKey): Promise<string[] | undefined> {
+  const values = await source.getSecret(key);
+  return values && Object.keys(values);
+}
+
 /** Secrets held in memory: the ones a loaded configuration carried (local mode, tests). */
 export class StaticSecretSource implements SecretSource {
   private readonly secrets = new Map<string, Readonly<Record<string, string>>>();

@@ -18,6 +18,7 @@ import { applyConfiguration } from '../../lib/apply/index.js';
 import { enqueuePolls } from '../../lib/poller/poller.js';
 import { consumeBatch, SqsDeadLetters, SqsQueue } from '../../lib/queue/index.js';
 import { assembleVerifier } from '../../lib/runtime/assemble-verifier.js';
+import { secretKeyNames } from '../../lib/secrets/port.js';
 import { SecretsManagerSecretSource } from '../../lib/secrets/secrets-manager.js';
 import { createDynamoStore, type Store } from '../../lib/store/index.js';
 import { FakeGitHub } from '../../lib/testing/fake-github.js';
@@ -97,10 +98,7 @@ describe('a ConfigSource on the AWS stand-ins', () => {
         description: 'the stand-in stack',
         store,
         putSecret: () => Promise.reject(new Error('no Secret in this configuration')),
-        secretKeys: async (key) => {
-          const values = await secrets.getSecret(key);
-          return values && Object.keys(values);
-        },
+        secretKeys: (key) => secretKeyNames(secrets, key),
         enqueue: async (message) => {
           await queue.send(message);
           return true;

@@ -3,7 +3,7 @@
 // sync are given over the in-memory store.
 import type { ApplyPorts } from '../../lib/apply/index.js';
 import type { QueueMessage } from '../../lib/queue/messages.js';
-import { StaticSecretSource } from '../../lib/secrets/port.js';
+import { secretKeyNames, StaticSecretSource } from '../../lib/secrets/port.js';
 import type { Store } from '../../lib/store/port.js';
 
 export const NS = 'flux-system';
@@ -65,10 +65,7 @@ export function applyPorts(store: Store, secrets: StaticSecretSource, sent: Queu
     description: 'the test store',
     store,
     putSecret: () => Promise.resolve(),
-    secretKeys: async (key) => {
-      const values = await secrets.getSecret(key);
-      return values && Object.keys(values);
-    },
+    secretKeys: (key) => secretKeyNames(secrets, key),
     enqueue: (message) => {
       sent.push(message);
       return Promise.resolve(true);

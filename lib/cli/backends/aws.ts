@@ -21,6 +21,7 @@ import { objectKeyString, type ObjectKey } from '../../pipeline/model.js';
 import { SqsQueue } from '../../queue/sqs.js';
 import { masterKeysFromValues, type MasterKeys } from '../../secrets/master-keys.js';
 import { DEFAULT_SECRETS_PREFIX } from '../../secrets/prefix.js';
+import { secretKeyNames } from '../../secrets/port.js';
 import { SecretsManagerSecretSource } from '../../secrets/secrets-manager.js';
 import { RECEIVER_READABLE_PURPOSES, SECRET_PURPOSE_TAG, type SecretPurpose } from '../../secrets/tags.js';
 import { createDynamoStore } from '../../store/index.js';
@@ -214,10 +215,7 @@ function secretWrites(
       }
       if (receiverReads) await tags.set(id, current.tag, tag);
     },
-    secretKeys: async (key) => {
-      const values = await secrets.getSecret(key);
-      return values && Object.keys(values);
-    },
+    secretKeys: (key) => secretKeyNames(secrets, key),
     setSecretPurposes: async (key, purposes) => {
       const tag = tagValue(key, purposes);
       const id = secretId(key);

@@ -5,6 +5,7 @@
 import { syncConfigSource } from '../../config-source/sync.js';
 import type { SyncConfigSourceMessage } from '../../queue/messages.js';
 import { objectKeyString } from '../../pipeline/model.js';
+import { secretKeyNames } from '../../secrets/port.js';
 import type { VerifierDeps } from '../deps.js';
 
 export async function syncSource(message: SyncConfigSourceMessage, deps: VerifierDeps): Promise<void> {
@@ -20,10 +21,7 @@ export async function syncSource(message: SyncConfigSourceMessage, deps: Verifie
     git: configSources.git,
     apply: {
       store: deps.store,
-      secretKeys: async (key) => {
-        const values = await configSources.git.secrets.getSecret(key);
-        return values && Object.keys(values);
-      },
+      secretKeys: (key) => secretKeyNames(configSources.git.secrets, key),
       // Secrets are marked by use where they are applied, with the CLI (docs/config-sources.md, "Secrets").
       enqueue: async (queued) => {
         await deps.queue.send(queued);
