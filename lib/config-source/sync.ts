@@ -67,18 +67,19 @@ export async function syncConfigSource(key: ObjectKey, deps: SyncDeps): Promise<
   }
   const claim = await deps.store.claimConfigSync(key, revision, stored.generation, deps.now(), SYNC_LEASE_MS);
   if (!claim) return { outcome: 'busy', revision };
-  return applyCommit(stored, repository, claim, deps);
+  return applyCommit(stored, repository, claim, head, deps);
 }
 
 async function applyCommit(
   stored: StoredConfigSource,
   repository: SourceRepository,
   claim: ConfigSyncClaim,
+  commit: string,
   deps: SyncDeps,
 ): Promise<SyncOutcome> {
   const { spec } = stored.document;
   const { source: key, revision } = claim;
-  const commit = revision.slice(revision.lastIndexOf(':') + 1);
+  const actor = actorOf(key);
   let read: ConfigurationSources;
   try {
     read = readDocuments(await repository.files(commit));
@@ -87,7 +88,12 @@ async function applyCommit(
     return finishFailed(claim, failure.reason, `${revision}: ${failure.message}`, !failure.retry, deps);
   }
   const result = await applyConfiguration(
-    { ...deps.apply, description: `ConfigSource ${objectKeyString(key)}`, identity: identityOf(key), putSecret },
+    {
+      ...deps.apply,
+      description: `ConfigSource ${objectKeyString(key)}`,
+      identity: () => Promise.resolve(actor),
+      putSecret,
+    },
     {
       source: { sources: read },
       documents: 'config-source',
@@ -119,7 +125,7 @@ async function applyCommit(
       created: changes.created,
       configured: changes.configured,
       pruned: changes.pruned,
-      actor: await identityOf(key)(),
+      actor,
     });
   }
   await deps.store.finishConfigSync(
@@ -198,8 +204,9 @@ function problemsMessage(revision: string, problems: readonly string[]): string 
   return `${revision}: ${problems.length} problem${problems.length === 1 ? '' : 's'}: ${shown}${more}`;
 }
 
-function identityOf(key: ObjectKey): () => Promise<string> {
-  return () => Promise.resolve(`configsource:${objectKeyString(key)}`);
+/** Who a source's writes are recorded as. */
+function actorOf(key: ObjectKey): string {
+  return `configsource:${objectKeyString(key)}`;
 }
 
 /** A source applies no Secret (they are refused before this point). */
