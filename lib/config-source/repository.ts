@@ -26,6 +26,17 @@ const READ_CONCURRENCY = 8;
 
 const YAML_FILE = /\.ya?ml$/i;
 
+/**
+ * The files a source reads of a repository's: the `.yaml`/`.yml` files under its folder (`repositoryPath`'s form,
+ * `''` for the root), recursively, in path order.
+ */
+export function filesInFolder<File extends { path: string }>(files: readonly File[], folder: string): File[] {
+  const prefix = folder === '' ? '' : `${folder}/`;
+  return files
+    .filter((file) => file.path.startsWith(prefix) && YAML_FILE.test(file.path))
+    .sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
+}
+
 export interface GitAccess {
   hosts: readonly GitHost[];
   secrets: SecretSource;
@@ -116,10 +127,7 @@ export class SourceRepository {
     if (this.folder !== '' && all.some((file) => file.path === this.folder)) {
       throw new SourceReadError('NotFound', `${where} is a file: name the folder that holds it`, false);
     }
-    const prefix = this.folder === '' ? '' : `${this.folder}/`;
-    const wanted = all
-      .filter((file) => file.path.startsWith(prefix) && YAML_FILE.test(file.path))
-      .sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
+    const wanted = filesInFolder(all, this.folder);
     if (wanted.length === 0) {
       throw new SourceReadError(
         'NotFound',

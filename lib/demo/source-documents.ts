@@ -10,10 +10,9 @@ import {
   type Located,
 } from '../config/index.js';
 import { readDocuments } from '../config-source/documents.js';
+import { filesInFolder } from '../config-source/repository.js';
 import { objectKeyString } from '../pipeline/model.js';
 import { repositoryPath } from '../pipeline/repository-address.js';
-
-const YAML_FILE = /\.ya?ml$/i;
 
 /**
  * The configuration with what its ConfigSources' folders hold in `repositoryFiles` added, or the problems (one line
@@ -75,9 +74,6 @@ function filesOf(
   repositoryFiles: Readonly<Record<string, string>>,
 ): { path: string; text: string }[] {
   const folder = repositoryPath(source.document.spec.path ?? '') ?? '';
-  const prefix = folder === '' ? '' : `${folder}/`;
-  return Object.keys(repositoryFiles)
-    .filter((path) => path.startsWith(prefix) && YAML_FILE.test(path))
-    .sort()
-    .map((path) => ({ path, text: repositoryFiles[path] ?? '' }));
+  const files = Object.entries(repositoryFiles).map(([path, text]) => ({ path, text }));
+  return filesInFolder(files, folder);
 }
