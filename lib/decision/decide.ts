@@ -106,7 +106,7 @@ function decideFromFirstEnvironment(
     const environments = [explanation(first, 'source', found.reason, found.message)];
     // Without a candidate we know too little to act on anything, not even to clear a stale approval marker.
     for (const env of later) {
-      environments.push(explanation(env, 'not-reached', 'NoCandidate', `not reached: ${first.name} has no candidate`));
+      environments.push(notReached(env, 'NoCandidate', `not reached: ${first.name} has no candidate`, first.name));
     }
     return { actions: [], environments };
   }
@@ -141,16 +141,13 @@ function decideFromSource(
   const [firstExplained] = walked.environments;
   if (!firstExplained || (firstExplained.state !== 'passed' && firstExplained.state !== 'soaking')) {
     const stop = `${first.name} (${firstExplained?.state ?? 'unknown'})`;
-    const rest = later.map((env) =>
-      explanation(env, 'not-reached', 'StoppedEarlier', `not reached: stopped at ${stop}`),
-    );
+    const rest = later.map((env) => notReached(env, 'StoppedEarlier', `not reached: stopped at ${stop}`, first.name));
     return { ...walked, candidate: version, environments: [...walked.environments, ...rest] };
   }
   const found = candidateOf(observedTargets(input, first), first);
   if (found.candidate === undefined) {
-    const rest = later.map((env) =>
-      explanation(env, 'not-reached', 'NoCandidate', `not reached: ${first.name} has no candidate: ${found.message}`),
-    );
+    const message = `not reached: ${first.name} has no candidate: ${found.message}`;
+    const rest = later.map((env) => notReached(env, 'NoCandidate', message, first.name));
     return { ...walked, candidate: version, environments: [...walked.environments, ...rest] };
   }
   const firstTargets = observedTargets(input, first);
@@ -184,11 +181,11 @@ function walk(
   const environments: EnvironmentExplanation[] = [];
   const actions: Action[] = [];
   let needsFreezes = false;
-  // Set once the walk stops.
-  let stop: string | undefined;
+  // Set once the walk stops: the environment it stopped at, and why.
+  let stop: { at: string; why: string } | undefined;
   for (const env of envs) {
     if (stop !== undefined) {
-      environments.push(explanation(env, 'not-reached', 'StoppedEarlier', `not reached: stopped at ${stop}`));
+      environments.push(notReached(env, 'StoppedEarlier', `not reached: stopped at ${stop.at} (${stop.why})`, stop.at));
       continue;
     }
     const approval = approvalOf(input.approvals, env);
@@ -196,7 +193,7 @@ function walk(
     const classified = classifyEnvironment(targets, candidate, env, runs);
     if (classified.state === 'behind' && held) {
       environments.push(awaitingSoak(env, held, candidate, input.now));
-      stop = `${env.name} (waiting for the soak of ${held.env})`;
+      stop = { at: env.name, why: `waiting for the soak of ${held.env}` };
       continue;
     }
     if (classified.state === 'behind') {
@@ -208,7 +205,7 @@ function walk(
           ...explanation(env, 'frozen', freeze.reason, `${candidate} is not promoted here yet: ${freeze.message}`),
           ...(freeze.until === undefined ? {} : { frozenUntil: freeze.until }),
         });
-        stop = `${env.name} (frozen)`;
+        stop = { at: env.name, why: 'frozen' };
         continue;
       }
       if (freeze?.frozen === 'unknown') needsFreezes = true;
@@ -216,7 +213,7 @@ function walk(
       actions.push(
         ...step.actions.map((action) => (action.type === 'promote' ? { ...action, evidence: from } : action)),
       );
-      stop = `${env.name} (${step.state})`;
+      stop = { at: env.name, why: step.state };
       continue;
     }
     const soak = classified.state === 'passed' ? soakOf(env, sinceOf(targets), input.now) : undefined;
@@ -233,7 +230,7 @@ function walk(
     const keep = classified.state === 'unknown' || classified.state === 'suspended';
     const clear = keep ? undefined : staleApproval(env, approval, candidate);
     if (clear) actions.push(clear);
-    if (classified.state !== 'passed') stop = `${env.name} (${classified.state})`;
+    if (classified.state !== 'passed') stop = { at: env.name, why: classified.state };
   }
   return {
     actions,
@@ -271,7 +268,7 @@ function soaking(env: PipelineEnvironment, soak: Soak, now: Date, healthy: strin
 /** The environment the candidate would be promoted to, while an earlier environment's soak runs. */
 function awaitingSoak(env: PipelineEnvironment, soak: Soak, candidate: string, now: Date): EnvironmentExplanation {
   const message = `not reached: ${candidate} comes here once the soak of ${soak.env} is served (${timeLeft(soak, now)})`;
-  return { ...explanation(env, 'not-reached', 'AwaitingSoak', message), soakEndsAt: isoSeconds(soak.endsAt) };
+  return { ...notReached(env, 'AwaitingSoak', message, soak.env), soakEndsAt: isoSeconds(soak.endsAt) };
 }
 
 function soakServed(env: PipelineEnvironment): string {
@@ -475,6 +472,16 @@ function explanation(
   message: string,
 ): EnvironmentExplanation {
   return { env: env.name, state, reason, message: oneLine(message) };
+}
+
+/** An environment the walk did not reach, naming the environment it waits for. */
+function notReached(
+  env: PipelineEnvironment,
+  reason: EnvironmentReason,
+  message: string,
+  waitsFor: string,
+): EnvironmentExplanation {
+  return { ...explanation(env, 'not-reached', reason, message), waitsFor };
 }
 
 /** Why an environment has no targets: a selector that matches no cluster is named, so a person can fix the labels. */

@@ -248,6 +248,11 @@ export interface EnvironmentExplanation {
   frozenUntil?: string;
   /** ISO 8601. `RollbackGracePeriod`: when the rollback becomes due. */
   rollbackAt?: string;
+  /**
+   * `not-reached`: the environment it waits for (the one the walk stopped at, the first environment while it has no
+   * candidate, or the one whose soak runs), so a person reads "waits for staging", not an error.
+   */
+  waitsFor?: string;
 }
 
 /** Where a pipeline's source stands (only for a pipeline with `spec.source`). */

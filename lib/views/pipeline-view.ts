@@ -41,6 +41,8 @@ export interface EnvironmentView {
   frozenUntil?: string;
   /** ISO 8601: when the rollback of an environment in its grace period becomes due. */
   rollbackAt?: string;
+  /** `not-reached`: the environment it waits for. */
+  waitsFor?: string;
   targets: TargetView[];
   approval?: ApprovalMarker;
   /** The environment's promotion records, its rollbacks' included (`rollback:{env}`), newest first. */
@@ -76,6 +78,7 @@ export async function loadPipelineView(
       ...(explanation?.soakEndsAt ? { soakEndsAt: explanation.soakEndsAt } : {}),
       ...(explanation?.frozenUntil ? { frozenUntil: explanation.frozenUntil } : {}),
       ...(explanation?.rollbackAt ? { rollbackAt: explanation.rollbackAt } : {}),
+      ...(explanation?.waitsFor ? { waitsFor: explanation.waitsFor } : {}),
       targets: env.targets.map((target) => ({
         cluster: target.cluster,
         namespace: target.namespace,

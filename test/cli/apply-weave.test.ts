@@ -326,7 +326,7 @@ describe('pipelinectl apply of Weave configurations (local data directory)', { c
     assert.equal(explained.code, 0, explained.stderr);
     assert.match(
       explained.stdout,
-      /^prod \(waiting-approval\/AwaitingApproval, manual, pull-request\): waiting for approval of 6\.0\.1/m,
+      /^prod: waits for approval \(waiting-approval\/AwaitingApproval, manual, pull-request\): waiting for approval of 6\.0\.1/m,
     );
 
     const approved = await cli('approve', 'flux-system/podinfo', 'prod');

@@ -164,9 +164,9 @@ describe('pipelinectl', { concurrency: true }, () => {
         assert.match(table.stdout, /^dev +flux-system\/dev +apps +6\.9\.2 +Ready +\d+s ago +source$/m);
         assert.match(
           table.stdout,
-          /^staging +flux-system\/prod +apps-staging +6\.9\.1 +Ready +\d+s ago +waiting-approval$/m,
+          /^staging +flux-system\/prod +apps-staging +6\.9\.1 +Ready +\d+s ago +waits for approval$/m,
         );
-        assert.match(table.stdout, /^prod +flux-system\/prod +apps +6\.9\.1 +Ready .* not-reached$/m);
+        assert.match(table.stdout, /^prod +flux-system\/prod +apps +6\.9\.1 +Ready .* waits for staging$/m);
         assert.match(table.stdout, /^ +waiting for approval of 6\.9\.2/m);
         assert.ok(
           out.some(
@@ -210,6 +210,7 @@ describe('pipelinectl', { concurrency: true }, () => {
         assert.equal(staging?.manual, true);
         assert.equal(staging?.strategy, 'pull-request');
         assert.equal(staging?.state, 'waiting-approval');
+        assert.equal(staging?.stateText, 'waits for approval');
         assert.equal(staging?.reason, 'AwaitingApproval');
         assert.match(staging?.message ?? '', /^waiting for approval of 6\.9\.2/);
         assert.equal(staging?.approval?.revision, '6.9.2');
@@ -219,6 +220,8 @@ describe('pipelinectl', { concurrency: true }, () => {
         assert.equal(staging?.promotions[0]?.result, 'https://github.com/acme/fleet/pull/7');
         assert.equal(prod?.state, 'not-reached');
         assert.equal(prod?.reason, 'StoppedEarlier');
+        assert.equal(prod?.waitsFor, 'staging');
+        assert.equal(prod?.stateText, 'waits for staging');
         assert.equal(prod?.approval, null);
         assert.deepEqual(prod?.promotions, []);
       });
@@ -229,7 +232,7 @@ describe('pipelinectl', { concurrency: true }, () => {
         assert.match(all.stdout, /^Candidate: 6\.9\.2$/m);
         assert.match(
           all.stdout,
-          /^staging \(waiting-approval\/AwaitingApproval, manual, pull-request\): waiting for approval of 6\.9\.2/m,
+          /^staging: waits for approval \(waiting-approval\/AwaitingApproval, manual, pull-request\): waiting for approval of 6\.9\.2/m,
         );
         assert.match(
           all.stdout,
@@ -237,7 +240,7 @@ describe('pipelinectl', { concurrency: true }, () => {
         );
         assert.match(
           all.stdout,
-          /^prod \(not-reached\/StoppedEarlier, notification\): not reached: stopped at staging/m,
+          /^prod: waits for staging \(not-reached\/StoppedEarlier, notification\): not reached: stopped at staging/m,
         );
         // A person is what staging waits for: Next says so, with the commands to paste into the same shell.
         const revision = ['flux-system/podinfo', 'staging', '--revision', '6.9.2'];
@@ -251,7 +254,7 @@ describe('pipelinectl', { concurrency: true }, () => {
 
         const one = await cli('explain', 'flux-system/podinfo', 'dev');
         assert.equal(one.code, 0, one.stderr);
-        assert.match(one.stdout, /^dev \(source\/CandidateFound, notification\): candidate 6\.9\.2/m);
+        assert.match(one.stdout, /^dev: source \(source\/CandidateFound, notification\): candidate 6\.9\.2/m);
         assert.doesNotMatch(one.stdout, /^staging/m);
         assert.equal(
           lines(one.stdout).at(-1),

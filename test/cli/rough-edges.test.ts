@@ -285,7 +285,7 @@ describe('pipelinectl, as a user first tries it', { concurrency: true }, () => {
       assert.equal(rejected.stdout, `rejected flux-system/podinfo staging 6.9.2 as ${IDENTITY}: breaks checkout\n`);
 
       const after = await runCli(['explain', 'flux-system/podinfo', '--data-dir', dataDir]);
-      assert.match(after.stdout, /^staging \(rejected\/Rejected/m);
+      assert.match(after.stdout, /^staging: rejected \(rejected\/Rejected/m);
       assert.doesNotMatch(after.stdout, /waits for a person/, 'a rejected revision waits for no one');
     });
 

@@ -40,7 +40,10 @@ describe('the dashboard over HTTP', { concurrency: false }, () => {
     assert.equal(fleet.status, 200);
     assert.match(fleet.body, /href="\/pipelines\/flux-system\/podinfo">flux-system\/podinfo</);
     assert.match(fleet.body, /1 pipeline, 1 approval waiting/);
-    assert.match(fleet.body, /staging: <span class="state state-waiting-approval">waiting-approval<\/span>/);
+    assert.match(
+      fleet.body,
+      /staging: <span class="state state-waiting-approval" title="waiting-approval">waits for approval<\/span>/,
+    );
     assert.doesNotMatch(fleet.body, /Config sources/, 'no ConfigSource is stored: no section for them');
   });
 

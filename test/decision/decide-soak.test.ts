@@ -71,6 +71,7 @@ describe('decide: a soak running', () => {
       actions: [],
       states: { dev: 'soaking', staging: 'not-reached', prod: 'not-reached' },
       reasons: { dev: 'SoakRunning', staging: 'AwaitingSoak', prod: 'StoppedEarlier' },
+      waitsFor: { staging: 'dev', prod: 'staging' },
       soakEndsAt: { dev: '2025-10-01T12:20:00Z', staging: '2025-10-01T12:20:00Z' },
       messages: {
         dev: ['candidate 6.9.2', 'soaking 30m: 20m left, until 2025-10-01T12:20:00Z'],

@@ -52,6 +52,7 @@ describe('decide: the three-environment happy path', () => {
         staging: ['promoting 6.9.2 by pull-request'],
         prod: ['not reached', 'staging (promoting)'],
       },
+      waitsFor: { prod: 'staging' },
     },
     {
       name: 'staging passed: promote to prod',
@@ -107,6 +108,7 @@ describe('decide: no candidate while the first environment is not done', () => {
       actions: [],
       states: { dev: 'source', staging: 'not-reached', prod: 'not-reached' },
       reasons: { dev: 'RevisionsDiffer', staging: 'NoCandidate', prod: 'NoCandidate' },
+      waitsFor: { staging: 'dev', prod: 'dev' },
       messages: {
         dev: [
           'waiting for all targets to run the same revision: flux-system/dev-eu apps runs 6.9.2, flux-system/dev-us apps runs 6.9.1',

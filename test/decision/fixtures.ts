@@ -220,6 +220,8 @@ export interface Row {
   frozenUntil?: Record<string, string>;
   /** The `rollbackAt` of every environment that has one (checked only when given). */
   rollbackAt?: Record<string, string>;
+  /** The `waitsFor` of every environment not reached (checked only when given). */
+  waitsFor?: Record<string, string>;
 }
 
 export function inputOf(row: Row): DecisionInput {
@@ -279,6 +281,20 @@ export function runRows(rows: readonly Row[]): void {
         row.soakEndsAt ?? {},
         'soakEndsAt',
       );
+      const order = row.pipeline.environments.map((e) => e.name);
+      for (const { env, state, waitsFor } of decision.environments) {
+        if (state !== 'not-reached') {
+          assert.equal(waitsFor, undefined, `${env}: only an environment not reached waits for another`);
+          continue;
+        }
+        // What a person reads as "waits for staging": always an environment before this one.
+        assert.ok(waitsFor !== undefined, `${env}: not reached, and names what it waits for`);
+        assert.ok(order.indexOf(waitsFor) < order.indexOf(env), `${env}: waits for ${waitsFor}, an earlier one`);
+      }
+      if (row.waitsFor) {
+        const waiting = decision.environments.flatMap((e) => (e.waitsFor ? [[e.env, e.waitsFor]] : []));
+        assert.deepEqual(Object.fromEntries(waiting), row.waitsFor, 'waitsFor');
+      }
       for (const { env, message } of decision.environments) {
         assert.match(message, /^[^\r\n]+$/, `${env}: the message is one non-empty line`);
         for (const words of row.messages?.[env] ?? []) {

@@ -35,7 +35,7 @@ export function fleetPage(
       <td>${pipeline.candidate ?? html`<span class="muted">none</span>`}</td>
       <td>
         <ul>
-          ${pipeline.environments.map((env) => html`<li>${env.name}: ${stateBadge(env.state, env.reason)}</li>`)}
+          ${pipeline.environments.map((env) => html`<li>${env.name}: ${stateBadge(env)}</li>`)}
         </ul>
       </td>
       <td data-waiting="${count}">${count}</td>

@@ -5,9 +5,13 @@ import { html, type Html } from './html.js';
 import { httpUrl, type HttpUrlOptions } from '../../util/http-url.js';
 import type { ReadyCondition } from '../../store/port.js';
 
-/** An environment's state and reason, coloured by the state (the text says it too: colour is never the only cue). */
-export function stateBadge(state: EnvironmentState, reason: EnvironmentReason): Html {
-  return html`<span class="state state-${state}">${state}</span> <span class="muted">(${reason})</span>`;
+/**
+ * An environment's state in words and its reason, coloured by the state (the words say it too: colour is never the
+ * only cue); the state's name, as `-o json` has it, is the badge's title.
+ */
+export function stateBadge(env: { state: EnvironmentState; reason: EnvironmentReason; stateText: string }): Html {
+  return html`<span class="state state-${env.state}" title="${env.state}">${env.stateText}</span>
+    <span class="muted">(${env.reason})</span>`;
 }
 
 /** A time as a <time> element: the ISO value for machines, `… ago` for people (the same rule as the CLI). */

@@ -66,7 +66,7 @@ function environmentSection(view: PipelineView, env: EnvironmentStatusJson, inde
   return html`<section class="environment" id="env-${env.name}" aria-labelledby="env-${env.name}-title">
     <h2 id="env-${env.name}-title">${env.name}</h2>
     <p>
-      State: <span data-state="${env.state}">${stateBadge(env.state, env.reason)}</span>
+      State: <span data-state="${env.state}">${stateBadge(env)}</span>
       <span class="muted">${traits}</span>
     </p>
     <p class="explanation">${env.message}</p>

@@ -16,6 +16,7 @@ import {
 import { oneLine } from '../../decision/text.js';
 import { CliError } from '../errors.js';
 import { ago } from '../output.js';
+import { environmentStateText } from '../../views/state-words.js';
 import {
   approvalLine,
   HOLDING_BACK_ROWS,
@@ -172,7 +173,7 @@ function environmentLines(
     ...(env.manual ? ['manual'] : []),
     ...(env.strategy ? [env.strategy] : []),
   ];
-  const lines = [`${env.name} (${traits.join(', ')}): ${env.message}`];
+  const lines = [`${env.name}: ${environmentStateText(env)} (${traits.join(', ')}): ${env.message}`];
   if (env.soakEndsAt) {
     const left = timeLeftUntil(env.soakEndsAt, now) ?? env.soakEndsAt;
     lines.push(`  ${env.state === 'soaking' ? 'soaking' : 'waiting for a soak'}: ${left}`);

@@ -32,6 +32,7 @@ import { CliError } from '../errors.js';
 import { ago, clip, formatTable, LINE_WIDTH } from '../output.js';
 import { listAll } from '../../util/paged.js';
 import { owningSource } from '../../apply/stored-objects.js';
+import { environmentStateText } from '../../views/state-words.js';
 import { configSourceStatusSummary, type ConfigSourceStatusSummaryJson } from './config-sources.js';
 
 /**
@@ -81,6 +82,10 @@ export interface EnvironmentStatusJson {
   /** The decision for the environment: source, passed, soaking, in-progress, ahead, unknown, suspended, promoting,
    *  promoted, failed, waiting-approval, rejected, frozen, rolling-back, no-strategy or not-reached. */
   state: EnvironmentState;
+  /** The state in plain words, as the table, `explain` and the dashboard say it: `rolling out`, `waits for staging`. */
+  stateText: string;
+  /** `not-reached`: the environment it waits for; else null. */
+  waitsFor: string | null;
   /** Why the environment is in its state, e.g. `RollingOut`, `AwaitingApproval`, `RetryScheduled` (docs/cli.md). */
   reason: EnvironmentReason;
   /** The decision's one-line explanation. */
@@ -160,6 +165,8 @@ export function statusJson(view: PipelineView): PipelineStatusJson {
       manual: env.manual,
       strategy: env.strategy ?? null,
       state: env.state,
+      stateText: environmentStateText(env),
+      waitsFor: env.waitsFor ?? null,
       reason: env.reason,
       message: env.message,
       soakEndsAt: env.soakEndsAt ?? null,
@@ -263,7 +270,11 @@ export function statusTable(view: PipelineView, now: Date, options: StatusTableO
         : [];
     return [
       // The revisions in the counts come from the leaf clusters: made one line, as formatTable makes every cell.
-      { type: 'summary', cells: [env.name, '', '', '', '', '', env.state], text: oneLine(summaryText(summary)) },
+      {
+        type: 'summary',
+        cells: [env.name, '', '', '', '', '', stateCell(env, now)],
+        text: oneLine(summaryText(summary)),
+      },
       ...shown.map((target): TableRow => ({ type: 'target', cells: targetCells(env, target, false) })),
       ...more,
     ];
@@ -407,18 +418,19 @@ async function statusConfigSources(
 }
 
 /**
- * The state, with the time its wait has left: `soaking (12m left (until 10:42 UTC))`, `frozen (until unfrozen)`,
- * `in-progress (rollback in 4m left (until 10:42 UTC))`.
+ * The state in words, with the time its wait has left: `soaking (12m left (until 10:42 UTC))`, `frozen (until
+ * unfrozen)`, `rolling out (rollback in 4m left (until 10:42 UTC))`.
  */
 function stateCell(env: EnvironmentView, now: Date): string {
+  const words = environmentStateText(env);
   if (env.state === 'frozen') {
     const left = env.frozenUntil === undefined ? undefined : timeLeftUntil(env.frozenUntil, now);
-    return `frozen (${left ?? 'until unfrozen'})`;
+    return `${words} (${left ?? 'until unfrozen'})`;
   }
   if (env.rollbackAt !== undefined) {
     const left = timeLeftUntil(env.rollbackAt, now);
-    return left === undefined ? env.state : `${env.state} (rollback in ${left})`;
+    return left === undefined ? words : `${words} (rollback in ${left})`;
   }
   const left = env.soakEndsAt === undefined ? undefined : timeLeftUntil(env.soakEndsAt, now);
-  return left === undefined ? env.state : `${env.state} (${left})`;
+  return left === undefined ? words : `${words} (${left})`;
 }
