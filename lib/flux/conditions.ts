@@ -158,14 +158,21 @@ export function assessReadiness({
 /**
  * Ready False reasons the controllers retry on their own: a `dependsOn` object not ready yet, a source artifact not
  * available yet (kustomize-controller's "Source artifact not found, retrying in 30s", helm-controller's chart not
- * ready).
+ * ready), and a health check cut short because a newer revision arrived (Flux 2.8's `HealthCheckCanceled`, with
+ * `CancelHealthCheckOnNewRevision`): the controller goes on with that revision, so nothing failed.
  */
-const RETRIED_READY_REASONS: readonly string[] = ['DependencyNotReady', 'ArtifactFailed', 'SourceNotReady'];
+const RETRIED_READY_REASONS: readonly string[] = [
+  'DependencyNotReady',
+  'ArtifactFailed',
+  'SourceNotReady',
+  'HealthCheckCanceled',
+];
 
 /** Ready False for the current spec: a dependency or source still coming up, a remediation, failed tests, a failure. */
 function failureReason(ready: Condition): TargetReason {
   if (ready.reason === 'DependencyNotReady') return 'DependencyNotReady';
   if (ready.reason === 'ArtifactFailed' || ready.reason === 'SourceNotReady') return 'SourceNotReady';
+  if (ready.reason === 'HealthCheckCanceled') return 'HealthCheckCanceled';
   if (ready.reason === 'TestFailed') return 'TestsFailed';
   return remediationReason(ready.reason) ?? 'ReconciliationFailed';
 }

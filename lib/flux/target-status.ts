@@ -48,6 +48,8 @@ export type TargetReason =
   | 'DependencyNotReady'
   /** Ready is False because the source artifact (chart, Git or OCI artifact) is not available yet; retried. */
   | 'SourceNotReady'
+  /** Ready is False because a newer revision cut the running health check short: the controller moves on to it. */
+  | 'HealthCheckCanceled'
   // Failed
   /** The Stalled condition is True: Flux gave up on this spec. */
   | 'Stalled'

@@ -79,7 +79,7 @@ export type FakeKind = 'HelmRelease' | 'Kustomization' | 'ImagePolicy' | 'OCIRep
  */
 export type ServedVersions = Readonly<Record<string, readonly string[]>>;
 
-/** What each Flux release serves (docs/flux-status.md, "Served versions by Flux release"). */
+/** What each Flux release serves (docs/flux-status.md, "Flux releases 2.0 to 2.9"). */
 export const FLUX_SERVED_VERSIONS = {
   /** Flux 2.2: HelmRelease v2 does not exist yet. */
   '2.2': {
@@ -112,7 +112,10 @@ export const FLUX_SERVED_VERSIONS = {
     [IMAGE_GROUP]: ['v1', 'v1beta2'],
     [SOURCE_GROUP]: ['v1', 'v1beta2'],
   },
+  /** Flux 2.8: HelmRelease v2beta2, Kustomization v1beta2 and the source v1beta2 APIs are gone. */
   '2.8': { [HELM_GROUP]: ['v2'], [KUSTOMIZE_GROUP]: ['v1'], [IMAGE_GROUP]: ['v1', 'v1beta2'], [SOURCE_GROUP]: ['v1'] },
+  /** Flux 2.9: as 2.8 for what is read here (it removed notification.toolkit.fluxcd.io/v1beta2). */
+  '2.9': { [HELM_GROUP]: ['v2'], [KUSTOMIZE_GROUP]: ['v1'], [IMAGE_GROUP]: ['v1', 'v1beta2'], [SOURCE_GROUP]: ['v1'] },
 } as const satisfies Record<string, ServedVersions>;
 
 // ---------------------------------------------------------------- public types

@@ -91,6 +91,34 @@ describe('KubernetesClusterReader: reading', () => {
     assert.equal(fake.count('discovery'), 1);
   });
 
+  it('reads HelmRelease v2 and Kustomization v1 on Flux 2.8 and 2.9, which serve nothing older', async (t) => {
+    for (const release of ['2.8', '2.9'] as const) {
+      for (const discovery of [true, false]) {
+        const { fake, registry } = await connectedCluster(t, {
+          servedVersions: FLUX_SERVED_VERSIONS[release],
+          user: { name: 'verifier', discovery },
+          objects: [helmRelease(), kustomization()],
+        });
+        const reader = registry.reader();
+        const hr = await reader.getApp(appKey('HelmRelease', 'apps', 'podinfo'));
+        const ks = await reader.getApp(appKey('Kustomization', 'flux-system', 'apps'));
+        assert.equal(hr?.apiVersion, 'helm.toolkit.fluxcd.io/v2', release);
+        assert.equal(ks?.apiVersion, 'kustomize.toolkit.fluxcd.io/v1', release);
+        assert.equal(readTargetStatus(hr).phase, 'Ready', release);
+        assert.equal(readTargetStatus(ks).phase, 'Ready', release);
+        assert.equal((await reader.listApps(CLUSTER, 'HelmRelease', [])).length, 1);
+        assert.equal((await reader.listApps(CLUSTER, 'Kustomization', [])).length, 1);
+        const objects = fake.requests.filter((request) => request.type !== 'discovery');
+        // Never a request for an API the release removed: each one answered, none a "not served" 404.
+        assert.deepEqual(
+          objects.map((request) => request.status),
+          objects.map(() => 200),
+          `${release}, discovery ${discovery ? 'allowed' : 'forbidden'}`,
+        );
+      }
+    }
+  });
+
   it('reports a cluster that serves no readable version of the group, and discovers again next time', async (t) => {
     const { fake, registry } = await connectedCluster(t);
     fake.setServedVersions('helm.toolkit.fluxcd.io', []);

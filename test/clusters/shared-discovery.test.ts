@@ -20,7 +20,9 @@ describe('KubernetesClusterReader: discovery shared by concurrent reads', () => 
       registry.secrets.set({ namespace: key.namespace, name: `${key.name}-kubeconfig` }, { value: fake.kubeconfig() });
       return key;
     });
-    const reader = registry.reader();
+    // 600 reads over 200 TLS connections at once: on a busy machine the handshakes alone can take longer than the
+    // production default of 10 s, which would make this a test of the machine's load, not of discovery.
+    const reader = registry.reader({ timeoutMs: 120_000 });
 
     const reads = await Promise.all(
       clusters.flatMap((cluster) => [

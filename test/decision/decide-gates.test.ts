@@ -2,6 +2,8 @@
 // rejections (docs/approval-policies.md), rollbacks (docs/rollback.md) and the evidence a promotion carries
 // (docs/evidence.md). Time is the row's `now` (fixtures' NOW, a Wednesday, 12:00 UTC), never the clock.
 import { describe } from 'node:test';
+import { readHelmReleaseStatus } from '../../lib/flux/index.js';
+import { condition, helmRelease, HR_GENERATION } from '../fixtures/flux-objects.js';
 import type { FreezeSwitch } from '../../lib/pipeline/freeze.js';
 import type { FreezeWindow } from '../../lib/pipeline/environment-policies.js';
 import {
@@ -308,6 +310,27 @@ describe('decide: approval policies and rejections', () => {
   ]);
 });
 
+/**
+ * prod's HelmRelease as Flux 2.8 leaves it when new values arrive during 6.9.2's health check, read by the reader:
+ * Ready False on the promoted revision, yet nothing failed.
+ */
+const healthCheckCanceled = readHelmReleaseStatus(
+  helmRelease({
+    status: {
+      lastAttemptedRevision: '6.9.2',
+      conditions: [
+        condition(
+          'Ready',
+          'False',
+          'HealthCheckCanceled',
+          'health check canceled: a new revision is available',
+          HR_GENERATION,
+        ),
+      ],
+    },
+  }),
+);
+
 /** prod was promoted to 6.9.2 and fails on it since `failedMinutesAgo`; rollback after 10m. */
 function failingProd(failedMinutesAgo: number) {
   return {
@@ -391,6 +414,15 @@ describe('decide: rollback by pull request', () => {
       actions: [],
       states: { ...passed, prod: 'rolling-back' },
       reasons: { ...passedReasons, prod: 'RollbackRetryScheduled' },
+    },
+    {
+      name: "Flux 2.8's HealthCheckCanceled (a newer revision cut the health check short) is never rolled back",
+      ...failingProd(60),
+      observed: { ...prodBehind, [PROD]: healthCheckCanceled },
+      lastPassed: { prod: ['6.9.1'] },
+      actions: [],
+      states: { ...passed, prod: 'in-progress' },
+      reasons: { ...passedReasons, prod: 'RollingOut' },
     },
     {
       name: 'a revision not promoted here (no record) is not rolled back',

@@ -93,6 +93,105 @@ const cases: { name: string; object: FluxObject; expected: Expected }[] = [
     },
   },
   {
+    name: 'Flux 2.8: a health check canceled by a newer revision is Progressing, never Failed',
+    object: helmRelease({
+      spec: { upgrade: { remediation: { retries: 3 } } },
+      status: {
+        lastAttemptedRevision: '6.9.4',
+        history: [snapshot({ version: 4, chartVersion: '6.9.3', status: 'failed' }), snapshot({ version: 3 })],
+        conditions: [
+          condition(
+            'Ready',
+            'False',
+            'HealthCheckCanceled',
+            'health check canceled: a new revision 6.9.4 is available for reconciliation',
+            g,
+          ),
+        ],
+      },
+    }),
+    expected: {
+      phase: 'Progressing',
+      reason: 'HealthCheckCanceled',
+      revision: undefined,
+      message: /^Ready is False \(HealthCheckCanceled\): health check canceled/,
+    },
+  },
+  {
+    name: 'Flux 2.7 RetryOnFailure: a failed upgrade without remediation is Failed while it fails',
+    object: helmRelease({
+      spec: { upgrade: { strategy: { name: 'RetryOnFailure', retryInterval: '5m' } } },
+      status: {
+        lastAttemptedRevision: '6.9.3',
+        upgradeFailures: 2,
+        history: [snapshot({ version: 4, chartVersion: '6.9.3', status: 'failed' }), snapshot({ version: 3 })],
+        conditions: [
+          condition('Ready', 'False', 'UpgradeFailed', 'Helm upgrade failed for release apps/podinfo: timed out', g),
+          condition('Released', 'False', 'UpgradeFailed', 'Helm upgrade failed for release apps/podinfo: timed out', g),
+        ],
+      },
+    }),
+    expected: {
+      failedRevision: '6.9.3',
+      phase: 'Failed',
+      reason: 'ReconciliationFailed',
+      revision: undefined,
+      message: /^Ready is False \(UpgradeFailed\)/,
+    },
+  },
+  {
+    name: 'Flux 2.7 RetryOnFailure: the failure clears when a retry succeeds',
+    object: helmRelease({
+      spec: { upgrade: { strategy: { name: 'RetryOnFailure', retryInterval: '5m' } } },
+      status: {
+        lastAttemptedRevision: '6.9.3',
+        history: [
+          snapshot({ version: 5, chartVersion: '6.9.3', appVersion: '6.9.3' }),
+          snapshot({ version: 4, chartVersion: '6.9.3', status: 'failed' }),
+          snapshot({ version: 3, status: 'superseded' }),
+        ],
+        conditions: [
+          condition('Ready', 'True', 'UpgradeSucceeded', 'Helm upgrade succeeded for release apps/podinfo.v5', g),
+          condition('Released', 'True', 'UpgradeSucceeded', 'Helm upgrade succeeded for release apps/podinfo.v5', g),
+        ],
+      },
+    }),
+    expected: {
+      phase: 'Ready',
+      reason: 'Deployed',
+      revision: '6.9.3',
+      message: /^deployed 6\.9\.3 \(UpgradeSucceeded\)$/,
+    },
+  },
+  {
+    name: "Flux 2.8's new fields (snapshot action and apiVersion, inventory, Helm v4 health checks) change nothing read",
+    object: helmRelease({
+      status: {
+        history: [
+          { ...snapshot(), action: 'upgrade', apiVersion: 'v2' },
+          {
+            ...snapshot({ version: 2, chartVersion: '6.9.1', status: 'superseded' }),
+            action: 'install',
+            apiVersion: 'v2',
+          },
+        ],
+        inventory: {
+          entries: [
+            { id: 'apps_podinfo_apps_Deployment', v: 'v1' },
+            { id: 'apps_podinfo__Service', v: 'v1' },
+          ],
+        },
+        lastAttemptedReleaseActionDuration: '12.3s',
+      },
+    }),
+    expected: {
+      phase: 'Ready',
+      reason: 'Deployed',
+      revision: '6.9.2',
+      message: /^deployed 6\.9\.2 \(UpgradeSucceeded\)$/,
+    },
+  },
+  {
     name: 'a latest release still pending is not settled',
     object: helmRelease({
       status: {

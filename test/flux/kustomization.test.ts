@@ -35,6 +35,29 @@ const ociDigest = '3b6c1f0e2d4a5b6c7d8e9f0a1b2c3d4e5f6a7b8c9d0e1f2a3b4c5d6e7f8a9
 
 const cases: { name: string; object: FluxObject; expected: Expected }[] = [
   {
+    name: 'Flux 2.8: a health check canceled by a newer revision is Progressing, never Failed',
+    object: kustomization({
+      status: {
+        lastAttemptedRevision: next,
+        conditions: [
+          condition(
+            'Ready',
+            'False',
+            'HealthCheckCanceled',
+            `health check canceled: a new revision ${next} is available for reconciliation`,
+            g,
+          ),
+        ],
+      },
+    }),
+    expected: {
+      phase: 'Progressing',
+      reason: 'HealthCheckCanceled',
+      revision: applied,
+      message: /^Ready is False \(HealthCheckCanceled\): health check canceled/,
+    },
+  },
+  {
     name: 'an applied revision, Ready with ReconciliationSucceeded',
     object: kustomization(),
     expected: {
