@@ -13,8 +13,18 @@ const compiled = new URL('../dist/lib/cli/main.js', import.meta.url);
 
 async function loadMain() {
   if (existsSync(sources)) {
-    const { register } = await import('tsx/esm/api');
-    register();
+    // tsx is a development dependency: a checkout has it after `npm ci`; the installed package never needs it.
+    const tsx = await import('tsx/esm/api').catch((error) => {
+      if (error?.code !== 'ERR_MODULE_NOT_FOUND') throw error;
+      return undefined;
+    });
+    if (tsx === undefined) {
+      console.error(
+        'pipelinectl: this checkout runs its TypeScript sources through tsx, which is not installed; run `npm ci`',
+      );
+      return () => 1;
+    }
+    tsx.register();
     return (await import(sources.href)).main;
   }
   if (existsSync(compiled)) return (await import(compiled.href)).main;

@@ -15,9 +15,9 @@
 // and snapshot behind it: a receiver answering events about apps no pipeline lists (one Query each) grew by about
 // 1 KiB of heap and more of native memory per event, never released. Here each iterator gets a `return` that closes
 // it, and the iterators open are counted (`openIterators`), so that a test can see none is left behind.
-import { createRequire } from 'node:module';
 import type { Server } from 'node:http';
 import type { Readable } from 'node:stream';
+import { requireFromDynalite } from './dynalite-module.js';
 
 type Callback = (error: Error | null | undefined, ...results: unknown[]) => void;
 
@@ -61,8 +61,6 @@ interface AnsweredError extends Error {
   body: { __type: string; message: string };
 }
 
-const requireHere = createRequire(import.meta.url);
-
 export interface DynaliteServer {
   server: Server;
   /** The LevelDB iterators open now: one per Query or Scan being answered, none once every answer is done. */
@@ -70,8 +68,8 @@ export interface DynaliteServer {
 }
 
 export function createDynaliteServer(options: DynaliteOptions, onFailure: (error: Error) => void): DynaliteServer {
-  const dynalite = requireHere('dynalite') as (options: DynaliteOptions) => Server;
-  const dbModule = createRequire(requireHere.resolve('dynalite'))('./db') as DynaliteDbModule;
+  const dynalite = requireFromDynalite('.') as (options: DynaliteOptions) => Server;
+  const dbModule = requireFromDynalite('./db') as DynaliteDbModule;
   const create = dbModule.create;
   let store: DynaliteStore | undefined;
   dbModule.create = (storeOptions) => (store = create(storeOptions));

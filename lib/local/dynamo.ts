@@ -13,6 +13,7 @@ import type { Logger } from '../logging/logger.js';
 import { createTable } from '../store/index.js';
 import { createMasterKey, dataPath, exists, LOCAL_TABLE_NAME } from './data-dir.js';
 import { causeMessage, missingMasterKey, missingStore, storeCannotOpen } from './data-dir-errors.js';
+import { dynaliteEntry } from './dynalite-module.js';
 import { createDynaliteServer } from './dynalite-server.js';
 import { secureDataDir } from './permissions.js';
 import { guardStoreRequests, newStoreAccessKey } from './store-access.js';
@@ -59,6 +60,7 @@ export function localDynamoClient(endpoint: string, accessKey: string): DynamoDB
 
 /** Opens the data directory's store (see above). Fails with a clear message when another process holds it. */
 export async function startLocalDynamo(dataDir: string, options: LocalDynamoOptions = {}): Promise<LocalDynamo> {
+  dynaliteEntry(); // without dynalite, fail before the data directory is made or changed
   const logger = options.logger ?? SILENT;
   for (const line of await secureDataDir(dataDir)) logger.warn(`permissions too open, tightened: ${line}`);
   const fresh = await checkLayout(dataDir, options, logger);

@@ -12,10 +12,10 @@
 //
 // A record still `open` means the last process did not stop cleanly (a kill, a crash): step 1 cannot be made, and
 // steps 2 and 3 are all there is (said in a warning).
-import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import type { Logger } from '../logging/logger.js';
 import { dataPath, LOCAL_TABLE_NAME } from './data-dir.js';
+import { requireFromDynalite } from './dynalite-module.js';
 import { storeCannotOpen, storeDamaged, causeMessage } from './data-dir-errors.js';
 import { digestDifferences, storeDigests } from './store-files.js';
 import { readStoreRecord, writeStoreRecord, type StoreRecord } from './store-record.js';
@@ -141,6 +141,5 @@ async function readEveryEntry(db: LevelDatabase, dataDir: string): Promise<Omit<
 
 /** The `level` dynalite uses: its own copy, resolved from dynalite's directory. */
 function levelOfDynalite(): LevelConstructor {
-  const requireHere = createRequire(import.meta.url);
-  return (createRequire(requireHere.resolve('dynalite'))('level') as { Level: LevelConstructor }).Level;
+  return (requireFromDynalite('level') as { Level: LevelConstructor }).Level;
 }

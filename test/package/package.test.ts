@@ -1,8 +1,11 @@
 // The one installable package: `npm pack` of this repository, installed offline into a fresh CDK app
 // outside it, is all a user needs: the construct from `pipeline-controller/infra` synthesizes with the prebuilt
 // Lambda bundles (no esbuild, none of this repository's sources), TypeScript finds its declarations, and the
-// installed `pipelinectl` runs from the compiled JavaScript. Packing builds everything once (about a minute).
+// installed `pipelinectl` runs from the compiled JavaScript. It stays light: the app gets neither the local mode's
+// dynalite (an optional peer dependency) with its LevelDB, nor tsx, nor the simulation (the demo, the fakes and their
+// test TLS key). Packing builds everything once (about a minute).
 import assert from 'node:assert/strict';
+import { existsSync } from 'node:fs';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -73,14 +76,56 @@ describe('the packed package, installed into a fresh CDK app', { timeout: 4 * PA
       'dist/infra/index.js',
       'dist/infra/index.d.ts',
       ...FUNCTIONS.map((name) => `dist/bundles/${name}/index.mjs`),
-      // Read at run time beside the compiled modules: the dashboard, the demo's fake clusters and configuration.
+      // Read at run time beside the compiled modules.
       'dist/lib/cli/dashboard/assets/dashboard.css',
-      'dist/lib/testing/certs/ca.crt',
-      'dist/examples/demo/config-source.yaml',
-      'dist/examples/demo-fleet/pipelines/podinfo.yaml',
     ]) {
       assert.ok(files.includes(file), `${file} is in the package`);
     }
+  });
+
+  it('leaves out the simulation: the demo, the fakes, their TLS key and certificates, the examples', () => {
+    const files = packed.pack.files.map((file) => file.path);
+    assert.deepEqual(
+      files.filter((file) => /^dist\/(lib\/demo|lib\/testing|examples)\/|\.(key|crt|pem)$/.test(file)),
+      [],
+    );
+  });
+
+  it("installs neither dynalite, LevelDB, tsx, esbuild nor fauxqs into the app's node_modules", async () => {
+    const lock = JSON.parse(await readFile(path.join(packed.appDir, 'package-lock.json'), 'utf8')) as {
+      packages: Record<string, unknown>;
+    };
+    const unwanted =
+      /(^|\/)node_modules\/(dynalite|level|classic-level|memory-level|abstract-level|tsx|esbuild|fauxqs)$/;
+    assert.deepEqual(
+      Object.keys(lock.packages).filter((at) => unwanted.test(at)),
+      [],
+    );
+    for (const name of ['dynalite', 'classic-level', 'tsx', 'esbuild', 'fauxqs']) {
+      assert.equal(existsSync(path.join(packed.appDir, 'node_modules', name)), false, `${name} is not installed`);
+    }
+  });
+
+  it('says what to install for the local mode, and where the demo runs, in one line each', async () => {
+    const pipelinectl = path.join(packed.appDir, 'node_modules', '.bin', 'pipelinectl');
+    const secret = path.join(packed.appDir, 'secret.yaml');
+    await writeFile(secret, 'apiVersion: v1\nkind: Secret\nmetadata: {name: github, namespace: flux-system}\n');
+    const dataDir = path.join(packed.appDir, '.data');
+    const applied = await run(pipelinectl, ['apply', '-f', secret, '--data-dir', dataDir], {
+      cwd: packed.appDir,
+      env: PLAIN_NODE,
+    });
+    assert.equal(applied.code, 1, applied.stdout);
+    assert.match(
+      applied.stderr,
+      /^error: the local mode .* needs dynalite, which is not installed: run `npm install dynalite`/,
+    );
+    assert.equal(applied.stderr.trim().split('\n').length, 1, applied.stderr);
+
+    const demo = await run(pipelinectl, ['demo', '--no-dashboard'], { cwd: packed.appDir, env: PLAIN_NODE });
+    assert.equal(demo.code, 1, demo.stdout);
+    assert.match(demo.stderr, /^error: pipelinectl demo runs from a clone of the pipeline-controller repository/);
+    assert.equal(demo.stderr.trim().split('\n').length, 1, demo.stderr);
   });
 
   it('synthesizes PipelineController from pipeline-controller/infra with the packed bundles, no esbuild', async () => {

@@ -11,8 +11,11 @@ import { REPO_ROOT } from '../support/repo-root.js';
 
 export { REPO_ROOT };
 
-/** What a checkout holds that the package is not made from: installs, build and synth output, local data. */
-const NOT_COPIED = new Set(['node_modules', '.git', 'dist', 'cdk.out', '.data', 'coverage']);
+/**
+ * What a checkout holds that the package is not made from: installs (with the Node 22 of scripts/node22-checks.sh),
+ * build and synth output, local data.
+ */
+const NOT_COPIED = new Set(['node_modules', '.git', 'dist', 'cdk.out', '.data', 'coverage', '.ci/.node22']);
 
 /** npm with no network and nothing asked of the registry on the side (audit, funding, update notices). */
 const NPM_ENVIRONMENT = {
@@ -79,7 +82,10 @@ async function copyCheckout(to: string): Promise<void> {
   await mkdir(to);
   for (const entry of await readdir(REPO_ROOT)) {
     if (NOT_COPIED.has(entry) || entry.endsWith('.tgz')) continue;
-    await cp(path.join(REPO_ROOT, entry), path.join(to, entry), { recursive: true });
+    await cp(path.join(REPO_ROOT, entry), path.join(to, entry), {
+      recursive: true,
+      filter: (source) => !NOT_COPIED.has(path.relative(REPO_ROOT, source)),
+    });
   }
   // The build's tools (tsc, tsx, esbuild) and the dependencies it compiles against.
   await symlink(path.join(REPO_ROOT, 'node_modules'), path.join(to, 'node_modules'), 'dir');

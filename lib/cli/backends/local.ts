@@ -19,6 +19,7 @@ import {
   type DataDirHolding,
 } from '../../local/data-dir.js';
 import { localDynamoClient, startEmptyDynamo, startLocalDynamo, type LocalDynamo } from '../../local/dynamo.js';
+import { dynaliteEntry } from '../../local/dynalite-module.js';
 import { LOCAL_MESSAGES_PATH } from '../../local/messages-route.js';
 import { shellCommand } from '../../util/shell-word.js';
 import { CliError } from '../errors.js';
@@ -65,6 +66,7 @@ export async function openLocalBackend(
   options: LocalBackendOptions = {},
 ): Promise<Backend> {
   const missingStore = options.missingStore ?? 'create';
+  dynaliteEntry(); // the local store's dynalite, before anything is said or done about the data directory
   if (missingStore === 'refuse') await requireStore(dataDir);
   const holding = missingStore === 'refuse' ? 'store' : await dataDirHolding(dataDir);
   const noStore = holding === 'absent' || holding === 'no-store';

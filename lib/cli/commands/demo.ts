@@ -2,11 +2,15 @@
 // CI. The demo itself lives in lib/demo (the one part of the product that runs on lib/testing's fakes); this is its
 // command line, and the dashboard served beside it (lib/demo does not import the CLI): its URL is the line under the
 // banner, printed once the demo runs.
+//
+// The package leaves the simulation out (lib/demo, the fakes of lib/testing and the examples: package.json `files`),
+// so that a CDK app installing it gets none of it; lib/demo is loaded only when the demo runs, and where it is
+// absent the command says that the demo runs from a clone of the repository.
+import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { Option, type Command } from 'commander';
-import { DemoError } from '../../demo/demo-error.js';
 import type { FleetHostType } from '../../demo/fleet-repository.js';
-import { runDemo, type DemoSettings } from '../../demo/run.js';
+import type { DemoSettings } from '../../demo/run.js';
 import { parseDashboardPort, startDashboardBesideLocalMode } from '../operations/dashboard.js';
 import { STDERR_WARNINGS } from '../backends/local.js';
 import { CliError } from '../errors.js';
@@ -91,6 +95,7 @@ export function register(program: Command): void {
         'For real clusters and GitHub or GitLab: pipelinectl serve --config ./my-config (see examples/demo/README.md).',
     )
     .action(async (options: DemoOptions) => {
+      const demo = await loadDemo();
       const port = parsePort(options.port);
       const example = DEFAULT_EXAMPLES[options.gitHost ?? 'github'];
       // A configuration of one's own does not start with the example's repository files.
@@ -109,7 +114,7 @@ export function register(program: Command): void {
         newStore: options.newStore === true,
         newMasterKey: options.newMasterKey === true,
       };
-      if (!options.dashboard) return runReportingErrors(settings);
+      if (!options.dashboard) return runReportingErrors(demo, settings);
       const dashboardPort = parseDashboardPort(options.dashboardPort, port);
       const dashboard = await startDashboardBesideLocalMode(options.dataDir, dashboardPort, STDERR_WARNINGS);
       try {
@@ -124,7 +129,7 @@ export function register(program: Command): void {
             return () => dashboard.close();
           },
         };
-        await runReportingErrors({ ...settings, companion });
+        await runReportingErrors(demo, { ...settings, companion });
       } finally {
         await dashboard.close();
       }
@@ -132,11 +137,29 @@ export function register(program: Command): void {
 }
 
 /** Runs the demo; why it cannot run ends as a command error, with the demo's message and exit code. */
-async function runReportingErrors(settings: DemoSettings): Promise<void> {
+async function runReportingErrors(
+  { runDemo, DemoError }: Awaited<ReturnType<typeof loadDemo>>,
+  settings: DemoSettings,
+): Promise<void> {
   try {
     await runDemo(settings);
   } catch (error) {
     if (error instanceof DemoError) throw new CliError(error.message, error.exitCode);
     throw error;
   }
+}
+
+/** lib/demo, or the command error saying where the demo runs when this pipelinectl was installed without it. */
+async function loadDemo() {
+  if (!existsSync(DEFAULT_EXAMPLES.github.config)) {
+    throw new CliError(
+      'pipelinectl demo runs from a clone of the pipeline-controller repository, not from the installed package ' +
+        '(which leaves the simulation out): in the clone, `npm ci && npm start`',
+    );
+  }
+  const [{ runDemo }, { DemoError }] = await Promise.all([
+    import('../../demo/run.js'),
+    import('../../demo/demo-error.js'),
+  ]);
+  return { runDemo, DemoError };
 }
