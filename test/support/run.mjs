@@ -46,6 +46,7 @@ const NOT_QUICK = [
   'test/local/store-iterators.test.ts',
   'test/promotion/github-scan-store.test.ts',
   'test/promotion/marker-cost.test.ts',
+  'test/runtime/lambda-bundles.test.ts',
 ];
 
 const { values: options, positionals } = parseArgs({
