@@ -1,0 +1,77 @@
+// An environment's verification (docs/verification.md): the checks that must hold, once every target runs the
+// candidate and is Ready, before anything is promoted from the environment. The Pipeline schema validates what is
+// written (lib/config/schema.ts); the shape here is the one written, one key per kind of check, so that a check reads
+// the same in a Pipeline, in `status -o json` and in the docs.
+
+/** The longest `for` a verification may ask: a week, as a soak. */
+export { MAX_SOAK_MS as MAX_VERIFICATION_MS } from './environment-policies.js';
+
+export interface Verification {
+  /**
+   * How long the checks must hold continuously after every target is Ready on the candidate (`10m`); absent: one
+   * evaluation in which every check passes is enough. Kept as written.
+   */
+  for?: string;
+  /** A check that cannot be evaluated (endpoint down, no data, no alarm) keeps the environment waiting, or fails it. */
+  onInconclusive: 'wait' | 'fail';
+  /** At least one; names unique within the environment. */
+  checks: VerificationCheck[];
+}
+
+/** Every alarm named is in state OK. */
+export interface CloudWatchAlarmsCheck {
+  alarmNames: string[];
+  /** The alarms' region; default the controller's own. */
+  region?: string;
+}
+
+/** How a Prometheus query is authenticated: AWS SigV4 (Amazon Managed Service for Prometheus), or a Secret. */
+export type PrometheusAuth =
+  | { sigv4: { region: string } }
+  /** The Secret (in the pipeline's namespace) holds `token` (a bearer token), or `username` and `password`. */
+  | { secretRef: { name: string } };
+
+/** An instant query whose single value is compared with `below` or `above` (exactly one of them). */
+export interface PrometheusCheck {
+  /** The Prometheus API base: `https://aps-workspaces.eu-west-1.amazonaws.com/workspaces/ws-1234`, `https://prom…`. */
+  url: string;
+  query: string;
+  below?: number;
+  above?: number;
+  auth?: PrometheusAuth;
+}
+
+/** A GET of `url` answers `expectStatus` (default 200), with `bodyContains` in its body when given. */
+export interface HttpCheck {
+  url: string;
+  expectStatus?: number;
+  bodyContains?: string;
+  /** The Secret holds `token` (sent as a bearer token), or `username` and `password` (basic authentication). */
+  secretRef?: { name: string };
+}
+
+/** On each target's cluster, the Flagger Canary (flagger.app/v1beta1) succeeded for the candidate. */
+export interface FlaggerCanaryCheck {
+  name: string;
+  namespace: string;
+}
+
+/** One check: a name and exactly one kind. */
+export type VerificationCheck = { name: string } & (
+  | { cloudwatchAlarms: CloudWatchAlarmsCheck }
+  | { prometheus: PrometheusCheck }
+  | { http: HttpCheck }
+  | { flaggerCanary: FlaggerCanaryCheck }
+);
+
+/** The kinds of check, as the key a Pipeline writes them under. */
+export const CHECK_KINDS = ['cloudwatchAlarms', 'prometheus', 'http', 'flaggerCanary'] as const;
+export type CheckKind = (typeof CHECK_KINDS)[number];
+
+/** Which kind a check is. */
+export function checkKind(check: VerificationCheck): CheckKind {
+  if ('cloudwatchAlarms' in check) return 'cloudwatchAlarms';
+  if ('prometheus' in check) return 'prometheus';
+  if ('http' in check) return 'http';
+  return 'flaggerCanary';
+}
