@@ -218,7 +218,9 @@ export class FakeBitbucketServer extends FakeGitHost<
 
   /** A repository of a project (`~user` as the project key for a personal one). */
   protected newRepository([projectKey, slug]: [string, string], defaultBranch: string): FakeRepository {
-    return hostRepository({ projectKey, slug: slug.toLowerCase(), id: this.nextRepositoryId++ }, defaultBranch);
+    const info = { projectKey, slug: slug.toLowerCase(), id: this.nextRepositoryId++ };
+    // Every change of a pull request's state is a new version.
+    return hostRepository(info, defaultBranch, (pull: StoredPullRequest) => pull.version++);
   }
 
   /** Pull requests, oldest first. */
@@ -246,8 +248,8 @@ export class FakeBitbucketServer extends FakeGitHost<
 
   /** Declines an open pull request, as a person would. */
   decline(projectKey: string, slug: string, id: number): void {
-    const repo = this.repository(projectKey, slug);
-    this.closePullRequest(repo, repo.pulls.expect(id, true), 'closed');
+    const { pulls } = this.repository(projectKey, slug);
+    pulls.close(pulls.expect(id, true));
   }
 
   /** Deletes a branch, as a person would (declining the open pull requests from it). */
@@ -354,46 +356,28 @@ export class FakeBitbucketServer extends FakeGitHost<
 
   private moveBranch(repo: FakeRepository, branch: string, sha: string): void {
     repo.refs.set(`refs/heads/${branch}`, sha);
-    this.rescope(repo);
+    this.branchMoved(repo);
   }
 
+  /** An open pull request whose source commit its target has was merged outside Bitbucket. */
   protected override branchMoved(repo: FakeRepository): void {
-    this.rescope(repo);
+    repo.pulls.closeReached('merged');
   }
 
   private removeBranch(repo: FakeRepository, branch: string): void {
     const ref = `refs/heads/${branch}`;
     if (!repo.refs.has(ref)) return;
     // A pull request cannot outlive its source branch: Bitbucket declines it.
-    for (const pull of repo.pulls.all) {
-      if (pull.state === 'open' && pull.source === branch) this.closePullRequest(repo, pull, 'closed');
-    }
+    repo.pulls.closeWhere((pull) => pull.source === branch);
     repo.refs.delete(ref);
-    this.rescope(repo);
-  }
-
-  /** An open pull request whose source commit is reachable from its target has been merged outside Bitbucket. */
-  private rescope(repo: FakeRepository): void {
-    for (const pull of repo.pulls.all) {
-      if (pull.state !== 'open') continue;
-      const from = repo.branchSha(pull.source);
-      const to = repo.branchSha(pull.target);
-      if (from && to && repo.isAncestor(from, to)) this.closePullRequest(repo, pull, 'merged');
-    }
-  }
-
-  /** Every change of a pull request's state is a new version. */
-  private closePullRequest(repo: FakeRepository, pull: StoredPullRequest, state: 'closed' | 'merged'): void {
-    repo.pulls.close(pull, state);
-    pull.version++;
+    this.branchMoved(repo);
   }
 
   private mergePullRequest(repo: FakeRepository, pull: StoredPullRequest, user: FakeBitbucketUser): string {
     const message = `Merge pull request #${pull.number} in ${repo.projectKey}/${repo.slug} from ${pull.source} to ${pull.target}`;
     const sha = repo.pulls.merge(pull, signatureOf(user), message);
     if (!sha) throw problem(409, 'The pull request cannot be merged', 'illegalState');
-    pull.version++;
-    this.rescope(repo);
+    this.branchMoved(repo);
     return sha;
   }
 
@@ -916,7 +900,7 @@ export class FakeBitbucketServer extends FakeGitHost<
       const pull = this.findPullRequest(repo, params.pullRequestId);
       this.checkVersion(pull, query.version ?? (body as { version?: unknown } | undefined)?.version);
       if (pull.state !== 'open') throw problem(409, 'Only an open pull request can be declined', 'illegalState');
-      this.closePullRequest(repo, pull, 'closed');
+      repo.pulls.close(pull);
       return ok(this.pullRequestJson(repo, pull));
     });
 
@@ -936,8 +920,7 @@ export class FakeBitbucketServer extends FakeGitHost<
       const existing = repo.pulls.openFrom(pull.source, pull.target, pull);
       if (existing) throw this.duplicateProblem(repo, existing);
       repo.pulls.reopen(pull);
-      pull.version++;
-      this.rescope(repo);
+      this.branchMoved(repo);
       return ok(this.pullRequestJson(repo, pull));
     });
   }

@@ -532,19 +532,6 @@ export class FakeGitHub extends FakeGitHost<
 
   // ---------------------------------------------------------------- pull request actions
 
-  /**
-   * Closes the open pull requests from `branch` left with nothing to merge after the branch was moved through the
-   * API (its head a commit their base already has), as GitHub does after such a push.
-   */
-  private closePullsLeftEmpty(repo: FakeRepository, branch: string): void {
-    const head = repo.branchSha(branch);
-    if (head === undefined) return;
-    repo.pulls.closeWhere((pull) => {
-      const base = repo.branchSha(pull.target);
-      return pull.source === branch && base !== undefined && repo.isAncestor(head, base);
-    });
-  }
-
   private mergePull(repo: FakeRepository, pull: StoredPull, login: string, mergeCommit = false): string {
     const committer = { name: login, email: `${login}@users.noreply.github.com` };
     const message = `Merge pull request #${pull.number} from ${repo.owner}/${pull.source}`;
@@ -639,7 +626,8 @@ export class FakeGitHub extends FakeGitHost<
       if (!repo.commit(sha)) throw problem(422, 'Object does not exist');
       if (input.force !== true && !repo.isAncestor(current, sha)) throw problem(422, 'Update is not a fast forward');
       repo.refs.set(ref, sha);
-      if (ref.startsWith('refs/heads/')) this.closePullsLeftEmpty(repo, ref.slice('refs/heads/'.length));
+      // Left with nothing to merge (the base has the head), its open pull requests are closed, as after a push.
+      if (ref.startsWith('refs/heads/')) repo.pulls.closeReached('closed', ref.slice('refs/heads/'.length));
       return ok(this.refJson(repo, ref, sha));
     });
 

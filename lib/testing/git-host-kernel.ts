@@ -653,20 +653,24 @@ export interface PullRecord {
 /** A fake host's repository: git's objects and refs, its pull requests, and what the host knows it by (`Info`). */
 export type HostRepository<P extends PullRecord, Info> = GitRepository & { readonly pulls: PullRequests<P> } & Info;
 
-/** A new, empty repository of a host. */
+/** A new, empty repository of a host; `changed`: called when a pull request's state changes. */
 export function hostRepository<P extends PullRecord, Info extends object>(
   info: Info,
   defaultBranch: string,
+  changed?: (pull: P) => void,
 ): HostRepository<P, Info> {
   const repo = new GitRepository(defaultBranch);
-  return Object.assign(repo, { pulls: new PullRequests<P>(repo) }, info);
+  return Object.assign(repo, { pulls: new PullRequests<P>(repo, changed) }, info);
 }
 
 /** A repository's pull requests, oldest first, and the bookkeeping the hosts share: opening, closing, merging. */
 export class PullRequests<P extends PullRecord> {
   readonly all: P[] = [];
 
-  constructor(private readonly repo: GitRepository) {}
+  constructor(
+    private readonly repo: GitRepository,
+    private readonly changed: (pull: P) => void = () => {},
+  ) {}
 
   /** Opens a pull request, numbered after the repository's others unless the host numbers them otherwise. */
   add(fields: Omit<P, keyof PullRecord> & Pick<P, 'title' | 'description' | 'source' | 'target'>, number?: number): P {
@@ -709,12 +713,14 @@ export class PullRequests<P extends PullRecord> {
     pull.closedSha = this.repo.branchSha(pull.source) ?? pull.closedSha;
     pull.state = state;
     pull.closedAt = pull.updatedAt = Date.now();
+    this.changed(pull);
   }
 
   reopen(pull: P): void {
     pull.state = 'open';
     pull.closedAt = pull.closedSha = undefined;
     pull.updatedAt = Date.now();
+    this.changed(pull);
   }
 
   /**
@@ -739,6 +745,14 @@ export class PullRequests<P extends PullRecord> {
   /** Closes the open pull requests `which` picks, as `state`. */
   closeWhere(which: (pull: P) => boolean, state: 'closed' | 'merged' = 'closed'): void {
     for (const pull of this.all) if (pull.state === 'open' && which(pull)) this.close(pull, state);
+  }
+
+  /** Closes, as `state`, the open pull requests (from `branch`, when given) whose source commit their target has. */
+  closeReached(state: 'closed' | 'merged', branch?: string): void {
+    this.closeWhere((pull) => {
+      const [from, to] = [this.repo.branchSha(pull.source), this.repo.branchSha(pull.target)];
+      return (branch === undefined || pull.source === branch) && !!from && !!to && this.repo.isAncestor(from, to);
+    }, state);
   }
 }
 
