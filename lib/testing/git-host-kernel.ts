@@ -547,9 +547,9 @@ export abstract class FakeGitHost<
     ]
   ): string {
     const names = args.slice(0, this.host.nameCount) as Names;
-    const [files, { defaultBranch = 'main', message = 'Initial commit', author = this.identity } = {}] = args.slice(
-      this.host.nameCount,
-    ) as [Record<string, string>, { defaultBranch?: string; message?: string; author?: CommitIdentity }?];
+    type Options = { defaultBranch?: string; message?: string; author?: CommitIdentity };
+    const [files, { defaultBranch = 'main', message = 'Initial commit', author = this.identity } = {}] =
+      this.afterNames<[Record<string, string>, Options?]>(args);
     const key = names.join('/');
     if (this.repositories.has(key.toLowerCase())) throw new Error(`repository ${key} exists`);
     const repo = this.newRepository(names, defaultBranch);
@@ -576,9 +576,8 @@ export abstract class FakeGitHost<
       options?: { author?: CommitIdentity },
     ]
   ): string {
-    const [branch, files, message = 'Update files', { author = this.identity } = {}] = args.slice(
-      this.host.nameCount,
-    ) as [string, Record<string, string | null>, string?, { author?: CommitIdentity }?];
+    const [branch, files, message = 'Update files', { author = this.identity } = {}] =
+      this.afterNames<[string, Record<string, string | null>, string?, { author?: CommitIdentity }?]>(args);
     const repo = this.repositoryOf(args);
     const parent = repo.branchSha(branch) ?? repo.branchSha(repo.defaultBranch);
     const sha = repo.commitChanges(parent, files, author, message);
@@ -589,31 +588,37 @@ export abstract class FakeGitHost<
 
   /** Every file at a ref (a branch, `heads/x`, `refs/heads/x`, or a commit id), by path, as UTF-8 text. */
   files(...args: [...names: Names, ref: string]): Record<string, string> {
-    return this.filesAt(this.repositoryOf(args), args[this.host.nameCount] as string);
+    return this.filesAt(this.repositoryOf(args), ...this.afterNames<[string]>(args));
   }
 
   /** The commit a branch (`main`) or ref (`heads/main`, `refs/heads/main`) points at, or undefined. */
   ref(...args: [...names: Names, ref: string]): string | undefined {
     const { refs } = this.repositoryOf(args);
-    const ref = args[this.host.nameCount] as string;
+    const [ref] = this.afterNames<[string]>(args);
     return refs.get(ref) ?? refs.get(`refs/${ref}`) ?? refs.get(`refs/heads/${ref}`);
   }
 
   commit(...args: [...names: Names, sha: string]): GitCommit | undefined {
-    return this.repositoryOf(args).commit(args[this.host.nameCount] as string);
+    return this.repositoryOf(args).commit(...this.afterNames<[string]>(args));
   }
 
   /** How many commits `branch` has that `base` (default: the default branch) does not (`git rev-list --count`). */
   commitsAhead(...args: [...names: Names, branch: string, base?: string]): number {
     const repo = this.repositoryOf(args);
-    const [branch, base = repo.defaultBranch] = args.slice(this.host.nameCount) as [string, string?];
+    const [branch, base = repo.defaultBranch] = this.afterNames<[string, string?]>(args);
     const head = repo.branchSha(branch);
     if (!head) throw new Error(`no branch ${branch}`);
     return repo.commitsAhead(head, repo.branchSha(base));
   }
 
+  /** The repository a test-facing method's first arguments name. */
   private repositoryOf(args: readonly unknown[]): Repo {
     return this.repository(...(args.slice(0, this.host.nameCount) as string[]));
+  }
+
+  /** A test-facing method's arguments after those naming the repository. */
+  private afterNames<T extends unknown[]>(args: readonly unknown[]): T {
+    return args.slice(this.host.nameCount) as T;
   }
 
   /** Called after a test moved a branch: a host whose pull requests follow their branches updates them. */
