@@ -35,34 +35,31 @@ import {
   pathSegments,
   statusText,
   text,
+  type FakeGitHostOptions,
   type HostRepository,
   type LoggedRequest,
+  type Matched,
+  type Received,
   type PullRecord,
   type Reply,
 } from './git-host-kernel.js';
 import { gitNow, validRefName, type FlatEntry, type GitCommit, type GitSignature } from './git-repository.js';
 
+/** `path` below the server root (`/acme/Fleet/_apis/git/repositories/r/refs`), `route`: `GET refs`, `POST pushes`… */
 export interface FakeAzureDevOpsRequest extends LoggedRequest {
-  /** The decoded path below the server root, without the query, e.g. `/acme/Fleet/_apis/git/repositories/r/refs`. */
-  path: string;
-  /** The route, e.g. `GET refs`, `POST pushes`, `OPTIONS _apis/{area}`; undefined: unknown. */
-  route?: string;
   /** The `api-version` asked for (Accept header or query), when there was one. */
   apiVersion?: string;
   /** Whether the request carried a personal access token the fake accepts. */
   auth?: 'pat';
 }
 
-export interface FakeAzureDevOpsOptions {
-  /** The default personal access token. Default: random, 52 characters like Azure's. */
-  token?: string;
+/**
+ * `token`: 52 random characters like Azure's; `webHost`: `dev.azure.com`; `identity`: the user behind the tokens, the
+ * author of commits whose push names none, the creator of pull requests.
+ */
+export interface FakeAzureDevOpsOptions extends Omit<FakeGitHostOptions<FakeAzureDevOpsRequest>, 'webPages'> {
   /** The collection (organization) the server holds. Default `acme`. */
   collection?: string;
-  /** The host of web URLs (pull request pages). Default `dev.azure.com`. */
-  webHost?: string;
-  latencyMs?: number | ((request: FakeAzureDevOpsRequest) => number);
-  /** The user behind the tokens: the author of commits whose push names none, the creator of pull requests. */
-  identity?: { name: string; email: string };
 }
 
 export type FakePullRequestStatus = 'active' | 'completed' | 'abandoned';
@@ -247,7 +244,6 @@ interface RouteContext {
 }
 
 interface Route {
-  method: string;
   /** The logged name: `GET refs`. */
   route: string;
   /** The resource version of its location, for the api-version check. */
@@ -255,15 +251,9 @@ interface Route {
   handle: (context: RouteContext) => Reply;
 }
 
-/** What a request's path names: the resource locations of an area, or a route of a repository. */
-type Target =
-  | { route: string; area: string }
-  | {
-      route?: string;
-      matched?: { entry: Route; params: Record<string, string> };
-      project?: string;
-      repositoryId: string;
-    };
+/** The resource locations of an area, and a repository's unknown route: answered before a route's checks. */
+const AREAS: Route = { route: 'OPTIONS _apis/{area}', resourceVersion: 0, handle: () => ({ status: 500 }) };
+const NO_ROUTE: Route = { route: '', resourceVersion: 0, handle: () => ({ status: 500 }) };
 
 function checkTitle(title: string): string {
   if (title.trim() === '') throw invalidArgument('The title of a pull request must not be empty.');
@@ -283,34 +273,25 @@ export class FakeAzureDevOps extends FakeGitHost<
   never,
   FakeAzureRepository,
   [project: string, name: string],
-  true
+  true,
+  Route
 > {
   readonly collection: string;
-  private readonly webHost: string;
+  protected readonly apiBase: string;
   private readonly projects = new Map<string, FakeProject>();
   /** Routes below `repositories/{repositoryId}`, matched as Azure matches them: without regard to case. */
-  private readonly router = new Router<Route>({ ignoreCase: true });
+  protected readonly router = new Router<Route>({ ignoreCase: true });
   private readonly denyForcePush = new Set<string>();
   private nextPullRequestId = 1;
   protected readonly jsonType = 'application/json; charset=utf-8; api-version=7.2-preview';
 
   constructor(options: FakeAzureDevOpsOptions = {}) {
-    super(
-      'Azure DevOps',
-      2,
-      options.latencyMs,
-      options.token ?? randomBytes(26).toString('hex'),
-      options.identity ?? { name: 'Fake User', email: 'fake.user@example.com' },
-    );
+    const [token, identity] = [randomBytes(26).toString('hex'), { name: 'Fake User', email: 'fake.user@example.com' }];
+    super({ name: 'Azure DevOps', nameCount: 2, token, identity, webHost: 'dev.azure.com' }, options);
     this.tokens.set(this.token, true);
     this.collection = options.collection ?? 'acme';
-    this.webHost = options.webHost ?? 'dev.azure.com';
+    this.apiBase = `/${encodeURIComponent(this.collection)}`;
     this.defineRoutes();
-  }
-
-  /** The collection URL, e.g. `http://127.0.0.1:43121/acme` (what the client connects to). */
-  get url(): string {
-    return `${this.origin}/${encodeURIComponent(this.collection)}`;
   }
 
   addToken(token: string): void {
@@ -388,28 +369,23 @@ export class FakeAzureDevOps extends FakeGitHost<
 
   // ---------------------------------------------------------------- handling
 
-  protected receive(request: IncomingMessage, url: URL, method: string) {
+  protected override receive(request: IncomingMessage, url: URL, method: string): Received<FakeAzureDevOpsRequest> {
     const query = Object.fromEntries(url.searchParams);
     const segments = pathSegments(url.pathname);
-    const accept = request.headers.accept ?? '';
-    const apiVersion = query['api-version'] ?? /api-version=([^;,\s]+)/i.exec(accept)?.[1];
-    const logged: FakeAzureDevOpsRequest = {
-      method,
-      path: segments ? `/${segments.join('/')}` : url.pathname,
-      query,
-      ...(apiVersion ? { apiVersion } : {}),
-    };
-    const target = segments ? this.resolve(method, segments) : undefined;
-    if (target?.route) logged.route = target.route;
-    return { logged, answer: (body: Buffer) => this.answer(request, logged, target, body.toString('utf8'), accept) };
+    const apiVersion = query['api-version'] ?? /api-version=([^;,\s]+)/i.exec(request.headers.accept ?? '')?.[1];
+    const path = segments ? `/${segments.join('/')}` : url.pathname;
+    const logged: FakeAzureDevOpsRequest = { method, path, query, ...(apiVersion ? { apiVersion } : {}) };
+    const matched = segments && this.resolve(method, segments);
+    if (matched?.entry.route) logged.route = matched.entry.route;
+    return { logged, answer: (body) => this.answer(request, logged, matched, body) };
   }
 
-  /** What a path names: the locations of an area, or a route of a repository. */
-  private resolve(method: string, segments: string[]): Target | undefined {
+  /** What a path names: the locations of an area, or a route of a repository (`NO_ROUTE` when it has none). */
+  private resolve(method: string, segments: string[]): Matched<Route> {
     const [collection, ...below] = segments;
     if (collection?.toLowerCase() !== this.collection.toLowerCase()) return undefined;
     if (below[0]?.toLowerCase() === '_apis' && below.length === 2 && method === 'OPTIONS') {
-      return { route: 'OPTIONS _apis/{area}', area: below[1] as string };
+      return { entry: AREAS, params: { area: below[1] as string } };
     }
     // `{project}/_apis/git/repositories/{repositoryId}/…`, or without the project for a repository's id.
     const apis = below.findIndex((segment) => segment.toLowerCase() === '_apis');
@@ -418,29 +394,25 @@ export class FakeAzureDevOps extends FakeGitHost<
     const [, area, resource, repositoryId, ...rest] = below.slice(apis);
     if (area?.toLowerCase() !== 'git' || resource?.toLowerCase() !== 'repositories' || !repositoryId) return undefined;
     const matched = this.router.match(method, rest);
-    return { route: matched?.entry.route, matched, project, repositoryId };
+    const params = { ...matched?.params, repositoryId, ...(project !== undefined && { project }) };
+    return { entry: matched?.entry ?? NO_ROUTE, params };
   }
 
-  private answer(
-    request: IncomingMessage,
-    logged: FakeAzureDevOpsRequest,
-    target: Target | undefined,
-    rawBody: string,
-    accept: string,
-  ): Reply {
+  protected answer(request: IncomingMessage, logged: FakeAzureDevOpsRequest, matched: Matched<Route>, raw: Buffer) {
     const signIn = this.authenticate(request, logged);
     if (signIn) return signIn;
-    if (!target) throw vss(404, 'HttpException', 'The controller for path was not found.');
-    if ('area' in target) {
-      const value = locationsOf(target.area);
+    if (!matched) throw vss(404, 'HttpException', 'The controller for path was not found.');
+    const { entry, params } = matched;
+    if (entry === AREAS) {
+      const value = locationsOf(params.area ?? '');
       return { status: 200, body: { count: value.length, value } };
     }
-    if (!target.matched) throw vss(404, 'HttpException', `The controller for path '${logged.path}' was not found.`);
-    checkApiVersion(logged.apiVersion, logged.method, target.matched.entry.resourceVersion);
+    if (entry === NO_ROUTE) throw vss(404, 'HttpException', `The controller for path '${logged.path}' was not found.`);
+    checkApiVersion(logged.apiVersion, logged.method, entry.resourceVersion);
     const invalidJson = 'The body of the request contains invalid Json.\r\nParameter name: contentStream';
-    const body = parseJson(rawBody, () => invalidArgument(invalidJson));
-    const repo = this.findRepository(target.project, target.repositoryId);
-    return target.matched.entry.handle({ repo, params: target.matched.params, query: logged.query, body, accept });
+    const body = parseJson(raw.toString('utf8'), () => invalidArgument(invalidJson));
+    const repo = this.findRepository(params.project, params.repositoryId ?? '');
+    return entry.handle({ repo, params, query: logged.query, body, accept: request.headers.accept ?? '' });
   }
 
   /** A repository by project (name or id) and repository (name or id), as Azure looks them up. */
@@ -921,7 +893,7 @@ export class FakeAzureDevOps extends FakeGitHost<
       handle: (context: RouteContext) => Reply,
     ) => {
       const route = `${method} ${below === '' ? 'repositories/{repositoryId}' : below}`;
-      this.router.add({ method, route, resourceVersion, handle }, below === '' ? '' : `/${below}`);
+      this.router.add({ route, resourceVersion, handle }, below === '' ? '' : `/${below}`);
     };
 
     route('GET', '', 2, ({ repo }) => ok(this.repositoryJson(repo)));

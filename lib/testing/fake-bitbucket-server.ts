@@ -30,20 +30,18 @@ import {
   jsonObject,
   ok,
   parseJson,
-  pathSegments,
   statusText,
+  type FakeGitHostOptions,
   type HostRepository,
   type LoggedRequest,
+  type Matched,
   type PullRecord,
   type Reply,
 } from './git-host-kernel.js';
 import { fileChanges, type FlatEntry, type GitRepository } from './git-repository.js';
 
+/** `path` below the context path (`/rest/api/1.0/projects/P/repos/r/branches`), `route` with `{projectKey}`… */
 export interface FakeBitbucketRequest extends LoggedRequest {
-  /** The decoded path below the context path, without the query, e.g. `/rest/api/1.0/projects/P/repos/r/branches`. */
-  path: string;
-  /** The route, e.g. `GET /rest/api/1.0/projects/{projectKey}/repos/{repositorySlug}/branches`; undefined: unknown. */
-  route?: string;
   /** How the request authenticated, when it did. */
   auth?: 'token' | 'basic';
 }
@@ -57,9 +55,11 @@ export interface FakeBitbucketUser {
   emailAddress: string;
 }
 
-export interface FakeBitbucketServerOptions {
-  /** The default HTTP access token (user `promoter`, repository write). Default: random. */
-  token?: string;
+/** `token`: the default HTTP access token (user `promoter`, repository write). */
+export interface FakeBitbucketServerOptions extends Omit<
+  FakeGitHostOptions<FakeBitbucketRequest>,
+  'webHost' | 'webPages'
+> {
   /** The default user's password for Basic authentication. Default: random. */
   password?: string;
   /** The context path Bitbucket is served under, e.g. `/bitbucket`. Default: none. */
@@ -70,7 +70,6 @@ export interface FakeBitbucketServerOptions {
   maxPageLimit?: number;
   /** `page.max.changes`: the most changes a changes request can reach. Default 1000. */
   maxChanges?: number;
-  latencyMs?: number | ((request: FakeBitbucketRequest) => number);
 }
 
 export interface FakeBitbucketPullRequest {
@@ -143,7 +142,6 @@ interface RouteContext {
 }
 
 interface Route {
-  method: string;
   route: string;
   /** Writes need REPO_WRITE. */
   write: boolean;
@@ -171,38 +169,34 @@ export class FakeBitbucketServer extends FakeGitHost<
   never,
   FakeRepository,
   [projectKey: string, slug: string],
-  Credential
+  Credential,
+  Route
 > {
   /** The user the default token and password belong to. */
   readonly user = PROMOTER;
 
-  private readonly contextPath: string;
+  protected readonly apiBase: string;
   private readonly webBaseUrl: string;
   private readonly maxPageLimit: number;
   private readonly maxChanges: number;
   private readonly passwords = new Map<string, { password: string } & Credential>();
   /** A path, the final parameter of its routes, takes the rest of the request's path. */
-  private readonly router = new Router<Route>({ rest: { path: false } });
+  protected readonly router = new Router<Route>({ rest: { path: false } });
   private readonly defaultPassword: string;
   private nextRepositoryId = 1;
   protected readonly jsonType = 'application/json;charset=UTF-8';
 
   constructor(options: FakeBitbucketServerOptions = {}) {
-    const token = options.token ?? `BBDC-${randomBytes(24).toString('base64url')}`;
-    super('Bitbucket Server', 2, options.latencyMs, token, signatureOf(PROMOTER));
+    const token = `BBDC-${randomBytes(24).toString('base64url')}`;
+    super({ name: 'Bitbucket Server', nameCount: 2, token, identity: signatureOf(PROMOTER) }, options);
     this.defaultPassword = options.password ?? randomBytes(12).toString('hex');
     this.tokens.set(this.token, { user: this.user, permission: 'REPO_WRITE' });
     this.passwords.set(this.user.name, { password: this.defaultPassword, user: this.user, permission: 'REPO_WRITE' });
-    this.contextPath = (options.contextPath ?? '').replace(/\/+$/, '');
+    this.apiBase = (options.contextPath ?? '').replace(/\/+$/, '');
     this.webBaseUrl = (options.webBaseUrl ?? 'https://bitbucket.example.com').replace(/\/+$/, '');
     this.maxPageLimit = options.maxPageLimit ?? 1000;
     this.maxChanges = options.maxChanges ?? 1000;
     this.defineRoutes();
-  }
-
-  /** The base URL (`http://127.0.0.1:<port>[/context]`), below which `/rest/api/1.0` is served. */
-  get url(): string {
-    return `${this.origin}${this.contextPath}`;
   }
 
   /** The default user's password (Basic authentication as `promoter`). */
@@ -224,7 +218,9 @@ export class FakeBitbucketServer extends FakeGitHost<
 
   /** A repository of a project (`~user` as the project key for a personal one). */
   protected newRepository([projectKey, slug]: [string, string], defaultBranch: string): FakeRepository {
-    return hostRepository({ projectKey, slug: slug.toLowerCase(), id: this.nextRepositoryId++ }, defaultBranch);
+    const info = { projectKey, slug: slug.toLowerCase(), id: this.nextRepositoryId++ };
+    // Every change of a pull request's state is a new version.
+    return hostRepository(info, defaultBranch, (pull: StoredPullRequest) => pull.version++);
   }
 
   /** Pull requests, oldest first. */
@@ -252,8 +248,8 @@ export class FakeBitbucketServer extends FakeGitHost<
 
   /** Declines an open pull request, as a person would. */
   decline(projectKey: string, slug: string, id: number): void {
-    const repo = this.repository(projectKey, slug);
-    this.closePullRequest(repo, repo.pulls.expect(id, true), 'closed');
+    const { pulls } = this.repository(projectKey, slug);
+    pulls.close(pulls.expect(id, true));
   }
 
   /** Deletes a branch, as a person would (declining the open pull requests from it). */
@@ -263,36 +259,22 @@ export class FakeBitbucketServer extends FakeGitHost<
 
   // ---------------------------------------------------------------- handling
 
-  protected receive(request: IncomingMessage, url: URL, method: string) {
-    const query = Object.fromEntries(url.searchParams);
-    const below =
-      this.contextPath === ''
-        ? url.pathname
-        : url.pathname.startsWith(`${this.contextPath}/`)
-          ? url.pathname.slice(this.contextPath.length)
-          : undefined;
-    let segments = pathSegments(below);
-    // The user-centric form of personal repositories (`/users/{user}/repos/…`) is the project `~user`.
-    if (segments && segments[0] === 'rest' && segments[3] === 'users' && segments[5] === 'repos') {
-      segments = [...segments.slice(0, 3), 'projects', `~${segments[4] ?? ''}`, ...segments.slice(5)];
-    }
-    const logged: FakeBitbucketRequest = { method, path: segments ? `/${segments.join('/')}` : url.pathname, query };
-    const matched = segments ? this.router.match(method, segments) : undefined;
-    if (matched) logged.route = matched.entry.route;
-    return {
-      logged,
-      answer: (body: Buffer) => this.answer(request, logged, matched, body),
-      // Outside the context path there is no Bitbucket to answer.
-      ...(below === undefined && {
-        outside: { status: 404, raw: { type: 'application/octet-stream', data: 'Not Found' } },
-      }),
-    };
+  /** The user-centric form of personal repositories (`/users/{user}/repos/…`) is the project `~user`. */
+  protected override apiSegments(below: string | undefined): string[] | undefined {
+    const segments = super.apiSegments(below);
+    if (segments?.[0] !== 'rest' || segments[3] !== 'users' || segments[5] !== 'repos') return segments;
+    return [...segments.slice(0, 3), 'projects', `~${segments[4] ?? ''}`, ...segments.slice(5)];
   }
 
-  private async answer(
+  /** Outside the context path there is no Bitbucket to answer. */
+  protected override outside(): Reply {
+    return { status: 404, raw: { type: 'application/octet-stream', data: 'Not Found' } };
+  }
+
+  protected async answer(
     request: IncomingMessage,
     logged: FakeBitbucketRequest,
-    matched: ReturnType<Router<Route>['match']>,
+    matched: Matched<Route>,
     rawBody: Buffer,
   ): Promise<Reply> {
     const credential = this.authenticate(request, logged);
@@ -374,46 +356,28 @@ export class FakeBitbucketServer extends FakeGitHost<
 
   private moveBranch(repo: FakeRepository, branch: string, sha: string): void {
     repo.refs.set(`refs/heads/${branch}`, sha);
-    this.rescope(repo);
+    this.branchMoved(repo);
   }
 
+  /** An open pull request whose source commit its target has was merged outside Bitbucket. */
   protected override branchMoved(repo: FakeRepository): void {
-    this.rescope(repo);
+    repo.pulls.closeReached('merged');
   }
 
   private removeBranch(repo: FakeRepository, branch: string): void {
     const ref = `refs/heads/${branch}`;
     if (!repo.refs.has(ref)) return;
     // A pull request cannot outlive its source branch: Bitbucket declines it.
-    for (const pull of repo.pulls.all) {
-      if (pull.state === 'open' && pull.source === branch) this.closePullRequest(repo, pull, 'closed');
-    }
+    repo.pulls.closeWhere((pull) => pull.source === branch);
     repo.refs.delete(ref);
-    this.rescope(repo);
-  }
-
-  /** An open pull request whose source commit is reachable from its target has been merged outside Bitbucket. */
-  private rescope(repo: FakeRepository): void {
-    for (const pull of repo.pulls.all) {
-      if (pull.state !== 'open') continue;
-      const from = repo.branchSha(pull.source);
-      const to = repo.branchSha(pull.target);
-      if (from && to && repo.isAncestor(from, to)) this.closePullRequest(repo, pull, 'merged');
-    }
-  }
-
-  /** Every change of a pull request's state is a new version. */
-  private closePullRequest(repo: FakeRepository, pull: StoredPullRequest, state: 'closed' | 'merged'): void {
-    repo.pulls.close(pull, state);
-    pull.version++;
+    this.branchMoved(repo);
   }
 
   private mergePullRequest(repo: FakeRepository, pull: StoredPullRequest, user: FakeBitbucketUser): string {
     const message = `Merge pull request #${pull.number} in ${repo.projectKey}/${repo.slug} from ${pull.source} to ${pull.target}`;
     const sha = repo.pulls.merge(pull, signatureOf(user), message);
     if (!sha) throw problem(409, 'The pull request cannot be merged', 'illegalState');
-    pull.version++;
-    this.rescope(repo);
+    this.branchMoved(repo);
     return sha;
   }
 
@@ -655,8 +619,8 @@ export class FakeBitbucketServer extends FakeGitHost<
   // ---------------------------------------------------------------- route table
 
   private defineRoutes(): void {
-    const add = (write: boolean) => (spec: string, handle: (context: RouteContext) => Reply | Promise<Reply>) =>
-      this.router.add({ method: spec.slice(0, spec.indexOf(' ')), route: spec, write, handle });
+    const add = (write: boolean) => (route: string, handle: (context: RouteContext) => Reply | Promise<Reply>) =>
+      this.router.add({ route, write, handle });
     const route = add(false);
     /** A route that writes: it needs REPO_WRITE. */
     const write = add(true);
@@ -666,7 +630,6 @@ export class FakeBitbucketServer extends FakeGitHost<
     // Every repository may be read by every credential here; writing takes a credential with REPO_WRITE.
     const levels: Readonly<Record<string, number>> = { REPO_READ: 1, REPO_WRITE: 2, REPO_ADMIN: 3 };
     this.router.add({
-      method: 'GET',
       route: 'GET /rest/api/1.0/repos',
       write: false,
       handle: () => ({ status: 500 }),
@@ -937,7 +900,7 @@ export class FakeBitbucketServer extends FakeGitHost<
       const pull = this.findPullRequest(repo, params.pullRequestId);
       this.checkVersion(pull, query.version ?? (body as { version?: unknown } | undefined)?.version);
       if (pull.state !== 'open') throw problem(409, 'Only an open pull request can be declined', 'illegalState');
-      this.closePullRequest(repo, pull, 'closed');
+      repo.pulls.close(pull);
       return ok(this.pullRequestJson(repo, pull));
     });
 
@@ -957,8 +920,7 @@ export class FakeBitbucketServer extends FakeGitHost<
       const existing = repo.pulls.openFrom(pull.source, pull.target, pull);
       if (existing) throw this.duplicateProblem(repo, existing);
       repo.pulls.reopen(pull);
-      pull.version++;
-      this.rescope(repo);
+      this.branchMoved(repo);
       return ok(this.pullRequestJson(repo, pull));
     });
   }

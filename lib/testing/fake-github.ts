@@ -25,14 +25,14 @@ import {
   ok,
   pageLinks,
   parseJson,
-  pathSegments,
-  pullRequestPage,
   offsetPage,
   statusText,
   text,
+  type FakeGitHostOptions,
   type FaultMatch,
   type HostRepository,
   type LoggedRequest,
+  type Matched,
   type PullRecord,
   type Reply,
 } from './git-host-kernel.js';
@@ -52,11 +52,8 @@ import {
 
 export { gitBlobSha, gitCommitSha, gitTreeSha } from './git-repository.js';
 
+/** `path` below the API base (`/repos/o/r/git/ref/heads/main`), `route` in Octokit's notation (`GET /repos/{owner}/…`). */
 export interface FakeGitHubRequest extends LoggedRequest {
-  /** The decoded path below the API base, without the query, e.g. `/repos/o/r/git/ref/heads/main`. */
-  path: string;
-  /** The route in Octokit's notation, e.g. `GET /repos/{owner}/{repo}/git/blobs/{file_sha}`; undefined: unknown. */
-  route?: string;
   /** How the request authenticated, when it did. */
   auth?: 'token' | 'installation' | 'app';
 }
@@ -79,24 +76,13 @@ export interface FakeGitHubApp {
   installationIds: readonly number[];
 }
 
-export interface FakeGitHubOptions {
-  /** The default token. Default: random `ghp_…`. */
-  token?: string;
+/** `token`: `ghp_…`; `webHost`: `github.com`, its pages `/owner/repo/pull/3` with `webPages`; `identity`: `fake-user`. */
+export interface FakeGitHubOptions extends FakeGitHostOptions<FakeGitHubRequest> {
   /** The path of the API below the server root. Default `/api/v3` (GitHub Enterprise's layout). */
   basePath?: string;
-  /** The host of `html_url`s. Default `github.com`. */
-  webHost?: string;
-  /**
-   * `html_url`s name this fake (`http://127.0.0.1:PORT/owner/repo/pull/3`) instead of `webHost`, and it serves each
-   * pull request's page there, marked as simulated: for a simulation whose links a person may open.
-   */
-  webPages?: boolean;
-  latencyMs?: number | ((request: FakeGitHubRequest) => number);
   apps?: readonly FakeGitHubApp[];
   /** A recursive tree listing with more entries than this is cut and flagged `truncated`. Default: never. */
   maxTreeEntries?: number;
-  /** Who creates commits when the request names no author. */
-  identity?: { name: string; email: string };
 }
 
 export interface FakePullRequest {
@@ -119,6 +105,7 @@ interface StoredPull extends PullRecord {
 }
 
 const DOCS = 'https://docs.github.com/rest';
+const GITHUB_IDENTITY = { name: 'fake-user', email: 'fake-user@users.noreply.github.com' };
 const RATE_LIMIT_DOCS = `${DOCS}/overview/rate-limits-for-the-rest-api`;
 
 /** GitHub's error answer: `{message, …extra, documentation_url}`. */
@@ -153,7 +140,6 @@ interface RouteContext {
 }
 
 interface Route {
-  method: string;
   route: string;
   handle: (context: RouteContext) => Reply;
 }
@@ -193,38 +179,25 @@ export class FakeGitHub extends FakeGitHost<
   SecondaryRateLimit,
   FakeRepository,
   [owner: string, name: string],
-  Caller
+  Caller,
+  Route
 > {
-  private readonly basePath: string;
-  private readonly webHost: string;
-  private readonly webPages: boolean;
+  protected readonly apiBase: string;
   private readonly maxTreeEntries: number;
   private readonly apps = new Map<string, FakeGitHubApp>();
   /** Final parameters that take the rest of the path: a ref, or a path (empty for the repository root). */
-  private readonly router = new Router<Route>({ rest: { ref: false, path: true } });
+  protected readonly router = new Router<Route>({ rest: { ref: false, path: true } });
   private nextRepositoryId = 1000;
   protected readonly jsonType = 'application/json; charset=utf-8';
 
   constructor(options: FakeGitHubOptions = {}) {
-    super(
-      'GitHub',
-      2,
-      options.latencyMs,
-      options.token ?? `ghp_${randomBytes(18).toString('hex')}`,
-      options.identity ?? { name: 'fake-user', email: 'fake-user@users.noreply.github.com' },
-    );
+    const [token, identity] = [`ghp_${randomBytes(18).toString('hex')}`, GITHUB_IDENTITY];
+    super({ name: 'GitHub', nameCount: 2, token, identity, webHost: 'github.com' }, options);
     this.tokens.set(this.token, { login: 'fake-user', kind: 'token' });
-    this.basePath = (options.basePath ?? '/api/v3').replace(/\/$/, '');
-    this.webHost = options.webHost ?? 'github.com';
-    this.webPages = options.webPages === true;
+    this.apiBase = (options.basePath ?? '/api/v3').replace(/\/$/, '');
     this.maxTreeEntries = options.maxTreeEntries ?? Infinity;
     for (const app of options.apps ?? []) this.registerApp(app);
     this.defineRoutes();
-  }
-
-  /** The API base, e.g. `http://127.0.0.1:43121/api/v3` (what Octokit's `baseUrl` or GITHUB_API_URL takes). */
-  get url(): string {
-    return `${this.origin}${this.basePath}`;
   }
 
   /** Accepts another token, for the given user (a login, or the token's options). */
@@ -310,56 +283,23 @@ export class FakeGitHub extends FakeGitHost<
 
   // ---------------------------------------------------------------- handling
 
-  protected receive(request: IncomingMessage, url: URL, method: string) {
-    const query = Object.fromEntries(url.searchParams);
-    const raw = url.pathname.startsWith(`${this.basePath}/`) ? url.pathname.slice(this.basePath.length) : undefined;
-    const segments = pathSegments(raw);
-    const logged: FakeGitHubRequest = { method, path: segments ? `/${segments.join('/')}` : url.pathname, query };
-    const matched = segments ? this.router.match(method, segments) : undefined;
-    if (matched) logged.route = matched.entry.route;
-    const page = raw === undefined && method === 'GET' && this.webPages ? this.webPage(url.pathname) : undefined;
-    return {
-      logged,
-      answer: (raw: Buffer) => this.answer(request, logged, matched, raw.toString('utf8')),
-      ...(page ? { outside: page } : {}),
-    };
-  }
-
-  /** A pull request's page (`/owner/repo/pull/3`), or a 404 page; undefined for a path that is no page. */
-  private webPage(path: string): Reply | undefined {
+  /** A pull request's page (`/owner/repo/pull/3`). */
+  protected override webPull(path: string) {
     const [, owner, name, number] = /^\/([^/]+)\/([^/]+)\/pull\/(\d+)\/?$/.exec(path) ?? [];
     if (owner === undefined || name === undefined) return undefined;
     const repo = this.repositories.get(`${owner}/${name}`.toLowerCase());
     const pull = repo?.pulls.find(Number(number));
-    return pullRequestPage(
-      repo &&
-        pull && {
-          hostName: 'GitHub',
-          repository: `${repo.owner}/${repo.name}`,
-          reference: `#${pull.number}`,
-          word: 'pull request',
-          pull,
-        },
-    );
+    const [hostName, reference, word] = ['GitHub', `#${pull?.number}`, 'pull request'];
+    return repo && pull ? { hostName, repository: `${repo.owner}/${repo.name}`, reference, word, pull } : null;
   }
 
-  /** Where `html_url`s point: this fake with `webPages`, else `https://` and `webHost`. */
-  private get webBase(): string {
-    return this.webPages && this.started ? this.origin : `https://${this.webHost}`;
-  }
-
-  private answer(
-    request: IncomingMessage,
-    logged: FakeGitHubRequest,
-    matched: ReturnType<Router<Route>['match']>,
-    rawBody: string,
-  ): Reply {
+  protected answer(request: IncomingMessage, logged: FakeGitHubRequest, matched: Matched<Route>, raw: Buffer): Reply {
     const caller = this.authenticate(request, logged, matched?.entry.route);
     if (!matched) throw notFound();
-    if (caller.readOnly && matched.entry.method !== 'GET') {
+    if (caller.readOnly && !matched.entry.route.startsWith('GET ')) {
       throw problem(403, 'Resource not accessible by personal access token');
     }
-    const body = parseJson(rawBody, () => problem(400, 'Problems parsing JSON'));
+    const body = parseJson(raw.toString('utf8'), () => problem(400, 'Problems parsing JSON'));
     const { owner, repo: repoName } = matched.params;
     // The repository of a `/repos/{owner}/{repo}/…` route; the others have none.
     const repo =
@@ -592,19 +532,6 @@ export class FakeGitHub extends FakeGitHost<
 
   // ---------------------------------------------------------------- pull request actions
 
-  /**
-   * Closes the open pull requests from `branch` left with nothing to merge after the branch was moved through the
-   * API (its head a commit their base already has), as GitHub does after such a push.
-   */
-  private closePullsLeftEmpty(repo: FakeRepository, branch: string): void {
-    const head = repo.branchSha(branch);
-    if (head === undefined) return;
-    repo.pulls.closeWhere((pull) => {
-      const base = repo.branchSha(pull.target);
-      return pull.source === branch && base !== undefined && repo.isAncestor(head, base);
-    });
-  }
-
   private mergePull(repo: FakeRepository, pull: StoredPull, login: string, mergeCommit = false): string {
     const committer = { name: login, email: `${login}@users.noreply.github.com` };
     const message = `Merge pull request #${pull.number} from ${repo.owner}/${pull.source}`;
@@ -616,8 +543,7 @@ export class FakeGitHub extends FakeGitHost<
   // ---------------------------------------------------------------- route table
 
   private defineRoutes(): void {
-    const route = (spec: string, handle: (context: RouteContext) => Reply) =>
-      this.router.add({ method: spec.slice(0, spec.indexOf(' ')), route: spec, handle });
+    const route = (route: string, handle: (context: RouteContext) => Reply) => this.router.add({ route, handle });
 
     route('POST /app/installations/{installation_id}/access_tokens', ({ params, login }) => {
       const app = this.apps.get(login.replace(/^app-(.*)\[bot\]$/, '$1'));
@@ -700,7 +626,8 @@ export class FakeGitHub extends FakeGitHost<
       if (!repo.commit(sha)) throw problem(422, 'Object does not exist');
       if (input.force !== true && !repo.isAncestor(current, sha)) throw problem(422, 'Update is not a fast forward');
       repo.refs.set(ref, sha);
-      if (ref.startsWith('refs/heads/')) this.closePullsLeftEmpty(repo, ref.slice('refs/heads/'.length));
+      // Left with nothing to merge (the base has the head), its open pull requests are closed, as after a push.
+      if (ref.startsWith('refs/heads/')) repo.pulls.closeReached('closed', ref.slice('refs/heads/'.length));
       return ok(this.refJson(repo, ref, sha));
     });
 

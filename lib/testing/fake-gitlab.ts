@@ -27,22 +27,19 @@ import {
   ok,
   pageLinks,
   parseJson,
-  pathSegments,
-  pullRequestPage,
   offsetPage,
   statusText,
+  type FakeGitHostOptions,
   type HostRepository,
   type LoggedRequest,
+  type Matched,
   type PullRecord,
   type Reply,
 } from './git-host-kernel.js';
 import { badGitPath as badPath, gitNow, gitTime, type FlatEntry } from './git-repository.js';
 
+/** `path` below the API base as sent (`/projects/a%2Fb/repository/tree`), `route` as GitLab's docs write it. */
 export interface FakeGitLabRequest extends LoggedRequest {
-  /** The path below the API base as sent (the project id stays URL-encoded), e.g. `/projects/a%2Fb/repository/tree`. */
-  path: string;
-  /** The route in GitLab's documentation notation, e.g. `GET /projects/:id/repository/tree`; undefined: unknown. */
-  route?: string;
   /** How the request authenticated, when it did. */
   auth?: 'private-token' | 'bearer';
 }
@@ -60,19 +57,10 @@ export interface FakeGitLabTokenOptions {
   projects?: readonly string[];
 }
 
-export interface FakeGitLabOptions {
-  /** The default token. Default: random `glpat-…`. */
-  token?: string;
+/** `token`: `glpat-…`; `webHost`: `gitlab.example.com`, its pages `/group/project/-/merge_requests/3` with `webPages`. */
+export interface FakeGitLabOptions extends FakeGitHostOptions<FakeGitLabRequest> {
   /** The path of the API below the server root. Default `/api/v4`. */
   basePath?: string;
-  /** The host of `web_url`s. Default `gitlab.example.com`. */
-  webHost?: string;
-  /**
-   * `web_url`s name this fake (`http://127.0.0.1:PORT/group/project/-/merge_requests/3`) instead of `webHost`, and it
-   * serves each merge request's page there, marked as simulated: for a simulation whose links a person may open.
-   */
-  webPages?: boolean;
-  latencyMs?: number | ((request: FakeGitLabRequest) => number);
   /** Default page size of listings (GitLab's is 20). */
   defaultPerPage?: number;
 }
@@ -145,7 +133,6 @@ interface RouteContext {
 const ACCESS_LEVELS: Readonly<Record<Token['role'], number>> = { reporter: 20, developer: 30 };
 
 interface Route {
-  method: string;
   route: string;
   /** Whether the route writes: it needs the `api` scope and the developer role. */
   writes: boolean;
@@ -170,34 +157,26 @@ function rawType(content: Buffer): string {
   return content.includes(0) ? 'application/octet-stream' : 'text/plain; charset=utf-8';
 }
 
-export class FakeGitLab extends FakeGitHost<FakeGitLabRequest, never, FakeProject, [path: string], Token> {
-  private readonly basePath: string;
-  private readonly webHost: string;
-  private readonly webPages: boolean;
+export class FakeGitLab extends FakeGitHost<FakeGitLabRequest, never, FakeProject, [path: string], Token, Route> {
+  protected readonly apiBase: string;
   private readonly defaultPerPage: number;
   private readonly users = new Map<string, User>();
   /** A branch name, the final parameter of its routes, may hold slashes. */
-  private readonly router = new Router<Route>({ rest: { branch: false } });
+  protected readonly router = new Router<Route>({ rest: { branch: false } });
   private nextProjectId = 1000;
   private nextMergeRequestId = 5000;
   protected readonly jsonType = 'application/json';
 
   constructor(options: FakeGitLabOptions = {}) {
-    super('GitLab', 1, options.latencyMs, options.token ?? `glpat-${randomBytes(12).toString('hex')}`, {
-      name: 'Fake User',
-      email: 'fake-user@example.com',
-    });
+    const [token, identity] = [
+      `glpat-${randomBytes(12).toString('hex')}`,
+      { name: 'Fake User', email: 'fake-user@example.com' },
+    ];
+    super({ name: 'GitLab', nameCount: 1, token, identity, webHost: 'gitlab.example.com' }, options);
     this.addToken(this.token);
-    this.basePath = (options.basePath ?? '/api/v4').replace(/\/$/, '');
-    this.webHost = options.webHost ?? 'gitlab.example.com';
-    this.webPages = options.webPages === true;
+    this.apiBase = (options.basePath ?? '/api/v4').replace(/\/$/, '');
     this.defaultPerPage = options.defaultPerPage ?? 20;
     this.defineRoutes();
-  }
-
-  /** The API base, e.g. `http://127.0.0.1:43121/api/v4`. */
-  get url(): string {
-    return `${this.origin}${this.basePath}`;
   }
 
   /** Accepts another token (the default one: user `fake-user`, scope `api`, developer on every project). */
@@ -270,50 +249,23 @@ export class FakeGitLab extends FakeGitHost<FakeGitLabRequest, never, FakeProjec
 
   // ---------------------------------------------------------------- handling
 
-  protected receive(request: IncomingMessage, url: URL, method: string) {
-    const query = Object.fromEntries(url.searchParams);
-    const raw = url.pathname.startsWith(`${this.basePath}/`) ? url.pathname.slice(this.basePath.length) : undefined;
-    const segments = pathSegments(raw);
-    const logged: FakeGitLabRequest = { method, path: raw ?? url.pathname, query };
-    const matched = segments ? this.router.match(method, segments) : undefined;
-    if (matched) logged.route = matched.entry.route;
-    const page = raw === undefined && method === 'GET' && this.webPages ? this.webPage(url.pathname) : undefined;
-    return {
-      logged,
-      answer: (body: Buffer) => this.answer(request, logged, matched, body.toString('utf8')),
-      ...(page ? { outside: page } : {}),
-    };
+  /** The path as sent: a project's id stays URL-encoded. */
+  protected override loggedPath(below: string | undefined): string | undefined {
+    return below;
   }
 
-  /** A merge request's page (`/group/project/-/merge_requests/3`), or a 404 page; undefined for a path that is no page. */
-  private webPage(path: string): Reply | undefined {
+  /** A merge request's page (`/group/project/-/merge_requests/3`). */
+  protected override webPull(path: string) {
     const [, projectPath, iid] = /^\/(.+?)\/-\/merge_requests\/(\d+)\/?$/.exec(path) ?? [];
     if (projectPath === undefined) return undefined;
     const project = this.repositories.get(projectPath.toLowerCase());
     const mr = project?.pulls.find(Number(iid));
-    return pullRequestPage(
-      project &&
-        mr && {
-          hostName: 'GitLab',
-          repository: project.path,
-          reference: `!${mr.number}`,
-          word: 'merge request',
-          pull: mr,
-        },
-    );
+    const [hostName, reference, word] = ['GitLab', `!${mr?.number}`, 'merge request'];
+    return project && mr ? { hostName, repository: project.path, reference, word, pull: mr } : null;
   }
 
-  /** Where `web_url`s point: this fake with `webPages`, else `https://` and `webHost`. */
-  private get webBase(): string {
-    return this.webPages && this.started ? this.origin : `https://${this.webHost}`;
-  }
-
-  private answer(
-    request: IncomingMessage,
-    logged: FakeGitLabRequest,
-    matched: ReturnType<Router<Route>['match']>,
-    rawBody: string,
-  ): Reply {
+  protected answer(request: IncomingMessage, logged: FakeGitLabRequest, matched: Matched<Route>, raw: Buffer): Reply {
+    const rawBody = raw.toString('utf8');
     const token = this.authenticate(request, logged);
     // GitLab answers an unknown API route with `error`, not `message`.
     if (!matched) throw new HostError(404, { error: '404 Not Found' });
@@ -640,10 +592,8 @@ export class FakeGitLab extends FakeGitHost<FakeGitLabRequest, never, FakeProjec
   // ---------------------------------------------------------------- route table
 
   private defineRoutes(): void {
-    const route = (spec: string, handle: (context: RouteContext) => Reply) => {
-      const method = spec.slice(0, spec.indexOf(' '));
-      this.router.add({ method, route: spec, writes: method !== 'GET', handle });
-    };
+    const route = (route: string, handle: (context: RouteContext) => Reply) =>
+      this.router.add({ route, writes: !route.startsWith('GET '), handle });
     const commitOf = (project: FakeProject, ref: string | undefined, what = 'Commit') => {
       const sha = ref === undefined ? undefined : project.resolveCommit(ref);
       if (!sha) throw notFound(what);
@@ -652,7 +602,6 @@ export class FakeGitLab extends FakeGitHost<FakeGitLabRequest, never, FakeProjec
 
     // The caller's token as GitLab (15.5+) shows it to its holder, with any scope.
     this.router.add({
-      method: 'GET',
       route: 'GET /personal_access_tokens/self',
       writes: false,
       handle: () => ({ status: 500 }),

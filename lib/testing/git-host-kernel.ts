@@ -95,21 +95,23 @@ export interface Received<R> {
  * A route table. Patterns take `{name}` or `:name` parameters; a last parameter named in `rest`, or written `{*name}`
  * (which may be empty), takes the rest of the path.
  */
-export class Router<T extends { method: string; route: string }> {
-  private readonly entries: { entry: T; segments: string[] }[] = [];
+export class Router<T extends { route: string }> {
+  private readonly entries: { entry: T; method: string; segments: string[] }[] = [];
 
   /** `rest`: the final parameters taking the rest of the path, and whether that rest may be empty. */
   constructor(private readonly options: { rest?: Record<string, boolean>; ignoreCase?: boolean } = {}) {}
 
+  /** Adds a route named `METHOD pattern` (or `METHOD name`, its pattern given). */
   add(entry: T, pattern = entry.route.slice(entry.route.indexOf(' ') + 1)): void {
-    this.entries.push({ entry, segments: pattern === '' ? [] : pattern.split('/').slice(1) });
+    const method = entry.route.slice(0, entry.route.indexOf(' '));
+    this.entries.push({ entry, method, segments: pattern === '' ? [] : pattern.split('/').slice(1) });
   }
 
   match(method: string, segments: readonly string[]): { entry: T; params: Record<string, string> } | undefined {
     const { rest = {}, ignoreCase = false } = this.options;
     const same = (a: string, b: string) => (ignoreCase ? a.toLowerCase() === b.toLowerCase() : a === b);
-    candidates: for (const { entry, segments: pattern } of this.entries) {
-      if (entry.method !== method) continue;
+    candidates: for (const { entry, method: entryMethod, segments: pattern } of this.entries) {
+      if (entryMethod !== method) continue;
       const params: Record<string, string> = {};
       for (let i = 0; i < pattern.length; i++) {
         const part = pattern[i] as string;
@@ -209,11 +211,39 @@ export function offsetPage(total: number, query: Record<string, string>, default
 
 type Pending<F> = F & FaultMatch & { remaining: number };
 
+/** The options every fake host takes; each documents its defaults. */
+export interface FakeGitHostOptions<R> {
+  /** The default token. Default: a random one in the host's format. */
+  token?: string;
+  latencyMs?: number | ((request: R) => number);
+  /** Who commits what a test commits (a repository's first commit, `commitFiles`) unless it names an author. */
+  identity?: CommitIdentity;
+  /** The host of web URLs (`html_url`, `web_url`, pull request pages). */
+  webHost?: string;
+  /**
+   * Web URLs of pull (or merge) requests name this fake instead of `webHost`, and it serves each one's page there,
+   * marked as simulated: for a simulation whose links a person may open.
+   */
+  webPages?: boolean;
+}
+
+/** What a host is: its name, how many arguments name a repository, its default token, identity and web host. */
+interface HostSpec<Names extends string[]> {
+  name: string;
+  nameCount: Names['length'];
+  token: string;
+  identity: CommitIdentity;
+  webHost?: string;
+}
+
+/** A route matched in a host's route table. */
+export type Matched<T> = { entry: T; params: Record<string, string> } | undefined;
+
 /**
  * One fake host: `R` its request log entry, `Fault` its own faults beside the common ones, `Repo` its repository,
  * `Names` what names a repository in the test-facing methods (`[owner, name]`, `[path]`…), `Credential` what a token
- * it accepts stands for. A host implements `receive` (its routing and authentication), `errorBody` and `rateLimited`
- * (its error and rate-limit answers) and the shape of its answers.
+ * it accepts stands for, `Route` an entry of its route table. A host implements `answer` (authentication and its
+ * routes), `errorBody` and `rateLimited` (its error and rate-limit answers) and the shape of its answers.
  */
 export abstract class FakeGitHost<
   R extends LoggedRequest,
@@ -221,30 +251,36 @@ export abstract class FakeGitHost<
   Repo extends GitRepository,
   Names extends string[],
   Credential = unknown,
+  Route extends { route: string } = { route: string },
 > {
   /** Every request received, oldest first (cleared by `resetRequests`). */
   readonly requests: R[] = [];
   latencyMs: number | ((request: R) => number);
+  /** The default token. */
+  readonly token: string;
 
   protected readonly repositories = new Map<string, Repo>();
   /** The tokens accepted, and what each stands for. */
   protected readonly tokens = new Map<string, Credential>();
+  protected readonly identity: CommitIdentity;
+  protected readonly webHost: string;
+  protected readonly webPages: boolean;
+  /** The API's path below the server root (`/api/v3`, a context path…): `url` is the origin and this. */
+  protected abstract readonly apiBase: string;
+  protected abstract readonly router: Router<Route>;
+  private readonly host: HostSpec<Names>;
   private faults: Pending<CommonFault | Fault>[] = [];
   private server?: Server;
   private port?: number;
   private readonly sockets = new Set<Socket>();
 
-  constructor(
-    private readonly hostName: string,
-    /** How many of a test-facing method's first arguments name the repository. */
-    private readonly nameCount: Names['length'],
-    latencyMs: number | ((request: R) => number) | undefined,
-    /** The default token. */
-    readonly token: string,
-    /** Who commits what a test commits (a repository's first commit, `commitFiles`) unless it names an author. */
-    protected readonly identity: CommitIdentity,
-  ) {
-    this.latencyMs = latencyMs ?? 0;
+  constructor(host: HostSpec<Names>, options: FakeGitHostOptions<R>) {
+    this.host = host;
+    this.latencyMs = options.latencyMs ?? 0;
+    this.token = options.token ?? host.token;
+    this.identity = options.identity ?? host.identity;
+    this.webHost = options.webHost ?? host.webHost ?? '';
+    this.webPages = options.webPages === true;
   }
 
   /** Creates and starts a server. */
@@ -252,18 +288,70 @@ export abstract class FakeGitHost<
     return new this(options).start();
   }
 
-  protected abstract receive(request: IncomingMessage, url: URL, method: string): Received<R>;
+  /** The answer to a request of the API, the route it matched (if any) given. */
+  protected abstract answer(
+    request: IncomingMessage,
+    logged: R,
+    matched: Matched<Route>,
+    body: Buffer,
+  ): Reply | Promise<Reply>;
   /** The body of an error answer: of a `failNext` status (no message: the host's own), or of a bug in the fake (500). */
   protected abstract errorBody(status: number, message: string | undefined): unknown;
   /** The answer of the `rate-limit` fault. */
   protected abstract rateLimited(fault: { seconds: number; status?: 403 | 429 }): Reply;
   /** The answer of one of the host's own faults. */
   protected faultReply(fault: Fault): Reply {
-    throw new Error(`fake ${this.hostName}: no answer for the fault ${fault.type}`);
+    throw new Error(`fake ${this.host.name}: no answer for the fault ${fault.type}`);
   }
   /** The headers of every answer (request ids, rate-limit headers). */
   protected abstract baseHeaders(): Record<string, string>;
   protected abstract readonly jsonType: string;
+
+  /**
+   * What the host makes of a request before faults: its log entry (the decoded path below `apiBase`), the route it
+   * matches, and its answer; a path outside `apiBase` is a web page (`outside`) or the API's unknown route.
+   */
+  protected receive(request: IncomingMessage, url: URL, method: string): Received<R> {
+    const query = Object.fromEntries(url.searchParams);
+    const below = url.pathname.startsWith(`${this.apiBase}/`) ? url.pathname.slice(this.apiBase.length) : undefined;
+    const segments = this.apiSegments(below);
+    const logged = { method, path: this.loggedPath(below, segments) ?? url.pathname, query } as R;
+    const matched = segments && this.router.match(method, segments);
+    if (matched) logged.route = matched.entry.route;
+    const outside = below === undefined ? this.outside(url.pathname, method) : undefined;
+    return { logged, answer: (body) => this.answer(request, logged, matched, body), ...(outside && { outside }) };
+  }
+
+  /** The route's segments of a path below `apiBase`; undefined when it is not valid. */
+  protected apiSegments(below: string | undefined): string[] | undefined {
+    return pathSegments(below);
+  }
+
+  /** The path a request is logged with: decoded, below `apiBase`. */
+  protected loggedPath(_below: string | undefined, segments: string[] | undefined): string | undefined {
+    return segments && `/${segments.join('/')}`;
+  }
+
+  /** The answer to a path outside `apiBase`, before faults: with `webPages`, a pull request's page. */
+  protected outside(path: string, method: string): Reply | undefined {
+    const page = this.webPages && method === 'GET' ? this.webPull(path) : undefined;
+    return page === undefined ? undefined : pullRequestPage(page ?? undefined);
+  }
+
+  /** The pull request a web path names, as its page shows it; null: none by that number; undefined: no such page. */
+  protected webPull(_path: string): PullRequestPageInput | null | undefined {
+    return undefined;
+  }
+
+  /** Where web URLs point: this fake with `webPages`, else `https://` and `webHost`. */
+  protected get webBase(): string {
+    return this.webPages && this.started ? this.origin : `https://${this.webHost}`;
+  }
+
+  /** The API's base URL, e.g. `http://127.0.0.1:43121/api/v3`: what a client is given. */
+  get url(): string {
+    return `${this.origin}${this.apiBase}`;
+  }
 
   async start(): Promise<this> {
     if (this.server) return this;
@@ -271,7 +359,7 @@ export abstract class FakeGitHost<
       this.handle(request, response).catch((error: unknown) => {
         // A bug in the fake answers 500 rather than crashing the test process.
         if (!response.headersSent) response.writeHead(500, { 'content-type': 'application/json' });
-        response.end(JSON.stringify(this.errorBody(500, `fake ${this.hostName}: ${String(error)}`)));
+        response.end(JSON.stringify(this.errorBody(500, `fake ${this.host.name}: ${String(error)}`)));
       });
     });
     server.on('connection', (socket: Socket) => {
@@ -294,7 +382,7 @@ export abstract class FakeGitHost<
 
   /** `http://127.0.0.1:<port>`. */
   protected get origin(): string {
-    if (this.port === undefined) throw new Error(`Fake${this.hostName.replace(/ /g, '')} is not started`);
+    if (this.port === undefined) throw new Error(`Fake${this.host.name.replace(/ /g, '')} is not started`);
     return `http://127.0.0.1:${this.port}`;
   }
 
@@ -458,10 +546,10 @@ export abstract class FakeGitHost<
       options?: { defaultBranch?: string; message?: string; author?: CommitIdentity },
     ]
   ): string {
-    const names = args.slice(0, this.nameCount) as Names;
-    const [files, { defaultBranch = 'main', message = 'Initial commit', author = this.identity } = {}] = args.slice(
-      this.nameCount,
-    ) as [Record<string, string>, { defaultBranch?: string; message?: string; author?: CommitIdentity }?];
+    const names = args.slice(0, this.host.nameCount) as Names;
+    type Options = { defaultBranch?: string; message?: string; author?: CommitIdentity };
+    const [files, { defaultBranch = 'main', message = 'Initial commit', author = this.identity } = {}] =
+      this.afterNames<[Record<string, string>, Options?]>(args);
     const key = names.join('/');
     if (this.repositories.has(key.toLowerCase())) throw new Error(`repository ${key} exists`);
     const repo = this.newRepository(names, defaultBranch);
@@ -488,12 +576,8 @@ export abstract class FakeGitHost<
       options?: { author?: CommitIdentity },
     ]
   ): string {
-    const [branch, files, message = 'Update files', { author = this.identity } = {}] = args.slice(this.nameCount) as [
-      string,
-      Record<string, string | null>,
-      string?,
-      { author?: CommitIdentity }?,
-    ];
+    const [branch, files, message = 'Update files', { author = this.identity } = {}] =
+      this.afterNames<[string, Record<string, string | null>, string?, { author?: CommitIdentity }?]>(args);
     const repo = this.repositoryOf(args);
     const parent = repo.branchSha(branch) ?? repo.branchSha(repo.defaultBranch);
     const sha = repo.commitChanges(parent, files, author, message);
@@ -504,31 +588,37 @@ export abstract class FakeGitHost<
 
   /** Every file at a ref (a branch, `heads/x`, `refs/heads/x`, or a commit id), by path, as UTF-8 text. */
   files(...args: [...names: Names, ref: string]): Record<string, string> {
-    return this.filesAt(this.repositoryOf(args), args[this.nameCount] as string);
+    return this.filesAt(this.repositoryOf(args), ...this.afterNames<[string]>(args));
   }
 
   /** The commit a branch (`main`) or ref (`heads/main`, `refs/heads/main`) points at, or undefined. */
   ref(...args: [...names: Names, ref: string]): string | undefined {
     const { refs } = this.repositoryOf(args);
-    const ref = args[this.nameCount] as string;
+    const [ref] = this.afterNames<[string]>(args);
     return refs.get(ref) ?? refs.get(`refs/${ref}`) ?? refs.get(`refs/heads/${ref}`);
   }
 
   commit(...args: [...names: Names, sha: string]): GitCommit | undefined {
-    return this.repositoryOf(args).commit(args[this.nameCount] as string);
+    return this.repositoryOf(args).commit(...this.afterNames<[string]>(args));
   }
 
   /** How many commits `branch` has that `base` (default: the default branch) does not (`git rev-list --count`). */
   commitsAhead(...args: [...names: Names, branch: string, base?: string]): number {
     const repo = this.repositoryOf(args);
-    const [branch, base = repo.defaultBranch] = args.slice(this.nameCount) as [string, string?];
+    const [branch, base = repo.defaultBranch] = this.afterNames<[string, string?]>(args);
     const head = repo.branchSha(branch);
     if (!head) throw new Error(`no branch ${branch}`);
     return repo.commitsAhead(head, repo.branchSha(base));
   }
 
+  /** The repository a test-facing method's first arguments name. */
   private repositoryOf(args: readonly unknown[]): Repo {
-    return this.repository(...(args.slice(0, this.nameCount) as string[]));
+    return this.repository(...(args.slice(0, this.host.nameCount) as string[]));
+  }
+
+  /** A test-facing method's arguments after those naming the repository. */
+  private afterNames<T extends unknown[]>(args: readonly unknown[]): T {
+    return args.slice(this.host.nameCount) as T;
   }
 
   /** Called after a test moved a branch: a host whose pull requests follow their branches updates them. */
@@ -568,20 +658,24 @@ export interface PullRecord {
 /** A fake host's repository: git's objects and refs, its pull requests, and what the host knows it by (`Info`). */
 export type HostRepository<P extends PullRecord, Info> = GitRepository & { readonly pulls: PullRequests<P> } & Info;
 
-/** A new, empty repository of a host. */
+/** A new, empty repository of a host; `changed`: called when a pull request's state changes. */
 export function hostRepository<P extends PullRecord, Info extends object>(
   info: Info,
   defaultBranch: string,
+  changed?: (pull: P) => void,
 ): HostRepository<P, Info> {
   const repo = new GitRepository(defaultBranch);
-  return Object.assign(repo, { pulls: new PullRequests<P>(repo) }, info);
+  return Object.assign(repo, { pulls: new PullRequests<P>(repo, changed) }, info);
 }
 
 /** A repository's pull requests, oldest first, and the bookkeeping the hosts share: opening, closing, merging. */
 export class PullRequests<P extends PullRecord> {
   readonly all: P[] = [];
 
-  constructor(private readonly repo: GitRepository) {}
+  constructor(
+    private readonly repo: GitRepository,
+    private readonly changed: (pull: P) => void = () => {},
+  ) {}
 
   /** Opens a pull request, numbered after the repository's others unless the host numbers them otherwise. */
   add(fields: Omit<P, keyof PullRecord> & Pick<P, 'title' | 'description' | 'source' | 'target'>, number?: number): P {
@@ -624,12 +718,14 @@ export class PullRequests<P extends PullRecord> {
     pull.closedSha = this.repo.branchSha(pull.source) ?? pull.closedSha;
     pull.state = state;
     pull.closedAt = pull.updatedAt = Date.now();
+    this.changed(pull);
   }
 
   reopen(pull: P): void {
     pull.state = 'open';
     pull.closedAt = pull.closedSha = undefined;
     pull.updatedAt = Date.now();
+    this.changed(pull);
   }
 
   /**
@@ -654,6 +750,14 @@ export class PullRequests<P extends PullRecord> {
   /** Closes the open pull requests `which` picks, as `state`. */
   closeWhere(which: (pull: P) => boolean, state: 'closed' | 'merged' = 'closed'): void {
     for (const pull of this.all) if (pull.state === 'open' && which(pull)) this.close(pull, state);
+  }
+
+  /** Closes, as `state`, the open pull requests (from `branch`, when given) whose source commit their target has. */
+  closeReached(state: 'closed' | 'merged', branch?: string): void {
+    this.closeWhere((pull) => {
+      const [from, to] = [this.repo.branchSha(pull.source), this.repo.branchSha(pull.target)];
+      return (branch === undefined || pull.source === branch) && !!from && !!to && this.repo.isAncestor(from, to);
+    }, state);
   }
 }
 
