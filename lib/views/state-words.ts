@@ -47,7 +47,8 @@ export const ENVIRONMENT_STATE_MEANINGS: Readonly<Record<EnvironmentState, strin
   frozen: 'A freeze window or a stop switch holds promotions into it.',
   rejected: 'A person rejected the candidate: nothing is promoted here until a newer one arrives.',
   'rolling-back': 'Its targets failed on a promoted revision: a rollback pull request is due, made or failed.',
-  'not-reached': 'An earlier environment holds it back, named in its words (waits for staging): nothing is wrong here.',
+  'not-reached':
+    'An earlier environment, named in the words (waits for staging), holds it back: nothing is wrong here.',
 };
 
 /** The states that wait for a person (an approval, a failure to look at): the fleet page lists their pipelines first. */
