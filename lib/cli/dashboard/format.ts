@@ -33,7 +33,7 @@ export function revisionSince(targets: readonly TargetRevision[], now: Date): Ht
  * added there is explained here too. Collapsed under its summary; `id` keeps it open across live updates.
  */
 export function stateLegend(id: string): Html {
-  const states = Object.keys(ENVIRONMENT_STATE_WORDS) as (keyof typeof ENVIRONMENT_STATE_WORDS)[];
+  const states = Object.keys(ENVIRONMENT_STATE_WORDS) as EnvironmentState[];
   return html`<details class="legend" id="${id}">
     <summary>What the states mean</summary>
     <dl>

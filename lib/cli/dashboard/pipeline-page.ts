@@ -1,7 +1,7 @@
 // A pipeline's page: what `status` and `explain` show, as a page. First the environments in promotion order as a row
 // of tiles, each with the revision it runs and since when, its state and reason, and its newest promotion's pull
-// request, so that where the pipeline stands is seen at a glance; then the details. Per environment its state, reason, the
-// decision's explanation and what the verifier would do next (explain's `Next` line, with the approve and reject
+// request, so that where the pipeline stands is seen at a glance; then the details. Per environment its state, reason,
+// the decision's explanation and what the verifier would do next (explain's `Next` line, with the approve and reject
 // commands when a person is what the environment waits for), the targets (in short past SUMMARIZED_ABOVE_TARGETS, as
 // the CLI does), the approval marker with Approve and Reject links and the approvals so far while it waits (who
 // rejected and why once rejected), and the promotion records with their pull requests; when a ConfigSource applied
