@@ -318,6 +318,9 @@ describe(
         if (message.type() === 'error') consoleErrors.push(`${page.url()}: ${message.text()}`);
       });
       page.on('pageerror', (error) => consoleErrors.push(`${page.url()}: ${error.message}`));
+      // The owner's cookie, as opening the printed URL gives it: every test here reads as the owner.
+      await page.goto(world.dashboard.ownerUrl);
+      await page.waitForURL(world.dashboard.url);
     });
     after(async () => {
       await browser?.close();
@@ -327,8 +330,7 @@ describe(
     it('the fleet: the pipeline waiting for a person first, each environment with its revision, since when and state in words', async (t) => {
       if (skipWithoutChromium(t) || !world) return;
       t.diagnostic(`screenshots in ${screenshots}`);
-      await page.goto(world.dashboard.ownerUrl);
-      await page.waitForURL(world.dashboard.url);
+      await page.goto(url('/'));
       const fleet = page.getByRole('table', { name: /promotion order/ });
       // api is stored first and needs no one; podinfo's staging waits for an approval.
       assert.deepEqual(await fleet.getByRole('rowheader').allInnerTexts(), ['flux-system/podinfo', 'flux-system/api']);
@@ -412,13 +414,21 @@ describe(
       assert.match(await text('prod'), /^prod 6\.9\.1 since \d+[sm] ago waits for staging \(StoppedEarlier\)$/);
       const pullRequest = tile('staging').getByRole('link', { name: PULL_REQUEST_URL });
       assert.equal(await pullRequest.getAttribute('href'), PULL_REQUEST_URL);
-      // The tiles come before the details, side by side in one row.
-      const boxes = await Promise.all(['dev', 'staging', 'prod'].map(async (env) => await tile(env).boundingBox()));
-      const [dev, staging, prod] = boxes;
+      // The tiles come before the details, side by side in one row. Measured in one step in the page: a live update
+      // may replace the elements between two steps.
+      const layout = await page.evaluate<{ tiles: { x: number; y: number; bottom: number }[]; details: number }>(
+        `(() => {
+          const tiles = [...document.querySelectorAll('#environments article.tile')].map((tile) => {
+            const box = tile.getBoundingClientRect();
+            return { x: box.x, y: box.y, bottom: box.bottom };
+          });
+          return { tiles, details: document.getElementById('env-dev').getBoundingClientRect().y };
+        })()`,
+      );
+      const [dev, staging, prod] = layout.tiles;
       assert.ok(dev && staging && prod, 'every tile is drawn');
       assert.ok(dev.x < staging.x && staging.x < prod.x && dev.y === staging.y, 'left to right, in one row');
-      const details = await page.locator('#env-dev').boundingBox();
-      assert.ok(details && details.y > dev.y + dev.height, 'the details follow the tiles');
+      assert.ok(layout.details > dev.bottom, 'the details follow the tiles');
       await screenshot(t, 'pipeline-tiles');
 
       // The waiting tile leads to the Approve and Reject buttons, which stay in staging's details.
