@@ -28,3 +28,45 @@ export function environmentStateText(env: Pick<EnvironmentExplanation, 'state' |
   if (env.state === 'not-reached' && env.waitsFor !== undefined) return `waits for ${env.waitsFor}`;
   return ENVIRONMENT_STATE_WORDS[env.state];
 }
+
+/** What each state means, in one line: the dashboard's legend of the words above. */
+export const ENVIRONMENT_STATE_MEANINGS: Readonly<Record<EnvironmentState, string>> = {
+  source: 'The first environment: the revision its targets run is the candidate promoted to the others.',
+  passed: 'Every target runs the candidate and is healthy.',
+  soaking:
+    "Every target runs the candidate and is healthy, not yet for the environment's soak: nothing after it moves.",
+  'in-progress': 'Some targets run the candidate, not all of them healthy on it yet.',
+  ahead: 'A target runs a newer revision than the candidate: it is never downgraded.',
+  unknown: "A target's status is not known (never read, absent or unreadable): nothing is decided.",
+  suspended: 'A target is suspended in Flux: nothing is promoted to or past it.',
+  promoting: 'A promotion of the candidate is being made now.',
+  promoted: 'The promotion was made (a pull request or a notification); the targets do not run the revision yet.',
+  failed: 'The promotion failed: it is tried again when a retry is due, else a person must fix it.',
+  'waiting-approval': 'A person must approve the candidate, or reject it, before it is promoted here.',
+  'no-strategy': 'No promotion strategy applies to the environment: nothing is promoted into it.',
+  frozen: 'A freeze window or a stop switch holds promotions into it.',
+  rejected: 'A person rejected the candidate: nothing is promoted here until a newer one arrives.',
+  'rolling-back': 'Its targets failed on a promoted revision: a rollback pull request is due, made or failed.',
+  'not-reached':
+    'An earlier environment, named in the words (waits for staging), holds it back: nothing is wrong here.',
+};
+
+/** The states that wait for a person (an approval, a failure to look at): the fleet page lists their pipelines first. */
+export const NEEDS_A_PERSON: Readonly<Record<EnvironmentState, boolean>> = {
+  source: false,
+  passed: false,
+  soaking: false,
+  'in-progress': false,
+  ahead: false,
+  unknown: false,
+  suspended: false,
+  promoting: false,
+  promoted: false,
+  failed: true,
+  'waiting-approval': true,
+  'no-strategy': false,
+  frozen: false,
+  rejected: true,
+  'rolling-back': true,
+  'not-reached': false,
+};

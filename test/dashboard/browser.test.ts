@@ -12,10 +12,13 @@ import { join } from 'node:path';
 import { after, before, describe, it, type TestContext } from 'node:test';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { PATIENCE_MS } from '../../lib/testing/wait-for.js';
+import { objectKeyString } from '../../lib/pipeline/model.js';
+import { ENVIRONMENT_STATE_MEANINGS, ENVIRONMENT_STATE_WORDS } from '../../lib/views/state-words.js';
 import { PIPELINE } from '../cli/fixtures.js';
 import { CHROMIUM_MISSING, chromiumPath } from './chromium.js';
 import {
   BROKEN_SOURCE_MESSAGE,
+  HEALTHY_PIPELINE,
   PULL_REQUEST_URL,
   recordMetricsTrail,
   startDashboardWorld,
@@ -267,3 +270,180 @@ describe('the dashboard in headless Chromium', { concurrency: false, timeout: 4 
     assert.deepEqual(consoleErrors, []);
   });
 });
+
+// A fleet of two: api, healthy (dev, staging and prod on 2.4.0, reached 3h, 2h and 1h ago), stored first; podinfo,
+// whose staging waits for an approval of 6.9.2 (its 6.9.1 came by a pull request an hour ago) and whose prod waits
+// for staging. What a person sees at a glance: the pipeline that needs them first, each environment's revision and
+// since when and its state in words, a legend of the words, and on the pipeline's page the environments as tiles.
+describe(
+  'the fleet and a pipeline at a glance, in headless Chromium',
+  { concurrency: false, timeout: 4 * PATIENCE_MS },
+  () => {
+    let world: DashboardWorld | undefined;
+    let browser: Browser | undefined;
+    let page: Page;
+    let screenshots = '';
+    const consoleErrors: string[] = [];
+
+    const skipWithoutChromium = (t: TestContext): boolean => {
+      if (executablePath) return false;
+      t.skip(SKIP_REASON);
+      return true;
+    };
+    const url = (path: string) => new URL(path, world?.dashboard.url).href;
+    const screenshot = async (t: TestContext, name: string) => {
+      const path = join(screenshots, `${name}.png`);
+      await page.screenshot({ path, fullPage: true });
+      t.diagnostic(`screenshot: ${path}`);
+    };
+    const fleetRow = (pipeline: string) => page.locator(`tbody tr[data-pipeline="${pipeline}"]`);
+    const environmentLine = async (pipeline: string, env: string) =>
+      (await fleetRow(pipeline).locator(`li[data-env="${env}"]`).innerText()).replace(/\s+/g, ' ').trim();
+
+    before(async () => {
+      if (!executablePath) return;
+      screenshots = await mkdtemp(join(tmpdir(), 'pipelinectl-dashboard-glance-'));
+      world = await startDashboardWorld({ refreshMs: 200, healthyPipeline: true });
+      // The pull request that brought 6.9.1 to staging, an hour ago.
+      const { store } = world.backend;
+      const anHourAgo = new Date(Date.now() - 3_600_000);
+      await store.createPromotion(PIPELINE, 'staging', '6.9.1', anHourAgo);
+      const claimed = await store.claimPromotion(PIPELINE, 'staging', '6.9.1', 'test', 60_000, anHourAgo);
+      assert.ok(claimed);
+      assert.ok(await store.completePromotion(claimed, PULL_REQUEST_URL, anHourAgo));
+      browser = await chromium.launch({ executablePath, headless: true, args: ['--no-sandbox'] });
+      page = await browser.newPage();
+      page.setDefaultTimeout(PATIENCE_MS);
+      page.on('console', (message) => {
+        if (message.type() === 'error') consoleErrors.push(`${page.url()}: ${message.text()}`);
+      });
+      page.on('pageerror', (error) => consoleErrors.push(`${page.url()}: ${error.message}`));
+      // The owner's cookie, as opening the printed URL gives it: every test here reads as the owner.
+      await page.goto(world.dashboard.ownerUrl);
+      await page.waitForURL(world.dashboard.url);
+    });
+    after(async () => {
+      await browser?.close();
+      await world?.close();
+    });
+
+    it('the fleet: the pipeline waiting for a person first, each environment with its revision, since when and state in words', async (t) => {
+      if (skipWithoutChromium(t) || !world) return;
+      t.diagnostic(`screenshots in ${screenshots}`);
+      await page.goto(url('/'));
+      const fleet = page.getByRole('table', { name: /promotion order/ });
+      // api is stored first and needs no one; podinfo's staging waits for an approval.
+      assert.deepEqual(await fleet.getByRole('rowheader').allInnerTexts(), ['flux-system/podinfo', 'flux-system/api']);
+      assert.equal(await page.locator('#fleet-summary').innerText(), '2 pipelines, 1 approval waiting');
+
+      assert.match(
+        await environmentLine('flux-system/podinfo', 'dev'),
+        /^dev 6\.9\.2 since \d+[sm] ago source \(CandidateFound\)$/,
+      );
+      assert.match(
+        await environmentLine('flux-system/podinfo', 'staging'),
+        /^staging 6\.9\.1 since \d+[sm] ago waits for approval \(AwaitingApproval\)$/,
+      );
+      // A healthy prod that the walk has not reached says what it waits for, not "not-reached".
+      assert.match(
+        await environmentLine('flux-system/podinfo', 'prod'),
+        /^prod 6\.9\.1 since \d+[sm] ago waits for staging \(StoppedEarlier\)$/,
+      );
+      const api = objectKeyString(HEALTHY_PIPELINE);
+      assert.equal(await environmentLine(api, 'dev'), 'dev 2.4.0 since 3h ago source (CandidateFound)');
+      assert.equal(await environmentLine(api, 'staging'), 'staging 2.4.0 since 2h ago passed (AllTargetsReady)');
+      assert.equal(await environmentLine(api, 'prod'), 'prod 2.4.0 since 1h ago passed (AllTargetsReady)');
+      // The time is a <time> element whose exact value is one hover away.
+      const since = fleetRow(api).locator('li[data-env="prod"] time');
+      assert.ok(Date.parse((await since.getAttribute('datetime')) ?? '') > 0);
+      await screenshot(t, 'fleet-two-pipelines');
+    });
+
+    it('the fleet: a legend says every state in words and what it means, and stays open while the page updates live', async (t) => {
+      if (skipWithoutChromium(t) || !world) return;
+      await page.goto(url('/'));
+      const legend = page.locator('#state-legend');
+      const approval = legend.getByRole('term').filter({ hasText: 'waits for approval' });
+      assert.equal(await approval.isVisible(), false, 'collapsed until asked for');
+      await page.getByText('What the states mean').click();
+      await approval.waitFor();
+      assert.equal(await legend.getByRole('term').count(), Object.keys(ENVIRONMENT_STATE_WORDS).length);
+      const meaning = legend.locator('[data-state="not-reached"]');
+      assert.match(await meaning.innerText(), /^waits for …\s+An earlier environment, named in the words/);
+      assert.equal(
+        await legend.locator('[data-state="waiting-approval"] dd').innerText(),
+        ENVIRONMENT_STATE_MEANINGS['waiting-approval'],
+      );
+
+      // api's dev moves on to 2.4.1: the open page shows it without a reload, the legend still open.
+      await page.evaluate('window.notReloaded = true');
+      const at = new Date();
+      await world.backend.store.recordTargetStatus(
+        { cluster: { namespace: 'flux-system', name: 'dev' }, kind: 'HelmRelease', namespace: 'api', name: 'api' },
+        { revision: '2.4.1', phase: 'Ready', reason: 'Deployed', message: 'deployed 2.4.1' },
+        at,
+      );
+      await fleetRow(objectKeyString(HEALTHY_PIPELINE)).locator('li[data-env="dev"]', { hasText: '2.4.1' }).waitFor();
+      assert.equal(await page.evaluate<boolean>("'notReloaded' in window"), true, 'updated in place');
+      assert.equal(await approval.isVisible(), true, 'the legend stayed open');
+      await screenshot(t, 'fleet-legend');
+      await page.emulateMedia({ colorScheme: 'dark' });
+      await screenshot(t, 'fleet-legend-dark');
+      await page.emulateMedia({ colorScheme: 'light' });
+    });
+
+    it("a pipeline's page starts with its environments as tiles: revision, since when, state, reason, pull request", async (t) => {
+      if (skipWithoutChromium(t) || !world) return;
+      await page.goto(url('/pipelines/flux-system/podinfo'));
+      const tiles = page.getByRole('region', { name: 'Environments' }).getByRole('article');
+      assert.deepEqual(
+        await Promise.all((await tiles.all()).map((tile) => tile.getAttribute('data-env'))),
+        ['dev', 'staging', 'prod'],
+        'in promotion order',
+      );
+      const tile = (env: string) => page.getByRole('article', { name: env, exact: true });
+      const text = async (env: string) => (await tile(env).innerText()).replace(/\s+/g, ' ').trim();
+      assert.match(await text('dev'), /^dev 6\.9\.2 since \d+[sm] ago source \(CandidateFound\)$/);
+      assert.match(
+        await text('staging'),
+        new RegExp(
+          '^staging 6\\.9\\.1 since \\d+[sm] ago waits for approval \\(AwaitingApproval\\) ' +
+            'promotion of 6\\.9\\.1: https://github\\.com/acme/fleet/pull/7 Approve or reject 6\\.9\\.2 below$',
+        ),
+      );
+      assert.match(await text('prod'), /^prod 6\.9\.1 since \d+[sm] ago waits for staging \(StoppedEarlier\)$/);
+      const pullRequest = tile('staging').getByRole('link', { name: PULL_REQUEST_URL });
+      assert.equal(await pullRequest.getAttribute('href'), PULL_REQUEST_URL);
+      // The tiles come before the details, side by side in one row. Measured in one step in the page: a live update
+      // may replace the elements between two steps.
+      const layout = await page.evaluate<{ tiles: { x: number; y: number; bottom: number }[]; details: number }>(
+        `(() => {
+          const tiles = [...document.querySelectorAll('#environments article.tile')].map((tile) => {
+            const box = tile.getBoundingClientRect();
+            return { x: box.x, y: box.y, bottom: box.bottom };
+          });
+          return { tiles, details: document.getElementById('env-dev').getBoundingClientRect().y };
+        })()`,
+      );
+      const [dev, staging, prod] = layout.tiles;
+      assert.ok(dev && staging && prod, 'every tile is drawn');
+      assert.ok(dev.x < staging.x && staging.x < prod.x && dev.y === staging.y, 'left to right, in one row');
+      assert.ok(layout.details > dev.bottom, 'the details follow the tiles');
+      await screenshot(t, 'pipeline-tiles');
+
+      // The waiting tile leads to the Approve and Reject buttons, which stay in staging's details.
+      await tile('staging').getByRole('link', { name: 'Approve or reject 6.9.2 below' }).click();
+      await page.waitForURL(/#env-staging$/);
+      assert.equal(await page.locator('#env-staging').getByRole('link', { name: 'Approve 6.9.2' }).isVisible(), true);
+      await page.emulateMedia({ colorScheme: 'dark' });
+      await page.goto(url('/pipelines/flux-system/podinfo'));
+      await screenshot(t, 'pipeline-tiles-dark');
+      await page.emulateMedia({ colorScheme: 'light' });
+    });
+
+    it('no page logged a console error', (t) => {
+      if (skipWithoutChromium(t)) return;
+      assert.deepEqual(consoleErrors, []);
+    });
+  },
+);

@@ -98,6 +98,7 @@ describe('the dashboard shows the ConfigSources', { concurrency: false }, () => 
     const body = fleetPage(
       [],
       'test',
+      new Date(),
       [],
       [
         source('secure', 'https://git.example/acme/fleet'),

@@ -6,7 +6,34 @@ import { userInfo } from 'node:os';
 import { after, before, describe, it } from 'node:test';
 import { startDashboard, NonLoopbackHostError } from '../../lib/cli/dashboard/server.js';
 import { PIPELINE } from '../cli/fixtures.js';
+import { ENVIRONMENT_STATE_MEANINGS, ENVIRONMENT_STATE_WORDS } from '../../lib/views/state-words.js';
 import { FORM, HOSTILE_MESSAGE, SECRET_VALUES, send, startDashboardWorld, type DashboardWorld } from './world.js';
+
+/** What a person reads of a piece of a page: its text, markup gone, entities read, spaces collapsed. */
+function textOf(markup: string): string {
+  return markup
+    .replace(/<[^>]*>/g, ' ')
+    .replace(/&lt;/g, '<')
+    .replace(/&gt;/g, '>')
+    .replace(/&quot;/g, '"')
+    .replace(/&#39;/g, "'")
+    .replace(/&amp;/g, '&')
+    .replace(/\s+/g, ' ')
+    .trim();
+}
+
+/** The fleet's rows in the order shown, each with its environments' lines as text, by environment. */
+function fleetRows(body: string): { pipeline: string; environments: Record<string, string> }[] {
+  return [...body.matchAll(/<tr data-pipeline="([^"]+)"[^>]*>([\s\S]*?)<\/tr>/g)].map((row) => ({
+    pipeline: row[1] ?? '',
+    environments: Object.fromEntries(
+      [...(row[2] ?? '').matchAll(/<li data-env="([^"]+)">([\s\S]*?)<\/li>/g)].map((env) => [
+        env[1] ?? '',
+        textOf(env[2] ?? ''),
+      ]),
+    ),
+  }));
+}
 
 describe('the dashboard over HTTP', { concurrency: false }, () => {
   let world: DashboardWorld;
@@ -22,7 +49,7 @@ describe('the dashboard over HTTP', { concurrency: false }, () => {
   const marker = () => world.backend.store.getApproval(PIPELINE, 'staging');
 
   before(async () => {
-    world = await startDashboardWorld();
+    world = await startDashboardWorld({ healthyPipeline: true });
     base = world.dashboard.url;
   });
   after(() => world.close());
@@ -35,16 +62,62 @@ describe('the dashboard over HTTP', { concurrency: false }, () => {
     );
   });
 
-  it('the fleet page lists the pipeline and counts the waiting approval', async () => {
+  it('the fleet page lists the pipelines and counts the waiting approval', async () => {
     const fleet = await page('/');
     assert.equal(fleet.status, 200);
     assert.match(fleet.body, /href="\/pipelines\/flux-system\/podinfo">flux-system\/podinfo</);
-    assert.match(fleet.body, /1 pipeline, 1 approval waiting/);
+    assert.match(fleet.body, /2 pipelines, 1 approval waiting/);
     assert.match(
       fleet.body,
-      /staging: <span class="state state-waiting-approval" title="waiting-approval">waits for approval<\/span>/,
+      /<span class="state state-waiting-approval" title="waiting-approval">waits for approval<\/span>/,
     );
     assert.doesNotMatch(fleet.body, /Config sources/, 'no ConfigSource is stored: no section for them');
+  });
+
+  it('a fleet row per pipeline, the one waiting for a person first: each environment, its revision, since when, its state in words', async () => {
+    const { body } = await page('/');
+    // api is stored first and needs no one: podinfo, whose staging waits for an approval, comes before it.
+    assert.deepEqual(
+      fleetRows(body).map((row) => row.pipeline),
+      ['flux-system/podinfo', 'flux-system/api'],
+    );
+    const [podinfo, api] = fleetRows(body);
+    assert.deepEqual(Object.keys(podinfo?.environments ?? {}), ['dev', 'staging', 'prod'], 'in promotion order');
+    assert.match(podinfo?.environments.dev ?? '', /^dev 6\.9\.2 since \d+[sm] ago source \(CandidateFound\)$/);
+    assert.match(
+      podinfo?.environments.staging ?? '',
+      /^staging 6\.9\.1 since \d+[sm] ago waits for approval \(AwaitingApproval\)$/,
+    );
+    // Not reached, and nothing wrong with it: prod says what it waits for.
+    assert.match(
+      podinfo?.environments.prod ?? '',
+      /^prod 6\.9\.1 since \d+[sm] ago waits for staging \(StoppedEarlier\)$/,
+    );
+    assert.deepEqual(api?.environments, {
+      dev: 'dev 2.4.0 since 3h ago source (CandidateFound)',
+      staging: 'staging 2.4.0 since 2h ago passed (AllTargetsReady)',
+      prod: 'prod 2.4.0 since 1h ago passed (AllTargetsReady)',
+    });
+    assert.match(body, /<tr data-pipeline="flux-system\/podinfo" data-needs-person="yes">/);
+    assert.match(body, /<tr data-pipeline="flux-system\/api" data-needs-person="no">/);
+  });
+
+  it('the fleet page has a legend: every state in the words its badge uses, with what it means', async () => {
+    const { body } = await page('/');
+    const legend = /<details class="legend" id="state-legend">([\s\S]*?)<\/details>/.exec(body)?.[1];
+    assert.ok(legend, 'the page has the legend');
+    assert.match(textOf(legend), /^What the states mean /);
+    const entries = [...legend.matchAll(/<div data-state="([^"]+)">([\s\S]*?)<\/div>/g)].map(
+      (entry): [string, string] => [entry[1] ?? '', textOf(entry[2] ?? '')],
+    );
+    assert.deepEqual(
+      entries.map(([state]) => state),
+      Object.keys(ENVIRONMENT_STATE_WORDS),
+      'every state, none twice',
+    );
+    const said = new Map(entries);
+    assert.equal(said.get('waiting-approval'), `waits for approval ${ENVIRONMENT_STATE_MEANINGS['waiting-approval']}`);
+    assert.match(said.get('not-reached') ?? '', /^waits for … An earlier environment, named in the words/);
   });
 
   it("shows a leaf cluster's markup as text, and no Secret value on any page", async () => {

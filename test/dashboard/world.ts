@@ -35,6 +35,30 @@ export const PULL_REQUEST_URL = 'https://github.com/acme/fleet/pull/7';
 
 const HOUR_MS = 3_600_000;
 
+/** The `healthyPipeline` option's pipeline: every environment runs 2.4.0 and is healthy, nothing waits for anyone. */
+export const HEALTHY_PIPELINE: ObjectKey = { namespace: 'flux-system', name: 'api' };
+/** When each of its environments' targets reached 2.4.0, in hours before the world started. */
+export const HEALTHY_SINCE_HOURS = { dev: 3, staging: 2, prod: 1 } as const;
+
+const HEALTHY_PIPELINE_DOCUMENT = `
+apiVersion: pipelines.weave.works/v1alpha1
+kind: Pipeline
+metadata: { name: api, namespace: flux-system }
+spec:
+  appRef: { apiVersion: helm.toolkit.fluxcd.io/v2, kind: HelmRelease, name: api }
+  environments:
+    - name: dev
+      targets: [{ namespace: api, clusterRef: { kind: GitopsCluster, name: dev } }]
+    - name: staging
+      targets: [{ namespace: api-staging, clusterRef: { kind: GitopsCluster, name: prod } }]
+    - name: prod
+      targets: [{ namespace: api, clusterRef: { kind: GitopsCluster, name: prod } }]
+  promotion:
+    strategy:
+      notification: {}
+      secretRef: { name: webhook-hmac }
+`;
+
 /** A ConfigSource whose commit is in force: it applied podinfo. */
 export const FLEET_SOURCE: ObjectKey = { namespace: 'flux-system', name: 'fleet' };
 /** A ConfigSource whose commit failed validation, with markup in the message (a file's content, a Git host's text). */
@@ -207,6 +231,11 @@ export interface DashboardWorldOptions {
    * podinfo (and has one applied commit in its trail), and `broken` not Ready (ValidationFailed, BROKEN_SOURCE_MESSAGE).
    */
   configSources?: boolean;
+  /**
+   * A second pipeline, HEALTHY_PIPELINE, stored before podinfo (its name sorts first): dev, staging and prod all run
+   * 2.4.0, reached HEALTHY_SINCE_HOURS ago.
+   */
+  healthyPipeline?: boolean;
 }
 
 export async function startDashboardWorld(options: DashboardWorldOptions = {}): Promise<DashboardWorld> {
@@ -219,6 +248,7 @@ export async function startDashboardWorld(options: DashboardWorldOptions = {}): 
       options.stagingApproval === undefined ? pipeline('apps') : pipelineWithStagingApproval(options.stagingApproval),
   });
   if (options.configSources) await writeFiles(root, { 'config/sources.yaml': CONFIG_SOURCES });
+  if (options.healthyPipeline) await writeFiles(root, { 'config/api.yaml': HEALTHY_PIPELINE_DOCUMENT });
   const applied = await runCli(['apply', '-f', join(root, 'config'), '--data-dir', dataDir]);
   assert.equal(applied.code, 0, applied.stderr);
 
@@ -242,6 +272,15 @@ export async function startDashboardWorld(options: DashboardWorldOptions = {}): 
   await opened.store.recordTargetStatus(app('prod', 'apps-staging'), status('6.9.1'), now);
   await opened.store.recordTargetStatus(app('prod', 'apps'), status('6.9.1'), now);
   await verify({ type: 'check-pipeline', pipeline: PIPELINE, cause: 'apply', readTargets: false });
+  if (options.healthyPipeline) {
+    const api = (cluster: string, namespace: string): AppKey => ({ ...app(cluster, namespace), name: 'api' });
+    const since = (env: keyof typeof HEALTHY_SINCE_HOURS) =>
+      new Date(now.getTime() - HEALTHY_SINCE_HOURS[env] * HOUR_MS);
+    await opened.store.recordTargetStatus(api('dev', 'api'), status('2.4.0'), since('dev'));
+    await opened.store.recordTargetStatus(api('prod', 'api-staging'), status('2.4.0'), since('staging'));
+    await opened.store.recordTargetStatus(api('prod', 'api'), status('2.4.0'), since('prod'));
+    await verify({ type: 'check-pipeline', pipeline: HEALTHY_PIPELINE, cause: 'apply', readTargets: false });
+  }
 
   const pending: QueueMessage[] = [];
   let actingAs: string | undefined;

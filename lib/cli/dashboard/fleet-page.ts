@@ -1,17 +1,29 @@
-// The fleet page: every pipeline on one screen, each environment's state and reason at a glance, and how many
-// approvals wait, so that a person sees at once where they are needed; above it, any installation-wide stop switch;
+// The fleet page: every pipeline on one screen, one row each, with the revision each environment runs (and since
+// when) and its state in words, the pipelines that wait for a person first, and how many approvals wait, so that a
+// person sees at once where they are needed; above it, any installation-wide stop switch and a legend of the states;
 // below it, the ConfigSources the pipelines are reconciled from and whether each is Ready, as `status` shows them.
 import { shortRevision, type ConfigSourceStatusSummaryJson } from '../operations/config-sources.js';
 import type { PipelineStatusJson } from '../operations/status.js';
 import type { FreezeSwitch } from '../../pipeline/freeze.js';
 import { switchText } from '../../freeze/set-freeze.js';
-import { linkIfHttp, readyBadge, stateBadge } from './format.js';
+import { NEEDS_A_PERSON } from '../../views/state-words.js';
+import { linkIfHttp, readyBadge, revisionSince, stateBadge, stateLegend } from './format.js';
 import { html, pathOf, type Html } from './html.js';
 import { layout } from './layout.js';
 
 /** Environments whose approval marker waits for someone. */
 export function waitingApprovals(pipeline: PipelineStatusJson): number {
   return pipeline.environments.filter((env) => env.approval?.waiting === true).length;
+}
+
+/** Whether some environment of the pipeline waits for a person: an approval, a failure, a rejection, a rollback. */
+export function needsAPerson(pipeline: PipelineStatusJson): boolean {
+  return pipeline.environments.some((env) => NEEDS_A_PERSON[env.state]);
+}
+
+/** The fleet's rows: the pipelines that need a person first, then the others, each group in the order given. */
+export function fleetOrder(pipelines: readonly PipelineStatusJson[]): PipelineStatusJson[] {
+  return [...pipelines.filter(needsAPerson), ...pipelines.filter((pipeline) => !needsAPerson(pipeline))];
 }
 
 /**
@@ -21,22 +33,31 @@ export function waitingApprovals(pipeline: PipelineStatusJson): number {
 export function fleetPage(
   pipelines: readonly PipelineStatusJson[],
   backend: string,
+  now: Date,
   installationFreezes: readonly FreezeSwitch[] = [],
   configSources: readonly ConfigSourceStatusSummaryJson[] = [],
 ): Html {
   const waiting = pipelines.reduce((sum, pipeline) => sum + waitingApprovals(pipeline), 0);
-  const rows = pipelines.map((pipeline) => {
+  const rows = fleetOrder(pipelines).map((pipeline) => {
     const count = waitingApprovals(pipeline);
-    return html`<tr>
+    const needed = needsAPerson(pipeline);
+    return html`<tr data-pipeline="${pipeline.namespace}/${pipeline.name}" data-needs-person="${needed ? 'yes' : 'no'}">
       <th scope="row">
         <a href="${pathOf('pipelines', pipeline.namespace, pipeline.name)}">${pipeline.namespace}/${pipeline.name}</a>
       </th>
       <td>${pipeline.app.kind} ${pipeline.app.name}</td>
       <td>${pipeline.candidate ?? html`<span class="muted">none</span>`}</td>
       <td>
-        <ul>
-          ${pipeline.environments.map((env) => html`<li>${env.name}: ${stateBadge(env)}</li>`)}
-        </ul>
+        <ol class="environments">
+          ${pipeline.environments.map(
+            (env) =>
+              html`<li data-env="${env.name}">
+                <span class="env-name">${env.name}</span>
+                <span class="env-revision">${revisionSince(env.targets, now)}</span>
+                <span class="env-state">${stateBadge(env)}</span>
+              </li>`,
+          )}
+        </ol>
       </td>
       <td data-waiting="${count}">${count}</td>
     </tr>`;
@@ -49,9 +70,9 @@ export function fleetPage(
       ? html`<p>No pipelines are stored yet: apply one with <code>pipelinectl apply -f</code>.</p>`
       : html`<table>
           <caption class="muted">
-            Each environment's state and reason, as
+            Each environment, in promotion order: the revision it runs and since when, its state and reason, as
             <code>pipelinectl status</code>
-            shows them
+            shows them; the pipelines that wait for a person first
           </caption>
           <thead>
             <tr>
@@ -71,7 +92,8 @@ export function fleetPage(
     section: 'fleet',
     backend,
     main: html`<h1>Fleet</h1>
-      ${installationFreezeBanner(installationFreezes)}${summary}${body}${configSourcesSection(configSources)}`,
+      ${installationFreezeBanner(installationFreezes)}${summary}${pipelines.length > 0 ? stateLegend('state-legend') : ''}
+      ${body}${configSourcesSection(configSources)}`,
   });
 }
 

@@ -4,6 +4,8 @@ import type { EnvironmentReason, EnvironmentState } from '../../decision/index.j
 import { html, type Html } from './html.js';
 import { httpUrl, type HttpUrlOptions } from '../../util/http-url.js';
 import type { ReadyCondition } from '../../store/port.js';
+import { runningRevision, runningRevisionText, type TargetRevision } from '../../views/running-revision.js';
+import { ENVIRONMENT_STATE_MEANINGS, ENVIRONMENT_STATE_WORDS, environmentStateText } from '../../views/state-words.js';
 
 /**
  * An environment's state in words and its reason, coloured by the state (the words say it too: colour is never the
@@ -12,6 +14,42 @@ import type { ReadyCondition } from '../../store/port.js';
 export function stateBadge(env: { state: EnvironmentState; reason: EnvironmentReason; stateText: string }): Html {
   return html`<span class="state state-${env.state}" title="${env.state}">${env.stateText}</span>
     <span class="muted">(${env.reason})</span>`;
+}
+
+/**
+ * The revision an environment runs and since when: `6.9.2 since 2h ago`, `6.9.2 (2 of 3) since 5m ago` when its
+ * targets are mixed, `-` when none reports a revision (runningRevision).
+ */
+export function revisionSince(targets: readonly TargetRevision[], now: Date): Html {
+  const running = runningRevision(targets);
+  const since = running?.since;
+  return html`<span class="revision">${runningRevisionText(running)}</span>${
+      since === undefined ? '' : html` <span class="since muted">since ${timeOf(since, now)}</span>`
+    }`;
+}
+
+/**
+ * Every state as its badge says it, with what it means: the words and meanings of state-words.ts, so that a state
+ * added there is explained here too. Collapsed under its summary; `id` keeps it open across live updates.
+ */
+export function stateLegend(id: string): Html {
+  const states = Object.keys(ENVIRONMENT_STATE_WORDS) as EnvironmentState[];
+  return html`<details class="legend" id="${id}">
+    <summary>What the states mean</summary>
+    <dl>
+      ${states.map(
+        (state) =>
+          html`<div data-state="${state}">
+            <dt>
+              <span class="state state-${state}" title="${state}"
+                >${environmentStateText({ state, waitsFor: '…' })}</span
+              >
+            </dt>
+            <dd>${ENVIRONMENT_STATE_MEANINGS[state]}</dd>
+          </div>`,
+      )}
+    </dl>
+  </details>`;
 }
 
 /** A time as a <time> element: the ISO value for machines, `… ago` for people (the same rule as the CLI). */

@@ -1,5 +1,7 @@
-// A pipeline's page: what `status` and `explain` show, as a page. Per environment its state, reason, the
-// decision's explanation and what the verifier would do next (explain's `Next` line, with the approve and reject
+// A pipeline's page: what `status` and `explain` show, as a page. First the environments in promotion order as a row
+// of tiles, each with the revision it runs and since when, its state and reason, and its newest promotion's pull
+// request, so that where the pipeline stands is seen at a glance; then the details. Per environment its state, reason,
+// the decision's explanation and what the verifier would do next (explain's `Next` line, with the approve and reject
 // commands when a person is what the environment waits for), the targets (in short past SUMMARIZED_ABOVE_TARGETS, as
 // the CLI does), the approval marker with Approve and Reject links and the approvals so far while it waits (who
 // rejected and why once rejected), and the promotion records with their pull requests; when a ConfigSource applied
@@ -21,7 +23,7 @@ import { objectKeyString } from '../../pipeline/model.js';
 import type { FreezeSwitch } from '../../pipeline/freeze.js';
 import type { ObjectOwner } from '../../store/port.js';
 import { switchText } from '../../freeze/set-freeze.js';
-import { linkIfHttp, stateBadge, timeOf } from './format.js';
+import { linkIfHttp, revisionSince, stateBadge, stateLegend, timeOf } from './format.js';
 import { html, pathOf, type Html } from './html.js';
 import { layout } from './layout.js';
 import { freezePath, unfreezePath } from './freeze-page.js';
@@ -51,7 +53,7 @@ export function pipelinePage(
   const json = statusJson(view);
   const source = json.source;
   const main = html`<h1>${objectKeyString(view.key)}</h1>
-    ${note ? html`<p class="notice" role="status">${note}</p>` : ''}
+    ${note ? html`<p class="notice" role="status">${note}</p>` : ''} ${environmentTiles(json.environments, now)}
     <p>${json.app.kind} ${json.app.name} · generation ${json.generation}, applied ${timeOf(json.appliedAt, now)}</p>
     ${appliedFrom ? appliedFromGit(appliedFrom) : ''}
     <p id="candidate">Candidate: <strong>${json.candidate ?? 'none'}</strong></p>
@@ -59,6 +61,44 @@ export function pipelinePage(
     <p><a href="/history?pipeline=${encodeURIComponent(objectKeyString(view.key))}">History of this pipeline</a></p>
     ${freezeSection(view, freezes, now)} ${json.environments.map((env, i) => environmentSection(view, env, i, now))}`;
   return layout({ title: objectKeyString(view.key), section: 'none', backend, main });
+}
+
+/**
+ * The environments as tiles in promotion order, an arrow between each and the next: name (a link to its details),
+ * the revision it runs and since when, its state and reason, and its newest promotion's result (the pull request, a
+ * link only when it is an http(s) URL); a tile waiting for approval links to the Approve and Reject buttons below.
+ */
+function environmentTiles(environments: readonly EnvironmentStatusJson[], now: Date): Html {
+  const tile = (env: EnvironmentStatusJson) => {
+    const newest = env.promotions[0];
+    const waiting = env.approval?.waiting === true ? env.approval.revision : undefined;
+    return html`<li>
+      <article class="tile" data-env="${env.name}" aria-labelledby="tile-${env.name}-title">
+        <h3 id="tile-${env.name}-title"><a href="#env-${env.name}">${env.name}</a></h3>
+        <p class="tile-revision">${revisionSince(env.targets, now)}</p>
+        <p class="tile-state">${stateBadge(env)}</p>
+        ${
+          newest?.result
+            ? html`<p class="tile-promotion">
+                <span class="muted">${newest.kind} of ${newest.revision}:</span> ${linkIfHttp(newest.result)}
+              </p>`
+            : ''
+        }
+        ${
+          waiting === undefined
+            ? ''
+            : html`<p><a class="tile-approval" href="#env-${env.name}">Approve or reject ${waiting} below</a></p>`
+        }
+      </article>
+    </li>`;
+  };
+  return html`<section id="environments" aria-labelledby="environments-title">
+    <h2 id="environments-title">Environments</h2>
+    <ol class="tiles">
+      ${environments.map(tile)}
+    </ol>
+    ${stateLegend('state-legend')}
+  </section>`;
 }
 
 function environmentSection(view: PipelineView, env: EnvironmentStatusJson, index: number, now: Date): Html {

@@ -1,7 +1,7 @@
 /* global document, window, EventSource, fetch, DOMParser */
 // Live updates without a reload: the server says on /events when the fleet or its audit trail changed; the page then
-// fetches itself again and swaps its <main> in place, keeping keyboard focus where it was and what a person has
-// chosen in a form but not yet sent (a history filter, a freeze reason). Without JavaScript every page still works; it
+// fetches itself again and swaps its <main> in place, keeping keyboard focus where it was, what a person has
+// chosen in a form but not yet sent (a history filter, a freeze reason) and which <details> they opened (the legend). Without JavaScript every page still works; it
 // is only not live.
 (() => {
   const status = document.getElementById('live-status');
@@ -71,8 +71,13 @@
       if (next && current && next.innerHTML !== current.innerHTML) {
         const key = focusKey();
         const edits = editsOf(current);
+        const opened = [...current.querySelectorAll('details[id]')].filter((d) => d.open).map((d) => d.id);
         current.innerHTML = next.innerHTML;
         reapply(current, edits);
+        for (const id of opened) {
+          const details = document.getElementById(id);
+          if (details) details.open = true;
+        }
         refocus(key);
       }
       say(`live, updated ${new Date().toLocaleTimeString()}`);

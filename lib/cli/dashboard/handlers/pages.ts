@@ -43,9 +43,10 @@ const metricsQuery = z.object({
 /** `/`: every pipeline and ConfigSource, as `status` shows them, and the stop switches that cover the installation. */
 export async function overview(context: DashboardContext): Promise<DashboardResponse> {
   const { backend } = context;
-  const { json } = await readStatus(backend, undefined, context.now());
-  const everywhere = (await readFreezes(backend, undefined, context.now())).filter((f) => 'installation' in f.scope);
-  return page(fleetPage(json.pipelines, backend.description, everywhere, json.configSources));
+  const now = context.now();
+  const { json } = await readStatus(backend, undefined, now);
+  const everywhere = (await readFreezes(backend, undefined, now)).filter((f) => 'installation' in f.scope);
+  return page(fleetPage(json.pipelines, backend.description, now, everywhere, json.configSources));
 }
 
 /** `/pipelines/:namespace/:name`: one pipeline, with the notice a form's redirect asked for. */
