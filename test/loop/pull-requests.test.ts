@@ -250,16 +250,21 @@ describe('the pull request of a promotion, as the host says it', () => {
     assert.equal(github.pulls('acme', 'fleet').length, 1, 'nothing is opened again by itself');
 
     // 4. The command the message names opens a new pull request.
-    const backend = {
-      store: loop.store,
+    const unused = () => Promise.reject(new Error('not used by retry'));
+    const backend: Backend = {
       description: 'the loop',
-      identity: () => Promise.resolve('local:sre'),
+      store: loop.store,
+      putSecret: unused,
+      secretKeys: unused,
       enqueue: async (message) => {
         await loop.queue.send(message);
         return true;
       },
-    } satisfies Pick<Backend, 'store' | 'description' | 'identity' | 'enqueue'>;
-    await retryPromotion(backend as unknown as Backend, PIPELINE, 'staging', '6.9.2');
+      masterKeys: unused,
+      identity: () => Promise.resolve('local:sre'),
+      close: () => Promise.resolve(),
+    };
+    await retryPromotion(backend, PIPELINE, 'staging', '6.9.2');
     const second = await waitFor('a new staging pull request', () =>
       github.pulls('acme', 'fleet').find((pull) => pull.number !== first.number),
     );
