@@ -189,8 +189,12 @@ describe('the pull request of a promotion, as the host says it', () => {
       'clusters/dev/podinfo.yaml': release('dev', '6.9.1'),
       'clusters/staging/podinfo.yaml': release('staging', '6.9.1'),
     });
+    const logged: string[] = [];
+    const keep = (message: string, attributes?: Record<string, unknown>) =>
+      logged.push(`${message} ${JSON.stringify(attributes ?? {})}`);
     const loop = await startLoop(t, {
       pipeline: toStaging,
+      logger: { debug() {}, info() {}, warn: keep, error: keep },
       clusters: ['dev', 'staging'],
       secrets: { github: { token: github.token } },
       promoter: (secrets) =>
@@ -226,6 +230,18 @@ describe('the pull request of a promotion, as the host says it', () => {
     assert.deepEqual(await pollRequests(), { [listPulls]: 1 });
     assert.equal((await record())?.pullRequest?.state, 'open');
     assert.deepEqual(await pollRequests(), { [listPulls]: 1 });
+
+    // A host that cannot be read (here it refuses the token, and repeats it) leaves the state as it was, logged
+    // without the credential, and the poll goes on; the next poll reads it again.
+    const before = await record();
+    github.echoCredentialsNext(401, { route: listPulls });
+    assert.deepEqual(await pollRequests(), { [listPulls]: 1 });
+    assert.deepEqual(await record(), before, 'the record is as it was');
+    const warning = logged.find((line) => line.startsWith('cannot read the promotion pull request'));
+    assert.ok(warning, logged.join('\n'));
+    assert.ok(warning.includes(first.htmlUrl), warning);
+    assert.ok(!logged.some((line) => line.includes(github.token)), 'no credential in the log');
+    assert.equal((await statusOf(loop.store, 'staging')).state, 'pull-request-open');
 
     // 3. A person closes it without merging: the next poll says so, and the host is not asked again.
     github.closePull('acme', 'fleet', first.number);
