@@ -5,6 +5,8 @@
 // and say nothing of pull requests: only the poll reads the host, so its cost is one request per open pull request
 // per poll interval, and none once it is merged or closed.
 import { promotionPullRequest } from '../decision/promotion-pull-request.js';
+import type { PullRequestState } from '../decision/types.js';
+import { redact } from '../logging/redaction.js';
 import { objectKeyString, type Pipeline } from '../pipeline/model.js';
 import type { VersionedPromotionRecord } from '../store/port.js';
 import type { VerifierDeps } from './deps.js';
@@ -39,14 +41,14 @@ export async function readPullRequestStates(
       revision: record.revision,
       pullRequest: pull.url,
     };
-    let state;
+    let state: PullRequestState | undefined;
     try {
       state = await ask({ pipeline, env, url: pull.url });
     } catch (error) {
-      // A PromotionError's message is redacted; the record keeps what the host said last.
+      // The record keeps what the host said last; a host's answer can repeat a credential, so the text is redacted.
       deps.logger.warn('cannot read the promotion pull request; its state stays as it was', {
         ...where,
-        error: error instanceof Error ? error.message : String(error),
+        error: redact(error instanceof Error ? error.message : String(error)),
       });
       continue;
     }
