@@ -226,7 +226,11 @@ describe('the pull request of a promotion, as the host says it', () => {
     );
     assert.ok(staging.message.includes(first.htmlUrl), staging.message);
 
-    // 2. Each poll asks the host once about the open pull request, and nothing else.
+    // 2. A Flux event reads no Git host; each poll asks the host once about the open pull request, and nothing else.
+    github.resetRequests();
+    assert.equal(await loop.sendEvent('dev', upgradeEvent('6.9.2')), 202);
+    await settled(loop.queue);
+    assert.equal(github.count(), 0);
     assert.deepEqual(await pollRequests(), { [listPulls]: 1 });
     assert.equal((await record())?.pullRequest?.state, 'open');
     assert.deepEqual(await pollRequests(), { [listPulls]: 1 });
