@@ -198,7 +198,7 @@ function walk(
     }
     if (classified.state === 'behind') {
       const record = input.promotions.find((r) => r.env === env.name && sameRevision(r.revision, candidate));
-      const step = promotionStep({ env, candidate, approval, record, now: input.now });
+      const step = promotionStep({ pipeline: input.pipeline, env, candidate, approval, record, now: input.now });
       const freeze = startsPromotion(step) ? freezeOf(input.pipeline, env, input.freezes, input.now) : undefined;
       if (freeze?.frozen === true) {
         environments.push({

@@ -3,13 +3,16 @@
 // (docs/weave-compatibility.md); here the promotion record and the approval marker decide, so an effect is asked for
 // only when nobody else is making it and, for a manual environment, only after an approval of exactly the candidate.
 import { sameRevision } from '../flux/revision.js';
-import type { PipelineEnvironment } from '../pipeline/model.js';
+import { objectKeyString, type ObjectKey, type PipelineEnvironment } from '../pipeline/model.js';
 import { strategyOf } from '../pipeline/promotion.js';
 import { promotionStage } from './promotion-lifecycle.js';
+import { promotionPullRequest } from './promotion-pull-request.js';
 import { withDetail } from './text.js';
 import type { Action, ApprovalMarker, EnvironmentReason, EnvironmentState, PromotionRecord } from './types.js';
 
 export interface PromotionStepInput {
+  /** The pipeline's key, for the commands a message names. */
+  pipeline: ObjectKey;
   env: PipelineEnvironment;
   /** The revision to promote, as the first environment runs it. */
   candidate: string;
@@ -37,7 +40,7 @@ export function promotionStep(input: PromotionStepInput): PromotionStep {
   }
   // A record comes first, even for a manual environment: it exists only once the promotion was allowed, and it is
   // what makes the effect happen at most once per revision.
-  if (record) return recordedStep(env, candidate, record, input.now);
+  if (record) return recordedStep(input, record);
   if (env.promotion.manual === true) return approvalStep(env, candidate, input.approval);
   const how = strategyOf(env.promotion);
   return step('promoting', 'PromotionDue', `promoting ${candidate} by ${how}`, promote(env, candidate));
@@ -47,17 +50,14 @@ export function promotionStep(input: PromotionStepInput): PromotionStep {
  * Follows an existing promotion record for the candidate: never start a second effect while a worker holds a live
  * lease, resume one whose worker vanished, and retry a failure only when the record says when.
  */
-function recordedStep(env: PipelineEnvironment, candidate: string, record: PromotionRecord, now: Date): PromotionStep {
+function recordedStep(input: PromotionStepInput, record: PromotionRecord): PromotionStep {
+  const { env, candidate, now } = input;
   const attempt = `attempt ${record.attempts}`;
   const failure = withDetail(`promotion of ${candidate} failed (${attempt})`, record.error);
   switch (promotionStage(record, now)) {
     case 'succeeded':
-      // Done: the targets will pick it up (a PR waits for its merge). Repeating would only re-open or re-send it.
-      return step(
-        'promoted',
-        'PromotionSucceeded',
-        `${withDetail(`promotion of ${candidate} succeeded`, record.result)}; waiting for targets`,
-      );
+      // Made: repeating it would only re-open or re-send it. What is left is a person's merge, or the targets' rollout.
+      return succeededStep(input, record);
     case 'leased':
       return step(
         'promoting',
@@ -84,6 +84,43 @@ function recordedStep(env: PipelineEnvironment, candidate: string, record: Promo
     case 'retry-scheduled':
       return step('failed', 'RetryScheduled', `${failure}; retrying at ${record.retryAt}`);
   }
+}
+
+/**
+ * A succeeded promotion: its pull request waits for a person while it is open (as the host last said, read by the
+ * poll), and says so when it was closed unmerged; once merged, or sent without one, the targets are taking it.
+ */
+function succeededStep(input: PromotionStepInput, record: PromotionRecord): PromotionStep {
+  const { env, candidate } = input;
+  const pull = promotionPullRequest(record, env.promotion);
+  if (pull?.state === 'open') {
+    return step(
+      'pull-request-open',
+      'PullRequestOpen',
+      `pull request for ${candidate} open: ${pull.url}; waiting for its merge`,
+    );
+  }
+  if (pull?.state === 'closed') {
+    const retry = `pipelinectl retry ${objectKeyString(input.pipeline)} ${env.name} --revision ${candidate}`;
+    return step(
+      'pull-request-closed',
+      'PullRequestClosed',
+      `pull request for ${candidate} closed without merging: ${pull.url}; nothing is promoted here until a newer ` +
+        `candidate comes, or \`${retry}\` opens a new pull request`,
+    );
+  }
+  if (pull?.state === 'merged') {
+    return step(
+      'promoted',
+      'PullRequestMerged',
+      `pull request for ${candidate} merged: ${pull.url}; waiting for the targets to run it`,
+    );
+  }
+  return step(
+    'promoted',
+    'PromotionSucceeded',
+    `${withDetail(`promotion of ${candidate} succeeded`, record.result)}; waiting for the targets to run it`,
+  );
 }
 
 /**

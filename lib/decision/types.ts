@@ -32,6 +32,9 @@ export interface ApprovalMarker {
 
 export type PromotionState = 'pending' | 'in-progress' | 'succeeded' | 'failed';
 
+/** What a Git host says of a pull request: still open, merged, or closed without merging. */
+export type PullRequestState = 'open' | 'merged' | 'closed';
+
 /** Kept per (pipeline, environment, revision), created before the effect: at most one effect per revision. */
 export interface PromotionRecord {
   env: string;
@@ -48,6 +51,12 @@ export interface PromotionRecord {
   result?: string;
   /** The last failure, one line. */
   error?: string;
+  /**
+   * What the Git host last said of the pull request in `result` (a pull-request promotion's), read by the scheduled
+   * poll while it is open (lib/verifier/pull-request-states.ts), and when it first said so (ISO 8601). Absent: not
+   * read yet; the promotion has just opened it, so it counts as open (promotionPullRequest).
+   */
+  pullRequest?: { state: PullRequestState; seenAt: string };
 }
 
 export interface DecisionInput {
@@ -122,7 +131,17 @@ export type EnvironmentState =
   | 'suspended'
   /** A promotion of the candidate is being made now. */
   | 'promoting'
-  /** The promotion of the candidate was made; waiting for the targets to run it. */
+  /**
+   * The promotion of the candidate was made and its pull request is open: nothing reaches the targets until a person
+   * merges it.
+   */
+  | 'pull-request-open'
+  /** The pull request of the candidate's promotion was closed without merging: a person decides what next. */
+  | 'pull-request-closed'
+  /**
+   * The promotion of the candidate reached the repository (its pull request merged, or its notification sent):
+   * the targets are taking it. In words, like `in-progress`: rolling out.
+   */
   | 'promoted'
   /** The promotion of the candidate failed; `retryAt` says whether and when it is tried again. */
   | 'failed'
@@ -179,8 +198,19 @@ export type EnvironmentReason =
   | 'PromotionInProgress'
   /** The worker holding the record vanished (lease expired, absent or unreadable): the promotion resumes. */
   | 'PromotionResumed'
+  // pull-request-open
+  /** The promotion's pull request is open: waiting for a person to merge it. */
+  | 'PullRequestOpen'
+  // pull-request-closed
+  /** The promotion's pull request was closed without merging (`pipelinectl retry` opens a new one). */
+  | 'PullRequestClosed'
   // promoted
-  /** The promotion was made; the targets have yet to run it (a pull request waits for its merge). */
+  /** The promotion's pull request was merged; the targets have yet to run it. */
+  | 'PullRequestMerged'
+  /**
+   * The promotion was made without a pull request (a notification, or the base branch already held the revision);
+   * the targets have yet to run it.
+   */
   | 'PromotionSucceeded'
   // failed
   /** The promotion failed and its retry time has come: it is tried again now. */

@@ -39,7 +39,8 @@ export class PipelineReader {
     }
     for (const env of view.environments) {
       if (env.state === 'waiting-approval') return `${env.name} waits for approval of ${candidate}`;
-      if (env.state === 'promoting' || env.state === 'promoted' || env.state === 'in-progress') {
+      const underWay: readonly string[] = ['promoting', 'pull-request-open', 'promoted', 'in-progress'];
+      if (underWay.includes(env.state)) {
         return `${env.name} is being promoted to ${candidate}`;
       }
     }

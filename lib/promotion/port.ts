@@ -3,6 +3,7 @@
 import { redact } from '../logging/redaction.js';
 import type { Pipeline, PipelineEnvironment } from '../pipeline/model.js';
 import type { PromotionEvidence } from '../decision/promotion-evidence.js';
+import type { PullRequestState } from '../decision/types.js';
 import { isRetried, type PromotionFailureKind } from './failure-kind.js';
 
 export interface PromotionRequest {
@@ -70,4 +71,19 @@ export function failureKindOf(error: unknown): PromotionFailureKind {
  */
 export interface Promoter {
   promote(request: PromotionRequest): Promise<PromotionOutcome>;
+  /**
+   * Where the pull request at `url`, opened by a promotion to the environment, stands now, as its host says, in one
+   * read of the host (the environment's promotion branch's pull requests, matched by URL). Undefined when the host
+   * lists none with that URL. A failure is a PromotionError, redacted. Absent from promoters that open no pull
+   * requests.
+   */
+  pullRequestState?(request: PullRequestStateRequest): Promise<PullRequestState | undefined>;
+}
+
+export interface PullRequestStateRequest {
+  pipeline: Pipeline;
+  /** The environment the promotion was made to, with the promotion in force for it. */
+  env: PipelineEnvironment;
+  /** The pull request's web URL, as the promotion's result holds it. */
+  url: string;
 }

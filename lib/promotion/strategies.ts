@@ -3,7 +3,14 @@
 // accepts that case with a warning. A rollback goes only to the pull-request strategy (docs/rollback.md).
 import { strategyOf } from '../pipeline/promotion.js';
 import { rollbackNotSupported } from './notification-strategy/promoter.js';
-import { PromotionError, type Promoter, type PromotionOutcome, type PromotionRequest } from './port.js';
+import type { PullRequestState } from '../decision/types.js';
+import {
+  PromotionError,
+  type Promoter,
+  type PromotionOutcome,
+  type PromotionRequest,
+  type PullRequestStateRequest,
+} from './port.js';
 
 export interface Strategies {
   pullRequest?: Promoter;
@@ -29,5 +36,10 @@ export class StrategyPromoter implements Promoter {
       );
     }
     return promoter.promote(request);
+  }
+
+  /** Asked of the pull-request strategy, whatever the environment's block says now: only it opens pull requests. */
+  async pullRequestState(request: PullRequestStateRequest): Promise<PullRequestState | undefined> {
+    return this.strategies.pullRequest?.pullRequestState?.(request);
   }
 }

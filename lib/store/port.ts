@@ -3,7 +3,7 @@
 // least it needs; the DynamoDB adapter implements all.
 // Correctness lives in the conditional writes behind these methods, never in timing or queue order.
 import type { ConfigSourceDocument, GitopsClusterDocument, PipelineDocument } from '../config/schema.js';
-import type { ApprovalMarker, PromotionRecord } from '../decision/types.js';
+import type { ApprovalMarker, PromotionRecord, PullRequestState } from '../decision/types.js';
 import type { FreezeScope, FreezeSwitch } from '../pipeline/freeze.js';
 import type { TargetStatus } from '../flux/target-status.js';
 import type { AppKey, ObjectKey, Pipeline } from '../pipeline/model.js';
@@ -358,8 +358,18 @@ export interface Promotions {
     leaseMs: number,
     now: Date,
   ): Promise<VersionedPromotionRecord | undefined>;
-  /** Ends the attempt `record` (as claimed) with success and its result; false when the record moved on meanwhile. */
+  /**
+   * Ends the attempt `record` (as claimed) with success and its result, forgetting what a host said of an earlier
+   * result's pull request (`pullRequest`); false when the record moved on meanwhile.
+   */
   completePromotion(record: VersionedPromotionRecord, result: string | undefined, now: Date): Promise<boolean>;
+  /**
+   * Records what the Git host says of the pull request of `record` (a succeeded pull-request promotion), seen at
+   * `now` (`pullRequest`), conditional on the record's version as read, so that of two workers reading the host at
+   * once the one that read an older record cannot put back a state the other moved on from. It leaves `updatedAt`
+   * as it is: the promotion itself did not change. False when the record moved on meanwhile.
+   */
+  recordPullRequestState(record: VersionedPromotionRecord, state: PullRequestState, now: Date): Promise<boolean>;
   /**
    * Ends the attempt with a failure, and why (`failureKind`, kept beside `error`); `retryAt` absent means failed for
    * good. False when the record moved on.

@@ -8,7 +8,7 @@ import { isDeepStrictEqual } from 'node:util';
 import { randomUUID } from 'node:crypto';
 import type { ConfigSourceDocument, WatchedKind, GitopsClusterDocument, PipelineDocument } from '../config/schema.js';
 import { attemptKey, pendingStatus, syncedStatus } from '../store/config-sync-step.js';
-import { isClaimable, promotionStage, type ApprovalMarker } from '../decision/index.js';
+import { isClaimable, promotionStage, type ApprovalMarker, type PullRequestState } from '../decision/index.js';
 import type { TargetStatus } from '../flux/target-status.js';
 import type { FreezeScope, FreezeSwitch } from '../pipeline/freeze.js';
 import type { PromotionFailureKind } from '../promotion/failure-kind.js';
@@ -514,10 +514,27 @@ export class MemoryStore implements Store {
   }
 
   async completePromotion(claimed: VersionedPromotionRecord, result: string | undefined, now: Date): Promise<boolean> {
-    return this.#finish(claimed, now, ['leaseExpiresAt', 'owner', 'retryAt', 'error', 'failureKind'], {
+    return this.#finish(claimed, now, ['leaseExpiresAt', 'owner', 'retryAt', 'error', 'failureKind', 'pullRequest'], {
       state: 'succeeded',
       ...(result === undefined ? {} : { result }),
     });
+  }
+
+  async recordPullRequestState(
+    claimed: VersionedPromotionRecord,
+    state: PullRequestState,
+    now: Date,
+  ): Promise<boolean> {
+    const id = promotionId(claimed.pipeline, claimed.env, claimed.revision);
+    const current = this.#promotions.get(id);
+    this.counts.writes += 1;
+    if (current?.version !== claimed.version) return false;
+    // As the table: `updatedAt` stays, the promotion itself did not change.
+    this.#promotions.set(
+      id,
+      copy({ ...current, pullRequest: { state, seenAt: now.toISOString() }, version: current.version + 1 }),
+    );
+    return true;
   }
 
   async failPromotion(

@@ -9,6 +9,7 @@ import {
 } from '../decision/index.js';
 import { runsSourceRevision, sameRevision } from '../flux/revision.js';
 import { rolledBackEnv } from '../decision/rollback-record.js';
+import { promotionPullRequest, type PromotionPullRequest } from '../decision/promotion-pull-request.js';
 import type { TargetPhase, TargetReason } from '../flux/target-status.js';
 import { appKeyOf, appKeyString, type ObjectKey } from '../pipeline/model.js';
 import type { ObservedTargetStatus, StoredPipeline, VersionedPromotionRecord } from '../store/port.js';
@@ -47,6 +48,8 @@ export interface EnvironmentView {
   approval?: ApprovalMarker;
   /** The environment's promotion records, its rollbacks' included (`rollback:{env}`), newest first. */
   promotions: VersionedPromotionRecord[];
+  /** The pull request the promotion of the candidate opened here, as its host last said (promotionPullRequest). */
+  pullRequest?: PromotionPullRequest;
 }
 
 export interface PipelineView {
@@ -68,6 +71,12 @@ export async function loadPipelineView(
   const { pipeline } = state.stored;
   const environments = pipeline.environments.map((env): EnvironmentView => {
     const explanation = decision.environments.find((e) => e.env === env.name);
+    const { candidate } = decision;
+    const candidateRecord =
+      candidate === undefined
+        ? undefined
+        : state.promotions.find((record) => record.env === env.name && sameRevision(record.revision, candidate));
+    const pullRequest = candidateRecord && promotionPullRequest(candidateRecord, env.promotion);
     return {
       name: env.name,
       manual: env.promotion?.manual === true,
@@ -88,6 +97,7 @@ export async function loadPipelineView(
       promotions: state.promotions
         .filter((record) => record.env === env.name || rolledBackEnv(record.env) === env.name)
         .sort((a, b) => Date.parse(b.updatedAt) - Date.parse(a.updatedAt)),
+      ...(pullRequest ? { pullRequest } : {}),
     };
   });
   return { key, stored: state.stored, decision, environments };

@@ -13,7 +13,10 @@ export const ENVIRONMENT_STATE_WORDS: Readonly<Record<EnvironmentState, string>>
   unknown: 'unknown',
   suspended: 'suspended',
   promoting: 'promoting',
-  promoted: 'promoted, waiting for targets',
+  'pull-request-open': 'pull request open',
+  'pull-request-closed': 'pull request closed without merging',
+  // The revision is in the repository (merged, or sent): the targets are taking it, as they are in `in-progress`.
+  promoted: 'rolling out',
   failed: 'promotion failed',
   'waiting-approval': 'waits for approval',
   'no-strategy': 'no promotion configured',

@@ -179,10 +179,13 @@ describe('the dashboard in headless Chromium', { concurrency: false, timeout: 4 
     // From here on, a reload would lose this mark: the update must come without one.
     await page.evaluate('window.notReloaded = true');
     await world?.deliverPending();
-    await page.waitForSelector('#env-staging [data-state="promoted"]');
+    // The pull request is opened, not merged: the state says so, with its link beside it.
+    await page.waitForSelector('#env-staging [data-state="pull-request-open"]');
     assert.equal(await page.evaluate<boolean>("'notReloaded' in window"), true, 'updated in place');
-    assert.equal(await page.locator(`#env-staging a[href="${PULL_REQUEST_URL}"]`).count(), 1);
-    await screenshot(t, 'pipeline-promoted');
+    assert.equal(await page.locator('#env-staging .state').first().innerText(), 'pull request open');
+    assert.equal(await page.locator(`#env-staging .pull-request a[href="${PULL_REQUEST_URL}"]`).count(), 1);
+    assert.equal(await page.locator(`#env-staging table a[href="${PULL_REQUEST_URL}"]`).count(), 1);
+    await screenshot(t, 'pipeline-pull-request-open');
   });
 
   it('the history shows the approval with who approved', async (t) => {

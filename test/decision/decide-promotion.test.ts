@@ -17,6 +17,7 @@ import {
   runRows,
   threeEnvironments,
   unhealthy,
+  unsettled,
 } from './fixtures.js';
 
 /** dev and staging take the pipeline's notification; prod has its own block: a manual pull request. */
@@ -58,6 +59,11 @@ const readyForProd = {
 const SHA = '731f7eaddfb6af01cb2173e18f0f75b0ba780ef1';
 const OLD_SHA = '2d4f1c0b9e8a7f6e5d4c3b2a1908f7e6d5c4b3a2';
 const PR = 'https://github.com/acme/fleet/pull/7';
+const ALREADY_ON_BASE = 'already at 6.9.2 on main in https://github.com/acme/fleet';
+/** What the poll recorded of the pull request, as its host said it (lib/verifier/pull-request-states.ts). */
+const openPull = { state: 'open', seenAt: minutesFromNow(-5) } as const;
+const mergedPull = { state: 'merged', seenAt: minutesFromNow(-1) } as const;
+const closedPull = { state: 'closed', seenAt: minutesFromNow(-1) } as const;
 
 describe('decide: manual approval', () => {
   runRows([
@@ -166,8 +172,8 @@ describe('decide: manual approval', () => {
       promotions: [record('prod', '6.9.2', { state: 'succeeded', result: PR })],
       candidate: '6.9.2',
       actions: [],
-      states: { dev: 'source', staging: 'passed', prod: 'promoted' },
-      reasons: { dev: 'CandidateFound', staging: 'AllTargetsReady', prod: 'PromotionSucceeded' },
+      states: { dev: 'source', staging: 'passed', prod: 'pull-request-open' },
+      reasons: { dev: 'CandidateFound', staging: 'AllTargetsReady', prod: 'PullRequestOpen' },
     },
   ]);
 });
@@ -175,15 +181,86 @@ describe('decide: manual approval', () => {
 describe('decide: promotion records', () => {
   runRows([
     {
-      name: 'a succeeded promotion is not repeated: waiting for the targets',
+      name: 'a succeeded promotion is not repeated: its pull request, not read yet, is open (it was just opened)',
       pipeline: three,
       observed: readyForStaging,
       promotions: [record('staging', '6.9.2', { state: 'succeeded', result: PR })],
       candidate: '6.9.2',
       actions: [],
+      states: { dev: 'source', staging: 'pull-request-open', prod: 'not-reached' },
+      reasons: { dev: 'CandidateFound', staging: 'PullRequestOpen', prod: 'StoppedEarlier' },
+      messages: { staging: [`pull request for 6.9.2 open: ${PR}; waiting for its merge`] },
+    },
+    {
+      name: 'the host said the pull request is open: it waits for a person to merge it',
+      pipeline: three,
+      observed: readyForStaging,
+      promotions: [record('staging', '6.9.2', { state: 'succeeded', result: PR, pullRequest: openPull })],
+      candidate: '6.9.2',
+      actions: [],
+      states: { dev: 'source', staging: 'pull-request-open', prod: 'not-reached' },
+      reasons: { dev: 'CandidateFound', staging: 'PullRequestOpen', prod: 'StoppedEarlier' },
+      messages: { staging: [PR] },
+    },
+    {
+      name: 'the host said the pull request was merged: the targets are taking it (rolling out)',
+      pipeline: three,
+      observed: readyForStaging,
+      promotions: [record('staging', '6.9.2', { state: 'succeeded', result: PR, pullRequest: mergedPull })],
+      candidate: '6.9.2',
+      actions: [],
+      states: { dev: 'source', staging: 'promoted', prod: 'not-reached' },
+      reasons: { dev: 'CandidateFound', staging: 'PullRequestMerged', prod: 'StoppedEarlier' },
+      messages: { staging: [`pull request for 6.9.2 merged: ${PR}; waiting for the targets to run it`] },
+    },
+    {
+      name: 'the host said the pull request was closed unmerged: nothing is promoted, and retry opens a new one',
+      pipeline: three,
+      observed: readyForStaging,
+      promotions: [record('staging', '6.9.2', { state: 'succeeded', result: PR, pullRequest: closedPull })],
+      candidate: '6.9.2',
+      actions: [],
+      states: { dev: 'source', staging: 'pull-request-closed', prod: 'not-reached' },
+      reasons: { dev: 'CandidateFound', staging: 'PullRequestClosed', prod: 'StoppedEarlier' },
+      messages: {
+        staging: [
+          `pull request for 6.9.2 closed without merging: ${PR}`,
+          '`pipelinectl retry flux-system/podinfo staging --revision 6.9.2` opens a new pull request',
+        ],
+      },
+      waitsFor: { prod: 'staging' },
+    },
+    {
+      name: 'an open pull request whose revision the targets run anyway: rolling out, as the targets say',
+      pipeline: three,
+      observed: { ...readyForStaging, 'flux-system/staging apps': unsettled('6.9.2') },
+      promotions: [record('staging', '6.9.2', { state: 'succeeded', result: PR, pullRequest: openPull })],
+      candidate: '6.9.2',
+      actions: [],
+      states: { dev: 'source', staging: 'in-progress', prod: 'not-reached' },
+      reasons: { dev: 'CandidateFound', staging: 'RollingOut', prod: 'StoppedEarlier' },
+    },
+    {
+      name: 'a succeeded notification: no pull request to wait for, the targets are taking it',
+      pipeline: threeEnvironments(notification),
+      observed: readyForStaging,
+      promotions: [record('staging', '6.9.2', { state: 'succeeded' })],
+      candidate: '6.9.2',
+      actions: [],
       states: { dev: 'source', staging: 'promoted', prod: 'not-reached' },
       reasons: { dev: 'CandidateFound', staging: 'PromotionSucceeded', prod: 'StoppedEarlier' },
-      messages: { staging: [`promotion of 6.9.2 succeeded: ${PR}; waiting for targets`] },
+      messages: { staging: ['promotion of 6.9.2 succeeded; waiting for the targets to run it'] },
+    },
+    {
+      name: 'a pull-request promotion that found the base already on the revision opened none: no pull request open',
+      pipeline: three,
+      observed: readyForStaging,
+      promotions: [record('staging', '6.9.2', { state: 'succeeded', result: ALREADY_ON_BASE })],
+      candidate: '6.9.2',
+      actions: [],
+      states: { dev: 'source', staging: 'promoted', prod: 'not-reached' },
+      reasons: { dev: 'CandidateFound', staging: 'PromotionSucceeded', prod: 'StoppedEarlier' },
+      messages: { staging: [ALREADY_ON_BASE] },
     },
     {
       name: 'an in-progress promotion with a live lease is left to its worker',
@@ -336,8 +413,8 @@ describe('decide: promotion records', () => {
       promotions: [record('staging', `main/${SHA}`, { state: 'succeeded', result: PR })],
       candidate: `main@sha1:${SHA}`,
       actions: [],
-      states: { dev: 'source', staging: 'promoted', prod: 'not-reached' },
-      reasons: { dev: 'CandidateFound', staging: 'PromotionSucceeded', prod: 'StoppedEarlier' },
+      states: { dev: 'source', staging: 'pull-request-open', prod: 'not-reached' },
+      reasons: { dev: 'CandidateFound', staging: 'PullRequestOpen', prod: 'StoppedEarlier' },
     },
   ]);
 });

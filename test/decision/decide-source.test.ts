@@ -75,8 +75,8 @@ describe('decide: a pipeline with a source', () => {
       promotions: [record('dev', '6.5.0', { state: 'succeeded', result: 'https://github.com/acme/fleet/pull/7' })],
       candidate: '6.5.0',
       actions: [],
-      states: { dev: 'promoted', prod: 'not-reached' },
-      reasons: { dev: 'PromotionSucceeded', prod: 'StoppedEarlier' },
+      states: { dev: 'pull-request-open', prod: 'not-reached' },
+      reasons: { dev: 'PullRequestOpen', prod: 'StoppedEarlier' },
       source: { state: 'found', reason: 'VersionFound', version: '6.5.0' },
     },
     {

@@ -146,10 +146,34 @@ for (const [type, start] of HOSTS) {
       assert.match(files['apps/prod/helmrelease.yaml'] ?? '', /version: "6.9.3"/);
     });
 
+    it('tells where its pull request stands in one request: open, then merged; none other from the branch', async () => {
+      const { fake } = subject;
+      const url = fake.pullRequests()[0]?.url ?? assert.fail('no pull request');
+      const { pipeline, env } = prRequest({
+        revision: '6.9.3',
+        type,
+        url: fake.repositoryUrl,
+        secretName: SECRET.name,
+      });
+      const promoter = subject.promoter();
+      // A new client's first call may discover the API (Azure DevOps' resource locations), once per process.
+      await promoter.pullRequestState({ pipeline, env, url });
+      const stateOf = async (at: string) => {
+        fake.resetRequests();
+        const state = await promoter.pullRequestState({ pipeline, env, url: at });
+        assert.equal(fake.requestCount(), 1, 'one request to the host');
+        return state;
+      };
+      assert.equal(await stateOf(url), 'open');
+      assert.equal(await stateOf(`${url}0`), undefined, 'a URL the branch has no pull request at');
+      fake.merge(url);
+      assert.equal(await stateOf(url), 'merged');
+    });
+
     it('gives the merged pull request as the result once the base holds the version', async () => {
       const { fake } = subject;
       const url = fake.pullRequests()[0]?.url ?? assert.fail('no pull request');
-      fake.merge(url);
+      if (fake.pullRequests()[0]?.state === 'open') fake.merge(url);
       assert.match(fake.files('main')['apps/prod/helmrelease.yaml'] ?? '', /version: "6.9.3"/);
       fake.resetRequests();
       assert.equal(await subject.promote('6.9.3'), url);

@@ -999,6 +999,40 @@ export function storeContract(name: string, start: () => Promise<StoreUnderTest>
       assert.equal(await store.completePromotion(claimed, url, minutes(11)), false, 'a stale version is refused');
     });
 
+    it('records what the host says of the pull request, conditionally; a new result forgets it', async () => {
+      const { store } = subject;
+      await store.createPromotion(pipeline, 'staging', '6.9.3', t0);
+      const claimed = await store.claimPromotion(pipeline, 'staging', '6.9.3', 'worker-a', 60_000, t0);
+      assert.ok(claimed);
+      const url = 'https://github.com/acme/fleet/pull/45';
+      assert.equal(await store.completePromotion(claimed, url, minutes(0.5)), true);
+      const opened = await store.getPromotion(pipeline, 'staging', '6.9.3');
+      assert.ok(opened);
+      assert.equal(opened.pullRequest, undefined, 'not read yet');
+      assert.equal(await store.recordPullRequestState(opened, 'open', minutes(1)), true);
+      const seenOpen = await store.getPromotion(pipeline, 'staging', '6.9.3');
+      assert.deepEqual(seenOpen?.pullRequest, { state: 'open', seenAt: '2026-11-01T10:01:00.000Z' });
+      assert.equal(seenOpen?.updatedAt, opened.updatedAt, 'the promotion itself did not change');
+      assert.equal(seenOpen?.version, opened.version + 1);
+      assert.ok(seenOpen);
+      assert.equal(await store.recordPullRequestState(seenOpen, 'closed', minutes(2)), true);
+      // A worker that read the record before, and the host while the pull request was open, cannot put it back.
+      assert.equal(await store.recordPullRequestState(opened, 'open', minutes(3)), false);
+      const closed = await store.getPromotion(pipeline, 'staging', '6.9.3');
+      assert.deepEqual(closed?.pullRequest, { state: 'closed', seenAt: '2026-11-01T10:02:00.000Z' });
+      assert.deepEqual(
+        (await store.listPromotions(pipeline)).find((r) => r.env === 'staging' && r.revision === '6.9.3')?.pullRequest,
+        closed?.pullRequest,
+      );
+      // `pipelinectl retry` makes it due; the next attempt opens a new pull request, not read yet.
+      assert.ok(closed);
+      assert.equal(await store.failPromotion(closed, 'closed without merging', minutes(4), minutes(4)), true);
+      const due = await store.claimPromotion(pipeline, 'staging', '6.9.3', 'worker-b', 60_000, minutes(4));
+      assert.ok(due);
+      assert.equal(await store.completePromotion(due, 'https://github.com/acme/fleet/pull/46', minutes(5)), true);
+      assert.equal((await store.getPromotion(pipeline, 'staging', '6.9.3'))?.pullRequest, undefined);
+    });
+
     it('an expired lease lets another worker resume, and the first one can no longer finish', async () => {
       const { store } = subject;
       await store.createPromotion(pipeline, 'prod', '7.0.0', t0);

@@ -108,6 +108,7 @@ function environmentSection(view: PipelineView, env: EnvironmentStatusJson, inde
     <p>
       State: <span data-state="${env.state}">${stateBadge(env)}</span>
       <span class="muted">${traits}</span>
+      ${env.pullRequest ? html`<span class="pull-request">· pull request ${env.pullRequest.state}: ${linkIfHttp(env.pullRequest.url)}</span>` : ''}
     </p>
     <p class="explanation">${env.message}</p>
     ${env.soakEndsAt ? html`<p class="soak">${env.state === 'soaking' ? 'soaking' : 'waiting for a soak'}: <time datetime="${env.soakEndsAt}">${timeLeftUntil(env.soakEndsAt, now) ?? env.soakEndsAt}</time></p>` : ''}

@@ -1,8 +1,11 @@
 // What `pipelinectl retry` does: a promotion that failed for good (a `failed` record without `retryAt`: bad
-// credentials, no marker, an outage past the retry limit) waits for a person. Once that person has fixed the cause,
-// this makes the record due now, under the caller's identity, and hands the pipeline to the verifier, which claims
-// the record and runs the strategy again as it would for any retry that came due.
+// credentials, no marker, an outage past the retry limit), or whose pull request was closed without merging, waits
+// for a person. Once that person has fixed the cause, this makes the record due now, under the caller's identity,
+// and hands the pipeline to the verifier, which claims the record and runs the strategy again as it would for any
+// retry that came due (for a closed pull request: a new one is opened).
 import { decide, promotionStage } from '../../decision/index.js';
+import { promotionPullRequest } from '../../decision/promotion-pull-request.js';
+import type { Promotion } from '../../pipeline/promotion.js';
 import { sameRevision } from '../../flux/revision.js';
 import { objectKeyString, type ObjectKey } from '../../pipeline/model.js';
 import { rollbackRecordEnv, rolledBackEnv } from '../../decision/rollback-record.js';
@@ -52,7 +55,7 @@ export function retryJson(key: ObjectKey, env: string, result: RetryResult): Ret
 /**
  * Retries the promotion of `revision` (default: the environment's newest promotion record) to `env`. Throws a
  * CliError, writing nothing, when the pipeline or environment does not exist, when that promotion did not fail for
- * good (naming what it did), or when the decision would not run it even once due (another candidate, an environment
+ * good and its pull request was not closed unmerged (naming what it did), or when the decision would not run it even once due (another candidate, an environment
  * that moved on): retrying then would do nothing, or promote a revision that is no longer wanted.
  */
 export async function retryPromotion(
@@ -77,7 +80,9 @@ export async function retryPromotion(
   const what = options.rollback
     ? `the rollback of ${name} ${env} from ${record.revision}`
     : `the promotion of ${record.revision} to ${name} ${env}`;
-  refuseUnlessFailedForGood(record, what, now);
+  const promotion = state.stored.pipeline.environments.find((e) => e.name === env)?.promotion;
+  const closedPull = options.rollback ? undefined : closedPullRequest(record, promotion);
+  if (!closedPull) refuseUnlessFailedForGood(record, what, now);
   if (options.rollback) await refuseUnlessRollbackDue(backend, state, record, now, `${name} ${env}`);
   else refuseUnlessDecisionRetries(state, record, now, `${name} ${env}`);
 
@@ -85,8 +90,10 @@ export async function retryPromotion(
   // failPromotion is the store's conditional end of an attempt: on a failed record it only sets retryAt, keeps the
   // error and its kind, and succeeds only if nobody touched the record since it was read (its version), so a
   // verifier that moved it meanwhile wins and nothing is overwritten. A failed record whose retryAt has come is what
-  // the decision resumes and claimPromotion accepts.
-  if (!(await backend.store.failPromotion(record, record.error ?? 'failed', now, now, record.failureKind))) {
+  // the decision resumes and claimPromotion accepts. A succeeded one whose pull request was closed unmerged becomes
+  // such a failure: the promotion is made again, and opens a new pull request (the closed one cannot be updated).
+  const error = closedPull ? `the pull request was closed without merging: ${closedPull}` : (record.error ?? 'failed');
+  if (!(await backend.store.failPromotion(record, error, now, now, closedPull ? undefined : record.failureKind))) {
     const current = await backend.store.getPromotion(key, recordEnv, record.revision);
     throw new CliError(`${what} changed while retrying it (it is now ${current?.state ?? 'gone'}): look again`);
   }
@@ -157,7 +164,16 @@ async function refuseUnlessRollbackDue(
   );
 }
 
-/** Only a promotion that failed for good waits for a person; any other stage is the verifier's to move on. */
+/** The URL of the record's pull request when its host said it was closed without merging (promotionPullRequest). */
+function closedPullRequest(record: VersionedPromotionRecord, promotion: Promotion | undefined): string | undefined {
+  const pull = promotionPullRequest(record, promotion);
+  return pull?.state === 'closed' ? pull.url : undefined;
+}
+
+/**
+ * Only a promotion that failed for good (or whose pull request was closed unmerged: closedPullRequest) waits for a
+ * person; any other stage is the verifier's to move on.
+ */
 function refuseUnlessFailedForGood(record: VersionedPromotionRecord, what: string, now: Date): void {
   switch (promotionStage(record, now)) {
     case 'succeeded':
@@ -185,7 +201,7 @@ function refuseUnlessDecisionRetries(
   now: Date,
   where: string,
 ): void {
-  const due = { ...record, retryAt: now.toISOString() };
+  const due = { ...record, state: 'failed' as const, retryAt: now.toISOString() };
   const promotions = state.promotions.map((r) => (r.env === record.env && r.revision === record.revision ? due : r));
   const decision = decide(decisionInputOf({ ...state, promotions }, now));
   const retried = decision.actions.some(

@@ -7,6 +7,7 @@ import type {
   EnvironmentReason,
   EnvironmentState,
   PromotionState,
+  PullRequestState,
   SourceExplanation,
   SourceReason,
   SourceState,
@@ -80,7 +81,8 @@ export interface EnvironmentStatusJson {
   manual: boolean;
   strategy: 'pull-request' | 'notification' | null;
   /** The decision for the environment: source, passed, soaking, in-progress, ahead, unknown, suspended, promoting,
-   *  promoted, failed, waiting-approval, rejected, frozen, rolling-back, no-strategy or not-reached. */
+   *  pull-request-open, pull-request-closed, promoted, failed, waiting-approval, rejected, frozen, rolling-back,
+   *  no-strategy or not-reached. */
   state: EnvironmentState;
   /** The state in plain words, as the table, `explain` and the dashboard say it: `rolling out`, `waits for staging`. */
   stateText: string;
@@ -96,6 +98,11 @@ export interface EnvironmentStatusJson {
   frozenUntil: string | null;
   /** ISO 8601: when a rollback waiting out its grace period (`RollbackGracePeriod`) becomes due; else null. */
   rollbackAt: string | null;
+  /**
+   * The pull request the promotion of the candidate opened here, and where it stands as its Git host last said
+   * (read by the poll while it is open; `open` until then); null when the candidate was not promoted here by one.
+   */
+  pullRequest: { url: string; state: PullRequestState } | null;
   targets: TargetStatusJson[];
   /** The environment's approval marker, if any. */
   approval: ApprovalJson | null;
@@ -172,6 +179,7 @@ export function statusJson(view: PipelineView): PipelineStatusJson {
       soakEndsAt: env.soakEndsAt ?? null,
       frozenUntil: env.frozenUntil ?? null,
       rollbackAt: env.rollbackAt ?? null,
+      pullRequest: env.pullRequest ? { url: env.pullRequest.url, state: env.pullRequest.state } : null,
       targets: env.targets.map(({ cluster, namespace, observed }) => ({
         cluster: objectKeyString(cluster),
         namespace,

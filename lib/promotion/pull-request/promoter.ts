@@ -34,7 +34,14 @@ import type { GitProviderType } from '../../pipeline/promotion.js';
 import { repositoryAddress, type RepositoryAddress } from '../../pipeline/repository-address.js';
 import type { SecretSource } from '../../secrets/port.js';
 import { markerFor, markersInSliced, mayHoldMarkers, setMarkedValuesSliced } from '../markers.js';
-import { PromotionError, type Promoter, type PromotionOutcome, type PromotionRequest } from '../port.js';
+import type { PullRequestState } from '../../decision/types.js';
+import {
+  PromotionError,
+  type Promoter,
+  type PromotionOutcome,
+  type PromotionRequest,
+  type PullRequestStateRequest,
+} from '../port.js';
 import { DEFAULT_COMMIT_AUTHOR, type CommitAuthor } from './commit-author.js';
 import { gitBlobId } from './git-blob-id.js';
 import type { FileChange, GitHost, HostRepository, RepositoryFile } from './host.js';
@@ -99,18 +106,7 @@ export class PullRequestPromoter implements Promoter {
 
   async promote(request: PromotionRequest): Promise<PromotionOutcome> {
     const { pipeline, env, revision } = request;
-    const spec = env.promotion?.strategy['pull-request'];
-    if (!spec) throw new PromotionError('Invalid', `environment ${env.name} has no pull-request promotion`);
-    const host = this.hosts.get(spec.type);
-    if (!host) {
-      throw new PromotionError('Invalid', `the ${spec.type} Git provider is not available in this deployment`);
-    }
-    const located = repositoryAddress(spec.type, spec.url);
-    if (!located.ok) throw new PromotionError('Invalid', `the pull-request url ${located.problem}`);
-    const address = located.address;
-    const apiUrl = (this.options.apiUrls?.[spec.type] ?? address.apiUrl).replace(/\/+$/, '');
-    const secret: ObjectKey = { namespace: pipeline.namespace, name: spec.secretRef.name };
-    const values = await this.readSecret(host, secret);
+    const { spec, host, address, apiUrl, secret, values } = await this.repositoryOf(pipeline, env);
     try {
       const run: Run = {
         host,
@@ -127,6 +123,39 @@ export class PullRequestPromoter implements Promoter {
     } catch (error) {
       throw host.toPromotionError(error, secret);
     }
+  }
+
+  /**
+   * One request to the host: the pull requests from the environment's promotion branch (Weave's name: the one
+   * branch every promotion to it uses), the one at `url` among them. A rollback's pull request is not asked about.
+   */
+  async pullRequestState(request: PullRequestStateRequest): Promise<PullRequestState | undefined> {
+    const { pipeline, env, url } = request;
+    const { host, address, apiUrl, secret, values } = await this.repositoryOf(pipeline, env);
+    try {
+      const repository = host.open(address, apiUrl, secret, values);
+      const pulls = await repository.pullRequestsFrom(promotionBranch(pipeline.namespace, pipeline.name, env.name));
+      return pulls.find((pull) => pull.url === url)?.state;
+    } catch (error) {
+      throw host.toPromotionError(error, secret);
+    }
+  }
+
+  /** The environment's pull-request block, its host's adapter, the repository's address and the credentials. */
+  private async repositoryOf(pipeline: PromotionRequest['pipeline'], env: PromotionRequest['env']) {
+    const spec = env.promotion?.strategy['pull-request'];
+    if (!spec) throw new PromotionError('Invalid', `environment ${env.name} has no pull-request promotion`);
+    const host = this.hosts.get(spec.type);
+    if (!host) {
+      throw new PromotionError('Invalid', `the ${spec.type} Git provider is not available in this deployment`);
+    }
+    const located = repositoryAddress(spec.type, spec.url);
+    if (!located.ok) throw new PromotionError('Invalid', `the pull-request url ${located.problem}`);
+    const address = located.address;
+    const apiUrl = (this.options.apiUrls?.[spec.type] ?? address.apiUrl).replace(/\/+$/, '');
+    const secret: ObjectKey = { namespace: pipeline.namespace, name: spec.secretRef.name };
+    const values = await this.readSecret(host, secret);
+    return { spec, host, address, apiUrl, secret, values };
   }
 
   /** The Secret's values. Only a failure to read the store is retryable: a missing Secret waits for a person. */

@@ -3,7 +3,7 @@
 // that same write); every later change is conditional on the record's version (optimistic locking), so two workers
 // never both own an attempt.
 import { GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { isClaimable, promotionStage } from '../../decision/index.js';
+import { isClaimable, promotionStage, type PullRequestState } from '../../decision/index.js';
 import { queryAll } from './query.js';
 import type { ObjectKey } from '../../pipeline/model.js';
 import { isPromotionFailureKind, type PromotionFailureKind } from '../../promotion/failure-kind.js';
@@ -114,8 +114,34 @@ export class DynamoPromotions implements Promotions {
         ...(result === undefined ? {} : { result }),
         expiresAt: expiresAfter(now, this.table.retentionDays),
       },
-      remove: ['leaseExpiresAt', 'owner', 'retryAt', 'error', 'failureKind'],
+      remove: ['leaseExpiresAt', 'owner', 'retryAt', 'error', 'failureKind', 'pullRequest'],
     });
+  }
+
+  async recordPullRequestState(
+    claimed: VersionedPromotionRecord,
+    state: PullRequestState,
+    now: Date,
+  ): Promise<boolean> {
+    try {
+      await this.table.documents.send(
+        new UpdateCommand({
+          TableName: this.table.tableName,
+          Key: keys.promotion(claimed.pipeline, claimed.env, claimed.revision),
+          UpdateExpression: 'SET version = version + :one, pullRequest = :pullRequest',
+          ConditionExpression: 'version = :version',
+          ExpressionAttributeValues: {
+            ':version': claimed.version,
+            ':one': 1,
+            ':pullRequest': { state, seenAt: now.toISOString() },
+          },
+        }),
+      );
+      return true;
+    } catch (error) {
+      if (isConditionFailure(error)) return false;
+      throw error;
+    }
   }
 
   async failPromotion(
@@ -195,5 +221,17 @@ function record(item: Record<string, unknown>): VersionedPromotionRecord {
     if (typeof item[field] === 'string') result[field] = item[field];
   }
   if (isPromotionFailureKind(item.failureKind)) result.failureKind = item.failureKind;
+  const pullRequest = pullRequestOf(item.pullRequest);
+  if (pullRequest) result.pullRequest = pullRequest;
   return result;
+}
+
+const PULL_REQUEST_STATES: readonly unknown[] = ['open', 'merged', 'closed'] satisfies PullRequestState[];
+
+/** The stored `pullRequest` map; undefined when absent or not of its shape (it is then read again from the host). */
+function pullRequestOf(value: unknown): VersionedPromotionRecord['pullRequest'] {
+  if (typeof value !== 'object' || value === null) return undefined;
+  const { state, seenAt } = value as Record<string, unknown>;
+  if (!PULL_REQUEST_STATES.includes(state) || typeof seenAt !== 'string') return undefined;
+  return { state: state as PullRequestState, seenAt };
 }

@@ -63,6 +63,7 @@ export function createDynamoStore(options: DynamoStoreOptions): Store {
     createPromotion: (...args) => promotions.createPromotion(...args),
     claimPromotion: (...args) => promotions.claimPromotion(...args),
     completePromotion: (...args) => promotions.completePromotion(...args),
+    recordPullRequestState: (...args) => promotions.recordPullRequestState(...args),
     failPromotion: (...args) => promotions.failPromotion(...args),
     appendAudit: (...args) => audit.appendAudit(...args),
     listAudit: (...args) => audit.listAudit(...args),

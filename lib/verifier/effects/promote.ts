@@ -9,6 +9,7 @@ import type { Action } from '../../decision/index.js';
 import { redact } from '../../logging/redaction.js';
 import { objectKeyString, type Pipeline, pipelineKeyOf } from '../../pipeline/model.js';
 import { isRetried } from '../../promotion/failure-kind.js';
+import { isHttpUrl } from '../../util/http-url.js';
 import { failureKindOf, PromotionError, type PromotionRequest } from '../../promotion/port.js';
 import type { AuditEntryType, VersionedPromotionRecord } from '../../store/port.js';
 import { settingsOf, type VerifierDeps } from '../deps.js';
@@ -44,7 +45,13 @@ export async function promote(pipeline: Pipeline, action: PromoteAction, deps: V
         failed: 'promotion-failed',
       },
       startedMessage: (attempt) => `promoting ${revision} to ${env.name} (attempt ${attempt})`,
-      succeededMessage: (result) => (result ? `promoted ${revision}: ${result}` : `promoted ${revision}`),
+      // A pull request opened is not a promotion done (the decision says when it is merged): the history says so.
+      succeededMessage: (result) => {
+        if (result === undefined) return `promoted ${revision}`;
+        return isHttpUrl(result)
+          ? `opened the pull request for ${revision}: ${result}`
+          : `promoted ${revision}: ${result}`;
+      },
       request: (attempt) => ({ pipeline, env, revision, attempt, ...(evidence ? { evidence } : {}) }),
       logAttributes: { env: env.name, revision },
     },

@@ -10,6 +10,7 @@ import { evaluatePipeline } from '../evaluate.js';
 import { appsOf, type KnownPipelineState } from '../../pipeline-state/pipeline-state.js';
 import { mapLimit } from '../../util/map-limit.js';
 import { observeApp, scheduleRecheck } from '../observe.js';
+import { readPullRequestStates } from '../pull-request-states.js';
 import type { EvaluationCause } from '../effects/schedule-recheck.js';
 
 /** How many targets are read from clusters at once for one message. */
@@ -18,8 +19,14 @@ const READ_CONCURRENCY = 8;
 export async function checkPipeline(message: CheckPipelineMessage, deps: VerifierDeps): Promise<void> {
   let known: KnownPipelineState | undefined;
   if (message.cause === 'poll') {
-    known = await timeDependentState(message.pipeline, deps);
+    known = await polledState(message.pipeline, deps);
     if (!known) return;
+  } else if (message.cause === 'resume') {
+    // The local mode's first poll after a start decides every pipeline: it reads the pull requests as any poll does.
+    const stored = await deps.store.getPipeline(message.pipeline);
+    if (!stored) return;
+    const promotions = await deps.store.listPromotions(message.pipeline);
+    known = { stored, promotions: (await readPullRequestStates(stored.pipeline, promotions, deps)) ?? promotions };
   }
   let failure: ClusterAccessError | undefined;
   let changed = false;
@@ -39,18 +46,22 @@ export async function checkPipeline(message: CheckPipelineMessage, deps: Verifie
 
 /**
  * The poll's check of every pipeline decides only a pipeline whose decision time alone may change (a soak, a freeze,
- * a rollback's grace, a retry or a lease that comes due: lib/decision/time-dependence.ts), from three small reads
- * instead of all its targets' statuses. A quiet pipeline's decision changes only with a write, and each write is
- * followed by a decision its message's redelivery repeats until it is made (docs/architecture.md). Returns what it
- * read for the decision to go on from, or undefined when there is nothing to decide (or no pipeline).
+ * a rollback's grace, a retry or a lease that comes due: lib/decision/time-dependence.ts), or one whose promotion's
+ * pull request this poll found merged or closed (pull-request-states.ts: the host is read once per open pull
+ * request), from three small reads instead of all its targets' statuses. A quiet pipeline's decision changes only
+ * with a write, and each write is followed by a decision its message's redelivery repeats until it is made
+ * (docs/architecture.md). Returns what it read for the decision to go on from, or undefined when there is nothing to
+ * decide (or no pipeline).
  */
-async function timeDependentState(key: ObjectKey, deps: VerifierDeps): Promise<KnownPipelineState | undefined> {
+async function polledState(key: ObjectKey, deps: VerifierDeps): Promise<KnownPipelineState | undefined> {
   const [stored, promotions, freezes] = await Promise.all([
     deps.store.getPipeline(key),
     deps.store.listPromotions(key),
     deps.store.listFreezes(),
   ]);
   if (!stored) return undefined;
+  const moved = await readPullRequestStates(stored.pipeline, promotions, deps);
+  if (moved) return { stored, promotions: moved };
   if (timeDependence(stored.pipeline, promotions, freezes, deps.now()) === undefined) {
     deps.logger.debug('nothing can come due with time; not decided', { pipeline: objectKeyString(key) });
     return undefined;
