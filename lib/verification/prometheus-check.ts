@@ -1,10 +1,10 @@
-// Evaluating a `prometheus` check (docs/verification.md, "Checks"): an instant query (`GET {url}/api/v1/query`) whose
-// single value is compared with `below` (holds when value < below) or `above` (holds when value > above). Prometheus
-// is not the service: whatever keeps the query from giving one number is `inconclusive`, never `failed` (no series:
-// NoData; several, a NaN, a range: NotOneValue; a query Prometheus refuses, 400 bad_data or 422: QueryRejected; 401
-// and 403: Unauthorized; 5xx and 429: ServerError). Authentication is a Secret's bearer token or basic credentials,
-// or SigV4 (service `aps`) for Amazon Managed Service for Prometheus, signed with the controller's own AWS
-// credentials on every hop to the workspace's origin.
+// Evaluating a `prometheus` check (docs/verification.md, "Checks"): an instant query (`GET {url}/api/v1/query`, a
+// POST form when the query is long) whose single value is compared with `below` (holds when value < below) or `above`
+// (holds when value > above). Prometheus is not the service: whatever keeps the query from giving one number is
+// `inconclusive`, never `failed` (no series: NoData; several, a NaN, a range: NotOneValue; a query Prometheus refuses,
+// 400 bad_data or 422: QueryRejected; 401 and 403: Unauthorized; 5xx and 429: ServerError). Authentication is a
+// Secret's bearer token or basic credentials, or SigV4 (service `aps`) for Amazon Managed Service for Prometheus,
+// signed with the controller's own AWS credentials on every hop to the workspace's origin.
 import { Hash } from '@smithy/hash-node';
 import { HttpRequest } from '@smithy/protocol-http';
 import { SignatureV4 } from '@smithy/signature-v4';
@@ -15,7 +15,7 @@ import { printable } from '../logging/printable.js';
 import type { PrometheusCheck } from '../pipeline/verification.js';
 import type { CheckContext } from './check-context.js';
 import type { CheckReason, CheckResult, CheckVerdict } from './check-result.js';
-import { describeUrl, sendOutboundRequest, type HopRequest } from './outbound-request.js';
+import { describeUrl, sendOutboundRequest, type HopRequest, type OutboundRequest } from './outbound-request.js';
 import { secretAuthorization } from './secret-authorization.js';
 
 export interface PrometheusCheckContext extends CheckContext {
@@ -41,13 +41,36 @@ const successAnswer = z.object({
 });
 const errorAnswer = z.object({ status: z.literal('error'), errorType: z.string(), error: z.string() });
 
-/** The instant-query URL of a Prometheus API base (with or without a trailing slash). */
-export function instantQueryUrl(base: string, query: string): string {
+/**
+ * A query URL longer than this is sent as a POST form instead (Prometheus and AMP take both): servers and proxies
+ * refuse long request lines.
+ */
+export const MAX_QUERY_URL_LENGTH = 4096;
+
+/** The instant-query endpoint of a Prometheus API base (with or without a trailing slash). */
+export function instantQueryEndpoint(base: string): string {
   const url = new URL(base.trim());
   url.pathname = `${url.pathname.replace(/\/+$/, '')}/api/v1/query`;
-  // RFC 3986 encoding (a space is %20, a plus %2B): what a SigV4 canonical query string is built from.
-  url.search = `?query=${rfc3986(query)}`;
+  url.search = '';
   return url.href;
+}
+
+/** The instant query as a request: a GET, or a POST form when the URL would be too long. */
+export function instantQueryRequest(
+  base: string,
+  query: string,
+): Pick<OutboundRequest, 'method' | 'url' | 'headers' | 'body'> {
+  const endpoint = instantQueryEndpoint(base);
+  // RFC 3986 encoding (a space is %20, a plus %2B): what a SigV4 canonical query string is built from.
+  const form = `query=${rfc3986(query)}`;
+  const url = `${endpoint}?${form}`;
+  if (url.length <= MAX_QUERY_URL_LENGTH) return { method: 'GET', url, headers: { accept: 'application/json' } };
+  return {
+    method: 'POST',
+    url: endpoint,
+    headers: { accept: 'application/json', 'content-type': 'application/x-www-form-urlencoded' },
+    body: form,
+  };
 }
 
 /** The check's result now; never rejects. */
@@ -96,12 +119,7 @@ export async function evaluatePrometheusCheck(
   }
 
   const answer = await sendOutboundRequest(
-    {
-      method: 'GET',
-      url: instantQueryUrl(check.url, check.query),
-      headers: { accept: 'application/json' },
-      credentials,
-    },
+    { ...instantQueryRequest(check.url, check.query), credentials },
     context.outbound,
   );
   if (!answer.ok) return inconclusive(answer.reason, '', answer.problem);

@@ -178,6 +178,14 @@ describe('an outbound request', () => {
     assert.ok(!outcome.problem.includes('s3cr3t'));
   });
 
+  it('gives up on a name that never resolves', async () => {
+    const outcome = await sendOutboundRequest(
+      { method: 'GET', url: 'https://slow-dns.example/' },
+      { ...PATIENT, timeoutMs: 200, resolve: () => new Promise(() => undefined) },
+    );
+    assert.ok(!outcome.ok && outcome.reason === 'Timeout', JSON.stringify(outcome));
+  });
+
   it('reports a port nobody listens on as unreachable, without the credential or the query', async () => {
     const server = createServer();
     const port = await listenOnLoopback(server);
@@ -193,6 +201,15 @@ describe('an outbound request', () => {
     assert.ok(!outcome.ok && outcome.reason === 'Unreachable', JSON.stringify(outcome));
     assert.match(outcome.problem, /ECONNREFUSED/);
     assert.ok(!outcome.problem.includes('s3cr3t'), outcome.problem);
+  });
+
+  it('reports a certificate it does not trust as unreachable', async () => {
+    secure.route('/untrusted', { body: 'untrusted' });
+    const outcome = await sendOutboundRequest(
+      { method: 'GET', url: `${secure.url}/untrusted` },
+      { ...PATIENT, ca: undefined },
+    );
+    assert.ok(!outcome.ok && outcome.reason === 'Unreachable', JSON.stringify(outcome));
   });
 
   it('reports a name that does not resolve as unreachable', async () => {

@@ -8,7 +8,8 @@ import { FAKE_AMP_CREDENTIALS, FakePrometheus } from '../../lib/testing/fake-pro
 import { sendOutboundRequest } from '../../lib/verification/outbound-request.js';
 import {
   evaluatePrometheusCheck,
-  instantQueryUrl,
+  instantQueryEndpoint,
+  MAX_QUERY_URL_LENGTH,
   type PrometheusCheckContext,
 } from '../../lib/verification/prometheus-check.js';
 
@@ -102,11 +103,10 @@ describe('a prometheus check', () => {
 
   it('answers a POST form as it answers a GET', async () => {
     prometheus.script('up', { value: 1 });
-    const url = instantQueryUrl(prometheus.url, 'ignored');
     const outcome = await sendOutboundRequest(
       {
         method: 'POST',
-        url: url.split('?')[0] ?? url,
+        url: instantQueryEndpoint(prometheus.url),
         headers: { 'content-type': 'application/x-www-form-urlencoded' },
         body: new URLSearchParams({ query: 'up' }).toString(),
       },
@@ -166,6 +166,22 @@ describe('a prometheus check on Amazon Managed Service for Prometheus', () => {
       String(sent?.headers.authorization),
       /^AWS4-HMAC-SHA256 Credential=AKIAFAKEPROMETHEUS01\/\d{8}\/eu-west-1\/aps\/aws4_request/,
     );
+  });
+
+  it('sends a long query as a signed POST form', async () => {
+    const pods = Array.from({ length: 300 }, (_, index) => `podinfo-7d9f8c6b5-${String(index).padStart(5, '0')}`);
+    const long = `sum(rate(http_requests_total{code=~"5..", pod=~"${pods.join('|')}"}[5m])) + 0`;
+    assert.ok(long.length > MAX_QUERY_URL_LENGTH);
+    amp.script(long, { value: 0.001 });
+    const result = await evaluatePrometheusCheck('error-rate', check(long), {
+      ...CONTEXT,
+      awsCredentials: () => Promise.resolve({ ...FAKE_AMP_CREDENTIALS }),
+    });
+    assert.equal(result.verdict, 'passed', result.message);
+    const sent = amp.requests.at(-1);
+    assert.equal(sent?.method, 'POST');
+    assert.equal(sent?.query, long);
+    assert.equal(sent?.status, 200);
   });
 
   it('is Unauthorized with a wrong secret key, unsigned, or signed for another region, never showing the key', async () => {
