@@ -138,7 +138,10 @@ async function follow(
     const addresses = await checkedAddresses(url, options);
     if (!Array.isArray(addresses)) return addresses;
     const headers: Record<string, string> = {};
-    for (const [name, value] of Object.entries(request.headers ?? {})) headers[name.toLowerCase()] = value;
+    for (const [name, value] of Object.entries(request.headers ?? {})) {
+      // A POST redirected to a GET leaves its body, and with it the body's type, behind.
+      if (method === 'POST' || name.toLowerCase() !== 'content-type') headers[name.toLowerCase()] = value;
+    }
     if (method === 'POST') headers['content-length'] = String(Buffer.byteLength(body));
     if (request.credentials && url.origin === origin) {
       let credentials: Readonly<Record<string, string>>;
