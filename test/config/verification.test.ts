@@ -179,12 +179,14 @@ describe('spec.environments[].verification', () => {
       verification: `checks:
   - {name: probe, flaggerCanary: {name: podinfo, namespace: apps}}
   - {name: probe, flaggerCanary: {name: backend, namespace: apps}}`,
-      problem: /spec\.environments\[1\]\.verification\.checks\[1\]\.name: duplicate check name "probe" \(also checks\[0\]\)/,
+      problem:
+        /spec\.environments\[1\]\.verification\.checks\[1\]\.name: duplicate check name "probe" \(also checks\[0\]\)/,
     },
     {
       what: 'cloudwatchAlarms without alarm names',
       verification: withCheck('cloudwatchAlarms: {alarmNames: []}'),
-      problem: /spec\.environments\[1\]\.verification\.checks\[0\]\.cloudwatchAlarms\.alarmNames: must name at least one alarm/,
+      problem:
+        /spec\.environments\[1\]\.verification\.checks\[0\]\.cloudwatchAlarms\.alarmNames: must name at least one alarm/,
     },
     {
       what: 'cloudwatchAlarms in a region that is not one',
@@ -234,7 +236,8 @@ describe('spec.environments[].verification', () => {
     {
       what: 'the instance metadata address',
       verification: withCheck('http: {url: "https://169.254.169.254/latest/meta-data/"}'),
-      problem: /spec\.environments\[1\]\.verification\.checks\[0\]\.http\.url: 169\.254\.169\.254 is a link-local address/,
+      problem:
+        /spec\.environments\[1\]\.verification\.checks\[0\]\.http\.url: 169\.254\.169\.254 is a link-local address/,
     },
     {
       what: 'credentials in the URL',
@@ -277,7 +280,10 @@ describe('spec.environments[].verification', () => {
   it('never quotes the password of a URL that holds one', () => {
     const problems = problemsOf(withCheck('http: {url: "https://user:hunter2@staging.acme.example/healthz"}'));
     assert.ok(problems.length > 0);
-    assert.ok(problems.every((line) => !line.includes('hunter2')), problems.join('\n'));
+    assert.ok(
+      problems.every((line) => !line.includes('hunter2')),
+      problems.join('\n'),
+    );
   });
 
   describe('the Secrets a check sends', () => {
