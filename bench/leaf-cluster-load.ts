@@ -230,6 +230,10 @@ class TimedClusterReader implements ClusterReader {
     return this.reader.getApp(app);
   }
 
+  getCanary(cluster: ObjectKey, canary: ObjectKey): Promise<Record<string, unknown> | undefined> {
+    return this.reader.getCanary(cluster, canary);
+  }
+
   async listApps(cluster: ObjectKey, kind: AppKind, namespaces: readonly string[]) {
     const started = performance.now();
     try {

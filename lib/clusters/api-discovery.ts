@@ -3,10 +3,9 @@
 // discovery is forbidden or fails on the server's side, its answer is "unknown" for `ttlMs` too: the reader then
 // tries the versions in turn, and the version a read finds is remembered per cluster and kind (docs/flux-status.md,
 // "Reading app objects from a leaf cluster").
-import type { WatchedKind } from '../config/schema.js';
 import { callCluster } from './api-call.js';
 import type { ClusterClient, Discovery } from './cluster-client.js';
-import { FLUX_APP_APIS } from './flux-app-apis.js';
+import { leafApi, type LeafKind } from './flux-app-apis.js';
 import { ClusterAccessError } from './port.js';
 
 /** After this long, a 404 makes the reader check whether the cluster's served versions changed. */
@@ -32,8 +31,8 @@ export class ApiDiscovery {
   constructor(private readonly options: ApiDiscoveryOptions) {}
 
   /** How to read `kind` on this cluster: the best version it serves (v2 > v2beta2 > v2beta1; v1 > v1beta2). */
-  async plan(client: ClusterClient, kind: WatchedKind): Promise<VersionPlan> {
-    const { group, versions, joinedLater } = FLUX_APP_APIS[kind];
+  async plan(client: ClusterClient, kind: LeafKind): Promise<VersionPlan> {
+    const { group, versions, joinedLater } = leafApi(kind);
     const discovery = await this.discover(client);
     if (!discovery) return { discovered: false, versions: this.inTurn(client, kind, versions) };
     const served = discovery.get(group) ?? [];
@@ -49,14 +48,14 @@ export class ApiDiscovery {
   }
 
   /** The versions to try in turn: the one a read found last time first. */
-  private inTurn(client: ClusterClient, kind: WatchedKind, versions: readonly string[]): readonly string[] {
+  private inTurn(client: ClusterClient, kind: LeafKind, versions: readonly string[]): readonly string[] {
     const found = client.foundVersions?.get(kind);
     if (found === undefined || !versions.includes(found)) return versions;
     return [found, ...versions.filter((version) => version !== found)];
   }
 
   /** Remembers the version a read found served while discovery could not tell, so later reads start there. */
-  remember(client: ClusterClient, kind: WatchedKind, version: string): void {
+  remember(client: ClusterClient, kind: LeafKind, version: string): void {
     (client.foundVersions ??= new Map()).set(kind, version);
   }
 
@@ -64,7 +63,7 @@ export class ApiDiscovery {
    * After a 404: when discovery is older than a minute, discover again and return the plan now (which may be the
    * same); undefined when discovery is too fresh to doubt.
    */
-  async rediscover(client: ClusterClient, kind: WatchedKind): Promise<VersionPlan | undefined> {
+  async rediscover(client: ClusterClient, kind: LeafKind): Promise<VersionPlan | undefined> {
     const discoveredAt = client.discovery?.at;
     if (discoveredAt === undefined || this.options.now() - discoveredAt < REDISCOVER_AFTER_MS) return undefined;
     client.discovery = undefined;
@@ -101,12 +100,15 @@ export class ApiDiscovery {
   }
 }
 
+/** A cluster serves none of the versions of a kind the reader understands: the API is not installed (yet). */
+export class ApiNotServedError extends ClusterAccessError {}
+
 /** The error of a cluster that serves none of the versions of `kind` the reader understands. */
-export function notServedError(client: ClusterClient, kind: WatchedKind, detail: string): ClusterAccessError {
-  const { group, versions } = FLUX_APP_APIS[kind];
-  return new ClusterAccessError(
+export function notServedError(client: ClusterClient, kind: LeafKind, detail: string): ApiNotServedError {
+  const { group, versions, installedBy } = leafApi(kind);
+  return new ApiNotServedError(
     'server-error',
-    `cluster ${client.name}: does not serve ${group} in ${versions.join(', ')} (${detail}); is Flux installed?`,
+    `cluster ${client.name}: does not serve ${group} in ${versions.join(', ')} (${detail}); is ${installedBy} installed?`,
   );
 }
 

@@ -10,7 +10,8 @@ import {
   KubeConfig,
   ServerConfiguration,
 } from '@kubernetes/client-node';
-import type { WatchedKind, GitopsClusterDocument } from '../config/schema.js';
+import type { GitopsClusterDocument } from '../config/schema.js';
+import type { LeafKind } from './flux-app-apis.js';
 import { objectKeyString, type ObjectKey } from '../pipeline/model.js';
 import type { SecretSource } from '../secrets/port.js';
 import { badConfig } from './access-errors.js';
@@ -39,7 +40,7 @@ export interface ClusterClient {
   /** What the last discovery found (or is finding), and when it started; see api-discovery.ts. */
   discovery?: { at: number; promise: Promise<Discovery> };
   /** Without discovery: the version of each kind a read last found served (see api-discovery.ts). */
-  foundVersions?: Map<WatchedKind, string>;
+  foundVersions?: Map<LeafKind, string>;
 }
 
 export interface ClusterClientsOptions {

@@ -1,4 +1,5 @@
-// Where the Kubernetes API serves each Flux kind the controller reads, and the API versions the reader understands.
+// Where the Kubernetes API serves each kind the controller reads from a leaf cluster (Flux's apps and sources, Flagger's
+// Canaries), and the API versions the reader understands.
 import { WATCHED_KIND_GROUPS, type WatchedKind } from '../pipeline/model.js';
 
 /**
@@ -37,3 +38,30 @@ export const FLUX_APP_APIS: Readonly<
     joinedLater: true,
   },
 };
+
+/** Every kind the reader reads: Flux's, and Flagger's Canaries (the `flaggerCanary` verification check). */
+export type LeafKind = WatchedKind | 'Canary';
+
+export interface LeafApi {
+  group: string;
+  plural: string;
+  /** The versions the reader understands, best first. */
+  versions: readonly string[];
+  /** See FLUX_APP_APIS. */
+  joinedLater?: true;
+  /** What installs the API on a cluster, for the message of a cluster that does not serve it. */
+  installedBy: 'Flux' | 'Flagger';
+}
+
+/** Flagger has served Canaries as flagger.app/v1beta1 since Flagger 1.0. */
+export const FLAGGER_CANARY_API: LeafApi = {
+  group: 'flagger.app',
+  plural: 'canaries',
+  versions: ['v1beta1'],
+  installedBy: 'Flagger',
+};
+
+/** Where each kind the reader reads is served. */
+export function leafApi(kind: LeafKind): LeafApi {
+  return kind === 'Canary' ? FLAGGER_CANARY_API : { ...FLUX_APP_APIS[kind], installedBy: 'Flux' };
+}

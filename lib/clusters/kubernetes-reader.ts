@@ -1,5 +1,5 @@
-// The ClusterReader over the Kubernetes API (@kubernetes/client-node 1.4): reads Flux HelmReleases and
-// Kustomizations from leaf clusters registered as GitopsClusters. The clients (cluster-client.ts), their kept-alive
+// The ClusterReader over the Kubernetes API (@kubernetes/client-node 1.4): reads Flux objects and Flagger Canaries
+// from leaf clusters registered as GitopsClusters. The clients (cluster-client.ts), their kept-alive
 // connections (kept-alive-connections.ts), the deadline of each request (api-call.ts), the served API versions
 // (api-discovery.ts) and the classification of failures (access-errors.ts) each have their own module; this one
 // pages through LISTs within the bounds of read-limits.ts, and falls back where a cluster allows less than a
@@ -9,11 +9,11 @@ import type { AppKey, ObjectKey } from '../pipeline/model.js';
 import type { SecretSource } from '../secrets/port.js';
 import { formatBytes, isAbsentObject, tooLarge, unexpectedAnswer } from './access-errors.js';
 import { callCluster, type RequestOptions } from './api-call.js';
-import { ApiDiscovery, notServedError } from './api-discovery.js';
+import { ApiDiscovery, ApiNotServedError, notServedError } from './api-discovery.js';
 import type { AnswerBudget } from './bounded-fetch.js';
 import { ClusterClients, type ClusterClient } from './cluster-client.js';
 import type { EksAccess } from './eks.js';
-import { FLUX_APP_APIS } from './flux-app-apis.js';
+import { FLUX_APP_APIS, leafApi, type LeafKind } from './flux-app-apis.js';
 import { isRecord } from '../util/is-record.js';
 import { ClusterAccessError, type ClusterReader } from './port.js';
 import {
@@ -59,19 +59,40 @@ export class KubernetesClusterReader implements ClusterReader {
   }
 
   async getApp(app: AppKey): Promise<Record<string, unknown> | undefined> {
-    const client = await this.clients.get(app.cluster);
-    const plan = await this.discovery.plan(client, app.kind);
-    if (!plan.discovered) return this.getInTurn(client, app, plan.versions);
-    const object = await this.getObject(client, app, plan.version);
-    if (typeof object === 'object') return object;
-    if (object === 'absent') return undefined;
+    return this.getNamespaced(app.cluster, app.kind, app.namespace, app.name);
+  }
+
+  async getCanary(cluster: ObjectKey, canary: ObjectKey): Promise<Record<string, unknown> | undefined> {
+    try {
+      return await this.getNamespaced(cluster, 'Canary', canary.namespace, canary.name);
+    } catch (error) {
+      // A cluster without Flagger has no Canary.
+      if (error instanceof ApiNotServedError) return undefined;
+      throw error;
+    }
+  }
+
+  /** One object of `kind`, read in the best version the cluster serves (see getApp). */
+  private async getNamespaced(
+    cluster: ObjectKey,
+    kind: LeafKind,
+    namespace: string,
+    name: string,
+  ): Promise<Record<string, unknown> | undefined> {
+    const client = await this.clients.get(cluster);
+    const object = { kind, namespace, name };
+    const plan = await this.discovery.plan(client, kind);
+    if (!plan.discovered) return this.getInTurn(client, object, plan.versions);
+    const found = await this.getObject(client, object, plan.version);
+    if (typeof found === 'object') return found;
+    if (found === 'absent') return undefined;
     // The cluster may have stopped serving that version (Flux upgraded): if discovery is not fresh, look again, and
     // read again if the version changed.
-    const current = await this.discovery.rediscover(client, app.kind);
+    const current = await this.discovery.rediscover(client, kind);
     if (current === undefined) return undefined;
-    if (!current.discovered) return this.getInTurn(client, app, current.versions);
+    if (!current.discovered) return this.getInTurn(client, object, current.versions);
     if (current.version === plan.version) return undefined;
-    const again = await this.getObject(client, app, current.version);
+    const again = await this.getObject(client, object, current.version);
     return typeof again === 'object' ? again : undefined;
   }
 
@@ -102,14 +123,14 @@ export class KubernetesClusterReader implements ClusterReader {
    */
   private async getInTurn(
     client: ClusterClient,
-    app: AppKey,
+    object: NamespacedObject,
     versions: readonly string[],
   ): Promise<Record<string, unknown> | undefined> {
     for (const version of versions) {
-      const object = await this.getObject(client, app, version);
-      if (object === 'path not served') continue;
-      this.discovery.remember(client, app.kind, version);
-      return typeof object === 'object' ? object : undefined;
+      const found = await this.getObject(client, object, version);
+      if (found === 'path not served') continue;
+      this.discovery.remember(client, object.kind, version);
+      return typeof found === 'object' ? found : undefined;
     }
     return undefined;
   }
@@ -204,21 +225,18 @@ export class KubernetesClusterReader implements ClusterReader {
   /** The object; on a 404, whether the object is absent from a served version or the path is not served at all. */
   private async getObject(
     client: ClusterClient,
-    app: AppKey,
+    { kind, namespace, name }: NamespacedObject,
     version: string,
   ): Promise<Record<string, unknown> | 'absent' | 'path not served'> {
-    const { group, plural } = FLUX_APP_APIS[app.kind];
-    const what = `reading ${plural}/${app.name} in ${app.namespace}`;
+    const { group, plural } = leafApi(kind);
+    const what = `reading ${plural}/${name} in ${namespace}`;
     let object: unknown;
     try {
       object = await this.call(
         client,
         what,
         (options) =>
-          client.customObjects.getNamespacedCustomObject(
-            { group, version, namespace: app.namespace, plural, name: app.name },
-            options,
-          ),
+          client.customObjects.getNamespacedCustomObject({ group, version, namespace, plural, name }, options),
         { maxBytes: MAX_OBJECT_BYTES },
       );
     } catch (error) {
@@ -260,6 +278,13 @@ export class KubernetesClusterReader implements ClusterReader {
   ): Promise<T> {
     return callCluster(client, what, this.timeoutMs, send, answer);
   }
+}
+
+/** One object the reader GETs. */
+interface NamespacedObject {
+  kind: LeafKind;
+  namespace: string;
+  name: string;
 }
 
 /** What is left of the bounds of one (cluster, kind) read, shared by its LISTs (one per namespace, or one). */

@@ -1,4 +1,5 @@
-// Reading Flux app objects from leaf clusters. Everything the verifier knows about a target comes through here.
+// Reading Flux app objects (and Flagger Canaries) from leaf clusters. Everything the verifier knows about a target
+// comes through here.
 import type { WatchedKind } from '../config/schema.js';
 import { redact } from '../logging/redaction.js';
 import type { AppKey, ObjectKey } from '../pipeline/model.js';
@@ -47,6 +48,12 @@ export interface ClusterReader {
    * undefined when it does not exist. Throws ClusterAccessError for anything else. A consistent read.
    */
   getApp(app: AppKey): Promise<Record<string, unknown> | undefined>;
+  /**
+   * The Flagger Canary `canary` (flagger.app, in the newest version the cluster serves) on `cluster`, or undefined
+   * when it does not exist or the cluster does not serve Flagger's API. Bounded and classified as getApp's reads;
+   * throws ClusterAccessError for anything else.
+   */
+  getCanary(cluster: ObjectKey, canary: ObjectKey): Promise<Record<string, unknown> | undefined>;
   /**
    * Every object of `kind` in the cluster, all pages (limit/continue). When a cluster-wide list is forbidden, lists
    * each of `namespaces` instead. Throws ClusterAccessError.

@@ -14,6 +14,7 @@ import {
   SecretDocument,
   SourceReference,
   Target,
+  VerificationCheckSchema,
   type Promotion as PromotionValue,
 } from './schema.js';
 import { keyOfMetadata, objectKeyString, WATCHED_KIND_GROUPS, type ObjectKey } from '../pipeline/model.js';
@@ -236,6 +237,8 @@ function checkPipeline(
       }
     });
 
+    checkVerificationSecrets(at, [...envPath, 'verification'], environment.verification, key.namespace, requireSecret);
+
     const promotion = Promotion.safeParse(environment.promotion);
     if (promotion.success) {
       checkPromotionSecrets(at, [...envPath, 'promotion'], promotion.data, key.namespace, requireSecret);
@@ -407,6 +410,42 @@ function checkPromotionSecrets(
       gitCredentialsProblem(pullRequest.type, keys),
     );
   }
+}
+
+/**
+ * The Secrets a verification's checks send (an HTTP check's, a Prometheus query's): each check is looked at when it
+ * is valid on its own, so a problem elsewhere in the verification does not hide a missing Secret.
+ */
+function checkVerificationSecrets(
+  at: DocumentAt,
+  path: PropertyKey[],
+  verification: unknown,
+  namespace: string,
+  requireSecret: RequireSecret,
+): void {
+  const checks = isRecord(verification) && Array.isArray(verification.checks) ? (verification.checks as unknown[]) : [];
+  checks.forEach((raw, index) => {
+    const check = VerificationCheckSchema.safeParse(raw);
+    if (!check.success) return;
+    const { name, http, prometheus } = check.data;
+    const refs: [PropertyKey[], string | undefined][] = [
+      [['http', 'secretRef', 'name'], http?.secretRef?.name],
+      [['prometheus', 'auth', 'secretRef', 'name'], prometheus?.auth?.secretRef?.name],
+    ];
+    for (const [field, secretName] of refs) {
+      if (secretName === undefined) continue;
+      const secret = { namespace, name: secretName };
+      requireSecret(at, [...path, 'checks', index, ...field], secret, `the credentials of check ${name}`, (keys) =>
+        checkCredentialsProblem(keys),
+      );
+    }
+  });
+}
+
+/** A check's Secret holds a bearer token, or a user name and password for basic authentication. */
+function checkCredentialsProblem(keys: Set<string>): string | undefined {
+  if (keys.has('token') || (keys.has('username') && keys.has('password'))) return undefined;
+  return 'has neither a non-empty "token" key nor non-empty "username" and "password" keys';
 }
 
 /** A ConfigSource reads its repository with the same credentials as a pull request on that host. */

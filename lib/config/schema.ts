@@ -30,6 +30,8 @@ import {
   type PullRequestPromotion as PullRequestPromotionModel,
 } from '../pipeline/promotion.js';
 import { isHttpUrl } from '../util/http-url.js';
+import { MAX_VERIFICATION_MS, type WrittenVerification } from '../pipeline/verification.js';
+import { outboundUrlProblem } from '../verification/outbound-address.js';
 
 // The vocabulary the documents share with the resolved model, which owns it.
 export { APP_KINDS, GIT_PROVIDER_TYPES, SOURCE_KINDS, type AppKind, type SourceKind, type WatchedKind };
@@ -60,6 +62,8 @@ export const Metadata = z.looseObject({
 });
 
 const LocalObjectReference = z.strictObject({ name: dns1123Subdomain });
+
+const awsRegion = z.string().regex(/^[a-z]{2}(-[a-z]+)+-\d+$/, 'must be an AWS region such as eu-west-1');
 
 // ---------------------------------------------------------------- Pipeline (pipelines.weave.works/v1alpha1)
 
@@ -218,6 +222,159 @@ export const SoakDuration = z.string().superRefine((text, ctx) => {
   }
 });
 
+/** Checks per environment: each is evaluated at every re-check of the environment, so a handful. */
+export const MAX_VERIFICATION_CHECKS = 20;
+/** CloudWatch's DescribeAlarms takes at most 100 alarm names in one request. */
+export const MAX_CHECK_ALARMS = 100;
+export const MAX_CHECK_QUERY_CHARS = 4096;
+export const MAX_CHECK_BODY_TEXT_CHARS = 1024;
+
+/**
+ * A URL a check calls (docs/verification.md, "Safety"): https, no credentials in it, never a link-local or metadata
+ * address; plain http only to a loopback address, and only when the check says `allowInsecureLoopback: true`.
+ */
+function checkUrl(check: { url: string; allowInsecureLoopback?: boolean }, ctx: z.RefinementCtx): void {
+  const problem = outboundUrlProblem(check.url, { allowLoopbackHttp: check.allowInsecureLoopback === true });
+  if (!problem) return;
+  const hint =
+    check.allowInsecureLoopback !== true && /^http:\/\//i.test(check.url.trim()) && problem === 'must be https://'
+      ? ' (for plain http:// to a loopback address, set allowInsecureLoopback: true)'
+      : '';
+  ctx.addIssue({ code: 'custom', path: ['url'], message: `${problem}${hint}` });
+}
+
+const allowInsecureLoopback = z.literal(true, { error: 'must be true (or leave it out)' }).optional();
+
+/** `cloudwatchAlarms`: every alarm named is in state OK. */
+export const CloudWatchAlarmsCheckSchema = z.strictObject({
+  alarmNames: z
+    .array(z.string().min(1, 'must not be empty').max(255, 'must be at most 255 characters'))
+    .min(1, 'must name at least one alarm')
+    .max(MAX_CHECK_ALARMS, `must name at most ${MAX_CHECK_ALARMS} alarms`),
+  region: awsRegion.optional(),
+});
+
+/** `prometheus.auth`: SigV4 with the controller's role (Amazon Managed Service for Prometheus), or a Secret. */
+export const PrometheusAuthSchema = z
+  .strictObject({
+    sigv4: z.strictObject({ region: awsRegion }).optional(),
+    secretRef: LocalObjectReference.optional(),
+  })
+  .superRefine((auth, ctx) => {
+    if ((auth.sigv4 === undefined) === (auth.secretRef === undefined)) {
+      ctx.addIssue({ code: 'custom', message: 'give exactly one of sigv4 or secretRef (or leave auth out)' });
+    }
+  });
+
+/** `prometheus`: an instant query whose single value is compared with `below` or `above`. */
+export const PrometheusCheckSchema = z
+  .strictObject({
+    url: z.string().min(1, 'must not be empty'),
+    query: z
+      .string()
+      .refine((query) => query.trim() !== '', { message: 'must not be empty' })
+      .refine((query) => query.length <= MAX_CHECK_QUERY_CHARS, {
+        message: `must be at most ${MAX_CHECK_QUERY_CHARS} characters`,
+      }),
+    below: z.number().finite('must be a finite number').optional(),
+    above: z.number().finite('must be a finite number').optional(),
+    auth: PrometheusAuthSchema.optional(),
+    allowInsecureLoopback,
+  })
+  .superRefine((check, ctx) => {
+    checkUrl(check, ctx);
+    if ((check.below === undefined) === (check.above === undefined)) {
+      ctx.addIssue({ code: 'custom', message: 'give exactly one of below or above' });
+    }
+  });
+
+/** `http`: a GET of `url` answers `expectStatus` (default 200), with `bodyContains` in its body when given. */
+export const HttpCheckSchema = z
+  .strictObject({
+    url: z.string().min(1, 'must not be empty'),
+    expectStatus: z
+      .number()
+      .refine((status) => Number.isInteger(status) && status >= 100 && status <= 599, {
+        message: 'must be an HTTP status code, a whole number from 100 to 599',
+      })
+      .optional(),
+    bodyContains: z
+      .string()
+      .min(1, 'must not be empty (leave it out)')
+      .max(MAX_CHECK_BODY_TEXT_CHARS, `must be at most ${MAX_CHECK_BODY_TEXT_CHARS} characters`)
+      .optional(),
+    secretRef: LocalObjectReference.optional(),
+    allowInsecureLoopback,
+  })
+  .superRefine(checkUrl);
+
+/** `flaggerCanary`: on each target's cluster, the Flagger Canary succeeded for the candidate. */
+export const FlaggerCanaryCheckSchema = z.strictObject({ name: dns1123Subdomain, namespace: dns1123Label });
+
+/** The keys a check names its kind with, in the order the messages list them. */
+const CHECK_KIND_KEYS = ['cloudwatchAlarms', 'prometheus', 'http', 'flaggerCanary'] as const;
+
+/** One check: a name and exactly one kind. */
+export const VerificationCheckSchema = z
+  .strictObject({
+    name: dns1123Label,
+    cloudwatchAlarms: CloudWatchAlarmsCheckSchema.optional(),
+    prometheus: PrometheusCheckSchema.optional(),
+    http: HttpCheckSchema.optional(),
+    flaggerCanary: FlaggerCanaryCheckSchema.optional(),
+  })
+  .superRefine((check, ctx) => {
+    const kinds = CHECK_KIND_KEYS.filter((kind) => check[kind] !== undefined);
+    if (kinds.length === 1) return;
+    ctx.addIssue({
+      code: 'custom',
+      message:
+        kinds.length === 0
+          ? 'give one kind of check: cloudwatchAlarms, prometheus, http or flaggerCanary'
+          : `give exactly one kind of check (found ${kinds.join(' and ')}): split it into one check per kind`,
+    });
+  });
+
+/**
+ * Extension: the checks that must hold, once every target is Ready on the candidate, before anything is promoted
+ * from the environment (docs/verification.md, "The Pipeline fields").
+ */
+export const VerificationSchema = z
+  .strictObject({
+    for: z
+      .string()
+      .superRefine((text, ctx) => {
+        const ms = pipelineDurationMs(text);
+        if (ms === undefined) {
+          ctx.addIssue({
+            code: 'custom',
+            message: 'must be a duration in whole hours, minutes and seconds, e.g. 10m or 1h30m',
+          });
+        } else if (ms === 0) {
+          ctx.addIssue({ code: 'custom', message: 'must be longer than 0s (leave the field out for one evaluation)' });
+        } else if (ms > MAX_VERIFICATION_MS) {
+          ctx.addIssue({ code: 'custom', message: 'must be at most 168h (7 days)' });
+        }
+      })
+      .optional(),
+    onInconclusive: z.enum(['wait', 'fail'], { error: 'must be wait or fail' }).optional(),
+    checks: z
+      .array(VerificationCheckSchema)
+      .min(1, 'must hold at least one check (leave verification out for none)')
+      .max(MAX_VERIFICATION_CHECKS, `must hold at most ${MAX_VERIFICATION_CHECKS} checks`),
+  })
+  .superRefine((verification, ctx) => {
+    const first = new Map<string, number>();
+    verification.checks.forEach((check, index) => {
+      const earlier = first.get(check.name);
+      if (earlier === undefined) first.set(check.name, index);
+      else {
+        const message = `duplicate check name "${check.name}" (also checks[${earlier}])`;
+        ctx.addIssue({ code: 'custom', path: ['checks', index, 'name'], message });
+      }
+    });
+  }) satisfies z.ZodType<WrittenVerification>;
+
 export const Environment = z
   .strictObject({
     name: environmentName,
@@ -225,6 +382,7 @@ export const Environment = z
     targetSelector: TargetSelector.optional(),
     promotion: Promotion.optional(),
     soak: SoakDuration.optional(),
+    verification: VerificationSchema.optional(),
     // Extensions of Weave's Pipeline, validated in environment-gates.ts.
     freeze: FreezeWindows.optional(),
     approval: ApprovalPolicySchema.optional(),
@@ -305,7 +463,7 @@ export const GITOPS_CLUSTER_API_VERSION = 'gitops.weave.works/v1alpha1';
 /** Extension: an EKS cluster reached with an IAM token; endpoint and CA come from eks:DescribeCluster. */
 export const EksClusterReference = z.strictObject({
   clusterName: z.string().min(1, 'must not be empty').max(100, 'must be at most 100 characters'),
-  region: z.string().regex(/^[a-z]{2}(-[a-z]+)+-\d+$/, 'must be an AWS region such as eu-west-1'),
+  region: awsRegion,
   /** A role the verifier assumes before it signs the token (cross-account clusters). */
   roleArn: z
     .string()

@@ -9,6 +9,7 @@ import {
   type RollbackPolicy,
 } from './environment-policies.js';
 import { namesStrategy, type Promotion } from './promotion.js';
+import { resolveVerification, type Verification, type WrittenVerification } from './verification.js';
 
 /** The Flux objects a pipeline can promote. */
 export const APP_KINDS = ['HelmRelease', 'Kustomization'] as const;
@@ -105,6 +106,11 @@ export interface PipelineEnvironment {
    * counts as passed and the next one may be promoted from it (`30m`, `1h30m`; docs/soak.md). Kept as written.
    */
   soak?: string;
+  /**
+   * Extension: the checks (alarms, metrics, HTTP, Flagger Canaries) that must hold, once every target is Ready on the
+   * candidate, before anything is promoted from the environment (docs/verification.md).
+   */
+  verification?: Verification;
   /** Extension: recurring windows when no promotion into the environment starts (docs/freeze.md). */
   freeze?: FreezeWindow[];
   /** Extension: who approves a manual environment, and how many of them (docs/approval-policies.md). */
@@ -196,6 +202,7 @@ export interface PipelineSource {
       targetSelector?: TargetSelector;
       promotion?: Promotion;
       soak?: string;
+      verification?: WrittenVerification;
       freeze?: FreezeWindow[];
       approval?: ApprovalPolicy;
       rollback?: string;
@@ -246,6 +253,7 @@ export function resolvePipeline(document: PipelineSource, defaultCluster?: Objec
       promotion: environment.promotion ?? inheritedPromotion(spec.promotion),
       ...(environment.targetSelector ? { targetSelector: environment.targetSelector } : {}),
       ...(environment.soak !== undefined ? { soak: environment.soak } : {}),
+      ...(environment.verification ? { verification: resolveVerification(environment.verification) } : {}),
       ...(environment.freeze ? { freeze: structuredClone(environment.freeze) } : {}),
       ...(environment.approval ? { approval: structuredClone(environment.approval) } : {}),
       ...(environment.rollback === 'pull-request'

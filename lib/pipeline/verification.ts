@@ -39,6 +39,8 @@ export interface PrometheusCheck {
   below?: number;
   above?: number;
   auth?: PrometheusAuth;
+  /** Lets `url` be plain `http://` to a loopback address (a sidecar, a port-forward); everything else is https. */
+  allowInsecureLoopback?: boolean;
 }
 
 /** A GET of `url` answers `expectStatus` (default 200), with `bodyContains` in its body when given. */
@@ -48,6 +50,8 @@ export interface HttpCheck {
   bodyContains?: string;
   /** The Secret holds `token` (sent as a bearer token), or `username` and `password` (basic authentication). */
   secretRef?: { name: string };
+  /** Lets `url` be plain `http://` to a loopback address (a sidecar, a port-forward); everything else is https. */
+  allowInsecureLoopback?: boolean;
 }
 
 /** On each target's cluster, the Flagger Canary (flagger.app/v1beta1) succeeded for the candidate. */
@@ -74,4 +78,49 @@ export function checkKind(check: VerificationCheck): CheckKind {
   if ('prometheus' in check) return 'prometheus';
   if ('http' in check) return 'http';
   return 'flaggerCanary';
+}
+
+/**
+ * A verification as a Pipeline writes it, once the schema has checked it (lib/config/schema.ts): each check holds
+ * exactly one kind's key, and a Prometheus `auth` exactly one way; `onInconclusive` may be left out.
+ */
+export interface WrittenVerification {
+  for?: string;
+  onInconclusive?: 'wait' | 'fail';
+  checks: WrittenCheck[];
+}
+
+export interface WrittenCheck {
+  name: string;
+  cloudwatchAlarms?: CloudWatchAlarmsCheck;
+  prometheus?: Omit<PrometheusCheck, 'auth'> & { auth?: { sigv4?: { region: string }; secretRef?: { name: string } } };
+  http?: HttpCheck;
+  flaggerCanary?: FlaggerCanaryCheck;
+}
+
+/** The verification in force: `onInconclusive` defaulted to `wait`, each check as its one kind. */
+export function resolveVerification(written: WrittenVerification): Verification {
+  return {
+    ...(written.for !== undefined ? { for: written.for } : {}),
+    onInconclusive: written.onInconclusive ?? 'wait',
+    checks: written.checks.map(resolveCheck),
+  };
+}
+
+function resolveCheck(check: WrittenCheck): VerificationCheck {
+  const { name } = check;
+  if (check.cloudwatchAlarms) return { name, cloudwatchAlarms: structuredClone(check.cloudwatchAlarms) };
+  if (check.prometheus) {
+    const { auth, ...query } = check.prometheus;
+    const resolvedAuth: PrometheusAuth | undefined = auth?.sigv4
+      ? { sigv4: { region: auth.sigv4.region } }
+      : auth?.secretRef
+        ? { secretRef: { name: auth.secretRef.name } }
+        : undefined;
+    return { name, prometheus: { ...structuredClone(query), ...(resolvedAuth ? { auth: resolvedAuth } : {}) } };
+  }
+  if (check.http) return { name, http: structuredClone(check.http) };
+  if (check.flaggerCanary) return { name, flaggerCanary: { ...check.flaggerCanary } };
+  // The schema lets no such check through.
+  throw new Error(`verification check ${name} names no kind of check`);
 }

@@ -14,7 +14,8 @@ export interface SecretUse {
 /**
  * The Secrets a document refers to, read leniently (the document may not be valid yet): a Pipeline's
  * `strategy.secretRef` (webhook HMAC key) and `strategy.pull-request.secretRef` (Git credentials), at the pipeline
- * level and in each environment; a GitopsCluster's `secretRef` or Cluster API `<name>-kubeconfig` (kubeconfig).
+ * level and in each environment, and the credentials of each environment's verification checks (an HTTP check's
+ * `secretRef`, a Prometheus check's `auth.secretRef`); a GitopsCluster's `secretRef` or Cluster API `<name>-kubeconfig` (kubeconfig).
  */
 export function secretUses(kind: string, key: ObjectKey, document: unknown): SecretUse[] {
   const spec = isRecord(document) && isRecord(document.spec) ? document.spec : {};
@@ -37,6 +38,17 @@ export function secretUses(kind: string, key: ObjectKey, document: unknown): Sec
         refName(isRecord(strategy['pull-request']) ? strategy['pull-request'].secretRef : undefined),
         'git-credentials',
       );
+    }
+    for (const env of environments) {
+      const verification = isRecord(env) && isRecord(env.verification) ? env.verification : {};
+      const checks = Array.isArray(verification.checks) ? (verification.checks as unknown[]) : [];
+      for (const check of checks) {
+        if (!isRecord(check)) continue;
+        if (isRecord(check.http)) use(refName(check.http.secretRef), 'check-credentials');
+        if (isRecord(check.prometheus) && isRecord(check.prometheus.auth)) {
+          use(refName(check.prometheus.auth.secretRef), 'check-credentials');
+        }
+      }
     }
   }
   // The receiver reads a ConfigSource's Secret for its push webhooks' secret (docs/config-sources.md).

@@ -1,5 +1,5 @@
-// A fake Kubernetes API server for the Flux objects the controller reads (HelmReleases, Kustomizations, ImagePolicies
-// and OCIRepositories), for tests and the local demo. It speaks
+// A fake Kubernetes API server for the objects the controller reads (Flux's HelmReleases, Kustomizations,
+// ImagePolicies and OCIRepositories, Flagger's Canaries), for tests and the local demo. It speaks
 // real HTTPS (a committed test CA, see certs/README.md), checks bearer tokens and a small RBAC model, and serves the
 // REST paths, list semantics and discovery documents of a real kube-apiserver (docs/flux-status.md, "Reading app
 // objects from a leaf cluster"), so the cluster readers run the real @kubernetes/client-node against it. Faults
@@ -19,6 +19,8 @@ export const HELM_GROUP = 'helm.toolkit.fluxcd.io';
 export const KUSTOMIZE_GROUP = 'kustomize.toolkit.fluxcd.io';
 export const IMAGE_GROUP = 'image.toolkit.fluxcd.io';
 export const SOURCE_GROUP = 'source.toolkit.fluxcd.io';
+/** Flagger's API group: Canaries, read by the `flaggerCanary` verification check. */
+export const FLAGGER_GROUP = 'flagger.app';
 /**
  * The CRD of OCIRepositories (`<plural>.<group>`): it serves fewer versions than its group, whose GitRepositories
  * (not served by the fake) are v1 since Flux 2.0 while OCIRepositories are v1 only since Flux 2.6.
@@ -67,10 +69,18 @@ const RESOURCE_TYPES: readonly ResourceType[] = [
     singular: 'ocirepository',
     shortNames: ['ocirepo'],
   },
+  {
+    group: FLAGGER_GROUP,
+    kind: 'Canary',
+    listKind: 'CanaryList',
+    plural: 'canaries',
+    singular: 'canary',
+    shortNames: [],
+  },
 ];
 
 /** The kinds the fake serves. */
-export type FakeKind = 'HelmRelease' | 'Kustomization' | 'ImagePolicy' | 'OCIRepository';
+export type FakeKind = 'HelmRelease' | 'Kustomization' | 'ImagePolicy' | 'OCIRepository' | 'Canary';
 
 /**
  * Versions served per API group, preferred (storage) version first; and per CRD (`<plural>.<group>`, the CRD's name)
@@ -117,6 +127,12 @@ export const FLUX_SERVED_VERSIONS = {
   /** Flux 2.9: as 2.8 for what is read here (it removed notification.toolkit.fluxcd.io/v1beta2). */
   '2.9': { [HELM_GROUP]: ['v2'], [KUSTOMIZE_GROUP]: ['v1'], [IMAGE_GROUP]: ['v1', 'v1beta2'], [SOURCE_GROUP]: ['v1'] },
 } as const satisfies Record<string, ServedVersions>;
+
+/**
+ * What Flagger serves: `flagger.app/v1beta1` (Flagger 1.x). Served besides whichever Flux release a fake serves, as a
+ * fleet installs Flagger on its own; `setServedVersions(FLAGGER_GROUP, [])` is a cluster without it.
+ */
+export const FLAGGER_SERVED_VERSIONS = { [FLAGGER_GROUP]: ['v1beta1'] } as const satisfies ServedVersions;
 
 // ---------------------------------------------------------------- public types
 
@@ -174,7 +190,10 @@ export interface FakeKubeApiOptions {
   users?: Readonly<Record<string, FakeKubeUser>>;
   /** Consulted for tokens that are not in the table (e.g. accept any `k8s-aws-v1.` EKS token). */
   authenticate?: (token: string) => FakeKubeUser | undefined;
-  /** Served versions per group (and CRD). Default Flux 2.6 (`FLUX_SERVED_VERSIONS['2.6']`). */
+  /**
+   * Served versions per group (and CRD). Default Flux 2.6 (`FLUX_SERVED_VERSIONS['2.6']`). Flagger's group is served
+   * too (`FLAGGER_SERVED_VERSIONS`) unless these name it.
+   */
   servedVersions?: ServedVersions;
   /** Delay before each answer, in ms: fixed, or computed per request. Default 0. */
   latencyMs?: number | ((request: FakeRequest) => number);
@@ -251,7 +270,7 @@ export class FakeKubeApi {
     this.users.set(this.currentToken, options.user ?? { name: 'test-user' });
     for (const [token, user] of Object.entries(options.users ?? {})) this.users.set(token, user);
     this.authenticate = options.authenticate;
-    this.servedVersions = { ...(options.servedVersions ?? FLUX_SERVED_VERSIONS['2.6']) };
+    this.servedVersions = { ...FLAGGER_SERVED_VERSIONS, ...(options.servedVersions ?? FLUX_SERVED_VERSIONS['2.6']) };
     this.latencyMs = options.latencyMs ?? 0;
     for (const object of options.objects ?? []) this.put(object);
   }

@@ -1,12 +1,14 @@
 // A ClusterReader that answers what a test scripted, per app and per (cluster, kind), and records every call: the
 // verifier's rules are tested without a Kubernetes API server. An app object put on a cluster is what a GET of it
-// returns and what a LIST of its (cluster, kind) includes; an app never put is not found.
+// returns and what a LIST of its (cluster, kind) includes; an app never put is not found. Flagger Canaries likewise.
 import { ClusterAccessError, type ClusterErrorKind, type ClusterReader } from '../clusters/port.js';
 import type { AppKind } from '../config/schema.js';
 import { appKeyString, objectKeyString, type AppKey, type ObjectKey } from '../pipeline/model.js';
 
 export type ClusterCall =
-  { method: 'getApp'; app: string } | { method: 'listApps'; cluster: string; kind: AppKind; namespaces: string[] };
+  | { method: 'getApp'; app: string }
+  | { method: 'listApps'; cluster: string; kind: AppKind; namespaces: string[] }
+  | { method: 'getCanary'; cluster: string; canary: string };
 
 /** A ClusterAccessError of `kind`, as the Kubernetes adapter would throw it. */
 export function clusterFault(kind: ClusterErrorKind, message = `cluster fault: ${kind}`): ClusterAccessError {
@@ -18,6 +20,8 @@ export class ScriptedClusters implements ClusterReader {
   readonly #objects = new Map<string, { app: AppKey; object: Record<string, unknown> }>();
   readonly #getFaults = new Map<string, Error>();
   readonly #listFaults = new Map<string, Error>();
+  /** Canaries, and the faults of their GETs, by `cluster/namespace/name`. */
+  readonly #canaries = new Map<string, Record<string, unknown> | Error>();
 
   /** The app object as its cluster serves it, named after `app` whatever its own metadata says. */
   put(app: AppKey, object: Record<string, unknown>): this {
@@ -52,6 +56,21 @@ export class ScriptedClusters implements ClusterReader {
     return this;
   }
 
+  /** The Canary as `cluster` serves it; undefined: it is gone; an Error: its GET throws that. */
+  putCanary(cluster: ObjectKey, canary: ObjectKey, object: Record<string, unknown> | Error | undefined): this {
+    const id = canaryId(cluster, canary);
+    if (object === undefined) this.#canaries.delete(id);
+    else this.#canaries.set(id, object instanceof Error ? object : structuredClone(object));
+    return this;
+  }
+
+  getCanary(cluster: ObjectKey, canary: ObjectKey): Promise<Record<string, unknown> | undefined> {
+    this.calls.push({ method: 'getCanary', cluster: objectKeyString(cluster), canary: objectKeyString(canary) });
+    const found = this.#canaries.get(canaryId(cluster, canary));
+    if (found instanceof Error) return Promise.reject(found);
+    return Promise.resolve(found && structuredClone(found));
+  }
+
   getApp(app: AppKey): Promise<Record<string, unknown> | undefined> {
     const id = appKeyString(app);
     this.calls.push({ method: 'getApp', app: id });
@@ -74,4 +93,8 @@ export class ScriptedClusters implements ClusterReader {
 
 function listId(cluster: ObjectKey, kind: AppKind): string {
   return `${objectKeyString(cluster)}/${kind}`;
+}
+
+function canaryId(cluster: ObjectKey, canary: ObjectKey): string {
+  return `${objectKeyString(cluster)}/${objectKeyString(canary)}`;
 }
