@@ -9,6 +9,7 @@ import {
   type RollbackPolicy,
 } from './environment-policies.js';
 import { namesStrategy, type Promotion } from './promotion.js';
+import type { Verification } from './verification.js';
 
 /** The Flux objects a pipeline can promote. */
 export const APP_KINDS = ['HelmRelease', 'Kustomization'] as const;
@@ -111,6 +112,8 @@ export interface PipelineEnvironment {
   approval?: ApprovalPolicy;
   /** Extension: a failed promotion is rolled back by a pull request (docs/rollback.md). */
   rollback?: RollbackPolicy;
+  /** Extension: the checks that must hold before anything is promoted from the environment (docs/verification.md). */
+  verification?: Verification;
 }
 
 export interface Pipeline {

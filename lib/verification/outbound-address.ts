@@ -43,7 +43,7 @@ export function outboundUrlProblem(text: string, options: OutboundOptions = {}):
 export function refusedAddressProblem(address: string): string | undefined {
   const v4 = ipv4Of(address);
   if (v4) {
-    const [a, b] = v4;
+    const [a = 0, b = 0] = v4;
     if (a === 169 && b === 254) return `${address} is a link-local address (the instance metadata service lives there)`;
     if (a === 0) return `${address} is not an address one can call`;
     if (a >= 224) return `${address} is a multicast or reserved address`;

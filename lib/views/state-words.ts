@@ -9,6 +9,7 @@ export const ENVIRONMENT_STATE_WORDS: Readonly<Record<EnvironmentState, string>>
   passed: 'passed',
   soaking: 'soaking',
   'in-progress': 'rolling out',
+  verifying: 'verifying',
   ahead: 'ahead',
   unknown: 'unknown',
   suspended: 'suspended',

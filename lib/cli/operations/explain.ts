@@ -223,5 +223,7 @@ function actionText(action: Action): string {
       return `clear the approval request for ${action.revision} in ${action.env}`;
     case 'rollback':
       return `open a pull request rolling ${action.env} back from ${action.from} to ${action.revision}`;
+    case 'verify':
+      return `evaluate the verification checks of ${action.env} on ${action.revision}`;
   }
 }
