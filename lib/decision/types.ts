@@ -4,7 +4,7 @@ import type { TargetStatus } from '../flux/target-status.js';
 import type { FreezeSwitch } from '../pipeline/freeze.js';
 import type { Pipeline } from '../pipeline/model.js';
 import type { PromotionEvidence } from './promotion-evidence.js';
-import type { VerificationRecord } from './verification.js';
+import type { CheckResult } from '../pipeline/verification.js';
 
 /** Kept per (pipeline, environment): a manual environment waits here for an approval of exactly `revision`. */
 export interface ApprovalMarker {
@@ -49,6 +49,27 @@ export interface PromotionRecord {
   result?: string;
   /** The last failure, one line. */
   error?: string;
+}
+
+/** What the checks of one environment found for one revision, kept per (pipeline, environment, revision). */
+export interface VerificationRecord {
+  env: string;
+  revision: string;
+  /** ISO 8601: the first evaluation for this revision. */
+  startedAt: string;
+  /** ISO 8601: the latest evaluation. */
+  checkedAt: string;
+  /**
+   * ISO 8601: since when every check has passed, in every evaluation since (absent when the latest one did not
+   * pass them all): what `for` is measured from.
+   */
+  holdingSince?: string;
+  /** Set once decided, for good: the checks held for the whole `for`, or one failed. Never evaluated again. */
+  outcome?: 'passed' | 'failed';
+  /** ISO 8601: when `outcome` was set. */
+  decidedAt?: string;
+  /** Each check's latest result, in the environment's order. */
+  results: CheckResult[];
 }
 
 export interface DecisionInput {

@@ -8,34 +8,15 @@ import type { PipelineEnvironment } from '../pipeline/model.js';
 import { MAX_VERIFICATION_MS, type CheckResult, type Verification } from '../pipeline/verification.js';
 import { durationMs } from '../util/duration.js';
 import { isoSeconds } from './soak.js';
-import type { EnvironmentReason, EnvironmentState } from './types.js';
+import type { EnvironmentReason, EnvironmentState, VerificationRecord } from './types.js';
+
+export type { VerificationRecord } from './types.js';
 
 /**
  * How often the checks are evaluated again while they have to hold: often enough that a failure within `for` is
  * seen, rarely enough that a thousand environments verifying at once cost little.
  */
 export const RECHECK_MS = 60_000;
-
-/** What the checks of one environment found for one revision, kept per (pipeline, environment, revision). */
-export interface VerificationRecord {
-  env: string;
-  revision: string;
-  /** ISO 8601: the first evaluation for this revision. */
-  startedAt: string;
-  /** ISO 8601: the latest evaluation. */
-  checkedAt: string;
-  /**
-   * ISO 8601: since when every check has passed, in every evaluation since (absent when the latest one did not
-   * pass them all): what `for` is measured from.
-   */
-  holdingSince?: string;
-  /** Set once decided, for good: the checks held for the whole `for`, or one failed. Never evaluated again. */
-  outcome?: 'passed' | 'failed';
-  /** ISO 8601: when `outcome` was set. */
-  decidedAt?: string;
-  /** Each check's latest result, in the environment's order. */
-  results: CheckResult[];
-}
 
 /** How long the checks must hold: `for`, or 0 when absent (one evaluation passing them all is enough). */
 export function verificationForMs(verification: Verification): number {
