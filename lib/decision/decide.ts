@@ -16,6 +16,7 @@ import { freezeOf } from './freeze.js';
 import { promotionStep, type PromotionStep } from './promotion-step.js';
 import { rollbackStep } from './rollback.js';
 import { isRunning, isoSeconds, soakOf, timeLeft, type Soak } from './soak.js';
+import { verificationStep, type VerificationRecord, type VerificationStep } from './verification.js';
 import { oneLine, targetName, withDetail } from './text.js';
 import type {
   Action,
@@ -109,6 +110,19 @@ function decideFromFirstEnvironment(
       environments.push(notReached(env, 'NoCandidate', `not reached: ${first.name} has no candidate`, first.name));
     }
     return { actions: [], environments };
+  }
+  // Its verification, like its soak, holds back what is promoted from it, never the candidate it supplies.
+  const verified = verificationStep(first, found.candidate, verificationOf(input, first, found.candidate), input.now);
+  if (verified && !verified.passed) {
+    const message = `not reached: ${found.candidate} comes here once ${first.name} is verified`;
+    return {
+      candidate: found.candidate,
+      actions: verified.due ? [{ type: 'verify', env: first.name, revision: found.candidate }] : [],
+      environments: [
+        verifying(first, verified),
+        ...later.map((env) => notReached(env, 'AwaitingVerification', message, first.name)),
+      ],
+    };
   }
   // The first environment supplies the candidate at once; its soak only holds back what is promoted from it.
   const soak = soakOf(first, sinceOf(targets), input.now);
@@ -216,12 +230,24 @@ function walk(
       stop = { at: env.name, why: step.state };
       continue;
     }
+    const verified =
+      classified.state === 'passed'
+        ? verificationStep(env, candidate, verificationOf(input, env, candidate), input.now)
+        : undefined;
+    if (verified && !verified.passed) {
+      environments.push(verifying(env, verified));
+      if (verified.due) actions.push({ type: 'verify', env: env.name, revision: candidate });
+      stop = { at: env.name, why: verified.state === 'failed' ? 'verification failed' : 'verifying' };
+      continue;
+    }
     const soak = classified.state === 'passed' ? soakOf(env, sinceOf(targets), input.now) : undefined;
     if (soak && isRunning(soak, input.now)) {
       environments.push(soaking(env, soak, input.now, classified.message));
       held = held && held.endsAt >= soak.endsAt ? held : soak;
     } else if (soak) {
       environments.push(explanation(env, 'passed', 'SoakServed', `${classified.message}; ${soakServed(env)}`));
+    } else if (verified) {
+      environments.push(explanation(env, 'passed', 'VerificationPassed', `${classified.message}; ${verified.message}`));
     } else {
       environments.push(explanation(env, classified.state, classified.reason, classified.message));
     }
@@ -255,6 +281,26 @@ interface WalkOptions {
  */
 function startsPromotion(step: PromotionStep): boolean {
   return step.reason === 'PromotionDue' || step.reason === 'Approved' || step.reason === 'RetryDue';
+}
+
+/** The candidate's verification record for `env`, if its checks were evaluated. */
+function verificationOf(
+  input: DecisionInput,
+  env: PipelineEnvironment,
+  candidate: string,
+): VerificationRecord | undefined {
+  return input.verifications?.find((record) => record.env === env.name && sameRevision(record.revision, candidate));
+}
+
+/** An environment whose targets all run the candidate, while its verification has not passed. */
+function verifying(
+  env: PipelineEnvironment,
+  step: Exclude<VerificationStep, { passed: true }>,
+): EnvironmentExplanation {
+  const explained = explanation(env, step.state, step.reason, step.message);
+  return step.verificationEndsAt === undefined
+    ? explained
+    : { ...explained, verificationEndsAt: step.verificationEndsAt };
 }
 
 /** An environment healthy on the candidate whose soak runs: nothing after it is promoted until `soakEndsAt`. */

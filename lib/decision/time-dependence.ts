@@ -11,6 +11,8 @@ import type { PromotionRecord } from './types.js';
 export type TimeDependence =
   /** An environment soaks: its end lets the next one be promoted. */
   | 'soak'
+  /** An environment verifies: its checks are evaluated again until they have held for its `for`. */
+  | 'verification'
   /** An environment has freeze windows: a window's end lets a held promotion start. */
   | 'freeze-window'
   /** An environment rolls back by pull request: a failure becomes due once its grace period is over. */
@@ -28,6 +30,7 @@ export function timeDependence(
 ): TimeDependence | undefined {
   const { environments } = pipeline;
   if (environments.some((env) => env.soak !== undefined)) return 'soak';
+  if (environments.some((env) => env.verification !== undefined)) return 'verification';
   if (environments.some((env) => (env.freeze?.length ?? 0) > 0)) return 'freeze-window';
   if (environments.some((env) => env.rollback !== undefined)) return 'rollback';
   const open = promotions.some((record) => {

@@ -4,6 +4,7 @@ import type { TargetStatus } from '../flux/target-status.js';
 import type { FreezeSwitch } from '../pipeline/freeze.js';
 import type { Pipeline } from '../pipeline/model.js';
 import type { PromotionEvidence } from './promotion-evidence.js';
+import type { CheckResult } from '../pipeline/verification.js';
 
 /** Kept per (pipeline, environment): a manual environment waits here for an approval of exactly `revision`. */
 export interface ApprovalMarker {
@@ -59,6 +60,27 @@ export interface PromotionRecord {
   pullRequest?: { state: PullRequestState; seenAt: string };
 }
 
+/** What the checks of one environment found for one revision, kept per (pipeline, environment, revision). */
+export interface VerificationRecord {
+  env: string;
+  revision: string;
+  /** ISO 8601: the first evaluation for this revision. */
+  startedAt: string;
+  /** ISO 8601: the latest evaluation. */
+  checkedAt: string;
+  /**
+   * ISO 8601: since when every check has passed, in every evaluation since (absent when the latest one did not
+   * pass them all): what `for` is measured from.
+   */
+  holdingSince?: string;
+  /** Set once decided, for good: the checks held for the whole `for`, or one failed. Never evaluated again. */
+  outcome?: 'passed' | 'failed';
+  /** ISO 8601: when `outcome` was set. */
+  decidedAt?: string;
+  /** Each check's latest result, in the environment's order. */
+  results: CheckResult[];
+}
+
 export interface DecisionInput {
   pipeline: Pipeline;
   /** Observed target status by `appKeyString(appKeyOf(pipeline, target))`; a missing entry was never observed. */
@@ -83,6 +105,11 @@ export interface DecisionInput {
    * audit facts). Undefined, or an environment missing: not read; the decision asks for it when a rollback is due.
    */
   lastPassed?: ReadonlyMap<string, readonly string[]>;
+  /**
+   * What the verification checks found, per (environment, revision): this pipeline's records. Undefined: none read
+   * (a pipeline without verification reads none).
+   */
+  verifications?: readonly VerificationRecord[];
   now: Date;
 }
 
@@ -106,6 +133,11 @@ export type Action =
    * targets failed on `from` (docs/rollback.md). Once per (env, from): its record is `rollbackRecordEnv(env)`, `from`.
    */
   | { type: 'rollback'; env: string; revision: string; from: string }
+  /**
+   * Evaluate the environment's verification checks for `revision`, which every target of it runs and is Ready on,
+   * and record what they found (docs/verification.md).
+   */
+  | { type: 'verify'; env: string; revision: string }
   /** Set the environment's approval marker to `revision`, replacing a marker for an older candidate. */
   | { type: 'request-approval'; env: string; revision: string; replaces?: string }
   /** Remove a marker that no longer waits for anything (its environment moved on). */
@@ -123,6 +155,11 @@ export type EnvironmentState =
   | 'soaking'
   /** Some target runs the candidate, not all of them healthy yet: wait. */
   | 'in-progress'
+  /**
+   * Every target runs the candidate and is Ready; the environment's verification checks are evaluated, or must hold
+   * for its `for` still: nothing after it is promoted until they have.
+   */
+  | 'verifying'
   /** Some target runs a newer version than the candidate: never downgraded. */
   | 'ahead'
   /** The status of some target is not known (never observed or unreadable): no decision. */
@@ -189,6 +226,20 @@ export type EnvironmentReason =
   | 'RollingOut'
   /** Some target runs a newer revision than the candidate: never downgraded. */
   | 'AheadOfCandidate'
+  // verifying (and failed, for the last two)
+  /** Every target runs the candidate and is Ready: the checks are evaluated now. */
+  | 'VerificationDue'
+  /** Every check passes; they must hold until `verificationEndsAt`. */
+  | 'VerificationHolding'
+  /** A check has not decided yet (a Canary still analysing). */
+  | 'VerificationPending'
+  /** A check could not be evaluated: waiting (`onInconclusive: wait`), or failed (`onInconclusive: fail`). */
+  | 'VerificationInconclusive'
+  /** A check failed for the candidate: the environment failed for it. */
+  | 'VerificationFailed'
+  // passed
+  /** Every check held for the whole `for`. */
+  | 'VerificationPassed'
   // promoting
   /** An automatic environment: the promotion starts now. */
   | 'PromotionDue'
@@ -261,7 +312,9 @@ export type EnvironmentReason =
   /** An earlier environment stopped the walk. */
   | 'StoppedEarlier'
   /** The candidate would be promoted here, once the soak of an earlier environment (`soakEndsAt`) is served. */
-  | 'AwaitingSoak';
+  | 'AwaitingSoak'
+  /** The candidate would be promoted here, once an earlier environment's verification has passed. */
+  | 'AwaitingVerification';
 
 export interface EnvironmentExplanation {
   env: string;
@@ -278,6 +331,8 @@ export interface EnvironmentExplanation {
   frozenUntil?: string;
   /** ISO 8601. `RollbackGracePeriod`: when the rollback becomes due. */
   rollbackAt?: string;
+  /** ISO 8601. `VerificationHolding`: when the checks, holding now, will have held for the whole `for`. */
+  verificationEndsAt?: string;
   /**
    * `not-reached`: the environment it waits for (the one the walk stopped at, the first environment while it has no
    * candidate, or the one whose soak runs), so a person reads "waits for staging", not an error.

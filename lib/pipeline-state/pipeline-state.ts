@@ -10,7 +10,13 @@ import {
   type Pipeline,
   watchedObjectsOf,
 } from '../pipeline/model.js';
-import type { ObservedTargetStatus, Store, StoredPipeline, VersionedPromotionRecord } from '../store/port.js';
+import type {
+  ObservedTargetStatus,
+  Store,
+  StoredPipeline,
+  VersionedPromotionRecord,
+  VersionedVerificationRecord,
+} from '../store/port.js';
 
 /** What a decision about one pipeline is made from, as the store holds it. */
 export interface PipelineState {
@@ -19,12 +25,17 @@ export interface PipelineState {
   statuses: Map<string, ObservedTargetStatus>;
   approvals: ApprovalMarker[];
   promotions: VersionedPromotionRecord[];
+  /** What the verification checks found, per environment; read only for a pipeline that has checks. */
+  verifications: VersionedVerificationRecord[];
 }
 
 /** What a caller read of the state just before (the poll's check of a pipeline), so that it is not read twice. */
 export type KnownPipelineState = Pick<PipelineState, 'stored' | 'promotions'>;
 
-export type PipelineStateReader = Pick<Store, 'getPipeline' | 'getTargetStatuses' | 'listApprovals' | 'listPromotions'>;
+export type PipelineStateReader = Pick<
+  Store,
+  'getPipeline' | 'getTargetStatuses' | 'listApprovals' | 'listPromotions' | 'listVerifications'
+>;
 
 /**
  * Reads everything the decision about a pipeline needs, and writes nothing: the verifier decides on it, and
@@ -37,12 +48,14 @@ export async function readPipelineState(
 ): Promise<PipelineState | undefined> {
   const stored = known ? known.stored : await store.getPipeline(key);
   if (!stored) return undefined;
-  const [statuses, approvals, promotions] = await Promise.all([
+  const verified = stored.pipeline.environments.some((env) => env.verification !== undefined);
+  const [statuses, approvals, promotions, verifications] = await Promise.all([
     store.getTargetStatuses(appsOf(stored.pipeline)),
     store.listApprovals(key),
     known ? known.promotions : store.listPromotions(key),
+    verified ? store.listVerifications(key) : [],
   ]);
-  return { stored, statuses, approvals, promotions };
+  return { stored, statuses, approvals, promotions, verifications };
 }
 
 /** The decision's input for a pipeline's state at `now`. */
@@ -53,8 +66,8 @@ export function decisionInputOf(state: PipelineState, now: Date): DecisionInput 
     observed.set(app, entry.status);
     statusSince.set(app, entry.changedAt);
   }
-  const { approvals, promotions } = state;
-  return { pipeline: state.stored.pipeline, observed, statusSince, approvals, promotions, now };
+  const { approvals, promotions, verifications } = state;
+  return { pipeline: state.stored.pipeline, observed, statusSince, approvals, promotions, verifications, now };
 }
 
 /**

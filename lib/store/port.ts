@@ -3,7 +3,7 @@
 // least it needs; the DynamoDB adapter implements all.
 // Correctness lives in the conditional writes behind these methods, never in timing or queue order.
 import type { ConfigSourceDocument, GitopsClusterDocument, PipelineDocument } from '../config/schema.js';
-import type { ApprovalMarker, PromotionRecord, PullRequestState } from '../decision/types.js';
+import type { ApprovalMarker, PromotionRecord, PullRequestState, VerificationRecord } from '../decision/types.js';
 import type { FreezeScope, FreezeSwitch } from '../pipeline/freeze.js';
 import type { TargetStatus } from '../flux/target-status.js';
 import type { AppKey, ObjectKey, Pipeline } from '../pipeline/model.js';
@@ -383,6 +383,28 @@ export interface Promotions {
   ): Promise<boolean>;
 }
 
+// ---------------------------------------------------------------- verification records
+
+/** A verification record with the version its conditional writes are on. */
+export interface VersionedVerificationRecord extends VerificationRecord {
+  pipeline: ObjectKey;
+  version: number;
+}
+
+/**
+ * What an environment's verification checks found (docs/verification.md): one record per (pipeline, environment),
+ * the revision last verified there; a newer revision's first evaluation replaces it.
+ */
+export interface Verifications {
+  /** The pipeline's records, one per environment that was verified, in no particular order. */
+  listVerifications(pipeline: ObjectKey): Promise<VersionedVerificationRecord[]>;
+  /**
+   * Stores `record` for its environment if what is stored there is still at `expectedVersion` (0: nothing is), as
+   * version `expectedVersion + 1`. False when another evaluation wrote first: the caller reads and folds again.
+   */
+  putVerification(pipeline: ObjectKey, record: VerificationRecord, expectedVersion: number): Promise<boolean>;
+}
+
 // ---------------------------------------------------------------- audit trail
 
 /** What an audit entry records: always an effect, never a decision that changed nothing. */
@@ -576,6 +598,7 @@ export type Store = ConfigurationStore &
   TargetStatuses &
   Approvals &
   Promotions &
+  Verifications &
   AuditLog &
   Notifications &
   Freezes &

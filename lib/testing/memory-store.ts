@@ -8,7 +8,13 @@ import { isDeepStrictEqual } from 'node:util';
 import { randomUUID } from 'node:crypto';
 import type { ConfigSourceDocument, WatchedKind, GitopsClusterDocument, PipelineDocument } from '../config/schema.js';
 import { attemptKey, pendingStatus, syncedStatus } from '../store/config-sync-step.js';
-import { isClaimable, promotionStage, type ApprovalMarker, type PullRequestState } from '../decision/index.js';
+import {
+  isClaimable,
+  promotionStage,
+  type ApprovalMarker,
+  type PullRequestState,
+  type VerificationRecord,
+} from '../decision/index.js';
 import type { TargetStatus } from '../flux/target-status.js';
 import type { FreezeScope, FreezeSwitch } from '../pipeline/freeze.js';
 import type { PromotionFailureKind } from '../promotion/failure-kind.js';
@@ -57,6 +63,7 @@ import type {
   StoredCluster,
   StoredPipeline,
   VersionedPromotionRecord,
+  VersionedVerificationRecord,
 } from '../store/port.js';
 
 interface StoredStatus extends ObservedTargetStatus {
@@ -84,6 +91,8 @@ export class MemoryStore implements Store {
   readonly #approvals = new Map<string, Map<string, ApprovalMarker>>();
   /** By `promotionId`. */
   readonly #promotions = new Map<string, VersionedPromotionRecord>();
+  /** By pipeline, then environment. */
+  readonly #verifications = new Map<string, Map<string, VersionedVerificationRecord>>();
   /** By pipeline. */
   readonly #audit = new Map<string, StoredAuditEntry[]>();
   /** By source: what the table's item holds, the last attempt and the lease of a sync under way beside the source. */
@@ -154,6 +163,7 @@ export class MemoryStore implements Store {
     this.#delete(id, this.#pipelines);
     // The definition, approval markers and promotion records share the pipeline's partition in the table.
     this.#approvals.delete(id);
+    this.#verifications.delete(id);
     for (const [recordId, record] of this.#promotions) {
       if (objectKeyString(record.pipeline) === id) this.#delete(recordId, this.#promotions);
     }
@@ -452,6 +462,23 @@ export class MemoryStore implements Store {
   }
 
   // ---------------------------------------------------------------- promotion records
+
+  // ---------------------------------------------------------------- verification records
+
+  async listVerifications(pipeline: ObjectKey): Promise<VersionedVerificationRecord[]> {
+    this.counts.reads += 1;
+    return [...(this.#verifications.get(objectKeyString(pipeline))?.values() ?? [])].map(copy);
+  }
+
+  async putVerification(pipeline: ObjectKey, record: VerificationRecord, expectedVersion: number): Promise<boolean> {
+    this.counts.writes += 1;
+    const id = objectKeyString(pipeline);
+    const byEnv = this.#verifications.get(id) ?? new Map<string, VersionedVerificationRecord>();
+    if ((byEnv.get(record.env)?.version ?? 0) !== expectedVersion) return false;
+    byEnv.set(record.env, copy({ ...record, pipeline: pipelineKeyOf(pipeline), version: expectedVersion + 1 }));
+    this.#verifications.set(id, byEnv);
+    return true;
+  }
 
   async getPromotion(
     pipeline: ObjectKey,

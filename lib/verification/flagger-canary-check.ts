@@ -6,9 +6,8 @@
 import * as z from 'zod';
 import { ClusterAccessError, type ClusterErrorKind, type ClusterReader } from '../clusters/port.js';
 import { objectKeyString, type ObjectKey } from '../pipeline/model.js';
-import type { FlaggerCanaryCheck } from '../pipeline/verification.js';
+import type { CheckReason, CheckResult, CheckVerdict, FlaggerCanaryCheck } from '../pipeline/verification.js';
 import { mapLimit } from '../util/map-limit.js';
-import type { CheckReason, CheckResult, CheckVerdict } from './check-result.js';
 
 /** Clusters read at once: a check over a large fleet reads a few at a time. */
 const CLUSTER_CONCURRENCY = 8;

@@ -4,9 +4,8 @@
 // (unreachable, timeout, refused address, answer too large), our credentials refused (401, 403, 407 when not
 // expected: `Unauthorized`) and throttling (429: `ServerError`). A 3xx expected is the answer itself: redirects are
 // then not followed.
-import type { HttpCheck } from '../pipeline/verification.js';
+import type { CheckReason, CheckResult, CheckVerdict, HttpCheck } from '../pipeline/verification.js';
 import type { CheckContext } from './check-context.js';
-import type { CheckReason, CheckResult, CheckVerdict } from './check-result.js';
 import { describeUrl, sendOutboundRequest } from './outbound-request.js';
 import { secretAuthorization } from './secret-authorization.js';
 

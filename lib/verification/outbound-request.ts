@@ -8,7 +8,7 @@ import { lookup as dnsLookup } from 'node:dns/promises';
 import { request as httpRequest, type IncomingHttpHeaders, type IncomingMessage } from 'node:http';
 import { request as httpsRequest } from 'node:https';
 import { isIP, type LookupFunction } from 'node:net';
-import type { CheckReason } from './check-result.js';
+import type { CheckReason } from '../pipeline/verification.js';
 import {
   hostOf,
   isLoopbackHost,

@@ -12,9 +12,8 @@ import * as z from 'zod';
 import type { AwsCredentials, AwsCredentialsProvider } from '../clusters/eks.js';
 import { redact } from '../logging/redaction.js';
 import { printable } from '../logging/printable.js';
-import type { PrometheusCheck } from '../pipeline/verification.js';
+import type { CheckReason, CheckResult, CheckVerdict, PrometheusCheck } from '../pipeline/verification.js';
 import type { CheckContext } from './check-context.js';
-import type { CheckReason, CheckResult, CheckVerdict } from './check-result.js';
 import { describeUrl, sendOutboundRequest, type HopRequest, type OutboundRequest } from './outbound-request.js';
 import { secretAuthorization } from './secret-authorization.js';
 

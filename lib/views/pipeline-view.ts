@@ -12,7 +12,12 @@ import { rolledBackEnv } from '../decision/rollback-record.js';
 import { promotionPullRequest, type PromotionPullRequest } from '../decision/promotion-pull-request.js';
 import type { TargetPhase, TargetReason } from '../flux/target-status.js';
 import { appKeyOf, appKeyString, type ObjectKey } from '../pipeline/model.js';
-import type { ObservedTargetStatus, StoredPipeline, VersionedPromotionRecord } from '../store/port.js';
+import type {
+  ObservedTargetStatus,
+  StoredPipeline,
+  VersionedPromotionRecord,
+  VersionedVerificationRecord,
+} from '../store/port.js';
 import { decideWithReads, type DecisionReads } from '../pipeline-state/decide-with-reads.js';
 import { readPipelineState, type PipelineStateReader } from '../pipeline-state/pipeline-state.js';
 
@@ -44,6 +49,10 @@ export interface EnvironmentView {
   rollbackAt?: string;
   /** `not-reached`: the environment it waits for. */
   waitsFor?: string;
+  /** ISO 8601. `VerificationHolding`: when the checks, holding now, will have held for the whole `for`. */
+  verificationEndsAt?: string;
+  /** What the environment's verification checks last found, for the revision last verified there. */
+  verification?: VersionedVerificationRecord;
   targets: TargetView[];
   approval?: ApprovalMarker;
   /** The environment's promotion records, its rollbacks' included (`rollback:{env}`), newest first. */
@@ -88,6 +97,8 @@ export async function loadPipelineView(
       ...(explanation?.frozenUntil ? { frozenUntil: explanation.frozenUntil } : {}),
       ...(explanation?.rollbackAt ? { rollbackAt: explanation.rollbackAt } : {}),
       ...(explanation?.waitsFor ? { waitsFor: explanation.waitsFor } : {}),
+      ...(explanation?.verificationEndsAt ? { verificationEndsAt: explanation.verificationEndsAt } : {}),
+      ...verificationOf(state.verifications, env.name),
       targets: env.targets.map((target) => ({
         cluster: target.cluster,
         namespace: target.namespace,
@@ -101,6 +112,14 @@ export async function loadPipelineView(
     };
   });
   return { key, stored: state.stored, decision, environments };
+}
+
+function verificationOf(
+  records: readonly VersionedVerificationRecord[],
+  env: string,
+): { verification?: VersionedVerificationRecord } {
+  const record = records.find((candidate) => candidate.env === env);
+  return record ? { verification: record } : {};
 }
 
 /**

@@ -9,6 +9,7 @@ export const ENVIRONMENT_STATE_WORDS: Readonly<Record<EnvironmentState, string>>
   passed: 'passed',
   soaking: 'soaking',
   'in-progress': 'rolling out',
+  verifying: 'verifying',
   ahead: 'ahead',
   unknown: 'unknown',
   suspended: 'suspended',
@@ -39,6 +40,8 @@ export const ENVIRONMENT_STATE_MEANINGS: Readonly<Record<EnvironmentState, strin
   soaking:
     "Every target runs the candidate and is healthy, not yet for the environment's soak: nothing after it moves.",
   'in-progress': 'Some targets run the candidate, not all of them healthy on it yet.',
+  verifying:
+    'Every target runs the candidate and is Ready; its verification checks are evaluated, or must hold a while longer.',
   ahead: 'A target runs a newer revision than the candidate: it is never downgraded.',
   unknown: "A target's status is not known (never read, absent or unreadable): nothing is decided.",
   suspended: 'A target is suspended in Flux: nothing is promoted to or past it.',
@@ -63,6 +66,7 @@ export const NEEDS_A_PERSON: Readonly<Record<EnvironmentState, boolean>> = {
   passed: false,
   soaking: false,
   'in-progress': false,
+  verifying: false,
   ahead: false,
   unknown: false,
   suspended: false,

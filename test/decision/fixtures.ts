@@ -20,6 +20,7 @@ import type {
 import type { TargetStatus } from '../../lib/flux/target-status.js';
 import { unreadableTarget } from '../../lib/flux/target-status.js';
 import { appKeyOf, appKeyString } from '../../lib/pipeline/model.js';
+import type { VerificationRecord } from '../../lib/decision/verification.js';
 import type { Pipeline, PipelineEnvironment, PipelineTarget, SourceObject } from '../../lib/pipeline/model.js';
 
 export const NOW = new Date('2025-10-01T12:00:00.000Z');
@@ -58,6 +59,7 @@ export interface EnvironmentSpec {
   freeze?: PipelineEnvironment['freeze'];
   approval?: PipelineEnvironment['approval'];
   rollback?: PipelineEnvironment['rollback'];
+  verification?: PipelineEnvironment['verification'];
 }
 
 export interface PipelineSpec {
@@ -90,6 +92,7 @@ export function pipeline(spec: PipelineSpec): Pipeline {
         ...(env.freeze ? { freeze: env.freeze } : {}),
         ...(env.approval ? { approval: env.approval } : {}),
         ...(env.rollback ? { rollback: env.rollback } : {}),
+        ...(env.verification ? { verification: env.verification } : {}),
       };
     }),
   };
@@ -222,6 +225,10 @@ export interface Row {
   rollbackAt?: Record<string, string>;
   /** The `waitsFor` of every environment not reached (checked only when given). */
   waitsFor?: Record<string, string>;
+  /** What the verification checks found (absent: none read). */
+  verifications?: VerificationRecord[];
+  /** The `verificationEndsAt` of every environment that has one (checked only when given). */
+  verificationEndsAt?: Record<string, string>;
 }
 
 export function inputOf(row: Row): DecisionInput {
@@ -233,6 +240,7 @@ export function inputOf(row: Row): DecisionInput {
     ...(row.since ? { statusSince: observedMap(row.pipeline, row.since) } : {}),
     ...(row.freezes ? { freezes: row.freezes } : {}),
     ...(row.lastPassed ? { lastPassed: new Map(Object.entries(row.lastPassed)) } : {}),
+    ...(row.verifications ? { verifications: row.verifications } : {}),
     now: row.now ?? NOW,
   };
 }
@@ -290,6 +298,12 @@ export function runRows(rows: readonly Row[]): void {
         // What a person reads as "waits for staging": always an environment before this one.
         assert.ok(waitsFor !== undefined, `${env}: not reached, and names what it waits for`);
         assert.ok(order.indexOf(waitsFor) < order.indexOf(env), `${env}: waits for ${waitsFor}, an earlier one`);
+      }
+      if (row.verificationEndsAt) {
+        const ends = decision.environments.flatMap((e) =>
+          e.verificationEndsAt ? [[e.env, e.verificationEndsAt]] : [],
+        );
+        assert.deepEqual(Object.fromEntries(ends), row.verificationEndsAt, 'verificationEndsAt');
       }
       if (row.waitsFor) {
         const waiting = decision.environments.flatMap((e) => (e.waitsFor ? [[e.env, e.waitsFor]] : []));

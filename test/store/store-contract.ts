@@ -868,6 +868,64 @@ export function storeContract(name: string, start: () => Promise<StoreUnderTest>
     });
   });
 
+  describe(`${name}: verification records`, () => {
+    let subject: StoreUnderTest;
+    before(async () => (subject = await start()));
+    after(() => subject.stop());
+    const pipeline = { namespace: 'flux-system', name: 'verified' };
+    const evaluation = (revision: string, verdict: 'passed' | 'failed', checkedAt: string) => ({
+      env: 'staging',
+      revision,
+      startedAt: '2026-11-01T10:00:00.000Z',
+      checkedAt,
+      ...(verdict === 'passed' ? { holdingSince: '2026-11-01T10:00:00.000Z' } : {}),
+      results: [
+        {
+          name: 'errors',
+          kind: 'cloudwatchAlarms' as const,
+          verdict,
+          reason: verdict === 'passed' ? ('AlarmsOK' as const) : ('InAlarm' as const),
+          value: verdict === 'passed' ? 'podinfo-5xx OK' : 'podinfo-5xx ALARM',
+          message: 'every alarm OK',
+          checkedAt,
+        },
+      ],
+    });
+
+    it('one record per environment, written only over the version it was read at', async () => {
+      const { store } = subject;
+      assert.deepEqual(await store.listVerifications(pipeline), []);
+      const first = evaluation('6.9.2', 'passed', '2026-11-01T10:00:00.000Z');
+      assert.equal(await store.putVerification(pipeline, first, 0), true);
+      assert.equal(await store.putVerification(pipeline, first, 0), false, 'a second first write loses');
+      const [stored] = await store.listVerifications(pipeline);
+      assert.deepEqual(stored, { ...first, pipeline, version: 1 });
+
+      const failed = { ...evaluation('6.9.2', 'failed', '2026-11-01T10:01:00.000Z'), outcome: 'failed' as const };
+      const racing = await Promise.all(Array.from({ length: 5 }, () => store.putVerification(pipeline, failed, 1)));
+      assert.equal(racing.filter(Boolean).length, 1, 'of concurrent writes over one version, one wins');
+      const newer = evaluation('6.9.3', 'passed', '2026-11-01T11:00:00.000Z');
+      assert.equal(await store.putVerification(pipeline, newer, 2), true);
+      assert.deepEqual(
+        (await store.listVerifications(pipeline)).map((record) => [record.env, record.revision, record.version]),
+        [['staging', '6.9.3', 3]],
+      );
+    });
+
+    it('a deleted pipeline takes its records along', async () => {
+      const { store } = subject;
+      const fixture = pipelineFixture('deleted-verified', { staging: ['apps'] });
+      await store.applyPipeline(fixture.document, fixture.pipeline, at('2026-11-01T10:00:00Z'));
+      const key = { namespace: fixture.pipeline.namespace, name: fixture.pipeline.name };
+      assert.equal(
+        await store.putVerification(key, evaluation('1.0.0', 'passed', '2026-11-01T10:00:00.000Z'), 0),
+        true,
+      );
+      assert.equal(await store.deletePipeline(key), true);
+      assert.deepEqual(await store.listVerifications(key), []);
+    });
+  });
+
   describe(`${name}: promotion records`, () => {
     let subject: StoreUnderTest;
     before(async () => (subject = await start()));

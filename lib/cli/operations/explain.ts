@@ -19,6 +19,7 @@ import { ago } from '../output.js';
 import { environmentStateText } from '../../views/state-words.js';
 import {
   approvalLine,
+  checkLine,
   HOLDING_BACK_ROWS,
   promotionLine,
   statusJson,
@@ -183,6 +184,12 @@ function environmentLines(
     lines.push(`  frozen: ${left ?? 'until someone runs pipelinectl unfreeze'}`);
   }
   if (env.rollbackAt) lines.push(`  rollback: in ${timeLeftUntil(env.rollbackAt, now) ?? env.rollbackAt}`);
+  if (env.verificationEndsAt) {
+    lines.push(
+      `  verified: once the checks hold, ${timeLeftUntil(env.verificationEndsAt, now) ?? env.verificationEndsAt}`,
+    );
+  }
+  for (const result of env.verification?.results ?? []) lines.push(`  ${checkLine(result, now)}: ${result.message}`);
   // At fleet size, the counts and the targets holding the environment back, as `status` shows them.
   let shown = env.targets;
   let more: string | undefined;
@@ -223,5 +230,7 @@ function actionText(action: Action): string {
       return `clear the approval request for ${action.revision} in ${action.env}`;
     case 'rollback':
       return `open a pull request rolling ${action.env} back from ${action.from} to ${action.revision}`;
+    case 'verify':
+      return `evaluate the verification checks of ${action.env} on ${action.revision}`;
   }
 }

@@ -16,7 +16,8 @@ import { timeLeftUntil } from '../../decision/index.js';
 import { oneLine } from '../../decision/text.js';
 import { approveCommand } from '../../notify/approve-command.js';
 import { objectKeyString, type ObjectKey } from '../../pipeline/model.js';
-import type { StoredConfigSource, VersionedPromotionRecord } from '../../store/port.js';
+import type { StoredConfigSource, VersionedPromotionRecord, VersionedVerificationRecord } from '../../store/port.js';
+import type { CheckResult } from '../../pipeline/verification.js';
 import {
   loadPipelineView,
   phaseOf,
@@ -103,11 +104,28 @@ export interface EnvironmentStatusJson {
    * (read by the poll while it is open; `open` until then); null when the candidate was not promoted here by one.
    */
   pullRequest: { url: string; state: PullRequestState } | null;
+  /** ISO 8601: when the checks of a `VerificationHolding` environment will have held for their `for`; else null. */
+  verificationEndsAt: string | null;
+  /** What its verification checks last found (docs/verification.md); null before the first evaluation. */
+  verification: VerificationJson | null;
   targets: TargetStatusJson[];
   /** The environment's approval marker, if any. */
   approval: ApprovalJson | null;
   /** The environment's promotion records, newest first. */
   promotions: PromotionJson[];
+}
+
+export interface VerificationJson {
+  /** The revision the checks were evaluated for (the candidate, or the last one verified there). */
+  revision: string;
+  /** `passed` (held for the whole `for`), `failed`, or null while it is not decided. */
+  outcome: 'passed' | 'failed' | null;
+  startedAt: string;
+  checkedAt: string;
+  /** Since when every check has passed, in every evaluation since; null when the latest did not pass them all. */
+  holdingSince: string | null;
+  /** Each check's latest result: name, kind, verdict, reason, the value seen, a message, when. */
+  checks: CheckResult[];
 }
 
 export interface TargetStatusJson {
@@ -180,6 +198,8 @@ export function statusJson(view: PipelineView): PipelineStatusJson {
       frozenUntil: env.frozenUntil ?? null,
       rollbackAt: env.rollbackAt ?? null,
       pullRequest: env.pullRequest ? { url: env.pullRequest.url, state: env.pullRequest.state } : null,
+      verificationEndsAt: env.verificationEndsAt ?? null,
+      verification: env.verification ? verificationJson(env.verification) : null,
       targets: env.targets.map(({ cluster, namespace, observed }) => ({
         cluster: objectKeyString(cluster),
         namespace,
@@ -325,6 +345,9 @@ export function statusTable(view: PipelineView, now: Date, options: StatusTableO
     out.push(detail(env.message));
     // Not clipped: the approve command in it is printed to be pasted, and a command cut short is no command.
     if (env.approval) out.push(`${indent}${approvalLine(view.key, env.name, env.approval, now, options.approveFlags)}`);
+    if (env.verification) {
+      for (const result of env.verification.results) out.push(detail(checkLine(result, now)));
+    }
     const [newest, ...older] = env.promotions;
     if (newest) {
       const more = older.length > 0 ? ` (+${older.length} older)` : '';
@@ -332,6 +355,25 @@ export function statusTable(view: PipelineView, now: Date, options: StatusTableO
     }
   });
   return out;
+}
+
+function verificationJson(record: VersionedVerificationRecord): VerificationJson {
+  return {
+    revision: record.revision,
+    outcome: record.outcome ?? null,
+    startedAt: record.startedAt,
+    checkedAt: record.checkedAt,
+    holdingSince: record.holdingSince ?? null,
+    checks: record.results,
+  };
+}
+
+/**
+ * `check errors (cloudwatchAlarms): passed, podinfo-5xx OK, 30s ago`: one check's latest result, as `status` and
+ * `explain` print it under the environment.
+ */
+export function checkLine(result: CheckResult, now: Date): string {
+  return `check ${result.name} (${result.kind}): ${result.verdict}, ${result.value}, ${ago(result.checkedAt, now)}`;
 }
 
 /** `300 targets: 296 Ready on 6.5.0, 3 Progressing, 1 Failed`. */
@@ -439,6 +481,7 @@ function stateCell(env: EnvironmentView, now: Date): string {
     const left = timeLeftUntil(env.rollbackAt, now);
     return left === undefined ? words : `${words} (rollback in ${left})`;
   }
-  const left = env.soakEndsAt === undefined ? undefined : timeLeftUntil(env.soakEndsAt, now);
+  const ends = env.soakEndsAt ?? env.verificationEndsAt;
+  const left = ends === undefined ? undefined : timeLeftUntil(ends, now);
   return left === undefined ? words : `${words} (${left})`;
 }

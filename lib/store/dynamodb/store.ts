@@ -12,6 +12,7 @@ import { DynamoPollSummaries } from './poll-summary.js';
 import { DynamoPromotions } from './promotions.js';
 import { tableContext } from './table.js';
 import { DynamoTargetStatuses } from './target-status.js';
+import { DynamoVerifications } from './verifications.js';
 
 export interface DynamoStoreOptions {
   client: DynamoDBClient;
@@ -27,6 +28,7 @@ export function createDynamoStore(options: DynamoStoreOptions): Store {
   const pollSummaries = new DynamoPollSummaries(table);
   const approvals = new DynamoApprovals(table);
   const promotions = new DynamoPromotions(table);
+  const verifications = new DynamoVerifications(table);
   const audit = new DynamoAuditLog(table);
   const notifications = new DynamoNotifications(table);
   const freezes = new DynamoFreezes(table);
@@ -65,6 +67,8 @@ export function createDynamoStore(options: DynamoStoreOptions): Store {
     completePromotion: (...args) => promotions.completePromotion(...args),
     recordPullRequestState: (...args) => promotions.recordPullRequestState(...args),
     failPromotion: (...args) => promotions.failPromotion(...args),
+    listVerifications: (...args) => verifications.listVerifications(...args),
+    putVerification: (...args) => verifications.putVerification(...args),
     appendAudit: (...args) => audit.appendAudit(...args),
     listAudit: (...args) => audit.listAudit(...args),
     claimNotification: (...args) => notifications.claimNotification(...args),

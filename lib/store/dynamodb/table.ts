@@ -35,6 +35,8 @@ export const keys = {
     sk: `PROMOTION#${part(env)}#${part(revision)}`,
   }),
   promotionPrefix: 'PROMOTION#',
+  verification: (key: ObjectKey, env: string) => ({ pk: `PIPELINE#${objectPart(key)}`, sk: `VERIFY#${part(env)}` }),
+  verificationPrefix: 'VERIFY#',
   cluster: (key: ObjectKey) => ({ pk: `CLUSTER#${objectPart(key)}`, sk: 'DEF' }),
   clustersIndex: 'CLUSTERS',
   objectSortKey: objectPart,
