@@ -31,7 +31,7 @@ import {
 } from '../pipeline/promotion.js';
 import { isHttpUrl } from '../util/http-url.js';
 import { MAX_VERIFICATION_MS, type WrittenVerification } from '../pipeline/verification.js';
-import { outboundUrlProblem } from '../verification/outbound-address.js';
+import { outboundUrlProblem } from '../util/outbound-address.js';
 
 // The vocabulary the documents share with the resolved model, which owns it.
 export { APP_KINDS, GIT_PROVIDER_TYPES, SOURCE_KINDS, type AppKind, type SourceKind, type WatchedKind };

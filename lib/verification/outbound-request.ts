@@ -15,7 +15,7 @@ import {
   outboundUrlProblem,
   refusedAddressProblem,
   type OutboundOptions,
-} from './outbound-address.js';
+} from '../util/outbound-address.js';
 
 /** An address a name resolves to. */
 export interface ResolvedAddress {

@@ -1,7 +1,7 @@
 // Where a check may send a request: the URL as written, and each address a name resolves to or a redirect goes to.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { isLoopbackHost, outboundUrlProblem, refusedAddressProblem } from '../../lib/verification/outbound-address.js';
+import { isLoopbackHost, outboundUrlProblem, refusedAddressProblem } from '../../lib/util/outbound-address.js';
 
 describe('outbound URLs as written', () => {
   const cases: { url: string; allowLoopbackHttp?: boolean; refused: boolean }[] = [
