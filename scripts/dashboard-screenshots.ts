@@ -35,7 +35,7 @@ async function main(): Promise<void> {
   const exited = once(demo, 'close');
   const browser = await chromium.launch({ executablePath, headless: true, args: ['--no-sandbox'] });
   try {
-    const url = await until('the dashboard URL', () => /^dashboard: (\S+)/.exec(stdout)?.[1]);
+    const url = await until('the dashboard URL', () => /^dashboard: (\S+)/m.exec(stdout)?.[1]);
     const page = await browser.newPage({ viewport: { width: 1280, height: 480 }, colorScheme: 'light' });
     // The printed URL carries the token: opening it gives the page the cookie every later request needs.
     await page.goto(url);
