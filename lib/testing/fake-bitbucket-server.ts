@@ -1,22 +1,11 @@
-// A fake Bitbucket Server / Data Center REST API (1.0), in memory, for tests and the local demo. It listens on plain
-// HTTP on 127.0.0.1 and serves, below a context path like a real instance (`http://127.0.0.1:<port>[/context]`), the
-// resources the pull-request strategy uses: branches, browse (directory listings with each file's blob id as
-// `contentId`, and file lines), raw files, files, changes between two commits, commits, the file edit (a multipart PUT
-// on browse, one commit per file), branch-utils' branch creation and deletion, and pull requests (list, create, get,
-// update with optimistic locking on `version`, decline, reopen), and the repository search (`/repos`, filtered by name
-// and by the permission the caller has). The server, request log, faults and latency are the kernel's
-// (git-host-kernel.ts), the objects git's (git-repository.ts).
-//
-// The rules that matter for a promotion are Bitbucket's: one open pull request per source and target branch (409
-// DuplicatePullRequestException carrying `existingPullRequest`), a pull request whose source branch is deleted is
-// declined, one whose source commit becomes reachable from its target is merged, a stale `version` is a 409, paged
-// answers carry `size`, `limit`, `start`, `isLastPage` and `nextPageStart`, errors are `{"errors":[{context, message,
-// exceptionName}]}`. HTTP access tokens (`Bearer`) and username/password (`Basic`) authenticate; a token may be
-// read-only, and a write is then refused as Bitbucket refuses it (401 AuthorisationException). Its rate limit is a 429
-// with `Retry-After` and the `X-RateLimit-*` headers of Data Center's token buckets.
-//
-// Where Bitbucket's documentation does not say what an answer holds (the file edit's conflicts), the fake answers a
-// 409 with a plain message and no exception name: the adapter relies on the status only.
+// A fake Bitbucket Server / Data Center REST API (1.0) below a context path (`http://127.0.0.1:<port>[/context]`):
+// branches, browse (listings with blob ids as `contentId`, file lines), raw files, files, changes, commits, the file
+// edit (a multipart PUT on browse, one commit per file), branch-utils, pull requests (optimistic locking on `version`)
+// and the repository search (`/repos`). Bitbucket's rules a promotion relies on: one open pull request per source and
+// target (409 carrying `existingPullRequest`); one whose source branch is deleted is declined, one whose source commit
+// its target reaches is merged; paged answers carry `size`, `limit`, `start`, `isLastPage`, `nextPageStart`; errors
+// are `{"errors":[…]}`. Bearer tokens (maybe read-only: writes get 401) and Basic passwords authenticate; the rate
+// limit is a 429 with Data Center's `X-RateLimit-*`. The file edit's undocumented conflicts are a plain 409.
 import { randomBytes } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
 import {
@@ -286,11 +275,7 @@ export class FakeBitbucketServer extends FakeGitHost<
     let form: FormData | undefined;
     const contentType = request.headers['content-type'] ?? '';
     if (contentType.startsWith('multipart/form-data')) {
-      try {
-        form = await new Response(rawBody, { headers: { 'content-type': contentType } }).formData();
-      } catch {
-        throw problem(400, 'The request body is not valid multipart form data');
-      }
+      form = await new Response(rawBody, { headers: { 'content-type': contentType } }).formData();
     } else {
       body = parseJson(rawBody.toString('utf8'), () => problem(400, 'The request body is not valid JSON'));
     }
@@ -544,11 +529,7 @@ export class FakeBitbucketServer extends FakeGitHost<
 
   /** The version a state change names (query `version`, or a JSON body's); 409 when it is not the current one. */
   private checkVersion(pull: StoredPullRequest, given: unknown): void {
-    const version = Number(given);
-    if (given === undefined || !Number.isInteger(version)) {
-      throw problem(400, 'A version must be provided', 'validation');
-    }
-    if (version !== pull.version) {
+    if (Number(given) !== pull.version) {
       throw problem(409, 'You are attempting to modify a pull request based on out-of-date information.', 'outOfDate', {
         expectedVersion: pull.version,
       });
@@ -651,12 +632,7 @@ export class FakeBitbucketServer extends FakeGitHost<
 
     route(`GET ${API}/branches`, ({ repo, query }) => {
       const filter = (query.filterText ?? '').toLowerCase();
-      let branches = repo.branches().filter(([name]) => name.toLowerCase().includes(filter));
-      if (query.boostMatches === 'true' && filter !== '') {
-        const rank = (name: string) =>
-          name.toLowerCase() === filter ? 0 : name.toLowerCase().startsWith(filter) ? 1 : 2;
-        branches = branches.sort(([a], [b]) => rank(a) - rank(b));
-      }
+      const branches = repo.branches().filter(([name]) => name.toLowerCase().includes(filter));
       return ok(this.page(branches, query, ([name, sha]) => this.branchJson(repo, name, sha)));
     });
 
@@ -680,9 +656,6 @@ export class FakeBitbucketServer extends FakeGitHost<
       const current = repo.branchSha(name);
       // Deleting a branch that is not there succeeds: afterwards it does not exist, as asked.
       if (current === undefined) return { status: 204 };
-      if (name === repo.defaultBranch) {
-        throw problem(400, `The default branch '${name}' cannot be deleted.`, 'validation');
-      }
       if (typeof input.endPoint === 'string' && input.endPoint !== current) {
         throw problem(400, `Branch '${name}' points to ${current}, not to the expected ${input.endPoint}.`);
       }
@@ -748,8 +721,6 @@ export class FakeBitbucketServer extends FakeGitHost<
         if (repo.flatAt(source).get(path)?.sha !== current?.sha) {
           throw problem(409, `The file '${path}' has been modified since ${sourceCommitId}.`);
         }
-      } else if (current) {
-        throw problem(409, `The file '${path}' already exists on branch '${branch}'.`);
       }
       if (current && repo.blob(current.sha)?.equals(content)) {
         throw problem(409, `The content of '${path}' is unchanged: there is nothing to commit.`);
@@ -807,9 +778,6 @@ export class FakeBitbucketServer extends FakeGitHost<
 
     route(`GET ${API}/pull-requests`, ({ repo, query }) => {
       const state = (query.state ?? 'OPEN').toUpperCase();
-      if (!['OPEN', 'DECLINED', 'MERGED', 'ALL'].includes(state)) {
-        throw problem(400, `Invalid state ${query.state ?? ''}`, 'validation');
-      }
       const direction = (query.direction ?? 'INCOMING').toUpperCase();
       const at = this.branchName(query.at);
       let pulls = repo.pulls.all.filter((pull) => state === 'ALL' || STATES[pull.state] === state);
@@ -825,29 +793,12 @@ export class FakeBitbucketServer extends FakeGitHost<
       const input = objectBody(body);
       const title = typeof input.title === 'string' ? input.title.trim() : '';
       if (title === '') throw problem(400, 'A pull request must have a title', 'validation');
-      const refOf = (value: unknown) => {
-        const ref = typeof value === 'object' && value !== null ? (value as Record<string, unknown>) : {};
-        const repository = (ref.repository ?? {}) as { slug?: unknown; project?: { key?: unknown } };
-        const slug = typeof repository.slug === 'string' ? repository.slug : undefined;
-        const key = typeof repository.project?.key === 'string' ? repository.project.key : '';
-        if (slug !== undefined && `${key}/${slug}`.toLowerCase() !== `${repo.projectKey}/${repo.slug}`.toLowerCase()) {
-          throw problem(400, 'Pull requests across repositories are not supported by this fake');
-        }
-        return this.branchName(ref.id);
-      };
-      const fromBranch = refOf(input.fromRef);
-      const toBranch = refOf(input.toRef);
+      // Both refs are of this repository.
+      const refOf = (value: unknown) => this.branchName((value as { id?: unknown } | undefined)?.id);
+      const [fromBranch, toBranch] = [refOf(input.fromRef), refOf(input.toRef)];
       if (!fromBranch || !toBranch) throw problem(400, 'fromRef and toRef are required', 'validation');
-      const from = repo.branchSha(fromBranch);
-      const to = repo.branchSha(toBranch);
-      const missing = !from ? fromBranch : !to ? toBranch : undefined;
-      if (missing !== undefined || !from || !to) {
-        throw problem(
-          404,
-          `Repository "${repo.slug}" of project with key "${repo.projectKey}" has no branch "${missing ?? ''}"`,
-          'noSuchBranch',
-        );
-      }
+      const [from, to] = [repo.branchSha(fromBranch), repo.branchSha(toBranch)];
+      if (!from || !to) throw problem(404, `No branch ${from ? toBranch : fromBranch}`, 'noSuchBranch');
       const existing = repo.pulls.openFrom(fromBranch, toBranch);
       if (existing) throw this.duplicateProblem(repo, existing);
       if (repo.isAncestor(from, to)) {
@@ -893,14 +844,6 @@ export class FakeBitbucketServer extends FakeGitHost<
       });
       pull.version++;
       pull.updatedAt = Date.now();
-      return ok(this.pullRequestJson(repo, pull));
-    });
-
-    write(`POST ${API}/pull-requests/{pullRequestId}/decline`, ({ repo, params, query, body }) => {
-      const pull = this.findPullRequest(repo, params.pullRequestId);
-      this.checkVersion(pull, query.version ?? (body as { version?: unknown } | undefined)?.version);
-      if (pull.state !== 'open') throw problem(409, 'Only an open pull request can be declined', 'illegalState');
-      repo.pulls.close(pull);
       return ok(this.pullRequestJson(repo, pull));
     });
 
