@@ -70,8 +70,6 @@ export interface FakeAzurePullRequest {
   mergeCommitId?: string;
 }
 
-// ---------------------------------------------------------------- Azure's answers
-
 /** The server namespace of the exception types named in error bodies. */
 const TYPE_NAMESPACES: Record<string, string> = {
   InvalidArgumentValueException: 'Microsoft.TeamFoundation.SourceControl.WebServer',
@@ -191,8 +189,6 @@ function checkApiVersion(requested: string | undefined, method: string): void {
     );
   }
 }
-
-// ---------------------------------------------------------------- state
 
 interface FakeProject {
   id: string;
@@ -325,8 +321,6 @@ export class FakeAzureDevOps extends FakeGitHost<
     pulls.close(pulls.expect(pullRequestId));
   }
 
-  // ---------------------------------------------------------------- handling
-
   protected override receive(request: IncomingMessage, url: URL, method: string): Received<FakeAzureDevOpsRequest> {
     const query = Object.fromEntries(url.searchParams);
     const segments = pathSegments(url.pathname);
@@ -456,8 +450,6 @@ export class FakeAzureDevOps extends FakeGitHost<
     };
   }
 
-  // ---------------------------------------------------------------- JSON shapes
-
   private repositoryUrl(repo: FakeAzureRepository): string {
     return `${this.started ? this.url : ''}/${repo.project.id}/_apis/git/repositories/${repo.id}`;
   }
@@ -586,8 +578,6 @@ export class FakeAzureDevOps extends FakeGitHost<
     if (pull.mergeCommitSha) json.lastMergeCommit = this.commitRef(repo, pull.mergeCommitSha);
     return json;
   }
-
-  // ---------------------------------------------------------------- operations
 
   /** The commit a version descriptor names (the default branch when it names none). */
   private resolveVersion(repo: FakeAzureRepository, query: Record<string, string>): string {
@@ -768,8 +758,6 @@ export class FakeAzureDevOps extends FakeGitHost<
     if (typeof input.description === 'string') pull.description = input.description;
     return ok(this.pullRequestJson(repo, pull));
   }
-
-  // ---------------------------------------------------------------- route table
 
   private defineRoutes(): void {
     /** A route below `repositories/{repositoryId}`, logged as `METHOD below` (the repository itself by its name). */

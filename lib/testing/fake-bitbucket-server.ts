@@ -151,8 +151,6 @@ const PROMOTER: FakeBitbucketUser = {
 /** Who a user commits as. */
 const signatureOf = (user: FakeBitbucketUser) => ({ name: user.displayName, email: user.emailAddress });
 
-// ---------------------------------------------------------------- the server
-
 export class FakeBitbucketServer extends FakeGitHost<
   FakeBitbucketRequest,
   never,
@@ -246,8 +244,6 @@ export class FakeBitbucketServer extends FakeGitHost<
     this.removeBranch(this.repository(projectKey, slug), branch);
   }
 
-  // ---------------------------------------------------------------- handling
-
   /** The user-centric form of personal repositories (`/users/{user}/repos/…`) is the project `~user`. */
   protected override apiSegments(below: string | undefined): string[] | undefined {
     const segments = super.apiSegments(below);
@@ -337,8 +333,6 @@ export class FakeBitbucketServer extends FakeGitHost<
     throw problem(401, 'Authentication required', 'authentication');
   }
 
-  // ---------------------------------------------------------------- refs and pull request rules
-
   private moveBranch(repo: FakeRepository, branch: string, sha: string): void {
     repo.refs.set(`refs/heads/${branch}`, sha);
     this.branchMoved(repo);
@@ -365,8 +359,6 @@ export class FakeBitbucketServer extends FakeGitHost<
     this.branchMoved(repo);
     return sha;
   }
-
-  // ---------------------------------------------------------------- JSON shapes
 
   private repositoryWebUrl(repo: FakeRepository): string {
     const owner = repo.projectKey.startsWith('~') ? `users/${repo.projectKey.slice(1)}` : `projects/${repo.projectKey}`;
@@ -510,8 +502,6 @@ export class FakeBitbucketServer extends FakeGitHost<
     };
   }
 
-  // ---------------------------------------------------------------- helpers of the routes
-
   /** A ref (`main`, `refs/heads/main`, a tag) or commit id → the commit id; 404 when unknown. */
   private resolve(repo: FakeRepository, ref: string | undefined): string {
     const wanted = ref ?? repo.defaultBranch;
@@ -597,15 +587,12 @@ export class FakeBitbucketServer extends FakeGitHost<
     return page;
   }
 
-  // ---------------------------------------------------------------- route table
-
   private defineRoutes(): void {
     const add = (write: boolean) => (route: string, handle: (context: RouteContext) => Reply | Promise<Reply>) =>
       this.router.add({ route, write, handle });
     const route = add(false);
     /** A route that writes: it needs REPO_WRITE. */
     const write = add(true);
-
     route(`GET ${API}`, ({ repo }) => ok(this.repositoryJson(repo)));
 
     // Every repository may be read by every credential here; writing takes a credential with REPO_WRITE.
@@ -627,15 +614,11 @@ export class FakeBitbucketServer extends FakeGitHost<
         return ok(this.page(repositories, query, (repo) => this.repositoryJson(repo)));
       },
     });
-
-    // ------------------------------------------------ branches
-
     route(`GET ${API}/branches`, ({ repo, query }) => {
       const filter = (query.filterText ?? '').toLowerCase();
       const branches = repo.branches().filter(([name]) => name.toLowerCase().includes(filter));
       return ok(this.page(branches, query, ([name, sha]) => this.branchJson(repo, name, sha)));
     });
-
     write(`POST ${BRANCH_UTILS}/branches`, ({ repo, body }) => {
       const input = objectBody(body);
       const name = this.branchName(input.name);
@@ -648,7 +631,6 @@ export class FakeBitbucketServer extends FakeGitHost<
       this.moveBranch(repo, name, sha);
       return ok(this.branchJson(repo, name, sha));
     });
-
     write(`DELETE ${BRANCH_UTILS}/branches`, ({ repo, body }) => {
       const input = objectBody(body);
       const name = this.branchName(input.name);
@@ -662,9 +644,6 @@ export class FakeBitbucketServer extends FakeGitHost<
       if (input.dryRun !== true) this.removeBranch(repo, name);
       return { status: 204 };
     });
-
-    // ------------------------------------------------ content
-
     const browse = ({ repo, query, params }: RouteContext): Reply => {
       const path = (params.path ?? '').replace(/^\/+|\/+$/g, '');
       const found = repo.lookup(repo.commit(this.resolve(repo, query.at))?.tree ?? '', path);
@@ -692,7 +671,6 @@ export class FakeBitbucketServer extends FakeGitHost<
     };
     route(`GET ${API}/browse`, browse);
     route(`GET ${API}/browse/{path}`, browse);
-
     write(`PUT ${API}/browse/{path}`, async ({ repo, params, form, credential }) => {
       const path = (params.path ?? '').replace(/^\/+|\/+$/g, '');
       if (!form) throw problem(415, 'The file edit takes multipart/form-data');
@@ -730,7 +708,6 @@ export class FakeBitbucketServer extends FakeGitHost<
       this.moveBranch(repo, branch, sha);
       return ok(this.commitJson(repo, sha));
     });
-
     route(`GET ${API}/raw/{path}`, ({ repo, params, query }) => {
       const at = this.resolve(repo, query.at);
       const path = (params.path ?? '').replace(/^\/+|\/+$/g, '');
@@ -739,7 +716,6 @@ export class FakeBitbucketServer extends FakeGitHost<
       if (!content) throw noSuchPath(path, query.at ?? repo.defaultBranch);
       return { status: 200, raw: { data: content, type: 'text/plain;charset=UTF-8' } };
     });
-
     const files = ({ repo, params, query }: RouteContext): Reply => {
       const at = this.resolve(repo, query.at);
       const prefix = (params.path ?? '').replace(/^\/+|\/+$/g, '');
@@ -752,8 +728,6 @@ export class FakeBitbucketServer extends FakeGitHost<
     route(`GET ${API}/files`, files);
     route(`GET ${API}/files/{path}`, files);
 
-    // ------------------------------------------------ commits and changes
-
     // The changes up to a commit (`until`, or the one in the path), since `since` or its first parent.
     const changes = ({ repo, query, params }: RouteContext): Reply => {
       const until = this.resolve(repo, params.commitId ?? query.until);
@@ -762,20 +736,15 @@ export class FakeBitbucketServer extends FakeGitHost<
     };
     route(`GET ${API}/changes`, changes);
     route(`GET ${API}/commits/{commitId}/changes`, changes);
-
     route(`GET ${API}/commits`, ({ repo, query }) => {
       const until = this.resolve(repo, query.until);
       const excluded = query.since ? repo.reachable(this.resolve(repo, query.since)) : new Set<string>();
       const ordered = logOrder(repo, until).filter((sha) => !excluded.has(sha));
       return ok(this.page(ordered, query, (sha) => this.commitJson(repo, sha)));
     });
-
     route(`GET ${API}/commits/{commitId}`, ({ repo, params }) =>
       ok(this.commitJson(repo, this.resolve(repo, params.commitId))),
     );
-
-    // ------------------------------------------------ pull requests
-
     route(`GET ${API}/pull-requests`, ({ repo, query }) => {
       const state = (query.state ?? 'OPEN').toUpperCase();
       const direction = (query.direction ?? 'INCOMING').toUpperCase();
@@ -788,7 +757,6 @@ export class FakeBitbucketServer extends FakeGitHost<
       if ((query.order ?? 'NEWEST').toUpperCase() === 'OLDEST') pulls.reverse();
       return ok(this.page(pulls, query, (pull) => this.pullRequestJson(repo, pull)));
     });
-
     write(`POST ${API}/pull-requests`, ({ repo, body, credential }) => {
       const input = objectBody(body);
       const title = typeof input.title === 'string' ? input.title.trim() : '';
@@ -820,11 +788,9 @@ export class FakeBitbucketServer extends FakeGitHost<
       });
       return { status: 201, body: this.pullRequestJson(repo, pull) };
     });
-
     route(`GET ${API}/pull-requests/{pullRequestId}`, ({ repo, params }) =>
       ok(this.pullRequestJson(repo, this.findPullRequest(repo, params.pullRequestId))),
     );
-
     write(`PUT ${API}/pull-requests/{pullRequestId}`, ({ repo, params, body }) => {
       const pull = this.findPullRequest(repo, params.pullRequestId);
       const input = objectBody(body);
@@ -846,7 +812,6 @@ export class FakeBitbucketServer extends FakeGitHost<
       pull.updatedAt = Date.now();
       return ok(this.pullRequestJson(repo, pull));
     });
-
     write(`POST ${API}/pull-requests/{pullRequestId}/reopen`, ({ repo, params, query, body }) => {
       const pull = this.findPullRequest(repo, params.pullRequestId);
       this.checkVersion(pull, query.version ?? (body as { version?: unknown } | undefined)?.version);
@@ -868,8 +833,6 @@ export class FakeBitbucketServer extends FakeGitHost<
     });
   }
 }
-
-// ---------------------------------------------------------------- helpers
 
 /** Bitbucket's path object: components, parent, name, extension and the whole path as `toString`. */
 function pathJson(path: string): Record<string, unknown> {

@@ -257,8 +257,6 @@ export class FakeGitHub extends FakeGitHost<
     return this.mergePull(repo, repo.pulls.expect(number, true), this.identity.name, options.mergeCommit === true);
   }
 
-  // ---------------------------------------------------------------- handling
-
   /** A pull request's page (`/owner/repo/pull/3`). */
   protected override webPull(path: string) {
     const [, owner, name, number] = /^\/([^/]+)\/([^/]+)\/pull\/(\d+)\/?$/.exec(path) ?? [];
@@ -366,8 +364,6 @@ export class FakeGitHub extends FakeGitHost<
   private identityOf(login: string): { name: string; email: string } {
     return login.endsWith('[bot]') ? { name: login, email: `${login}@users.noreply.github.com` } : this.identity;
   }
-
-  // ---------------------------------------------------------------- JSON shapes
 
   /** The API URL of a repository, or of something below it (`tail`). */
   private repoUrl(repo: FakeRepository, tail = ''): string {
@@ -487,8 +483,6 @@ export class FakeGitHub extends FakeGitHost<
     };
   }
 
-  // ---------------------------------------------------------------- pull request actions
-
   private mergePull(repo: FakeRepository, pull: StoredPull, login: string, mergeCommit = false): string {
     const committer = { name: login, email: `${login}@users.noreply.github.com` };
     const message = `Merge pull request #${pull.number} from ${repo.owner}/${pull.source}`;
@@ -497,11 +491,8 @@ export class FakeGitHub extends FakeGitHost<
     return sha;
   }
 
-  // ---------------------------------------------------------------- route table
-
   private defineRoutes(): void {
     const route = (route: string, handle: (context: RouteContext) => Reply) => this.router.add({ route, handle });
-
     route('POST /app/installations/{installation_id}/access_tokens', ({ params, login }) => {
       const app = this.apps.get(login.replace(/^app-(.*)\[bot\]$/, '$1'));
       const installationId = Number(params.installation_id);
@@ -526,26 +517,16 @@ export class FakeGitHub extends FakeGitHost<
       body: {
         ...this.repositoryJson(repo),
         ...(caller.kind === 'token' && {
-          permissions: {
-            admin: false,
-            maintain: false,
-            push: !caller.readOnly,
-            triage: !caller.readOnly,
-            pull: true,
-          },
+          permissions: { admin: false, maintain: false, push: !caller.readOnly, triage: !caller.readOnly, pull: true },
         }),
       },
     }));
-
-    // ------------------------------------------------ refs
-
     route('GET /repos/{owner}/{repo}/git/ref/{ref}', ({ repo, params }) => {
       const ref = `refs/${params.ref}`;
       const sha = repo.refs.get(ref);
       if (!sha) throw notFound();
       return ok(this.refJson(repo, ref, sha));
     });
-
     route('POST /repos/{owner}/{repo}/git/refs', ({ repo, body }) => {
       const input = object(body);
       const [ref, sha] = [text(input.ref), text(input.sha)];
@@ -555,7 +536,6 @@ export class FakeGitHub extends FakeGitHost<
       repo.refs.set(ref, sha);
       return { status: 201, body: this.refJson(repo, ref, sha) };
     });
-
     route('PATCH /repos/{owner}/{repo}/git/refs/{ref}', ({ repo, params, body }) => {
       const input = object(body);
       const [sha, ref] = [text(input.sha), `refs/${params.ref}`];
@@ -568,7 +548,6 @@ export class FakeGitHub extends FakeGitHost<
       if (ref.startsWith('refs/heads/')) repo.pulls.closeReached('closed', ref.slice('refs/heads/'.length));
       return ok(this.refJson(repo, ref, sha));
     });
-
     route('DELETE /repos/{owner}/{repo}/git/refs/{ref}', ({ repo, params }) => {
       const ref = `refs/${params.ref}`;
       if (!repo.refs.has(ref)) throw problem(422, 'Reference does not exist');
@@ -577,9 +556,6 @@ export class FakeGitHub extends FakeGitHost<
       repo.refs.delete(ref);
       return { status: 204 };
     });
-
-    // ------------------------------------------------ objects
-
     route('GET /repos/{owner}/{repo}/git/trees/{tree_sha}', ({ repo, params, query }) => {
       let sha = params.tree_sha as string;
       if (!repo.tree(sha)) {
@@ -590,7 +566,6 @@ export class FakeGitHub extends FakeGitHost<
       }
       return ok(this.treeJson(repo, sha, query.recursive !== undefined));
     });
-
     route('POST /repos/{owner}/{repo}/git/trees', ({ repo, body }) => {
       const input = object(body);
       let files = new Map<string, FlatEntry>();
@@ -625,7 +600,6 @@ export class FakeGitHub extends FakeGitHost<
       const sha = repo.buildTree(files);
       return { status: 201, body: this.treeJson(repo, sha, false) };
     });
-
     route('GET /repos/{owner}/{repo}/git/blobs/{file_sha}', ({ repo, params }) => {
       const sha = params.file_sha as string;
       const content = repo.blob(sha);
@@ -642,17 +616,14 @@ export class FakeGitHub extends FakeGitHost<
         },
       };
     });
-
     route('POST /repos/{owner}/{repo}/git/blobs', ({ repo, body }) => {
       const input = object(body);
       const sha = repo.putBlob(Buffer.from(text(input.content), input.encoding === 'base64' ? 'base64' : 'utf8'));
       return { status: 201, body: { sha, url: this.repoUrl(repo, `/git/blobs/${sha}`) } };
     });
-
     route('GET /repos/{owner}/{repo}/git/commits/{commit_sha}', ({ repo, params }) =>
       ok(this.commitJson(repo, params.commit_sha as string)),
     );
-
     route('POST /repos/{owner}/{repo}/git/commits', ({ repo, body, login }) => {
       const input = object(body);
       const [message, tree, parents] = [text(input.message), text(input.tree), (input.parents ?? []) as string[]];
@@ -710,15 +681,9 @@ export class FakeGitHub extends FakeGitHost<
       const _links = { self: json.url, git: json.git_url, html: json.html_url };
       return {
         status: existing ? 200 : 201,
-        body: {
-          content: { ...json, type: 'file', download_url: null, _links },
-          commit: this.commitJson(repo, sha),
-        },
+        body: { content: { ...json, type: 'file', download_url: null, _links }, commit: this.commitJson(repo, sha) },
       };
     });
-
-    // ------------------------------------------------ pull requests
-
     route('POST /repos/{owner}/{repo}/pulls', ({ repo, body, login }) => {
       const input = object(body);
       // Another owner's head names no branch here.
@@ -735,7 +700,6 @@ export class FakeGitHub extends FakeGitHost<
       const pull = repo.pulls.add({ title, description, source: head, target: base, user: login });
       return { status: 201, body: this.pullJson(repo, pull) };
     });
-
     route('GET /repos/{owner}/{repo}/pulls', ({ repo, query, request }) => {
       const state = query.state ?? 'open';
       let pulls = repo.pulls.all.filter((pull) => state === 'all' || (pull.state === 'open') === (state === 'open'));
@@ -756,13 +720,10 @@ export class FakeGitHub extends FakeGitHost<
       const body = pulls.slice(start, end).map((pull) => this.pullJson(repo, pull));
       return { status: 200, body, ...(link !== '' && { headers: { link } }) };
     });
-
     const findPull = (repo: FakeRepository, number: string | undefined) => found(repo.pulls.find(number), notFound);
-
     route('GET /repos/{owner}/{repo}/pulls/{pull_number}', ({ repo, params }) =>
       ok(this.pullJson(repo, findPull(repo, params.pull_number))),
     );
-
     route('PATCH /repos/{owner}/{repo}/pulls/{pull_number}', ({ repo, params, body }) => {
       const pull = findPull(repo, params.pull_number);
       const input = object(body);

@@ -224,8 +224,6 @@ export class FakeGitLab extends FakeGitHost<FakeGitLabRequest, never, FakeProjec
     project.pulls.close(project.pulls.expect(iid));
   }
 
-  // ---------------------------------------------------------------- handling
-
   /** The path as sent: a project's id stays URL-encoded. */
   protected override loggedPath(below: string | undefined): string | undefined {
     return below;
@@ -321,8 +319,6 @@ export class FakeGitLab extends FakeGitHost<FakeGitLabRequest, never, FakeProjec
     };
   }
 
-  // ---------------------------------------------------------------- pagination
-
   /**
    * One page of a listing with GitLab's offset pagination headers: `x-page`, `x-per-page`, `x-next-page`,
    * `x-prev-page`, `x-total`, `x-total-pages`, and a `Link` with next, prev, first and last.
@@ -378,8 +374,6 @@ export class FakeGitLab extends FakeGitHost<FakeGitLabRequest, never, FakeProjec
     }
     return { status: 200, headers, body: slice };
   }
-
-  // ---------------------------------------------------------------- JSON shapes
 
   private webUrl(project: FakeProject): string {
     return `${this.webBase}/${project.path}`;
@@ -546,8 +540,6 @@ export class FakeGitLab extends FakeGitHost<FakeGitLabRequest, never, FakeProjec
     }
   }
 
-  // ---------------------------------------------------------------- merge request actions
-
   /** GitLab's default merge method: a merge commit of the source into the target, the source winning conflicts. */
   private mergeStored(project: FakeProject, mr: StoredMergeRequest, user: { name: string; email: string }): string {
     const message =
@@ -557,8 +549,6 @@ export class FakeGitLab extends FakeGitHost<FakeGitLabRequest, never, FakeProjec
     if (!sha) throw problem(405, '405 Method Not Allowed');
     return sha;
   }
-
-  // ---------------------------------------------------------------- route table
 
   private defineRoutes(): void {
     const route = (route: string, handle: (context: RouteContext) => Reply) =>
@@ -587,7 +577,6 @@ export class FakeGitLab extends FakeGitHost<FakeGitLabRequest, never, FakeProjec
         },
       }),
     });
-
     route('GET /projects/:id', ({ project, token }) => ({
       status: 200,
       body: {
@@ -606,13 +595,9 @@ export class FakeGitLab extends FakeGitHost<FakeGitLabRequest, never, FakeProjec
         },
       },
     }));
-
-    // ------------------------------------------------ branches
-
     route('GET /projects/:id/repository/branches/:branch', ({ project, params }) =>
       ok(this.branchJson(project, params.branch as string)),
     );
-
     route('POST /projects/:id/repository/branches', ({ project, body, query }) => {
       const input = { ...query, ...body };
       const [branch = '', ref = ''] = [stringParam(input, 'branch'), stringParam(input, 'ref')];
@@ -624,7 +609,6 @@ export class FakeGitLab extends FakeGitHost<FakeGitLabRequest, never, FakeProjec
       project.refs.set(`refs/heads/${branch}`, sha);
       return { status: 201, body: this.branchJson(project, branch) };
     });
-
     route('DELETE /projects/:id/repository/branches/:branch', ({ project, params }) => {
       const branch = params.branch as string;
       if (!project.branchSha(branch)) throw notFound('Branch');
@@ -632,9 +616,6 @@ export class FakeGitLab extends FakeGitHost<FakeGitLabRequest, never, FakeProjec
       project.refs.delete(`refs/heads/${branch}`);
       return { status: 204 };
     });
-
-    // ------------------------------------------------ reading
-
     route('GET /projects/:id/repository/tree', (context) => {
       const { project, query } = context;
       const sha = commitOf(project, query.ref ?? project.defaultBranch, 'Tree');
@@ -651,13 +632,11 @@ export class FakeGitLab extends FakeGitHost<FakeGitLabRequest, never, FakeProjec
       if (query.pagination !== undefined && query.pagination !== 'offset') throw invalid('pagination');
       return this.page(entries, context, (entry) => entry);
     });
-
     route('GET /projects/:id/repository/blobs/:sha/raw', ({ project, params }) => {
       const content = project.blob(params.sha as string);
       if (!content) throw notFound('Blob');
       return { status: 200, raw: { data: content, type: rawType(content) } };
     });
-
     const fileAt = (project: FakeProject, path: string, ref: string | undefined) => {
       if (ref === undefined || ref === '') throw missing('ref');
       const sha = commitOf(project, ref);
@@ -666,7 +645,6 @@ export class FakeGitLab extends FakeGitHost<FakeGitLabRequest, never, FakeProjec
       if (!entry || !content) throw notFound('File');
       return { sha, entry, content };
     };
-
     route('GET /projects/:id/repository/files/:file_path', ({ project, params, query }) => {
       const path = params.file_path as string;
       const { sha, entry, content } = fileAt(project, path, query.ref);
@@ -693,24 +671,18 @@ export class FakeGitLab extends FakeGitHost<FakeGitLabRequest, never, FakeProjec
         },
       };
     });
-
     route('GET /projects/:id/repository/files/:file_path/raw', ({ project, params, query }) => {
       const { content } = fileAt(project, params.file_path as string, query.ref ?? project.defaultBranch);
       return { status: 200, raw: { data: content, type: rawType(content) } };
     });
-
     route('GET /projects/:id/repository/commits/:sha', ({ project, params }) =>
       ok(this.commitDetailJson(project, commitOf(project, params.sha))),
     );
-
     route('GET /projects/:id/repository/commits/:sha/diff', (context) => {
       const { project, params } = context;
       const diffs = this.diffOf(project, commitOf(project, params.sha));
       return this.page(diffs, context, ({ additions: _a, deletions: _d, ...diff }) => diff);
     });
-
-    // ------------------------------------------------ the commits API
-
     route('POST /projects/:id/repository/commits', ({ project, body, user }) => {
       const branch = stringParam(body, 'branch');
       const message = stringParam(body, 'commit_message');
@@ -800,9 +772,6 @@ export class FakeGitLab extends FakeGitHost<FakeGitLabRequest, never, FakeProjec
       project.refs.set(`refs/heads/${target}`, sha);
       return { status: 201, body: this.commitDetailJson(project, sha) };
     });
-
-    // ------------------------------------------------ merge requests
-
     route('GET /projects/:id/merge_requests', (context) => {
       const { project, query } = context;
       const state = query.state ?? 'all';
@@ -820,7 +789,6 @@ export class FakeGitLab extends FakeGitHost<FakeGitLabRequest, never, FakeProjec
       if (sort === 'desc') found.reverse();
       return this.page(found, context, (mr) => this.mergeRequestJson(project, mr));
     });
-
     route('POST /projects/:id/merge_requests', ({ project, body, user }) => {
       const source = stringParam(body, 'source_branch');
       const target = stringParam(body, 'target_branch');
@@ -841,11 +809,9 @@ export class FakeGitLab extends FakeGitHost<FakeGitLabRequest, never, FakeProjec
       });
       return { status: 201, body: this.mergeRequestJson(project, mr) };
     });
-
     const findMergeRequest = (project: FakeProject, iid: string | undefined) => {
       return found(project.pulls.find(iid), () => notFound('Merge Request'));
     };
-
     route('PUT /projects/:id/merge_requests/:merge_request_iid', ({ project, params, body }) => {
       const mr = findMergeRequest(project, params.merge_request_iid);
       const title = stringParam(body, 'title');
@@ -861,7 +827,6 @@ export class FakeGitLab extends FakeGitHost<FakeGitLabRequest, never, FakeProjec
       mr.updatedAt = Date.now();
       return ok(this.mergeRequestJson(project, mr));
     });
-
     route('PUT /projects/:id/merge_requests/:merge_request_iid/merge', ({ project, params, user }) => {
       const mr = findMergeRequest(project, params.merge_request_iid);
       if (mr.state !== 'open') throw problem(405, '405 Method Not Allowed');

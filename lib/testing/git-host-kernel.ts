@@ -365,8 +365,6 @@ export abstract class FakeGitHost<
     return this.port !== undefined;
   }
 
-  // ---------------------------------------------------------------- request log
-
   /**
    * How many requests were received: all, those of a route in the host's notation, those whose `METHOD path`
    * matches a RegExp, or those a predicate accepts.
@@ -391,8 +389,6 @@ export abstract class FakeGitHost<
   resetRequests(): void {
     this.requests.length = 0;
   }
-
-  // ---------------------------------------------------------------- faults
 
   /** The next matching requests get `fault` instead of their answer. Faults are used in the order added. */
   injectFault(fault: CommonFault | Fault, match: FaultMatch = {}): void {
@@ -453,8 +449,6 @@ export abstract class FakeGitHost<
     if (fault.remaining <= 0) this.faults = this.faults.filter((candidate) => candidate !== fault);
     return fault;
   }
-
-  // ---------------------------------------------------------------- handling
 
   private async handle(request: IncomingMessage, response: ServerResponse): Promise<void> {
     const url = new URL(request.url ?? '/', 'http://fake');
