@@ -49,8 +49,6 @@ export interface FakeBitbucketServerOptions extends Omit<
   FakeGitHostOptions<FakeBitbucketRequest>,
   'webHost' | 'webPages'
 > {
-  /** The default user's password for Basic authentication. Default: random. */
-  password?: string;
   /** The context path Bitbucket is served under, e.g. `/bitbucket`. Default: none. */
   contextPath?: string;
   /** The base URL of the web links (`links.self`), as Bitbucket's configured base URL. */
@@ -105,7 +103,6 @@ const noSuchPath = (path: string, revision: string) =>
 
 const EXCEPTIONS = {
   noSuchRepository: 'com.atlassian.bitbucket.repository.NoSuchRepositoryException',
-  noSuchProject: 'com.atlassian.bitbucket.project.NoSuchProjectException',
   noSuchBranch: 'com.atlassian.bitbucket.repository.NoSuchBranchException',
   noSuchCommit: 'com.atlassian.bitbucket.commit.NoSuchCommitException',
   noSuchPath: 'com.atlassian.bitbucket.content.NoSuchPathException',
@@ -161,6 +158,8 @@ export class FakeBitbucketServer extends FakeGitHost<
 > {
   /** The user the default token and password belong to. */
   readonly user = PROMOTER;
+  /** The default user's password (Basic authentication as `promoter`). */
+  readonly password = randomBytes(12).toString('hex');
 
   protected readonly apiBase: string;
   private readonly webBaseUrl: string;
@@ -169,26 +168,19 @@ export class FakeBitbucketServer extends FakeGitHost<
   private readonly passwords = new Map<string, { password: string } & Credential>();
   /** A path, the final parameter of its routes, takes the rest of the request's path. */
   protected readonly router = new Router<Route>({ rest: { path: false } });
-  private readonly defaultPassword: string;
   private nextRepositoryId = 1;
   protected readonly jsonType = 'application/json;charset=UTF-8';
 
   constructor(options: FakeBitbucketServerOptions = {}) {
     const token = `BBDC-${randomBytes(24).toString('base64url')}`;
     super({ name: 'Bitbucket Server', nameCount: 2, token, identity: signatureOf(PROMOTER) }, options);
-    this.defaultPassword = options.password ?? randomBytes(12).toString('hex');
     this.tokens.set(this.token, { user: this.user, permission: 'REPO_WRITE' });
-    this.passwords.set(this.user.name, { password: this.defaultPassword, user: this.user, permission: 'REPO_WRITE' });
+    this.passwords.set(this.user.name, { password: this.password, user: this.user, permission: 'REPO_WRITE' });
     this.apiBase = (options.contextPath ?? '').replace(/\/+$/, '');
     this.webBaseUrl = (options.webBaseUrl ?? 'https://bitbucket.example.com').replace(/\/+$/, '');
     this.maxPageLimit = options.maxPageLimit ?? 1000;
     this.maxChanges = options.maxChanges ?? 1000;
     this.defineRoutes();
-  }
-
-  /** The default user's password (Basic authentication as `promoter`). */
-  get password(): string {
-    return this.defaultPassword;
   }
 
   /** Accepts another HTTP access token, for the default user unless another is named. */

@@ -73,7 +73,6 @@ export interface FakeGitHubApp {
 export interface FakeGitHubOptions extends FakeGitHostOptions<FakeGitHubRequest> {
   /** The path of the API below the server root. Default `/api/v3` (GitHub Enterprise's layout). */
   basePath?: string;
-  apps?: readonly FakeGitHubApp[];
   /** A recursive tree listing with more entries than this is cut and flagged `truncated`. Default: never. */
   maxTreeEntries?: number;
 }
@@ -178,7 +177,6 @@ export class FakeGitHub extends FakeGitHost<
     this.tokens.set(this.token, { login: 'fake-user', kind: 'token' });
     this.apiBase = (options.basePath ?? '/api/v3').replace(/\/$/, '');
     this.maxTreeEntries = options.maxTreeEntries ?? Infinity;
-    for (const app of options.apps ?? []) this.registerApp(app);
     this.defineRoutes();
   }
 

@@ -33,11 +33,9 @@ export interface FaultMatch {
   path?: string | RegExp;
 }
 
-export type StatusFault = { type: 'status'; status: number; message?: string };
-
 /** The faults every host answers alike; each host adds its rate limits. */
 export type CommonFault =
-  | StatusFault
+  | { type: 'status'; status: number; message?: string }
   /** This status, with a message that repeats the credential the request carried (`echoedCredentials`). */
   | { type: 'echo-credentials'; status: number }
   /** A redirect (302 unless told) to the same path and query on `origin`, as a host that moved answers. */
@@ -309,14 +307,12 @@ export abstract class FakeGitHost<
 
   /** The answer to a path outside `apiBase`, before faults: with `webPages`, a pull request's page. */
   protected outside(path: string, method: string): Reply | undefined {
-    const page = this.webPages && method === 'GET' ? this.webPull(path) : undefined;
+    const page = this.webPages && method === 'GET' ? this.webPull?.(path) : undefined;
     return page === undefined ? undefined : pullRequestPage(page ?? undefined);
   }
 
   /** The pull request a web path names, as its page shows it; null: none by that number; undefined: no such page. */
-  protected webPull(_path: string): PullRequestPageInput | null | undefined {
-    return undefined;
-  }
+  protected webPull?(path: string): PullRequestPageInput | null | undefined;
 
   /** Where web URLs point: this fake with `webPages`, else `https://` and `webHost`. */
   protected get webBase(): string {
@@ -605,15 +601,13 @@ export abstract class FakeGitHost<
   }
 }
 
-/** A pull request's state; each host names it its own way (`opened`, `OPEN`, `active`…). */
-export type PullState = 'open' | 'closed' | 'merged';
-
 /** What every host keeps of a pull request (a merge request on GitLab); a host adds its own fields. Times in ms. */
 export interface PullRecord {
   number: number;
   title: string;
   description: string;
-  state: PullState;
+  /** Each host names it its own way (`opened`, `OPEN`, `active`…). */
+  state: 'open' | 'closed' | 'merged';
   source: string;
   target: string;
   createdAt: number;
