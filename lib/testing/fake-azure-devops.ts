@@ -190,10 +190,7 @@ function checkApiVersion(requested: string | undefined, method: string): void {
   }
 }
 
-interface FakeProject {
-  id: string;
-  name: string;
-}
+type FakeProject = { id: string; name: string };
 
 type StoredPullRequest = PullRecord;
 
@@ -213,11 +210,8 @@ interface RouteContext {
   body: unknown;
 }
 
-interface Route {
-  /** The logged name: `GET refs`. */
-  route: string;
-  handle: (context: RouteContext) => Reply;
-}
+/** `route`: the logged name, `GET refs`. */
+type Route = { route: string; handle: (context: RouteContext) => Reply };
 
 /** The resource locations of an area, and a repository's unknown route: answered before a route's checks. */
 const AREAS: Route = { route: 'OPTIONS _apis/{area}', handle: () => ({ status: 500 }) };
@@ -718,13 +712,8 @@ export class FakeAzureDevOps extends FakeGitHost<
     const [sourceBranch, targetBranch] = [branch(input.sourceRefName), branch(input.targetRefName)];
     const title = checkTitle(text(input.title));
     const description = text(input.description);
-    if (repo.pulls.openFrom(sourceBranch, targetBranch)) {
-      throw vss(
-        409,
-        'GitPullRequestExistsException',
-        'TF401179: An active pull request for the source and target branch already exists.',
-      );
-    }
+    const exists = 'TF401179: An active pull request for the source and target branch already exists.';
+    if (repo.pulls.openFrom(sourceBranch, targetBranch)) throw vss(409, 'GitPullRequestExistsException', exists);
     const fields = { title, description, source: sourceBranch, target: targetBranch };
     const pull = repo.pulls.add(fields, this.nextPullRequestId++);
     return { status: 201, body: this.pullRequestJson(repo, pull) };

@@ -76,21 +76,14 @@ export interface FakeBitbucketPullRequest {
   url: string;
 }
 
-interface StoredPullRequest extends PullRecord {
-  version: number;
-  author: FakeBitbucketUser;
-  reviewers: FakeBitbucketUser[];
-}
+type StoredPullRequest = PullRecord & { version: number; author: FakeBitbucketUser; reviewers: FakeBitbucketUser[] };
 
 /** Bitbucket's names of the states. */
 const STATES = { open: 'OPEN', closed: 'DECLINED', merged: 'MERGED' } as const;
 
 type FakeRepository = HostRepository<StoredPullRequest, { projectKey: string; slug: string; id: number }>;
 
-interface Credential {
-  user: FakeBitbucketUser;
-  permission: FakeBitbucketPermission;
-}
+type Credential = { user: FakeBitbucketUser; permission: FakeBitbucketPermission };
 
 /** An error answer: `{"errors":[{context, message, exceptionName, …extra}]}`. */
 function problem(status: number, message: string, exception?: keyof typeof EXCEPTIONS, extra = {}): HostError {

@@ -92,9 +92,7 @@ export interface FakePullRequest {
   mergeCommitSha?: string;
 }
 
-interface StoredPull extends PullRecord {
-  user: string;
-}
+type StoredPull = PullRecord & { user: string };
 
 const DOCS = 'https://docs.github.com/rest';
 const GITHUB_IDENTITY = { name: 'fake-user', email: 'fake-user@users.noreply.github.com' };
@@ -110,12 +108,7 @@ const validationFailed = (errors: Record<string, unknown>[]) => problem(422, 'Va
 
 type FakeRepository = HostRepository<StoredPull, { owner: string; name: string; id: number }>;
 
-interface Caller {
-  login: string;
-  kind: 'token' | 'installation' | 'app';
-  readOnly?: boolean;
-  expiresAt?: number;
-}
+type Caller = { login: string; kind: 'token' | 'installation' | 'app'; readOnly?: boolean; expiresAt?: number };
 
 interface RouteContext {
   params: Record<string, string>;
@@ -130,10 +123,7 @@ interface RouteContext {
   caller: Caller;
 }
 
-interface Route {
-  route: string;
-  handle: (context: RouteContext) => Reply;
-}
+type Route = { route: string; handle: (context: RouteContext) => Reply };
 
 const object = (body: unknown) => jsonObject(body, () => problem(400, 'Problems parsing JSON'));
 

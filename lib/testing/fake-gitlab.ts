@@ -63,12 +63,7 @@ export interface FakeMergeRequest {
   mergeCommitSha?: string;
 }
 
-interface User {
-  id: number;
-  username: string;
-  name: string;
-  email: string;
-}
+type User = { id: number; username: string; name: string; email: string };
 
 interface Token {
   id: number;
@@ -78,11 +73,9 @@ interface Token {
   projects?: ReadonlySet<string>;
 }
 
-interface StoredMergeRequest extends PullRecord {
-  id: number;
-  author: User;
-}
+type StoredMergeRequest = PullRecord & { id: number; author: User };
 
+const GITLAB_IDENTITY = { name: 'Fake User', email: 'fake-user@example.com' };
 /** GitLab's names of the states. */
 const STATES = { open: 'opened', closed: 'closed', merged: 'merged' } as const;
 
@@ -152,10 +145,7 @@ export class FakeGitLab extends FakeGitHost<FakeGitLabRequest, never, FakeProjec
   protected readonly jsonType = 'application/json';
 
   constructor(options: FakeGitLabOptions = {}) {
-    const [token, identity] = [
-      `glpat-${randomBytes(12).toString('hex')}`,
-      { name: 'Fake User', email: 'fake-user@example.com' },
-    ];
+    const [token, identity] = [`glpat-${randomBytes(12).toString('hex')}`, GITLAB_IDENTITY];
     super({ name: 'GitLab', nameCount: 1, token, identity, webHost: 'gitlab.example.com' }, options);
     this.addToken(this.token);
     this.defineRoutes();
@@ -760,7 +750,7 @@ export class FakeGitLab extends FakeGitHost<FakeGitLabRequest, never, FakeProjec
           }
         }
       });
-      const tree = project.buildTreeOr(files, () => badRequest('A directory with this name already exists'));
+      const tree = project.buildTree(files);
       const date = gitNow();
       const committer = { name: user.name, email: user.email, date };
       const author = {
