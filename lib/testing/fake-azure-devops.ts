@@ -166,7 +166,7 @@ function locationsOf(area: string): Record<string, unknown>[] {
   }));
 }
 
-/** Refuses an `api-version` Azure would refuse for a resource: missing, beyond the server, or an unmarked preview. */
+/** Refuses an `api-version` Azure would refuse: missing, not a version, or an unmarked preview. */
 function checkApiVersion(requested: string | undefined, method: string): void {
   if (requested === undefined) {
     throw vss(
@@ -176,16 +176,14 @@ function checkApiVersion(requested: string | undefined, method: string): void {
         'Accept header (e.g. "application/json; api-version=1.0") or as a query parameter (e.g. "?api-version=1.0").',
     );
   }
-  const parsed = /^(\d+\.\d+)(-preview(?:\.(\d+))?)?$/.exec(requested.trim());
-  if (!parsed) throw invalidArgument(`The api-version '${requested}' is not valid.`);
-  const version = Number(parsed[1]);
-  const preview = parsed[2] !== undefined;
-  if (version > Number(RELEASED_VERSION) && !preview) {
+  const [, version, preview] = /^(\d+\.\d+)(-preview(?:\.\d+)?)?$/.exec(requested.trim()) ?? [];
+  if (version === undefined) throw invalidArgument(`The api-version '${requested}' is not valid.`);
+  if (Number(version) > Number(RELEASED_VERSION) && preview === undefined) {
     throw vss(
       400,
       'VssInvalidPreviewVersionException',
       `The requested version "${requested}" of the resource is under preview. The -preview flag must be supplied in ` +
-        `the api-version for such requests. For example: "${parsed[1]}-preview"`,
+        `the api-version for such requests. For example: "${version}-preview"`,
     );
   }
 }

@@ -38,7 +38,7 @@ export type CommonFault =
   | { type: 'status'; status: number; message?: string }
   /** This status, with a message that repeats the credential the request carried (`echoedCredentials`). */
   | { type: 'echo-credentials'; status: number }
-  /** A redirect (302 unless told) to the same path and query on `origin`, as a host that moved answers. */
+  /** A redirect (302 unless told) to the same path and query on `origin`: a host that moved, a download elsewhere. */
   | { type: 'redirect'; origin: string; status?: RedirectStatus }
   /** Destroy the connection without an answer. */
   | { type: 'close' }
