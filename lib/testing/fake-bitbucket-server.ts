@@ -5,7 +5,8 @@
 // target (409 carrying `existingPullRequest`); one whose source branch is deleted is declined, one whose source commit
 // its target reaches is merged; paged answers carry `size`, `limit`, `start`, `isLastPage`, `nextPageStart`; errors
 // are `{"errors":[…]}`. Bearer tokens (maybe read-only: writes get 401) and Basic passwords authenticate; the rate
-// limit is a 429 with Data Center's `X-RateLimit-*`. The file edit's undocumented conflicts are a plain 409.
+// limit is a 429 with Data Center's `X-RateLimit-*`. The file edit's undocumented conflicts are a plain 409: the
+// adapter reads only the status.
 import { randomBytes } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
 import {
