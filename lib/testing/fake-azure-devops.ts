@@ -1,24 +1,16 @@
-// A fake Azure DevOps Services (Git REST API 7.x), in memory, for tests and the local demo. It listens on plain HTTP on
-// 127.0.0.1 and serves one collection (organization) at `http://127.0.0.1:<port>/<collection>`, so the real
-// azure-devops-node-api client (GitApi over typed-rest-client) can be driven against it.
-//
-// What it answers as Azure DevOps does, because the client or the adapter depends on it:
-// - resource-area discovery: the client's VsoClient first sends `OPTIONS {collection}/_apis/{area}` and builds every
-//   URL from the route templates and versions of the answer (ApiResourceLocation), then negotiates `api-version`
-//   against them; requests name the version in the Accept header (`application/json;api-version=7.2-preview.2`) or
-//   the query, and a preview version asked without `-preview` is refused as Azure refuses it;
-// - Basic authentication with a personal access token (any user name); without credentials a browser is sent the
-//   sign-in page (203) unless `X-TFS-FedAuthRedirect: Suppress` asks for a 401;
-// - refs: a `filter` is a prefix below `refs/`; updateRefs answers 200 with a result per ref (`staleOldObjectId`,
-//   `forcePushRequired`, …) rather than an error status;
-// - pushes: one commit and one ref update per push, the commit's parent is the ref update's `oldObjectId` (or its one
-//   parent), and an existing ref must be at that commit (409 TF401028) — a push never moves a branch backwards; raw
-//   text edits keep the edited file's UTF-8 byte order mark, base64 content is written byte for byte;
-// - items: a recursive listing with blob ids; blobs as octet streams; a commit with its changes;
-// - pull requests: one active pull request per source and target (409 TF401179), listing newest first by search
-//   criteria, retitling, abandoning, and completing (merge commit) from the test side;
-// - errors in Azure's JSON shape (`{"$id":"1","innerException":null,"message":"TF…","typeName":…,"typeKey":…}`), and
-//   its throttling: 429 with `Retry-After` and `X-RateLimit-*`.
+// A fake Azure DevOps Services (Git REST API 7.x) serving one collection at `http://127.0.0.1:<port>/<collection>`,
+// for the real azure-devops-node-api client. What it answers as Azure does, because the client or adapter depends on it:
+// - resource-area discovery (`OPTIONS {collection}/_apis/{area}`: the client builds URLs from its route templates) and
+//   `api-version` negotiation (Accept header or query; a preview version without `-preview` is refused);
+// - Basic authentication with a personal access token; without credentials the sign-in page (203) unless
+//   `X-TFS-FedAuthRedirect: Suppress` asks for a 401;
+// - refs: `filter` is a prefix below `refs/`; updateRefs answers 200 with a result per ref (`staleOldObjectId`…);
+// - pushes: one commit and one ref update, the commit's parent the ref update's `oldObjectId`, where an existing ref
+//   must be (409 TF401028); raw text keeps the edited file's UTF-8 byte order mark, base64 is written byte for byte;
+// - items (a recursive listing with blob ids), blobs as octet streams, a commit with its changes;
+// - pull requests: one active per source and target (409 TF401179), listed newest first, retitled; completed or
+//   abandoned from the test side;
+// - errors in Azure's JSON shape (`{"$id":"1",…,"typeKey":…}`) and its throttling (429, `X-RateLimit-*`).
 import { createHash, randomBytes } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
 import {
@@ -78,8 +70,6 @@ export interface FakeAzurePullRequest {
   mergeCommitId?: string;
 }
 
-// ---------------------------------------------------------------- Azure's answers
-
 /** The server namespace of the exception types named in error bodies. */
 const TYPE_NAMESPACES: Record<string, string> = {
   InvalidArgumentValueException: 'Microsoft.TeamFoundation.SourceControl.WebServer',
@@ -87,7 +77,6 @@ const TYPE_NAMESPACES: Record<string, string> = {
   ProjectDoesNotExistWithNameException: 'Microsoft.TeamFoundation.Core.WebApi',
   VssVersionNotSpecifiedException: 'Microsoft.VisualStudio.Services.WebApi',
   VssInvalidPreviewVersionException: 'Microsoft.VisualStudio.Services.WebApi',
-  VssVersionOutOfRangeException: 'Microsoft.VisualStudio.Services.WebApi',
   RequestBlockedException: 'Microsoft.TeamFoundation.Framework.Server',
 };
 
@@ -177,8 +166,8 @@ function locationsOf(area: string): Record<string, unknown>[] {
   }));
 }
 
-/** Refuses an `api-version` Azure would refuse for a resource: missing, beyond the server, or an unmarked preview. */
-function checkApiVersion(requested: string | undefined, method: string, resourceVersion: number): void {
+/** Refuses an `api-version` Azure would refuse: missing, not a version, or an unmarked preview. */
+function checkApiVersion(requested: string | undefined, method: string): void {
   if (requested === undefined) {
     throw vss(
       400,
@@ -187,41 +176,19 @@ function checkApiVersion(requested: string | undefined, method: string, resource
         'Accept header (e.g. "application/json; api-version=1.0") or as a query parameter (e.g. "?api-version=1.0").',
     );
   }
-  const parsed = /^(\d+\.\d+)(-preview(?:\.(\d+))?)?$/.exec(requested.trim());
-  if (!parsed) throw invalidArgument(`The api-version '${requested}' is not valid.`);
-  const version = Number(parsed[1]);
-  if (version > Number(MAX_VERSION)) {
-    throw vss(
-      400,
-      'VssVersionOutOfRangeException',
-      `The requested REST API version of ${requested} is out of range for this server. The latest REST API version ` +
-        `this server supports is ${MAX_VERSION}.`,
-    );
-  }
-  const preview = parsed[2] !== undefined;
-  if (version > Number(RELEASED_VERSION) && !preview) {
+  const [, version, preview] = /^(\d+\.\d+)(-preview(?:\.\d+)?)?$/.exec(requested.trim()) ?? [];
+  if (version === undefined) throw invalidArgument(`The api-version '${requested}' is not valid.`);
+  if (Number(version) > Number(RELEASED_VERSION) && preview === undefined) {
     throw vss(
       400,
       'VssInvalidPreviewVersionException',
       `The requested version "${requested}" of the resource is under preview. The -preview flag must be supplied in ` +
-        `the api-version for such requests. For example: "${parsed[1]}-preview"`,
-    );
-  }
-  if (parsed[3] !== undefined && Number(parsed[3]) > resourceVersion) {
-    throw vss(
-      400,
-      'VssVersionOutOfRangeException',
-      `The requested resource version ${parsed[3]} is out of range; the latest is ${resourceVersion}.`,
+        `the api-version for such requests. For example: "${version}-preview"`,
     );
   }
 }
 
-// ---------------------------------------------------------------- state
-
-interface FakeProject {
-  id: string;
-  name: string;
-}
+type FakeProject = { id: string; name: string };
 
 type StoredPullRequest = PullRecord;
 
@@ -239,30 +206,18 @@ interface RouteContext {
   params: Record<string, string>;
   query: Record<string, string>;
   body: unknown;
-  /** The Accept header (the blob route answers octet streams or JSON). */
-  accept: string;
 }
 
-interface Route {
-  /** The logged name: `GET refs`. */
-  route: string;
-  /** The resource version of its location, for the api-version check. */
-  resourceVersion: number;
-  handle: (context: RouteContext) => Reply;
-}
+/** `route`: the logged name, `GET refs`. */
+type Route = { route: string; handle: (context: RouteContext) => Reply };
 
 /** The resource locations of an area, and a repository's unknown route: answered before a route's checks. */
-const AREAS: Route = { route: 'OPTIONS _apis/{area}', resourceVersion: 0, handle: () => ({ status: 500 }) };
-const NO_ROUTE: Route = { route: '', resourceVersion: 0, handle: () => ({ status: 500 }) };
+const AREAS: Route = { route: 'OPTIONS _apis/{area}', handle: () => ({ status: 500 }) };
+const NO_ROUTE: Route = { route: '', handle: () => ({ status: 500 }) };
 
 function checkTitle(title: string): string {
   if (title.trim() === '') throw invalidArgument('The title of a pull request must not be empty.');
   return title;
-}
-
-function checkDescription(description: string): string {
-  if (description.length <= 4000) return description;
-  throw invalidArgument('The description of a pull request cannot be longer than 4000 characters.');
 }
 
 const object = (body: unknown, name: string) =>
@@ -292,10 +247,6 @@ export class FakeAzureDevOps extends FakeGitHost<
     this.collection = options.collection ?? 'acme';
     this.apiBase = `/${encodeURIComponent(this.collection)}`;
     this.defineRoutes();
-  }
-
-  addToken(token: string): void {
-    this.tokens.set(token, true);
   }
 
   /**
@@ -348,7 +299,7 @@ export class FakeAzureDevOps extends FakeGitHost<
    * the target with the source's changes since the merge base (the source wins any conflict), parents target and
    * source. Returns the merge commit's id.
    */
-  complete(project: string, name: string, pullRequestId: number): string {
+  merge(project: string, name: string, pullRequestId: number): string {
     const repo = this.repository(project, name);
     const pull = repo.pulls.expect(pullRequestId, true);
     const sha = repo.pulls.merge(pull, this.identity, `Merged PR ${pull.number}: ${pull.title}`);
@@ -356,18 +307,11 @@ export class FakeAzureDevOps extends FakeGitHost<
     return sha;
   }
 
-  /** Completes an active pull request (see `complete`): the name the other fake hosts give it. */
-  merge(project: string, name: string, pullRequestId: number): string {
-    return this.complete(project, name, pullRequestId);
-  }
-
   /** Abandons an active pull request (closes it without merging). */
   abandon(project: string, name: string, pullRequestId: number): void {
     const { pulls } = this.repository(project, name);
     pulls.close(pulls.expect(pullRequestId));
   }
-
-  // ---------------------------------------------------------------- handling
 
   protected override receive(request: IncomingMessage, url: URL, method: string): Received<FakeAzureDevOpsRequest> {
     const query = Object.fromEntries(url.searchParams);
@@ -408,11 +352,11 @@ export class FakeAzureDevOps extends FakeGitHost<
       return { status: 200, body: { count: value.length, value } };
     }
     if (entry === NO_ROUTE) throw vss(404, 'HttpException', `The controller for path '${logged.path}' was not found.`);
-    checkApiVersion(logged.apiVersion, logged.method, entry.resourceVersion);
+    checkApiVersion(logged.apiVersion, logged.method);
     const invalidJson = 'The body of the request contains invalid Json.\r\nParameter name: contentStream';
     const body = parseJson(raw.toString('utf8'), () => invalidArgument(invalidJson));
     const repo = this.findRepository(params.project, params.repositoryId ?? '');
-    return entry.handle({ repo, params, query: logged.query, body, accept: request.headers.accept ?? '' });
+    return entry.handle({ repo, params, query: logged.query, body });
   }
 
   /** A repository by project (name or id) and repository (name or id), as Azure looks them up. */
@@ -497,8 +441,6 @@ export class FakeAzureDevOps extends FakeGitHost<
       ),
     };
   }
-
-  // ---------------------------------------------------------------- JSON shapes
 
   private repositoryUrl(repo: FakeAzureRepository): string {
     return `${this.started ? this.url : ''}/${repo.project.id}/_apis/git/repositories/${repo.id}`;
@@ -629,8 +571,6 @@ export class FakeAzureDevOps extends FakeGitHost<
     return json;
   }
 
-  // ---------------------------------------------------------------- operations
-
   /** The commit a version descriptor names (the default branch when it names none). */
   private resolveVersion(repo: FakeAzureRepository, query: Record<string, string>): string {
     const version = query['versionDescriptor.version'] ?? query.version;
@@ -648,36 +588,14 @@ export class FakeAzureDevOps extends FakeGitHost<
   /** createPush: one commit of path changes on the ref update's base, then the ref moved (or created) to it. */
   private push(repo: FakeAzureRepository, body: unknown): Reply {
     const push = object(body, 'push');
-    const commits = push.commits;
-    const refUpdates = push.refUpdates;
-    if (!Array.isArray(commits) || commits.length !== 1 || !Array.isArray(refUpdates) || refUpdates.length !== 1) {
-      throw invalidArgument('A push must contain exactly one commit and one ref update.\r\nParameter name: newPush');
-    }
-    const refUpdate = object(refUpdates[0], 'refUpdate');
-    const commit = object(commits[0], 'newCommit');
+    // One commit and one ref update; the commit's base is the ref update's old object id.
+    const refUpdate = object((push.refUpdates as unknown[] | undefined)?.[0], 'refUpdate');
+    const commit = object((push.commits as unknown[] | undefined)?.[0], 'newCommit');
     const refName = text(refUpdate.name);
-    if (refName === '' || (typeof refUpdate.newObjectId === 'string' && refUpdate.newObjectId !== '')) {
-      throw incorrect('refUpdate');
-    }
-    const { comment, changes, parents } = commit;
+    const { comment, changes } = commit;
     if (text(comment) === '' || !Array.isArray(changes) || changes.length === 0) throw incorrect('newCommit');
-    if (parents !== undefined && parents !== null && (!Array.isArray(parents) || parents.length > 1)) {
-      throw incorrect('newCommit');
-    }
-    // The base is the ref update's old object id, or the commit's one parent; when both are given they must agree.
-    let base = '';
-    const oldObjectId = text(refUpdate.oldObjectId).toLowerCase();
-    if (oldObjectId !== '') {
-      if (!SHA1.test(oldObjectId)) throw incorrect('OldObjectId');
-      base = oldObjectId;
-    }
-    const parent = Array.isArray(parents) && typeof parents[0] === 'string' ? parents[0].toLowerCase() : '';
-    if (parent !== '') {
-      if (!SHA1.test(parent)) throw incorrect('parentCommitId');
-      if (base !== '' && base !== parent) throw incorrect('baseCommitId');
-      base = parent;
-    }
-    if (base === '') throw incorrect('baseCommitId');
+    const base = text(refUpdate.oldObjectId).toLowerCase();
+    if (!SHA1.test(base)) throw incorrect('baseCommitId');
     if (!validRefName(refName)) throw invalidArgument(`TF401025: '${refName}' is not a valid name for a Git ref.`);
     const current = repo.refs.get(refName);
     if (current !== undefined && current !== base) {
@@ -705,21 +623,10 @@ export class FakeAzureDevOps extends FakeGitHost<
       seen.add(path);
       const changeType = enumValue(change.changeType, CHANGE_TYPES, 'changeType');
       const existing = files.get(path);
-      if (changeType === 'rename') throw invalidArgument('Renames are not supported by the fake Azure DevOps.');
-      if (changeType === 'delete') {
-        if (!existing) throw invalidArgument(`The path '/${path}' does not exist at commit '${base}'.`);
-        files.delete(path);
-        continue;
-      }
+      if (changeType !== 'add' && changeType !== 'edit') throw invalidArgument(`The fake does not ${changeType}.`);
       if (changeType === 'add' && existing) throw invalidArgument(`The path '/${path}' already exists.`);
-      if (changeType === 'edit' && !existing) {
-        throw invalidArgument(`The path '/${path}' does not exist at commit '${base}'.`);
-      }
-      const content =
-        change.newContent === undefined || change.newContent === null
-          ? undefined
-          : object(change.newContent, 'newContent');
-      if (typeof content?.content !== 'string') throw incorrect('Changes');
+      const content = object(change.newContent, 'newContent');
+      if (typeof content.content !== 'string') throw incorrect('Changes');
       const contentType = enumValue(content.contentType ?? 'rawtext', CONTENT_TYPES, 'contentType');
       let bytes: Buffer;
       if (contentType === 'base64encoded') {
@@ -735,9 +642,7 @@ export class FakeAzureDevOps extends FakeGitHost<
       }
       files.set(path, { mode: existing?.mode ?? '100644', sha: repo.putBlob(bytes) });
     }
-    const tree = repo.buildTreeOr(files, (error) =>
-      invalidArgument(`The path '/${error.path}' is a file and cannot hold other items.`),
-    );
+    const tree = repo.buildTree(files);
     const now = gitNow();
     const signature = (value: unknown, fallback: GitSignature): GitSignature => {
       if (value === undefined || value === null) return fallback;
@@ -769,10 +674,7 @@ export class FakeAzureDevOps extends FakeGitHost<
 
   /** updateRefs: each ref moved, created (old all zeros) or deleted (new all zeros) when its old id still holds. */
   private updateRefs(repo: FakeAzureRepository, body: unknown): Reply {
-    if (!Array.isArray(body) || body.length === 0) {
-      throw invalidArgument('Value cannot be null.\r\nParameter name: refUpdates');
-    }
-    const results = body.map((raw) => {
+    const results = (body as unknown[]).map((raw) => {
       const update = object(raw, 'refUpdates');
       const name = text(update.name);
       const oldObjectId = text(update.oldObjectId).toLowerCase();
@@ -792,11 +694,6 @@ export class FakeAzureDevOps extends FakeGitHost<
       if (!/^refs\/[^/]+\/.+/.test(name)) return result('invalidRefName');
       const current = repo.refs.get(name) ?? ZERO_ID;
       if (current !== oldObjectId) return result('staleOldObjectId');
-      if (newObjectId === ZERO_ID) {
-        if (this.denyForcePush.has(repo.id)) return result('forcePushRequired');
-        repo.refs.delete(name);
-        return result('succeeded');
-      }
       if (!repo.commit(newObjectId)) return result('unresolvableToCommit');
       if (current !== ZERO_ID && !repo.isAncestor(current, newObjectId) && this.denyForcePush.has(repo.id)) {
         return result('forcePushRequired');
@@ -809,32 +706,12 @@ export class FakeAzureDevOps extends FakeGitHost<
 
   private createPullRequest(repo: FakeAzureRepository, body: unknown): Reply {
     const input = object(body, 'gitPullRequestToCreate');
-    const [source, target] = [text(input.sourceRefName), text(input.targetRefName)];
-    if (source === '' || target === '') {
-      throw invalidArgument('The source and target ref names must be specified.\r\nParameter name: refName');
-    }
-    if (source === target) {
-      throw invalidArgument('TF401399: The source and target branch of a pull request cannot be the same.');
-    }
-    const branch = (ref: string) => (ref.startsWith('refs/heads/') ? ref.slice('refs/heads/'.length) : undefined);
-    const [sourceBranch, targetBranch] = [branch(source), branch(target)];
-    if (!repo.refs.has(source) || !repo.refs.has(target) || !sourceBranch || !targetBranch) {
-      throw vss(
-        400,
-        'GitPullRequestCannotBeActivated',
-        'TF401398: The pull request cannot be activated because the source and/or the target branch no longer ' +
-          'exists, or the requested refs are not branches',
-      );
-    }
+    const branch = (ref: unknown) => text(ref).replace(/^refs\/heads\//, '');
+    const [sourceBranch, targetBranch] = [branch(input.sourceRefName), branch(input.targetRefName)];
     const title = checkTitle(text(input.title));
-    const description = checkDescription(text(input.description));
-    if (repo.pulls.openFrom(sourceBranch, targetBranch)) {
-      throw vss(
-        409,
-        'GitPullRequestExistsException',
-        'TF401179: An active pull request for the source and target branch already exists.',
-      );
-    }
+    const description = text(input.description);
+    const exists = 'TF401179: An active pull request for the source and target branch already exists.';
+    if (repo.pulls.openFrom(sourceBranch, targetBranch)) throw vss(409, 'GitPullRequestExistsException', exists);
     const fields = { title, description, source: sourceBranch, target: targetBranch };
     const pull = repo.pulls.add(fields, this.nextPullRequestId++);
     return { status: 201, body: this.pullRequestJson(repo, pull) };
@@ -864,75 +741,35 @@ export class FakeAzureDevOps extends FakeGitHost<
   private updatePullRequest(repo: FakeAzureRepository, id: string | undefined, body: unknown): Reply {
     const pull = this.findPullRequest(repo, id);
     const input = object(body, 'gitPullRequestToUpdate');
-    if (pull.state !== 'open' && (input.title !== undefined || input.description !== undefined)) {
-      throw vss(
-        400,
-        'GitPullRequestNotEditableException',
-        `TF401181: The pull request cannot be edited due to its state.`,
-      );
-    }
     if (typeof input.title === 'string') pull.title = checkTitle(input.title);
-    if (typeof input.description === 'string') pull.description = checkDescription(input.description);
-    if (input.status !== undefined) {
-      const status = enumValue(input.status, PULL_REQUEST_STATUSES, 'status');
-      if (status === 'abandoned') repo.pulls.close(pull);
-      else if (status === 'completed') this.complete(repo.project.name, repo.name, pull.number);
-      else if (status === 'active' && pull.state === 'closed') repo.pulls.reopen(pull);
-    }
+    if (typeof input.description === 'string') pull.description = input.description;
     return ok(this.pullRequestJson(repo, pull));
   }
 
-  // ---------------------------------------------------------------- route table
-
   private defineRoutes(): void {
     /** A route below `repositories/{repositoryId}`, logged as `METHOD below` (the repository itself by its name). */
-    const route = (
-      method: string,
-      below: string,
-      resourceVersion: number,
-      handle: (context: RouteContext) => Reply,
-    ) => {
-      const route = `${method} ${below === '' ? 'repositories/{repositoryId}' : below}`;
-      this.router.add({ route, resourceVersion, handle }, below === '' ? '' : `/${below}`);
-    };
-
-    route('GET', '', 2, ({ repo }) => ok(this.repositoryJson(repo)));
-
-    route('GET', 'refs', 2, ({ repo, query }) => this.listRefs(repo, query.filter));
-    route('GET', 'refs/{*filter}', 2, ({ repo, params, query }) => this.listRefs(repo, query.filter ?? params.filter));
-    route('POST', 'refs', 2, ({ repo, body }) => this.updateRefs(repo, body));
-
-    route('GET', 'items', 1, ({ repo, query }) => this.listItems(repo, query));
-
-    route('GET', 'blobs/{sha1}', 1, ({ repo, params, query, accept }) => {
-      const sha = (params.sha1 ?? '').toLowerCase();
-      const content = repo.blob(sha);
-      if (!content) {
-        throw vss(
-          404,
-          'GitItemNotFoundException',
-          `TF401174: The item '${sha}' could not be found in the repository '${repo.name}'.`,
-        );
-      }
-      const format = (query.$format ?? '').toLowerCase();
-      if (format === 'octetstream' || (format === '' && /application\/octet-stream/i.test(accept))) {
-        return { status: 200, raw: { type: 'application/octet-stream', data: content } };
-      }
-      return ok({ objectId: sha, size: content.length, url: `${this.repositoryUrl(repo)}/blobs/${sha}` });
+    const route = (method: string, below: string, handle: (context: RouteContext) => Reply) =>
+      this.router.add({ route: `${method} ${below || 'repositories/{repositoryId}'}`, handle }, below && `/${below}`);
+    route('GET', '', ({ repo }) => ok(this.repositoryJson(repo)));
+    route('GET', 'refs', ({ repo, query }) => this.listRefs(repo, query.filter));
+    route('GET', 'refs/{*filter}', ({ repo, params, query }) => this.listRefs(repo, query.filter ?? params.filter));
+    route('POST', 'refs', ({ repo, body }) => this.updateRefs(repo, body));
+    route('GET', 'items', ({ repo, query }) => this.listItems(repo, query));
+    // As an octet stream, the way the client asks for it.
+    route('GET', 'blobs/{sha1}', ({ repo, params }) => {
+      const missing = `TF401174: The item '${params.sha1}' could not be found in the repository '${repo.name}'.`;
+      const content = found(repo.blob((params.sha1 ?? '').toLowerCase()), () =>
+        vss(404, 'GitItemNotFoundException', missing),
+      );
+      return { status: 200, raw: { type: 'application/octet-stream', data: content } };
     });
-
-    route('GET', 'commits/{commitId}', 2, ({ repo, params, query }) =>
+    route('GET', 'commits/{commitId}', ({ repo, params, query }) =>
       ok(this.commitJson(repo, (params.commitId ?? '').toLowerCase(), Number(query.changeCount ?? 0) || 0)),
     );
-
-    route('POST', 'pushes', 3, ({ repo, body }) => this.push(repo, body));
-
-    route('POST', 'pullRequests', 2, ({ repo, body }) => this.createPullRequest(repo, body));
-    route('GET', 'pullRequests', 2, ({ repo, query }) => this.listPullRequests(repo, query));
-    route('GET', 'pullRequests/{pullRequestId}', 2, ({ repo, params }) =>
-      ok(this.pullRequestJson(repo, this.findPullRequest(repo, params.pullRequestId))),
-    );
-    route('PATCH', 'pullRequests/{pullRequestId}', 2, ({ repo, params, body }) =>
+    route('POST', 'pushes', ({ repo, body }) => this.push(repo, body));
+    route('POST', 'pullRequests', ({ repo, body }) => this.createPullRequest(repo, body));
+    route('GET', 'pullRequests', ({ repo, query }) => this.listPullRequests(repo, query));
+    route('PATCH', 'pullRequests/{pullRequestId}', ({ repo, params, body }) =>
       this.updatePullRequest(repo, params.pullRequestId, body),
     );
   }
@@ -966,18 +803,11 @@ export class FakeAzureDevOps extends FakeGitHost<
       return json;
     };
     // The scope: the root tree, a folder, or a file.
-    const found = repo.lookup(commit.tree, scope);
-    if (!found) {
-      throw vss(
-        404,
-        'GitItemNotFoundException',
-        `TF401174: The item '/${scope}' could not be found in the repository '${repo.name}' at the version ` +
-          `specified by '<Commit: ${commitId}>' (resolved to commit '${commitId}').`,
-      );
-    }
-    const value = [item(scope, found.sha, found.type, found.mode === '120000')];
-    if (found.type === 'tree' && recursion !== 'none') {
-      repo.walk(found.sha, scope === '' ? '' : `${scope}/`, (path, entry, depth) => {
+    const missing = `TF401174: The item '/${scope}' could not be found in the repository '${repo.name}'.`;
+    const at = found(repo.lookup(commit.tree, scope), () => vss(404, 'GitItemNotFoundException', missing));
+    const value = [item(scope, at.sha, at.type, at.mode === '120000')];
+    if (at.type === 'tree' && recursion !== 'none') {
+      repo.walk(at.sha, scope === '' ? '' : `${scope}/`, (path, entry, depth) => {
         value.push(item(path, entry.sha, entry.type, entry.mode === '120000'));
         return recursion === 'full' || (depth === 0 && recursion === 'onelevelplusnestedemptyfolders');
       });

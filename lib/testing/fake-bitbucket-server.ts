@@ -1,22 +1,12 @@
-// A fake Bitbucket Server / Data Center REST API (1.0), in memory, for tests and the local demo. It listens on plain
-// HTTP on 127.0.0.1 and serves, below a context path like a real instance (`http://127.0.0.1:<port>[/context]`), the
-// resources the pull-request strategy uses: branches, browse (directory listings with each file's blob id as
-// `contentId`, and file lines), raw files, files, changes between two commits, commits, the file edit (a multipart PUT
-// on browse, one commit per file), branch-utils' branch creation and deletion, and pull requests (list, create, get,
-// update with optimistic locking on `version`, decline, reopen), and the repository search (`/repos`, filtered by name
-// and by the permission the caller has). The server, request log, faults and latency are the kernel's
-// (git-host-kernel.ts), the objects git's (git-repository.ts).
-//
-// The rules that matter for a promotion are Bitbucket's: one open pull request per source and target branch (409
-// DuplicatePullRequestException carrying `existingPullRequest`), a pull request whose source branch is deleted is
-// declined, one whose source commit becomes reachable from its target is merged, a stale `version` is a 409, paged
-// answers carry `size`, `limit`, `start`, `isLastPage` and `nextPageStart`, errors are `{"errors":[{context, message,
-// exceptionName}]}`. HTTP access tokens (`Bearer`) and username/password (`Basic`) authenticate; a token may be
-// read-only, and a write is then refused as Bitbucket refuses it (401 AuthorisationException). Its rate limit is a 429
-// with `Retry-After` and the `X-RateLimit-*` headers of Data Center's token buckets.
-//
-// Where Bitbucket's documentation does not say what an answer holds (the file edit's conflicts), the fake answers a
-// 409 with a plain message and no exception name: the adapter relies on the status only.
+// A fake Bitbucket Server / Data Center REST API (1.0) below a context path (`http://127.0.0.1:<port>[/context]`):
+// branches, browse (listings with blob ids as `contentId`, file lines), raw files, files, changes, commits, the file
+// edit (a multipart PUT on browse, one commit per file), branch-utils, pull requests (optimistic locking on `version`)
+// and the repository search (`/repos`). Bitbucket's rules a promotion relies on: one open pull request per source and
+// target (409 carrying `existingPullRequest`); one whose source branch is deleted is declined, one whose source commit
+// its target reaches is merged; paged answers carry `size`, `limit`, `start`, `isLastPage`, `nextPageStart`; errors
+// are `{"errors":[…]}`. Bearer tokens (maybe read-only: writes get 401) and Basic passwords authenticate; the rate
+// limit is a 429 with Data Center's `X-RateLimit-*`. The file edit's undocumented conflicts are a plain 409: the
+// adapter reads only the status.
 import { randomBytes } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
 import {
@@ -60,8 +50,6 @@ export interface FakeBitbucketServerOptions extends Omit<
   FakeGitHostOptions<FakeBitbucketRequest>,
   'webHost' | 'webPages'
 > {
-  /** The default user's password for Basic authentication. Default: random. */
-  password?: string;
   /** The context path Bitbucket is served under, e.g. `/bitbucket`. Default: none. */
   contextPath?: string;
   /** The base URL of the web links (`links.self`), as Bitbucket's configured base URL. */
@@ -89,21 +77,14 @@ export interface FakeBitbucketPullRequest {
   url: string;
 }
 
-interface StoredPullRequest extends PullRecord {
-  version: number;
-  author: FakeBitbucketUser;
-  reviewers: FakeBitbucketUser[];
-}
+type StoredPullRequest = PullRecord & { version: number; author: FakeBitbucketUser; reviewers: FakeBitbucketUser[] };
 
 /** Bitbucket's names of the states. */
 const STATES = { open: 'OPEN', closed: 'DECLINED', merged: 'MERGED' } as const;
 
 type FakeRepository = HostRepository<StoredPullRequest, { projectKey: string; slug: string; id: number }>;
 
-interface Credential {
-  user: FakeBitbucketUser;
-  permission: FakeBitbucketPermission;
-}
+type Credential = { user: FakeBitbucketUser; permission: FakeBitbucketPermission };
 
 /** An error answer: `{"errors":[{context, message, exceptionName, …extra}]}`. */
 function problem(status: number, message: string, exception?: keyof typeof EXCEPTIONS, extra = {}): HostError {
@@ -116,7 +97,6 @@ const noSuchPath = (path: string, revision: string) =>
 
 const EXCEPTIONS = {
   noSuchRepository: 'com.atlassian.bitbucket.repository.NoSuchRepositoryException',
-  noSuchProject: 'com.atlassian.bitbucket.project.NoSuchProjectException',
   noSuchBranch: 'com.atlassian.bitbucket.repository.NoSuchBranchException',
   noSuchCommit: 'com.atlassian.bitbucket.commit.NoSuchCommitException',
   noSuchPath: 'com.atlassian.bitbucket.content.NoSuchPathException',
@@ -162,8 +142,6 @@ const PROMOTER: FakeBitbucketUser = {
 /** Who a user commits as. */
 const signatureOf = (user: FakeBitbucketUser) => ({ name: user.displayName, email: user.emailAddress });
 
-// ---------------------------------------------------------------- the server
-
 export class FakeBitbucketServer extends FakeGitHost<
   FakeBitbucketRequest,
   never,
@@ -174,6 +152,8 @@ export class FakeBitbucketServer extends FakeGitHost<
 > {
   /** The user the default token and password belong to. */
   readonly user = PROMOTER;
+  /** The default user's password (Basic authentication as `promoter`). */
+  readonly password = randomBytes(12).toString('hex');
 
   protected readonly apiBase: string;
   private readonly webBaseUrl: string;
@@ -182,26 +162,19 @@ export class FakeBitbucketServer extends FakeGitHost<
   private readonly passwords = new Map<string, { password: string } & Credential>();
   /** A path, the final parameter of its routes, takes the rest of the request's path. */
   protected readonly router = new Router<Route>({ rest: { path: false } });
-  private readonly defaultPassword: string;
   private nextRepositoryId = 1;
   protected readonly jsonType = 'application/json;charset=UTF-8';
 
   constructor(options: FakeBitbucketServerOptions = {}) {
     const token = `BBDC-${randomBytes(24).toString('base64url')}`;
     super({ name: 'Bitbucket Server', nameCount: 2, token, identity: signatureOf(PROMOTER) }, options);
-    this.defaultPassword = options.password ?? randomBytes(12).toString('hex');
     this.tokens.set(this.token, { user: this.user, permission: 'REPO_WRITE' });
-    this.passwords.set(this.user.name, { password: this.defaultPassword, user: this.user, permission: 'REPO_WRITE' });
+    this.passwords.set(this.user.name, { password: this.password, user: this.user, permission: 'REPO_WRITE' });
     this.apiBase = (options.contextPath ?? '').replace(/\/+$/, '');
     this.webBaseUrl = (options.webBaseUrl ?? 'https://bitbucket.example.com').replace(/\/+$/, '');
     this.maxPageLimit = options.maxPageLimit ?? 1000;
     this.maxChanges = options.maxChanges ?? 1000;
     this.defineRoutes();
-  }
-
-  /** The default user's password (Basic authentication as `promoter`). */
-  get password(): string {
-    return this.defaultPassword;
   }
 
   /** Accepts another HTTP access token, for the default user unless another is named. */
@@ -257,8 +230,6 @@ export class FakeBitbucketServer extends FakeGitHost<
     this.removeBranch(this.repository(projectKey, slug), branch);
   }
 
-  // ---------------------------------------------------------------- handling
-
   /** The user-centric form of personal repositories (`/users/{user}/repos/…`) is the project `~user`. */
   protected override apiSegments(below: string | undefined): string[] | undefined {
     const segments = super.apiSegments(below);
@@ -286,11 +257,7 @@ export class FakeBitbucketServer extends FakeGitHost<
     let form: FormData | undefined;
     const contentType = request.headers['content-type'] ?? '';
     if (contentType.startsWith('multipart/form-data')) {
-      try {
-        form = await new Response(rawBody, { headers: { 'content-type': contentType } }).formData();
-      } catch {
-        throw problem(400, 'The request body is not valid multipart form data');
-      }
+      form = await new Response(rawBody, { headers: { 'content-type': contentType } }).formData();
     } else {
       body = parseJson(rawBody.toString('utf8'), () => problem(400, 'The request body is not valid JSON'));
     }
@@ -352,8 +319,6 @@ export class FakeBitbucketServer extends FakeGitHost<
     throw problem(401, 'Authentication required', 'authentication');
   }
 
-  // ---------------------------------------------------------------- refs and pull request rules
-
   private moveBranch(repo: FakeRepository, branch: string, sha: string): void {
     repo.refs.set(`refs/heads/${branch}`, sha);
     this.branchMoved(repo);
@@ -380,8 +345,6 @@ export class FakeBitbucketServer extends FakeGitHost<
     this.branchMoved(repo);
     return sha;
   }
-
-  // ---------------------------------------------------------------- JSON shapes
 
   private repositoryWebUrl(repo: FakeRepository): string {
     const owner = repo.projectKey.startsWith('~') ? `users/${repo.projectKey.slice(1)}` : `projects/${repo.projectKey}`;
@@ -525,8 +488,6 @@ export class FakeBitbucketServer extends FakeGitHost<
     };
   }
 
-  // ---------------------------------------------------------------- helpers of the routes
-
   /** A ref (`main`, `refs/heads/main`, a tag) or commit id → the commit id; 404 when unknown. */
   private resolve(repo: FakeRepository, ref: string | undefined): string {
     const wanted = ref ?? repo.defaultBranch;
@@ -544,11 +505,7 @@ export class FakeBitbucketServer extends FakeGitHost<
 
   /** The version a state change names (query `version`, or a JSON body's); 409 when it is not the current one. */
   private checkVersion(pull: StoredPullRequest, given: unknown): void {
-    const version = Number(given);
-    if (given === undefined || !Number.isInteger(version)) {
-      throw problem(400, 'A version must be provided', 'validation');
-    }
-    if (version !== pull.version) {
+    if (Number(given) !== pull.version) {
       throw problem(409, 'You are attempting to modify a pull request based on out-of-date information.', 'outOfDate', {
         expectedVersion: pull.version,
       });
@@ -616,15 +573,12 @@ export class FakeBitbucketServer extends FakeGitHost<
     return page;
   }
 
-  // ---------------------------------------------------------------- route table
-
   private defineRoutes(): void {
     const add = (write: boolean) => (route: string, handle: (context: RouteContext) => Reply | Promise<Reply>) =>
       this.router.add({ route, write, handle });
     const route = add(false);
     /** A route that writes: it needs REPO_WRITE. */
     const write = add(true);
-
     route(`GET ${API}`, ({ repo }) => ok(this.repositoryJson(repo)));
 
     // Every repository may be read by every credential here; writing takes a credential with REPO_WRITE.
@@ -646,20 +600,11 @@ export class FakeBitbucketServer extends FakeGitHost<
         return ok(this.page(repositories, query, (repo) => this.repositoryJson(repo)));
       },
     });
-
-    // ------------------------------------------------ branches
-
     route(`GET ${API}/branches`, ({ repo, query }) => {
       const filter = (query.filterText ?? '').toLowerCase();
-      let branches = repo.branches().filter(([name]) => name.toLowerCase().includes(filter));
-      if (query.boostMatches === 'true' && filter !== '') {
-        const rank = (name: string) =>
-          name.toLowerCase() === filter ? 0 : name.toLowerCase().startsWith(filter) ? 1 : 2;
-        branches = branches.sort(([a], [b]) => rank(a) - rank(b));
-      }
+      const branches = repo.branches().filter(([name]) => name.toLowerCase().includes(filter));
       return ok(this.page(branches, query, ([name, sha]) => this.branchJson(repo, name, sha)));
     });
-
     write(`POST ${BRANCH_UTILS}/branches`, ({ repo, body }) => {
       const input = objectBody(body);
       const name = this.branchName(input.name);
@@ -672,7 +617,6 @@ export class FakeBitbucketServer extends FakeGitHost<
       this.moveBranch(repo, name, sha);
       return ok(this.branchJson(repo, name, sha));
     });
-
     write(`DELETE ${BRANCH_UTILS}/branches`, ({ repo, body }) => {
       const input = objectBody(body);
       const name = this.branchName(input.name);
@@ -680,18 +624,12 @@ export class FakeBitbucketServer extends FakeGitHost<
       const current = repo.branchSha(name);
       // Deleting a branch that is not there succeeds: afterwards it does not exist, as asked.
       if (current === undefined) return { status: 204 };
-      if (name === repo.defaultBranch) {
-        throw problem(400, `The default branch '${name}' cannot be deleted.`, 'validation');
-      }
       if (typeof input.endPoint === 'string' && input.endPoint !== current) {
         throw problem(400, `Branch '${name}' points to ${current}, not to the expected ${input.endPoint}.`);
       }
       if (input.dryRun !== true) this.removeBranch(repo, name);
       return { status: 204 };
     });
-
-    // ------------------------------------------------ content
-
     const browse = ({ repo, query, params }: RouteContext): Reply => {
       const path = (params.path ?? '').replace(/^\/+|\/+$/g, '');
       const found = repo.lookup(repo.commit(this.resolve(repo, query.at))?.tree ?? '', path);
@@ -719,7 +657,6 @@ export class FakeBitbucketServer extends FakeGitHost<
     };
     route(`GET ${API}/browse`, browse);
     route(`GET ${API}/browse/{path}`, browse);
-
     write(`PUT ${API}/browse/{path}`, async ({ repo, params, form, credential }) => {
       const path = (params.path ?? '').replace(/^\/+|\/+$/g, '');
       if (!form) throw problem(415, 'The file edit takes multipart/form-data');
@@ -748,8 +685,6 @@ export class FakeBitbucketServer extends FakeGitHost<
         if (repo.flatAt(source).get(path)?.sha !== current?.sha) {
           throw problem(409, `The file '${path}' has been modified since ${sourceCommitId}.`);
         }
-      } else if (current) {
-        throw problem(409, `The file '${path}' already exists on branch '${branch}'.`);
       }
       if (current && repo.blob(current.sha)?.equals(content)) {
         throw problem(409, `The content of '${path}' is unchanged: there is nothing to commit.`);
@@ -759,7 +694,6 @@ export class FakeBitbucketServer extends FakeGitHost<
       this.moveBranch(repo, branch, sha);
       return ok(this.commitJson(repo, sha));
     });
-
     route(`GET ${API}/raw/{path}`, ({ repo, params, query }) => {
       const at = this.resolve(repo, query.at);
       const path = (params.path ?? '').replace(/^\/+|\/+$/g, '');
@@ -768,7 +702,6 @@ export class FakeBitbucketServer extends FakeGitHost<
       if (!content) throw noSuchPath(path, query.at ?? repo.defaultBranch);
       return { status: 200, raw: { data: content, type: 'text/plain;charset=UTF-8' } };
     });
-
     const files = ({ repo, params, query }: RouteContext): Reply => {
       const at = this.resolve(repo, query.at);
       const prefix = (params.path ?? '').replace(/^\/+|\/+$/g, '');
@@ -781,8 +714,6 @@ export class FakeBitbucketServer extends FakeGitHost<
     route(`GET ${API}/files`, files);
     route(`GET ${API}/files/{path}`, files);
 
-    // ------------------------------------------------ commits and changes
-
     // The changes up to a commit (`until`, or the one in the path), since `since` or its first parent.
     const changes = ({ repo, query, params }: RouteContext): Reply => {
       const until = this.resolve(repo, params.commitId ?? query.until);
@@ -791,25 +722,17 @@ export class FakeBitbucketServer extends FakeGitHost<
     };
     route(`GET ${API}/changes`, changes);
     route(`GET ${API}/commits/{commitId}/changes`, changes);
-
     route(`GET ${API}/commits`, ({ repo, query }) => {
       const until = this.resolve(repo, query.until);
       const excluded = query.since ? repo.reachable(this.resolve(repo, query.since)) : new Set<string>();
       const ordered = logOrder(repo, until).filter((sha) => !excluded.has(sha));
       return ok(this.page(ordered, query, (sha) => this.commitJson(repo, sha)));
     });
-
     route(`GET ${API}/commits/{commitId}`, ({ repo, params }) =>
       ok(this.commitJson(repo, this.resolve(repo, params.commitId))),
     );
-
-    // ------------------------------------------------ pull requests
-
     route(`GET ${API}/pull-requests`, ({ repo, query }) => {
       const state = (query.state ?? 'OPEN').toUpperCase();
-      if (!['OPEN', 'DECLINED', 'MERGED', 'ALL'].includes(state)) {
-        throw problem(400, `Invalid state ${query.state ?? ''}`, 'validation');
-      }
       const direction = (query.direction ?? 'INCOMING').toUpperCase();
       const at = this.branchName(query.at);
       let pulls = repo.pulls.all.filter((pull) => state === 'ALL' || STATES[pull.state] === state);
@@ -820,34 +743,16 @@ export class FakeBitbucketServer extends FakeGitHost<
       if ((query.order ?? 'NEWEST').toUpperCase() === 'OLDEST') pulls.reverse();
       return ok(this.page(pulls, query, (pull) => this.pullRequestJson(repo, pull)));
     });
-
     write(`POST ${API}/pull-requests`, ({ repo, body, credential }) => {
       const input = objectBody(body);
       const title = typeof input.title === 'string' ? input.title.trim() : '';
       if (title === '') throw problem(400, 'A pull request must have a title', 'validation');
-      const refOf = (value: unknown) => {
-        const ref = typeof value === 'object' && value !== null ? (value as Record<string, unknown>) : {};
-        const repository = (ref.repository ?? {}) as { slug?: unknown; project?: { key?: unknown } };
-        const slug = typeof repository.slug === 'string' ? repository.slug : undefined;
-        const key = typeof repository.project?.key === 'string' ? repository.project.key : '';
-        if (slug !== undefined && `${key}/${slug}`.toLowerCase() !== `${repo.projectKey}/${repo.slug}`.toLowerCase()) {
-          throw problem(400, 'Pull requests across repositories are not supported by this fake');
-        }
-        return this.branchName(ref.id);
-      };
-      const fromBranch = refOf(input.fromRef);
-      const toBranch = refOf(input.toRef);
+      // Both refs are of this repository.
+      const refOf = (value: unknown) => this.branchName((value as { id?: unknown } | undefined)?.id);
+      const [fromBranch, toBranch] = [refOf(input.fromRef), refOf(input.toRef)];
       if (!fromBranch || !toBranch) throw problem(400, 'fromRef and toRef are required', 'validation');
-      const from = repo.branchSha(fromBranch);
-      const to = repo.branchSha(toBranch);
-      const missing = !from ? fromBranch : !to ? toBranch : undefined;
-      if (missing !== undefined || !from || !to) {
-        throw problem(
-          404,
-          `Repository "${repo.slug}" of project with key "${repo.projectKey}" has no branch "${missing ?? ''}"`,
-          'noSuchBranch',
-        );
-      }
+      const [from, to] = [repo.branchSha(fromBranch), repo.branchSha(toBranch)];
+      if (!from || !to) throw problem(404, `No branch ${from ? toBranch : fromBranch}`, 'noSuchBranch');
       const existing = repo.pulls.openFrom(fromBranch, toBranch);
       if (existing) throw this.duplicateProblem(repo, existing);
       if (repo.isAncestor(from, to)) {
@@ -869,11 +774,9 @@ export class FakeBitbucketServer extends FakeGitHost<
       });
       return { status: 201, body: this.pullRequestJson(repo, pull) };
     });
-
     route(`GET ${API}/pull-requests/{pullRequestId}`, ({ repo, params }) =>
       ok(this.pullRequestJson(repo, this.findPullRequest(repo, params.pullRequestId))),
     );
-
     write(`PUT ${API}/pull-requests/{pullRequestId}`, ({ repo, params, body }) => {
       const pull = this.findPullRequest(repo, params.pullRequestId);
       const input = objectBody(body);
@@ -895,15 +798,6 @@ export class FakeBitbucketServer extends FakeGitHost<
       pull.updatedAt = Date.now();
       return ok(this.pullRequestJson(repo, pull));
     });
-
-    write(`POST ${API}/pull-requests/{pullRequestId}/decline`, ({ repo, params, query, body }) => {
-      const pull = this.findPullRequest(repo, params.pullRequestId);
-      this.checkVersion(pull, query.version ?? (body as { version?: unknown } | undefined)?.version);
-      if (pull.state !== 'open') throw problem(409, 'Only an open pull request can be declined', 'illegalState');
-      repo.pulls.close(pull);
-      return ok(this.pullRequestJson(repo, pull));
-    });
-
     write(`POST ${API}/pull-requests/{pullRequestId}/reopen`, ({ repo, params, query, body }) => {
       const pull = this.findPullRequest(repo, params.pullRequestId);
       this.checkVersion(pull, query.version ?? (body as { version?: unknown } | undefined)?.version);
@@ -925,8 +819,6 @@ export class FakeBitbucketServer extends FakeGitHost<
     });
   }
 }
-
-// ---------------------------------------------------------------- helpers
 
 /** Bitbucket's path object: components, parent, name, extension and the whole path as `toString`. */
 function pathJson(path: string): Record<string, unknown> {

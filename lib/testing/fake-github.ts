@@ -1,17 +1,10 @@
-// A fake GitHub REST API, in memory, for tests and the local demo, served under a base URL like GitHub Enterprise's
-// (`http://127.0.0.1:<port>/api/v3`) so the real Octokit (with its retry, throttling and GitHub App plugins) can be
-// driven against it. The server, request log, faults and latency are the kernel's (git-host-kernel.ts), the objects
-// git's (git-repository.ts); this file holds GitHub's routes and answers.
-//
-// Pull requests follow GitHub's rules that matter for a promotion: one open pull request per head and base (422 "A
-// pull request already exists for o:branch."), paginated listing with `Link` headers, `head=owner:branch` filtering,
-// and an open pull request closed when its branch is deleted or moved to a commit the base already has. The contents
-// API writes a file as one commit on a branch (409 when `sha` is not the file's blob). Blobs may be written inline in
-// a tree (`content` instead of `sha`). Tokens (`token X` / `Bearer X`) and a GitHub App flow (an RS256 JWT verified
-// with the app's public key, exchanged for an installation token) are checked. A read-only token shows `push: false`
-// in the repository's `permissions` and is refused every write (403 "Resource not accessible by personal access
-// token"); an installation token's repository answer has no `permissions`, as on GitHub. Besides the kernel's faults,
-// GitHub's primary and secondary rate limits can be injected.
+// A fake GitHub REST API under a GitHub Enterprise base URL (`http://127.0.0.1:<port>/api/v3`), for the real Octokit
+// (retry, throttling and GitHub App plugins). GitHub's rules that matter for a promotion: one open pull request per
+// head and base (422), `Link`-paged listing with `head=owner:branch`, an open pull request closed when its branch is
+// deleted or moved to a commit the base has; the contents API writes one file as one commit (409 on a stale `sha`);
+// tree entries may carry inline `content`. Tokens and a GitHub App flow (an RS256 JWT exchanged for an installation
+// token) are checked; a read-only token shows `push: false`, an installation token's repository has no `permissions`.
+// Besides the kernel's faults, GitHub's primary and secondary rate limits can be injected.
 import { randomBytes, verify, type KeyObject } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
 import {
@@ -80,7 +73,6 @@ export interface FakeGitHubApp {
 export interface FakeGitHubOptions extends FakeGitHostOptions<FakeGitHubRequest> {
   /** The path of the API below the server root. Default `/api/v3` (GitHub Enterprise's layout). */
   basePath?: string;
-  apps?: readonly FakeGitHubApp[];
   /** A recursive tree listing with more entries than this is cut and flagged `truncated`. Default: never. */
   maxTreeEntries?: number;
 }
@@ -100,9 +92,7 @@ export interface FakePullRequest {
   mergeCommitSha?: string;
 }
 
-interface StoredPull extends PullRecord {
-  user: string;
-}
+type StoredPull = PullRecord & { user: string };
 
 const DOCS = 'https://docs.github.com/rest';
 const GITHUB_IDENTITY = { name: 'fake-user', email: 'fake-user@users.noreply.github.com' };
@@ -114,17 +104,11 @@ function problem(status: number, message: string, extra: Record<string, unknown>
 }
 
 const notFound = () => problem(404, 'Not Found');
-const validationFailed = (errors: Record<string, unknown>[], message = 'Validation Failed') =>
-  problem(422, message, { errors });
+const validationFailed = (errors: Record<string, unknown>[]) => problem(422, 'Validation Failed', { errors });
 
 type FakeRepository = HostRepository<StoredPull, { owner: string; name: string; id: number }>;
 
-interface Caller {
-  login: string;
-  kind: 'token' | 'installation' | 'app';
-  readOnly?: boolean;
-  expiresAt?: number;
-}
+type Caller = { login: string; kind: 'token' | 'installation' | 'app'; readOnly?: boolean; expiresAt?: number };
 
 interface RouteContext {
   params: Record<string, string>;
@@ -139,30 +123,17 @@ interface RouteContext {
   caller: Caller;
 }
 
-interface Route {
-  route: string;
-  handle: (context: RouteContext) => Reply;
-}
+type Route = { route: string; handle: (context: RouteContext) => Reply };
 
 const object = (body: unknown) => jsonObject(body, () => problem(400, 'Problems parsing JSON'));
-
-function requiredString(body: Record<string, unknown>, field: string, resource: string): string {
-  const value = body[field];
-  if (typeof value === 'string' && value !== '') return value;
-  const missing = [{ resource, field, code: 'missing_field' }];
-  throw validationFailed(missing, `Invalid request.\n\n"${field}" wasn't supplied.`);
-}
 
 /** A commit's author or committer as a request gives it (`{ name, email, date? }`), or `fallback` when it gives none. */
 function signatureOf(value: unknown, fallback: GitSignature, now: string): GitSignature {
   if (value === undefined) return fallback;
   const given = object(value);
-  if (typeof given.name !== 'string' || typeof given.email !== 'string') {
-    throw validationFailed([{ resource: 'Commit', field: 'author', code: 'invalid' }]);
-  }
   const date = typeof given.date === 'string' ? new Date(given.date) : new Date(now);
   if (Number.isNaN(date.getTime())) throw validationFailed([{ resource: 'Commit', field: 'date', code: 'invalid' }]);
-  return { name: given.name, email: given.email, date: date.toISOString().replace(/\.\d+Z$/, 'Z') };
+  return { name: text(given.name), email: text(given.email), date: date.toISOString().replace(/\.\d+Z$/, 'Z') };
 }
 
 /** The branch of a pull request's `head` (`branch` or `owner:branch`); undefined for another owner's. */
@@ -196,7 +167,6 @@ export class FakeGitHub extends FakeGitHost<
     this.tokens.set(this.token, { login: 'fake-user', kind: 'token' });
     this.apiBase = (options.basePath ?? '/api/v3').replace(/\/$/, '');
     this.maxTreeEntries = options.maxTreeEntries ?? Infinity;
-    for (const app of options.apps ?? []) this.registerApp(app);
     this.defineRoutes();
   }
 
@@ -275,14 +245,6 @@ export class FakeGitHub extends FakeGitHost<
     return this.mergePull(repo, repo.pulls.expect(number, true), this.identity.name, options.mergeCommit === true);
   }
 
-  /** Closes an open pull request without merging it. */
-  closePull(owner: string, name: string, number: number): void {
-    const { pulls } = this.repository(owner, name);
-    pulls.close(pulls.expect(number));
-  }
-
-  // ---------------------------------------------------------------- handling
-
   /** A pull request's page (`/owner/repo/pull/3`). */
   protected override webPull(path: string) {
     const [, owner, name, number] = /^\/([^/]+)\/([^/]+)\/pull\/(\d+)\/?$/.exec(path) ?? [];
@@ -296,9 +258,6 @@ export class FakeGitHub extends FakeGitHost<
   protected answer(request: IncomingMessage, logged: FakeGitHubRequest, matched: Matched<Route>, raw: Buffer): Reply {
     const caller = this.authenticate(request, logged, matched?.entry.route);
     if (!matched) throw notFound();
-    if (caller.readOnly && !matched.entry.route.startsWith('GET ')) {
-      throw problem(403, 'Resource not accessible by personal access token');
-    }
     const body = parseJson(raw.toString('utf8'), () => problem(400, 'Problems parsing JSON'));
     const { owner, repo: repoName } = matched.params;
     // The repository of a `/repos/{owner}/{repo}/…` route; the others have none.
@@ -368,32 +327,16 @@ export class FakeGitHub extends FakeGitHost<
     return known;
   }
 
+  /** The app whose RS256 JWT this is (the signature checked; the claims' times are not). */
   private verifyJwt(jwt: string): FakeGitHubApp {
-    const parts = jwt.split('.');
     const invalid = problem(401, 'A JSON web token could not be decoded');
-    if (parts.length !== 3) throw invalid;
-    const [headerPart, payloadPart, signaturePart] = parts as [string, string, string];
-    let header: Record<string, unknown>;
-    let payload: Record<string, unknown>;
-    try {
-      header = object(JSON.parse(Buffer.from(headerPart, 'base64url').toString('utf8')));
-      payload = object(JSON.parse(Buffer.from(payloadPart, 'base64url').toString('utf8')));
-    } catch {
-      throw invalid;
-    }
-    if (header.alg !== 'RS256') throw invalid;
-    const app = this.apps.get(String(payload.iss));
+    const [headerPart = '', payloadPart = '', signaturePart = ''] = jwt.split('.');
+    const part = (encoded: string) => parseJson(Buffer.from(encoded, 'base64url').toString('utf8'), () => invalid);
+    if ((part(headerPart) as { alg?: unknown } | undefined)?.alg !== 'RS256') throw invalid;
+    const app = this.apps.get(String((part(payloadPart) as { iss?: unknown } | undefined)?.iss));
     if (!app) throw problem(401, "'Issuer' claim ('iss') must be an Integer");
     const signed = Buffer.from(`${headerPart}.${payloadPart}`);
     if (!verify('RSA-SHA256', signed, app.publicKey, Buffer.from(signaturePart, 'base64url'))) throw invalid;
-    const now = Math.floor(Date.now() / 1000);
-    if (typeof payload.exp !== 'number' || payload.exp < now) {
-      throw problem(401, "'Expiration time' claim ('exp') must be a numeric value representing the future time");
-    }
-    if (payload.exp - now > 600 + 60) throw problem(401, "'Expiration time' claim ('exp') is too far in the future");
-    if (typeof payload.iat !== 'number' || payload.iat > now + 60) {
-      throw problem(401, "'Issued at' claim ('iat') must be an Integer representing the time");
-    }
     return app;
   }
 
@@ -409,8 +352,6 @@ export class FakeGitHub extends FakeGitHost<
   private identityOf(login: string): { name: string; email: string } {
     return login.endsWith('[bot]') ? { name: login, email: `${login}@users.noreply.github.com` } : this.identity;
   }
-
-  // ---------------------------------------------------------------- JSON shapes
 
   /** The API URL of a repository, or of something below it (`tail`). */
   private repoUrl(repo: FakeRepository, tail = ''): string {
@@ -530,8 +471,6 @@ export class FakeGitHub extends FakeGitHost<
     };
   }
 
-  // ---------------------------------------------------------------- pull request actions
-
   private mergePull(repo: FakeRepository, pull: StoredPull, login: string, mergeCommit = false): string {
     const committer = { name: login, email: `${login}@users.noreply.github.com` };
     const message = `Merge pull request #${pull.number} from ${repo.owner}/${pull.source}`;
@@ -540,11 +479,8 @@ export class FakeGitHub extends FakeGitHost<
     return sha;
   }
 
-  // ---------------------------------------------------------------- route table
-
   private defineRoutes(): void {
     const route = (route: string, handle: (context: RouteContext) => Reply) => this.router.add({ route, handle });
-
     route('POST /app/installations/{installation_id}/access_tokens', ({ params, login }) => {
       const app = this.apps.get(login.replace(/^app-(.*)\[bot\]$/, '$1'));
       const installationId = Number(params.installation_id);
@@ -569,58 +505,28 @@ export class FakeGitHub extends FakeGitHost<
       body: {
         ...this.repositoryJson(repo),
         ...(caller.kind === 'token' && {
-          permissions: {
-            admin: false,
-            maintain: false,
-            push: !caller.readOnly,
-            triage: !caller.readOnly,
-            pull: true,
-          },
+          permissions: { admin: false, maintain: false, push: !caller.readOnly, triage: !caller.readOnly, pull: true },
         }),
       },
     }));
-
-    // ------------------------------------------------ refs
-
     route('GET /repos/{owner}/{repo}/git/ref/{ref}', ({ repo, params }) => {
       const ref = `refs/${params.ref}`;
       const sha = repo.refs.get(ref);
       if (!sha) throw notFound();
       return ok(this.refJson(repo, ref, sha));
     });
-
-    const listRefs = (repo: FakeRepository, prefix: string) =>
-      repo.refsUnder(prefix).map(([ref, sha]) => this.refJson(repo, ref, sha));
-
-    route('GET /repos/{owner}/{repo}/git/matching-refs/{ref}', ({ repo, params }) =>
-      ok(listRefs(repo, `refs/${params.ref}`)),
-    );
-    route('GET /repos/{owner}/{repo}/git/refs', ({ repo }) => ok(listRefs(repo, 'refs/')));
-    // The older form: an exact ref gives the object, a prefix the list.
-    route('GET /repos/{owner}/{repo}/git/refs/{ref}', ({ repo, params }) => {
-      const ref = `refs/${params.ref}`;
-      const sha = repo.refs.get(ref);
-      if (sha) return ok(this.refJson(repo, ref, sha));
-      const list = listRefs(repo, `${ref}/`);
-      if (list.length === 0) throw notFound();
-      return ok(list);
-    });
-
     route('POST /repos/{owner}/{repo}/git/refs', ({ repo, body }) => {
       const input = object(body);
-      const ref = requiredString(input, 'ref', 'Reference');
-      const sha = requiredString(input, 'sha', 'Reference');
+      const [ref, sha] = [text(input.ref), text(input.sha)];
       if (!validRefName(ref)) throw problem(422, `${ref} is not a valid ref name.`);
       if (!repo.commit(sha)) throw problem(422, 'Object does not exist');
       if (repo.refs.has(ref)) throw problem(422, 'Reference already exists');
       repo.refs.set(ref, sha);
       return { status: 201, body: this.refJson(repo, ref, sha) };
     });
-
     route('PATCH /repos/{owner}/{repo}/git/refs/{ref}', ({ repo, params, body }) => {
       const input = object(body);
-      const sha = requiredString(input, 'sha', 'Reference');
-      const ref = `refs/${params.ref}`;
+      const [sha, ref] = [text(input.sha), `refs/${params.ref}`];
       const current = repo.refs.get(ref);
       if (!current) throw problem(422, 'Reference does not exist');
       if (!repo.commit(sha)) throw problem(422, 'Object does not exist');
@@ -630,7 +536,6 @@ export class FakeGitHub extends FakeGitHost<
       if (ref.startsWith('refs/heads/')) repo.pulls.closeReached('closed', ref.slice('refs/heads/'.length));
       return ok(this.refJson(repo, ref, sha));
     });
-
     route('DELETE /repos/{owner}/{repo}/git/refs/{ref}', ({ repo, params }) => {
       const ref = `refs/${params.ref}`;
       if (!repo.refs.has(ref)) throw problem(422, 'Reference does not exist');
@@ -639,9 +544,6 @@ export class FakeGitHub extends FakeGitHost<
       repo.refs.delete(ref);
       return { status: 204 };
     });
-
-    // ------------------------------------------------ objects
-
     route('GET /repos/{owner}/{repo}/git/trees/{tree_sha}', ({ repo, params, query }) => {
       let sha = params.tree_sha as string;
       if (!repo.tree(sha)) {
@@ -652,12 +554,8 @@ export class FakeGitHub extends FakeGitHost<
       }
       return ok(this.treeJson(repo, sha, query.recursive !== undefined));
     });
-
     route('POST /repos/{owner}/{repo}/git/trees', ({ repo, body }) => {
       const input = object(body);
-      if (!Array.isArray(input.tree)) {
-        throw validationFailed([{ resource: 'Tree', field: 'tree', code: 'missing_field' }], 'Invalid tree info');
-      }
       let files = new Map<string, FlatEntry>();
       if (input.base_tree !== undefined && input.base_tree !== null) {
         const baseTree = text(input.base_tree);
@@ -673,9 +571,6 @@ export class FakeGitHub extends FakeGitHost<
         const type = entry.type === undefined ? typeOfMode(mode) : (entry.type as GitObjectType);
         if (type !== typeOfMode(mode)) throw problem(422, `tree.type ${String(type)} does not match mode`);
         const hasContent = typeof entry.content === 'string';
-        if (hasContent && entry.sha !== undefined) {
-          throw problem(422, 'Must supply either tree.sha or tree.content, not both');
-        }
         // Whatever was at the path (a file or a directory) is replaced.
         for (const existing of [...files.keys()]) {
           if (existing === path || existing.startsWith(`${path}/`)) files.delete(existing);
@@ -687,20 +582,12 @@ export class FakeGitHub extends FakeGitHost<
           continue;
         }
         if (typeof entry.sha !== 'string') throw problem(422, 'Must supply either tree.sha or tree.content');
-        if (type === 'tree') {
-          if (!repo.tree(entry.sha)) throw problem(422, `tree.sha ${entry.sha} is not a valid tree`);
-          for (const [sub, leaf] of repo.flatten(entry.sha)) files.set(`${path}/${sub}`, leaf);
-        } else {
-          if (type === 'blob' && !repo.blob(entry.sha)) throw problem(422, `tree.sha ${entry.sha} is not a valid blob`);
-          files.set(path, { mode, sha: entry.sha });
-        }
+        if (type === 'blob' && !repo.blob(entry.sha)) throw problem(422, `tree.sha ${entry.sha} is not a valid blob`);
+        files.set(path, { mode, sha: entry.sha });
       }
-      const sha = repo.buildTreeOr(files, (error) =>
-        validationFailed([{ resource: 'Tree', field: 'path', code: 'invalid', message: error.message }]),
-      );
+      const sha = repo.buildTree(files);
       return { status: 201, body: this.treeJson(repo, sha, false) };
     });
-
     route('GET /repos/{owner}/{repo}/git/blobs/{file_sha}', ({ repo, params }) => {
       const sha = params.file_sha as string;
       const content = repo.blob(sha);
@@ -717,56 +604,36 @@ export class FakeGitHub extends FakeGitHost<
         },
       };
     });
-
     route('POST /repos/{owner}/{repo}/git/blobs', ({ repo, body }) => {
       const input = object(body);
-      if (typeof input.content !== 'string') {
-        throw validationFailed([{ resource: 'Blob', field: 'content', code: 'missing_field' }]);
-      }
-      const encoding = input.encoding ?? 'utf-8';
-      if (encoding !== 'utf-8' && encoding !== 'utf8' && encoding !== 'base64') {
-        throw validationFailed([{ resource: 'Blob', field: 'encoding', code: 'invalid' }]);
-      }
-      const content = Buffer.from(input.content, encoding === 'base64' ? 'base64' : 'utf8');
-      const sha = repo.putBlob(content);
+      const sha = repo.putBlob(Buffer.from(text(input.content), input.encoding === 'base64' ? 'base64' : 'utf8'));
       return { status: 201, body: { sha, url: this.repoUrl(repo, `/git/blobs/${sha}`) } };
     });
-
     route('GET /repos/{owner}/{repo}/git/commits/{commit_sha}', ({ repo, params }) =>
       ok(this.commitJson(repo, params.commit_sha as string)),
     );
-
     route('POST /repos/{owner}/{repo}/git/commits', ({ repo, body, login }) => {
       const input = object(body);
-      const message = requiredString(input, 'message', 'Commit');
-      const tree = requiredString(input, 'tree', 'Commit');
+      const [message, tree, parents] = [text(input.message), text(input.tree), (input.parents ?? []) as string[]];
       if (!repo.tree(tree)) throw problem(422, 'Tree SHA does not exist');
-      const parents = input.parents === undefined ? [] : input.parents;
-      if (!Array.isArray(parents) || parents.some((parent) => typeof parent !== 'string' || !repo.commit(parent))) {
-        throw problem(422, 'Parent SHA does not exist or is not a commit object');
-      }
       const now = gitNow();
       const author = signatureOf(input.author, { ...this.identityOf(login), date: now }, now);
       const committer = signatureOf(input.committer, author, now);
-      const sha = repo.putCommit({ tree, parents: parents as string[], author, committer, message });
+      const sha = repo.putCommit({ tree, parents, author, committer, message });
       return { status: 201, body: this.commitJson(repo, sha) };
     });
 
+    // A file (not a directory's listing).
     route('GET /repos/{owner}/{repo}/contents/{path}', ({ repo, params, query }) => {
       const ref = query.ref ?? repo.defaultBranch;
       const commitSha = repo.resolveCommit(ref);
       const commit = commitSha ? repo.commit(commitSha) : undefined;
       if (!commit) throw problem(404, `No commit found for the ref ${ref}`);
       const path = (params.path ?? '').replace(/\/$/, '');
-      const describe = (entryPath: string, entry: GitTreeEntry) => this.contentJson(repo, entryPath, entry, ref);
       const found = repo.lookup(commit.tree, path);
-      if (!found) throw notFound();
-      if (found.type === 'tree') {
-        const entries = repo.tree(found.sha) ?? [];
-        return ok(entries.map((entry) => describe(path === '' ? entry.name : `${path}/${entry.name}`, entry)));
-      }
-      const content = repo.blob(found.sha) ?? Buffer.alloc(0);
-      return { status: 200, body: { ...describe(path, found), encoding: 'base64', content: wrappedBase64(content) } };
+      if (!found || found.type === 'tree') throw notFound();
+      const content = wrappedBase64(repo.blob(found.sha) ?? Buffer.alloc(0));
+      return ok({ ...this.contentJson(repo, path, found, ref), encoding: 'base64', content });
     });
 
     // The contents API's write: one file as one commit on the branch's head (blob, tree, commit and ref in one
@@ -774,11 +641,7 @@ export class FakeGitHub extends FakeGitHost<
     // file takes none. The branch must exist (404). An existing file keeps its mode, a new one is 100644.
     route('PUT /repos/{owner}/{repo}/contents/{path}', ({ repo, params, body, login }) => {
       const input = object(body);
-      const message = requiredString(input, 'message', 'Commit');
-      const encoded = input.content;
-      if (typeof encoded !== 'string') {
-        throw validationFailed([{ resource: 'Commit', field: 'content', code: 'missing_field' }]);
-      }
+      const [message, encoded] = [text(input.message), text(input.content)];
       if (!/^[A-Za-z0-9+/\r\n]*={0,2}[\r\n]*$/.test(encoded)) throw problem(422, 'content is not valid Base64');
       const branch = typeof input.branch === 'string' && input.branch !== '' ? input.branch : repo.defaultBranch;
       const head = repo.branchSha(branch);
@@ -793,12 +656,9 @@ export class FakeGitHub extends FakeGitHost<
         }
         if (input.sha !== existing.sha) throw problem(409, `${path} does not match ${input.sha}`);
       }
-      const content = Buffer.from(encoded, 'base64');
-      const blob = repo.putBlob(content);
+      const blob = repo.putBlob(Buffer.from(encoded, 'base64'));
       files.set(path, { mode: existing?.mode ?? '100644', sha: blob });
-      const tree = repo.buildTreeOr(files, (error) =>
-        validationFailed([{ resource: 'Commit', field: 'path', code: 'invalid', message: error.message }]),
-      );
+      const tree = repo.buildTree(files);
       const now = gitNow();
       const committer = signatureOf(input.committer, { ...this.identityOf(login), date: now }, now);
       const author = signatureOf(input.author, committer, now);
@@ -809,21 +669,13 @@ export class FakeGitHub extends FakeGitHost<
       const _links = { self: json.url, git: json.git_url, html: json.html_url };
       return {
         status: existing ? 200 : 201,
-        body: {
-          content: { ...json, type: 'file', download_url: null, _links },
-          commit: this.commitJson(repo, sha),
-        },
+        body: { content: { ...json, type: 'file', download_url: null, _links }, commit: this.commitJson(repo, sha) },
       };
     });
-
-    // ------------------------------------------------ pull requests
-
     route('POST /repos/{owner}/{repo}/pulls', ({ repo, body, login }) => {
       const input = object(body);
-      const title = requiredString(input, 'title', 'PullRequest');
       // Another owner's head names no branch here.
-      const head = headBranch(repo, requiredString(input, 'head', 'PullRequest')) ?? '';
-      const base = requiredString(input, 'base', 'PullRequest');
+      const [title, head, base] = [text(input.title), headBranch(repo, text(input.head)) ?? '', text(input.base)];
       const invalid = (field: string) => validationFailed([{ resource: 'PullRequest', field, code: 'invalid' }]);
       const refused = (message: string) => validationFailed([{ resource: 'PullRequest', code: 'custom', message }]);
       const headSha = repo.branchSha(head);
@@ -836,12 +688,8 @@ export class FakeGitHub extends FakeGitHost<
       const pull = repo.pulls.add({ title, description, source: head, target: base, user: login });
       return { status: 201, body: this.pullJson(repo, pull) };
     });
-
     route('GET /repos/{owner}/{repo}/pulls', ({ repo, query, request }) => {
       const state = query.state ?? 'open';
-      if (!['open', 'closed', 'all'].includes(state)) {
-        throw validationFailed([{ resource: 'Search', field: 'state', code: 'invalid' }]);
-      }
       let pulls = repo.pulls.all.filter((pull) => state === 'all' || (pull.state === 'open') === (state === 'open'));
       if (query.head) pulls = pulls.filter((pull) => pull.source === headBranch(repo, query.head as string));
       if (query.base) pulls = pulls.filter((pull) => pull.target === query.base);
@@ -860,34 +708,19 @@ export class FakeGitHub extends FakeGitHost<
       const body = pulls.slice(start, end).map((pull) => this.pullJson(repo, pull));
       return { status: 200, body, ...(link !== '' && { headers: { link } }) };
     });
-
     const findPull = (repo: FakeRepository, number: string | undefined) => found(repo.pulls.find(number), notFound);
-
     route('GET /repos/{owner}/{repo}/pulls/{pull_number}', ({ repo, params }) =>
       ok(this.pullJson(repo, findPull(repo, params.pull_number))),
     );
-
     route('PATCH /repos/{owner}/{repo}/pulls/{pull_number}', ({ repo, params, body }) => {
       const pull = findPull(repo, params.pull_number);
       const input = object(body);
       if (typeof input.title === 'string') pull.title = input.title;
       if (typeof input.body === 'string') pull.description = input.body;
-      if (typeof input.base === 'string') {
-        if (!repo.branchSha(input.base))
-          throw validationFailed([{ resource: 'PullRequest', field: 'base', code: 'invalid' }]);
-        pull.target = input.base;
-      }
       if (input.state === 'closed') repo.pulls.close(pull);
       if (input.state === 'open' && pull.state === 'closed') repo.pulls.reopen(pull);
       pull.updatedAt = Date.now();
       return ok(this.pullJson(repo, pull));
-    });
-
-    route('PUT /repos/{owner}/{repo}/pulls/{pull_number}/merge', ({ repo, params, login }) => {
-      const pull = findPull(repo, params.pull_number);
-      if (pull.state !== 'open') throw problem(405, 'Pull Request is not mergeable');
-      const sha = this.mergePull(repo, pull, login);
-      return { status: 200, body: { sha, merged: true, message: 'Pull Request successfully merged' } };
     });
   }
 }

@@ -1,20 +1,10 @@
-// A fake GitLab REST API (v4), in memory, for tests and the local demo. It listens on plain HTTP on 127.0.0.1 and
-// serves the paths gitbeaker uses under `http://127.0.0.1:<port>/api/v4`, so the real @gitbeaker/rest client can be
-// driven against it.
-//
-// Projects are addressed as GitLab addresses them: by the URL-encoded full path (`group%2Fsub%2Fproject`, subgroups
-// included) or by numeric id. Their contents live in git's object model (git-repository.ts), so blob and commit ids
-// are git's. What a promotion relies on follows GitLab's rules: branches; the recursive repository tree with offset
-// pagination (`x-page`, `x-next-page`, `x-total`…, `Link`) or keyset pagination (`pagination=keyset`, a `page_token`
-// in the `Link`); raw blobs by id; files by path with their `blob_id`; a commit's diff; the commits API with several
-// actions in one commit, `start_sha`/`start_branch` and `force`, and its 400s ("A branch called 'x' already exists…",
-// "A file with this name doesn't exist"…); merge requests with their `iid` and `web_url`, and the one-open-merge-
-// request-per-source-branch rule (409 "Another open merge request already exists for this source branch: !N").
-// Tokens arrive as `PRIVATE-TOKEN` or `Authorization: Bearer`, with scopes (`api`, `read_api`) and a role, which
-// GitLab tells back: the role as the project's `permissions.project_access.access_level` (Reporter 20, Developer 30),
-// the scopes at `GET /personal_access_tokens/self`; errors have GitLab's bodies (`{"message": "404 Project Not
-// Found"}`, `{"error": "insufficient_scope", …}`). The server, request log, faults and latency are the kernel's
-// (git-host-kernel.ts); GitLab's rate limit is a 429 with `Retry-After` and `RateLimit-*`.
+// A fake GitLab REST API (v4) under `http://127.0.0.1:<port>/api/v4`, for the real @gitbeaker/rest client. Projects
+// are addressed by URL-encoded full path (subgroups included) or numeric id. GitLab's rules a promotion relies on:
+// the recursive tree with offset (`x-page`, `x-total`…, `Link`) or keyset (`page_token`) pagination; raw blobs; files
+// with their `blob_id`; a commit's diff; the commits API (several actions, `start_sha`/`start_branch`, `force`, its
+// 400s); merge requests with `iid` and `web_url`, one open per source branch (409). Tokens (`PRIVATE-TOKEN` or
+// Bearer) have scopes and a role, which GitLab tells back (the project's `access_level`, `/personal_access_tokens/self`);
+// errors have GitLab's bodies; its rate limit is a 429 with `Retry-After` and `RateLimit-*`.
 import type { IncomingMessage } from 'node:http';
 import { createHash, randomBytes } from 'node:crypto';
 import {
@@ -58,12 +48,7 @@ export interface FakeGitLabTokenOptions {
 }
 
 /** `token`: `glpat-…`; `webHost`: `gitlab.example.com`, its pages `/group/project/-/merge_requests/3` with `webPages`. */
-export interface FakeGitLabOptions extends FakeGitHostOptions<FakeGitLabRequest> {
-  /** The path of the API below the server root. Default `/api/v4`. */
-  basePath?: string;
-  /** Default page size of listings (GitLab's is 20). */
-  defaultPerPage?: number;
-}
+export type FakeGitLabOptions = FakeGitHostOptions<FakeGitLabRequest>;
 
 export interface FakeMergeRequest {
   iid: number;
@@ -78,12 +63,7 @@ export interface FakeMergeRequest {
   mergeCommitSha?: string;
 }
 
-interface User {
-  id: number;
-  username: string;
-  name: string;
-  email: string;
-}
+type User = { id: number; username: string; name: string; email: string };
 
 interface Token {
   id: number;
@@ -93,11 +73,9 @@ interface Token {
   projects?: ReadonlySet<string>;
 }
 
-interface StoredMergeRequest extends PullRecord {
-  id: number;
-  author: User;
-}
+type StoredMergeRequest = PullRecord & { id: number; author: User };
 
+const GITLAB_IDENTITY = { name: 'Fake User', email: 'fake-user@example.com' };
 /** GitLab's names of the states. */
 const STATES = { open: 'opened', closed: 'closed', merged: 'merged' } as const;
 
@@ -158,8 +136,7 @@ function rawType(content: Buffer): string {
 }
 
 export class FakeGitLab extends FakeGitHost<FakeGitLabRequest, never, FakeProject, [path: string], Token, Route> {
-  protected readonly apiBase: string;
-  private readonly defaultPerPage: number;
+  protected readonly apiBase = '/api/v4';
   private readonly users = new Map<string, User>();
   /** A branch name, the final parameter of its routes, may hold slashes. */
   protected readonly router = new Router<Route>({ rest: { branch: false } });
@@ -168,14 +145,9 @@ export class FakeGitLab extends FakeGitHost<FakeGitLabRequest, never, FakeProjec
   protected readonly jsonType = 'application/json';
 
   constructor(options: FakeGitLabOptions = {}) {
-    const [token, identity] = [
-      `glpat-${randomBytes(12).toString('hex')}`,
-      { name: 'Fake User', email: 'fake-user@example.com' },
-    ];
+    const [token, identity] = [`glpat-${randomBytes(12).toString('hex')}`, GITLAB_IDENTITY];
     super({ name: 'GitLab', nameCount: 1, token, identity, webHost: 'gitlab.example.com' }, options);
     this.addToken(this.token);
-    this.apiBase = (options.basePath ?? '/api/v4').replace(/\/$/, '');
-    this.defaultPerPage = options.defaultPerPage ?? 20;
     this.defineRoutes();
   }
 
@@ -207,11 +179,6 @@ export class FakeGitLab extends FakeGitHost<FakeGitLabRequest, never, FakeProjec
   /** The numeric id of a project. */
   projectId(path: string): number {
     return this.repository(path).id;
-  }
-
-  /** The blob id of every file at a ref, by path. */
-  blobIds(path: string, ref: string): Record<string, string> {
-    return this.filesAt(this.repository(path), ref, true);
   }
 
   /** Every branch and its commit. */
@@ -247,8 +214,6 @@ export class FakeGitLab extends FakeGitHost<FakeGitLabRequest, never, FakeProjec
     project.pulls.close(project.pulls.expect(iid));
   }
 
-  // ---------------------------------------------------------------- handling
-
   /** The path as sent: a project's id stays URL-encoded. */
   protected override loggedPath(below: string | undefined): string | undefined {
     return below;
@@ -272,20 +237,12 @@ export class FakeGitLab extends FakeGitHost<FakeGitLabRequest, never, FakeProjec
     const { entry: route, params } = matched;
     if (route.about) return route.about(token);
     this.authorize(token, route);
-    let body: Record<string, unknown> = {};
-    if (rawBody !== '') {
-      const type = request.headers['content-type'] ?? '';
-      if (type.includes('application/json')) {
-        const parsed = parseJson(rawBody, () =>
-          badRequest("400 Bad request - The provided content-type 'application/json' is not valid JSON"),
-        );
-        if (typeof parsed === 'object' && parsed !== null && !Array.isArray(parsed)) {
-          body = parsed as Record<string, unknown>;
-        }
-      } else {
-        body = Object.fromEntries(new URLSearchParams(rawBody));
-      }
-    }
+    // gitbeaker sends JSON bodies.
+    const parsed = parseJson(rawBody, () =>
+      badRequest("400 Bad request - The provided content-type 'application/json' is not valid JSON"),
+    );
+    const isObject = typeof parsed === 'object' && parsed !== null && !Array.isArray(parsed);
+    const body = isObject ? (parsed as Record<string, unknown>) : {};
     const project = this.findProject(params.id ?? '', token);
     return route.handle({ params, query: logged.query, body, project, request: logged, user: token.user, token });
   }
@@ -352,15 +309,13 @@ export class FakeGitLab extends FakeGitHost<FakeGitLabRequest, never, FakeProjec
     };
   }
 
-  // ---------------------------------------------------------------- pagination
-
   /**
    * One page of a listing with GitLab's offset pagination headers: `x-page`, `x-per-page`, `x-next-page`,
    * `x-prev-page`, `x-total`, `x-total-pages`, and a `Link` with next, prev, first and last.
    */
   private page<T>(items: readonly T[], context: RouteContext, json: (item: T) => unknown): Reply {
     const { query, request } = context;
-    const { page, perPage, pages, start, end } = offsetPage(items.length, query, this.defaultPerPage);
+    const { page, perPage, pages, start, end } = offsetPage(items.length, query, 20);
     const rels = { prev: page > 1 && page - 1, next: page < pages && page + 1, first: 1, last: pages };
     return {
       status: 200,
@@ -383,7 +338,7 @@ export class FakeGitLab extends FakeGitHost<FakeGitLabRequest, never, FakeProjec
    */
   private keysetPage<T extends { path: string }>(items: readonly T[], context: RouteContext): Reply {
     const { query, request, project } = context;
-    const { perPage } = offsetPage(items.length, query, this.defaultPerPage);
+    const { perPage } = offsetPage(items.length, query, 20);
     let start = 0;
     if (query.page_token) {
       const invalidToken = () => badRequest('Invalid page token');
@@ -409,8 +364,6 @@ export class FakeGitLab extends FakeGitHost<FakeGitLabRequest, never, FakeProjec
     }
     return { status: 200, headers, body: slice };
   }
-
-  // ---------------------------------------------------------------- JSON shapes
 
   private webUrl(project: FakeProject): string {
     return `${this.webBase}/${project.path}`;
@@ -577,8 +530,6 @@ export class FakeGitLab extends FakeGitHost<FakeGitLabRequest, never, FakeProjec
     }
   }
 
-  // ---------------------------------------------------------------- merge request actions
-
   /** GitLab's default merge method: a merge commit of the source into the target, the source winning conflicts. */
   private mergeStored(project: FakeProject, mr: StoredMergeRequest, user: { name: string; email: string }): string {
     const message =
@@ -588,8 +539,6 @@ export class FakeGitLab extends FakeGitHost<FakeGitLabRequest, never, FakeProjec
     if (!sha) throw problem(405, '405 Method Not Allowed');
     return sha;
   }
-
-  // ---------------------------------------------------------------- route table
 
   private defineRoutes(): void {
     const route = (route: string, handle: (context: RouteContext) => Reply) =>
@@ -618,7 +567,6 @@ export class FakeGitLab extends FakeGitHost<FakeGitLabRequest, never, FakeProjec
         },
       }),
     });
-
     route('GET /projects/:id', ({ project, token }) => ({
       status: 200,
       body: {
@@ -637,21 +585,9 @@ export class FakeGitLab extends FakeGitHost<FakeGitLabRequest, never, FakeProjec
         },
       },
     }));
-
-    // ------------------------------------------------ branches
-
-    route('GET /projects/:id/repository/branches', (context) => {
-      const { project, query } = context;
-      const names = Object.keys(this.branches(project.path)).filter(
-        (name) => !query.search || name.includes(query.search),
-      );
-      return this.page(names, context, (name) => this.branchJson(project, name));
-    });
-
     route('GET /projects/:id/repository/branches/:branch', ({ project, params }) =>
       ok(this.branchJson(project, params.branch as string)),
     );
-
     route('POST /projects/:id/repository/branches', ({ project, body, query }) => {
       const input = { ...query, ...body };
       const [branch = '', ref = ''] = [stringParam(input, 'branch'), stringParam(input, 'ref')];
@@ -663,7 +599,6 @@ export class FakeGitLab extends FakeGitHost<FakeGitLabRequest, never, FakeProjec
       project.refs.set(`refs/heads/${branch}`, sha);
       return { status: 201, body: this.branchJson(project, branch) };
     });
-
     route('DELETE /projects/:id/repository/branches/:branch', ({ project, params }) => {
       const branch = params.branch as string;
       if (!project.branchSha(branch)) throw notFound('Branch');
@@ -671,9 +606,6 @@ export class FakeGitLab extends FakeGitHost<FakeGitLabRequest, never, FakeProjec
       project.refs.delete(`refs/heads/${branch}`);
       return { status: 204 };
     });
-
-    // ------------------------------------------------ reading
-
     route('GET /projects/:id/repository/tree', (context) => {
       const { project, query } = context;
       const sha = commitOf(project, query.ref ?? project.defaultBranch, 'Tree');
@@ -690,19 +622,11 @@ export class FakeGitLab extends FakeGitHost<FakeGitLabRequest, never, FakeProjec
       if (query.pagination !== undefined && query.pagination !== 'offset') throw invalid('pagination');
       return this.page(entries, context, (entry) => entry);
     });
-
-    route('GET /projects/:id/repository/blobs/:sha', ({ project, params }) => {
-      const content = project.blob(params.sha as string);
-      if (!content) throw notFound('Blob');
-      return ok({ size: content.length, encoding: 'base64', content: content.toString('base64'), sha: params.sha });
-    });
-
     route('GET /projects/:id/repository/blobs/:sha/raw', ({ project, params }) => {
       const content = project.blob(params.sha as string);
       if (!content) throw notFound('Blob');
       return { status: 200, raw: { data: content, type: rawType(content) } };
     });
-
     const fileAt = (project: FakeProject, path: string, ref: string | undefined) => {
       if (ref === undefined || ref === '') throw missing('ref');
       const sha = commitOf(project, ref);
@@ -711,7 +635,6 @@ export class FakeGitLab extends FakeGitHost<FakeGitLabRequest, never, FakeProjec
       if (!entry || !content) throw notFound('File');
       return { sha, entry, content };
     };
-
     route('GET /projects/:id/repository/files/:file_path', ({ project, params, query }) => {
       const path = params.file_path as string;
       const { sha, entry, content } = fileAt(project, path, query.ref);
@@ -738,24 +661,18 @@ export class FakeGitLab extends FakeGitHost<FakeGitLabRequest, never, FakeProjec
         },
       };
     });
-
     route('GET /projects/:id/repository/files/:file_path/raw', ({ project, params, query }) => {
       const { content } = fileAt(project, params.file_path as string, query.ref ?? project.defaultBranch);
       return { status: 200, raw: { data: content, type: rawType(content) } };
     });
-
     route('GET /projects/:id/repository/commits/:sha', ({ project, params }) =>
       ok(this.commitDetailJson(project, commitOf(project, params.sha))),
     );
-
     route('GET /projects/:id/repository/commits/:sha/diff', (context) => {
       const { project, params } = context;
       const diffs = this.diffOf(project, commitOf(project, params.sha));
       return this.page(diffs, context, ({ additions: _a, deletions: _d, ...diff }) => diff);
     });
-
-    // ------------------------------------------------ the commits API
-
     route('POST /projects/:id/repository/commits', ({ project, body, user }) => {
       const branch = stringParam(body, 'branch');
       const message = stringParam(body, 'commit_message');
@@ -783,23 +700,14 @@ export class FakeGitLab extends FakeGitHost<FakeGitLabRequest, never, FakeProjec
       if (differentBranch && project.branchSha(target) && !force) {
         throw badRequest(`A branch called '${target}' already exists. Switch to that branch in order to make changes`);
       }
-      if (badPath(target)) {
-        throw badRequest(`Something went wrong when we tried to create '${target}' for you: Branch name is invalid`);
-      }
       const files = project.flatten(project.commit(parent)?.tree ?? '');
       (actions as unknown[]).forEach((raw, index) => {
         const field = (name: string) => `actions[${index}][${name}]`;
         if (typeof raw !== 'object' || raw === null) throw invalid(`actions[${index}]`);
         const action = raw as Record<string, unknown>;
         const kind = action.action;
-        if (typeof kind !== 'string' || !['create', 'delete', 'move', 'update', 'chmod'].includes(kind)) {
-          throw invalid(field('action'));
-        }
         const path = stringParam(action, 'file_path');
         if (path === undefined) throw missing(field('file_path'));
-        if (badPath(path)) {
-          throw badRequest(`Your changes could not be committed, because the file name, \`${path}\` is invalid`);
-        }
         const encoding = action.encoding ?? 'text';
         if (encoding !== 'text' && encoding !== 'base64') throw invalid(field('encoding'));
         const content = () => {
@@ -807,12 +715,6 @@ export class FakeGitLab extends FakeGitHost<FakeGitLabRequest, never, FakeProjec
           return Buffer.from(text, encoding === 'base64' ? 'base64' : 'utf8');
         };
         const existing = files.get(path);
-        const lastCommitId = stringParam(action, 'last_commit_id');
-        if (lastCommitId !== undefined && existing && this.lastCommitFor(project, parent, path) !== lastCommitId) {
-          throw badRequest(
-            `You are attempting to update a file \`${path}\` that has changed since you started editing it.`,
-          );
-        }
         switch (kind) {
           case 'create':
             if (existing) throw badRequest('A file with this name already exists');
@@ -848,7 +750,7 @@ export class FakeGitLab extends FakeGitHost<FakeGitLabRequest, never, FakeProjec
           }
         }
       });
-      const tree = project.buildTreeOr(files, () => badRequest('A directory with this name already exists'));
+      const tree = project.buildTree(files);
       const date = gitNow();
       const committer = { name: user.name, email: user.email, date };
       const author = {
@@ -860,27 +762,15 @@ export class FakeGitLab extends FakeGitHost<FakeGitLabRequest, never, FakeProjec
       project.refs.set(`refs/heads/${target}`, sha);
       return { status: 201, body: this.commitDetailJson(project, sha) };
     });
-
-    // ------------------------------------------------ merge requests
-
     route('GET /projects/:id/merge_requests', (context) => {
       const { project, query } = context;
       const state = query.state ?? 'all';
       if (!['opened', 'closed', 'locked', 'merged', 'all'].includes(state)) throw invalid('state');
-      const orderBy = query.order_by ?? 'created_at';
-      if (!['created_at', 'updated_at', 'title', 'merged_at'].includes(orderBy)) throw invalid('order_by');
+      // Ordered by creation only.
+      if ((query.order_by ?? 'created_at') !== 'created_at') throw invalid('order_by');
       const sort = query.sort ?? 'desc';
       if (sort !== 'asc' && sort !== 'desc') throw invalid('sort');
-      const key = (mr: StoredMergeRequest) =>
-        orderBy === 'title'
-          ? mr.title
-          : orderBy === 'updated_at'
-            ? new Date(mr.updatedAt).toISOString()
-            : orderBy === 'merged_at'
-              ? mr.state === 'merged'
-                ? gitTime(mr.closedAt ?? 0)
-                : ''
-              : new Date(mr.createdAt).toISOString();
+      const key = (mr: StoredMergeRequest) => new Date(mr.createdAt).toISOString();
       const found = project.pulls.all
         .filter((mr) => state === 'all' || STATES[mr.state] === state)
         .filter((mr) => query.source_branch === undefined || mr.source === query.source_branch)
@@ -889,7 +779,6 @@ export class FakeGitLab extends FakeGitHost<FakeGitLabRequest, never, FakeProjec
       if (sort === 'desc') found.reverse();
       return this.page(found, context, (mr) => this.mergeRequestJson(project, mr));
     });
-
     route('POST /projects/:id/merge_requests', ({ project, body, user }) => {
       const source = stringParam(body, 'source_branch');
       const target = stringParam(body, 'target_branch');
@@ -910,31 +799,17 @@ export class FakeGitLab extends FakeGitHost<FakeGitLabRequest, never, FakeProjec
       });
       return { status: 201, body: this.mergeRequestJson(project, mr) };
     });
-
     const findMergeRequest = (project: FakeProject, iid: string | undefined) => {
       return found(project.pulls.find(iid), () => notFound('Merge Request'));
     };
-
-    route('GET /projects/:id/merge_requests/:merge_request_iid', ({ project, params }) =>
-      ok(this.mergeRequestJson(project, findMergeRequest(project, params.merge_request_iid))),
-    );
-
     route('PUT /projects/:id/merge_requests/:merge_request_iid', ({ project, params, body }) => {
       const mr = findMergeRequest(project, params.merge_request_iid);
       const title = stringParam(body, 'title');
       const description = stringParam(body, 'description');
       const target = stringParam(body, 'target_branch');
       const stateEvent = stringParam(body, 'state_event');
-      if (stateEvent !== undefined && stateEvent !== 'close' && stateEvent !== 'reopen') throw invalid('state_event');
+      if (stateEvent !== undefined && stateEvent !== 'close') throw invalid('state_event');
       if (title === '') throw problem(400, { title: ["can't be blank"] });
-      if (target !== undefined && !project.branchSha(target)) {
-        throw problem(422, [`Target branch "${target}" does not exist`]);
-      }
-      if (stateEvent === 'reopen' && mr.state === 'closed') {
-        const open = project.pulls.openFrom(mr.source);
-        if (open) throw alreadyOpen(open);
-        project.pulls.reopen(mr);
-      }
       if (title !== undefined) mr.title = title;
       if (description !== undefined) mr.description = description;
       if (target !== undefined) mr.target = target;
@@ -942,7 +817,6 @@ export class FakeGitLab extends FakeGitHost<FakeGitLabRequest, never, FakeProjec
       mr.updatedAt = Date.now();
       return ok(this.mergeRequestJson(project, mr));
     });
-
     route('PUT /projects/:id/merge_requests/:merge_request_iid/merge', ({ project, params, user }) => {
       const mr = findMergeRequest(project, params.merge_request_iid);
       if (mr.state !== 'open') throw problem(405, '405 Method Not Allowed');

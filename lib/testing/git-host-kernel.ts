@@ -1,9 +1,6 @@
-// What the four fake Git hosts (fake-github.ts, fake-gitlab.ts, fake-bitbucket-server.ts, fake-azure-devops.ts) share:
-// the HTTP server on a loopback port, the request log, latency, scripted faults (statuses, echoed credentials,
-// redirects, rate limits, dropped connections, requests never answered), the tokens accepted, a route table, request
-// helpers (Authorization schemes, JSON bodies), the repositories the tests seed and read with their pull requests, and
-// offset paging with `Link` headers. Each host adds its routes and its wire shapes: JSON fields, status codes, error
-// bodies, rate-limit headers and paging as that host answers them.
+// What the four fake Git hosts share: the loopback server, request log, latency, scripted faults, tokens, route table,
+// request helpers, the repositories tests seed and read with their pull requests, and offset paging. Each host file
+// adds its routes and wire shapes (JSON fields, status codes, error bodies, rate-limit headers, paging).
 import { STATUS_CODES, createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
 import { echoingFault } from './echoed-credentials.js';
@@ -11,10 +8,7 @@ import { GitRepository, type GitCommit } from './git-repository.js';
 import { listenOnLoopback } from './listen.js';
 
 /** Who a commit names as its author: git writes `name <email>`; the e-mail may be empty. */
-export interface CommitIdentity {
-  name: string;
-  email: string;
-}
+export type CommitIdentity = { name: string; email: string };
 
 export type RedirectStatus = 301 | 302 | 303 | 307 | 308;
 
@@ -39,29 +33,18 @@ export interface FaultMatch {
   path?: string | RegExp;
 }
 
-export type StatusFault = { type: 'status'; status: number; message?: string };
-
 /** The faults every host answers alike; each host adds its rate limits. */
 export type CommonFault =
-  | StatusFault
+  | { type: 'status'; status: number; message?: string }
   /** This status, with a message that repeats the credential the request carried (`echoedCredentials`). */
   | { type: 'echo-credentials'; status: number }
-  /**
-   * A redirect (302 unless told) to the same path and query on `origin`, as a host that moved, or one handing out a
-   * download from another address, answers.
-   */
+  /** A redirect (302 unless told) to the same path and query on `origin`: a host that moved, a download elsewhere. */
   | { type: 'redirect'; origin: string; status?: RedirectStatus }
   /** Destroy the connection without an answer. */
   | { type: 'close' }
-  /**
-   * Rate limited, as the host announces it (`Retry-After`, its reset headers): the limit lifts `seconds` from now.
-   * `status`: GitHub's primary limit answers 429 instead of 403 when told.
-   */
+  /** Rate limited as the host announces it, lifting `seconds` from now (`status`: GitHub's primary limit, 403/429). */
   | { type: 'rate-limit'; seconds: number; status?: 403 | 429 }
-  /**
-   * Never answer: the request stays pending (logged without a status, nothing applied) until the client gives up
-   * or the server stops. Holds a caller in the middle of its work, e.g. to kill it there.
-   */
+  /** Never answer (logged without a status, nothing applied): holds a caller in the middle of its work. */
   | { type: 'hang' };
 
 /** An answer: JSON (`body`), bytes with their content type (`raw`), or nothing. */
@@ -91,10 +74,7 @@ export interface Received<R> {
   outside?: Reply;
 }
 
-/**
- * A route table. Patterns take `{name}` or `:name` parameters; a last parameter named in `rest`, or written `{*name}`
- * (which may be empty), takes the rest of the path.
- */
+/** A route table: `{name}` or `:name` parameters; a last one named in `rest`, or `{*name}`, takes the rest of the path. */
 export class Router<T extends { route: string }> {
   private readonly entries: { entry: T; method: string; segments: string[] }[] = [];
 
@@ -184,17 +164,10 @@ export function pathSegments(path: string | undefined): string[] | undefined {
 }
 
 /** A `Link` header: for each rel given a page number, `url` with the query, that page and `extra`. */
-export function pageLinks(
-  url: string,
-  query: Record<string, string>,
-  rels: Record<string, number | false>,
-  extra: Record<string, string> = {},
-): string {
-  const link = ([rel, page]: [string, number | false]) =>
-    `<${url}?${new URLSearchParams({ ...query, page: String(page), ...extra }).toString()}>; rel="${rel}"`;
+export function pageLinks(url: string, query: object, rels: Record<string, number | false>, extra = {}): string {
+  const link = (page: number) => `<${url}?${new URLSearchParams({ ...query, page: `${page}`, ...extra }).toString()}>`;
   return Object.entries(rels)
-    .filter(([, page]) => page !== false)
-    .map(link)
+    .flatMap(([rel, page]) => (page === false ? [] : [`${link(page)}; rel="${rel}"`]))
     .join(', ');
 }
 
@@ -334,14 +307,12 @@ export abstract class FakeGitHost<
 
   /** The answer to a path outside `apiBase`, before faults: with `webPages`, a pull request's page. */
   protected outside(path: string, method: string): Reply | undefined {
-    const page = this.webPages && method === 'GET' ? this.webPull(path) : undefined;
+    const page = this.webPages && method === 'GET' ? this.webPull?.(path) : undefined;
     return page === undefined ? undefined : pullRequestPage(page ?? undefined);
   }
 
   /** The pull request a web path names, as its page shows it; null: none by that number; undefined: no such page. */
-  protected webPull(_path: string): PullRequestPageInput | null | undefined {
-    return undefined;
-  }
+  protected webPull?(path: string): PullRequestPageInput | null | undefined;
 
   /** Where web URLs point: this fake with `webPages`, else `https://` and `webHost`. */
   protected get webBase(): string {
@@ -390,8 +361,6 @@ export abstract class FakeGitHost<
     return this.port !== undefined;
   }
 
-  // ---------------------------------------------------------------- request log
-
   /**
    * How many requests were received: all, those of a route in the host's notation, those whose `METHOD path`
    * matches a RegExp, or those a predicate accepts.
@@ -416,8 +385,6 @@ export abstract class FakeGitHost<
   resetRequests(): void {
     this.requests.length = 0;
   }
-
-  // ---------------------------------------------------------------- faults
 
   /** The next matching requests get `fault` instead of their answer. Faults are used in the order added. */
   injectFault(fault: CommonFault | Fault, match: FaultMatch = {}): void {
@@ -478,8 +445,6 @@ export abstract class FakeGitHost<
     if (fault.remaining <= 0) this.faults = this.faults.filter((candidate) => candidate !== fault);
     return fault;
   }
-
-  // ---------------------------------------------------------------- handling
 
   private async handle(request: IncomingMessage, response: ServerResponse): Promise<void> {
     const url = new URL(request.url ?? '/', 'http://fake');
@@ -636,15 +601,13 @@ export abstract class FakeGitHost<
   }
 }
 
-/** A pull request's state; each host names it its own way (`opened`, `OPEN`, `active`…). */
-export type PullState = 'open' | 'closed' | 'merged';
-
 /** What every host keeps of a pull request (a merge request on GitLab); a host adds its own fields. Times in ms. */
 export interface PullRecord {
   number: number;
   title: string;
   description: string;
-  state: PullState;
+  /** Each host names it its own way (`opened`, `OPEN`, `active`…). */
+  state: 'open' | 'closed' | 'merged';
   source: string;
   target: string;
   createdAt: number;

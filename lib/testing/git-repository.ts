@@ -133,7 +133,7 @@ export function fileChanges(
   return changes;
 }
 
-/** A path of a tree that is both a file and a directory in one request: each host answers it its own way. */
+/** A path of a tree that is both a file and a directory in one request. */
 export class TreePathConflict extends Error {
   override name = 'TreePathConflict';
 
@@ -231,15 +231,6 @@ export class GitRepository {
       entries.push({ name, mode: '040000', type: 'tree', sha: this.buildTree(children) });
     }
     return this.putTree(entries);
-  }
-
-  /** `buildTree`, with the error a host answers when a path is both a file and a directory. */
-  buildTreeOr(files: ReadonlyMap<string, FlatEntry>, conflict: (error: TreePathConflict) => Error): string {
-    try {
-      return this.buildTree(files);
-    } catch (error) {
-      throw error instanceof TreePathConflict ? conflict(error) : error;
-    }
   }
 
   /** Whether `ancestor` is `descendant` or one of its ancestors. */
