@@ -245,6 +245,12 @@ export class FakeGitHub extends FakeGitHost<
     return this.mergePull(repo, repo.pulls.expect(number, true), this.identity.name, options.mergeCommit === true);
   }
 
+  /** Closes an open pull request without merging it, as a person who declines it does. */
+  closePull(owner: string, name: string, number: number): void {
+    const { pulls } = this.repository(owner, name);
+    pulls.close(pulls.expect(number));
+  }
+
   /** A pull request's page (`/owner/repo/pull/3`). */
   protected override webPull(path: string) {
     const [, owner, name, number] = /^\/([^/]+)\/([^/]+)\/pull\/(\d+)\/?$/.exec(path) ?? [];
