@@ -114,9 +114,50 @@ function environmentSection(view: PipelineView, env: EnvironmentStatusJson, inde
     ${env.soakEndsAt ? html`<p class="soak">${env.state === 'soaking' ? 'soaking' : 'waiting for a soak'}: <time datetime="${env.soakEndsAt}">${timeLeftUntil(env.soakEndsAt, now) ?? env.soakEndsAt}</time></p>` : ''}
     ${env.state === 'frozen' ? html`<p class="soak">frozen: ${env.frozenUntil ? html`<time datetime="${env.frozenUntil}">${timeLeftUntil(env.frozenUntil, now) ?? env.frozenUntil}</time>` : 'until unfrozen'}</p>` : ''}
     ${env.rollbackAt ? html`<p class="soak">rollback due: <time datetime="${env.rollbackAt}">${timeLeftUntil(env.rollbackAt, now) ?? env.rollbackAt}</time></p>` : ''}
-    ${nextBlock(view, env.name)} ${approvalBlock(view, env.name, view.environments[index]?.approval, now)}
-    ${targetsTable(view, index, env.targets)} ${promotionsTable(env, now)}
+    ${env.verificationEndsAt ? html`<p class="soak">verified once the checks hold: <time datetime="${env.verificationEndsAt}">${timeLeftUntil(env.verificationEndsAt, now) ?? env.verificationEndsAt}</time></p>` : ''}
+    ${verificationTable(env, now)} ${nextBlock(view, env.name)}
+    ${approvalBlock(view, env.name, view.environments[index]?.approval, now)} ${targetsTable(view, index, env.targets)}
+    ${promotionsTable(env, now)}
   </section>`;
+}
+
+/**
+ * What the environment's verification checks last found (docs/verification.md): each check's verdict in words (the
+ * colour repeats it), the value it saw and when, for the revision they were evaluated on.
+ */
+function verificationTable(env: EnvironmentStatusJson, now: Date): Html {
+  const { verification } = env;
+  if (!verification) return html``;
+  const outcome = verification.outcome ?? 'not decided yet';
+  return html`<table class="verification">
+    <caption class="muted">
+      Verification of ${verification.revision}: ${outcome}
+    </caption>
+    <thead>
+      <tr>
+        <th scope="col">Check</th>
+        <th scope="col">Kind</th>
+        <th scope="col">Verdict</th>
+        <th scope="col">Value</th>
+        <th scope="col">Checked</th>
+      </tr>
+    </thead>
+    <tbody>
+      ${verification.checks.map(
+        (check) =>
+          html`<tr data-check="${check.name}">
+            <th scope="row">${check.name}</th>
+            <td>${check.kind}</td>
+            <td>
+              <span class="verdict verdict-${check.verdict}">${check.verdict}</span>
+              <span class="muted">(${check.reason})</span>
+            </td>
+            <td title="${check.message}">${check.value}</td>
+            <td>${timeOf(check.checkedAt, now)}</td>
+          </tr>`,
+      )}
+    </tbody>
+  </table>`;
 }
 
 /** explain's `Next` line for one environment; when it waits for a person, the commands that approve or reject. */
