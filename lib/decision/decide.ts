@@ -130,7 +130,12 @@ function decideFromFirstEnvironment(
   const firstExplained = held
     ? soaking(first, held, input.now, found.message)
     : explanation(first, 'source', found.reason, soak ? `${found.message}; ${soakServed(first)}` : found.message);
-  const from = environmentEvidence(first.name, targets, soak ? first.soak : undefined);
+  const from = environmentEvidence(
+    first.name,
+    targets,
+    soak ? first.soak : undefined,
+    verificationOf(input, first, found.candidate),
+  );
   const walked = walk(input, later, found.candidate, { held, from });
   return { ...walked, candidate: found.candidate, environments: [firstExplained, ...walked.environments] };
 }
@@ -165,7 +170,7 @@ function decideFromSource(
     return { ...walked, candidate: version, environments: [...walked.environments, ...rest] };
   }
   const firstTargets = observedTargets(input, first);
-  const from = environmentEvidence(first.name, firstTargets, first.soak);
+  const from = environmentEvidence(first.name, firstTargets, first.soak, verificationOf(input, first, found.candidate));
   const next = walk(input, later, found.candidate, { ...(walked.held ? { held: walked.held } : {}), from });
   return {
     candidate: found.candidate,
@@ -251,7 +256,9 @@ function walk(
     } else {
       environments.push(explanation(env, classified.state, classified.reason, classified.message));
     }
-    if (classified.state === 'passed') from = environmentEvidence(env.name, targets, env.soak);
+    if (classified.state === 'passed') {
+      from = environmentEvidence(env.name, targets, env.soak, verificationOf(input, env, candidate));
+    }
     // What we cannot see, or cannot move, keeps its approval request: it may still be what the person wants.
     const keep = classified.state === 'unknown' || classified.state === 'suspended';
     const clear = keep ? undefined : staleApproval(env, approval, candidate);

@@ -9,6 +9,18 @@ export interface PromotionEvidence {
   targets: EvidenceTarget[];
   /** The soak the environment served (`30m`), when it has one. */
   soak?: string;
+  /** Its verification checks' last results, when it has checks (docs/verification.md). */
+  checks?: EvidenceCheck[];
+}
+
+export interface EvidenceCheck {
+  name: string;
+  kind: string;
+  verdict: string;
+  /** What the check saw: `podinfo-5xx OK`, `0.002 (below 0.01 required)`, `HTTP 200`. */
+  value: string;
+  /** ISO 8601. */
+  checkedAt: string;
 }
 
 export interface EvidenceTarget {

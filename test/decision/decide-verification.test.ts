@@ -126,6 +126,20 @@ describe('decide: verification', () => {
       states: { dev: 'source', staging: 'passed', prod: 'promoting' },
       reasons: { dev: 'CandidateFound', staging: 'VerificationPassed', prod: 'PromotionDue' },
       messages: { staging: ['2 checks held for 10m'] },
+      // The pull request into prod shows what staging's checks saw.
+      evidence: {
+        prod: {
+          from: 'staging',
+          targets: [{ name: 'flux-system/staging apps', phase: 'Ready', revision: '6.9.2' }],
+          checks: allPassed.map(({ name, kind, verdict, value, checkedAt }) => ({
+            name,
+            kind,
+            verdict,
+            value,
+            checkedAt,
+          })),
+        },
+      },
     },
     {
       name: 'a check failed: staging failed for the candidate, naming the check and what it saw; nothing promoted',

@@ -95,6 +95,36 @@ describe('the evidence section', () => {
     assert.ok(body.endsWith('Promoted from **dev \\*\\*bold\\*\\* &lt;b&gt;**, soak 30m<br>\\# heading served.'), body);
   });
 
+  it("lists the environment's verification checks with the value each saw, escaped, after its targets", () => {
+    const evidence: PromotionEvidence = {
+      from: 'staging',
+      targets: ['one', 'two'].map((name) => ({ name, revision: '1.0.0', phase: 'Ready' })),
+      checks: [
+        {
+          name: 'errors',
+          kind: 'cloudwatchAlarms',
+          verdict: 'passed',
+          value: 'podinfo-5xx OK',
+          checkedAt: '2026-11-01T10:00:00Z',
+        },
+        {
+          name: 'rate',
+          kind: 'prometheus',
+          verdict: 'passed',
+          value: '0.002 | <b>',
+          checkedAt: '2026-11-01T10:00:00Z',
+        },
+      ],
+    };
+    const whole = evidenceSection(evidence, 'lead', 10_000) ?? assert.fail('no section');
+    const lines = whole.split('\n');
+    assert.equal(lines.at(-3), '| --- | --- | --- | --- | --- |');
+    assert.equal(lines.at(-2), '| errors | cloudwatchAlarms | passed | podinfo-5xx OK | 2026-11-01 10:00:00 |');
+    assert.equal(lines.at(-1), '| rate | prometheus | passed | 0.002 \\| &lt;b&gt; | 2026-11-01 10:00:00 |');
+    const cut = evidenceSection(evidence, 'lead', whole.length - 1) ?? assert.fail('no section');
+    assert.ok(cut.includes('| errors |') && cut.includes('| rate |') && !cut.includes('| two |'), 'targets go first');
+  });
+
   it('leaves rows out from the end to fit, counting them, and leaves itself out when nothing fits', () => {
     const evidence: PromotionEvidence = {
       from: 'dev',

@@ -10,6 +10,7 @@ import type { PromotionEvidence } from '../../decision/promotion-evidence.js';
 export const EVIDENCE_HEADING = '### Evidence';
 
 const TABLE_HEAD = ['| target | revision | phase | healthy since (UTC) |', '| --- | --- | --- | --- |'];
+const CHECKS_HEAD = ['| check | kind | verdict | value | checked (UTC) |', '| --- | --- | --- | --- | --- |'];
 /** What a cell shows when the evidence has no value for it. */
 const NONE = '-';
 
@@ -31,9 +32,9 @@ export function promotedFromSentence(evidence: PromotionEvidence): string {
 }
 
 /**
- * The section: heading, `lead` (already Markdown) and the table of targets, at most `maxLength` characters. Rows are
- * left out from the end, and counted in a last line, until it fits; undefined when not even the heading and the
- * lead fit.
+ * The section: heading, `lead` (already Markdown), the table of targets and, for an environment with verification
+ * checks, the table of their last results, at most `maxLength` characters. Target rows are left out from the end,
+ * and counted in a line, until it fits; undefined when not even the heading, the lead and the checks fit.
  */
 export function evidenceSection(evidence: PromotionEvidence, lead: string, maxLength: number): string | undefined {
   const rows = evidence.targets.map((target) =>
@@ -44,11 +45,15 @@ export function evidenceSection(evidence: PromotionEvidence, lead: string, maxLe
       target.healthySince === undefined ? NONE : utcTime(target.healthySince),
     ]),
   );
+  const checks = (evidence.checks ?? []).map((check) =>
+    tableRow([check.name, check.kind, check.verdict, check.value, utcTime(check.checkedAt)]),
+  );
   for (let shown = rows.length; shown >= 0; shown--) {
     const left = rows.length - shown;
     const lines = [EVIDENCE_HEADING, '', lead];
     if (rows.length > 0) lines.push('', ...TABLE_HEAD, ...rows.slice(0, shown));
     if (left > 0) lines.push('', `… and ${left} more ${left === 1 ? 'target' : 'targets'}, left out for length.`);
+    if (checks.length > 0) lines.push('', ...CHECKS_HEAD, ...checks);
     const section = lines.join('\n');
     if (section.length <= maxLength) return section;
   }
