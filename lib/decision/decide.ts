@@ -74,6 +74,7 @@ function withRollbacks(input: DecisionInput, walked: Walked): Decision {
       targets: observedTargets(input, env),
       promotions: input.promotions,
       passed: input.lastPassed?.get(env.name),
+      verification: input.verifications?.find((record) => record.env === env.name),
       now: input.now,
     });
     if (step.due === 'needs-history') needsHistory.push(env.name);

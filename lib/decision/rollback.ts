@@ -9,7 +9,14 @@ import { durationMs } from '../util/duration.js';
 import { promotionStage } from './promotion-lifecycle.js';
 import { isoSeconds } from './soak.js';
 import { withDetail } from './text.js';
-import type { Action, EnvironmentReason, EnvironmentState, ObservedTarget, PromotionRecord } from './types.js';
+import type {
+  Action,
+  EnvironmentReason,
+  EnvironmentState,
+  ObservedTarget,
+  PromotionRecord,
+  VerificationRecord,
+} from './types.js';
 
 export interface RollbackInput {
   env: PipelineEnvironment;
@@ -18,6 +25,8 @@ export interface RollbackInput {
   promotions: readonly PromotionRecord[];
   /** Revisions the environment passed on, newest first (undefined: not read). */
   passed: readonly string[] | undefined;
+  /** What the environment's verification checks found, for the revision last verified there (docs/verification.md). */
+  verification?: VerificationRecord;
   now: Date;
 }
 
@@ -36,9 +45,9 @@ export type RollbackStep =
     };
 
 /**
- * The environment's rollback step: none unless it has a rollback policy and every target was read, some target is
- * Failed, and all of them run one revision that was promoted here (a succeeded promotion record: what someone else
- * deployed is theirs to roll back).
+ * The environment's rollback step: none unless it has a rollback policy and every target was read, all of them run
+ * one revision that was promoted here (a succeeded promotion record: what someone else deployed is theirs to roll
+ * back), and on it some target is Failed or the environment's verification failed.
  */
 export function rollbackStep(input: RollbackInput): RollbackStep {
   const { env, now } = input;
@@ -48,7 +57,9 @@ export function rollbackStep(input: RollbackInput): RollbackStep {
   const { revision: from, since } = failing;
   const recordEnv = rollbackRecordEnv(env.name);
   const record = input.promotions.find((r) => r.env === recordEnv && sameRevision(r.revision, from));
-  const failed = `targets fail on ${from}, promoted here`;
+  const failed = failing.verification
+    ? `verification failed on ${from}, promoted here`
+    : `targets fail on ${from}, promoted here`;
   let doing = `${failed} for ${env.rollback.after}: rolling back`;
   if (record) {
     const recorded = recordedRollback(record, from, now);
@@ -75,11 +86,11 @@ export function rollbackStep(input: RollbackInput): RollbackStep {
 }
 
 /**
- * The failed revision and since when (ms) its first target has failed on it, when the environment fails on one:
- * every target is on it (healthy on it, or failed on it: helm-controller may have rolled a target back to what
- * ran before, `failedRevision`) and at least one failed.
+ * The failed revision and since when (ms) the environment has failed on it: every target is on it (healthy on it,
+ * or failed on it: helm-controller may have rolled a target back to what ran before, `failedRevision`) and at least
+ * one failed, since the first one did; or every target is healthy on it and its verification failed, since then.
  */
-function failingRevision(input: RollbackInput): { revision: string; since: number } | undefined {
+function failingRevision(input: RollbackInput): { revision: string; since: number; verification?: true } | undefined {
   const { targets, promotions, env, now } = input;
   if (targets.length === 0) return undefined;
   const onRevisions: string[] = [];
@@ -91,12 +102,17 @@ function failingRevision(input: RollbackInput): { revision: string; since: numbe
   }
   const [revision] = onRevisions;
   if (revision === undefined || onRevisions.some((on) => !sameRevision(on, revision))) return undefined;
-  const failed = targets.filter((t) => t.status?.phase === 'Failed');
-  if (failed.length === 0) return undefined;
   const promoted = promotions.some(
     (r) => r.env === env.name && r.state === 'succeeded' && sameRevision(r.revision, revision),
   );
   if (!promoted) return undefined;
+  const failed = targets.filter((t) => t.status?.phase === 'Failed');
+  if (failed.length === 0) {
+    const { verification } = input;
+    if (verification?.outcome !== 'failed' || !sameRevision(verification.revision, revision)) return undefined;
+    const decidedAt = verification.decidedAt === undefined ? Number.NaN : Date.parse(verification.decidedAt);
+    return { revision, since: Number.isNaN(decidedAt) ? now.getTime() : decidedAt, verification: true };
+  }
   // A time we cannot read counts as now: the grace period starts over rather than ending early.
   const times = failed.map((t) => (t.since === undefined ? Number.NaN : Date.parse(t.since)));
   const since = Math.min(...times.map((time) => (Number.isNaN(time) ? now.getTime() : time)));

@@ -5,7 +5,16 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { recordEvaluation, type VerificationRecord } from '../../lib/decision/verification.js';
 import type { CheckResult, Verification } from '../../lib/pipeline/verification.js';
-import { NOW, healthy, minutesFromNow, pipeline, pullRequest, runRows, unsettled } from './fixtures.js';
+import {
+  NOW,
+  healthy,
+  minutesFromNow,
+  pipeline,
+  pullRequest,
+  record as promotionRecord,
+  runRows,
+  unsettled,
+} from './fixtures.js';
 
 const verification: Verification = {
   for: '10m',
@@ -16,7 +25,7 @@ const verification: Verification = {
   ],
 };
 
-function verified(on: 'dev' | 'staging', settings: Verification = verification) {
+function verified(on: 'dev' | 'staging', settings: Verification = verification, rollback = false) {
   return pipeline({
     promotion: pullRequest,
     environments: [
@@ -25,6 +34,7 @@ function verified(on: 'dev' | 'staging', settings: Verification = verification) 
         name: 'staging',
         targets: ['flux-system/staging apps'],
         ...(on === 'staging' ? { verification: settings } : {}),
+        ...(rollback ? { rollback: { strategy: 'pull-request' as const, after: '10m' } } : {}),
       },
       { name: 'prod', targets: ['flux-system/prod apps'] },
     ],
@@ -250,6 +260,56 @@ describe('decide: verification', () => {
       actions: [{ type: 'promote', env: 'staging', revision: '6.9.2' }],
       states: { dev: 'source', staging: 'promoting', prod: 'not-reached' },
       reasons: { dev: 'CandidateFound', staging: 'PromotionDue', prod: 'StoppedEarlier' },
+    },
+  ]);
+});
+
+describe('decide: a failed verification under a rollback policy', () => {
+  const failedOn692 = (decidedMinutesAgo: number) =>
+    record({
+      outcome: 'failed',
+      decidedAt: minutesFromNow(-decidedMinutesAgo),
+      results: [result('errors', 'failed', 'podinfo-5xx ALARM'), result('smoke', 'passed')],
+    });
+  const promotedHere = [
+    promotionRecord('staging', '6.9.2', { state: 'succeeded', result: 'https://git.example/pr/7' }),
+  ];
+  runRows([
+    {
+      name: 'within the grace period: the rollback is due at its end',
+      pipeline: verified('staging', verification, true),
+      observed: onCandidate,
+      verifications: [failedOn692(4)],
+      promotions: promotedHere,
+      candidate: '6.9.2',
+      actions: [],
+      states: { dev: 'source', staging: 'in-progress', prod: 'not-reached' },
+      reasons: { dev: 'CandidateFound', staging: 'RollbackGracePeriod', prod: 'StoppedEarlier' },
+      messages: { staging: ['verification failed on 6.9.2'] },
+      rollbackAt: { staging: '2025-10-01T12:06:00Z' },
+    },
+    {
+      name: 'past it: staging is rolled back to the last revision that passed there',
+      pipeline: verified('staging', verification, true),
+      observed: onCandidate,
+      verifications: [failedOn692(11)],
+      promotions: promotedHere,
+      lastPassed: { staging: ['6.9.1', '6.9.0'] },
+      candidate: '6.9.2',
+      actions: [{ type: 'rollback', env: 'staging', revision: '6.9.1', from: '6.9.2' }],
+      states: { dev: 'source', staging: 'rolling-back', prod: 'not-reached' },
+      reasons: { dev: 'CandidateFound', staging: 'RollbackDue', prod: 'StoppedEarlier' },
+    },
+    {
+      name: 'a revision not promoted here is not rolled back: the failure stays for a person',
+      pipeline: verified('staging', verification, true),
+      observed: onCandidate,
+      verifications: [failedOn692(11)],
+      lastPassed: { staging: ['6.9.1'] },
+      candidate: '6.9.2',
+      actions: [],
+      states: { dev: 'source', staging: 'failed', prod: 'not-reached' },
+      reasons: { dev: 'CandidateFound', staging: 'VerificationFailed', prod: 'StoppedEarlier' },
     },
   ]);
 });
