@@ -166,7 +166,14 @@ export function cloudWatchAlarmsReader(options: CloudWatchAlarmsReaderOptions = 
   };
 }
 
-let defaultReader: CloudWatchAlarmsReader | undefined;
+/** The readers over the real CloudWatch, by time limit: each keeps its clients for the process. */
+const defaultReaders = new Map<number, CloudWatchAlarmsReader>();
+
+function defaultReader(timeoutMs: number): CloudWatchAlarmsReader {
+  let reader = defaultReaders.get(timeoutMs);
+  if (!reader) defaultReaders.set(timeoutMs, (reader = cloudWatchAlarmsReader({ timeoutMs })));
+  return reader;
+}
 
 /** The check's result now; never rejects. */
 export async function evaluateCloudWatchAlarmsCheck(
@@ -188,11 +195,7 @@ export async function evaluateCloudWatchAlarmsCheck(
   const names = [...new Set(check.alarmNames)];
   const shown = (list: readonly string[]): string => list.map((alarm) => clip(alarm, QUOTED_CHARS)).join(', ');
 
-  const reader =
-    context.cloudwatch ??
-    (defaultReader ??= cloudWatchAlarmsReader(
-      context.outbound?.timeoutMs !== undefined ? { timeoutMs: context.outbound.timeoutMs } : {},
-    ));
+  const reader = context.cloudwatch ?? defaultReader(context.outbound?.timeoutMs ?? DEFAULT_TIMEOUT_MS);
   let alarms: AlarmState[];
   try {
     alarms = await reader.describeAlarms(check.region, names);

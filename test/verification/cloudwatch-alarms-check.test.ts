@@ -208,6 +208,29 @@ describe('a cloudwatchAlarms check', () => {
     assert.match(result.message, /ECONNREFUSED/);
   });
 
+  it('uses the SDK’s default credentials, region and endpoint settings without a reader given', async () => {
+    cloudwatch.setAlarm('podinfo-5xx', 'OK').setAlarm('podinfo-5xx', 'ALARM', { region: 'us-east-1' });
+    const saved = { ...process.env };
+    Object.assign(process.env, {
+      AWS_ACCESS_KEY_ID: FAKE_CLOUDWATCH_CREDENTIALS.accessKeyId,
+      AWS_SECRET_ACCESS_KEY: FAKE_CLOUDWATCH_CREDENTIALS.secretAccessKey,
+      AWS_REGION: REGION,
+      AWS_ENDPOINT_URL_CLOUDWATCH: cloudwatch.endpoint,
+    });
+    try {
+      const own = await evaluateCloudWatchAlarmsCheck('errors', { alarmNames: ['podinfo-5xx'] });
+      assert.deepEqual([own.verdict, own.value], ['passed', '1 alarm OK'], own.message);
+      assert.equal(cloudwatch.requests.at(-1)?.region, REGION);
+      const other = await evaluateCloudWatchAlarmsCheck('errors', { alarmNames: ['podinfo-5xx'], region: 'us-east-1' });
+      assert.deepEqual([other.verdict, other.value], ['failed', 'podinfo-5xx ALARM'], other.message);
+      assert.equal(cloudwatch.requests.at(-1)?.region, 'us-east-1');
+    } finally {
+      for (const key of Object.keys(process.env)) if (!(key in saved)) delete process.env[key];
+      Object.assign(process.env, saved);
+      cloudwatch.removeAlarm('podinfo-5xx', 'us-east-1');
+    }
+  });
+
   it('stamps the result with the time given', async () => {
     cloudwatch.setAlarm('podinfo-5xx', 'OK');
     const result = await evaluateCloudWatchAlarmsCheck(
