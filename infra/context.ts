@@ -126,6 +126,8 @@ const CONTEXT_SCHEMAS = {
   logRetentionDays,
   eksClusterArns: list,
   assumeRoleArns: list,
+  cloudwatchAlarmArns: list,
+  prometheusWorkspaceArns: list,
   encryptionKeyArn: arnOf('kms', 'key/.+', 'a KMS key ARN (arn:…:kms:<region>:<account>:key/<id>)'),
   alarmTopicArn: arnOf('sns', '[\\w-]+', 'an SNS topic ARN'),
   notificationWebhookUrl: httpUrl,
@@ -219,6 +221,13 @@ export function settingsFromContext(
         logRetention: values.logRetentionDays,
         eksClusterArns: values.eksClusterArns,
         assumeRoleArns: values.assumeRoleArns,
+        verification:
+          values.cloudwatchAlarmArns === undefined && values.prometheusWorkspaceArns === undefined
+            ? undefined
+            : {
+                cloudwatchAlarmArns: values.cloudwatchAlarmArns,
+                prometheusWorkspaceArns: values.prometheusWorkspaceArns,
+              },
         secretsPrefix: values.secretsPrefix,
         retentionDays: values.retentionDays,
         githubApiUrl: values.githubApiUrl,

@@ -126,6 +126,23 @@ export interface PeopleNotificationProps {
   readonly news?: readonly NewsKind[];
 }
 
+/**
+ * What the verifier may read to evaluate a Pipeline's verification checks (docs/verification.md) with its own role.
+ * Nothing is granted for a list left out or empty.
+ */
+export interface VerificationAccessProps {
+  /**
+   * CloudWatch alarms a `cloudwatchAlarms` check may name: the verifier gets `cloudwatch:DescribeAlarms` on them
+   * (`arn:aws:cloudwatch:<region>:<account>:alarm:<name>`). @default none
+   */
+  readonly cloudwatchAlarmArns?: readonly string[];
+  /**
+   * Amazon Managed Service for Prometheus workspaces a `prometheus` check with `auth: {sigv4: …}` may query: the
+   * verifier gets `aps:QueryMetrics` on them (`arn:aws:aps:<region>:<account>:workspace/<id>`). @default none
+   */
+  readonly prometheusWorkspaceArns?: readonly string[];
+}
+
 export interface PipelineControllerProps {
   /** When the poller enqueues a poll of every (cluster, app kind) in use. @default rate(5 minutes) */
   readonly pollSchedule?: events.Schedule;
@@ -201,6 +218,8 @@ export interface PipelineControllerProps {
   readonly eksClusterArns?: readonly string[];
   /** Roles the verifier may assume (`spec.eks.roleArn` of a GitopsCluster). @default none */
   readonly assumeRoleArns?: readonly string[];
+  /** The CloudWatch alarms and Prometheus workspaces the verification checks may read. @default none */
+  readonly verification?: VerificationAccessProps;
   /** Prefix of the Secrets Manager secrets holding configuration Secrets. @default 'pipeline-controller/' */
   readonly secretsPrefix?: string;
   /** Days audit entries and finished promotion records are kept (the table's TTL). @default 90 */
@@ -854,6 +873,26 @@ export class PipelineController extends Construct {
         }),
       );
     }
+    const alarmArns = props.verification?.cloudwatchAlarmArns ?? [];
+    if (alarmArns.length > 0) {
+      role.addToPrincipalPolicy(
+        new iam.PolicyStatement({
+          sid: 'VerificationAlarms',
+          actions: ['cloudwatch:DescribeAlarms'],
+          resources: [...alarmArns],
+        }),
+      );
+    }
+    const workspaceArns = props.verification?.prometheusWorkspaceArns ?? [];
+    if (workspaceArns.length > 0) {
+      role.addToPrincipalPolicy(
+        new iam.PolicyStatement({
+          sid: 'VerificationPrometheus',
+          actions: ['aps:QueryMetrics'],
+          resources: [...workspaceArns],
+        }),
+      );
+    }
     const notification = props.notification ?? {};
     notification.webhookSecret?.grantRead(role);
     notification.eventBus?.grantPutEventsTo(role);
@@ -989,6 +1028,18 @@ function validate(scope: Construct, props: PipelineControllerProps): Settings {
   for (const arn of props.assumeRoleArns ?? []) {
     if (!Token.isUnresolved(arn) && !/^arn:[\w-]+:iam::\d{12}:role\/.+$/.test(arn)) {
       fail(`assumeRoleArns: '${arn}' is not an IAM role ARN`);
+    }
+  }
+  for (const arn of props.verification?.cloudwatchAlarmArns ?? []) {
+    if (!Token.isUnresolved(arn) && !/^arn:[\w-]+:cloudwatch:[\w-]+:\d{12}:alarm:.+$/.test(arn)) {
+      fail(`verification.cloudwatchAlarmArns: '${arn}' is not a CloudWatch alarm ARN`);
+    }
+  }
+  for (const arn of props.verification?.prometheusWorkspaceArns ?? []) {
+    if (!Token.isUnresolved(arn) && !/^arn:[\w-]+:aps:[\w-]+:\d{12}:workspace\/.+$/.test(arn)) {
+      fail(
+        `verification.prometheusWorkspaceArns: '${arn}' is not an Amazon Managed Service for Prometheus workspace ARN`,
+      );
     }
   }
   if (props.vpcSubnets && !props.vpc) fail('vpcSubnets needs vpc');

@@ -9,13 +9,12 @@
 // minutes, the signature recomputed from what was received, the payload hash matching the body); otherwise 403 with
 // AMP's JSON error body and `x-amzn-ErrorType`. With `requireAuthorization` it stands behind a proxy that wants one
 // exact Authorization header (a bearer token, basic credentials) and answers 401 otherwise.
-import { createHash } from 'node:crypto';
 import { createServer, type IncomingHttpHeaders, type Server, type ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
-import { Hash } from '@smithy/hash-node';
-import { HttpRequest } from '@smithy/protocol-http';
-import { SignatureV4 } from '@smithy/signature-v4';
 import { listenOnLoopback } from './listen.js';
+import { SIGV4_CLOCK_SKEW_MS, verifySigv4, type FakeAwsCredentials } from './sigv4-verifier.js';
+
+export type { FakeAwsCredentials } from './sigv4-verifier.js';
 
 /** How one query answers. */
 export type PrometheusScript =
@@ -43,12 +42,6 @@ export interface FakePrometheusRequest {
   status?: number;
 }
 
-/** AWS credentials the fake AMP knows. */
-export interface FakeAwsCredentials {
-  accessKeyId: string;
-  secretAccessKey: string;
-}
-
 export interface FakePrometheusOptions {
   /** Stand in for Amazon Managed Service for Prometheus in this region, for these credentials. */
   amp?: { region: string; credentials?: FakeAwsCredentials[]; workspaceId?: string };
@@ -65,12 +58,9 @@ export const FAKE_AMP_CREDENTIALS: FakeAwsCredentials = {
 };
 
 /** How far X-Amz-Date may be from the server's clock, as AWS allows. */
-export const AMP_CLOCK_SKEW_MS = 5 * 60_000;
+export const AMP_CLOCK_SKEW_MS = SIGV4_CLOCK_SKEW_MS;
 
 const QUERY_PATH = /^(?<prefix>.*)\/api\/v1\/query$/;
-const AUTHORIZATION =
-  /^AWS4-HMAC-SHA256 Credential=(?<key>[^/,\s]+)\/(?<day>\d{8})\/(?<region>[^/,\s]+)\/(?<service>[^/,\s]+)\/aws4_request,\s*SignedHeaders=(?<signed>[a-z0-9;-]+),\s*Signature=(?<signature>[0-9a-f]{64})$/;
-const AMZ_DATE = /^(\d{4})(\d{2})(\d{2})T(\d{2})(\d{2})(\d{2})Z$/;
 
 export class FakePrometheus {
   /** Every request received, oldest first. */
@@ -220,90 +210,17 @@ export class FakePrometheus {
   ): Promise<{ type: string; message: string } | undefined> {
     const amp = this.options.amp;
     if (!amp) return undefined;
-    const authorization = headers.authorization;
-    if (authorization === undefined)
-      return { type: 'MissingAuthenticationTokenException', message: 'Missing Authentication Token' };
-    const parsed = AUTHORIZATION.exec(authorization)?.groups;
-    const amzDate = headers['x-amz-date'];
-    if (!parsed || typeof amzDate !== 'string') {
-      return {
-        type: 'IncompleteSignatureException',
-        message: "Authorization header requires 'Credential', 'Signature', 'SignedHeaders' and an X-Amz-Date header.",
-      };
-    }
-    const { key = '', day = '', region = '', service = '', signed = '', signature = '' } = parsed;
-    if (service !== 'aps') {
-      return { type: 'InvalidSignatureException', message: "Credential should be scoped to correct service: 'aps'." };
-    }
-    if (region !== amp.region) {
-      return {
-        type: 'InvalidSignatureException',
-        message: `Credential should be scoped to a valid region, not '${region}'.`,
-      };
-    }
-    const known = (amp.credentials ?? [FAKE_AMP_CREDENTIALS]).find((credentials) => credentials.accessKeyId === key);
-    if (!known) {
-      return { type: 'UnrecognizedClientException', message: 'The security token included in the request is invalid.' };
-    }
-    const date = AMZ_DATE.exec(amzDate);
-    const signedAt = date ? Date.UTC(+date[1]!, +date[2]! - 1, +date[3]!, +date[4]!, +date[5]!, +date[6]!) : NaN;
-    const now = (this.options.now ?? Date.now)();
-    if (Number.isNaN(signedAt) || !amzDate.startsWith(day) || Math.abs(now - signedAt) > AMP_CLOCK_SKEW_MS) {
-      return {
-        type: 'InvalidSignatureException',
-        message: `Signature expired: ${amzDate} is now earlier or later than the allowed window of five minutes.`,
-      };
-    }
-    const signedNames = signed.split(';');
-    if (!signedNames.includes('host')) {
-      return { type: 'IncompleteSignatureException', message: "'Host' must be a signed header." };
-    }
-    const payloadHash = headers['x-amz-content-sha256'];
-    if (typeof payloadHash === 'string' && payloadHash !== createHash('sha256').update(body).digest('hex')) {
-      return {
-        type: 'InvalidSignatureException',
-        message: 'The provided x-amz-content-sha256 header does not match what was computed.',
-      };
-    }
-    const signer = new SignatureV4({
-      service: 'aps',
-      region,
-      credentials: { ...known, sessionToken: stringHeader(headers['x-amz-security-token']) },
-      sha256: Hash.bind(null, 'sha256'),
-    });
-    const query: Record<string, string | string[]> = {};
-    for (const [name, value] of new URLSearchParams(search)) {
-      const previous = query[name];
-      query[name] = previous === undefined ? value : [...(Array.isArray(previous) ? previous : [previous]), value];
-    }
-    const received: Record<string, string> = {};
-    for (const name of signedNames) received[name] = stringHeader(headers[name]) ?? '';
-    const recomputed = await signer.sign(
-      new HttpRequest({
-        method,
-        protocol: 'http:',
-        hostname: received.host ?? '',
-        path: pathname,
-        query,
-        headers: received,
-        body,
-      }),
-      { signingDate: new Date(signedAt) },
+    const verdict = await verifySigv4(
+      {
+        service: 'aps',
+        regions: [amp.region],
+        credentials: amp.credentials ?? [FAKE_AMP_CREDENTIALS],
+        now: this.options.now ?? Date.now,
+      },
+      { method, pathname, search, headers, body },
     );
-    const ours = /Signature=([0-9a-f]{64})/.exec(String(recomputed.headers.authorization ?? ''))?.[1];
-    if (ours !== signature) {
-      return {
-        type: 'InvalidSignatureException',
-        message:
-          'The request signature we calculated does not match the signature you provided. Check your AWS Secret Access Key and signing method. Consult the service documentation for details.',
-      };
-    }
-    return undefined;
+    return verdict.refused;
   }
-}
-
-function stringHeader(value: string | string[] | undefined): string | undefined {
-  return Array.isArray(value) ? value.join(',') : value;
 }
 
 /** The status and JSON body Prometheus answers for a script. */

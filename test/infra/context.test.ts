@@ -60,6 +60,17 @@ describe('settingsFromContext', () => {
     assert.deepEqual(fromContext({ eksClusterArns: JSON.stringify(arns) }).props.controller?.eksClusterArns, arns);
   });
 
+  it('reads the alarms and workspaces the verification checks may read into the verification prop', () => {
+    const alarm = 'arn:aws:cloudwatch:eu-west-1:111111111111:alarm:podinfo-5xx';
+    const workspace = 'arn:aws:aps:eu-west-1:111111111111:workspace/ws-1234';
+    const settings = fromContext({ cloudwatchAlarmArns: alarm, prometheusWorkspaceArns: [workspace] });
+    assert.deepEqual(settings.props.controller?.verification, {
+      cloudwatchAlarmArns: [alarm],
+      prometheusWorkspaceArns: [workspace],
+    });
+    assert.equal(fromContext({}).props.controller?.verification, undefined);
+  });
+
   it('maps the removal policy, the schedule and the ARNs of the sinks and the alarm topic', () => {
     const settings = fromContext({
       removalPolicy: 'destroy',

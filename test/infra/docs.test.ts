@@ -31,7 +31,12 @@ describe('infra/README.md and the JSDoc of the props', () => {
 
   it('give every prop a default, the nested ones included', () => {
     assert.ok(props.length >= 25, `read ${props.length} props`);
-    for (const name of ['PipelineControllerProps', 'NotificationSinkProps', 'PeopleNotificationProps']) {
+    for (const name of [
+      'PipelineControllerProps',
+      'NotificationSinkProps',
+      'PeopleNotificationProps',
+      'VerificationAccessProps',
+    ]) {
       const undocumented = propsOf(name).filter(({ doc }) => !doc.includes('@default'));
       assert.deepEqual(
         undocumented.map((prop) => prop.name),

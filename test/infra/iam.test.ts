@@ -22,10 +22,16 @@ const EKS_CLUSTER = `arn:aws:eks:${REGION}:${ACCOUNT}:cluster/prod`;
 const CLUSTER_ROLE = `arn:aws:iam::${ACCOUNT}:role/pipeline-controller-reader`;
 const WEBHOOK_SECRET = `arn:aws:secretsmanager:${REGION}:${ACCOUNT}:secret:hooks-AbCdEf`;
 const EVENT_BUS = `arn:aws:events:${REGION}:${ACCOUNT}:event-bus/promotions`;
+const ALARMS = [
+  `arn:aws:cloudwatch:${REGION}:${ACCOUNT}:alarm:podinfo-5xx`,
+  `arn:aws:cloudwatch:${REGION}:${ACCOUNT}:alarm:podinfo-p99`,
+];
+const WORKSPACE = `arn:aws:aps:${REGION}:${ACCOUNT}:workspace/ws-1234`;
 
 const full = synthConstruct((stack) => ({
   eksClusterArns: [EKS_CLUSTER],
   assumeRoleArns: [CLUSTER_ROLE],
+  verification: { cloudwatchAlarmArns: ALARMS, prometheusWorkspaceArns: [WORKSPACE] },
   vpc: importedVpc(stack),
   alarmTopic: Topic.fromTopicArn(stack, 'Topic', `arn:aws:sns:${REGION}:${ACCOUNT}:alarms`),
   notification: {
@@ -149,8 +155,10 @@ describe('the receiver', () => {
 describe('the verifier', () => {
   const statements = statementsOf('verifier');
 
-  it('gets the store, the queues, the configuration secrets, the clusters, the sinks and its VPC network', () => {
+  it('gets the store, the queues, the configuration secrets, the clusters, the checks, the sinks and its VPC network', () => {
     assert.deepEqual(actionsOf(statements), [
+      'aps:QueryMetrics',
+      'cloudwatch:DescribeAlarms',
       'dynamodb:BatchGetItem',
       'dynamodb:DeleteItem',
       'dynamodb:GetItem',
@@ -189,6 +197,8 @@ describe('the verifier', () => {
     assert.deepEqual(resourcesOf(statements, 'eks:DescribeCluster'), [EKS_CLUSTER]);
     assert.deepEqual(resourcesOf(statements, 'sts:AssumeRole'), [CLUSTER_ROLE]);
     assert.deepEqual(resourcesOf(statements, 'events:PutEvents'), [EVENT_BUS]);
+    assert.deepEqual(resourcesOf(statements, 'cloudwatch:DescribeAlarms'), ALARMS);
+    assert.deepEqual(resourcesOf(statements, 'aps:QueryMetrics'), [WORKSPACE]);
     assert.deepEqual(resourcesOf(statements, 'secretsmanager:GetSecretValue').sort(), [
       SECRETS_PATTERN,
       WEBHOOK_SECRET,
@@ -207,6 +217,62 @@ describe('the verifier by default', () => {
     const plain = synthConstruct(() => ({}));
     const plainStatements = statementsOfRole(plain.template, plain.logicalId(plain.controller.roles.verifier));
     assert.ok(actionsOf(plainStatements).every((action) => !/^(eks|sts|ec2|events):/.test(action)));
+  });
+});
+
+describe('the verifier and the verification checks', () => {
+  const verifierStatements = (synthesized: ReturnType<typeof synthConstruct>) =>
+    statementsOfRole(synthesized.template, synthesized.logicalId(synthesized.controller.roles.verifier));
+
+  it('may read no alarm and query no workspace unless they are listed', () => {
+    for (const props of [{}, { verification: {} }, { verification: { cloudwatchAlarmArns: [] } }]) {
+      const actions = actionsOf(verifierStatements(synthConstruct(() => props)));
+      assert.ok(
+        actions.every((action) => !/^(cloudwatch|aps):/.test(action)),
+        JSON.stringify(props),
+      );
+    }
+  });
+
+  it('gets exactly cloudwatch:DescribeAlarms on the alarms listed, and aps:QueryMetrics on the workspaces', () => {
+    const alarmsOnly = verifierStatements(synthConstruct(() => ({ verification: { cloudwatchAlarmArns: ALARMS } })));
+    const reading = alarmsOnly.filter((s) => asList(s.Action).some((action) => /^(cloudwatch|aps):/.test(action)));
+    assert.deepEqual(
+      reading.map((s) => [asList(s.Action), asList(s.Resource).map(render)]),
+      [[['cloudwatch:DescribeAlarms'], ALARMS]],
+    );
+
+    const workspaceOnly = verifierStatements(
+      synthConstruct(() => ({ verification: { prometheusWorkspaceArns: [WORKSPACE] } })),
+    );
+    const querying = workspaceOnly.filter((s) => asList(s.Action).some((action) => /^(cloudwatch|aps):/.test(action)));
+    assert.deepEqual(
+      querying.map((s) => [asList(s.Action), asList(s.Resource).map(render)]),
+      [[['aps:QueryMetrics'], [WORKSPACE]]],
+    );
+  });
+
+  it('grants the other roles neither', () => {
+    for (const name of ['receiver', 'poller'] as const) {
+      assert.ok(
+        actionsOf(statementsOf(name)).every((action) => !/^(cloudwatch|aps):/.test(action)),
+        name,
+      );
+    }
+  });
+
+  it('refuses what is not an alarm or a workspace ARN', () => {
+    assert.throws(
+      () => synthConstruct(() => ({ verification: { cloudwatchAlarmArns: ['podinfo-5xx'] } })),
+      /verification\.cloudwatchAlarmArns: 'podinfo-5xx' is not a CloudWatch alarm ARN/,
+    );
+    assert.throws(
+      () =>
+        synthConstruct(() => ({
+          verification: { prometheusWorkspaceArns: [`arn:aws:aps:${REGION}:${ACCOUNT}:rulegroupsnamespace/ws-1/x`] },
+        })),
+      /verification\.prometheusWorkspaceArns/,
+    );
   });
 });
 

@@ -33,7 +33,7 @@ describe('cdk-nag AwsSolutions', () => {
     assert.doesNotThrow(() => app.synth({ force: true }));
   });
 
-  it('passes with every option on (VPC, EKS, roles, sinks, alarm topic, tracing, a key, an operator)', () => {
+  it('passes with every option on (VPC, EKS, roles, checks, sinks, alarm topic, tracing, a key, an operator)', () => {
     const { app } = synthConstruct(
       (stack) => ({
         vpc: importedVpc(stack),
@@ -41,6 +41,10 @@ describe('cdk-nag AwsSolutions', () => {
         encryptionKey: new kms.Key(stack, 'Key', { enableKeyRotation: true }),
         eksClusterArns: [`arn:aws:eks:${REGION}:${ACCOUNT}:cluster/prod`],
         assumeRoleArns: [`arn:aws:iam::${ACCOUNT}:role/reader`],
+        verification: {
+          cloudwatchAlarmArns: [`arn:aws:cloudwatch:${REGION}:${ACCOUNT}:alarm:podinfo-5xx`],
+          prometheusWorkspaceArns: [`arn:aws:aps:${REGION}:${ACCOUNT}:workspace/ws-1234`],
+        },
         alarmTopic: Topic.fromTopicArn(stack, 'Topic', `arn:aws:sns:${REGION}:${ACCOUNT}:alarms`),
         secretsPrefix: 'pc/',
         notification: {
