@@ -55,5 +55,10 @@ export interface Backend extends ApplyPorts {
    * directory while no demo runs): what `check` says in place of each connection error.
    */
   unreachableReason?(): Promise<string | undefined>;
+  /**
+   * Whether the world it promotes in is simulated (a demo's data directory): a repository URL then names no real
+   * repository, and the dashboard shows it as text marked simulated, not as a link.
+   */
+  simulated?(): Promise<boolean>;
   close(): Promise<void>;
 }

@@ -164,12 +164,17 @@ export async function writeSecrets(dataDir: string, secrets: Record<string, Stor
   await writeJsonAtomically(dataPath(dataDir, 'secrets'), secrets, 0o600);
 }
 
+/** Whether the data directory is a demo's: its clusters and Git hosts are simulated, whatever their URLs say. */
+export async function isDemoDataDir(dataDir: string): Promise<boolean> {
+  return exists(dataPath(dataDir, 'demoMarker'));
+}
+
 /**
  * Why the clusters and Git hosts of the data directory's Secrets cannot answer, when that is known: a demo's data
  * directory with no demo running (its Secrets point at the simulated world, which lives only while the demo runs).
  */
 export async function unreachableWorldReason(dataDir: string): Promise<string | undefined> {
-  if (!(await exists(dataPath(dataDir, 'demoMarker')))) return undefined;
+  if (!(await isDemoDataDir(dataDir))) return undefined;
   if (await readServeInfo(dataDir)) return undefined;
   return "the demo's simulated clusters are not running (start pipelinectl demo)";
 }

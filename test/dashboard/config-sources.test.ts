@@ -113,6 +113,29 @@ describe('the dashboard shows the ConfigSources', { concurrency: false }, () => 
     assert.deepEqual(sourceRow(body, 'flux-system/secure').slice(4, 6), ['none yet', 'Unknown (Pending)']);
   });
 
+  it("in a demo's simulated world a repository URL is marked simulated and leads nowhere", () => {
+    const demo: ConfigSourceStatusSummaryJson = {
+      namespace: 'flux-system',
+      name: 'fleet',
+      url: 'https://github.com/acme/fleet',
+      branch: 'main',
+      path: 'pipelines',
+      lastAppliedRevision: null,
+      lastAttemptedRevision: null,
+      ready: 'Unknown',
+      reason: 'Pending',
+      message: 'not synced yet',
+      lastTransitionTime: null,
+    };
+    const real = fleetPage([], 'test', new Date(), [], [demo]).toString();
+    assert.match(real, /<a href="https:\/\/github\.com\/acme\/fleet"/);
+    const simulated = fleetPage([], 'test', new Date(), [], [demo], true).toString();
+    assert.doesNotMatch(simulated, /href="https:\/\/github\.com/);
+    assert.deepEqual(sourceRow(simulated, 'flux-system/fleet').slice(1, 2), [
+      'https://github.com/acme/fleet (simulated)',
+    ]);
+  });
+
   it('the history shows the commit a source applied, with its author and the objects it created, changed and pruned', async () => {
     const all = await page('/history');
     assert.equal(all.status, 200);

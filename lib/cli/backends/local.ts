@@ -14,6 +14,7 @@ import {
   loadOrCreateMasterKeys,
   readSecrets,
   unreachableWorldReason,
+  isDemoDataDir,
   readServeInfo,
   writeSecrets,
   type DataDirHolding,
@@ -135,6 +136,7 @@ export async function openLocalBackend(
     secrets: new DataDirSecretSource(dataDir),
     gitApiUrls: () => Promise.resolve({ ...serve?.gitApiUrls }),
     unreachableReason: () => unreachableWorldReason(dataDir),
+    simulated: () => isDemoDataDir(dataDir),
     close,
   };
 }

@@ -36,6 +36,8 @@ export function fleetPage(
   now: Date,
   installationFreezes: readonly FreezeSwitch[] = [],
   configSources: readonly ConfigSourceStatusSummaryJson[] = [],
+  /** The world is simulated (a demo): repository URLs name nothing real, so they are marked and not linked. */
+  simulated = false,
 ): Html {
   const waiting = pipelines.reduce((sum, pipeline) => sum + waitingApprovals(pipeline), 0);
   const rows = fleetOrder(pipelines).map((pipeline) => {
@@ -93,7 +95,7 @@ export function fleetPage(
     backend,
     main: html`<h1>Fleet</h1>
       ${installationFreezeBanner(installationFreezes)}${summary}${pipelines.length > 0 ? stateLegend('state-legend') : ''}
-      ${body}${configSourcesSection(configSources)}`,
+      ${body}${configSourcesSection(configSources, simulated)}`,
   });
 }
 
@@ -121,13 +123,15 @@ export const CONFIG_SOURCES_ID = 'config-sources';
  * an https URL), branch, folder, the commit in force and the Ready condition. Its message names files and fields of
  * the repository, and comes from the Git host: text, escaped as everything is.
  */
-function configSourcesSection(sources: readonly ConfigSourceStatusSummaryJson[]): Html {
+function configSourcesSection(sources: readonly ConfigSourceStatusSummaryJson[], simulated: boolean): Html {
   if (sources.length === 0) return html``;
   const rows = sources.map(
     (source) =>
       html`<tr data-config-source="${source.namespace}/${source.name}">
         <th scope="row">${source.namespace}/${source.name}</th>
-        <td>${linkIfHttp(source.url, { httpsOnly: true })}</td>
+        <td>
+          ${simulated ? html`${source.url} <span class="muted simulated">(simulated)</span>` : linkIfHttp(source.url, { httpsOnly: true })}
+        </td>
         <td>${source.branch}</td>
         <td>${source.path ?? '.'}</td>
         <td>

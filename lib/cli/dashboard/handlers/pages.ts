@@ -46,7 +46,8 @@ export async function overview(context: DashboardContext): Promise<DashboardResp
   const now = context.now();
   const { json } = await readStatus(backend, undefined, now);
   const everywhere = (await readFreezes(backend, undefined, now)).filter((f) => 'installation' in f.scope);
-  return page(fleetPage(json.pipelines, backend.description, now, everywhere, json.configSources));
+  const simulated = (await backend.simulated?.()) === true;
+  return page(fleetPage(json.pipelines, backend.description, now, everywhere, json.configSources, simulated));
 }
 
 /** `/pipelines/:namespace/:name`: one pipeline, with the notice a form's redirect asked for. */
