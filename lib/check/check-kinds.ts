@@ -20,6 +20,8 @@ export const CHECK_KINDS = [
   'markers',
   /** The deployment has a notification sink for a notification promotion. */
   'notification-sinks',
+  /** A verification check of the environment can be evaluated: its alarms, query, URL or Canary answer. */
+  'verification-check',
 ] as const;
 
 export type CheckKind = (typeof CHECK_KINDS)[number];

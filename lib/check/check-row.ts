@@ -53,6 +53,11 @@ export type CheckReason =
   | 'sinks-configured'
   | 'no-sinks'
   | 'sinks-unknown'
+  // verification-check
+  | 'check-evaluates'
+  | 'check-fails-now'
+  | 'check-not-evaluable'
+  | 'check-not-wired'
   // any kind
   | 'earlier-check-failed';
 
@@ -74,6 +79,8 @@ export interface CheckRow {
   message: string;
   /** app-object, source-object: the apiVersion the cluster serves the object in (`helm.toolkit.fluxcd.io/v2`). */
   apiVersion?: string;
+  /** verification-check: the check's name and what evaluating it found now. */
+  check?: { name: string; kind: string; verdict: string; reason: string; value: string };
   /** markers: the files of the base branch that hold the environment's marker. */
   files?: string[];
   /** markers, no-marker: the markers found that the missing one was most likely meant to be, nearest first. */

@@ -3,6 +3,8 @@
 import type { ClusterReader } from '../clusters/port.js';
 import type { GitProviderType } from '../pipeline/promotion.js';
 import type { GitHost } from '../promotion/pull-request/host.js';
+import type { Pipeline, PipelineEnvironment } from '../pipeline/model.js';
+import type { CheckResult, VerificationCheck } from '../pipeline/verification.js';
 import type { SecretSource } from '../secrets/port.js';
 
 /**
@@ -26,6 +28,11 @@ export interface CheckPorts {
   gitApiUrls?: Partial<Record<GitProviderType, string>>;
   /** Where notification promotions go; absent when the deployment cannot say. */
   notificationSinks?: () => Promise<NotificationSinksAnswer>;
+  /**
+   * Evaluates one verification check as the verifier would, with the deployment's credentials (docs/verification.md);
+   * absent where the deployment cannot, and each check's row says so.
+   */
+  evaluateCheck?: (pipeline: Pipeline, env: PipelineEnvironment, check: VerificationCheck) => Promise<CheckResult>;
   /** How many targets (and repositories) are checked at once. Default 8. */
   concurrency?: number;
 }

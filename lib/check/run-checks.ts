@@ -15,6 +15,7 @@ import type { CheckPorts, NotificationSinksAnswer } from './ports.js';
 import { promotionInto } from './promoted-environments.js';
 import { pullRequestRows } from './pull-request-checks.js';
 import { targetRows, type AppRead } from './target-checks.js';
+import { verificationRows } from './verification-checks.js';
 
 const DEFAULT_CONCURRENCY = 8;
 
@@ -58,6 +59,7 @@ export async function checkPipelines(pipelines: readonly Pipeline[], ports: Chec
       else if (way?.strategy === 'notification') {
         jobs.push(async () => [notificationRow(place, await notificationSinks())]);
       }
+      if (env.verification) jobs.push(() => verificationRows(place, pipeline, env, ports.evaluateCheck));
     });
   }
   const rows = (await mapLimit(jobs, concurrency, (job) => job())).flat();
