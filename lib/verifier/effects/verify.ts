@@ -3,9 +3,10 @@
 // the pipeline lives, and what they found is folded into the environment's record (recordEvaluation, the one home of
 // what holds, fails and is over), written conditionally on the version it was folded over: two verifiers evaluating
 // at once never lose one another's evaluation, the second folds again over the first's. The writer that decided the
-// record appends its audit entry (and so tells the listeners: notifications, metrics); while it is undecided, the
-// same writer sends the delayed re-decision that evaluates the checks again, so that `for` is measured by the
-// verifier's own re-checks rather than by the poll.
+// record appends its audit entry (and so tells the listeners: notifications, metrics) and sends the re-decision that
+// acts on it at once (the promotion from the environment); while it is undecided, the same writer sends the delayed
+// re-decision that evaluates the checks again, so that `for` is measured by the verifier's own re-checks rather than
+// by the poll.
 import type { Action } from '../../decision/index.js';
 import { RECHECK_MS, recordEvaluation, verificationStep } from '../../decision/verification.js';
 import type { VerificationRecord } from '../../decision/types.js';
@@ -91,6 +92,13 @@ async function afterWrite(
   const now = deps.now();
   const step = verificationStep(env, record.revision, record, now);
   if (!step) return;
+  // `retry`: a re-decision from the stored records, as the soak's re-checks are.
+  const redecision = {
+    type: 'check-pipeline',
+    pipeline: pipelineKeyOf(pipeline),
+    cause: 'retry',
+    readTargets: false,
+  } as const;
   if (record.outcome !== undefined) {
     await auditEffect(deps, pipeline, {
       type: record.outcome === 'passed' ? 'verification-passed' : 'verification-failed',
@@ -98,6 +106,8 @@ async function afterWrite(
       revision: record.revision,
       message: step.message,
     });
+    // This evaluation decided before the record was: what follows from it (a promotion, a rollback) is decided now.
+    await deps.queue.send(redecision);
     return;
   }
   // Due again after RECHECK_MS, or when `for` ends if sooner: the evaluation then may pass the environment.
@@ -105,11 +115,7 @@ async function afterWrite(
   const untilEndMs = endsAt === undefined ? RECHECK_MS : Math.max(0, Date.parse(endsAt) - now.getTime());
   const delayMs = Math.min(RECHECK_MS, Number.isNaN(untilEndMs) ? RECHECK_MS : untilEndMs);
   const delaySeconds = Math.min(Math.ceil(delayMs / 1000) + SLACK_SECONDS, MAX_DELAY_SECONDS);
-  await deps.queue.send(
-    // `retry`: a delayed re-decision from the stored records, as the soak's re-checks are.
-    { type: 'check-pipeline', pipeline: pipelineKeyOf(pipeline), cause: 'retry', readTargets: false },
-    { delaySeconds },
-  );
+  await deps.queue.send(redecision, { delaySeconds });
 }
 
 /**
