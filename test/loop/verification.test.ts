@@ -12,13 +12,15 @@ import { decisionInputOf, readPipelineState } from '../../lib/pipeline-state/pip
 import { FakeHttpTarget } from '../../lib/testing/fake-http-target.js';
 import { FakePrometheus } from '../../lib/testing/fake-prometheus.js';
 import { verify } from '../../lib/verifier/effects/verify.js';
+import { canary } from '../fixtures/flagger-objects.js';
 import { ManualClock, PIPELINE, deployed, idle, pipelineDocument, startLoop, upgradeEvent } from './harness.js';
 
 const MINUTE = 60_000;
 const ERROR_RATE = 'sum(rate(http_requests_total{code=~"5.."}[5m])) / sum(rate(http_requests_total[5m]))';
 
+const target = (name: string) => ({ namespace: 'apps', clusterRef: { kind: 'GitopsCluster', name } });
+
 function verifiedStaging(service: FakeHttpTarget, prometheus: FakePrometheus): PipelineDocument {
-  const target = (name: string) => ({ namespace: 'apps', clusterRef: { kind: 'GitopsCluster', name } });
   return {
     ...pipelineDocument,
     spec: {
@@ -178,6 +180,56 @@ describe('verification', () => {
     await advance(loop, clock, 10 * MINUTE);
     assert.equal(prometheus.requests.length, asked, 'a failed verification is not evaluated again');
     assert.deepEqual(promoted(loop), ['staging 6.9.2']);
+  });
+
+  it('promotes prod once staging’s Flagger Canary succeeded for the candidate, read on staging’s cluster', async (t) => {
+    const clock = new ManualClock();
+    clock.advance(1000 - (clock.now() % 1000));
+    const loop = await startLoop(t, {
+      pipeline: {
+        ...pipelineDocument,
+        spec: {
+          ...pipelineDocument.spec,
+          environments: [
+            { name: 'dev', targets: [target('dev')] },
+            {
+              name: 'staging',
+              targets: [target('staging')],
+              verification: { checks: [{ name: 'canary', flaggerCanary: { name: 'podinfo', namespace: 'apps' } }] },
+            },
+            { name: 'prod', targets: [target('prod')] },
+          ],
+        },
+      } as PipelineDocument,
+      clusters: ['dev', 'staging', 'prod'],
+      clock,
+    });
+    const now = () => new Date(clock.now()).toISOString().replace('.000Z', 'Z');
+    loop.cluster('staging').put(canary({ phase: 'Succeeded', lastTransitionTime: now() }));
+    for (const env of ['dev', 'staging', 'prod']) loop.cluster(env).put(deployed('6.9.1'));
+    await loop.poll();
+    await idle(loop.queue);
+    assert.equal((await environments(loop, clock)).staging?.reason, 'VerificationPassed', 'verified on the baseline');
+
+    clock.advance(3 * 60 * MINUTE);
+    await runs(loop, 'dev');
+    await runs(loop, 'staging');
+    const earlier = await environments(loop, clock);
+    assert.deepEqual(
+      [earlier.staging?.state, earlier.staging?.reason],
+      ['verifying', 'VerificationPending'],
+      'the Canary’s verdict is the earlier revision’s',
+    );
+
+    loop.cluster('staging').put(canary({ phase: 'Progressing', lastTransitionTime: now() }));
+    await advance(loop, clock, RECHECK_MS + 1000);
+    assert.match((await environments(loop, clock)).staging?.message ?? '', /Progressing \(weight 20\)/);
+    assert.deepEqual(promoted(loop), ['staging 6.9.2']);
+
+    loop.cluster('staging').put(canary({ phase: 'Succeeded', lastTransitionTime: now() }));
+    await advance(loop, clock, RECHECK_MS + 1000);
+    assert.equal((await environments(loop, clock)).staging?.reason, 'VerificationPassed');
+    assert.deepEqual(promoted(loop), ['staging 6.9.2', 'prod 6.9.2']);
   });
 
   it('folds concurrent evaluations of the same environment one record version at a time', async (t) => {
