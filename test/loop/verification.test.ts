@@ -16,6 +16,7 @@ import { canary } from '../fixtures/flagger-objects.js';
 import { ManualClock, PIPELINE, deployed, idle, pipelineDocument, startLoop, upgradeEvent } from './harness.js';
 
 const MINUTE = 60_000;
+const SMOKE_TOKEN = 'smoke-token-for-the-loop';
 const ERROR_RATE = 'sum(rate(http_requests_total{code=~"5.."}[5m])) / sum(rate(http_requests_total[5m]))';
 
 const target = (name: string) => ({ namespace: 'apps', clusterRef: { kind: 'GitopsCluster', name } });
@@ -38,6 +39,7 @@ function verifiedStaging(service: FakeHttpTarget, prometheus: FakePrometheus): P
                 http: {
                   url: `${service.url}/healthz`,
                   bodyContains: '"status":"ok"',
+                  secretRef: { name: 'smoke-token' },
                   allowInsecureLoopback: true,
                 },
               },
@@ -70,6 +72,7 @@ async function startAtBaseline(t: TestContext) {
   const loop = await startLoop(t, {
     pipeline: verifiedStaging(service, prometheus),
     clusters: ['dev', 'staging', 'prod'],
+    secrets: { 'smoke-token': { token: SMOKE_TOKEN } },
     clock,
   });
   // As deployEverywhere, but the verification's re-check stays delayed until the clock moves.
@@ -135,6 +138,11 @@ describe('verification', () => {
     );
     assert.deepEqual(holding.prod?.reason, 'StoppedEarlier', JSON.stringify(holding.prod));
     assert.equal(service.requests.length, 1, 'the http check evaluated once');
+    assert.equal(
+      service.requests[0]?.headers.authorization,
+      `Bearer ${SMOKE_TOKEN}`,
+      'with the token of the Secret it names, read in the pipeline’s namespace',
+    );
     assert.equal(prometheus.requests.length, 1, 'the query asked once');
     assert.deepEqual(
       prometheus.requests.map((request) => request.query),
