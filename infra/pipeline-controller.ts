@@ -122,7 +122,7 @@ export interface PeopleNotificationProps {
    * @default none
    */
   readonly eventBus?: events.IEventBus;
-  /** The kinds of news sent. @default all: approval-waiting, promotion-opened, promotion-failed, environment-regressed */
+  /** The kinds of news sent. @default all: approval-waiting, promotion-opened, promotion-failed, environment-regressed, rollback-opened, verification-failed */
   readonly news?: readonly NewsKind[];
 }
 

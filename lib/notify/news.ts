@@ -1,7 +1,7 @@
 // The news a person is told of: which of the verifier's effects are worth a message, and what the message says. Only
-// five are: an approval starts waiting (someone must act), a promotion opened (its pull request to review), a
-// promotion or rollback failed for good (someone must act), an environment that had passed regressed, and a rollback
-// pull request opened (someone must review and merge it). Everything else the
+// six are: an approval starts waiting (someone must act), a promotion opened (its pull request to review), a
+// promotion or rollback failed for good (someone must act), an environment that had passed regressed, a rollback
+// pull request opened (someone must review and merge it), and an environment's verification checks failed. Everything else the
 // verifier does is in the audit trail and on the dashboard, not in people's chat. One more is not about a pipeline:
 // a commit of a ConfigSource's branch that failed for good (the configuration in Git is broken; someone must fix it).
 import type { ConfigSyncFailure } from '../config-source/sync.js';
@@ -130,6 +130,9 @@ export function newsOf(effect: VerifierEffect, options: NewsOptions = {}): Pipel
         ),
         ...failureKindOf(entry),
       };
+    case 'verification-failed':
+      if (revision === undefined) return undefined;
+      return { kind: 'verification-failed', ...base, revision, reason: reasonText(entry.message) };
     case 'environment-regressed':
       return {
         kind: 'environment-regressed',

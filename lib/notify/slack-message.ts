@@ -14,6 +14,7 @@ const TITLES: Readonly<Record<NewsKind, string>> = {
   'rollback-opened': 'Rollback opened',
   'promotion-failed': 'Promotion failed',
   'environment-regressed': 'Environment regressed',
+  'verification-failed': 'Verification failed',
   'config-sync-failed': 'Config sync failed',
 };
 

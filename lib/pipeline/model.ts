@@ -41,6 +41,7 @@ export const PIPELINE_NEWS_KINDS = [
   'promotion-failed',
   'environment-regressed',
   'rollback-opened',
+  'verification-failed',
 ] as const;
 export type PipelineNewsKind = (typeof PIPELINE_NEWS_KINDS)[number];
 

@@ -15,6 +15,7 @@ import {
   RecentReads,
   type ConfigSourceAccess,
   type EffectListener,
+  type VerificationAccess,
   type VerifierSettings,
 } from '../verifier/index.js';
 import { createGitHosts, createPromoter, gitApiUrlsOf, type PromotionSettings } from './promoter.js';
@@ -37,6 +38,11 @@ export interface VerifierAssemblyOptions {
    * that failed for good is told through it too. None: nobody is told.
    */
   people?: PeopleNotifications;
+  /**
+   * How verification checks are evaluated besides the Secrets (read from `secrets`): the outbound rules' settings,
+   * the CloudWatch alarms evaluator. Loopback http is never switched on here: a check allows it for itself.
+   */
+  verification?: Omit<VerificationAccess, 'secrets'>;
 }
 
 /** The verifier of one worker: the Lambda names each invocation's worker by its request id, `serve` one per run. */
@@ -88,5 +94,6 @@ export function assembleVerifier(options: VerifierAssemblyOptions): VerifierOfWo
       clusterRegistrations: registrations,
       listeners,
       configSources,
+      verification: { ...options.verification, secrets },
     });
 }

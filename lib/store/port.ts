@@ -442,6 +442,13 @@ export const AUDIT_ENTRY_TYPES = [
    * run when they agree. Once per unhealthy spell: what change failures and time to restore are measured from.
    */
   'environment-regressed',
+  /**
+   * The environment's verification checks held for the whole `for` on `revision` (docs/verification.md): once per
+   * (environment, revision), by the verifier that decided it.
+   */
+  'verification-passed',
+  /** A verification check failed on `revision` (or could not be evaluated, under `onInconclusive: fail`). */
+  'verification-failed',
 ] as const;
 export type AuditEntryType = (typeof AUDIT_ENTRY_TYPES)[number];
 

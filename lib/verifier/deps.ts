@@ -11,6 +11,10 @@ import type { EffectListener } from './effect-listener.js';
 import type { DeferredDecisions } from './deferred-decisions.js';
 import type { RecentPipelines } from './recent-pipelines.js';
 import type { RecentReads } from './recent-reads.js';
+import type { AwsCredentialsProvider } from '../clusters/eks.js';
+import type { SecretSource } from '../secrets/port.js';
+import type { CloudWatchAlarmsEvaluator } from '../verification/evaluate-check.js';
+import type { OutboundRequestOptions } from '../verification/outbound-request.js';
 
 export interface VerifierSettings {
   /**
@@ -69,6 +73,23 @@ export interface VerifierDeps {
   listeners?: readonly EffectListener[];
   /** How ConfigSources' repositories are read; without it `sync-config-source` does nothing. */
   configSources?: ConfigSourceAccess;
+  /** How verification checks are evaluated (the `verify` action); default no Secrets, the outbound rules' defaults. */
+  verification?: VerificationAccess;
+}
+
+/** What evaluating an environment's checks needs besides the cluster reader (lib/verification/evaluate-check.ts). */
+export interface VerificationAccess {
+  /** Where the Secrets the checks name (`secretRef`) are read, in the pipeline's namespace. */
+  secrets?: SecretSource;
+  /**
+   * The outbound rules' settings for every check (a CA, a resolver, time limits). Never loopback http: each check
+   * allows that for itself (`allowInsecureLoopback`).
+   */
+  outbound?: Omit<OutboundRequestOptions, 'allowLoopbackHttp'>;
+  /** SigV4's credentials for Amazon Managed Service for Prometheus; default the AWS SDK's provider chain. */
+  awsCredentials?: AwsCredentialsProvider;
+  /** Evaluates `cloudwatchAlarms` checks; without it they are inconclusive. */
+  cloudwatchAlarms?: CloudWatchAlarmsEvaluator;
 }
 
 export interface ConfigSourceAccess {

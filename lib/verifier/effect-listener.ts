@@ -11,7 +11,8 @@ import type { Logger } from '../logging/logger.js';
 export interface VerifierEffect {
   /**
    * The entry appended to the audit trail (types: approval-requested, approval-cleared, promotion-started,
-   * promotion-succeeded, promotion-failed, environment-passed, environment-regressed).
+   * promotion-succeeded, promotion-failed, environment-passed, environment-regressed, verification-passed,
+   * verification-failed).
    */
   entry: AuditEntry;
   /** The pipeline's definition as the verifier decided on it. */

@@ -12,6 +12,7 @@ import { readPipelineState, type KnownPipelineState } from '../pipeline-state/pi
 import { recordEnvironmentFacts } from './environment-facts.js';
 import { requestApproval } from './effects/request-approval.js';
 import { scheduleRecheck, type EvaluationCause } from './effects/schedule-recheck.js';
+import { verify } from './effects/verify.js';
 
 /**
  * Decides for one pipeline from what the store holds and carries out the decision's actions, each through its own
@@ -48,6 +49,9 @@ export async function evaluatePipeline(
         break;
       case 'rollback':
         await rollback(pipeline, action, deps);
+        break;
+      case 'verify':
+        await verify(pipeline, action, state.statuses, deps);
         break;
     }
   }

@@ -1,6 +1,12 @@
 export { createVerifier } from './verifier.js';
 export { evaluatePipeline } from './evaluate.js';
-export { DEFAULT_SETTINGS, type ConfigSourceAccess, type VerifierDeps, type VerifierSettings } from './deps.js';
+export {
+  DEFAULT_SETTINGS,
+  type ConfigSourceAccess,
+  type VerificationAccess,
+  type VerifierDeps,
+  type VerifierSettings,
+} from './deps.js';
 export { DeferredDecisions } from './deferred-decisions.js';
 export { RecentPipelines } from './recent-pipelines.js';
 export { RecentReads } from './recent-reads.js';

@@ -177,6 +177,8 @@ export async function startLoop(t: TestContext, options: LoopOptions = {}) {
       // count decisions and move manual clocks as if a poll's changes were acted on before the queue drains.
       settings: { recheckDelaysSeconds: [1, 1, 1], pollDecisionDelaySeconds: 0, ...options.settings },
       ...(options.listeners ? { listeners: options.listeners(store) } : {}),
+      // The checks' Secrets are the loop's; loopback http to the fakes only where a check allows it for itself.
+      verification: { secrets },
     });
     queue.start(verifier, CONSUMER);
     return { queue, verifier };

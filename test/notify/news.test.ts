@@ -130,6 +130,22 @@ describe('newsOf', () => {
     ['a promotion started → nothing', { type: 'promotion-started', env: 'prod' }, undefined],
     ['an approval cleared → nothing', { type: 'approval-cleared', env: 'prod' }, undefined],
     ['an environment passed → nothing', { type: 'environment-passed', env: 'prod' }, undefined],
+    [
+      'a verification failed → verification-failed, with the check and its value',
+      {
+        type: 'verification-failed',
+        env: 'staging',
+        message: 'verification of 6.9.2 failed: check error-rate: 0.05 (below 0.01 required)',
+      },
+      {
+        kind: 'verification-failed',
+        ...base,
+        env: 'staging',
+        revision: '6.9.2',
+        reason: 'verification of 6.9.2 failed: check error-rate: 0.05 (below 0.01 required)',
+      },
+    ],
+    ['a verification passed → nothing', { type: 'verification-passed', env: 'staging' }, undefined],
     ['an approval given → nothing', { type: 'approved', env: 'prod' }, undefined],
   ];
   for (const [name, fields, expected] of rows) {

@@ -80,7 +80,7 @@ describe('parseNewsKinds', () => {
   it('names what it does not know', () => {
     assert.throws(() => parseNewsKinds('approval-waiting,deploys', 'NOTIFY_NEWS'), {
       message:
-        'NOTIFY_NEWS: unknown "deploys" (known: approval-waiting, promotion-opened, promotion-failed, environment-regressed, rollback-opened, config-sync-failed)',
+        'NOTIFY_NEWS: unknown "deploys" (known: approval-waiting, promotion-opened, promotion-failed, environment-regressed, rollback-opened, verification-failed, config-sync-failed)',
     });
   });
 });
@@ -157,7 +157,7 @@ ${notify}  environments:
   it('refuses config-sync-failed: it is news about a ConfigSource, not about the pipeline', () => {
     assert.match(
       problems('  notify: {news: [config-sync-failed]}\n'),
-      /spec\.notify\.news\[0\]: must be one of approval-waiting, promotion-opened, promotion-failed, environment-regressed, rollback-opened$/m,
+      /spec\.notify\.news\[0\]: must be one of approval-waiting, promotion-opened, promotion-failed, environment-regressed, rollback-opened, verification-failed$/m,
     );
   });
 
