@@ -36,7 +36,14 @@ export async function verificationRows(
       });
       const what = `check ${check.name} (${checkKind(check)})`;
       if (!evaluate) return row('warning', 'check-not-wired', `${what}: this deployment cannot evaluate it from here`);
-      const found = await evaluate(pipeline, env, check);
+      let found: CheckResult;
+      try {
+        found = await evaluate(pipeline, env, check);
+      } catch (error) {
+        // A Secret that could not be read, say: the row fails, the other rows stand.
+        const why = error instanceof Error ? error.message : String(error);
+        return row('failed', 'check-not-evaluable', `${what} cannot be evaluated: ${why}`);
+      }
       switch (found.verdict) {
         case 'passed':
         case 'pending':

@@ -1,8 +1,9 @@
 // The recorded facts the metrics are computed from, per environment and in time order: when the environment was
 // first seen with every target Ready on a revision (`environment-passed`), when one of its targets failed
-// (`environment-regressed`), when a promotion into it succeeded (`promotion-succeeded`) and when a rollback of a
-// failed revision was started (`rollback-started`, its `revision` the failed one). Plain audit entries in, plain
-// events out, so every metric is a pure function over the same timeline.
+// (`environment-regressed`) or its verification failed (`verification-failed`), when a promotion into it succeeded
+// (`promotion-succeeded`) and when a rollback of a failed revision was started (`rollback-started`, its `revision`
+// the failed one). Plain audit entries in, plain events out, so every metric is a pure function over the same
+// timeline.
 import type { AuditEntry } from '../store/port.js';
 
 export type HealthEventKind = 'passed' | 'regressed' | 'promoted' | 'rolled-back';
@@ -21,6 +22,8 @@ export interface HealthEvent {
 const KIND_OF: Partial<Record<AuditEntry['type'], HealthEventKind>> = {
   'environment-passed': 'passed',
   'environment-regressed': 'regressed',
+  // Its checks found the service broken on the revision: a regression like a failed target (docs/verification.md).
+  'verification-failed': 'regressed',
   'promotion-succeeded': 'promoted',
   'rollback-started': 'rolled-back',
 };

@@ -1,6 +1,7 @@
 // The verifier's dependencies, built one way for both runtimes: the verifier Lambda (verifier.ts) and the local mode
 // (lib/local/mode.ts) call this, so what differs between them is a parameter here, in plain sight: the queue and the
 // store behind the ports, EKS tokens (AWS only), and how promotions reach GitHub and the notification sinks.
+import { cloudWatchAlarmsReader, evaluateCloudWatchAlarmsCheck } from '../verification/cloudwatch-alarms-check.js';
 import { KubernetesClusterReader, type EksAccess } from '../clusters/index.js';
 import type { Logger } from '../logging/logger.js';
 import type { PeopleNotifications } from '../notify/index.js';
@@ -73,6 +74,13 @@ export function assembleVerifier(options: VerifierAssemblyOptions): VerifierOfWo
     git: { hosts, secrets, apiUrls: gitApiUrlsOf(options.promotion) },
     ...(people ? { onFailure: people.onConfigSyncFailure } : {}),
   };
+  // One CloudWatch client per region for the life of the container: the default chain's credentials, the SDK's own
+  // endpoint (AWS_ENDPOINT_URL_CLOUDWATCH where a test or a proxy sets one).
+  const cloudwatch = cloudWatchAlarmsReader({});
+  const verification: Omit<VerificationAccess, 'secrets'> = {
+    cloudwatchAlarms: (name, check, context) => evaluateCloudWatchAlarmsCheck(name, check, { ...context, cloudwatch }),
+    ...options.verification,
+  };
   const recentPipelines = new RecentPipelines(store, pollPipelineMaxAgeMs, now);
   const deferredDecisions = new DeferredDecisions(
     queue,
@@ -94,6 +102,6 @@ export function assembleVerifier(options: VerifierAssemblyOptions): VerifierOfWo
       clusterRegistrations: registrations,
       listeners,
       configSources,
-      verification: { ...options.verification, secrets },
+      verification: { ...verification, secrets },
     });
 }

@@ -20,6 +20,7 @@ import { evaluateHttpCheck } from './http-check.js';
 import type { OutboundRequestOptions } from './outbound-request.js';
 import { evaluatePrometheusCheck } from './prometheus-check.js';
 import type { CheckSecrets } from './secret-authorization.js';
+import type { SecretSource } from '../secrets/port.js';
 
 /** Checks of one environment evaluated at once: each may wait its whole time limit on a slow endpoint. */
 export const CHECK_CONCURRENCY = 4;
@@ -120,4 +121,29 @@ function unexpected(
     message: `evaluating the check for ${revision} failed unexpectedly: ${clipped}`,
     checkedAt: (deps.now ?? (() => new Date()))().toISOString(),
   };
+}
+
+/**
+ * The Secrets the checks name (`secretRef`), read in the pipeline's namespace: only those. A missing one is absent
+ * (the check says `SecretMissing`); a failure to read one throws (the caller retries, or reports it).
+ */
+export async function readCheckSecrets(
+  namespace: string,
+  checks: readonly VerificationCheck[],
+  source: Pick<SecretSource, 'getSecret'> | undefined,
+): Promise<CheckSecrets> {
+  const names = [...new Set(checks.flatMap(secretNameOf))];
+  if (!source || names.length === 0) return {};
+  const entries = await Promise.all(
+    names.map(async (name) => [name, await source.getSecret({ namespace, name })] as const),
+  );
+  return Object.fromEntries(entries);
+}
+
+function secretNameOf(check: VerificationCheck): string[] {
+  if ('http' in check && check.http.secretRef) return [check.http.secretRef.name];
+  if ('prometheus' in check && check.prometheus.auth && 'secretRef' in check.prometheus.auth) {
+    return [check.prometheus.auth.secretRef.name];
+  }
+  return [];
 }

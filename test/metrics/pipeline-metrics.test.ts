@@ -12,10 +12,11 @@ const PIPELINE = { namespace: 'flux-system', name: 'podinfo' };
 /** The window: the 10 days ending at T0 + 10d. */
 const window = { end: T0 + 10 * DAY, lengthMs: 10 * DAY };
 
-type Kind = 'passed' | 'regressed' | 'promoted' | 'approved' | 'rollback';
+type Kind = 'passed' | 'regressed' | 'verification-failed' | 'promoted' | 'approved' | 'rollback';
 const TYPE = {
   passed: 'environment-passed',
   regressed: 'environment-regressed',
+  'verification-failed': 'verification-failed',
   promoted: 'promotion-succeeded',
   approved: 'approved',
   rollback: 'rollback-started',
@@ -206,6 +207,14 @@ describe('metrics of a pipeline from its audit trail', () => {
         rows: [
           [1, 'passed', 'prod', 'a'],
           [1.5, 'regressed', 'prod', 'a'],
+        ],
+        expected: [1, 1, 0, 1],
+      },
+      {
+        name: 'a failed verification within the window: failed, as any regression',
+        rows: [
+          [1, 'passed', 'prod', 'a'],
+          [1.2, 'verification-failed', 'prod', 'a'],
         ],
         expected: [1, 1, 0, 1],
       },

@@ -11,6 +11,10 @@ import type { Backend } from '../backend.js';
 import { CliError } from '../errors.js';
 import { formatTable } from '../output.js';
 import { listAll } from '../../util/paged.js';
+import type { CheckPorts } from '../../check/ports.js';
+import type { SecretSource } from '../../secrets/port.js';
+import { cloudWatchAlarmsReader, evaluateCloudWatchAlarmsCheck } from '../../verification/cloudwatch-alarms-check.js';
+import { evaluateChecks, readCheckSecrets } from '../../verification/evaluate-check.js';
 
 /** The exit code of a check with a failed row (1 is any other error: an unknown pipeline, an unreachable store). */
 export const CHECK_FAILED_EXIT_CODE = 2;
@@ -61,12 +65,41 @@ export async function runChecks(backend: Backend, options: CheckOptions = {}): P
     gitHost: gitHosts(),
     gitApiUrls: { ...(await backend.gitApiUrls?.()), ...options.gitApiUrls },
     notificationSinks: backend.notificationSinks?.bind(backend),
+    evaluateCheck: verificationCheckEvaluator(clusters, secrets),
   });
   const explained = await explainFailures(backend, rows);
   return {
     pipelines: pipelines.map((pipeline) => objectKeyString(pipeline)),
     rows: explained,
     summary: summarize(explained),
+  };
+}
+
+/**
+ * Evaluates one verification check as the verifier does (lib/verification), with the caller's Secrets and AWS
+ * credentials. A Canary counts from any revision: `check` asks whether it exists and answers, not whether it
+ * passed the candidate.
+ */
+function verificationCheckEvaluator(
+  clusters: KubernetesClusterReader,
+  secrets: SecretSource,
+): NonNullable<CheckPorts['evaluateCheck']> {
+  const cloudwatch = cloudWatchAlarmsReader({ timeoutMs: CLUSTER_TIMEOUT_MS });
+  return async (pipeline, env, check) => {
+    const one = { ...env, verification: { onInconclusive: 'wait' as const, checks: [check] } };
+    const [result] = await evaluateChecks(one, '', {
+      clusters,
+      targets: env.targets.map((target) => ({
+        cluster: target.cluster,
+        reachedCandidateAt: new Date(0).toISOString(),
+      })),
+      secrets: await readCheckSecrets(pipeline.namespace, [check], secrets),
+      outbound: { timeoutMs: CLUSTER_TIMEOUT_MS },
+      cloudwatchAlarms: (name, written, context) =>
+        evaluateCloudWatchAlarmsCheck(name, written, { ...context, cloudwatch }),
+    });
+    if (!result) throw new Error(`check ${check.name} gave no result`);
+    return result;
   };
 }
 

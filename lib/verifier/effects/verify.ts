@@ -18,12 +18,10 @@ import {
   type Pipeline,
   type PipelineEnvironment,
 } from '../../pipeline/model.js';
-import type { Verification, VerificationCheck } from '../../pipeline/verification.js';
 import { MAX_DELAY_SECONDS } from '../../queue/port.js';
 import type { ObservedTargetStatus } from '../../store/port.js';
-import { evaluateChecks } from '../../verification/evaluate-check.js';
+import { evaluateChecks, readCheckSecrets } from '../../verification/evaluate-check.js';
 import type { CanaryTarget } from '../../verification/flagger-canary-check.js';
-import type { CheckSecrets } from '../../verification/secret-authorization.js';
 import type { VerifierDeps } from '../deps.js';
 import { auditEffect } from '../effect-audit.js';
 
@@ -55,7 +53,7 @@ export async function verify(
   const results = await evaluateChecks(env, action.revision, {
     clusters: deps.clusters,
     targets: canaryTargets(pipeline, env, statuses, deps.now()),
-    secrets: await checkSecrets(pipeline, verification, deps),
+    secrets: await readCheckSecrets(pipeline.namespace, verification.checks, deps.verification?.secrets),
     ...(access.outbound ? { outbound: access.outbound } : {}),
     ...(access.awsCredentials ? { awsCredentials: access.awsCredentials } : {}),
     ...(access.cloudwatchAlarms ? { cloudwatchAlarms: access.cloudwatchAlarms } : {}),
@@ -116,28 +114,6 @@ async function afterWrite(
   const delayMs = Math.min(RECHECK_MS, Number.isNaN(untilEndMs) ? RECHECK_MS : untilEndMs);
   const delaySeconds = Math.min(Math.ceil(delayMs / 1000) + SLACK_SECONDS, MAX_DELAY_SECONDS);
   await deps.queue.send(redecision, { delaySeconds });
-}
-
-/**
- * The Secrets the checks name (`secretRef`), read in the pipeline's namespace: only those. A missing one is absent
- * (the check says `SecretMissing`); a failure to read one throws, and the message is retried.
- */
-async function checkSecrets(pipeline: Pipeline, verification: Verification, deps: VerifierDeps): Promise<CheckSecrets> {
-  const source = deps.verification?.secrets;
-  const names = [...new Set(verification.checks.flatMap(secretNameOf))];
-  if (!source || names.length === 0) return {};
-  const entries = await Promise.all(
-    names.map(async (name) => [name, await source.getSecret({ namespace: pipeline.namespace, name })] as const),
-  );
-  return Object.fromEntries(entries);
-}
-
-function secretNameOf(check: VerificationCheck): string[] {
-  if ('http' in check && check.http.secretRef) return [check.http.secretRef.name];
-  if ('prometheus' in check && check.prometheus.auth && 'secretRef' in check.prometheus.auth) {
-    return [check.prometheus.auth.secretRef.name];
-  }
-  return [];
 }
 
 /** Each target's cluster with the time it reached the candidate: its recorded status's `changedAt`. */
