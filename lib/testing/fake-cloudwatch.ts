@@ -10,9 +10,8 @@
 // Every request must carry a SigV4 signature for the service `monitoring` in a region the fake serves, from known
 // credentials (403 otherwise); the region signed for selects the alarms. Tests script each alarm's state and reason,
 // and faults: throttling, any error status, a late answer or none.
-import { createServer, type IncomingHttpHeaders, type Server, type ServerResponse } from 'node:http';
-import type { Socket } from 'node:net';
-import { listenOnLoopback } from './listen.js';
+import { createServer, type IncomingHttpHeaders, type ServerResponse } from 'node:http';
+import { LoopbackServer, withBody } from './listen.js';
 import { verifySigv4, type FakeAwsCredentials } from './sigv4-verifier.js';
 
 export type { FakeAwsCredentials } from './sigv4-verifier.js';
@@ -98,38 +97,27 @@ export class FakeCloudWatch {
   /** Every request received, oldest first. */
   readonly requests: FakeCloudWatchRequest[] = [];
   private readonly alarms = new Map<string, Map<string, StoredAlarm>>();
-  private readonly sockets = new Set<Socket>();
-  private readonly timers = new Set<NodeJS.Timeout>();
   private currentFault?: { fault: FakeCloudWatchFault; remaining: number };
-  private server?: Server;
-  private port?: number;
+  private server?: LoopbackServer;
 
   private constructor(private readonly options: FakeCloudWatchOptions) {}
 
   static async start(options: FakeCloudWatchOptions = {}): Promise<FakeCloudWatch> {
     const fake = new FakeCloudWatch(options);
-    const server = createServer((request, response) => {
-      const chunks: Buffer[] = [];
-      request.on('data', (chunk: Buffer) => chunks.push(chunk));
-      request.on('end', () => {
-        fake.handle(request.method ?? '', request.url ?? '/', request.headers, chunks, response).catch(() => {
-          response.destroy();
-        });
-      });
-    });
-    server.on('connection', (socket: Socket) => {
-      fake.sockets.add(socket);
-      socket.on('close', () => fake.sockets.delete(socket));
-    });
-    fake.port = await listenOnLoopback(server);
-    fake.server = server;
+    fake.server = await LoopbackServer.start(
+      createServer(
+        withBody((request, body, response) =>
+          fake.handle(request.method ?? '', request.url ?? '/', request.headers, [body], response),
+        ),
+      ),
+    );
     return fake;
   }
 
   /** The endpoint a client is pointed at: `http://127.0.0.1:<port>`. */
   get endpoint(): string {
-    if (this.port === undefined) throw new Error('FakeCloudWatch is not started');
-    return `http://127.0.0.1:${this.port}`;
+    if (this.server === undefined) throw new Error('FakeCloudWatch is not started');
+    return `http://127.0.0.1:${this.server.port}`;
   }
 
   /** The regions served; the first is the default. */
@@ -167,14 +155,7 @@ export class FakeCloudWatch {
   }
 
   async stop(): Promise<void> {
-    const server = this.server;
-    if (!server) return;
-    this.server = undefined;
-    for (const timer of this.timers) clearTimeout(timer);
-    this.timers.clear();
-    for (const socket of this.sockets) socket.destroy();
-    this.sockets.clear();
-    await new Promise<void>((resolve) => server.close(() => resolve()));
+    await this.server?.stop();
   }
 
   private now(): number {
@@ -267,11 +248,7 @@ export class FakeCloudWatch {
     }
     if ('never' in active) return;
     if ('delayMs' in active) {
-      const timer = setTimeout(() => {
-        this.timers.delete(timer);
-        answer();
-      }, active.delayMs);
-      this.timers.add(timer);
+      this.server?.later(active.delayMs, answer);
       return;
     }
     if ('throttling' in active) {

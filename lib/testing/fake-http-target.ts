@@ -7,13 +7,11 @@ import {
   createServer as createHttpServer,
   type IncomingHttpHeaders,
   type IncomingMessage,
-  type Server,
   type ServerResponse,
 } from 'node:http';
 import { createServer as createHttpsServer } from 'node:https';
-import type { Socket } from 'node:net';
 import { FAKE_CA_PEM } from './fake-kube-api.js';
-import { listenOnLoopback } from './listen.js';
+import { LoopbackServer } from './listen.js';
 
 export { FAKE_CA_PEM };
 
@@ -45,10 +43,7 @@ export class FakeHttpTarget {
   /** Every request received, oldest first. */
   readonly requests: FakeHttpRequest[] = [];
   private readonly routes = new Map<string, FakeHttpRoute>();
-  private readonly sockets = new Set<Socket>();
-  private readonly timers = new Set<NodeJS.Timeout>();
-  private server?: Server;
-  private port?: number;
+  private server?: LoopbackServer;
 
   private constructor(private readonly https: boolean) {}
 
@@ -70,11 +65,7 @@ export class FakeHttpTarget {
           answer(response, route);
           return;
         }
-        const timer = setTimeout(() => {
-          target.timers.delete(timer);
-          answer(response, route);
-        }, route.delayMs);
-        target.timers.add(timer);
+        target.server?.later(route.delayMs, () => answer(response, route));
       });
     };
     const server = target.https
@@ -86,19 +77,14 @@ export class FakeHttpTarget {
           handler,
         )
       : createHttpServer(handler);
-    server.on(target.https ? 'secureConnection' : 'connection', (socket: Socket) => {
-      target.sockets.add(socket);
-      socket.on('close', () => target.sockets.delete(socket));
-    });
-    target.port = await listenOnLoopback(server);
-    target.server = server;
+    target.server = await LoopbackServer.start(server, target.https ? 'secureConnection' : 'connection');
     return target;
   }
 
   /** `http://127.0.0.1:<port>` (or `https://`). */
   get url(): string {
-    if (this.port === undefined) throw new Error('FakeHttpTarget is not started');
-    return `${this.https ? 'https' : 'http'}://127.0.0.1:${this.port}`;
+    if (this.server === undefined) throw new Error('FakeHttpTarget is not started');
+    return `${this.https ? 'https' : 'http'}://127.0.0.1:${this.server.port}`;
   }
 
   /** How `path` (without its query) answers from now on. */
@@ -108,15 +94,7 @@ export class FakeHttpTarget {
   }
 
   async stop(): Promise<void> {
-    const server = this.server;
-    if (!server) return;
-    this.server = undefined;
-    for (const timer of this.timers) clearTimeout(timer);
-    this.timers.clear();
-    for (const socket of this.sockets) socket.destroy();
-    this.sockets.clear();
-    server.closeAllConnections();
-    await new Promise<void>((resolve) => server.close(() => resolve()));
+    await this.server?.stop();
   }
 }
 

@@ -9,9 +9,8 @@
 // minutes, the signature recomputed from what was received, the payload hash matching the body); otherwise 403 with
 // AMP's JSON error body and `x-amzn-ErrorType`. With `requireAuthorization` it stands behind a proxy that wants one
 // exact Authorization header (a bearer token, basic credentials) and answers 401 otherwise.
-import { createServer, type IncomingHttpHeaders, type Server, type ServerResponse } from 'node:http';
-import type { Socket } from 'node:net';
-import { listenOnLoopback } from './listen.js';
+import { createServer, type IncomingHttpHeaders, type ServerResponse } from 'node:http';
+import { LoopbackServer, withBody } from './listen.js';
 import { SIGV4_CLOCK_SKEW_MS, verifySigv4, type FakeAwsCredentials } from './sigv4-verifier.js';
 
 export type { FakeAwsCredentials } from './sigv4-verifier.js';
@@ -67,37 +66,26 @@ export class FakePrometheus {
   readonly requests: FakePrometheusRequest[] = [];
   private readonly scripts = new Map<string, PrometheusScript>();
   private readonly delays = new Map<string, number | 'never'>();
-  private readonly sockets = new Set<Socket>();
-  private readonly timers = new Set<NodeJS.Timeout>();
-  private server?: Server;
-  private port?: number;
+  private server?: LoopbackServer;
 
   private constructor(private readonly options: FakePrometheusOptions) {}
 
   static async start(options: FakePrometheusOptions = {}): Promise<FakePrometheus> {
     const fake = new FakePrometheus(options);
-    const server = createServer((request, response) => {
-      const chunks: Buffer[] = [];
-      request.on('data', (chunk: Buffer) => chunks.push(chunk));
-      request.on('end', () => {
-        fake.handle(request.method ?? '', request.url ?? '/', request.headers, chunks, response).catch(() => {
-          response.destroy();
-        });
-      });
-    });
-    server.on('connection', (socket: Socket) => {
-      fake.sockets.add(socket);
-      socket.on('close', () => fake.sockets.delete(socket));
-    });
-    fake.port = await listenOnLoopback(server);
-    fake.server = server;
+    fake.server = await LoopbackServer.start(
+      createServer(
+        withBody((request, body, response) =>
+          fake.handle(request.method ?? '', request.url ?? '/', request.headers, [body], response),
+        ),
+      ),
+    );
     return fake;
   }
 
   /** The API base a check names: `http://127.0.0.1:<port>`, or the workspace's URL in AMP mode. */
   get url(): string {
-    if (this.port === undefined) throw new Error('FakePrometheus is not started');
-    const origin = `http://127.0.0.1:${this.port}`;
+    if (this.server === undefined) throw new Error('FakePrometheus is not started');
+    const origin = `http://127.0.0.1:${this.server.port}`;
     return this.options.amp ? `${origin}/workspaces/${this.workspaceId}` : origin;
   }
 
@@ -110,14 +98,7 @@ export class FakePrometheus {
   }
 
   async stop(): Promise<void> {
-    const server = this.server;
-    if (!server) return;
-    this.server = undefined;
-    for (const timer of this.timers) clearTimeout(timer);
-    this.timers.clear();
-    for (const socket of this.sockets) socket.destroy();
-    this.sockets.clear();
-    await new Promise<void>((resolve) => server.close(() => resolve()));
+    await this.server?.stop();
   }
 
   private get workspaceId(): string {
@@ -193,11 +174,7 @@ export class FakePrometheus {
       answer();
       return;
     }
-    const timer = setTimeout(() => {
-      this.timers.delete(timer);
-      answer();
-    }, delay);
-    this.timers.add(timer);
+    this.server?.later(delay, answer);
   }
 
   /** Why AMP would refuse this request's signature (its error type and message), or undefined. */

@@ -6,9 +6,8 @@
 //
 // Any other path takes any JSON and answers 200: the same server stands in for a generic webhook.
 import { randomBytes } from 'node:crypto';
-import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
-import type { Socket } from 'node:net';
-import { listenOnLoopback } from './listen.js';
+import { createServer, type IncomingHttpHeaders } from 'node:http';
+import { LoopbackServer, withBody } from './listen.js';
 
 export interface FakeSlackPost {
   /** Path and query, as sent. */
@@ -38,21 +37,16 @@ export class FakeSlack {
 
   /** The path of the one webhook this fake issued: what a real one's secret part looks like. */
   private readonly webhookPath = `${WEBHOOK_PREFIX}T${hex(4)}/B${hex(4)}/${hex(12)}`;
-  private readonly sockets = new Set<Socket>();
-  private readonly timers = new Set<NodeJS.Timeout>();
-  private server?: Server;
-  private port?: number;
+  private server?: LoopbackServer;
 
   static async start(): Promise<FakeSlack> {
     const fake = new FakeSlack();
-    const server = createServer((request, response) => {
-      const chunks: Buffer[] = [];
-      request.on('data', (chunk: Buffer) => chunks.push(chunk));
-      request.on('end', () => {
+    const server = createServer(
+      withBody((request, body, response) => {
         const post: FakeSlackPost = {
           path: request.url ?? '',
           headers: request.headers,
-          body: Buffer.concat(chunks).toString('utf8'),
+          body: body.toString('utf8'),
         };
         fake.posts.push(post);
         const answer = (): void => {
@@ -62,30 +56,18 @@ export class FakeSlack {
           response.end(body);
         };
         const behaviour = fake.behaviour;
-        if (typeof behaviour === 'object' && 'delayMs' in behaviour) {
-          const timer = setTimeout(() => {
-            fake.timers.delete(timer);
-            answer();
-          }, behaviour.delayMs);
-          fake.timers.add(timer);
-        } else {
-          answer();
-        }
-      });
-    });
-    server.on('connection', (socket: Socket) => {
-      fake.sockets.add(socket);
-      socket.on('close', () => fake.sockets.delete(socket));
-    });
-    fake.port = await listenOnLoopback(server);
-    fake.server = server;
+        if (typeof behaviour === 'object' && 'delayMs' in behaviour) fake.server?.later(behaviour.delayMs, answer);
+        else answer();
+      }),
+    );
+    fake.server = await LoopbackServer.start(server);
     return fake;
   }
 
   /** `http://127.0.0.1:<port>`: any path under it is a generic webhook. */
   get url(): string {
-    if (this.port === undefined) throw new Error('FakeSlack is not started');
-    return `http://127.0.0.1:${this.port}`;
+    if (this.server === undefined) throw new Error('FakeSlack is not started');
+    return `http://127.0.0.1:${this.server.port}`;
   }
 
   /** The incoming webhook's URL, secret part included (`/services/T…/B…/…`). */
@@ -101,14 +83,7 @@ export class FakeSlack {
   }
 
   async stop(): Promise<void> {
-    const server = this.server;
-    if (!server) return;
-    this.server = undefined;
-    for (const timer of this.timers) clearTimeout(timer);
-    this.timers.clear();
-    for (const socket of this.sockets) socket.destroy();
-    this.sockets.clear();
-    await new Promise<void>((resolve) => server.close(() => resolve()));
+    await this.server?.stop();
   }
 
   private answerTo(method: string, post: FakeSlackPost): { status: number; body: string } {
