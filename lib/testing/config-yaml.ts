@@ -75,6 +75,8 @@ export interface EnvironmentOptions {
   strategy?: Strategy;
   /** `approval`, as a YAML flow mapping: `{required: 2, approvers: {users: [alice, bob]}}`. */
   approval?: string;
+  /** `verification`, as a YAML flow mapping (JSON is one): `{for: 5m, checks: [{name: smoke, http: {url: …}}]}`. */
+  verification?: string;
 }
 
 export interface PipelineOptions {
@@ -114,6 +116,7 @@ function environmentYaml(env: EnvironmentOptions, pipelineStrategy: Strategy): s
     text += `      targetSelector: {clusterSelector: {matchLabels: ${JSON.stringify(matchLabels)}}, namespace: ${namespace}}\n`;
   }
   if (env.approval !== undefined) text += `      approval: ${env.approval}\n`;
+  if (env.verification !== undefined) text += `      verification: ${env.verification}\n`;
   if (env.manual || env.strategy) {
     text += '      promotion:\n';
     if (env.manual) text += '        manual: true\n';

@@ -39,6 +39,8 @@ export interface WorldOptions {
   unregistered?: readonly string[];
   /** More flags for `serve` (e.g. the notification Secrets), after the world's own. */
   serveArgs?: readonly string[];
+  /** Variables of serve's own environment (e.g. where the AWS SDK finds CloudWatch, and its credentials). */
+  serveEnv?: Record<string, string>;
 }
 
 export interface World {
@@ -122,7 +124,8 @@ export async function startWorld(t: TestContext, options: WorldOptions): Promise
     },
     github,
     serve,
-    startServe: async () => (running = await startServe(t, serveArgs)),
+    startServe: async () =>
+      (running = await startServe(t, serveArgs, options.serveEnv ? { env: options.serveEnv } : {})),
     sendEvent: async (cluster, body, component) => {
       const masterKey = (await loadOrCreateMasterKeys(dataDir)).current;
       const key = deriveClusterKey(masterKey, { namespace: NAMESPACE, name: cluster });
