@@ -27,9 +27,17 @@ export const ENVIRONMENT_STATE_WORDS: Readonly<Record<EnvironmentState, string>>
   'not-reached': 'not reached',
 };
 
-/** An environment's state in words: `waits for staging` for one that waits for another, else the state's words. */
-export function environmentStateText(env: Pick<EnvironmentExplanation, 'state' | 'waitsFor'>): string {
+/**
+ * An environment's state in words: `waits for staging` for one that waits for another, `verification failed` for
+ * one whose checks failed it (not its promotion), else the state's words.
+ */
+export function environmentStateText(
+  env: Pick<EnvironmentExplanation, 'state' | 'waitsFor'> & Partial<Pick<EnvironmentExplanation, 'reason'>>,
+): string {
   if (env.state === 'not-reached' && env.waitsFor !== undefined) return `waits for ${env.waitsFor}`;
+  if (env.state === 'failed' && (env.reason === 'VerificationFailed' || env.reason === 'VerificationInconclusive')) {
+    return 'verification failed';
+  }
   return ENVIRONMENT_STATE_WORDS[env.state];
 }
 
@@ -50,7 +58,8 @@ export const ENVIRONMENT_STATE_MEANINGS: Readonly<Record<EnvironmentState, strin
   'pull-request-closed':
     'The pull request was closed without merging: nothing is promoted here until a newer candidate, or a retry.',
   promoted: 'The revision is in the repository (merged, or sent): the targets do not run it yet.',
-  failed: 'The promotion failed: it is tried again when a retry is due, else a person must fix it.',
+  failed:
+    'The promotion failed (tried again when a retry is due, else a person must fix it), or its verification checks failed.',
   'waiting-approval': 'A person must approve the candidate, or reject it, before it is promoted here.',
   'no-strategy': 'No promotion strategy applies to the environment: nothing is promoted into it.',
   frozen: 'A freeze window or a stop switch holds promotions into it.',
