@@ -80,7 +80,7 @@ export async function runChecks(backend: Backend, options: CheckOptions = {}): P
  * credentials. A Canary counts from any revision: `check` asks whether it exists and answers, not whether it
  * passed the candidate.
  */
-function verificationCheckEvaluator(
+export function verificationCheckEvaluator(
   clusters: KubernetesClusterReader,
   secrets: SecretSource,
 ): NonNullable<CheckPorts['evaluateCheck']> {
