@@ -3,6 +3,7 @@
 // the controller itself before anything is promoted to prod:
 //
 // - http-app: an `http` check against a service that answers 200: prod is promoted once it passed;
+// - broken-http-app: the same against a service that answers 503: staging fails, prod is not promoted;
 // - canary-app: a `flaggerCanary` check whose Canary on the staging cluster succeeded: prod is promoted;
 // - prometheus-app: a `prometheus` check whose value crossed its threshold: staging fails, prod is not promoted;
 // - alarms-app: a `cloudwatchAlarms` check whose alarm is in ALARM (CloudWatch found by serve through the AWS SDK's
@@ -52,6 +53,7 @@ function stagingChecks({ service, prometheus }: Fakes): Record<string, { for?: s
   });
   return {
     'http-app': { checks: [smoke('http-app')] },
+    'broken-http-app': { checks: [smoke('broken-http-app')] },
     'canary-app': { checks: [{ name: 'canary', flaggerCanary: { name: 'canary-app', namespace: APPS } }] },
     'prometheus-app': { checks: [errorRateCheck('prometheus-app')] },
     'alarms-app': {
@@ -139,7 +141,7 @@ describe('verification checks, through pipelinectl serve', () => {
     const cloudwatch = await FakeCloudWatch.start({ regions: [REGION] });
     t.after(() => cloudwatch.stop());
     service.route('/hooks/promotions', { status: 202 });
-    for (const app of ['http-app', 'combined-app']) {
+    for (const app of ['http-app', 'broken-http-app', 'combined-app']) {
       service.route(`/${app}/healthz`, { status: 200, body: '{"status":"ok"}' });
     }
     for (const app of ['prometheus-app', 'combined-app']) prometheus.script(errorRate(app), { value: 0.004 });
@@ -174,6 +176,7 @@ describe('verification checks, through pipelinectl serve', () => {
     // 2. The service behind prometheus-app starts failing, and so does alarms-app's alarm.
     prometheus.script(errorRate('prometheus-app'), { value: 0.023 });
     cloudwatch.setAlarm('alarms-app-5xx', 'ALARM');
+    service.route('/broken-http-app/healthz', { status: 503, body: 'upstream unavailable' });
 
     // 3. A Canary's verdict counts only when dated at or after the moment the verifier recorded the target on the
     // candidate, and the verifier evaluates as soon as every target is Ready (a Canary still analysing is looked at
@@ -201,7 +204,7 @@ describe('verification checks, through pipelinectl serve', () => {
 
     // 6. What holds is promoted on; what does not fails staging for the new version.
     const passing = ['http-app', 'canary-app', 'combined-app'];
-    const failing = ['prometheus-app', 'alarms-app'];
+    const failing = ['prometheus-app', 'alarms-app', 'broken-http-app'];
     await waitFor('every verification decided, and prod promoted where it passed', async () => {
       const status = await world.statusNow();
       return (
@@ -254,6 +257,14 @@ describe('verification checks, through pipelinectl serve', () => {
         },
       ],
     });
+    assert.deepEqual(verificationOf(status, 'broken-http-app'), {
+      state: 'failed',
+      stateText: 'verification failed',
+      reason: 'VerificationFailed',
+      revision: NEW,
+      outcome: 'failed',
+      checks: [{ name: 'smoke', kind: 'http', verdict: 'failed', reason: 'UnexpectedStatus', value: 'HTTP 503' }],
+    });
     assert.deepEqual(verificationOf(status, 'alarms-app'), {
       state: 'failed',
       stateText: 'verification failed',
@@ -305,14 +316,15 @@ describe('verification checks, through pipelinectl serve', () => {
     const failures = await historyOf(world, 'verification-failed');
     assert.deepEqual(failures.map((entry) => `${entry.pipeline} ${entry.env}`).sort(), [
       'flux-system/alarms-app staging',
+      'flux-system/broken-http-app staging',
       'flux-system/prometheus-app staging',
     ]);
-    for (const entry of failures) {
-      assert.match(
-        entry.message,
-        entry.pipeline?.endsWith('alarms-app') ? /check errors: .*ALARM/ : /check error-rate: .*0\.023/,
-      );
-    }
+    const failedCheck: Record<string, RegExp> = {
+      'flux-system/alarms-app': /check errors: .*ALARM/,
+      'flux-system/broken-http-app': /check smoke: .*503/,
+      'flux-system/prometheus-app': /check error-rate: .*0\.023/,
+    };
+    for (const entry of failures) assert.match(entry.message, failedCheck[entry.pipeline ?? ''] ?? /never/);
     const passes = await historyOf(world, 'verification-passed');
     assert.deepEqual(passes.map((entry) => `${entry.pipeline} ${entry.env}`).sort(), [
       'flux-system/canary-app staging',
