@@ -61,13 +61,20 @@ export async function evaluateChecks(
   deps: CheckEvaluationDeps,
 ): Promise<CheckResult[]> {
   const checks = env.verification?.checks ?? [];
-  return mapLimit(checks, CHECK_CONCURRENCY, async (check) => {
-    try {
-      return await evaluateCheck(check, deps);
-    } catch (error) {
-      return unexpected(check, revision, error, deps);
-    }
-  });
+  return mapLimit(checks, CHECK_CONCURRENCY, (check) => evaluateOneCheck(check, revision, deps));
+}
+
+/** One check evaluated now for `revision` (`pipelinectl check` asks one at a time). Never rejects. */
+export async function evaluateOneCheck(
+  check: VerificationCheck,
+  revision: string,
+  deps: CheckEvaluationDeps,
+): Promise<CheckResult> {
+  try {
+    return await evaluateCheck(check, deps);
+  } catch (error) {
+    return unexpected(check, revision, error, deps);
+  }
 }
 
 function evaluateCheck(check: VerificationCheck, deps: CheckEvaluationDeps): Promise<CheckResult> {

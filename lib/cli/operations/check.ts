@@ -14,7 +14,7 @@ import { listAll } from '../../util/paged.js';
 import type { CheckPorts } from '../../check/ports.js';
 import type { SecretSource } from '../../secrets/port.js';
 import { cloudWatchAlarmsReader, evaluateCloudWatchAlarmsCheck } from '../../verification/cloudwatch-alarms-check.js';
-import { evaluateChecks, readCheckSecrets } from '../../verification/evaluate-check.js';
+import { evaluateOneCheck, readCheckSecrets } from '../../verification/evaluate-check.js';
 
 /** The exit code of a check with a failed row (1 is any other error: an unknown pipeline, an unreachable store). */
 export const CHECK_FAILED_EXIT_CODE = 2;
@@ -85,9 +85,8 @@ export function verificationCheckEvaluator(
   secrets: SecretSource,
 ): NonNullable<CheckPorts['evaluateCheck']> {
   const cloudwatch = cloudWatchAlarmsReader({ timeoutMs: CLUSTER_TIMEOUT_MS });
-  return async (pipeline, env, check) => {
-    const one = { ...env, verification: { onInconclusive: 'wait' as const, checks: [check] } };
-    const [result] = await evaluateChecks(one, '', {
+  return async (pipeline, env, check) =>
+    evaluateOneCheck(check, '', {
       clusters,
       targets: env.targets.map((target) => ({
         cluster: target.cluster,
@@ -98,9 +97,6 @@ export function verificationCheckEvaluator(
       cloudwatchAlarms: (name, written, context) =>
         evaluateCloudWatchAlarmsCheck(name, written, { ...context, cloudwatch }),
     });
-    if (!result) throw new Error(`check ${check.name} gave no result`);
-    return result;
-  };
 }
 
 /**

@@ -49,14 +49,12 @@ export async function verify(
   const verification = env?.verification;
   if (!env || !verification) return { written: false };
   const key = pipelineKeyOf(pipeline);
-  const access = deps.verification ?? {};
+  const { secrets, ...access } = deps.verification ?? {};
   const results = await evaluateChecks(env, action.revision, {
+    ...access,
     clusters: deps.clusters,
     targets: canaryTargets(pipeline, env, statuses, deps.now()),
-    secrets: await readCheckSecrets(pipeline.namespace, verification.checks, deps.verification?.secrets),
-    ...(access.outbound ? { outbound: access.outbound } : {}),
-    ...(access.awsCredentials ? { awsCredentials: access.awsCredentials } : {}),
-    ...(access.cloudwatchAlarms ? { cloudwatchAlarms: access.cloudwatchAlarms } : {}),
+    secrets: await readCheckSecrets(pipeline.namespace, verification.checks, secrets),
     now: deps.now,
   });
   const attributes = { pipeline: objectKeyString(key), env: env.name, revision: action.revision };
