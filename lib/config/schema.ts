@@ -5,6 +5,7 @@
 import * as z from 'zod';
 import { MAX_SOAK_MS } from '../pipeline/environment-policies.js';
 import { SELECTOR_OPERATORS, requirementProblem } from '../pipeline/label-selector.js';
+import { graphProblems } from '../pipeline/environment-graph.js';
 import {
   APP_KINDS,
   PIPELINE_NEWS_KINDS,
@@ -378,6 +379,10 @@ export const VerificationSchema = z
 export const Environment = z
   .strictObject({
     name: environmentName,
+    after: z
+      .array(environmentName)
+      .min(1, 'must name at least one environment (leave it out to follow the one listed before)')
+      .optional(),
     targets: z.array(Target).optional(),
     targetSelector: TargetSelector.optional(),
     promotion: Promotion.optional(),
@@ -441,6 +446,7 @@ export const PipelineSpec = z
       const message = `the pipeline has no environment "${name}" (it has ${[...names].join(', ')})`;
       ctx.addIssue({ code: 'custom', path: ['notify', 'environments', index], message });
     });
+    for (const problem of graphProblems(spec.environments)) ctx.addIssue({ code: 'custom', ...problem });
     checkEnvironmentGates(spec, ctx);
   });
 

@@ -94,6 +94,11 @@ export interface TargetSelector {
 
 export interface PipelineEnvironment {
   name: string;
+  /**
+   * Extension: the environments this one follows (docs/environment-graphs.md); absent, the one listed before it.
+   * Read through lib/pipeline/environment-graph.ts, never directly.
+   */
+  after?: string[];
   /** The listed targets, in their order, then the selected ones (selectTargets), by cluster. */
   targets: PipelineTarget[];
   targetSelector?: TargetSelector;
@@ -196,6 +201,7 @@ export interface PipelineSource {
     notify?: NotifyNarrowing;
     environments: {
       name: string;
+      after?: string[];
       targets?: {
         namespace: string;
         clusterRef?: { apiVersion?: string; kind?: string; name: string; namespace?: string };
@@ -251,6 +257,7 @@ export function resolvePipeline(document: PipelineSource, defaultCluster?: Objec
     promotion: spec.promotion,
     environments: spec.environments.map((environment) => ({
       name: environment.name,
+      ...(environment.after ? { after: [...environment.after] } : {}),
       promotion: environment.promotion ?? inheritedPromotion(spec.promotion),
       ...(environment.targetSelector ? { targetSelector: environment.targetSelector } : {}),
       ...(environment.soak !== undefined ? { soak: environment.soak } : {}),
