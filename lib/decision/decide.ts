@@ -11,6 +11,7 @@ import { wasRead, type TargetStatus } from '../flux/target-status.js';
 import { appKeyOf, appKeyString, objectKeyString } from '../pipeline/model.js';
 import type { PipelineEnvironment, SourceObject } from '../pipeline/model.js';
 import { selectorString } from '../pipeline/label-selector.js';
+import { predecessorsOf, walkOrder } from '../pipeline/environment-graph.js';
 import { environmentEvidence, sourceEvidence } from './evidence.js';
 import { freezeOf } from './freeze.js';
 import { promotionStep, type PromotionStep } from './promotion-step.js';
@@ -45,8 +46,17 @@ export function decide(input: DecisionInput): Decision {
   const walked = source?.version
     ? decideFromSource(input, first, later, source.revision ?? source.version, source, source.version)
     : decideFromFirstEnvironment(input, first, later);
-  const decision = withRollbacks(input, walked);
+  const decision = inListedOrder(input, withRollbacks(input, walked));
   return source ? { ...decision, source } : decision;
+}
+
+/** The explanations in the order the pipeline lists its environments, whatever order the graph walked them in. */
+function inListedOrder(input: DecisionInput, decision: Decision): Decision {
+  const position = new Map(input.pipeline.environments.map((env, index) => [env.name, index]));
+  const environments = [...decision.environments].sort(
+    (a, b) => (position.get(a.env) ?? 0) - (position.get(b.env) ?? 0),
+  );
+  return { ...decision, environments };
 }
 
 /** What a walk decided, with what it could not decide without reading more. */
@@ -137,7 +147,8 @@ function decideFromFirstEnvironment(
     soak ? first.soak : undefined,
     verificationOf(input, first, found.candidate),
   );
-  const walked = walk(input, later, found.candidate, { held, from });
+  const handed = new Map([[first.name, { from, ...(held ? { held } : {}) }]]);
+  const walked = walk(input, later, found.candidate, { handed });
   return { ...walked, candidate: found.candidate, environments: [firstExplained, ...walked.environments] };
 }
 
@@ -156,7 +167,7 @@ function decideFromSource(
 ): Walked {
   const walked = walk(input, [first], version, {
     runs: (running) => runsSourceRevision(running, revision),
-    from: sourceEvidence(source.object),
+    root: { from: sourceEvidence(source.object) },
   });
   const [firstExplained] = walked.environments;
   if (!firstExplained || (firstExplained.state !== 'passed' && firstExplained.state !== 'soaking')) {
@@ -172,7 +183,10 @@ function decideFromSource(
   }
   const firstTargets = observedTargets(input, first);
   const from = environmentEvidence(first.name, firstTargets, first.soak, verificationOf(input, first, found.candidate));
-  const next = walk(input, later, found.candidate, { ...(walked.held ? { held: walked.held } : {}), from });
+  const held = walked.handed.get(first.name)?.held;
+  const next = walk(input, later, found.candidate, {
+    handed: new Map([[first.name, { from, ...(held ? { held } : {}) }]]),
+  });
   return {
     candidate: found.candidate,
     actions: [...walked.actions, ...next.actions],
@@ -182,38 +196,59 @@ function decideFromSource(
 }
 
 /**
- * Walks environments in order towards `candidate`: the first that is behind it is promoted (one promotion per
- * pipeline at a time), and nothing beyond an environment that is not done is reached. `runs` says whether a
- * target's revision is the candidate (a source's version is matched more loosely: runsSourceRevision).
+ * What an environment hands on to the environments that follow it: where the walk stopped (here or before it), the
+ * latest soak that runs here or before it, and the evidence a promotion from it carries.
+ */
+interface Handed {
+  stop?: { at: string; why: string };
+  held?: Soak;
+  from: PromotionEvidence;
+}
+
+/**
+ * Walks environments towards `candidate`, each after every environment it follows (lib/pipeline/environment-graph.ts;
+ * by default the one listed before it): an environment behind the candidate is promoted once every environment it
+ * follows has passed the candidate, and nothing beyond an environment that is not done is reached. Branches are
+ * independent: one that stops, waits for a person or is frozen holds back only what follows it, so a fan-out may
+ * promote several environments at once, and a fan-in waits for its slowest branch. `runs` says whether a target's
+ * revision is the candidate (a source's version is matched more loosely: runsSourceRevision).
  *
- * A soak that runs (`held`, from an earlier environment, or met on the way) holds back every promotion after its
- * environment: the first environment behind the candidate waits for it (`AwaitingSoak`) instead of being promoted.
- * It does not stop the walk, so an environment that already runs the candidate is still shown as it stands.
+ * A soak that runs (handed on from an earlier environment, or met on the way) holds back every promotion after its
+ * environment: an environment behind the candidate waits for it (`AwaitingSoak`) instead of being promoted. It does
+ * not stop the walk, so an environment that already runs the candidate is still shown as it stands.
+ *
+ * `handed` holds what the environments decided before this walk hand on; `root` is what the source hands to an
+ * environment that follows nothing (the first, when it is promoted from a source).
  */
 function walk(
   input: DecisionInput,
   envs: readonly PipelineEnvironment[],
   candidate: string,
   options: WalkOptions,
-): Walked & { held?: Soak } {
+): Walked & { handed: Map<string, Handed> } {
   const runs = options.runs ?? sameRevision;
-  let { held, from } = options;
+  const handed = new Map(options.handed);
   const environments: EnvironmentExplanation[] = [];
   const actions: Action[] = [];
   let needsFreezes = false;
-  // Set once the walk stops: the environment it stopped at, and why.
-  let stop: { at: string; why: string } | undefined;
-  for (const env of envs) {
-    if (stop !== undefined) {
-      environments.push(notReached(env, 'StoppedEarlier', `not reached: stopped at ${stop.at} (${stop.why})`, stop.at));
+  const walked = new Set(envs.map((env) => env.name));
+  for (const env of walkOrder(input.pipeline.environments).filter((one) => walked.has(one.name))) {
+    const upstream = upstreamOf(input, env, handed, options.root);
+    const hand = (next: Omit<Handed, 'from'> & { from?: PromotionEvidence }) =>
+      handed.set(env.name, { ...next, from: next.from ?? upstream.from });
+    if (upstream.stop !== undefined) {
+      const message = `not reached: stopped at ${upstream.stopped}`;
+      environments.push(notReached(env, 'StoppedEarlier', message, upstream.stop.at));
+      hand({ stop: upstream.stop });
       continue;
     }
+    const { held } = upstream;
     const approval = approvalOf(input.approvals, env);
     const targets = observedTargets(input, env);
     const classified = classifyEnvironment(targets, candidate, env, runs);
     if (classified.state === 'behind' && held) {
       environments.push(awaitingSoak(env, held, candidate, input.now));
-      stop = { at: env.name, why: `waiting for the soak of ${held.env}` };
+      hand({ stop: { at: env.name, why: `waiting for the soak of ${held.env}` } });
       continue;
     }
     if (classified.state === 'behind') {
@@ -225,15 +260,15 @@ function walk(
           ...explanation(env, 'frozen', freeze.reason, `${candidate} is not promoted here yet: ${freeze.message}`),
           ...(freeze.until === undefined ? {} : { frozenUntil: freeze.until }),
         });
-        stop = { at: env.name, why: 'frozen' };
+        hand({ stop: { at: env.name, why: 'frozen' } });
         continue;
       }
       if (freeze?.frozen === 'unknown') needsFreezes = true;
       environments.push(explanation(env, step.state, step.reason, step.message));
       actions.push(
-        ...step.actions.map((action) => (action.type === 'promote' ? { ...action, evidence: from } : action)),
+        ...step.actions.map((action) => (action.type === 'promote' ? { ...action, evidence: upstream.from } : action)),
       );
-      stop = { at: env.name, why: step.state };
+      hand({ stop: { at: env.name, why: step.state } });
       continue;
     }
     const verified =
@@ -243,13 +278,14 @@ function walk(
     if (verified && !verified.passed) {
       environments.push(verifying(env, verified));
       if (verified.due) actions.push({ type: 'verify', env: env.name, revision: candidate });
-      stop = { at: env.name, why: verified.state === 'failed' ? 'verification failed' : 'verifying' };
+      hand({ stop: { at: env.name, why: verified.state === 'failed' ? 'verification failed' : 'verifying' } });
       continue;
     }
     const soak = classified.state === 'passed' ? soakOf(env, sinceOf(targets), input.now) : undefined;
+    let holds = held;
     if (soak && isRunning(soak, input.now)) {
       environments.push(soaking(env, soak, input.now, classified.message));
-      held = held && held.endsAt >= soak.endsAt ? held : soak;
+      holds = held && held.endsAt >= soak.endsAt ? held : soak;
     } else if (soak) {
       environments.push(explanation(env, 'passed', 'SoakServed', `${classified.message}; ${soakServed(env)}`));
     } else if (verified) {
@@ -257,30 +293,61 @@ function walk(
     } else {
       environments.push(explanation(env, classified.state, classified.reason, classified.message));
     }
-    if (classified.state === 'passed') {
-      from = environmentEvidence(env.name, targets, env.soak, verificationOf(input, env, candidate));
-    }
     // What we cannot see, or cannot move, keeps its approval request: it may still be what the person wants.
     const keep = classified.state === 'unknown' || classified.state === 'suspended';
     const clear = keep ? undefined : staleApproval(env, approval, candidate);
     if (clear) actions.push(clear);
-    if (classified.state !== 'passed') stop = { at: env.name, why: classified.state };
+    if (classified.state === 'passed') {
+      const from = environmentEvidence(env.name, targets, env.soak, verificationOf(input, env, candidate));
+      hand({ from, ...(holds ? { held: holds } : {}) });
+    } else {
+      hand({ stop: { at: env.name, why: classified.state } });
+    }
   }
-  return {
-    actions,
-    environments,
-    ...(held ? { held } : {}),
-    ...(needsFreezes ? { needsFreezes } : {}),
-  };
+  return { actions, environments, handed, ...(needsFreezes ? { needsFreezes } : {}) };
 }
 
 interface WalkOptions {
   /** Whether a target's revision is the candidate; default sameRevision. */
   runs?: RunsRevision;
-  /** A soak that runs in an earlier environment. */
-  held?: Soak | undefined;
-  /** Where the candidate comes from, for the promotion's evidence. */
-  from: PromotionEvidence;
+  /** What the environments decided before the walk hand on, by name. */
+  handed?: ReadonlyMap<string, Handed>;
+  /** What an environment that follows nothing starts from: the source, for the first environment. */
+  root?: Handed;
+}
+
+/**
+ * What the environments `env` follows hand on to it, together: stopped if any of them stopped (naming each that
+ * did), the soak that ends last, and the evidence of each (the first it follows, the others as `also`).
+ */
+function upstreamOf(
+  input: DecisionInput,
+  env: PipelineEnvironment,
+  handed: ReadonlyMap<string, Handed>,
+  root: Handed | undefined,
+): Handed & { stopped?: string } {
+  const names = predecessorsOf(input.pipeline.environments, env.name);
+  const upstream = names.length === 0 ? [root] : names.map((name) => handed.get(name));
+  const known = upstream.filter((one): one is Handed => one !== undefined);
+  const [first] = known;
+  if (first === undefined || known.length < upstream.length) {
+    // Not reachable with a valid graph: an environment is walked only after every environment it follows.
+    const at = names[0] ?? env.name;
+    return { stop: { at, why: 'not decided' }, stopped: `${at} (not decided)`, from: sourceEvidence(at) };
+  }
+  const stops = known.flatMap((one) => (one.stop ? [one.stop] : []));
+  const [stop] = stops;
+  const held = known.reduce<Soak | undefined>(
+    (latest, one) => (one.held && (!latest || one.held.endsAt > latest.endsAt) ? one.held : latest),
+    undefined,
+  );
+  const also = known.slice(1).map((one) => one.from);
+  const from = also.length > 0 ? { ...first.from, also } : first.from;
+  return {
+    from,
+    ...(held ? { held } : {}),
+    ...(stop ? { stop, stopped: [...new Set(stops.map(({ at, why }) => `${at} (${why})`))].join(', ') } : {}),
+  };
 }
 
 /**

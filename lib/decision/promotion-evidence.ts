@@ -11,6 +11,11 @@ export interface PromotionEvidence {
   soak?: string;
   /** Its verification checks' last results, when it has checks (docs/verification.md). */
   checks?: EvidenceCheck[];
+  /**
+   * The other environments an environment with several predecessors follows (docs/environment-graphs.md), each as
+   * observed: the candidate comes from all of them.
+   */
+  also?: PromotionEvidence[];
 }
 
 export interface EvidenceCheck {

@@ -9,6 +9,7 @@ import type { ReceiverDeps } from './receiver-deps.js';
 import { clip, type RequestLog } from './request-log.js';
 import { ACCEPTED, badRequest, LAST_ENVIRONMENT, NOT_THE_PIPELINE_APP, UNKNOWN_ENVIRONMENT } from './responses.js';
 import type { HttpRequest, HttpResponse } from './types.js';
+import { successorsOf } from '../pipeline/environment-graph.js';
 
 export async function receivePromotion(
   request: HttpRequest,
@@ -32,13 +33,13 @@ export async function receivePromotion(
   log.object = { kind: clip(kind), namespace: clip(namespace), name: clip(name) };
   if (parsed.event.revisionHint) log.hint = { revision: clip(parsed.event.revisionHint) };
 
-  const index = pipeline.environments.findIndex((environment) => environment.name === env);
-  const environment = pipeline.environments[index];
+  const environment = pipeline.environments.find((candidate) => candidate.name === env);
   if (environment === undefined) {
     log.outcome = 'unknown-environment';
     return UNKNOWN_ENVIRONMENT;
   }
-  if (index === pipeline.environments.length - 1) {
+  // Nothing is promoted from an environment no other follows: the last of a line, the end of a graph's branch.
+  if (successorsOf(pipeline.environments, env).length === 0) {
     log.outcome = 'last-environment';
     return LAST_ENVIRONMENT;
   }

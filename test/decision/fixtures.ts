@@ -20,6 +20,7 @@ import type {
 import type { TargetStatus } from '../../lib/flux/target-status.js';
 import { unreadableTarget } from '../../lib/flux/target-status.js';
 import { appKeyOf, appKeyString } from '../../lib/pipeline/model.js';
+import { predecessorsOf } from '../../lib/pipeline/environment-graph.js';
 import type { VerificationRecord } from '../../lib/decision/verification.js';
 import type { Pipeline, PipelineEnvironment, PipelineTarget, SourceObject } from '../../lib/pipeline/model.js';
 
@@ -50,6 +51,8 @@ export const manualNotification: Promotion = { manual: true, ...notification };
 
 export interface EnvironmentSpec {
   name: string;
+  /** `spec.environments[].after`: the environments this one follows (default: the one listed before). */
+  after?: string[];
   /** `flux-system/prod-eu apps`: the GitopsCluster `flux-system/prod-eu`, the app in namespace `apps`. */
   targets: string[];
   /** The environment's own promotion block; without it the pipeline's applies (Weave `GetPromotion`). */
@@ -86,6 +89,7 @@ export function pipeline(spec: PipelineSpec): Pipeline {
       const promotion = env.promotion ?? spec.promotion;
       return {
         name: env.name,
+        ...(env.after ? { after: env.after } : {}),
         targets: env.targets.map(target),
         ...(promotion ? { promotion } : {}),
         ...(env.soak ? { soak: env.soak } : {}),
@@ -254,6 +258,20 @@ export function withoutEvidence(actions: readonly Action[]): Action[] {
   });
 }
 
+/** The environments `env` comes after, directly or through others. */
+function ancestorsOf(subject: Pipeline, env: string): Set<string> {
+  const found = new Set<string>();
+  const visit = (name: string): void => {
+    for (const before of predecessorsOf(subject.environments, name)) {
+      if (found.has(before)) continue;
+      found.add(before);
+      visit(before);
+    }
+  };
+  visit(env);
+  return found;
+}
+
 /** One test per row, plus the checks every decision must pass: pipeline order, one-line messages, no mutation. */
 export function runRows(rows: readonly Row[]): void {
   for (const row of rows) {
@@ -289,15 +307,14 @@ export function runRows(rows: readonly Row[]): void {
         row.soakEndsAt ?? {},
         'soakEndsAt',
       );
-      const order = row.pipeline.environments.map((e) => e.name);
       for (const { env, state, waitsFor } of decision.environments) {
         if (state !== 'not-reached') {
           assert.equal(waitsFor, undefined, `${env}: only an environment not reached waits for another`);
           continue;
         }
-        // What a person reads as "waits for staging": always an environment before this one.
+        // What a person reads as "waits for staging": always an environment this one comes after.
         assert.ok(waitsFor !== undefined, `${env}: not reached, and names what it waits for`);
-        assert.ok(order.indexOf(waitsFor) < order.indexOf(env), `${env}: waits for ${waitsFor}, an earlier one`);
+        assert.ok(ancestorsOf(row.pipeline, env).has(waitsFor), `${env}: waits for ${waitsFor}, one it comes after`);
       }
       if (row.verificationEndsAt) {
         const ends = decision.environments.flatMap((e) =>

@@ -125,6 +125,29 @@ describe('the evidence section', () => {
     assert.ok(cut.includes('| errors |') && cut.includes('| rate |') && !cut.includes('| two |'), 'targets go first');
   });
 
+  it('after a fan-in, names every environment the candidate comes from, and each target and check with its own', () => {
+    const evidence: PromotionEvidence = {
+      from: 'prod-eu',
+      soak: '1h',
+      targets: [{ name: 'flux-system/eu apps', revision: '1.0.0', phase: 'Ready' }],
+      also: [
+        {
+          from: 'prod-us',
+          targets: [{ name: 'flux-system/us apps', revision: '1.0.0', phase: 'Ready' }],
+          checks: [
+            { name: 'rate', kind: 'prometheus', verdict: 'passed', value: '0', checkedAt: '2026-11-01T10:00:00Z' },
+          ],
+        },
+      ],
+    };
+    const body = promotionPullRequestBody('flux-system', 'podinfo', 'global', evidence, 65_536);
+    assert.ok(body.includes('Promoted from **prod-eu**, soak 1h served and **prod-us**.'), body);
+    const lines = (evidenceSection(evidence, 'lead', 10_000) ?? assert.fail('no section')).split('\n');
+    assert.ok(lines.includes('| prod-eu: flux-system/eu apps | 1.0.0 | Ready | - |'), lines.join('\n'));
+    assert.ok(lines.includes('| prod-us: flux-system/us apps | 1.0.0 | Ready | - |'), lines.join('\n'));
+    assert.ok(lines.includes('| prod-us: rate | prometheus | passed | 0 | 2026-11-01 10:00:00 |'), lines.join('\n'));
+  });
+
   it('leaves rows out from the end to fit, counting them, and leaves itself out when nothing fits', () => {
     const evidence: PromotionEvidence = {
       from: 'dev',

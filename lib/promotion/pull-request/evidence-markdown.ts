@@ -25,10 +25,30 @@ export function markdownText(text: string): string {
     .replace(/\p{Cc}/gu, ' ');
 }
 
-/** The lead sentence of a promotion's evidence: where the candidate comes from, and the soak it served. */
+/**
+ * The lead sentence of a promotion's evidence: where the candidate comes from (every environment, after a fan-in),
+ * and the soak each served.
+ */
 export function promotedFromSentence(evidence: PromotionEvidence): string {
-  const soak = evidence.soak === undefined ? '' : `, soak ${markdownText(evidence.soak)} served`;
-  return `Promoted from **${markdownText(evidence.from)}**${soak}.`;
+  const sources = everySource(evidence).map((one) => {
+    const soak = one.soak === undefined ? '' : `, soak ${markdownText(one.soak)} served`;
+    return `**${markdownText(one.from)}**${soak}`;
+  });
+  return `Promoted from ${sources.join(' and ')}.`;
+}
+
+/**
+ * The evidence of each environment the candidate comes from: one, or several after a fan-in, whose targets and
+ * checks are then named with their environment.
+ */
+function everySource(evidence: PromotionEvidence): PromotionEvidence[] {
+  const { also, ...first } = evidence;
+  if (also === undefined || also.length === 0) return [first];
+  return [first, ...also].map((one) => ({
+    ...one,
+    targets: one.targets.map((target) => ({ ...target, name: `${one.from}: ${target.name}` })),
+    ...(one.checks ? { checks: one.checks.map((check) => ({ ...check, name: `${one.from}: ${check.name}` })) } : {}),
+  }));
 }
 
 /**
@@ -37,17 +57,20 @@ export function promotedFromSentence(evidence: PromotionEvidence): string {
  * and counted in a line, until it fits; undefined when not even the heading, the lead and the checks fit.
  */
 export function evidenceSection(evidence: PromotionEvidence, lead: string, maxLength: number): string | undefined {
-  const rows = evidence.targets.map((target) =>
-    tableRow([
-      target.name,
-      target.revision ?? NONE,
-      target.phase,
-      target.healthySince === undefined ? NONE : utcTime(target.healthySince),
-    ]),
-  );
-  const checks = (evidence.checks ?? []).map((check) =>
-    tableRow([check.name, check.kind, check.verdict, check.value, utcTime(check.checkedAt)]),
-  );
+  const sources = everySource(evidence);
+  const rows = sources
+    .flatMap((one) => one.targets)
+    .map((target) =>
+      tableRow([
+        target.name,
+        target.revision ?? NONE,
+        target.phase,
+        target.healthySince === undefined ? NONE : utcTime(target.healthySince),
+      ]),
+    );
+  const checks = sources
+    .flatMap((one) => one.checks ?? [])
+    .map((check) => tableRow([check.name, check.kind, check.verdict, check.value, utcTime(check.checkedAt)]));
   for (let shown = rows.length; shown >= 0; shown--) {
     const left = rows.length - shown;
     const lines = [EVIDENCE_HEADING, '', lead];
