@@ -65,6 +65,8 @@ export type Strategy = PullRequestStrategy | 'notification';
 
 export interface EnvironmentOptions {
   name: string;
+  /** `after`: the environments this one follows (default: the one listed before it). */
+  after?: readonly string[];
   /** Each target: a namespace on a GitopsCluster of the Pipeline's namespace. */
   targets: readonly { namespace: string; cluster: string }[];
   /** `targetSelector`: the app in `namespace` on every GitopsCluster with these labels. */
@@ -111,6 +113,7 @@ function environmentYaml(env: EnvironmentOptions, pipelineStrategy: Strategy): s
     ({ namespace, cluster }) => `{namespace: ${namespace}, clusterRef: {kind: GitopsCluster, name: ${cluster}}}`,
   );
   let text = `    - name: ${env.name}\n      targets: [${targets.join(', ')}]\n`;
+  if (env.after) text += `      after: [${env.after.join(', ')}]\n`;
   if (env.selector) {
     const { matchLabels, namespace } = env.selector;
     text += `      targetSelector: {clusterSelector: {matchLabels: ${JSON.stringify(matchLabels)}}, namespace: ${namespace}}\n`;

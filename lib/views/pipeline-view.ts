@@ -1,5 +1,6 @@
 // One pipeline as `status` and `explain` show it: the stored state the verifier decides on (read through the same
 // helper, so what is shown is what the verifier would decide now), arranged per environment.
+import { predecessorsOf } from '../pipeline/environment-graph.js';
 import { type StrategyName, strategyOf } from '../pipeline/promotion.js';
 import {
   type ApprovalMarker,
@@ -35,6 +36,8 @@ export interface TargetView {
 
 export interface EnvironmentView {
   name: string;
+  /** The environments it follows (docs/environment-graphs.md): none for the first. */
+  after: string[];
   manual: boolean;
   strategy?: StrategyName;
   /** The decision's state, reason and one-line explanation for the environment. */
@@ -88,6 +91,7 @@ export async function loadPipelineView(
     const pullRequest = candidateRecord && promotionPullRequest(candidateRecord, env.promotion);
     return {
       name: env.name,
+      after: predecessorsOf(pipeline.environments, env.name),
       manual: env.promotion?.manual === true,
       strategy: env.promotion ? strategyOf(env.promotion) : undefined,
       state: explanation?.state ?? 'not-reached',

@@ -2,6 +2,7 @@
 // verifier would make now on the stored state (candidate, each environment's state and explanation, what it would
 // do next, or the person an environment waits for), with the target statuses, approval marker and promotions behind
 // it.
+import { isGraph } from '../../pipeline/environment-graph.js';
 import { requiredApprovals } from '../../approval/approve.js';
 import { timeLeftUntil, type Action } from '../../decision/index.js';
 import { approveCommand, rejectCommand } from '../../notify/approve-command.js';
@@ -173,6 +174,7 @@ function environmentLines(
     `${env.state}/${env.reason}`,
     ...(env.manual ? ['manual'] : []),
     ...(env.strategy ? [env.strategy] : []),
+    ...(isGraph(view.stored.pipeline.environments) && env.after.length > 0 ? [`after ${env.after.join(', ')}`] : []),
   ];
   const lines = [`${env.name}: ${environmentStateText(env)} (${traits.join(', ')}): ${env.message}`];
   if (env.soakEndsAt) {

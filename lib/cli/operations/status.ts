@@ -1,6 +1,7 @@
 // What `pipelinectl status` shows: per pipeline, each environment × target with its revision and phase, the
 // decision for each environment (made now, from the stored state, exactly as the verifier would), waiting approvals
 // and promotions; as a table or as JSON (the shape is `StatusJson`).
+import { isGraph } from '../../pipeline/environment-graph.js';
 import { rolledBackEnv } from '../../decision/rollback-record.js';
 import type {
   ApprovalMarker,
@@ -78,6 +79,8 @@ export interface SourceStatusJson {
 
 export interface EnvironmentStatusJson {
   name: string;
+  /** The environments it follows, in the order `after` names them (docs/environment-graphs.md); [] for the first. */
+  after: string[];
   /** Promoted only after an approval of exactly the candidate. */
   manual: boolean;
   strategy: 'pull-request' | 'notification' | null;
@@ -187,6 +190,7 @@ export function statusJson(view: PipelineView): PipelineStatusJson {
     source: sourceJson(view.decision.source),
     environments: view.environments.map((env) => ({
       name: env.name,
+      after: env.after,
       manual: env.manual,
       strategy: env.strategy ?? null,
       state: env.state,
@@ -340,8 +344,11 @@ export function statusTable(view: PipelineView, now: Date, options: StatusTableO
   if (source) out.push(clip(`source: ${source.message} (${source.state}/${source.reason})`, LINE_WIDTH));
   out.push(header);
   let next = 0;
+  // A line needs no word on what follows what; a graph names each environment's predecessors.
+  const graph = isGraph(pipeline.environments);
   view.environments.forEach((env, i) => {
     for (const row of envRows[i] ?? []) out.push(spanning(row, row.type === 'more' ? '' : (lines[next++] ?? '')));
+    if (graph && env.after.length > 0) out.push(detail(`after ${env.after.join(', ')}`));
     out.push(detail(env.message));
     // Not clipped: the approve command in it is printed to be pasted, and a command cut short is no command.
     if (env.approval) out.push(`${indent}${approvalLine(view.key, env.name, env.approval, now, options.approveFlags)}`);
