@@ -105,21 +105,35 @@ export const PullRequestPromotion = z
  * `pull-request` and `notification` is accepted (the pull request is used, as in Weave) with a warning
  * (references.ts); what each level must hold at least is checked by the two promotion schemas below.
  */
-export const Strategy = z.strictObject({
-  'pull-request': PullRequestPromotion.optional(),
-  notification: z.strictObject({}).optional(),
-  secretRef: LocalObjectReference.optional(),
-});
+export const Strategy = z
+  .strictObject({
+    'pull-request': PullRequestPromotion.optional(),
+    notification: z.strictObject({}).optional(),
+    /** Extension: served to Flux Operator's ExternalService input provider (docs/external-service.md). */
+    'external-service': z.strictObject({}).optional(),
+    secretRef: LocalObjectReference.optional(),
+  })
+  .superRefine((strategy, ctx) => {
+    if (strategy['external-service'] === undefined) return;
+    for (const other of ['pull-request', 'notification'] as const) {
+      if (strategy[other] === undefined) continue;
+      ctx.addIssue({
+        code: 'custom',
+        path: ['external-service'],
+        message: `external-service promotes without Git or notification: remove ${other} (or external-service)`,
+      });
+    }
+  });
 
 /** An environment's promotion: it promotes, so it names a strategy (Weave reads no webhook key at this level). */
 export const Promotion = z.strictObject({
   manual: z.boolean().optional(),
   strategy: Strategy.superRefine((strategy, ctx) => {
-    if (!strategy['pull-request'] && !strategy.notification) {
+    if (!strategy['pull-request'] && !strategy.notification && !strategy['external-service']) {
       ctx.addIssue({
         code: 'custom',
         message:
-          'set a promotion strategy: pull-request or notification (a secretRef alone belongs in ' +
+          'set a promotion strategy: pull-request, notification or external-service (a secretRef alone belongs in ' +
           'spec.promotion.strategy, the only place the webhook key is read from)',
       });
     }
@@ -133,10 +147,12 @@ export const Promotion = z.strictObject({
 export const PipelinePromotion = z.strictObject({
   manual: z.boolean().optional(),
   strategy: Strategy.superRefine((strategy, ctx) => {
-    if (!strategy['pull-request'] && !strategy.notification && !strategy.secretRef) {
+    if (!strategy['pull-request'] && !strategy.notification && !strategy['external-service'] && !strategy.secretRef) {
       ctx.addIssue({
         code: 'custom',
-        message: 'set a promotion strategy (pull-request or notification), the webhook key (secretRef), or both',
+        message:
+          'set a promotion strategy (pull-request, notification or external-service), the webhook key (secretRef), ' +
+          'or both',
       });
     }
   }),

@@ -28,6 +28,11 @@ export interface PullRequestPromotion {
 export interface PromotionStrategy {
   'pull-request'?: PullRequestPromotion;
   notification?: Record<string, never>;
+  /**
+   * Extension: no Git write; the environment's desired revision is recorded and served to Flux Operator's
+   * ExternalService input provider (docs/external-service.md). Alone in its block.
+   */
+  'external-service'?: Record<string, never>;
   /** Pipeline level only: the Secret whose `hmac-key` signs the pipeline's webhooks. */
   secretRef?: LocalObjectReference;
 }
@@ -43,16 +48,23 @@ export interface Promotion {
  * promotes nothing, and an environment without a block of its own has no strategy (docs/weave-compatibility.md).
  */
 export function namesStrategy(promotion: Promotion): boolean {
-  return promotion.strategy['pull-request'] !== undefined || promotion.strategy.notification !== undefined;
+  const { strategy } = promotion;
+  return (
+    strategy['pull-request'] !== undefined ||
+    strategy.notification !== undefined ||
+    strategy['external-service'] !== undefined
+  );
 }
 
 /** The name of a promotion strategy, as the Pipeline spells it. */
-export type StrategyName = 'pull-request' | 'notification';
+export type StrategyName = 'pull-request' | 'notification' | 'external-service';
 
 /**
- * The strategy a promotion block uses. Pull-request wins when both are given (Weave's registration order; the config
- * loader warns about it), so the promoter, the decision's explanation and `status` always name the same one.
+ * The strategy a promotion block uses. Pull-request wins over a notification when both are given (Weave's
+ * registration order; the config loader warns about it), so the promoter, the decision's explanation and `status`
+ * always name the same one. `external-service` is alone in its block (the schema refuses it beside another).
  */
 export function strategyOf(promotion: Promotion): StrategyName {
-  return promotion.strategy['pull-request'] ? 'pull-request' : 'notification';
+  if (promotion.strategy['pull-request']) return 'pull-request';
+  return promotion.strategy['external-service'] ? 'external-service' : 'notification';
 }

@@ -15,6 +15,7 @@ import {
 export interface Strategies {
   pullRequest?: Promoter;
   notification?: Promoter;
+  externalService?: Promoter;
 }
 
 export class StrategyPromoter implements Promoter {
@@ -29,7 +30,11 @@ export class StrategyPromoter implements Promoter {
     }
     const name = strategyOf(promotion);
     if (request.rollback && name !== 'pull-request') return Promise.reject(rollbackNotSupported(request));
-    const promoter = name === 'pull-request' ? this.strategies.pullRequest : this.strategies.notification;
+    const promoter = {
+      'pull-request': this.strategies.pullRequest,
+      notification: this.strategies.notification,
+      'external-service': this.strategies.externalService,
+    }[name];
     if (!promoter) {
       return Promise.reject(
         new PromotionError('Invalid', `the ${name} promotion strategy is not available in this deployment`),

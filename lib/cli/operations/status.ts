@@ -2,6 +2,7 @@
 // decision for each environment (made now, from the stored state, exactly as the verifier would), waiting approvals
 // and promotions; as a table or as JSON (the shape is `StatusJson`).
 import { isGraph } from '../../pipeline/environment-graph.js';
+import type { StrategyName } from '../../pipeline/promotion.js';
 import { rolledBackEnv } from '../../decision/rollback-record.js';
 import type {
   ApprovalMarker,
@@ -83,7 +84,7 @@ export interface EnvironmentStatusJson {
   after: string[];
   /** Promoted only after an approval of exactly the candidate. */
   manual: boolean;
-  strategy: 'pull-request' | 'notification' | null;
+  strategy: StrategyName | null;
   /** The decision for the environment: source, passed, soaking, in-progress, ahead, unknown, suspended, promoting,
    *  pull-request-open, pull-request-closed, promoted, failed, waiting-approval, rejected, frozen, rolling-back,
    *  no-strategy or not-reached. */
