@@ -129,6 +129,15 @@ describe('the pipeline graph', () => {
     assert.match(svg, /&lt;script&gt;alert\(1\)&lt;\/script&gt;/);
   });
 
+  it('a text that fits the widest box is never cut: the box grows to hold it', () => {
+    for (let length = 1; length <= 30; length++) {
+      const text = 'w'.repeat(length);
+      const svg = pipelineGraph('flux-system/shop', [{ ...passed({ name: text }), stateText: text }]).toString();
+      assert.match(svg, new RegExp(`class="node-name"[^>]*>\\s*${text}\\s*</text>`), `a name of ${length}`);
+      assert.match(svg, new RegExp(`class="node-state"[^>]*>\\s*${text}\\s*</text>`), `a state of ${length}`);
+    }
+  });
+
   it('a name too long for its box is cut with an ellipsis there, and whole in its title', () => {
     const long = `prod-${'x'.repeat(58)}`;
     const svg = pipelineGraph('flux-system/shop', [passed({ name: 'staging' }), passed({ name: long })]).toString();

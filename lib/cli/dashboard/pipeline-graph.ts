@@ -40,16 +40,16 @@ export interface GraphLayout {
   nodeHeight: number;
 }
 
-const NODE_HEIGHT = 62;
+const NODE_HEIGHT = 68;
 const COLUMN_GAP = 44;
 const ROW_GAP = 14;
 const MARGIN = 2;
 const PADDING_X = 10;
 /** Widths of a character, generous averages, so that a text cut to fit the box does fit it in any system font. */
-const NAME_CHAR = 8.2;
-const DETAIL_CHAR = 7.4;
-const MIN_NODE_WIDTH = 132;
-const MAX_NODE_WIDTH = 264;
+const NAME_CHAR = 8.8;
+const DETAIL_CHAR = 8;
+const MIN_NODE_WIDTH = 140;
+const MAX_NODE_WIDTH = 288;
 const ARROW_LENGTH = 8;
 
 /**
@@ -139,9 +139,10 @@ export function pipelineGraph(pipeline: string, environments: readonly GraphNode
     longest((env) => env.revision, DETAIL_CHAR),
     longest((env) => env.stateText, DETAIL_CHAR),
   );
-  const nodeWidth = Math.round(Math.min(MAX_NODE_WIDTH, Math.max(MIN_NODE_WIDTH, wanted + 2 * PADDING_X)));
+  const nodeWidth = Math.ceil(Math.min(MAX_NODE_WIDTH, Math.max(MIN_NODE_WIDTH, wanted + 2 * PADDING_X)));
   const layout = layoutEnvironments(environments, nodeWidth);
-  const inside = nodeWidth - 2 * PADDING_X;
+  // How many characters of a text fit the box (the box was made wide enough for every text that fits the widest box).
+  const room = (charWidth: number) => Math.floor((nodeWidth - 2 * PADDING_X) / charWidth + 1e-6);
   const byName = new Map(layout.nodes.map((node) => [node.name, node]));
 
   const edges = layout.edges.map(({ from, to }) => {
@@ -173,19 +174,20 @@ export function pipelineGraph(pipeline: string, environments: readonly GraphNode
     >
       <title>${nodeTitle(environments, env)}</title>
       <rect width="${nodeWidth}" height="${NODE_HEIGHT}" rx="6" stroke="currentColor" stroke-width="2" />
-      <text class="node-name" x="${PADDING_X}" y="19" font-size="13" font-weight="600">
-        ${fit(env.name, Math.floor(inside / NAME_CHAR))}
+      <text class="node-name" x="${PADDING_X}" y="21" font-size="14" font-weight="600">
+        ${fit(env.name, room(NAME_CHAR))}
       </text>
-      <text class="node-revision" x="${PADDING_X}" y="36" font-size="12">
-        ${fit(env.revision, Math.floor(inside / DETAIL_CHAR))}
+      <text class="node-revision" x="${PADDING_X}" y="40" font-size="13">
+        ${fit(env.revision, room(DETAIL_CHAR))}
       </text>
-      <text class="node-state" x="${PADDING_X}" y="53" font-size="12" font-weight="600" fill="currentColor">
-        ${fit(env.stateText, Math.floor(inside / DETAIL_CHAR))}
+      <text class="node-state" x="${PADDING_X}" y="59" font-size="13" font-weight="600" fill="currentColor">
+        ${fit(env.stateText, room(DETAIL_CHAR))}
       </text>
     </g>`;
   });
 
   const words = graphInWords(environments);
+  const title = words === '' ? `The environment of ${pipeline}` : `The environments of ${pipeline}: ${words}`;
   const states = environments.map((env) => `${env.name}: ${env.revision}, ${env.stateText}.`).join(' ');
   return html`<svg
     class="pipeline-graph"
@@ -196,9 +198,7 @@ export function pipelineGraph(pipeline: string, environments: readonly GraphNode
     role="img"
     aria-labelledby="pipeline-graph-title pipeline-graph-desc"
   >
-    <title id="pipeline-graph-title">
-      ${words === '' ? `The environment of ${pipeline}` : `The environments of ${pipeline}: ${words}`}
-    </title>
+    <title id="pipeline-graph-title">${title}</title>
     <desc id="pipeline-graph-desc">${states}</desc>
     <defs>
       <marker
@@ -214,7 +214,7 @@ export function pipelineGraph(pipeline: string, environments: readonly GraphNode
         <path class="arrowhead" d="M 0 0 L ${ARROW_LENGTH} 4 L 0 8 z" />
       </marker>
     </defs>
-    <g class="edges">${edges}</g>
+    <g class="edges" aria-hidden="true">${edges}</g>
     ${nodes}
   </svg>`;
 }
