@@ -628,6 +628,22 @@ describe('a pipeline drawn as a graph, in headless Chromium', { concurrency: fal
       'left to right',
     );
     await screenshot(t, 'pipeline-graph-line');
+
+    // On a narrow screen the graph keeps its size, to stay readable, and scrolls sideways.
+    const viewport = page.viewportSize();
+    await page.setViewportSize({ width: 400, height: 800 });
+    const narrow = await nodeBoxes();
+    assert.deepEqual(
+      narrow.map((box) => box.width),
+      boxes.map((box) => box.width),
+      'not shrunk',
+    );
+    const scrolls = await page.evaluate<boolean>(
+      "(() => { const s = document.querySelector('.pipeline-graph-scroll'); return s.scrollWidth > s.clientWidth; })()",
+    );
+    assert.ok(scrolls, 'scrolls sideways');
+    await screenshot(t, 'pipeline-graph-line-narrow');
+    if (viewport) await page.setViewportSize(viewport);
   });
 
   it('no page logged a console error', (t) => {

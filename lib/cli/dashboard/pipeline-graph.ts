@@ -189,32 +189,36 @@ export function pipelineGraph(pipeline: string, environments: readonly GraphNode
   const words = graphInWords(environments);
   const title = words === '' ? `The environment of ${pipeline}` : `The environments of ${pipeline}: ${words}`;
   const states = environments.map((env) => `${env.name}: ${env.revision}, ${env.stateText}.`).join(' ');
-  return html`<svg
-    class="pipeline-graph"
-    id="pipeline-graph"
-    viewBox="0 0 ${layout.width} ${round(layout.height)}"
-    width="${layout.width}"
-    height="${round(layout.height)}"
-    role="img"
-    aria-labelledby="pipeline-graph-title pipeline-graph-desc"
-  >
-    <title id="pipeline-graph-title">${title}</title>
-    <desc id="pipeline-graph-desc">${states}</desc>
-    <defs>
-      <marker
-        id="pipeline-graph-arrow"
-        viewBox="0 0 ${ARROW_LENGTH} 8"
-        refX="0"
-        refY="4"
-        markerWidth="${ARROW_LENGTH}"
-        markerHeight="8"
-        markerUnits="userSpaceOnUse"
-        orient="auto"
-      >
-        <path class="arrowhead" d="M 0 0 L ${ARROW_LENGTH} 4 L 0 8 z" />
-      </marker>
-    </defs>
-    <g class="edges" aria-hidden="true">${edges}</g>
-    ${nodes}
-  </svg>`;
+  // Drawn at its own size, scrolled sideways when wider than the page: shrunk to fit, a long line's words would be
+  // too small to read.
+  return html`<div class="pipeline-graph-scroll">
+    <svg
+      class="pipeline-graph"
+      id="pipeline-graph"
+      viewBox="0 0 ${layout.width} ${round(layout.height)}"
+      width="${layout.width}"
+      height="${round(layout.height)}"
+      role="img"
+      aria-labelledby="pipeline-graph-title pipeline-graph-desc"
+    >
+      <title id="pipeline-graph-title">${title}</title>
+      <desc id="pipeline-graph-desc">${states}</desc>
+      <defs>
+        <marker
+          id="pipeline-graph-arrow"
+          viewBox="0 0 ${ARROW_LENGTH} 8"
+          refX="0"
+          refY="4"
+          markerWidth="${ARROW_LENGTH}"
+          markerHeight="8"
+          markerUnits="userSpaceOnUse"
+          orient="auto"
+        >
+          <path class="arrowhead" d="M 0 0 L ${ARROW_LENGTH} 4 L 0 8 z" />
+        </marker>
+      </defs>
+      <g class="edges" aria-hidden="true">${edges}</g>
+      ${nodes}
+    </svg>
+  </div>`;
 }
