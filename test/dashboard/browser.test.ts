@@ -18,6 +18,8 @@ import { PIPELINE } from '../cli/fixtures.js';
 import { CHROMIUM_MISSING, chromiumPath } from './chromium.js';
 import {
   BROKEN_SOURCE_MESSAGE,
+  DIAMOND_PIPELINE,
+  DIAMOND_REVISION,
   HEALTHY_PIPELINE,
   PULL_REQUEST_URL,
   recordMetricsTrail,
@@ -450,3 +452,202 @@ describe(
     });
   },
 );
+
+// A pipeline whose environments form a diamond with `after` (staging feeds prod-eu and prod-us, which both feed
+// global), every target Ready on 3.1.0, beside podinfo's line. Its page draws the environments as a graph above the
+// tiles: a node per environment in columns by depth, an arrow from each environment it follows, the image named by the
+// graph in words and each node by its own title, in the theme's colours; a line is drawn as a row.
+describe('a pipeline drawn as a graph, in headless Chromium', { concurrency: false, timeout: 4 * PATIENCE_MS }, () => {
+  let world: DashboardWorld | undefined;
+  let browser: Browser | undefined;
+  let page: Page;
+  let screenshots = '';
+  const consoleErrors: string[] = [];
+  const shop = objectKeyString(DIAMOND_PIPELINE);
+
+  const skipWithoutChromium = (t: TestContext): boolean => {
+    if (executablePath) return false;
+    t.skip(SKIP_REASON);
+    return true;
+  };
+  const url = (path: string) => new URL(path, world?.dashboard.url).href;
+  const screenshot = async (t: TestContext, name: string) => {
+    const path = join(screenshots, `${name}.png`);
+    await page.screenshot({ path, fullPage: true });
+    t.diagnostic(`screenshot: ${path}`);
+  };
+  /** Each node's environment and box, read in one step in the page (a live update may replace the elements). */
+  const nodeBoxes = () =>
+    page.evaluate<{ env: string; x: number; y: number; width: number }[]>(
+      `[...document.querySelectorAll('#pipeline-graph g.node')].map((node) => {
+        const box = node.getBoundingClientRect();
+        return { env: node.getAttribute('data-env'), x: box.x, y: box.y, width: box.width };
+      })`,
+    );
+  /** The accessible names Chromium gives the groups inside the image named `name`: what a screen reader reads. */
+  const namesInsideImage = async (name: RegExp): Promise<string[]> => {
+    const cdp = await page.context().newCDPSession(page);
+    const { nodes } = await cdp.send('Accessibility.getFullAXTree');
+    await cdp.detach();
+    const byId = new Map(nodes.map((node) => [node.nodeId, node]));
+    const text = (value: unknown) => (typeof value === 'string' ? value.replace(/\s+/g, ' ').trim() : '');
+    const image = nodes.find((node) => node.role?.value === 'image' && name.test(text(node.name?.value)));
+    assert.ok(image, 'the image is in the accessibility tree');
+    const names: string[] = [];
+    const visit = (id: string) => {
+      const node = byId.get(id);
+      if (!node) return;
+      if (!node.ignored && node.role?.value === 'group') names.push(text(node.name?.value));
+      for (const child of node.childIds ?? []) visit(child);
+    };
+    for (const child of image.childIds ?? []) visit(child);
+    return names;
+  };
+
+  before(async () => {
+    if (!executablePath) return;
+    screenshots = await mkdtemp(join(tmpdir(), 'pipelinectl-dashboard-graph-'));
+    world = await startDashboardWorld({ refreshMs: 200, diamondPipeline: true });
+    browser = await chromium.launch({ executablePath, headless: true, args: ['--no-sandbox'] });
+    page = await browser.newPage();
+    page.setDefaultTimeout(PATIENCE_MS);
+    page.on('console', (message) => {
+      if (message.type() === 'error') consoleErrors.push(`${page.url()}: ${message.text()}`);
+    });
+    page.on('pageerror', (error) => consoleErrors.push(`${page.url()}: ${error.message}`));
+    await page.goto(world.dashboard.ownerUrl);
+    await page.waitForURL(world.dashboard.url);
+  });
+  after(async () => {
+    await browser?.close();
+    await world?.close();
+  });
+
+  it('a diamond: a node per environment in columns by depth, an arrow from each it follows, all named in words', async (t) => {
+    if (skipWithoutChromium(t) || !world) return;
+    t.diagnostic(`screenshots in ${screenshots}`);
+    await page.goto(url(`/pipelines/${shop}`));
+    const graph = page.getByRole('region', { name: 'Environments' }).getByRole('img', {
+      name: `The environments of ${shop}: staging → prod-eu, prod-us; prod-eu, prod-us → global`,
+    });
+    assert.equal(await graph.count(), 1);
+    assert.ok(await graph.isVisible());
+
+    // Staging, then the two regions one above the other, then global between them: left to right by depth.
+    const boxes = await nodeBoxes();
+    assert.deepEqual(
+      boxes.map((box) => box.env),
+      ['staging', 'prod-eu', 'prod-us', 'global'],
+    );
+    const [staging, eu, us, global] = boxes;
+    assert.ok(staging && eu && us && global, 'every node is drawn');
+    assert.ok(staging.x + staging.width < eu.x && eu.x === us.x && us.x + us.width < global.x, 'columns by depth');
+    assert.ok(eu.y < us.y, 'the regions in the order listed, one above the other');
+    assert.ok(eu.y < global.y && global.y < us.y, 'the fan-in between the branches it joins');
+    assert.ok(
+      boxes.every((box) => box.width > 100),
+      'drawn at a readable size',
+    );
+    const arrows = await page.evaluate<string[]>(
+      `[...document.querySelectorAll('#pipeline-graph path.edge')].map(
+        (path) => path.getAttribute('data-from') + ' → ' + path.getAttribute('data-to'),
+      )`,
+    );
+    assert.deepEqual(arrows, ['staging → prod-eu', 'staging → prod-us', 'prod-eu → global', 'prod-us → global']);
+
+    // What a screen reader reads: each environment, the revision it runs, its state in words, what it follows.
+    assert.deepEqual(await namesInsideImage(/^The environments of flux-system\/shop:/), [
+      `staging: ${DIAMOND_REVISION}, source (CandidateFound)`,
+      `prod-eu: ${DIAMOND_REVISION}, passed (AllTargetsReady); after staging`,
+      `prod-us: ${DIAMOND_REVISION}, passed (AllTargetsReady); after staging`,
+      `global: ${DIAMOND_REVISION}, passed (AllTargetsReady); after prod-eu, prod-us`,
+    ]);
+    // On the node itself, the state in the words the tiles use.
+    assert.deepEqual(
+      (await page.locator('#pipeline-graph g.node .node-state').allTextContents()).map((text) => text.trim()),
+      ['source', 'passed', 'passed', 'passed'],
+    );
+    // The tiles are still there, below the graph, one per environment.
+    const tiles = page.getByRole('region', { name: 'Environments' }).getByRole('article');
+    assert.equal(await tiles.count(), 4);
+    const below = await page.evaluate<boolean>(
+      "document.getElementById('pipeline-graph').getBoundingClientRect().bottom <= document.querySelector('article.tile').getBoundingClientRect().top",
+    );
+    assert.ok(below, 'the tiles follow the graph');
+    await screenshot(t, 'pipeline-graph');
+  });
+
+  it("the graph's colours are the theme's: light, then dark when the system asks for it", async (t) => {
+    if (skipWithoutChromium(t) || !world) return;
+    await page.goto(url(`/pipelines/${shop}`));
+    const colours = () =>
+      page.evaluate<{ state: string; border: string; box: string; name: string }>(
+        `(() => {
+          const node = document.querySelector('#pipeline-graph g.node[data-env="prod-eu"]');
+          return {
+            state: getComputedStyle(node.querySelector('.node-state')).fill,
+            border: getComputedStyle(node.querySelector('rect')).stroke,
+            box: getComputedStyle(node.querySelector('rect')).fill,
+            name: getComputedStyle(node.querySelector('.node-name')).fill,
+          };
+        })()`,
+      );
+    // passed: the theme's "ok" colour on the node's words and edge, the panel behind, the names in the text colour.
+    assert.deepEqual(await colours(), {
+      state: 'rgb(17, 99, 41)',
+      border: 'rgb(17, 99, 41)',
+      box: 'rgb(246, 248, 250)',
+      name: 'rgb(27, 31, 36)',
+    });
+    await page.emulateMedia({ colorScheme: 'dark' });
+    assert.deepEqual(await colours(), {
+      state: 'rgb(86, 211, 100)',
+      border: 'rgb(86, 211, 100)',
+      box: 'rgb(22, 27, 34)',
+      name: 'rgb(230, 237, 243)',
+    });
+    await screenshot(t, 'pipeline-graph-dark');
+    await page.emulateMedia({ colorScheme: 'light' });
+  });
+
+  it('a line (no after) is drawn too, as a row', async (t) => {
+    if (skipWithoutChromium(t) || !world) return;
+    await page.goto(url('/pipelines/flux-system/podinfo'));
+    const graph = page.getByRole('img', {
+      name: /^The environments of flux-system\/podinfo: dev → staging; staging → prod /,
+    });
+    assert.equal(await graph.count(), 1);
+    const boxes = await nodeBoxes();
+    assert.deepEqual(
+      boxes.map((box) => box.env),
+      ['dev', 'staging', 'prod'],
+    );
+    assert.equal(new Set(boxes.map((box) => box.y)).size, 1, 'one row');
+    assert.ok(
+      boxes.every((box, i) => i === 0 || (boxes[i - 1]?.x ?? Infinity) < box.x),
+      'left to right',
+    );
+    await screenshot(t, 'pipeline-graph-line');
+
+    // On a narrow screen the graph keeps its size, to stay readable, and scrolls sideways.
+    const viewport = page.viewportSize();
+    await page.setViewportSize({ width: 400, height: 800 });
+    const narrow = await nodeBoxes();
+    assert.deepEqual(
+      narrow.map((box) => box.width),
+      boxes.map((box) => box.width),
+      'not shrunk',
+    );
+    const scrolls = await page.evaluate<boolean>(
+      "(() => { const s = document.querySelector('.pipeline-graph-scroll'); return s.scrollWidth > s.clientWidth; })()",
+    );
+    assert.ok(scrolls, 'scrolls sideways');
+    await screenshot(t, 'pipeline-graph-line-narrow');
+    if (viewport) await page.setViewportSize(viewport);
+  });
+
+  it('no page logged a console error', (t) => {
+    if (skipWithoutChromium(t)) return;
+    assert.deepEqual(consoleErrors, []);
+  });
+});

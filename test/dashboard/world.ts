@@ -59,6 +59,35 @@ spec:
       secretRef: { name: webhook-hmac }
 `;
 
+/** The `diamondPipeline` option's pipeline: staging feeds prod-eu and prod-us, which both feed global (`after`). */
+export const DIAMOND_PIPELINE: ObjectKey = { namespace: 'flux-system', name: 'shop' };
+/** What every one of its targets runs, Ready. */
+export const DIAMOND_REVISION = '3.1.0';
+
+const DIAMOND_PIPELINE_DOCUMENT = `
+apiVersion: pipelines.weave.works/v1alpha1
+kind: Pipeline
+metadata: { name: shop, namespace: flux-system }
+spec:
+  appRef: { apiVersion: helm.toolkit.fluxcd.io/v2, kind: HelmRelease, name: shop }
+  environments:
+    - name: staging
+      targets: [{ namespace: shop-staging, clusterRef: { kind: GitopsCluster, name: dev } }]
+    - name: prod-eu
+      after: [staging]
+      targets: [{ namespace: shop-eu, clusterRef: { kind: GitopsCluster, name: prod } }]
+    - name: prod-us
+      after: [staging]
+      targets: [{ namespace: shop-us, clusterRef: { kind: GitopsCluster, name: prod } }]
+    - name: global
+      after: [prod-eu, prod-us]
+      targets: [{ namespace: shop, clusterRef: { kind: GitopsCluster, name: prod } }]
+  promotion:
+    strategy:
+      notification: {}
+      secretRef: { name: webhook-hmac }
+`;
+
 /** A ConfigSource whose commit is in force: it applied podinfo. */
 export const FLEET_SOURCE: ObjectKey = { namespace: 'flux-system', name: 'fleet' };
 /** A ConfigSource whose commit failed validation, with markup in the message (a file's content, a Git host's text). */
@@ -236,6 +265,8 @@ export interface DashboardWorldOptions {
    * 2.4.0, reached HEALTHY_SINCE_HOURS ago.
    */
   healthyPipeline?: boolean;
+  /** A second pipeline, DIAMOND_PIPELINE, whose environments form a diamond; all run DIAMOND_REVISION. */
+  diamondPipeline?: boolean;
 }
 
 export async function startDashboardWorld(options: DashboardWorldOptions = {}): Promise<DashboardWorld> {
@@ -249,6 +280,7 @@ export async function startDashboardWorld(options: DashboardWorldOptions = {}): 
   });
   if (options.configSources) await writeFiles(root, { 'config/sources.yaml': CONFIG_SOURCES });
   if (options.healthyPipeline) await writeFiles(root, { 'config/api.yaml': HEALTHY_PIPELINE_DOCUMENT });
+  if (options.diamondPipeline) await writeFiles(root, { 'config/shop.yaml': DIAMOND_PIPELINE_DOCUMENT });
   const applied = await runCli(['apply', '-f', join(root, 'config'), '--data-dir', dataDir]);
   assert.equal(applied.code, 0, applied.stderr);
 
@@ -280,6 +312,18 @@ export async function startDashboardWorld(options: DashboardWorldOptions = {}): 
     await opened.store.recordTargetStatus(api('prod', 'api-staging'), status('2.4.0'), since('staging'));
     await opened.store.recordTargetStatus(api('prod', 'api'), status('2.4.0'), since('prod'));
     await verify({ type: 'check-pipeline', pipeline: HEALTHY_PIPELINE, cause: 'apply', readTargets: false });
+  }
+  if (options.diamondPipeline) {
+    const shop = (cluster: string, namespace: string): AppKey => ({ ...app(cluster, namespace), name: 'shop' });
+    for (const [cluster, namespace] of [
+      ['dev', 'shop-staging'],
+      ['prod', 'shop-eu'],
+      ['prod', 'shop-us'],
+      ['prod', 'shop'],
+    ] as const) {
+      await opened.store.recordTargetStatus(shop(cluster, namespace), status(DIAMOND_REVISION), now);
+    }
+    await verify({ type: 'check-pipeline', pipeline: DIAMOND_PIPELINE, cause: 'apply', readTargets: false });
   }
 
   const pending: QueueMessage[] = [];

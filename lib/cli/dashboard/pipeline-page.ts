@@ -1,6 +1,7 @@
-// A pipeline's page: what `status` and `explain` show, as a page. First the environments in promotion order as a row
-// of tiles, each with the revision it runs and since when, its state and reason, and its newest promotion's pull
-// request, so that where the pipeline stands is seen at a glance; then the details. Per environment its state, reason,
+// A pipeline's page: what `status` and `explain` show, as a page. First the environments as a graph (what follows
+// what, each with its revision and state: pipeline-graph.ts), then in promotion order as a row of tiles, each with the
+// revision it runs and since when, its state and reason, and its newest promotion's pull request, so that where the
+// pipeline stands is seen at a glance; then the details. Per environment its state, reason,
 // the decision's explanation and what the verifier would do next (explain's `Next` line, with the approve and reject
 // commands when a person is what the environment waits for), the targets (in short past SUMMARIZED_ABOVE_TARGETS, as
 // the CLI does), the approval marker with Approve and Reject links and the approvals so far while it waits (who
@@ -23,6 +24,8 @@ import { objectKeyString } from '../../pipeline/model.js';
 import type { FreezeSwitch } from '../../pipeline/freeze.js';
 import type { ObjectOwner } from '../../store/port.js';
 import { switchText } from '../../freeze/set-freeze.js';
+import { runningRevision, runningRevisionText } from '../../views/running-revision.js';
+import { pipelineGraph, type GraphNodeEnvironment } from './pipeline-graph.js';
 import { linkIfHttp, revisionSince, stateBadge, stateLegend, timeOf } from './format.js';
 import { html, pathOf, type Html } from './html.js';
 import { layout } from './layout.js';
@@ -53,7 +56,7 @@ export function pipelinePage(
   const json = statusJson(view);
   const source = json.source;
   const main = html`<h1>${objectKeyString(view.key)}</h1>
-    ${note ? html`<p class="notice" role="status">${note}</p>` : ''} ${environmentTiles(json.environments, now)}
+    ${note ? html`<p class="notice" role="status">${note}</p>` : ''} ${environmentTiles(view, json.environments, now)}
     <p>${json.app.kind} ${json.app.name} · generation ${json.generation}, applied ${timeOf(json.appliedAt, now)}</p>
     ${appliedFrom ? appliedFromGit(appliedFrom) : ''}
     <p id="candidate">Candidate: <strong>${json.candidate ?? 'none'}</strong></p>
@@ -64,11 +67,11 @@ export function pipelinePage(
 }
 
 /**
- * The environments as tiles in promotion order, an arrow between each and the next: name (a link to its details),
- * the revision it runs and since when, its state and reason, and its newest promotion's result (the pull request, a
- * link only when it is an http(s) URL); a tile waiting for approval links to the Approve and Reject buttons below.
+ * The environments as a graph, then as tiles in promotion order, an arrow between each and the next: name (a link to
+ * its details), the revision it runs and since when, its state and reason, and its newest promotion's result (the pull
+ * request, a link only when it is an http(s) URL); a tile waiting for approval links to the Approve and Reject buttons below.
  */
-function environmentTiles(environments: readonly EnvironmentStatusJson[], now: Date): Html {
+function environmentTiles(view: PipelineView, environments: readonly EnvironmentStatusJson[], now: Date): Html {
   const tile = (env: EnvironmentStatusJson) => {
     const newest = env.promotions[0];
     const waiting = env.approval?.waiting === true ? env.approval.revision : undefined;
@@ -94,11 +97,25 @@ function environmentTiles(environments: readonly EnvironmentStatusJson[], now: D
   };
   return html`<section id="environments" aria-labelledby="environments-title">
     <h2 id="environments-title">Environments</h2>
+    ${environmentGraph(view, environments)}
     <ol class="tiles">
       ${environments.map(tile)}
     </ol>
     ${stateLegend('state-legend')}
   </section>`;
+}
+
+/** The graph's nodes: each environment as the pipeline lists it (with its `after`), its state as the tiles show it. */
+function environmentGraph(view: PipelineView, environments: readonly EnvironmentStatusJson[]): Html {
+  const shown = new Map(environments.map((env) => [env.name, env]));
+  const nodes = view.stored.pipeline.environments.flatMap((environment): GraphNodeEnvironment[] => {
+    const env = shown.get(environment.name);
+    if (!env) return [];
+    const { state, stateText, reason } = env;
+    const revision = runningRevisionText(runningRevision(env.targets));
+    return [{ name: environment.name, after: environment.after, state, stateText, reason, revision }];
+  });
+  return pipelineGraph(objectKeyString(view.key), nodes);
 }
 
 function environmentSection(view: PipelineView, env: EnvironmentStatusJson, index: number, now: Date): Html {
