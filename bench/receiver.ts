@@ -141,6 +141,7 @@ export const benchReceiver: Bench = async (): Promise<BenchSection> => {
       approve: (...args) => store.approve(...args),
       appendAudit: (entry) => store.appendAudit(entry),
       getConfigSource: (key) => store.getConfigSource(key),
+      getServedInput: (...args) => store.getServedInput(...args),
     },
     queue,
     secrets: {
@@ -189,6 +190,7 @@ export const benchReceiver: Bench = async (): Promise<BenchSection> => {
         approve: (...args) => store.approve(...args),
         appendAudit: (entry) => store.appendAudit(entry),
         getConfigSource: (key) => store.getConfigSource(key),
+        getServedInput: (...args) => store.getServedInput(...args),
       },
     };
     const signedMemory = await closedLoop(

@@ -16,6 +16,7 @@ import { environmentEvidence, sourceEvidence } from './evidence.js';
 import { freezeOf } from './freeze.js';
 import { promotionStep, type PromotionStep } from './promotion-step.js';
 import { rollbackStep } from './rollback.js';
+import { servedCurrentActions } from './served-input.js';
 import { isRunning, isoSeconds, soakOf, timeLeft, type Soak } from './soak.js';
 import { verificationStep, type VerificationRecord, type VerificationStep } from './verification.js';
 import { oneLine, targetName, withDetail } from './text.js';
@@ -46,8 +47,17 @@ export function decide(input: DecisionInput): Decision {
   const walked = source?.version
     ? decideFromSource(input, first, later, source.revision ?? source.version, source, source.version)
     : decideFromFirstEnvironment(input, first, later);
-  const decision = inListedOrder(input, withRollbacks(input, walked));
+  const decision = inListedOrder(input, withServedCurrent(input, withRollbacks(input, walked)));
   return source ? { ...decision, source } : decision;
+}
+
+/** Adds what an `external-service` environment serves until its first promotion (served-input.ts). */
+function withServedCurrent(input: DecisionInput, decision: Decision): Decision {
+  const { actions } = decision;
+  const promoted = (env: string) => actions.some((action) => action.type === 'promote' && action.env === env);
+  const targetsOf = (env: PipelineEnvironment) => observedTargets(input, env);
+  const due = servedCurrentActions(input.pipeline.environments, input.servedInputs, promoted, targetsOf);
+  return due.length === 0 ? decision : { ...decision, actions: [...actions, ...due] };
 }
 
 /** The explanations in the order the pipeline lists its environments, whatever order the graph walked them in. */

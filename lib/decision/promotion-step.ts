@@ -109,6 +109,14 @@ function succeededStep(input: PromotionStepInput, record: PromotionRecord): Prom
         `candidate comes, or \`${retry}\` opens a new pull request`,
     );
   }
+  if (env.promotion && strategyOf(env.promotion) === 'external-service') {
+    // Nothing is pushed: each leaf cluster's Flux Operator pulls the input on its own schedule (docs/external-service.md).
+    return step(
+      'promoted',
+      'InputServed',
+      `waiting for the leaf clusters to pull ${candidate} (served since ${record.updatedAt.replace(/\.\d+Z$/, 'Z')})`,
+    );
+  }
   if (pull?.state === 'merged') {
     return step(
       'promoted',

@@ -110,7 +110,29 @@ export interface DecisionInput {
    * (a pipeline without verification reads none).
    */
   verifications?: readonly VerificationRecord[];
+  /**
+   * What is served to Flux Operator for each environment promoted by `external-service` (docs/external-service.md):
+   * this pipeline's records. Undefined: none read (a pipeline without that strategy reads none).
+   */
+  servedInputs?: readonly ServedInput[];
   now: Date;
+}
+
+/**
+ * The revision an `external-service` environment's leaf clusters may run, as the receiver serves it to Flux
+ * Operator's ExternalService input provider (docs/external-service.md): one per (pipeline, environment).
+ */
+export interface ServedInput {
+  env: string;
+  version: string;
+  /** What was served before, if anything was. */
+  previousVersion?: string;
+  /** ISO 8601: when the controller promoted `version`; absent for the revision the environment ran when first served. */
+  promotedAt?: string;
+  /** Who approved `version`, for a manual environment. */
+  approvedBy?: string;
+  /** ISO 8601: since when `version` is served. */
+  servedSince: string;
 }
 
 /** What a promotion is based on: written into the pull request below Weave's block (docs/evidence.md). */
@@ -141,7 +163,12 @@ export type Action =
   /** Set the environment's approval marker to `revision`, replacing a marker for an older candidate. */
   | { type: 'request-approval'; env: string; revision: string; replaces?: string }
   /** Remove a marker that no longer waits for anything (its environment moved on). */
-  | { type: 'clear-approval'; env: string; revision: string };
+  | { type: 'clear-approval'; env: string; revision: string }
+  /**
+   * Serve `revision`, which every target of the `external-service` environment runs healthily, as its input until
+   * its first promotion: a new input provider must never move it anywhere else (docs/external-service.md).
+   */
+  | { type: 'serve-current'; env: string; revision: string };
 
 export type EnvironmentState =
   /** The first environment, which supplies the candidate. */
@@ -263,6 +290,8 @@ export type EnvironmentReason =
    * the targets have yet to run it.
    */
   | 'PromotionSucceeded'
+  /** The promotion is served to the environment's leaf clusters (`external-service`): they pull it on their schedule. */
+  | 'InputServed'
   // failed
   /** The promotion failed and its retry time has come: it is tried again now. */
   | 'RetryDue'

@@ -5,6 +5,7 @@ import { receiveApproval } from './approval-route.js';
 import { receivePush } from './config-source-route.js';
 import { eventOutcomeOf } from './event-outcome.js';
 import { receiveEvent } from './event-route.js';
+import { serveInputs } from './inputs-route.js';
 import { receivePromotion } from './promotion-route.js';
 import type { ReceiverDeps } from './receiver-deps.js';
 import { bodySizes, clip, declaredLength, logRequest, type RequestLog } from './request-log.js';
@@ -57,6 +58,8 @@ async function route(request: HttpRequest, deps: ReceiverDeps, log: RequestLog):
       return receiveApproval(request, deps, log, { namespace: first, name: second }, third, fourth);
     case 'config-sources':
       return receivePush(request, deps, log, { namespace: first, name: second });
+    case 'inputs':
+      return serveInputs(request, deps, log, { namespace: first, name: second }, third);
   }
 }
 

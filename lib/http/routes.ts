@@ -3,10 +3,11 @@
 //   POST /promotion/{ns}/{name}/{env}                    Weave-compatible promotion webhook (triggers a check)
 //   POST /approval/{ns}/{name}/{env}/{revision}          Weave-compatible approval (HMAC over the empty body)
 //   POST /v1/config-sources/{ns}/{name}                  a Git host's push webhook for a ConfigSource
+//   GET  /v1/inputs/{ns}/{name}/{env}                    Flux Operator's ExternalService input provider
 //   GET  /healthz
 // Each is also served with one trailing slash, as Weave's router does: a Provider address typed with one must work.
 
-export type RouteName = 'events' | 'promotion' | 'approval' | 'config-sources' | 'healthz';
+export type RouteName = 'events' | 'promotion' | 'approval' | 'config-sources' | 'inputs' | 'healthz';
 
 export interface RouteSpec {
   name: RouteName;
@@ -22,6 +23,7 @@ const ROUTES: readonly RouteSpec[] = [
   { name: 'promotion', prefix: ['promotion'], params: 3, method: 'POST' },
   { name: 'approval', prefix: ['approval'], params: 4, method: 'POST' },
   { name: 'config-sources', prefix: ['v1', 'config-sources'], params: 2, method: 'POST' },
+  { name: 'inputs', prefix: ['v1', 'inputs'], params: 3, method: 'GET' },
   { name: 'healthz', prefix: ['healthz'], params: 0, method: 'GET' },
 ];
 

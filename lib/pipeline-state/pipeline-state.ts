@@ -1,6 +1,7 @@
 // What a decision about one pipeline is made from, read from the store: the verifier decides on it, and
 // `pipelinectl status`, `explain` and the dashboard show the same decision.
-import type { ApprovalMarker, DecisionInput } from '../decision/index.js';
+import type { ApprovalMarker, DecisionInput, ServedInput } from '../decision/index.js';
+import { strategyOf } from '../pipeline/promotion.js';
 import type { TargetStatus } from '../flux/target-status.js';
 import {
   appKeyOf,
@@ -27,6 +28,8 @@ export interface PipelineState {
   promotions: VersionedPromotionRecord[];
   /** What the verification checks found, per environment; read only for a pipeline that has checks. */
   verifications: VersionedVerificationRecord[];
+  /** What is served per `external-service` environment; read only for a pipeline that has one, else undefined. */
+  servedInputs?: ServedInput[];
 }
 
 /** What a caller read of the state just before (the poll's check of a pipeline), so that it is not read twice. */
@@ -34,7 +37,7 @@ export type KnownPipelineState = Pick<PipelineState, 'stored' | 'promotions'>;
 
 export type PipelineStateReader = Pick<
   Store,
-  'getPipeline' | 'getTargetStatuses' | 'listApprovals' | 'listPromotions' | 'listVerifications'
+  'getPipeline' | 'getTargetStatuses' | 'listApprovals' | 'listPromotions' | 'listVerifications' | 'listServedInputs'
 >;
 
 /**
@@ -48,14 +51,17 @@ export async function readPipelineState(
 ): Promise<PipelineState | undefined> {
   const stored = known ? known.stored : await store.getPipeline(key);
   if (!stored) return undefined;
-  const verified = stored.pipeline.environments.some((env) => env.verification !== undefined);
-  const [statuses, approvals, promotions, verifications] = await Promise.all([
+  const { environments } = stored.pipeline;
+  const verified = environments.some((env) => env.verification !== undefined);
+  const serves = environments.some((env) => env.promotion && strategyOf(env.promotion) === 'external-service');
+  const [statuses, approvals, promotions, verifications, servedInputs] = await Promise.all([
     store.getTargetStatuses(appsOf(stored.pipeline)),
     store.listApprovals(key),
     known ? known.promotions : store.listPromotions(key),
     verified ? store.listVerifications(key) : [],
+    serves ? store.listServedInputs(key) : undefined,
   ]);
-  return { stored, statuses, approvals, promotions, verifications };
+  return { stored, statuses, approvals, promotions, verifications, ...(servedInputs ? { servedInputs } : {}) };
 }
 
 /** The decision's input for a pipeline's state at `now`. */
@@ -66,8 +72,17 @@ export function decisionInputOf(state: PipelineState, now: Date): DecisionInput 
     observed.set(app, entry.status);
     statusSince.set(app, entry.changedAt);
   }
-  const { approvals, promotions, verifications } = state;
-  return { pipeline: state.stored.pipeline, observed, statusSince, approvals, promotions, verifications, now };
+  const { approvals, promotions, verifications, servedInputs } = state;
+  return {
+    pipeline: state.stored.pipeline,
+    observed,
+    statusSince,
+    approvals,
+    promotions,
+    verifications,
+    ...(servedInputs ? { servedInputs } : {}),
+    now,
+  };
 }
 
 /**

@@ -69,7 +69,7 @@ export function assembleVerifier(options: VerifierAssemblyOptions): VerifierOfWo
     eksTokens: options.eksTokens,
   });
   const hosts = createGitHosts({ ...options.promotion, logger });
-  const promoter = createPromoter({ ...options.promotion, secrets, logger, hosts });
+  const promoter = createPromoter({ ...options.promotion, secrets, logger, hosts, servedInputs: store, now });
   const configSources: ConfigSourceAccess = {
     git: { hosts, secrets, apiUrls: gitApiUrlsOf(options.promotion) },
     ...(people ? { onFailure: people.onConfigSyncFailure } : {}),

@@ -23,6 +23,7 @@ import {
   type NotificationSink,
 } from '../promotion/notification-strategy/index.js';
 import type { SecretSource } from '../secrets/port.js';
+import { ExternalServicePromoter, type ServedInputStore } from '../promotion/external-service/promoter.js';
 
 /** How this runtime promotes; everything but the Secrets and the logger, which the verifier's assembly passes. */
 export interface PromotionSettings {
@@ -56,6 +57,9 @@ export interface PromotionSettings {
 
 export interface PromoterConfig extends PromotionSettings {
   secrets: SecretSource;
+  /** Where the `external-service` strategy records what it serves (the store); without it that strategy is absent. */
+  servedInputs?: ServedInputStore;
+  now?: () => Date;
   logger?: Logger;
   /** The Git hosts (`createGitHosts`), when shared with a ConfigSource's sync; default a set of its own. */
   hosts?: readonly GitHost[];
@@ -100,6 +104,7 @@ export function createPromoter(config: PromoterConfig): Promoter {
     }),
     // Without a sink there is nowhere to notify: the strategy reports itself unavailable, for good.
     notification: sinks.length > 0 ? new NotificationPromoter({ sinks, instance: config.instance }) : undefined,
+    externalService: config.servedInputs && new ExternalServicePromoter(config.servedInputs, config.now),
   });
 }
 

@@ -31,6 +31,30 @@ export function deriveClusterKey(masterKey: string, cluster: ObjectKey): string 
     .digest('hex');
 }
 
+/**
+ * The token an `external-service` environment's input provider presents (docs/external-service.md): the lowercase
+ * hex of HMAC-SHA256(key = the master key, message = `inputs:<ns>/<pipeline>/<env>`). One per (pipeline,
+ * environment), so a leaf cluster's token reads that environment's input and nothing else, and none is stored.
+ */
+export function deriveInputToken(masterKey: string, pipeline: ObjectKey, env: string): string {
+  return createHmac('sha256', Buffer.from(masterKey, 'utf8'))
+    .update(`inputs:${pipeline.namespace}/${pipeline.name}/${env}`, 'utf8')
+    .digest('hex');
+}
+
+/** Whether `presented` is one of `tokens`, compared in constant time; every token is compared, whatever matches. */
+export function matchesAnyToken(presented: string | undefined, tokens: readonly string[]): boolean {
+  if (presented === undefined) return false;
+  const given = Buffer.from(presented, 'utf8');
+  let valid = false;
+  for (const token of tokens) {
+    const expected = Buffer.from(token, 'utf8');
+    // A token's length is public (64 hex characters), so comparing it first leaks nothing about the key.
+    valid = (given.length === expected.length && timingSafeEqual(given, expected)) || valid;
+  }
+  return valid;
+}
+
 /** `<algorithm>=<lowercase hex>` of the body: the `X-Signature` value a sender puts on the request. */
 export function signatureHeader(
   body: Buffer | string,

@@ -7,6 +7,7 @@ import { DynamoAuditLog } from './dynamodb/audit.js';
 import { DynamoConfigSources } from './dynamodb/config-sources.js';
 import { DynamoConfiguration } from './dynamodb/configuration.js';
 import type { DynamoStoreOptions } from './dynamodb/store.js';
+import { DynamoServedInputs } from './dynamodb/served-inputs.js';
 import { tableContext } from './dynamodb/table.js';
 import type { ReceiverStore } from './port.js';
 
@@ -16,6 +17,7 @@ export function createReceiverStore(options: DynamoStoreOptions): ReceiverStore 
   const approvals = new DynamoApprovals(table);
   const audit = new DynamoAuditLog(table);
   const configSources = new DynamoConfigSources(table);
+  const servedInputs = new DynamoServedInputs(table);
   return {
     getCluster: (...args) => configuration.getCluster(...args),
     findTargets: (...args) => configuration.findTargets(...args),
@@ -24,5 +26,6 @@ export function createReceiverStore(options: DynamoStoreOptions): ReceiverStore 
     approve: (...args) => approvals.approve(...args),
     appendAudit: (...args) => audit.appendAudit(...args),
     getConfigSource: (...args) => configSources.getConfigSource(...args),
+    getServedInput: (...args) => servedInputs.getServedInput(...args),
   };
 }

@@ -3,7 +3,13 @@
 // least it needs; the DynamoDB adapter implements all.
 // Correctness lives in the conditional writes behind these methods, never in timing or queue order.
 import type { ConfigSourceDocument, GitopsClusterDocument, PipelineDocument } from '../config/schema.js';
-import type { ApprovalMarker, PromotionRecord, PullRequestState, VerificationRecord } from '../decision/types.js';
+import type {
+  ApprovalMarker,
+  PromotionRecord,
+  PullRequestState,
+  ServedInput,
+  VerificationRecord,
+} from '../decision/types.js';
 import type { FreezeScope, FreezeSwitch } from '../pipeline/freeze.js';
 import type { TargetStatus } from '../flux/target-status.js';
 import type { AppKey, ObjectKey, Pipeline } from '../pipeline/model.js';
@@ -405,6 +411,26 @@ export interface Verifications {
   putVerification(pipeline: ObjectKey, record: VerificationRecord, expectedVersion: number): Promise<boolean>;
 }
 
+// ---------------------------------------------------------------- served inputs
+
+/**
+ * What the receiver serves Flux Operator for each `external-service` environment (docs/external-service.md): one
+ * record per (pipeline, environment), in the pipeline's partition, so a deleted pipeline takes them along.
+ */
+export interface ServedInputs {
+  /** The environment's record: one read, all the inputs route makes. */
+  getServedInput(pipeline: ObjectKey, env: string): Promise<ServedInput | undefined>;
+  /** The pipeline's records, one per environment that serves something, in no particular order. */
+  listServedInputs(pipeline: ObjectKey): Promise<ServedInput[]>;
+  /** Serves `input` for its environment from now on, replacing what was served (a promotion). */
+  putServedInput(pipeline: ObjectKey, input: ServedInput): Promise<void>;
+  /**
+   * Serves `input` only if nothing is served for its environment yet (the revision it runs, before its first
+   * promotion); false when something is, which then stays.
+   */
+  seedServedInput(pipeline: ObjectKey, input: ServedInput): Promise<boolean>;
+}
+
 // ---------------------------------------------------------------- audit trail
 
 /** What an audit entry records: always an effect, never a decision that changed nothing. */
@@ -606,6 +632,7 @@ export type Store = ConfigurationStore &
   Approvals &
   Promotions &
   Verifications &
+  ServedInputs &
   AuditLog &
   Notifications &
   Freezes &
@@ -618,5 +645,12 @@ export type Store = ConfigurationStore &
  */
 export type ReceiverStore = Pick<
   Store,
-  'getCluster' | 'findTargets' | 'getPipeline' | 'getApproval' | 'approve' | 'appendAudit' | 'getConfigSource'
+  | 'getCluster'
+  | 'findTargets'
+  | 'getPipeline'
+  | 'getApproval'
+  | 'approve'
+  | 'appendAudit'
+  | 'getConfigSource'
+  | 'getServedInput'
 >;

@@ -13,6 +13,7 @@ import {
   promotionStage,
   type ApprovalMarker,
   type PullRequestState,
+  type ServedInput,
   type VerificationRecord,
 } from '../decision/index.js';
 import type { TargetStatus } from '../flux/target-status.js';
@@ -93,6 +94,7 @@ export class MemoryStore implements Store {
   readonly #promotions = new Map<string, VersionedPromotionRecord>();
   /** By pipeline, then environment. */
   readonly #verifications = new Map<string, Map<string, VersionedVerificationRecord>>();
+  readonly #servedInputs = new Map<string, Map<string, ServedInput>>();
   /** By pipeline. */
   readonly #audit = new Map<string, StoredAuditEntry[]>();
   /** By source: what the table's item holds, the last attempt and the lease of a sync under way beside the source. */
@@ -164,6 +166,7 @@ export class MemoryStore implements Store {
     // The definition, approval markers and promotion records share the pipeline's partition in the table.
     this.#approvals.delete(id);
     this.#verifications.delete(id);
+    this.#servedInputs.delete(id);
     for (const [recordId, record] of this.#promotions) {
       if (objectKeyString(record.pipeline) === id) this.#delete(recordId, this.#promotions);
     }
@@ -477,6 +480,33 @@ export class MemoryStore implements Store {
     if ((byEnv.get(record.env)?.version ?? 0) !== expectedVersion) return false;
     byEnv.set(record.env, copy({ ...record, pipeline: pipelineKeyOf(pipeline), version: expectedVersion + 1 }));
     this.#verifications.set(id, byEnv);
+    return true;
+  }
+
+  // ---------------------------------------------------------------- served inputs
+
+  async getServedInput(pipeline: ObjectKey, env: string): Promise<ServedInput | undefined> {
+    this.counts.reads += 1;
+    const input = this.#servedInputs.get(objectKeyString(pipeline))?.get(env);
+    return input && copy(input);
+  }
+
+  async listServedInputs(pipeline: ObjectKey): Promise<ServedInput[]> {
+    this.counts.reads += 1;
+    return [...(this.#servedInputs.get(objectKeyString(pipeline))?.values() ?? [])].map(copy);
+  }
+
+  async putServedInput(pipeline: ObjectKey, input: ServedInput): Promise<void> {
+    this.counts.writes += 1;
+    const id = objectKeyString(pipeline);
+    const byEnv = this.#servedInputs.get(id) ?? new Map<string, ServedInput>();
+    byEnv.set(input.env, copy(input));
+    this.#servedInputs.set(id, byEnv);
+  }
+
+  async seedServedInput(pipeline: ObjectKey, input: ServedInput): Promise<boolean> {
+    if (this.#servedInputs.get(objectKeyString(pipeline))?.has(input.env)) return false;
+    await this.putServedInput(pipeline, input);
     return true;
   }
 

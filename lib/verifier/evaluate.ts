@@ -13,6 +13,7 @@ import { recordEnvironmentFacts } from './environment-facts.js';
 import { requestApproval } from './effects/request-approval.js';
 import { scheduleRecheck, type EvaluationCause } from './effects/schedule-recheck.js';
 import { verify } from './effects/verify.js';
+import { serveCurrent } from './effects/serve-current.js';
 
 /**
  * Decides for one pipeline from what the store holds and carries out the decision's actions, each through its own
@@ -52,6 +53,9 @@ export async function evaluatePipeline(
         break;
       case 'verify':
         await verify(pipeline, action, state.statuses, deps);
+        break;
+      case 'serve-current':
+        await serveCurrent(pipeline, action, deps);
         break;
     }
   }

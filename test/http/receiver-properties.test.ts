@@ -276,6 +276,12 @@ class FleetStore implements ReceiverStore {
     this.lookups++;
     return Promise.resolve(undefined);
   }
+
+  /** The fleet serves no input (test/http/inputs-route.test.ts covers that route). */
+  getServedInput(): Promise<undefined> {
+    this.lookups++;
+    return Promise.resolve(undefined);
+  }
 }
 
 /** Records what is sent, after encoding it as the SQS and embedded queues do (so an unsendable message throws). */

@@ -234,5 +234,7 @@ function actionText(action: Action): string {
       return `open a pull request rolling ${action.env} back from ${action.from} to ${action.revision}`;
     case 'verify':
       return `evaluate the verification checks of ${action.env} on ${action.revision}`;
+    case 'serve-current':
+      return `serve ${action.revision}, which ${action.env} runs, to its leaf clusters until its first promotion`;
   }
 }

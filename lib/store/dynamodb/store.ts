@@ -13,6 +13,7 @@ import { DynamoPromotions } from './promotions.js';
 import { tableContext } from './table.js';
 import { DynamoTargetStatuses } from './target-status.js';
 import { DynamoVerifications } from './verifications.js';
+import { DynamoServedInputs } from './served-inputs.js';
 
 export interface DynamoStoreOptions {
   client: DynamoDBClient;
@@ -29,6 +30,7 @@ export function createDynamoStore(options: DynamoStoreOptions): Store {
   const approvals = new DynamoApprovals(table);
   const promotions = new DynamoPromotions(table);
   const verifications = new DynamoVerifications(table);
+  const servedInputs = new DynamoServedInputs(table);
   const audit = new DynamoAuditLog(table);
   const notifications = new DynamoNotifications(table);
   const freezes = new DynamoFreezes(table);
@@ -69,6 +71,10 @@ export function createDynamoStore(options: DynamoStoreOptions): Store {
     failPromotion: (...args) => promotions.failPromotion(...args),
     listVerifications: (...args) => verifications.listVerifications(...args),
     putVerification: (...args) => verifications.putVerification(...args),
+    getServedInput: (...args) => servedInputs.getServedInput(...args),
+    listServedInputs: (...args) => servedInputs.listServedInputs(...args),
+    putServedInput: (...args) => servedInputs.putServedInput(...args),
+    seedServedInput: (...args) => servedInputs.seedServedInput(...args),
     appendAudit: (...args) => audit.appendAudit(...args),
     listAudit: (...args) => audit.listAudit(...args),
     claimNotification: (...args) => notifications.claimNotification(...args),

@@ -37,6 +37,8 @@ export const keys = {
   promotionPrefix: 'PROMOTION#',
   verification: (key: ObjectKey, env: string) => ({ pk: `PIPELINE#${objectPart(key)}`, sk: `VERIFY#${part(env)}` }),
   verificationPrefix: 'VERIFY#',
+  servedInput: (key: ObjectKey, env: string) => ({ pk: `PIPELINE#${objectPart(key)}`, sk: `SERVED#${part(env)}` }),
+  servedInputPrefix: 'SERVED#',
   cluster: (key: ObjectKey) => ({ pk: `CLUSTER#${objectPart(key)}`, sk: 'DEF' }),
   clustersIndex: 'CLUSTERS',
   objectSortKey: objectPart,
