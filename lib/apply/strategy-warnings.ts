@@ -4,6 +4,7 @@
 // configuration is applied all the same: a sink may be added later (a restart of serve, a deploy).
 import { formatWarning, type Configuration } from '../config/index.js';
 import type { ApplyPorts, NotificationSinksInfo } from './ports.js';
+import { isPromotedInto } from '../pipeline/model.js';
 
 /**
  * One warning line per promotion block (a Pipeline's, or an environment's own) whose promotions would fail for want
@@ -63,8 +64,12 @@ function notificationUses(configuration: Configuration): NotificationUse[] {
     const byPath = new Map<string, NotificationUse>();
     pipeline.environments.forEach((env, envIndex) => {
       const strategy = env.promotion?.strategy;
-      const promotedInto = envIndex > 0 || pipeline.source !== undefined;
-      if (!promotedInto || strategy?.notification === undefined || strategy['pull-request'] !== undefined) return;
+      if (
+        !isPromotedInto(pipeline, env.name) ||
+        strategy?.notification === undefined ||
+        strategy['pull-request'] !== undefined
+      )
+        return;
       const own = located.document.spec.environments[envIndex]?.promotion?.strategy?.notification !== undefined;
       const path = own
         ? ['spec', 'environments', envIndex, 'promotion', 'strategy', 'notification']

@@ -56,7 +56,7 @@ function withServedCurrent(input: DecisionInput, decision: Decision): Decision {
   const { actions } = decision;
   const promoted = (env: string) => actions.some((action) => action.type === 'promote' && action.env === env);
   const targetsOf = (env: PipelineEnvironment) => observedTargets(input, env);
-  const due = servedCurrentActions(input.pipeline.environments, input.servedInputs, promoted, targetsOf);
+  const due = servedCurrentActions(input.pipeline, input.servedInputs, promoted, targetsOf);
   return due.length === 0 ? decision : { ...decision, actions: [...actions, ...due] };
 }
 

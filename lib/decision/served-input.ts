@@ -2,7 +2,7 @@
 // its targets run, every one of them healthy. Flux Operator applies whatever the input says, so a provider that
 // started empty, or on anything else, would move a running environment; serving what already runs moves nothing.
 import { strategyOf } from '../pipeline/promotion.js';
-import type { PipelineEnvironment } from '../pipeline/model.js';
+import { isPromotedInto, type Pipeline, type PipelineEnvironment } from '../pipeline/model.js';
 import type { Action, ObservedTarget, ServedInput } from './types.js';
 
 /**
@@ -10,18 +10,27 @@ import type { Action, ObservedTarget, ServedInput } from './types.js';
  * promoted now, and whose targets all run one revision, healthy. Nothing when the served inputs were not read.
  */
 export function servedCurrentActions(
-  environments: readonly PipelineEnvironment[],
+  pipeline: Pipeline,
   served: readonly ServedInput[] | undefined,
   promoted: (env: string) => boolean,
   targetsOf: (env: PipelineEnvironment) => readonly ObservedTarget[],
 ): Action[] {
   if (served === undefined) return [];
-  return environments.flatMap((env): Action[] => {
-    if (!env.promotion || strategyOf(env.promotion) !== 'external-service') return [];
+  return pipeline.environments.flatMap((env): Action[] => {
+    if (!servesInputs(pipeline, env)) return [];
     if (served.some((input) => input.env === env.name) || promoted(env.name)) return [];
     const revision = runningRevision(targetsOf(env));
     return revision === undefined ? [] : [{ type: 'serve-current', env: env.name, revision }];
   });
+}
+
+/** Whether the environment is promoted into by `external-service`, and so serves an input. */
+export function servesInputs(pipeline: Pipeline, env: PipelineEnvironment): boolean {
+  return (
+    env.promotion !== undefined &&
+    strategyOf(env.promotion) === 'external-service' &&
+    isPromotedInto(pipeline, env.name)
+  );
 }
 
 /** The revision every target runs, each of them Ready on it; undefined when there is no such one. */

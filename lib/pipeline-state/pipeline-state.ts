@@ -1,7 +1,7 @@
 // What a decision about one pipeline is made from, read from the store: the verifier decides on it, and
 // `pipelinectl status`, `explain` and the dashboard show the same decision.
 import type { ApprovalMarker, DecisionInput, ServedInput } from '../decision/index.js';
-import { strategyOf } from '../pipeline/promotion.js';
+import { servesInputs } from '../decision/index.js';
 import type { TargetStatus } from '../flux/target-status.js';
 import {
   appKeyOf,
@@ -53,7 +53,7 @@ export async function readPipelineState(
   if (!stored) return undefined;
   const { environments } = stored.pipeline;
   const verified = environments.some((env) => env.verification !== undefined);
-  const serves = environments.some((env) => env.promotion && strategyOf(env.promotion) === 'external-service');
+  const serves = environments.some((env) => servesInputs(stored.pipeline, env));
   const [statuses, approvals, promotions, verifications, servedInputs] = await Promise.all([
     store.getTargetStatuses(appsOf(stored.pipeline)),
     store.listApprovals(key),

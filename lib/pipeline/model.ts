@@ -168,6 +168,14 @@ export interface SourceObject extends AppKey {
   kind: SourceKind;
 }
 
+/**
+ * Whether anything is promoted into the environment: every environment but the first, and the first too when the
+ * pipeline has a source (docs/configuration.md, "The first environment is promoted too").
+ */
+export function isPromotedInto(pipeline: Pick<Pipeline, 'environments' | 'source'>, env: string): boolean {
+  return pipeline.source !== undefined || pipeline.environments[0]?.name !== env;
+}
+
 /** The objects a pipeline reads: every target's app, each once, then its source (if any). */
 export function watchedObjectsOf(pipeline: Pipeline): AppKey[] {
   const apps = pipeline.environments.flatMap((env) => env.targets.map((target) => appKeyOf(pipeline, target)));

@@ -129,8 +129,8 @@ stringData: {hmac-key: not-so-secret}
         ),
       ),
       [
-        'config.yaml:11:19: Pipeline flux-system/podinfo: spec.environments[1].promotion.strategy: set a promotion strategy: pull-request or notification (a secretRef alone belongs in spec.promotion.strategy, the only place the webhook key is read from)',
-        'config.yaml:13:5: Pipeline flux-system/podinfo: spec.promotion.strategy: set a promotion strategy (pull-request or notification), the webhook key (secretRef), or both',
+        'config.yaml:11:19: Pipeline flux-system/podinfo: spec.environments[1].promotion.strategy: set a promotion strategy: pull-request, notification or external-service (a secretRef alone belongs in spec.promotion.strategy, the only place the webhook key is read from)',
+        'config.yaml:13:5: Pipeline flux-system/podinfo: spec.promotion.strategy: set a promotion strategy (pull-request, notification or external-service), the webhook key (secretRef), or both',
       ],
     );
   });

@@ -14,6 +14,7 @@ import type {
   EnvironmentReason,
   EnvironmentState,
   PromotionRecord,
+  ServedInput,
   SourceReason,
   SourceState,
 } from '../../lib/decision/index.js';
@@ -46,6 +47,8 @@ export const pullRequest: Promotion = {
 };
 export const manualPullRequest: Promotion = { manual: true, ...pullRequest };
 export const manualNotification: Promotion = { manual: true, ...notification };
+export const externalService: Promotion = { strategy: { 'external-service': {} } };
+export const manualExternalService: Promotion = { manual: true, ...externalService };
 
 // ---------------------------------------------------------------- pipelines
 
@@ -231,6 +234,8 @@ export interface Row {
   waitsFor?: Record<string, string>;
   /** What the verification checks found (absent: none read). */
   verifications?: VerificationRecord[];
+  /** What is served per `external-service` environment (absent: not read). */
+  servedInputs?: ServedInput[];
   /** The `verificationEndsAt` of every environment that has one (checked only when given). */
   verificationEndsAt?: Record<string, string>;
 }
@@ -245,6 +250,7 @@ export function inputOf(row: Row): DecisionInput {
     ...(row.freezes ? { freezes: row.freezes } : {}),
     ...(row.lastPassed ? { lastPassed: new Map(Object.entries(row.lastPassed)) } : {}),
     ...(row.verifications ? { verifications: row.verifications } : {}),
+    ...(row.servedInputs ? { servedInputs: row.servedInputs } : {}),
     now: row.now ?? NOW,
   };
 }

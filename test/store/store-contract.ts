@@ -926,6 +926,46 @@ export function storeContract(name: string, start: () => Promise<StoreUnderTest>
     });
   });
 
+  describe(`${name}: served inputs`, () => {
+    let subject: StoreUnderTest;
+    before(async () => (subject = await start()));
+    after(() => subject.stop());
+    const pipeline = { namespace: 'flux-system', name: 'served' };
+    const running = { env: 'prod', version: '6.4.0', servedSince: '2026-11-01T10:00:00.000Z' };
+    const promoted = {
+      env: 'prod',
+      version: '6.5.0',
+      previousVersion: '6.4.0',
+      promotedAt: '2026-11-01T11:00:00.000Z',
+      approvedBy: 'alice',
+      servedSince: '2026-11-01T11:00:00.000Z',
+    };
+
+    it('the running revision is served only where nothing is; a promotion replaces what is served', async () => {
+      const { store } = subject;
+      assert.equal(await store.getServedInput(pipeline, 'prod'), undefined);
+      assert.equal(await store.seedServedInput(pipeline, running), true);
+      assert.equal(await store.seedServedInput(pipeline, { ...running, version: '6.3.0' }), false);
+      assert.deepEqual(await store.getServedInput(pipeline, 'prod'), running);
+      await store.putServedInput(pipeline, promoted);
+      assert.deepEqual(await store.getServedInput(pipeline, 'prod'), promoted);
+      assert.equal(await store.seedServedInput(pipeline, running), false, 'never over a promotion');
+      assert.deepEqual(await store.listServedInputs(pipeline), [promoted]);
+      assert.equal(await store.getServedInput(pipeline, 'staging'), undefined);
+    });
+
+    it('a deleted pipeline takes its served inputs along', async () => {
+      const { store } = subject;
+      const fixture = pipelineFixture('deleted-served', { prod: ['apps'] });
+      await store.applyPipeline(fixture.document, fixture.pipeline, at('2026-11-01T10:00:00Z'));
+      const key = { namespace: fixture.pipeline.namespace, name: fixture.pipeline.name };
+      await store.putServedInput(key, promoted);
+      assert.equal(await store.deletePipeline(key), true);
+      assert.deepEqual(await store.listServedInputs(key), []);
+      assert.equal(await store.getServedInput(key, 'prod'), undefined);
+    });
+  });
+
   describe(`${name}: promotion records`, () => {
     let subject: StoreUnderTest;
     before(async () => (subject = await start()));
