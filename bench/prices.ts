@@ -7,12 +7,15 @@ export const PRICES = {
   readRequestUnit: 0.125 / 1e6,
   sqsRequest: 0.4 / 1e6,
   lambdaRequest: 0.2 / 1e6,
+  /** Per GB-second of an arm64 function (the stack's architecture). */
+  lambdaArmGbSecond: 0.0000133334,
 };
 
 export const PRICE_SOURCES =
   'list prices as of 2025, us-east-1: DynamoDB on-demand $0.625/M WRU, $0.125/M RRU ' +
   '(https://aws.amazon.com/dynamodb/pricing/on-demand/); SQS standard $0.40/M requests, one request per 64 KB ' +
-  'chunk (https://aws.amazon.com/sqs/pricing/)';
+  'chunk (https://aws.amazon.com/sqs/pricing/); Lambda $0.20/M requests, arm64 $0.0000133334/GB-s ' +
+  '(https://aws.amazon.com/lambda/pricing/)';
 
 /** The event source mapping's batch size in the CDK stack (infra/pipeline-controller.ts). */
 export const MAX_BATCH_SIZE = 10;

@@ -5,7 +5,9 @@
 //     costs two store reads (the cluster's registration, the apps index) and one enqueue;
 //   - a badly signed request → 401: the abuse path, decided from the HMAC alone before anything is looked up;
 //   - a forged Weave `/promotion` call (a well-formed signature under the wrong key) → 401: the pipeline's webhook
-//     key has to be found before the signature can be checked; counted in store and Secret reads per request too.
+//     key has to be found before the signature can be checked; counted in store and Secret reads per request too;
+//   - an ExternalService input provider's GET of `/v1/inputs/…` with its token → 200, and with a wrong one → 401,
+//     counted in store reads per request, and what a thousand providers polling every minute cost a month.
 // Each is driven by a closed loop with a fixed number of requests in flight, first in process (handleRequest called
 // directly) and then over HTTP through the node:http adapter the local mode serves. The 202 path is run once more
 // with the two store reads answered from memory, to separate the receiver's own work from dynalite's. The request
@@ -28,6 +30,8 @@ import { EmbeddedQueue } from '../lib/queue/index.js';
 import { StaticSecretSource } from '../lib/secrets/port.js';
 import { upgradeEvent } from '../test/loop/harness.js';
 import { startBenchDynamo } from './dynamo.js';
+import { deriveInputToken } from '../lib/signing/hmac.js';
+import { PRICES } from './prices.js';
 import { formatMs, formatNumber, formatRatio, percentile, runIfMain, type Bench, type BenchSection } from './report.js';
 
 /** Requests in flight at once (a closed loop: each finished request starts the next). */
@@ -45,6 +49,8 @@ const silentLogger = { info() {}, warn() {}, error() {} };
 const WEBHOOK_SECRET = { namespace: 'flux-system', name: 'podinfo-webhook' };
 const WEBHOOK_HMAC_KEY = 'bench-webhook-key-8d2b6f1c';
 const PROMOTION_PATH = '/promotion/flux-system/podinfo/dev';
+const PODINFO = { namespace: 'flux-system', name: 'podinfo' };
+const INPUTS_PATH = '/v1/inputs/flux-system/podinfo/prod';
 
 const pipelineDocument: PipelineDocument = {
   apiVersion: 'pipelines.weave.works/v1alpha1',
@@ -141,7 +147,10 @@ export const benchReceiver: Bench = async (): Promise<BenchSection> => {
       approve: (...args) => store.approve(...args),
       appendAudit: (entry) => store.appendAudit(entry),
       getConfigSource: (key) => store.getConfigSource(key),
-      getServedInput: (...args) => store.getServedInput(...args),
+      getServedInput: (...args) => {
+        reads.store += 1;
+        return store.getServedInput(...args);
+      },
     },
     queue,
     secrets: {
@@ -214,6 +223,43 @@ export const benchReceiver: Bench = async (): Promise<BenchSection> => {
     };
     if (queue.stats().visible !== visibleBeforeForged) throw new Error('a forged request enqueued something');
 
+    // An input provider's poll: one GetItem per answer, none per refusal.
+    await store.putServedInput(PODINFO, {
+      env: 'prod',
+      version: '6.9.2',
+      previousVersion: '6.9.1',
+      promotedAt: '2026-11-29T10:42:00.000Z',
+      servedSince: '2026-11-29T10:42:00.000Z',
+    });
+    const inputsRequest = (token: string): HttpRequest => ({
+      method: 'GET',
+      path: INPUTS_PATH,
+      headers: { accept: 'application/json', authorization: `Bearer ${token}` },
+      body: Buffer.alloc(0),
+    });
+    const inputToken = deriveInputToken(MASTER_KEYS.current, PODINFO, 'prod');
+    const beforeInputs = reads.store;
+    const served = await closedLoop(async () => (await handleRequest(inputsRequest(inputToken), deps)).statusCode, 200);
+    const readsPerInput = (reads.store - beforeInputs) / served.answered;
+    const beforeRefused = reads.store;
+    const refusedInputs = await closedLoop(
+      async () => (await handleRequest(inputsRequest('0'.repeat(64)), deps)).statusCode,
+      401,
+    );
+    const readsPerRefusal = (reads.store - beforeRefused) / refusedInputs.answered;
+    // The route's promise (docs/external-service.md): one read per answer, none per refusal.
+    if (readsPerInput !== 1) throw new Error(`GET /v1/inputs made ${readsPerInput} store reads per answer, not 1`);
+    if (readsPerRefusal !== 0) throw new Error(`a refused GET /v1/inputs made ${readsPerRefusal} store reads`);
+    // A thousand providers, each polling once a minute, for a 30-day month; a GetItem of an item under 4 KB,
+    // eventually consistent: half a read unit. Lambda's duration on AWS is not measured here (dynalite is far slower
+    // than DynamoDB): it is priced per billed millisecond at the receiver's 512 MB on arm64.
+    const pollsPerMonth = 1_000 * 60 * 24 * 30;
+    const monthly = {
+      dynamo: pollsPerMonth * readsPerInput * 0.5 * PRICES.readRequestUnit,
+      requests: pollsPerMonth * PRICES.lambdaRequest,
+      perBilledMs: pollsPerMonth * 0.001 * 0.5 * PRICES.lambdaArmGbSecond,
+    };
+
     // (c) the same over HTTP (node:http adapter, fetch with keep-alive), and its baseline behind the same server.
     const receiverServer = await startHttpServer((incoming) => handleRequest(incoming, deps));
     servers.push(receiverServer);
@@ -278,6 +324,26 @@ export const benchReceiver: Bench = async (): Promise<BenchSection> => {
           value: latency(forgedInProcess),
           baseline: `signed event → 202: ${latency(signedInProcess)}`,
           note: conditions,
+        },
+        {
+          name: 'input provider GET /v1/inputs/… → 200, in process',
+          value: `${rate(served)}; ${latency(served)}`,
+          note: `${conditions}; ${readsPerInput.toFixed(2)} store reads per answer (one GetItem on dynalite)`,
+        },
+        {
+          name: 'input provider GET /v1/inputs/… with a wrong token → 401, in process',
+          value: `${rate(refusedInputs)}; ${latency(refusedInputs)}`,
+          note: `${conditions}; ${readsPerRefusal.toFixed(2)} store reads per refusal`,
+        },
+        {
+          name: '1,000 input providers polling every minute, a month',
+          value:
+            `$${(monthly.dynamo + monthly.requests).toFixed(2)} per month, ` +
+            `+ $${monthly.perBilledMs.toFixed(2)} per billed ms of a request`,
+          note:
+            `${formatNumber(pollsPerMonth)} requests: DynamoDB $${monthly.dynamo.toFixed(2)} ` +
+            `(${readsPerInput.toFixed(2)} GetItem each, 0.5 RRU), Lambda requests $${monthly.requests.toFixed(2)}, ` +
+            'duration at 512 MB arm64; before free tiers; list prices of bench/prices.ts',
         },
         {
           name: 'signed event → 202, over HTTP',

@@ -773,7 +773,7 @@ export class PipelineController extends Construct {
     return { fn, role };
   }
 
-  /** GetItem/Query/UpdateItem: getCluster, getPipeline, findTargets (the table, not the index), approve. */
+  /** GetItem/Query/UpdateItem: getCluster, getPipeline, findTargets (the table, not the index), approve, getServedInput. */
   private grantReceiver(role: iam.Role): void {
     role.addToPrincipalPolicy(
       new iam.PolicyStatement({
