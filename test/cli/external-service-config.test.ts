@@ -4,13 +4,10 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { parseAllDocuments } from 'yaml';
-import type { Backend } from '../../lib/cli/backend.js';
 import { CliError } from '../../lib/cli/errors.js';
 import { externalServiceConfig } from '../../lib/cli/operations/external-service-config.js';
-import { loadConfigurationText } from '../../lib/config/index.js';
 import { deriveInputToken } from '../../lib/signing/hmac.js';
-import { MemoryStore } from '../../lib/testing/memory-store.js';
-import { CLUSTERS, pipeline, SECRETS } from './fixtures.js';
+import { pipeline, storeBackend } from './fixtures.js';
 
 const MASTER_KEY = 'external-service-master-key';
 const PODINFO = { namespace: 'flux-system', name: 'podinfo' };
@@ -23,29 +20,7 @@ const served = pipeline('apps').replace(
     '      promotion: { strategy: { external-service: {} } }\n',
 );
 
-async function backendOf(pipelineYaml: string): Promise<Backend> {
-  const loaded = loadConfigurationText(CLUSTERS + '---' + SECRETS + '---' + pipelineYaml, 'config.yaml');
-  assert.ok(loaded.ok, JSON.stringify(loaded));
-  const store = new MemoryStore();
-  const now = new Date('2026-01-01T00:00:00Z');
-  for (const cluster of loaded.configuration.clusters) await store.applyCluster(cluster.document, now);
-  for (const [i, resolved] of loaded.configuration.pipelines.entries()) {
-    const document = loaded.configuration.pipelineDocuments[i];
-    assert.ok(document);
-    await store.applyPipeline(document.document, resolved, now);
-  }
-  const unused = () => Promise.reject(new Error('flux-config must not call this'));
-  return {
-    description: 'the in-memory store',
-    store,
-    putSecret: unused,
-    secretKeys: unused,
-    enqueue: unused,
-    identity: unused,
-    masterKeys: () => Promise.resolve({ current: MASTER_KEY }),
-    close: () => Promise.resolve(),
-  };
-}
+const backendOf = (pipelineYaml: string) => storeBackend(pipelineYaml, MASTER_KEY);
 
 interface Manifest {
   apiVersion: string;

@@ -3,6 +3,9 @@ import assert from 'node:assert/strict';
 import type { Store } from '../../lib/store/port.js';
 import type { TargetStatus } from '../../lib/flux/target-status.js';
 import type { AppKey } from '../../lib/pipeline/model.js';
+import type { Backend } from '../../lib/cli/backend.js';
+import { loadConfigurationText } from '../../lib/config/index.js';
+import { MemoryStore } from '../../lib/testing/memory-store.js';
 
 export const PIPELINE = { namespace: 'flux-system', name: 'podinfo' };
 
@@ -116,4 +119,32 @@ export async function seed(store: Store): Promise<void> {
   const claimed = await store.claimPromotion(PIPELINE, 'staging', '6.9.1', 'test', 60_000, earlier);
   assert.ok(claimed);
   assert.ok(await store.completePromotion(claimed, 'https://github.com/acme/fleet/pull/7', earlier));
+}
+
+/**
+ * A backend over the in-memory store holding the CLI tests' clusters and `pipelineYaml`, for the commands that only
+ * read the store and derive keys from `masterKey` (flux-config); anything else it is asked for fails the test.
+ */
+export async function storeBackend(pipelineYaml: string, masterKey: string): Promise<Backend> {
+  const loaded = loadConfigurationText(CLUSTERS + '---' + SECRETS + '---' + pipelineYaml, 'config.yaml');
+  assert.ok(loaded.ok, JSON.stringify(loaded));
+  const store = new MemoryStore();
+  const now = new Date('2026-01-01T00:00:00Z');
+  for (const cluster of loaded.configuration.clusters) await store.applyCluster(cluster.document, now);
+  for (const [i, resolved] of loaded.configuration.pipelines.entries()) {
+    const document = loaded.configuration.pipelineDocuments[i];
+    assert.ok(document);
+    await store.applyPipeline(document.document, resolved, now);
+  }
+  const unused = () => Promise.reject(new Error('this command must not call this'));
+  return {
+    description: 'the in-memory store',
+    store,
+    putSecret: unused,
+    secretKeys: unused,
+    enqueue: unused,
+    identity: unused,
+    masterKeys: () => Promise.resolve({ current: masterKey }),
+    close: () => Promise.resolve(),
+  };
 }

@@ -10,11 +10,9 @@ import { parseAllDocuments } from 'yaml';
 import type { Backend } from '../../lib/cli/backend.js';
 import { CliError } from '../../lib/cli/errors.js';
 import { fluxConfig, parseFluxVersion, type FluxConfigOptions } from '../../lib/cli/operations/flux-config.js';
-import { loadConfigurationText } from '../../lib/config/index.js';
 import { deriveClusterKey } from '../../lib/signing/hmac.js';
-import { MemoryStore } from '../../lib/testing/memory-store.js';
 import { writeFiles } from '../support/temp-files.js';
-import { CLUSTERS, pipeline, SECRETS } from './fixtures.js';
+import { CLUSTERS, pipeline, SECRETS, storeBackend } from './fixtures.js';
 import { runCli } from '../support/pipelinectl.js';
 
 const MASTER_KEY = 'flux-config-master-key';
@@ -131,29 +129,7 @@ const withSource = (cluster: string) =>
   );
 
 /** A backend over the in-memory store holding the CLI tests' clusters and pipeline (prod: apps, apps-staging). */
-async function backendWithPipeline(pipelineYaml = pipeline('apps')): Promise<Backend> {
-  const loaded = loadConfigurationText(CLUSTERS + '---' + SECRETS + '---' + pipelineYaml, 'config.yaml');
-  assert.ok(loaded.ok, JSON.stringify(loaded));
-  const store = new MemoryStore();
-  const now = new Date('2026-01-01T00:00:00Z');
-  for (const cluster of loaded.configuration.clusters) await store.applyCluster(cluster.document, now);
-  for (const [i, resolved] of loaded.configuration.pipelines.entries()) {
-    const document = loaded.configuration.pipelineDocuments[i];
-    assert.ok(document);
-    await store.applyPipeline(document.document, resolved, now);
-  }
-  const unused = () => Promise.reject(new Error('flux-config must not call this'));
-  return {
-    description: 'the in-memory store',
-    store,
-    putSecret: unused,
-    secretKeys: unused,
-    enqueue: unused,
-    identity: unused,
-    masterKeys: () => Promise.resolve({ current: MASTER_KEY }),
-    close: () => Promise.resolve(),
-  };
-}
+const backendWithPipeline = (pipelineYaml = pipeline('apps')) => storeBackend(pipelineYaml, MASTER_KEY);
 
 describe("pipelinectl flux-config: a pipeline's source", () => {
   const IMAGE_POLICY = { kind: 'ImagePolicy', name: 'podinfo', namespace: 'flux-system' };
