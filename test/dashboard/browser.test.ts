@@ -30,6 +30,19 @@ import {
 const executablePath = chromiumPath();
 const SKIP_REASON = `${CHROMIUM_MISSING} to run the dashboard browser tests`;
 
+/** Chromium with one page whose console errors and uncaught exceptions are pushed onto `errors`. */
+async function openBrowser(errors: string[]): Promise<{ browser: Browser; page: Page }> {
+  const browser = await chromium.launch({ executablePath, headless: true, args: ['--no-sandbox'] });
+  const page = await browser.newPage();
+  // Playwright's own 30 s per action is a deadline a loaded machine can miss; this one only guards against a hang.
+  page.setDefaultTimeout(PATIENCE_MS);
+  page.on('console', (message) => {
+    if (message.type() === 'error') errors.push(`${page.url()}: ${message.text()}`);
+  });
+  page.on('pageerror', (error) => errors.push(`${page.url()}: ${error.message}`));
+  return { browser, page };
+}
+
 describe('the dashboard in headless Chromium', { concurrency: false, timeout: 4 * PATIENCE_MS }, () => {
   let world: DashboardWorld | undefined;
   let browser: Browser | undefined;
@@ -66,14 +79,7 @@ describe('the dashboard in headless Chromium', { concurrency: false, timeout: 4 
     if (!executablePath) return;
     screenshots = await mkdtemp(join(tmpdir(), 'pipelinectl-dashboard-screenshots-'));
     world = await startDashboardWorld({ refreshMs: 200, configSources: true });
-    browser = await chromium.launch({ executablePath, headless: true, args: ['--no-sandbox'] });
-    page = await browser.newPage();
-    // Playwright's own 30 s per action is a deadline a loaded machine can miss; this one only guards against a hang.
-    page.setDefaultTimeout(PATIENCE_MS);
-    page.on('console', (message) => {
-      if (message.type() === 'error') consoleErrors.push(`${page.url()}: ${message.text()}`);
-    });
-    page.on('pageerror', (error) => consoleErrors.push(`${page.url()}: ${error.message}`));
+    ({ browser, page } = await openBrowser(consoleErrors));
   });
   after(async () => {
     await browser?.close();
@@ -316,13 +322,7 @@ describe(
       const claimed = await store.claimPromotion(PIPELINE, 'staging', '6.9.1', 'test', 60_000, anHourAgo);
       assert.ok(claimed);
       assert.ok(await store.completePromotion(claimed, PULL_REQUEST_URL, anHourAgo));
-      browser = await chromium.launch({ executablePath, headless: true, args: ['--no-sandbox'] });
-      page = await browser.newPage();
-      page.setDefaultTimeout(PATIENCE_MS);
-      page.on('console', (message) => {
-        if (message.type() === 'error') consoleErrors.push(`${page.url()}: ${message.text()}`);
-      });
-      page.on('pageerror', (error) => consoleErrors.push(`${page.url()}: ${error.message}`));
+      ({ browser, page } = await openBrowser(consoleErrors));
       // The owner's cookie, as opening the printed URL gives it: every test here reads as the owner.
       await page.goto(world.dashboard.ownerUrl);
       await page.waitForURL(world.dashboard.url);
@@ -508,13 +508,7 @@ describe('a pipeline drawn as a graph, in headless Chromium', { concurrency: fal
     if (!executablePath) return;
     screenshots = await mkdtemp(join(tmpdir(), 'pipelinectl-dashboard-graph-'));
     world = await startDashboardWorld({ refreshMs: 200, diamondPipeline: true });
-    browser = await chromium.launch({ executablePath, headless: true, args: ['--no-sandbox'] });
-    page = await browser.newPage();
-    page.setDefaultTimeout(PATIENCE_MS);
-    page.on('console', (message) => {
-      if (message.type() === 'error') consoleErrors.push(`${page.url()}: ${message.text()}`);
-    });
-    page.on('pageerror', (error) => consoleErrors.push(`${page.url()}: ${error.message}`));
+    ({ browser, page } = await openBrowser(consoleErrors));
     await page.goto(world.dashboard.ownerUrl);
     await page.waitForURL(world.dashboard.url);
   });
