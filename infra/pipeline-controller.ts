@@ -663,11 +663,16 @@ export class PipelineController extends Construct {
     return this.metrics.oldestMessageAge(options);
   }
 
+  /** The table's one secondary index, through which stored objects are listed by kind. */
+  private get tableIndexArn(): string {
+    return `${this.table.tableArn}/index/${TABLE_SCHEMA.index}`;
+  }
+
   private grantOperator(grantee: iam.IGrantable, level: OperatorLevel): iam.Grant {
     const stack = Stack.of(this);
     const arns: Record<OperatorResource, readonly string[]> = {
       table: [this.table.tableArn],
-      tableIndex: [`${this.table.tableArn}/index/${TABLE_SCHEMA.index}`],
+      tableIndex: [this.tableIndexArn],
       queue: [this.queue.queueArn],
       deadLetterQueue: [this.deadLetterQueue.queueArn],
       configurationSecrets: [this.secretsArnPattern],
@@ -822,7 +827,7 @@ export class PipelineController extends Construct {
 
   private grantVerifier(role: iam.Role, props: PipelineControllerProps): void {
     // The whole Store (lib/verifier takes it all): statuses (BatchGetItem, Put/Update), approvals (Delete on
-    // clear), promotion records, audit entries. No Scan, no BatchWriteItem, no index: nothing it calls uses them.
+    // clear), promotion records, audit entries. No Scan, no BatchWriteItem: nothing it calls uses them.
     role.addToPrincipalPolicy(
       new iam.PolicyStatement({
         sid: 'Table',
@@ -836,6 +841,11 @@ export class PipelineController extends Construct {
         ],
         resources: [this.table.tableArn],
       }),
+    );
+    // A ConfigSource's sync and a PipelineSet's apps generator apply as `pipelinectl apply` does, over the stored
+    // clusters, pipelines and sources, which are listed through the index.
+    role.addToPrincipalPolicy(
+      new iam.PolicyStatement({ sid: 'TableIndex', actions: ['dynamodb:Query'], resources: [this.tableIndexArn] }),
     );
     // Re-checks and follow-up messages (SendMessageBatch is authorized as SendMessage); invalid bodies go to the DLQ.
     // Receive/Delete/ChangeVisibility on the queue come with the event source.
@@ -924,10 +934,17 @@ export class PipelineController extends Construct {
     }
   }
 
-  /** listClusterKinds is one Query of the USAGE partition; the polls go out with SendMessageBatch. */
+  /**
+   * listClusterKinds is one Query of the USAGE partition; the registered clusters and ConfigSources are listed
+   * through the index. The polls go out with SendMessageBatch.
+   */
   private grantPoller(role: iam.Role): void {
     role.addToPrincipalPolicy(
-      new iam.PolicyStatement({ sid: 'Table', actions: ['dynamodb:Query'], resources: [this.table.tableArn] }),
+      new iam.PolicyStatement({
+        sid: 'Table',
+        actions: ['dynamodb:Query'],
+        resources: [this.table.tableArn, this.tableIndexArn],
+      }),
     );
     role.addToPrincipalPolicy(
       new iam.PolicyStatement({ sid: 'Enqueue', actions: ['sqs:SendMessage'], resources: [this.queue.queueArn] }),

@@ -141,8 +141,8 @@ const COMMANDS: readonly CommandEntry[] = [
   },
   {
     name: 'flux-config',
-    usage: '[options]',
-    summary: "The YAML that makes a leaf cluster's Flux send its events",
+    usage: '[options] [environment]',
+    summary: "The YAML that makes a leaf cluster's Flux send its events, or pull an environment's input",
     load: () => import('./commands/flux-config.js'),
   },
   {

@@ -189,6 +189,11 @@ describe('the verifier', () => {
 
   it('scopes each of them', () => {
     assert.deepEqual(resourcesOf(statements, 'dynamodb:PutItem'), [`<${id.table}.Arn>`]);
+    // A ConfigSource's sync lists the stored objects through the index, as `apply` does; nothing else reads it.
+    assert.deepEqual(resourcesOf(statements, 'dynamodb:Query').sort(), [
+      `<${id.table}.Arn>`,
+      `<${id.table}.Arn>/index/gsi1`,
+    ]);
     assert.deepEqual(resourcesOf(statements, 'sqs:ReceiveMessage'), [`<${id.queue}.Arn>`]);
     assert.deepEqual(resourcesOf(statements, 'sqs:SendMessage').sort(), [
       `<${id.deadLetterQueue}.Arn>`,
@@ -277,7 +282,7 @@ describe('the verifier and the verification checks', () => {
 });
 
 describe('the poller', () => {
-  it('may query the table, enqueue and write its logs, nothing else', () => {
+  it('may query the table and its index (the clusters and sources are listed there), enqueue and write its logs', () => {
     const statements = statementsOf('poller');
     assert.deepEqual(actionsOf(statements), [
       'dynamodb:Query',
@@ -285,7 +290,7 @@ describe('the poller', () => {
       'logs:PutLogEvents',
       'sqs:SendMessage',
     ]);
-    assert.deepEqual(resourcesOf(statements, 'dynamodb:Query'), [`<${id.table}.Arn>`]);
+    assert.deepEqual(resourcesOf(statements, 'dynamodb:Query'), [`<${id.table}.Arn>`, `<${id.table}.Arn>/index/gsi1`]);
     assert.deepEqual(resourcesOf(statements, 'sqs:SendMessage'), [`<${id.queue}.Arn>`]);
   });
 });

@@ -2,7 +2,8 @@
 // deleted pipeline takes them along). A promotion replaces the record; the revision an environment ran before its
 // first promotion is written only where there is none, so it never replaces a promotion.
 import { GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
-import * as z from 'zod';
+// zod/mini: the receiver reads these, and its bundle holds no part of zod's classic API.
+import * as z from 'zod/mini';
 import type { ServedInput } from '../../decision/types.js';
 import type { ObjectKey } from '../../pipeline/model.js';
 import type { ServedInputs } from '../port.js';
@@ -56,9 +57,9 @@ function itemOf(pipeline: ObjectKey, input: ServedInput): Record<string, unknown
 const StoredServedInput = z.object({
   env: z.string(),
   version: z.string(),
-  previousVersion: z.string().optional(),
-  promotedAt: z.string().optional(),
-  approvedBy: z.string().optional(),
+  previousVersion: z.optional(z.string()),
+  promotedAt: z.optional(z.string()),
+  approvedBy: z.optional(z.string()),
   servedSince: z.string(),
 });
 
