@@ -155,7 +155,9 @@ function checkUniqueNames(documents: readonly NamedDocument[]): ConfigProblem[] 
     }
     const where = first.source.locate(first.path);
     const place = where ? `${first.source.file}:${where.line}` : first.source.file;
-    problems.push(problemAt(at, ['metadata', 'name'], `duplicate ${id}: already defined at ${place}`));
+    // A generated document is named by its set and element, so that both ends of the clash are named.
+    const by = first.label === id ? '' : ` (${first.label})`;
+    problems.push(problemAt(at, ['metadata', 'name'], `duplicate ${id}: already defined at ${place}${by}`));
   }
   return problems;
 }
