@@ -5,6 +5,7 @@ import { expandDocument } from '../config/validate.js';
 import { parseConfigText } from '../config/yaml-source.js';
 import {
   configSourceTreatment,
+  generatedDocuments,
   loadSources,
   readConfigurationFiles,
   type ConfigurationSources,
@@ -61,6 +62,7 @@ async function knownSecrets(
   const documents = sources.documents
     .flatMap((document) => expandDocument(document))
     .filter((at) => loaded !== 'config-source' || configSourceTreatment(at).treatment !== 'skip')
+    .flatMap((at) => [at, ...generatedDocuments(at)])
     .map((at) => namedDocument(at))
     .filter((named) => named !== undefined);
   const defined = new Set(documents.filter((d) => d.kind === 'Secret').map((d) => objectKeyString(d.key)));

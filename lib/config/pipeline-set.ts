@@ -9,6 +9,7 @@ import type { ConfigProblem } from './problems.js';
 import {
   MAX_GENERATED_PIPELINES,
   PIPELINE_API_VERSION,
+  PipelineSetDocument as PipelineSetSchema,
   type AppsGenerator,
   type GeneratorElement,
   type PipelineSetDocument,
@@ -80,6 +81,16 @@ export function expandPipelineSet(at: DocumentAt, set: PipelineSetDocument, apps
     generated.push(document);
   }
   return { generated, problems };
+}
+
+/**
+ * The documents a PipelineSet generates, read leniently (none when it is not a valid PipelineSet): for what is looked
+ * up before the load (the stored Secrets the generated pipelines refer to), which validates it.
+ */
+export function generatedDocuments(at: DocumentAt, appsElements?: AppsElements): DocumentAt[] {
+  if (!isRecord(at.value) || at.value.kind !== 'PipelineSet') return [];
+  const parsed = PipelineSetSchema.safeParse(at.value);
+  return parsed.success ? expandPipelineSet(at, parsed.data, appsElements).generated : [];
 }
 
 /** `element app=frontend` (by its `app`), else by its keys, else by its place: `element 3 of generators[0]`. */
