@@ -15,3 +15,67 @@ export function generatingSet(metadata: {
   if (name === undefined || name === '') return undefined;
   return { namespace: metadata.namespace ?? DEFAULT_NAMESPACE, name };
 }
+
+// ---------------------------------------------------------------- the apps generator
+
+/** Where an `apps` generator finds its apps: one (cluster, kind, namespace). */
+export interface AppsPlace {
+  cluster: ObjectKey;
+  kind: string;
+  namespace: string;
+}
+
+/** `flux-system/dev-1|HelmRelease|apps`: the key a set's found apps are kept under. */
+export function appsPlaceKey(place: AppsPlace): string {
+  return `${place.cluster.namespace}/${place.cluster.name}|${place.kind}|${place.namespace}`;
+}
+
+/**
+ * An app object an `apps` generator found at its place, as the set keeps it between polls. `missing`: absent from
+ * the last poll's LIST while present before; it still generates its pipeline, and goes if the next poll misses it
+ * too, so that an object missing from one LIST (a flapping object, a cluster briefly unreadable) deletes no history.
+ */
+export interface FoundApp {
+  name: string;
+  labels: Record<string, string>;
+  missing?: true;
+}
+
+/** Whether an object's labels hold every pair of `matchLabels` (none: every object matches), as Kubernetes reads them. */
+export function matchesLabels(
+  labels: Readonly<Record<string, string>>,
+  matchLabels?: Readonly<Record<string, string>>,
+) {
+  return Object.entries(matchLabels ?? {}).every(([key, value]) => labels[key] === value);
+}
+
+/**
+ * What a set keeps after a poll listed `listed` at a place: every listed app (its labels as listed now), and each app
+ * it kept before that this poll missed for the first time, marked missing; one missed a second time is dropped.
+ * Sorted by name, so that an unchanged place compares equal.
+ */
+export function foundAfterPoll(
+  previous: readonly FoundApp[],
+  listed: readonly { name: string; labels: Record<string, string> }[],
+): FoundApp[] {
+  const now = new Map(listed.map((app) => [app.name, { name: app.name, labels: { ...app.labels } }]));
+  const found: FoundApp[] = [...now.values()];
+  for (const app of previous) {
+    if (now.has(app.name) || app.missing) continue;
+    found.push({ name: app.name, labels: { ...app.labels }, missing: true });
+  }
+  return found.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+}
+
+/**
+ * The elements of an `apps` generator from the apps its set keeps at the generator's place: one per app whose labels
+ * match, its keys the app's labels and `app`, its name (which wins over a label `app`).
+ */
+export function appsElements(
+  found: readonly FoundApp[] | undefined,
+  matchLabels?: Readonly<Record<string, string>>,
+): Record<string, string>[] {
+  return (found ?? [])
+    .filter((app) => matchesLabels(app.labels, matchLabels))
+    .map((app) => ({ ...app.labels, app: app.name }));
+}

@@ -12,6 +12,7 @@ import type { ApprovalMarker, PromotionRecord, PullRequestState, VerificationRec
 import type { FreezeScope, FreezeSwitch } from '../pipeline/freeze.js';
 import type { TargetStatus } from '../flux/target-status.js';
 import type { AppKey, ObjectKey, Pipeline } from '../pipeline/model.js';
+import type { FoundApp } from '../pipeline/pipeline-set.js';
 import type { PromotionFailureKind } from '../promotion/failure-kind.js';
 import type { WatchedKind } from '../config/schema.js';
 
@@ -604,6 +605,8 @@ export interface StoredPipelineSet {
   appliedAt: string;
   /** Absent when applied with the CLI. */
   owner?: ObjectOwner;
+  /** What its `apps` generators found at the last poll, by `appsPlaceKey` (lib/pipeline/pipeline-set.ts). */
+  appsFound?: Record<string, FoundApp[]>;
 }
 
 export interface PipelineSets {
@@ -613,6 +616,11 @@ export interface PipelineSets {
   listPipelineSets(page?: PageRequest): Promise<Page<StoredPipelineSet>>;
   /** Removes the set alone (its pipelines are the caller's to delete first). False when there was none. */
   deletePipelineSet(key: ObjectKey): Promise<boolean>;
+  /**
+   * Records what the set's `apps` generators found, conditional on the generation read: false when the set was
+   * applied again or deleted meanwhile (the next poll finds them again). An apply of the set keeps what is recorded.
+   */
+  recordPipelineSetApps(key: ObjectKey, generation: number, appsFound: Record<string, FoundApp[]>): Promise<boolean>;
 }
 
 // ---------------------------------------------------------------- stop switches

@@ -23,6 +23,7 @@ import {
 } from '../decision/index.js';
 import type { TargetStatus } from '../flux/target-status.js';
 import type { FreezeScope, FreezeSwitch } from '../pipeline/freeze.js';
+import type { FoundApp } from '../pipeline/pipeline-set.js';
 import type { PromotionFailureKind } from '../promotion/failure-kind.js';
 import { canonicalJson } from '../store/index.js';
 import {
@@ -692,8 +693,24 @@ export class MemoryStore implements Store {
       generation: (existing?.generation ?? 0) + 1,
       appliedAt: now.toISOString(),
       ...(owner ? { owner } : {}),
+      ...(existing?.appsFound ? { appsFound: existing.appsFound } : {}),
     });
     return { changed: true };
+  }
+
+  async recordPipelineSetApps(
+    key: ObjectKey,
+    generation: number,
+    appsFound: Record<string, FoundApp[]>,
+  ): Promise<boolean> {
+    const id = objectKeyString(key);
+    const existing = this.#read(this.#pipelineSets.get(id));
+    if (!existing || existing.generation !== generation) {
+      this.counts.writes += 1; // a conditional update, counted whether or not it wins
+      return false;
+    }
+    this.#write(id, this.#pipelineSets, { ...existing, appsFound: copy(appsFound) });
+    return true;
   }
 
   async getPipelineSet(key: ObjectKey): Promise<StoredPipelineSet | undefined> {

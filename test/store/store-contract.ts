@@ -1280,6 +1280,22 @@ export function storeContract(name: string, start: () => Promise<StoreUnderTest>
       assert.equal(await store.getPipelineSet({ namespace: 'flux-system', name: 'never-applied' }), undefined);
     });
 
+    it('records what the apps generators found over the generation read, and an apply of the set keeps it', async () => {
+      const { store } = subject;
+      const key = { namespace: 'flux-system', name: 'found' };
+      await store.applyPipelineSet(pipelineSet('found', ['a']), t0);
+      const found = { 'flux-system/dev|HelmRelease|apps': [{ name: 'web', labels: { team: 'a' } }] };
+      assert.equal(await store.recordPipelineSetApps(key, 1, found), true);
+      assert.deepEqual((await store.getPipelineSet(key))?.appsFound, found);
+      assert.equal(await store.recordPipelineSetApps(key, 2, {}), false, 'not over a generation never read');
+      await store.applyPipelineSet(pipelineSet('found', ['a', 'b']), t0);
+      const reapplied = await store.getPipelineSet(key);
+      assert.equal(reapplied?.generation, 2);
+      assert.deepEqual(reapplied?.appsFound, found);
+      assert.equal(await store.recordPipelineSetApps(key, 1, {}), false, 'not over an older generation');
+      assert.equal(await store.recordPipelineSetApps({ namespace: 'flux-system', name: 'gone' }, 1, {}), false);
+    });
+
     it('lists sets in pages by namespace and name, and deletes one once', async () => {
       const { store } = subject;
       for (const [name, namespace] of [

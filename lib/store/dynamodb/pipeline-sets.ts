@@ -1,9 +1,10 @@
 // PipelineSets: one item per set (its document, generation and owner), listed through the index. The pipelines a set
 // generates are ordinary pipeline items (configuration.ts); the set's item is what `get pipelinesets` lists.
-import { DeleteCommand, GetCommand, PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { DeleteCommand, GetCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { PipelineSetDocument } from '../../config/schema.js';
 import { keyOfMetadata, objectKeyString, type ObjectKey } from '../../pipeline/model.js';
 import { ConcurrentChangeError } from '../errors.js';
+import type { FoundApp } from '../../pipeline/pipeline-set.js';
 import type { ObjectOwner, Page, PageRequest, PipelineSets, StoredPipelineSet } from '../port.js';
 import { definitionFingerprint } from './configuration.js';
 import { decodeCursor, encodeCursor, isConditionFailure, keys, TABLE_SCHEMA, type TableContext } from './table.js';
@@ -14,6 +15,7 @@ interface PipelineSetItem {
   fingerprint: string;
   appliedAt: string;
   owner?: ObjectOwner;
+  appsFound?: Record<string, FoundApp[]>;
 }
 
 export class DynamoPipelineSets implements PipelineSets {
@@ -24,23 +26,39 @@ export class DynamoPipelineSets implements PipelineSets {
     const existing = await this.getItem(key);
     const print = definitionFingerprint({ document }, owner);
     if (existing?.fingerprint === print) return { changed: false };
+    // One update of the definition's fields, never a put of the item: what the poll recorded (`appsFound`) stays.
     try {
       await this.table.documents.send(
-        new PutCommand({
+        new UpdateCommand({
           TableName: this.table.tableName,
-          Item: {
-            ...keys.pipelineSet(key),
-            [TABLE_SCHEMA.indexPartitionKey]: keys.pipelineSetsIndex,
-            [TABLE_SCHEMA.indexSortKey]: keys.objectSortKey(key),
-            entity: 'pipeline-set',
-            document,
-            fingerprint: print,
-            appliedAt: now.toISOString(),
-            generation: (existing?.generation ?? 0) + 1,
-            ...(owner ? { owner } : {}),
+          Key: keys.pipelineSet(key),
+          UpdateExpression:
+            'SET #indexPartition = :indexPartition, #indexSort = :indexSort, #entity = :entity, ' +
+            '#document = :document, #fingerprint = :fingerprint, #generation = :generation, #appliedAt = :appliedAt' +
+            (owner ? ', #owner = :owner' : ' REMOVE #owner'),
+          ConditionExpression:
+            existing === undefined ? 'attribute_not_exists(pk)' : '#generation = :previousGeneration',
+          ExpressionAttributeNames: {
+            '#indexPartition': TABLE_SCHEMA.indexPartitionKey,
+            '#indexSort': TABLE_SCHEMA.indexSortKey,
+            '#entity': 'entity',
+            '#document': 'document',
+            '#fingerprint': 'fingerprint',
+            '#generation': 'generation',
+            '#appliedAt': 'appliedAt',
+            '#owner': 'owner',
           },
-          ConditionExpression: existing === undefined ? 'attribute_not_exists(pk)' : 'generation = :generation',
-          ExpressionAttributeValues: existing === undefined ? undefined : { ':generation': existing.generation },
+          ExpressionAttributeValues: {
+            ':indexPartition': keys.pipelineSetsIndex,
+            ':indexSort': keys.objectSortKey(key),
+            ':entity': 'pipeline-set',
+            ':document': document,
+            ':fingerprint': print,
+            ':generation': (existing?.generation ?? 0) + 1,
+            ':appliedAt': now.toISOString(),
+            ...(owner ? { ':owner': owner } : {}),
+            ...(existing === undefined ? {} : { ':previousGeneration': existing.generation }),
+          },
         }),
       );
     } catch (error) {
@@ -72,6 +90,29 @@ export class DynamoPipelineSets implements PipelineSets {
     };
   }
 
+  async recordPipelineSetApps(
+    key: ObjectKey,
+    generation: number,
+    appsFound: Record<string, FoundApp[]>,
+  ): Promise<boolean> {
+    try {
+      await this.table.documents.send(
+        new UpdateCommand({
+          TableName: this.table.tableName,
+          Key: keys.pipelineSet(key),
+          UpdateExpression: 'SET #appsFound = :appsFound',
+          ConditionExpression: '#generation = :generation',
+          ExpressionAttributeNames: { '#appsFound': 'appsFound', '#generation': 'generation' },
+          ExpressionAttributeValues: { ':appsFound': appsFound, ':generation': generation },
+        }),
+      );
+      return true;
+    } catch (error) {
+      if (isConditionFailure(error)) return false;
+      throw error;
+    }
+  }
+
   async deletePipelineSet(key: ObjectKey): Promise<boolean> {
     const result = await this.table.documents.send(
       new DeleteCommand({ TableName: this.table.tableName, Key: keys.pipelineSet(key), ReturnValues: 'ALL_OLD' }),
@@ -88,6 +129,6 @@ export class DynamoPipelineSets implements PipelineSets {
 }
 
 function storedPipelineSet(item: PipelineSetItem): StoredPipelineSet {
-  const { document, generation, appliedAt, owner } = item;
-  return { document, generation, appliedAt, ...(owner ? { owner } : {}) };
+  const { document, generation, appliedAt, owner, appsFound } = item;
+  return { document, generation, appliedAt, ...(owner ? { owner } : {}), ...(appsFound ? { appsFound } : {}) };
 }

@@ -89,5 +89,6 @@ export function createDynamoStore(options: DynamoStoreOptions): Store {
     getPipelineSet: (...args) => pipelineSets.getPipelineSet(...args),
     listPipelineSets: (...args) => pipelineSets.listPipelineSets(...args),
     deletePipelineSet: (...args) => pipelineSets.deletePipelineSet(...args),
+    recordPipelineSetApps: (...args) => pipelineSets.recordPipelineSetApps(...args),
   };
 }
