@@ -4,6 +4,7 @@ import { keyOf, namedDocument } from '../config/references.js';
 import { expandDocument } from '../config/validate.js';
 import { parseConfigText } from '../config/yaml-source.js';
 import {
+  appsElementsFrom,
   configSourceTreatment,
   generatedDocuments,
   loadSources,
@@ -39,9 +40,14 @@ export async function loadConfigurationSource(
       : 'text' in source
         ? parseConfigText(source.text, source.file)
         : await readConfigurationFiles(source.paths);
+  const found = new Map(
+    stored.pipelineSets.map((set) => [objectKeyString(keyOf(set.document.metadata)), set.appsFound]),
+  );
   const options: LoadOptions = {
     defaultCluster,
     documents,
+    // A set's apps generators keep generating what the last poll found.
+    appsElements: appsElementsFrom((set) => found.get(objectKeyString(set))),
     known: {
       clusters: stored.clusters.map((cluster) => keyOf(cluster.document.metadata)),
       secrets: await knownSecrets(backend, sources, documents),

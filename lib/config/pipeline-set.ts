@@ -3,8 +3,14 @@
 // are then validated and checked exactly as hand-written ones are (load.ts), their problems named with the set's file
 // and the element, at the template's place in it. Pure: the `apps` generator's elements are given by the caller
 // (what the poll's LIST found), none when unknown.
-import { PIPELINE_SET_LABEL } from '../pipeline/pipeline-set.js';
-import { keyOfMetadata, objectKeyString } from '../pipeline/model.js';
+import {
+  appsElements,
+  appsPlaceKey,
+  PIPELINE_SET_LABEL,
+  type AppsPlace,
+  type FoundApp,
+} from '../pipeline/pipeline-set.js';
+import { keyOfMetadata, objectKeyString, type ObjectKey } from '../pipeline/model.js';
 import type { ConfigProblem } from './problems.js';
 import {
   MAX_GENERATED_PIPELINES,
@@ -19,7 +25,28 @@ import type { SourceDocument } from './yaml-source.js';
 import { isRecord } from '../util/is-record.js';
 
 /** The elements an `apps` generator has now (one per matching app object), or undefined when that is not known. */
-export type AppsElements = (generator: AppsGenerator, index: number) => readonly GeneratorElement[] | undefined;
+export type AppsElements = (
+  set: ObjectKey,
+  generator: AppsGenerator,
+  index: number,
+) => readonly GeneratorElement[] | undefined;
+
+/** Where an `apps` generator looks: its clusterRef's namespace is the set's when it names none, as a target's is. */
+export function appsPlaceOf(set: ObjectKey, generator: AppsGenerator): AppsPlace {
+  const { clusterRef, kind, namespace } = generator;
+  return { cluster: { namespace: clusterRef.namespace ?? set.namespace, name: clusterRef.name }, kind, namespace };
+}
+
+/**
+ * The `apps` generators' elements from what each set keeps of its last poll (`appsFound`, by set): what `apply`
+ * and the poll expand a set with, so that an apply keeps the pipelines the poll generated.
+ */
+export function appsElementsFrom(
+  appsFound: (set: ObjectKey) => Readonly<Record<string, readonly FoundApp[]>> | undefined,
+): AppsElements {
+  return (set, generator) =>
+    appsElements(appsFound(set)?.[appsPlaceKey(appsPlaceOf(set, generator))], generator.matchLabels);
+}
 
 export interface Expansion {
   /** One document per element, in generator then element order, located in the set's template. */
@@ -33,9 +60,10 @@ const PLACEHOLDER = /\{\{\s*([^{}\s]*)\s*\}\}/g;
 
 /** Expands a valid PipelineSet (`at` is where it was read, `set` its validated value) into Pipeline documents. */
 export function expandPipelineSet(at: DocumentAt, set: PipelineSetDocument, appsElements?: AppsElements): Expansion {
+  const setKey = keyOfMetadata(set.metadata);
   const elements: { element: GeneratorElement; name: string }[] = [];
   set.spec.generators.forEach((generator, index) => {
-    const found = generator.list?.elements ?? (generator.apps && appsElements?.(generator.apps, index)) ?? [];
+    const found = generator.list?.elements ?? (generator.apps && appsElements?.(setKey, generator.apps, index)) ?? [];
     found.forEach((element, position) => elements.push({ element, name: elementName(element, index, position) }));
   });
   if (elements.length > MAX_GENERATED_PIPELINES) {
@@ -44,7 +72,6 @@ export function expandPipelineSet(at: DocumentAt, set: PipelineSetDocument, apps
       `${MAX_GENERATED_PIPELINES} pipelines: split it into several sets`;
     return { generated: [], problems: [problemAt(at, ['spec', 'generators'], message)] };
   }
-  const setKey = keyOfMetadata(set.metadata);
   const generated: DocumentAt[] = [];
   const problems: ConfigProblem[] = [];
   for (const { element, name } of elements) {

@@ -7,7 +7,13 @@ import { clusterAccessWarnings } from '../apply/cluster-access-warnings.js';
 import { planOwnership } from '../apply/ownership.js';
 import { planPipelineSets } from '../apply/pipeline-sets.js';
 import { readStoredObjects } from '../apply/stored-objects.js';
-import { formatWarning, loadConfiguration, type Configuration, type KnownSecret } from '../config/index.js';
+import {
+  appsElementsFrom,
+  formatWarning,
+  loadConfiguration,
+  type Configuration,
+  type KnownSecret,
+} from '../config/index.js';
 import { ConfigError } from '../config/problems.js';
 import { keyOfMetadata, objectKeyString, type ObjectKey } from '../pipeline/model.js';
 import type { Logger } from '../logging/logger.js';
@@ -51,9 +57,12 @@ export async function loadLocalConfiguration(
   });
   for (const { key, values } of options.extraSecrets ?? []) known.push({ ...key, keys: Object.keys(values) });
   const stored = await readStoredObjects(options.store);
+  const found = new Map(stored.pipelineSets.map((set) => [objectKeyString(keyOfMetadata(set.document.metadata)), set]));
   const result = await loadConfiguration(options.configDir, {
     defaultCluster: options.defaultCluster,
     known: { clusters: stored.clusters.map(({ document }) => keyOfMetadata(document.metadata)), secrets: known },
+    // A set's apps generators keep generating what the last poll found, as `apply` does.
+    appsElements: appsElementsFrom((set) => found.get(objectKeyString(set))?.appsFound),
   });
   if (!result.ok) throw new ConfigError(result.problems);
   // What a ConfigSource applied is changed in Git: the configuration directory may not change it, as `apply` may not.
