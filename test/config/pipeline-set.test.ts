@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { formatProblem, loadConfigurationText, type LoadOptions, type LoadResult } from '../../lib/config/index.js';
-import { PIPELINE_SET_LABEL } from '../../lib/pipeline/pipeline-set.js';
+import { appsElements, foundAfterPoll, PIPELINE_SET_LABEL, type FoundApp } from '../../lib/pipeline/pipeline-set.js';
 
 const clusters = `apiVersion: gitops.weave.works/v1alpha1
 kind: GitopsCluster
@@ -225,5 +225,69 @@ describe('what a PipelineSet cannot generate is a problem naming the set, the el
     const environmentsLine =
       `${clusters}---\n${text}`.split('\n').findIndex((line) => line.includes('environments:')) + 1;
     assert.match(problem ?? '', new RegExp(`^sets\\.yaml:${environmentsLine}:`));
+  });
+});
+
+describe('what an apps generator keeps between polls, and the elements it yields', () => {
+  const rows: {
+    name: string;
+    previous: FoundApp[];
+    listed: { name: string; labels: Record<string, string> }[];
+    kept: FoundApp[];
+  }[] = [
+    {
+      name: 'a new app is kept, with its labels',
+      previous: [],
+      listed: [{ name: 'web', labels: { team: 'a' } }],
+      kept: [{ name: 'web', labels: { team: 'a' } }],
+    },
+    {
+      name: 'an app missing for the first time is kept, marked missing',
+      previous: [{ name: 'web', labels: { team: 'a' } }],
+      listed: [],
+      kept: [{ name: 'web', labels: { team: 'a' }, missing: true }],
+    },
+    {
+      name: 'an app missing a second time is dropped',
+      previous: [{ name: 'web', labels: { team: 'a' }, missing: true }],
+      listed: [],
+      kept: [],
+    },
+    {
+      name: 'an app back after one missing poll is kept as listed, its mark gone and its labels new',
+      previous: [{ name: 'web', labels: { team: 'a' }, missing: true }],
+      listed: [{ name: 'web', labels: { team: 'b' } }],
+      kept: [{ name: 'web', labels: { team: 'b' } }],
+    },
+    {
+      name: 'sorted by name, whatever the order listed',
+      previous: [{ name: 'b', labels: {} }],
+      listed: [
+        { name: 'c', labels: {} },
+        { name: 'a', labels: {} },
+      ],
+      kept: [
+        { name: 'a', labels: {} },
+        { name: 'b', labels: {}, missing: true },
+        { name: 'c', labels: {} },
+      ],
+    },
+  ];
+  for (const row of rows) {
+    it(row.name, () => assert.deepEqual(foundAfterPoll(row.previous, row.listed), row.kept));
+  }
+
+  it('yields one element per app whose labels match, its labels as keys and app its name', () => {
+    const found: FoundApp[] = [
+      { name: 'web', labels: { promotion: 'standard', app: 'label-value', team: 'a' } },
+      { name: 'batch', labels: { team: 'b' } },
+      { name: 'gone', labels: { promotion: 'standard' }, missing: true },
+    ];
+    assert.deepEqual(appsElements(found, { promotion: 'standard' }), [
+      { promotion: 'standard', app: 'web', team: 'a' },
+      { promotion: 'standard', app: 'gone' },
+    ]);
+    assert.equal(appsElements(found).length, 3, 'no matchLabels: every app');
+    assert.deepEqual(appsElements(undefined, {}), [], 'nothing found yet: no element');
   });
 });
