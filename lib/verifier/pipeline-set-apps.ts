@@ -39,11 +39,12 @@ export async function followSetApps(
         .map(({ apps }) => apps)
         .filter((apps) => apps && appsPlaceKey(appsPlaceOf(key, apps)) === placeKey)
         .map((apps) => apps?.matchLabels);
-      const matching = listed
-        .map(appOf)
-        .filter((app) => app !== undefined && app.namespace === place.namespace)
-        .filter((app) => selectors.some((matchLabels) => matchesLabels(app?.labels ?? {}, matchLabels)))
-        .map((app) => ({ name: app?.name ?? '', labels: app?.labels ?? {} }));
+      const matching = listed.flatMap((object) => {
+        const app = appOf(object);
+        if (!app || app.namespace !== place.namespace) return [];
+        if (!selectors.some((matchLabels) => matchesLabels(app.labels, matchLabels))) return [];
+        return [{ name: app.name, labels: app.labels }];
+      });
       after[placeKey] = foundAfterPoll(before[placeKey] ?? [], matching);
     }
     if (isDeepStrictEqual(after, before)) continue;
@@ -108,9 +109,13 @@ function placesOn(set: StoredPipelineSet, cluster: ObjectKey, kind: string) {
 }
 
 /** An object's name, namespace and string labels, when it has them. */
-function appOf(object: Record<string, unknown>) {
+function appOf(
+  object: Record<string, unknown>,
+): { name: string; namespace: string; labels: Record<string, string> } | undefined {
   const metadata = object.metadata;
-  if (!isRecord(metadata) || typeof metadata.name !== 'string' || typeof metadata.namespace !== 'string') return;
+  if (!isRecord(metadata) || typeof metadata.name !== 'string' || typeof metadata.namespace !== 'string') {
+    return undefined;
+  }
   const labels = isRecord(metadata.labels)
     ? Object.fromEntries(
         Object.entries(metadata.labels).filter((entry): entry is [string, string] => typeof entry[1] === 'string'),
