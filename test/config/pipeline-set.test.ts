@@ -163,6 +163,15 @@ describe('what a PipelineSet cannot generate is a problem naming the set, the el
       ],
     },
     {
+      name: 'an apps generator looking at a cluster that is not registered',
+      text: pipelineSet({
+        generators: '[{apps: {clusterRef: {kind: GitopsCluster, name: dev-9}, kind: HelmRelease, namespace: apps}}]',
+      }),
+      problems: [
+        /PipelineSet flux-system\/web-apps: spec\.generators\[0\]\.apps\.clusterRef\.name: GitopsCluster flux-system\/dev-9 not found \(did you mean flux-system\/dev-1\?\)/,
+      ],
+    },
+    {
       name: 'two elements generating one name: both elements named',
       text: pipelineSet({
         generators: '[{list: {elements: [{app: api, team: a}, {app: api, team: b}]}}]',
