@@ -2,7 +2,7 @@
 // problem at once. Nothing is returned (so nothing can be applied) unless the whole configuration is valid; a valid
 // one comes with its warnings (what Weave accepts but is probably a mistake), which never stop it.
 import { configSourceTreatment, type SkippedDocument } from './config-source-documents.js';
-import { expandPipelineSet, type AppsElements } from './pipeline-set.js';
+import { collapseElementProblems, expandPipelineSet, type AppsElements } from './pipeline-set.js';
 import type { ConfigSourceDocument, GitopsClusterDocument, PipelineDocument, PipelineSetDocument } from './schema.js';
 import { secretValues } from './secret-values.js';
 import { objectKeyString, resolvePipeline, type ObjectKey, type Pipeline } from '../pipeline/model.js';
@@ -163,7 +163,7 @@ export function loadSources(sources: ConfigurationSources, options: LoadOptions 
     filesOnly: options.filesOnly,
   });
   append(problems, references.problems);
-  if (problems.length > 0) return { ok: false, problems: problems.sort(byPlace), skipped };
+  if (problems.length > 0) return { ok: false, problems: collapseElementProblems(problems).sort(byPlace), skipped };
 
   const warnings = references.warnings;
   const configuration: Configuration = {

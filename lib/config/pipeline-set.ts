@@ -171,3 +171,36 @@ function templateSource(at: DocumentAt, value: unknown): SourceDocument {
     },
   };
 }
+
+/**
+ * One problem for what is wrong the same way in many elements of a set (a template's mistake is each element's): the
+ * first element's, saying how many more share it, so that a set of 300 does not print 300 equal lines. Problems that
+ * differ (an element's own value in the message) are kept apart.
+ */
+export function collapseElementProblems(problems: readonly ConfigProblem[]): ConfigProblem[] {
+  const kept: ConfigProblem[] = [];
+  const first = new Map<string, { problem: ConfigProblem; more: number }>();
+  for (const problem of problems) {
+    const set = problem.document === undefined ? undefined : ELEMENT_LABEL.exec(problem.document)?.[1];
+    if (set === undefined) {
+      kept.push(problem);
+      continue;
+    }
+    const id = JSON.stringify([set, problem.file, problem.line, problem.column, problem.path, problem.message]);
+    const seen = first.get(id);
+    if (seen) {
+      seen.more += 1;
+      continue;
+    }
+    const entry = { problem: { ...problem }, more: 0 };
+    first.set(id, entry);
+    kept.push(entry.problem);
+  }
+  for (const { problem, more } of first.values()) {
+    if (more > 0) problem.message += ` (and ${more} more element${more === 1 ? '' : 's'} of the set)`;
+  }
+  return kept;
+}
+
+/** `PipelineSet ns/name (element …)`: the label of a generated document, with its set. */
+const ELEMENT_LABEL = /^(PipelineSet \S+) \(element /;

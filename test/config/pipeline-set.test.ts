@@ -131,8 +131,7 @@ describe('what a PipelineSet cannot generate is a problem naming the set, the el
         environments: '[{name: dev}]',
       }),
       problems: [
-        /^sets\.yaml:\d+:\d+: PipelineSet flux-system\/web-apps \(element app=podinfo\): spec\.environments\[0\]\.targets: an environment needs at least one target/,
-        /^sets\.yaml:\d+:\d+: PipelineSet flux-system\/web-apps \(element app=frontend\): spec\.environments\[0\]\.targets: an environment needs at least one target/,
+        /^sets\.yaml:\d+:\d+: PipelineSet flux-system\/web-apps \(element app=podinfo\): spec\.environments\[0\]\.targets: an environment needs at least one target, or a targetSelector \(and 1 more element of the set\)$/,
       ],
     },
     {
@@ -227,6 +226,17 @@ describe('what a PipelineSet cannot generate is a problem naming the set, the el
       assert.equal(problems.length, row.problems.length, problems.join('\n'));
     });
   }
+
+  it('says once what is wrong the same way in many elements, counting them', () => {
+    const apps = Array.from({ length: 300 }, (_, i) => `{app: app-${i + 1}}`).join(', ');
+    const text = pipelineSet({ generators: `[{list: {elements: [${apps}]}}]`, environments: '[{name: dev}]' });
+    const problems = problemsOf(load(text));
+    assert.equal(problems.length, 1, problems.slice(0, 3).join('\n'));
+    assert.match(
+      problems[0] ?? '',
+      /PipelineSet flux-system\/web-apps \(element app=app-1\): spec\.environments\[0\]\.targets: an environment needs at least one target, or a targetSelector \(and 299 more elements of the set\)$/,
+    );
+  });
 
   it("locates a generated Pipeline's problem at the template's line in the set's file", () => {
     const text = pipelineSet({ generators: '[{list: {elements: [{app: podinfo}]}}]', environments: '[{name: dev}]' });
