@@ -18,6 +18,7 @@ import { benchGitHubPromotion } from './github-promotion.js';
 import { benchLeafClusterConnections } from './leaf-cluster-connections.js';
 import { benchLeafClusterLoad } from './leaf-cluster-load.js';
 import { benchMarkers } from './markers.js';
+import { benchPipelineSets } from './pipeline-sets.js';
 import { benchReceiver } from './receiver.js';
 import { machineLine, markdownTable, type Bench, type BenchSection } from './report.js';
 
@@ -34,6 +35,7 @@ const BENCHES: Readonly<Record<string, Bench>> = {
   'cli-startup': benchCliStartup,
   markers: benchMarkers,
   'config-sources': benchConfigSources,
+  'pipeline-sets': benchPipelineSets,
 };
 
 const RESULTS_PAGE = new URL('../docs/benchmarks.md', import.meta.url);

@@ -21,6 +21,7 @@ import { fleetAfter, reselectedPipelines, withSelectedTargets } from './fleet-se
 import { planSecretPurposes, remarkSecrets } from './secret-purposes.js';
 import { storeObjects, type ObjectChanges } from './store-objects.js';
 import { planOwnership, type OwnershipPlan } from './ownership.js';
+import { planPipelineSets } from './pipeline-sets.js';
 import { clusterAccessWarnings } from './cluster-access-warnings.js';
 import { strategyWarnings } from './strategy-warnings.js';
 import { readStoredObjects } from './stored-objects.js';
@@ -85,6 +86,13 @@ export async function applyConfiguration(backend: ApplyPorts, options: ApplyOpti
     const refusal = ownership.conflict ? 'conflict' : 'invalid';
     return { ok: false, problems: ownership.problems.map(formatProblem), refusal };
   }
+  const sets = planPipelineSets(stored, loaded.configuration);
+  if (sets.problems.length > 0) return { ok: false, problems: sets.problems.map(formatProblem), refusal: 'invalid' };
+  // What an applied set no longer generates is pruned as a source's commit prunes what it no longer holds.
+  const pruned = new Set(ownership.prunedPipelines.map(objectKeyString));
+  for (const key of sets.prunedPipelines) {
+    if (!pruned.has(objectKeyString(key))) ownership.prunedPipelines.push(key);
+  }
   // Targets chosen by cluster labels, against the fleet as it will be: this apply's pipelines, and the stored ones
   // whose selection the applied (or pruned) clusters change.
   const fleet = fleetAfter(stored, loaded.configuration.clusters, ownership.prunedClusters);
@@ -120,6 +128,7 @@ export async function applyConfiguration(backend: ApplyPorts, options: ApplyOpti
   changes.pruned.push(
     ...ownership.prunedPipelines.map((key) => `Pipeline ${objectKeyString(key)}`),
     ...ownership.prunedClusters.map((key) => `GitopsCluster ${objectKeyString(key)}`),
+    ...ownership.prunedPipelineSets.map((key) => `PipelineSet ${objectKeyString(key)}`),
   );
   const objects = configuration.pipelineDocuments.length + configuration.clusters.length;
   const skipped = loaded.skipped.length;
@@ -145,6 +154,10 @@ async function pruneObjects(
   for (const key of ownership.prunedClusters) {
     if (!options.dryRun) await backend.store.deleteCluster(key);
     lines.push(`gitopscluster ${objectKeyString(key)} pruned${suffix}`);
+  }
+  for (const key of ownership.prunedPipelineSets) {
+    if (!options.dryRun) await backend.store.deletePipelineSet(key);
+    lines.push(`pipelineset ${objectKeyString(key)} pruned${suffix}`);
   }
   return lines;
 }

@@ -4,7 +4,9 @@ import { keyOf, namedDocument } from '../config/references.js';
 import { expandDocument } from '../config/validate.js';
 import { parseConfigText } from '../config/yaml-source.js';
 import {
+  appsElementsFrom,
   configSourceTreatment,
+  generatedDocuments,
   loadSources,
   readConfigurationFiles,
   type ConfigurationSources,
@@ -38,9 +40,14 @@ export async function loadConfigurationSource(
       : 'text' in source
         ? parseConfigText(source.text, source.file)
         : await readConfigurationFiles(source.paths);
+  const found = new Map(
+    stored.pipelineSets.map((set) => [objectKeyString(keyOf(set.document.metadata)), set.appsFound]),
+  );
   const options: LoadOptions = {
     defaultCluster,
     documents,
+    // A set's apps generators keep generating what the last poll found.
+    appsElements: appsElementsFrom((set) => found.get(objectKeyString(set))),
     known: {
       clusters: stored.clusters.map((cluster) => keyOf(cluster.document.metadata)),
       secrets: await knownSecrets(backend, sources, documents),
@@ -61,6 +68,7 @@ async function knownSecrets(
   const documents = sources.documents
     .flatMap((document) => expandDocument(document))
     .filter((at) => loaded !== 'config-source' || configSourceTreatment(at).treatment !== 'skip')
+    .flatMap((at) => [at, ...generatedDocuments(at)])
     .map((at) => namedDocument(at))
     .filter((named) => named !== undefined);
   const defined = new Set(documents.filter((d) => d.kind === 'Secret').map((d) => objectKeyString(d.key)));

@@ -16,6 +16,7 @@ export interface OwnershipPlan {
   /** What the source applied earlier and its commit no longer holds, removed after the apply's writes. */
   prunedPipelines: ObjectKey[];
   prunedClusters: ObjectKey[];
+  prunedPipelineSets: ObjectKey[];
 }
 
 /**
@@ -58,6 +59,10 @@ export function planOwnership(
   for (const located of configuration.clusters) {
     check('GitopsCluster', located, ownerOf(storedClusters.get(objectKeyString(located.key))));
   }
+  const storedSets = new Map(stored.pipelineSets.map((s) => [objectKeyString(keyOf(s.document.metadata)), s]));
+  for (const located of configuration.pipelineSets) {
+    check('PipelineSet', located, ownerOf(storedSets.get(objectKeyString(located.key))));
+  }
 
   const ownedBySource = (stored: { owner?: ObjectOwner }) =>
     owner !== undefined &&
@@ -66,6 +71,7 @@ export function planOwnership(
   const applied = new Set([
     ...configuration.pipelineDocuments.map(({ key }) => `Pipeline ${objectKeyString(key)}`),
     ...configuration.clusters.map(({ key }) => `GitopsCluster ${objectKeyString(key)}`),
+    ...configuration.pipelineSets.map(({ key }) => `PipelineSet ${objectKeyString(key)}`),
   ]);
   const prunedPipelines = !prune
     ? []
@@ -77,8 +83,13 @@ export function planOwnership(
     : stored.clusters
         .filter((c) => ownedBySource(c) && !applied.has(`GitopsCluster ${objectKeyString(keyOf(c.document.metadata))}`))
         .map((c) => keyOf(c.document.metadata));
+  const prunedPipelineSets = !prune
+    ? []
+    : stored.pipelineSets
+        .filter((s) => ownedBySource(s) && !applied.has(`PipelineSet ${objectKeyString(keyOf(s.document.metadata))}`))
+        .map((s) => keyOf(s.document.metadata));
   problems.push(...clustersStillListed(stored, configuration, prunedPipelines, prunedClusters));
-  return { problems, conflict, prunedPipelines, prunedClusters };
+  return { problems, conflict, prunedPipelines, prunedClusters, prunedPipelineSets };
 }
 
 /** A pruned cluster that a pipeline staying on still lists by clusterRef: removing it would strand those targets. */

@@ -92,6 +92,17 @@ export async function storeObjects(
     lines.push(`configsource ${objectKeyString(key)} ${outcome}${suffix}`);
   }
 
+  const setsByKey = new Map(stored.pipelineSets.map((s) => [objectKeyString(keyOf(s.document.metadata)), s]));
+  for (const { key, document } of configuration.pipelineSets) {
+    const before = setsByKey.get(objectKeyString(key));
+    const changed = dryRun
+      ? !sameJson(before?.document, document) || !sameOwningSource(before?.owner, options.owner)
+      : (await store.applyPipelineSet(document, now(), options.owner)).changed;
+    const outcome = outcomeOf(before, changed);
+    record('PipelineSet', key, outcome);
+    lines.push(`pipelineset ${objectKeyString(key)} ${outcome}${suffix}`);
+  }
+
   const pipelinesByKey = new Map(stored.pipelines.map((p) => [objectKeyString(keyOf(p.document.metadata)), p]));
   for (const [i, { key, document }] of configuration.pipelineDocuments.entries()) {
     const pipeline = configuration.pipelines[i];

@@ -1,26 +1,35 @@
 // What is stored before an apply: every cluster and pipeline, and which ConfigSources exist. An apply is checked
 // against it (references, Secret purposes, owners) and compared with it (what is created, configured or unchanged).
 import { keyOfMetadata, objectKeyString } from '../pipeline/model.js';
-import type { ObjectOwner, Store, StoredCluster, StoredConfigSource, StoredPipeline } from '../store/index.js';
+import type {
+  ObjectOwner,
+  Store,
+  StoredCluster,
+  StoredConfigSource,
+  StoredPipeline,
+  StoredPipelineSet,
+} from '../store/index.js';
 import { listAll } from '../util/paged.js';
 
 export interface StoredObjects {
   clusters: StoredCluster[];
   pipelines: StoredPipeline[];
+  pipelineSets: StoredPipelineSet[];
   /** `ns/name` of every stored ConfigSource: an object whose owner is gone is owned by nothing. */
   configSources: ReadonlySet<string>;
 }
 
 export async function readStoredObjects(
-  store: Pick<Store, 'listClusters' | 'listPipelines' | 'listConfigSources'>,
+  store: Pick<Store, 'listClusters' | 'listPipelines' | 'listConfigSources' | 'listPipelineSets'>,
 ): Promise<StoredObjects> {
-  const [clusters, pipelines, sources] = await Promise.all([
+  const [clusters, pipelines, sources, pipelineSets] = await Promise.all([
     listAll((page) => store.listClusters(page)),
     listAll((page) => store.listPipelines(page)),
     listAll((page) => store.listConfigSources(page)),
+    listAll((page) => store.listPipelineSets(page)),
   ]);
   const configSources = new Set(sources.map(({ document }) => objectKeyString(keyOfMetadata(document.metadata))));
-  return { clusters, pipelines, configSources };
+  return { clusters, pipelines, pipelineSets, configSources };
 }
 
 // An object is owned by the ConfigSource that applied it only while that source is stored: one whose source was

@@ -58,13 +58,13 @@ const COMMANDS: readonly CommandEntry[] = [
   {
     name: 'delete',
     usage: '[options] <kind> <name>',
-    summary: 'Delete a stored pipeline, cluster or config source',
+    summary: 'Delete a stored pipeline, cluster, config source or pipeline set',
     load: () => import('./commands/delete.js'),
   },
   {
     name: 'get',
     usage: '[options] <kind> [name]',
-    summary: 'List the stored pipelines, clusters or config sources',
+    summary: 'List the stored pipelines, clusters, config sources or pipeline sets',
     load: () => import('./commands/get.js'),
   },
   {

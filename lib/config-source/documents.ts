@@ -45,7 +45,11 @@ export function admissionProblems(
   configuration: Configuration,
   namespaces: readonly string[] | undefined,
 ): ConfigProblem[] {
-  if (configuration.pipelineDocuments.length === 0 && configuration.clusters.length === 0) {
+  if (
+    configuration.pipelineDocuments.length === 0 &&
+    configuration.clusters.length === 0 &&
+    configuration.pipelineSets.length === 0
+  ) {
     return [
       {
         message:
@@ -59,7 +63,7 @@ export function admissionProblems(
   const message = (namespace: string) =>
     `namespace ${namespace} is not one this ConfigSource may define objects in (spec.namespaces: ` +
     `${namespaces.join(', ')})`;
-  return [...configuration.pipelineDocuments, ...configuration.clusters]
+  return [...configuration.pipelineSets, ...configuration.pipelineDocuments, ...configuration.clusters]
     .filter(({ key }) => !allowed.has(key.namespace))
     .map((located) => located.problemAt(['metadata', 'namespace'], message(located.key.namespace)));
 }

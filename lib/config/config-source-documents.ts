@@ -1,6 +1,6 @@
 // Which documents of a ConfigSource's folder it applies: the one rule that a ConfigSource's sync and
 // `pipelinectl validate` share (through `loadSources` with `documents: 'config-source'`), so that a folder validate
-// accepts is a folder the sync applies. A ConfigSource applies Pipelines and GitopsClusters. The folder of a Flux
+// accepts is a folder the sync applies. A ConfigSource applies Pipelines, GitopsClusters and PipelineSets. The folder of a Flux
 // fleet holds other documents too (Flux Kustomizations, HelmReleases, a kustomization.yaml, the ConfigSource itself,
 // which is applied with the CLI): they are skipped and counted, not problems, so that a Weave repository's folder
 // works as it is. A Secret with values is refused: secrets stay out of Git.
@@ -11,7 +11,11 @@ import { problemAt, type DocumentAt } from './validate.js';
 import { isRecord } from '../util/is-record.js';
 
 /** The kinds a ConfigSource applies. */
-export const CONFIG_SOURCE_KINDS = ['Pipeline', 'GitopsCluster'] as const satisfies readonly DocumentKind[];
+export const CONFIG_SOURCE_KINDS = [
+  'Pipeline',
+  'GitopsCluster',
+  'PipelineSet',
+] as const satisfies readonly DocumentKind[];
 
 /** A document a ConfigSource does not apply, as validate lists it and a sync counts it. */
 export interface SkippedDocument {

@@ -8,6 +8,7 @@ export type {
   LoadOptions,
   LoadResult,
   Located,
+  LocatedPipelineSet,
   LoadedSecret,
 } from './load.js';
 export {
@@ -21,3 +22,11 @@ export * from './limits.js';
 export type { KnownSecret } from './references.js';
 export { formatWarning, type ConfigurationWarning } from './warnings.js';
 export type { WaitingApproval } from './waiting-approvals.js';
+export {
+  appsElementsFrom,
+  appsPlaceOf,
+  expandPipelineSet,
+  generatedDocuments,
+  type AppsElements,
+  type Expansion,
+} from './pipeline-set.js';

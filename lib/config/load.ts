@@ -2,9 +2,11 @@
 // problem at once. Nothing is returned (so nothing can be applied) unless the whole configuration is valid; a valid
 // one comes with its warnings (what Weave accepts but is probably a mistake), which never stop it.
 import { configSourceTreatment, type SkippedDocument } from './config-source-documents.js';
-import type { ConfigSourceDocument, GitopsClusterDocument, PipelineDocument } from './schema.js';
+import { collapseElementProblems, expandPipelineSet, type AppsElements } from './pipeline-set.js';
+import type { ConfigSourceDocument, GitopsClusterDocument, PipelineDocument, PipelineSetDocument } from './schema.js';
 import { secretValues } from './secret-values.js';
-import { resolvePipeline, type ObjectKey, type Pipeline } from '../pipeline/model.js';
+import { objectKeyString, resolvePipeline, type ObjectKey, type Pipeline } from '../pipeline/model.js';
+import { generatingSet } from '../pipeline/pipeline-set.js';
 import type { ConfigProblem } from './problems.js';
 import { checkReferences, keyOf, namedDocument, type KnownSecret, type NamedDocument } from './references.js';
 import { expandDocument, problemAt, validateDocument, type DocumentAt, type ValidDocument } from './validate.js';
@@ -28,6 +30,8 @@ export interface LoadOptions {
    * not found; a problem, or with `unresolved: 'warning'` a warning.
    */
   filesOnly?: { hint: string; unresolved?: 'problem' | 'warning' };
+  /** The elements the PipelineSets' `apps` generators have now (what the poll found); none when absent. */
+  appsElements?: AppsElements;
 }
 
 export interface Located<T> {
@@ -37,6 +41,11 @@ export interface Located<T> {
   origin: string;
   /** A problem at a field of the document, located in its file (for checks made after loading, e.g. the store's). */
   problemAt(path: readonly PropertyKey[], message: string): ConfigProblem;
+}
+
+/** A PipelineSet with the pipelines it generates (which are among the configuration's pipelines). */
+export interface LocatedPipelineSet extends Located<PipelineSetDocument> {
+  generated: ObjectKey[];
 }
 
 export interface LoadedSecret {
@@ -55,6 +64,8 @@ export interface Configuration {
   secrets: LoadedSecret[];
   /** Git folders the controller applies from (docs/config-sources.md). */
   configSources: Located<ConfigSourceDocument>[];
+  /** PipelineSets (docs/pipeline-sets.md); their generated Pipelines are in `pipelines`, marked by the set's label. */
+  pipelineSets: LocatedPipelineSet[];
   /** Approvals the Pipelines' `status` (a `kubectl get -o yaml` export of Weave's) says are waiting, in file order. */
   waitingApprovals: WaitingApproval[];
 }
@@ -126,7 +137,19 @@ export function loadSources(sources: ConfigurationSources, options: LoadOptions 
       }
       const result = validateDocument(at);
       append(problems, result.problems);
-      if (result.document) valid.push({ at, document: result.document });
+      if (!result.document) continue;
+      valid.push({ at, document: result.document });
+      if (result.document.kind !== 'PipelineSet') continue;
+      // Each generated Pipeline is validated and checked as a hand-written one, named by its set and element.
+      const expansion = expandPipelineSet(at, result.document.value, options.appsElements);
+      append(problems, expansion.problems);
+      for (const generated of expansion.generated) {
+        const generatedDocument = namedDocument(generated);
+        if (generatedDocument) named.push(generatedDocument);
+        const checked = validateDocument(generated);
+        append(problems, checked.problems);
+        if (checked.document) valid.push({ at: generated, document: checked.document });
+      }
     }
   }
   if (sources.documents.length === 0 && problems.length === 0) {
@@ -140,7 +163,7 @@ export function loadSources(sources: ConfigurationSources, options: LoadOptions 
     filesOnly: options.filesOnly,
   });
   append(problems, references.problems);
-  if (problems.length > 0) return { ok: false, problems: problems.sort(byPlace), skipped };
+  if (problems.length > 0) return { ok: false, problems: collapseElementProblems(problems).sort(byPlace), skipped };
 
   const warnings = references.warnings;
   const configuration: Configuration = {
@@ -149,6 +172,7 @@ export function loadSources(sources: ConfigurationSources, options: LoadOptions 
     clusters: [],
     secrets: [],
     configSources: [],
+    pipelineSets: [],
     waitingApprovals: [],
   };
   for (const { at, document } of valid) {
@@ -182,7 +206,18 @@ export function loadSources(sources: ConfigurationSources, options: LoadOptions 
         configuration.configSources.push({ ...located, document: source });
         break;
       }
+      case 'PipelineSet': {
+        const { status: _exported, ...set } = document.value;
+        configuration.pipelineSets.push({ ...located, document: set, generated: [] });
+        break;
+      }
     }
+  }
+  // The pipelines each set generated, by the label the expansion wrote.
+  const sets = new Map(configuration.pipelineSets.map((set) => [objectKeyString(set.key), set]));
+  for (const { document, key } of configuration.pipelineDocuments) {
+    const set = generatingSet(document.metadata);
+    if (set) sets.get(objectKeyString(set))?.generated.push(key);
   }
   return { ok: true, configuration, warnings: warnings.sort(byPlace), skipped };
 }

@@ -6,6 +6,7 @@
 import {
   APP_KIND_GROUPS,
   AppReference,
+  AppsGenerator,
   ConfigSourceSpec,
   Environment,
   GitopsClusterSpec,
@@ -133,6 +134,7 @@ export function checkReferences(
       for (const problem of checked.problems) problems.push(problem);
       for (const warning of checked.warnings) warnings.push(warning);
     }
+    if (document.kind === 'PipelineSet') checkGeneratorClusters(document, clusters, context, missing);
     if (document.kind === 'GitopsCluster') checkClusterSecret(document, requireSecret);
     if (document.kind === 'ConfigSource') checkConfigSourceSecret(document, requireSecret);
   }
@@ -155,7 +157,9 @@ function checkUniqueNames(documents: readonly NamedDocument[]): ConfigProblem[] 
     }
     const where = first.source.locate(first.path);
     const place = where ? `${first.source.file}:${where.line}` : first.source.file;
-    problems.push(problemAt(at, ['metadata', 'name'], `duplicate ${id}: already defined at ${place}`));
+    // A generated document is named by its set and element, so that both ends of the clash are named.
+    const by = first.label === id ? '' : ` (${first.label})`;
+    problems.push(problemAt(at, ['metadata', 'name'], `duplicate ${id}: already defined at ${place}${by}`));
   }
   return problems;
 }
@@ -337,6 +341,24 @@ function sourceWithoutFirstPromotion(
     `environment ${name} has no promotion (its own or the pipeline's strategy): the source's versions are shown ` +
       'but never promoted into it',
   );
+}
+
+/** The cluster each `apps` generator of a PipelineSet looks at is registered, as a target's must be. */
+function checkGeneratorClusters(
+  { at, key, value }: NamedDocument,
+  clusters: Set<string>,
+  context: ReferenceContext,
+  missing: ConfigProblem[],
+): void {
+  const generators = isRecord(value.spec) && Array.isArray(value.spec.generators) ? value.spec.generators : [];
+  generators.forEach((generator: unknown, index) => {
+    const apps = AppsGenerator.safeParse(isRecord(generator) ? generator.apps : undefined);
+    if (!apps.success) return;
+    const cluster = { namespace: apps.data.clusterRef.namespace ?? key.namespace, name: apps.data.clusterRef.name };
+    if (clusters.has(objectKeyString(cluster))) return;
+    const path = ['spec', 'generators', index, 'apps', 'clusterRef', 'name'];
+    missing.push(problemAt(at, path, clusterNotFound(cluster, clusters, context)));
+  });
 }
 
 /**

@@ -575,6 +575,87 @@ export const ConfigSourceDocument = z.strictObject({
   status: z.unknown().optional(),
 });
 
+// ---------------------------------------------------------------- PipelineSet (pipeline-controller.io/v1alpha1)
+
+export const PIPELINE_SET_API_VERSION = 'pipeline-controller.io/v1alpha1';
+
+/** Pipelines one PipelineSet may generate: every one is stored, polled and decided like a hand-written one. */
+export const MAX_GENERATED_PIPELINES = 1000;
+
+/**
+ * An element's keys are what `{{ key }}` names in the template: letters, digits, "_", "-", "." and "/", so that a
+ * Kubernetes label key (`app.kubernetes.io/part-of`) is one.
+ */
+export const ELEMENT_KEY_PATTERN = /^[A-Za-z0-9_][-A-Za-z0-9_./]*$/;
+
+const elementKey = z
+  .string()
+  .regex(ELEMENT_KEY_PATTERN, 'must be letters, digits, "_", "-", "." and "/", starting with a letter, digit or "_"');
+
+/** One element: its values are text (a number or a boolean is taken as written). */
+export const GeneratorElement = z.record(
+  elementKey,
+  z.union([z.string(), z.number(), z.boolean()], { error: 'must be a string, a number or a boolean' }),
+);
+
+/** `list`: the elements as written. */
+export const ListGenerator = z.strictObject({
+  elements: z
+    .array(GeneratorElement)
+    .min(1, 'must hold at least one element')
+    .max(MAX_GENERATED_PIPELINES, `must hold at most ${MAX_GENERATED_PIPELINES} elements`),
+});
+
+/**
+ * `apps`: one element per app object of `kind` in `namespace` on the cluster, whose labels `matchLabels` match; found
+ * by the poll's LIST of that (cluster, kind). The element's keys are `app` (the object's name) and its labels.
+ */
+export const AppsGenerator = z.strictObject({
+  clusterRef: ClusterReference,
+  kind: z.enum(APP_KINDS, { error: `must be ${APP_KINDS.join(' or ')}` }),
+  namespace: dns1123Label,
+  matchLabels: z.record(labelKey, labelValue).optional(),
+});
+
+export const Generator = z
+  .strictObject({ list: ListGenerator.optional(), apps: AppsGenerator.optional() })
+  .superRefine((generator, ctx) => {
+    const kinds = (['list', 'apps'] as const).filter((kind) => generator[kind] !== undefined);
+    if (kinds.length !== 1) {
+      ctx.addIssue({
+        code: 'custom',
+        message: kinds.length === 0 ? 'give one generator: list or apps' : 'give exactly one generator: list or apps',
+      });
+    }
+  });
+
+/**
+ * The template of each generated Pipeline: its name (and labels, annotations) and spec, `{{ key }}` in any string
+ * replaced by the element's value. Its namespace is the set's. The spec is validated per element, as the Pipeline
+ * it generates (lib/config/pipeline-set.ts).
+ */
+export const PipelineTemplate = z.strictObject({
+  metadata: z.strictObject({
+    name: z.string().min(1, 'must not be empty'),
+    labels: z.record(z.string(), z.string()).optional(),
+    annotations: z.record(z.string(), z.string()).optional(),
+  }),
+  spec: z.record(z.string(), z.unknown(), { error: 'must be a Pipeline spec (a mapping)' }),
+});
+
+export const PipelineSetSpec = z.strictObject({
+  generators: z.array(Generator).min(1, 'must hold at least one generator'),
+  template: PipelineTemplate,
+});
+
+export const PipelineSetDocument = z.strictObject({
+  apiVersion: z.literal(PIPELINE_SET_API_VERSION),
+  kind: z.literal('PipelineSet'),
+  metadata: Metadata,
+  spec: PipelineSetSpec,
+  status: z.unknown().optional(),
+});
+
 // ---------------------------------------------------------------- Secret (v1)
 
 const secretKey = z
@@ -610,6 +691,9 @@ export type GitopsClusterDocument = z.infer<typeof GitopsClusterDocument>;
 export type SecretDocument = z.infer<typeof SecretDocument>;
 export type ConfigSourceDocument = z.infer<typeof ConfigSourceDocument>;
 export type ConfigSourceSpec = z.infer<typeof ConfigSourceSpec>;
+export type PipelineSetDocument = z.infer<typeof PipelineSetDocument>;
+export type GeneratorElement = z.infer<typeof GeneratorElement>;
+export type AppsGenerator = z.infer<typeof AppsGenerator>;
 
 /** The document kinds the loader accepts, by `kind`. */
 export const DOCUMENT_SCHEMAS = {
@@ -617,5 +701,6 @@ export const DOCUMENT_SCHEMAS = {
   GitopsCluster: { apiVersion: GITOPS_CLUSTER_API_VERSION, schema: GitopsClusterDocument },
   Secret: { apiVersion: 'v1', schema: SecretDocument },
   ConfigSource: { apiVersion: CONFIG_SOURCE_API_VERSION, schema: ConfigSourceDocument },
+  PipelineSet: { apiVersion: PIPELINE_SET_API_VERSION, schema: PipelineSetDocument },
 } as const;
 export type DocumentKind = keyof typeof DOCUMENT_SCHEMAS;

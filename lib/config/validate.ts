@@ -12,7 +12,8 @@ export type ValidDocument =
   | { kind: 'Pipeline'; value: z.infer<(typeof DOCUMENT_SCHEMAS)['Pipeline']['schema']> }
   | { kind: 'GitopsCluster'; value: z.infer<(typeof DOCUMENT_SCHEMAS)['GitopsCluster']['schema']> }
   | { kind: 'Secret'; value: z.infer<(typeof DOCUMENT_SCHEMAS)['Secret']['schema']> }
-  | { kind: 'ConfigSource'; value: z.infer<(typeof DOCUMENT_SCHEMAS)['ConfigSource']['schema']> };
+  | { kind: 'ConfigSource'; value: z.infer<(typeof DOCUMENT_SCHEMAS)['ConfigSource']['schema']> }
+  | { kind: 'PipelineSet'; value: z.infer<(typeof DOCUMENT_SCHEMAS)['PipelineSet']['schema']> };
 
 /** A document as found in a file, before or after validation: `path` is its place inside a `List`, if any. */
 export interface DocumentAt {

@@ -5,9 +5,11 @@
 // message carries the cluster's registration, listed once for all of them, so that the verifier does not read it
 // per message. And one `sync-config-source` per ConfigSource. A few queries and one batch send per ten messages,
 // whatever the size of the fleet.
-import { keyOfMetadata, objectKeyString } from '../pipeline/model.js';
+import { appsPlaceOf } from '../config/pipeline-set.js';
+import type { WatchedKind } from '../config/schema.js';
+import { keyOfMetadata, objectKeyString, type ObjectKey } from '../pipeline/model.js';
 import type { Queue } from '../queue/port.js';
-import type { AppsIndex, ConfigSources, ConfigurationStore } from '../store/port.js';
+import type { AppsIndex, ConfigSources, ConfigurationStore, PipelineSets } from '../store/port.js';
 import { listAll } from '../util/paged.js';
 
 /** Above this size (JSON bytes) a registration stays out of the message and the verifier reads it from the store. */
@@ -16,7 +18,8 @@ const MAX_REGISTRATION_BYTES = 16 * 1024;
 export async function enqueuePolls(deps: {
   store: Pick<AppsIndex, 'listClusterKinds'> &
     Pick<ConfigurationStore, 'listClusters'> &
-    Pick<ConfigSources, 'listConfigSources'>;
+    Pick<ConfigSources, 'listConfigSources'> &
+    Pick<PipelineSets, 'listPipelineSets'>;
   queue: Queue;
   /**
    * The cause of the check of every pipeline: `poll` (default) decides only a pipeline time can change; `resume`,
@@ -26,17 +29,45 @@ export async function enqueuePolls(deps: {
 }): Promise<number> {
   const { store } = deps;
   const usage = await store.listClusterKinds();
+  // The (cluster, kind) pairs PipelineSets' apps generators look at: polled with the pipelines' pairs, one LIST
+  // each for both; a pair no pipeline uses yet is polled for the sets alone.
+  const followers = new Map<string, { cluster: ObjectKey; kind: WatchedKind; sets: ObjectKey[] }>();
+  for (const { document } of await listAll((page) => store.listPipelineSets(page))) {
+    const set = keyOfMetadata(document.metadata);
+    for (const { apps } of document.spec.generators) {
+      if (!apps) continue;
+      const { cluster, kind } = appsPlaceOf(set, apps);
+      const id = `${objectKeyString(cluster)}|${kind}`;
+      const follower = followers.get(id) ?? { cluster, kind, sets: [] };
+      if (!follower.sets.some((each) => objectKeyString(each) === objectKeyString(set))) follower.sets.push(set);
+      followers.set(id, follower);
+    }
+  }
+  const pairs: { cluster: ObjectKey; kind: WatchedKind }[] = [...usage];
+  for (const follower of followers.values()) {
+    const id = `${objectKeyString(follower.cluster)}|${follower.kind}`;
+    if (!usage.some(({ cluster, kind }) => `${objectKeyString(cluster)}|${kind}` === id)) pairs.push(follower);
+  }
   const registrations = new Map<string, Record<string, unknown>>();
-  if (usage.length > 0) {
+  if (pairs.length > 0) {
     for (const { document } of await listAll((page) => store.listClusters(page))) {
       if (Buffer.byteLength(JSON.stringify(document)) > MAX_REGISTRATION_BYTES) continue;
       registrations.set(objectKeyString(keyOfMetadata(document.metadata)), document);
     }
   }
   await deps.queue.sendBatch(
-    usage.map(({ cluster, kind }) => {
+    pairs.map(({ cluster, kind }) => {
       const registration = registrations.get(objectKeyString(cluster));
-      return { message: { type: 'poll' as const, cluster, kind, ...(registration ? { registration } : {}) } };
+      const sets = followers.get(`${objectKeyString(cluster)}|${kind}`)?.sets;
+      return {
+        message: {
+          type: 'poll' as const,
+          cluster,
+          kind,
+          ...(registration ? { registration } : {}),
+          ...(sets ? { pipelineSets: sets } : {}),
+        },
+      };
     }),
   );
   // Each ConfigSource's head is read by the verifier (one Git request; a commit seen before writes nothing), so the
@@ -57,5 +88,5 @@ export async function enqueuePolls(deps: {
       message: { type: 'check-pipeline' as const, pipeline, cause: deps.pipelineCheck ?? 'poll', readTargets: false },
     })),
   );
-  return usage.length;
+  return pairs.length;
 }

@@ -84,6 +84,11 @@ export const PollMessageSchema = z.object({
    * Checked against the GitopsCluster schema by the verifier, which reads the store instead when it does not pass.
    */
   registration: z.optional(z.record(z.string(), z.unknown())),
+  /**
+   * The PipelineSets whose `apps` generators look at this (cluster, kind), as the poller listed them: the poll's LIST
+   * finds their apps too (lib/verifier/pipeline-set-apps.ts). Absent when none does.
+   */
+  pipelineSets: z.optional(z.array(ObjectKeySchema)),
 });
 
 /** Carry out the promotion of `revision` to `env`, once it has been approved. */

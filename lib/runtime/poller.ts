@@ -23,6 +23,7 @@ export function pollerHandler(): PollerHandler {
           listClusterKinds: () => Promise.resolve(usage),
           listClusters: (page) => table.store.listClusters(page),
           listConfigSources: (page) => table.store.listConfigSources(page),
+          listPipelineSets: (page) => table.store.listPipelineSets(page),
         },
         queue,
       });

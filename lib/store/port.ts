@@ -2,7 +2,12 @@
 // access patterns: docs/architecture.md, "The table"). It is split by concern so that each caller depends on the
 // least it needs; the DynamoDB adapter implements all.
 // Correctness lives in the conditional writes behind these methods, never in timing or queue order.
-import type { ConfigSourceDocument, GitopsClusterDocument, PipelineDocument } from '../config/schema.js';
+import type {
+  ConfigSourceDocument,
+  GitopsClusterDocument,
+  PipelineDocument,
+  PipelineSetDocument,
+} from '../config/schema.js';
 import type {
   ApprovalMarker,
   PromotionRecord,
@@ -13,6 +18,7 @@ import type {
 import type { FreezeScope, FreezeSwitch } from '../pipeline/freeze.js';
 import type { TargetStatus } from '../flux/target-status.js';
 import type { AppKey, ObjectKey, Pipeline } from '../pipeline/model.js';
+import type { FoundApp } from '../pipeline/pipeline-set.js';
 import type { PromotionFailureKind } from '../promotion/failure-kind.js';
 import type { WatchedKind } from '../config/schema.js';
 
@@ -615,6 +621,34 @@ export interface ConfigSources {
   listConfigAudit(source: ObjectKey, page?: PageRequest): Promise<Page<ConfigAuditEntry>>;
 }
 
+// ---------------------------------------------------------------- PipelineSets
+
+/** A PipelineSet as applied: the Pipelines it generates are stored as pipelines, marked with its label. */
+export interface StoredPipelineSet {
+  document: PipelineSetDocument;
+  generation: number;
+  /** ISO 8601. */
+  appliedAt: string;
+  /** Absent when applied with the CLI. */
+  owner?: ObjectOwner;
+  /** What its `apps` generators found at the last poll, by `appsPlaceKey` (lib/pipeline/pipeline-set.ts). */
+  appsFound?: Record<string, FoundApp[]>;
+}
+
+export interface PipelineSets {
+  /** Stores a PipelineSet; applying an unchanged document (and owner) writes nothing. */
+  applyPipelineSet(document: PipelineSetDocument, now: Date, owner?: ObjectOwner): Promise<{ changed: boolean }>;
+  getPipelineSet(key: ObjectKey): Promise<StoredPipelineSet | undefined>;
+  listPipelineSets(page?: PageRequest): Promise<Page<StoredPipelineSet>>;
+  /** Removes the set alone (its pipelines are the caller's to delete first). False when there was none. */
+  deletePipelineSet(key: ObjectKey): Promise<boolean>;
+  /**
+   * Records what the set's `apps` generators found, conditional on the generation read: false when the set was
+   * applied again or deleted meanwhile (the next poll finds them again). An apply of the set keeps what is recorded.
+   */
+  recordPipelineSetApps(key: ObjectKey, generation: number, appsFound: Record<string, FoundApp[]>): Promise<boolean>;
+}
+
 // ---------------------------------------------------------------- stop switches
 
 export interface Freezes {
@@ -637,7 +671,8 @@ export type Store = ConfigurationStore &
   Notifications &
   Freezes &
   PollSummaries &
-  ConfigSources;
+  ConfigSources &
+  PipelineSets;
 
 /**
  * What the receiver reads and writes (lib/http): the lookups of its routes and the writes of an approval. The receiver

@@ -6,7 +6,13 @@
 /* eslint-disable @typescript-eslint/require-await -- the port is asynchronous; memory has nothing to wait for */
 import { isDeepStrictEqual } from 'node:util';
 import { randomUUID } from 'node:crypto';
-import type { ConfigSourceDocument, WatchedKind, GitopsClusterDocument, PipelineDocument } from '../config/schema.js';
+import type {
+  ConfigSourceDocument,
+  WatchedKind,
+  GitopsClusterDocument,
+  PipelineDocument,
+  PipelineSetDocument,
+} from '../config/schema.js';
 import { attemptKey, pendingStatus, syncedStatus } from '../store/config-sync-step.js';
 import {
   isClaimable,
@@ -18,6 +24,7 @@ import {
 } from '../decision/index.js';
 import type { TargetStatus } from '../flux/target-status.js';
 import type { FreezeScope, FreezeSwitch } from '../pipeline/freeze.js';
+import type { FoundApp } from '../pipeline/pipeline-set.js';
 import type { PromotionFailureKind } from '../promotion/failure-kind.js';
 import { canonicalJson } from '../store/index.js';
 import {
@@ -52,6 +59,7 @@ import type {
   ConfigSyncResult,
   ObjectOwner,
   StoredConfigSource,
+  StoredPipelineSet,
   IndexedTarget,
   ObservedTargetStatus,
   Page,
@@ -102,6 +110,7 @@ export class MemoryStore implements Store {
     string,
     { source: StoredConfigSource; attempted?: string; lease?: { token: string; until: number } }
   >();
+  readonly #pipelineSets = new Map<string, StoredPipelineSet>();
   readonly #configAudit = new Map<string, { entry: ConfigAuditEntry; sequence: number }[]>();
   #auditSequence = 0;
   /** Claimed notifications, by (pipeline, env, revision, kind). */
@@ -698,6 +707,56 @@ export class MemoryStore implements Store {
   async listFreezes(): Promise<FreezeSwitch[]> {
     this.counts.reads += 1;
     return sortedBy([...this.#freezes.entries()], ([sortKey]) => sortKey).map(([, freeze]) => copy(freeze));
+  }
+
+  // ---------------------------------------------------------------- PipelineSets
+
+  async applyPipelineSet(document: PipelineSetDocument, now: Date, owner?: ObjectOwner): Promise<{ changed: boolean }> {
+    const id = objectKeyString(keyOfMetadata(document.metadata));
+    const existing = this.#read(this.#pipelineSets.get(id));
+    const applied = copy(document);
+    if (existing && isDeepStrictEqual(existing.document, applied) && sameOwningSource(existing.owner, owner)) {
+      return { changed: false };
+    }
+    this.#write(id, this.#pipelineSets, {
+      document: applied,
+      generation: (existing?.generation ?? 0) + 1,
+      appliedAt: now.toISOString(),
+      ...(owner ? { owner } : {}),
+      ...(existing?.appsFound ? { appsFound: existing.appsFound } : {}),
+    });
+    return { changed: true };
+  }
+
+  async recordPipelineSetApps(
+    key: ObjectKey,
+    generation: number,
+    appsFound: Record<string, FoundApp[]>,
+  ): Promise<boolean> {
+    const id = objectKeyString(key);
+    const existing = this.#read(this.#pipelineSets.get(id));
+    if (!existing || existing.generation !== generation) {
+      this.counts.writes += 1; // a conditional update, counted whether or not it wins
+      return false;
+    }
+    this.#write(id, this.#pipelineSets, { ...existing, appsFound: copy(appsFound) });
+    return true;
+  }
+
+  async getPipelineSet(key: ObjectKey): Promise<StoredPipelineSet | undefined> {
+    return this.#read(this.#pipelineSets.get(objectKeyString(key)));
+  }
+
+  async listPipelineSets(page: PageRequest = {}): Promise<Page<StoredPipelineSet>> {
+    const sortKey = (stored: StoredPipelineSet) => objectSortKey(keyOfMetadata(stored.document.metadata));
+    return this.#page(sortedBy([...this.#pipelineSets.values()], sortKey), sortKey, page);
+  }
+
+  async deletePipelineSet(key: ObjectKey): Promise<boolean> {
+    const id = objectKeyString(key);
+    if (!this.#read(this.#pipelineSets.get(id))) return false;
+    this.#delete(id, this.#pipelineSets);
+    return true;
   }
 
   // ---------------------------------------------------------------- ConfigSources

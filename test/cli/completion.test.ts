@@ -98,8 +98,9 @@ describe('pipelinectl completion', () => {
         'clusters',
         'configsources',
         'configsource',
+        'pipelinesets',
       ]);
-      assert.deepEqual(await complete('pipelinectl', 'delete', '--dry-run', 'p'), ['pipeline']);
+      assert.deepEqual(await complete('pipelinectl', 'delete', '--dry-run', 'p'), ['pipeline', 'pipelineset']);
       assert.deepEqual(await complete('pipelinectl', 'completion', ''), ['bash', 'zsh']);
       assert.deepEqual(await complete('pipelinectl', 'help', 'app'), ['apply', 'approve']);
     });
@@ -156,7 +157,7 @@ describe('pipelinectl completion', () => {
       assert.deepEqual(await offered('pipelinectl', 'status', '--output=j'), ['compadd: table json yaml']);
       assert.deepEqual(await offered('pipelinectl', 'apply', '-f', ''), ['files']);
       assert.deepEqual(await offered('pipelinectl', 'get', ''), [
-        'compadd: pipelines clusters configsources configsource',
+        'compadd: pipelines clusters configsources configsource pipelinesets',
       ]);
       assert.deepEqual(await offered('pipelinectl', 'approve', 'flux-system/podinfo', ''), []);
     });

@@ -196,6 +196,38 @@ describe('a ConfigSource and what else defines objects (GitHub)', () => {
     assert.ok(await store.getPipeline({ namespace: NS, name: 'legacy' }), 'applied with the CLI: never pruned');
   });
 
+  it('applies a PipelineSet from Git: its pipelines owned by the source, pruned with an element, all gone with the set', async () => {
+    const set = (apps: readonly string[]) => `apiVersion: pipeline-controller.io/v1alpha1
+kind: PipelineSet
+metadata: { name: web-apps, namespace: ${NS} }
+spec:
+  generators:
+    - list: { elements: [${apps.map((app) => `{ app: ${app} }`).join(', ')}] }
+  template:
+    metadata: { name: '{{ app }}' }
+    spec:
+      appRef: { apiVersion: helm.toolkit.fluxcd.io/v2, kind: HelmRelease, name: '{{ app }}' }
+      environments:
+        - name: dev
+          targets: [{ namespace: '{{ app }}', clusterRef: { kind: GitopsCluster, name: dev } }]
+`;
+    const names = async () => (await store.listPipelines()).items.map(({ document }) => document.metadata.name).sort();
+    fake.commitFiles('main', { 'pipelines/web-apps.yaml': set(['frontend', 'checkout']) });
+    assert.equal((await syncConfigSource(SOURCE, deps)).outcome, 'applied');
+    assert.deepEqual(await names(), ['checkout', 'frontend', 'podinfo']);
+    assert.deepEqual((await store.getPipeline({ namespace: NS, name: 'frontend' }))?.owner?.configSource, SOURCE);
+    assert.deepEqual((await store.getPipelineSet({ namespace: NS, name: 'web-apps' }))?.owner?.configSource, SOURCE);
+
+    fake.commitFiles('main', { 'pipelines/web-apps.yaml': set(['frontend']) });
+    assert.equal((await syncConfigSource(SOURCE, deps)).outcome, 'applied');
+    assert.deepEqual(await names(), ['frontend', 'podinfo']);
+
+    fake.commitFiles('main', { 'pipelines/web-apps.yaml': null });
+    assert.equal((await syncConfigSource(SOURCE, deps)).outcome, 'applied');
+    assert.deepEqual(await names(), ['podinfo']);
+    assert.equal(await store.getPipelineSet({ namespace: NS, name: 'web-apps' }), undefined);
+  });
+
   it('gives the later of two sources defining one pipeline a Conflict, and changes nothing of the first', async () => {
     await syncConfigSource(SOURCE, deps);
     const second = configSource(fake).replace('name: fleet,', 'name: team-a,');

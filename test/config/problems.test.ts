@@ -65,7 +65,7 @@ describe('single-document problems', () => {
       name: 'an unsupported kind',
       text: 'apiVersion: helm.toolkit.fluxcd.io/v2\nkind: HelmRelease\nmetadata: {name: podinfo}\n',
       expected: [
-        'config.yaml:2:1: HelmRelease default/podinfo: kind: unsupported kind "HelmRelease": expected Pipeline, GitopsCluster, Secret, ConfigSource',
+        'config.yaml:2:1: HelmRelease default/podinfo: kind: unsupported kind "HelmRelease": expected Pipeline, GitopsCluster, Secret, ConfigSource, PipelineSet',
       ],
     },
     {

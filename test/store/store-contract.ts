@@ -11,6 +11,7 @@ import type {
   PollSummaries,
   Store,
 } from '../../lib/store/index.js';
+import type { PipelineSetDocument } from '../../lib/config/schema.js';
 import { app, at, clusterFixture, commit, configSourceFixture, healthy, pipelineFixture } from './fixtures.js';
 
 export interface StoreUnderTest {
@@ -1284,6 +1285,81 @@ export function storeContract(name: string, start: () => Promise<StoreUnderTest>
         ['Unauthorized', undefined],
       );
       assert.ok(!('failureKind' in (items[1] ?? {})), 'an older entry has no kind at all');
+    });
+  });
+
+  describe(`${name}: PipelineSets`, () => {
+    let subject: StoreUnderTest;
+    before(async () => (subject = await start()));
+    after(() => subject.stop());
+    const t0 = at('2026-11-01T10:00:00Z');
+    const owner = { configSource: { namespace: 'flux-system', name: 'fleet' }, revision: commit('a') };
+    const pipelineSet = (name: string, apps: string[], namespace = 'flux-system'): PipelineSetDocument => ({
+      apiVersion: 'pipeline-controller.io/v1alpha1',
+      kind: 'PipelineSet',
+      metadata: { name, namespace },
+      spec: {
+        generators: [{ list: { elements: apps.map((app) => ({ app })) } }],
+        template: { metadata: { name: '{{ app }}' }, spec: { appRef: { name: '{{ app }}' } } },
+      },
+    });
+
+    it('stores a set, writes nothing for the same one again, and a changed one or owner as a new generation', async () => {
+      const { store } = subject;
+      const key = { namespace: 'flux-system', name: 'web-apps' };
+      assert.deepEqual(await store.applyPipelineSet(pipelineSet('web-apps', ['a', 'b']), t0), { changed: true });
+      subject.resetCounts();
+      assert.deepEqual(await store.applyPipelineSet(pipelineSet('web-apps', ['a', 'b']), t0), { changed: false });
+      assert.equal(subject.writes(), 0);
+      assert.deepEqual(await store.applyPipelineSet(pipelineSet('web-apps', ['a']), t0), { changed: true });
+      assert.deepEqual(await store.applyPipelineSet(pipelineSet('web-apps', ['a']), t0, owner), { changed: true });
+      const stored = await store.getPipelineSet(key);
+      assert.deepEqual(stored?.document, pipelineSet('web-apps', ['a']));
+      assert.equal(stored?.generation, 3);
+      assert.equal(stored?.owner?.configSource.name, 'fleet');
+      assert.equal(await store.getPipelineSet({ namespace: 'flux-system', name: 'never-applied' }), undefined);
+    });
+
+    it('records what the apps generators found over the generation read, and an apply of the set keeps it', async () => {
+      const { store } = subject;
+      const key = { namespace: 'flux-system', name: 'found' };
+      await store.applyPipelineSet(pipelineSet('found', ['a']), t0);
+      const found = { 'flux-system/dev|HelmRelease|apps': [{ name: 'web', labels: { team: 'a' } }] };
+      assert.equal(await store.recordPipelineSetApps(key, 1, found), true);
+      assert.deepEqual((await store.getPipelineSet(key))?.appsFound, found);
+      assert.equal(await store.recordPipelineSetApps(key, 2, {}), false, 'not over a generation never read');
+      await store.applyPipelineSet(pipelineSet('found', ['a', 'b']), t0);
+      const reapplied = await store.getPipelineSet(key);
+      assert.equal(reapplied?.generation, 2);
+      assert.deepEqual(reapplied?.appsFound, found);
+      assert.equal(await store.recordPipelineSetApps(key, 1, {}), false, 'not over an older generation');
+      assert.equal(await store.recordPipelineSetApps({ namespace: 'flux-system', name: 'gone' }, 1, {}), false);
+    });
+
+    it('lists sets in pages by namespace and name, and deletes one once', async () => {
+      const { store } = subject;
+      for (const [name, namespace] of [
+        ['c', 'team-a'],
+        ['b', 'flux-system'],
+        ['a', 'team-a'],
+      ] as const) {
+        await store.applyPipelineSet(pipelineSet(`list-${name}`, ['x'], namespace), t0);
+      }
+      const listed: string[] = [];
+      let cursor: string | undefined;
+      do {
+        const page = await store.listPipelineSets({ limit: 2, cursor });
+        listed.push(...page.items.map(({ document }) => `${document.metadata.namespace}/${document.metadata.name}`));
+        cursor = page.cursor;
+      } while (cursor);
+      assert.deepEqual(
+        listed.filter((key) => key.includes('/list-')),
+        ['flux-system/list-b', 'team-a/list-a', 'team-a/list-c'],
+      );
+      const gone = { namespace: 'team-a', name: 'list-a' };
+      assert.equal(await store.deletePipelineSet(gone), true);
+      assert.equal(await store.getPipelineSet(gone), undefined);
+      assert.equal(await store.deletePipelineSet(gone), false);
     });
   });
 

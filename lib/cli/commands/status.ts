@@ -26,7 +26,8 @@ export function register(program: Command): void {
         'then the targets holding it back (at most 10); ' +
         '--all-targets shows every target, and -o json and -o yaml always list every target. When ConfigSources ' +
         'are stored, a last section shows each with the commit applied and whether its last sync succeeded (for a ' +
-        'named pipeline, the source that applied it).',
+        'named pipeline, the source that applied it). Pipelines a PipelineSet generated come after the others, ' +
+        'under a line naming their set.',
     )
     .addOption(outputOption(['table', 'json', 'yaml']))
     .addOption(new Option('--all-targets', 'one row per target, also in environments of more than 10 targets'))
@@ -40,6 +41,7 @@ export function register(program: Command): void {
     const key = name === undefined ? undefined : parseObjectKey(name, 'the pipeline');
     const { readStatus, statusTable } = await import('../operations/status.js');
     const { configSourcesSection } = await import('../operations/config-sources.js');
+    const { groupedBySet, setHeading } = await import('../operations/pipeline-sets.js');
     await withBackend(command, async (backend) => {
       const now = new Date();
       const { views, sources, json } = await readStatus(backend, key, now);
@@ -47,8 +49,15 @@ export function register(program: Command): void {
       if (options.output === 'yaml') return printYaml(json);
       if (views.length === 0) printStderr(`no pipelines stored in ${backend.description}`);
       const table = { allTargets: options.allTargets === true, approveFlags: backendFlags(command) };
+      // A set's generated pipelines follow a line naming the set, after the hand-written ones.
       const sections = [
-        ...views.map((view) => statusTable(view, now, table)),
+        ...groupedBySet(views).flatMap(({ set, items }) =>
+          items.map((view, i) => {
+            const lines = statusTable(view, now, table);
+            if (!set || i > 0) return lines;
+            return [setHeading(set, items.length), '', ...lines];
+          }),
+        ),
         ...(sources.length > 0 ? [configSourcesSection(sources)] : []),
       ];
       printLines(sections.flatMap((lines, i) => [...(i > 0 ? [''] : []), ...lines]));

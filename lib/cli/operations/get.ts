@@ -3,6 +3,7 @@
 import type { GitopsClusterDocument } from '../../config/schema.js';
 import { keyOf } from '../../config/references.js';
 import { objectKeyString } from '../../pipeline/model.js';
+import { generatingSet } from '../../pipeline/pipeline-set.js';
 import type { StoredCluster, StoredPipeline } from '../../store/port.js';
 import type { Backend } from '../backend.js';
 import { ago, formatTable } from '../output.js';
@@ -20,21 +21,28 @@ export async function storedConfiguration(
   return { pipelines, clusters };
 }
 
-/** The table of pipelines: name, app, environments in promotion order (manual ones marked), targets. */
+/**
+ * The table of pipelines: name, app, environments in promotion order (manual ones marked), targets; and the set that
+ * generated each, when some are generated.
+ */
 export function pipelinesTable(pipelines: readonly StoredPipeline[], now: Date): string[] {
+  const sets = pipelines.map(({ document }) => generatingSet(document.metadata)?.name);
+  const withSets = sets.some((set) => set !== undefined);
   return formatTable(
     [
       { header: 'NAMESPACE', max: 30 },
       { header: 'NAME', max: 40 },
       { header: 'APP', max: 40 },
+      ...(withSets ? [{ header: 'SET', max: 40 }] : []),
       { header: 'TARGETS' },
       { header: 'APPLIED' },
       { header: 'ENVIRONMENTS' },
     ],
-    pipelines.map(({ pipeline, appliedAt }) => [
+    pipelines.map(({ pipeline, appliedAt }, index) => [
       pipeline.namespace,
       pipeline.name,
       `${pipeline.appRef.kind} ${pipeline.appRef.name}`,
+      ...(withSets ? [sets[index] ?? '-'] : []),
       String(pipeline.environments.reduce((sum, env) => sum + env.targets.length, 0)),
       ago(appliedAt, now),
       pipeline.environments.map((env) => (env.promotion?.manual ? `${env.name} (manual)` : env.name)).join(' → '),

@@ -18,6 +18,7 @@ import { timeLeftUntil } from '../../decision/index.js';
 import { oneLine } from '../../decision/text.js';
 import { approveCommand } from '../../notify/approve-command.js';
 import { objectKeyString, type ObjectKey } from '../../pipeline/model.js';
+import { generatingSet } from '../../pipeline/pipeline-set.js';
 import type { StoredConfigSource, VersionedPromotionRecord, VersionedVerificationRecord } from '../../store/port.js';
 import type { CheckResult } from '../../pipeline/verification.js';
 import {
@@ -56,6 +57,8 @@ export interface PipelineStatusJson {
   /** Counts the applies that changed the pipeline. */
   generation: number;
   appliedAt: string;
+  /** `ns/name` of the PipelineSet that generated the pipeline; absent for a hand-written one. */
+  pipelineSet?: string;
   /**
    * The revision the pipeline promotes: the first environment's when all its targets run it and are healthy; with a
    * source whose version the first environment does not run yet, that version.
@@ -180,13 +183,15 @@ export interface PromotionJson {
 }
 
 export function statusJson(view: PipelineView): PipelineStatusJson {
-  const { pipeline, generation, appliedAt } = view.stored;
+  const { pipeline, generation, appliedAt, document } = view.stored;
+  const set = generatingSet(document.metadata);
   return {
     namespace: pipeline.namespace,
     name: pipeline.name,
     app: { ...pipeline.appRef },
     generation,
     appliedAt,
+    ...(set ? { pipelineSet: objectKeyString(set) } : {}),
     candidate: view.decision.candidate ?? null,
     source: sourceJson(view.decision.source),
     environments: view.environments.map((env) => ({

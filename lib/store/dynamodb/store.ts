@@ -8,6 +8,7 @@ import { DynamoConfigSources } from './config-sources.js';
 import { DynamoConfiguration } from './configuration.js';
 import { DynamoFreezes } from './freezes.js';
 import { DynamoNotifications } from './notifications.js';
+import { DynamoPipelineSets } from './pipeline-sets.js';
 import { DynamoPollSummaries } from './poll-summary.js';
 import { DynamoPromotions } from './promotions.js';
 import { tableContext } from './table.js';
@@ -35,6 +36,7 @@ export function createDynamoStore(options: DynamoStoreOptions): Store {
   const notifications = new DynamoNotifications(table);
   const freezes = new DynamoFreezes(table);
   const configSources = new DynamoConfigSources(table);
+  const pipelineSets = new DynamoPipelineSets(table);
   return {
     applyPipeline: (...args) => configuration.applyPipeline(...args),
     deletePipeline: (...args) => configuration.deletePipeline(...args),
@@ -89,5 +91,10 @@ export function createDynamoStore(options: DynamoStoreOptions): Store {
     finishConfigSync: (...args) => configSources.finishConfigSync(...args),
     appendConfigAudit: (...args) => configSources.appendConfigAudit(...args),
     listConfigAudit: (...args) => configSources.listConfigAudit(...args),
+    applyPipelineSet: (...args) => pipelineSets.applyPipelineSet(...args),
+    getPipelineSet: (...args) => pipelineSets.getPipelineSet(...args),
+    listPipelineSets: (...args) => pipelineSets.listPipelineSets(...args),
+    deletePipelineSet: (...args) => pipelineSets.deletePipelineSet(...args),
+    recordPipelineSetApps: (...args) => pipelineSets.recordPipelineSetApps(...args),
   };
 }

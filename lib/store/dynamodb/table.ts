@@ -68,6 +68,8 @@ export const keys = {
   configSource: (key: ObjectKey) => ({ pk: `CONFIGSOURCE#${objectPart(key)}`, sk: 'DEF' }),
   configSourcesIndex: 'CONFIGSOURCES',
   configAudit: (key: ObjectKey) => `CONFIGAUDIT#${objectPart(key)}`,
+  pipelineSet: (key: ObjectKey) => ({ pk: `PIPELINESET#${objectPart(key)}`, sk: 'DEF' }),
+  pipelineSetsIndex: 'PIPELINESETS',
 };
 
 /** What the entity modules share: the document client and the table's name. */

@@ -14,6 +14,7 @@ import type { VerifierDeps } from '../deps.js';
 import type { DeferredDecisions } from '../deferred-decisions.js';
 import { evaluatePipeline } from '../evaluate.js';
 import { appsOnPair } from '../apps-on-pair.js';
+import { followSetApps, setNamespaces } from '../pipeline-set-apps.js';
 import { failureStatus, scheduleRecheck, statusOf, type Observation } from '../observe.js';
 import type { RecentPipelines } from '../recent-pipelines.js';
 
@@ -25,10 +26,13 @@ export async function poll(
   redelivered = false,
 ): Promise<void> {
   const read = await deps.store.getClusterKindPoll(message.cluster, message.kind);
-  if (!read) return;
-  const { usage } = read;
-  const pipelines = (await Promise.all(usage.pipelines.map((key) => recentPipelines.get(key)))).flatMap((p) =>
-    p ? [p.pipeline] : [],
+  // The PipelineSets whose apps generators look here (one read each, only for a pair one looks at).
+  const sets = (await Promise.all((message.pipelineSets ?? []).map((key) => deps.store.getPipelineSet(key)))).flatMap(
+    (set) => (set ? [set] : []),
+  );
+  if (!read && sets.length === 0) return;
+  const pipelines = (await Promise.all((read?.usage.pipelines ?? []).map((key) => recentPipelines.get(key)))).flatMap(
+    (p) => (p ? [p.pipeline] : []),
   );
   const expected = new Map<string, AppKey>();
   for (const pipeline of pipelines) {
@@ -36,15 +40,19 @@ export async function poll(
   }
 
   // Only what a stored definition lists is read: a usage item an interrupted apply left names no target.
-  if (expected.size === 0) return;
-  const namespaces = [...new Set([...expected.values()].map((app) => app.namespace))];
+  const setPlaces = setNamespaces(sets, message.cluster, message.kind);
+  if (expected.size === 0 && setPlaces.length === 0) return;
+  const namespaces = [...new Set([...[...expected.values()].map((app) => app.namespace), ...setPlaces])];
   rememberRegistration(message, deps);
 
   const observedAt = deps.now();
   let observations: Pick<Observation, 'app' | 'status'>[];
   let failure: Error | undefined;
+  /** What the LIST found, when it succeeded: the sets' apps are followed from it alone. */
+  let listed: Record<string, unknown>[] | undefined;
   try {
     const objects = await deps.clusters.listApps(message.cluster, message.kind, namespaces);
+    listed = objects;
     const byName = new Map(objects.map((object) => [nameOf(object), object]));
     // A target missing from the list is recorded as not found, as a GET of it would be.
     observations = [...expected.values()].map((app) => ({
@@ -66,9 +74,8 @@ export async function poll(
     }
   }
   const changed = new Set<string>();
-  for (const app of await recordWithSummary(observations, observedAt, read.summary, message, deps)) {
-    changed.add(appKeyString(app));
-  }
+  const recorded = read ? await recordWithSummary(observations, observedAt, read.summary, message, deps) : [];
+  for (const app of recorded) changed.add(appKeyString(app));
   for (const observation of observations) await scheduleRecheck(observation, 0, deps);
   // Received again: an earlier receive may have recorded its changes and failed before they were decided.
   const toDecide = pipelines
@@ -80,6 +87,7 @@ export async function poll(
     .map(pipelineKeyOf);
   if (deferredDecisions.delaySeconds > 0) await deferredDecisions.decideSoon(toDecide);
   else for (const pipeline of toDecide) await evaluatePipeline(pipeline, deps, 'status-changed');
+  if (listed && sets.length > 0) await followSetApps(sets, listed, message.cluster, message.kind, deps);
   if (failure) throw failure;
 }
 
