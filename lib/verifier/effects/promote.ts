@@ -15,6 +15,7 @@ import type { AuditEntryType, VersionedPromotionRecord } from '../../store/port.
 import { settingsOf, type VerifierDeps } from '../deps.js';
 import { auditEffect, type EffectDetail } from '../effect-audit.js';
 import { promotionRetry } from '../promotion-retry.js';
+import { groupPromotionOf } from '../group-members.js';
 
 export type PromoteAction = Extract<Action, { type: 'promote' }>;
 
@@ -52,7 +53,10 @@ export async function promote(pipeline: Pipeline, action: PromoteAction, deps: V
           ? `opened the pull request for ${revision}: ${result}`
           : `promoted ${revision}: ${result}`;
       },
-      request: (attempt) => ({ pipeline, env, revision, attempt, ...(evidence ? { evidence } : {}) }),
+      request: (attempt) => {
+        const group = groupPromotionOf(env, deps.store);
+        return { pipeline, env, revision, attempt, ...(evidence ? { evidence } : {}), ...(group ? { group } : {}) };
+      },
       logAttributes: { env: env.name, revision },
     },
     deps,

@@ -1,0 +1,71 @@
+// What the verifier knows of a release train's other members (docs/release-trains.md): the pipelines whose
+// environment of the same name promotes into the same group (name, repository and base branch), and each one's
+// promotion into it that is being made or sits in the group's open pull request. The promoter reads it to know what
+// the group's pull request holds; the store is the one record of it, so it is read, never remembered.
+import { promotionPullRequest } from '../decision/promotion-pull-request.js';
+import type { Pipeline, PipelineEnvironment } from '../pipeline/model.js';
+import { promotionGroupOf, sameGroup, type PromotionGroup } from '../pipeline/promotion.js';
+import type { GroupMemberPromotion, GroupPromotion } from '../promotion/port.js';
+import type { Store, VersionedPromotionRecord } from '../store/port.js';
+import { listAll } from '../util/paged.js';
+
+/** The member list of `env`'s group for the promoter, undefined when the environment's promotion is in none. */
+export function groupPromotionOf(
+  env: PipelineEnvironment,
+  store: Pick<Store, 'listPipelines' | 'listPromotions'>,
+): GroupPromotion | undefined {
+  const group = promotionGroupOf(env.promotion);
+  if (!group) return undefined;
+  // The members are read once per promotion, their promotions each time the promoter asks.
+  let members: Promise<Pipeline[]> | undefined;
+  return {
+    members: async () => {
+      members ??= groupMembers(group, env.name, store);
+      const found = await Promise.all(
+        (await members).map(async (member) => {
+          const memberEnv = member.environments.find((candidate) => candidate.name === env.name);
+          const records = await store.listPromotions(member);
+          return memberEnv && inGroupPullRequest(member, memberEnv, records);
+        }),
+      );
+      return found.filter((member): member is GroupMemberPromotion => member !== undefined);
+    },
+  };
+}
+
+/** Every stored pipeline whose environment `env` promotes into `group`, the asking pipeline among them. */
+export async function groupMembers(
+  group: PromotionGroup,
+  env: string,
+  store: Pick<Store, 'listPipelines'>,
+): Promise<Pipeline[]> {
+  const stored = await listAll((page) => store.listPipelines(page));
+  return stored
+    .map((item) => item.pipeline)
+    .filter((pipeline) => {
+      const memberGroup = promotionGroupOf(
+        pipeline.environments.find((candidate) => candidate.name === env)?.promotion,
+      );
+      return memberGroup !== undefined && sameGroup(memberGroup, group);
+    });
+}
+
+/**
+ * The member's newest promotion into `env` that did not fail, when it is being made or made into a pull request
+ * still open: a failed attempt leaves the one before it where it was; a newer revision merged, closed or being made
+ * replaces any before it.
+ */
+function inGroupPullRequest(
+  member: Pipeline,
+  env: PipelineEnvironment,
+  records: readonly VersionedPromotionRecord[],
+): GroupMemberPromotion | undefined {
+  const newest = records
+    .filter((record) => record.env === env.name && record.state !== 'failed' && record.state !== 'pending')
+    .sort((a, b) => Date.parse(b.createdAt) - Date.parse(a.createdAt))[0];
+  if (!newest) return undefined;
+  const pipeline = { namespace: member.namespace, name: member.name };
+  if (newest.state === 'in-progress') return { pipeline, revision: newest.revision };
+  const pull = promotionPullRequest(newest, env.promotion);
+  return pull?.state === 'open' ? { pipeline, revision: newest.revision, pullRequest: pull.url } : undefined;
+}
