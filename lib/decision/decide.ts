@@ -15,6 +15,7 @@ import { environmentEvidence, sourceEvidence } from './evidence.js';
 import { freezeOf } from './freeze.js';
 import { promotionStep, type PromotionStep } from './promotion-step.js';
 import { rollbackStep } from './rollback.js';
+import { holdForReleaseTrains } from './release-train.js';
 import { isRunning, isoSeconds, soakOf, timeLeft, type Soak } from './soak.js';
 import { verificationStep, type VerificationRecord, type VerificationStep } from './verification.js';
 import { oneLine, targetName, withDetail } from './text.js';
@@ -45,7 +46,7 @@ export function decide(input: DecisionInput): Decision {
   const walked = source?.version
     ? decideFromSource(input, first, later, source.revision ?? source.version, source, source.version)
     : decideFromFirstEnvironment(input, first, later);
-  const decision = withRollbacks(input, walked);
+  const decision = holdForReleaseTrains(input, withRollbacks(input, walked));
   return source ? { ...decision, source } : decision;
 }
 

@@ -8,3 +8,4 @@ export { timeLeftUntil } from './soak.js';
 export { timeDependence, type TimeDependence } from './time-dependence.js';
 export { rollbackRecordEnv, rolledBackEnv } from './rollback-record.js';
 export type { EvidenceTarget } from './promotion-evidence.js';
+export { holdsTheTrain, type GroupMemberWait, type GroupObservation } from './release-train.js';

@@ -4,10 +4,10 @@
 // the group's pull request holds; the store is the one record of it, so it is read, never remembered.
 import { promotionPullRequest } from '../decision/promotion-pull-request.js';
 import type { Pipeline, PipelineEnvironment } from '../pipeline/model.js';
-import { promotionGroupOf, sameGroup, type PromotionGroup } from '../pipeline/promotion.js';
+import { promotionGroupOf } from '../pipeline/promotion.js';
+import { groupMembers } from '../pipeline-state/release-train.js';
 import type { GroupMemberPromotion, GroupPromotion } from '../promotion/port.js';
 import type { Store, VersionedPromotionRecord } from '../store/port.js';
-import { listAll } from '../util/paged.js';
 
 /** The member list of `env`'s group for the promoter, undefined when the environment's promotion is in none. */
 export function groupPromotionOf(
@@ -31,23 +31,6 @@ export function groupPromotionOf(
       return found.filter((member): member is GroupMemberPromotion => member !== undefined);
     },
   };
-}
-
-/** Every stored pipeline whose environment `env` promotes into `group`, the asking pipeline among them. */
-export async function groupMembers(
-  group: PromotionGroup,
-  env: string,
-  store: Pick<Store, 'listPipelines'>,
-): Promise<Pipeline[]> {
-  const stored = await listAll((page) => store.listPipelines(page));
-  return stored
-    .map((item) => item.pipeline)
-    .filter((pipeline) => {
-      const memberGroup = promotionGroupOf(
-        pipeline.environments.find((candidate) => candidate.name === env)?.promotion,
-      );
-      return memberGroup !== undefined && sameGroup(memberGroup, group);
-    });
 }
 
 /**

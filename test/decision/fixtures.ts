@@ -13,6 +13,7 @@ import type {
   DecisionInput,
   EnvironmentReason,
   EnvironmentState,
+  GroupObservation,
   PromotionRecord,
   SourceReason,
   SourceState,
@@ -229,6 +230,8 @@ export interface Row {
   verifications?: VerificationRecord[];
   /** The `verificationEndsAt` of every environment that has one (checked only when given). */
   verificationEndsAt?: Record<string, string>;
+  /** What the group's other members hold, by environment (absent: not read). */
+  groups?: Record<string, GroupObservation>;
 }
 
 export function inputOf(row: Row): DecisionInput {
@@ -241,6 +244,7 @@ export function inputOf(row: Row): DecisionInput {
     ...(row.freezes ? { freezes: row.freezes } : {}),
     ...(row.lastPassed ? { lastPassed: new Map(Object.entries(row.lastPassed)) } : {}),
     ...(row.verifications ? { verifications: row.verifications } : {}),
+    ...(row.groups ? { groups: new Map(Object.entries(row.groups)) } : {}),
     now: row.now ?? NOW,
   };
 }
