@@ -10,21 +10,20 @@ import type { Decision, DecisionInput, EnvironmentState } from './types.js';
 export type { GroupMemberWait, GroupObservation } from './types.js';
 
 /**
- * The states in which a member holds a train back: it has a revision on its way that is not due in the environment
- * yet (an earlier environment holds it, an approval or a freeze does). A member with nothing on its way (it runs its
- * candidate there, or is ahead) or whose promotion is due, under way or made does not: the train would otherwise wait
- * for a revision that may never come.
+ * The states in which a member counts as due in the environment: its promotion would start now (it is decided with
+ * the train taken as leaving), is under way, or sits in the group's open pull request. In any other state it holds
+ * the train back, also when it has nothing new to promote: the train waits for every member (docs/release-trains.md).
  */
-const HOLDS_THE_TRAIN: ReadonlySet<EnvironmentState> = new Set(['not-reached', 'waiting-approval', 'frozen']);
+const DUE: ReadonlySet<EnvironmentState> = new Set(['promoting', 'pull-request-open']);
 
 /** Whether a member, in the state its own decision gives it in the environment, holds the train back. */
 export function holdsTheTrain(state: EnvironmentState): boolean {
-  return HOLDS_THE_TRAIN.has(state);
+  return !DUE.has(state);
 }
 
 /**
  * Holds back each promotion that would start in an environment of a train that waits for all: while the other
- * members are not read (`GroupUnread`, `needs.groups`), or some of them are on their way (`AwaitingGroup`, naming
+ * members are not read (`GroupUnread`, `needs.groups`), or some of them are not due (`AwaitingGroup`, naming
  * them in `waitsForMembers`). A promotion
  * whose record exists already (under way, failed, resumed) goes on: the train left with it.
  */

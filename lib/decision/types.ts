@@ -90,7 +90,7 @@ export interface GroupMemberWait {
 
 /** What the caller found of a group's other members in one environment. */
 export interface GroupObservation {
-  /** The members with a revision on its way there that is not due yet: none, and the train leaves. */
+  /** The other members not due there yet (release-train.ts, `holdsTheTrain`): none, and the train leaves. */
   waitingFor: readonly GroupMemberWait[];
 }
 
@@ -340,7 +340,7 @@ export type EnvironmentReason =
   /** The candidate would be promoted here, once an earlier environment's verification has passed. */
   | 'AwaitingVerification'
   // waiting-group
-  /** The group's other members are read, and some of them have a revision on its way that is not due yet. */
+  /** The group's other members are read, and some of them are not due there yet (`waitsForMembers`). */
   | 'AwaitingGroup'
   /** The group's other members are not read yet (`Decision.needs.groups`). */
   | 'GroupUnread';

@@ -1,6 +1,6 @@
 // What a release train's environment knows of the group's other members (docs/release-trains.md), read from the
 // store: who the members are (the pipelines whose environment of that name promotes into the same group, repository
-// and base branch), and for `waitForAll`, which of them still have a revision on its way there. Each member's state
+// and base branch), and for `waitForAll`, which of them are not due there yet. Each member's state
 // is its own decision's, made with the train taken as leaving (so no member waits on another's wait).
 import { decide, holdsTheTrain, type GroupMemberWait, type GroupObservation } from '../decision/index.js';
 import type { FreezeSwitch } from '../pipeline/freeze.js';

@@ -8,6 +8,7 @@ import { promotionGroupOf } from '../pipeline/promotion.js';
 import { groupMembers } from '../pipeline-state/release-train.js';
 import type { GroupMemberPromotion, GroupPromotion } from '../promotion/port.js';
 import type { Store, VersionedPromotionRecord } from '../store/port.js';
+import type { VerifierDeps } from './deps.js';
 
 /** The member list of `env`'s group for the promoter, undefined when the environment's promotion is in none. */
 export function groupPromotionOf(
@@ -51,4 +52,28 @@ function inGroupPullRequest(
   if (newest.state === 'in-progress') return { pipeline, revision: newest.revision };
   const pull = promotionPullRequest(newest, env.promotion);
   return pull?.state === 'open' ? { pipeline, revision: newest.revision, pullRequest: pull.url } : undefined;
+}
+
+/**
+ * Once a member of a train that waits for all has its promotion made (the train left, or it joined the train's pull
+ * request), the other members are decided again: they waited for this one, and nothing else of theirs changed to
+ * make the verifier decide on them. Each is a `check-pipeline` from the stored records, as a retry that came due.
+ */
+export async function wakeTheTrain(
+  pipeline: Pipeline,
+  env: PipelineEnvironment,
+  deps: Pick<VerifierDeps, 'store' | 'queue'>,
+): Promise<void> {
+  const group = promotionGroupOf(env.promotion);
+  if (!group?.waitForAll) return;
+  const members = await groupMembers(group, env.name, deps.store);
+  for (const member of members) {
+    if (member.namespace === pipeline.namespace && member.name === pipeline.name) continue;
+    await deps.queue.send({
+      type: 'check-pipeline',
+      pipeline: { namespace: member.namespace, name: member.name },
+      cause: 'retry',
+      readTargets: false,
+    });
+  }
 }

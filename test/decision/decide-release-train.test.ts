@@ -1,8 +1,10 @@
 // Release trains in the decision (docs/release-trains.md): an environment whose pull-request promotion is in a group
-// with `waitForAll` starts its promotion only once no other member of the group has a revision on its way there. The
+// with `waitForAll` starts its promotion only once every other member of the group is due there. The
 // other members are an observation (`groups`), asked for only when a promotion would start.
-import { describe } from 'node:test';
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
 import type { Promotion } from '../../lib/config/schema.js';
+import { holdsTheTrain, type EnvironmentState } from '../../lib/decision/index.js';
 import { healthy, minutesFromNow, pipeline, pullRequest, record, runRows } from './fixtures.js';
 
 const DEV = 'flux-system/dev apps';
@@ -41,7 +43,7 @@ describe('a release train that waits for all its members', () => {
       messages: { prod: ['6.9.2 is due here', 'group shop'] },
     },
     {
-      name: 'waits while another member has a revision on its way, naming it',
+      name: 'waits while another member is not due, naming it',
       pipeline: member(true),
       observed: prodBehind,
       freezes: [],
@@ -61,7 +63,7 @@ describe('a release train that waits for all its members', () => {
       messages: { prod: ['group shop', 'flux-system/cart (waiting-approval)', 'flux-system/web (not-reached)'] },
     },
     {
-      name: 'promotes once every member is due (none on its way)',
+      name: 'promotes once every member is due',
       pipeline: member(true),
       observed: prodBehind,
       freezes: [],
@@ -96,4 +98,15 @@ describe('a release train that waits for all its members', () => {
       needs: {},
     },
   ]);
+});
+
+describe('which members hold a train back', () => {
+  it('every member not due: one with nothing new to promote too, so the train waits for all', () => {
+    assert.deepEqual(
+      ['promoting', 'pull-request-open', 'passed', 'not-reached', 'waiting-approval', 'failed', 'promoted'].filter(
+        (state) => holdsTheTrain(state as EnvironmentState),
+      ),
+      ['passed', 'not-reached', 'waiting-approval', 'failed', 'promoted'],
+    );
+  });
 });

@@ -263,7 +263,6 @@ export class PullRequestPromoter implements Promoter {
    */
   private async promoteGroup(run: Run, request: PromotionRequest, group: string, members: GroupPromotion) {
     const { pipeline, env, revision, evidence } = request;
-    const baseCommit = await this.baseCommitOf(run);
     const branch = groupBranch(group, env.name);
     const own = { namespace: pipeline.namespace, name: pipeline.name, revision, ...(evidence ? { evidence } : {}) };
     let written: string | undefined;
@@ -285,9 +284,12 @@ export class PullRequestPromoter implements Promoter {
         marker: markerFor(member.namespace, member.name, env.name),
         version: member.revision,
       }));
+      // Read each time: the group's pull request may have been merged since the last write.
+      const baseCommit = await this.baseCommitOf(run);
       const { changes, ownChanged } = await this.edit(run, baseCommit, edits);
-      // The base holds this member's revision already: there is nothing of its own to propose.
-      if (!ownChanged) return `already at ${run.version} on ${run.base} in ${run.webUrl}`;
+      // The base holds this member's revision already: there is nothing of its own to propose. When this call wrote
+      // it into the group's pull request, that one was merged meanwhile, and it is the result.
+      if (!ownChanged) return url ?? `already at ${run.version} on ${run.base} in ${run.webUrl}`;
       await run.repository.writeBranch({
         branch,
         base: run.base,
