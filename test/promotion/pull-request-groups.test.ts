@@ -71,9 +71,18 @@ class Train {
     };
   }
 
-  async promote(app: string, revision: string): Promise<string> {
+  /**
+   * `members` answers the first read with `firstRead` instead of the records: what a promotion read before another
+   * member's claim, while that one then runs to its end before this one writes.
+   */
+  async promote(app: string, revision: string, firstRead?: () => Promise<GroupMemberPromotion[]>): Promise<string> {
     this.records.set(app, { pipeline: { namespace: 'apps', name: app }, revision });
-    const result = (await this.promoter.promote(this.request(app, revision))).result ?? '';
+    const request = this.request(app, revision);
+    let reads = 0;
+    const group = {
+      members: () => (reads++ === 0 && firstRead ? firstRead() : Promise.resolve([...this.records.values()])),
+    };
+    const result = (await this.promoter.promote({ ...request, group })).result ?? '';
     this.records.set(app, {
       pipeline: { namespace: 'apps', name: app },
       revision,
@@ -166,6 +175,20 @@ for (const [type, start] of HOSTS) {
       assert.equal(open.length, 1, 'one open pull request');
       assert.deepEqual(results, [open[0]?.url, open[0]?.url]);
       assert.deepEqual(train.fake.files(BRANCH), promoted({ cart: '1.3.0', web: '2.3.0', checkout: '3.0.0' }));
+    });
+
+    it("keeps a member whose promotion ran to its end between another's read and write", async () => {
+      const [open] = train.openPullRequests();
+      const stale = [...train.records.values()];
+      // checkout's promotion reads the members, then web's runs whole (writing web 2.4.0), then checkout's writes what
+      // it read (web 2.3.0): it must read again and put web 2.4.0 back.
+      const result = await train.promote('checkout', '3.2.0', async () => {
+        await train.promote('web', '2.4.0');
+        return stale;
+      });
+      assert.equal(result, open?.url);
+      assert.equal(train.openPullRequests().length, 1);
+      assert.deepEqual(train.fake.files(BRANCH), promoted({ cart: '1.3.0', web: '2.4.0', checkout: '3.2.0' }));
     });
   });
 }
