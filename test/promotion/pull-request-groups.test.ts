@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { GroupMemberPromotion, PromotionRequest } from '../../lib/promotion/index.js';
 import { setMarkedValues } from '../../lib/promotion/markers.js';
-import { PullRequestPromoter } from '../../lib/promotion/pull-request/index.js';
+import { groupPullRequestBody, PullRequestPromoter } from '../../lib/promotion/pull-request/index.js';
 import { StaticSecretSource } from '../../lib/secrets/port.js';
 import { isHttpUrl } from '../../lib/util/http-url.js';
 import type { FakeHostUnderTest } from './git-host-under-test.js';
@@ -192,3 +192,21 @@ for (const [type, start] of HOSTS) {
     });
   });
 }
+
+describe("a group's body", () => {
+  it("fits a host's limit by cutting the list from the end, keeping every member in Weave's block", () => {
+    const members = Array.from({ length: 80 }, (_, index) => ({
+      namespace: 'apps',
+      name: `service-${String(index).padStart(2, '0')}`,
+      revision: `1.${index}.0`,
+    }));
+    const body = groupPullRequestBody('shop', 'prod', members, 4000);
+    assert.ok(body.length <= 4000, `${body.length} characters`);
+    assert.ok(body.includes('- apps/service-00: **1.0.0**'), 'the list starts with the first member');
+    assert.match(body, /- … and \d+ more, in the metadata below/);
+    for (const member of members) assert.ok(body.includes(`\napps/${member.name}/prod\n`), member.name);
+
+    const whole = groupPullRequestBody('shop', 'prod', members.slice(0, 3), 4000);
+    assert.doesNotMatch(whole, /more, in the metadata below/);
+  });
+});

@@ -77,15 +77,19 @@ export function groupPullRequestBody(
     (member) => `- ${markdownText(`${member.namespace}/${member.name}`)}: **${markdownText(member.revision)}**`,
   );
   const weave = metadataBlock(members.map((member) => `${member.namespace}/${member.name}/${env}`));
-  const head = [
-    `Promotes the group **${markdownText(group)}** in **${markdownText(env)}**: one pull request for ${
-      members.length === 1 ? 'its member' : `its ${members.length} members`
-    }.`,
-    '',
-    ...list,
-    '',
-    weave,
-  ].join('\n');
+  const lead = `Promotes the group **${markdownText(group)}** in **${markdownText(env)}**: one pull request for ${
+    members.length === 1 ? 'its member' : `its ${members.length} members`
+  }.`;
+  // A list too long for the host (Azure DevOps takes 4000 characters) is cut from the end; Weave's block is kept
+  // whole while it fits alone, as every member's promotion is found by it.
+  let shown = list.length;
+  const headOf = (count: number) => {
+    const more = list.length - count;
+    const cut = more > 0 ? [`- … and ${more} more, in the metadata below`] : [];
+    return [lead, '', ...list.slice(0, count), ...cut, '', weave].join('\n');
+  };
+  while (shown > 0 && headOf(shown).length > maxLength) shown--;
+  const head = headOf(shown);
   const withEvidence = members.filter((member) => member.evidence !== undefined);
   let body = head;
   for (const [index, member] of withEvidence.entries()) {
