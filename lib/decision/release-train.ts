@@ -11,10 +11,12 @@ export type { GroupMemberWait, GroupObservation } from './types.js';
 
 /**
  * The states in which a member counts as due in the environment: its promotion would start now (it is decided with
- * the train taken as leaving), is under way, or sits in the group's open pull request. In any other state it holds
- * the train back, also when it has nothing new to promote: the train waits for every member (docs/release-trains.md).
+ * the train taken as leaving), is under way, sits in the group's open pull request, or was merged and is rolling out
+ * (the train it left with may hold the others' revisions too, merged before their own promotions started). In any
+ * other state it holds the train back, also when it has nothing new to promote: the train waits for every member
+ * (docs/release-trains.md).
  */
-const DUE: ReadonlySet<EnvironmentState> = new Set(['promoting', 'pull-request-open']);
+const DUE: ReadonlySet<EnvironmentState> = new Set(['promoting', 'pull-request-open', 'promoted']);
 
 /** Whether a member, in the state its own decision gives it in the environment, holds the train back. */
 export function holdsTheTrain(state: EnvironmentState): boolean {

@@ -3,9 +3,9 @@
 // promotion into it that is being made or sits in the group's open pull request. The promoter reads it to know what
 // the group's pull request holds; the store is the one record of it, so it is read, never remembered.
 import { promotionPullRequest } from '../decision/promotion-pull-request.js';
-import type { Pipeline, PipelineEnvironment } from '../pipeline/model.js';
+import { objectKeyString, pipelineKeyOf, type Pipeline, type PipelineEnvironment } from '../pipeline/model.js';
 import { promotionGroupOf } from '../pipeline/promotion.js';
-import { groupMembers } from '../pipeline-state/release-train.js';
+import { groupMembers, readDueRevisions, type GroupReads } from '../pipeline-state/release-train.js';
 import type { GroupMemberPromotion, GroupPromotion } from '../promotion/port.js';
 import type { Store, VersionedPromotionRecord } from '../store/port.js';
 import type { VerifierDeps } from './deps.js';
@@ -13,7 +13,8 @@ import type { VerifierDeps } from './deps.js';
 /** The member list of `env`'s group for the promoter, undefined when the environment's promotion is in none. */
 export function groupPromotionOf(
   env: PipelineEnvironment,
-  store: Pick<Store, 'listPipelines' | 'listPromotions'>,
+  store: GroupReads & Pick<Store, 'listPromotions'>,
+  now: () => Date,
 ): GroupPromotion | undefined {
   const group = promotionGroupOf(env.promotion);
   if (!group) return undefined;
@@ -22,14 +23,30 @@ export function groupPromotionOf(
   return {
     members: async () => {
       members ??= groupMembers(group, env.name, store);
+      const all = await members;
       const found = await Promise.all(
-        (await members).map(async (member) => {
+        all.map(async (member) => {
           const memberEnv = member.environments.find((candidate) => candidate.name === env.name);
           const records = await store.listPromotions(member);
           return memberEnv && inGroupPullRequest(member, memberEnv, records);
         }),
       );
-      return found.filter((member): member is GroupMemberPromotion => member !== undefined);
+      const made = found.filter((member): member is GroupMemberPromotion => member !== undefined);
+      if (!group.waitForAll) return made;
+      // A train leaves with every member due: those whose own promotion has not started yet go in at once (their
+      // promotions then find their revision there), so its pull request opens with all of them.
+      const started = new Set(made.map((member) => objectKeyString(member.pipeline)));
+      const due = await readDueRevisions(
+        store,
+        all.filter((member) => !started.has(objectKeyString(pipelineKeyOf(member)))),
+        env.name,
+        now(),
+      );
+      const joining = all.flatMap((member) => {
+        const revision = due.get(objectKeyString(pipelineKeyOf(member)));
+        return revision === undefined ? [] : [{ pipeline: pipelineKeyOf(member), revision }];
+      });
+      return [...made, ...joining];
     },
   };
 }

@@ -7,7 +7,6 @@ import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { loadOrCreateMasterKeys } from '../../lib/local/data-dir.js';
-import { setMarkedValues } from '../../lib/promotion/markers.js';
 import { deriveClusterKey, signatureHeader } from '../../lib/signing/hmac.js';
 import { clusterWithKubeconfigYaml, secretYaml, yamlDocuments } from '../../lib/testing/config-yaml.js';
 import { FakeKubeApi } from '../../lib/testing/fake-kube-api.js';
@@ -33,19 +32,12 @@ interface Train {
 }
 
 const pipelineName = (train: Train, app: string) => `${app}-${train.short}`;
-const file = (train: Train, app: string) => `apps/prod/${pipelineName(train, app)}.yaml`;
-const prodRelease = (train: Train, app: string, version: string) =>
-  `apiVersion: helm.toolkit.fluxcd.io/v2
-kind: HelmRelease
-metadata:
-  name: podinfo
-  namespace: prod-${pipelineName(train, app)}
-spec:
-  chart:
-    spec:
-      chart: podinfo
-      version: "${version}" # {"$promotion": "${NAMESPACE}:${pipelineName(train, app)}:prod"}
-`;
+/** The fleet repository's one file of the train: each member's version, marked for its prod. */
+const FILE = 'apps/prod/shop.yaml';
+const shop = (train: Train, versions: Record<string, string>) =>
+  APPS.map(
+    (app) => `${app}: "${versions[app] ?? OLD}" # {"$promotion": "${NAMESPACE}:${pipelineName(train, app)}:prod"}\n`,
+  ).join('');
 
 function pipelineYaml(train: Train, app: string): string {
   const name = pipelineName(train, app);
@@ -95,9 +87,7 @@ describe('release trains through pipelinectl serve', () => {
     ];
     for (const train of trains) {
       t.after(() => train.fake.stop());
-      train.fake.createRepository(
-        Object.fromEntries(APPS.map((app) => [file(train, app), prodRelease(train, app, OLD)])),
-      );
+      train.fake.createRepository({ [FILE]: shop(train, {}), 'README.md': '# fleet\n' });
       for (const app of APPS) {
         for (const env of ['dev', 'prod']) kube.put(helmReleaseRunning(`${env}-${pipelineName(train, app)}`, OLD));
       }
@@ -180,14 +170,11 @@ describe('release trains through pipelinectl serve', () => {
     const pull = await waitFor('the GitHub pull request holding every member', () => everyMember(github));
     assert.equal(github.fake.pullRequests().length, 1, 'one pull request for the group');
     for (const train of trains) {
-      const expected = Object.fromEntries(APPS.map((app) => [file(train, app), prodRelease(train, app, NEW)]));
       assert.deepEqual(
         train.fake.files('promotion-group-shop-prod'),
-        expected,
-        `${train.short}: every member's marker`,
+        { [FILE]: shop(train, { cart: NEW, checkout: NEW, web: NEW }), 'README.md': '# fleet\n' },
+        `${train.short}: every member's marked value, and nothing else`,
       );
-      const marked = setMarkedValues(prodRelease(train, 'web', OLD), `${NAMESPACE}:web-${train.short}:prod`, NEW);
-      assert.equal(marked.text, expected[file(train, 'web')], 'the same bytes as a pipeline of its own');
     }
 
     // Merged, each member is verified as usual: its prod rolls out, then passes.

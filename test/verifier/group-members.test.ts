@@ -78,7 +78,7 @@ describe("a group's members as the verifier reads them", () => {
 
     const stored = await store.getPipeline({ namespace: 'apps', name: 'cart' });
     const prod = stored?.pipeline.environments[1] ?? assert.fail('no prod');
-    const members = await groupPromotionOf(prod, store)?.members();
+    const members = await groupPromotionOf(prod, store, () => T0)?.members();
     assert.deepEqual(
       [...(members ?? [])].sort((a, b) => a.pipeline.name.localeCompare(b.pipeline.name)),
       [
@@ -89,12 +89,44 @@ describe("a group's members as the verifier reads them", () => {
     );
   });
 
+  it('of a train that waits for all, also holds each member due whose own promotion has not started', async () => {
+    const store = await storeWith(['cart', 'web', 'checkout'].map((name) => member(name, { waitForAll: true })));
+    const ready = (revision: string) => ({
+      revision,
+      phase: 'Ready' as const,
+      reason: 'Deployed' as const,
+      message: 'ok',
+    });
+    const app = (env: 'dev' | 'prod', name: string) => ({
+      cluster: { namespace: 'apps', name: env },
+      kind: 'HelmRelease' as const,
+      namespace: env,
+      name,
+    });
+    // web 2.1.0 is due in prod; checkout runs its candidate there already.
+    await store.recordTargetStatus(app('dev', 'web'), ready('2.1.0'), T0);
+    await store.recordTargetStatus(app('prod', 'web'), ready('2.0.0'), T0);
+    await store.recordTargetStatus(app('dev', 'checkout'), ready('3.0.0'), T0);
+    await store.recordTargetStatus(app('prod', 'checkout'), ready('3.0.0'), T0);
+    await promoted(store, 'cart', '1.1.0', 1);
+
+    const prod = (await store.getPipeline({ namespace: 'apps', name: 'cart' }))?.pipeline.environments[1];
+    const members = await groupPromotionOf(prod ?? assert.fail('no prod'), store, () => at(2))?.members();
+    assert.deepEqual(members, [
+      { pipeline: { namespace: 'apps', name: 'cart' }, revision: '1.1.0' },
+      { pipeline: { namespace: 'apps', name: 'web' }, revision: '2.1.0' },
+    ]);
+  });
+
   it('is none for an environment whose promotion is in no group', async () => {
     const document = member('cart');
     const alone = { ...document, spec: { ...document.spec, promotion: { strategy: { notification: {} } } } };
     const store = await storeWith([alone]);
     const prod = (await store.getPipeline({ namespace: 'apps', name: 'cart' }))?.pipeline.environments[1];
-    assert.equal(groupPromotionOf(prod ?? assert.fail('no prod'), store), undefined);
+    assert.equal(
+      groupPromotionOf(prod ?? assert.fail('no prod'), store, () => T0),
+      undefined,
+    );
   });
 
   it('decides the other members of a train that waits for all again once it has left, and none of a plain group', async () => {

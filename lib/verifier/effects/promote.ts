@@ -54,7 +54,7 @@ export async function promote(pipeline: Pipeline, action: PromoteAction, deps: V
           : `promoted ${revision}: ${result}`;
       },
       request: (attempt) => {
-        const group = groupPromotionOf(env, deps.store);
+        const group = groupPromotionOf(env, deps.store, deps.now);
         return { pipeline, env, revision, attempt, ...(evidence ? { evidence } : {}), ...(group ? { group } : {}) };
       },
       logAttributes: { env: env.name, revision },
