@@ -93,8 +93,18 @@ export const PullRequestPromotion = z
     url: repositoryUrl('must be an https:// repository URL (only HTTPS is supported, as in Weave)'),
     baseBranch: z.string().min(1, 'must not be empty'),
     secretRef: LocalObjectReference,
+    // Part of the group's branch name, `promotion-group-{group}-{env}` (docs/release-trains.md).
+    group: dns1123Label.optional(),
+    waitForAll: z.boolean().optional(),
   })
   .superRefine((promotion, ctx) => {
+    if (promotion.waitForAll !== undefined && promotion.group === undefined) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['waitForAll'],
+        message: 'waits for the other members of a group: set group too',
+      });
+    }
     if (!isHttpUrl(promotion.url, { httpsOnly: true })) return; // said above
     const located = repositoryAddress(promotion.type, promotion.url);
     if (!located.ok) ctx.addIssue({ code: 'custom', path: ['url'], message: located.problem });

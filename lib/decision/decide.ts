@@ -17,6 +17,7 @@ import { freezeOf } from './freeze.js';
 import { promotionStep, type PromotionStep } from './promotion-step.js';
 import { rollbackStep } from './rollback.js';
 import { servedCurrentActions } from './served-input.js';
+import { holdForReleaseTrains } from './release-train.js';
 import { isRunning, isoSeconds, soakOf, timeLeft, type Soak } from './soak.js';
 import { verificationStep, type VerificationRecord, type VerificationStep } from './verification.js';
 import { oneLine, targetName, withDetail } from './text.js';
@@ -47,7 +48,10 @@ export function decide(input: DecisionInput): Decision {
   const walked = source?.version
     ? decideFromSource(input, first, later, source.revision ?? source.version, source, source.version)
     : decideFromFirstEnvironment(input, first, later);
-  const decision = inListedOrder(input, withServedCurrent(input, withRollbacks(input, walked)));
+  const decision = inListedOrder(
+    input,
+    withServedCurrent(input, holdForReleaseTrains(input, withRollbacks(input, walked))),
+  );
   return source ? { ...decision, source } : decision;
 }
 

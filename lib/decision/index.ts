@@ -9,3 +9,4 @@ export { timeDependence, type TimeDependence } from './time-dependence.js';
 export { rollbackRecordEnv, rolledBackEnv } from './rollback-record.js';
 export type { EvidenceTarget } from './promotion-evidence.js';
 export { servesInputs } from './served-input.js';
+export { holdsTheTrain, type GroupMemberWait, type GroupObservation } from './release-train.js';

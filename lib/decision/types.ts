@@ -81,6 +81,19 @@ export interface VerificationRecord {
   results: CheckResult[];
 }
 
+/** A member of the group the train waits for, and the state its decision gives it in the environment. */
+export interface GroupMemberWait {
+  /** `{namespace}/{name}` of the member pipeline. */
+  pipeline: string;
+  state: EnvironmentState;
+}
+
+/** What the caller found of a group's other members in one environment. */
+export interface GroupObservation {
+  /** The other members not due there yet (release-train.ts, `holdsTheTrain`): none, and the train leaves. */
+  waitingFor: readonly GroupMemberWait[];
+}
+
 export interface DecisionInput {
   pipeline: Pipeline;
   /** Observed target status by `appKeyString(appKeyOf(pipeline, target))`; a missing entry was never observed. */
@@ -115,6 +128,12 @@ export interface DecisionInput {
    * this pipeline's records. Undefined: none read (a pipeline without that strategy reads none).
    */
   servedInputs?: readonly ServedInput[];
+  /**
+   * What the other members of a release train that waits for all (docs/release-trains.md) hold in each environment,
+   * by environment name. Undefined, or an environment missing: not read; the decision asks for it (`needs.groups`)
+   * only when a promotion of the train would start there.
+   */
+  groups?: ReadonlyMap<string, GroupObservation>;
   now: Date;
 }
 
@@ -211,6 +230,11 @@ export type EnvironmentState =
   | 'failed'
   /** Manual environment: waiting for an approval of the candidate. */
   | 'waiting-approval'
+  /**
+   * The candidate is due here, but the environment's release train (`waitForAll`, docs/release-trains.md) waits for
+   * other members of its group (`waitsForMembers`) before the group's pull request is opened.
+   */
+  | 'waiting-group'
   /** No promotion strategy applies to this environment. */
   | 'no-strategy'
   /** A promotion into it would start now, but a freeze window or a stop switch holds it until `frozenUntil`. */
@@ -343,7 +367,12 @@ export type EnvironmentReason =
   /** The candidate would be promoted here, once the soak of an earlier environment (`soakEndsAt`) is served. */
   | 'AwaitingSoak'
   /** The candidate would be promoted here, once an earlier environment's verification has passed. */
-  | 'AwaitingVerification';
+  | 'AwaitingVerification'
+  // waiting-group
+  /** The group's other members are read, and some of them are not due there yet (`waitsForMembers`). */
+  | 'AwaitingGroup'
+  /** The group's other members are not read yet (`Decision.needs.groups`). */
+  | 'GroupUnread';
 
 export interface EnvironmentExplanation {
   env: string;
@@ -367,6 +396,8 @@ export interface EnvironmentExplanation {
    * candidate, or the one whose soak runs), so a person reads "waits for staging", not an error.
    */
   waitsFor?: string;
+  /** `waiting-group`: the members of the group it waits for, `{namespace}/{name}` each. */
+  waitsForMembers?: string[];
 }
 
 /** Where a pipeline's source stands (only for a pipeline with `spec.source`). */
@@ -413,5 +444,5 @@ export interface Decision {
    * What the decision could not take without reading more, each read only when it could change an action: decide
    * again with `freezes` and `lastPassed` (for these environments) filled in. Absent: the decision is whole.
    */
-  needs?: { freezes?: true; lastPassed?: string[] };
+  needs?: { freezes?: true; lastPassed?: string[]; groups?: string[] };
 }

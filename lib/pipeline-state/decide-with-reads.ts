@@ -6,8 +6,9 @@ import { pipelineKeyOf, type ObjectKey } from '../pipeline/model.js';
 import { walkAuditTrail } from '../store/index.js';
 import type { Store } from '../store/port.js';
 import { decisionInputOf, type PipelineState } from './pipeline-state.js';
+import { readGroupObservations, type GroupReads } from './release-train.js';
 
-export type DecisionReads = Pick<Store, 'listFreezes' | 'listAudit'>;
+export type DecisionReads = Pick<Store, 'listFreezes' | 'listAudit'> & GroupReads;
 
 /** Revisions kept per environment: the failed one and those before it; the rollback takes the first other one. */
 const PASSED_PER_ENV = 3;
@@ -18,17 +19,22 @@ const MAX_PAGES = 20;
 /**
  * Decides for a pipeline's state at `now`, reading what the decision needs and deciding again. Each read can make
  * the next decision ask for another (a freeze that holds a promotion may uncover a rollback), so this repeats until
- * the decision is whole; there are only two kinds of read, so at most three decisions.
+ * the decision is whole; there are only three kinds of read, so at most four decisions.
  */
 export async function decideWithReads(reads: DecisionReads, state: PipelineState, now: Date): Promise<Decision> {
   let input: DecisionInput = decisionInputOf(state, now);
   let decision = decide(input);
-  for (let round = 0; round < 2 && decision.needs; round += 1) {
+  for (let round = 0; round < 3 && decision.needs; round += 1) {
     const { needs } = decision;
     if (needs.freezes && input.freezes === undefined) input = { ...input, freezes: await reads.listFreezes() };
     if (needs.lastPassed && needs.lastPassed.some((env) => !input.lastPassed?.has(env))) {
       const key = pipelineKeyOf(state.stored.pipeline);
       input = { ...input, lastPassed: await passedRevisions(reads, key, needs.lastPassed) };
+    }
+    if (needs.groups && needs.groups.some((env) => !input.groups?.has(env))) {
+      if (input.freezes === undefined) input = { ...input, freezes: await reads.listFreezes() };
+      const groups = await readGroupObservations(reads, input.pipeline, needs.groups, input.freezes, now);
+      input = { ...input, groups: new Map([...(input.groups ?? []), ...groups]) };
     }
     decision = decide(input);
   }

@@ -19,6 +19,52 @@ export interface PullRequestPromotion {
   baseBranch: string;
   /** The Secret with the Git provider's credentials. */
   secretRef: LocalObjectReference;
+  /**
+   * A release train (docs/release-trains.md): the pipelines with the same group, repository and base branch share one
+   * open pull request per (group, environment), on the branch `promotion-group-{group}-{env}`.
+   */
+  group?: string;
+  /** With `group`: the group's pull request is opened only once every member is due in the environment. */
+  waitForAll?: boolean;
+}
+
+/** The group a pull-request promotion belongs to, when it belongs to one. */
+export interface PromotionGroup {
+  name: string;
+  /** The repository and base branch every member's pull request goes to. */
+  type: GitProviderType;
+  url: string;
+  baseBranch: string;
+  waitForAll: boolean;
+}
+
+/** The release train an environment's promotion is part of (its `pull-request.group`), if any. */
+export function promotionGroupOf(promotion: Promotion | undefined): PromotionGroup | undefined {
+  const spec = promotion && strategyOf(promotion) === 'pull-request' ? promotion.strategy['pull-request'] : undefined;
+  if (!spec?.group) return undefined;
+  return {
+    name: spec.group,
+    type: spec.type,
+    url: spec.url,
+    baseBranch: spec.baseBranch,
+    waitForAll: spec.waitForAll === true,
+  };
+}
+
+/**
+ * Whether two promotions go into one group pull request: the same group name, repository and base branch. The
+ * repository URL is compared without a trailing `/` or `.git` and without regard to case, as hosts read it.
+ */
+export function sameGroup(a: PromotionGroup, b: PromotionGroup): boolean {
+  const repository = (url: string) =>
+    url
+      .trim()
+      .replace(/\/+$/, '')
+      .replace(/\.git$/, '')
+      .toLowerCase();
+  return (
+    a.name === b.name && a.type === b.type && a.baseBranch === b.baseBranch && repository(a.url) === repository(b.url)
+  );
 }
 
 /**

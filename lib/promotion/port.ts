@@ -1,7 +1,7 @@
 // The Promoter port: carries out one promotion of a revision into an environment (a pull request, a
 // notification). The verifier calls it only while it holds the promotion record's lease, at most once per attempt.
 import { redact } from '../logging/redaction.js';
-import type { Pipeline, PipelineEnvironment } from '../pipeline/model.js';
+import type { ObjectKey, Pipeline, PipelineEnvironment } from '../pipeline/model.js';
 import type { PromotionEvidence } from '../decision/promotion-evidence.js';
 import type { PullRequestState } from '../decision/types.js';
 import { isRetried, type PromotionFailureKind } from './failure-kind.js';
@@ -24,6 +24,27 @@ export interface PromotionRequest {
    * to `revision`. Only the pull-request strategy makes rollbacks, on a branch of their own, never merged by us.
    */
   rollback?: { from: string };
+  /**
+   * Set when the environment's pull-request promotion is in a group (docs/release-trains.md): how the promoter learns
+   * which revisions of the other members the group's pull request holds.
+   */
+  group?: GroupPromotion;
+}
+
+/** A member of a group whose promotion into the environment is being made, or made into a pull request. */
+export interface GroupMemberPromotion {
+  pipeline: ObjectKey;
+  revision: string;
+  /** The pull request its promotion opened or joined; absent while the promotion is being made. */
+  pullRequest?: string;
+}
+
+export interface GroupPromotion {
+  /**
+   * The other members' promotions into the environment as the store holds them now (each member's newest that is
+   * being made or made into a pull request). Read again after each write of the group's branch: see the promoter.
+   */
+  members(): Promise<readonly GroupMemberPromotion[]>;
 }
 
 export interface PromotionOutcome {

@@ -52,6 +52,8 @@ export interface EnvironmentView {
   rollbackAt?: string;
   /** `not-reached`: the environment it waits for. */
   waitsFor?: string;
+  /** `AwaitingGroup`: the members of its group the release train waits for. */
+  waitsForMembers?: string[];
   /** ISO 8601. `VerificationHolding`: when the checks, holding now, will have held for the whole `for`. */
   verificationEndsAt?: string;
   /** What the environment's verification checks last found, for the revision last verified there. */
@@ -101,6 +103,7 @@ export async function loadPipelineView(
       ...(explanation?.frozenUntil ? { frozenUntil: explanation.frozenUntil } : {}),
       ...(explanation?.rollbackAt ? { rollbackAt: explanation.rollbackAt } : {}),
       ...(explanation?.waitsFor ? { waitsFor: explanation.waitsFor } : {}),
+      ...(explanation?.waitsForMembers ? { waitsForMembers: explanation.waitsForMembers } : {}),
       ...(explanation?.verificationEndsAt ? { verificationEndsAt: explanation.verificationEndsAt } : {}),
       ...verificationOf(state.verifications, env.name),
       targets: env.targets.map((target) => ({

@@ -20,6 +20,7 @@ export const ENVIRONMENT_STATE_WORDS: Readonly<Record<EnvironmentState, string>>
   promoted: 'rolling out',
   failed: 'promotion failed',
   'waiting-approval': 'waits for approval',
+  'waiting-group': 'waits for its group',
   'no-strategy': 'no promotion configured',
   frozen: 'frozen',
   rejected: 'rejected',
@@ -61,6 +62,8 @@ export const ENVIRONMENT_STATE_MEANINGS: Readonly<Record<EnvironmentState, strin
   failed:
     'The promotion failed (tried again when a retry is due, else a person must fix it), or its verification checks failed.',
   'waiting-approval': 'A person must approve the candidate, or reject it, before it is promoted here.',
+  'waiting-group':
+    "The candidate is due, but its release train waits for the group's other members, named in the message.",
   'no-strategy': 'No promotion strategy applies to the environment: nothing is promoted into it.',
   frozen: 'A freeze window or a stop switch holds promotions into it.',
   rejected: 'A person rejected the candidate: nothing is promoted here until a newer one arrives.',
@@ -85,6 +88,7 @@ export const NEEDS_A_PERSON: Readonly<Record<EnvironmentState, boolean>> = {
   promoted: false,
   failed: true,
   'waiting-approval': true,
+  'waiting-group': false,
   'no-strategy': false,
   frozen: false,
   rejected: true,

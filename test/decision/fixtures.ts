@@ -13,6 +13,7 @@ import type {
   DecisionInput,
   EnvironmentReason,
   EnvironmentState,
+  GroupObservation,
   PromotionRecord,
   ServedInput,
   SourceReason,
@@ -238,6 +239,8 @@ export interface Row {
   servedInputs?: ServedInput[];
   /** The `verificationEndsAt` of every environment that has one (checked only when given). */
   verificationEndsAt?: Record<string, string>;
+  /** What the group's other members hold, by environment (absent: not read). */
+  groups?: Record<string, GroupObservation>;
 }
 
 export function inputOf(row: Row): DecisionInput {
@@ -251,6 +254,7 @@ export function inputOf(row: Row): DecisionInput {
     ...(row.lastPassed ? { lastPassed: new Map(Object.entries(row.lastPassed)) } : {}),
     ...(row.verifications ? { verifications: row.verifications } : {}),
     ...(row.servedInputs ? { servedInputs: row.servedInputs } : {}),
+    ...(row.groups ? { groups: new Map(Object.entries(row.groups)) } : {}),
     now: row.now ?? NOW,
   };
 }

@@ -53,6 +53,11 @@ export async function startAzureDevOpsUnderTest(options: FakeAzureDevOpsOptions 
       if (!pull) throw new Error(`no pull request ${url}`);
       fake.merge(PROJECT, REPOSITORY, pull.pullRequestId);
     },
+    close: (url) => {
+      const pull = fake.pullRequests(PROJECT, REPOSITORY).find((candidate) => candidate.webUrl === url);
+      if (!pull) throw new Error(`no pull request ${url}`);
+      fake.abandon(PROJECT, REPOSITORY, pull.pullRequestId);
+    },
     failNext: (status, times = 1) => fake.failNext(status, { times }),
     echoCredentialsNext: (status, times = 1) => fake.echoCredentialsNext(status, { times }),
     rateLimitNext: (resetInSeconds) => fake.rateLimitNext({ retryAfterSeconds: resetInSeconds }),

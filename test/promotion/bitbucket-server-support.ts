@@ -60,6 +60,11 @@ export async function startBitbucketServerUnderTest(
       if (!pull) throw new Error(`no pull request ${url}`);
       fake.merge(PROJECT_KEY, REPOSITORY_SLUG, pull.id);
     },
+    close: (url) => {
+      const pull = fake.pullRequests(PROJECT_KEY, REPOSITORY_SLUG).find((candidate) => candidate.url === url);
+      if (!pull) throw new Error(`no pull request ${url}`);
+      fake.decline(PROJECT_KEY, REPOSITORY_SLUG, pull.id);
+    },
     failNext: (status, times = 1) => fake.failNext(status, { times }),
     echoCredentialsNext: (status, times = 1) => fake.echoCredentialsNext(status, { times }),
     rateLimitNext: (resetInSeconds) => fake.rateLimitNext({ retryAfterSeconds: resetInSeconds }),

@@ -40,6 +40,8 @@ export interface FakeHostUnderTest {
   pullRequests(): HostPullRequest[];
   /** Merges an open pull request into its target (as a person would). */
   merge(url: string): void;
+  /** Closes an open pull request without merging it (declined, abandoned). */
+  close(url: string): void;
   /** The next `times` requests answer this error status. */
   failNext(status: number, times?: number): void;
   /** The next `times` requests answer this status with a message that repeats the credential they carried. */

@@ -176,6 +176,11 @@ export async function startGitHubUnderTest(): Promise<FakeHostUnderTest> {
       if (!pull) throw new Error(`no pull request ${url}`);
       fake.merge(OWNER, REPO, pull.number);
     },
+    close: (url) => {
+      const pull = fake.pulls(OWNER, REPO).find((candidate) => candidate.htmlUrl === url);
+      if (!pull) throw new Error(`no pull request ${url}`);
+      fake.closePull(OWNER, REPO, pull.number);
+    },
     failNext: (status, times = 1) => fake.failNext(status, { times }),
     echoCredentialsNext: (status, times = 1) => fake.echoCredentialsNext(status, { times }),
     rateLimitNext: (resetInSeconds) => fake.primaryRateLimitNext({ status: 403, resetInSeconds }),

@@ -50,6 +50,11 @@ export async function startGitLabUnderTest(options: FakeGitLabOptions = {}): Pro
       if (!mr) throw new Error(`no merge request ${url}`);
       fake.merge(PROJECT_PATH, mr.iid);
     },
+    close: (url) => {
+      const mr = fake.mergeRequests(PROJECT_PATH).find((candidate) => candidate.webUrl === url);
+      if (!mr) throw new Error(`no merge request ${url}`);
+      fake.closeMergeRequest(PROJECT_PATH, mr.iid);
+    },
     failNext: (status, times = 1) => fake.failNext(status, { times }),
     echoCredentialsNext: (status, times = 1) => fake.echoCredentialsNext(status, { times }),
     rateLimitNext: (resetInSeconds) => fake.rateLimitNext({ resetInSeconds }),

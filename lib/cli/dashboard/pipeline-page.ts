@@ -7,6 +7,7 @@
 // the CLI does), the approval marker with Approve and Reject links and the approvals so far while it waits (who
 // rejected and why once rejected), and the promotion records with their pull requests; when a ConfigSource applied
 // it, which one and at which commit.
+import { promotionGroupOf } from '../../pipeline/promotion.js';
 import { shortRevision } from '../operations/config-sources.js';
 import { nextLine, nextSteps } from '../operations/explain.js';
 import {
@@ -120,7 +121,9 @@ function environmentGraph(view: PipelineView, environments: readonly Environment
 }
 
 function environmentSection(view: PipelineView, env: EnvironmentStatusJson, index: number, now: Date): Html {
-  const traits = [env.manual ? 'manual' : '', env.strategy ?? 'no strategy'].filter((t) => t !== '').join(', ');
+  const group = promotionGroupOf(view.stored.pipeline.environments[index]?.promotion);
+  const train = group ? `group ${group.name}${group.waitForAll ? ' (waits for all)' : ''}` : '';
+  const traits = [env.manual ? 'manual' : '', env.strategy ?? 'no strategy', train].filter((t) => t !== '').join(', ');
   return html`<section class="environment" id="env-${env.name}" aria-labelledby="env-${env.name}-title">
     <h2 id="env-${env.name}-title">${env.name}</h2>
     <p>

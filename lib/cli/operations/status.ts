@@ -89,13 +89,16 @@ export interface EnvironmentStatusJson {
   manual: boolean;
   strategy: StrategyName | null;
   /** The decision for the environment: source, passed, soaking, in-progress, ahead, unknown, suspended, promoting,
-   *  pull-request-open, pull-request-closed, promoted, failed, waiting-approval, rejected, frozen, rolling-back,
+   *  pull-request-open, pull-request-closed, promoted, failed, waiting-approval, waiting-group, rejected, frozen,
+   *  rolling-back,
    *  no-strategy or not-reached. */
   state: EnvironmentState;
   /** The state in plain words, as the table, `explain` and the dashboard say it: `rolling out`, `waits for staging`. */
   stateText: string;
   /** `not-reached`: the environment it waits for; else null. */
   waitsFor: string | null;
+  /** `waiting-group`: the members of its group the release train waits for (`{namespace}/{name}`); else null. */
+  waitsForMembers: string[] | null;
   /** Why the environment is in its state, e.g. `RollingOut`, `AwaitingApproval`, `RetryScheduled` (docs/cli.md). */
   reason: EnvironmentReason;
   /** The decision's one-line explanation. */
@@ -202,6 +205,7 @@ export function statusJson(view: PipelineView): PipelineStatusJson {
       state: env.state,
       stateText: environmentStateText(env),
       waitsFor: env.waitsFor ?? null,
+      waitsForMembers: env.waitsForMembers ?? null,
       reason: env.reason,
       message: env.message,
       soakEndsAt: env.soakEndsAt ?? null,

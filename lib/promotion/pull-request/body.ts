@@ -6,7 +6,7 @@
 // Enterprise, which finds an environment's promotion by `{ns}/{name}/{env}` in a body, never takes it for one.
 import type { PromotionEvidence } from '../../decision/promotion-evidence.js';
 import { evidenceSection, markdownText, promotedFromSentence } from './evidence-markdown.js';
-import { pullRequestBody } from './naming.js';
+import { metadataBlock, pullRequestBody } from './naming.js';
 
 /** A body at most this long fits every host we know of but Azure DevOps, whose limit is 4000 (host.ts). */
 export const DEFAULT_MAX_BODY_LENGTH = 32_000;
@@ -52,4 +52,51 @@ export function rollbackPullRequestBody(rollback: RollbackBody, maxLength = DEFA
   const lead = `The targets of **${markdownText(evidence.from)}** as last observed:`;
   const section = evidenceSection(evidence, lead, maxLength - why.length - 2);
   return section === undefined ? why : `${why}\n\n${section}`;
+}
+
+/** One member of a group's pull request: its pipeline, the revision its markers are set to, and why. */
+export interface GroupBodyMember {
+  namespace: string;
+  name: string;
+  revision: string;
+  evidence?: PromotionEvidence;
+}
+
+/**
+ * A group's body (docs/release-trains.md): what it promotes, each member with its revision, then Weave's metadata
+ * block with one `{ns}/{name}/{env}` line per member (so Weave GitOps Enterprise finds each member's promotion), then
+ * the evidence of each member that has some, under its name, cut to share what length is left.
+ */
+export function groupPullRequestBody(
+  group: string,
+  env: string,
+  members: readonly GroupBodyMember[],
+  maxLength = DEFAULT_MAX_BODY_LENGTH,
+): string {
+  const list = members.map(
+    (member) => `- ${markdownText(`${member.namespace}/${member.name}`)}: **${markdownText(member.revision)}**`,
+  );
+  const weave = metadataBlock(members.map((member) => `${member.namespace}/${member.name}/${env}`));
+  const lead = `Promotes the group **${markdownText(group)}** in **${markdownText(env)}**: one pull request for ${
+    members.length === 1 ? 'its member' : `its ${members.length} members`
+  }.`;
+  // A list too long for the host (Azure DevOps takes 4000 characters) is cut from the end; Weave's block is kept
+  // whole while it fits alone, as every member's promotion is found by it.
+  let shown = list.length;
+  const headOf = (count: number) => {
+    const more = list.length - count;
+    const cut = more > 0 ? [`- … and ${more} more, in the metadata below`] : [];
+    return [lead, '', ...list.slice(0, count), ...cut, '', weave].join('\n');
+  };
+  while (shown > 0 && headOf(shown).length > maxLength) shown--;
+  const head = headOf(shown);
+  const withEvidence = members.filter((member) => member.evidence !== undefined);
+  let body = head;
+  for (const [index, member] of withEvidence.entries()) {
+    const share = Math.floor((maxLength - body.length) / (withEvidence.length - index)) - 2;
+    const lead = `**${markdownText(`${member.namespace}/${member.name}`)}** ${markdownText(member.revision)}: ${promotedFromSentence(member.evidence as PromotionEvidence)}`;
+    const section = evidenceSection(member.evidence as PromotionEvidence, lead, share);
+    if (section !== undefined) body = `${body}\n\n${section}`;
+  }
+  return body;
 }

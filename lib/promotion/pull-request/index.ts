@@ -2,6 +2,7 @@ export { PullRequestPromoter, type PullRequestPromoterOptions } from './promoter
 export {
   branchSafe,
   COMMIT_MESSAGE,
+  groupBranch,
   promotionBranch,
   pullRequestBody,
   pullRequestTitle,
@@ -11,6 +12,7 @@ export {
 } from './naming.js';
 export {
   DEFAULT_MAX_BODY_LENGTH,
+  groupPullRequestBody,
   promotionPullRequestBody,
   rollbackPullRequestBody,
   type RollbackBody,

@@ -10,6 +10,23 @@ export function promotionBranch(pipelineNamespace: string, pipelineName: string,
   return `promotion-${pipelineNamespace}-${pipelineName}-${env}`;
 }
 
+/** The one branch of a group's pull request into an environment (docs/release-trains.md). */
+export function groupBranch(group: string, env: string): string {
+  return `promotion-group-${group}-${env}`;
+}
+
+/** `Promote group web in prod (3 apps)`: a group's pull request, whatever revisions it holds. */
+export function groupTitle(group: string, env: string, members: number): string {
+  return `Promote group ${group} in ${env} (${members} ${members === 1 ? 'app' : 'apps'})`;
+}
+
+/** The group's commit: Weave's message, then each member with the revision the commit sets. */
+export function groupCommitMessage(members: readonly { namespace: string; name: string; revision: string }[]): string {
+  return [COMMIT_MESSAGE, '', ...members.map((member) => `${member.namespace}/${member.name} ${member.revision}`)].join(
+    '\n',
+  );
+}
+
 export function pullRequestTitle(
   pipelineNamespace: string,
   pipelineName: string,
@@ -21,14 +38,12 @@ export function pullRequestTitle(
 
 /** Weave's body, byte for byte: Weave GitOps Enterprise finds an environment's PR by `{ns}/{name}/{env}` in it. */
 export function pullRequestBody(pipelineNamespace: string, pipelineName: string, env: string): string {
-  return [
-    '<details>',
-    '<summary>metadata</summary>',
-    '!!! DO NOT EDIT !!!',
-    '',
-    `${pipelineNamespace}/${pipelineName}/${env}`,
-    '</details>',
-  ].join('\n');
+  return metadataBlock([`${pipelineNamespace}/${pipelineName}/${env}`]);
+}
+
+/** Weave's block holding `{ns}/{name}/{env}` lines: one for a pipeline's pull request, one per member for a group's. */
+export function metadataBlock(lines: readonly string[]): string {
+  return ['<details>', '<summary>metadata</summary>', '!!! DO NOT EDIT !!!', '', ...lines, '</details>'].join('\n');
 }
 
 /** `rollback-{ns}-{name}-{env}-{failed revision}`, the revision made fit for a branch name (branchSafe). */

@@ -28,6 +28,12 @@
 // is nothing to propose: nothing is written. The result is then the URL of the pull request from the branch with
 // exactly this version's title (open or merged; so a call resumed after the merge gives the same result as the
 // first), else `already at {version} on {base} in {repository URL}`.
+//
+// A group's promotion (`pull-request.group`, docs/release-trains.md) goes instead to the group's one branch per
+// environment, `promotion-group-{group}-{env}`: the branch made to hold the base plus the markers of every member
+// whose promotion is in the group's open pull request (or being made now) set to that member's revision, in one
+// commit; each member's markers are set by the same byte-exact edit as its own pull request's, the others' are left
+// as they are. See promoteGroup for how concurrent members converge.
 import type { Logger } from '../../logging/logger.js';
 import { objectKeyString, type ObjectKey } from '../../pipeline/model.js';
 import type { GitProviderType } from '../../pipeline/promotion.js';
@@ -37,6 +43,8 @@ import { markerFor, markersInSliced, mayHoldMarkers, setMarkedValuesSliced } fro
 import type { PullRequestState } from '../../decision/types.js';
 import {
   PromotionError,
+  type GroupMemberPromotion,
+  type GroupPromotion,
   type Promoter,
   type PromotionOutcome,
   type PromotionRequest,
@@ -46,9 +54,17 @@ import { DEFAULT_COMMIT_AUTHOR, type CommitAuthor } from './commit-author.js';
 import { gitBlobId } from './git-blob-id.js';
 import type { FileChange, GitHost, HostRepository, RepositoryFile } from './host.js';
 import { MarkerCache, type MarkerCacheLimits, type ScannedBlob } from './marker-cache.js';
-import { DEFAULT_MAX_BODY_LENGTH, promotionPullRequestBody, rollbackPullRequestBody } from './body.js';
+import {
+  DEFAULT_MAX_BODY_LENGTH,
+  groupPullRequestBody,
+  promotionPullRequestBody,
+  rollbackPullRequestBody,
+} from './body.js';
 import {
   COMMIT_MESSAGE,
+  groupBranch,
+  groupCommitMessage,
+  groupTitle,
   promotionBranch,
   pullRequestTitle,
   rollbackBranch,
@@ -91,7 +107,25 @@ interface Run {
   commitMessage: string;
 }
 
+/** One marker set to a version by an edit. */
+interface MarkedEdit {
+  marker: string;
+  version: string;
+}
+
+/** The changes an edit makes to the base, and whether the promoted pipeline's own markers changed anything. */
+interface Edited {
+  changes: FileChange[];
+  ownChanged: boolean;
+}
+
 const YAML_FILE = /\.ya?ml$/;
+
+/**
+ * How many times one group promotion writes the group's branch while it sees the members change under it; past this,
+ * the member that changed it last is the one whose write includes everything (see promoteGroup).
+ */
+const MAX_GROUP_WRITES = 5;
 
 export class PullRequestPromoter implements Promoter {
   private readonly hosts: ReadonlyMap<GitProviderType, GitHost>;
@@ -119,6 +153,11 @@ export class PullRequestPromoter implements Promoter {
         version: revision,
         ...pullRequestNames(request, host.maxBodyLength ?? DEFAULT_MAX_BODY_LENGTH),
       };
+      if (spec.group !== undefined && !request.rollback) {
+        // Without the other members the group's branch would be written with this member alone, dropping theirs.
+        if (!request.group) throw new PromotionError('Invalid', `group ${spec.group}: the members are not known`);
+        return { result: await this.promoteGroup(run, request, spec.group, request.group) };
+      }
       return { result: await this.run(run) };
     } catch (error) {
       throw host.toPromotionError(error, secret);
@@ -134,7 +173,7 @@ export class PullRequestPromoter implements Promoter {
     const { host, address, apiUrl, secret, values } = await this.repositoryOf(pipeline, env);
     try {
       const repository = host.open(address, apiUrl, secret, values);
-      const pulls = await repository.pullRequestsFrom(promotionBranch(pipeline.namespace, pipeline.name, env.name));
+      const pulls = await repository.pullRequestsFrom(branchOf(pipeline, env));
       return pulls.find((pull) => pull.url === url)?.state;
     } catch (error) {
       throw host.toPromotionError(error, secret);
@@ -177,15 +216,8 @@ export class PullRequestPromoter implements Promoter {
   }
 
   private async run(run: Run): Promise<string> {
-    const baseCommit = await run.repository.branchHead(run.base);
-    if (baseCommit === undefined) {
-      throw new PromotionError(
-        'NotFound',
-        `the base branch ${run.base} does not exist in ${run.webUrl}, or the credentials of Secret ` +
-          `${objectKeyString(run.secret)} cannot see it`,
-      );
-    }
-    const changes = await this.edit(run, baseCommit);
+    const baseCommit = await this.baseCommitOf(run);
+    const { changes } = await this.edit(run, baseCommit, []);
     if (changes.length === 0) return this.alreadyOnBase(run);
     await run.repository.writeBranch({
       branch: run.branch,
@@ -205,8 +237,85 @@ export class PullRequestPromoter implements Promoter {
     return url;
   }
 
-  /** The manifests changed by setting the marked values, with their new text. */
-  private async edit(run: Run, baseCommit: string): Promise<FileChange[]> {
+  private async baseCommitOf(run: Run): Promise<string> {
+    const baseCommit = await run.repository.branchHead(run.base);
+    if (baseCommit === undefined) {
+      throw new PromotionError(
+        'NotFound',
+        `the base branch ${run.base} does not exist in ${run.webUrl}, or the credentials of Secret ` +
+          `${objectKeyString(run.secret)} cannot see it`,
+      );
+    }
+    return baseCommit;
+  }
+
+  /**
+   * A member's promotion into the group's pull request. At most one pull request is open per (group, environment)
+   * whatever the concurrency because there is one branch per (group, environment) and every host's
+   * openOrUpdatePullRequest opens at most one per branch, under concurrent calls too (the host's answer that one is
+   * open from the branch); the store's conditional writes are not needed for that. What they give is the member
+   * list: each member's promotion record is claimed (a conditional write) before its promoter reads the list.
+   *
+   * Two members promoted at once each write the branch whole (base plus every member's markers). So that the last
+   * write does not drop a member the other added, each promotion reads the open pull request and the members, writes,
+   * and reads them again, writing again while what it read differs from what it wrote: the promotion whose write
+   * is last read after it a list holding every member claimed before, and any member claimed later writes after it.
+   */
+  private async promoteGroup(run: Run, request: PromotionRequest, group: string, members: GroupPromotion) {
+    const { pipeline, env, revision, evidence } = request;
+    const branch = groupBranch(group, env.name);
+    const own = { namespace: pipeline.namespace, name: pipeline.name, revision, ...(evidence ? { evidence } : {}) };
+    let written: string | undefined;
+    let url: string | undefined;
+    for (let write = 0; write <= MAX_GROUP_WRITES; write++) {
+      const open = (await run.repository.pullRequestsFrom(branch)).find(
+        (pull) => pull.state === 'open' && pull.base === run.base,
+      );
+      const others = (await members.members())
+        .filter((member) => !samePipeline(member, pipeline) && inGroupPullRequest(member, open?.url))
+        .map((member) => ({ ...member.pipeline, revision: member.revision }));
+      const included = [own, ...others].sort((a, b) => memberName(a).localeCompare(memberName(b)));
+      const fingerprint = [
+        open?.url ?? '',
+        ...included.map((member) => `${memberName(member)} ${member.revision}`),
+      ].join('\n');
+      if (url !== undefined && (fingerprint === written || write === MAX_GROUP_WRITES)) return url;
+      const edits = others.map((member) => ({
+        marker: markerFor(member.namespace, member.name, env.name),
+        version: member.revision,
+      }));
+      // Read each time: the group's pull request may have been merged since the last write.
+      const baseCommit = await this.baseCommitOf(run);
+      const { changes, ownChanged } = await this.edit(run, baseCommit, edits);
+      // The base holds this member's revision already: there is nothing of its own to propose. When this call wrote
+      // it into the group's pull request, that one was merged meanwhile, and it is the result.
+      if (!ownChanged) return url ?? `already at ${run.version} on ${run.base} in ${run.webUrl}`;
+      await run.repository.writeBranch({
+        branch,
+        base: run.base,
+        baseCommit,
+        changes,
+        message: groupCommitMessage(included),
+        author: { ...(this.options.commitAuthor ?? DEFAULT_COMMIT_AUTHOR) },
+      });
+      url = await run.repository.openOrUpdatePullRequest({
+        branch,
+        base: run.base,
+        title: groupTitle(group, env.name, included.length),
+        body: groupPullRequestBody(group, env.name, included, run.host.maxBodyLength ?? DEFAULT_MAX_BODY_LENGTH),
+      });
+      written = fingerprint;
+      this.options.logger?.info('group promotion pull request', { pullRequest: url, group, members: included.length });
+    }
+    return url as string;
+  }
+
+  /**
+   * The manifests changed by setting the marked values, with their new text: the promoted pipeline's (`run.marker`,
+   * which must be found), then `others` (a group's other members: a marker not found is left alone).
+   */
+  private async edit(run: Run, baseCommit: string, others: readonly MarkedEdit[]): Promise<Edited> {
+    const edits: MarkedEdit[] = [{ marker: run.marker, version: run.version }, ...others];
     const manifests = (await run.repository.listFiles(baseCommit)).filter((file) => YAML_FILE.test(file.path));
     await this.loadScan(run);
     let reads = 0;
@@ -217,7 +326,8 @@ export class PullRequestPromoter implements Promoter {
     const distinct = [...byBlob.values()];
     const blobs = await mapLimit(distinct, this.options.blobReadConcurrency ?? 8, async (file) => {
       const known = this.markerCache.get(run.cacheKey, file.blobId);
-      if (known && (known.text !== undefined || !known.markers.includes(run.marker))) return known;
+      const needed = edits.some((edit) => known?.markers.includes(edit.marker));
+      if (known && (known.text !== undefined || !needed)) return known;
       reads++;
       if (!known) unseen++;
       const text = await run.repository.readFile(file, baseCommit);
@@ -235,19 +345,23 @@ export class PullRequestPromoter implements Promoter {
     if (unseen > 0) await this.saveScan(run, manifests);
 
     let found = 0;
+    let ownChanged = false;
     const changes: FileChange[] = [];
     for (const file of manifests) {
       const blob = blobById.get(file.blobId);
-      if (!blob?.markers.includes(run.marker) || blob.text === undefined) continue;
-      const edited = await setMarkedValuesSliced(blob.text, run.marker, run.version);
-      found += edited.found;
-      if (edited.text !== blob.text) {
-        changes.push({
-          path: file.path,
-          content: edited.text,
-          baseBlobId: file.blobId,
-          blobId: gitBlobId(edited.text),
-        });
+      if (blob?.text === undefined) continue;
+      let text = blob.text;
+      for (const [index, edit] of edits.entries()) {
+        if (!blob.markers.includes(edit.marker)) continue;
+        const edited = await setMarkedValuesSliced(text, edit.marker, edit.version);
+        if (index === 0) {
+          found += edited.found;
+          ownChanged ||= edited.text !== text;
+        }
+        text = edited.text;
+      }
+      if (text !== blob.text) {
+        changes.push({ path: file.path, content: text, baseBlobId: file.blobId, blobId: gitBlobId(text) });
       }
     }
     this.options.logger?.debug?.('set the marked values', {
@@ -262,7 +376,7 @@ export class PullRequestPromoter implements Promoter {
         `no {"$promotion": "${run.marker}"} marker found in ${run.webUrl} at ${run.base}`,
       );
     }
-    return changes;
+    return { changes, ownChanged };
   }
 
   /** Seeds the marker cache from the store when this process knows nothing of the repository yet. */
@@ -378,6 +492,30 @@ function cacheKeyOf(address: RepositoryAddress, apiUrl: string): string {
     case 'azure-devops':
       return `azure-devops ${apiUrl} ${address.project}/${address.repository}`.toLowerCase();
   }
+}
+
+/**
+ * The branch of an environment's promotions, whose pull requests the poll asks about: the group's for a member of a
+ * group, else Weave's.
+ */
+function branchOf(pipeline: PromotionRequest['pipeline'], env: PromotionRequest['env']): string {
+  const group = env.promotion?.strategy['pull-request']?.group;
+  return group === undefined
+    ? promotionBranch(pipeline.namespace, pipeline.name, env.name)
+    : groupBranch(group, env.name);
+}
+
+/** A member's promotion is in the group's pull request: being made now, or made into the one open now. */
+function inGroupPullRequest(member: GroupMemberPromotion, open: string | undefined): boolean {
+  return member.pullRequest === undefined || (open !== undefined && member.pullRequest === open);
+}
+
+function samePipeline(member: GroupMemberPromotion, pipeline: ObjectKey): boolean {
+  return member.pipeline.namespace === pipeline.namespace && member.pipeline.name === pipeline.name;
+}
+
+function memberName(member: { namespace: string; name: string }): string {
+  return `${member.namespace}/${member.name}`;
 }
 
 function errorMessage(error: unknown): string {

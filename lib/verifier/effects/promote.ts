@@ -15,6 +15,7 @@ import type { AuditEntryType, VersionedPromotionRecord } from '../../store/port.
 import { settingsOf, type VerifierDeps } from '../deps.js';
 import { auditEffect, type EffectDetail } from '../effect-audit.js';
 import { promotionRetry } from '../promotion-retry.js';
+import { groupPromotionOf, wakeTheTrain } from '../group-members.js';
 
 export type PromoteAction = Extract<Action, { type: 'promote' }>;
 
@@ -32,7 +33,7 @@ export async function promote(pipeline: Pipeline, action: PromoteAction, deps: V
   const env = pipeline.environments.find((candidate) => candidate.name === action.env);
   if (!env) return 'not-claimed';
   const { revision, evidence } = action;
-  return underRecord(
+  const run = await underRecord(
     pipeline,
     {
       kind: 'promotion',
@@ -52,11 +53,16 @@ export async function promote(pipeline: Pipeline, action: PromoteAction, deps: V
           ? `opened the pull request for ${revision}: ${result}`
           : `promoted ${revision}: ${result}`;
       },
-      request: (attempt) => ({ pipeline, env, revision, attempt, ...(evidence ? { evidence } : {}) }),
+      request: (attempt) => {
+        const group = groupPromotionOf(env, deps.store, deps.now);
+        return { pipeline, env, revision, attempt, ...(evidence ? { evidence } : {}), ...(group ? { group } : {}) };
+      },
       logAttributes: { env: env.name, revision },
     },
     deps,
   );
+  if (run === 'succeeded') await wakeTheTrain(pipeline, env, deps);
+  return run;
 }
 
 /** An effect of the Promoter port made at most once under one promotion record: what differs between kinds. */
