@@ -37,6 +37,8 @@ export interface GroupMemberPromotion {
   revision: string;
   /** The pull request its promotion opened or joined; absent while the promotion is being made. */
   pullRequest?: string;
+  /** What its promotion was based on, as its own pull request would have shown it (docs/evidence.md). */
+  evidence?: PromotionEvidence;
 }
 
 export interface GroupPromotion {

@@ -10,6 +10,7 @@ import type {
 } from '../config/schema.js';
 import type {
   ApprovalMarker,
+  PromotionEvidence,
   PromotionRecord,
   PullRequestState,
   ServedInput,
@@ -417,6 +418,23 @@ export interface Verifications {
   putVerification(pipeline: ObjectKey, record: VerificationRecord, expectedVersion: number): Promise<boolean>;
 }
 
+// ---------------------------------------------------------------- evidence of a release train's members
+
+/**
+ * The evidence a member of a release train (docs/release-trains.md) was promoted on, kept per (pipeline,
+ * environment, revision) in the pipeline's partition, so that the group's pull request shows every member's and not
+ * only that of the member whose promotion wrote it last.
+ */
+export interface PromotionEvidenceRecords {
+  recordPromotionEvidence(
+    pipeline: ObjectKey,
+    env: string,
+    revision: string,
+    evidence: PromotionEvidence,
+  ): Promise<void>;
+  getPromotionEvidence(pipeline: ObjectKey, env: string, revision: string): Promise<PromotionEvidence | undefined>;
+}
+
 // ---------------------------------------------------------------- served inputs
 
 /**
@@ -666,6 +684,7 @@ export type Store = ConfigurationStore &
   Approvals &
   Promotions &
   Verifications &
+  PromotionEvidenceRecords &
   ServedInputs &
   AuditLog &
   Notifications &

@@ -19,6 +19,7 @@ import {
   promotionStage,
   type ApprovalMarker,
   type PullRequestState,
+  type PromotionEvidence,
   type ServedInput,
   type VerificationRecord,
 } from '../decision/index.js';
@@ -103,6 +104,8 @@ export class MemoryStore implements Store {
   /** By pipeline, then environment. */
   readonly #verifications = new Map<string, Map<string, VersionedVerificationRecord>>();
   readonly #servedInputs = new Map<string, Map<string, ServedInput>>();
+  /** By `{pipeline} {env} {revision}`. */
+  readonly #evidence = new Map<string, PromotionEvidence>();
   /** By pipeline. */
   readonly #audit = new Map<string, StoredAuditEntry[]>();
   /** By source: what the table's item holds, the last attempt and the lease of a sync under way beside the source. */
@@ -176,6 +179,9 @@ export class MemoryStore implements Store {
     this.#approvals.delete(id);
     this.#verifications.delete(id);
     this.#servedInputs.delete(id);
+    for (const evidenceId of this.#evidence.keys()) {
+      if (evidenceId.startsWith(`${id} `)) this.#evidence.delete(evidenceId);
+    }
     for (const [recordId, record] of this.#promotions) {
       if (objectKeyString(record.pipeline) === id) this.#delete(recordId, this.#promotions);
     }
@@ -490,6 +496,28 @@ export class MemoryStore implements Store {
     byEnv.set(record.env, copy({ ...record, pipeline: pipelineKeyOf(pipeline), version: expectedVersion + 1 }));
     this.#verifications.set(id, byEnv);
     return true;
+  }
+
+  // ---------------------------------------------------------------- evidence of a release train's members
+
+  async recordPromotionEvidence(
+    pipeline: ObjectKey,
+    env: string,
+    revision: string,
+    evidence: PromotionEvidence,
+  ): Promise<void> {
+    this.counts.writes += 1;
+    this.#evidence.set(`${objectKeyString(pipeline)} ${env} ${revision}`, copy(evidence));
+  }
+
+  async getPromotionEvidence(
+    pipeline: ObjectKey,
+    env: string,
+    revision: string,
+  ): Promise<PromotionEvidence | undefined> {
+    this.counts.reads += 1;
+    const evidence = this.#evidence.get(`${objectKeyString(pipeline)} ${env} ${revision}`);
+    return evidence && copy(evidence);
   }
 
   // ---------------------------------------------------------------- served inputs

@@ -13,7 +13,7 @@ import type { VerifierDeps } from './deps.js';
 /** The member list of `env`'s group for the promoter, undefined when the environment's promotion is in none. */
 export function groupPromotionOf(
   env: PipelineEnvironment,
-  store: GroupReads & Pick<Store, 'listPromotions'>,
+  store: GroupReads & Pick<Store, 'listPromotions' | 'getPromotionEvidence'>,
   now: () => Date,
 ): GroupPromotion | undefined {
   const group = promotionGroupOf(env.promotion);
@@ -28,7 +28,11 @@ export function groupPromotionOf(
         all.map(async (member) => {
           const memberEnv = member.environments.find((candidate) => candidate.name === env.name);
           const records = await store.listPromotions(member);
-          return memberEnv && inGroupPullRequest(member, memberEnv, records);
+          const made = memberEnv && inGroupPullRequest(member, memberEnv, records);
+          if (!made) return undefined;
+          // Its own evidence, as its promotion recorded it: the group's pull request shows every member's.
+          const evidence = await store.getPromotionEvidence(made.pipeline, env.name, made.revision);
+          return evidence ? { ...made, evidence } : made;
         }),
       );
       const made = found.filter((member): member is GroupMemberPromotion => member !== undefined);

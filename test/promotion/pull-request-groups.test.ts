@@ -3,6 +3,7 @@
 // the same byte-exact edit as its own pull request's; concurrent members end in one pull request holding both; a
 // merged or closed group pull request is followed by a new one holding only what came due after it.
 import assert from 'node:assert/strict';
+import type { PromotionEvidence } from '../../lib/decision/promotion-evidence.js';
 import { after, before, describe, it } from 'node:test';
 import type { GroupMemberPromotion, PromotionRequest } from '../../lib/promotion/index.js';
 import { setMarkedValues } from '../../lib/promotion/markers.js';
@@ -75,9 +76,14 @@ class Train {
    * `members` answers the first read with `firstRead` instead of the records: what a promotion read before another
    * member's claim, while that one then runs to its end before this one writes.
    */
-  async promote(app: string, revision: string, firstRead?: () => Promise<GroupMemberPromotion[]>): Promise<string> {
-    this.records.set(app, { pipeline: { namespace: 'apps', name: app }, revision });
-    const request = this.request(app, revision);
+  async promote(
+    app: string,
+    revision: string,
+    firstRead?: () => Promise<GroupMemberPromotion[]>,
+    evidence?: PromotionEvidence,
+  ): Promise<string> {
+    this.records.set(app, { pipeline: { namespace: 'apps', name: app }, revision, ...(evidence ? { evidence } : {}) });
+    const request = { ...this.request(app, revision), ...(evidence ? { evidence } : {}) };
     let reads = 0;
     const group = {
       members: () => (reads++ === 0 && firstRead ? firstRead() : Promise.resolve([...this.records.values()])),
@@ -87,6 +93,7 @@ class Train {
       pipeline: { namespace: 'apps', name: app },
       revision,
       ...(isHttpUrl(result) ? { pullRequest: result } : {}),
+      ...(evidence ? { evidence } : {}),
     });
     return result;
   }
@@ -189,6 +196,23 @@ for (const [type, start] of HOSTS) {
       assert.equal(result, open?.url);
       assert.equal(train.openPullRequests().length, 1);
       assert.deepEqual(train.fake.files(BRANCH), promoted({ cart: '1.3.0', web: '2.4.0', checkout: '3.2.0' }));
+    });
+
+    it("shows each member's evidence, not only that of the member whose promotion wrote it last", async () => {
+      const from = (app: string, revision: string): PromotionEvidence => ({
+        from: 'staging',
+        targets: [{ name: `flux-system/staging ${app}`, revision, phase: 'Ready' }],
+      });
+      await train.promote('cart', '1.5.0', undefined, from('cart', '1.5.0'));
+      await train.promote('web', '2.5.0', undefined, from('web', '2.5.0'));
+      const [open] = train.openPullRequests();
+      for (const [app, revision] of [
+        ['cart', '1.5.0'],
+        ['web', '2.5.0'],
+      ]) {
+        assert.ok(open?.body.includes(`**apps/${app}** ${revision}: Promoted from **staging**.`), open?.body);
+        assert.ok(open?.body.includes(`| flux-system/staging ${app} | ${revision} | Ready | - |`), open?.body);
+      }
     });
   });
 }

@@ -927,6 +927,32 @@ export function storeContract(name: string, start: () => Promise<StoreUnderTest>
     });
   });
 
+  describe(`${name}: the evidence of a release train's members`, () => {
+    let subject: StoreUnderTest;
+    before(async () => (subject = await start()));
+    after(() => subject.stop());
+    const evidence = {
+      from: 'staging',
+      soak: '30m',
+      targets: [
+        { name: 'flux-system/staging apps', revision: '6.5.0', phase: 'Ready', healthySince: '2026-11-01T10:00:00Z' },
+      ],
+    };
+
+    it('keeps the evidence per (pipeline, environment, revision), and a deleted pipeline takes it along', async () => {
+      const { store } = subject;
+      const fixture = pipelineFixture('train-member', { prod: ['apps'] });
+      await store.applyPipeline(fixture.document, fixture.pipeline, at('2026-11-01T10:00:00Z'));
+      const key = { namespace: fixture.pipeline.namespace, name: fixture.pipeline.name };
+      assert.equal(await store.getPromotionEvidence(key, 'prod', '6.5.0'), undefined);
+      await store.recordPromotionEvidence(key, 'prod', '6.5.0', evidence);
+      assert.deepEqual(await store.getPromotionEvidence(key, 'prod', '6.5.0'), evidence);
+      assert.equal(await store.getPromotionEvidence(key, 'prod', '6.5.1'), undefined);
+      assert.equal(await store.deletePipeline(key), true);
+      assert.equal(await store.getPromotionEvidence(key, 'prod', '6.5.0'), undefined);
+    });
+  });
+
   describe(`${name}: served inputs`, () => {
     let subject: StoreUnderTest;
     before(async () => (subject = await start()));

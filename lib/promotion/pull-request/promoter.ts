@@ -273,7 +273,11 @@ export class PullRequestPromoter implements Promoter {
       );
       const others = (await members.members())
         .filter((member) => !samePipeline(member, pipeline) && inGroupPullRequest(member, open?.url))
-        .map((member) => ({ ...member.pipeline, revision: member.revision }));
+        .map((member) => ({
+          ...member.pipeline,
+          revision: member.revision,
+          ...(member.evidence ? { evidence: member.evidence } : {}),
+        }));
       const included = [own, ...others].sort((a, b) => memberName(a).localeCompare(memberName(b)));
       const fingerprint = [
         open?.url ?? '',

@@ -15,6 +15,7 @@ import { tableContext } from './table.js';
 import { DynamoTargetStatuses } from './target-status.js';
 import { DynamoVerifications } from './verifications.js';
 import { DynamoServedInputs } from './served-inputs.js';
+import { DynamoPromotionEvidence } from './promotion-evidence.js';
 
 export interface DynamoStoreOptions {
   client: DynamoDBClient;
@@ -32,6 +33,7 @@ export function createDynamoStore(options: DynamoStoreOptions): Store {
   const promotions = new DynamoPromotions(table);
   const verifications = new DynamoVerifications(table);
   const servedInputs = new DynamoServedInputs(table);
+  const promotionEvidence = new DynamoPromotionEvidence(table);
   const audit = new DynamoAuditLog(table);
   const notifications = new DynamoNotifications(table);
   const freezes = new DynamoFreezes(table);
@@ -73,6 +75,8 @@ export function createDynamoStore(options: DynamoStoreOptions): Store {
     failPromotion: (...args) => promotions.failPromotion(...args),
     listVerifications: (...args) => verifications.listVerifications(...args),
     putVerification: (...args) => verifications.putVerification(...args),
+    recordPromotionEvidence: (...args) => promotionEvidence.recordPromotionEvidence(...args),
+    getPromotionEvidence: (...args) => promotionEvidence.getPromotionEvidence(...args),
     getServedInput: (...args) => servedInputs.getServedInput(...args),
     listServedInputs: (...args) => servedInputs.listServedInputs(...args),
     putServedInput: (...args) => servedInputs.putServedInput(...args),

@@ -39,6 +39,10 @@ export const keys = {
   verificationPrefix: 'VERIFY#',
   servedInput: (key: ObjectKey, env: string) => ({ pk: `PIPELINE#${objectPart(key)}`, sk: `SERVED#${part(env)}` }),
   servedInputPrefix: 'SERVED#',
+  promotionEvidence: (key: ObjectKey, env: string, revision: string) => ({
+    pk: `PIPELINE#${objectPart(key)}`,
+    sk: `EVIDENCE#${part(env)}#${part(revision)}`,
+  }),
   cluster: (key: ObjectKey) => ({ pk: `CLUSTER#${objectPart(key)}`, sk: 'DEF' }),
   clustersIndex: 'CLUSTERS',
   objectSortKey: objectPart,

@@ -16,6 +16,7 @@ import { settingsOf, type VerifierDeps } from '../deps.js';
 import { auditEffect, type EffectDetail } from '../effect-audit.js';
 import { promotionRetry } from '../promotion-retry.js';
 import { groupPromotionOf, wakeTheTrain } from '../group-members.js';
+import { promotionGroupOf } from '../../pipeline/promotion.js';
 
 export type PromoteAction = Extract<Action, { type: 'promote' }>;
 
@@ -33,6 +34,10 @@ export async function promote(pipeline: Pipeline, action: PromoteAction, deps: V
   const env = pipeline.environments.find((candidate) => candidate.name === action.env);
   if (!env) return 'not-claimed';
   const { revision, evidence } = action;
+  // A release train's pull request shows each member's evidence; the other members' promotions read it from here.
+  if (evidence && promotionGroupOf(env.promotion)) {
+    await deps.store.recordPromotionEvidence(pipelineKeyOf(pipeline), env.name, revision, evidence);
+  }
   const run = await underRecord(
     pipeline,
     {
