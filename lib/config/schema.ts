@@ -93,6 +93,11 @@ export const PullRequestPromotion = z
     url: repositoryUrl('must be an https:// repository URL (only HTTPS is supported, as in Weave)'),
     baseBranch: z.string().min(1, 'must not be empty'),
     secretRef: LocalObjectReference,
+    deployments: z.boolean().optional(),
+    environmentUrl: z
+      .string()
+      .refine((value) => isHttpUrl(value), { message: 'must be an http:// or https:// URL' })
+      .optional(),
   })
   .superRefine((promotion, ctx) => {
     if (!isHttpUrl(promotion.url, { httpsOnly: true })) return; // said above

@@ -19,6 +19,14 @@ export interface PullRequestPromotion {
   baseBranch: string;
   /** The Secret with the Git provider's credentials. */
   secretRef: LocalObjectReference;
+  /**
+   * Extension: once the pull request is merged, the rollout is recorded on the Git host (a GitHub Deployment, a
+   * GitLab deployment, a Bitbucket build status, an Azure DevOps pull-request status) until the environment passes
+   * or fails (docs/deployments.md). Default off.
+   */
+  deployments?: boolean;
+  /** Extension: the environment's address, shown by the host beside the deployment (GitHub's `environment_url`). */
+  environmentUrl?: string;
 }
 
 /**

@@ -5,6 +5,7 @@
 import type { ConfigSourceDocument, GitopsClusterDocument, PipelineDocument } from '../config/schema.js';
 import type {
   ApprovalMarker,
+  HostDeploymentRecord,
   PromotionRecord,
   PullRequestState,
   ServedInput,
@@ -376,6 +377,12 @@ export interface Promotions {
    * as it is: the promotion itself did not change. False when the record moved on meanwhile.
    */
   recordPullRequestState(record: VersionedPromotionRecord, state: PullRequestState, now: Date): Promise<boolean>;
+  /**
+   * Records what was last recorded on the Git host of the rollout of `record`'s merged pull request
+   * (`hostDeployment`), conditional on the record's version as read, as recordPullRequestState; `updatedAt` stays.
+   * False when the record moved on meanwhile.
+   */
+  recordHostDeployment(record: VersionedPromotionRecord, deployment: HostDeploymentRecord): Promise<boolean>;
   /**
    * Ends the attempt with a failure, and why (`failureKind`, kept beside `error`); `retryAt` absent means failed for
    * good. False when the record moved on.

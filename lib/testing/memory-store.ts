@@ -12,6 +12,7 @@ import {
   isClaimable,
   promotionStage,
   type ApprovalMarker,
+  type HostDeploymentRecord,
   type PullRequestState,
   type ServedInput,
   type VerificationRecord,
@@ -591,6 +592,15 @@ export class MemoryStore implements Store {
       id,
       copy({ ...current, pullRequest: { state, seenAt: now.toISOString() }, version: current.version + 1 }),
     );
+    return true;
+  }
+
+  async recordHostDeployment(claimed: VersionedPromotionRecord, deployment: HostDeploymentRecord): Promise<boolean> {
+    const id = promotionId(claimed.pipeline, claimed.env, claimed.revision);
+    const current = this.#promotions.get(id);
+    this.counts.writes += 1;
+    if (current?.version !== claimed.version) return false;
+    this.#promotions.set(id, copy({ ...current, hostDeployment: { ...deployment }, version: current.version + 1 }));
     return true;
   }
 

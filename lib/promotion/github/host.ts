@@ -25,6 +25,8 @@ import type {
 import { ClientCache } from '../pull-request/client-cache.js';
 import { reportedAuthor } from '../pull-request/reported-author.js';
 import { writeGitHubBranch, type BaseListing } from './branch-write.js';
+import { recordGitHubDeployment } from './deployments.js';
+import type { DeploymentReport, RecordedDeployment } from '../pull-request/deployments.js';
 import {
   createGitHubClient,
   isRequestError,
@@ -184,5 +186,9 @@ class GitHubRepository implements HostRepository {
         state: pull.state === 'open' ? 'open' : pull.merged_at ? 'merged' : 'closed',
         base: pull.base.ref,
       }));
+  }
+
+  async recordDeployment(report: DeploymentReport): Promise<RecordedDeployment> {
+    return recordGitHubDeployment(this.client, this.repo, report);
   }
 }

@@ -24,6 +24,7 @@ import type {
   RepositoryAccess,
   RepositoryFile,
 } from './host.js';
+import { deploymentsUnsupported, type DeploymentReport, type RecordedDeployment } from './deployments.js';
 
 type SecretValues = Readonly<Record<string, string>>;
 
@@ -124,5 +125,11 @@ class DeferredRepository implements HostRepository {
 
   async pullRequestsFrom(branch: string): Promise<PullRequestSummary[]> {
     return (await this.repository()).pullRequestsFrom(branch);
+  }
+
+  async recordDeployment(report: DeploymentReport): Promise<RecordedDeployment> {
+    const repository = await this.repository();
+    if (!repository.recordDeployment) throw deploymentsUnsupported();
+    return repository.recordDeployment(report);
   }
 }
