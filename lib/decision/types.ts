@@ -64,6 +64,11 @@ export interface PromotionRecord {
    * elsewhere), the commit it is on, its state and when. One per (environment, revision): kept across attempts.
    */
   hostDeployment?: HostDeploymentRecord;
+  /**
+   * ISO 8601: a worker is recording the rollout on the Git host until then (claimHostDeployment); no other one does
+   * meanwhile, so one state is written once. Removed by the record it makes; a failed one lets it expire.
+   */
+  hostDeploymentClaimedUntil?: string;
 }
 
 /** The states a rollout is recorded in on the Git host, in GitHub's words. */

@@ -384,6 +384,12 @@ export interface Promotions {
    */
   recordHostDeployment(record: VersionedPromotionRecord, deployment: HostDeploymentRecord): Promise<boolean>;
   /**
+   * Claims the recording of `record`'s rollout on the Git host until `until` (`hostDeploymentClaimedUntil`),
+   * conditional on the record's version as read; recordHostDeployment on the claimed record removes the claim. The
+   * claimed record, or undefined when the record moved on meanwhile.
+   */
+  claimHostDeployment(record: VersionedPromotionRecord, until: Date): Promise<VersionedPromotionRecord | undefined>;
+  /**
    * Ends the attempt with a failure, and why (`failureKind`, kept beside `error`); `retryAt` absent means failed for
    * good. False when the record moved on.
    */

@@ -600,8 +600,22 @@ export class MemoryStore implements Store {
     const current = this.#promotions.get(id);
     this.counts.writes += 1;
     if (current?.version !== claimed.version) return false;
-    this.#promotions.set(id, copy({ ...current, hostDeployment: { ...deployment }, version: current.version + 1 }));
+    const { hostDeploymentClaimedUntil: _claim, ...rest } = current;
+    this.#promotions.set(id, copy({ ...rest, hostDeployment: { ...deployment }, version: current.version + 1 }));
     return true;
+  }
+
+  async claimHostDeployment(
+    claimed: VersionedPromotionRecord,
+    until: Date,
+  ): Promise<VersionedPromotionRecord | undefined> {
+    const id = promotionId(claimed.pipeline, claimed.env, claimed.revision);
+    const current = this.#promotions.get(id);
+    this.counts.writes += 1;
+    if (current?.version !== claimed.version) return undefined;
+    const next = { ...current, hostDeploymentClaimedUntil: until.toISOString(), version: current.version + 1 };
+    this.#promotions.set(id, copy(next));
+    return copy(next);
   }
 
   async failPromotion(

@@ -62,7 +62,7 @@ export async function evaluatePipeline(
   }
   await scheduleRecheck(key, decision, cause, deps);
   await recordEnvironmentFacts(pipeline, state.statuses, deps);
-  await recordHostDeployments(pipeline, decision, state.promotions, deps);
+  await recordHostDeployments(pipeline, decision, state.promotions, state.statuses, deps);
   if (decision.actions.length > 0) {
     deps.logger.info('decided', {
       pipeline: objectKeyString(key),

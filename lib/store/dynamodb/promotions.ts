@@ -156,7 +156,8 @@ export class DynamoPromotions implements Promotions {
         new UpdateCommand({
           TableName: this.table.tableName,
           Key: keys.promotion(claimed.pipeline, claimed.env, claimed.revision),
-          UpdateExpression: 'SET version = version + :one, hostDeployment = :deployment',
+          UpdateExpression:
+            'SET version = version + :one, hostDeployment = :deployment REMOVE hostDeploymentClaimedUntil',
           ConditionExpression: 'version = :version',
           ExpressionAttributeValues: { ':version': claimed.version, ':one': 1, ':deployment': { ...deployment } },
         }),
@@ -164,6 +165,28 @@ export class DynamoPromotions implements Promotions {
       return true;
     } catch (error) {
       if (isConditionFailure(error)) return false;
+      throw error;
+    }
+  }
+
+  async claimHostDeployment(
+    claimed: VersionedPromotionRecord,
+    until: Date,
+  ): Promise<VersionedPromotionRecord | undefined> {
+    const claimedUntil = until.toISOString();
+    try {
+      await this.table.documents.send(
+        new UpdateCommand({
+          TableName: this.table.tableName,
+          Key: keys.promotion(claimed.pipeline, claimed.env, claimed.revision),
+          UpdateExpression: 'SET version = version + :one, hostDeploymentClaimedUntil = :until',
+          ConditionExpression: 'version = :version',
+          ExpressionAttributeValues: { ':version': claimed.version, ':one': 1, ':until': claimedUntil },
+        }),
+      );
+      return { ...claimed, hostDeploymentClaimedUntil: claimedUntil, version: claimed.version + 1 };
+    } catch (error) {
+      if (isConditionFailure(error)) return undefined;
       throw error;
     }
   }
@@ -241,7 +264,14 @@ function record(item: Record<string, unknown>): VersionedPromotionRecord {
     createdAt: String(item.createdAt),
     updatedAt: String(item.updatedAt),
   };
-  for (const field of ['leaseExpiresAt', 'retryAt', 'result', 'error', 'owner'] as const) {
+  for (const field of [
+    'leaseExpiresAt',
+    'retryAt',
+    'result',
+    'error',
+    'owner',
+    'hostDeploymentClaimedUntil',
+  ] as const) {
     if (typeof item[field] === 'string') result[field] = item[field];
   }
   if (isPromotionFailureKind(item.failureKind)) result.failureKind = item.failureKind;

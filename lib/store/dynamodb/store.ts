@@ -69,6 +69,7 @@ export function createDynamoStore(options: DynamoStoreOptions): Store {
     completePromotion: (...args) => promotions.completePromotion(...args),
     recordPullRequestState: (...args) => promotions.recordPullRequestState(...args),
     recordHostDeployment: (...args) => promotions.recordHostDeployment(...args),
+    claimHostDeployment: (...args) => promotions.claimHostDeployment(...args),
     failPromotion: (...args) => promotions.failPromotion(...args),
     listVerifications: (...args) => verifications.listVerifications(...args),
     putVerification: (...args) => verifications.putVerification(...args),
