@@ -9,6 +9,8 @@ import { PromotionError } from '../port.js';
 export interface DeploymentReport {
   /** The merged pull request's web URL. */
   pullRequestUrl: string;
+  /** The branch it was merged from: the environment's promotion branch (naming.ts). */
+  branch: string;
   /** The environment as the host shows it: `{namespace}/{pipeline}/{environment}` (deploymentEnvironment). */
   environment: string;
   revision: string;

@@ -156,6 +156,7 @@ export class PullRequestPromoter implements Promoter {
       if (!repository.recordDeployment) throw deploymentsUnsupported();
       const recorded = await repository.recordDeployment({
         pullRequestUrl: request.pullRequestUrl,
+        branch: promotionBranch(pipeline.namespace, pipeline.name, env.name),
         environment: deploymentEnvironment(pipeline, env.name),
         revision,
         state,
