@@ -60,19 +60,25 @@ export class FakeGitLabDeployments {
         if (given === undefined || given === null || given === '') throw missing(field);
         return given;
       };
-      const [environment, sha, ref, tag] = ['environment', 'sha', 'ref', 'tag'].map(value);
+      const words = (['environment', 'sha', 'ref'] as const).map((field) => {
+        const given = value(field);
+        if (typeof given !== 'string') throw invalid(field);
+        return given;
+      });
+      const [environment = '', sha = '', ref = ''] = words;
+      const tag = value('tag');
       if (typeof tag !== 'boolean' && tag !== 'true' && tag !== 'false') throw invalid('tag');
       const status = body.status ?? 'running';
       if (typeof status !== 'string' || !SETTABLE.includes(status)) throw invalid('status');
-      if (project.resolveCommit(String(sha)) !== String(sha)) throw new HostError(400, { message: 'Invalid SHA' });
+      if (project.resolveCommit(sha) !== sha) throw new HostError(400, { message: 'Invalid SHA' });
       const list = this.of(project);
       const now = new Date().toISOString();
       const deployment: FakeGitLabDeployment = {
         id: this.nextId++,
         iid: list.length + 1,
-        environment: String(environment),
-        sha: String(sha),
-        ref: String(ref),
+        environment,
+        sha,
+        ref,
         tag: tag === true || tag === 'true',
         status: status as GitLabDeploymentStatus,
         history: [status as GitLabDeploymentStatus],
