@@ -46,6 +46,8 @@ import { reportedAuthor } from '../pull-request/reported-author.js';
 import { createAzureDevOpsClient, isAzureDevOpsError, toPromotionError, type AzureDevOpsClient } from './client.js';
 import { azureDevOpsToken, NEEDED_KEYS, NEEDED_SCOPE } from './credentials.js';
 import { MAX_DESCRIPTION_LENGTH } from './limits.js';
+import { recordAzureDevOpsDeployment } from './deployments.js';
+import type { DeploymentReport, RecordedDeployment } from '../pull-request/deployments.js';
 
 /** Rounds of reading the branch and writing it when concurrent promotions keep moving it. */
 const WRITE_ROUNDS = 5;
@@ -400,6 +402,10 @@ class AzureDevOpsRepository implements HostRepository {
         `Azure DevOps refused to open one: ${conflict.message}`,
       { cause: conflict },
     );
+  }
+
+  async recordDeployment(report: DeploymentReport): Promise<RecordedDeployment> {
+    return recordAzureDevOpsDeployment(this.client, this.repository, this.project, report);
   }
 
   async pullRequestsFrom(branch: string): Promise<PullRequestSummary[]> {

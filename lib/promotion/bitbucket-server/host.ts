@@ -66,6 +66,8 @@ import {
 } from './client.js';
 import { bitbucketServerCredentials, NEEDED_KEYS } from './credentials.js';
 import { mapLimit } from '../../util/map-limit.js';
+import { recordBitbucketDeployment } from './deployments.js';
+import type { DeploymentReport, RecordedDeployment } from '../pull-request/deployments.js';
 
 /** Repositories whose last listing is kept. */
 const MAX_LISTED_REPOSITORIES = 32;
@@ -217,6 +219,10 @@ class BitbucketServerRepository implements HostRepository {
 
   branchHead(branch: string): Promise<string | undefined> {
     return this.api.branchHead(branch);
+  }
+
+  async recordDeployment(report: DeploymentReport): Promise<RecordedDeployment> {
+    return recordBitbucketDeployment(this.api, report);
   }
 
   async access(): Promise<RepositoryAccess> {
