@@ -67,7 +67,7 @@ import {
 import { bitbucketServerCredentials, NEEDED_KEYS } from './credentials.js';
 import { mapLimit } from '../../util/map-limit.js';
 import { recordBitbucketDeployment } from './deployments.js';
-import type { DeploymentReport, RecordedDeployment } from '../pull-request/deployments.js';
+import type { DeploymentAccess, DeploymentReport, RecordedDeployment } from '../pull-request/deployments.js';
 
 /** Repositories whose last listing is kept. */
 const MAX_LISTED_REPOSITORIES = 32;
@@ -223,6 +223,12 @@ class BitbucketServerRepository implements HostRepository {
 
   async recordDeployment(report: DeploymentReport): Promise<RecordedDeployment> {
     return recordBitbucketDeployment(this.api, report);
+  }
+
+  /** A build status is posted by any user who may read the repository, which opening it proved. */
+  async deploymentAccess(): Promise<DeploymentAccess> {
+    await this.api.repository();
+    return { canRecord: true, detail: 'Bitbucket Server: build statuses need read access to the repository' };
   }
 
   async access(): Promise<RepositoryAccess> {

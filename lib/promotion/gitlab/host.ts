@@ -36,7 +36,7 @@ import { reportedAuthor } from '../pull-request/reported-author.js';
 import { createGitLabClient, isGitLabError, toPromotionError, type GitLabClient } from './client.js';
 import { gitLabToken, NEEDED_KEYS } from './credentials.js';
 import { recordGitLabDeployment } from './deployments.js';
-import type { DeploymentReport, RecordedDeployment } from '../pull-request/deployments.js';
+import type { DeploymentAccess, DeploymentReport, RecordedDeployment } from '../pull-request/deployments.js';
 
 const FILE_MODES = new Set(['100644', '100755']);
 const PER_PAGE = 100;
@@ -389,5 +389,15 @@ class GitLabRepository implements HostRepository {
 
   async recordDeployment(report: DeploymentReport): Promise<RecordedDeployment> {
     return recordGitLabDeployment(this.client, this.project, report);
+  }
+
+  /** Deploying takes what pushing takes: the Developer role and the api scope. */
+  async deploymentAccess(): Promise<DeploymentAccess> {
+    const access = await this.access();
+    const needs = 'creating a deployment needs Developer (30) and the api scope';
+    return {
+      canRecord: access.canPush,
+      detail: access.canPush === true ? access.detail : `${access.detail}; ${needs}`,
+    };
   }
 }

@@ -24,7 +24,12 @@ import type {
   RepositoryAccess,
   RepositoryFile,
 } from './host.js';
-import { deploymentsUnsupported, type DeploymentReport, type RecordedDeployment } from './deployments.js';
+import {
+  deploymentsUnsupported,
+  type DeploymentAccess,
+  type DeploymentReport,
+  type RecordedDeployment,
+} from './deployments.js';
 
 type SecretValues = Readonly<Record<string, string>>;
 
@@ -131,5 +136,11 @@ class DeferredRepository implements HostRepository {
     const repository = await this.repository();
     if (!repository.recordDeployment) throw deploymentsUnsupported();
     return repository.recordDeployment(report);
+  }
+
+  async deploymentAccess(): Promise<DeploymentAccess> {
+    const repository = await this.repository();
+    if (!repository.deploymentAccess) throw deploymentsUnsupported();
+    return repository.deploymentAccess();
   }
 }

@@ -45,6 +45,14 @@ export function deploymentDescription(text: string): string {
   return line.length <= DEPLOYMENT_DESCRIPTION_LENGTH ? line : `${line.slice(0, DEPLOYMENT_DESCRIPTION_LENGTH - 1)}…`;
 }
 
+/** Whether one set of credentials may record deployments on a repository, as its host tells it (`pipelinectl check`). */
+export interface DeploymentAccess {
+  /** Undefined when the host does not tell (for such credentials, or at all). */
+  canRecord: boolean | undefined;
+  /** What the host said, and the permission that is missing or needed, for a person; never a credential. */
+  detail: string;
+}
+
 /** A host whose adapter records no deployments. */
 export function deploymentsUnsupported(): PromotionError {
   return new PromotionError('Unsupported', 'this Git host records no deployments');

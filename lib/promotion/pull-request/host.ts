@@ -9,7 +9,7 @@ import type { RepositoryAddress } from '../../pipeline/repository-address.js';
 import type { PromotionError } from '../port.js';
 import type { Logger } from '../../logging/logger.js';
 import type { CommitAuthor } from './commit-author.js';
-import type { DeploymentReport, RecordedDeployment } from './deployments.js';
+import type { DeploymentAccess, DeploymentReport, RecordedDeployment } from './deployments.js';
 
 /** A regular file (mode 100644 or 100755; never a symlink or submodule) at a commit. */
 export interface RepositoryFile {
@@ -109,6 +109,8 @@ export interface HostRepository {
    * the host's record for this environment and revision or makes one. Absent on hosts without such a record.
    */
   recordDeployment?(report: DeploymentReport): Promise<RecordedDeployment>;
+  /** Whether the credentials may record deployments (`pipelinectl check`), read without changing anything. */
+  deploymentAccess?(): Promise<DeploymentAccess>;
 }
 
 export interface GitHost {
