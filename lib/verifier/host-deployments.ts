@@ -11,7 +11,7 @@
 import type { Decision, EnvironmentExplanation, HostDeploymentState } from '../decision/index.js';
 import { promotionPullRequest } from '../decision/promotion-pull-request.js';
 import { redact } from '../logging/redaction.js';
-import { objectKeyString, type Pipeline } from '../pipeline/model.js';
+import { appKeyOf, appKeyString, objectKeyString, type Pipeline } from '../pipeline/model.js';
 import type { ObservedTargetStatus, VersionedPromotionRecord } from '../store/port.js';
 import type { VerifierDeps } from './deps.js';
 import { environmentHealth } from './environment-health.js';
@@ -48,7 +48,7 @@ export async function recordHostDeployments(
     const failed = health.find((entry) => entry.env === env.name && entry.health === 'failed');
     const failedHere = failed?.health === 'failed' && failed.revision === record.revision;
     const state = failedHere ? 'failure' : rolloutState(explanation);
-    const description = failedHere ? `a target of ${env.name} failed on ${record.revision}` : explanation.message;
+    const description = failedHere ? failedTargetText(pipeline, env, record.revision, statuses) : explanation.message;
     const last = record.hostDeployment;
     if (state === undefined || state === last?.state || (state === 'in_progress' && last !== undefined)) continue;
     const where = { pipeline: objectKeyString(pipeline), env: env.name, revision: record.revision, state };
@@ -110,6 +110,20 @@ export function rolloutState(
     default:
       return undefined;
   }
+}
+
+/** The first Failed target of the environment on the revision, and what Flux says of it. */
+function failedTargetText(
+  pipeline: Pipeline,
+  env: Pipeline['environments'][number],
+  revision: string,
+  statuses: ReadonlyMap<string, ObservedTargetStatus>,
+): string {
+  const failed = env.targets
+    .map((target) => ({ target, observed: statuses.get(appKeyString(appKeyOf(pipeline, target))) }))
+    .find(({ observed }) => observed?.status.phase === 'Failed' && observed.status.revision === revision);
+  const message = failed?.observed?.status.message;
+  return `a target of ${env.name} failed on ${revision}${message ? `: ${message}` : ''}`;
 }
 
 /** The record created last: the environment's newest promotion. */

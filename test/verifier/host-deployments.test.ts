@@ -4,6 +4,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { Decision, EnvironmentExplanation } from '../../lib/decision/index.js';
+import { appKeyOf, appKeyString } from '../../lib/pipeline/model.js';
 import { MemoryStore } from '../../lib/testing/memory-store.js';
 import { recordHostDeployments } from '../../lib/verifier/host-deployments.js';
 import { OWNER, REPO, prRequest, startFixture, type GitHubFixture } from '../promotion/github-support.js';
@@ -103,5 +104,43 @@ describe('recording merged promotions on the Git host', () => {
     );
     assert.equal((await stored())?.state, 'success');
     assert.equal(fixture.fake.deployments(OWNER, REPO).length, 1);
+  });
+
+  it('a target Flux reports Failed on the revision fails the rollout, with what Flux says', async () => {
+    const prod = pipeline.environments[1];
+    assert.ok(prod);
+    const failing = new Map(
+      prod.targets.map((target) => [
+        appKeyString(appKeyOf(pipeline, target)),
+        {
+          status: {
+            phase: 'Failed' as const,
+            reason: 'ReleaseFailed' as const,
+            message: 'Helm upgrade failed: context deadline exceeded',
+            revision: REVISION,
+          },
+          observedAt: now.toISOString(),
+          changedAt: now.toISOString(),
+        },
+      ]),
+    );
+    await recordHostDeployments(
+      pipeline,
+      decided('in-progress', 'RollingOut'),
+      await store.listPromotions(pipeline),
+      failing,
+      {
+        store,
+        promoter: fixture.promoter(),
+        logger,
+        now: () => now,
+      },
+    );
+    const [latest] = fixture.fake.deployments(OWNER, REPO)[0]?.statuses ?? [];
+    assert.equal(latest?.state, 'failure');
+    assert.equal(
+      latest?.description,
+      'a target of prod failed on 6.5.0: Helm upgrade failed: context deadline exceeded',
+    );
   });
 });
