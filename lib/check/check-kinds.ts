@@ -14,6 +14,8 @@ export const CHECK_KINDS = [
   'git-repository',
   /** Those credentials may push a branch and open a pull request. */
   'git-permissions',
+  /** With `deployments: true`: those credentials may record deployments on the host (docs/deployments.md). */
+  'git-deployments',
   /** The base branch exists. */
   'base-branch',
   /** At least one file of the base branch holds the environment's `$promotion` marker. */

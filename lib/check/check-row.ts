@@ -39,6 +39,10 @@ export type CheckReason =
   | 'can-push'
   | 'cannot-push'
   | 'push-unknown'
+  // git-deployments
+  | 'can-record-deployments'
+  | 'cannot-record-deployments'
+  | 'deployments-unknown'
   // base-branch
   | 'branch-exists'
   | 'branch-missing'

@@ -7,6 +7,7 @@ import { objectKeyString, type ObjectKey } from '../pipeline/model.js';
 import type { PullRequestPromotion } from '../pipeline/promotion.js';
 import { repositoryAddress } from '../pipeline/repository-address.js';
 import type { GitHost, HostRepository, RepositoryAccess } from '../promotion/pull-request/index.js';
+import { deploymentsUnsupported, type DeploymentAccess } from '../promotion/pull-request/deployments.js';
 import type { CheckReason } from './check-row.js';
 import { scanMarkers, type MarkerFiles } from './marker-scan.js';
 import type { CheckPorts } from './ports.js';
@@ -34,6 +35,7 @@ export class GitProbes {
   private readonly openings = new Map<string, Promise<OpenedRepository | ProbeFailure>>();
   private readonly heads = new Map<string, Promise<{ ok: true; commit: string | undefined } | ProbeFailure>>();
   private readonly scans = new Map<string, Promise<{ ok: true; markers: MarkerFiles } | ProbeFailure>>();
+  private readonly deployments = new Map<string, Promise<{ ok: true; access: DeploymentAccess } | ProbeFailure>>();
 
   constructor(
     private readonly ports: Pick<CheckPorts, 'secrets' | 'gitHost' | 'gitApiUrls'>,
@@ -54,6 +56,17 @@ export class GitProbes {
         ok: true as const,
         commit: await opened.repository.branchHead(branch),
       })),
+    );
+  }
+
+  /** Whether the credentials may record deployments on the repository (`deployments: true`). */
+  deploymentAccess(opened: OpenedRepository) {
+    return memo(this.deployments, opened.id, () =>
+      this.attempt(opened, 'cannot-record-deployments', async () => {
+        const read = opened.repository.deploymentAccess?.bind(opened.repository);
+        if (!read) throw deploymentsUnsupported();
+        return { ok: true as const, access: await read() };
+      }),
     );
   }
 

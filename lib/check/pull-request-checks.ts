@@ -8,7 +8,7 @@ import type { PullRequestPromotion } from '../pipeline/promotion.js';
 import { markerFor } from '../promotion/markers.js';
 import type { CheckKind } from './check-kinds.js';
 import type { CheckReason, CheckRow } from './check-row.js';
-import type { GitProbes } from './git-probes.js';
+import type { GitProbes, OpenedRepository } from './git-probes.js';
 import { filesMixingEnvironments, filesOfOtherEnvironments, nearMisses, type MarkerNearMiss } from './marker-hints.js';
 
 /** How many of the files holding a marker a row's message names (the row's `files` has them all). */
@@ -36,7 +36,15 @@ export async function pullRequestRows(
   if (!opened.ok) {
     return [
       row('git-repository', 'failed', opened.reason, opened.message),
-      ...skip(['git-permissions', 'base-branch', 'markers'], 'the repository could not be read'),
+      ...skip(
+        [
+          'git-permissions',
+          ...(spec.deployments === true ? (['git-deployments'] as const) : []),
+          'base-branch',
+          'markers',
+        ],
+        'the repository could not be read',
+      ),
     ];
   }
   const { webUrl, access } = opened;
@@ -58,6 +66,8 @@ export async function pullRequestRows(
       row('git-permissions', 'warning', 'push-unknown', `cannot tell whether ${secret} may push: ${access.detail}`),
     );
   }
+
+  if (spec.deployments === true) rows.push(await deploymentsRow(row, probes, opened, secret));
 
   const head = await probes.branchHead(opened, base);
   if (!head.ok) return [...rows, row('base-branch', 'failed', head.reason, head.message), ...noScan()];
@@ -114,6 +124,41 @@ export async function pullRequestRows(
     ];
   }
   return [...rows, { ...row('markers', 'ok', 'markers-found', found), files }];
+}
+
+/** Whether the credentials may record the rollouts on the host, and which permission is missing (docs/deployments.md). */
+async function deploymentsRow(
+  row: (kind: CheckKind, outcome: CheckRow['outcome'], reason: CheckReason, message: string) => CheckRow,
+  probes: GitProbes,
+  opened: OpenedRepository,
+  secret: string,
+): Promise<CheckRow> {
+  const read = await probes.deploymentAccess(opened);
+  const where = opened.webUrl;
+  if (!read.ok) return row('git-deployments', 'failed', read.reason, read.message);
+  const { canRecord, detail } = read.access;
+  if (canRecord === true) {
+    return row(
+      'git-deployments',
+      'ok',
+      'can-record-deployments',
+      `${secret} may record deployments on ${where} (${detail})`,
+    );
+  }
+  if (canRecord === false) {
+    return row(
+      'git-deployments',
+      'failed',
+      'cannot-record-deployments',
+      `${secret} cannot record deployments on ${where}, which deployments: true does once a pull request is merged (${detail})`,
+    );
+  }
+  return row(
+    'git-deployments',
+    'warning',
+    'deployments-unknown',
+    `cannot tell whether ${secret} may record deployments: ${detail}`,
+  );
 }
 
 function named(files: readonly string[]): string {

@@ -96,6 +96,11 @@ export const PullRequestPromotion = z
     // Part of the group's branch name, `promotion-group-{group}-{env}` (docs/release-trains.md).
     group: dns1123Label.optional(),
     waitForAll: z.boolean().optional(),
+    deployments: z.boolean().optional(),
+    environmentUrl: z
+      .string()
+      .refine((value) => isHttpUrl(value), { message: 'must be an http:// or https:// URL' })
+      .optional(),
   })
   .superRefine((promotion, ctx) => {
     if (promotion.waitForAll !== undefined && promotion.group === undefined) {

@@ -58,6 +58,29 @@ export interface PromotionRecord {
    * read yet; the promotion has just opened it, so it counts as open (promotionPullRequest).
    */
   pullRequest?: { state: PullRequestState; seenAt: string };
+  /**
+   * What was last recorded on the Git host of the merged pull request's rollout (`deployments: true`,
+   * lib/verifier/host-deployments.ts): the host's id of the deployment (GitHub's, GitLab's; the status key
+   * elsewhere), the commit it is on, its state and when. One per (environment, revision): kept across attempts.
+   */
+  hostDeployment?: HostDeploymentRecord;
+  /**
+   * ISO 8601: a worker is recording the rollout on the Git host until then (claimHostDeployment); no other one does
+   * meanwhile, so one state is written once. Removed by the record it makes; a failed one lets it expire.
+   */
+  hostDeploymentClaimedUntil?: string;
+}
+
+/** The states a rollout is recorded in on the Git host, in GitHub's words. */
+export type HostDeploymentState = 'in_progress' | 'success' | 'failure';
+
+export interface HostDeploymentRecord {
+  id: string;
+  /** The merge commit the deployment is on. */
+  sha: string;
+  state: HostDeploymentState;
+  /** ISO 8601: when `state` was recorded. */
+  at: string;
 }
 
 /** What the checks of one environment found for one revision, kept per (pipeline, environment, revision). */

@@ -26,6 +26,14 @@ export interface PullRequestPromotion {
   group?: string;
   /** With `group`: the group's pull request is opened only once every member is due in the environment. */
   waitForAll?: boolean;
+  /**
+   * Extension: once the pull request is merged, the rollout is recorded on the Git host (a GitHub Deployment, a
+   * GitLab deployment, a Bitbucket build status, an Azure DevOps pull-request status) until the environment passes
+   * or fails (docs/deployments.md). Default off.
+   */
+  deployments?: boolean;
+  /** Extension: the environment's address, shown by the host beside the deployment (GitHub's `environment_url`). */
+  environmentUrl?: string;
 }
 
 /** The group a pull-request promotion belongs to, when it belongs to one. */

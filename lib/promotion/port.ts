@@ -3,7 +3,7 @@
 import { redact } from '../logging/redaction.js';
 import type { ObjectKey, Pipeline, PipelineEnvironment } from '../pipeline/model.js';
 import type { PromotionEvidence } from '../decision/promotion-evidence.js';
-import type { PullRequestState } from '../decision/types.js';
+import type { HostDeploymentRecord, HostDeploymentState, PullRequestState } from '../decision/types.js';
 import { isRetried, type PromotionFailureKind } from './failure-kind.js';
 
 export interface PromotionRequest {
@@ -101,6 +101,27 @@ export interface Promoter {
    * requests.
    */
   pullRequestState?(request: PullRequestStateRequest): Promise<PullRequestState | undefined>;
+  /**
+   * Records on the Git host where the rollout of a merged promotion pull request stands (docs/deployments.md): the
+   * deployment `request.recorded` names, or a new one (the host's own for this environment and revision, when it
+   * has one, so that a retry makes no second). Returns what was recorded. A failure is a PromotionError, redacted.
+   * Absent from promoters that open no pull requests.
+   */
+  recordDeployment?(request: DeploymentRequest): Promise<Omit<HostDeploymentRecord, 'at'>>;
+}
+
+export interface DeploymentRequest {
+  pipeline: Pipeline;
+  /** The environment promoted to, with the promotion in force for it. */
+  env: PipelineEnvironment;
+  revision: string;
+  /** The merged pull request's web URL, as the promotion's result holds it. */
+  pullRequestUrl: string;
+  state: HostDeploymentState;
+  /** One line for a person: why it failed, or what is rolling out. */
+  description: string;
+  /** What was recorded on the host before for this environment and revision, if anything. */
+  recorded?: Omit<HostDeploymentRecord, 'at'>;
 }
 
 export interface PullRequestStateRequest {

@@ -3,10 +3,11 @@
 // accepts that case with a warning. A rollback goes only to the pull-request strategy (docs/rollback.md).
 import { strategyOf } from '../pipeline/promotion.js';
 import { rollbackNotSupported } from './notification-strategy/promoter.js';
-import type { PullRequestState } from '../decision/types.js';
+import type { HostDeploymentRecord, PullRequestState } from '../decision/types.js';
 import {
   PromotionError,
   type Promoter,
+  type DeploymentRequest,
   type PromotionOutcome,
   type PromotionRequest,
   type PullRequestStateRequest,
@@ -46,5 +47,12 @@ export class StrategyPromoter implements Promoter {
   /** Asked of the pull-request strategy, whatever the environment's block says now: only it opens pull requests. */
   async pullRequestState(request: PullRequestStateRequest): Promise<PullRequestState | undefined> {
     return this.strategies.pullRequest?.pullRequestState?.(request);
+  }
+
+  /** Asked of the pull-request strategy: only its merged pull requests are recorded as deployments. */
+  async recordDeployment(request: DeploymentRequest): Promise<Omit<HostDeploymentRecord, 'at'>> {
+    const record = this.strategies.pullRequest?.recordDeployment?.bind(this.strategies.pullRequest);
+    if (!record) throw new PromotionError('Invalid', 'the pull-request strategy is not available in this deployment');
+    return record(request);
   }
 }

@@ -10,6 +10,7 @@ import type {
 } from '../config/schema.js';
 import type {
   ApprovalMarker,
+  HostDeploymentRecord,
   PromotionEvidence,
   PromotionRecord,
   PullRequestState,
@@ -383,6 +384,18 @@ export interface Promotions {
    * as it is: the promotion itself did not change. False when the record moved on meanwhile.
    */
   recordPullRequestState(record: VersionedPromotionRecord, state: PullRequestState, now: Date): Promise<boolean>;
+  /**
+   * Records what was last recorded on the Git host of the rollout of `record`'s merged pull request
+   * (`hostDeployment`), conditional on the record's version as read, as recordPullRequestState; `updatedAt` stays.
+   * False when the record moved on meanwhile.
+   */
+  recordHostDeployment(record: VersionedPromotionRecord, deployment: HostDeploymentRecord): Promise<boolean>;
+  /**
+   * Claims the recording of `record`'s rollout on the Git host until `until` (`hostDeploymentClaimedUntil`),
+   * conditional on the record's version as read; recordHostDeployment on the claimed record removes the claim. The
+   * claimed record, or undefined when the record moved on meanwhile.
+   */
+  claimHostDeployment(record: VersionedPromotionRecord, until: Date): Promise<VersionedPromotionRecord | undefined>;
   /**
    * Ends the attempt with a failure, and why (`failureKind`, kept beside `error`); `retryAt` absent means failed for
    * good. False when the record moved on.

@@ -36,6 +36,9 @@ import {
   type Reply,
 } from './git-host-kernel.js';
 import { gitNow, validRefName, type FlatEntry, type GitCommit, type GitSignature } from './git-repository.js';
+import { FakeAzurePullRequestStatuses, type FakeAzurePullRequestStatus } from './fake-azure-devops-statuses.js';
+
+export type { FakeAzurePullRequestStatus } from './fake-azure-devops-statuses.js';
 
 /** `path` below the server root (`/acme/Fleet/_apis/git/repositories/r/refs`), `route`: `GET refs`, `POST pushes`… */
 export interface FakeAzureDevOpsRequest extends LoggedRequest {
@@ -142,6 +145,12 @@ const GIT_LOCATIONS = [
   { id: 'c2570c3b-5b3f-41b8-98bf-5407bfde8d58', resourceName: 'commits', version: 2, tail: '{commitId}' },
   { id: 'ea98d07b-3c87-4971-8ede-a613694ffb55', resourceName: 'pushes', version: 3, tail: '{pushId}' },
   { id: '9946fd70-0d40-406e-b686-b4744cbbcc37', resourceName: 'pullRequests', version: 2, tail: '{pullRequestId}' },
+  {
+    id: 'b5f6bb4f-8d1e-4d79-8d11-4c9172c99c35',
+    resourceName: 'pullRequestStatuses',
+    version: 2,
+    template: '{project}/_apis/{area}/repositories/{repositoryId}/pullRequests/{pullRequestId}/statuses/{statusId}',
+  },
 ] as const;
 
 /** The newest version Azure DevOps Services releases, and the newest it serves as a preview. */
@@ -155,9 +164,11 @@ function locationsOf(area: string): Record<string, unknown>[] {
     area: 'git',
     resourceName: location.resourceName,
     routeTemplate:
-      'tail' in location
-        ? `{project}/_apis/{area}/repositories/{repositoryId}/{resource}/${location.tail}`
-        : `{project}/_apis/{area}/{resource}/{repositoryId}`,
+      'template' in location
+        ? location.template
+        : 'tail' in location
+          ? `{project}/_apis/{area}/repositories/{repositoryId}/{resource}/${location.tail}`
+          : `{project}/_apis/{area}/{resource}/{repositoryId}`,
     routeName: `git-${location.resourceName}`,
     resourceVersion: location.version,
     minVersion: '1.0',
@@ -772,6 +783,19 @@ export class FakeAzureDevOps extends FakeGitHost<
     route('PATCH', 'pullRequests/{pullRequestId}', ({ repo, params, body }) =>
       this.updatePullRequest(repo, params.pullRequestId, body),
     );
+    route('POST', 'pullRequests/{pullRequestId}/statuses', ({ repo, params, body }) =>
+      this.statusesApi.post(this.findPullRequest(repo, params.pullRequestId), body),
+    );
+    route('GET', 'pullRequests/{pullRequestId}/statuses', ({ repo, params }) =>
+      this.statusesApi.list(this.findPullRequest(repo, params.pullRequestId)),
+    );
+  }
+
+  private readonly statusesApi = new FakeAzurePullRequestStatuses();
+
+  /** The statuses of a pull request, oldest first. */
+  pullRequestStatuses(project: string, name: string, id: number): FakeAzurePullRequestStatus[] {
+    return this.statusesApi.of(this.findPullRequest(this.repository(project, name), String(id)));
   }
 
   /** Refs whose name starts with `refs/{filter}` (Azure's filter is a prefix), in name order. */

@@ -29,6 +29,9 @@ import {
   type Reply,
 } from './git-host-kernel.js';
 import { fileChanges, type FlatEntry, type GitRepository } from './git-repository.js';
+import { FakeBitbucketBuildStatuses, type FakeBitbucketBuildStatus } from './fake-bitbucket-build-status.js';
+
+export type { FakeBitbucketBuildStatus } from './fake-bitbucket-build-status.js';
 
 /** `path` below the context path (`/rest/api/1.0/projects/P/repos/r/branches`), `route` with `{projectKey}`… */
 export interface FakeBitbucketRequest extends LoggedRequest {
@@ -127,7 +130,12 @@ interface Route {
   write: boolean;
   handle: (context: RouteContext) => Reply | Promise<Reply>;
   /** A route about no one repository (the repository search): `handle` is not used. */
-  global?: (context: { query: Record<string, string>; credential: Credential }) => Reply;
+  global?: (context: {
+    query: Record<string, string>;
+    credential: Credential;
+    params?: Record<string, string>;
+    body?: unknown;
+  }) => Reply;
 }
 
 const API = '/rest/api/1.0/projects/{projectKey}/repos/{repositorySlug}';
@@ -175,6 +183,26 @@ export class FakeBitbucketServer extends FakeGitHost<
     this.maxPageLimit = options.maxPageLimit ?? 1000;
     this.maxChanges = options.maxChanges ?? 1000;
     this.defineRoutes();
+    const commitId = (params: Record<string, string> | undefined) => params?.commitId ?? '';
+    this.router.add({
+      route: 'POST /rest/build-status/1.0/commits/{commitId}',
+      write: false,
+      handle: () => ({ status: 500 }),
+      global: ({ params, body }) => this.buildStatusApi.post(commitId(params), body),
+    });
+    this.router.add({
+      route: 'GET /rest/build-status/1.0/commits/{commitId}',
+      write: false,
+      handle: () => ({ status: 500 }),
+      global: ({ params }) => this.buildStatusApi.list(commitId(params)),
+    });
+  }
+
+  private readonly buildStatusApi = new FakeBitbucketBuildStatuses();
+
+  /** The build statuses of a commit, one per key, newest first. */
+  buildStatuses(commit: string): FakeBitbucketBuildStatus[] {
+    return this.buildStatusApi.of(commit);
   }
 
   /** Accepts another HTTP access token, for the default user unless another is named. */
@@ -261,7 +289,9 @@ export class FakeBitbucketServer extends FakeGitHost<
     } else {
       body = parseJson(rawBody.toString('utf8'), () => problem(400, 'The request body is not valid JSON'));
     }
-    if (matched.entry.global) return matched.entry.global({ query: logged.query, credential });
+    if (matched.entry.global) {
+      return matched.entry.global({ query: logged.query, credential, params: matched.params, body });
+    }
     const { projectKey = '', repositorySlug = '' } = matched.params;
     const repo = this.repositories.get(`${projectKey}/${repositorySlug}`.toLowerCase());
     if (!repo) throw problem(404, `Repository ${projectKey}/${repositorySlug} does not exist.`, 'noSuchRepository');
@@ -462,6 +492,9 @@ export class FakeBitbucketServer extends FakeGitHost<
       })),
       participants: [],
       links: { self: [{ href: this.pullRequestUrl(repo, pull.number) }] },
+      ...(pull.state === 'merged' && pull.mergeCommitSha
+        ? { properties: { mergeCommit: { id: pull.mergeCommitSha, displayId: pull.mergeCommitSha.slice(0, 11) } } }
+        : {}),
     };
   }
 

@@ -43,7 +43,10 @@ import {
   type GitTreeEntry,
 } from './git-repository.js';
 
+import { FakeGitHubDeployments, type FakeGitHubDeployment } from './fake-github-deployments.js';
+
 export { gitBlobSha, gitCommitSha, gitTreeSha } from './git-repository.js';
+export type { FakeGitHubDeployment, FakeGitHubDeploymentStatus } from './fake-github-deployments.js';
 
 /** `path` below the API base (`/repos/o/r/git/ref/heads/main`), `route` in Octokit's notation (`GET /repos/{owner}/…`). */
 export interface FakeGitHubRequest extends LoggedRequest {
@@ -168,6 +171,16 @@ export class FakeGitHub extends FakeGitHost<
     this.apiBase = (options.basePath ?? '/api/v3').replace(/\/$/, '');
     this.maxTreeEntries = options.maxTreeEntries ?? Infinity;
     this.defineRoutes();
+    this.deploymentsApi.defineRoutes((route, handle) => this.router.add({ route, handle }));
+  }
+
+  private readonly deploymentsApi = new FakeGitHubDeployments((repo, tail) =>
+    this.apiUrl(`/repos/${repo.owner}/${repo.name}${tail}`),
+  );
+
+  /** A repository's deployments, oldest first, each with its statuses newest first. */
+  deployments(owner: string, name: string): FakeGitHubDeployment[] {
+    return this.deploymentsApi.of(this.repository(owner, name));
   }
 
   /** Accepts another token, for the given user (a login, or the token's options). */

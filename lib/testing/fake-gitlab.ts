@@ -27,6 +27,9 @@ import {
   type Reply,
 } from './git-host-kernel.js';
 import { badGitPath as badPath, gitNow, gitTime, type FlatEntry } from './git-repository.js';
+import { FakeGitLabDeployments, type FakeGitLabDeployment } from './fake-gitlab-deployments.js';
+
+export type { FakeGitLabDeployment } from './fake-gitlab-deployments.js';
 
 /** `path` below the API base as sent (`/projects/a%2Fb/repository/tree`), `route` as GitLab's docs write it. */
 export interface FakeGitLabRequest extends LoggedRequest {
@@ -149,6 +152,16 @@ export class FakeGitLab extends FakeGitHost<FakeGitLabRequest, never, FakeProjec
     super({ name: 'GitLab', nameCount: 1, token, identity, webHost: 'gitlab.example.com' }, options);
     this.addToken(this.token);
     this.defineRoutes();
+    this.deploymentsApi.defineRoutes((route, handle) =>
+      this.router.add({ route, writes: !route.startsWith('GET '), handle }),
+    );
+  }
+
+  private readonly deploymentsApi = new FakeGitLabDeployments();
+
+  /** A project's deployments, oldest first. */
+  deployments(path: string): FakeGitLabDeployment[] {
+    return this.deploymentsApi.of(this.repository(path));
   }
 
   /** Accepts another token (the default one: user `fake-user`, scope `api`, developer on every project). */

@@ -18,6 +18,7 @@ import {
   isClaimable,
   promotionStage,
   type ApprovalMarker,
+  type HostDeploymentRecord,
   type PullRequestState,
   type PromotionEvidence,
   type ServedInput,
@@ -629,6 +630,29 @@ export class MemoryStore implements Store {
       copy({ ...current, pullRequest: { state, seenAt: now.toISOString() }, version: current.version + 1 }),
     );
     return true;
+  }
+
+  async recordHostDeployment(claimed: VersionedPromotionRecord, deployment: HostDeploymentRecord): Promise<boolean> {
+    const id = promotionId(claimed.pipeline, claimed.env, claimed.revision);
+    const current = this.#promotions.get(id);
+    this.counts.writes += 1;
+    if (current?.version !== claimed.version) return false;
+    const { hostDeploymentClaimedUntil: _claim, ...rest } = current;
+    this.#promotions.set(id, copy({ ...rest, hostDeployment: { ...deployment }, version: current.version + 1 }));
+    return true;
+  }
+
+  async claimHostDeployment(
+    claimed: VersionedPromotionRecord,
+    until: Date,
+  ): Promise<VersionedPromotionRecord | undefined> {
+    const id = promotionId(claimed.pipeline, claimed.env, claimed.revision);
+    const current = this.#promotions.get(id);
+    this.counts.writes += 1;
+    if (current?.version !== claimed.version) return undefined;
+    const next = { ...current, hostDeploymentClaimedUntil: until.toISOString(), version: current.version + 1 };
+    this.#promotions.set(id, copy(next));
+    return copy(next);
   }
 
   async failPromotion(

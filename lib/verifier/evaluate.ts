@@ -10,6 +10,7 @@ import { rollback } from './effects/rollback.js';
 import { decideWithReads } from '../pipeline-state/decide-with-reads.js';
 import { readPipelineState, type KnownPipelineState } from '../pipeline-state/pipeline-state.js';
 import { recordEnvironmentFacts } from './environment-facts.js';
+import { recordHostDeployments } from './host-deployments.js';
 import { requestApproval } from './effects/request-approval.js';
 import { scheduleRecheck, type EvaluationCause } from './effects/schedule-recheck.js';
 import { verify } from './effects/verify.js';
@@ -61,6 +62,7 @@ export async function evaluatePipeline(
   }
   await scheduleRecheck(key, decision, cause, deps);
   await recordEnvironmentFacts(pipeline, state.statuses, deps);
+  await recordHostDeployments(pipeline, decision, state.promotions, state.statuses, deps);
   if (decision.actions.length > 0) {
     deps.logger.info('decided', {
       pipeline: objectKeyString(key),

@@ -290,6 +290,36 @@ describe('checkPipelines', () => {
     ]);
   });
 
+  it('deployments: true adds a git-deployments row saying which permission is missing', async () => {
+    const deploying = pipeline([env('dev', []), env('prod', [], pullRequest({ deployments: true }))]);
+    const unknown = await checkPipelines([deploying], ports());
+    assert.deepEqual(brief(unknown).slice(0, 3), [
+      'prod git-repository ok repository-readable',
+      'prod git-permissions ok can-push',
+      'prod git-deployments warning deployments-unknown',
+    ]);
+    assert.match(rowOf(unknown, 'prod', 'git-deployments').message, /Deployments: read and write/);
+
+    github.addToken('ghp_read_only', { readOnly: true });
+    secrets.set({ namespace: NAMESPACE, name: 'github' }, { token: 'ghp_read_only' });
+    const refused = await checkPipelines([deploying], ports());
+    const row = rowOf(refused, 'prod', 'git-deployments');
+    assert.equal(`${row.outcome} ${row.reason}`, 'failed cannot-record-deployments');
+    assert.match(
+      row.message,
+      /cannot record deployments on https:\/\/github\.com\/acme\/fleet.*missing Deployments: read and write/,
+    );
+
+    const withoutDeployments = await checkPipelines(
+      [pipeline([env('dev', []), env('prod', [], pullRequest())])],
+      ports(),
+    );
+    assert.equal(
+      withoutDeployments.some((candidate) => candidate.kind === 'git-deployments'),
+      false,
+    );
+  });
+
   it('no marker for the environment: the row names it and says no file holds ns:name:env', async () => {
     const rows = await checkPipelines([pipeline([env('dev', []), env('qa', [], pullRequest())])], ports());
     assert.equal(

@@ -1158,6 +1158,30 @@ export function storeContract(name: string, start: () => Promise<StoreUnderTest>
       assert.equal((await store.getPromotion(pipeline, 'staging', '6.9.3'))?.pullRequest, undefined);
     });
 
+    it("keeps what was recorded on the Git host of a promotion's rollout, conditionally, across attempts", async () => {
+      const { store } = subject;
+      await store.createPromotion(pipeline, 'staging', '6.9.4', t0);
+      const claimed = await store.claimPromotion(pipeline, 'staging', '6.9.4', 'worker-a', 60_000, t0);
+      assert.ok(claimed);
+      assert.equal(await store.completePromotion(claimed, 'https://github.com/acme/fleet/pull/47', minutes(1)), true);
+      const merged = await store.getPromotion(pipeline, 'staging', '6.9.4');
+      assert.ok(merged);
+      const rolling = { id: '17', sha: 'a'.repeat(40), state: 'in_progress' as const, at: '2026-11-01T10:02:00.000Z' };
+      assert.equal(await store.recordHostDeployment(merged, rolling), true);
+      const recorded = await store.getPromotion(pipeline, 'staging', '6.9.4');
+      assert.deepEqual(recorded?.hostDeployment, rolling);
+      assert.equal(recorded?.updatedAt, merged.updatedAt, 'the promotion itself did not change');
+      // A worker that read the record before cannot record over it.
+      assert.equal(await store.recordHostDeployment(merged, { ...rolling, state: 'failure' }), false);
+      assert.ok(recorded);
+      assert.equal(await store.recordHostDeployment(recorded, { ...rolling, state: 'success' }), true);
+      assert.deepEqual(
+        (await store.listPromotions(pipeline)).find((r) => r.env === 'staging' && r.revision === '6.9.4')
+          ?.hostDeployment,
+        { ...rolling, state: 'success' },
+      );
+    });
+
     it('an expired lease lets another worker resume, and the first one can no longer finish', async () => {
       const { store } = subject;
       await store.createPromotion(pipeline, 'prod', '7.0.0', t0);

@@ -46,6 +46,8 @@ import { reportedAuthor } from '../pull-request/reported-author.js';
 import { createAzureDevOpsClient, isAzureDevOpsError, toPromotionError, type AzureDevOpsClient } from './client.js';
 import { azureDevOpsToken, NEEDED_KEYS, NEEDED_SCOPE } from './credentials.js';
 import { MAX_DESCRIPTION_LENGTH } from './limits.js';
+import { recordAzureDevOpsDeployment } from './deployments.js';
+import type { DeploymentAccess, DeploymentReport, RecordedDeployment } from '../pull-request/deployments.js';
 
 /** Rounds of reading the branch and writing it when concurrent promotions keep moving it. */
 const WRITE_ROUNDS = 5;
@@ -400,6 +402,20 @@ class AzureDevOpsRepository implements HostRepository {
         `Azure DevOps refused to open one: ${conflict.message}`,
       { cause: conflict },
     );
+  }
+
+  async recordDeployment(report: DeploymentReport): Promise<RecordedDeployment> {
+    return recordAzureDevOpsDeployment(this.client, this.repository, this.project, report);
+  }
+
+  async deploymentAccess(): Promise<DeploymentAccess> {
+    await this.access();
+    return {
+      canRecord: undefined,
+      detail:
+        "Azure DevOps does not tell a token's scopes through the Git API: a pull request status needs the scope " +
+        'Code (status) or Code (read & write), and Contribute to pull requests on the repository',
+    };
   }
 
   async pullRequestsFrom(branch: string): Promise<PullRequestSummary[]> {

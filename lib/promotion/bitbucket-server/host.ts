@@ -66,6 +66,8 @@ import {
 } from './client.js';
 import { bitbucketServerCredentials, NEEDED_KEYS } from './credentials.js';
 import { mapLimit } from '../../util/map-limit.js';
+import { recordBitbucketDeployment } from './deployments.js';
+import type { DeploymentAccess, DeploymentReport, RecordedDeployment } from '../pull-request/deployments.js';
 
 /** Repositories whose last listing is kept. */
 const MAX_LISTED_REPOSITORIES = 32;
@@ -217,6 +219,16 @@ class BitbucketServerRepository implements HostRepository {
 
   branchHead(branch: string): Promise<string | undefined> {
     return this.api.branchHead(branch);
+  }
+
+  async recordDeployment(report: DeploymentReport): Promise<RecordedDeployment> {
+    return recordBitbucketDeployment(this.api, report);
+  }
+
+  /** A build status is posted by any user who may read the repository, which opening it proved. */
+  async deploymentAccess(): Promise<DeploymentAccess> {
+    await this.api.repository();
+    return { canRecord: true, detail: 'Bitbucket Server: build statuses need read access to the repository' };
   }
 
   async access(): Promise<RepositoryAccess> {

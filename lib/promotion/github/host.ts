@@ -25,6 +25,8 @@ import type {
 import { ClientCache } from '../pull-request/client-cache.js';
 import { reportedAuthor } from '../pull-request/reported-author.js';
 import { writeGitHubBranch, type BaseListing } from './branch-write.js';
+import { recordGitHubDeployment } from './deployments.js';
+import type { DeploymentAccess, DeploymentReport, RecordedDeployment } from '../pull-request/deployments.js';
 import {
   createGitHubClient,
   isRequestError,
@@ -184,5 +186,32 @@ class GitHubRepository implements HostRepository {
         state: pull.state === 'open' ? 'open' : pull.merged_at ? 'merged' : 'closed',
         base: pull.base.ref,
       }));
+  }
+
+  async recordDeployment(report: DeploymentReport): Promise<RecordedDeployment> {
+    return recordGitHubDeployment(this.client, this.repo, report);
+  }
+
+  /**
+   * A classic token's scopes are in `x-oauth-scopes` (`repo` or `repo_deployment` records deployments); a
+   * fine-grained token's or an App's Deployments permission is not reported, only whether it may write at all.
+   */
+  async deploymentAccess(): Promise<DeploymentAccess> {
+    const { data, headers } = await this.client.repos.get(this.repo);
+    const scopes = headers['x-oauth-scopes'];
+    if (typeof scopes === 'string') {
+      const granted = scopes.split(',').map((scope) => scope.trim());
+      return granted.includes('repo') || granted.includes('repo_deployment')
+        ? { canRecord: true, detail: `GitHub token scopes: ${scopes}` }
+        : { canRecord: false, detail: `GitHub token scopes: ${scopes || 'none'}; missing repo_deployment (or repo)` };
+    }
+    if (data.permissions?.push === false) {
+      return { canRecord: false, detail: 'GitHub permissions: read only; missing Deployments: read and write' };
+    }
+    return {
+      canRecord: undefined,
+      detail:
+        "GitHub does not report a fine-grained token's or an App's Deployments permission: it needs Deployments: read and write",
+    };
   }
 }

@@ -20,6 +20,7 @@ import {
 import {
   Branches,
   Commits,
+  Deployments,
   GitbeakerRequestError,
   GitbeakerRetryError,
   GitbeakerTimeoutError,
@@ -41,6 +42,8 @@ export interface GitLabClient {
   readonly apiUrl: string;
   readonly branches: Branches<false>;
   readonly commits: Commits<false>;
+  /** A merged promotion's rollout (lib/promotion/gitlab/deployments.ts). */
+  readonly deployments: Deployments<false>;
   readonly mergeRequests: MergeRequests<false>;
   /** The token itself (`personal_access_tokens/self`): its scopes. */
   readonly personalAccessTokens: PersonalAccessTokens<false>;
@@ -82,6 +85,7 @@ export function createGitLabClient(apiUrl: string, token: string, settings: GitH
     apiUrl: base.slice(0, -1),
     branches: new Branches(config),
     commits: new Commits(config),
+    deployments: new Deployments(config),
     mergeRequests: new MergeRequests(config),
     personalAccessTokens: new PersonalAccessTokens(config),
     projects: new Projects(config),

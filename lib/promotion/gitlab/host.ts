@@ -35,6 +35,8 @@ import { ClientCache } from '../pull-request/client-cache.js';
 import { reportedAuthor } from '../pull-request/reported-author.js';
 import { createGitLabClient, isGitLabError, toPromotionError, type GitLabClient } from './client.js';
 import { gitLabToken, NEEDED_KEYS } from './credentials.js';
+import { recordGitLabDeployment } from './deployments.js';
+import type { DeploymentAccess, DeploymentReport, RecordedDeployment } from '../pull-request/deployments.js';
 
 const FILE_MODES = new Set(['100644', '100755']);
 const PER_PAGE = 100;
@@ -383,5 +385,19 @@ class GitLabRepository implements HostRepository {
       `unexpected answer from the GitLab API at ${this.client.apiUrl} for ${what} ` +
         `(${describeIssue(parsed.error, value, { whole: 'the answer' })}); is it a GitLab API v4 base URL?`,
     );
+  }
+
+  async recordDeployment(report: DeploymentReport): Promise<RecordedDeployment> {
+    return recordGitLabDeployment(this.client, this.project, report);
+  }
+
+  /** Deploying takes what pushing takes: the Developer role and the api scope. */
+  async deploymentAccess(): Promise<DeploymentAccess> {
+    const access = await this.access();
+    const needs = 'creating a deployment needs Developer (30) and the api scope';
+    return {
+      canRecord: access.canPush,
+      detail: access.canPush === true ? access.detail : `${access.detail}; ${needs}`,
+    };
   }
 }

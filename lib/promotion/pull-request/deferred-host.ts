@@ -24,6 +24,12 @@ import type {
   RepositoryAccess,
   RepositoryFile,
 } from './host.js';
+import {
+  deploymentsUnsupported,
+  type DeploymentAccess,
+  type DeploymentReport,
+  type RecordedDeployment,
+} from './deployments.js';
 
 type SecretValues = Readonly<Record<string, string>>;
 
@@ -124,5 +130,17 @@ class DeferredRepository implements HostRepository {
 
   async pullRequestsFrom(branch: string): Promise<PullRequestSummary[]> {
     return (await this.repository()).pullRequestsFrom(branch);
+  }
+
+  async recordDeployment(report: DeploymentReport): Promise<RecordedDeployment> {
+    const repository = await this.repository();
+    if (!repository.recordDeployment) throw deploymentsUnsupported();
+    return repository.recordDeployment(report);
+  }
+
+  async deploymentAccess(): Promise<DeploymentAccess> {
+    const repository = await this.repository();
+    if (!repository.deploymentAccess) throw deploymentsUnsupported();
+    return repository.deploymentAccess();
   }
 }

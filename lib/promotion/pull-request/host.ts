@@ -9,6 +9,7 @@ import type { RepositoryAddress } from '../../pipeline/repository-address.js';
 import type { PromotionError } from '../port.js';
 import type { Logger } from '../../logging/logger.js';
 import type { CommitAuthor } from './commit-author.js';
+import type { DeploymentAccess, DeploymentReport, RecordedDeployment } from './deployments.js';
 
 /** A regular file (mode 100644 or 100755; never a symlink or submodule) at a commit. */
 export interface RepositoryFile {
@@ -103,6 +104,13 @@ export interface HostRepository {
   openOrUpdatePullRequest(write: PullRequestWrite): Promise<string>;
   /** The pull requests from `branch`, newest first, in any state. */
   pullRequestsFrom(branch: string): Promise<PullRequestSummary[]>;
+  /**
+   * Records the rollout of a merged pull request on the host (deployments.ts): updates `report.recorded`, else finds
+   * the host's record for this environment and revision or makes one. Absent on hosts without such a record.
+   */
+  recordDeployment?(report: DeploymentReport): Promise<RecordedDeployment>;
+  /** Whether the credentials may record deployments (`pipelinectl check`), read without changing anything. */
+  deploymentAccess?(): Promise<DeploymentAccess>;
 }
 
 export interface GitHost {

@@ -48,8 +48,11 @@ import {
   type Promoter,
   type PromotionOutcome,
   type PromotionRequest,
+  type DeploymentRequest,
   type PullRequestStateRequest,
 } from '../port.js';
+import type { HostDeploymentRecord } from '../../decision/types.js';
+import { deploymentDescription, deploymentEnvironment, deploymentsUnsupported } from './deployments.js';
 import { DEFAULT_COMMIT_AUTHOR, type CommitAuthor } from './commit-author.js';
 import { gitBlobId } from './git-blob-id.js';
 import type { FileChange, GitHost, HostRepository, RepositoryFile } from './host.js';
@@ -175,6 +178,32 @@ export class PullRequestPromoter implements Promoter {
       const repository = host.open(address, apiUrl, secret, values);
       const pulls = await repository.pullRequestsFrom(branchOf(pipeline, env));
       return pulls.find((pull) => pull.url === url)?.state;
+    } catch (error) {
+      throw host.toPromotionError(error, secret);
+    }
+  }
+
+  /**
+   * Records the rollout on the host of the merged pull request (deployments.ts): one request or a few, through the
+   * host's adapter, whose client waits out a short rate limit; a longer one fails it, retryable.
+   */
+  async recordDeployment(request: DeploymentRequest): Promise<Omit<HostDeploymentRecord, 'at'>> {
+    const { pipeline, env, revision, state } = request;
+    const { spec, host, address, apiUrl, secret, values } = await this.repositoryOf(pipeline, env);
+    try {
+      const repository = host.open(address, apiUrl, secret, values);
+      if (!repository.recordDeployment) throw deploymentsUnsupported();
+      const recorded = await repository.recordDeployment({
+        pullRequestUrl: request.pullRequestUrl,
+        branch: promotionBranch(pipeline.namespace, pipeline.name, env.name),
+        environment: deploymentEnvironment(pipeline, env.name),
+        revision,
+        state,
+        description: deploymentDescription(request.description),
+        ...(spec.environmentUrl === undefined ? {} : { environmentUrl: spec.environmentUrl }),
+        ...(request.recorded ? { recorded: { id: request.recorded.id, sha: request.recorded.sha } } : {}),
+      });
+      return { ...recorded, state };
     } catch (error) {
       throw host.toPromotionError(error, secret);
     }

@@ -3,7 +3,13 @@
 // that same write); every later change is conditional on the record's version (optimistic locking), so two workers
 // never both own an attempt.
 import { GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { isClaimable, promotionStage, type PullRequestState } from '../../decision/index.js';
+import {
+  isClaimable,
+  promotionStage,
+  type HostDeploymentRecord,
+  type HostDeploymentState,
+  type PullRequestState,
+} from '../../decision/index.js';
 import { queryAll } from './query.js';
 import type { ObjectKey } from '../../pipeline/model.js';
 import { isPromotionFailureKind, type PromotionFailureKind } from '../../promotion/failure-kind.js';
@@ -144,6 +150,47 @@ export class DynamoPromotions implements Promotions {
     }
   }
 
+  async recordHostDeployment(claimed: VersionedPromotionRecord, deployment: HostDeploymentRecord): Promise<boolean> {
+    try {
+      await this.table.documents.send(
+        new UpdateCommand({
+          TableName: this.table.tableName,
+          Key: keys.promotion(claimed.pipeline, claimed.env, claimed.revision),
+          UpdateExpression:
+            'SET version = version + :one, hostDeployment = :deployment REMOVE hostDeploymentClaimedUntil',
+          ConditionExpression: 'version = :version',
+          ExpressionAttributeValues: { ':version': claimed.version, ':one': 1, ':deployment': { ...deployment } },
+        }),
+      );
+      return true;
+    } catch (error) {
+      if (isConditionFailure(error)) return false;
+      throw error;
+    }
+  }
+
+  async claimHostDeployment(
+    claimed: VersionedPromotionRecord,
+    until: Date,
+  ): Promise<VersionedPromotionRecord | undefined> {
+    const claimedUntil = until.toISOString();
+    try {
+      await this.table.documents.send(
+        new UpdateCommand({
+          TableName: this.table.tableName,
+          Key: keys.promotion(claimed.pipeline, claimed.env, claimed.revision),
+          UpdateExpression: 'SET version = version + :one, hostDeploymentClaimedUntil = :until',
+          ConditionExpression: 'version = :version',
+          ExpressionAttributeValues: { ':version': claimed.version, ':one': 1, ':until': claimedUntil },
+        }),
+      );
+      return { ...claimed, hostDeploymentClaimedUntil: claimedUntil, version: claimed.version + 1 };
+    } catch (error) {
+      if (isConditionFailure(error)) return undefined;
+      throw error;
+    }
+  }
+
   async failPromotion(
     claimed: VersionedPromotionRecord,
     error: string,
@@ -217,13 +264,37 @@ function record(item: Record<string, unknown>): VersionedPromotionRecord {
     createdAt: String(item.createdAt),
     updatedAt: String(item.updatedAt),
   };
-  for (const field of ['leaseExpiresAt', 'retryAt', 'result', 'error', 'owner'] as const) {
+  for (const field of [
+    'leaseExpiresAt',
+    'retryAt',
+    'result',
+    'error',
+    'owner',
+    'hostDeploymentClaimedUntil',
+  ] as const) {
     if (typeof item[field] === 'string') result[field] = item[field];
   }
   if (isPromotionFailureKind(item.failureKind)) result.failureKind = item.failureKind;
   const pullRequest = pullRequestOf(item.pullRequest);
   if (pullRequest) result.pullRequest = pullRequest;
+  const hostDeployment = hostDeploymentOf(item.hostDeployment);
+  if (hostDeployment) result.hostDeployment = hostDeployment;
   return result;
+}
+
+const HOST_DEPLOYMENT_STATES: readonly unknown[] = [
+  'in_progress',
+  'success',
+  'failure',
+] satisfies HostDeploymentState[];
+
+/** The stored `hostDeployment` map; undefined when absent or not of its shape (a new one is then recorded). */
+function hostDeploymentOf(value: unknown): HostDeploymentRecord | undefined {
+  if (typeof value !== 'object' || value === null) return undefined;
+  const { id, sha, state, at } = value as Record<string, unknown>;
+  if (typeof id !== 'string' || typeof sha !== 'string' || typeof at !== 'string') return undefined;
+  if (!HOST_DEPLOYMENT_STATES.includes(state)) return undefined;
+  return { id, sha, state: state as HostDeploymentState, at };
 }
 
 const PULL_REQUEST_STATES: readonly unknown[] = ['open', 'merged', 'closed'] satisfies PullRequestState[];

@@ -72,6 +72,8 @@ export function createDynamoStore(options: DynamoStoreOptions): Store {
     claimPromotion: (...args) => promotions.claimPromotion(...args),
     completePromotion: (...args) => promotions.completePromotion(...args),
     recordPullRequestState: (...args) => promotions.recordPullRequestState(...args),
+    recordHostDeployment: (...args) => promotions.recordHostDeployment(...args),
+    claimHostDeployment: (...args) => promotions.claimHostDeployment(...args),
     failPromotion: (...args) => promotions.failPromotion(...args),
     listVerifications: (...args) => verifications.listVerifications(...args),
     putVerification: (...args) => verifications.putVerification(...args),
