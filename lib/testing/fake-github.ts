@@ -44,6 +44,7 @@ import {
 } from './git-repository.js';
 
 import { FakeGitHubDeployments, type FakeGitHubDeployment } from './fake-github-deployments.js';
+import { tarGz } from './tar-archive-writer.js';
 
 export { gitBlobSha, gitCommitSha, gitTreeSha } from './git-repository.js';
 export type { FakeGitHubDeployment, FakeGitHubDeploymentStatus } from './fake-github-deployments.js';
@@ -146,6 +147,9 @@ function headBranch(repo: FakeRepository, head: string): string | undefined {
 }
 
 /** GitHub wraps base64 text at 60 characters. */
+/** Where a tarball redirect sends the download; answered by `download`, outside authentication. */
+const DOWNLOAD_ROUTE = 'GET /_codeload/{owner}/{repo}/{sha}';
+
 const wrappedBase64 = (content: Buffer) => (content.toString('base64').match(/.{1,60}/g) ?? []).join('\n') + '\n';
 
 export class FakeGitHub extends FakeGitHost<
@@ -156,6 +160,8 @@ export class FakeGitHub extends FakeGitHost<
   Caller,
   Route
 > {
+  /** The download addresses tarball redirects gave, by their token: each names `owner/repo/sha`. */
+  private readonly downloads = new Map<string, string>();
   protected readonly apiBase: string;
   private readonly maxTreeEntries: number;
   private readonly apps = new Map<string, FakeGitHubApp>();
@@ -275,6 +281,8 @@ export class FakeGitHub extends FakeGitHost<
   }
 
   protected answer(request: IncomingMessage, logged: FakeGitHubRequest, matched: Matched<Route>, raw: Buffer): Reply {
+    // A download address is its own credential, as codeload's are: no Authorization needed, none looked at.
+    if (matched?.entry.route === DOWNLOAD_ROUTE) return this.download(matched.params, logged.query);
     const caller = this.authenticate(request, logged, matched?.entry.route);
     if (!matched) throw notFound();
     const body = parseJson(raw.toString('utf8'), () => problem(400, 'Problems parsing JSON'));
@@ -330,6 +338,21 @@ export class FakeGitHub extends FakeGitHost<
   }
 
   /** Returns the caller; throws 401 for missing or wrong credentials. */
+  /** The archive a tarball redirect named: the commit's files, gzipped, under `{owner}-{repo}-{short sha}/`. */
+  private download(params: Record<string, string | undefined>, query: Record<string, string>): Reply {
+    const { owner = '', repo: name = '', sha = '' } = params;
+    if (this.downloads.get(query.token ?? '') !== `${owner}/${name}/${sha}`) throw notFound();
+    const repo = found(this.repositories.get(`${owner}/${name}`.toLowerCase()), notFound);
+    const files = new Map(
+      [...repo.flatAt(sha)].flatMap(([path, entry]) => {
+        const content = entry.mode === '100644' || entry.mode === '100755' ? repo.blob(entry.sha) : undefined;
+        return content ? [[path, content] as const] : [];
+      }),
+    );
+    const top = `${repo.owner}-${repo.name}-${sha.slice(0, 7)}`;
+    return { status: 200, raw: { type: 'application/x-gzip', data: tarGz(top, files, sha) } };
+  }
+
   private authenticate(request: IncomingMessage, logged: FakeGitHubRequest, route: string | undefined): Caller {
     const credential = authorization(request, 'token', 'bearer');
     if (!credential) throw problem(401, 'Bad credentials');
@@ -606,6 +629,17 @@ export class FakeGitHub extends FakeGitHost<
       }
       const sha = repo.buildTree(files);
       return { status: 201, body: this.treeJson(repo, sha, false) };
+    });
+    // The tarball: a redirect to a download address (on codeload.github.com for github.com), valid for a while.
+    route('GET /repos/{owner}/{repo}/tarball/{ref}', ({ repo, params }) => {
+      const sha = found(repo.resolveCommit(params.ref ?? ''), notFound);
+      const token = randomBytes(12).toString('hex');
+      this.downloads.set(token, `${repo.owner}/${repo.name}/${sha}`);
+      const location = this.apiUrl(`/_codeload/${repo.owner}/${repo.name}/${sha}?token=${token}`);
+      return { status: 302, headers: { location }, body: '' };
+    });
+    route(DOWNLOAD_ROUTE, () => {
+      throw notFound();
     });
     route('GET /repos/{owner}/{repo}/git/blobs/{file_sha}', ({ repo, params }) => {
       const sha = params.file_sha as string;

@@ -4,7 +4,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { GetItemCommand, PutItemCommand, ScanCommand, type AttributeValue } from '@aws-sdk/client-dynamodb';
 import type { Logger } from '../../lib/logging/logger.js';
-import { InMemoryMarkerScanStore } from '../../lib/promotion/pull-request/index.js';
+import { ARCHIVE_AFTER_READS, InMemoryMarkerScanStore } from '../../lib/promotion/pull-request/index.js';
 import { dynamoTable, markerScanKey, type DynamoMarkerScansOptions } from '../../lib/store/index.js';
 import { startDynalite, type LocalDynamo } from '../support/dynalite.js';
 import {
@@ -19,9 +19,19 @@ import {
 } from './github-support.js';
 
 const BLOB_READ = 'GET /repos/{owner}/{repo}/git/blobs/{file_sha}';
+const ARCHIVE_READ = 'GET /repos/{owner}/{repo}/tarball/{ref}';
 const SECOND_PROD_FILE = 'apps/prod-us/podinfo.yaml';
 const DEV_FILE = 'apps/dev/podinfo.yaml';
 const OTHER_APPS = 294;
+
+/**
+ * What a scan that knows no blob reads: every YAML blob, all from one archive of the commit (more than
+ * ARCHIVE_AFTER_READS of them), none on its own.
+ */
+function assertReadEveryBlob(fake: { count(route: string): number }): void {
+  assert.ok(YAML_FILES > ARCHIVE_AFTER_READS);
+  assert.deepEqual({ blobs: fake.count(BLOB_READ), archives: fake.count(ARCHIVE_READ) }, { blobs: 0, archives: 1 });
+}
 
 /** 300 YAML files: two carry the `foo:bar:prod` marker, one `foo:bar:dev`, the rest none. */
 function fleet(): Record<string, string> {
@@ -102,7 +112,7 @@ describe('GitHub marker scan kept in DynamoDB', () => {
       // Promoter A (one container) scans the repository for the first time: every YAML blob.
       dynamo.resetCounts();
       await fixture.promoter({ markerScans: scans() }).promote(prRequest({ revision: '5.0.1' }));
-      assert.equal(fake.count(BLOB_READ), YAML_FILES);
+      assertReadEveryBlob(fake);
       assert.equal(dynamo.operations.get('GetItem'), 1);
       assert.equal(dynamo.operations.get('PutItem'), 1);
 
@@ -173,7 +183,7 @@ describe('GitHub marker scan kept in DynamoDB', () => {
         const logger = recordingLogger();
         fake.resetRequests();
         await fixture.promoter({ markerScans: scans(), logger }).promote(prRequest({ revision: '5.0.2' }));
-        assert.equal(fake.count(BLOB_READ), YAML_FILES);
+        assertReadEveryBlob(fake);
         assert.match(fake.readFile(OWNER, REPO, BRANCH, PROD_FILE) ?? '', /version: "5\.0\.2"/);
         assert.equal(logger.warnings.length, 1);
         assert.match(logger.warnings[0] ?? '', /cannot load the stored marker scan.*malformed/);
@@ -197,7 +207,7 @@ describe('GitHub marker scan kept in DynamoDB', () => {
         .promoter({ markerScans: missingTable, logger })
         .promote(prRequest({ revision: '5.0.1' }));
       assert.deepEqual(outcome, { result: `https://github.com/${OWNER}/${REPO}/pull/1` });
-      assert.equal(fake.count(BLOB_READ), YAML_FILES);
+      assertReadEveryBlob(fake);
       assert.match(fake.readFile(OWNER, REPO, BRANCH, PROD_FILE) ?? '', /version: "5\.0\.1"/);
       assert.equal(logger.warnings.length, 2);
       assert.match(logger.warnings[0] ?? '', /cannot load the stored marker scan/);

@@ -24,6 +24,7 @@ import type {
 } from '../pull-request/host.js';
 import { ClientCache } from '../pull-request/client-cache.js';
 import { reportedAuthor } from '../pull-request/reported-author.js';
+import { readTarGz, type ArchiveReadOptions } from '../pull-request/tar-archive.js';
 import { writeGitHubBranch, type BaseListing } from './branch-write.js';
 import { recordGitHubDeployment } from './deployments.js';
 import type { DeploymentAccess, DeploymentReport, RecordedDeployment } from '../pull-request/deployments.js';
@@ -128,6 +129,22 @@ class GitHubRepository implements HostRepository {
   async readFile(file: RepositoryFile): Promise<string> {
     const { data } = await this.client.git.getBlob({ ...this.repo, file_sha: file.blobId });
     return Buffer.from(data.content, data.encoding === 'base64' ? 'base64' : 'utf8').toString('utf8');
+  }
+
+  /**
+   * GitHub's tarball of the commit: the API answers with a redirect to a download address on another origin, which
+   * the client follows without the credential (origin-bound-fetch.ts); the body is streamed, never buffered whole.
+   */
+  async readArchive(commit: string, options: ArchiveReadOptions): Promise<void> {
+    const response = await this.client.request('GET /repos/{owner}/{repo}/tarball/{ref}', {
+      ...this.repo,
+      ref: commit,
+      request: { parseSuccessResponseBody: false },
+    });
+    await readTarGz(response.data as ReadableStream<Uint8Array>, `${commit} in ${this.address.webUrl}`, {
+      ...options,
+      stripTopDirectory: true,
+    });
   }
 
   async commitAuthor(commit: string): Promise<string | undefined> {

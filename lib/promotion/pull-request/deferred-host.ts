@@ -11,6 +11,7 @@
 // A client that cannot be loaded fails the promotion with a PromotionError that names the host. It is not retryable:
 // a module that failed to evaluate stays failed in this process (a bundle's lazily evaluated module is not evaluated
 // twice), and a missing or broken package is for a person to fix in the deployment.
+import { ArchiveUnsupportedError, type ArchiveReadOptions } from './tar-archive.js';
 import type { ObjectKey } from '../../pipeline/model.js';
 import type { GitProviderType } from '../../pipeline/promotion.js';
 import type { RepositoryAddress } from '../../pipeline/repository-address.js';
@@ -114,6 +115,13 @@ class DeferredRepository implements HostRepository {
 
   async readFile(file: RepositoryFile, commit: string): Promise<string> {
     return (await this.repository()).readFile(file, commit);
+  }
+
+  /** Where the host gives no archive, a failure like any other: the promoter reads file by file. */
+  async readArchive(commit: string, options: ArchiveReadOptions): Promise<void> {
+    const repository = await this.repository();
+    if (!repository.readArchive) throw new ArchiveUnsupportedError();
+    return repository.readArchive(commit, options);
   }
 
   async commitAuthor(commit: string): Promise<string | undefined> {

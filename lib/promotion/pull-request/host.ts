@@ -9,6 +9,7 @@ import type { RepositoryAddress } from '../../pipeline/repository-address.js';
 import type { PromotionError } from '../port.js';
 import type { Logger } from '../../logging/logger.js';
 import type { CommitAuthor } from './commit-author.js';
+import type { ArchiveReadOptions } from './tar-archive.js';
 import type { DeploymentAccess, DeploymentReport, RecordedDeployment } from './deployments.js';
 
 /** A regular file (mode 100644 or 100755; never a symlink or submodule) at a commit. */
@@ -85,6 +86,13 @@ export interface HostRepository {
   listFiles(commit: string): Promise<RepositoryFile[]>;
   /** The UTF-8 text of a file at a commit. */
   readFile(file: RepositoryFile, commit: string): Promise<string>;
+  /**
+   * The tree at `commit` from the host's archive of it, in one request, streamed (tar-archive.ts): each regular file
+   * `options.wants` and no larger than `maxFileBytes` is handed to `onFile`. An archive over `maxArchiveBytes` is an
+   * ArchiveTooLargeError; any other failure is the host client's own, and the caller reads file by file instead.
+   * Absent where the host gives no archive.
+   */
+  readArchive?(commit: string, options: ArchiveReadOptions): Promise<void>;
   /**
    * The commit's author as the host reports it, in one request: `Name <email>`, the name alone when the host gives
    * no e-mail, undefined when it names no author; cleaned and cut short by reportedAuthor (reported-author.ts).

@@ -1,4 +1,4 @@
-export { PullRequestPromoter, type PullRequestPromoterOptions } from './promoter.js';
+export { ARCHIVE_AFTER_READS, PullRequestPromoter, type PullRequestPromoterOptions } from './promoter.js';
 export {
   branchSafe,
   COMMIT_MESSAGE,

@@ -1,0 +1,64 @@
+// The archives the fake Git hosts serve: a gzipped ustar of a commit's files, as GitHub's tarball and GitLab's
+// archive.tar.gz are, under one top directory of the host's naming, with a pax `path` record for a path longer than
+// ustar holds and GitHub's global pax header naming the commit. Written in one go: a route answers synchronously.
+import { gzipSync } from 'node:zlib';
+
+const BLOCK = 512;
+
+/** The gzipped archive of `files` (path → content), each under `top/`. */
+export function tarGz(top: string, files: ReadonlyMap<string, Buffer>, comment?: string): Buffer {
+  const blocks: Buffer[] = [];
+  if (comment !== undefined) blocks.push(...paxEntry('pax_global_header', 'g', { comment }));
+  blocks.push(header(`${top}/`, 0, '5'));
+  for (const [path, content] of [...files].sort(([a], [b]) => a.localeCompare(b))) {
+    const name = `${top}/${path}`;
+    if (Buffer.byteLength(name) > 100) blocks.push(...paxEntry(`${top}/PaxHeader`, 'x', { path: name }));
+    blocks.push(header(name.slice(0, 100), content.length, '0'), padded(content));
+  }
+  blocks.push(Buffer.alloc(2 * BLOCK));
+  return gzipSync(Buffer.concat(blocks));
+}
+
+function paxEntry(name: string, type: 'g' | 'x', records: Record<string, string>): Buffer[] {
+  const body = Buffer.from(
+    Object.entries(records)
+      .map(([key, value]) => paxRecord(key, value))
+      .join(''),
+    'utf8',
+  );
+  return [header(name, body.length, type), padded(body)];
+}
+
+/** `<length> <key>=<value>\n`, where the length counts itself. */
+function paxRecord(key: string, value: string): string {
+  const rest = ` ${key}=${value}\n`;
+  let length = Buffer.byteLength(rest) + 1;
+  while (String(length).length + Buffer.byteLength(rest) !== length) length += 1;
+  return `${length}${rest}`;
+}
+
+function header(name: string, size: number, type: string): Buffer {
+  const block = Buffer.alloc(BLOCK);
+  block.write(name, 0, 100, 'utf8');
+  block.write(octal(type === '5' ? 0o755 : 0o644, 8), 100);
+  block.write(octal(0, 8), 108);
+  block.write(octal(0, 8), 116);
+  block.write(octal(size, 12), 124);
+  block.write(octal(0, 12), 136);
+  block.write(' '.repeat(8), 148);
+  block.write(type, 156);
+  block.write('ustar\u000000', 257);
+  let sum = 0;
+  for (const byte of block) sum += byte;
+  block.write(octal(sum, 7), 148);
+  return block;
+}
+
+function octal(value: number, width: number): string {
+  return `${value.toString(8).padStart(width - 1, '0')}\u0000`;
+}
+
+function padded(content: Buffer): Buffer {
+  const rest = content.length % BLOCK;
+  return rest === 0 ? content : Buffer.concat([content, Buffer.alloc(BLOCK - rest)]);
+}

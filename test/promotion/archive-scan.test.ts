@@ -1,0 +1,79 @@
+// The marker scan from one archive of the commit (tar-archive.ts): a repository's first promotion reads its
+// manifests from the host's archive in one request (GitHub's tarball, a redirect to a download address) rather than
+// one request per file; a few files are still read one by one; a host that refuses the archive is read file by file,
+// and an archive over its cap fails the promotion naming the cap. Against the fake GitHub, driven by Octokit.
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { PromotionError } from '../../lib/promotion/index.js';
+import { ARCHIVE_AFTER_READS, PullRequestPromoter } from '../../lib/promotion/pull-request/index.js';
+import { StaticSecretSource } from '../../lib/secrets/port.js';
+import type { FakeHostUnderTest } from './git-host-under-test.js';
+import { prRequest, startGitHubUnderTest } from './github-support.js';
+
+const SECRET = { namespace: 'apps', name: 'git' };
+const MARKER = '{"$promotion": "apps:shop:prod"}';
+
+/** `count` manifests without a marker, in folders, one with a long path, and the one file holding the marker. */
+function repository(count: number): Record<string, string> {
+  const files: Record<string, string> = {};
+  // Each its own content: identical files are one blob, read once whatever the number of paths.
+  for (let i = 0; i < count; i++) files[`apps/team-${i % 20}/service-${i}/values.yaml`] = `name: service-${i}\n`;
+  files[`${'deeply/nested/'.repeat(10)}values.yaml`] = 'replicas: 1\n';
+  files['README.md'] = '# fleet\n';
+  files['apps/prod/shop.yaml'] = `image:\n  tag: "1.0.0" # ${MARKER}\n`;
+  return files;
+}
+
+describe('the marker scan from an archive of the commit (GitHub)', () => {
+  let fake: FakeHostUnderTest;
+  before(async () => {
+    fake = await startGitHubUnderTest();
+  });
+  after(() => fake.stop());
+
+  const promoterOf = (archiveLimits?: { maxArchiveBytes: number }) =>
+    new PullRequestPromoter({
+      secrets: new StaticSecretSource([{ key: SECRET, values: fake.secretValues }]),
+      hosts: [fake.host()],
+      apiUrls: { github: fake.apiUrl },
+      ...(archiveLimits ? { archiveLimits } : {}),
+    });
+  const request = (revision: string) =>
+    prRequest({ revision, namespace: 'apps', name: 'shop', url: fake.repositoryUrl, secretName: SECRET.name });
+
+  it('reads 500 manifests in one archive request, and opens the pull request that sets the marker', async () => {
+    fake.createRepository(repository(500));
+    fake.resetRequests();
+    const { result } = await promoterOf().promote(request('1.1.0'));
+    assert.ok(result?.startsWith(fake.apiUrl.replace(/\/api\/v3$/, '')) || result?.includes('/pull/'), result);
+    // Without the archive: one read of each of the 502 manifests besides.
+    const requests = fake.requestCount();
+    assert.ok(requests <= 20, `${requests} requests for a 500-file repository`);
+    assert.equal(fake.files('promotion-apps-shop-prod')['apps/prod/shop.yaml'], `image:\n  tag: "1.1.0" # ${MARKER}\n`);
+  });
+
+  it('reads a few changed files one by one, and a repeat promotion costs what it did', async () => {
+    const changed = Object.fromEntries(
+      Array.from({ length: ARCHIVE_AFTER_READS }, (_, i) => [`apps/team-1/service-${i}/values.yaml`, 'replicas: 3\n']),
+    );
+    fake.commitFiles('main', changed);
+    fake.resetRequests();
+    await promoterOf().promote(request('1.2.0'));
+    // The base, the tree, the changed blobs one by one, the branch, the pull request: no archive.
+    assert.ok(fake.requestCount() <= 12 + ARCHIVE_AFTER_READS, `${fake.requestCount()} requests`);
+    assert.equal(fake.files('promotion-apps-shop-prod')['apps/prod/shop.yaml'], `image:\n  tag: "1.2.0" # ${MARKER}\n`);
+  });
+
+  it('an archive over its cap fails the promotion, naming the cap', async () => {
+    fake.commitFiles(
+      'main',
+      Object.fromEntries(Array.from({ length: 100 }, (_, i) => [`apps/new-${i}/values.yaml`, `replicas: ${i}\n`])),
+    );
+    await assert.rejects(promoterOf({ maxArchiveBytes: 512 }).promote(request('1.3.0')), (error: unknown) => {
+      assert.ok(error instanceof PromotionError);
+      assert.equal(error.kind, 'Unsupported');
+      assert.match(error.message, /the archive of \S+ in \S+ is over 0 MiB/);
+      return true;
+    });
+  });
+});
