@@ -308,7 +308,8 @@ export const benchGitHubPromotion: Bench = async () => {
     mergeAndMoveOn();
     const unstoredPromoter = newPromoter();
     const unstored = await promote(unstoredPromoter, '6.9.5');
-    if (unstored.blobReads !== yamlFiles) throw new Error(`${unstored.blobReads} blobs read without a stored scan`);
+    // Without a stored scan every YAML file is read again, now from one archive of the commit, none on its own.
+    if (unstored.blobReads !== 0) throw new Error(`${unstored.blobReads} blobs read one by one without a stored scan`);
     const warmOpen = await promote(unstoredPromoter, '6.9.6');
     if (warmOpen.blobReads !== 0) throw new Error(`${warmOpen.blobReads} blobs read again on an unchanged base`);
     // Three manifests carry the prod marker here.
@@ -347,7 +348,7 @@ export const benchGitHubPromotion: Bench = async () => {
       `naive (computed): ${naive(writes)} = tree listing 1 + contents GET ×${yamlFiles} + the same ${writes} writes`;
     const measurements: Measurement[] = [
       {
-        name: 'first promotion, cold promoter (every YAML blob read)',
+        name: 'first promotion, cold promoter (every YAML file read, from one archive of the commit)',
         value: describe(cold),
         baseline: naiveText(cold.writes),
         ratio: `${formatRatio(naive(cold.writes), cold.total)} (naive ÷ measured)`,
