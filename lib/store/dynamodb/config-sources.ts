@@ -27,6 +27,7 @@ import {
   TABLE_SCHEMA,
   type TableContext,
 } from './table.js';
+import { queryIndexPage } from './query.js';
 
 interface ConfigSourceItem {
   document: ConfigSourceDocument;
@@ -100,20 +101,8 @@ export class DynamoConfigSources implements ConfigSources {
   }
 
   async listConfigSources(page: PageRequest = {}): Promise<Page<StoredConfigSource>> {
-    const result = await this.table.documents.send(
-      new QueryCommand({
-        TableName: this.table.tableName,
-        IndexName: TABLE_SCHEMA.index,
-        KeyConditionExpression: 'gsi1pk = :pk',
-        ExpressionAttributeValues: { ':pk': keys.configSourcesIndex },
-        Limit: page.limit,
-        ExclusiveStartKey: decodeCursor(page.cursor),
-      }),
-    );
-    return {
-      items: (result.Items ?? []).map((item) => storedConfigSource(item as ConfigSourceItem)),
-      cursor: encodeCursor(result.LastEvaluatedKey),
-    };
+    const { items, cursor } = await queryIndexPage(this.table, keys.configSourcesIndex, page);
+    return { items: items.map((item) => storedConfigSource(item as ConfigSourceItem)), cursor };
   }
 
   async deleteConfigSource(key: ObjectKey): Promise<boolean> {

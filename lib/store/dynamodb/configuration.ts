@@ -12,8 +12,8 @@
 // never removed by the settling of an earlier one. Readers check an entry against the definition anyway (the
 // verifier reads no app that the pipeline's definition does not list).
 import { randomUUID } from 'node:crypto';
-import { DeleteCommand, GetCommand, PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { queryAll, queryPages } from './query.js';
+import { DeleteCommand, GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { queryAll, queryIndexPage, queryPages } from './query.js';
 import type { WatchedKind, GitopsClusterDocument, PipelineDocument } from '../../config/schema.js';
 import {
   appKeyOf,
@@ -38,7 +38,7 @@ import { ConcurrentChangeError } from '../errors.js';
 import { owningSourceId } from '../object-owner.js';
 import { batchWrite, deleteRequest, putRequest } from './batch.js';
 import { fingerprint } from './fingerprint.js';
-import { decodeCursor, encodeCursor, isConditionFailure, keys, TABLE_SCHEMA, type TableContext } from './table.js';
+import { isConditionFailure, keys, TABLE_SCHEMA, type TableContext } from './table.js';
 
 /** How old an apply intent of another pipeline must be before any apply settles it (an apply takes seconds). */
 export const ABANDONED_AFTER_MS = 10 * 60_000;
@@ -304,7 +304,7 @@ export class DynamoConfiguration implements ConfigurationStore, AppsIndex {
   }
 
   async listPipelines(page: PageRequest = {}): Promise<Page<StoredPipeline>> {
-    const result = await this.queryIndex(keys.pipelinesIndex, page);
+    const result = await queryIndexPage(this.table, keys.pipelinesIndex, page);
     return { items: result.items.map((item) => storedPipeline(item as PipelineItem)), cursor: result.cursor };
   }
 
@@ -335,7 +335,7 @@ export class DynamoConfiguration implements ConfigurationStore, AppsIndex {
   }
 
   async listClusters(page: PageRequest = {}): Promise<Page<StoredCluster>> {
-    const result = await this.queryIndex(keys.clustersIndex, page);
+    const result = await queryIndexPage(this.table, keys.clustersIndex, page);
     return { items: result.items.map((item) => storedCluster(item as ClusterItem)), cursor: result.cursor };
   }
 
@@ -621,20 +621,6 @@ export class DynamoConfiguration implements ConfigurationStore, AppsIndex {
       new GetCommand({ TableName: this.table.tableName, Key: key, ConsistentRead: true }),
     );
     return result.Item as T | undefined;
-  }
-
-  private async queryIndex(partition: string, page: PageRequest): Promise<{ items: unknown[]; cursor?: string }> {
-    const result = await this.table.documents.send(
-      new QueryCommand({
-        TableName: this.table.tableName,
-        IndexName: TABLE_SCHEMA.index,
-        KeyConditionExpression: 'gsi1pk = :pk',
-        ExpressionAttributeValues: { ':pk': partition },
-        Limit: page.limit,
-        ExclusiveStartKey: decodeCursor(page.cursor),
-      }),
-    );
-    return { items: result.Items ?? [], cursor: encodeCursor(result.LastEvaluatedKey) };
   }
 }
 

@@ -1,13 +1,14 @@
 // PipelineSets: one item per set (its document, generation and owner), listed through the index. The pipelines a set
 // generates are ordinary pipeline items (configuration.ts); the set's item is what `get pipelinesets` lists.
-import { DeleteCommand, GetCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { DeleteCommand, GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { PipelineSetDocument } from '../../config/schema.js';
 import { keyOfMetadata, objectKeyString, type ObjectKey } from '../../pipeline/model.js';
 import { ConcurrentChangeError } from '../errors.js';
 import type { FoundApp } from '../../pipeline/pipeline-set.js';
 import type { ObjectOwner, Page, PageRequest, PipelineSets, StoredPipelineSet } from '../port.js';
 import { definitionFingerprint } from './configuration.js';
-import { decodeCursor, encodeCursor, isConditionFailure, keys, TABLE_SCHEMA, type TableContext } from './table.js';
+import { isConditionFailure, keys, TABLE_SCHEMA, type TableContext } from './table.js';
+import { queryIndexPage } from './query.js';
 
 interface PipelineSetItem {
   document: PipelineSetDocument;
@@ -74,20 +75,8 @@ export class DynamoPipelineSets implements PipelineSets {
   }
 
   async listPipelineSets(page: PageRequest = {}): Promise<Page<StoredPipelineSet>> {
-    const result = await this.table.documents.send(
-      new QueryCommand({
-        TableName: this.table.tableName,
-        IndexName: TABLE_SCHEMA.index,
-        KeyConditionExpression: 'gsi1pk = :pk',
-        ExpressionAttributeValues: { ':pk': keys.pipelineSetsIndex },
-        Limit: page.limit,
-        ExclusiveStartKey: decodeCursor(page.cursor),
-      }),
-    );
-    return {
-      items: (result.Items ?? []).map((item) => storedPipelineSet(item as PipelineSetItem)),
-      cursor: encodeCursor(result.LastEvaluatedKey),
-    };
+    const { items, cursor } = await queryIndexPage(this.table, keys.pipelineSetsIndex, page);
+    return { items: items.map((item) => storedPipelineSet(item as PipelineSetItem)), cursor };
   }
 
   async recordPipelineSetApps(
