@@ -1,7 +1,7 @@
 // The marker scan from one archive of the commit (tar-archive.ts): a repository's first promotion reads its
-// manifests from the host's archive in one request (GitHub's tarball, a redirect to a download address) rather than
+// manifests from the host's archive in one request (GitHub's tarball, a redirect to a download address; GitLab's archive.tar.gz) rather than
 // one request per file; a few files are still read one by one; a host that refuses the archive is read file by file,
-// and an archive over its cap fails the promotion naming the cap. Against the fake GitHub, driven by Octokit.
+// and an archive over its cap fails the promotion naming the cap. Against the fake GitHub and GitLab, driven by Octokit and gitbeaker.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { PromotionError } from '../../lib/promotion/index.js';
@@ -9,6 +9,7 @@ import { ARCHIVE_AFTER_READS, PullRequestPromoter } from '../../lib/promotion/pu
 import { StaticSecretSource } from '../../lib/secrets/port.js';
 import type { FakeHostUnderTest } from './git-host-under-test.js';
 import { prRequest, startGitHubUnderTest } from './github-support.js';
+import { startGitLabUnderTest } from './gitlab-support.js';
 
 const SECRET = { namespace: 'apps', name: 'git' };
 const MARKER = '{"$promotion": "apps:shop:prod"}';
@@ -24,56 +25,75 @@ function repository(count: number): Record<string, string> {
   return files;
 }
 
-describe('the marker scan from an archive of the commit (GitHub)', () => {
-  let fake: FakeHostUnderTest;
-  before(async () => {
-    fake = await startGitHubUnderTest();
-  });
-  after(() => fake.stop());
-
-  const promoterOf = (archiveLimits?: { maxArchiveBytes: number }) =>
-    new PullRequestPromoter({
-      secrets: new StaticSecretSource([{ key: SECRET, values: fake.secretValues }]),
-      hosts: [fake.host()],
-      apiUrls: { github: fake.apiUrl },
-      ...(archiveLimits ? { archiveLimits } : {}),
+for (const [name, start] of [
+  ['GitHub', startGitHubUnderTest],
+  ['GitLab', startGitLabUnderTest],
+] as const)
+  describe(`the marker scan from an archive of the commit (${name})`, () => {
+    let fake: FakeHostUnderTest;
+    before(async () => {
+      fake = await start();
     });
-  const request = (revision: string) =>
-    prRequest({ revision, namespace: 'apps', name: 'shop', url: fake.repositoryUrl, secretName: SECRET.name });
+    after(() => fake.stop());
 
-  it('reads 500 manifests in one archive request, and opens the pull request that sets the marker', async () => {
-    fake.createRepository(repository(500));
-    fake.resetRequests();
-    const { result } = await promoterOf().promote(request('1.1.0'));
-    assert.ok(result?.startsWith(fake.apiUrl.replace(/\/api\/v3$/, '')) || result?.includes('/pull/'), result);
-    // Without the archive: one read of each of the 502 manifests besides.
-    const requests = fake.requestCount();
-    assert.ok(requests <= 20, `${requests} requests for a 500-file repository`);
-    assert.equal(fake.files('promotion-apps-shop-prod')['apps/prod/shop.yaml'], `image:\n  tag: "1.1.0" # ${MARKER}\n`);
-  });
+    const promoterOf = (archiveLimits?: { maxArchiveBytes: number }) =>
+      new PullRequestPromoter({
+        secrets: new StaticSecretSource([{ key: SECRET, values: fake.secretValues }]),
+        hosts: [fake.host()],
+        apiUrls: { [fake.type]: fake.apiUrl },
+        ...(archiveLimits ? { archiveLimits } : {}),
+      });
+    const request = (revision: string) =>
+      prRequest({
+        revision,
+        namespace: 'apps',
+        name: 'shop',
+        type: fake.type,
+        url: fake.repositoryUrl,
+        secretName: SECRET.name,
+      });
 
-  it('reads a few changed files one by one, and a repeat promotion costs what it did', async () => {
-    const changed = Object.fromEntries(
-      Array.from({ length: ARCHIVE_AFTER_READS }, (_, i) => [`apps/team-1/service-${i}/values.yaml`, 'replicas: 3\n']),
-    );
-    fake.commitFiles('main', changed);
-    fake.resetRequests();
-    await promoterOf().promote(request('1.2.0'));
-    // The base, the tree, the changed blobs one by one, the branch, the pull request: no archive.
-    assert.ok(fake.requestCount() <= 12 + ARCHIVE_AFTER_READS, `${fake.requestCount()} requests`);
-    assert.equal(fake.files('promotion-apps-shop-prod')['apps/prod/shop.yaml'], `image:\n  tag: "1.2.0" # ${MARKER}\n`);
-  });
+    it('reads 500 manifests in one archive request, and opens the pull request that sets the marker', async () => {
+      fake.createRepository(repository(500));
+      fake.resetRequests();
+      await promoterOf().promote(request('1.1.0'));
+      // Without the archive: one read of each of the 502 manifests besides.
+      const requests = fake.requestCount();
+      assert.ok(requests <= 20, `${requests} requests for a 500-file repository`);
+      assert.equal(
+        fake.files('promotion-apps-shop-prod')['apps/prod/shop.yaml'],
+        `image:\n  tag: "1.1.0" # ${MARKER}\n`,
+      );
+    });
 
-  it('an archive over its cap fails the promotion, naming the cap', async () => {
-    fake.commitFiles(
-      'main',
-      Object.fromEntries(Array.from({ length: 100 }, (_, i) => [`apps/new-${i}/values.yaml`, `replicas: ${i}\n`])),
-    );
-    await assert.rejects(promoterOf({ maxArchiveBytes: 512 }).promote(request('1.3.0')), (error: unknown) => {
-      assert.ok(error instanceof PromotionError);
-      assert.equal(error.kind, 'Unsupported');
-      assert.match(error.message, /the archive of \S+ in \S+ is over 0 MiB/);
-      return true;
+    it('reads a few changed files one by one, and a repeat promotion costs what it did', async () => {
+      const changed = Object.fromEntries(
+        Array.from({ length: ARCHIVE_AFTER_READS }, (_, i) => [
+          `apps/team-1/service-${i}/values.yaml`,
+          'replicas: 3\n',
+        ]),
+      );
+      fake.commitFiles('main', changed);
+      fake.resetRequests();
+      await promoterOf().promote(request('1.2.0'));
+      // The base, the tree, the changed blobs one by one, the branch, the pull request: no archive.
+      assert.ok(fake.requestCount() <= 12 + ARCHIVE_AFTER_READS, `${fake.requestCount()} requests`);
+      assert.equal(
+        fake.files('promotion-apps-shop-prod')['apps/prod/shop.yaml'],
+        `image:\n  tag: "1.2.0" # ${MARKER}\n`,
+      );
+    });
+
+    it('an archive over its cap fails the promotion, naming the cap', async () => {
+      fake.commitFiles(
+        'main',
+        Object.fromEntries(Array.from({ length: 100 }, (_, i) => [`apps/new-${i}/values.yaml`, `replicas: ${i}\n`])),
+      );
+      await assert.rejects(promoterOf({ maxArchiveBytes: 512 }).promote(request('1.3.0')), (error: unknown) => {
+        assert.ok(error instanceof PromotionError);
+        assert.equal(error.kind, 'Unsupported');
+        assert.match(error.message, /the archive of \S+ in \S+ is over 0 MiB/);
+        return true;
+      });
     });
   });
-});

@@ -16,6 +16,7 @@
 //   (`personal_access_tokens/self`): a token without `api` cannot use the API to write, whatever its role.
 // Concurrent calls converge: a branch created by another call meanwhile ("A branch called … already exists") is read
 // again and reused or reset; a merge request opened by another call is found.
+import { readTarGz, type ArchiveReadOptions } from '../pull-request/tar-archive.js';
 import * as z from 'zod';
 import type { ObjectKey } from '../../pipeline/model.js';
 import type { GitLabAddress, RepositoryAddress } from '../../pipeline/repository-address.js';
@@ -210,6 +211,25 @@ class GitLabRepository implements HostRepository {
       'UnexpectedAnswer',
       `unexpected answer from the GitLab API at ${this.client.apiUrl} for ${file.path}`,
     );
+  }
+
+  /** GitLab's `archive.tar.gz` of the commit, streamed (the requester hands the body on unread). */
+  async readArchive(commit: string, options: ArchiveReadOptions): Promise<void> {
+    const body: unknown = await this.client.repositories.showArchive(this.project, {
+      fileType: 'tar.gz',
+      sha: commit,
+      asStream: true,
+    });
+    if (!(body instanceof ReadableStream)) {
+      throw new PromotionError(
+        'UnexpectedAnswer',
+        `unexpected answer from the GitLab API for the archive of ${commit}`,
+      );
+    }
+    await readTarGz(body as ReadableStream<Uint8Array>, `${commit} in ${this.address.webUrl}`, {
+      ...options,
+      stripTopDirectory: true,
+    });
   }
 
   async commitAuthor(commit: string): Promise<string | undefined> {
