@@ -7,6 +7,7 @@
 // are `{"errors":[…]}`. Bearer tokens (maybe read-only: writes get 401) and Basic passwords authenticate; the rate
 // limit is a 429 with Data Center's `X-RateLimit-*`. The file edit's undocumented conflicts are a plain 409: the
 // adapter reads only the status.
+import { regularFiles, tarGz } from './tar-archive-writer.js';
 import { randomBytes } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
 import {
@@ -726,6 +727,12 @@ export class FakeBitbucketServer extends FakeGitHost<
       const sha = repo.commitChanges(head, { [path]: content }, signatureOf(credential.user), message);
       this.moveBranch(repo, branch, sha);
       return ok(this.commitJson(repo, sha));
+    });
+    // The archive of a commit (`at`, default the default branch); `format=tgz`, its files at the root.
+    route(`GET ${API}/archive`, ({ repo, query }) => {
+      if (query.format !== 'tgz') throw problem(400, `The archive format '${query.format ?? ''}' is not served here.`);
+      const files = regularFiles(repo.flatAt(this.resolve(repo, query.at)), (blob) => repo.blob(blob));
+      return { status: 200, raw: { data: tarGz('', files), type: 'application/octet-stream' } };
     });
     route(`GET ${API}/raw/{path}`, ({ repo, params, query }) => {
       const at = this.resolve(repo, query.at);

@@ -44,7 +44,7 @@ import {
 } from './git-repository.js';
 
 import { FakeGitHubDeployments, type FakeGitHubDeployment } from './fake-github-deployments.js';
-import { tarGz } from './tar-archive-writer.js';
+import { regularFiles, tarGz } from './tar-archive-writer.js';
 
 export { gitBlobSha, gitCommitSha, gitTreeSha } from './git-repository.js';
 export type { FakeGitHubDeployment, FakeGitHubDeploymentStatus } from './fake-github-deployments.js';
@@ -343,12 +343,7 @@ export class FakeGitHub extends FakeGitHost<
     const { owner = '', repo: name = '', sha = '' } = params;
     if (this.downloads.get(query.token ?? '') !== `${owner}/${name}/${sha}`) throw notFound();
     const repo = found(this.repositories.get(`${owner}/${name}`.toLowerCase()), notFound);
-    const files = new Map(
-      [...repo.flatAt(sha)].flatMap(([path, entry]) => {
-        const content = entry.mode === '100644' || entry.mode === '100755' ? repo.blob(entry.sha) : undefined;
-        return content ? [[path, content] as const] : [];
-      }),
-    );
+    const files = regularFiles(repo.flatAt(sha), (blob) => repo.blob(blob));
     const top = `${repo.owner}-${repo.name}-${sha.slice(0, 7)}`;
     return { status: 200, raw: { type: 'application/x-gzip', data: tarGz(top, files, sha) } };
   }

@@ -5,7 +5,7 @@
 // 400s); merge requests with `iid` and `web_url`, one open per source branch (409). Tokens (`PRIVATE-TOKEN` or
 // Bearer) have scopes and a role, which GitLab tells back (the project's `access_level`, `/personal_access_tokens/self`);
 // errors have GitLab's bodies; its rate limit is a 429 with `Retry-After` and `RateLimit-*`.
-import { tarGz } from './tar-archive-writer.js';
+import { regularFiles, tarGz } from './tar-archive-writer.js';
 import type { IncomingMessage } from 'node:http';
 import { createHash, randomBytes } from 'node:crypto';
 import {
@@ -639,12 +639,7 @@ export class FakeGitLab extends FakeGitHost<FakeGitLabRequest, never, FakeProjec
     // The archive of a commit (`sha`, default the default branch), under `{project}-{sha}-{sha}/` as GitLab names it.
     route('GET /projects/:id/repository/archive.tar.gz', ({ project, query }) => {
       const sha = commitOf(project, query.sha ?? project.defaultBranch);
-      const files = new Map(
-        [...project.flatAt(sha)].flatMap(([path, entry]) => {
-          const content = entry.mode === '100644' || entry.mode === '100755' ? project.blob(entry.sha) : undefined;
-          return content ? [[path, content] as const] : [];
-        }),
-      );
+      const files = regularFiles(project.flatAt(sha), (blob) => project.blob(blob));
       const top = `${project.path.split('/').pop() ?? 'project'}-${sha}-${sha}`;
       return { status: 200, raw: { data: tarGz(top, files), type: 'application/octet-stream' } };
     });

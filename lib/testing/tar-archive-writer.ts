@@ -5,14 +5,28 @@ import { gzipSync } from 'node:zlib';
 
 const BLOCK = 512;
 
-/** The gzipped archive of `files` (path → content), each under `top/`. */
+/** The files of a commit whose mode is a regular file's, by path, as an archive holds them. */
+export function regularFiles(
+  entries: Iterable<[string, { mode: string; sha: string }]>,
+  blob: (sha: string) => Buffer | undefined,
+): Map<string, Buffer> {
+  const files = new Map<string, Buffer>();
+  for (const [path, entry] of entries) {
+    const content = entry.mode === '100644' || entry.mode === '100755' ? blob(entry.sha) : undefined;
+    if (content) files.set(path, content);
+  }
+  return files;
+}
+
+/** The gzipped archive of `files` (path → content), each under `top/` (at the root when `top` is empty). */
 export function tarGz(top: string, files: ReadonlyMap<string, Buffer>, comment?: string): Buffer {
   const blocks: Buffer[] = [];
+  const prefix = top === '' ? '' : `${top}/`;
   if (comment !== undefined) blocks.push(...paxEntry('pax_global_header', 'g', { comment }));
-  blocks.push(header(`${top}/`, 0, '5'));
+  if (prefix !== '') blocks.push(header(prefix, 0, '5'));
   for (const [path, content] of [...files].sort(([a], [b]) => a.localeCompare(b))) {
-    const name = `${top}/${path}`;
-    if (Buffer.byteLength(name) > 100) blocks.push(...paxEntry(`${top}/PaxHeader`, 'x', { path: name }));
+    const name = `${prefix}${path}`;
+    if (Buffer.byteLength(name) > 100) blocks.push(...paxEntry(`${prefix}PaxHeader`, 'x', { path: name }));
     blocks.push(header(name.slice(0, 100), content.length, '0'), padded(content));
   }
   blocks.push(Buffer.alloc(2 * BLOCK));

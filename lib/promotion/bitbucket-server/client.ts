@@ -197,6 +197,9 @@ export interface PageOf<T> {
 }
 
 /** One Bitbucket Server instance with one set of credentials. */
+/** How long an archive's whole body may take to arrive. */
+const ARCHIVE_TIMEOUT_MS = 5 * 60_000;
+
 export class BitbucketServerClient {
   private readonly base: string;
   private readonly authorization: string;
@@ -250,6 +253,23 @@ export class BitbucketServerClient {
   /** A raw answer's bytes (a file's content). */
   async bytes(method: string, path: string, options: RequestOptions = {}): Promise<Buffer> {
     return (await this.request(method, path, options)).body;
+  }
+
+  /**
+   * A GET whose body is handed on as it arrives (an archive): one attempt, with the longer ARCHIVE_TIMEOUT_MS for
+   * the whole body; an answer that is not 2xx is an API error, as for any other request.
+   */
+  async stream(path: string, options: RequestOptions = {}): Promise<ReadableStream<Uint8Array>> {
+    const response = await this.fetch(this.urlOf(path, options.query), {
+      headers: { authorization: this.authorization, 'user-agent': 'pipeline-controller' },
+      signal: AbortSignal.timeout(ARCHIVE_TIMEOUT_MS),
+    });
+    if (!response.ok || response.body === null) {
+      const body = Buffer.from(await response.arrayBuffer());
+      const answer = { status: response.status, body, contentType: response.headers.get('content-type') ?? '' };
+      throw new BitbucketServerApiError(response.status, 'GET', this.pathOf(path), parseBody(answer));
+    }
+    return response.body;
   }
 
   /** A request whose answer has no body worth reading (204). */
@@ -569,6 +589,11 @@ export class BitbucketRepositoryApi {
     const path = directory === '' ? `${this.repo}/browse` : `${this.repo}/browse/${encodePath(directory)}`;
     const answer = await this.client.json('GET', path, Directory, { query: { at: commit, start, limit: 1000 } });
     return answer.children;
+  }
+
+  /** The gzipped tar of the commit's tree (`archive?at=&format=tgz`), its files at the root, as a stream. */
+  async archive(commit: string): Promise<ReadableStream<Uint8Array>> {
+    return this.client.stream(`${this.repo}/archive`, { query: { at: commit, format: 'tgz' } });
   }
 
   async raw(path: string, commit: string): Promise<Buffer> {

@@ -37,6 +37,7 @@
 // Concurrent calls converge: every write is conditional (creating fails when the branch exists, deleting when it
 // moved, an edit when its file changed, a title update when the pull request did), and a refused write reads the
 // branch again.
+import { readTarGz, type ArchiveReadOptions } from '../pull-request/tar-archive.js';
 import type { ObjectKey } from '../../pipeline/model.js';
 import type { BitbucketServerAddress, RepositoryAddress } from '../../pipeline/repository-address.js';
 import { PromotionError } from '../port.js';
@@ -248,6 +249,11 @@ class BitbucketServerRepository implements HostRepository {
 
   async readFile(file: RepositoryFile, commit: string): Promise<string> {
     return (await this.api.raw(file.path, commit)).toString('utf8');
+  }
+
+  async readArchive(commit: string, options: ArchiveReadOptions): Promise<void> {
+    const body = await this.api.archive(commit);
+    await readTarGz(body, `${commit} in ${this.address.webUrl}`, { ...options, stripTopDirectory: false });
   }
 
   async commitAuthor(commit: string): Promise<string | undefined> {
