@@ -6,6 +6,7 @@
 import type { ServedInput } from '../decision/types.js';
 import { objectKeyString, type ObjectKey } from '../pipeline/model.js';
 import { deriveInputToken, matchesAnyToken } from '../signing/hmac.js';
+import { basicPassword } from '../signing/presented-secrets.js';
 import type { ReceiverDeps } from './receiver-deps.js';
 import { clip, type RequestLog } from './request-log.js';
 import { UNAUTHORIZED } from './responses.js';
@@ -68,13 +69,7 @@ export function inputJson(pipeline: ObjectKey, served: ServedInput): InputJson {
 
 /** The token of `Authorization: Bearer <token>`, or the password of `Basic base64(user:password)`. */
 function presentedToken(header: string | undefined): string | undefined {
-  const match = /^(Bearer|Basic)\s+(\S+)$/i.exec(header?.trim() ?? '');
-  const [, scheme, credentials] = match ?? [];
-  if (scheme === undefined || credentials === undefined) return undefined;
-  if (scheme.toLowerCase() === 'bearer') return credentials;
-  const decoded = Buffer.from(credentials, 'base64').toString('utf8');
-  const colon = decoded.indexOf(':');
-  return colon < 0 ? undefined : decoded.slice(colon + 1);
+  return /^Bearer\s+(\S+)$/i.exec(header?.trim() ?? '')?.[1] ?? basicPassword(header);
 }
 
 function jsonAnswer(statusCode: number, body: string): HttpResponse {

@@ -3,7 +3,8 @@
 // request with it (as the SigV4 access key id), and a request whose Authorization header names any other key id is
 // answered 403 before dynalite sees it. The key lives in the process that started the store and, for a running
 // serve, in serve.json (0600, inside the 0700 data directory): only the user who owns the data directory reaches it.
-import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
+import { sameSecret } from '../signing/presented-secrets.js';
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 
 type RequestListener = (request: IncomingMessage, response: ServerResponse) => void;
@@ -18,10 +19,9 @@ export function signedAccessKeyId(authorization: string | undefined): string | u
   return /^AWS4-HMAC-SHA256\s+Credential=([^/,\s]+)\//.exec(authorization ?? '')?.[1];
 }
 
-/** Compares digests of equal length, so the time taken says nothing of how much of the key was right. */
+/** Compared in constant time (sameSecret), so the time taken says nothing of how much of the key was right. */
 export function isStoreAccessKey(given: string | undefined, accessKey: string): boolean {
-  if (given === undefined) return false;
-  return timingSafeEqual(digest(given), digest(accessKey));
+  return given !== undefined && sameSecret(given, accessKey);
 }
 
 const REFUSAL = JSON.stringify({
@@ -62,8 +62,4 @@ export function guardStoreRequests(
     }
     request.on('error', () => undefined);
   });
-}
-
-function digest(text: string): Buffer {
-  return createHash('sha256').update(text).digest();
 }

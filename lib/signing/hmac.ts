@@ -8,6 +8,7 @@
 // The comparison is constant time; a missing or malformed header is simply not a valid signature.
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import type { ObjectKey } from '../pipeline/model.js';
+import { sameSecret } from './presented-secrets.js';
 
 export const HMAC_ALGORITHMS = ['sha224', 'sha256', 'sha384', 'sha512'] as const;
 export type HmacAlgorithm = (typeof HMAC_ALGORITHMS)[number];
@@ -42,16 +43,11 @@ export function deriveInputToken(masterKey: string, pipeline: ObjectKey, env: st
     .digest('hex');
 }
 
-/** Whether `presented` is one of `tokens`, compared in constant time; every token is compared, whatever matches. */
+/** Whether `presented` is one of `tokens`, each compared in constant time (sameSecret), whatever matches. */
 export function matchesAnyToken(presented: string | undefined, tokens: readonly string[]): boolean {
   if (presented === undefined) return false;
-  const given = Buffer.from(presented, 'utf8');
   let valid = false;
-  for (const token of tokens) {
-    const expected = Buffer.from(token, 'utf8');
-    // A token's length is public (64 hex characters), so comparing it first leaks nothing about the key.
-    valid = (given.length === expected.length && timingSafeEqual(given, expected)) || valid;
-  }
+  for (const token of tokens) valid = sameSecret(presented, token) || valid;
   return valid;
 }
 

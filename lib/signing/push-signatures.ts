@@ -8,8 +8,8 @@
 //
 // Every comparison is constant time; a missing or malformed header is simply not valid. The senders' side
 // (`pushCredentialHeaders`) is here too, so that tests and the fake Git hosts sign exactly as the hosts do.
-import { createHash, timingSafeEqual } from 'node:crypto';
 import type { GitProviderType } from '../pipeline/promotion.js';
+import { basicPassword, sameSecret } from './presented-secrets.js';
 import { isWellFormedSignature, signatureHeader, verifySignature, type HmacAlgorithm } from './hmac.js';
 
 /** Header names in lower case, as the receiver sees them. */
@@ -43,10 +43,10 @@ export function verifyPushCredential(
     case 'bitbucket-server':
       return verifySignature(header, body, secret, PUSH_HMAC_ALGORITHMS);
     case 'gitlab':
-      return header !== undefined && header !== '' && equalInConstantTime(header, secret);
+      return header !== undefined && header !== '' && sameSecret(header, secret);
     case 'azure-devops': {
       const password = basicPassword(header);
-      return password !== undefined && equalInConstantTime(password, secret);
+      return password !== undefined && sameSecret(password, secret);
     }
   }
 }
@@ -81,24 +81,4 @@ export function pushCredentialHeaders(
     case 'azure-devops':
       return { [name]: `Basic ${Buffer.from(`${user}:${secret}`, 'utf8').toString('base64')}` };
   }
-}
-
-/** The password of `Basic base64(user:password)` (scheme in any case), when it is one and not empty. */
-function basicPassword(header: string | undefined): string | undefined {
-  const match = /^basic[ \t]+([A-Za-z0-9+/]+={0,2})[ \t]*$/i.exec(header ?? '');
-  if (match?.[1] === undefined) return undefined;
-  const credentials = Buffer.from(match[1], 'base64').toString('utf8');
-  const colon = credentials.indexOf(':');
-  if (colon < 0) return undefined;
-  const password = credentials.slice(colon + 1);
-  return password === '' ? undefined : password;
-}
-
-/**
- * Compares the SHA-256 digests, which have one length whatever the inputs: timingSafeEqual needs equal lengths, and
- * comparing lengths first would tell a caller how long the secret is.
- */
-function equalInConstantTime(given: string, expected: string): boolean {
-  const digest = (value: string) => createHash('sha256').update(value, 'utf8').digest();
-  return timingSafeEqual(digest(given), digest(expected));
 }

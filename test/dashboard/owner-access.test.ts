@@ -9,8 +9,8 @@ import {
   checkAccess,
   createAccessToken,
   ownerUrl,
-  sameSecret,
 } from '../../lib/cli/dashboard/owner-access.js';
+import { sameSecret } from '../../lib/signing/presented-secrets.js';
 
 const PORT = 8080;
 const token = createAccessToken();

@@ -3,7 +3,8 @@
 // printed on the owner's terminal carries; opening that URL exchanges it for an HttpOnly, SameSite=Strict cookie, and
 // every other request (pages, forms, assets, the event stream) must carry that cookie. The cookie holds a value derived
 // from the token, not the token itself, and both are compared in constant time.
-import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
+import { sameSecret } from '../../signing/presented-secrets.js';
 
 /** The query parameter of the URL the dashboard prints. */
 export const ACCESS_TOKEN_PARAMETER = 'token';
@@ -90,15 +91,6 @@ export const ACCESS_REFUSED: Readonly<Record<Extract<AccessVerdict, { outcome: '
     'The token in this URL is not this dashboard\u2019s (was it restarted?). Open the URL that pipelinectl printed ' +
     'when it started.\n',
 };
-
-/**
- * Whether two secrets are equal, in a time that depends on neither: their SHA-256 digests (of equal length whatever
- * was sent) are compared with timingSafeEqual.
- */
-export function sameSecret(given: string, expected: string): boolean {
-  const digest = (text: string) => createHash('sha256').update(text, 'utf8').digest();
-  return timingSafeEqual(digest(given), digest(expected));
-}
 
 /** Every value of the cookie `name` in a `Cookie` header (`a=1; b=2`). */
 function cookieValues(header: string | undefined, name: string): string[] {

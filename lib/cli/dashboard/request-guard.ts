@@ -3,7 +3,7 @@
 // statement of where the request comes from (`Sec-Fetch-Site`, `Origin`) when it sends one, and a random token, made
 // once per process and embedded in the dashboard's forms, that another site cannot read.
 import { randomBytes } from 'node:crypto';
-import { sameSecret } from './owner-access.js';
+import { sameSecret } from '../../signing/presented-secrets.js';
 
 /** Why a state-changing request was refused; `accepted` when it passed. */
 export type RequestGuardVerdict = 'accepted' | 'cross-site' | 'foreign-origin' | 'missing-token' | 'wrong-token';
