@@ -10,10 +10,17 @@ import { basicPassword } from '../signing/presented-secrets.js';
 import type { ReceiverDeps } from './receiver-deps.js';
 import { clip, type RequestLog } from './request-log.js';
 import { UNAUTHORIZED } from './responses.js';
-import { JSON_CONTENT_TYPE, type HttpRequest, type HttpResponse } from './types.js';
+import { jsonResponse, jsonText, type HttpRequest, type HttpResponse } from './types.js';
 
 /** Flux Operator refuses an answer over 900 KiB; one input is far below, and this says so if that ever changes. */
 export const MAX_INPUTS_BYTES = 900 * 1024;
+
+/** A missing or wrong token: the receiver's one 401, saying which scheme to use. */
+const BEARER_UNAUTHORIZED: HttpResponse = {
+  ...UNAUTHORIZED,
+  headers: { ...UNAUTHORIZED.headers, 'www-authenticate': 'Bearer' },
+};
+const INPUTS_TOO_LARGE = jsonResponse(500, { error: `the inputs exceed ${MAX_INPUTS_BYTES} bytes` });
 
 /** One input, as a ResourceSet template reads it (`<< inputs.version >>`); an unknown field is an empty string. */
 export interface InputJson {
@@ -41,7 +48,7 @@ export async function serveInputs(
     .map((masterKey) => deriveInputToken(masterKey, pipeline, env));
   if (!matchesAnyToken(presentedToken(request.headers.authorization), tokens)) {
     log.outcome = 'bad-token';
-    return { ...UNAUTHORIZED, headers: { ...UNAUTHORIZED.headers, 'www-authenticate': 'Bearer' } };
+    return BEARER_UNAUTHORIZED;
   }
   const served = await deps.store.getServedInput(pipeline, env);
   log.outcome = served ? 'served' : 'nothing-served';
@@ -49,9 +56,9 @@ export async function serveInputs(
   const body = JSON.stringify({ inputs: served ? [inputJson(pipeline, served)] : [] });
   if (Buffer.byteLength(body) > MAX_INPUTS_BYTES) {
     log.outcome = 'inputs-too-large';
-    return jsonAnswer(500, JSON.stringify({ error: `the inputs exceed ${MAX_INPUTS_BYTES} bytes` }));
+    return INPUTS_TOO_LARGE;
   }
-  return jsonAnswer(200, body);
+  return jsonText(200, body);
 }
 
 /** The input for a served record: its id is unique per environment, as the provider requires. */
@@ -70,8 +77,4 @@ export function inputJson(pipeline: ObjectKey, served: ServedInput): InputJson {
 /** The token of `Authorization: Bearer <token>`, or the password of `Basic base64(user:password)`. */
 function presentedToken(header: string | undefined): string | undefined {
   return /^Bearer\s+(\S+)$/i.exec(header?.trim() ?? '')?.[1] ?? basicPassword(header);
-}
-
-function jsonAnswer(statusCode: number, body: string): HttpResponse {
-  return { statusCode, headers: { 'content-type': JSON_CONTENT_TYPE, 'cache-control': 'no-store' }, body };
 }

@@ -40,9 +40,10 @@ export function jsonResponse(
   body: Readonly<Record<string, string>>,
   headers?: Record<string, string>,
 ): HttpResponse {
-  return {
-    statusCode,
-    headers: { 'content-type': JSON_CONTENT_TYPE, 'cache-control': 'no-store', ...headers },
-    body: JSON.stringify(body),
-  };
+  return jsonText(statusCode, JSON.stringify(body), headers);
+}
+
+/** A JSON answer from its text, which the caller built (the inputs route: the stored input), never stored by caches. */
+export function jsonText(statusCode: number, body: string, headers?: Record<string, string>): HttpResponse {
+  return { statusCode, headers: { 'content-type': JSON_CONTENT_TYPE, 'cache-control': 'no-store', ...headers }, body };
 }
