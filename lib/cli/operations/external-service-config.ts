@@ -8,6 +8,7 @@ import { servesInputs } from '../../decision/index.js';
 import { objectKeyString, type ObjectKey } from '../../pipeline/model.js';
 import { strategyOf } from '../../pipeline/promotion.js';
 import { deriveInputToken } from '../../signing/hmac.js';
+import { inputsPath } from '../../promotion/external-service/promoter.js';
 import type { Backend } from '../backend.js';
 import { CliError } from '../errors.js';
 import { parseHttpUrl } from '../flags.js';
@@ -28,8 +29,7 @@ export const FLUX_OPERATOR_API_VERSION = 'fluxcd.controlplane.io/v1';
 
 /** `<url>/v1/inputs/<ns>/<pipeline>/<env>`, with exactly one slash between the parts whatever the URL ends with. */
 export function inputsAddress(url: string, pipeline: ObjectKey, env: string): string {
-  const segments = [pipeline.namespace, pipeline.name, env].map(encodeURIComponent);
-  return `${parseHttpUrl(url, '--url')}/v1/inputs/${segments.join('/')}`;
+  return `${parseHttpUrl(url, '--url')}${inputsPath(pipeline, env)}`;
 }
 
 const SECRET_COMMENT =
