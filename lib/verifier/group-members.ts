@@ -3,7 +3,14 @@
 // promotion into it that is being made or sits in the group's open pull request. The promoter reads it to know what
 // the group's pull request holds; the store is the one record of it, so it is read, never remembered.
 import { promotionPullRequest } from '../decision/promotion-pull-request.js';
-import { objectKeyString, pipelineKeyOf, type Pipeline, type PipelineEnvironment } from '../pipeline/model.js';
+import {
+  objectKeyString,
+  pipelineKeyOf,
+  type ObjectKey,
+  type Pipeline,
+  type PipelineEnvironment,
+} from '../pipeline/model.js';
+import type { PromotionEvidence } from '../decision/index.js';
 import { promotionGroupOf } from '../pipeline/promotion.js';
 import { groupMembers, readDueRevisions, type GroupReads } from '../pipeline-state/release-train.js';
 import type { GroupMemberPromotion, GroupPromotion } from '../promotion/port.js';
@@ -18,8 +25,16 @@ export function groupPromotionOf(
 ): GroupPromotion | undefined {
   const group = promotionGroupOf(env.promotion);
   if (!group) return undefined;
-  // The members are read once per promotion, their promotions each time the promoter asks.
+  // The members are read once per promotion, their promotions each time the promoter asks. A promotion's evidence
+  // never changes once recorded, so it too is read once per promotion, however often the promoter asks.
   let members: Promise<Pipeline[]> | undefined;
+  const evidenceOf = new Map<string, Promise<PromotionEvidence | undefined>>();
+  const readEvidence = (pipeline: ObjectKey, revision: string) => {
+    const key = `${objectKeyString(pipeline)} ${revision}`;
+    let read = evidenceOf.get(key);
+    if (!read) evidenceOf.set(key, (read = store.getPromotionEvidence(pipeline, env.name, revision)));
+    return read;
+  };
   return {
     members: async () => {
       members ??= groupMembers(group, env.name, store);
@@ -31,7 +46,7 @@ export function groupPromotionOf(
           const made = memberEnv && inGroupPullRequest(member, memberEnv, records);
           if (!made) return undefined;
           // Its own evidence, as its promotion recorded it: the group's pull request shows every member's.
-          const evidence = await store.getPromotionEvidence(made.pipeline, env.name, made.revision);
+          const evidence = await readEvidence(made.pipeline, made.revision);
           return evidence ? { ...made, evidence } : made;
         }),
       );
