@@ -59,8 +59,9 @@ export function decide(input: DecisionInput): Decision {
 function withServedCurrent(input: DecisionInput, decision: Decision): Decision {
   const { actions } = decision;
   const promoted = (env: string) => actions.some((action) => action.type === 'promote' && action.env === env);
-  const targetsOf = (env: PipelineEnvironment) => observedTargets(input, env);
-  const due = servedCurrentActions(input.pipeline, input.servedInputs, promoted, targetsOf);
+  // What runs there, by the rule the first environment's candidate is found with: every target on it, healthy.
+  const runningOf = (env: PipelineEnvironment) => candidateOf(observedTargets(input, env), env).candidate;
+  const due = servedCurrentActions(input.pipeline, input.servedInputs, promoted, runningOf);
   return due.length === 0 ? decision : { ...decision, actions: [...actions, ...due] };
 }
 

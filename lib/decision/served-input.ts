@@ -3,7 +3,7 @@
 // started empty, or on anything else, would move a running environment; serving what already runs moves nothing.
 import { strategyOf } from '../pipeline/promotion.js';
 import { isPromotedInto, type Pipeline, type PipelineEnvironment } from '../pipeline/model.js';
-import type { Action, ObservedTarget, ServedInput } from './types.js';
+import type { Action, ServedInput } from './types.js';
 
 /**
  * The `serve-current` actions due: one per `external-service` environment that serves nothing yet, is not being
@@ -13,13 +13,14 @@ export function servedCurrentActions(
   pipeline: Pipeline,
   served: readonly ServedInput[] | undefined,
   promoted: (env: string) => boolean,
-  targetsOf: (env: PipelineEnvironment) => readonly ObservedTarget[],
+  /** The revision every target of `env` runs healthily (the decision's own candidate rule), if there is one. */
+  runningOf: (env: PipelineEnvironment) => string | undefined,
 ): Action[] {
   if (served === undefined) return [];
   return pipeline.environments.flatMap((env): Action[] => {
     if (!servesInputs(pipeline, env)) return [];
     if (served.some((input) => input.env === env.name) || promoted(env.name)) return [];
-    const revision = runningRevision(targetsOf(env));
+    const revision = runningOf(env);
     return revision === undefined ? [] : [{ type: 'serve-current', env: env.name, revision }];
   });
 }
@@ -31,13 +32,4 @@ export function servesInputs(pipeline: Pipeline, env: PipelineEnvironment): bool
     strategyOf(env.promotion) === 'external-service' &&
     isPromotedInto(pipeline, env.name)
   );
-}
-
-/** The revision every target runs, each of them Ready on it; undefined when there is no such one. */
-function runningRevision(targets: readonly ObservedTarget[]): string | undefined {
-  const [first] = targets;
-  const revision = first?.status?.revision;
-  if (revision === undefined) return undefined;
-  const all = targets.every(({ status }) => status?.phase === 'Ready' && status.revision === revision);
-  return all ? revision : undefined;
 }
