@@ -419,7 +419,7 @@ const benchFleetPoll: Bench = async (): Promise<BenchSection> => {
       reader.listMs.length = 0;
       const started = performance.now();
       const cpuBefore = process.cpuUsage();
-      const polls = await enqueuePolls({ store, queue: running });
+      const { pairs: polls } = await enqueuePolls({ store, queue: running });
       await settled(running, { timeoutMs: 30 * 60_000 });
       const wallMs = performance.now() - started;
       const cpu = process.cpuUsage(cpuBefore);

@@ -251,7 +251,7 @@ async function pollSelectedFleet(): Promise<SelectionPoll> {
       for (const fake of fakes) fake.resetRequests();
       counted.reset();
       const started = performance.now();
-      const polls = await enqueuePolls({ store, queue: running });
+      const { pairs: polls } = await enqueuePolls({ store, queue: running });
       await settled(running, { timeoutMs: 30 * 60_000 });
       const wallMs = performance.now() - started;
       if (running.stats().deadLetters > 0) throw new Error(`${which}: poll messages were dead-lettered`);

@@ -936,7 +936,8 @@ export class PipelineController extends Construct {
 
   /**
    * listClusterKinds is one Query of the USAGE partition; the registered clusters and ConfigSources are listed
-   * through the index. The polls go out with SendMessageBatch.
+   * through the index. The configuration generation and the poll plan are the `CONFIG` partition's items, read and
+   * the plan written (docs/architecture.md, "The poll digest"). The polls go out with SendMessageBatch.
    */
   private grantPoller(role: iam.Role): void {
     role.addToPrincipalPolicy(
@@ -944,6 +945,14 @@ export class PipelineController extends Construct {
         sid: 'Table',
         actions: ['dynamodb:Query'],
         resources: [this.table.tableArn, this.tableIndexArn],
+      }),
+    );
+    role.addToPrincipalPolicy(
+      new iam.PolicyStatement({
+        sid: 'PollPlan',
+        actions: ['dynamodb:GetItem', 'dynamodb:PutItem'],
+        resources: [this.table.tableArn],
+        conditions: { 'ForAllValues:StringEquals': { 'dynamodb:LeadingKeys': ['CONFIG'] } },
       }),
     );
     role.addToPrincipalPolicy(

@@ -11,6 +11,7 @@ import { deploymentsUnsupported, type DeploymentAccess } from '../promotion/pull
 import type { CheckReason } from './check-row.js';
 import { scanMarkers, type MarkerFiles } from './marker-scan.js';
 import type { CheckPorts } from './ports.js';
+import { errorMessage } from '../util/error-message.js';
 
 /** A failed read: why, and the line that says so. */
 export interface ProbeFailure {
@@ -136,8 +137,4 @@ function memo<T>(cache: Map<string, Promise<T>>, key: string, make: () => Promis
     cache.set(key, value);
   }
   return value;
-}
-
-function errorMessage(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
 }

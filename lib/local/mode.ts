@@ -34,6 +34,7 @@ import { handleLocalMessage, LOCAL_MESSAGES_PATH } from './messages-route.js';
 import { peopleNotifications, type LocalPeopleNotifications } from './people-notifications.js';
 import { startPolling, type Polling } from './polling.js';
 import { DataDirSecretSource, LayeredSecretSource } from './secrets.js';
+import { errorMessage } from '../util/error-message.js';
 
 export interface LocalModeOptions {
   /** A file or directory of configuration (Pipelines, GitopsClusters, Secrets), applied at start. */
@@ -290,9 +291,13 @@ function startPoller(options: LocalModeOptions, store: Store, queue: EmbeddedQue
   // re-check, a retry) is lost with it, and SQS would have redelivered it.
   let resumed = false;
   const poll = async (): Promise<void> => {
-    const polls = await enqueuePolls({ store, queue, ...(resumed ? {} : { pipelineCheck: 'resume' as const }) });
+    const { pairs, messages } = await enqueuePolls({
+      store,
+      queue,
+      ...(resumed ? {} : { pipelineCheck: 'resume' as const }),
+    });
     resumed = true;
-    options.logger.debug('enqueued polls', { polls });
+    options.logger.debug('enqueued polls', { polls: pairs, messages });
   };
   parts.polling = startPolling(poll, options.pollIntervalMs, options.logger);
   return poll;
@@ -471,10 +476,6 @@ function reachableUrl(url: string): string {
 function once(work: () => Promise<void>): () => Promise<void> {
   let running: Promise<void> | undefined;
   return () => (running ??= work());
-}
-
-function errorMessage(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
 }
 
 /** The API base URLs of the promotion settings, by Git host type, for serve.json (those set only). */

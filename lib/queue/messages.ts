@@ -91,6 +91,27 @@ export const PollMessageSchema = z.object({
   pipelineSets: z.optional(z.array(ObjectKeySchema)),
 });
 
+/**
+ * Read every app of the kinds in use on a group of clusters: the scheduled backstop for lost events, one message per
+ * group (lib/poller/poller.ts). A pair whose LIST is what its last full poll recorded costs nothing more
+ * (docs/architecture.md, "The poll digest"); any other is polled as a `poll` message would.
+ */
+export const PollClustersMessageSchema = z.object({
+  type: z.literal('poll-clusters'),
+  clusters: z
+    .array(
+      z.object({
+        cluster: ObjectKeySchema,
+        /** As in `poll`: the registration the poller listed, absent when large. */
+        registration: z.optional(z.record(z.string(), z.unknown())),
+        kinds: z
+          .array(z.object({ kind: WatchedKindSchema, pipelineSets: z.optional(z.array(ObjectKeySchema)) }))
+          .check(z.minLength(1)),
+      }),
+    )
+    .check(z.minLength(1)),
+});
+
 /** Carry out the promotion of `revision` to `env`, once it has been approved. */
 export const PromoteMessageSchema = z.object({
   type: z.literal('promote'),
@@ -114,6 +135,7 @@ export const QueueMessageSchema = z.discriminatedUnion('type', [
   CheckAppMessageSchema,
   CheckPipelineMessageSchema,
   PollMessageSchema,
+  PollClustersMessageSchema,
   PromoteMessageSchema,
   SyncConfigSourceMessageSchema,
 ]);
@@ -121,6 +143,7 @@ export const QueueMessageSchema = z.discriminatedUnion('type', [
 export type CheckAppMessage = z.output<typeof CheckAppMessageSchema>;
 export type CheckPipelineMessage = z.output<typeof CheckPipelineMessageSchema>;
 export type PollMessage = z.output<typeof PollMessageSchema>;
+export type PollClustersMessage = z.output<typeof PollClustersMessageSchema>;
 export type PromoteMessage = z.output<typeof PromoteMessageSchema>;
 export type SyncConfigSourceMessage = z.output<typeof SyncConfigSourceMessageSchema>;
 export type QueueMessage = z.output<typeof QueueMessageSchema>;
@@ -138,6 +161,7 @@ export const QUEUE_MESSAGE_TYPES: readonly QueueMessageType[] = [
   'check-app',
   'check-pipeline',
   'poll',
+  'poll-clusters',
   'promote',
   'sync-config-source',
 ];

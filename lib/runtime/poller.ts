@@ -1,6 +1,6 @@
-// The poller Lambda's assembly: on each scheduled run, one `poll` message per (cluster, app kind) in use and one
-// `sync-config-source` per ConfigSource; then, over
-// the pipelines that listing named, the fleet's waiting approvals as metrics.
+// The poller Lambda's assembly: on each scheduled run, the `poll-clusters` messages of the fleet, a `check-pipeline`
+// per pipeline and a `sync-config-source` per ConfigSource (lib/poller); then, over the pipelines the poll named, the
+// fleet's waiting approvals as metrics.
 import { recordApprovalWait } from '../observability/approval-wait-metrics.js';
 import { functionMetrics } from '../observability/emf-metrics.js';
 import { enqueuePolls } from '../poller/poller.js';
@@ -16,21 +16,10 @@ export function pollerHandler(): PollerHandler {
     try {
       const { table, queue } = awsDependencies();
       const started = performance.now();
-      // Listed once for both: the polls, and the pipelines whose approval markers are counted.
-      const usage = await table.store.listClusterKinds();
-      const polls = await enqueuePolls({
-        store: {
-          listClusterKinds: () => Promise.resolve(usage),
-          listClusters: (page) => table.store.listClusters(page),
-          listConfigSources: (page) => table.store.listConfigSources(page),
-          listPipelineSets: (page) => table.store.listPipelineSets(page),
-        },
-        queue,
-      });
+      const { pairs: polls, messages, pipelines } = await enqueuePolls({ store: table.store, queue });
       metrics.record('PollDuration', performance.now() - started);
       metrics.record('PollsEnqueued', polls);
-      logger.info('enqueued polls', { polls });
-      const pipelines = usage.flatMap((entry) => entry.pipelines);
+      logger.info('enqueued polls', { polls, messages });
       await recordApprovalWait({ store: table.store, metrics, logger, now: new Date() }, pipelines);
       return { polls };
     } finally {

@@ -254,6 +254,49 @@ export interface PollSummaries {
   forgetPolledStatus(app: AppKey): Promise<void>;
 }
 
+// ---------------------------------------------------------------- poll digests
+
+/**
+ * What the last full poll of one (cluster, kind) listed, and a digest of everything the LIST held
+ * (lib/verifier/list-digest.ts): a later poll whose LIST gives the same digest, under the same configuration
+ * generation and while the digest is fresh, has nothing to record and reads nothing more (docs/architecture.md, "The
+ * poll digest"). A cache, like the summary: losing one costs a full poll of the pair, never a wrong decision.
+ */
+export interface PairDigest {
+  /** The configuration generation (`getConfigurationGeneration`) read before the poll that wrote it. */
+  generation: number;
+  /** The namespaces that poll listed, in its order. */
+  namespaces: string[];
+  digest: string;
+  /** ISO 8601: when it was written. */
+  writtenAt: string;
+}
+
+/** What the poller last listed of the (cluster, kind) pairs in use, under a configuration generation. */
+export interface PollPlan {
+  generation: number;
+  /** ISO 8601: when the poller listed it. */
+  listedAt: string;
+  pairs: { cluster: ObjectKey; kind: WatchedKind }[];
+  /** Every pipeline with a target on one of the pairs. */
+  pipelines: ObjectKey[];
+}
+
+export interface PollDigests {
+  /**
+   * A number that every stored change of a pipeline, a cluster registration or a PipelineSet moves on after its
+   * write (read consistently; 0 before the first): what a digest or a plan computed from the configuration holds for.
+   */
+  getConfigurationGeneration(): Promise<number>;
+  /** The digests of these clusters' pairs, by `objectKeyString(cluster)` then kind; one read per cluster. */
+  getPollDigests(clusters: readonly ObjectKey[]): Promise<Map<string, ReadonlyMap<WatchedKind, PairDigest>>>;
+  /** Sets a pair's digest, or removes it (`undefined`). */
+  putPollDigest(cluster: ObjectKey, kind: WatchedKind, digest: PairDigest | undefined): Promise<void>;
+  getPollPlan(): Promise<PollPlan | undefined>;
+  /** Stores the plan; false when it is too large to keep (the poller lists the pairs on every poll then). */
+  putPollPlan(plan: PollPlan): Promise<boolean>;
+}
+
 // ---------------------------------------------------------------- approvals and promotions
 
 export type ApprovalRequestOutcome =
@@ -703,6 +746,7 @@ export type Store = ConfigurationStore &
   Notifications &
   Freezes &
   PollSummaries &
+  PollDigests &
   ConfigSources &
   PipelineSets;
 

@@ -67,7 +67,9 @@ import type {
   Page,
   PageRequest,
   PolledRecordOutcome,
+  PairDigest,
   PolledStatus,
+  PollPlan,
   PromotionClaim,
   RejectOutcome,
   Store,
@@ -123,6 +125,11 @@ export class MemoryStore implements Store {
   readonly #freezes = new Map<string, FreezeSwitch>();
   /** Poll summaries by (cluster, kind): one version for the pair (the table keeps one per namespace). */
   readonly #pollSummaries = new Map<string, { version: number; entries: Map<string, PolledStatus> }>();
+  /** Moved on by every change of a pipeline, a cluster registration or a PipelineSet. */
+  #configurationGeneration = 0;
+  /** Poll digests by cluster, then kind. */
+  readonly #pollDigests = new Map<string, Map<WatchedKind, PairDigest>>();
+  #pollPlan: PollPlan | undefined;
 
   resetCounts(): void {
     this.counts.reads = 0;
@@ -169,6 +176,7 @@ export class MemoryStore implements Store {
       appliedAt: now.toISOString(),
       ...(owner ? { owner } : {}),
     });
+    this.#configurationGeneration += 1;
     return { changed: true };
   }
 
@@ -176,6 +184,7 @@ export class MemoryStore implements Store {
     const id = objectKeyString(key);
     if (!this.#read(this.#pipelines.get(id))) return false;
     this.#delete(id, this.#pipelines);
+    this.#configurationGeneration += 1;
     // The definition, approval markers and promotion records share the pipeline's partition in the table.
     this.#approvals.delete(id);
     this.#verifications.delete(id);
@@ -211,6 +220,7 @@ export class MemoryStore implements Store {
       appliedAt: now.toISOString(),
       ...(owner ? { owner } : {}),
     });
+    this.#configurationGeneration += 1;
     return { changed: true };
   }
 
@@ -222,6 +232,7 @@ export class MemoryStore implements Store {
     const id = objectKeyString(key);
     if (!this.#read(this.#clusters.get(id))) return false;
     this.#delete(id, this.#clusters);
+    this.#configurationGeneration += 1;
     return true;
   }
 
@@ -391,6 +402,43 @@ export class MemoryStore implements Store {
     const entries = new Map(summary.entries);
     entries.delete(`${app.namespace}/${app.name}`);
     this.#pollSummaries.set(id, { version: summary.version + 1, entries });
+  }
+
+  // ---------------------------------------------------------------- poll digests
+
+  async getConfigurationGeneration(): Promise<number> {
+    this.counts.reads += 1;
+    return this.#configurationGeneration;
+  }
+
+  async getPollDigests(clusters: readonly ObjectKey[]): Promise<Map<string, ReadonlyMap<WatchedKind, PairDigest>>> {
+    const found = new Map<string, ReadonlyMap<WatchedKind, PairDigest>>();
+    for (const id of new Set(clusters.map(objectKeyString))) {
+      this.counts.reads += 1;
+      const digests = this.#pollDigests.get(id);
+      if (digests) found.set(id, structuredClone(digests));
+    }
+    return found;
+  }
+
+  async putPollDigest(cluster: ObjectKey, kind: WatchedKind, digest: PairDigest | undefined): Promise<void> {
+    this.counts.writes += 1;
+    const id = objectKeyString(cluster);
+    const digests = this.#pollDigests.get(id) ?? new Map<WatchedKind, PairDigest>();
+    if (digest) digests.set(kind, copy(digest));
+    else digests.delete(kind);
+    this.#pollDigests.set(id, digests);
+  }
+
+  async getPollPlan(): Promise<PollPlan | undefined> {
+    this.counts.reads += 1;
+    return this.#pollPlan && copy(this.#pollPlan);
+  }
+
+  async putPollPlan(plan: PollPlan): Promise<boolean> {
+    this.counts.writes += 1;
+    this.#pollPlan = copy(plan);
+    return true;
   }
 
   // ---------------------------------------------------------------- approvals
@@ -777,6 +825,7 @@ export class MemoryStore implements Store {
       ...(owner ? { owner } : {}),
       ...(existing?.appsFound ? { appsFound: existing.appsFound } : {}),
     });
+    this.#configurationGeneration += 1;
     return { changed: true };
   }
 
@@ -808,6 +857,7 @@ export class MemoryStore implements Store {
     const id = objectKeyString(key);
     if (!this.#read(this.#pipelineSets.get(id))) return false;
     this.#delete(id, this.#pipelineSets);
+    this.#configurationGeneration += 1;
     return true;
   }
 

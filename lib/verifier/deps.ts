@@ -34,6 +34,11 @@ export interface VerifierSettings {
    * within the poll message, once per message. Whole seconds, at most 900.
    */
   pollDecisionDelaySeconds: number;
+  /**
+   * How long a pair's poll digest is trusted after the full poll that wrote it: after that the pair is polled in full
+   * again, whatever its LIST holds, so that nothing a digest could miss outlives it.
+   */
+  pollDigestMaxAgeMs: number;
 }
 
 export const DEFAULT_SETTINGS: VerifierSettings = {
@@ -42,6 +47,7 @@ export const DEFAULT_SETTINGS: VerifierSettings = {
   promotionRetryDelaysSeconds: [30, 60, 120, 300, 600],
   pollPipelineMaxAgeMs: 30_000,
   pollDecisionDelaySeconds: 5,
+  pollDigestMaxAgeMs: 60 * 60_000,
 };
 
 export interface VerifierDeps {

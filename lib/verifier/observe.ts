@@ -58,6 +58,10 @@ export async function observeApp(app: AppKey, deps: VerifierDeps): Promise<Obser
   } catch (error) {
     const status = failureStatus(error);
     const changed = await record(app, status, observedAt, deps);
+    // A poll digest vouches for what the pair's objects said when it was written; a failed read recorded since is
+    // not in them, and an unchanged LIST would leave it recorded. A read that succeeded needs no such care: what it
+    // recorded differently came from an object that changed, and so does the LIST (docs/architecture.md).
+    if (changed) await deps.store.putPollDigest(app.cluster, app.kind, undefined);
     deps.logger.warn('cannot read target', {
       app: appKeyString(app),
       phase: status.phase,

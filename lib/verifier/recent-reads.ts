@@ -20,6 +20,11 @@ export class RecentReads<T> {
     this.#reads.set(objectKeyString(key), { startedAt: this.now().getTime(), read: Promise.resolve(value) });
   }
 
+  /** Forgets every read, so that the next `get` of each key reads again. */
+  clear(): void {
+    this.#reads.clear();
+  }
+
   get(key: ObjectKey): Promise<T> {
     const now = this.now().getTime();
     const id = objectKeyString(key);

@@ -12,6 +12,7 @@ import { settingsOf, type VerifierDeps } from './deps.js';
 import { checkApp } from './handlers/check-app.js';
 import { checkPipeline } from './handlers/check-pipeline.js';
 import { poll } from './handlers/poll.js';
+import { pollClusters } from './handlers/poll-clusters.js';
 import { promoteApproved } from './handlers/promote.js';
 import { syncSource } from './handlers/sync-config-source.js';
 import { DeferredDecisions } from './deferred-decisions.js';
@@ -32,9 +33,13 @@ export function createVerifier(deps: VerifierDeps): MessageHandler {
       case 'check-app':
         return checkApp(message, deps, recentPipelines, redelivered);
       case 'check-pipeline':
-        return checkPipeline(message, deps);
+        return checkPipeline(message, deps, recentPipelines);
       case 'poll':
-        return poll(message, deps, recentPipelines, deferredDecisions, redelivered);
+        await poll(message, deps, recentPipelines, deferredDecisions, redelivered);
+        return;
+      case 'poll-clusters':
+        await pollClusters(message, deps, recentPipelines, deferredDecisions, redelivered);
+        return;
       case 'promote':
         return promoteApproved(message, deps);
       case 'sync-config-source':

@@ -285,12 +285,21 @@ describe('the poller', () => {
   it('may query the table and its index (the clusters and sources are listed there), enqueue and write its logs', () => {
     const statements = statementsOf('poller');
     assert.deepEqual(actionsOf(statements), [
+      'dynamodb:GetItem',
+      'dynamodb:PutItem',
       'dynamodb:Query',
       'logs:CreateLogStream',
       'logs:PutLogEvents',
       'sqs:SendMessage',
     ]);
     assert.deepEqual(resourcesOf(statements, 'dynamodb:Query'), [`<${id.table}.Arn>`, `<${id.table}.Arn>/index/gsi1`]);
+    // The configuration generation and the poll plan only: the CONFIG partition.
+    for (const action of ['dynamodb:GetItem', 'dynamodb:PutItem']) {
+      const [statement] = statements.filter((each) => asList(each.Action).includes(action));
+      assert.deepEqual(statement?.Condition, {
+        'ForAllValues:StringEquals': { 'dynamodb:LeadingKeys': ['CONFIG'] },
+      });
+    }
     assert.deepEqual(resourcesOf(statements, 'sqs:SendMessage'), [`<${id.queue}.Arn>`]);
   });
 });

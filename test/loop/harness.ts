@@ -242,7 +242,8 @@ export async function startLoop(t: TestContext, options: LoopOptions = {}) {
   };
 
   /** Runs the poller once, as its schedule would. */
-  const poll = () => enqueuePolls({ store, queue: running.queue });
+  /** One scheduled poll; resolves the (cluster, kind) pairs it polls. */
+  const poll = async () => (await enqueuePolls({ store, queue: running.queue })).pairs;
 
   /** Every target of the pipeline runs `version`, healthy, and the loop has seen it: the usual starting point. */
   const deployEverywhere = async (version: string) => {

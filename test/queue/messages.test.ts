@@ -128,7 +128,8 @@ describe('decodeMessage rejections', () => {
     {
       name: 'an unknown type',
       body: body({ type: SECRET }),
-      reason: 'invalid message: type is not one of check-app, check-pipeline, poll, promote, sync-config-source',
+      reason:
+        'invalid message: type is not one of check-app, check-pipeline, poll, poll-clusters, promote, sync-config-source',
     },
     {
       name: 'an empty app name',

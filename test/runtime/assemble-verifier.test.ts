@@ -20,7 +20,14 @@ describe('assembleVerifier', () => {
     await store.applyPipeline(document, resolvePipeline(document), T0);
     const queue = new RecordingQueue();
     await enqueuePolls({ store, queue });
-    const polls = queue.take().flatMap(({ message }) => (message.type === 'poll' ? [message] : []));
+    // Each cluster in a message of its own, as the poller deals a larger fleet into several.
+    const polls = queue
+      .take()
+      .flatMap(({ message }) =>
+        message.type === 'poll-clusters'
+          ? message.clusters.map((cluster) => ({ type: 'poll-clusters' as const, clusters: [cluster] }))
+          : [],
+      );
     assert.equal(polls.length, 2, 'dev and prod, one kind each');
 
     // No cluster is registered: every target is recorded as unreadable, a change for a pipeline never polled.

@@ -176,11 +176,18 @@ describe(`the Lambda bundles on Node ${process.versions.node}`, () => {
     sqs.reset();
   });
 
-  it('the poller enqueues one poll per cluster the stored pipeline uses', async () => {
+  it('the poller enqueues a poll of each cluster the stored pipeline uses', async () => {
     const answer = await handlers.poller();
     assert.deepEqual(answer, { polls: 2 }, 'dev and prod');
-    const sent = bodies('work').map((body) => JSON.parse(body) as { type: string });
-    assert.equal(sent.filter((message) => message.type === 'poll').length, 2, JSON.stringify(sent));
+    const sent = bodies('work').map(
+      (body) =>
+        JSON.parse(body) as { type: string; clusters?: { cluster: { name: string }; kinds: { kind: string }[] }[] },
+    );
+    const polled = sent
+      .filter((message) => message.type === 'poll-clusters')
+      .flatMap((message) => message.clusters ?? [])
+      .map(({ cluster, kinds }) => `${cluster.name} ${kinds.map(({ kind }) => kind).join()}`);
+    assert.deepEqual(polled, ['dev HelmRelease', 'prod HelmRelease'], JSON.stringify(sent));
     sqs.reset();
   });
 });

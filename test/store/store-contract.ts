@@ -440,6 +440,79 @@ export function storeContract(name: string, start: () => Promise<StoreUnderTest>
     });
   });
 
+  describe(`${name}: poll digests and the poll plan`, () => {
+    let subject: StoreUnderTest;
+    before(async () => (subject = await start()));
+    after(() => subject.stop());
+
+    const digestCluster = (cluster: string): ObjectKey => ({ namespace: 'flux-system', name: cluster });
+    const digest = (text: string) => ({
+      generation: 3,
+      namespaces: ['apps', 'apps-eu'],
+      digest: text,
+      writtenAt: '2026-11-01T10:00:00.000Z',
+    });
+
+    it('moves the configuration generation on with each change of a pipeline, a cluster or a PipelineSet', async () => {
+      const { store } = subject;
+      const start = await store.getConfigurationGeneration();
+      const shop = pipelineFixture('digest-shop', { dev: ['shop-a'] }, { cluster: 'digest-1' });
+      await store.applyPipeline(shop.document, shop.pipeline, at('2026-11-01T10:00:00Z'));
+      const applied = await store.getConfigurationGeneration();
+      assert.ok(applied > start, 'an apply');
+      await store.applyPipeline(shop.document, shop.pipeline, at('2026-11-01T10:01:00Z'));
+      assert.equal(await store.getConfigurationGeneration(), applied, 'an unchanged apply does not');
+      await store.applyCluster(clusterFixture('digest-1'), at('2026-11-01T10:02:00Z'));
+      const clustered = await store.getConfigurationGeneration();
+      assert.ok(clustered > applied, 'a cluster registration');
+      assert.equal(await store.deletePipeline(shop.pipeline), true);
+      assert.ok((await store.getConfigurationGeneration()) > clustered, 'a deletion');
+    });
+
+    it("keeps each cluster's digests by kind, and removes one", async () => {
+      const { store } = subject;
+      await store.putPollDigest(digestCluster('digest-a'), 'HelmRelease', digest('one'));
+      await store.putPollDigest(digestCluster('digest-a'), 'Kustomization', digest('two'));
+      await store.putPollDigest(digestCluster('digest-b'), 'HelmRelease', digest('three'));
+      const read = await store.getPollDigests([
+        digestCluster('digest-a'),
+        digestCluster('digest-b'),
+        digestCluster('x'),
+      ]);
+      assert.deepEqual(read.get('flux-system/digest-a')?.get('HelmRelease'), digest('one'));
+      assert.deepEqual(read.get('flux-system/digest-a')?.get('Kustomization'), digest('two'));
+      assert.deepEqual(read.get('flux-system/digest-b')?.get('HelmRelease'), digest('three'));
+      assert.equal(read.has('flux-system/x'), false, 'a cluster without digests');
+
+      await store.putPollDigest(digestCluster('digest-a'), 'HelmRelease', undefined);
+      const after = await store.getPollDigests([digestCluster('digest-a')]);
+      assert.equal(after.get('flux-system/digest-a')?.get('HelmRelease'), undefined);
+      assert.deepEqual(after.get('flux-system/digest-a')?.get('Kustomization'), digest('two'));
+    });
+
+    it('reads the digests of 250 clusters, over several batches', async () => {
+      const { store } = subject;
+      const clusters = Array.from({ length: 250 }, (_, index) => digestCluster(`many-${index}`));
+      for (const cluster of clusters) await store.putPollDigest(cluster, 'HelmRelease', digest(cluster.name));
+      const read = await store.getPollDigests(clusters);
+      assert.equal(read.size, 250);
+      assert.equal(read.get('flux-system/many-249')?.get('HelmRelease')?.digest, 'many-249');
+    });
+
+    it('keeps the poll plan as written', async () => {
+      const { store } = subject;
+      assert.equal(await store.getPollPlan(), undefined);
+      const plan = {
+        generation: 7,
+        listedAt: '2026-11-01T10:00:00.000Z',
+        pairs: [{ cluster: digestCluster('dev'), kind: 'HelmRelease' as const }],
+        pipelines: [{ namespace: 'flux-system', name: 'podinfo' }],
+      };
+      assert.equal(await store.putPollPlan(plan), true);
+      assert.deepEqual(await store.getPollPlan(), plan);
+    });
+  });
+
   describe(`${name}: approval markers`, () => {
     let subject: StoreUnderTest;
     before(async () => (subject = await start()));

@@ -118,7 +118,14 @@ describe("the poller's check of a pipeline, and decisions repeated on redelivery
     world.store.counts.reads = 0;
     await world.handle(POLL_CHECK);
     assert.deepEqual(promoted(world), []);
-    assert.equal(world.store.counts.reads, 3, 'the definition, its promotion records and the stop switches');
+    assert.equal(
+      world.store.counts.reads,
+      4,
+      'the configuration generation, the definition, its promotion records and the stop switches',
+    );
+    world.store.counts.reads = 0;
+    await world.handle(POLL_CHECK);
+    assert.equal(world.store.counts.reads, 3, 'the next poll: the definition read under the same generation is kept');
   });
 
   it('a pipeline that soaks is decided, and promotes once the soak is served', async () => {

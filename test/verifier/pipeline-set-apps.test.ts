@@ -1,5 +1,5 @@
 // A PipelineSet's `apps` generator follows the app objects of a leaf cluster through the poll (docs/pipeline-sets.md,
-// "The apps generator"): the real poller, the real verifier's `poll` handler and the Kubernetes reader over the fake
+// "The apps generator"): the real poller, the real verifier's `poll-clusters` handler and the Kubernetes reader over the fake
 // API server (the real @kubernetes/client-node), the store in memory. An app labelled to match adds its pipeline at
 // the next poll; one whose label is removed keeps it for one poll more and loses it at the second; an object missing
 // from one LIST only deletes nothing; the poll lists the pair once, as for hand-written pipelines; a re-apply of the
@@ -93,12 +93,12 @@ spec: { secretRef: { name: dev-1-kubeconfig } }
     settings: { pollDecisionDelaySeconds: 0 },
   });
   let id = 0;
-  /** One scheduled poll: the poller, then each `poll` message it sent handed to the verifier. */
+  /** One scheduled poll: the poller, then each `poll-clusters` message it sent handed to the verifier. */
   const poll = async () => {
     queue.take();
     await enqueuePolls({ store, queue });
     for (const { message } of queue.take()) {
-      if (message.type === 'poll') await verifier(message, { messageId: String(++id), receiveCount: 1 });
+      if (message.type === 'poll-clusters') await verifier(message, { messageId: String(++id), receiveCount: 1 });
     }
   };
   const pipelines = async () =>

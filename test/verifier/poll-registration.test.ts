@@ -1,6 +1,6 @@
-// The poller lists the cluster registrations once per poll and hands each to its `poll` messages, so that the
-// verifier's reads of a cluster do not start with a store read per message (lib/poller/poller.ts, the `poll`
-// handler): what a user of a 200-cluster fleet pays per poll.
+// The poller lists the cluster registrations once per poll and hands each to its `poll-clusters` messages, so that
+// the verifier's reads of a cluster do not start with a store read per message (lib/poller/poller.ts, the
+// `poll-clusters` handler): what a user of a 200-cluster fleet pays per poll.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { GitopsClusterDocument } from '../../lib/config/schema.js';
@@ -9,7 +9,7 @@ import { resolvePipeline } from '../../lib/pipeline/model.js';
 import { pollDecisionDelaySeconds } from '../../lib/local/mode.js';
 import { enqueuePolls } from '../../lib/poller/poller.js';
 import { RecordingPromoter } from '../../lib/testing/recording-promoter.js';
-import type { PollMessage } from '../../lib/queue/messages.js';
+import type { PollClustersMessage } from '../../lib/queue/messages.js';
 import { MemoryStore } from '../../lib/testing/memory-store.js';
 import { RecordingQueue } from '../../lib/testing/recording-queue.js';
 import { ScriptedClusters } from '../../lib/testing/scripted-clusters.js';
@@ -35,11 +35,13 @@ async function fleet(options: { largeProd?: boolean } = {}) {
   await store.applyPipeline(document, resolvePipeline(document), T0);
   const queue = new RecordingQueue();
   await enqueuePolls({ store, queue });
-  const polls = queue.take().flatMap(({ message }) => (message.type === 'poll' ? [message] : []));
+  const polls = queue.take().flatMap(({ message }) => (message.type === 'poll-clusters' ? message.clusters : []));
   return { store, polls };
 }
 
-const pollOf = (polls: readonly PollMessage[], cluster: ObjectKey): PollMessage => {
+type PolledCluster = PollClustersMessage['clusters'][number];
+
+const pollOf = (polls: readonly PolledCluster[], cluster: ObjectKey): PolledCluster => {
   const found = polls.find((poll) => poll.cluster.name === cluster.name);
   assert.ok(found, `a poll of ${cluster.name}`);
   return found;
@@ -96,7 +98,8 @@ describe('a poll message carries its cluster registration', () => {
     return {
       reads,
       registrations,
-      handle: (message: PollMessage) => handle(message, { messageId: 'm', receiveCount: 1 }),
+      handle: (polled: PolledCluster) =>
+        handle({ type: 'poll-clusters', clusters: [polled] }, { messageId: 'm', receiveCount: 1 }),
     };
   };
 

@@ -37,6 +37,11 @@ export function messageSummary(message: QueueMessage): string {
       return `check-pipeline ${objectKeyString(message.pipeline)}${message.env ? ` ${message.env}` : ''} (${message.cause})`;
     case 'poll':
       return `poll ${objectKeyString(message.cluster)} ${message.kind}`;
+    case 'poll-clusters': {
+      const [first] = message.clusters;
+      const more = message.clusters.length > 1 ? ` and ${message.clusters.length - 1} more` : '';
+      return `poll-clusters ${first ? objectKeyString(first.cluster) : ''}${more}`;
+    }
     case 'promote':
       return `promote ${objectKeyString(message.pipeline)} ${message.env} ${message.revision}`;
     case 'sync-config-source':

@@ -1,27 +1,31 @@
-// BatchWriteItem in chunks of 25 (DynamoDB's limit), retrying what DynamoDB leaves unprocessed under load, a bounded
-// number of times with a growing pause: one loop for the store's own writes and for a restore's raw items.
+// BatchWriteItem in chunks of 25 and BatchGetItem in chunks of 100 (DynamoDB's limits), retrying what DynamoDB leaves
+// unprocessed under load, a bounded number of times with a growing pause: one loop for the store's own writes, its
+// batched reads and a restore's raw items.
 import {
   BatchWriteItemCommand,
   type AttributeValue,
   type DynamoDBClient,
   type WriteRequest as RawWriteRequest,
 } from '@aws-sdk/client-dynamodb';
-import { BatchWriteCommand, type BatchWriteCommandInput } from '@aws-sdk/lib-dynamodb';
+import { BatchGetCommand, BatchWriteCommand, type BatchWriteCommandInput } from '@aws-sdk/lib-dynamodb';
 import type { TableContext } from './table.js';
 
 type WriteRequest = NonNullable<BatchWriteCommandInput['RequestItems']>[string][number];
-const CHUNK = 25;
+const WRITE_CHUNK = 25;
+const READ_CHUNK = 100;
 const MAX_ROUNDS = 8;
 
-/** Sends `requests` 25 at a time; `send` writes one batch and gives back what DynamoDB left unprocessed. */
+/** Sends `requests` `chunk` at a time; `send` sends one batch and gives back what DynamoDB left unprocessed. */
 async function inBatches<Request>(
   requests: readonly Request[],
   send: (batch: Request[]) => Promise<Request[] | undefined>,
+  chunk = WRITE_CHUNK,
+  what = 'writes',
 ): Promise<void> {
-  for (let start = 0; start < requests.length; start += CHUNK) {
-    let pending: Request[] = requests.slice(start, start + CHUNK);
+  for (let start = 0; start < requests.length; start += chunk) {
+    let pending: Request[] = requests.slice(start, start + chunk);
     for (let round = 0; pending.length > 0; round += 1) {
-      if (round === MAX_ROUNDS) throw new Error(`DynamoDB left ${pending.length} writes unprocessed; try again`);
+      if (round === MAX_ROUNDS) throw new Error(`DynamoDB left ${pending.length} ${what} unprocessed; try again`);
       if (round > 0) await new Promise((resolve) => setTimeout(resolve, 50 * 2 ** round));
       pending = (await send(pending)) ?? [];
     }
@@ -33,6 +37,28 @@ export async function batchWrite(table: TableContext, requests: readonly WriteRe
     const result = await table.documents.send(new BatchWriteCommand({ RequestItems: { [table.tableName]: pending } }));
     return result.UnprocessedItems?.[table.tableName];
   });
+}
+
+/** The items at these keys (those that exist, in no particular order), read consistently or not. */
+export async function batchGet(
+  table: TableContext,
+  itemKeys: readonly { pk: string; sk: string }[],
+  consistent: boolean,
+): Promise<Record<string, unknown>[]> {
+  const found: Record<string, unknown>[] = [];
+  await inBatches(
+    itemKeys,
+    async (pending) => {
+      const result = await table.documents.send(
+        new BatchGetCommand({ RequestItems: { [table.tableName]: { Keys: pending, ConsistentRead: consistent } } }),
+      );
+      found.push(...(result.Responses?.[table.tableName] ?? []));
+      return result.UnprocessedKeys?.[table.tableName]?.Keys as { pk: string; sk: string }[] | undefined;
+    },
+    READ_CHUNK,
+    'reads',
+  );
+  return found;
 }
 
 /**

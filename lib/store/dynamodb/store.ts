@@ -9,6 +9,7 @@ import { DynamoConfiguration } from './configuration.js';
 import { DynamoFreezes } from './freezes.js';
 import { DynamoNotifications } from './notifications.js';
 import { DynamoPipelineSets } from './pipeline-sets.js';
+import { DynamoPollDigests } from './poll-digests.js';
 import { DynamoPollSummaries } from './poll-summary.js';
 import { DynamoPromotions } from './promotions.js';
 import { tableContext } from './table.js';
@@ -39,15 +40,24 @@ export function createDynamoStore(options: DynamoStoreOptions): Store {
   const freezes = new DynamoFreezes(table);
   const configSources = new DynamoConfigSources(table);
   const pipelineSets = new DynamoPipelineSets(table);
+  const pollDigests = new DynamoPollDigests(table);
+  /** Each write that changed the configuration moves its generation on, after the write (poll-digests.ts). */
+  const changing = async <Result>(result: Result, changed: (result: Result) => boolean): Promise<Result> => {
+    if (changed(result)) await pollDigests.bumpConfigurationGeneration();
+    return result;
+  };
+  const hasChanged = ({ changed }: { changed: boolean }): boolean => changed;
+  const isTrue = (done: boolean): boolean => done;
   return {
-    applyPipeline: (...args) => configuration.applyPipeline(...args),
-    deletePipeline: (...args) => configuration.deletePipeline(...args),
-    repairInterruptedApplies: (...args) => configuration.repairInterruptedApplies(...args),
+    applyPipeline: async (...args) => changing(await configuration.applyPipeline(...args), hasChanged),
+    deletePipeline: async (...args) => changing(await configuration.deletePipeline(...args), isTrue),
+    repairInterruptedApplies: async (...args) =>
+      changing(await configuration.repairInterruptedApplies(...args), (settled) => settled > 0),
     getPipeline: (...args) => configuration.getPipeline(...args),
     listPipelines: (...args) => configuration.listPipelines(...args),
-    applyCluster: (...args) => configuration.applyCluster(...args),
+    applyCluster: async (...args) => changing(await configuration.applyCluster(...args), hasChanged),
     getCluster: (...args) => configuration.getCluster(...args),
-    deleteCluster: (...args) => configuration.deleteCluster(...args),
+    deleteCluster: async (...args) => changing(await configuration.deleteCluster(...args), isTrue),
     listClusters: (...args) => configuration.listClusters(...args),
     findTargets: (...args) => configuration.findTargets(...args),
     listClusterKinds: () => configuration.listClusterKinds(),
@@ -60,6 +70,11 @@ export function createDynamoStore(options: DynamoStoreOptions): Store {
     recordPolledStatus: (...args) => statuses.recordPolledStatus(...args),
     putPollSummary: (...args) => pollSummaries.putPollSummary(...args),
     forgetPolledStatus: (...args) => pollSummaries.forgetPolledStatus(...args),
+    getConfigurationGeneration: () => pollDigests.getConfigurationGeneration(),
+    getPollDigests: (...args) => pollDigests.getPollDigests(...args),
+    putPollDigest: (...args) => pollDigests.putPollDigest(...args),
+    getPollPlan: () => pollDigests.getPollPlan(),
+    putPollPlan: (...args) => pollDigests.putPollPlan(...args),
     getApproval: (...args) => approvals.getApproval(...args),
     listApprovals: (...args) => approvals.listApprovals(...args),
     requestApproval: (...args) => approvals.requestApproval(...args),
@@ -97,10 +112,10 @@ export function createDynamoStore(options: DynamoStoreOptions): Store {
     finishConfigSync: (...args) => configSources.finishConfigSync(...args),
     appendConfigAudit: (...args) => configSources.appendConfigAudit(...args),
     listConfigAudit: (...args) => configSources.listConfigAudit(...args),
-    applyPipelineSet: (...args) => pipelineSets.applyPipelineSet(...args),
+    applyPipelineSet: async (...args) => changing(await pipelineSets.applyPipelineSet(...args), hasChanged),
     getPipelineSet: (...args) => pipelineSets.getPipelineSet(...args),
     listPipelineSets: (...args) => pipelineSets.listPipelineSets(...args),
-    deletePipelineSet: (...args) => pipelineSets.deletePipelineSet(...args),
+    deletePipelineSet: async (...args) => changing(await pipelineSets.deletePipelineSet(...args), isTrue),
     recordPipelineSetApps: (...args) => pipelineSets.recordPipelineSetApps(...args),
   };
 }

@@ -74,6 +74,12 @@ export const keys = {
   configAudit: (key: ObjectKey) => `CONFIGAUDIT#${objectPart(key)}`,
   pipelineSet: (key: ObjectKey) => ({ pk: `PIPELINESET#${objectPart(key)}`, sk: 'DEF' }),
   pipelineSetsIndex: 'PIPELINESETS',
+  /** The configuration generation (poll-digests.ts). */
+  configurationGeneration: { pk: 'CONFIG', sk: 'GENERATION' },
+  /** What the poller last listed of the pairs in use. */
+  pollPlan: { pk: 'CONFIG', sk: 'POLLPLAN' },
+  /** One cluster's poll digests, one attribute per kind, beside its registration. */
+  pollDigests: (cluster: ObjectKey) => ({ pk: `CLUSTER#${objectPart(cluster)}`, sk: 'POLLDIGEST' }),
 };
 
 /** What the entity modules share: the document client and the table's name. */

@@ -2,10 +2,11 @@
 // A write happens only when the status changed: we read first, because in DynamoDB even a write whose condition
 // fails is billed as a write, and a redundant event must cost reads only. The write is conditional on the value
 // read and on not being older than what is stored, so concurrent verifiers never go back in time.
-import { BatchGetCommand, GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { TargetStatus } from '../../flux/target-status.js';
 import { appKeyString, type AppKey } from '../../pipeline/model.js';
 import type { ObservedTargetStatus, PolledRecordOutcome, PolledStatus, TargetStatuses } from '../port.js';
+import { batchGet } from './batch.js';
 import { fingerprint } from './fingerprint.js';
 import { decodeTargetStatus } from './stored-target-status.js';
 import { isConditionFailure, keys, type TableContext } from './table.js';
@@ -20,7 +21,6 @@ interface StatusItem {
 }
 
 const MAX_ATTEMPTS = 5;
-const BATCH_GET_LIMIT = 100;
 
 export class DynamoTargetStatuses implements TargetStatuses {
   constructor(private readonly table: TableContext) {}
@@ -31,24 +31,11 @@ export class DynamoTargetStatuses implements TargetStatuses {
   }
 
   async getTargetStatuses(apps: readonly AppKey[]): Promise<Map<string, ObservedTargetStatus>> {
-    const found = new Map<string, ObservedTargetStatus>();
     const unique = [...new Map(apps.map((app) => [appKeyString(app), app])).values()];
-    for (let start = 0; start < unique.length; start += BATCH_GET_LIMIT) {
-      let pending: Record<string, unknown>[] = unique.slice(start, start + BATCH_GET_LIMIT).map(keys.targetStatus);
-      for (let round = 0; pending.length > 0; round += 1) {
-        if (round === MAX_ATTEMPTS) throw new Error(`DynamoDB left ${pending.length} reads unprocessed; try again`);
-        if (round > 0) await new Promise((resolve) => setTimeout(resolve, 50 * 2 ** round));
-        const result = await this.table.documents.send(
-          new BatchGetCommand({ RequestItems: { [this.table.tableName]: { Keys: pending, ConsistentRead: true } } }),
-        );
-        for (const item of result.Responses?.[this.table.tableName] ?? []) {
-          const status = item as StatusItem;
-          found.set(status.appKey, observed(status));
-        }
-        pending = result.UnprocessedKeys?.[this.table.tableName]?.Keys ?? [];
-      }
-    }
-    return found;
+    const items = await batchGet(this.table, unique.map(keys.targetStatus), true);
+    return new Map(
+      items.map((item) => [(item as unknown as StatusItem).appKey, observed(item as unknown as StatusItem)]),
+    );
   }
 
   async recordTargetStatus(

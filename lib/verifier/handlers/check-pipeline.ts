@@ -12,14 +12,19 @@ import { mapLimit } from '../../util/map-limit.js';
 import { observeApp, scheduleRecheck } from '../observe.js';
 import { readPullRequestStates } from '../pull-request-states.js';
 import type { EvaluationCause } from '../effects/schedule-recheck.js';
+import type { RecentPipelines } from '../recent-pipelines.js';
 
 /** How many targets are read from clusters at once for one message. */
 const READ_CONCURRENCY = 8;
 
-export async function checkPipeline(message: CheckPipelineMessage, deps: VerifierDeps): Promise<void> {
+export async function checkPipeline(
+  message: CheckPipelineMessage,
+  deps: VerifierDeps,
+  recentPipelines: RecentPipelines,
+): Promise<void> {
   let known: KnownPipelineState | undefined;
   if (message.cause === 'poll') {
-    known = await polledState(message.pipeline, deps);
+    known = await polledState(message.pipeline, deps, recentPipelines);
     if (!known) return;
   } else if (message.cause === 'resume') {
     // The local mode's first poll after a start decides every pipeline: it reads the pull requests as any poll does.
@@ -51,11 +56,17 @@ export async function checkPipeline(message: CheckPipelineMessage, deps: Verifie
  * request), from three small reads instead of all its targets' statuses. A quiet pipeline's decision changes only
  * with a write, and each write is followed by a decision its message's redelivery repeats until it is made
  * (docs/architecture.md). Returns what it read for the decision to go on from, or undefined when there is nothing to
- * decide (or no pipeline).
+ * decide (or no pipeline). The definition is read once per configuration generation in a warm container
+ * (recent-pipelines.ts): every poll checks every pipeline, and a definition holds all its targets.
  */
-async function polledState(key: ObjectKey, deps: VerifierDeps): Promise<KnownPipelineState | undefined> {
+async function polledState(
+  key: ObjectKey,
+  deps: VerifierDeps,
+  recentPipelines: RecentPipelines,
+): Promise<KnownPipelineState | undefined> {
+  const generation = await deps.store.getConfigurationGeneration();
   const [stored, promotions, freezes] = await Promise.all([
-    deps.store.getPipeline(key),
+    recentPipelines.atCurrentGeneration(key, generation),
     deps.store.listPromotions(key),
     deps.store.listFreezes(),
   ]);

@@ -7,30 +7,52 @@
 // summary"): the status items and their conditional writes stay the truth, the summary only saves reads.
 import { ClusterAccessError } from '../../clusters/port.js';
 import { GitopsClusterDocument } from '../../config/schema.js';
-import { appKeyString, keyOfMetadata, objectKeyString, type AppKey, pipelineKeyOf } from '../../pipeline/model.js';
+import {
+  appKeyString,
+  keyOfMetadata,
+  objectKeyString,
+  pipelineKeyOf,
+  type AppKey,
+  type ObjectKey,
+} from '../../pipeline/model.js';
 import type { PollMessage } from '../../queue/messages.js';
 import type { PollSummary, PolledStatus } from '../../store/port.js';
 import type { VerifierDeps } from '../deps.js';
 import type { DeferredDecisions } from '../deferred-decisions.js';
 import { evaluatePipeline } from '../evaluate.js';
 import { appsOnPair } from '../apps-on-pair.js';
+import { nameOf } from '../list-digest.js';
 import { followSetApps, setNamespaces } from '../pipeline-set-apps.js';
 import { failureStatus, scheduleRecheck, statusOf, type Observation } from '../observe.js';
 import type { RecentPipelines } from '../recent-pipelines.js';
+
+/** What a poll of a pair listed, when its LIST succeeded: what the pair's poll digest is computed from. */
+export interface PairListing {
+  namespaces: string[];
+  objects: Record<string, unknown>[];
+}
+
+/** A LIST of a pair made before its poll: what it found, or how it failed. */
+export interface ListedBefore {
+  namespaces: readonly string[];
+  outcome: { objects: Record<string, unknown>[] } | { error: unknown };
+}
 
 export async function poll(
   message: PollMessage,
   deps: VerifierDeps,
   recentPipelines: RecentPipelines,
-  deferredDecisions: DeferredDecisions,
+  deferredDecisions: Pick<DeferredDecisions, 'delaySeconds' | 'decideSoon'>,
   redelivered = false,
-): Promise<void> {
+  /** The pair's LIST made already (by `poll-clusters`), reused when it was of the namespaces this poll lists. */
+  listedBefore?: ListedBefore,
+): Promise<PairListing | undefined> {
   const read = await deps.store.getClusterKindPoll(message.cluster, message.kind);
   // The PipelineSets whose apps generators look here (one read each, only for a pair one looks at).
   const sets = (await Promise.all((message.pipelineSets ?? []).map((key) => deps.store.getPipelineSet(key)))).flatMap(
     (set) => (set ? [set] : []),
   );
-  if (!read && sets.length === 0) return;
+  if (!read && sets.length === 0) return undefined;
   const pipelines = (await Promise.all((read?.usage.pipelines ?? []).map((key) => recentPipelines.get(key)))).flatMap(
     (p) => (p ? [p.pipeline] : []),
   );
@@ -41,9 +63,9 @@ export async function poll(
 
   // Only what a stored definition lists is read: a usage item an interrupted apply left names no target.
   const setPlaces = setNamespaces(sets, message.cluster, message.kind);
-  if (expected.size === 0 && setPlaces.length === 0) return;
+  if (expected.size === 0 && setPlaces.length === 0) return undefined;
   const namespaces = [...new Set([...[...expected.values()].map((app) => app.namespace), ...setPlaces])];
-  rememberRegistration(message, deps);
+  rememberRegistration(message.cluster, message.registration, deps);
 
   const observedAt = deps.now();
   let observations: Pick<Observation, 'app' | 'status'>[];
@@ -51,7 +73,10 @@ export async function poll(
   /** What the LIST found, when it succeeded: the sets' apps are followed from it alone. */
   let listed: Record<string, unknown>[] | undefined;
   try {
-    const objects = await deps.clusters.listApps(message.cluster, message.kind, namespaces);
+    const objects =
+      listedBefore && sameNamespaces(listedBefore.namespaces, namespaces)
+        ? outcomeOf(listedBefore)
+        : await deps.clusters.listApps(message.cluster, message.kind, namespaces);
     listed = objects;
     const byName = new Map(objects.map((object) => [nameOf(object), object]));
     // A target missing from the list is recorded as not found, as a GET of it would be.
@@ -89,18 +114,33 @@ export async function poll(
   else for (const pipeline of toDecide) await evaluatePipeline(pipeline, deps, 'status-changed');
   if (listed && sets.length > 0) await followSetApps(sets, listed, message.cluster, message.kind, deps);
   if (failure) throw failure;
+  return listed && { namespaces, objects: listed };
+}
+
+function outcomeOf({ outcome }: ListedBefore): Record<string, unknown>[] {
+  if ('error' in outcome) throw outcome.error;
+  return outcome.objects;
+}
+
+function sameNamespaces(before: readonly string[], now: readonly string[]): boolean {
+  if (before.length !== now.length) return false;
+  const listed = new Set(before);
+  return now.every((namespace) => listed.has(namespace));
 }
 
 /**
  * Hands the registration the poller listed to the cluster reader, so that it does not read it again. One that does
  * not pass the GitopsCluster schema (a message of another version) is left alone: the reader reads the store.
  */
-function rememberRegistration(message: PollMessage, deps: VerifierDeps): void {
-  if (!message.registration || !deps.clusterRegistrations) return;
-  const parsed = GitopsClusterDocument.safeParse(message.registration);
-  if (!parsed.success || objectKeyString(keyOfMetadata(parsed.data.metadata)) !== objectKeyString(message.cluster))
-    return;
-  deps.clusterRegistrations.remember(message.cluster, parsed.data);
+export function rememberRegistration(
+  cluster: ObjectKey,
+  registration: Record<string, unknown> | undefined,
+  deps: VerifierDeps,
+): void {
+  if (!registration || !deps.clusterRegistrations) return;
+  const parsed = GitopsClusterDocument.safeParse(registration);
+  if (!parsed.success || objectKeyString(keyOfMetadata(parsed.data.metadata)) !== objectKeyString(cluster)) return;
+  deps.clusterRegistrations.remember(cluster, parsed.data);
 }
 
 /**
@@ -138,9 +178,4 @@ async function recordWithSummary(
   const written = await summaries.putPollSummary(message.cluster, message.kind, summary.version, entries);
   if (!written) for (const app of changedApps) await summaries.forgetPolledStatus(app);
   return changedApps;
-}
-
-function nameOf(object: Record<string, unknown>): string {
-  const metadata = (object.metadata ?? {}) as { namespace?: unknown; name?: unknown };
-  return `${String(metadata.namespace)}/${String(metadata.name)}`;
 }
