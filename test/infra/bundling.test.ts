@@ -105,6 +105,20 @@ describe('bundles', () => {
     }
   });
 
+  it("hold no zod locale but the English one (zod's `z` namespace brings every language)", () => {
+    // `import { z } from 'zod'` makes esbuild keep the whole namespace object, `z.locales` with its 40-odd languages
+    // and the JSON Schema converters (about 350 KiB that every cold start compiles); `import * as z` keeps what is used.
+    for (const name of FUNCTIONS) {
+      const output = Object.entries(bundles[name].metafile.outputs).find(([file]) => file.endsWith('.mjs'))?.[1];
+      assert.ok(output);
+      const locales = Object.entries(output.inputs)
+        .filter(([file, { bytesInOutput }]) => bytesInOutput > 0 && file.includes('node_modules/zod/v4/locales/'))
+        .map(([file]) => file.slice(file.indexOf('node_modules/')));
+      const languages = locales.filter((file) => !/\/locales\/(en|index)\.js$/.test(file));
+      assert.deepEqual(languages, [], name);
+    }
+  });
+
   it("the verifier's node-fetch gets Node's URL in place of whatwg-url and its tr46 tables", () => {
     assert.deepEqual(BUNDLE_SETTINGS.alias, { 'whatwg-url': 'node:url' });
     assert.equal(contains(bundles.verifier, 'node-fetch/'), true);
