@@ -21,17 +21,27 @@
 // construct: Node reads and parses a bundle's whole source map when it loads the bundle, the map of code that is
 // evaluated only later (the Git host clients, lib/runtime/promoter.ts) included.
 //
+// A bundle is an entry and the chunks it imports (infra/bundling.ts, `esbuildOptions`); its size here is what a cold
+// start loads (`loadedAtStart`), not the chunks it loads only through `import()` later.
+//
 // Throws, failing `npm run bench`, when the receiver's bundle holds the verifier's clients or is over its size limit
-// (`receiverBundleProblems`), as `npm run bundle-sizes` does.
+// (`receiverBundleProblems`), as `npm run bundle-sizes` does, and when the verifier's load and init take more CPU over
+// the empty module's than its goal (`VERIFIER_GOAL`).
 import { execFile } from 'node:child_process';
-import { mkdtemp, rm, stat, symlink, writeFile } from 'node:fs/promises';
+import { mkdtemp, rm, symlink, writeFile } from 'node:fs/promises';
 import { builtinModules } from 'node:module';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { promisify } from 'node:util';
 import { build } from 'esbuild';
-import { esbuildOptions, REPO_ROOT, receiverBundleProblems, type FunctionName } from '../infra/bundling.js';
+import {
+  esbuildOptions,
+  loadedAtStart,
+  REPO_ROOT,
+  receiverBundleProblems,
+  type FunctionName,
+} from '../infra/bundling.js';
 import { formatMs, formatNumber, formatRatio, runIfMain, type Bench, type BenchSection } from './report.js';
 
 /** Fresh processes measured per function (and for the baseline); the median is reported. */
@@ -44,8 +54,9 @@ const WITHOUT_SOURCE_MAPS: readonly FunctionName[] = ['receiver', 'verifier'];
 const withoutSourceMaps = (name: FunctionName): string => `${name} without source maps`;
 
 /**
- * The fleet-scale goal for the verifier (docs/benchmarks.md), over the empty module of the same run: the CPU its load adds, and its RSS once
- * loaded. The Git host clients count only once a promotion to their host is made (lib/runtime/promoter.ts).
+ * The fleet-scale goal for the verifier (docs/benchmarks.md), over the empty module of the same run: the CPU its load
+ * adds, and its RSS once loaded. The bench fails when the CPU is over. What the verifier loads only through `import()`
+ * (the Kubernetes client on the first cluster read, a Git host's client on the first promotion to it) is not in it.
  */
 const VERIFIER_GOAL = { cpuMs: 120, rssBytes: 80 * 1024 ** 2 };
 
@@ -143,6 +154,7 @@ const memory = (measured: Medians): string => `RSS ${mib(measured.rssBytes)} (V8
 /** A bundle as the probe loads it, and the packages it imports from node_modules at load (none, today). */
 interface BuiltBundle {
   file: string;
+  /** The entry and the chunks it imports: what a cold start loads (`loadedAtStart`). */
   bytes: number;
   loadedFromNodeModules: string[];
 }
@@ -152,16 +164,21 @@ const isBuiltin = (specifier: string): boolean =>
 
 async function buildBundle(name: FunctionName, file: string): Promise<BuiltBundle> {
   const result = await build({ ...esbuildOptions(name, file), metafile: true, logLevel: 'warning' });
-  const bytes = (await stat(file)).size;
+  const atStart = loadedAtStart(result.metafile);
   const problems =
-    name === 'receiver' ? receiverBundleProblems({ bytes, inputs: Object.keys(result.metafile.inputs) }) : [];
+    name === 'receiver'
+      ? receiverBundleProblems({ bytes: atStart.bytes, inputs: Object.keys(result.metafile.inputs) })
+      : [];
   if (problems.length > 0) throw new Error(problems.join('; '));
-  const output = Object.entries(result.metafile.outputs).find(([out]) => out.endsWith('.mjs'))?.[1];
-  // What a bundle imports, not holds, at load (not through import()): loaded from the node_modules beside it.
-  const atLoad = (output?.imports ?? []).filter(
-    (entry) => entry.external && entry.kind === 'import-statement' && !isBuiltin(entry.path),
-  );
-  return { file, bytes, loadedFromNodeModules: [...new Set(atLoad.map((entry) => entry.path))].sort() };
+  // What the code loaded at start imports, not holds (not through import()): loaded from the node_modules beside it.
+  const atLoad = atStart.files
+    .flatMap((loaded) => result.metafile.outputs[loaded]?.imports ?? [])
+    .filter((entry) => entry.external && entry.kind === 'import-statement' && !isBuiltin(entry.path));
+  return {
+    file,
+    bytes: atStart.bytes,
+    loadedFromNodeModules: [...new Set(atLoad.map((entry) => entry.path))].sort(),
+  };
 }
 
 export const benchColdStart: Bench = async (): Promise<BenchSection> => {
@@ -195,6 +212,13 @@ export const benchColdStart: Bench = async (): Promise<BenchSection> => {
     }
 
     const baseline = medians(samples.get('empty') ?? []);
+    const verifierCpuMs = medians(samples.get('verifier') ?? []).cpuMs - baseline.cpuMs;
+    if (!(verifierCpuMs <= VERIFIER_GOAL.cpuMs)) {
+      throw new Error(
+        `the verifier's load and init take ${signedMs(verifierCpuMs)} of CPU over an empty module's, over the goal ` +
+          `of +${VERIFIER_GOAL.cpuMs} ms`,
+      );
+    }
     const conditions = `median of ${SAMPLES} fresh node ${process.version} processes, --enable-source-maps`;
     return {
       title: 'Cold start',

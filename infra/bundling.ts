@@ -1,19 +1,20 @@
-// How each Lambda handler is bundled: the ONE place shared by the CDK construct (NodejsFunction, local esbuild, no
-// Docker), `npm run bundle` (scripts/bundle.ts: the bundles the packed package carries) and `npm run bundle-sizes`
-// (bench/bundle-sizes.ts), the last two through the esbuild API with the same settings.
+// How each Lambda handler is bundled: the ONE place shared by the CDK construct (function-code.ts: esbuild's API at
+// synth, no Docker), `npm run bundle` (scripts/bundle.ts: the bundles the packed package carries) and
+// `npm run bundle-sizes` (bench/bundle-sizes.ts), all through `esbuildOptions`.
 // Nothing here imports aws-cdk-lib, so the script stays quick.
+import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { BuildOptions } from 'esbuild';
 
-/** The repository root: esbuild's working directory, the CDK `projectRoot`, where package-lock.json is. */
+/** The repository root: esbuild's working directory, where package.json is. */
 export const REPO_ROOT = fileURLToPath(new URL('..', import.meta.url));
-/** The lockfile NodejsFunction needs to find the project root (`depsLockFilePath`). */
-export const LOCK_FILE = fileURLToPath(new URL('../package-lock.json', import.meta.url));
 
 export type FunctionName = 'receiver' | 'verifier' | 'poller';
 
-/** The file each bundle's code is in; `index.handler` is the handler Lambda calls, whoever bundled it. */
+/** The file each bundle's entry is in; `index.handler` is the handler Lambda calls, whoever bundled it. */
 export const BUNDLE_FILE = 'index.mjs';
+/** Where, beside BUNDLE_FILE, the chunks are that a function loads through `import()` (`esbuildOptions`). */
+export const CHUNKS_DIRECTORY = 'chunks';
 
 /**
  * Where a function's prebuilt bundle is under the compiled package's root (dist/): `npm run bundle`
@@ -75,9 +76,54 @@ export const RECEIVER_BUNDLE_GOAL_BYTES = 400 * 1024;
  */
 export const RECEIVER_BUNDLE_LIMIT_BYTES = 400 * 1024;
 
+/** What esbuild's metafile says of a build's output files, as much as `loadedAtStart` reads. */
+export interface BundleOutputs {
+  outputs: Record<
+    string,
+    {
+      bytes: number;
+      imports: readonly { path: string; kind: string; external?: boolean }[];
+      inputs: Record<string, { bytesInOutput: number }>;
+    }
+  >;
+}
+
+/**
+ * What Node loads when it imports a function's entry: the entry and the chunks it imports statically, transitively
+ * (not those behind an `import()`), with their size and the files that put code in them.
+ */
+export function loadedAtStart(metafile: BundleOutputs): { files: string[]; bytes: number; inputs: string[] } {
+  // A module reached through import() is an entry point of its own chunk too: the function's is BUNDLE_FILE.
+  const entry = Object.keys(metafile.outputs).find((file) => file.endsWith(`/${BUNDLE_FILE}`));
+  const files = new Set<string>();
+  const pending = entry === undefined ? [] : [entry];
+  for (let file = pending.pop(); file !== undefined; file = pending.pop()) {
+    const output = metafile.outputs[file];
+    if (files.has(file) || !output) continue;
+    files.add(file);
+    for (const imported of output.imports) {
+      if (!imported.external && imported.kind === 'import-statement') pending.push(imported.path);
+    }
+  }
+  const outputs = [...files].map((file) => metafile.outputs[file]);
+  return {
+    files: [...files],
+    bytes: outputs.reduce((sum, output) => sum + (output?.bytes ?? 0), 0),
+    inputs: [
+      ...new Set(
+        outputs.flatMap((output) =>
+          Object.entries(output?.inputs ?? {})
+            .filter(([, input]) => input.bytesInOutput > 0)
+            .map(([input]) => input),
+        ),
+      ),
+    ],
+  };
+}
+
 /** What esbuild's metafile says of one bundle, as much as `receiverBundleProblems` needs. */
 export interface BundleFacts {
-  /** The size of the `.mjs` Lambda loads. */
+  /** The size of the code Lambda loads at a cold start (`loadedAtStart`). */
   bytes: number;
   /** The bundled files, as esbuild names them (`node_modules/<package>/…`, `lib/…`). */
   inputs: readonly string[];
@@ -100,7 +146,7 @@ export function receiverBundleProblems(bundle: BundleFacts): string[] {
   return problems;
 }
 
-/** The settings, in the vocabulary both consumers understand. */
+/** The settings `esbuildOptions` gives esbuild. */
 export const BUNDLE_SETTINGS = {
   /** The Lambda runtime the construct deploys is nodejs22.x (infra/README.md, cdk-nag AwsSolutions-L1). */
   target: 'node22',
@@ -133,16 +179,27 @@ export const BUNDLE_SETTINGS = {
 } as const;
 
 /**
- * The esbuild options of one function, identical to what NodejsFunction passes to the esbuild CLI. Checked against
- * esbuild's BuildOptions but not declared as one: the construct's published declarations import this module, and a
- * CDK app that uses the package has no esbuild to resolve that type from.
+ * The esbuild options of one function, its entry written to `outfile` (`<dir>/index.mjs`), the code it reaches only
+ * through `import()` to `chunks/` beside it. Checked against esbuild's BuildOptions but not declared as one: the
+ * construct's published declarations import this module, and a CDK app that uses the package has no esbuild to
+ * resolve that type from.
+ *
+ * Code splitting (`splitting`, ESM only) keeps what a function loads on demand out of the file Node compiles at a
+ * cold start: the verifier's Kubernetes client (on its first cluster read, lib/clusters/deferred-reader.ts), each Git
+ * host's client (on the first promotion to that host), the CloudWatch and STS clients of the verification checks. In
+ * one file, V8 would still parse all of it at load, only its evaluation deferred; a chunk is read, compiled and
+ * evaluated only when its `import()` runs. The code a function loads at start is the entry and the chunks it imports
+ * statically (code shared with an on-demand chunk).
  */
 export function esbuildOptions(name: FunctionName, outfile: string) {
   const s = BUNDLE_SETTINGS;
   return {
-    entryPoints: [ENTRIES[name]],
+    entryPoints: { [path.basename(outfile, path.extname(outfile))]: ENTRIES[name] },
     absWorkingDir: REPO_ROOT,
-    outfile,
+    outdir: path.dirname(outfile),
+    outExtension: { '.js': '.mjs' },
+    splitting: true,
+    chunkNames: `${CHUNKS_DIRECTORY}/[name]-[hash]`,
     bundle: true,
     target: s.target,
     platform: s.platform,

@@ -1,18 +1,19 @@
 // Where each function's code comes from. The installed package carries the bundles that `npm pack` built
 // (scripts/bundle.ts, with the settings of bundling.ts) beside its compiled construct, and there the construct deploys
 // them as they are: a CDK app that uses the package runs no esbuild and needs none of this repository's sources. A
-// checkout of the repository has no bundles beside infra/, so it bundles the sources with NodejsFunction, as
-// `npm run synth` and the tests do.
+// checkout of the repository has no bundles beside infra/, so it bundles the sources with esbuild at synth, as
+// `npm run synth` does (bundledSources).
 import { existsSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import path from 'node:path';
+import { AssetHashType, DockerImage } from 'aws-cdk-lib';
 import * as lambda from 'aws-cdk-lib/aws-lambda';
-import * as nodejs from 'aws-cdk-lib/aws-lambda-nodejs';
 import type { Construct } from 'constructs';
+import type * as Esbuild from 'esbuild';
 import {
   BUNDLE_FILE,
-  BUNDLE_SETTINGS,
   ENTRIES,
-  LOCK_FILE,
+  esbuildOptions,
   prebuiltBundleDirectory,
   REPO_ROOT,
   type FunctionName,
@@ -46,27 +47,33 @@ export function handlerFunction(
   name: FunctionName,
   props: HandlerFunctionProps,
 ): lambda.Function {
-  if (functionCodeSource(name) === 'prebuilt-bundle') {
-    const code = lambda.Code.fromAsset(prebuiltBundleDirectory(COMPILED_ROOT, name));
-    return new lambda.Function(scope, id, { ...props, code, handler: 'index.handler' });
-  }
-  const s = BUNDLE_SETTINGS;
-  return new nodejs.NodejsFunction(scope, id, {
-    ...props,
-    entry: ENTRIES[name],
-    handler: 'handler',
-    projectRoot: REPO_ROOT,
-    depsLockFilePath: LOCK_FILE,
+  const code =
+    functionCodeSource(name) === 'prebuilt-bundle'
+      ? lambda.Code.fromAsset(prebuiltBundleDirectory(COMPILED_ROOT, name))
+      : bundledSources(name);
+  return new lambda.Function(scope, id, { ...props, code, handler: 'index.handler' });
+}
+
+/**
+ * This checkout's sources of `name`, bundled at synth by the esbuild beside them (a devDependency) with the options
+ * of bundling.ts: an entry and its chunks, which NodejsFunction's single `--outfile` cannot make. Synths that skip
+ * bundling (the tests) never run it.
+ */
+function bundledSources(name: FunctionName): lambda.Code {
+  return lambda.Code.fromAsset(REPO_ROOT, {
+    assetHashType: AssetHashType.OUTPUT,
     bundling: {
-      target: s.target,
-      format: nodejs.OutputFormat.ESM,
-      minify: s.minify,
-      sourceMap: s.sourceMap,
-      sourcesContent: s.sourcesContent,
-      mainFields: [...s.mainFields],
-      banner: s.banner,
-      externalModules: [...s.externalModules],
-      esbuildArgs: Object.fromEntries(Object.entries(s.alias).map(([from, to]) => [`--alias:${from}`, to])),
+      // Never run: the local bundling below either bundles or throws. The command names the function, since the
+      // asset cache tells bundlings apart by their options.
+      image: DockerImage.fromRegistry('local-esbuild'),
+      command: ['bundle', name],
+      local: {
+        tryBundle(outputDir: string): boolean {
+          const esbuild = createRequire(import.meta.url)('esbuild') as typeof Esbuild;
+          esbuild.buildSync({ ...esbuildOptions(name, path.join(outputDir, BUNDLE_FILE)), logLevel: 'warning' });
+          return true;
+        },
+      },
     },
   });
 }

@@ -2,8 +2,11 @@
 // eks:DescribeCluster, the bearer token is a presigned STS GetCallerIdentity URL (what `aws eks get-token` prints),
 // signed with the function's own credentials or with those of an assumed role. Everything is cached: cluster data for
 // an hour, assumed-role credentials until shortly before they expire, each token for 14 of its 15 minutes.
-import { DescribeClusterCommand, EKSClient } from '@aws-sdk/client-eks';
-import { AssumeRoleCommand, STSClient } from '@aws-sdk/client-sts';
+// The EKS and STS clients are imported on the first EKS cluster's connection, not with this module: the verifier
+// builds an EksAccess at start, and most installations register no EKS cluster (their bundle keeps the clients in a
+// chunk of their own, infra/bundling.ts).
+import type { EKSClient } from '@aws-sdk/client-eks';
+import type { STSClient } from '@aws-sdk/client-sts';
 import { Hash } from '@smithy/hash-node';
 import { HttpRequest } from '@smithy/protocol-http';
 import { SignatureV4 } from '@smithy/signature-v4';
@@ -111,11 +114,11 @@ function rfc3986(value: string): string {
   return encodeURIComponent(value).replace(/[!'()*]/g, (char) => `%${char.charCodeAt(0).toString(16).toUpperCase()}`);
 }
 
-let defaultChain: AwsCredentialsProvider | undefined;
+let defaultChain: Promise<AwsCredentialsProvider> | undefined;
 
 /** The AWS SDK's default credential provider chain (env, web identity, ECS, IMDS…), memoized by the SDK. */
-function defaultCredentials(): AwsCredentialsProvider {
-  defaultChain ??= new STSClient({}).config.credentials;
+function defaultCredentials(): Promise<AwsCredentialsProvider> {
+  defaultChain ??= import('@aws-sdk/client-sts').then(({ STSClient }) => new STSClient({}).config.credentials);
   return defaultChain;
 }
 
@@ -148,6 +151,7 @@ export class EksAccess {
   /** DescribeCluster's endpoint and CA, cached. */
   describe(ref: EksClusterRef): Promise<{ endpoint: string; caData: string }> {
     return this.cached(this.clusters, cacheKey(ref), async () => {
+      const { DescribeClusterCommand, EKSClient } = await import('@aws-sdk/client-eks');
       const credentials = this.credentialsFor(ref);
       const client = this.client(this.eksClients, ref, () =>
         (this.options.eksClient ?? ((region, provider) => new EKSClient({ region, credentials: provider })))(
@@ -206,7 +210,7 @@ export class EksAccess {
   }
 
   private async resolveCredentials(ref: EksClusterRef): Promise<AwsCredentials> {
-    const base = this.options.credentials ?? defaultCredentials();
+    const base = this.options.credentials ?? (await defaultCredentials());
     const roleArn = ref.roleArn;
     if (!roleArn) {
       try {
@@ -216,6 +220,7 @@ export class EksAccess {
       }
     }
     return this.cached(this.roles, `${ref.region}|${roleArn}`, async () => {
+      const { AssumeRoleCommand, STSClient } = await import('@aws-sdk/client-sts');
       const client = this.client(this.stsClients, { ...ref, roleArn: undefined }, () =>
         (this.options.stsClient ?? ((region, provider) => new STSClient({ region, credentials: provider })))(
           ref.region,

@@ -2,7 +2,8 @@
 // (lib/local/mode.ts) call this, so what differs between them is a parameter here, in plain sight: the queue and the
 // store behind the ports, EKS tokens (AWS only), and how promotions reach GitHub and the notification sinks.
 import { cloudWatchAlarmsReader, evaluateCloudWatchAlarmsCheck } from '../verification/cloudwatch-alarms-check.js';
-import { KubernetesClusterReader, type EksAccess } from '../clusters/index.js';
+import { deferredKubernetesClusterReader } from '../clusters/deferred-reader.js';
+import type { EksAccess } from '../clusters/eks.js';
 import type { Logger } from '../logging/logger.js';
 import type { PeopleNotifications } from '../notify/index.js';
 import type { MessageHandler, Queue } from '../queue/index.js';
@@ -63,7 +64,7 @@ export function assembleVerifier(options: VerifierAssemblyOptions): VerifierOfWo
     pollPipelineMaxAgeMs,
     now,
   );
-  const clusters = new KubernetesClusterReader({
+  const clusters = deferredKubernetesClusterReader({
     getCluster: (key) => registrations.get(key),
     secrets,
     eksTokens: options.eksTokens,

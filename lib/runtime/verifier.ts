@@ -2,7 +2,7 @@
 // and the verifier built by assembleVerifier (as the local mode builds it), the records to retry out.
 import { EventBridgeClient } from '@aws-sdk/client-eventbridge';
 import type { Context, SQSBatchResponse, SQSEvent } from 'aws-lambda';
-import { EksAccess } from '../clusters/index.js';
+import { EksAccess } from '../clusters/eks.js';
 import { functionMetrics } from '../observability/emf-metrics.js';
 import { effectMetrics } from '../observability/effect-metrics.js';
 import { countedDeadLetters, measuredMessages } from '../observability/message-metrics.js';

@@ -15,7 +15,7 @@ interface Bundle {
 
 async function bundle(name: FunctionName): Promise<Bundle> {
   const result = await build({ ...esbuildOptions(name, `/virtual/${name}/index.mjs`), metafile: true, write: false });
-  const code = result.outputFiles.find((file) => file.path.endsWith('.mjs'));
+  const code = result.outputFiles.find((file) => file.path.endsWith(`/${name}/index.mjs`));
   assert.ok(code);
   return { code: code.text, metafile: result.metafile };
 }

@@ -21,6 +21,7 @@ import {
   ESM_REQUIRE_BANNER,
   type FunctionName,
   LAZY_CREDENTIAL_PACKAGES,
+  loadedAtStart,
   RECEIVER_BUNDLE_LIMIT_BYTES,
   receiverBundleProblems,
   REPO_ROOT,
@@ -34,7 +35,7 @@ interface Bundle {
 
 async function bundle(name: FunctionName): Promise<Bundle> {
   const result = await build({ ...esbuildOptions(name, `/virtual/${name}/index.mjs`), metafile: true, write: false });
-  const code = result.outputFiles.find((file) => file.path.endsWith('.mjs'));
+  const code = result.outputFiles.find((file) => file.path.endsWith(`/${name}/index.mjs`));
   assert.ok(code);
   return { code: code.text, metafile: result.metafile };
 }
@@ -42,18 +43,23 @@ async function bundle(name: FunctionName): Promise<Bundle> {
 const contains = (bundle: Bundle, pkg: string) =>
   Object.keys(bundle.metafile.inputs).some((input) => input.includes(`node_modules/${pkg}`));
 
-/** The packages (not Node's own modules) a bundle imports rather than holds, with how it imports them. */
+/** The packages (not Node's own modules) a bundle's files import rather than hold, with how they import them. */
 function externalImports(bundle: Bundle): { path: string; kind: string }[] {
-  const output = Object.entries(bundle.metafile.outputs).find(([file]) => file.endsWith('.mjs'))?.[1];
-  assert.ok(output);
   const builtin = (specifier: string) =>
     specifier.startsWith('node:') || builtinModules.includes(specifier.split('/')[0] ?? specifier);
-  return output.imports
+  return Object.values(bundle.metafile.outputs)
+    .flatMap((output) => output.imports)
     .filter((entry) => entry.external && !builtin(entry.path))
     .map(({ path, kind }) => ({ path, kind }));
 }
 
 const FUNCTIONS: readonly FunctionName[] = ['receiver', 'verifier', 'poller'];
+
+/** A function's options for a script given as `stdin`, bundled into the one file `outfile`. */
+function oneFile(name: FunctionName, outfile: string) {
+  const { outdir: _outdir, entryPoints: _entryPoints, ...options } = esbuildOptions(name, outfile);
+  return { ...options, splitting: false, outfile };
+}
 
 describe('bundles', () => {
   const bundles = {} as Record<FunctionName, Bundle>;
@@ -80,14 +86,33 @@ describe('bundles', () => {
     assert.equal(contains(bundles.verifier, '@kubernetes/client-node/'), true);
   });
 
+  it("the verifier's cold start loads none of the clients it uses only for some messages", () => {
+    // The Kubernetes client (a cluster read), the Git hosts' clients (a promotion), the EKS and STS clients (an EKS
+    // cluster), CloudWatch (an alarms check): in chunks of their own, loaded by import() when first needed.
+    const onDemand = ['@kubernetes/client-node/', '@octokit/', '@gitbeaker/', 'azure-devops-node-api/'];
+    const atStart = loadedAtStart(bundles.verifier.metafile).inputs;
+    for (const pkg of [...onDemand, '@aws-sdk/client-eks/', '@aws-sdk/client-sts/', '@aws-sdk/client-cloudwatch/']) {
+      assert.equal(contains(bundles.verifier, pkg), true, `the verifier holds ${pkg}`);
+      assert.deepEqual(
+        atStart.filter((input) => input.includes(`node_modules/${pkg}`)),
+        [],
+        `${pkg} is loaded only when first needed`,
+      );
+    }
+    assert.ok(
+      atStart.some((input) => input.includes('node_modules/@aws-sdk/client-dynamodb/')),
+      'the store is',
+    );
+  });
+
   it('the receiver is within its size limit, holding of the Store only the entity modules its routes call', () => {
     const receiver = bundles.receiver;
     const inputs = Object.keys(receiver.metafile.inputs);
-    assert.deepEqual(receiverBundleProblems({ bytes: Buffer.byteLength(receiver.code), inputs }), []);
+    assert.deepEqual(receiverBundleProblems({ bytes: loadedAtStart(receiver.metafile).bytes, inputs }), []);
     // The files that put code in the bundle (a file only passed through, e.g. an index's re-exports, puts none).
-    const output = Object.entries(receiver.metafile.outputs).find(([file]) => file.endsWith('.mjs'))?.[1];
-    assert.ok(output);
-    const held = Object.entries(output.inputs).filter(([, { bytesInOutput }]) => bytesInOutput > 0);
+    const held = Object.values(receiver.metafile.outputs).flatMap((output) =>
+      Object.entries(output.inputs).filter(([, { bytesInOutput }]) => bytesInOutput > 0),
+    );
     const holds = (file: string) => held.some(([input]) => input === file);
     // The whole Store's assembly and what only the verifier and the poller use of the table: none of it.
     const notCalled = [
@@ -102,6 +127,19 @@ describe('bundles', () => {
     for (const name of notCalled) assert.equal(holds(`lib/store/dynamodb/${name}.ts`), false, `leaves out ${name}`);
     for (const name of ['configuration', 'approvals', 'audit', 'config-sources']) {
       assert.equal(holds(`lib/store/dynamodb/${name}.ts`), true, `holds ${name}`);
+    }
+  });
+
+  it("hold no zod locale but the English one (zod's `z` namespace brings every language)", () => {
+    // `import { z } from 'zod'` makes esbuild keep the whole namespace object, `z.locales` with its 40-odd languages
+    // and the JSON Schema converters (about 350 KiB that every cold start compiles); `import * as z` keeps what is used.
+    for (const name of FUNCTIONS) {
+      const locales = Object.values(bundles[name].metafile.outputs)
+        .flatMap((output) => Object.entries(output.inputs))
+        .filter(([file, { bytesInOutput }]) => bytesInOutput > 0 && file.includes('node_modules/zod/v4/locales/'))
+        .map(([file]) => file.slice(file.indexOf('node_modules/')));
+      const languages = locales.filter((file) => !/\/locales\/(en|index)\.js$/.test(file));
+      assert.deepEqual(languages, [], name);
     }
   });
 
@@ -158,8 +196,7 @@ describe('a bundled SDK client on Lambda', () => {
     // node_modules on its way up: an import of a left-out package would fail here.
     const outfile = path.join(dir, 'client.mjs');
     await build({
-      ...esbuildOptions('receiver', outfile),
-      entryPoints: undefined,
+      ...oneFile('receiver', outfile),
       stdin: {
         contents:
           "import { DynamoDBClient } from '@aws-sdk/client-dynamodb';\n" +
@@ -199,8 +236,7 @@ describe("node-fetch bundled with the functions' settings", () => {
     try {
       const outfile = path.join(dir, 'fetch.mjs');
       await build({
-        ...esbuildOptions('verifier', outfile),
-        entryPoints: undefined,
+        ...oneFile('verifier', outfile),
         stdin: {
           contents:
             "import fetch from 'node-fetch';\n" +

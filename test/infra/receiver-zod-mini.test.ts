@@ -13,12 +13,11 @@ import { esbuildOptions } from '../../infra/bundling.js';
  */
 const packageFile = (file: string): string => file.slice(Math.max(file.indexOf('node_modules/'), 0));
 
-/** The files of the receiver's bundle that put code into it, with how many bytes each. */
+/** The files of the receiver's bundle (its entry and chunks) that put code into it, with how many bytes each. */
 function bundledBytes(metafile: Metafile): Map<string, number> {
-  const output = Object.entries(metafile.outputs).find(([file]) => file.endsWith('.mjs'))?.[1];
-  assert.ok(output);
   return new Map(
-    Object.entries(output.inputs)
+    Object.values(metafile.outputs)
+      .flatMap((output) => Object.entries(output.inputs))
       .filter(([, input]) => input.bytesInOutput > 0)
       .map(([file, input]) => [packageFile(file), input.bytesInOutput]),
   );

@@ -4,11 +4,13 @@
 // (Secrets Manager) in place of DynamoDB, SQS and Secrets Manager. scripts/node22-checks.sh runs this file on Node 22,
 // the functions' runtime (nodejs22.x); the default run checks the same on the machine's Node.
 import assert from 'node:assert/strict';
+import { execFile } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { pathToFileURL } from 'node:url';
+import { promisify } from 'node:util';
 import { CreateSecretCommand, SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context, SQSEvent } from 'aws-lambda';
 import { build } from 'esbuild';
@@ -16,13 +18,14 @@ import { interceptLocalhostDns, startFauxqs, type FauxqsServer } from 'fauxqs';
 import { BUNDLE_FILE, ENTRIES, esbuildOptions, type FunctionName } from '../../infra/bundling.js';
 import type { GitopsClusterDocument } from '../../lib/config/schema.js';
 import { resolvePipeline } from '../../lib/pipeline/model.js';
+import { encodeMessage } from '../../lib/queue/index.js';
 import { deriveClusterKey, signatureHeader } from '../../lib/signing/hmac.js';
 import { createDynamoStore, type Store } from '../../lib/store/index.js';
 import { startAwsStandIn, type AwsStandIn } from '../support/aws-stand-in.js';
 import { startDynalite, type LocalDynamo } from '../support/dynalite.js';
 import { EVENT_A_HELM_UPGRADE } from '../fixtures/flux-events.js';
 import { functionUrlRequestContext } from '../fixtures/function-url.js';
-import { DEV_CLUSTER, pipelineDocument } from '../verifier/world.js';
+import { DEV, DEV_CLUSTER, pipelineDocument } from '../verifier/world.js';
 
 const CREDENTIALS = { accessKeyId: 'local', secretAccessKey: 'local' };
 const MASTER_KEY = 'master-key-for-the-bundle-test';
@@ -174,6 +177,30 @@ describe(`the Lambda bundles on Node ${process.versions.node}`, () => {
     assert.deepEqual(answer, { batchItemFailures: [] });
     assert.equal(bodies('dead-letters').length, 1, 'the record went to the dead-letter queue');
     sqs.reset();
+  });
+
+  it("the verifier reads a target's cluster through the Kubernetes client it loads on that first read", async () => {
+    // The client is in a chunk of its own beside the entry (infra/bundling.ts): read from this directory, with no
+    // node_modules in reach. The dev cluster's kubeconfig Secret does not exist, which the client's reader reports.
+    const message = encodeMessage({ type: 'check-app', app: DEV, cause: 'event', attempt: 0 });
+    const answer = await handlers.verifier(sqsBatch(queueArn, [message]), lambdaContext('verifier'));
+    assert.deepEqual(answer, { batchItemFailures: [] });
+    const recorded = await store.getTargetStatus(DEV);
+    assert.equal(recorded?.status.reason, 'ClusterNotConfigured', JSON.stringify(recorded));
+    assert.match(recorded?.status.message ?? '', /dev-kubeconfig/);
+    sqs.reset();
+  });
+
+  it("the verifier's stack traces name the function and its file in lib/ (the construct's --enable-source-maps)", async () => {
+    // A verifier without its table's settings fails at its first invocation: where, the trace says.
+    const script =
+      `const { handler } = await import(${JSON.stringify(pathToFileURL(path.join(directory, 'verifier', BUNDLE_FILE)).href)});\n` +
+      "await handler({ Records: [] }, { awsRequestId: 'r' }).catch((error) => process.stdout.write(error.stack));\n";
+    const { stdout } = await promisify(execFile)(process.execPath, ['--input-type=module', '--eval', script], {
+      env: { PATH: process.env.PATH, AWS_REGION: 'us-east-1', NODE_OPTIONS: '--enable-source-maps' },
+    });
+    assert.match(stdout, /missing or invalid environment variables: TABLE_NAME/);
+    assert.match(stdout, /\n +at readAwsEnvironment \(\S*\/lib\/runtime\/aws\.ts:\d+:\d+\)/, stdout);
   });
 
   it('the poller enqueues a poll of each cluster the stored pipeline uses', async () => {

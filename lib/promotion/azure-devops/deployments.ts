@@ -3,7 +3,7 @@
 // `succeeded` or `failed`; the pull request's page shows the newest of each context. Azure's completed pull request
 // names its merge commit (`lastMergeCommit`), kept as the commit the rollout is of.
 import { GitStatusState, PullRequestStatus } from 'azure-devops-node-api/interfaces/GitInterfaces.js';
-import { z } from 'zod';
+import * as z from 'zod';
 import { PromotionError } from '../port.js';
 import {
   deploymentStatusKey,

@@ -2,7 +2,7 @@
 // status per environment (its key), `INPROGRESS`, then `SUCCESSFUL` or `FAILED`, each replacing the one before on the
 // commit; the pull request's and the commit's pages show it. Bitbucket names the merge commit on the merged pull
 // request (`properties.mergeCommit`).
-import { z } from 'zod';
+import * as z from 'zod';
 import { PromotionError } from '../port.js';
 import {
   deploymentStatusKey,

@@ -3,7 +3,7 @@
 // target branch, made `running`, then set to `success` or `failed`. The environment is created by the first one, and
 // its page then shows what runs where. A deployment made before (a retry whose record of it was lost) is found by its
 // environment and commit, and reused.
-import { z } from 'zod';
+import * as z from 'zod';
 import { PromotionError } from '../port.js';
 import { pullRequestNumber, type DeploymentReport, type RecordedDeployment } from '../pull-request/deployments.js';
 import type { GitLabClient } from './client.js';
