@@ -4,8 +4,8 @@
 // them), else file by file. What goes wrong is a named reason (Flux's): the credentials rejected, the branch or path
 // not there, the host not answering.
 import { MAX_FILE_BYTES } from '../config/limits.js';
-import type { Logger } from '../logging/logger.js';
 import type { ConfigSourceDocument } from '../config/schema.js';
+import type { Logger } from '../logging/logger.js';
 import { keyOfMetadata, objectKeyString, type ObjectKey } from '../pipeline/model.js';
 import type { GitProviderType } from '../pipeline/promotion.js';
 import { repositoryAddress, repositoryPath, repositoryTypeOf } from '../pipeline/repository-address.js';
@@ -209,7 +209,8 @@ export class SourceRepository {
       throw new SourceReadError(
         'ValidationFailed',
         `the archive of ${commit.slice(0, 12)} in ${this.webUrl} is over the ` +
-          `${Math.round(this.maxArchiveBytes / (1024 * 1024))} MiB a ConfigSource reads of a commit in one request: keep its configuration in a smaller repository`,
+          `${Math.round(this.maxArchiveBytes / (1024 * 1024))} MiB a ConfigSource reads of a commit in one request: ` +
+          'keep its configuration in a smaller repository',
         false,
       );
     }
