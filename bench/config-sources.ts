@@ -1,6 +1,7 @@
 // What a ConfigSource's sync costs in Git requests, DynamoDB requests and time (docs/config-sources.md, "How a sync
 // runs"): the promise is that a poll whose sources saw no new commit costs one Git request per source and no store
-// write, and that a folder is read once per commit, not once per poll.
+// write, that a folder is read once per commit, not once per poll, and that a folder of many files is read from one
+// archive of the commit, not one request per file.
 //
 // How: the real poller (`enqueuePolls`) into a recording queue, and each `sync-config-source` message handed to the
 // real verifier (`createVerifier`, as the Lambda and `serve` run it) with the GitHub adapter and its Octokit client,
@@ -9,7 +10,8 @@
 // - 20 sources, `teams/team-NN` each holding one Pipeline; all 20 applied once (the first poll), then one poll more
 //   with no new commit is measured: the poller's reads, and each source's sync;
 // - one source of 500 files, `fleet/app-NNN.yaml` each holding one Pipeline: its first sync, then 10 polls with no
-//   new commit, then one commit that changes one file, each sync sent as the poll sends it.
+//   new commit, then one commit that changes one file, each sync sent as the poll sends it. Each commit of it is read
+//   from GitHub's tarball (a redirect and its download), no file on its own.
 // All pipelines target the GitopsCluster `dev`, applied with the CLI before (a source's pipeline may refer to it).
 // Wall times include dynalite (a single-process stand-in, far slower than DynamoDB): upper bounds.
 import { applyConfiguration, type ApplyPorts } from '../lib/apply/index.js';
@@ -65,8 +67,10 @@ const app = (index: number) => `app-${String(index + 1).padStart(3, '0')}`;
 
 interface Counted {
   gitRequests: number;
-  /** GET /repos/{owner}/{repo}/git/blobs/{file_sha}: one per file read. */
+  /** GET /repos/{owner}/{repo}/git/blobs/{file_sha}: one per file read on its own. */
   fileReads: number;
+  /** GET /repos/{owner}/{repo}/tarball/{ref}: one per commit read from its archive. */
+  archiveReads: number;
   dynamoReads: number;
   dynamoWrites: number;
   /** `GetItem ×20, …` */
@@ -99,6 +103,8 @@ function counter(github: FakeGitHub, dynamo: BenchDynamo) {
       gitRequests: github.requests.length,
       fileReads: github.requests.filter((request) => request.route === 'GET /repos/{owner}/{repo}/git/blobs/{file_sha}')
         .length,
+      archiveReads: github.requests.filter((request) => request.route === 'GET /repos/{owner}/{repo}/tarball/{ref}')
+        .length,
       dynamoReads,
       dynamoWrites,
       dynamoByOperation:
@@ -114,7 +120,8 @@ function counter(github: FakeGitHub, dynamo: BenchDynamo) {
 }
 
 const describe = (counted: Counted): string =>
-  `${formatNumber(counted.gitRequests)} Git requests (${formatNumber(counted.fileReads)} file reads); DynamoDB ` +
+  `${formatNumber(counted.gitRequests)} Git requests (${formatNumber(counted.fileReads)} file reads, ` +
+  `${formatNumber(counted.archiveReads)} archive${counted.archiveReads === 1 ? '' : 's'}); DynamoDB ` +
   `${formatNumber(counted.dynamoReads)} reads, ${formatNumber(counted.dynamoWrites)} writes; ${formatMs(counted.ms)} ` +
   `(${formatMs(counted.cpuMs)} of CPU)`;
 
@@ -203,7 +210,8 @@ spec: { secretRef: { name: dev-kubeconfig } }
     queue.take();
     const first = await count(syncLarge);
     expect('objects applied by the first sync of 500 files', (await ready(LARGE_SOURCE.name))?.applied ?? 0, 500);
-    expect('files read by the first sync', first.fileReads, LARGE_FILES);
+    expect('archives read by the first sync', first.archiveReads, 1);
+    expect('files read on their own by the first sync', first.fileReads, 0);
     const quiet = await count(async () => {
       for (let i = 0; i < QUIET_POLLS; i++) await syncLarge();
     });
@@ -211,6 +219,8 @@ spec: { secretRef: { name: dev-kubeconfig } }
     expect(`DynamoDB writes of ${QUIET_POLLS} polls with no new commit`, quiet.dynamoWrites, 0);
     github.commitFiles(OWNER, REPO, 'main', { [`fleet/${app(0)}.yaml`]: pipeline(app(0), 2) }, 'bench');
     const changed = await count(syncLarge);
+    expect('archives read by the sync of a one-file change', changed.archiveReads, 1);
+    expect('files read on their own by the sync of a one-file change', changed.fileReads, 0);
     const status = await ready(LARGE_SOURCE.name);
     if (!status?.lastAppliedRevision?.endsWith(github.ref(OWNER, REPO, 'main') ?? '?')) {
       throw new Error('the changed commit was not applied');
@@ -242,7 +252,9 @@ spec: { secretRef: { name: dev-kubeconfig } }
         name: 'the same source: one commit changing one file',
         value: describe(changed),
         baseline: `first sync: ${formatNumber(first.gitRequests)} Git requests, ${formatMs(first.ms)}`,
-        note: `every file of the new commit is read; 1 Pipeline configured; DynamoDB: ${changed.dynamoByOperation}`,
+        note:
+          `the new commit's folder read again from its archive; 1 Pipeline configured; Git: ${changed.gitByRoute}; ` +
+          `DynamoDB: ${changed.dynamoByOperation}`,
       },
     ];
     return { title: 'ConfigSource sync (GitHub, dynalite)', measurements };

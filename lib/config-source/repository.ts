@@ -1,13 +1,18 @@
 // Reading a ConfigSource's repository through the Git host adapters the pull requests use (no clone): the branch
-// head in one request, then the YAML files under the source's path at that commit. What goes wrong is a named
-// reason (Flux's): the credentials rejected, the branch or path not there, the host not answering.
+// head in one request, then the YAML files under the source's path at that commit, from one archive of the commit
+// where there are more than a few to read and the host gives archives (archived-files.ts, as the marker scan reads
+// them), else file by file. What goes wrong is a named reason (Flux's): the credentials rejected, the branch or path
+// not there, the host not answering.
 import { MAX_FILE_BYTES } from '../config/limits.js';
 import type { ConfigSourceDocument } from '../config/schema.js';
+import type { Logger } from '../logging/logger.js';
 import { keyOfMetadata, objectKeyString, type ObjectKey } from '../pipeline/model.js';
 import type { GitProviderType } from '../pipeline/promotion.js';
 import { repositoryAddress, repositoryPath, repositoryTypeOf } from '../pipeline/repository-address.js';
 import { isRetried } from '../promotion/failure-kind.js';
+import { readFilesFromArchive } from '../promotion/pull-request/archived-files.js';
 import type { GitHost, HostRepository, RepositoryFile } from '../promotion/pull-request/host.js';
+import { ArchiveTooLargeError, DEFAULT_ARCHIVE_LIMITS } from '../promotion/pull-request/tar-archive.js';
 import type { SecretSource } from '../secrets/port.js';
 import type { ConfigSyncReason } from '../store/port.js';
 import { mapLimit } from '../util/map-limit.js';
@@ -42,6 +47,8 @@ export interface GitAccess {
   secrets: SecretSource;
   /** The API base for every repository of a type, instead of the one derived from the URL (as for pull requests). */
   apiUrls?: Partial<Record<GitProviderType, string>>;
+  /** The most compressed bytes of one commit's archive read; default DEFAULT_ARCHIVE_LIMITS'. */
+  maxArchiveBytes?: number;
 }
 
 /** Why the repository could not be read: `retry` when trying again later may get past it. */
@@ -67,9 +74,16 @@ export class SourceRepository {
     private readonly secret: ObjectKey,
     readonly webUrl: string,
     private readonly folder: string,
+    private readonly maxArchiveBytes: number,
+    private readonly logger: Pick<Logger, 'warn'> | undefined,
   ) {}
 
-  static async open(document: ConfigSourceDocument, access: GitAccess): Promise<SourceRepository> {
+  /** `logger` is told when the host's archive of a commit cannot be read and the files are read one by one. */
+  static async open(
+    document: ConfigSourceDocument,
+    access: GitAccess,
+    logger?: Pick<Logger, 'warn'>,
+  ): Promise<SourceRepository> {
     const { spec } = document;
     const type = repositoryTypeOf(spec.url, spec.type);
     const host = type && access.hosts.find((each) => each.type === type);
@@ -100,7 +114,8 @@ export class SourceRepository {
     const folder = repositoryPath(spec.path ?? '') ?? '';
     try {
       const repository = host.open(located.address, apiUrl, secret, values);
-      return new SourceRepository(host, repository, secret, located.address.webUrl, folder);
+      const maxArchiveBytes = access.maxArchiveBytes ?? DEFAULT_ARCHIVE_LIMITS.maxArchiveBytes;
+      return new SourceRepository(host, repository, secret, located.address.webUrl, folder, maxArchiveBytes, logger);
     } catch (error) {
       throw readError(host, error, secret);
     }
@@ -156,14 +171,49 @@ export class SourceRepository {
     const isTooLarge = (file: RepositoryFile) => file.size !== undefined && file.size > MAX_FILE_BYTES;
     const listedBytes = wanted.reduce((sum, file) => sum + (isTooLarge(file) ? 0 : (file.size ?? 0)), 0);
     if (listedBytes > MAX_SOURCE_BYTES) throw tooMuch();
+    const toRead = wanted.filter((file) => !isTooLarge(file));
+    const archived = await this.fromArchive(commit, toRead);
     let bytes = 0;
-    return mapLimit(wanted, READ_CONCURRENCY, async (file): Promise<SourceFile> => {
-      if (isTooLarge(file)) return { path: file.path, tooLarge: file.size ?? 0 };
-      const text = await this.call(() => this.repository.readFile(file, commit));
+    const counted = (text: string) => {
       bytes += Buffer.byteLength(text, 'utf8');
       if (bytes > MAX_SOURCE_BYTES) throw tooMuch();
-      return { path: file.path, text };
+      return text;
+    };
+    // What the archive gave is counted first: when it held too much, no file is read on its own.
+    for (const file of toRead) {
+      const text = archived.get(file.blobId);
+      if (text !== undefined) counted(text);
+    }
+    return mapLimit(wanted, READ_CONCURRENCY, async (file): Promise<SourceFile> => {
+      if (isTooLarge(file)) return { path: file.path, tooLarge: file.size ?? 0 };
+      const text = archived.get(file.blobId);
+      if (text !== undefined) return { path: file.path, text };
+      return { path: file.path, text: counted(await this.call(() => this.repository.readFile(file, commit))) };
     });
+  }
+
+  /**
+   * The files' texts by blob id from the commit's archive (archived-files.ts), within the limits a file-by-file read
+   * keeps: each file up to `apply`'s, reading stopped past the commit's. Those it does not give are read one by one.
+   */
+  private async fromArchive(commit: string, files: readonly RepositoryFile[]): Promise<Map<string, string>> {
+    try {
+      return await readFilesFromArchive(this.repository, commit, files, {
+        limits: { maxFileBytes: MAX_FILE_BYTES, maxArchiveBytes: this.maxArchiveBytes },
+        maxKeptBytes: MAX_SOURCE_BYTES,
+        repository: this.webUrl,
+        logger: this.logger,
+      });
+    } catch (error) {
+      if (!(error instanceof ArchiveTooLargeError)) throw readError(this.host, error, this.secret);
+      throw new SourceReadError(
+        'ValidationFailed',
+        `the archive of ${commit.slice(0, 12)} in ${this.webUrl} is over the ` +
+          `${Math.round(this.maxArchiveBytes / (1024 * 1024))} MiB a ConfigSource reads of a commit in one request: ` +
+          'keep its configuration in a smaller repository',
+        false,
+      );
+    }
   }
 
   /** The commit's author as the host reports it (one request); undefined when it says none or cannot be read. */

@@ -55,7 +55,7 @@ export async function syncConfigSource(key: ObjectKey, deps: SyncDeps): Promise<
   let repository: SourceRepository;
   let head: string;
   try {
-    repository = await SourceRepository.open(stored.document, deps.git);
+    repository = await SourceRepository.open(stored.document, deps.git, deps.logger);
     head = await repository.head(spec.branch);
   } catch (error) {
     // Nothing is known of the commit: the status says why (written only when it says something new).

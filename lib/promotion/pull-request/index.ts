@@ -1,4 +1,5 @@
-export { ARCHIVE_AFTER_READS, PullRequestPromoter, type PullRequestPromoterOptions } from './promoter.js';
+export { PullRequestPromoter, type PullRequestPromoterOptions } from './promoter.js';
+export { ARCHIVE_AFTER_READS } from './archived-files.js';
 export {
   branchSafe,
   COMMIT_MESSAGE,

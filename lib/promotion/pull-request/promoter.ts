@@ -34,12 +34,8 @@
 // whose promotion is in the group's open pull request (or being made now) set to that member's revision, in one
 // commit; each member's markers are set by the same byte-exact edit as its own pull request's, the others' are left
 // as they are. See promoteGroup for how concurrent members converge.
-import {
-  ArchiveTooLargeError,
-  ArchiveUnsupportedError,
-  DEFAULT_ARCHIVE_LIMITS,
-  type ArchiveReadOptions,
-} from './tar-archive.js';
+import { readFilesFromArchive } from './archived-files.js';
+import type { ArchiveReadOptions } from './tar-archive.js';
 import type { Logger } from '../../logging/logger.js';
 import { objectKeyString, type ObjectKey } from '../../pipeline/model.js';
 import type { GitProviderType } from '../../pipeline/promotion.js';
@@ -137,11 +133,6 @@ const YAML_FILE = /\.ya?ml$/;
  * the member that changed it last is the one whose write includes everything (see promoteGroup).
  */
 const MAX_GROUP_WRITES = 5;
-/**
- * More blobs to read than this and the scan takes the commit's archive instead (one request): below it, reading the
- * few files costs fewer requests and bytes than the whole tree.
- */
-export const ARCHIVE_AFTER_READS = 16;
 
 export class PullRequestPromoter implements Promoter {
   private readonly hosts: ReadonlyMap<GitProviderType, GitHost>;
@@ -361,7 +352,7 @@ export class PullRequestPromoter implements Promoter {
    * which must be found), then `others` (a group's other members: a marker not found is left alone).
    */
   /**
-   * The blobs a scan has to read, from one archive of the commit where there are more than ARCHIVE_AFTER_READS of
+   * The blobs a scan has to read, from one archive of the commit (archived-files.ts) where there are more than ARCHIVE_AFTER_READS of
    * them (a repository's first scan, a large change) and the host gives archives: one request in place of one per
    * file. A file the archive does not hold as listed (another blob id, too large, left out) is read on its own, as is
    * everything when the host refuses the archive; only an archive over its cap fails the promotion, naming the cap.
@@ -372,39 +363,16 @@ export class PullRequestPromoter implements Promoter {
     toRead: readonly RepositoryFile[],
   ): Promise<Map<string, ScannedBlob>> {
     const scanned = new Map<string, ScannedBlob>();
-    if (toRead.length <= ARCHIVE_AFTER_READS || !run.repository.readArchive) return scanned;
-    const byPath = new Map(toRead.map((file) => [file.path, file]));
-    const found: { blobId: string; text: string }[] = [];
-    try {
-      await run.repository.readArchive(commit, {
-        ...DEFAULT_ARCHIVE_LIMITS,
-        ...this.options.archiveLimits,
-        wants: (path) => byPath.has(path),
-        onFile: ({ path, content }) => {
-          const file = byPath.get(path);
-          if (file && gitBlobId(content) === file.blobId)
-            found.push({ blobId: file.blobId, text: content.toString('utf8') });
-        },
-      });
-    } catch (error) {
-      if (error instanceof ArchiveTooLargeError) throw error;
-      if (error instanceof ArchiveUnsupportedError) return scanned;
-      this.options.logger?.warn('cannot read the archive of the commit; reading file by file', {
-        repository: run.webUrl,
-        error: errorMessage(error),
-      });
-      return scanned;
-    }
-    for (const { blobId, text } of found) {
+    const found = await readFilesFromArchive(run.repository, commit, toRead, {
+      limits: this.options.archiveLimits,
+      repository: run.webUrl,
+      logger: this.options.logger,
+    });
+    for (const [blobId, text] of found) {
       const markers = mayHoldMarkers(text) ? await markersInSliced(text) : [];
       const blob = this.markerCache.set(run.cacheKey, blobId, markers, text);
       scanned.set(blobId, blob.text === undefined && markers.length > 0 ? { markers, text } : blob);
     }
-    this.options.logger?.debug?.('read the archive of the commit for the marker scan', {
-      repository: run.webUrl,
-      wanted: toRead.length,
-      found: found.length,
-    });
     return scanned;
   }
 
