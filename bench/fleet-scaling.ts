@@ -1,26 +1,35 @@
 // How the poll grows with the fleet: the product-path first and steady polls of bench/leaf-cluster-load.ts at 2,000,
-// 10,000 and 50,000 targets (40, 200 and 1,000 clusters, each running the same 50 apps, one pipeline per app), each
-// size in a process of its own (BENCH_FLEET_FIGURES=1 makes leaf-cluster-load print its figures as one JSON line and
-// skip its baselines). Reported per size: LISTs, DynamoDB operations and capacity units, wall time on dynalite, and
-// the monthly cost of the scheduled steady poll every 5 minutes.
+// 10,000, 50,000 and 100,000 targets (40, 200, 1,000 and 2,000 clusters, each running the same 50 apps, one pipeline
+// per app), each size in a process of its own (BENCH_FLEET_FIGURES=1 makes leaf-cluster-load print its figures as one
+// JSON line and skip its baselines). Reported per size: LISTs, DynamoDB operations and capacity units, wall time on
+// dynalite, and the monthly cost of the scheduled steady poll every 5 minutes, all in.
 //
 // The monthly cost is DynamoDB (capacity units as dynalite reports them, corrected as bench/dynamo.ts says), SQS
-// (the poller's SendMessageBatch per 10 messages, the event source mapping's ReceiveMessage and DeleteMessageBatch
-// per batch of 10) and Lambda requests (the poller's run and one verifier invocation per batch); Lambda duration is
-// left out, as in bench/cost-per-event.ts: it depends on the clusters' latency, not on this machine.
+// (the SendMessageBatch per 10 messages, the event source mapping's ReceiveMessage and DeleteMessageBatch per batch
+// of 10, and its long polls of the idle queue), Lambda requests (the poller's run and one verifier invocation per
+// batch), Lambda duration (the verifier's CPU per LIST measured by bench/list-cpu.ts, with the API servers' latency
+// assumed where it is the longer) and the table's storage.
 //
 // The bench CHECKS its premise, and fails `npm run bench` when it breaks: every size makes exactly one LIST per
-// (cluster, kind) on both polls, and the steady poll's DynamoDB requests grow with the (cluster, kind) pairs and the
-// pipelines, never with the targets (at most 2 per pair plus 4 per pipeline, as leaf-cluster-load checks too).
+// (cluster, kind) on both polls; the steady poll's DynamoDB requests grow with its messages and the pipelines and its
+// read units with the clusters and the pipelines, never with the targets (the poll digest,
+// docs/architecture.md); and 100,000 targets cost at most $5 a month.
 import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { FLEET_FIGURES_PREFIX, type FleetFigures, type PollFigures } from './leaf-cluster-load.js';
-import { MAX_BATCH_SIZE, POLLS_PER_MONTH, PRICE_SOURCES, PRICES } from './prices.js';
+import { PAIR_CONCURRENCY } from '../lib/verifier/handlers/poll-clusters.js';
+import { listCpuMs } from './list-cpu.js';
+import { MAX_BATCH_SIZE, MEMORY_GB, POLLS_PER_MONTH, PRICE_SOURCES, PRICES, vcpuShare } from './prices.js';
 import { formatNumber, runIfMain, type Bench, type BenchSection } from './report.js';
 
-/** Clusters per size, 50 apps each: 2,000, 10,000 and 50,000 targets. `BENCH_SCALING_CLUSTERS=10,40` overrides. */
-const SIZES = (process.env.BENCH_SCALING_CLUSTERS ?? '40,200,1000').split(',').map(Number);
+/**
+ * Clusters per size, 50 apps each: 2,000, 10,000, 50,000 and 100,000 targets. `BENCH_SCALING_CLUSTERS=10,40`
+ * overrides.
+ */
+const SIZES = (process.env.BENCH_SCALING_CLUSTERS ?? '40,200,1000,2000').split(',').map(Number);
 const APPS = 50;
+/** The HelmReleases of a (cluster, kind) in leaf-cluster-load (four fifths of the apps): the larger LIST. */
+const HELM_RELEASES_PER_PAIR = 40;
 
 const LEAF_CLUSTER_LOAD = fileURLToPath(new URL('./leaf-cluster-load.ts', import.meta.url));
 
@@ -48,7 +57,10 @@ async function figuresAt(clusters: number): Promise<FleetFigures> {
   return JSON.parse(line.slice(FLEET_FIGURES_PREFIX.length)) as FleetFigures;
 }
 
-/** The premise: one LIST per pair on both polls; steady-poll requests bounded by pairs and pipelines. */
+/**
+ * The premise: one LIST per pair on both polls; the steady poll's store requests and read units grow with its
+ * messages, clusters and pipelines (a poll digest read per cluster), never with the pairs' targets.
+ */
 function checkPremise(figures: FleetFigures): void {
   for (const [which, poll] of [
     ['first', figures.first],
@@ -58,31 +70,97 @@ function checkPremise(figures: FleetFigures): void {
       throw new Error(`${figures.targets} targets, ${which} poll: ${poll.lists} LISTs for ${figures.pairs} pairs`);
     }
   }
-  const budget = 2 * figures.pairs + 2 + 4 * figures.pipelines;
+  const messages = figures.steady.messages['poll-clusters'] ?? 0;
+  const budget = 2 * messages + 4 * figures.pipelines + POLLER_REQUESTS;
   if (figures.steady.dynamoOperations > budget) {
     throw new Error(
       `${figures.targets} targets: the steady poll made ${figures.steady.dynamoOperations} DynamoDB requests, ` +
-        `over ${budget} (2 per (cluster, kind) pair and 4 per pipeline): it grows with the targets`,
+        `over ${budget} (2 per poll-clusters message, 4 per pipeline, ${POLLER_REQUESTS} for the poller): ` +
+        'the poll digest does not hold',
+    );
+  }
+  const units = 0.75 * figures.clusters + 4 * figures.pipelines + 2 * messages + POLLER_REQUESTS;
+  if (figures.steady.readUnits > units) {
+    throw new Error(
+      `${figures.targets} targets: the steady poll read ${Math.round(figures.steady.readUnits)} units, over ` +
+        `${Math.round(units)} (¾ per cluster, 4 per pipeline, 2 per message): it grows with the targets`,
     );
   }
 }
 
-/** Dollars per month of the steady poll every 5 minutes, DynamoDB + SQS + Lambda requests. */
-function monthlyCost(figures: FleetFigures): { total: number; dynamo: number; sqs: number; lambda: number } {
-  const poll = figures.steady;
-  const messages = Object.values(poll.messages).reduce((sum, count) => sum + count, 0);
-  const batches = Math.ceil(messages / MAX_BATCH_SIZE);
-  const sends = Math.ceil(figures.pairs / MAX_BATCH_SIZE) + Math.ceil(figures.pipelines / MAX_BATCH_SIZE);
-  const perPoll = {
-    dynamo: poll.readUnits * PRICES.readRequestUnit + poll.writeUnits * PRICES.writeRequestUnit,
-    sqs: (sends + 2 * batches) * PRICES.sqsRequest,
-    lambda: (1 + batches) * PRICES.lambdaRequest,
-  };
-  const dynamo = perPoll.dynamo * POLLS_PER_MONTH;
-  const sqs = perPoll.sqs * POLLS_PER_MONTH;
-  const lambda = perPoll.lambda * POLLS_PER_MONTH;
-  return { total: dynamo + sqs + lambda, dynamo, sqs, lambda };
+/** The poller's own requests on a steady poll: the generation, the plan, the clusters' and sources' pages. */
+const POLLER_REQUESTS = 10;
+/**
+ * An assumed time for a leaf cluster's API server to answer one LIST of a (cluster, kind) (a regional EKS endpoint,
+ * 50 objects; the bench's fakes answer in 20 ms). The CPU time the verifier spends on each LIST is measured.
+ */
+const LIST_LATENCY_MS = 100;
+/** An assumed time of a store round trip from Lambda (DynamoDB in the region). */
+const STORE_ROUND_TRIP_MS = 10;
+/** An assumed run time of the poller's invocation: a few store reads and sends. */
+const POLLER_RUN_MS = 500;
+/** The event source mapping's idle long polls: at least 5 pollers, each a 20 s ReceiveMessage, all month. */
+const IDLE_RECEIVES_PER_MONTH = 5 * 3 * 60 * 24 * 30;
+/** What a target's items take in the table (status, apps index entry, its share of usage and definitions), about. */
+const BYTES_PER_TARGET = 1_000;
+
+interface MonthlyCost {
+  total: number;
+  dynamo: number;
+  sqs: number;
+  lambdaRequests: number;
+  lambdaDuration: number;
+  storage: number;
+  /** GB-seconds of one poll. */
+  gbSecondsPerPoll: number;
 }
+
+/**
+ * Dollars per month of the steady poll every 5 minutes: DynamoDB (measured units), SQS and Lambda requests (counted
+ * messages, batches of 10), Lambda duration (the measured CPU of each LIST at the verifier's share of a vCPU, or the
+ * assumed LIST latency where that is longer, the records of a batch handled at once as Powertools does), the idle
+ * queue's long polls and the table's storage.
+ */
+function monthlyCost(figures: FleetFigures, cpuPerListMs: number): MonthlyCost {
+  const poll = figures.steady;
+  const pollMessages = poll.messages['poll-clusters'] ?? 0;
+  const otherMessages = Object.values(poll.messages).reduce((sum, count) => sum + count, 0) - pollMessages;
+  const pollBatches = Math.ceil(pollMessages / MAX_BATCH_SIZE);
+  const otherBatches = Math.ceil(otherMessages / MAX_BATCH_SIZE);
+  const sends = Object.values(poll.messages).reduce((sum, count) => sum + Math.ceil(count / MAX_BATCH_SIZE), 0);
+  const pairsPerMessage = pollMessages > 0 ? figures.pairs / pollMessages : 0;
+  const pairsPerBatch = pairsPerMessage * Math.min(MAX_BATCH_SIZE, pollMessages);
+  const pollBatchSeconds =
+    Math.max(
+      (pairsPerBatch * cpuPerListMs) / vcpuShare(MEMORY_GB.verifier),
+      Math.ceil(pairsPerMessage / PAIR_CONCURRENCY) * LIST_LATENCY_MS,
+    ) /
+      1000 +
+    (2 * STORE_ROUND_TRIP_MS) / 1000;
+  const gbSecondsPerPoll =
+    MEMORY_GB.verifier * (pollBatches * pollBatchSeconds + (otherBatches * 2 * STORE_ROUND_TRIP_MS) / 1000) +
+    (MEMORY_GB.poller * POLLER_RUN_MS) / 1000;
+  const dynamo =
+    (poll.readUnits * PRICES.readRequestUnit + poll.writeUnits * PRICES.writeRequestUnit) * POLLS_PER_MONTH;
+  const sqs =
+    ((sends + 2 * (pollBatches + otherBatches)) * POLLS_PER_MONTH + IDLE_RECEIVES_PER_MONTH) * PRICES.sqsRequest;
+  const lambdaRequests = (1 + pollBatches + otherBatches) * PRICES.lambdaRequest * POLLS_PER_MONTH;
+  const lambdaDuration = gbSecondsPerPoll * PRICES.lambdaArmGbSecond * POLLS_PER_MONTH;
+  const storage = ((figures.targets * BYTES_PER_TARGET) / 1e9) * PRICES.dynamoStorageGbMonth;
+  return {
+    total: dynamo + sqs + lambdaRequests + lambdaDuration + storage,
+    dynamo,
+    sqs,
+    lambdaRequests,
+    lambdaDuration,
+    storage,
+    gbSecondsPerPoll,
+  };
+}
+
+/** The fleet-scale goal: 100,000 targets polled every 5 minutes for at most this, all in. */
+const GOAL_TARGETS = 100_000;
+const GOAL_DOLLARS = 5;
 
 const seconds = (ms: number): string => `${(ms / 1000).toFixed(1)} s`;
 const dollars = (value: number): string => `$${value.toFixed(2)}`;
@@ -92,16 +170,23 @@ const pollText = (poll: PollFigures): string =>
   `${formatNumber(Math.round(poll.writeUnits))} WRU), ${seconds(poll.wallMs)} (${seconds(poll.cpuMs)} of CPU)`;
 
 export const benchFleetScaling: Bench = async (): Promise<BenchSection> => {
+  const cpuPerListMs = await listCpuMs(HELM_RELEASES_PER_PAIR);
   const measured: FleetFigures[] = [];
   for (const clusters of SIZES) {
     const figures = await figuresAt(clusters);
     checkPremise(figures);
+    const cost = monthlyCost(figures, cpuPerListMs);
+    if (figures.targets >= GOAL_TARGETS && cost.total > GOAL_DOLLARS) {
+      throw new Error(
+        `${formatNumber(figures.targets)} targets cost ${dollars(cost.total)} a month, over the ${dollars(GOAL_DOLLARS)} goal`,
+      );
+    }
     measured.push(figures);
   }
   return {
     title: 'Fleet scaling',
     measurements: measured.flatMap((figures) => {
-      const cost = monthlyCost(figures);
+      const cost = monthlyCost(figures, cpuPerListMs);
       const fleet =
         `${formatNumber(figures.targets)} targets: ${formatNumber(figures.clusters)} clusters × ${APPS} apps, ` +
         `${formatNumber(figures.pairs)} (cluster, kind) pairs, ${figures.pipelines} pipelines`;
@@ -111,17 +196,23 @@ export const benchFleetScaling: Bench = async (): Promise<BenchSection> => {
           value: pollText(figures.steady),
           baseline: `first poll after the apply: ${pollText(figures.first)}`,
           note:
-            `checked: 1 LIST per pair, steady requests ≤ 2 per pair + 4 per pipeline; messages handled: ` +
+            `checked: 1 LIST per pair, steady requests ≤ 2 per poll message + 4 per pipeline, read units ≤ ¾ per ` +
+            `cluster + 4 per pipeline; messages handled: ` +
             Object.entries(figures.steady.messages)
               .map(([type, count]) => `${formatNumber(count)} ${type}`)
               .join(', '),
         },
         {
-          name: `${fleet}: steady poll every 5 minutes, per month`,
+          name: `${fleet}: steady poll every 5 minutes, per month, all in`,
           value: dollars(cost.total),
           note:
-            `DynamoDB ${dollars(cost.dynamo)}, SQS ${dollars(cost.sqs)}, Lambda requests ${dollars(cost.lambda)} ` +
-            `(duration not included) × ${formatNumber(POLLS_PER_MONTH)} polls; ${PRICE_SOURCES}`,
+            `DynamoDB ${dollars(cost.dynamo)}, SQS ${dollars(cost.sqs)} (with the idle queue's long polls), Lambda ` +
+            `requests ${dollars(cost.lambdaRequests)}, Lambda duration ${dollars(cost.lambdaDuration)} ` +
+            `(${cost.gbSecondsPerPoll.toFixed(1)} GB-s a poll: ${cpuPerListMs.toFixed(2)} ms of CPU measured per ` +
+            `LIST and digest at ${MEMORY_GB.verifier * 1024} MB, or ${LIST_LATENCY_MS} ms assumed per LIST, ` +
+            `${PAIR_CONCURRENCY} at a time, where longer), storage ${dollars(cost.storage)} (about ` +
+            `${formatNumber(BYTES_PER_TARGET)} bytes a target) × ${formatNumber(POLLS_PER_MONTH)} polls; ` +
+            PRICE_SOURCES,
         },
       ];
     }),

@@ -17,7 +17,7 @@ import type { RecentPipelines } from '../recent-pipelines.js';
 import { poll, rememberRegistration, type ListedBefore } from './poll.js';
 
 /** Pairs of one message polled at once. */
-const PAIR_CONCURRENCY = 8;
+export const PAIR_CONCURRENCY = 8;
 
 /** How one pair's poll went: what the effect on the store was, for the log and the tests. */
 export type PairPollOutcome =
