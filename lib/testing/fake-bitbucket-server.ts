@@ -21,6 +21,8 @@ import {
   jsonObject,
   ok,
   parseJson,
+  RecordsOf,
+  text,
   statusText,
   type FakeGitHostOptions,
   type HostRepository,
@@ -30,9 +32,6 @@ import {
   type Reply,
 } from './git-host-kernel.js';
 import { fileChanges, type FlatEntry, type GitRepository } from './git-repository.js';
-import { FakeBitbucketBuildStatuses, type FakeBitbucketBuildStatus } from './fake-bitbucket-build-status.js';
-
-export type { FakeBitbucketBuildStatus } from './fake-bitbucket-build-status.js';
 
 /** `path` below the context path (`/rest/api/1.0/projects/P/repos/r/branches`), `route` with `{projectKey}`… */
 export interface FakeBitbucketRequest extends LoggedRequest {
@@ -79,6 +78,18 @@ export interface FakeBitbucketPullRequest {
   reviewers: string[];
   /** `links.self[0].href`. */
   url: string;
+}
+
+/** The states of a build status (REST build status 1.0). */
+const BUILD_STATES = ['INPROGRESS', 'SUCCESSFUL', 'FAILED'] as const;
+
+export interface FakeBitbucketBuildStatus {
+  state: (typeof BUILD_STATES)[number];
+  key: string;
+  name: string;
+  url: string;
+  description: string;
+  dateAdded: number;
 }
 
 type StoredPullRequest = PullRecord & { version: number; author: FakeBitbucketUser; reviewers: FakeBitbucketUser[] };
@@ -130,13 +141,6 @@ interface Route {
   /** Writes need REPO_WRITE. */
   write: boolean;
   handle: (context: RouteContext) => Reply | Promise<Reply>;
-  /** A route about no one repository (the repository search): `handle` is not used. */
-  global?: (context: {
-    query: Record<string, string>;
-    credential: Credential;
-    params?: Record<string, string>;
-    body?: unknown;
-  }) => Reply;
 }
 
 const API = '/rest/api/1.0/projects/{projectKey}/repos/{repositorySlug}';
@@ -184,26 +188,14 @@ export class FakeBitbucketServer extends FakeGitHost<
     this.maxPageLimit = options.maxPageLimit ?? 1000;
     this.maxChanges = options.maxChanges ?? 1000;
     this.defineRoutes();
-    const commitId = (params: Record<string, string> | undefined) => params?.commitId ?? '';
-    this.router.add({
-      route: 'POST /rest/build-status/1.0/commits/{commitId}',
-      write: false,
-      handle: () => ({ status: 500 }),
-      global: ({ params, body }) => this.buildStatusApi.post(commitId(params), body),
-    });
-    this.router.add({
-      route: 'GET /rest/build-status/1.0/commits/{commitId}',
-      write: false,
-      handle: () => ({ status: 500 }),
-      global: ({ params }) => this.buildStatusApi.list(commitId(params)),
-    });
   }
 
-  private readonly buildStatusApi = new FakeBitbucketBuildStatuses();
+  /** By commit id: Bitbucket keeps a commit's build statuses across its repositories. */
+  private readonly buildStatusRecords = new RecordsOf<string, FakeBitbucketBuildStatus>();
 
   /** The build statuses of a commit, one per key, newest first. */
   buildStatuses(commit: string): FakeBitbucketBuildStatus[] {
-    return this.buildStatusApi.of(commit);
+    return [...this.buildStatusRecords.of(commit)].sort((a, b) => b.dateAdded - a.dateAdded);
   }
 
   /** Accepts another HTTP access token, for the default user unless another is named. */
@@ -290,13 +282,16 @@ export class FakeBitbucketServer extends FakeGitHost<
     } else {
       body = parseJson(rawBody.toString('utf8'), () => problem(400, 'The request body is not valid JSON'));
     }
-    if (matched.entry.global) {
-      return matched.entry.global({ query: logged.query, credential, params: matched.params, body });
-    }
-    const { projectKey = '', repositorySlug = '' } = matched.params;
-    const repo = this.repositories.get(`${projectKey}/${repositorySlug}`.toLowerCase());
-    if (!repo) throw problem(404, `Repository ${projectKey}/${repositorySlug} does not exist.`, 'noSuchRepository');
-    return await matched.entry.handle({ params: matched.params, query: logged.query, body, form, repo, credential });
+    // The repository of a route that names one; the others (the repository search, build statuses) have none.
+    const { projectKey, repositorySlug } = matched.params;
+    const missing = () =>
+      problem(404, `Repository ${projectKey}/${repositorySlug} does not exist.`, 'noSuchRepository');
+    const repo =
+      repositorySlug === undefined
+        ? undefined
+        : found(this.repositories.get(`${projectKey}/${repositorySlug}`.toLowerCase()), missing);
+    const context = { params: matched.params, query: logged.query, body, form, credential };
+    return await matched.entry.handle({ ...context, repo: repo as FakeRepository });
   }
 
   protected baseHeaders(): Record<string, string> {
@@ -617,22 +612,33 @@ export class FakeBitbucketServer extends FakeGitHost<
 
     // Every repository may be read by every credential here; writing takes a credential with REPO_WRITE.
     const levels: Readonly<Record<string, number>> = { REPO_READ: 1, REPO_WRITE: 2, REPO_ADMIN: 3 };
-    this.router.add({
-      route: 'GET /rest/api/1.0/repos',
-      write: false,
-      handle: () => ({ status: 500 }),
-      global: ({ query, credential }) => {
-        const permission = query.permission ?? 'REPO_READ';
-        const needed = levels[permission];
-        if (needed === undefined) throw problem(400, `${permission} is not a repository permission`, 'validation');
-        const granted = levels[credential.permission] ?? 0;
-        const name = query.name?.toLowerCase();
-        const repositories = [...this.repositories.values()]
-          .filter(() => granted >= needed)
-          .filter((repo) => name === undefined || repo.slug.toLowerCase().includes(name))
-          .sort((a, b) => a.id - b.id);
-        return ok(this.page(repositories, query, (repo) => this.repositoryJson(repo)));
-      },
+    route('GET /rest/api/1.0/repos', ({ query, credential }) => {
+      const permission = query.permission ?? 'REPO_READ';
+      const needed = levels[permission];
+      if (needed === undefined) throw problem(400, `${permission} is not a repository permission`, 'validation');
+      const granted = levels[credential.permission] ?? 0;
+      const name = query.name?.toLowerCase();
+      const repositories = [...this.repositories.values()]
+        .filter(() => granted >= needed)
+        .filter((repo) => name === undefined || repo.slug.toLowerCase().includes(name))
+        .sort((a, b) => a.id - b.id);
+      return ok(this.page(repositories, query, (repo) => this.repositoryJson(repo)));
+    });
+    // A build status of a commit (`state`, `key` and `url` required), replacing the one with its key.
+    route('POST /rest/build-status/1.0/commits/{commitId}', ({ params, body }) => {
+      const input = objectBody(body);
+      const state = BUILD_STATES.find((known) => known === input.state);
+      const [key, url] = [text(input.key), text(input.url)];
+      const invalid = (field: string, message: string) => problem(400, message, 'validation', { context: field });
+      if (!state) throw invalid('state', `state must be one of ${BUILD_STATES.join(', ')}`);
+      if (key === '') throw invalid('key', 'key must not be blank');
+      if (url === '') throw invalid('url', 'url must not be blank');
+      const statuses = this.buildStatusRecords.of(params.commitId ?? '');
+      const earlier = statuses.findIndex((status) => status.key === key);
+      if (earlier >= 0) statuses.splice(earlier, 1);
+      const [name, description, dateAdded] = [text(input.name), text(input.description), Date.now()];
+      statuses.push({ state, key, url, name, description, dateAdded });
+      return { status: 204 };
     });
     route(`GET ${API}/branches`, ({ repo, query }) => {
       const filter = (query.filterText ?? '').toLowerCase();

@@ -15,7 +15,9 @@ import {
   authorization,
   found,
   jsonObject,
+  matchesQuery,
   ok,
+  RecordsOf,
   pageLinks,
   parseJson,
   offsetPage,
@@ -43,11 +45,9 @@ import {
   type GitTreeEntry,
 } from './git-repository.js';
 
-import { FakeGitHubDeployments, type FakeGitHubDeployment } from './fake-github-deployments.js';
 import { regularFiles, tarGz } from './tar-archive-writer.js';
 
 export { gitBlobSha, gitCommitSha, gitTreeSha } from './git-repository.js';
-export type { FakeGitHubDeployment, FakeGitHubDeploymentStatus } from './fake-github-deployments.js';
 
 /** `path` below the API base (`/repos/o/r/git/ref/heads/main`), `route` in Octokit's notation (`GET /repos/{owner}/…`). */
 export interface FakeGitHubRequest extends LoggedRequest {
@@ -97,6 +97,32 @@ export interface FakePullRequest {
 }
 
 type StoredPull = PullRecord & { user: string };
+
+/** The states of a deployment (https://docs.github.com/rest/deployments). */
+const DEPLOYMENT_STATES = ['error', 'failure', 'inactive', 'in_progress', 'queued', 'pending', 'success'] as const;
+
+export interface FakeGitHubDeploymentStatus {
+  id: number;
+  state: (typeof DEPLOYMENT_STATES)[number];
+  description: string;
+  environmentUrl: string;
+  logUrl: string;
+  creator: string;
+  createdAt: string;
+}
+
+export interface FakeGitHubDeployment {
+  id: number;
+  sha: string;
+  ref: string;
+  environment: string;
+  description: string;
+  payload: unknown;
+  creator: string;
+  createdAt: string;
+  /** Newest first. */
+  statuses: FakeGitHubDeploymentStatus[];
+}
 
 const DOCS = 'https://docs.github.com/rest';
 const GITHUB_IDENTITY = { name: 'fake-user', email: 'fake-user@users.noreply.github.com' };
@@ -177,16 +203,13 @@ export class FakeGitHub extends FakeGitHost<
     this.apiBase = (options.basePath ?? '/api/v3').replace(/\/$/, '');
     this.maxTreeEntries = options.maxTreeEntries ?? Infinity;
     this.defineRoutes();
-    this.deploymentsApi.defineRoutes((route, handle) => this.router.add({ route, handle }));
   }
 
-  private readonly deploymentsApi = new FakeGitHubDeployments((repo, tail) =>
-    this.apiUrl(`/repos/${repo.owner}/${repo.name}${tail}`),
-  );
+  private readonly deploymentRecords = new RecordsOf<FakeRepository, FakeGitHubDeployment>();
 
   /** A repository's deployments, oldest first, each with its statuses newest first. */
   deployments(owner: string, name: string): FakeGitHubDeployment[] {
-    return this.deploymentsApi.of(this.repository(owner, name));
+    return this.deploymentRecords.of(this.repository(owner, name));
   }
 
   /** Accepts another token, for the given user (a login, or the token's options). */
@@ -770,5 +793,105 @@ export class FakeGitHub extends FakeGitHost<
       pull.updatedAt = Date.now();
       return ok(this.pullJson(repo, pull));
     });
+
+    // Deployments of a ref (a branch or a commit) to an environment, with their statuses. Writes need push access.
+    const mayPush = (caller: Caller) => {
+      if (caller.readOnly) throw problem(403, 'Resource not accessible by personal access token');
+    };
+    const invalidDeployment = (field: string, code = 'invalid') =>
+      validationFailed([{ resource: 'Deployment', field, code }]);
+    route('POST /repos/{owner}/{repo}/deployments', ({ repo, body, login, caller }) => {
+      mayPush(caller);
+      const input = object(body);
+      const ref = text(input.ref);
+      if (ref === '') throw invalidDeployment('ref', 'missing_field');
+      const sha = repo.branchSha(ref) ?? (repo.commit(ref) ? ref : undefined);
+      if (sha === undefined) throw problem(422, `No ref found for: ${ref}`);
+      if (input.required_contexts !== undefined && !Array.isArray(input.required_contexts)) {
+        throw invalidDeployment('required_contexts');
+      }
+      const payload =
+        typeof input.payload === 'string'
+          ? parseJson(input.payload, () => invalidDeployment('payload'))
+          : (input.payload ?? {});
+      const deployment: FakeGitHubDeployment = {
+        id: this.deploymentRecords.nextId(),
+        sha,
+        ref,
+        environment: text(input.environment) || 'production',
+        description: text(input.description),
+        payload,
+        creator: login,
+        createdAt: new Date().toISOString(),
+        statuses: [],
+      };
+      this.deploymentRecords.of(repo).push(deployment);
+      return { status: 201, body: this.deploymentJson(repo, deployment) };
+    });
+    route('GET /repos/{owner}/{repo}/deployments', ({ repo, query }) => {
+      const all = this.deploymentRecords.of(repo);
+      const listed = all.filter(({ sha, ref, environment }) => matchesQuery(query, { sha, ref, environment }));
+      const { start, end } = offsetPage(listed.length, query, 30);
+      return ok(
+        listed
+          .reverse()
+          .slice(start, end)
+          .map((deployment) => this.deploymentJson(repo, deployment)),
+      );
+    });
+    const findDeployment = (repo: FakeRepository, id: string | undefined) =>
+      this.deploymentRecords.find(repo, id, notFound);
+    route('GET /repos/{owner}/{repo}/deployments/{deployment_id}', ({ repo, params }) =>
+      ok(this.deploymentJson(repo, findDeployment(repo, params.deployment_id))),
+    );
+    route(
+      'POST /repos/{owner}/{repo}/deployments/{deployment_id}/statuses',
+      ({ repo, params, body, login, caller }) => {
+        mayPush(caller);
+        const deployment = findDeployment(repo, params.deployment_id);
+        const input = object(body);
+        const state = DEPLOYMENT_STATES.find((known) => known === input.state);
+        const description = text(input.description);
+        if (!state || description.length > 140) throw invalidDeployment(state ? 'description' : 'state');
+        const newStatus = (state: FakeGitHubDeploymentStatus['state'], environmentUrl = '', logUrl = '') => {
+          const [id, createdAt] = [this.deploymentRecords.nextId(), new Date().toISOString()];
+          return { id, state, description, environmentUrl, logUrl, creator: login, createdAt };
+        };
+        const status = newStatus(state, text(input.environment_url), text(input.log_url));
+        deployment.statuses.unshift(status);
+        // A success makes the environment's other successful deployments inactive (`auto_inactive`, on by default).
+        for (const other of state === 'success' && input.auto_inactive !== false
+          ? this.deploymentRecords.of(repo)
+          : []) {
+          const shown = other !== deployment && other.environment === deployment.environment;
+          if (shown && other.statuses[0]?.state === 'success') other.statuses.unshift(newStatus('inactive'));
+        }
+        return { status: 201, body: this.deploymentStatusJson(repo, deployment, status) };
+      },
+    );
+  }
+
+  private deploymentJson(repo: FakeRepository, deployment: FakeGitHubDeployment): Record<string, unknown> {
+    const { id, sha, ref, payload, environment, description, creator, createdAt, statuses } = deployment;
+    const url = this.repoUrl(repo, `/deployments/${id}`);
+    return {
+      ...{ url, id, sha, ref, task: 'deploy', payload, environment, description: description || null },
+      ...{ creator: { login: creator }, created_at: createdAt, updated_at: statuses[0]?.createdAt ?? createdAt },
+      ...{ statuses_url: `${url}/statuses`, repository_url: this.repoUrl(repo) },
+    };
+  }
+
+  private deploymentStatusJson(
+    repo: FakeRepository,
+    deployment: FakeGitHubDeployment,
+    status: FakeGitHubDeploymentStatus,
+  ): Record<string, unknown> {
+    const { id, state, description, logUrl, environmentUrl, creator, createdAt } = status;
+    const deploymentUrl = this.repoUrl(repo, `/deployments/${deployment.id}`);
+    return {
+      ...{ url: `${deploymentUrl}/statuses/${id}`, id, state, creator: { login: creator }, description },
+      ...{ environment: deployment.environment, target_url: logUrl, log_url: logUrl, environment_url: environmentUrl },
+      ...{ created_at: createdAt, updated_at: createdAt, deployment_url: deploymentUrl },
+    };
   }
 }

@@ -15,8 +15,10 @@ import {
   hostRepository,
   authorization,
   found,
+  matchesQuery,
   ok,
   pageLinks,
+  RecordsOf,
   parseJson,
   offsetPage,
   statusText,
@@ -28,9 +30,6 @@ import {
   type Reply,
 } from './git-host-kernel.js';
 import { badGitPath as badPath, gitNow, gitTime, type FlatEntry } from './git-repository.js';
-import { FakeGitLabDeployments, type FakeGitLabDeployment } from './fake-gitlab-deployments.js';
-
-export type { FakeGitLabDeployment } from './fake-gitlab-deployments.js';
 
 /** `path` below the API base as sent (`/projects/a%2Fb/repository/tree`), `route` as GitLab's docs write it. */
 export interface FakeGitLabRequest extends LoggedRequest {
@@ -78,6 +77,25 @@ interface Token {
 }
 
 type StoredMergeRequest = PullRecord & { id: number; author: User };
+
+/** The statuses a deployment may be given (https://docs.gitlab.com/api/deployments/). */
+const DEPLOYMENT_STATUSES = ['running', 'success', 'failed', 'canceled'] as const;
+
+export interface FakeGitLabDeployment {
+  id: number;
+  /** Per project, as GitLab numbers them. */
+  iid: number;
+  environment: string;
+  sha: string;
+  ref: string;
+  tag: boolean;
+  status: (typeof DEPLOYMENT_STATUSES)[number];
+  /** Every status it was given, oldest first. */
+  history: FakeGitLabDeployment['status'][];
+  user: string;
+  createdAt: string;
+  updatedAt: string;
+}
 
 const GITLAB_IDENTITY = { name: 'Fake User', email: 'fake-user@example.com' };
 /** GitLab's names of the states. */
@@ -153,16 +171,13 @@ export class FakeGitLab extends FakeGitHost<FakeGitLabRequest, never, FakeProjec
     super({ name: 'GitLab', nameCount: 1, token, identity, webHost: 'gitlab.example.com' }, options);
     this.addToken(this.token);
     this.defineRoutes();
-    this.deploymentsApi.defineRoutes((route, handle) =>
-      this.router.add({ route, writes: !route.startsWith('GET '), handle }),
-    );
   }
 
-  private readonly deploymentsApi = new FakeGitLabDeployments();
+  private readonly deploymentRecords = new RecordsOf<FakeProject, FakeGitLabDeployment>();
 
   /** A project's deployments, oldest first. */
   deployments(path: string): FakeGitLabDeployment[] {
-    return this.deploymentsApi.of(this.repository(path));
+    return this.deploymentRecords.of(this.repository(path));
   }
 
   /** Accepts another token (the default one: user `fake-user`, scope `api`, developer on every project). */
@@ -844,5 +859,47 @@ export class FakeGitLab extends FakeGitHost<FakeGitLabRequest, never, FakeProjec
       this.mergeStored(project, mr, user);
       return ok(this.mergeRequestJson(project, mr));
     });
+
+    // A deployment of a commit to an environment (created by its first deployment), then its new statuses.
+    const deploymentStatus = (given: unknown) => {
+      const status = DEPLOYMENT_STATUSES.find((known) => known === given);
+      if (!status) throw invalid('status');
+      return status;
+    };
+    route('POST /projects/:id/deployments', ({ project, body, user }) => {
+      const [environment = '', sha = '', ref = ''] = ['environment', 'sha', 'ref'].map((field) =>
+        stringParam(body, field),
+      );
+      requireParams({ environment, sha, ref, tag: body.tag !== undefined });
+      const tag = booleanParam(body.tag);
+      if (tag === undefined) throw invalid('tag');
+      const status = deploymentStatus(body.status ?? 'running');
+      if (project.resolveCommit(sha) !== sha) throw badRequest('Invalid SHA');
+      const deployments = this.deploymentRecords.of(project);
+      const [id, iid, now] = [this.deploymentRecords.nextId(), deployments.length + 1, new Date().toISOString()];
+      const fields = { environment, sha, ref, tag, status, history: [status], user: user.username };
+      const deployment: FakeGitLabDeployment = { id, iid, ...fields, createdAt: now, updatedAt: now };
+      deployments.push(deployment);
+      return { status: 201, body: deploymentJson(deployment) };
+    });
+    route('GET /projects/:id/deployments', (context) => {
+      const all = this.deploymentRecords.of(context.project);
+      const listed = all.filter((deployment) => matchesQuery(context.query, { environment: deployment.environment }));
+      return this.page(listed, context, deploymentJson);
+    });
+    route('PUT /projects/:id/deployments/:deployment_id', ({ project, params, body }) => {
+      const deployment = this.deploymentRecords.find(project, params.deployment_id, () => notFound('Deployment'));
+      if (body.status === undefined) throw missing('status');
+      deployment.status = deploymentStatus(body.status);
+      deployment.history.push(deployment.status);
+      deployment.updatedAt = new Date().toISOString();
+      return ok(deploymentJson(deployment));
+    });
   }
+}
+
+function deploymentJson(deployment: FakeGitLabDeployment): Record<string, unknown> {
+  const { id, iid, ref, sha, status, createdAt, updatedAt, user, environment } = deployment;
+  const times = { created_at: createdAt, updated_at: updatedAt };
+  return { id, iid, ref, sha, status, ...times, user: { username: user }, environment: { name: environment } };
 }
