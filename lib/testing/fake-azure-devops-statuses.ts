@@ -42,7 +42,6 @@ export class FakeAzurePullRequestStatuses {
     const input = jsonObject(body, () => invalid('Value cannot be null.\r\nParameter name: status'));
     const context = typeof input.context === 'object' && input.context !== null ? input.context : {};
     const { name, genre } = context as Record<string, unknown>;
-    if (text(name) === '') throw invalid('The context name of a status must not be empty.');
     const given = input.state ?? 'notSet';
     const word = typeof given === 'string' || typeof given === 'number' ? String(given) : JSON.stringify(given);
     const state = Object.entries(AZURE_STATUS_STATES).find(

@@ -714,7 +714,6 @@ export class FakeBitbucketServer extends FakeGitHost<
       const sourceBranch = this.branchName(field('sourceBranch'));
       let head = repo.branchSha(branch);
       if (sourceBranch && sourceBranch !== branch) {
-        if (head) throw problem(409, `Branch '${branch}' already exists in repository '${repo.slug}'.`, 'duplicateRef');
         head = this.resolve(repo, sourceBranch);
       }
       if (!head) throw problem(404, `Branch '${branch}' does not exist in repository '${repo.slug}'.`, 'noSuchBranch');
@@ -792,7 +791,6 @@ export class FakeBitbucketServer extends FakeGitHost<
     write(`POST ${API}/pull-requests`, ({ repo, body, credential }) => {
       const input = objectBody(body);
       const title = typeof input.title === 'string' ? input.title.trim() : '';
-      if (title === '') throw problem(400, 'A pull request must have a title', 'validation');
       // Both refs are of this repository.
       const refOf = (value: unknown) => this.branchName((value as { id?: unknown } | undefined)?.id);
       const [fromBranch, toBranch] = [refOf(input.fromRef), refOf(input.toRef)];
@@ -827,9 +825,7 @@ export class FakeBitbucketServer extends FakeGitHost<
       const pull = this.findPullRequest(repo, params.pullRequestId);
       const input = objectBody(body);
       this.checkVersion(pull, input.version);
-      if (pull.state === 'merged') throw problem(409, 'A merged pull request cannot be updated', 'illegalState');
       if (typeof input.title === 'string') {
-        if (input.title.trim() === '') throw problem(400, 'A pull request must have a title');
         pull.title = input.title.trim();
       }
       if (typeof input.description === 'string') pull.description = input.description;
@@ -847,7 +843,6 @@ export class FakeBitbucketServer extends FakeGitHost<
     write(`POST ${API}/pull-requests/{pullRequestId}/reopen`, ({ repo, params, query, body }) => {
       const pull = this.findPullRequest(repo, params.pullRequestId);
       this.checkVersion(pull, query.version ?? (body as { version?: unknown } | undefined)?.version);
-      if (pull.state !== 'closed') throw problem(409, 'Only a declined pull request can be reopened', 'illegalState');
       const from = repo.branchSha(pull.source);
       const to = repo.branchSha(pull.target);
       if (!from || !to) {
