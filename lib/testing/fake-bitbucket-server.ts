@@ -381,29 +381,15 @@ export class FakeBitbucketServer extends FakeGitHost<
     return `${this.repositoryWebUrl(repo)}/pull-requests/${id}`;
   }
 
+  /** A repository with the fields Bitbucket's clients read. */
   private repositoryJson(repo: FakeRepository): Record<string, unknown> {
-    const personal = repo.projectKey.startsWith('~');
+    const clone = `${this.webBaseUrl}/scm/${repo.projectKey.toLowerCase()}/${repo.slug}.git`;
     return {
       slug: repo.slug,
       id: repo.id,
       name: repo.slug,
-      hierarchyId: `h${repo.id.toString(16).padStart(19, '0')}`,
-      scmId: 'git',
-      state: 'AVAILABLE',
-      statusMessage: 'Available',
-      forkable: true,
-      project: {
-        key: repo.projectKey,
-        id: repo.id,
-        name: personal ? repo.projectKey.slice(1) : repo.projectKey,
-        public: false,
-        type: personal ? 'PERSONAL' : 'NORMAL',
-      },
-      public: false,
-      links: {
-        clone: [{ href: `${this.webBaseUrl}/scm/${repo.projectKey.toLowerCase()}/${repo.slug}.git`, name: 'http' }],
-        self: [{ href: `${this.repositoryWebUrl(repo)}/browse` }],
-      },
+      project: { key: repo.projectKey, type: repo.projectKey.startsWith('~') ? 'PERSONAL' : 'NORMAL' },
+      links: { clone: [{ href: clone, name: 'http' }], self: [{ href: `${this.repositoryWebUrl(repo)}/browse` }] },
     };
   }
 
@@ -413,16 +399,8 @@ export class FakeBitbucketServer extends FakeGitHost<
     return email === '' ? undefined : users.find((user) => user.emailAddress.toLowerCase() === email.toLowerCase());
   }
 
-  private userJson(user: FakeBitbucketUser): Record<string, unknown> {
-    return {
-      name: user.name,
-      emailAddress: user.emailAddress,
-      id: 1,
-      displayName: user.displayName,
-      active: true,
-      slug: user.name,
-      type: 'NORMAL',
-    };
+  private userJson({ name, emailAddress, displayName }: FakeBitbucketUser): Record<string, unknown> {
+    return { name, emailAddress, displayName, slug: name, type: 'NORMAL' };
   }
 
   private branchJson(repo: FakeRepository, name: string, sha: string): Record<string, unknown> {
@@ -456,41 +434,30 @@ export class FakeBitbucketServer extends FakeGitHost<
     };
   }
 
+  /** A pull request with the fields Bitbucket's clients read: no participants, approvals or tasks. */
   private pullRequestJson(repo: FakeRepository, pull: StoredPullRequest): Record<string, unknown> {
     const ref = (branch: string, commit: string | undefined) => ({
       id: `refs/heads/${branch}`,
       displayId: branch,
       latestCommit: commit ?? null,
-      type: 'BRANCH',
       repository: this.repositoryJson(repo),
     });
-    const open = pull.state === 'open';
+    const mergeCommit = pull.state === 'merged' ? pull.mergeCommitSha : undefined;
     return {
       id: pull.number,
       version: pull.version,
       title: pull.title,
       description: pull.description,
       state: STATES[pull.state],
-      open,
-      closed: !open,
+      open: pull.state === 'open',
       createdDate: pull.createdAt,
       updatedDate: pull.updatedAt,
-      ...(pull.closedAt !== undefined && !open ? { closedDate: pull.closedAt } : {}),
       fromRef: ref(pull.source, repo.pulls.headSha(pull)),
       toRef: ref(pull.target, repo.branchSha(pull.target)),
-      locked: false,
-      author: { user: this.userJson(pull.author), role: 'AUTHOR', approved: false, status: 'UNAPPROVED' },
-      reviewers: pull.reviewers.map((user) => ({
-        user: this.userJson(user),
-        role: 'REVIEWER',
-        approved: false,
-        status: 'UNAPPROVED',
-      })),
-      participants: [],
+      author: { user: this.userJson(pull.author), role: 'AUTHOR' },
+      reviewers: pull.reviewers.map((user) => ({ user: this.userJson(user), role: 'REVIEWER' })),
       links: { self: [{ href: this.pullRequestUrl(repo, pull.number) }] },
-      ...(pull.state === 'merged' && pull.mergeCommitSha
-        ? { properties: { mergeCommit: { id: pull.mergeCommitSha, displayId: pull.mergeCommitSha.slice(0, 11) } } }
-        : {}),
+      ...(mergeCommit && { properties: { mergeCommit: { id: mergeCommit } } }),
     };
   }
 

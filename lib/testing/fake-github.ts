@@ -417,7 +417,6 @@ export class FakeGitHub extends FakeGitHost<
   private repositoryJson(repo: FakeRepository): Record<string, unknown> {
     return {
       id: repo.id,
-      node_id: `R_${repo.id}`,
       name: repo.name,
       full_name: `${repo.owner}/${repo.name}`,
       owner: { login: repo.owner, type: 'Organization' },
@@ -446,7 +445,6 @@ export class FakeGitHub extends FakeGitHost<
   private refJson(repo: FakeRepository, ref: string, sha: string): Record<string, unknown> {
     return {
       ref,
-      node_id: `REF_${Buffer.from(ref).toString('base64url')}`,
       url: this.repoUrl(repo, `/git/${ref}`),
       object: { sha, type: 'commit', url: this.repoUrl(repo, `/git/commits/${sha}`) },
     };
@@ -475,34 +473,25 @@ export class FakeGitHub extends FakeGitHost<
     if (!commit) throw notFound();
     return {
       sha,
-      node_id: `C_${sha}`,
       url: this.repoUrl(repo, `/git/commits/${sha}`),
       html_url: `${this.webBase}/${repo.owner}/${repo.name}/commit/${sha}`,
       author: commit.author,
       committer: commit.committer,
       tree: { sha: commit.tree, url: this.repoUrl(repo, `/git/trees/${commit.tree}`) },
       message: commit.message,
-      parents: commit.parents.map((parent) => ({
-        sha: parent,
-        url: this.repoUrl(repo, `/git/commits/${parent}`),
-        html_url: `${this.webBase}/${repo.owner}/${repo.name}/commit/${parent}`,
-      })),
-      verification: { verified: false, reason: 'unsigned', signature: null, payload: null, verified_at: null },
+      parents: commit.parents.map((parent) => ({ sha: parent, url: this.repoUrl(repo, `/git/commits/${parent}`) })),
     };
   }
 
+  /** A pull request with the fields Octokit's callers read: no labels, reviews or auto-merge. */
   private pullJson(repo: FakeRepository, pull: StoredPull): Record<string, unknown> {
-    const repoJson = this.repositoryJson(repo);
     const time = (ms: number | undefined) => (ms === undefined ? null : gitTime(ms));
+    const branch = (ref: string, sha: string | undefined) => ({ label: `${repo.owner}:${ref}`, ref, sha: sha ?? null });
     return {
-      id: repo.id * 100000 + pull.number,
-      node_id: `PR_${repo.id}_${pull.number}`,
       number: pull.number,
       url: this.repoUrl(repo, `/pulls/${pull.number}`),
       html_url: this.pullHtmlUrl(repo, pull.number),
       state: pull.state === 'open' ? 'open' : 'closed',
-      locked: false,
-      draft: false,
       title: pull.title,
       body: pull.description,
       user: { login: pull.user },
@@ -512,18 +501,8 @@ export class FakeGitHub extends FakeGitHost<
       merged_at: time(pull.state === 'merged' ? pull.closedAt : undefined),
       merged: pull.state === 'merged',
       merge_commit_sha: pull.mergeCommitSha ?? null,
-      head: {
-        label: `${repo.owner}:${pull.source}`,
-        ref: pull.source,
-        sha: repo.pulls.headSha(pull) ?? null,
-        repo: repoJson,
-      },
-      base: {
-        label: `${repo.owner}:${pull.target}`,
-        ref: pull.target,
-        sha: repo.branchSha(pull.target) ?? null,
-        repo: repoJson,
-      },
+      head: branch(pull.source, repo.pulls.headSha(pull)),
+      base: branch(pull.target, repo.branchSha(pull.target)),
     };
   }
 
@@ -656,7 +635,6 @@ export class FakeGitHub extends FakeGitHost<
         status: 200,
         body: {
           sha,
-          node_id: `B_${sha}`,
           size: content.length,
           url: this.repoUrl(repo, `/git/blobs/${sha}`),
           content: wrappedBase64(content),

@@ -419,8 +419,6 @@ export class FakeGitLab extends FakeGitHost<FakeGitLabRequest, never, FakeProjec
       committer_name: commit.committer.name,
       committer_email: commit.committer.email,
       committed_date: commit.committer.date,
-      trailers: {},
-      extended_trailers: {},
       web_url: `${this.webUrl(project)}/-/commit/${sha}`,
     };
   }
@@ -432,9 +430,6 @@ export class FakeGitLab extends FakeGitHost<FakeGitLabRequest, never, FakeProjec
     return {
       ...this.commitJson(project, sha),
       stats: { additions, deletions, total: additions + deletions },
-      status: null,
-      project_id: project.id,
-      last_pipeline: null,
     };
   }
 
@@ -447,22 +442,14 @@ export class FakeGitLab extends FakeGitHost<FakeGitLabRequest, never, FakeProjec
       commit: this.commitJson(project, sha),
       merged: !isDefault && project.isAncestor(sha, project.branchSha(project.defaultBranch) ?? ''),
       protected: isDefault,
-      developers_can_push: !isDefault,
-      developers_can_merge: !isDefault,
-      can_push: true,
       default: isDefault,
       web_url: `${this.webUrl(project)}/-/tree/${name}`,
     };
   }
 
+  /** A merge request with the fields GitLab's clients read (gitbeaker's callers, the adapter's schemas). */
   private mergeRequestJson(project: FakeProject, mr: StoredMergeRequest): Record<string, unknown> {
-    const author = {
-      id: mr.author.id,
-      username: mr.author.username,
-      name: mr.author.name,
-      state: 'active',
-      web_url: `${this.webBase}/${mr.author.username}`,
-    };
+    const closedAt = (state: PullRecord['state']) => (mr.state === state ? gitTime(mr.closedAt ?? 0) : null);
     return {
       id: mr.id,
       iid: mr.number,
@@ -472,41 +459,18 @@ export class FakeGitLab extends FakeGitHost<FakeGitLabRequest, never, FakeProjec
       state: STATES[mr.state],
       created_at: new Date(mr.createdAt).toISOString(),
       updated_at: new Date(mr.updatedAt).toISOString(),
-      merged_by: mr.state === 'merged' ? author : null,
-      merge_user: mr.state === 'merged' ? author : null,
-      merged_at: mr.state === 'merged' ? gitTime(mr.closedAt ?? 0) : null,
-      closed_by: mr.state === 'closed' ? author : null,
-      closed_at: mr.state === 'closed' ? gitTime(mr.closedAt ?? 0) : null,
+      merged_at: closedAt('merged'),
+      closed_at: closedAt('closed'),
       target_branch: mr.target,
       source_branch: mr.source,
-      user_notes_count: 0,
-      upvotes: 0,
-      downvotes: 0,
-      author,
-      assignees: [],
-      assignee: null,
-      reviewers: [],
+      author: { id: mr.author.id, username: mr.author.username, name: mr.author.name },
       source_project_id: project.id,
       target_project_id: project.id,
-      labels: [],
-      draft: false,
-      work_in_progress: false,
-      milestone: null,
-      merge_when_pipeline_succeeds: false,
-      merge_status: 'can_be_merged',
-      detailed_merge_status: mr.state === 'open' ? 'mergeable' : 'not_open',
       sha: project.pulls.headSha(mr) ?? null,
       merge_commit_sha: mr.mergeCommitSha ?? null,
       squash_commit_sha: null,
-      discussion_locked: null,
-      should_remove_source_branch: null,
-      force_remove_source_branch: false,
-      reference: `!${mr.number}`,
-      references: { short: `!${mr.number}`, relative: `!${mr.number}`, full: `${project.path}!${mr.number}` },
+      references: { full: `${project.path}!${mr.number}` },
       web_url: this.mergeRequestUrl(project, mr.number),
-      squash: false,
-      has_conflicts: false,
-      blocking_discussions_resolved: true,
     };
   }
 
