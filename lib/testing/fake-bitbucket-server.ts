@@ -308,9 +308,7 @@ export class FakeBitbucketServer extends FakeGitHost<
       status: 429,
       headers: {
         'retry-after': String(seconds),
-        'x-ratelimit-limit': '60',
         'x-ratelimit-remaining': '0',
-        'x-ratelimit-fillrate': '5',
         'x-ratelimit-interval-seconds': '1',
       },
       body: this.errorBody(

@@ -314,13 +314,7 @@ export class FakeGitHub extends FakeGitHost<
   }
 
   protected baseHeaders(): Record<string, string> {
-    return {
-      'x-github-request-id': randomBytes(8).toString('hex').toUpperCase(),
-      'x-ratelimit-limit': '5000',
-      'x-ratelimit-remaining': '4999',
-      'x-ratelimit-reset': String(Math.floor(Date.now() / 1000) + 3600),
-      'x-ratelimit-resource': 'core',
-    };
+    return { 'x-github-request-id': randomBytes(8).toString('hex').toUpperCase() };
   }
 
   protected errorBody(status: number, message = statusText(status)): unknown {
@@ -331,11 +325,8 @@ export class FakeGitHub extends FakeGitHost<
     return {
       status: fault.status ?? 403,
       headers: {
-        'x-ratelimit-limit': '5000',
         'x-ratelimit-remaining': '0',
-        'x-ratelimit-used': '5000',
         'x-ratelimit-reset': String(Math.floor(Date.now() / 1000) + fault.seconds),
-        'x-ratelimit-resource': 'core',
       },
       body: {
         message: 'API rate limit exceeded for installation ID 1.',

@@ -309,11 +309,7 @@ export class FakeGitLab extends FakeGitHost<FakeGitLabRequest, never, FakeProjec
   }
 
   protected baseHeaders(): Record<string, string> {
-    return {
-      'x-request-id': randomBytes(8).toString('hex').toUpperCase(),
-      'x-content-type-options': 'nosniff',
-      'cache-control': 'no-cache',
-    };
+    return { 'x-request-id': randomBytes(8).toString('hex').toUpperCase() };
   }
 
   protected errorBody(status: number, message = `${status} ${statusText(status)}`): unknown {
@@ -322,20 +318,9 @@ export class FakeGitLab extends FakeGitHost<FakeGitLabRequest, never, FakeProjec
 
   /** 429 "Retry later" with `Retry-After` and `RateLimit-Reset` this many seconds from now, as Rack::Attack answers. */
   protected rateLimited({ seconds }: { seconds: number }): Reply {
-    const reset = Math.floor(Date.now() / 1000) + seconds;
-    return {
-      status: 429,
-      headers: {
-        'retry-after': String(seconds),
-        'ratelimit-name': 'throttle_authenticated_api',
-        'ratelimit-limit': '2000',
-        'ratelimit-observed': '2001',
-        'ratelimit-remaining': '0',
-        'ratelimit-reset': String(reset),
-        'ratelimit-resettime': new Date(reset * 1000).toUTCString(),
-      },
-      raw: { data: 'Retry later\n', type: 'text/plain' },
-    };
+    const reset = String(Math.floor(Date.now() / 1000) + seconds);
+    const headers = { 'retry-after': String(seconds), 'ratelimit-remaining': '0', 'ratelimit-reset': reset };
+    return { status: 429, headers, raw: { data: 'Retry later\n', type: 'text/plain' } };
   }
 
   /**
