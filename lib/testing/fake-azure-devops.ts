@@ -24,6 +24,7 @@ import {
   jsonObject,
   ok,
   parseJson,
+  RecordsOf,
   pathSegments,
   statusText,
   text,
@@ -36,9 +37,6 @@ import {
   type Reply,
 } from './git-host-kernel.js';
 import { gitNow, type FlatEntry, type GitCommit, type GitSignature } from './git-repository.js';
-import { FakeAzurePullRequestStatuses, type FakeAzurePullRequestStatus } from './fake-azure-devops-statuses.js';
-
-export type { FakeAzurePullRequestStatus } from './fake-azure-devops-statuses.js';
 
 /** `path` below the server root (`/acme/Fleet/_apis/git/repositories/r/refs`), `route`: `GET refs`, `POST pushes`… */
 export interface FakeAzureDevOpsRequest extends LoggedRequest {
@@ -132,6 +130,18 @@ const RECURSION = { none: 0, onelevel: 1, onelevelplusnestedemptyfolders: 4, ful
 const VERSION_TYPES = { branch: 0, tag: 1, commit: 2 };
 const CONTENT_TYPES = { rawtext: 0, base64encoded: 1 };
 const PULL_REQUEST_STATUSES = { notset: 0, active: 1, abandoned: 2, completed: 3, all: 4 };
+/** The states of a pull request status (Git / Pull Request Statuses), and their camelCase names in answers. */
+const STATUS_STATES = { notset: 0, pending: 1, succeeded: 2, failed: 3, error: 4, notapplicable: 5 };
+const STATUS_STATE_NAMES = ['notSet', 'pending', 'succeeded', 'failed', 'error', 'notApplicable'];
+
+export interface FakeAzurePullRequestStatus {
+  id: number;
+  state: keyof typeof STATUS_STATES;
+  description: string;
+  context: { name: string; genre: string };
+  targetUrl: string;
+  creationDate: string;
+}
 
 /** The Git area's resources this fake serves, as `OPTIONS _apis/git` describes them (ApiResourceLocation). */
 /** `tail`: the template's end below `repositories/{repositoryId}/{resource}`; none for the repositories themselves. */
@@ -437,8 +447,6 @@ export class FakeAzureDevOps extends FakeGitHost<
       headers: {
         'retry-after': String(seconds),
         'x-ratelimit-resource': 'Core',
-        'x-ratelimit-delay': '0.5',
-        'x-ratelimit-limit': '200',
         'x-ratelimit-remaining': '0',
         'x-ratelimit-reset': String(Math.floor(Date.now() / 1000) + seconds),
       },
@@ -470,14 +478,7 @@ export class FakeAzureDevOps extends FakeGitHost<
 
   private identityJson(): Record<string, unknown> {
     const id = guidOf(`identity ${this.identity.email}`);
-    return {
-      displayName: this.identity.name,
-      url: `https://spsprodweu5.vssps.visualstudio.com/_apis/Identities/${id}`,
-      id,
-      uniqueName: this.identity.email,
-      imageUrl: `${this.started ? this.url : ''}/_api/_common/identityImage?id=${id}`,
-      descriptor: `aad.${Buffer.from(id).toString('base64url')}`,
-    };
+    return { displayName: this.identity.name, id, uniqueName: this.identity.email };
   }
 
   private repositoryJson(repo: FakeAzureRepository): Record<string, unknown> {
@@ -485,19 +486,10 @@ export class FakeAzureDevOps extends FakeGitHost<
       id: repo.id,
       name: repo.name,
       url: this.repositoryUrl(repo),
-      project: {
-        id: repo.project.id,
-        name: repo.project.name,
-        state: 'wellFormed',
-        visibility: 'private',
-        lastUpdateTime: '2024-01-01T00:00:00Z',
-      },
+      project: { id: repo.project.id, name: repo.project.name },
       defaultBranch: `refs/heads/${repo.defaultBranch}`,
-      size: 0,
       remoteUrl: `https://${this.collection}@${this.webPath(repo)}`,
       webUrl: `https://${this.webPath(repo)}`,
-      isDisabled: false,
-      isInMaintenance: false,
     };
   }
 
@@ -557,7 +549,6 @@ export class FakeAzureDevOps extends FakeGitHost<
     const json: Record<string, unknown> = {
       repository: this.repositoryJson(repo),
       pullRequestId: pull.number,
-      codeReviewId: pull.number,
       status: STATES[pull.state],
       createdBy: this.identityJson(),
       creationDate: new Date(pull.createdAt).toISOString(),
@@ -565,12 +556,7 @@ export class FakeAzureDevOps extends FakeGitHost<
       description: pull.description,
       sourceRefName: `refs/heads/${pull.source}`,
       targetRefName: `refs/heads/${pull.target}`,
-      mergeStatus: 'succeeded',
-      isDraft: false,
-      mergeId: guidOf(`merge ${repo.id} ${pull.number}`),
-      reviewers: [],
       url: `${this.repositoryUrl(repo)}/pullRequests/${pull.number}`,
-      supportsIterations: true,
     };
     if (sourceCommit) json.lastMergeSourceCommit = this.commitRef(repo, sourceCommit);
     if (targetCommit) json.lastMergeTargetCommit = this.commitRef(repo, targetCommit);
@@ -770,19 +756,30 @@ export class FakeAzureDevOps extends FakeGitHost<
     route('PATCH', 'pullRequests/{pullRequestId}', ({ repo, params, body }) =>
       this.updatePullRequest(repo, params.pullRequestId, body),
     );
-    route('POST', 'pullRequests/{pullRequestId}/statuses', ({ repo, params, body }) =>
-      this.statusesApi.post(this.findPullRequest(repo, params.pullRequestId), body),
-    );
-    route('GET', 'pullRequests/{pullRequestId}/statuses', ({ repo, params }) =>
-      this.statusesApi.list(this.findPullRequest(repo, params.pullRequestId)),
-    );
+    // A status of a pull request: each post is a new iteration of its context, of which Azure shows the newest.
+    route('POST', 'pullRequests/{pullRequestId}/statuses', ({ repo, params, body }) => {
+      const pull = this.findPullRequest(repo, params.pullRequestId);
+      const input = object(body, 'status');
+      const { name, genre } = object(input.context ?? {}, 'context');
+      const state = enumValue(input.state ?? 'notSet', STATUS_STATES, 'state') as FakeAzurePullRequestStatus['state'];
+      const status: FakeAzurePullRequestStatus = {
+        id: this.statusRecords.nextId(),
+        state,
+        description: text(input.description),
+        context: { name: text(name), genre: text(genre) },
+        targetUrl: text(input.targetUrl),
+        creationDate: new Date().toISOString(),
+      };
+      this.statusRecords.of(pull).push(status);
+      return ok({ ...status, state: STATUS_STATE_NAMES[STATUS_STATES[state]], iterationId: status.id });
+    });
   }
 
-  private readonly statusesApi = new FakeAzurePullRequestStatuses();
+  private readonly statusRecords = new RecordsOf<StoredPullRequest, FakeAzurePullRequestStatus>();
 
   /** The statuses of a pull request, oldest first. */
   pullRequestStatuses(project: string, name: string, id: number): FakeAzurePullRequestStatus[] {
-    return this.statusesApi.of(this.findPullRequest(this.repository(project, name), String(id)));
+    return this.statusRecords.of(this.findPullRequest(this.repository(project, name), String(id)));
   }
 
   /** Refs whose name starts with `refs/{filter}` (Azure's filter is a prefix), in name order. */
