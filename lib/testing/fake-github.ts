@@ -418,15 +418,14 @@ export class FakeGitHub extends FakeGitHost<
     };
   }
 
-  /** A file, directory, symlink or submodule as the contents API shows it at a ref. */
+  /** A file as the contents API shows it at a ref. */
   private contentJson(repo: FakeRepository, path: string, entry: GitTreeEntry, ref: string) {
-    const type = entry.type === 'tree' ? 'dir' : entry.type === 'commit' ? 'submodule' : 'file';
     return {
-      type: entry.mode === '120000' ? 'symlink' : type,
+      type: 'file',
       name: entry.name,
       path,
       sha: entry.sha,
-      size: entry.type === 'blob' ? (repo.blob(entry.sha)?.length ?? 0) : 0,
+      size: repo.blob(entry.sha)?.length ?? 0,
       url: this.repoUrl(repo, `/contents/${path}?ref=${ref}`),
       html_url: `${this.webBase}/${repo.owner}/${repo.name}/blob/${ref}/${path}`,
       git_url: this.repoUrl(repo, `/git/${entry.type}s/${entry.sha}`),
@@ -743,8 +742,6 @@ export class FakeGitHub extends FakeGitHost<
       const input = object(body);
       if (typeof input.title === 'string') pull.title = input.title;
       if (typeof input.body === 'string') pull.description = input.body;
-      if (input.state === 'closed') repo.pulls.close(pull);
-      if (input.state === 'open' && pull.state === 'closed') repo.pulls.reopen(pull);
       pull.updatedAt = Date.now();
       return ok(this.pullJson(repo, pull));
     });

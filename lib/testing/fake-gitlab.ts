@@ -780,14 +780,9 @@ export class FakeGitLab extends FakeGitHost<FakeGitLabRequest, never, FakeProjec
     };
     route('PUT /projects/:id/merge_requests/:merge_request_iid', ({ project, params, body }) => {
       const mr = findMergeRequest(project, params.merge_request_iid);
+      // Clients retitle a merge request; nothing else of it is changed through the API here.
       const title = stringParam(body, 'title');
-      const description = stringParam(body, 'description');
-      const target = stringParam(body, 'target_branch');
-      const stateEvent = stringParam(body, 'state_event');
       if (title !== undefined) mr.title = title;
-      if (description !== undefined) mr.description = description;
-      if (target !== undefined) mr.target = target;
-      if (stateEvent === 'close') project.pulls.close(mr);
       mr.updatedAt = Date.now();
       return ok(this.mergeRequestJson(project, mr));
     });
