@@ -648,11 +648,7 @@ export class FakeAzureDevOps extends FakeGitHost<
       body: {
         commits: [this.commitJson(repo, sha)],
         refUpdates: [{ repositoryId: repo.id, name: refName, oldObjectId: current ?? ZERO_ID, newObjectId: sha }],
-        repository: this.repositoryJson(repo),
-        pushedBy: this.identityJson(),
         pushId: repo.pushes,
-        date: new Date().toISOString(),
-        url: `${this.repositoryUrl(repo)}/pushes/${repo.pushes}`,
       },
     };
   }
@@ -669,11 +665,8 @@ export class FakeAzureDevOps extends FakeGitHost<
         name,
         oldObjectId,
         newObjectId,
-        isLocked: false,
         updateStatus,
         success: updateStatus === 'succeeded',
-        customMessage: null,
-        rejectedBy: null,
       });
       if (!/^refs\/[^/]+\/.+/.test(name)) return result('invalidRefName');
       const current = repo.refs.get(name) ?? ZERO_ID;
