@@ -31,7 +31,7 @@ import {
   type PullRecord,
   type Reply,
 } from './git-host-kernel.js';
-import { fileChanges, type FlatEntry, type GitRepository } from './git-repository.js';
+import { fileChanges, withMoves } from './git-repository.js';
 
 /** `path` below the context path (`/rest/api/1.0/projects/P/repos/r/branches`), `route` with `{projectKey}`… */
 export interface FakeBitbucketRequest extends LoggedRequest {
@@ -522,36 +522,22 @@ export class FakeBitbucketServer extends FakeGitHost<
   }
 
   private changesBetween(repo: FakeRepository, since: string | undefined, until: string) {
-    const all = fileChanges(repo.flatAt(since), repo.flatAt(until));
-    // A deleted file whose exact content was added elsewhere is a move, as git's rename detection finds it.
-    const sources = new Map<string, { path: string; entry: FlatEntry }>();
-    const moved = new Set<string>();
-    for (const { path, old, now } of all) {
-      if (old) continue;
-      const source = all.find((other) => !other.now && other.old?.sha === now?.sha && !moved.has(other.path));
-      if (!source?.old) continue;
-      moved.add(source.path);
-      sources.set(path, { path: source.path, entry: source.old });
-    }
-    return all
-      .filter(({ path }) => !moved.has(path))
-      .map(({ path, old, now }) => {
-        const source = sources.get(path);
-        const was = source?.entry ?? old;
-        const type = source ? 'MOVE' : !old ? 'ADD' : !now ? 'DELETE' : 'MODIFY';
-        return {
-          contentId: now?.sha ?? ZERO_ID,
-          fromContentId: was?.sha ?? ZERO_ID,
-          path: pathJson(path),
-          ...(source && { srcPath: pathJson(source.path) }),
-          executable: now?.mode === '100755',
-          ...(was && { srcExecutable: was.mode === '100755' }),
-          percentUnchanged: source ? 100 : -1,
-          type,
-          nodeType: (now ?? old)?.mode === '160000' ? 'SUBMODULE' : 'FILE',
-          properties: { gitChangeType: source ? 'RENAME' : type },
-        };
-      });
+    return withMoves(fileChanges(repo.flatAt(since), repo.flatAt(until))).map(({ path, old, now, movedFrom }) => {
+      const was = movedFrom?.entry ?? old;
+      const type = movedFrom ? 'MOVE' : !old ? 'ADD' : !now ? 'DELETE' : 'MODIFY';
+      return {
+        contentId: now?.sha ?? ZERO_ID,
+        fromContentId: was?.sha ?? ZERO_ID,
+        path: pathJson(path),
+        ...(movedFrom && { srcPath: pathJson(movedFrom.path) }),
+        executable: now?.mode === '100755',
+        ...(was && { srcExecutable: was.mode === '100755' }),
+        percentUnchanged: movedFrom ? 100 : -1,
+        type,
+        nodeType: (now ?? old)?.mode === '160000' ? 'SUBMODULE' : 'FILE',
+        properties: { gitChangeType: movedFrom ? 'RENAME' : type },
+      };
+    });
   }
 
   /** The changes page, capped at `page.max.changes`: beyond it there is no next page to ask for. */
@@ -735,7 +721,7 @@ export class FakeBitbucketServer extends FakeGitHost<
     route(`GET ${API}/commits`, ({ repo, query }) => {
       const until = this.resolve(repo, query.until);
       const excluded = query.since ? repo.reachable(this.resolve(repo, query.since)) : new Set<string>();
-      const ordered = logOrder(repo, until).filter((sha) => !excluded.has(sha));
+      const ordered = repo.log(until).filter((sha) => !excluded.has(sha));
       return ok(this.page(ordered, query, (sha) => this.commitJson(repo, sha)));
     });
     route(`GET ${API}/commits/{commitId}`, ({ repo, params }) =>
@@ -841,24 +827,3 @@ function pathJson(path: string): Record<string, unknown> {
 }
 
 const objectBody = (body: unknown) => jsonObject(body, () => problem(400, 'A JSON object is required', 'validation'));
-
-/** Commits reachable from `head`, newest first: by commit date, a child before its parents on equal dates. */
-function logOrder(repo: GitRepository, head: string): string[] {
-  const order: string[] = [];
-  const seen = new Set<string>();
-  const queue: { sha: string; date: number; index: number }[] = [];
-  let index = 0;
-  const push = (sha: string) => {
-    if (seen.has(sha)) return;
-    seen.add(sha);
-    queue.push({ sha, date: Date.parse(repo.commit(sha)?.committer.date ?? '') || 0, index: index++ });
-  };
-  push(head);
-  while (queue.length > 0) {
-    queue.sort((a, b) => b.date - a.date || a.index - b.index);
-    const next = queue.shift() as { sha: string };
-    order.push(next.sha);
-    for (const parent of repo.commit(next.sha)?.parents ?? []) push(parent);
-  }
-  return order;
-}

@@ -493,20 +493,6 @@ export class FakeGitLab extends FakeGitHost<FakeGitLabRequest, never, FakeProjec
     });
   }
 
-  /** The last commit (following first parents) that changed `path`, starting at `sha`. */
-  private lastCommitFor(project: FakeProject, sha: string, path: string): string {
-    let current = sha;
-    for (;;) {
-      const commit = project.commit(current);
-      const parent = commit?.parents[0];
-      if (!commit || !parent) return current;
-      const here = project.flatten(commit.tree).get(path)?.sha;
-      const there = project.flatten(project.commit(parent)?.tree ?? '').get(path)?.sha;
-      if (here !== there) return current;
-      current = parent;
-    }
-  }
-
   /** GitLab's default merge method: a merge commit of the source into the target, the source winning conflicts. */
   private mergeStored(project: FakeProject, mr: StoredMergeRequest, user: { name: string; email: string }): string {
     const message =
@@ -635,7 +621,7 @@ export class FakeGitLab extends FakeGitHost<FakeGitLabRequest, never, FakeProjec
           ref: query.ref,
           blob_id: entry.sha,
           commit_id: sha,
-          last_commit_id: this.lastCommitFor(project, sha, path),
+          last_commit_id: project.lastChange(sha, path),
           execute_filemode: entry.mode === '100755',
           content: content.toString('base64'),
         },
