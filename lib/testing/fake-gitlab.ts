@@ -766,9 +766,10 @@ export class FakeGitLab extends FakeGitHost<FakeGitLabRequest, never, FakeProjec
     };
     route('PUT /projects/:id/merge_requests/:merge_request_iid', ({ project, params, body }) => {
       const mr = findMergeRequest(project, params.merge_request_iid);
-      // Clients retitle a merge request; nothing else of it is changed through the API here.
-      const title = stringParam(body, 'title');
+      // Clients retitle a merge request and rewrite its description; nothing else of it is changed here.
+      const [title, description] = [stringParam(body, 'title'), stringParam(body, 'description')];
       if (title !== undefined) mr.title = title;
+      if (description !== undefined) mr.description = description;
       mr.updatedAt = Date.now();
       return ok(this.mergeRequestJson(project, mr));
     });
