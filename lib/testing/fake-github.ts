@@ -823,13 +823,21 @@ export class FakeGitHub extends FakeGitHost<
     );
   }
 
+  /** A deployment with the fields clients read (the adapter knows its own by the payload). */
   private deploymentJson(repo: FakeRepository, deployment: FakeGitHubDeployment): Record<string, unknown> {
-    const { id, sha, ref, payload, environment, description, creator, createdAt, statuses } = deployment;
-    const url = this.repoUrl(repo, `/deployments/${id}`);
+    const url = this.repoUrl(repo, `/deployments/${deployment.id}`);
     return {
-      ...{ url, id, sha, ref, task: 'deploy', payload, environment, description: description || null },
-      ...{ creator: { login: creator }, created_at: createdAt, updated_at: statuses[0]?.createdAt ?? createdAt },
-      ...{ statuses_url: `${url}/statuses`, repository_url: this.repoUrl(repo) },
+      url,
+      id: deployment.id,
+      sha: deployment.sha,
+      ref: deployment.ref,
+      task: 'deploy',
+      payload: deployment.payload,
+      environment: deployment.environment,
+      description: deployment.description || null,
+      creator: { login: deployment.creator },
+      created_at: deployment.createdAt,
+      statuses_url: `${url}/statuses`,
     };
   }
 
@@ -838,12 +846,15 @@ export class FakeGitHub extends FakeGitHost<
     deployment: FakeGitHubDeployment,
     status: FakeGitHubDeploymentStatus,
   ): Record<string, unknown> {
-    const { id, state, description, logUrl, environmentUrl, creator, createdAt } = status;
     const deploymentUrl = this.repoUrl(repo, `/deployments/${deployment.id}`);
     return {
-      ...{ url: `${deploymentUrl}/statuses/${id}`, id, state, creator: { login: creator }, description },
-      ...{ environment: deployment.environment, target_url: logUrl, log_url: logUrl, environment_url: environmentUrl },
-      ...{ created_at: createdAt, updated_at: createdAt, deployment_url: deploymentUrl },
+      id: status.id,
+      state: status.state,
+      description: status.description,
+      environment_url: status.environmentUrl,
+      log_url: status.logUrl,
+      created_at: status.createdAt,
+      deployment_url: deploymentUrl,
     };
   }
 }

@@ -819,7 +819,16 @@ export class FakeGitLab extends FakeGitHost<FakeGitLabRequest, never, FakeProjec
 }
 
 function deploymentJson(deployment: FakeGitLabDeployment): Record<string, unknown> {
-  const { id, iid, ref, sha, status, createdAt, updatedAt, user, environment } = deployment;
-  const times = { created_at: createdAt, updated_at: updatedAt };
-  return { id, iid, ref, sha, status, ...times, user: { username: user }, environment: { name: environment } };
+  const { id, iid, ref, sha, status } = deployment;
+  return {
+    id,
+    iid,
+    ref,
+    sha,
+    status,
+    created_at: deployment.createdAt,
+    updated_at: deployment.updatedAt,
+    user: { username: deployment.user },
+    environment: { name: deployment.environment },
+  };
 }
