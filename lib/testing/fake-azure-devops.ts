@@ -24,6 +24,7 @@ import {
   jsonObject,
   ok,
   parseJson,
+  RecordsOf,
   pathSegments,
   statusText,
   text,
@@ -35,10 +36,7 @@ import {
   type PullRecord,
   type Reply,
 } from './git-host-kernel.js';
-import { gitNow, validRefName, type FlatEntry, type GitCommit, type GitSignature } from './git-repository.js';
-import { FakeAzurePullRequestStatuses, type FakeAzurePullRequestStatus } from './fake-azure-devops-statuses.js';
-
-export type { FakeAzurePullRequestStatus } from './fake-azure-devops-statuses.js';
+import { gitNow, type FlatEntry, type GitCommit, type GitSignature } from './git-repository.js';
 
 /** `path` below the server root (`/acme/Fleet/_apis/git/repositories/r/refs`), `route`: `GET refs`, `POST pushes`… */
 export interface FakeAzureDevOpsRequest extends LoggedRequest {
@@ -112,7 +110,6 @@ const unresolvable = (repo: { name: string }, version: string, typeKey = 'GitCom
 
 const ZERO_ID = '0'.repeat(40);
 const SIGN_IN_PAGE = '<!DOCTYPE html><html><head><title>Azure DevOps Services | Sign In</title></head></html>';
-const SHA1 = /^[0-9a-f]{40}$/;
 
 /** A stable GUID for a name, in Azure's lower-case form. */
 function guidOf(text: string): string {
@@ -131,9 +128,20 @@ function enumValue(value: unknown, names: Record<string, number>, field: string)
 
 const RECURSION = { none: 0, onelevel: 1, onelevelplusnestedemptyfolders: 4, full: 120 };
 const VERSION_TYPES = { branch: 0, tag: 1, commit: 2 };
-const CHANGE_TYPES = { add: 1, edit: 2, delete: 16, rename: 8 };
 const CONTENT_TYPES = { rawtext: 0, base64encoded: 1 };
 const PULL_REQUEST_STATUSES = { notset: 0, active: 1, abandoned: 2, completed: 3, all: 4 };
+/** The states of a pull request status (Git / Pull Request Statuses), and their camelCase names in answers. */
+const STATUS_STATES = { notset: 0, pending: 1, succeeded: 2, failed: 3, error: 4, notapplicable: 5 };
+const STATUS_STATE_NAMES = ['notSet', 'pending', 'succeeded', 'failed', 'error', 'notApplicable'];
+
+export interface FakeAzurePullRequestStatus {
+  id: number;
+  state: keyof typeof STATUS_STATES;
+  description: string;
+  context: { name: string; genre: string };
+  targetUrl: string;
+  creationDate: string;
+}
 
 /** The Git area's resources this fake serves, as `OPTIONS _apis/git` describes them (ApiResourceLocation). */
 /** `tail`: the template's end below `repositories/{repositoryId}/{resource}`; none for the repositories themselves. */
@@ -188,7 +196,6 @@ function checkApiVersion(requested: string | undefined, method: string): void {
     );
   }
   const [, version, preview] = /^(\d+\.\d+)(-preview(?:\.\d+)?)?$/.exec(requested.trim()) ?? [];
-  if (version === undefined) throw invalidArgument(`The api-version '${requested}' is not valid.`);
   if (Number(version) > Number(RELEASED_VERSION) && preview === undefined) {
     throw vss(
       400,
@@ -440,8 +447,6 @@ export class FakeAzureDevOps extends FakeGitHost<
       headers: {
         'retry-after': String(seconds),
         'x-ratelimit-resource': 'Core',
-        'x-ratelimit-delay': '0.5',
-        'x-ratelimit-limit': '200',
         'x-ratelimit-remaining': '0',
         'x-ratelimit-reset': String(Math.floor(Date.now() / 1000) + seconds),
       },
@@ -473,14 +478,7 @@ export class FakeAzureDevOps extends FakeGitHost<
 
   private identityJson(): Record<string, unknown> {
     const id = guidOf(`identity ${this.identity.email}`);
-    return {
-      displayName: this.identity.name,
-      url: `https://spsprodweu5.vssps.visualstudio.com/_apis/Identities/${id}`,
-      id,
-      uniqueName: this.identity.email,
-      imageUrl: `${this.started ? this.url : ''}/_api/_common/identityImage?id=${id}`,
-      descriptor: `aad.${Buffer.from(id).toString('base64url')}`,
-    };
+    return { displayName: this.identity.name, id, uniqueName: this.identity.email };
   }
 
   private repositoryJson(repo: FakeAzureRepository): Record<string, unknown> {
@@ -488,19 +486,10 @@ export class FakeAzureDevOps extends FakeGitHost<
       id: repo.id,
       name: repo.name,
       url: this.repositoryUrl(repo),
-      project: {
-        id: repo.project.id,
-        name: repo.project.name,
-        state: 'wellFormed',
-        visibility: 'private',
-        lastUpdateTime: '2024-01-01T00:00:00Z',
-      },
+      project: { id: repo.project.id, name: repo.project.name },
       defaultBranch: `refs/heads/${repo.defaultBranch}`,
-      size: 0,
       remoteUrl: `https://${this.collection}@${this.webPath(repo)}`,
       webUrl: `https://${this.webPath(repo)}`,
-      isDisabled: false,
-      isInMaintenance: false,
     };
   }
 
@@ -560,7 +549,6 @@ export class FakeAzureDevOps extends FakeGitHost<
     const json: Record<string, unknown> = {
       repository: this.repositoryJson(repo),
       pullRequestId: pull.number,
-      codeReviewId: pull.number,
       status: STATES[pull.state],
       createdBy: this.identityJson(),
       creationDate: new Date(pull.createdAt).toISOString(),
@@ -568,12 +556,7 @@ export class FakeAzureDevOps extends FakeGitHost<
       description: pull.description,
       sourceRefName: `refs/heads/${pull.source}`,
       targetRefName: `refs/heads/${pull.target}`,
-      mergeStatus: 'succeeded',
-      isDraft: false,
-      mergeId: guidOf(`merge ${repo.id} ${pull.number}`),
-      reviewers: [],
       url: `${this.repositoryUrl(repo)}/pullRequests/${pull.number}`,
-      supportsIterations: true,
     };
     if (sourceCommit) json.lastMergeSourceCommit = this.commitRef(repo, sourceCommit);
     if (targetCommit) json.lastMergeTargetCommit = this.commitRef(repo, targetCommit);
@@ -606,8 +589,6 @@ export class FakeAzureDevOps extends FakeGitHost<
     const { comment, changes } = commit;
     if (text(comment) === '' || !Array.isArray(changes) || changes.length === 0) throw incorrect('newCommit');
     const base = text(refUpdate.oldObjectId).toLowerCase();
-    if (!SHA1.test(base)) throw incorrect('baseCommitId');
-    if (!validRefName(refName)) throw invalidArgument(`TF401025: '${refName}' is not a valid name for a Git ref.`);
     const current = repo.refs.get(refName);
     if (current !== undefined && current !== base) {
       throw vss(
@@ -621,7 +602,6 @@ export class FakeAzureDevOps extends FakeGitHost<
     const baseCommit = baseIsZero ? undefined : repo.commit(base);
     if (!baseIsZero && !baseCommit) throw unresolvable(repo, `Commit: ${base}`);
     const files = baseCommit ? repo.flatten(baseCommit.tree) : new Map<string, FlatEntry>();
-    const seen = new Set<string>();
     for (const raw of changes) {
       const change = object(raw, 'Changes');
       const item = change.item === undefined || change.item === null ? {} : object(change.item, 'item');
@@ -630,12 +610,7 @@ export class FakeAzureDevOps extends FakeGitHost<
         .filter((part) => part !== '')
         .join('/');
       if (path === '' || path.split('/').some((part) => part === '.' || part === '..')) throw incorrect('Changes');
-      if (seen.has(path)) throw invalidArgument(`Multiple operations were attempted on file '/${path}'.`);
-      seen.add(path);
-      const changeType = enumValue(change.changeType, CHANGE_TYPES, 'changeType');
       const existing = files.get(path);
-      if (changeType !== 'add' && changeType !== 'edit') throw invalidArgument(`The fake does not ${changeType}.`);
-      if (changeType === 'add' && existing) throw invalidArgument(`The path '/${path}' already exists.`);
       const content = object(change.newContent, 'newContent');
       if (typeof content.content !== 'string') throw incorrect('Changes');
       const contentType = enumValue(content.contentType ?? 'rawtext', CONTENT_TYPES, 'contentType');
@@ -660,7 +635,6 @@ export class FakeAzureDevOps extends FakeGitHost<
       const { name, email, date } = object(value, 'author');
       if (text(name) === '' || text(email) === '') return fallback;
       const time = new Date(typeof date === 'string' ? date : now);
-      if (Number.isNaN(time.getTime())) throw incorrect('date');
       return { name: text(name), email: text(email), date: time.toISOString().replace(/\.\d+Z$/, 'Z') };
     };
     const identity = { ...this.identity, date: now };
@@ -674,11 +648,7 @@ export class FakeAzureDevOps extends FakeGitHost<
       body: {
         commits: [this.commitJson(repo, sha)],
         refUpdates: [{ repositoryId: repo.id, name: refName, oldObjectId: current ?? ZERO_ID, newObjectId: sha }],
-        repository: this.repositoryJson(repo),
-        pushedBy: this.identityJson(),
         pushId: repo.pushes,
-        date: new Date().toISOString(),
-        url: `${this.repositoryUrl(repo)}/pushes/${repo.pushes}`,
       },
     };
   }
@@ -690,17 +660,13 @@ export class FakeAzureDevOps extends FakeGitHost<
       const name = text(update.name);
       const oldObjectId = text(update.oldObjectId).toLowerCase();
       const newObjectId = text(update.newObjectId).toLowerCase();
-      if (!SHA1.test(oldObjectId) || !SHA1.test(newObjectId)) throw incorrect('refUpdates');
       const result = (updateStatus: string) => ({
         repositoryId: repo.id,
         name,
         oldObjectId,
         newObjectId,
-        isLocked: false,
         updateStatus,
         success: updateStatus === 'succeeded',
-        customMessage: null,
-        rejectedBy: null,
       });
       if (!/^refs\/[^/]+\/.+/.test(name)) return result('invalidRefName');
       const current = repo.refs.get(name) ?? ZERO_ID;
@@ -783,19 +749,30 @@ export class FakeAzureDevOps extends FakeGitHost<
     route('PATCH', 'pullRequests/{pullRequestId}', ({ repo, params, body }) =>
       this.updatePullRequest(repo, params.pullRequestId, body),
     );
-    route('POST', 'pullRequests/{pullRequestId}/statuses', ({ repo, params, body }) =>
-      this.statusesApi.post(this.findPullRequest(repo, params.pullRequestId), body),
-    );
-    route('GET', 'pullRequests/{pullRequestId}/statuses', ({ repo, params }) =>
-      this.statusesApi.list(this.findPullRequest(repo, params.pullRequestId)),
-    );
+    // A status of a pull request: each post is a new iteration of its context, of which Azure shows the newest.
+    route('POST', 'pullRequests/{pullRequestId}/statuses', ({ repo, params, body }) => {
+      const pull = this.findPullRequest(repo, params.pullRequestId);
+      const input = object(body, 'status');
+      const { name, genre } = object(input.context ?? {}, 'context');
+      const state = enumValue(input.state ?? 'notSet', STATUS_STATES, 'state') as FakeAzurePullRequestStatus['state'];
+      const status: FakeAzurePullRequestStatus = {
+        id: this.statusRecords.nextId(),
+        state,
+        description: text(input.description),
+        context: { name: text(name), genre: text(genre) },
+        targetUrl: text(input.targetUrl),
+        creationDate: new Date().toISOString(),
+      };
+      this.statusRecords.of(pull).push(status);
+      return ok({ ...status, state: STATUS_STATE_NAMES[STATUS_STATES[state]], iterationId: status.id });
+    });
   }
 
-  private readonly statusesApi = new FakeAzurePullRequestStatuses();
+  private readonly statusRecords = new RecordsOf<StoredPullRequest, FakeAzurePullRequestStatus>();
 
   /** The statuses of a pull request, oldest first. */
   pullRequestStatuses(project: string, name: string, id: number): FakeAzurePullRequestStatus[] {
-    return this.statusesApi.of(this.findPullRequest(this.repository(project, name), String(id)));
+    return this.statusRecords.of(this.findPullRequest(this.repository(project, name), String(id)));
   }
 
   /** Refs whose name starts with `refs/{filter}` (Azure's filter is a prefix), in name order. */

@@ -21,6 +21,8 @@ import {
   jsonObject,
   ok,
   parseJson,
+  RecordsOf,
+  text,
   statusText,
   type FakeGitHostOptions,
   type HostRepository,
@@ -29,10 +31,7 @@ import {
   type PullRecord,
   type Reply,
 } from './git-host-kernel.js';
-import { fileChanges, type FlatEntry, type GitRepository } from './git-repository.js';
-import { FakeBitbucketBuildStatuses, type FakeBitbucketBuildStatus } from './fake-bitbucket-build-status.js';
-
-export type { FakeBitbucketBuildStatus } from './fake-bitbucket-build-status.js';
+import { fileChanges, withMoves } from './git-repository.js';
 
 /** `path` below the context path (`/rest/api/1.0/projects/P/repos/r/branches`), `route` with `{projectKey}`… */
 export interface FakeBitbucketRequest extends LoggedRequest {
@@ -79,6 +78,18 @@ export interface FakeBitbucketPullRequest {
   reviewers: string[];
   /** `links.self[0].href`. */
   url: string;
+}
+
+/** The states of a build status (REST build status 1.0). */
+const BUILD_STATES = ['INPROGRESS', 'SUCCESSFUL', 'FAILED'] as const;
+
+export interface FakeBitbucketBuildStatus {
+  state: (typeof BUILD_STATES)[number];
+  key: string;
+  name: string;
+  url: string;
+  description: string;
+  dateAdded: number;
 }
 
 type StoredPullRequest = PullRecord & { version: number; author: FakeBitbucketUser; reviewers: FakeBitbucketUser[] };
@@ -130,13 +141,6 @@ interface Route {
   /** Writes need REPO_WRITE. */
   write: boolean;
   handle: (context: RouteContext) => Reply | Promise<Reply>;
-  /** A route about no one repository (the repository search): `handle` is not used. */
-  global?: (context: {
-    query: Record<string, string>;
-    credential: Credential;
-    params?: Record<string, string>;
-    body?: unknown;
-  }) => Reply;
 }
 
 const API = '/rest/api/1.0/projects/{projectKey}/repos/{repositorySlug}';
@@ -184,26 +188,14 @@ export class FakeBitbucketServer extends FakeGitHost<
     this.maxPageLimit = options.maxPageLimit ?? 1000;
     this.maxChanges = options.maxChanges ?? 1000;
     this.defineRoutes();
-    const commitId = (params: Record<string, string> | undefined) => params?.commitId ?? '';
-    this.router.add({
-      route: 'POST /rest/build-status/1.0/commits/{commitId}',
-      write: false,
-      handle: () => ({ status: 500 }),
-      global: ({ params, body }) => this.buildStatusApi.post(commitId(params), body),
-    });
-    this.router.add({
-      route: 'GET /rest/build-status/1.0/commits/{commitId}',
-      write: false,
-      handle: () => ({ status: 500 }),
-      global: ({ params }) => this.buildStatusApi.list(commitId(params)),
-    });
   }
 
-  private readonly buildStatusApi = new FakeBitbucketBuildStatuses();
+  /** By commit id: Bitbucket keeps a commit's build statuses across its repositories. */
+  private readonly buildStatusRecords = new RecordsOf<string, FakeBitbucketBuildStatus>();
 
   /** The build statuses of a commit, one per key, newest first. */
   buildStatuses(commit: string): FakeBitbucketBuildStatus[] {
-    return this.buildStatusApi.of(commit);
+    return [...this.buildStatusRecords.of(commit)].sort((a, b) => b.dateAdded - a.dateAdded);
   }
 
   /** Accepts another HTTP access token, for the default user unless another is named. */
@@ -290,13 +282,16 @@ export class FakeBitbucketServer extends FakeGitHost<
     } else {
       body = parseJson(rawBody.toString('utf8'), () => problem(400, 'The request body is not valid JSON'));
     }
-    if (matched.entry.global) {
-      return matched.entry.global({ query: logged.query, credential, params: matched.params, body });
-    }
-    const { projectKey = '', repositorySlug = '' } = matched.params;
-    const repo = this.repositories.get(`${projectKey}/${repositorySlug}`.toLowerCase());
-    if (!repo) throw problem(404, `Repository ${projectKey}/${repositorySlug} does not exist.`, 'noSuchRepository');
-    return await matched.entry.handle({ params: matched.params, query: logged.query, body, form, repo, credential });
+    // The repository of a route that names one; the others (the repository search, build statuses) have none.
+    const { projectKey, repositorySlug } = matched.params;
+    const missing = () =>
+      problem(404, `Repository ${projectKey}/${repositorySlug} does not exist.`, 'noSuchRepository');
+    const repo =
+      repositorySlug === undefined
+        ? undefined
+        : found(this.repositories.get(`${projectKey}/${repositorySlug}`.toLowerCase()), missing);
+    const context = { params: matched.params, query: logged.query, body, form, credential };
+    return await matched.entry.handle({ ...context, repo: repo as FakeRepository });
   }
 
   protected baseHeaders(): Record<string, string> {
@@ -313,9 +308,7 @@ export class FakeBitbucketServer extends FakeGitHost<
       status: 429,
       headers: {
         'retry-after': String(seconds),
-        'x-ratelimit-limit': '60',
         'x-ratelimit-remaining': '0',
-        'x-ratelimit-fillrate': '5',
         'x-ratelimit-interval-seconds': '1',
       },
       body: this.errorBody(
@@ -386,29 +379,15 @@ export class FakeBitbucketServer extends FakeGitHost<
     return `${this.repositoryWebUrl(repo)}/pull-requests/${id}`;
   }
 
+  /** A repository with the fields Bitbucket's clients read. */
   private repositoryJson(repo: FakeRepository): Record<string, unknown> {
-    const personal = repo.projectKey.startsWith('~');
+    const clone = `${this.webBaseUrl}/scm/${repo.projectKey.toLowerCase()}/${repo.slug}.git`;
     return {
       slug: repo.slug,
       id: repo.id,
       name: repo.slug,
-      hierarchyId: `h${repo.id.toString(16).padStart(19, '0')}`,
-      scmId: 'git',
-      state: 'AVAILABLE',
-      statusMessage: 'Available',
-      forkable: true,
-      project: {
-        key: repo.projectKey,
-        id: repo.id,
-        name: personal ? repo.projectKey.slice(1) : repo.projectKey,
-        public: false,
-        type: personal ? 'PERSONAL' : 'NORMAL',
-      },
-      public: false,
-      links: {
-        clone: [{ href: `${this.webBaseUrl}/scm/${repo.projectKey.toLowerCase()}/${repo.slug}.git`, name: 'http' }],
-        self: [{ href: `${this.repositoryWebUrl(repo)}/browse` }],
-      },
+      project: { key: repo.projectKey, type: repo.projectKey.startsWith('~') ? 'PERSONAL' : 'NORMAL' },
+      links: { clone: [{ href: clone, name: 'http' }], self: [{ href: `${this.repositoryWebUrl(repo)}/browse` }] },
     };
   }
 
@@ -418,16 +397,8 @@ export class FakeBitbucketServer extends FakeGitHost<
     return email === '' ? undefined : users.find((user) => user.emailAddress.toLowerCase() === email.toLowerCase());
   }
 
-  private userJson(user: FakeBitbucketUser): Record<string, unknown> {
-    return {
-      name: user.name,
-      emailAddress: user.emailAddress,
-      id: 1,
-      displayName: user.displayName,
-      active: true,
-      slug: user.name,
-      type: 'NORMAL',
-    };
+  private userJson({ name, emailAddress, displayName }: FakeBitbucketUser): Record<string, unknown> {
+    return { name, emailAddress, displayName, slug: name, type: 'NORMAL' };
   }
 
   private branchJson(repo: FakeRepository, name: string, sha: string): Record<string, unknown> {
@@ -461,41 +432,30 @@ export class FakeBitbucketServer extends FakeGitHost<
     };
   }
 
+  /** A pull request with the fields Bitbucket's clients read: no participants, approvals or tasks. */
   private pullRequestJson(repo: FakeRepository, pull: StoredPullRequest): Record<string, unknown> {
     const ref = (branch: string, commit: string | undefined) => ({
       id: `refs/heads/${branch}`,
       displayId: branch,
       latestCommit: commit ?? null,
-      type: 'BRANCH',
       repository: this.repositoryJson(repo),
     });
-    const open = pull.state === 'open';
+    const mergeCommit = pull.state === 'merged' ? pull.mergeCommitSha : undefined;
     return {
       id: pull.number,
       version: pull.version,
       title: pull.title,
       description: pull.description,
       state: STATES[pull.state],
-      open,
-      closed: !open,
+      open: pull.state === 'open',
       createdDate: pull.createdAt,
       updatedDate: pull.updatedAt,
-      ...(pull.closedAt !== undefined && !open ? { closedDate: pull.closedAt } : {}),
       fromRef: ref(pull.source, repo.pulls.headSha(pull)),
       toRef: ref(pull.target, repo.branchSha(pull.target)),
-      locked: false,
-      author: { user: this.userJson(pull.author), role: 'AUTHOR', approved: false, status: 'UNAPPROVED' },
-      reviewers: pull.reviewers.map((user) => ({
-        user: this.userJson(user),
-        role: 'REVIEWER',
-        approved: false,
-        status: 'UNAPPROVED',
-      })),
-      participants: [],
+      author: { user: this.userJson(pull.author), role: 'AUTHOR' },
+      reviewers: pull.reviewers.map((user) => ({ user: this.userJson(user), role: 'REVIEWER' })),
       links: { self: [{ href: this.pullRequestUrl(repo, pull.number) }] },
-      ...(pull.state === 'merged' && pull.mergeCommitSha
-        ? { properties: { mergeCommit: { id: pull.mergeCommitSha, displayId: pull.mergeCommitSha.slice(0, 11) } } }
-        : {}),
+      ...(mergeCommit && { properties: { mergeCommit: { id: mergeCommit } } }),
     };
   }
 
@@ -562,36 +522,22 @@ export class FakeBitbucketServer extends FakeGitHost<
   }
 
   private changesBetween(repo: FakeRepository, since: string | undefined, until: string) {
-    const all = fileChanges(repo.flatAt(since), repo.flatAt(until));
-    // A deleted file whose exact content was added elsewhere is a move, as git's rename detection finds it.
-    const sources = new Map<string, { path: string; entry: FlatEntry }>();
-    const moved = new Set<string>();
-    for (const { path, old, now } of all) {
-      if (old) continue;
-      const source = all.find((other) => !other.now && other.old?.sha === now?.sha && !moved.has(other.path));
-      if (!source?.old) continue;
-      moved.add(source.path);
-      sources.set(path, { path: source.path, entry: source.old });
-    }
-    return all
-      .filter(({ path }) => !moved.has(path))
-      .map(({ path, old, now }) => {
-        const source = sources.get(path);
-        const was = source?.entry ?? old;
-        const type = source ? 'MOVE' : !old ? 'ADD' : !now ? 'DELETE' : 'MODIFY';
-        return {
-          contentId: now?.sha ?? ZERO_ID,
-          fromContentId: was?.sha ?? ZERO_ID,
-          path: pathJson(path),
-          ...(source && { srcPath: pathJson(source.path) }),
-          executable: now?.mode === '100755',
-          ...(was && { srcExecutable: was.mode === '100755' }),
-          percentUnchanged: source ? 100 : -1,
-          type,
-          nodeType: (now ?? old)?.mode === '160000' ? 'SUBMODULE' : 'FILE',
-          properties: { gitChangeType: source ? 'RENAME' : type },
-        };
-      });
+    return withMoves(fileChanges(repo.flatAt(since), repo.flatAt(until))).map(({ path, old, now, movedFrom }) => {
+      const was = movedFrom?.entry ?? old;
+      const type = movedFrom ? 'MOVE' : !old ? 'ADD' : !now ? 'DELETE' : 'MODIFY';
+      return {
+        contentId: now?.sha ?? ZERO_ID,
+        fromContentId: was?.sha ?? ZERO_ID,
+        path: pathJson(path),
+        ...(movedFrom && { srcPath: pathJson(movedFrom.path) }),
+        executable: now?.mode === '100755',
+        ...(was && { srcExecutable: was.mode === '100755' }),
+        percentUnchanged: movedFrom ? 100 : -1,
+        type,
+        nodeType: (now ?? old)?.mode === '160000' ? 'SUBMODULE' : 'FILE',
+        properties: { gitChangeType: movedFrom ? 'RENAME' : type },
+      };
+    });
   }
 
   /** The changes page, capped at `page.max.changes`: beyond it there is no next page to ask for. */
@@ -617,22 +563,33 @@ export class FakeBitbucketServer extends FakeGitHost<
 
     // Every repository may be read by every credential here; writing takes a credential with REPO_WRITE.
     const levels: Readonly<Record<string, number>> = { REPO_READ: 1, REPO_WRITE: 2, REPO_ADMIN: 3 };
-    this.router.add({
-      route: 'GET /rest/api/1.0/repos',
-      write: false,
-      handle: () => ({ status: 500 }),
-      global: ({ query, credential }) => {
-        const permission = query.permission ?? 'REPO_READ';
-        const needed = levels[permission];
-        if (needed === undefined) throw problem(400, `${permission} is not a repository permission`, 'validation');
-        const granted = levels[credential.permission] ?? 0;
-        const name = query.name?.toLowerCase();
-        const repositories = [...this.repositories.values()]
-          .filter(() => granted >= needed)
-          .filter((repo) => name === undefined || repo.slug.toLowerCase().includes(name))
-          .sort((a, b) => a.id - b.id);
-        return ok(this.page(repositories, query, (repo) => this.repositoryJson(repo)));
-      },
+    route('GET /rest/api/1.0/repos', ({ query, credential }) => {
+      const permission = query.permission ?? 'REPO_READ';
+      const needed = levels[permission];
+      if (needed === undefined) throw problem(400, `${permission} is not a repository permission`, 'validation');
+      const granted = levels[credential.permission] ?? 0;
+      const name = query.name?.toLowerCase();
+      const repositories = [...this.repositories.values()]
+        .filter(() => granted >= needed)
+        .filter((repo) => name === undefined || repo.slug.toLowerCase().includes(name))
+        .sort((a, b) => a.id - b.id);
+      return ok(this.page(repositories, query, (repo) => this.repositoryJson(repo)));
+    });
+    // A build status of a commit (`state`, `key` and `url` required), replacing the one with its key.
+    route('POST /rest/build-status/1.0/commits/{commitId}', ({ params, body }) => {
+      const input = objectBody(body);
+      const state = BUILD_STATES.find((known) => known === input.state);
+      const [key, url] = [text(input.key), text(input.url)];
+      const invalid = (field: string, message: string) => problem(400, message, 'validation', { context: field });
+      if (!state) throw invalid('state', `state must be one of ${BUILD_STATES.join(', ')}`);
+      if (key === '') throw invalid('key', 'key must not be blank');
+      if (url === '') throw invalid('url', 'url must not be blank');
+      const statuses = this.buildStatusRecords.of(params.commitId ?? '');
+      const earlier = statuses.findIndex((status) => status.key === key);
+      if (earlier >= 0) statuses.splice(earlier, 1);
+      const [name, description, dateAdded] = [text(input.name), text(input.description), Date.now()];
+      statuses.push({ state, key, url, name, description, dateAdded });
+      return { status: 204 };
     });
     route(`GET ${API}/branches`, ({ repo, query }) => {
       const filter = (query.filterText ?? '').toLowerCase();
@@ -708,7 +665,6 @@ export class FakeBitbucketServer extends FakeGitHost<
       const sourceBranch = this.branchName(field('sourceBranch'));
       let head = repo.branchSha(branch);
       if (sourceBranch && sourceBranch !== branch) {
-        if (head) throw problem(409, `Branch '${branch}' already exists in repository '${repo.slug}'.`, 'duplicateRef');
         head = this.resolve(repo, sourceBranch);
       }
       if (!head) throw problem(404, `Branch '${branch}' does not exist in repository '${repo.slug}'.`, 'noSuchBranch');
@@ -765,7 +721,7 @@ export class FakeBitbucketServer extends FakeGitHost<
     route(`GET ${API}/commits`, ({ repo, query }) => {
       const until = this.resolve(repo, query.until);
       const excluded = query.since ? repo.reachable(this.resolve(repo, query.since)) : new Set<string>();
-      const ordered = logOrder(repo, until).filter((sha) => !excluded.has(sha));
+      const ordered = repo.log(until).filter((sha) => !excluded.has(sha));
       return ok(this.page(ordered, query, (sha) => this.commitJson(repo, sha)));
     });
     route(`GET ${API}/commits/{commitId}`, ({ repo, params }) =>
@@ -786,7 +742,6 @@ export class FakeBitbucketServer extends FakeGitHost<
     write(`POST ${API}/pull-requests`, ({ repo, body, credential }) => {
       const input = objectBody(body);
       const title = typeof input.title === 'string' ? input.title.trim() : '';
-      if (title === '') throw problem(400, 'A pull request must have a title', 'validation');
       // Both refs are of this repository.
       const refOf = (value: unknown) => this.branchName((value as { id?: unknown } | undefined)?.id);
       const [fromBranch, toBranch] = [refOf(input.fromRef), refOf(input.toRef)];
@@ -821,9 +776,7 @@ export class FakeBitbucketServer extends FakeGitHost<
       const pull = this.findPullRequest(repo, params.pullRequestId);
       const input = objectBody(body);
       this.checkVersion(pull, input.version);
-      if (pull.state === 'merged') throw problem(409, 'A merged pull request cannot be updated', 'illegalState');
       if (typeof input.title === 'string') {
-        if (input.title.trim() === '') throw problem(400, 'A pull request must have a title');
         pull.title = input.title.trim();
       }
       if (typeof input.description === 'string') pull.description = input.description;
@@ -841,7 +794,6 @@ export class FakeBitbucketServer extends FakeGitHost<
     write(`POST ${API}/pull-requests/{pullRequestId}/reopen`, ({ repo, params, query, body }) => {
       const pull = this.findPullRequest(repo, params.pullRequestId);
       this.checkVersion(pull, query.version ?? (body as { version?: unknown } | undefined)?.version);
-      if (pull.state !== 'closed') throw problem(409, 'Only a declined pull request can be reopened', 'illegalState');
       const from = repo.branchSha(pull.source);
       const to = repo.branchSha(pull.target);
       if (!from || !to) {
@@ -875,24 +827,3 @@ function pathJson(path: string): Record<string, unknown> {
 }
 
 const objectBody = (body: unknown) => jsonObject(body, () => problem(400, 'A JSON object is required', 'validation'));
-
-/** Commits reachable from `head`, newest first: by commit date, a child before its parents on equal dates. */
-function logOrder(repo: GitRepository, head: string): string[] {
-  const order: string[] = [];
-  const seen = new Set<string>();
-  const queue: { sha: string; date: number; index: number }[] = [];
-  let index = 0;
-  const push = (sha: string) => {
-    if (seen.has(sha)) return;
-    seen.add(sha);
-    queue.push({ sha, date: Date.parse(repo.commit(sha)?.committer.date ?? '') || 0, index: index++ });
-  };
-  push(head);
-  while (queue.length > 0) {
-    queue.sort((a, b) => b.date - a.date || a.index - b.index);
-    const next = queue.shift() as { sha: string };
-    order.push(next.sha);
-    for (const parent of repo.commit(next.sha)?.parents ?? []) push(parent);
-  }
-  return order;
-}

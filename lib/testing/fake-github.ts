@@ -15,7 +15,9 @@ import {
   authorization,
   found,
   jsonObject,
+  matchesQuery,
   ok,
+  RecordsOf,
   pageLinks,
   parseJson,
   offsetPage,
@@ -30,12 +32,9 @@ import {
   type Reply,
 } from './git-host-kernel.js';
 import {
-  GIT_MODES as MODES,
-  badGitPath,
   gitNow,
   gitTime,
   typeOfMode,
-  validRefName,
   type FlatEntry,
   type GitMode,
   type GitObjectType,
@@ -43,11 +42,9 @@ import {
   type GitTreeEntry,
 } from './git-repository.js';
 
-import { FakeGitHubDeployments, type FakeGitHubDeployment } from './fake-github-deployments.js';
 import { regularFiles, tarGz } from './tar-archive-writer.js';
 
 export { gitBlobSha, gitCommitSha, gitTreeSha } from './git-repository.js';
-export type { FakeGitHubDeployment, FakeGitHubDeploymentStatus } from './fake-github-deployments.js';
 
 /** `path` below the API base (`/repos/o/r/git/ref/heads/main`), `route` in Octokit's notation (`GET /repos/{owner}/…`). */
 export interface FakeGitHubRequest extends LoggedRequest {
@@ -98,6 +95,32 @@ export interface FakePullRequest {
 
 type StoredPull = PullRecord & { user: string };
 
+/** The states of a deployment (https://docs.github.com/rest/deployments). */
+const DEPLOYMENT_STATES = ['error', 'failure', 'inactive', 'in_progress', 'queued', 'pending', 'success'] as const;
+
+export interface FakeGitHubDeploymentStatus {
+  id: number;
+  state: (typeof DEPLOYMENT_STATES)[number];
+  description: string;
+  environmentUrl: string;
+  logUrl: string;
+  creator: string;
+  createdAt: string;
+}
+
+export interface FakeGitHubDeployment {
+  id: number;
+  sha: string;
+  ref: string;
+  environment: string;
+  description: string;
+  payload: unknown;
+  creator: string;
+  createdAt: string;
+  /** Newest first. */
+  statuses: FakeGitHubDeploymentStatus[];
+}
+
 const DOCS = 'https://docs.github.com/rest';
 const GITHUB_IDENTITY = { name: 'fake-user', email: 'fake-user@users.noreply.github.com' };
 const RATE_LIMIT_DOCS = `${DOCS}/overview/rate-limits-for-the-rest-api`;
@@ -136,7 +159,6 @@ function signatureOf(value: unknown, fallback: GitSignature, now: string): GitSi
   if (value === undefined) return fallback;
   const given = object(value);
   const date = typeof given.date === 'string' ? new Date(given.date) : new Date(now);
-  if (Number.isNaN(date.getTime())) throw validationFailed([{ resource: 'Commit', field: 'date', code: 'invalid' }]);
   return { name: text(given.name), email: text(given.email), date: date.toISOString().replace(/\.\d+Z$/, 'Z') };
 }
 
@@ -177,16 +199,13 @@ export class FakeGitHub extends FakeGitHost<
     this.apiBase = (options.basePath ?? '/api/v3').replace(/\/$/, '');
     this.maxTreeEntries = options.maxTreeEntries ?? Infinity;
     this.defineRoutes();
-    this.deploymentsApi.defineRoutes((route, handle) => this.router.add({ route, handle }));
   }
 
-  private readonly deploymentsApi = new FakeGitHubDeployments((repo, tail) =>
-    this.apiUrl(`/repos/${repo.owner}/${repo.name}${tail}`),
-  );
+  private readonly deploymentRecords = new RecordsOf<FakeRepository, FakeGitHubDeployment>();
 
   /** A repository's deployments, oldest first, each with its statuses newest first. */
   deployments(owner: string, name: string): FakeGitHubDeployment[] {
-    return this.deploymentsApi.of(this.repository(owner, name));
+    return this.deploymentRecords.of(this.repository(owner, name));
   }
 
   /** Accepts another token, for the given user (a login, or the token's options). */
@@ -295,13 +314,7 @@ export class FakeGitHub extends FakeGitHost<
   }
 
   protected baseHeaders(): Record<string, string> {
-    return {
-      'x-github-request-id': randomBytes(8).toString('hex').toUpperCase(),
-      'x-ratelimit-limit': '5000',
-      'x-ratelimit-remaining': '4999',
-      'x-ratelimit-reset': String(Math.floor(Date.now() / 1000) + 3600),
-      'x-ratelimit-resource': 'core',
-    };
+    return { 'x-github-request-id': randomBytes(8).toString('hex').toUpperCase() };
   }
 
   protected errorBody(status: number, message = statusText(status)): unknown {
@@ -312,11 +325,8 @@ export class FakeGitHub extends FakeGitHost<
     return {
       status: fault.status ?? 403,
       headers: {
-        'x-ratelimit-limit': '5000',
         'x-ratelimit-remaining': '0',
-        'x-ratelimit-used': '5000',
         'x-ratelimit-reset': String(Math.floor(Date.now() / 1000) + fault.seconds),
-        'x-ratelimit-resource': 'core',
       },
       body: {
         message: 'API rate limit exceeded for installation ID 1.',
@@ -398,7 +408,6 @@ export class FakeGitHub extends FakeGitHost<
   private repositoryJson(repo: FakeRepository): Record<string, unknown> {
     return {
       id: repo.id,
-      node_id: `R_${repo.id}`,
       name: repo.name,
       full_name: `${repo.owner}/${repo.name}`,
       owner: { login: repo.owner, type: 'Organization' },
@@ -409,15 +418,14 @@ export class FakeGitHub extends FakeGitHost<
     };
   }
 
-  /** A file, directory, symlink or submodule as the contents API shows it at a ref. */
+  /** A file as the contents API shows it at a ref. */
   private contentJson(repo: FakeRepository, path: string, entry: GitTreeEntry, ref: string) {
-    const type = entry.type === 'tree' ? 'dir' : entry.type === 'commit' ? 'submodule' : 'file';
     return {
-      type: entry.mode === '120000' ? 'symlink' : type,
+      type: 'file',
       name: entry.name,
       path,
       sha: entry.sha,
-      size: entry.type === 'blob' ? (repo.blob(entry.sha)?.length ?? 0) : 0,
+      size: repo.blob(entry.sha)?.length ?? 0,
       url: this.repoUrl(repo, `/contents/${path}?ref=${ref}`),
       html_url: `${this.webBase}/${repo.owner}/${repo.name}/blob/${ref}/${path}`,
       git_url: this.repoUrl(repo, `/git/${entry.type}s/${entry.sha}`),
@@ -427,7 +435,6 @@ export class FakeGitHub extends FakeGitHost<
   private refJson(repo: FakeRepository, ref: string, sha: string): Record<string, unknown> {
     return {
       ref,
-      node_id: `REF_${Buffer.from(ref).toString('base64url')}`,
       url: this.repoUrl(repo, `/git/${ref}`),
       object: { sha, type: 'commit', url: this.repoUrl(repo, `/git/commits/${sha}`) },
     };
@@ -456,34 +463,25 @@ export class FakeGitHub extends FakeGitHost<
     if (!commit) throw notFound();
     return {
       sha,
-      node_id: `C_${sha}`,
       url: this.repoUrl(repo, `/git/commits/${sha}`),
       html_url: `${this.webBase}/${repo.owner}/${repo.name}/commit/${sha}`,
       author: commit.author,
       committer: commit.committer,
       tree: { sha: commit.tree, url: this.repoUrl(repo, `/git/trees/${commit.tree}`) },
       message: commit.message,
-      parents: commit.parents.map((parent) => ({
-        sha: parent,
-        url: this.repoUrl(repo, `/git/commits/${parent}`),
-        html_url: `${this.webBase}/${repo.owner}/${repo.name}/commit/${parent}`,
-      })),
-      verification: { verified: false, reason: 'unsigned', signature: null, payload: null, verified_at: null },
+      parents: commit.parents.map((parent) => ({ sha: parent, url: this.repoUrl(repo, `/git/commits/${parent}`) })),
     };
   }
 
+  /** A pull request with the fields Octokit's callers read: no labels, reviews or auto-merge. */
   private pullJson(repo: FakeRepository, pull: StoredPull): Record<string, unknown> {
-    const repoJson = this.repositoryJson(repo);
     const time = (ms: number | undefined) => (ms === undefined ? null : gitTime(ms));
+    const branch = (ref: string, sha: string | undefined) => ({ label: `${repo.owner}:${ref}`, ref, sha: sha ?? null });
     return {
-      id: repo.id * 100000 + pull.number,
-      node_id: `PR_${repo.id}_${pull.number}`,
       number: pull.number,
       url: this.repoUrl(repo, `/pulls/${pull.number}`),
       html_url: this.pullHtmlUrl(repo, pull.number),
       state: pull.state === 'open' ? 'open' : 'closed',
-      locked: false,
-      draft: false,
       title: pull.title,
       body: pull.description,
       user: { login: pull.user },
@@ -493,18 +491,8 @@ export class FakeGitHub extends FakeGitHost<
       merged_at: time(pull.state === 'merged' ? pull.closedAt : undefined),
       merged: pull.state === 'merged',
       merge_commit_sha: pull.mergeCommitSha ?? null,
-      head: {
-        label: `${repo.owner}:${pull.source}`,
-        ref: pull.source,
-        sha: repo.pulls.headSha(pull) ?? null,
-        repo: repoJson,
-      },
-      base: {
-        label: `${repo.owner}:${pull.target}`,
-        ref: pull.target,
-        sha: repo.branchSha(pull.target) ?? null,
-        repo: repoJson,
-      },
+      head: branch(pull.source, repo.pulls.headSha(pull)),
+      base: branch(pull.target, repo.branchSha(pull.target)),
     };
   }
 
@@ -555,7 +543,6 @@ export class FakeGitHub extends FakeGitHost<
     route('POST /repos/{owner}/{repo}/git/refs', ({ repo, body }) => {
       const input = object(body);
       const [ref, sha] = [text(input.ref), text(input.sha)];
-      if (!validRefName(ref)) throw problem(422, `${ref} is not a valid ref name.`);
       if (!repo.commit(sha)) throw problem(422, 'Object does not exist');
       if (repo.refs.has(ref)) throw problem(422, 'Reference already exists');
       repo.refs.set(ref, sha);
@@ -575,7 +562,6 @@ export class FakeGitHub extends FakeGitHost<
     });
     route('DELETE /repos/{owner}/{repo}/git/refs/{ref}', ({ repo, params }) => {
       const ref = `refs/${params.ref}`;
-      if (!repo.refs.has(ref)) throw problem(422, 'Reference does not exist');
       // A deleted branch closes its open pull requests (closed first, so they keep showing its last head).
       repo.pulls.closeWhere((pull) => `refs/heads/${pull.source}` === ref);
       repo.refs.delete(ref);
@@ -596,17 +582,13 @@ export class FakeGitHub extends FakeGitHost<
       let files = new Map<string, FlatEntry>();
       if (input.base_tree !== undefined && input.base_tree !== null) {
         const baseTree = text(input.base_tree);
-        if (!repo.tree(baseTree)) throw problem(422, 'base_tree is not a valid tree oid');
         files = repo.flatten(baseTree);
       }
       for (const raw of input.tree as unknown[]) {
         const entry = object(raw);
         const path = text(entry.path);
-        if (badGitPath(path)) throw problem(422, `tree.path contains a malformed path component`);
         const mode = String(entry.mode) as GitMode;
-        if (!MODES.has(mode)) throw problem(422, `tree.mode must be one of ${[...MODES].join(', ')}`);
         const type = entry.type === undefined ? typeOfMode(mode) : (entry.type as GitObjectType);
-        if (type !== typeOfMode(mode)) throw problem(422, `tree.type ${String(type)} does not match mode`);
         const hasContent = typeof entry.content === 'string';
         // Whatever was at the path (a file or a directory) is replaced.
         for (const existing of [...files.keys()]) {
@@ -614,7 +596,6 @@ export class FakeGitHub extends FakeGitHost<
         }
         if (entry.sha === null) continue;
         if (hasContent) {
-          if (type !== 'blob') throw problem(422, 'tree.content is only valid for blobs');
           files.set(path, { mode, sha: repo.putBlob(Buffer.from(entry.content as string, 'utf8')) });
           continue;
         }
@@ -644,7 +625,6 @@ export class FakeGitHub extends FakeGitHost<
         status: 200,
         body: {
           sha,
-          node_id: `B_${sha}`,
           size: content.length,
           url: this.repoUrl(repo, `/git/blobs/${sha}`),
           content: wrappedBase64(content),
@@ -663,7 +643,6 @@ export class FakeGitHub extends FakeGitHost<
     route('POST /repos/{owner}/{repo}/git/commits', ({ repo, body, login }) => {
       const input = object(body);
       const [message, tree, parents] = [text(input.message), text(input.tree), (input.parents ?? []) as string[]];
-      if (!repo.tree(tree)) throw problem(422, 'Tree SHA does not exist');
       const now = gitNow();
       const author = signatureOf(input.author, { ...this.identityOf(login), date: now }, now);
       const committer = signatureOf(input.committer, author, now);
@@ -690,12 +669,10 @@ export class FakeGitHub extends FakeGitHost<
     route('PUT /repos/{owner}/{repo}/contents/{path}', ({ repo, params, body, login }) => {
       const input = object(body);
       const [message, encoded] = [text(input.message), text(input.content)];
-      if (!/^[A-Za-z0-9+/\r\n]*={0,2}[\r\n]*$/.test(encoded)) throw problem(422, 'content is not valid Base64');
       const branch = typeof input.branch === 'string' && input.branch !== '' ? input.branch : repo.defaultBranch;
       const head = repo.branchSha(branch);
       if (!head) throw problem(404, `Branch ${branch} not found`);
       const path = params.path ?? '';
-      if (badGitPath(path)) throw problem(422, 'path contains a malformed path component');
       const files = repo.flatten(repo.commit(head)?.tree ?? '');
       const existing = files.get(path);
       if (existing) {
@@ -765,10 +742,119 @@ export class FakeGitHub extends FakeGitHost<
       const input = object(body);
       if (typeof input.title === 'string') pull.title = input.title;
       if (typeof input.body === 'string') pull.description = input.body;
-      if (input.state === 'closed') repo.pulls.close(pull);
-      if (input.state === 'open' && pull.state === 'closed') repo.pulls.reopen(pull);
       pull.updatedAt = Date.now();
       return ok(this.pullJson(repo, pull));
     });
+
+    // Deployments of a ref (a branch or a commit) to an environment, with their statuses. Writes need push access.
+    const mayPush = (caller: Caller) => {
+      if (caller.readOnly) throw problem(403, 'Resource not accessible by personal access token');
+    };
+    const invalidDeployment = (field: string, code = 'invalid') =>
+      validationFailed([{ resource: 'Deployment', field, code }]);
+    route('POST /repos/{owner}/{repo}/deployments', ({ repo, body, login, caller }) => {
+      mayPush(caller);
+      const input = object(body);
+      const ref = text(input.ref);
+      if (ref === '') throw invalidDeployment('ref', 'missing_field');
+      const sha = repo.branchSha(ref) ?? (repo.commit(ref) ? ref : undefined);
+      if (sha === undefined) throw problem(422, `No ref found for: ${ref}`);
+      if (input.required_contexts !== undefined && !Array.isArray(input.required_contexts)) {
+        throw invalidDeployment('required_contexts');
+      }
+      const payload =
+        typeof input.payload === 'string'
+          ? parseJson(input.payload, () => invalidDeployment('payload'))
+          : (input.payload ?? {});
+      const deployment: FakeGitHubDeployment = {
+        id: this.deploymentRecords.nextId(),
+        sha,
+        ref,
+        environment: text(input.environment) || 'production',
+        description: text(input.description),
+        payload,
+        creator: login,
+        createdAt: new Date().toISOString(),
+        statuses: [],
+      };
+      this.deploymentRecords.of(repo).push(deployment);
+      return { status: 201, body: this.deploymentJson(repo, deployment) };
+    });
+    route('GET /repos/{owner}/{repo}/deployments', ({ repo, query }) => {
+      const all = this.deploymentRecords.of(repo);
+      const listed = all.filter(({ sha, ref, environment }) => matchesQuery(query, { sha, ref, environment }));
+      const { start, end } = offsetPage(listed.length, query, 30);
+      return ok(
+        listed
+          .reverse()
+          .slice(start, end)
+          .map((deployment) => this.deploymentJson(repo, deployment)),
+      );
+    });
+    const findDeployment = (repo: FakeRepository, id: string | undefined) =>
+      this.deploymentRecords.find(repo, id, notFound);
+    route('GET /repos/{owner}/{repo}/deployments/{deployment_id}', ({ repo, params }) =>
+      ok(this.deploymentJson(repo, findDeployment(repo, params.deployment_id))),
+    );
+    route(
+      'POST /repos/{owner}/{repo}/deployments/{deployment_id}/statuses',
+      ({ repo, params, body, login, caller }) => {
+        mayPush(caller);
+        const deployment = findDeployment(repo, params.deployment_id);
+        const input = object(body);
+        const state = DEPLOYMENT_STATES.find((known) => known === input.state);
+        const description = text(input.description);
+        if (!state || description.length > 140) throw invalidDeployment(state ? 'description' : 'state');
+        const newStatus = (state: FakeGitHubDeploymentStatus['state'], environmentUrl = '', logUrl = '') => {
+          const [id, createdAt] = [this.deploymentRecords.nextId(), new Date().toISOString()];
+          return { id, state, description, environmentUrl, logUrl, creator: login, createdAt };
+        };
+        const status = newStatus(state, text(input.environment_url), text(input.log_url));
+        deployment.statuses.unshift(status);
+        // A success makes the environment's other successful deployments inactive (`auto_inactive`, on by default).
+        for (const other of state === 'success' && input.auto_inactive !== false
+          ? this.deploymentRecords.of(repo)
+          : []) {
+          const shown = other !== deployment && other.environment === deployment.environment;
+          if (shown && other.statuses[0]?.state === 'success') other.statuses.unshift(newStatus('inactive'));
+        }
+        return { status: 201, body: this.deploymentStatusJson(repo, deployment, status) };
+      },
+    );
+  }
+
+  /** A deployment with the fields clients read (the adapter knows its own by the payload). */
+  private deploymentJson(repo: FakeRepository, deployment: FakeGitHubDeployment): Record<string, unknown> {
+    const url = this.repoUrl(repo, `/deployments/${deployment.id}`);
+    return {
+      url,
+      id: deployment.id,
+      sha: deployment.sha,
+      ref: deployment.ref,
+      task: 'deploy',
+      payload: deployment.payload,
+      environment: deployment.environment,
+      description: deployment.description || null,
+      creator: { login: deployment.creator },
+      created_at: deployment.createdAt,
+      statuses_url: `${url}/statuses`,
+    };
+  }
+
+  private deploymentStatusJson(
+    repo: FakeRepository,
+    deployment: FakeGitHubDeployment,
+    status: FakeGitHubDeploymentStatus,
+  ): Record<string, unknown> {
+    const deploymentUrl = this.repoUrl(repo, `/deployments/${deployment.id}`);
+    return {
+      id: status.id,
+      state: status.state,
+      description: status.description,
+      environment_url: status.environmentUrl,
+      log_url: status.logUrl,
+      created_at: status.createdAt,
+      deployment_url: deploymentUrl,
+    };
   }
 }

@@ -15,8 +15,10 @@ import {
   hostRepository,
   authorization,
   found,
+  matchesQuery,
   ok,
   pageLinks,
+  RecordsOf,
   parseJson,
   offsetPage,
   statusText,
@@ -28,9 +30,6 @@ import {
   type Reply,
 } from './git-host-kernel.js';
 import { badGitPath as badPath, gitNow, gitTime, type FlatEntry } from './git-repository.js';
-import { FakeGitLabDeployments, type FakeGitLabDeployment } from './fake-gitlab-deployments.js';
-
-export type { FakeGitLabDeployment } from './fake-gitlab-deployments.js';
 
 /** `path` below the API base as sent (`/projects/a%2Fb/repository/tree`), `route` as GitLab's docs write it. */
 export interface FakeGitLabRequest extends LoggedRequest {
@@ -78,6 +77,25 @@ interface Token {
 }
 
 type StoredMergeRequest = PullRecord & { id: number; author: User };
+
+/** The statuses a deployment may be given (https://docs.gitlab.com/api/deployments/). */
+const DEPLOYMENT_STATUSES = ['running', 'success', 'failed', 'canceled'] as const;
+
+export interface FakeGitLabDeployment {
+  id: number;
+  /** Per project, as GitLab numbers them. */
+  iid: number;
+  environment: string;
+  sha: string;
+  ref: string;
+  tag: boolean;
+  status: (typeof DEPLOYMENT_STATUSES)[number];
+  /** Every status it was given, oldest first. */
+  history: FakeGitLabDeployment['status'][];
+  user: string;
+  createdAt: string;
+  updatedAt: string;
+}
 
 const GITLAB_IDENTITY = { name: 'Fake User', email: 'fake-user@example.com' };
 /** GitLab's names of the states. */
@@ -153,16 +171,13 @@ export class FakeGitLab extends FakeGitHost<FakeGitLabRequest, never, FakeProjec
     super({ name: 'GitLab', nameCount: 1, token, identity, webHost: 'gitlab.example.com' }, options);
     this.addToken(this.token);
     this.defineRoutes();
-    this.deploymentsApi.defineRoutes((route, handle) =>
-      this.router.add({ route, writes: !route.startsWith('GET '), handle }),
-    );
   }
 
-  private readonly deploymentsApi = new FakeGitLabDeployments();
+  private readonly deploymentRecords = new RecordsOf<FakeProject, FakeGitLabDeployment>();
 
   /** A project's deployments, oldest first. */
   deployments(path: string): FakeGitLabDeployment[] {
-    return this.deploymentsApi.of(this.repository(path));
+    return this.deploymentRecords.of(this.repository(path));
   }
 
   /** Accepts another token (the default one: user `fake-user`, scope `api`, developer on every project). */
@@ -294,11 +309,7 @@ export class FakeGitLab extends FakeGitHost<FakeGitLabRequest, never, FakeProjec
   }
 
   protected baseHeaders(): Record<string, string> {
-    return {
-      'x-request-id': randomBytes(8).toString('hex').toUpperCase(),
-      'x-content-type-options': 'nosniff',
-      'cache-control': 'no-cache',
-    };
+    return { 'x-request-id': randomBytes(8).toString('hex').toUpperCase() };
   }
 
   protected errorBody(status: number, message = `${status} ${statusText(status)}`): unknown {
@@ -307,20 +318,9 @@ export class FakeGitLab extends FakeGitHost<FakeGitLabRequest, never, FakeProjec
 
   /** 429 "Retry later" with `Retry-After` and `RateLimit-Reset` this many seconds from now, as Rack::Attack answers. */
   protected rateLimited({ seconds }: { seconds: number }): Reply {
-    const reset = Math.floor(Date.now() / 1000) + seconds;
-    return {
-      status: 429,
-      headers: {
-        'retry-after': String(seconds),
-        'ratelimit-name': 'throttle_authenticated_api',
-        'ratelimit-limit': '2000',
-        'ratelimit-observed': '2001',
-        'ratelimit-remaining': '0',
-        'ratelimit-reset': String(reset),
-        'ratelimit-resettime': new Date(reset * 1000).toUTCString(),
-      },
-      raw: { data: 'Retry later\n', type: 'text/plain' },
-    };
+    const reset = String(Math.floor(Date.now() / 1000) + seconds);
+    const headers = { 'retry-after': String(seconds), 'ratelimit-remaining': '0', 'ratelimit-reset': reset };
+    return { status: 429, headers, raw: { data: 'Retry later\n', type: 'text/plain' } };
   }
 
   /**
@@ -404,8 +404,6 @@ export class FakeGitLab extends FakeGitHost<FakeGitLabRequest, never, FakeProjec
       committer_name: commit.committer.name,
       committer_email: commit.committer.email,
       committed_date: commit.committer.date,
-      trailers: {},
-      extended_trailers: {},
       web_url: `${this.webUrl(project)}/-/commit/${sha}`,
     };
   }
@@ -417,9 +415,6 @@ export class FakeGitLab extends FakeGitHost<FakeGitLabRequest, never, FakeProjec
     return {
       ...this.commitJson(project, sha),
       stats: { additions, deletions, total: additions + deletions },
-      status: null,
-      project_id: project.id,
-      last_pipeline: null,
     };
   }
 
@@ -432,22 +427,14 @@ export class FakeGitLab extends FakeGitHost<FakeGitLabRequest, never, FakeProjec
       commit: this.commitJson(project, sha),
       merged: !isDefault && project.isAncestor(sha, project.branchSha(project.defaultBranch) ?? ''),
       protected: isDefault,
-      developers_can_push: !isDefault,
-      developers_can_merge: !isDefault,
-      can_push: true,
       default: isDefault,
       web_url: `${this.webUrl(project)}/-/tree/${name}`,
     };
   }
 
+  /** A merge request with the fields GitLab's clients read (gitbeaker's callers, the adapter's schemas). */
   private mergeRequestJson(project: FakeProject, mr: StoredMergeRequest): Record<string, unknown> {
-    const author = {
-      id: mr.author.id,
-      username: mr.author.username,
-      name: mr.author.name,
-      state: 'active',
-      web_url: `${this.webBase}/${mr.author.username}`,
-    };
+    const closedAt = (state: PullRecord['state']) => (mr.state === state ? gitTime(mr.closedAt ?? 0) : null);
     return {
       id: mr.id,
       iid: mr.number,
@@ -457,47 +444,23 @@ export class FakeGitLab extends FakeGitHost<FakeGitLabRequest, never, FakeProjec
       state: STATES[mr.state],
       created_at: new Date(mr.createdAt).toISOString(),
       updated_at: new Date(mr.updatedAt).toISOString(),
-      merged_by: mr.state === 'merged' ? author : null,
-      merge_user: mr.state === 'merged' ? author : null,
-      merged_at: mr.state === 'merged' ? gitTime(mr.closedAt ?? 0) : null,
-      closed_by: mr.state === 'closed' ? author : null,
-      closed_at: mr.state === 'closed' ? gitTime(mr.closedAt ?? 0) : null,
+      merged_at: closedAt('merged'),
+      closed_at: closedAt('closed'),
       target_branch: mr.target,
       source_branch: mr.source,
-      user_notes_count: 0,
-      upvotes: 0,
-      downvotes: 0,
-      author,
-      assignees: [],
-      assignee: null,
-      reviewers: [],
+      author: { id: mr.author.id, username: mr.author.username, name: mr.author.name },
       source_project_id: project.id,
       target_project_id: project.id,
-      labels: [],
-      draft: false,
-      work_in_progress: false,
-      milestone: null,
-      merge_when_pipeline_succeeds: false,
-      merge_status: 'can_be_merged',
-      detailed_merge_status: mr.state === 'open' ? 'mergeable' : 'not_open',
       sha: project.pulls.headSha(mr) ?? null,
       merge_commit_sha: mr.mergeCommitSha ?? null,
       squash_commit_sha: null,
-      discussion_locked: null,
-      should_remove_source_branch: null,
-      force_remove_source_branch: false,
-      reference: `!${mr.number}`,
-      references: { short: `!${mr.number}`, relative: `!${mr.number}`, full: `${project.path}!${mr.number}` },
+      references: { full: `${project.path}!${mr.number}` },
       web_url: this.mergeRequestUrl(project, mr.number),
-      squash: false,
-      has_conflicts: false,
-      blocking_discussions_resolved: true,
     };
   }
 
   /** A commit's changes against its first parent, as GitLab's diff entries (with a line count for stats). */
   private diffOf(project: FakeProject, sha: string) {
-    if (!project.commit(sha)) throw notFound('Commit');
     const lines = (entry: FlatEntry | undefined) =>
       entry
         ? (project.blob(entry.sha)?.toString('utf8') ?? '')
@@ -528,20 +491,6 @@ export class FakeGitLab extends FakeGitHost<FakeGitLabRequest, never, FakeProjec
         deletions: same ? 0 : removed.length,
       };
     });
-  }
-
-  /** The last commit (following first parents) that changed `path`, starting at `sha`. */
-  private lastCommitFor(project: FakeProject, sha: string, path: string): string {
-    let current = sha;
-    for (;;) {
-      const commit = project.commit(current);
-      const parent = commit?.parents[0];
-      if (!commit || !parent) return current;
-      const here = project.flatten(commit.tree).get(path)?.sha;
-      const there = project.flatten(project.commit(parent)?.tree ?? '').get(path)?.sha;
-      if (here !== there) return current;
-      current = parent;
-    }
   }
 
   /** GitLab's default merge method: a merge commit of the source into the target, the source winning conflicts. */
@@ -606,7 +555,6 @@ export class FakeGitLab extends FakeGitHost<FakeGitLabRequest, never, FakeProjec
       const input = { ...query, ...body };
       const [branch = '', ref = ''] = [stringParam(input, 'branch'), stringParam(input, 'ref')];
       requireParams({ branch, ref });
-      if (badPath(branch)) throw badRequest('Branch name is invalid');
       if (project.branchSha(branch)) throw badRequest('Branch already exists');
       const sha = project.resolveCommit(ref);
       if (!sha) throw badRequest('Invalid reference name');
@@ -615,8 +563,6 @@ export class FakeGitLab extends FakeGitHost<FakeGitLabRequest, never, FakeProjec
     });
     route('DELETE /projects/:id/repository/branches/:branch', ({ project, params }) => {
       const branch = params.branch as string;
-      if (!project.branchSha(branch)) throw notFound('Branch');
-      if (branch === project.defaultBranch) throw badRequest('Cannot remove the default branch');
       project.refs.delete(`refs/heads/${branch}`);
       return { status: 204 };
     });
@@ -649,7 +595,6 @@ export class FakeGitLab extends FakeGitHost<FakeGitLabRequest, never, FakeProjec
       return { status: 200, raw: { data: content, type: rawType(content) } };
     });
     const fileAt = (project: FakeProject, path: string, ref: string | undefined) => {
-      if (ref === undefined || ref === '') throw missing('ref');
       const sha = commitOf(project, ref);
       const entry = project.flatten(project.commit(sha)?.tree ?? '').get(path);
       const content = entry && entry.mode !== '160000' ? project.blob(entry.sha) : undefined;
@@ -676,7 +621,7 @@ export class FakeGitLab extends FakeGitHost<FakeGitLabRequest, never, FakeProjec
           ref: query.ref,
           blob_id: entry.sha,
           commit_id: sha,
-          last_commit_id: this.lastCommitFor(project, sha, path),
+          last_commit_id: project.lastChange(sha, path),
           execute_filemode: entry.mode === '100755',
           content: content.toString('base64'),
         },
@@ -724,7 +669,6 @@ export class FakeGitLab extends FakeGitHost<FakeGitLabRequest, never, FakeProjec
       const files = project.flatten(project.commit(parent)?.tree ?? '');
       (actions as unknown[]).forEach((raw, index) => {
         const field = (name: string) => `actions[${index}][${name}]`;
-        if (typeof raw !== 'object' || raw === null) throw invalid(`actions[${index}]`);
         const action = raw as Record<string, unknown>;
         const kind = action.action;
         const path = stringParam(action, 'file_path');
@@ -765,7 +709,6 @@ export class FakeGitLab extends FakeGitHost<FakeGitLabRequest, never, FakeProjec
           case 'chmod': {
             if (!existing) throw badRequest("A file with this name doesn't exist");
             const executable = booleanParam(action.execute_filemode);
-            if (executable === undefined) throw missing(field('execute_filemode'));
             files.set(path, { mode: executable ? '100755' : '100644', sha: existing.sha });
             break;
           }
@@ -786,11 +729,9 @@ export class FakeGitLab extends FakeGitHost<FakeGitLabRequest, never, FakeProjec
     route('GET /projects/:id/merge_requests', (context) => {
       const { project, query } = context;
       const state = query.state ?? 'all';
-      if (!['opened', 'closed', 'locked', 'merged', 'all'].includes(state)) throw invalid('state');
       // Ordered by creation only.
       if ((query.order_by ?? 'created_at') !== 'created_at') throw invalid('order_by');
       const sort = query.sort ?? 'desc';
-      if (sort !== 'asc' && sort !== 'desc') throw invalid('sort');
       const key = (mr: StoredMergeRequest) => new Date(mr.createdAt).toISOString();
       const found = project.pulls.all
         .filter((mr) => state === 'all' || STATES[mr.state] === state)
@@ -825,16 +766,10 @@ export class FakeGitLab extends FakeGitHost<FakeGitLabRequest, never, FakeProjec
     };
     route('PUT /projects/:id/merge_requests/:merge_request_iid', ({ project, params, body }) => {
       const mr = findMergeRequest(project, params.merge_request_iid);
-      const title = stringParam(body, 'title');
-      const description = stringParam(body, 'description');
-      const target = stringParam(body, 'target_branch');
-      const stateEvent = stringParam(body, 'state_event');
-      if (stateEvent !== undefined && stateEvent !== 'close') throw invalid('state_event');
-      if (title === '') throw problem(400, { title: ["can't be blank"] });
+      // Clients retitle a merge request and rewrite its description; nothing else of it is changed here.
+      const [title, description] = [stringParam(body, 'title'), stringParam(body, 'description')];
       if (title !== undefined) mr.title = title;
       if (description !== undefined) mr.description = description;
-      if (target !== undefined) mr.target = target;
-      if (stateEvent === 'close') project.pulls.close(mr);
       mr.updatedAt = Date.now();
       return ok(this.mergeRequestJson(project, mr));
     });
@@ -844,5 +779,56 @@ export class FakeGitLab extends FakeGitHost<FakeGitLabRequest, never, FakeProjec
       this.mergeStored(project, mr, user);
       return ok(this.mergeRequestJson(project, mr));
     });
+
+    // A deployment of a commit to an environment (created by its first deployment), then its new statuses.
+    const deploymentStatus = (given: unknown) => {
+      const status = DEPLOYMENT_STATUSES.find((known) => known === given);
+      if (!status) throw invalid('status');
+      return status;
+    };
+    route('POST /projects/:id/deployments', ({ project, body, user }) => {
+      const [environment = '', sha = '', ref = ''] = ['environment', 'sha', 'ref'].map((field) =>
+        stringParam(body, field),
+      );
+      requireParams({ environment, sha, ref, tag: body.tag !== undefined });
+      const tag = booleanParam(body.tag);
+      if (tag === undefined) throw invalid('tag');
+      const status = deploymentStatus(body.status ?? 'running');
+      if (project.resolveCommit(sha) !== sha) throw badRequest('Invalid SHA');
+      const deployments = this.deploymentRecords.of(project);
+      const [id, iid, now] = [this.deploymentRecords.nextId(), deployments.length + 1, new Date().toISOString()];
+      const fields = { environment, sha, ref, tag, status, history: [status], user: user.username };
+      const deployment: FakeGitLabDeployment = { id, iid, ...fields, createdAt: now, updatedAt: now };
+      deployments.push(deployment);
+      return { status: 201, body: deploymentJson(deployment) };
+    });
+    route('GET /projects/:id/deployments', (context) => {
+      const all = this.deploymentRecords.of(context.project);
+      const listed = all.filter((deployment) => matchesQuery(context.query, { environment: deployment.environment }));
+      return this.page(listed, context, deploymentJson);
+    });
+    route('PUT /projects/:id/deployments/:deployment_id', ({ project, params, body }) => {
+      const deployment = this.deploymentRecords.find(project, params.deployment_id, () => notFound('Deployment'));
+      if (body.status === undefined) throw missing('status');
+      deployment.status = deploymentStatus(body.status);
+      deployment.history.push(deployment.status);
+      deployment.updatedAt = new Date().toISOString();
+      return ok(deploymentJson(deployment));
+    });
   }
+}
+
+function deploymentJson(deployment: FakeGitLabDeployment): Record<string, unknown> {
+  const { id, iid, ref, sha, status } = deployment;
+  return {
+    id,
+    iid,
+    ref,
+    sha,
+    status,
+    created_at: deployment.createdAt,
+    updated_at: deployment.updatedAt,
+    user: { username: deployment.user },
+    environment: { name: deployment.environment },
+  };
 }

@@ -171,6 +171,38 @@ export function pageLinks(url: string, query: object, rels: Record<string, numbe
     .join(', ');
 }
 
+/** Whether each query parameter among `fields` that the query gives (`sha=…`, `environment=…`) has that value. */
+export const matchesQuery = (query: Record<string, string>, fields: Record<string, string | undefined>): boolean =>
+  Object.entries(fields).every(([name, value]) => query[name] === undefined || query[name] === value);
+
+/**
+ * What a host keeps beside git and its pull requests (deployments, commit or pull request statuses), by what each
+ * belongs to (a repository, a pull request, a commit id), numbered across all of them as hosts number them.
+ */
+export class RecordsOf<Owner, T> {
+  private readonly byOwner = new Map<Owner, T[]>();
+  private lastId = 0;
+
+  /** The records of `owner`, oldest first. */
+  of(owner: Owner): T[] {
+    let records = this.byOwner.get(owner);
+    if (!records) this.byOwner.set(owner, (records = []));
+    return records;
+  }
+
+  nextId(): number {
+    return ++this.lastId;
+  }
+
+  /** The record of `owner` with this `id`, or the host's error. */
+  find(owner: Owner, id: string | undefined, notFound: () => Error): T {
+    return found(
+      this.of(owner).find((record) => String((record as { id?: unknown }).id) === id),
+      notFound,
+    );
+  }
+}
+
 /** The text of a status (`Not Found`), as hosts put it in their error messages. */
 export const statusText = (status: number) => STATUS_CODES[status] ?? 'Error';
 

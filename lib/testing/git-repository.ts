@@ -133,6 +133,25 @@ export function fileChanges(
   return changes;
 }
 
+/** A change, or a move: a deleted file whose exact content was added elsewhere, as git's rename detection finds it. */
+export type FileChangeOrMove = FileChange & { movedFrom?: { path: string; entry: FlatEntry } };
+
+/** `changes` with each move in one entry (at its new path, `movedFrom` its old one), in path order. */
+export function withMoves(changes: readonly FileChange[]): FileChangeOrMove[] {
+  const sources = new Map<string, { path: string; entry: FlatEntry }>();
+  const moved = new Set<string>();
+  for (const { path, old, now } of changes) {
+    if (old) continue;
+    const source = changes.find((other) => !other.now && other.old?.sha === now?.sha && !moved.has(other.path));
+    if (!source?.old) continue;
+    moved.add(source.path);
+    sources.set(path, { path: source.path, entry: source.old });
+  }
+  return changes
+    .filter(({ path }) => !moved.has(path))
+    .map((change) => ({ ...change, ...(sources.has(change.path) && { movedFrom: sources.get(change.path) }) }));
+}
+
 /** A path of a tree that is both a file and a directory in one request. */
 export class TreePathConflict extends Error {
   override name = 'TreePathConflict';
@@ -312,6 +331,36 @@ export class GitRepository {
       queue.push(...(this.commit(next)?.parents ?? []));
     }
     return seen;
+  }
+
+  /** Commits reachable from `head`, newest first (`git log`): by commit date, a child before its parents on a tie. */
+  log(head: string): string[] {
+    const order: string[] = [];
+    const seen = new Set<string>();
+    const queue: { sha: string; date: number; index: number }[] = [];
+    const push = (sha: string) => {
+      if (seen.has(sha)) return;
+      seen.add(sha);
+      queue.push({ sha, date: Date.parse(this.commit(sha)?.committer.date ?? '') || 0, index: seen.size });
+    };
+    push(head);
+    while (queue.length > 0) {
+      queue.sort((a, b) => b.date - a.date || a.index - b.index);
+      const next = queue.shift() as { sha: string };
+      order.push(next.sha);
+      for (const parent of this.commit(next.sha)?.parents ?? []) push(parent);
+    }
+    return order;
+  }
+
+  /** The last commit that changed `path`, following first parents from `sha` (`git log -1 --first-parent -- path`). */
+  lastChange(sha: string, path: string): string {
+    let current = sha;
+    for (let parent = this.commit(current)?.parents[0]; parent; parent = this.commit(current)?.parents[0]) {
+      if (this.flatAt(current).get(path)?.sha !== this.flatAt(parent).get(path)?.sha) return current;
+      current = parent;
+    }
+    return current;
   }
 
   /** How many commits `head` has that `base` does not (`git rev-list --count base..head`). */

@@ -38,7 +38,6 @@ function paxEntry(name: string, type: 'g' | 'x', records: Record<string, string>
     Object.entries(records)
       .map(([key, value]) => paxRecord(key, value))
       .join(''),
-    'utf8',
   );
   return [header(name, body.length, type), padded(body)];
 }
