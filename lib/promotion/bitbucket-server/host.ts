@@ -37,7 +37,7 @@
 // Concurrent calls converge: every write is conditional (creating fails when the branch exists, deleting when it
 // moved, an edit when its file changed, a title update when the pull request did), and a refused write reads the
 // branch again.
-import { readTarGz, type ArchiveReadOptions } from '../pull-request/tar-archive.js';
+import { readTarGz, type ArchiveReadOptions } from '../pull-request/archive.js';
 import type { ObjectKey } from '../../pipeline/model.js';
 import type { BitbucketServerAddress, RepositoryAddress } from '../../pipeline/repository-address.js';
 import { PromotionError } from '../port.js';

@@ -39,7 +39,7 @@ import {
   ArchiveUnsupportedError,
   DEFAULT_ARCHIVE_LIMITS,
   type ArchiveReadOptions,
-} from './tar-archive.js';
+} from './archive.js';
 import type { Logger } from '../../logging/logger.js';
 import { objectKeyString, type ObjectKey } from '../../pipeline/model.js';
 import type { GitProviderType } from '../../pipeline/promotion.js';
@@ -91,7 +91,7 @@ export interface PullRequestPromoterOptions {
   apiUrls?: Partial<Record<GitProviderType, string>>;
   /** How many files are read at once during the marker scan. Default 8. */
   blobReadConcurrency?: number;
-  /** The archive read's limits (tar-archive.ts); default DEFAULT_ARCHIVE_LIMITS. */
+  /** The archive read's limits (archive.ts); default DEFAULT_ARCHIVE_LIMITS. */
   archiveLimits?: Partial<Pick<ArchiveReadOptions, 'maxFileBytes' | 'maxArchiveBytes'>>;
   markerCache?: MarkerCacheLimits;
   /** Keeps what the marker scan learnt across processes (Lambda containers, restarts of `serve`). */
