@@ -3,6 +3,7 @@
 // those asked for are kept, so memory stays bounded by the largest file kept, not by the repository. The archive's
 // own bytes are counted as they arrive, and one over the cap ends the read with an error naming the cap, rather than
 // a host's whole monorepo downloaded into a function. Both formats keep a file by the same rule (keptFile).
+import { createHash } from 'node:crypto';
 import { Readable } from 'node:stream';
 import type { ReadableStream as WebReadableStream } from 'node:stream/web';
 import { pipeline } from 'node:stream/promises';
@@ -79,6 +80,45 @@ export async function readTarGz(
     // The cap ends the stream, and the reader sees only a premature end: say why.
     throw counted.tooLarge ?? error;
   }
+}
+
+/**
+ * Lists a gzipped tar archive: every regular file's path and git blob id (`sha1("blob <size>\0…")`, hashed as the
+ * content streams past, so a file of any size costs no memory), for a host whose own listing costs a request per
+ * directory. Links and other entries are not files of the listing.
+ */
+export async function listTarGz(
+  body: ArchiveBody,
+  what: string,
+  options: Pick<ArchiveReadOptions, 'maxArchiveBytes'> & { stripTopDirectory: boolean },
+): Promise<Map<string, string>> {
+  const files = new Map<string, string>();
+  const counted = new CountedBytes(what, options.maxArchiveBytes);
+  const extract = tar.extract();
+  const entries = (async () => {
+    try {
+      for await (const entry of extract) {
+        const { type, name, size } = entry.header;
+        const path = options.stripTopDirectory ? name.slice(name.indexOf('/') + 1) : name;
+        if (type !== 'file' || path === '') {
+          entry.resume();
+          continue;
+        }
+        const hash = createHash('sha1').update(`blob ${size ?? 0}\0`);
+        for await (const chunk of entry) hash.update(chunk as Buffer);
+        files.set(path, hash.digest('hex'));
+      }
+    } catch (error) {
+      extract.destroy(error as Error);
+      throw error;
+    }
+  })();
+  try {
+    await Promise.all([pipeline(nodeStream(body), counted.through, createGunzip(), extract), entries]);
+  } catch (error) {
+    throw counted.tooLarge ?? error;
+  }
+  return files;
 }
 
 /**
