@@ -16,9 +16,10 @@
 //    the worst case) sharing a stored scan (lib/promotion/pull-request/scan-store.ts) that nothing had stored
 //    before. Every promotion after the first costs the same, so 30 are run (300 would take long on a shared machine)
 //    and the figure is given per promotion.
-// A promotion's writes (its branch, commit and pull request: 4 or more requests on every host) are its own, whatever
-// is cached, so 300 pull requests cost at least 1,200 requests by themselves: the fleet's goal applies to what a cache
-// can save, the requests that read (the base, the tree, the files, the pull requests), and the total is reported.
+// A promotion's writes (its branch, commit and pull request: 2 requests on GitLab and Azure DevOps, 4 on GitHub and
+// Bitbucket Server) are its own, whatever is cached, so 300 pull requests cost 600 to 1,200 requests by themselves:
+// the fleet's goal applies to what a cache can save, the requests that read (the base, the tree, the files, the pull
+// requests), and the total is reported.
 import { resolvePipeline } from '../lib/pipeline/model.js';
 import type { PromotionRequest } from '../lib/promotion/index.js';
 import { InMemoryMarkerScanStore, PullRequestPromoter } from '../lib/promotion/pull-request/index.js';
