@@ -63,12 +63,56 @@ export async function readTarGz(
   what: string,
   options: ArchiveReadOptions & { stripTopDirectory: boolean },
 ): Promise<void> {
+  await eachTarFile(body, what, options, async (content, size, path) => {
+    if (!keptFile(options, path, size)) return false;
+    const kept = new KeptContent(options.maxFileBytes);
+    for await (const chunk of content) kept.add(chunk as Buffer);
+    const whole = kept.content();
+    if (whole) options.onFile({ path, content: whole });
+    return true;
+  });
+}
+
+/**
+ * Lists a gzipped tar archive: every regular file's path and git blob id (`sha1("blob <size>\0…")`, hashed as the
+ * content streams past, so a file of any size costs no memory), for a host whose own listing costs a request per
+ * directory or page. Links and other entries are not files of the listing.
+ */
+export async function listTarGz(
+  body: ArchiveBody,
+  what: string,
+  options: Pick<ArchiveReadOptions, 'maxArchiveBytes'> & { stripTopDirectory: boolean },
+): Promise<Map<string, string>> {
+  const files = new Map<string, string>();
+  await eachTarFile(body, what, options, async (content, size, path) => {
+    const hash = createHash('sha1').update(`blob ${size}\0`);
+    for await (const chunk of content) hash.update(chunk as Buffer);
+    files.set(path, hash.digest('hex'));
+    return true;
+  });
+  return files;
+}
+
+/**
+ * Streams a gzipped tar through `read`, one regular file at a time (every other entry is drained: directories,
+ * links, pax headers); `read` says whether it consumed the entry, else it is drained too.
+ */
+async function eachTarFile(
+  body: ArchiveBody,
+  what: string,
+  options: Pick<ArchiveReadOptions, 'maxArchiveBytes'> & { stripTopDirectory: boolean },
+  read: (content: AsyncIterable<unknown>, size: number, path: string) => Promise<boolean>,
+): Promise<void> {
   const counted = new CountedBytes(what, options.maxArchiveBytes);
   const extract = tar.extract();
   const entries = (async () => {
     // A failure here stops the download too, rather than leaving it stalled on a reader that went away.
     try {
-      await keepWantedEntries(extract, options);
+      for await (const entry of extract) {
+        const { type, name, size } = entry.header;
+        const path = options.stripTopDirectory ? name.slice(name.indexOf('/') + 1) : name;
+        if (type !== 'file' || path === '' || !(await read(entry, size ?? 0, path))) entry.resume();
+      }
     } catch (error) {
       extract.destroy(error as Error);
       throw error;
@@ -80,45 +124,6 @@ export async function readTarGz(
     // The cap ends the stream, and the reader sees only a premature end: say why.
     throw counted.tooLarge ?? error;
   }
-}
-
-/**
- * Lists a gzipped tar archive: every regular file's path and git blob id (`sha1("blob <size>\0…")`, hashed as the
- * content streams past, so a file of any size costs no memory), for a host whose own listing costs a request per
- * directory. Links and other entries are not files of the listing.
- */
-export async function listTarGz(
-  body: ArchiveBody,
-  what: string,
-  options: Pick<ArchiveReadOptions, 'maxArchiveBytes'> & { stripTopDirectory: boolean },
-): Promise<Map<string, string>> {
-  const files = new Map<string, string>();
-  const counted = new CountedBytes(what, options.maxArchiveBytes);
-  const extract = tar.extract();
-  const entries = (async () => {
-    try {
-      for await (const entry of extract) {
-        const { type, name, size } = entry.header;
-        const path = options.stripTopDirectory ? name.slice(name.indexOf('/') + 1) : name;
-        if (type !== 'file' || path === '') {
-          entry.resume();
-          continue;
-        }
-        const hash = createHash('sha1').update(`blob ${size ?? 0}\0`);
-        for await (const chunk of entry) hash.update(chunk as Buffer);
-        files.set(path, hash.digest('hex'));
-      }
-    } catch (error) {
-      extract.destroy(error as Error);
-      throw error;
-    }
-  })();
-  try {
-    await Promise.all([pipeline(nodeStream(body), counted.through, createGunzip(), extract), entries]);
-  } catch (error) {
-    throw counted.tooLarge ?? error;
-  }
-  return files;
 }
 
 /**
@@ -192,25 +197,6 @@ class KeptContent {
   /** The whole content, or undefined when it was over the limit. */
   content(): Buffer | undefined {
     return this.chunks && Buffer.concat(this.chunks);
-  }
-}
-
-/** Hands on each wanted regular file; every other entry (directories, links, pax headers, the rest) is drained. */
-async function keepWantedEntries(
-  extract: tar.Extract,
-  options: ArchiveReadOptions & { stripTopDirectory: boolean },
-): Promise<void> {
-  for await (const entry of extract) {
-    const { type, name, size } = entry.header;
-    const path = options.stripTopDirectory ? name.slice(name.indexOf('/') + 1) : name;
-    if (type !== 'file' || !keptFile(options, path, size ?? 0)) {
-      entry.resume();
-      continue;
-    }
-    const kept = new KeptContent(options.maxFileBytes);
-    for await (const chunk of entry) kept.add(chunk as Buffer);
-    const content = kept.content();
-    if (content) options.onFile({ path, content });
   }
 }
 
