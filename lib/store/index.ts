@@ -9,7 +9,7 @@ export { createReceiverStore } from './dynamodb-receiver-store.js';
 export { createTable, TABLE_SCHEMA } from './dynamodb/table.js';
 export { DEFAULT_RETENTION_DAYS } from './retention.js';
 export { putRawItems } from './dynamodb/batch.js';
-export { markerScanKey, type DynamoMarkerScansOptions } from './dynamodb/marker-scans.js';
+export { markerScanKey, MAX_SCAN_ITEMS, type DynamoMarkerScansOptions } from './dynamodb/marker-scans.js';
 export { checkStoreLimits, STORE_LIMITS, type ConfigurationToStore, type PipelineToStore } from './dynamodb/limits.js';
 /** How the store tells an unchanged definition (equal JSON, whatever the key order); a dry run compares the same way. */
 export { canonicalJson } from './dynamodb/fingerprint.js';

@@ -37,6 +37,7 @@ import {
   type Reply,
 } from './git-host-kernel.js';
 import { gitNow, type FlatEntry, type GitCommit, type GitSignature } from './git-repository.js';
+import { regularFiles, zipArchive } from './tar-archive-writer.js';
 
 /** `path` below the server root (`/acme/Fleet/_apis/git/repositories/r/refs`), `route`: `GET refs`, `POST pushes`… */
 export interface FakeAzureDevOpsRequest extends LoggedRequest {
@@ -224,6 +225,7 @@ interface RouteContext {
   params: Record<string, string>;
   query: Record<string, string>;
   body: unknown;
+  accept: string;
 }
 
 /** `route`: the logged name, `GET refs`. */
@@ -374,7 +376,7 @@ export class FakeAzureDevOps extends FakeGitHost<
     const invalidJson = 'The body of the request contains invalid Json.\r\nParameter name: contentStream';
     const body = parseJson(raw.toString('utf8'), () => invalidArgument(invalidJson));
     const repo = this.findRepository(params.project, params.repositoryId ?? '');
-    return entry.handle({ repo, params, query: logged.query, body });
+    return entry.handle({ repo, params, query: logged.query, body, accept: request.headers.accept ?? '' });
   }
 
   /** A repository by project (name or id) and repository (name or id), as Azure looks them up. */
@@ -731,7 +733,13 @@ export class FakeAzureDevOps extends FakeGitHost<
     route('GET', 'refs', ({ repo, query }) => this.listRefs(repo, query.filter));
     route('GET', 'refs/{*filter}', ({ repo, params, query }) => this.listRefs(repo, query.filter ?? params.filter));
     route('POST', 'refs', ({ repo, body }) => this.updateRefs(repo, body));
-    route('GET', 'items', ({ repo, query }) => this.listItems(repo, query));
+    // A zip of the tree at the version when asked for one (`$format=zip`, else the Accept header), its files at the root.
+    route('GET', 'items', ({ repo, query, accept }) => {
+      if (!(query.$format ? query.$format === 'zip' : accept.startsWith('application/zip')))
+        return this.listItems(repo, query);
+      const files = regularFiles(repo.flatAt(this.resolveVersion(repo, query)), (sha) => repo.blob(sha));
+      return { status: 200, raw: { type: 'application/zip', data: zipArchive(files) } };
+    });
     // As an octet stream, the way the client asks for it.
     route('GET', 'blobs/{sha1}', ({ repo, params }) => {
       const missing = `TF401174: The item '${params.sha1}' could not be found in the repository '${repo.name}'.`;

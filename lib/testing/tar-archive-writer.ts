@@ -1,7 +1,9 @@
 // The archives the fake Git hosts serve: a gzipped ustar of a commit's files, as GitHub's tarball and GitLab's
 // archive.tar.gz are, under one top directory of the host's naming, with a pax `path` record for a path longer than
-// ustar holds and GitHub's global pax header naming the commit. Written in one go: a route answers synchronously.
+// ustar holds and GitHub's global pax header naming the commit; and the zip Azure DevOps streams of a commit's items.
+// Written in one go: a route answers synchronously.
 import { gzipSync } from 'node:zlib';
+import { Zip, ZipDeflate } from 'fflate';
 
 const BLOCK = 512;
 
@@ -31,6 +33,36 @@ export function tarGz(top: string, files: ReadonlyMap<string, Buffer>, comment?:
   }
   blocks.push(Buffer.alloc(2 * BLOCK));
   return gzipSync(Buffer.concat(blocks));
+}
+
+/**
+ * The zip of `files` (path → content), each deflated at the root and its folders as entries of their own (`dir/`),
+ * written as a streaming server writes it: sizes and checksums after each file's data (data descriptors).
+ */
+export function zipArchive(files: ReadonlyMap<string, Buffer>): Buffer {
+  const chunks: Uint8Array[] = [];
+  const zip = new Zip((error, chunk) => {
+    if (error) throw error;
+    chunks.push(chunk);
+  });
+  const folders = new Set(
+    [...files.keys()].flatMap((path) =>
+      path
+        .split('/')
+        .slice(0, -1)
+        .map((_, i, parts) => `${parts.slice(0, i + 1).join('/')}/`),
+    ),
+  );
+  for (const [path, content] of [
+    ...[...folders].map((folder): [string, Buffer] => [folder, Buffer.alloc(0)]),
+    ...files,
+  ].sort(([a], [b]) => a.localeCompare(b))) {
+    const entry = new ZipDeflate(path);
+    zip.add(entry);
+    entry.push(content, true);
+  }
+  zip.end();
+  return Buffer.concat(chunks);
 }
 
 function paxEntry(name: string, type: 'g' | 'x', records: Record<string, string>): Buffer[] {

@@ -1,9 +1,14 @@
-// The marker scan from one archive of the commit (tar-archive.ts): a repository's first promotion reads its
-// manifests from the host's archive in one request (GitHub's tarball, a redirect to a download address; GitLab's archive.tar.gz, Bitbucket Server's archive?format=tgz) rather than
-// one request per file; a few files are still read one by one; a host that refuses the archive is read file by file,
-// and an archive over its cap fails the promotion naming the cap. Against the fake GitHub, GitLab and Bitbucket Server, driven by Octokit, gitbeaker and the Bitbucket client.
+// The marker scan from one archive of the commit (archive.ts): a repository's first promotion reads its
+// manifests from the host's archive in one request (GitHub's tarball, a redirect to a download address; GitLab's
+// archive.tar.gz, Bitbucket Server's archive?format=tgz, Azure DevOps' zip of the items) rather than one request per
+// file; a few files are still read one by one; a host that refuses the archive is read file by file, and an archive
+// over its cap fails the promotion naming the cap. Against the fake GitHub, GitLab, Bitbucket Server and Azure
+// DevOps, driven by Octokit, gitbeaker, the Bitbucket client and azure-devops-node-api.
 import assert from 'node:assert/strict';
+import { Readable } from 'node:stream';
 import { after, before, describe, it } from 'node:test';
+import { readTarGz, readZip } from '../../lib/promotion/pull-request/archive.js';
+import { tarGz, zipArchive } from '../../lib/testing/tar-archive-writer.js';
 import { PromotionError } from '../../lib/promotion/index.js';
 import { ARCHIVE_AFTER_READS, PullRequestPromoter } from '../../lib/promotion/pull-request/index.js';
 import { StaticSecretSource } from '../../lib/secrets/port.js';
@@ -11,6 +16,7 @@ import type { FakeHostUnderTest } from './git-host-under-test.js';
 import { prRequest, startGitHubUnderTest } from './github-support.js';
 import { startGitLabUnderTest } from './gitlab-support.js';
 import { startBitbucketServerUnderTest } from './bitbucket-server-support.js';
+import { startAzureDevOpsUnderTest } from './azure-devops-support.js';
 
 const SECRET = { namespace: 'apps', name: 'git' };
 const MARKER = '{"$promotion": "apps:shop:prod"}';
@@ -32,6 +38,7 @@ for (const [name, start, listing] of [
   ['GitHub', startGitHubUnderTest, 0],
   ['GitLab', startGitLabUnderTest, 0],
   ['Bitbucket Server', startBitbucketServerUnderTest, 45],
+  ['Azure DevOps', startAzureDevOpsUnderTest, 0],
 ] as const)
   describe(`the marker scan from an archive of the commit (${name})`, () => {
     let fake: FakeHostUnderTest;
@@ -101,3 +108,33 @@ for (const [name, start, listing] of [
       });
     });
   });
+
+describe('one rule for the files an archive gives, gzipped tar or zip', () => {
+  const files = new Map([
+    ['apps/a.yaml', Buffer.from('name: a\n')],
+    ['apps/large.yaml', Buffer.from(`data: "${'x'.repeat(100)}"\n`)],
+    ['apps/unwanted.yaml', Buffer.from('name: unwanted\n')],
+    ['README.md', Buffer.from('# fleet\n')],
+  ]);
+  const options = (kept: Map<string, string>) => ({
+    maxFileBytes: 64,
+    maxArchiveBytes: 1024 * 1024,
+    wants: (path: string) => path !== 'apps/unwanted.yaml',
+    onFile: ({ path, content }: { path: string; content: Buffer }) => kept.set(path, content.toString('utf8')),
+  });
+
+  for (const [format, read] of [
+    [
+      'tar.gz',
+      (kept: Map<string, string>) =>
+        readTarGz(Readable.from([tarGz('top', files)]), 'a commit', { ...options(kept), stripTopDirectory: true }),
+    ],
+    // Streamed as Azure DevOps writes it: each size after the file's data, so a file's size shows only as it comes.
+    ['zip', (kept: Map<string, string>) => readZip(Readable.from([zipArchive(files)]), 'a commit', options(kept))],
+  ] as const)
+    it(`keeps the wanted files no larger than the limit (${format})`, async () => {
+      const kept = new Map<string, string>();
+      await read(kept);
+      assert.deepEqual(Object.fromEntries(kept), { 'apps/a.yaml': 'name: a\n', 'README.md': '# fleet\n' });
+    });
+});

@@ -4,7 +4,7 @@
 import { azureDevOpsHost } from '../../lib/promotion/azure-devops/index.js';
 import type { GitHostSettings } from '../../lib/promotion/pull-request/host.js';
 import { FakeAzureDevOps, type FakeAzureDevOpsOptions } from '../../lib/testing/fake-azure-devops.js';
-import type { FakeHostUnderTest, HostPullRequest } from './git-host-under-test.js';
+import { writesIn, type FakeHostUnderTest, type HostPullRequest } from './git-host-under-test.js';
 
 export const ORGANIZATION = 'acme';
 /** A project name with a space, as Azure DevOps projects often have: it travels encoded in every URL. */
@@ -63,6 +63,7 @@ export async function startAzureDevOpsUnderTest(options: FakeAzureDevOpsOptions 
     rateLimitNext: (resetInSeconds) => fake.rateLimitNext({ retryAfterSeconds: resetInSeconds }),
     redirectNext: (origin, status) => fake.redirectNext(origin, { status }),
     requestCount: () => fake.count(),
+    writeCount: () => writesIn(fake.requests),
     resetRequests: () => fake.resetRequests(),
     stop: () => fake.stop(),
   };

@@ -26,6 +26,7 @@ const BROWSE = `GET ${ROUTE}/browse/{path}`;
 const BROWSE_ROOT = `GET ${ROUTE}/browse`;
 const EDIT = `PUT ${ROUTE}/browse/{path}`;
 const CHANGES = `GET ${ROUTE}/changes`;
+const ARCHIVE = `GET ${ROUTE}/archive`;
 const DELETE_BRANCH = 'DELETE /rest/branch-utils/1.0/projects/{projectKey}/repos/{repositorySlug}/branches';
 const CREATE_BRANCH = 'POST /rest/branch-utils/1.0/projects/{projectKey}/repos/{repositorySlug}/branches';
 const UPDATE_PULL = `PUT ${ROUTE}/pull-requests/{pullRequestId}`;
@@ -161,16 +162,26 @@ describe('Bitbucket Server adapter: listing files', () => {
       .sort((a, b) => a.path.localeCompare(b.path));
   const sorted = (files: { path: string; blobId: string }[]) => [...files].sort((a, b) => a.path.localeCompare(b.path));
 
-  it("lists every file with git's blob id, one browse request per directory, then from memory", async () => {
+  it("lists every file with git's blob id from one archive of the commit, then from memory", async () => {
     const { fake } = subject;
     fake.resetRequests();
     assert.deepEqual(sorted(await subject.open().listFiles(main)), expected(FLEET));
-    assert.equal(fake.count(BROWSE) + fake.count(BROWSE_ROOT), FLEET_DIRECTORIES);
-    assert.equal(fake.count(), FLEET_DIRECTORIES);
+    assert.deepEqual(fake.countsByRoute(), { [ARCHIVE]: 1 }, 'one request, whatever the number of directories');
 
     fake.resetRequests();
     assert.deepEqual(sorted(await subject.open().listFiles(main)), expected(FLEET), 'another promotion, same host');
     assert.equal(fake.count(), 0);
+  });
+
+  it('lists directory by directory when the archive cannot be read', async () => {
+    const { fake } = subject;
+    const later = fake.commitFiles(PROJECT_KEY, REPOSITORY_SLUG, 'main', { 'apps/prod/podinfo.yaml': 'v: 2\n' });
+    const fresh = bitbucketServerHost(FAST).open(addressOf(REPOSITORY_URL), fake.url, SECRET, { token: fake.token });
+    fake.resetRequests();
+    fake.failNext(404, { route: ARCHIVE });
+    const listed = sorted(await fresh.listFiles(later));
+    assert.deepEqual(listed, expected(fake.files(PROJECT_KEY, REPOSITORY_SLUG, 'main')));
+    assert.equal(fake.count(BROWSE) + fake.count(BROWSE_ROOT), FLEET_DIRECTORIES);
   });
 
   it('lists a later commit from the diff with one request, as a full listing would', async () => {
@@ -200,7 +211,7 @@ describe('Bitbucket Server adapter: listing files', () => {
     fake.resetRequests();
     const listings = await Promise.all(Array.from({ length: 20 }, () => subject.open().listFiles(later)));
     assert.equal(fake.count(CHANGES), 1);
-    assert.equal(fake.count(BROWSE) + fake.count(BROWSE_ROOT), FLEET_DIRECTORIES + 1, 'listed once, in full');
+    assert.equal(fake.count(ARCHIVE), 1, 'listed once, in full');
     for (const listing of listings) assert.equal(listing.length, Object.keys(FLEET).length + 200);
   });
 

@@ -4,7 +4,7 @@
 import { bitbucketServerHost } from '../../lib/promotion/bitbucket-server/index.js';
 import type { GitHostSettings } from '../../lib/promotion/pull-request/host.js';
 import { FakeBitbucketServer, type FakeBitbucketServerOptions } from '../../lib/testing/fake-bitbucket-server.js';
-import type { FakeHostUnderTest, HostPullRequest } from './git-host-under-test.js';
+import { writesIn, type FakeHostUnderTest, type HostPullRequest } from './git-host-under-test.js';
 
 export const PROJECT_KEY = 'ACME';
 export const REPOSITORY_SLUG = 'fleet';
@@ -70,6 +70,7 @@ export async function startBitbucketServerUnderTest(
     rateLimitNext: (resetInSeconds) => fake.rateLimitNext({ retryAfterSeconds: resetInSeconds }),
     redirectNext: (origin, status) => fake.redirectNext(origin, { status }),
     requestCount: () => fake.count(),
+    writeCount: () => writesIn(fake.requests),
     resetRequests: () => fake.resetRequests(),
     stop: () => fake.stop(),
   };

@@ -52,6 +52,13 @@ export interface FakeHostUnderTest {
   redirectNext(origin: string, status: 301 | 302 | 303 | 307 | 308): void;
   /** Requests received since the start (or the last reset). */
   requestCount(): number;
+  /** Those of them that write (any method but GET, HEAD and OPTIONS). */
+  writeCount(): number;
   resetRequests(): void;
   stop(): Promise<void>;
+}
+
+/** The requests that write: any method but GET, HEAD and OPTIONS. */
+export function writesIn(requests: readonly { method: string }[]): number {
+  return requests.filter((request) => !['GET', 'HEAD', 'OPTIONS'].includes(request.method)).length;
 }

@@ -281,10 +281,12 @@ describe('GitHub pull-request promotion', () => {
       assert.match(fake.readFile(OWNER, REPO, BRANCH, PROD_FILE) ?? '', /"5\.0\.2"/);
       assert.equal(fake.pulls(OWNER, REPO).length, 2, 'the first pull request was merged, so a new one is opened');
 
-      // The same base again (a retry): nothing to read at all.
+      // The same base again (a retry): nothing to read at all, not even the tree, and nothing written.
       fake.resetRequests();
       await promoter.promote(prRequest({ revision: '5.0.2', attempt: 2 }));
       assert.equal(blobReads(), 0);
+      assert.equal(fake.count('GET /repos/{owner}/{repo}/git/trees/{tree_sha}'), 0, 'the listing of the base is known');
+      assert.equal(fake.count(WRITES), 0);
     } finally {
       await fixture.stop();
     }

@@ -2,10 +2,10 @@
 // from GitHub only the blobs no promoter has seen, and the stored facts never fail a promotion.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { GetItemCommand, PutItemCommand, ScanCommand, type AttributeValue } from '@aws-sdk/client-dynamodb';
+import { PutItemCommand, QueryCommand, ScanCommand, type AttributeValue } from '@aws-sdk/client-dynamodb';
 import type { Logger } from '../../lib/logging/logger.js';
 import { ARCHIVE_AFTER_READS, InMemoryMarkerScanStore } from '../../lib/promotion/pull-request/index.js';
-import { dynamoTable, markerScanKey, type DynamoMarkerScansOptions } from '../../lib/store/index.js';
+import { dynamoTable, markerScanKey, MAX_SCAN_ITEMS, type DynamoMarkerScansOptions } from '../../lib/store/index.js';
 import { startDynalite, type LocalDynamo } from '../support/dynalite.js';
 import {
   BRANCH,
@@ -236,31 +236,53 @@ describe('GitHub marker scan kept in DynamoDB', () => {
     assert.equal((await store.load('https://api.github.com acme/never-saved')).size, 0);
   });
 
-  it('keeps the item under its size cap, the most recently seen blobs first', async () => {
+  it('keeps each item under its size cap, the most recently seen blobs in the first, the oldest dropped', async () => {
     const maxItemBytes = 4_000;
     const store = scans({ maxItemBytes });
     const repository = 'https://api.github.com acme/large';
-    // Oldest first: 1,000 blobs without markers, then one with markers, as the promoter lists them.
-    const facts = new Map<string, readonly string[]>(Array.from({ length: 1000 }, (_, i) => [sha(i + 1), []]));
-    facts.set(sha(5000), ['foo:bar:prod']);
+    // Oldest first: 5,000 blobs without markers, then one with markers, as the promoter lists them.
+    const facts = new Map<string, readonly string[]>(Array.from({ length: 5000 }, (_, i) => [sha(i + 1), []]));
+    facts.set(sha(9000), ['foo:bar:prod']);
     await store.save(repository, facts);
 
-    const { Item } = await dynamo.client.send(
-      new GetItemCommand({
+    const { Items = [] } = await dynamo.client.send(
+      new QueryCommand({
         TableName: dynamo.tableName,
-        Key: { pk: { S: markerScanKey(repository).pk }, sk: { S: markerScanKey(repository).sk } },
+        KeyConditionExpression: 'pk = :pk',
+        ExpressionAttributeValues: { ':pk': { S: markerScanKey(repository).pk } },
       }),
     );
-    assert.ok(Item);
-    const bytes = dynamoItemBytes(Item);
-    assert.ok(bytes <= maxItemBytes, `${bytes} bytes stored`);
-    assert.ok(bytes > maxItemBytes - 100, `${bytes} bytes: the cap is used, not wasted`);
+    assert.equal(Items.length, MAX_SCAN_ITEMS);
+    for (const item of Items) {
+      const bytes = dynamoItemBytes(item);
+      assert.ok(bytes <= maxItemBytes, `${bytes} bytes stored`);
+      assert.ok(bytes > maxItemBytes - 100, `${bytes} bytes: the cap is used, not wasted`);
+    }
 
     const loaded = await store.load(repository);
-    assert.ok(loaded.size > 100 && loaded.size < 1000, `${loaded.size} facts kept`);
-    assert.deepEqual(loaded.get(sha(5000)), ['foo:bar:prod']);
+    assert.ok(loaded.size > 1000 && loaded.size < 5000, `${loaded.size} facts kept`);
+    assert.deepEqual(loaded.get(sha(9000)), ['foo:bar:prod']);
     const kept = [...facts.keys()].slice(-loaded.size);
     assert.deepEqual([...loaded.keys()].sort(), kept.sort(), 'exactly the newest facts');
+  });
+
+  it('a repository larger than one item: a new promoter reads only the blobs with its marker', async () => {
+    // About 190 blobs fit in an item of 4,000 bytes: the 300 manifests take two.
+    const fixture = await startFixture(FLEET);
+    const { fake } = fixture;
+    try {
+      await fixture.promoter({ markerScans: scans({ maxItemBytes: 4_000 }) }).promote(prRequest({ revision: '5.0.1' }));
+      fake.resetRequests();
+      await fixture.promoter({ markerScans: scans({ maxItemBytes: 4_000 }) }).promote(prRequest({ revision: '5.0.2' }));
+      assert.deepEqual(
+        { blobs: fake.count(BLOB_READ), archives: fake.count(ARCHIVE_READ) },
+        { blobs: 2, archives: 0 },
+        'the two manifests with the marker, read for their text; every other blob known from the table',
+      );
+      assert.match(fake.readFile(OWNER, REPO, BRANCH, PROD_FILE) ?? '', /version: "5\.0\.2"/);
+    } finally {
+      await fixture.stop();
+    }
   });
 });
 

@@ -10,7 +10,7 @@ import {
   GitHubPullRequestPromoter,
   type GitHubPullRequestPromoterOptions,
 } from '../../lib/testing/github-pull-request-promoter.js';
-import type { FakeHostUnderTest } from './git-host-under-test.js';
+import { writesIn, type FakeHostUnderTest } from './git-host-under-test.js';
 
 export const OWNER = 'acme';
 export const REPO = 'fleet';
@@ -186,6 +186,7 @@ export async function startGitHubUnderTest(): Promise<FakeHostUnderTest> {
     rateLimitNext: (resetInSeconds) => fake.primaryRateLimitNext({ status: 403, resetInSeconds }),
     redirectNext: (origin, status) => fake.redirectNext(origin, { status }),
     requestCount: () => fake.requests.length,
+    writeCount: () => writesIn(fake.requests),
     resetRequests: () => fake.resetRequests(),
     stop: () => fake.stop(),
   };

@@ -156,7 +156,7 @@ describe('GitLab host: reading the repository', () => {
     );
   });
 
-  it('lists every regular file with its blob id, following the keyset pages of the recursive tree', async () => {
+  it('lists every regular file with its blob id: a tree longer than a page from one archive of the commit', async () => {
     const { fake, main } = setup;
     fake.resetRequests();
     const files = await setup.repository().listFiles(main);
@@ -165,9 +165,21 @@ describe('GitLab host: reading the repository', () => {
     for (const [path, text] of Object.entries(FILES)) assert.equal(ids.get(path), gitBlobId(text), path);
     assert.ok(!ids.has('apps'), 'no directories');
     const pages = fake.requests.filter((request) => request.route === 'GET /projects/:id/repository/tree');
-    assert.ok(pages.length > 2, `${pages.length} pages`);
+    assert.equal(pages.length, 1, 'the first page only');
     assert.ok(pages.every((page) => page.query.pagination === 'keyset' && page.query.per_page === '100'));
     assert.ok(pages.every((page) => page.query.ref === main && page.query.recursive === 'true'));
+    assert.equal(fake.requests.length, 2, 'the first page and the archive');
+
+    fake.resetRequests();
+    fake.failNext(404, { route: 'GET /projects/:id/repository/archive.tar.gz' });
+    const paged = await setup.repository().listFiles(main);
+    assert.deepEqual(
+      paged.map((file) => `${file.path} ${file.blobId}`).sort(),
+      files.map((file) => `${file.path} ${file.blobId}`).sort(),
+      'without the archive, the same listing page by page',
+    );
+    const allPages = fake.requests.filter((request) => request.route === 'GET /projects/:id/repository/tree');
+    assert.ok(allPages.length > 2, `${allPages.length} pages`);
   });
 
   it('reads a file by its blob id, byte for byte, even one GitLab would label JSON', async () => {

@@ -3,7 +3,7 @@
 import { gitLabHost } from '../../lib/promotion/gitlab/index.js';
 import type { GitHostSettings } from '../../lib/promotion/pull-request/host.js';
 import { FakeGitLab, type FakeGitLabOptions } from '../../lib/testing/fake-gitlab.js';
-import type { FakeHostUnderTest, HostPullRequest } from './git-host-under-test.js';
+import { writesIn, type FakeHostUnderTest, type HostPullRequest } from './git-host-under-test.js';
 
 /** A project in a subgroup, as Weave's GitLab pipelines named theirs: `https://gitlab.com/<group>/<project>`. */
 export const PROJECT_PATH = 'acme/platform/fleet';
@@ -60,6 +60,7 @@ export async function startGitLabUnderTest(options: FakeGitLabOptions = {}): Pro
     rateLimitNext: (resetInSeconds) => fake.rateLimitNext({ resetInSeconds }),
     redirectNext: (origin, status) => fake.redirectNext(origin, { status }),
     requestCount: () => fake.count(),
+    writeCount: () => writesIn(fake.requests),
     resetRequests: () => fake.resetRequests(),
     stop: () => fake.stop(),
   };

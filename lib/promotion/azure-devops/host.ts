@@ -2,7 +2,8 @@
 // azure-devops-node-api's GitApi (Git REST 7.x; client.ts holds the credentials, retries and error mapping):
 //
 // - reading: the branch head from the refs (`filter` is a prefix: the name is matched exactly), every file of a
-//   commit from one recursive item listing (blob ids included), a file's text from its blob;
+//   commit from one recursive item listing (blob ids included), a file's text from its blob, the whole tree at a
+//   commit from one zip of its items (the items route asked for application/zip), streamed;
 // - writing: one push holds every changed file in one commit, authored as the promotion's author. A push's commit
 //   always descends from the ref update's `oldObjectId`, and Azure refuses the push (409 TF401028) when the branch
 //   is not there any more: a new branch is pushed with `oldObjectId` = the base commit; a branch holding anything
@@ -41,6 +42,7 @@ import type {
   RepositoryAccess,
   RepositoryFile,
 } from '../pull-request/host.js';
+import { readZip, type ArchiveReadOptions } from '../pull-request/archive.js';
 import { ClientCache } from '../pull-request/client-cache.js';
 import { reportedAuthor } from '../pull-request/reported-author.js';
 import { createAzureDevOpsClient, isAzureDevOpsError, toPromotionError, type AzureDevOpsClient } from './client.js';
@@ -218,6 +220,21 @@ class AzureDevOpsRepository implements HostRepository {
       chunks.push(typeof chunk === 'string' ? Buffer.from(chunk) : (chunk as Buffer));
     }
     return Buffer.concat(chunks).toString('utf8');
+  }
+
+  async readArchive(commit: string, options: ArchiveReadOptions): Promise<void> {
+    const zip = await this.client.git.getItemZip(
+      this.repository,
+      '/',
+      this.project,
+      undefined,
+      VersionControlRecursionType.Full,
+      undefined,
+      undefined,
+      undefined,
+      { version: commit, versionType: GitVersionType.Commit },
+    );
+    await readZip(zip, `${commit} in ${this.address.webUrl}`, options);
   }
 
   async commitAuthor(commit: string): Promise<string | undefined> {

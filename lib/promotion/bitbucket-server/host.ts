@@ -1,15 +1,15 @@
 // The Bitbucket Server / Data Center adapter of the pull-request strategy (lib/promotion/pull-request/host.ts), through
 // the REST 1.0 API (client.ts), without a clone.
 //
-// Files and their blob ids. `browse` lists a directory's children with each file's git blob id (`contentId`): one
-// request per directory. The adapter remembers the last listing of each repository (per host, so across the
-// promotions of a process) and lists a later commit from it with one request, `changes?since=<listed>&until=<commit>`
-// (git's diff of the two trees, with the new blob ids); a diff of 200 files or more is listed again in full. The
-// promoter's marker cache is keyed by blob id, so only files whose content changed are read again (`raw`, one request
-// per file). For a 500-file repository in about 60 directories: the first promotion in a process lists with about 60
-// requests (8 at a time) and reads the YAML files the marker cache does not know (each distinct content once); a
-// later promotion lists with no request when the base has not moved, or with one, and reads only the changed YAML
-// files.
+// Files and their blob ids. A commit is listed in full from its archive (`archive?at=&format=tgz`, one request, each
+// regular file's blob id hashed as it streams past); `browse`, one request per directory with each file's git blob id
+// (`contentId`), when the archive cannot be read. The adapter remembers the last listing of each repository (per host,
+// so across the promotions of a process) and lists a later commit from it with one request,
+// `changes?since=<listed>&until=<commit>` (git's diff of the two trees, with the new blob ids); a diff of 200 files or
+// more is listed again in full. The promoter's marker cache is keyed by blob id, so only files whose content changed
+// are read again (`raw`, one request per file, or the archive again when there are many). A repository's first
+// promotion in a process lists with one request whatever its number of directories; a later promotion lists with no
+// request when the base has not moved, or with one.
 //
 // Writing. REST 1.0 commits one file per request (the file edit: a multipart `PUT browse/{path}`); it has no commit of
 // several files, no way to create trees or commits, and no force-move of a branch. So a promotion that changes n
@@ -37,7 +37,7 @@
 // Concurrent calls converge: every write is conditional (creating fails when the branch exists, deleting when it
 // moved, an edit when its file changed, a title update when the pull request did), and a refused write reads the
 // branch again.
-import { readTarGz, type ArchiveReadOptions } from '../pull-request/tar-archive.js';
+import { DEFAULT_ARCHIVE_LIMITS, listTarGz, readTarGz, type ArchiveReadOptions } from '../pull-request/archive.js';
 import type { ObjectKey } from '../../pipeline/model.js';
 import type { BitbucketServerAddress, RepositoryAddress } from '../../pipeline/repository-address.js';
 import { PromotionError } from '../port.js';
@@ -265,8 +265,28 @@ class BitbucketServerRepository implements HostRepository {
 
   // ------------------------------------------------ listing
 
-  /** Every file of a commit, directory by directory. */
+  /**
+   * Every file of a commit: from its archive, one request whatever the number of directories; directory by directory
+   * when the archive cannot be read.
+   */
   private async listTree(commit: string): Promise<FileListing> {
+    try {
+      const what = `${commit} in ${this.address.webUrl}`;
+      return await listTarGz(await this.api.archive(commit), what, {
+        maxArchiveBytes: DEFAULT_ARCHIVE_LIMITS.maxArchiveBytes,
+        stripTopDirectory: false,
+      });
+    } catch (error) {
+      this.settings.logger?.warn('cannot list the commit from its archive; listing directory by directory', {
+        repository: this.address.webUrl,
+        error: error instanceof Error ? error.message : String(error),
+      });
+      return this.listDirectories(commit);
+    }
+  }
+
+  /** Every file of a commit, directory by directory. */
+  private async listDirectories(commit: string): Promise<FileListing> {
     const files = new Map<string, string>();
     let directories = [''];
     while (directories.length > 0) {

@@ -24,7 +24,7 @@ import type {
 } from '../pull-request/host.js';
 import { ClientCache } from '../pull-request/client-cache.js';
 import { reportedAuthor } from '../pull-request/reported-author.js';
-import { readTarGz, type ArchiveReadOptions } from '../pull-request/tar-archive.js';
+import { readTarGz, type ArchiveReadOptions } from '../pull-request/archive.js';
 import { writeGitHubBranch, type BaseListing } from './branch-write.js';
 import { recordGitHubDeployment } from './deployments.js';
 import type { DeploymentAccess, DeploymentReport, RecordedDeployment } from '../pull-request/deployments.js';
@@ -42,6 +42,8 @@ import type { ListedTreeEntry } from './tree-id.js';
 
 const FILE_MODES = new Set(['100644', '100755']);
 const LISTED_TYPES = new Set(['blob', 'tree', 'commit']);
+/** Repositories whose last listing writeBranch may use, across the promotions of a process. */
+const LISTED_REPOSITORIES = 16;
 
 export function gitHubHost(settings: GitHubClientSettings = {}): GitHost {
   const clients = new ClientCache<GitHubClient>();
@@ -49,21 +51,39 @@ export function gitHubHost(settings: GitHubClientSettings = {}): GitHost {
     const credentials = gitHubCredentials(values, secret);
     return clients.get(apiUrl, credentials, () => createGitHubClient(apiUrl, credentials, settings));
   };
+  // By repository, the last commit listed: the promoter lists a commit once for the promotions of many pipelines,
+  // each of which opens the repository anew.
+  const listings = new Map<string, { commit: string; listing: BaseListing }>();
+  const listingsOf = (key: string): CommitListings => ({
+    get: (commit) => {
+      const known = listings.get(key);
+      return known?.commit === commit ? known.listing : undefined;
+    },
+    set: (commit, listing) => {
+      listings.delete(key);
+      listings.set(key, { commit, listing });
+      while (listings.size > LISTED_REPOSITORIES) listings.delete(listings.keys().next().value as string);
+    },
+  });
   return {
     type: 'github',
     neededKeys: NEEDED_KEYS,
     open(address: RepositoryAddress, apiUrl: string, secret: ObjectKey, values: Readonly<Record<string, string>>) {
       if (address.type !== 'github') throw new PromotionError('Invalid', `not a GitHub repository: ${address.webUrl}`);
-      return new GitHubRepository(clientFor(apiUrl, values, secret), address, secret, settings);
+      const listed = listingsOf(`${apiUrl} ${address.owner}/${address.repo}`.toLowerCase());
+      return new GitHubRepository(clientFor(apiUrl, values, secret), address, secret, settings, listed);
     },
     toPromotionError,
   };
 }
 
+interface CommitListings {
+  get(commit: string): BaseListing | undefined;
+  set(commit: string, listing: BaseListing): void;
+}
+
 class GitHubRepository implements HostRepository {
   private readonly repo: { owner: string; repo: string };
-  /** What listFiles learnt of a commit, for writeBranch: its tree, every entry and each file's mode. */
-  private readonly listed = new Map<string, BaseListing>();
   /** The pull requests open from the branch writeBranch last wrote, for openOrUpdatePullRequest. */
   private openPulls: { branch: string; open: readonly OpenPullRequest[] } | undefined;
 
@@ -72,6 +92,8 @@ class GitHubRepository implements HostRepository {
     private readonly address: GitHubAddress,
     private readonly secret: ObjectKey,
     private readonly settings: GitHubClientSettings,
+    /** What listFiles learnt of a commit, for writeBranch: its tree, every entry and each file's mode. */
+    private readonly listed: CommitListings,
   ) {
     this.repo = { owner: address.owner, repo: address.repo };
   }

@@ -2,8 +2,10 @@
 // resources (API v4). The project is addressed by its URL-encoded full path (`group%2Fsub%2Fproject`), so subgroups
 // work as they are written in the repository URL.
 //
-// - files: the base commit's whole tree, listed recursively with keyset pagination (every page is followed); a file's
-//   text by its blob id (`repository/blobs/:sha/raw`);
+// - files: the base commit's whole tree, listed recursively with keyset pagination; a tree of more than one page (100
+//   entries) from the commit's archive instead, each file's blob id hashed as it streams past (one request, not one
+//   per page; every page is followed when the archive cannot be read); a file's text by its blob id
+//   (`repository/blobs/:sha/raw`);
 // - the branch: one commit with every changed file (the commits API, one `update` action per file, the content in
 //   base64 so it arrives byte for byte), started on the base commit (`start_sha`). A missing branch is created by
 //   that commit; an existing one is reset onto the base with `force`, unless its head already is the base plus
@@ -16,7 +18,7 @@
 //   (`personal_access_tokens/self`): a token without `api` cannot use the API to write, whatever its role.
 // Concurrent calls converge: a branch created by another call meanwhile ("A branch called … already exists") is read
 // again and reused or reset; a merge request opened by another call is found.
-import { readTarGz, type ArchiveReadOptions } from '../pull-request/tar-archive.js';
+import { DEFAULT_ARCHIVE_LIMITS, listTarGz, readTarGz, type ArchiveReadOptions } from '../pull-request/archive.js';
 import * as z from 'zod';
 import type { ObjectKey } from '../../pipeline/model.js';
 import type { GitLabAddress, RepositoryAddress } from '../../pipeline/repository-address.js';
@@ -182,13 +184,36 @@ class GitLabRepository implements HostRepository {
     return { commit: commit.id, parents: commit.parent_ids ?? [] };
   }
 
+  /**
+   * The tree's first page; a tree longer than one page from the commit's archive instead (one request, where the
+   * listing costs one per 100 entries), or page after page when the archive cannot be read.
+   */
   async listFiles(commit: string): Promise<RepositoryFile[]> {
+    const first = await this.treePages(commit, 1);
+    if (first.entries < PER_PAGE) return first.files;
+    try {
+      const listed = await listTarGz(await this.archive(commit), `${commit} in ${this.address.webUrl}`, {
+        maxArchiveBytes: DEFAULT_ARCHIVE_LIMITS.maxArchiveBytes,
+        stripTopDirectory: true,
+      });
+      return [...listed].map(([path, blobId]) => ({ path, blobId }));
+    } catch (error) {
+      this.settings.logger?.warn('cannot list the commit from its archive; listing the tree page by page', {
+        repository: this.address.webUrl,
+        error: error instanceof Error ? error.message : String(error),
+      });
+      return (await this.treePages(commit, MAX_TREE_PAGES)).files;
+    }
+  }
+
+  /** The regular files of the tree's first `maxPages` pages, and how many entries (folders too) they held. */
+  private async treePages(commit: string, maxPages: number): Promise<{ files: RepositoryFile[]; entries: number }> {
     const answer = await this.client.repositories.allRepositoryTrees(this.project, {
       ref: commit,
       recursive: true,
       pagination: 'keyset',
       perPage: PER_PAGE,
-      maxPages: MAX_TREE_PAGES,
+      maxPages,
     });
     const entries = this.parse(TreeAnswer, answer, `the tree of ${commit}`);
     if (entries.length >= MAX_TREE_PAGES * PER_PAGE) {
@@ -198,9 +223,10 @@ class GitLabRepository implements HostRepository {
           'promoting from such a repository is not supported',
       );
     }
-    return entries
+    const files = entries
       .filter((entry) => entry.type === 'blob' && FILE_MODES.has(entry.mode))
       .map((entry) => ({ path: entry.path, blobId: entry.id }));
+    return { files, entries: entries.length };
   }
 
   async readFile(file: RepositoryFile): Promise<string> {
@@ -213,8 +239,15 @@ class GitLabRepository implements HostRepository {
     );
   }
 
-  /** GitLab's `archive.tar.gz` of the commit, streamed (the requester hands the body on unread). */
   async readArchive(commit: string, options: ArchiveReadOptions): Promise<void> {
+    await readTarGz(await this.archive(commit), `${commit} in ${this.address.webUrl}`, {
+      ...options,
+      stripTopDirectory: true,
+    });
+  }
+
+  /** GitLab's `archive.tar.gz` of the commit, streamed (the requester hands the body on unread). */
+  private async archive(commit: string): Promise<ReadableStream<Uint8Array>> {
     const body: unknown = await this.client.repositories.showArchive(this.project, {
       fileType: 'tar.gz',
       sha: commit,
@@ -226,10 +259,7 @@ class GitLabRepository implements HostRepository {
         `unexpected answer from the GitLab API for the archive of ${commit}`,
       );
     }
-    await readTarGz(body as ReadableStream<Uint8Array>, `${commit} in ${this.address.webUrl}`, {
-      ...options,
-      stripTopDirectory: true,
-    });
+    return body as ReadableStream<Uint8Array>;
   }
 
   async commitAuthor(commit: string): Promise<string | undefined> {

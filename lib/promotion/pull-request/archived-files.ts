@@ -11,7 +11,7 @@ import {
   ArchiveUnsupportedError,
   DEFAULT_ARCHIVE_LIMITS,
   type ArchiveReadOptions,
-} from './tar-archive.js';
+} from './archive.js';
 
 /**
  * More blobs to read than this and the archive is read instead (one request): below it, reading the few files costs

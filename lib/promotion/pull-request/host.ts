@@ -9,7 +9,7 @@ import type { RepositoryAddress } from '../../pipeline/repository-address.js';
 import type { PromotionError } from '../port.js';
 import type { Logger } from '../../logging/logger.js';
 import type { CommitAuthor } from './commit-author.js';
-import type { ArchiveReadOptions } from './tar-archive.js';
+import type { ArchiveReadOptions } from './archive.js';
 import type { DeploymentAccess, DeploymentReport, RecordedDeployment } from './deployments.js';
 
 /** A regular file (mode 100644 or 100755; never a symlink or submodule) at a commit. */
@@ -87,7 +87,7 @@ export interface HostRepository {
   /** The UTF-8 text of a file at a commit. */
   readFile(file: RepositoryFile, commit: string): Promise<string>;
   /**
-   * The tree at `commit` from the host's archive of it, in one request, streamed (tar-archive.ts): each regular file
+   * The tree at `commit` from the host's archive of it, in one request, streamed (archive.ts): each regular file
    * `options.wants` and no larger than `maxFileBytes` is handed to `onFile`. An archive over `maxArchiveBytes` is an
    * ArchiveTooLargeError; any other failure is the host client's own, and the caller reads file by file instead.
    * Absent where the host gives no archive.

@@ -35,7 +35,7 @@
 // commit; each member's markers are set by the same byte-exact edit as its own pull request's, the others' are left
 // as they are. See promoteGroup for how concurrent members converge.
 import { readFilesFromArchive } from './archived-files.js';
-import type { ArchiveReadOptions } from './tar-archive.js';
+import type { ArchiveReadOptions } from './archive.js';
 import type { Logger } from '../../logging/logger.js';
 import { objectKeyString, type ObjectKey } from '../../pipeline/model.js';
 import type { GitProviderType } from '../../pipeline/promotion.js';
@@ -87,7 +87,7 @@ export interface PullRequestPromoterOptions {
   apiUrls?: Partial<Record<GitProviderType, string>>;
   /** How many files are read at once during the marker scan. Default 8. */
   blobReadConcurrency?: number;
-  /** The archive read's limits (tar-archive.ts); default DEFAULT_ARCHIVE_LIMITS. */
+  /** The archive read's limits (archive.ts); default DEFAULT_ARCHIVE_LIMITS. */
   archiveLimits?: Partial<Pick<ArchiveReadOptions, 'maxFileBytes' | 'maxArchiveBytes'>>;
   markerCache?: MarkerCacheLimits;
   /** Keeps what the marker scan learnt across processes (Lambda containers, restarts of `serve`). */
@@ -133,10 +133,14 @@ const YAML_FILE = /\.ya?ml$/;
  * the member that changed it last is the one whose write includes everything (see promoteGroup).
  */
 const MAX_GROUP_WRITES = 5;
+/** Repositories whose last listing is kept: a listing of 10,000 files is about 2 MB. */
+const LISTED_REPOSITORIES = 16;
 
 export class PullRequestPromoter implements Promoter {
   private readonly hosts: ReadonlyMap<GitProviderType, GitHost>;
   private readonly markerCache: MarkerCache;
+  /** The last listing of each repository's YAML files, by the commit listed (manifestsAt). */
+  private readonly listings = new Map<string, { commit: string; manifests: Promise<readonly RepositoryFile[]> }>();
   /** Loads of stored scan facts in flight, by repository: concurrent promotions of one repository share one. */
   private readonly scanLoads = new Map<string, Promise<void>>();
 
@@ -378,7 +382,7 @@ export class PullRequestPromoter implements Promoter {
 
   private async edit(run: Run, baseCommit: string, others: readonly MarkedEdit[]): Promise<Edited> {
     const edits: MarkedEdit[] = [{ marker: run.marker, version: run.version }, ...others];
-    const manifests = (await run.repository.listFiles(baseCommit)).filter((file) => YAML_FILE.test(file.path));
+    const manifests = await this.manifestsAt(run, baseCommit);
     await this.loadScan(run);
     let reads = 0;
     let unseen = 0;
@@ -450,6 +454,26 @@ export class PullRequestPromoter implements Promoter {
       );
     }
     return { changes, ownChanged };
+  }
+
+  /**
+   * The YAML files of the commit. A commit's files never change, so the last listing of each repository is kept (in
+   * flight too): the promotions of many pipelines on one base commit list it once.
+   */
+  private manifestsAt(run: Run, commit: string): Promise<readonly RepositoryFile[]> {
+    const known = this.listings.get(run.cacheKey);
+    if (known?.commit === commit) return known.manifests;
+    const manifests = run.repository
+      .listFiles(commit)
+      .then((files) => files.filter((file) => YAML_FILE.test(file.path)));
+    this.listings.delete(run.cacheKey);
+    this.listings.set(run.cacheKey, { commit, manifests });
+    while (this.listings.size > LISTED_REPOSITORIES) this.listings.delete(this.listings.keys().next().value as string);
+    // A failed listing is not kept: the next promotion lists again.
+    manifests.catch(() => {
+      if (this.listings.get(run.cacheKey)?.manifests === manifests) this.listings.delete(run.cacheKey);
+    });
+    return manifests;
   }
 
   /** Seeds the marker cache from the store when this process knows nothing of the repository yet. */

@@ -1,0 +1,220 @@
+// A commit's tree from a host's archive of it, streamed: a gzipped tar (GitHub's tarball, GitLab's archive.tar.gz,
+// Bitbucket Server's archive?format=tgz) or a zip (Azure DevOps' items). Entries are read one at a time and only
+// those asked for are kept, so memory stays bounded by the largest file kept, not by the repository. The archive's
+// own bytes are counted as they arrive, and one over the cap ends the read with an error naming the cap, rather than
+// a host's whole monorepo downloaded into a function. Both formats keep a file by the same rule (keptFile).
+import { createHash } from 'node:crypto';
+import { Readable } from 'node:stream';
+import type { ReadableStream as WebReadableStream } from 'node:stream/web';
+import { pipeline } from 'node:stream/promises';
+import { createGunzip } from 'node:zlib';
+import { Unzip, UnzipInflate, type UnzipFile } from 'fflate';
+import * as tar from 'tar-stream';
+import { PromotionError } from '../port.js';
+
+/** One regular file of the archive, its path relative to the repository's root. */
+export interface ArchiveFile {
+  path: string;
+  content: Buffer;
+}
+
+export interface ArchiveReadOptions {
+  /** Whether to keep the file at `path`; every other entry is skipped unread. */
+  wants(path: string): boolean;
+  onFile(file: ArchiveFile): void;
+  /** A wanted file larger than this is skipped too (it is read on its own, as without an archive). */
+  maxFileBytes: number;
+  /** The most compressed bytes read; past it the read fails naming the cap. */
+  maxArchiveBytes: number;
+}
+
+/** The defaults: files up to 1 MiB (the marker cache keeps no larger text), archives up to 512 MiB compressed. */
+export const DEFAULT_ARCHIVE_LIMITS = { maxFileBytes: 1024 * 1024, maxArchiveBytes: 512 * 1024 * 1024 };
+
+export class ArchiveTooLargeError extends PromotionError {
+  constructor(what: string, maxArchiveBytes: number) {
+    super(
+      'Unsupported',
+      `the archive of ${what} is over ${Math.round(maxArchiveBytes / 1024 / 1024)} MiB, the most a marker scan reads ` +
+        'in one request',
+    );
+  }
+}
+
+/** The host gives no archive of a commit: the scan reads file by file, as it always did there. */
+export class ArchiveUnsupportedError extends Error {
+  override name = 'ArchiveUnsupportedError';
+  constructor() {
+    super('this Git host gives no archive of a commit');
+  }
+}
+
+/** A zip entry's method: stored as it is. */
+const STORED = 0;
+
+type ArchiveBody = ReadableStream<Uint8Array> | NodeJS.ReadableStream;
+
+/**
+ * Reads a gzipped tar archive. `stripTopDirectory`: the host puts the tree under one directory of its own naming
+ * (`owner-repo-sha/`), which is left out of each path.
+ */
+export async function readTarGz(
+  body: ArchiveBody,
+  what: string,
+  options: ArchiveReadOptions & { stripTopDirectory: boolean },
+): Promise<void> {
+  await eachTarFile(body, what, options, async (content, size, path) => {
+    if (!keptFile(options, path, size)) return false;
+    const kept = new KeptContent(options.maxFileBytes);
+    for await (const chunk of content) kept.add(chunk as Buffer);
+    const whole = kept.content();
+    if (whole) options.onFile({ path, content: whole });
+    return true;
+  });
+}
+
+/**
+ * Lists a gzipped tar archive: every regular file's path and git blob id (`sha1("blob <size>\0…")`, hashed as the
+ * content streams past, so a file of any size costs no memory), for a host whose own listing costs a request per
+ * directory or page. Links and other entries are not files of the listing.
+ */
+export async function listTarGz(
+  body: ArchiveBody,
+  what: string,
+  options: Pick<ArchiveReadOptions, 'maxArchiveBytes'> & { stripTopDirectory: boolean },
+): Promise<Map<string, string>> {
+  const files = new Map<string, string>();
+  await eachTarFile(body, what, options, async (content, size, path) => {
+    const hash = createHash('sha1').update(`blob ${size}\0`);
+    for await (const chunk of content) hash.update(chunk as Buffer);
+    files.set(path, hash.digest('hex'));
+    return true;
+  });
+  return files;
+}
+
+/**
+ * Streams a gzipped tar through `read`, one regular file at a time (every other entry is drained: directories,
+ * links, pax headers); `read` says whether it consumed the entry, else it is drained too.
+ */
+async function eachTarFile(
+  body: ArchiveBody,
+  what: string,
+  options: Pick<ArchiveReadOptions, 'maxArchiveBytes'> & { stripTopDirectory: boolean },
+  read: (content: AsyncIterable<unknown>, size: number, path: string) => Promise<boolean>,
+): Promise<void> {
+  const counted = new CountedBytes(what, options.maxArchiveBytes);
+  const extract = tar.extract();
+  const entries = (async () => {
+    // A failure here stops the download too, rather than leaving it stalled on a reader that went away.
+    try {
+      for await (const entry of extract) {
+        const { type, name, size } = entry.header;
+        const path = options.stripTopDirectory ? name.slice(name.indexOf('/') + 1) : name;
+        if (type !== 'file' || path === '' || !(await read(entry, size ?? 0, path))) entry.resume();
+      }
+    } catch (error) {
+      extract.destroy(error as Error);
+      throw error;
+    }
+  })();
+  try {
+    await Promise.all([pipeline(nodeStream(body), counted.through, createGunzip(), extract), entries]);
+  } catch (error) {
+    // The cap ends the stream, and the reader sees only a premature end: say why.
+    throw counted.tooLarge ?? error;
+  }
+}
+
+/**
+ * Reads a zip archive as it streams in (fflate's Unzip: local headers, data descriptors for sizes a streaming server
+ * only knows at the end). Paths are the entries' names without a leading `/`; folder entries (`dir/`) are skipped.
+ */
+export async function readZip(body: ArchiveBody, what: string, options: ArchiveReadOptions): Promise<void> {
+  const counted = new CountedBytes(what, options.maxArchiveBytes);
+  const unzip = new Unzip((file) => keepWantedZipEntry(file, options));
+  unzip.register(UnzipInflate);
+  try {
+    for await (const chunk of counted.through(nodeStream(body))) {
+      unzip.push(typeof chunk === 'string' ? Buffer.from(chunk) : chunk);
+    }
+    unzip.push(new Uint8Array(0), true);
+  } catch (error) {
+    throw counted.tooLarge ?? error;
+  }
+}
+
+function nodeStream(body: ArchiveBody): NodeJS.ReadableStream {
+  return body instanceof ReadableStream ? Readable.fromWeb(body as WebReadableStream) : body;
+}
+
+/** The archive's bytes as they pass, failing past the cap. */
+class CountedBytes {
+  tooLarge: ArchiveTooLargeError | undefined;
+  private received = 0;
+
+  constructor(
+    private readonly what: string,
+    private readonly maxArchiveBytes: number,
+  ) {}
+
+  /** The chunks as they pass, counted; an arrow, for pipeline calls it without `this`. */
+  readonly through = (chunks: AsyncIterable<Buffer | string>): AsyncGenerator<Buffer | string> => this.count(chunks);
+
+  private async *count(chunks: AsyncIterable<Buffer | string>): AsyncGenerator<Buffer | string> {
+    for await (const chunk of chunks) {
+      this.received += chunk.length;
+      if (this.received > this.maxArchiveBytes) {
+        throw (this.tooLarge = new ArchiveTooLargeError(this.what, this.maxArchiveBytes));
+      }
+      yield chunk;
+    }
+  }
+}
+
+/**
+ * The one rule for which entries are kept, in either format: a regular file (the caller says), with a path, that the
+ * scan wants, no larger than `maxFileBytes`. `size` is undefined where the archive tells it only after the content
+ * (a zip's data descriptor): the content is then counted as it comes (KeptContent).
+ */
+function keptFile(options: ArchiveReadOptions, path: string, size: number | undefined): boolean {
+  return path !== '' && (size === undefined || size <= options.maxFileBytes) && options.wants(path);
+}
+
+/** A kept file's content as it comes, dropped once over `maxFileBytes` (the file is then read on its own). */
+class KeptContent {
+  private chunks: Buffer[] | undefined = [];
+  private bytes = 0;
+
+  constructor(private readonly maxFileBytes: number) {}
+
+  add(chunk: Uint8Array): void {
+    this.bytes += chunk.length;
+    if (this.bytes > this.maxFileBytes) this.chunks = undefined;
+    else this.chunks?.push(Buffer.from(chunk.buffer, chunk.byteOffset, chunk.length));
+  }
+
+  /** The whole content, or undefined when it was over the limit. */
+  content(): Buffer | undefined {
+    return this.chunks && Buffer.concat(this.chunks);
+  }
+}
+
+/**
+ * Hands on a wanted zip entry when its content is complete. Every entry is started, the unwanted ones into nothing:
+ * an entry never started keeps its compressed bytes in the Unzip until the end. An entry stored by another method
+ * than deflate or none cannot be started (fflate throws): it is skipped, a wanted one read on its own.
+ */
+function keepWantedZipEntry(file: UnzipFile, options: ArchiveReadOptions): void {
+  if (file.compression !== STORED && file.compression !== UnzipInflate.compression) return;
+  const path = file.name.replace(/^\/+/, '');
+  const wanted = !path.endsWith('/') && keptFile(options, path, file.originalSize);
+  const kept = wanted ? new KeptContent(options.maxFileBytes) : undefined;
+  file.ondata = (error, chunk, final) => {
+    if (!kept || error) return;
+    kept.add(chunk);
+    const content = final ? kept.content() : undefined;
+    if (content) options.onFile({ path, content });
+  };
+  file.start();
+}
