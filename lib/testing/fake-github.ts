@@ -160,10 +160,10 @@ function headBranch(repo: FakeRepository, head: string): string | undefined {
   return owner.toLowerCase() === repo.owner.toLowerCase() ? branch : undefined;
 }
 
-/** GitHub wraps base64 text at 60 characters. */
 /** Where a tarball redirect sends the download; answered by `download`, outside authentication. */
 const DOWNLOAD_ROUTE = 'GET /_codeload/{owner}/{repo}/{sha}';
 
+/** GitHub wraps base64 text at 60 characters. */
 const wrappedBase64 = (content: Buffer) => (content.toString('base64').match(/.{1,60}/g) ?? []).join('\n') + '\n';
 
 export class FakeGitHub extends RoutedGitHost<

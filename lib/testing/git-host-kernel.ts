@@ -1,6 +1,7 @@
 // What the four fake Git hosts share: the loopback server, request log, latency, scripted faults, tokens, route table,
-// request helpers, the repositories tests seed and read with their pull requests, and offset paging. Each host file
-// adds its routes and wire shapes (JSON fields, status codes, error bodies, rate-limit headers, paging).
+// the request pipeline (`RoutedGitHost`), request helpers, the repositories tests seed and read with their pull
+// requests, and offset paging. Each host file adds its routes, the rule of each step of the pipeline (credentials,
+// error bodies, repository lookup) and its wire shapes (JSON fields, status codes, rate-limit headers, paging).
 import { STATUS_CODES, createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
 import { echoingFault } from './echoed-credentials.js';
@@ -247,8 +248,8 @@ export type Matched<T> = { entry: T; params: Record<string, string> } | undefine
 /**
  * One fake host: `R` its request log entry, `Fault` its own faults beside the common ones, `Repo` its repository,
  * `Names` what names a repository in the test-facing methods (`[owner, name]`, `[path]`…), `Credential` what a token
- * it accepts stands for, `Route` an entry of its route table. A host implements `answer` (authentication and its
- * routes), `errorBody` and `rateLimited` (its error and rate-limit answers) and the shape of its answers.
+ * it accepts stands for, `Route` an entry of its route table. A host implements `answer` (or declares the steps
+ * `RoutedGitHost` runs), `errorBody` and `rateLimited` (its error and rate-limit answers) and the shape of its answers.
  */
 export abstract class FakeGitHost<
   R extends LoggedRequest,
