@@ -11,7 +11,7 @@ import { regularFiles, tarGz } from './tar-archive-writer.js';
 import { randomBytes } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
 import {
-  FakeGitHost,
+  RoutedGitHost,
   HostError,
   Router,
   hostRepository,
@@ -20,14 +20,14 @@ import {
   found,
   jsonObject,
   ok,
-  parseJson,
   RecordsOf,
   text,
   statusText,
   type FakeGitHostOptions,
   type HostRepository,
+  type HostRoute,
   type LoggedRequest,
-  type Matched,
+  type RouteContext as HostRouteContext,
   type PullRecord,
   type Reply,
 } from './git-host-kernel.js';
@@ -126,22 +126,7 @@ const EXCEPTIONS = {
   validation: 'com.atlassian.bitbucket.validation.ArgumentValidationException',
 } as const;
 
-interface RouteContext {
-  params: Record<string, string>;
-  query: Record<string, string>;
-  /** The parsed JSON body, or the multipart form. */
-  body: unknown;
-  form?: FormData;
-  repo: FakeRepository;
-  credential: Credential;
-}
-
-interface Route {
-  route: string;
-  /** Writes need REPO_WRITE. */
-  write: boolean;
-  handle: (context: RouteContext) => Reply | Promise<Reply>;
-}
+type RouteContext = HostRouteContext<FakeBitbucketRequest, Credential, FakeRepository>;
 
 const API = '/rest/api/1.0/projects/{projectKey}/repos/{repositorySlug}';
 const BRANCH_UTILS = '/rest/branch-utils/1.0/projects/{projectKey}/repos/{repositorySlug}';
@@ -155,13 +140,12 @@ const PROMOTER: FakeBitbucketUser = {
 /** Who a user commits as. */
 const signatureOf = (user: FakeBitbucketUser) => ({ name: user.displayName, email: user.emailAddress });
 
-export class FakeBitbucketServer extends FakeGitHost<
+export class FakeBitbucketServer extends RoutedGitHost<
   FakeBitbucketRequest,
   never,
   FakeRepository,
   [projectKey: string, slug: string],
-  Credential,
-  Route
+  Credential
 > {
   /** The user the default token and password belong to. */
   readonly user = PROMOTER;
@@ -174,7 +158,7 @@ export class FakeBitbucketServer extends FakeGitHost<
   private readonly maxChanges: number;
   private readonly passwords = new Map<string, { password: string } & Credential>();
   /** A path, the final parameter of its routes, takes the rest of the request's path. */
-  protected readonly router = new Router<Route>({ rest: { path: false } });
+  protected readonly router = new Router<HostRoute<RouteContext>>({ rest: { path: false } });
   private nextRepositoryId = 1;
   protected readonly jsonType = 'application/json;charset=UTF-8';
 
@@ -263,35 +247,23 @@ export class FakeBitbucketServer extends FakeGitHost<
     return { status: 404, raw: { type: 'application/octet-stream', data: 'Not Found' } };
   }
 
-  protected async answer(
-    request: IncomingMessage,
-    logged: FakeBitbucketRequest,
-    matched: Matched<Route>,
-    rawBody: Buffer,
-  ): Promise<Reply> {
-    const credential = this.authenticate(request, logged);
-    if (!matched) throw problem(404, 'Not Found');
-    if (matched.entry.write && credential.permission !== 'REPO_WRITE') {
+  protected readonly invalidJson = 'The request body is not valid JSON';
+  /** The file edit is a multipart PUT. */
+  protected override readonly takesForms = true;
+
+  /** Every repository may be read by every credential here; a write takes REPO_WRITE. */
+  protected override authorize(credential: Credential, route: HostRoute<RouteContext>): void {
+    if (route.writes && credential.permission !== 'REPO_WRITE') {
       throw problem(401, 'You are not permitted to access this resource', 'authorisation');
     }
-    let body: unknown = undefined;
-    let form: FormData | undefined;
-    const contentType = request.headers['content-type'] ?? '';
-    if (contentType.startsWith('multipart/form-data')) {
-      form = await new Response(rawBody, { headers: { 'content-type': contentType } }).formData();
-    } else {
-      body = parseJson(rawBody.toString('utf8'), () => problem(400, 'The request body is not valid JSON'));
-    }
-    // The repository of a route that names one; the others (the repository search, build statuses) have none.
-    const { projectKey, repositorySlug } = matched.params;
+  }
+
+  /** The repository of a route that names one; the others (the repository search, build statuses) name none. */
+  protected findRepository({ projectKey, repositorySlug }: Record<string, string>): FakeRepository | undefined {
+    if (repositorySlug === undefined) return undefined;
     const missing = () =>
       problem(404, `Repository ${projectKey}/${repositorySlug} does not exist.`, 'noSuchRepository');
-    const repo =
-      repositorySlug === undefined
-        ? undefined
-        : found(this.repositories.get(`${projectKey}/${repositorySlug}`.toLowerCase()), missing);
-    const context = { params: matched.params, query: logged.query, body, form, credential };
-    return await matched.entry.handle({ ...context, repo: repo as FakeRepository });
+    return found(this.repositories.get(`${projectKey}/${repositorySlug}`.toLowerCase()), missing);
   }
 
   protected baseHeaders(): Record<string, string> {
@@ -318,8 +290,8 @@ export class FakeBitbucketServer extends FakeGitHost<
     };
   }
 
-  /** The caller's credential; 401 for missing or wrong credentials. */
-  private authenticate(request: IncomingMessage, logged: FakeBitbucketRequest): Credential {
+  /** The caller's credential: a token (Bearer) or a password (Basic); 401 for missing or wrong credentials. */
+  protected authenticate(request: IncomingMessage, logged: FakeBitbucketRequest): Credential {
     const failed = problem(
       401,
       'Authentication failed. Please check your credentials and try again.',
@@ -554,14 +526,13 @@ export class FakeBitbucketServer extends FakeGitHost<
   }
 
   private defineRoutes(): void {
-    const add = (write: boolean) => (route: string, handle: (context: RouteContext) => Reply | Promise<Reply>) =>
-      this.router.add({ route, write, handle });
+    const add = (writes: boolean) => (route: string, handle: (context: RouteContext) => Reply | Promise<Reply>) =>
+      this.router.add({ route, writes, handle });
     const route = add(false);
     /** A route that writes: it needs REPO_WRITE. */
     const write = add(true);
     route(`GET ${API}`, ({ repo }) => ok(this.repositoryJson(repo)));
 
-    // Every repository may be read by every credential here; writing takes a credential with REPO_WRITE.
     const levels: Readonly<Record<string, number>> = { REPO_READ: 1, REPO_WRITE: 2, REPO_ADMIN: 3 };
     route('GET /rest/api/1.0/repos', ({ query, credential }) => {
       const permission = query.permission ?? 'REPO_READ';

@@ -8,7 +8,7 @@
 import { randomBytes, verify, type KeyObject } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
 import {
-  FakeGitHost,
+  RoutedGitHost,
   HostError,
   Router,
   hostRepository,
@@ -26,8 +26,9 @@ import {
   type FakeGitHostOptions,
   type FaultMatch,
   type HostRepository,
+  type HostRoute,
   type LoggedRequest,
-  type Matched,
+  type RouteContext as HostRouteContext,
   type PullRecord,
   type Reply,
 } from './git-host-kernel.js';
@@ -137,20 +138,11 @@ type FakeRepository = HostRepository<StoredPull, { owner: string; name: string; 
 
 type Caller = { login: string; kind: 'token' | 'installation' | 'app'; readOnly?: boolean; expiresAt?: number };
 
-interface RouteContext {
-  params: Record<string, string>;
-  query: Record<string, string>;
-  body: unknown;
-  /** The repository of a `/repos/{owner}/{repo}/…` route. */
-  repo: FakeRepository;
-  request: FakeGitHubRequest;
-  /** The login of the caller (the token's user or the app's bot). */
-  login: string;
-  /** How the caller authenticated: a token may be read-only, an installation token says nothing of its permissions. */
-  caller: Caller;
-}
-
-type Route = { route: string; handle: (context: RouteContext) => Reply };
+/**
+ * `credential`: who calls (`login`: the token's user or the app's bot) and how: a token may be read-only, an
+ * installation token says nothing of its permissions. `repo`: the repository of a `/repos/{owner}/{repo}/…` route.
+ */
+type RouteContext = HostRouteContext<FakeGitHubRequest, Caller, FakeRepository>;
 
 const object = (body: unknown) => jsonObject(body, () => problem(400, 'Problems parsing JSON'));
 
@@ -168,19 +160,18 @@ function headBranch(repo: FakeRepository, head: string): string | undefined {
   return owner.toLowerCase() === repo.owner.toLowerCase() ? branch : undefined;
 }
 
-/** GitHub wraps base64 text at 60 characters. */
 /** Where a tarball redirect sends the download; answered by `download`, outside authentication. */
 const DOWNLOAD_ROUTE = 'GET /_codeload/{owner}/{repo}/{sha}';
 
+/** GitHub wraps base64 text at 60 characters. */
 const wrappedBase64 = (content: Buffer) => (content.toString('base64').match(/.{1,60}/g) ?? []).join('\n') + '\n';
 
-export class FakeGitHub extends FakeGitHost<
+export class FakeGitHub extends RoutedGitHost<
   FakeGitHubRequest,
   SecondaryRateLimit,
   FakeRepository,
   [owner: string, name: string],
-  Caller,
-  Route
+  Caller
 > {
   /** The download addresses tarball redirects gave, by their token: each names `owner/repo/sha`. */
   private readonly downloads = new Map<string, string>();
@@ -188,7 +179,7 @@ export class FakeGitHub extends FakeGitHost<
   private readonly maxTreeEntries: number;
   private readonly apps = new Map<string, FakeGitHubApp>();
   /** Final parameters that take the rest of the path: a ref, or a path (empty for the repository root). */
-  protected readonly router = new Router<Route>({ rest: { ref: false, path: true } });
+  protected readonly router = new Router<HostRoute<RouteContext>>({ rest: { ref: false, path: true } });
   private nextRepositoryId = 1000;
   protected readonly jsonType = 'application/json; charset=utf-8';
 
@@ -299,18 +290,11 @@ export class FakeGitHub extends FakeGitHost<
     return repo && pull ? { hostName, repository: `${repo.owner}/${repo.name}`, reference, word, pull } : null;
   }
 
-  protected answer(request: IncomingMessage, logged: FakeGitHubRequest, matched: Matched<Route>, raw: Buffer): Reply {
-    // A download address is its own credential, as codeload's are: no Authorization needed, none looked at.
-    if (matched?.entry.route === DOWNLOAD_ROUTE) return this.download(matched.params, logged.query);
-    const caller = this.authenticate(request, logged, matched?.entry.route);
-    if (!matched) throw notFound();
-    const body = parseJson(raw.toString('utf8'), () => problem(400, 'Problems parsing JSON'));
-    const { owner, repo: repoName } = matched.params;
-    // The repository of a `/repos/{owner}/{repo}/…` route; the others have none.
-    const repo =
-      owner === undefined ? undefined : found(this.repositories.get(`${owner}/${repoName}`.toLowerCase()), notFound);
-    const context = { params: matched.params, query: logged.query, body, request: logged, login: caller.login, caller };
-    return matched.entry.handle({ ...context, repo: repo as FakeRepository });
+  protected readonly invalidJson = 'Problems parsing JSON';
+
+  /** The repository of a `/repos/{owner}/{repo}/…` route; the others name none. */
+  protected findRepository({ owner, repo }: Record<string, string>): FakeRepository | undefined {
+    return owner === undefined ? undefined : found(this.repositories.get(`${owner}/${repo}`.toLowerCase()), notFound);
   }
 
   protected baseHeaders(): Record<string, string> {
@@ -347,7 +331,6 @@ export class FakeGitHub extends FakeGitHost<
     };
   }
 
-  /** Returns the caller; throws 401 for missing or wrong credentials. */
   /** The archive a tarball redirect named: the commit's files, gzipped, under `{owner}-{repo}-{short sha}/`. */
   private download(params: Record<string, string | undefined>, query: Record<string, string>): Reply {
     const { owner = '', repo: name = '', sha = '' } = params;
@@ -358,10 +341,11 @@ export class FakeGitHub extends FakeGitHost<
     return { status: 200, raw: { type: 'application/x-gzip', data: tarGz(top, files, sha) } };
   }
 
-  private authenticate(request: IncomingMessage, logged: FakeGitHubRequest, route: string | undefined): Caller {
+  /** A token, or on the app's routes the app's JWT; 401 for missing or wrong credentials. */
+  protected authenticate(request: IncomingMessage, logged: FakeGitHubRequest, route?: HostRoute<unknown>): Caller {
     const credential = authorization(request, 'token', 'bearer');
     if (!credential) throw problem(401, 'Bad credentials');
-    if (route?.includes(' /app/')) {
+    if (route?.route.includes(' /app/')) {
       const app = this.verifyJwt(credential);
       logged.auth = 'app';
       return { login: `app-${app.appId}[bot]`, kind: 'app' };
@@ -505,8 +489,9 @@ export class FakeGitHub extends FakeGitHost<
   }
 
   private defineRoutes(): void {
-    const route = (route: string, handle: (context: RouteContext) => Reply) => this.router.add({ route, handle });
-    route('POST /app/installations/{installation_id}/access_tokens', ({ params, login }) => {
+    const route = (route: string, handle: (context: RouteContext) => Reply, open = false) =>
+      this.router.add({ route, handle, open });
+    route('POST /app/installations/{installation_id}/access_tokens', ({ params, credential: { login } }) => {
       const app = this.apps.get(login.replace(/^app-(.*)\[bot\]$/, '$1'));
       const installationId = Number(params.installation_id);
       if (!app?.installationIds.includes(installationId)) throw notFound();
@@ -525,7 +510,7 @@ export class FakeGitHub extends FakeGitHost<
     });
 
     // GitHub adds the caller's permissions for a user's token; an installation token's answer has none.
-    route('GET /repos/{owner}/{repo}', ({ repo, caller }) => ({
+    route('GET /repos/{owner}/{repo}', ({ repo, credential: caller }) => ({
       status: 200,
       body: {
         ...this.repositoryJson(repo),
@@ -614,9 +599,8 @@ export class FakeGitHub extends FakeGitHost<
       const location = this.apiUrl(`/_codeload/${repo.owner}/${repo.name}/${sha}?token=${token}`);
       return { status: 302, headers: { location }, body: '' };
     });
-    route(DOWNLOAD_ROUTE, () => {
-      throw notFound();
-    });
+    // A download address is its own credential, as codeload's are: no Authorization needed, none looked at.
+    route(DOWNLOAD_ROUTE, ({ params, query }) => this.download(params, query), true);
     route('GET /repos/{owner}/{repo}/git/blobs/{file_sha}', ({ repo, params }) => {
       const sha = params.file_sha as string;
       const content = repo.blob(sha);
@@ -640,7 +624,7 @@ export class FakeGitHub extends FakeGitHost<
     route('GET /repos/{owner}/{repo}/git/commits/{commit_sha}', ({ repo, params }) =>
       ok(this.commitJson(repo, params.commit_sha as string)),
     );
-    route('POST /repos/{owner}/{repo}/git/commits', ({ repo, body, login }) => {
+    route('POST /repos/{owner}/{repo}/git/commits', ({ repo, body, credential: { login } }) => {
       const input = object(body);
       const [message, tree, parents] = [text(input.message), text(input.tree), (input.parents ?? []) as string[]];
       const now = gitNow();
@@ -666,7 +650,7 @@ export class FakeGitHub extends FakeGitHost<
     // The contents API's write: one file as one commit on the branch's head (blob, tree, commit and ref in one
     // request). Updating a file needs its current blob id in `sha` (409 when it is another: the file changed); a new
     // file takes none. The branch must exist (404). An existing file keeps its mode, a new one is 100644.
-    route('PUT /repos/{owner}/{repo}/contents/{path}', ({ repo, params, body, login }) => {
+    route('PUT /repos/{owner}/{repo}/contents/{path}', ({ repo, params, body, credential: { login } }) => {
       const input = object(body);
       const [message, encoded] = [text(input.message), text(input.content)];
       const branch = typeof input.branch === 'string' && input.branch !== '' ? input.branch : repo.defaultBranch;
@@ -697,7 +681,7 @@ export class FakeGitHub extends FakeGitHost<
         body: { content: { ...json, type: 'file', download_url: null, _links }, commit: this.commitJson(repo, sha) },
       };
     });
-    route('POST /repos/{owner}/{repo}/pulls', ({ repo, body, login }) => {
+    route('POST /repos/{owner}/{repo}/pulls', ({ repo, body, credential: { login } }) => {
       const input = object(body);
       // Another owner's head names no branch here.
       const [title, head, base] = [text(input.title), headBranch(repo, text(input.head)) ?? '', text(input.base)];
@@ -752,7 +736,7 @@ export class FakeGitHub extends FakeGitHost<
     };
     const invalidDeployment = (field: string, code = 'invalid') =>
       validationFailed([{ resource: 'Deployment', field, code }]);
-    route('POST /repos/{owner}/{repo}/deployments', ({ repo, body, login, caller }) => {
+    route('POST /repos/{owner}/{repo}/deployments', ({ repo, body, credential: caller }) => {
       mayPush(caller);
       const input = object(body);
       const ref = text(input.ref);
@@ -773,7 +757,7 @@ export class FakeGitHub extends FakeGitHost<
         environment: text(input.environment) || 'production',
         description: text(input.description),
         payload,
-        creator: login,
+        creator: caller.login,
         createdAt: new Date().toISOString(),
         statuses: [],
       };
@@ -798,7 +782,7 @@ export class FakeGitHub extends FakeGitHost<
     );
     route(
       'POST /repos/{owner}/{repo}/deployments/{deployment_id}/statuses',
-      ({ repo, params, body, login, caller }) => {
+      ({ repo, params, body, credential: caller }) => {
         mayPush(caller);
         const deployment = findDeployment(repo, params.deployment_id);
         const input = object(body);
@@ -807,7 +791,7 @@ export class FakeGitHub extends FakeGitHost<
         if (!state || description.length > 140) throw invalidDeployment(state ? 'description' : 'state');
         const newStatus = (state: FakeGitHubDeploymentStatus['state'], environmentUrl = '', logUrl = '') => {
           const [id, createdAt] = [this.deploymentRecords.nextId(), new Date().toISOString()];
-          return { id, state, description, environmentUrl, logUrl, creator: login, createdAt };
+          return { id, state, description, environmentUrl, logUrl, creator: caller.login, createdAt };
         };
         const status = newStatus(state, text(input.environment_url), text(input.log_url));
         deployment.statuses.unshift(status);

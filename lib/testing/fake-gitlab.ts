@@ -9,7 +9,7 @@ import { regularFiles, tarGz } from './tar-archive-writer.js';
 import type { IncomingMessage } from 'node:http';
 import { createHash, randomBytes } from 'node:crypto';
 import {
-  FakeGitHost,
+  RoutedGitHost,
   HostError,
   Router,
   hostRepository,
@@ -24,8 +24,9 @@ import {
   statusText,
   type FakeGitHostOptions,
   type HostRepository,
+  type HostRoute,
   type LoggedRequest,
-  type Matched,
+  type RouteContext as HostRouteContext,
   type PullRecord,
   type Reply,
 } from './git-host-kernel.js';
@@ -118,28 +119,19 @@ function requireParams(values: Record<string, unknown>): void {
 }
 const invalid = (field: string) => new HostError(400, { error: `${field} does not have a valid value` });
 
-interface RouteContext {
-  params: Record<string, string>;
-  query: Record<string, string>;
+/** `body`: the JSON object's parameters; `token`: the caller's token (its role on the project, its scopes). */
+type RouteContext = Omit<HostRouteContext<FakeGitLabRequest, Token, FakeProject>, 'body'> & {
   body: Record<string, unknown>;
   project: FakeProject;
-  request: FakeGitLabRequest;
   user: User;
-  /** The caller's token: its role on the project, its scopes. */
   token: Token;
-}
+};
 
 /** GitLab's access levels of the roles the fake knows. */
 const ACCESS_LEVELS: Readonly<Record<Token['role'], number>> = { reporter: 20, developer: 30 };
 
-interface Route {
-  route: string;
-  /** Whether the route writes: it needs the `api` scope and the developer role. */
-  writes: boolean;
-  handle: (context: RouteContext) => Reply;
-  /** A route about the caller rather than a project (`/personal_access_tokens/self`): `handle` is not used. */
-  about?: (token: Token) => Reply;
-}
+/** The caller's token as GitLab (15.5+) shows it to its holder, with any scope. */
+const TOKEN_SELF = 'GET /personal_access_tokens/self';
 
 function stringParam(body: Record<string, unknown>, field: string): string | undefined {
   const value = body[field];
@@ -157,11 +149,18 @@ function rawType(content: Buffer): string {
   return content.includes(0) ? 'application/octet-stream' : 'text/plain; charset=utf-8';
 }
 
-export class FakeGitLab extends FakeGitHost<FakeGitLabRequest, never, FakeProject, [path: string], Token, Route> {
+export class FakeGitLab extends RoutedGitHost<
+  FakeGitLabRequest,
+  never,
+  FakeProject,
+  [path: string],
+  Token,
+  RouteContext
+> {
   protected readonly apiBase = '/api/v4';
   private readonly users = new Map<string, User>();
   /** A branch name, the final parameter of its routes, may hold slashes. */
-  protected readonly router = new Router<Route>({ rest: { branch: false } });
+  protected readonly router = new Router<HostRoute<RouteContext>>({ rest: { branch: false } });
   private nextProjectId = 1000;
   private nextMergeRequestId = 5000;
   protected readonly jsonType = 'application/json';
@@ -258,25 +257,22 @@ export class FakeGitLab extends FakeGitHost<FakeGitLabRequest, never, FakeProjec
     return project && mr ? { hostName, repository: project.path, reference, word, pull: mr } : null;
   }
 
-  protected answer(request: IncomingMessage, logged: FakeGitLabRequest, matched: Matched<Route>, raw: Buffer): Reply {
-    const rawBody = raw.toString('utf8');
-    const token = this.authenticate(request, logged);
-    // GitLab answers an unknown API route with `error`, not `message`.
-    if (!matched) throw new HostError(404, { error: '404 Not Found' });
-    const { entry: route, params } = matched;
-    if (route.about) return route.about(token);
-    this.authorize(token, route);
-    // gitbeaker sends JSON bodies.
-    const parsed = parseJson(rawBody, () =>
-      badRequest("400 Bad request - The provided content-type 'application/json' is not valid JSON"),
-    );
-    const isObject = typeof parsed === 'object' && parsed !== null && !Array.isArray(parsed);
-    const body = isObject ? (parsed as Record<string, unknown>) : {};
-    const project = this.findProject(params.id ?? '', token);
-    return route.handle({ params, query: logged.query, body, project, request: logged, user: token.user, token });
+  /** gitbeaker sends JSON bodies. */
+  protected readonly invalidJson = "400 Bad request - The provided content-type 'application/json' is not valid JSON";
+
+  /** GitLab answers an unknown API route with `error`, not `message`. */
+  protected override noRoute(): HostError {
+    return new HostError(404, { error: '404 Not Found' });
   }
 
-  private authenticate(request: IncomingMessage, logged: FakeGitLabRequest): Token {
+  /** A body that is not a JSON object gives no parameters. */
+  protected override contextOf(context: HostRouteContext<FakeGitLabRequest, Token, FakeProject>): RouteContext {
+    const { body, credential: token, repo: project } = context;
+    const isObject = typeof body === 'object' && body !== null && !Array.isArray(body);
+    return { ...context, body: isObject ? (body as Record<string, unknown>) : {}, project, token, user: token.user };
+  }
+
+  protected authenticate(request: IncomingMessage, logged: FakeGitLabRequest): Token {
     const privateToken = request.headers['private-token'];
     const bearer = authorization(request, 'bearer');
     const credential = typeof privateToken === 'string' && privateToken !== '' ? privateToken : bearer;
@@ -286,7 +282,9 @@ export class FakeGitLab extends FakeGitHost<FakeGitLabRequest, never, FakeProjec
     return token;
   }
 
-  private authorize(token: Token, route: Route): void {
+  /** A write needs the `api` scope and the developer role; a read `api` or `read_api`. */
+  protected override authorize(token: Token, route: HostRoute<RouteContext>): void {
+    if (route.route === TOKEN_SELF) return;
     const needed: readonly FakeGitLabScope[] = route.writes ? ['api'] : ['api', 'read_api'];
     if (!needed.some((scope) => token.scopes.includes(scope))) {
       throw new HostError(403, {
@@ -299,7 +297,8 @@ export class FakeGitLab extends FakeGitHost<FakeGitLabRequest, never, FakeProjec
   }
 
   /** The project of `:id` (a full path or a numeric id) as this token sees it; 404 when it cannot. */
-  private findProject(id: string, token: Token): FakeProject {
+  protected findRepository({ id }: Record<string, string>, token: Token): FakeProject | undefined {
+    if (id === undefined) return undefined;
     let project = this.repositories.get(id.toLowerCase());
     if (!project && /^\d+$/.test(id)) {
       project = [...this.repositories.values()].find((candidate) => String(candidate.id) === id);
@@ -512,24 +511,18 @@ export class FakeGitLab extends FakeGitHost<FakeGitLabRequest, never, FakeProjec
       return sha;
     };
 
-    // The caller's token as GitLab (15.5+) shows it to its holder, with any scope.
-    this.router.add({
-      route: 'GET /personal_access_tokens/self',
-      writes: false,
-      handle: () => ({ status: 500 }),
-      about: (token) => ({
-        status: 200,
-        body: {
-          id: token.id,
-          name: `token of ${token.user.username}`,
-          revoked: false,
-          active: true,
-          scopes: [...token.scopes],
-          user_id: token.user.id,
-          expires_at: null,
-        },
-      }),
-    });
+    route(TOKEN_SELF, ({ token }) => ({
+      status: 200,
+      body: {
+        id: token.id,
+        name: `token of ${token.user.username}`,
+        revoked: false,
+        active: true,
+        scopes: [...token.scopes],
+        user_id: token.user.id,
+        expires_at: null,
+      },
+    }));
     route('GET /projects/:id', ({ project, token }) => ({
       status: 200,
       body: {

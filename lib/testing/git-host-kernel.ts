@@ -1,6 +1,7 @@
 // What the four fake Git hosts share: the loopback server, request log, latency, scripted faults, tokens, route table,
-// request helpers, the repositories tests seed and read with their pull requests, and offset paging. Each host file
-// adds its routes and wire shapes (JSON fields, status codes, error bodies, rate-limit headers, paging).
+// the request pipeline (`RoutedGitHost`), request helpers, the repositories tests seed and read with their pull
+// requests, and offset paging. Each host file adds its routes, the rule of each step of the pipeline (credentials,
+// error bodies, repository lookup) and its wire shapes (JSON fields, status codes, rate-limit headers, paging).
 import { STATUS_CODES, createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
 import { echoingFault } from './echoed-credentials.js';
@@ -247,8 +248,8 @@ export type Matched<T> = { entry: T; params: Record<string, string> } | undefine
 /**
  * One fake host: `R` its request log entry, `Fault` its own faults beside the common ones, `Repo` its repository,
  * `Names` what names a repository in the test-facing methods (`[owner, name]`, `[path]`…), `Credential` what a token
- * it accepts stands for, `Route` an entry of its route table. A host implements `answer` (authentication and its
- * routes), `errorBody` and `rateLimited` (its error and rate-limit answers) and the shape of its answers.
+ * it accepts stands for, `Route` an entry of its route table. A host implements `answer` (or declares the steps
+ * `RoutedGitHost` runs), `errorBody` and `rateLimited` (its error and rate-limit answers) and the shape of its answers.
  */
 export abstract class FakeGitHost<
   R extends LoggedRequest,
@@ -302,6 +303,10 @@ export abstract class FakeGitHost<
   ): Reply | Promise<Reply>;
   /** The body of an error answer: of a `failNext` status (no message: the host's own), or of a bug in the fake (500). */
   protected abstract errorBody(status: number, message: string | undefined): unknown;
+  /** An error answer in the host's shape (`errorBody`), thrown by a route. */
+  protected hostError(status: number, message?: string): HostError {
+    return new HostError(status, this.errorBody(status, message));
+  }
   /** The answer of the `rate-limit` fault. */
   protected abstract rateLimited(fault: { seconds: number; status?: 403 | 429 }): Reply;
   /** The answer of one of the host's own faults. */
@@ -630,6 +635,100 @@ export abstract class FakeGitHost<
       if (content !== undefined) files[path] = content;
     }
     return files;
+  }
+}
+
+/** What the kernel's pipeline gives a route. A host adds what its routes read (`contextOf`). */
+export interface RouteContext<R extends LoggedRequest, Credential, Repo> {
+  params: Record<string, string>;
+  query: Record<string, string>;
+  /** The JSON body; undefined when empty or a form. */
+  body: unknown;
+  /** A `multipart/form-data` body, for a host that takes forms (`takesForms`). */
+  form?: FormData;
+  request: R;
+  /** What the caller's credential stands for; undefined on an `open` route. */
+  credential: Credential;
+  /** The repository the path names; undefined (though typed as present) on a route that names none. */
+  repo: Repo;
+}
+
+export interface HostRoute<Context> {
+  route: string;
+  /** Answered without authentication: an address that is its own credential (GitHub's download links). */
+  open?: boolean;
+  /** The route writes: a read-only credential is refused (`authorize`). */
+  writes?: boolean;
+  handle: (context: Context) => Reply | Promise<Reply>;
+}
+
+/**
+ * A host whose requests the kernel answers in the order every real host takes its steps: authenticate (a stranger
+ * gets 401 before any 404, so an unknown path tells nothing), match a route (the host's answer to an unknown one),
+ * authorize the route, read the body (a malformed one is the host's 400), find the repository the path names, run
+ * the route. A host declares each step's rule (its credentials, its error bodies, its repository lookup) and its
+ * routes; `Context` is what its routes are given.
+ */
+export abstract class RoutedGitHost<
+  R extends LoggedRequest,
+  Fault extends { type: string },
+  Repo extends GitRepository,
+  Names extends string[],
+  Credential,
+  Context = RouteContext<R, Credential, Repo>,
+> extends FakeGitHost<R, Fault, Repo, Names, Credential, HostRoute<Context>> {
+  /** The message of the 400 for a body that is not JSON. */
+  protected abstract readonly invalidJson: string;
+  /** Whether a `multipart/form-data` body is read as a form rather than refused as JSON. */
+  protected readonly takesForms: boolean = false;
+
+  /** What the caller's credential stands for; throws the host's 401 for a missing or wrong one. */
+  protected abstract authenticate(
+    request: IncomingMessage,
+    logged: R,
+    route: HostRoute<Context> | undefined,
+  ): Credential;
+
+  /** Throws the host's refusal when the credential may not use the route. Default: every credential may. */
+  protected authorize(_credential: Credential, _route: HostRoute<Context>): void {}
+
+  /** The repository the route's parameters name (undefined for a route that names none), or the host's 404. */
+  protected abstract findRepository(params: Record<string, string>, credential: Credential): Repo | undefined;
+
+  /** The answer to an authenticated request of no route: the host's 404. */
+  protected noRoute(): HostError {
+    return this.hostError(404);
+  }
+
+  /** What a host's routes are given, from what the pipeline found. Default: that as it is. */
+  protected contextOf(context: RouteContext<R, Credential, Repo>): Context {
+    return context as Context;
+  }
+
+  protected async answer(
+    request: IncomingMessage,
+    logged: R,
+    matched: Matched<HostRoute<Context>>,
+    raw: Buffer,
+  ): Promise<Reply> {
+    const credential = matched?.entry.open
+      ? (undefined as Credential)
+      : this.authenticate(request, logged, matched?.entry);
+    if (!matched) throw this.noRoute();
+    this.authorize(credential, matched.entry);
+    let body: unknown;
+    let form: FormData | undefined;
+    const contentType = request.headers['content-type'] ?? '';
+    if (this.takesForms && contentType.startsWith('multipart/form-data')) {
+      form = await new Response(raw, { headers: { 'content-type': contentType } }).formData();
+    } else {
+      body = parseJson(raw.toString('utf8'), () => this.hostError(400, this.invalidJson));
+    }
+    const repo = this.findRepository(matched.params, credential) as Repo;
+    const { params } = matched;
+    return matched.entry.handle(
+      this.contextOf({ params, query: logged.query, body, ...(form && { form }), request: logged, credential, repo }),
+    );
   }
 }
 
