@@ -6,6 +6,7 @@ import { DEFAULT_NAMESPACE } from '../pipeline/model.js';
 import { MAX_ALIAS_COUNT, MAX_DOCUMENTS_PER_FILE, MAX_EXPANDED_BYTES_PER_FILE, MAX_FILE_BYTES } from './limits.js';
 import type { ConfigProblem } from './problems.js';
 import { pathOf, type Place } from '../util/value-place.js';
+import { errorMessage } from '../util/error-message.js';
 
 /** One YAML document of a file, with what it takes to point at a field in it. */
 export interface SourceDocument {
@@ -191,7 +192,7 @@ function documentLabel(document: Document, index: number): string {
 }
 
 function toJsProblem(error: unknown): string {
-  const message = error instanceof Error ? error.message : String(error);
+  const message = errorMessage(error);
   if (/resource exhaustion/.test(message)) {
     return (
       `its YAML aliases expand to more than ${MAX_ALIAS_COUNT} copies (an alias bomb?): write the repeated values ` +

@@ -17,6 +17,7 @@ import { configSyncNewsOf, isConfigSourceNews, newsOf, type News, type NewsKind,
 import { hadPassedBefore } from './regression-history.js';
 import { installationSends, wantsNews } from './settings.js';
 import type { NewsSink } from './sink.js';
+import { errorMessage } from '../util/error-message.js';
 
 export interface NotifierDeps {
   store: Pick<Notifications, 'claimNotification'> & Pick<AuditLog, 'listAudit'>;
@@ -102,7 +103,7 @@ async function tellOnce(
 function storeFailed(deps: Pick<NotifierDeps, 'logger'>, news: News, error: unknown): void {
   deps.logger.warn('notification not sent: the store could not be read or written', {
     ...attributesOf(news),
-    error: error instanceof Error ? error.message : String(error),
+    error: errorMessage(error),
   });
 }
 

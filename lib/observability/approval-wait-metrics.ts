@@ -7,6 +7,7 @@ import { objectKeyString, type ObjectKey } from '../pipeline/model.js';
 import type { Approvals } from '../store/port.js';
 import { mapLimit } from '../util/map-limit.js';
 import type { MetricsSink } from './metrics-port.js';
+import { errorMessage } from '../util/error-message.js';
 
 /** Pipelines whose markers are read at once. */
 const READ_CONCURRENCY = 8;
@@ -39,7 +40,7 @@ export async function recordApprovalWait(
     markers = (await mapLimit(unique, READ_CONCURRENCY, (key) => deps.store.listApprovals(key))).flat();
   } catch (error) {
     deps.logger.warn('approvals waiting not measured: reading the approval markers failed', {
-      error: error instanceof Error ? error.message : String(error),
+      error: errorMessage(error),
     });
     return undefined;
   }

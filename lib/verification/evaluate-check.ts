@@ -21,6 +21,7 @@ import type { OutboundRequestOptions } from './outbound-request.js';
 import { evaluatePrometheusCheck } from './prometheus-check.js';
 import type { CheckSecrets } from './secret-authorization.js';
 import type { SecretSource } from '../secrets/port.js';
+import { errorMessage } from '../util/error-message.js';
 
 /** Checks of one environment evaluated at once: each may wait its whole time limit on a slow endpoint. */
 export const CHECK_CONCURRENCY = 4;
@@ -117,7 +118,7 @@ function unexpected(
   error: unknown,
   deps: CheckEvaluationDeps,
 ): CheckResult {
-  const text = printable(redact(error instanceof Error ? error.message : String(error))).replace(/\s+/g, ' ');
+  const text = printable(redact(errorMessage(error))).replace(/\s+/g, ' ');
   const clipped = text.length <= QUOTED_ERROR_CHARS ? text : `${text.slice(0, QUOTED_ERROR_CHARS - 1)}…`;
   return {
     name: check.name,

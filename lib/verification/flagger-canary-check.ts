@@ -8,6 +8,7 @@ import { ClusterAccessError, type ClusterErrorKind, type ClusterReader } from '.
 import { objectKeyString, type ObjectKey } from '../pipeline/model.js';
 import type { CheckReason, CheckResult, CheckVerdict, FlaggerCanaryCheck } from '../pipeline/verification.js';
 import { mapLimit } from '../util/map-limit.js';
+import { errorMessage } from '../util/error-message.js';
 
 /** Clusters read at once: a check over a large fleet reads a few at a time. */
 const CLUSTER_CONCURRENCY = 8;
@@ -147,7 +148,7 @@ async function clusterFinding(
     object = await reader.getCanary(target.cluster, canary);
   } catch (error) {
     const reason = error instanceof ClusterAccessError ? REASON_OF_ACCESS_ERROR[error.kind] : 'ServerError';
-    const message = error instanceof Error ? error.message : String(error);
+    const message = errorMessage(error);
     return finding('inconclusive', reason, reason, `cannot be read: ${clip(message, 300)}`);
   }
   if (object === undefined) {

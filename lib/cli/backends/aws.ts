@@ -31,6 +31,7 @@ import { CliError } from '../errors.js';
 import { parseObjectKey } from '../flags.js';
 import { purposeConflict, purposeTagValue } from '../../secrets/uses.js';
 import { SqsDeadLetterQueue } from './sqs-dead-letters.js';
+import { errorMessage } from '../../util/error-message.js';
 
 /** Where the deployed stack's resources are: from the stack's outputs, or named one by one. */
 export interface AwsBackendOptions {
@@ -325,7 +326,7 @@ async function stackOutputs(client: CloudFormationClient, stack: string): Promis
   try {
     result = await client.send(new DescribeStacksCommand({ StackName: stack }));
   } catch (error) {
-    const message = error instanceof Error ? error.message : String(error);
+    const message = errorMessage(error);
     throw new CliError(`cannot read the outputs of stack ${stack}: ${message}`);
   }
   const outputs: Record<string, string> = {};

@@ -27,6 +27,7 @@ import {
   unfreezeConfirmation,
   unfreezing,
 } from './handlers/stop-switch.js';
+import { errorMessage } from '../../util/error-message.js';
 
 type Handler = (
   context: DashboardContext,
@@ -92,7 +93,7 @@ export function createDashboardRoutes(
       // The error itself goes to the terminal only: a page is no place for a backend's internals.
       deps.logger.error('dashboard: a request failed', {
         path: request.url.pathname,
-        error: error instanceof Error ? error.message : String(error),
+        error: errorMessage(error),
       });
       const message = `Reading ${deps.backend.description} failed: see the terminal.`;
       return context.problem(500, 'Could not read the backend', message);

@@ -15,6 +15,7 @@ import { isLoopbackHost, isLoopbackHostHeader } from './loopback.js';
 import { ACCESS_REFUSED, checkAccess, createAccessToken, ownerUrl } from './owner-access.js';
 import { createCsrfToken } from './request-guard.js';
 import { createDashboardRoutes } from './routes.js';
+import { errorMessage } from '../../util/error-message.js';
 
 export interface DashboardOptions {
   /**
@@ -88,14 +89,14 @@ export async function startDashboard(options: DashboardOptions): Promise<Running
     },
     onError: (error) =>
       logger.warn('dashboard: reading for live updates failed', {
-        error: error instanceof Error ? error.message : String(error),
+        error: errorMessage(error),
       }),
   });
 
   let port = 0;
   const server = createServer((req, res) => {
     handle(req, res).catch((error: unknown) => {
-      logger.error('dashboard: answering failed', { error: error instanceof Error ? error.message : String(error) });
+      logger.error('dashboard: answering failed', { error: errorMessage(error) });
       if (!res.headersSent) send(res, 500, 'text/plain; charset=utf-8', 'internal error');
       else res.destroy();
     });

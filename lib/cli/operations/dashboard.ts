@@ -10,6 +10,7 @@ import type { Backend } from '../backend.js';
 import { openLocalBackend } from '../backends/local.js';
 import { CliError } from '../errors.js';
 import { parsePort } from '../flags.js';
+import { errorMessage } from '../../util/error-message.js';
 
 export interface DashboardCommandOptions {
   host: string;
@@ -122,7 +123,7 @@ export async function startDashboardBesideLocalMode(
       const info: DashboardInfo = { pid: process.pid, url: dashboard.ownerUrl };
       await writeJsonAtomically(ownerUrlFile, info, 0o600).catch((error: unknown) =>
         logger.warn('dashboard: writing its URL into the data directory failed', {
-          error: error instanceof Error ? error.message : String(error),
+          error: errorMessage(error),
         }),
       );
     },

@@ -37,6 +37,7 @@
 import { readFilesFromArchive } from './archived-files.js';
 import type { ArchiveReadOptions } from './archive.js';
 import type { Logger } from '../../logging/logger.js';
+import { errorMessage } from '../../util/error-message.js';
 import { objectKeyString, type ObjectKey } from '../../pipeline/model.js';
 import type { GitProviderType } from '../../pipeline/promotion.js';
 import { repositoryAddress, type RepositoryAddress } from '../../pipeline/repository-address.js';
@@ -613,8 +614,4 @@ function samePipeline(member: GroupMemberPromotion, pipeline: ObjectKey): boolea
 
 function memberName(member: { namespace: string; name: string }): string {
   return `${member.namespace}/${member.name}`;
-}
-
-function errorMessage(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
 }
