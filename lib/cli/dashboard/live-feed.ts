@@ -15,7 +15,8 @@ export class LiveFeed {
   /** Each open stream, with the fingerprint it was last told about (undefined: none yet). */
   readonly #clients = new Map<ServerResponse, string | undefined>();
   #timer: NodeJS.Timeout | undefined;
-  #reading = false;
+  /** The read under way, if any: `close` waits for it, so that nothing reads the backend after the feed closed. */
+  #reading: Promise<void> | undefined;
 
   constructor(private readonly options: LiveFeedOptions) {}
 
@@ -36,10 +37,12 @@ export class LiveFeed {
     this.#timer ??= setInterval(() => void this.#tick(), this.options.intervalMs);
   }
 
-  close(): void {
+  /** Ends every stream and stops the timer; resolves once no read of the fingerprint is under way. */
+  async close(): Promise<void> {
     this.#stop();
     for (const res of this.#clients.keys()) res.end();
     this.#clients.clear();
+    await this.#reading;
   }
 
   #stop(): void {
@@ -47,9 +50,12 @@ export class LiveFeed {
     this.#timer = undefined;
   }
 
-  async #tick(): Promise<void> {
-    if (this.#reading) return;
-    this.#reading = true;
+  #tick(): Promise<void> {
+    this.#reading ??= this.#read().finally(() => (this.#reading = undefined));
+    return this.#reading;
+  }
+
+  async #read(): Promise<void> {
     try {
       const fingerprint = await this.options.fingerprint();
       // A new stream is told `change` at its first tick too: its page was rendered before the stream opened, and
@@ -61,8 +67,6 @@ export class LiveFeed {
       }
     } catch (error) {
       this.options.onError(error);
-    } finally {
-      this.#reading = false;
     }
   }
 }

@@ -42,7 +42,10 @@ export interface RunningDashboard {
    */
   ownerUrl: string;
   port: number;
-  /** Ends the event streams, stops listening and closes every connection (the backend is the caller's). */
+  /**
+   * Ends the event streams, stops listening and closes every connection; resolves once no answer or live-update read
+   * is under way, so the caller may close the backend then (it is the caller's).
+   */
   close(): Promise<void>;
 }
 
@@ -94,12 +97,16 @@ export async function startDashboard(options: DashboardOptions): Promise<Running
   });
 
   let port = 0;
+  /** The answers under way: `close` waits for them, so that none reads the backend after it returned. */
+  const answering = new Set<Promise<void>>();
   const server = createServer((req, res) => {
-    handle(req, res).catch((error: unknown) => {
+    const answer = handle(req, res).catch((error: unknown) => {
       logger.error('dashboard: answering failed', { error: errorMessage(error) });
       if (!res.headersSent) send(res, 500, 'text/plain; charset=utf-8', 'internal error');
       else res.destroy();
     });
+    answering.add(answer);
+    void answer.finally(() => answering.delete(answer));
   });
 
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
@@ -148,11 +155,11 @@ export async function startDashboard(options: DashboardOptions): Promise<Running
     ownerUrl: ownerUrl(url, accessToken),
     port,
     close: async () => {
-      feed.close();
+      const feedClosed = feed.close();
       const closed = once(server, 'close');
       server.close();
       server.closeAllConnections();
-      await closed;
+      await Promise.all([closed, feedClosed, ...answering]);
     },
   };
 }
