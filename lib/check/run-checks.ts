@@ -16,6 +16,7 @@ import { promotionInto } from './promoted-environments.js';
 import { pullRequestRows } from './pull-request-checks.js';
 import { targetRows, type AppRead } from './target-checks.js';
 import { verificationRows } from './verification-checks.js';
+import { errorMessage } from '../util/error-message.js';
 
 const DEFAULT_CONCURRENCY = 8;
 
@@ -42,7 +43,7 @@ export async function checkPipelines(pipelines: readonly Pipeline[], ports: Chec
     (sinks ??= ports.notificationSinks
       ? ports.notificationSinks().catch((error: unknown): NotificationSinksAnswer => ({
           known: false,
-          reason: error instanceof Error ? error.message : String(error),
+          reason: errorMessage(error),
           remedy: 'see docs/notifications.md',
         }))
       : Promise.resolve(undefined));

@@ -6,6 +6,7 @@ import { ClusterAccessError, type ClusterErrorKind } from '../clusters/port.js';
 import { readTargetStatus } from '../flux/index.js';
 import { isSourceKind, objectKeyString, type AppKey } from '../pipeline/model.js';
 import type { CheckReason, CheckRow, CheckTarget } from './check-row.js';
+import { errorMessage } from '../util/error-message.js';
 
 /** Reads an app object as the cluster serves it; undefined when it does not exist. Throws ClusterAccessError. */
 export type AppRead = (app: AppKey) => Promise<Record<string, unknown> | undefined>;
@@ -43,10 +44,7 @@ export async function targetRows(
     ];
     // The reader throws ClusterAccessError only; anything else is no proof that the cluster answered.
     if (!(error instanceof ClusterAccessError)) {
-      return unanswered(
-        'server-error',
-        `cluster ${cluster}: ${error instanceof Error ? error.message : String(error)}`,
-      );
+      return unanswered('server-error', `cluster ${cluster}: ${errorMessage(error)}`);
     }
     if (leftUnanswered(error.kind)) return unanswered(error.kind, error.message);
     // Forbidden, or an answer the reader cannot use (Flux not installed, a 5xx, over its bounds): the cluster did answer.

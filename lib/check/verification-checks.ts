@@ -6,6 +6,7 @@ import type { Pipeline, PipelineEnvironment } from '../pipeline/model.js';
 import { checkKind, type CheckResult } from '../pipeline/verification.js';
 import type { CheckRow } from './check-row.js';
 import type { CheckPorts } from './ports.js';
+import { errorMessage } from '../util/error-message.js';
 
 export async function verificationRows(
   place: { pipeline: string; environment: string },
@@ -41,7 +42,7 @@ export async function verificationRows(
         found = await evaluate(pipeline, env, check);
       } catch (error) {
         // A Secret that could not be read, say: the row fails, the other rows stand.
-        const why = error instanceof Error ? error.message : String(error);
+        const why = errorMessage(error);
         return row('failed', 'check-not-evaluable', `${what} cannot be evaluated: ${why}`);
       }
       switch (found.verdict) {

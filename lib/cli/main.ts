@@ -8,6 +8,7 @@ import { redact } from '../logging/redaction.js';
 import { CliError } from './errors.js';
 import { printStderr } from './output.js';
 import { currentTerminal, inTerminal, type Terminal } from './terminal.js';
+import { errorMessage } from '../util/error-message.js';
 
 export interface CommandModule {
   register(program: Command): void;
@@ -246,7 +247,7 @@ async function run(argv: readonly string[]): Promise<number> {
       printStderr(`error: ${redact(error.message)}`);
       return error.exitCode;
     }
-    printStderr(`error: ${redact(error instanceof Error ? error.message : String(error))}`);
+    printStderr(`error: ${redact(errorMessage(error))}`);
     return 1;
   }
 }

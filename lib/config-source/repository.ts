@@ -16,6 +16,7 @@ import { ArchiveTooLargeError, DEFAULT_ARCHIVE_LIMITS } from '../promotion/pull-
 import type { SecretSource } from '../secrets/port.js';
 import type { ConfigSyncReason } from '../store/port.js';
 import { mapLimit } from '../util/map-limit.js';
+import { errorMessage } from '../util/error-message.js';
 
 /** YAML files read from one commit at most; more is refused rather than read (docs/config-sources.md, "Limits"). */
 export const MAX_SOURCE_FILES = 2_000;
@@ -99,7 +100,7 @@ export class SourceRepository {
     } catch (error) {
       throw new SourceReadError(
         'GitUnavailable',
-        `cannot read Secret ${objectKeyString(secret)}: ${text(error)}`,
+        `cannot read Secret ${objectKeyString(secret)}: ${errorMessage(error)}`,
         true,
       );
     }
@@ -248,7 +249,3 @@ function readError(host: GitHost, error: unknown, secret: ObjectKey): SourceRead
 }
 
 const count = (value: number) => value.toLocaleString('en-US');
-
-function text(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
-}

@@ -12,6 +12,7 @@ import type { ConfigSyncClaim, ConfigSyncReason, ConfigSyncResult, StoredConfigS
 import type { ConfigurationSources } from '../config/index.js';
 import { admissionProblems, readDocuments } from './documents.js';
 import { SourceReadError, SourceRepository, type GitAccess } from './repository.js';
+import { errorMessage } from '../util/error-message.js';
 
 /** How long a sync holds its commit before another may take it over (a sync takes seconds). */
 export const SYNC_LEASE_MS = 5 * 60_000;
@@ -190,7 +191,7 @@ async function failBeforeHead(
 
 function readFailure(error: unknown): { reason: ConfigSyncReason; message: string; retry: boolean } {
   if (error instanceof SourceReadError) return { reason: error.reason, message: error.message, retry: error.retry };
-  return { reason: 'GitUnavailable', message: error instanceof Error ? error.message : String(error), retry: true };
+  return { reason: 'GitUnavailable', message: errorMessage(error), retry: true };
 }
 
 function reasonOf(refusal: ApplyRefusal): ConfigSyncReason {

@@ -32,6 +32,7 @@ import {
 } from '../testing/helm-release.js';
 import type { FleetRepository } from './fleet-repository.js';
 import { Loop } from './loop.js';
+import { errorMessage } from '../util/error-message.js';
 
 export interface SimulatedTarget {
   /** The GitopsCluster this is Flux on: its events go to that cluster's route, signed with its derived key. */
@@ -239,7 +240,7 @@ export class FluxSimulator {
         retryable = response.status === 429 || (response.status >= 500 && response.status !== 501);
       } catch (error) {
         if (signal.aborted) return;
-        outcome = error instanceof Error ? error.message : String(error);
+        outcome = errorMessage(error);
         retryable = true;
       }
       const delay = this.retryDelaysMs[attempt];

@@ -4,6 +4,7 @@ import { inc, valid } from 'semver';
 import { chartVersionIn, withChartVersion } from '../testing/helm-release.js';
 import type { FleetRepository } from './fleet-repository.js';
 import { Loop } from './loop.js';
+import { errorMessage } from '../util/error-message.js';
 
 export interface ReleaseActivity {
   type: 'released' | 'release-failed';
@@ -80,7 +81,7 @@ export class ReleaseGenerator {
     try {
       held = await this.options.hold?.(this.current());
     } catch (error) {
-      held = `cannot tell whether to release: ${error instanceof Error ? error.message : String(error)}`;
+      held = `cannot tell whether to release: ${errorMessage(error)}`;
     }
     this.heldBecause = held;
     if (held !== undefined) return undefined;

@@ -27,6 +27,7 @@ import { StopSignal } from './stop-signal.js';
 import { introduction, view, type ViewContext } from './view.js';
 import { DemoConfigurationError, fleetPath, planWorld, type WorldPlan } from './world-plan.js';
 import { startPlannedWorld, type DemoWorld } from './world.js';
+import { errorMessage } from '../util/error-message.js';
 
 const INITIAL_VERSION = '6.9.0';
 const POLL_INTERVAL_MS = 30_000;
@@ -160,7 +161,7 @@ export async function runDemo(settings: DemoSettings): Promise<void> {
         activity.collect(await reader.audit());
         screen.render(await view(context));
       } catch (error) {
-        activity.add('demo', `cannot read the state: ${error instanceof Error ? error.message : String(error)}`);
+        activity.add('demo', `cannot read the state: ${errorMessage(error)}`);
       }
     });
     screen.stopping();

@@ -1,6 +1,7 @@
 // Why a data directory is not used, as the user reads it: what is wrong, naming the file, and what to do about it.
 // Every refusal ends with the same two ways out: restore a backup, or move the directory away and start afresh.
 import { join } from 'node:path';
+import { errorMessage } from '../util/error-message.js';
 
 /** The data directory cannot be used as it is; the message names the file and what to do. */
 export class DataDirError extends Error {
@@ -50,7 +51,7 @@ export function missingMasterKey(dataDir: string): DataDirError {
 /** LevelDB's own words (`Corruption: …`, `IO error: …`), found on the error or its cause. */
 export function causeMessage(error: unknown): string {
   let current: unknown = error;
-  let message = error instanceof Error ? error.message : String(error);
+  let message = errorMessage(error);
   while (current instanceof Error && current.cause !== undefined) {
     current = current.cause;
     if (current instanceof Error) message = current.message;

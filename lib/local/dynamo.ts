@@ -20,6 +20,7 @@ import { guardStoreRequests, newStoreAccessKey } from './store-access.js';
 import { checkStore, StoreInUseError, type StoreCheckResult } from './store-check.js';
 import { storeDigests } from './store-files.js';
 import { writeStoreRecord } from './store-record.js';
+import { errorMessage } from '../util/error-message.js';
 
 export interface LocalDynamo {
   endpoint: string;
@@ -115,7 +116,7 @@ export async function startLocalDynamo(dataDir: string, options: LocalDynamoOpti
     await ensureTable(client, LOCAL_TABLE_NAME);
   } catch (error) {
     await stop().catch(() => undefined);
-    const message = error instanceof Error ? error.message : String(error);
+    const message = errorMessage(error);
     if (/lock/i.test(message)) throw inUse(dataDir, error);
     // dynalite's own open of the store failed after the check passed (dynalite-server.ts answers it as a 500).
     if (error instanceof Error && error.name === 'InternalServerError') throw storeCannotOpen(dataDir, error);

@@ -1,6 +1,7 @@
 // The local mode's poller: `poll` once at start, then every interval. A run still going when the next is due is
 // not doubled; a failed run is logged and the next one tries again.
 import type { Logger } from '../logging/logger.js';
+import { errorMessage } from '../util/error-message.js';
 
 export interface Polling {
   /** Stops the timer and waits for a run in progress. */
@@ -15,7 +16,7 @@ export function startPolling(poll: () => Promise<void>, intervalMs: number, logg
     running = poll()
       .catch((error: unknown) => {
         logger.error('poll failed; the next one tries again', {
-          error: error instanceof Error ? error.message : String(error),
+          error: errorMessage(error),
         });
       })
       .finally(() => {

@@ -15,6 +15,7 @@ import { appKeyOf, appKeyString, objectKeyString, type Pipeline } from '../pipel
 import type { ObservedTargetStatus, VersionedPromotionRecord } from '../store/port.js';
 import type { VerifierDeps } from './deps.js';
 import { environmentHealth } from './environment-health.js';
+import { errorMessage } from '../util/error-message.js';
 
 /**
  * How long a worker's claim on recording a rollout lasts: longer than the host's calls with their retries take; a
@@ -79,7 +80,7 @@ export async function recordHostDeployments(
       // A host's answer can repeat a credential, so the text is redacted.
       deps.logger.warn('cannot record the deployment on the Git host; tried again once its claim has expired', {
         ...where,
-        error: redact(error instanceof Error ? error.message : String(error)),
+        error: redact(errorMessage(error)),
       });
     }
   }

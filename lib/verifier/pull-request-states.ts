@@ -10,6 +10,7 @@ import { redact } from '../logging/redaction.js';
 import { objectKeyString, type Pipeline } from '../pipeline/model.js';
 import type { VersionedPromotionRecord } from '../store/port.js';
 import type { VerifierDeps } from './deps.js';
+import { errorMessage } from '../util/error-message.js';
 
 /**
  * Reads from its host, once, the pull request of each environment's newest promotion (the candidate's, or the one
@@ -48,7 +49,7 @@ export async function readPullRequestStates(
       // The record keeps what the host said last; a host's answer can repeat a credential, so the text is redacted.
       deps.logger.warn('cannot read the promotion pull request; its state stays as it was', {
         ...where,
-        error: redact(error instanceof Error ? error.message : String(error)),
+        error: redact(errorMessage(error)),
       });
       continue;
     }

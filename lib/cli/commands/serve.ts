@@ -25,6 +25,7 @@ import { CliError } from '../errors.js';
 import { DEFAULT_RECEIVER_PORT, parseDuration, parseHost, parseHttpUrl, parseObjectKey, parsePort } from '../flags.js';
 import { GIT_API_FLAGS, type GitApiFlagValues } from '../git-api-flags.js';
 import { httpUrl } from '../../util/http-url.js';
+import { errorMessage } from '../../util/error-message.js';
 
 interface ServeFlags extends GitApiFlagValues {
   config: string;
@@ -203,7 +204,7 @@ function parsePeopleNotifications(flags: ServeFlags): LocalPeopleNotifications |
     try {
       return { ...people, news: parseNewsKinds(flags.notifyNews, '--notify-news') };
     } catch (error) {
-      throw new CliError(error instanceof Error ? error.message : String(error));
+      throw new CliError(errorMessage(error));
     }
   }
   return Object.keys(people).length === 0 ? undefined : people;

@@ -28,6 +28,7 @@ import { basicAuthorization } from '../pull-request/basic-authorization.js';
 import type { GitHostSettings } from '../pull-request/host.js';
 import { isSameOrigin } from '../pull-request/origin-bound-fetch.js';
 import { NEEDED_SCOPE } from './credentials.js';
+import { errorMessage } from '../../util/error-message.js';
 
 const USER_AGENT = 'pipeline-controller';
 
@@ -153,7 +154,7 @@ class GuardedHttpClient extends AdoHttpClient {
       try {
         response = await super.request(verb, requestUrl, data, headers);
       } catch (error) {
-        const problem = `no answer: ${error instanceof Error ? error.message : String(error)}`;
+        const problem = `no answer: ${errorMessage(error)}`;
         const failure = new AzureDevOpsConnectionError(method, path, problem, { cause: error });
         if (failures >= this.retries || !repeatable) throw failure;
         failures++;
@@ -261,7 +262,7 @@ export function toPromotionError(error: unknown, secret: ObjectKey): PromotionEr
   const options = { cause: error };
   if (error instanceof AzureDevOpsConnectionError) return new PromotionError('HostUnavailable', error.message, options);
   if (!(error instanceof AzureDevOpsApiError)) {
-    const message = error instanceof Error ? error.message : String(error);
+    const message = errorMessage(error);
     // VsoClient's own error when the OPTIONS answer lists no Git resources: not an Azure DevOps collection.
     if (/Failed to find api location/i.test(message)) {
       return new PromotionError(

@@ -22,6 +22,7 @@ import type { GitHostSettings } from '../pull-request/host.js';
 import { originBoundFetch } from '../pull-request/origin-bound-fetch.js';
 import { describeIssue } from '../../util/zod-issue.js';
 import type { BitbucketServerCredentials } from './credentials.js';
+import { errorMessage } from '../../util/error-message.js';
 
 // ---------------------------------------------------------------- errors
 
@@ -131,7 +132,7 @@ export function toPromotionError(error: unknown, secret: ObjectKey): PromotionEr
   if (error instanceof BitbucketServerAnswerError)
     return new PromotionError('UnexpectedAnswer', error.message, options);
   if (!(error instanceof BitbucketServerApiError)) {
-    const message = error instanceof Error ? error.message : String(error);
+    const message = errorMessage(error);
     return new PromotionError('Unknown', `Bitbucket Server: ${message}`, options);
   }
   const { status } = error;

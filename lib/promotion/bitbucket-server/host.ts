@@ -69,6 +69,7 @@ import { bitbucketServerCredentials, NEEDED_KEYS } from './credentials.js';
 import { mapLimit } from '../../util/map-limit.js';
 import { recordBitbucketDeployment } from './deployments.js';
 import type { DeploymentAccess, DeploymentReport, RecordedDeployment } from '../pull-request/deployments.js';
+import { errorMessage } from '../../util/error-message.js';
 
 /** Repositories whose last listing is kept. */
 const MAX_LISTED_REPOSITORIES = 32;
@@ -279,7 +280,7 @@ class BitbucketServerRepository implements HostRepository {
     } catch (error) {
       this.settings.logger?.warn('cannot list the commit from its archive; listing directory by directory', {
         repository: this.address.webUrl,
-        error: error instanceof Error ? error.message : String(error),
+        error: errorMessage(error),
       });
       return this.listDirectories(commit);
     }

@@ -16,6 +16,7 @@ import { PromotionError } from '../port.js';
 import { credentialsKey } from '../pull-request/client-cache.js';
 import { originBoundFetch } from '../pull-request/origin-bound-fetch.js';
 import type { GitHubCredentials } from './credentials.js';
+import { errorMessage } from '../../util/error-message.js';
 
 export interface GitHubClientSettings {
   /** Overrides the global fetch (tests, proxies). */
@@ -197,7 +198,7 @@ function describeRequest(error: RequestErrorLike): string {
 export function toPromotionError(error: unknown, secret: ObjectKey): PromotionError {
   if (error instanceof PromotionError) return error;
   if (!isRequestError(error)) {
-    const message = error instanceof Error ? error.message : String(error);
+    const message = errorMessage(error);
     return new PromotionError('Unknown', `GitHub: ${message}`, { cause: error });
   }
   const where = describeRequest(error);

@@ -35,6 +35,7 @@ import { failureKindOfStatus } from '../failure-kind.js';
 import { PromotionError } from '../port.js';
 import type { GitHostSettings } from '../pull-request/host.js';
 import { originBoundFetch } from '../pull-request/origin-bound-fetch.js';
+import { errorMessage } from '../../util/error-message.js';
 
 /** The gitbeaker resources the adapter uses, sharing one requester. */
 export interface GitLabClient {
@@ -126,9 +127,7 @@ function gitLabRequester(base: string, settings: GitHostSettings) {
       try {
         response = await fetchFn(request);
       } catch (error) {
-        const problem = timeout.aborted
-          ? `no answer within ${timeoutMs} ms`
-          : `no answer: ${error instanceof Error ? error.message : String(error)}`;
+        const problem = timeout.aborted ? `no answer within ${timeoutMs} ms` : `no answer: ${errorMessage(error)}`;
         const failure = new GitLabConnectionError(method, url.pathname, problem, { cause: error });
         if (failures >= retries || options.signal?.aborted) throw failure;
         failures++;
@@ -276,7 +275,7 @@ export function toPromotionError(error: unknown, secret: ObjectKey): PromotionEr
   if (error instanceof GitLabConnectionError) return new PromotionError('HostUnavailable', error.message, options);
   const failure = requestFailure(error);
   if (!failure) {
-    const message = error instanceof Error ? error.message : String(error);
+    const message = errorMessage(error);
     // Gitbeaker's own: no answer in time, or 429s and 502s past its retries.
     const kind =
       error instanceof GitbeakerTimeoutError

@@ -40,6 +40,7 @@ import { createGitLabClient, isGitLabError, toPromotionError, type GitLabClient 
 import { gitLabToken, NEEDED_KEYS } from './credentials.js';
 import { recordGitLabDeployment } from './deployments.js';
 import type { DeploymentAccess, DeploymentReport, RecordedDeployment } from '../pull-request/deployments.js';
+import { errorMessage } from '../../util/error-message.js';
 
 const FILE_MODES = new Set(['100644', '100755']);
 const PER_PAGE = 100;
@@ -200,7 +201,7 @@ class GitLabRepository implements HostRepository {
     } catch (error) {
       this.settings.logger?.warn('cannot list the commit from its archive; listing the tree page by page', {
         repository: this.address.webUrl,
-        error: error instanceof Error ? error.message : String(error),
+        error: errorMessage(error),
       });
       return (await this.treePages(commit, MAX_TREE_PAGES)).files;
     }

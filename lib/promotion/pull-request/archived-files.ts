@@ -1,4 +1,4 @@
-// Files at a commit read from one archive of it (tar-archive.ts) in place of one request per file: what the marker
+// Files at a commit read from one archive of it (archive.ts) in place of one request per file: what the marker
 // scan and a ConfigSource sync share. Each file is taken from the archive only when its content has the blob id the
 // listing gave, so what either reads is what a file-by-file read would have given; anything else is left to that
 // read. Only an archive over its cap is an error: a host that refuses archives, or one that fails, costs requests,
@@ -12,6 +12,7 @@ import {
   DEFAULT_ARCHIVE_LIMITS,
   type ArchiveReadOptions,
 } from './archive.js';
+import { errorMessage } from '../../util/error-message.js';
 
 /**
  * More blobs to read than this and the archive is read instead (one request): below it, reading the few files costs
@@ -73,7 +74,7 @@ export async function readFilesFromArchive(
     if (error instanceof ArchiveUnsupportedError) return new Map();
     options.logger?.warn('cannot read the archive of the commit; reading file by file', {
       repository: options.repository,
-      error: error instanceof Error ? error.message : String(error),
+      error: errorMessage(error),
     });
     return new Map();
   }

@@ -31,6 +31,7 @@ import {
   type DeploymentReport,
   type RecordedDeployment,
 } from './deployments.js';
+import { errorMessage } from '../../util/error-message.js';
 
 type SecretValues = Readonly<Record<string, string>>;
 
@@ -75,14 +76,14 @@ export function deferredGitHost(options: DeferredGitHostOptions): GitHost {
       // Only a repository the adapter opened can have failed with one of its client's errors.
       if (loaded) return loaded.toPromotionError(error, secret);
       if (error instanceof PromotionError) return error;
-      const message = error instanceof Error ? error.message : String(error);
+      const message = errorMessage(error);
       return new PromotionError('Unknown', `${hostName}: ${message}`, { cause: error });
     },
   };
 }
 
 function clientLoadError(hostName: string, error: unknown): PromotionError {
-  const problem = error instanceof Error ? error.message : String(error);
+  const problem = errorMessage(error);
   return new PromotionError(
     'Invalid',
     `the ${hostName} client could not be loaded, so no pull request can be opened on ${hostName} by this ` +

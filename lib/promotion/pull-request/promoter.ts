@@ -353,14 +353,11 @@ export class PullRequestPromoter implements Promoter {
   }
 
   /**
-   * The manifests changed by setting the marked values, with their new text: the promoted pipeline's (`run.marker`,
-   * which must be found), then `others` (a group's other members: a marker not found is left alone).
-   */
-  /**
-   * The blobs a scan has to read, from one archive of the commit (archived-files.ts) where there are more than ARCHIVE_AFTER_READS of
-   * them (a repository's first scan, a large change) and the host gives archives: one request in place of one per
-   * file. A file the archive does not hold as listed (another blob id, too large, left out) is read on its own, as is
-   * everything when the host refuses the archive; only an archive over its cap fails the promotion, naming the cap.
+   * The blobs a scan has to read, from one archive of the commit (archived-files.ts) where there are more than
+   * ARCHIVE_AFTER_READS of them (a repository's first scan, a large change) and the host gives archives: one request
+   * in place of one per file. A file the archive does not hold as listed (another blob id, too large, left out) is read
+   * on its own, as is everything when the host refuses the archive; only an archive over its cap fails the promotion,
+   * naming the cap.
    */
   private async readFromArchive(
     run: Run,
@@ -381,6 +378,10 @@ export class PullRequestPromoter implements Promoter {
     return scanned;
   }
 
+  /**
+   * The manifests changed by setting the marked values, with their new text: the promoted pipeline's (`run.marker`,
+   * which must be found), then `others` (a group's other members: a marker not found is left alone).
+   */
   private async edit(run: Run, baseCommit: string, others: readonly MarkedEdit[]): Promise<Edited> {
     const edits: MarkedEdit[] = [{ marker: run.marker, version: run.version }, ...others];
     const manifests = await this.manifestsAt(run, baseCommit);
