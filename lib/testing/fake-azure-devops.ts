@@ -23,16 +23,14 @@ import {
   found,
   jsonObject,
   ok,
-  parseJson,
   RecordsOf,
-  pathSegments,
   statusText,
   text,
   type FakeGitHostOptions,
   type HostRepository,
   type LoggedRequest,
-  type Matched,
-  type Received,
+  type HostRoute,
+  type RouteContext as HostRouteContext,
   type PullRecord,
   type Reply,
 } from './git-host-kernel.js';
@@ -166,9 +164,9 @@ const GIT_LOCATIONS = [
 const RELEASED_VERSION = '7.1';
 const MAX_VERSION = '7.2';
 
-function locationsOf(area: string): Record<string, unknown>[] {
-  if (area.toLowerCase() !== 'git') return [];
-  return GIT_LOCATIONS.map((location) => ({
+/** The resource locations of an area: the Git area's, none of any other. */
+function locationsOf(area: string): Reply {
+  const value = (area.toLowerCase() === 'git' ? GIT_LOCATIONS : []).map((location) => ({
     id: location.id,
     area: 'git',
     resourceName: location.resourceName,
@@ -184,6 +182,7 @@ function locationsOf(area: string): Record<string, unknown>[] {
     maxVersion: MAX_VERSION,
     releasedVersion: RELEASED_VERSION,
   }));
+  return ok({ count: value.length, value });
 }
 
 /** Refuses an `api-version` Azure would refuse: missing, not a version, or an unmarked preview. */
@@ -220,20 +219,7 @@ type FakeAzureRepository = HostRepository<
   { project: FakeProject; name: string; id: string; pushes: number }
 >;
 
-interface RouteContext {
-  repo: FakeAzureRepository;
-  params: Record<string, string>;
-  query: Record<string, string>;
-  body: unknown;
-  accept: string;
-}
-
-/** `route`: the logged name, `GET refs`. */
-type Route = { route: string; handle: (context: RouteContext) => Reply };
-
-/** The resource locations of an area, and a repository's unknown route: answered before a route's checks. */
-const AREAS: Route = { route: 'OPTIONS _apis/{area}', handle: () => ({ status: 500 }) };
-const NO_ROUTE: Route = { route: '', handle: () => ({ status: 500 }) };
+type RouteContext = HostRouteContext<FakeAzureDevOpsRequest, true, FakeAzureRepository>;
 
 function checkTitle(title: string): string {
   if (title.trim() === '') throw invalidArgument('The title of a pull request must not be empty.');
@@ -248,14 +234,13 @@ export class FakeAzureDevOps extends FakeGitHost<
   never,
   FakeAzureRepository,
   [project: string, name: string],
-  true,
-  Route
+  true
 > {
   readonly collection: string;
-  protected readonly apiBase: string;
+  /** The routes name the collection (see `url`), so that it is matched as Azure matches paths: without regard to case. */
+  protected readonly apiBase = '';
   private readonly projects = new Map<string, FakeProject>();
-  /** Routes below `repositories/{repositoryId}`, matched as Azure matches them: without regard to case. */
-  protected readonly router = new Router<Route>({ ignoreCase: true });
+  protected readonly router = new Router<HostRoute<RouteContext>>({ ignoreCase: true });
   private readonly denyForcePush = new Set<string>();
   private nextPullRequestId = 1;
   protected readonly jsonType = 'application/json; charset=utf-8; api-version=7.2-preview';
@@ -265,8 +250,12 @@ export class FakeAzureDevOps extends FakeGitHost<
     super({ name: 'Azure DevOps', nameCount: 2, token, identity, webHost: 'dev.azure.com' }, options);
     this.tokens.set(this.token, true);
     this.collection = options.collection ?? 'acme';
-    this.apiBase = `/${encodeURIComponent(this.collection)}`;
     this.defineRoutes();
+  }
+
+  /** The collection's URL, `http://127.0.0.1:<port>/acme`: what a client is given. */
+  override get url(): string {
+    return `${this.origin}/${encodeURIComponent(this.collection)}`;
   }
 
   /**
@@ -333,54 +322,24 @@ export class FakeAzureDevOps extends FakeGitHost<
     pulls.close(pulls.expect(pullRequestId));
   }
 
-  protected override receive(request: IncomingMessage, url: URL, method: string): Received<FakeAzureDevOpsRequest> {
-    const query = Object.fromEntries(url.searchParams);
-    const segments = pathSegments(url.pathname);
+  /** Logs the `api-version` asked for, in the query or the Accept header. */
+  protected override receive(request: IncomingMessage, url: URL, method: string) {
+    const received = super.receive(request, url, method);
+    const { query } = received.logged;
     const apiVersion = query['api-version'] ?? /api-version=([^;,\s]+)/i.exec(request.headers.accept ?? '')?.[1];
-    const path = segments ? `/${segments.join('/')}` : url.pathname;
-    const logged: FakeAzureDevOpsRequest = { method, path, query, ...(apiVersion ? { apiVersion } : {}) };
-    const matched = segments && this.resolve(method, segments);
-    if (matched?.entry.route) logged.route = matched.entry.route;
-    return { logged, answer: (body) => this.answer(request, logged, matched, body) };
+    if (apiVersion) received.logged.apiVersion = apiVersion;
+    return received;
   }
 
-  /** What a path names: the locations of an area, or a route of a repository (`NO_ROUTE` when it has none). */
-  private resolve(method: string, segments: string[]): Matched<Route> {
-    const [collection, ...below] = segments;
-    if (collection?.toLowerCase() !== this.collection.toLowerCase()) return undefined;
-    if (below[0]?.toLowerCase() === '_apis' && below.length === 2 && method === 'OPTIONS') {
-      return { entry: AREAS, params: { area: below[1] as string } };
-    }
-    // `{project}/_apis/git/repositories/{repositoryId}/…`, or without the project for a repository's id.
-    const apis = below.findIndex((segment) => segment.toLowerCase() === '_apis');
-    if (apis < 0 || apis > 1) return undefined;
-    const project = apis === 1 ? below[0] : undefined;
-    const [, area, resource, repositoryId, ...rest] = below.slice(apis);
-    if (area?.toLowerCase() !== 'git' || resource?.toLowerCase() !== 'repositories' || !repositoryId) return undefined;
-    const matched = this.router.match(method, rest);
-    const params = { ...matched?.params, repositoryId, ...(project !== undefined && { project }) };
-    return { entry: matched?.entry ?? NO_ROUTE, params };
-  }
+  protected readonly invalidJson = 'The body of the request contains invalid Json.\r\nParameter name: contentStream';
 
-  protected answer(request: IncomingMessage, logged: FakeAzureDevOpsRequest, matched: Matched<Route>, raw: Buffer) {
-    const signIn = this.authenticate(request, logged);
-    if (signIn) return signIn;
-    if (!matched) throw vss(404, 'HttpException', 'The controller for path was not found.');
-    const { entry, params } = matched;
-    if (entry === AREAS) {
-      const value = locationsOf(params.area ?? '');
-      return { status: 200, body: { count: value.length, value } };
-    }
-    if (entry === NO_ROUTE) throw vss(404, 'HttpException', `The controller for path '${logged.path}' was not found.`);
-    checkApiVersion(logged.apiVersion, logged.method);
-    const invalidJson = 'The body of the request contains invalid Json.\r\nParameter name: contentStream';
-    const body = parseJson(raw.toString('utf8'), () => invalidArgument(invalidJson));
-    const repo = this.findRepository(params.project, params.repositoryId ?? '');
-    return entry.handle({ repo, params, query: logged.query, body, accept: request.headers.accept ?? '' });
+  protected override noRoute({ path }: FakeAzureDevOpsRequest): HostError {
+    return vss(404, 'HttpException', `The controller for path '${path}' was not found.`);
   }
 
   /** A repository by project (name or id) and repository (name or id), as Azure looks them up. */
-  private findRepository(project: string | undefined, repositoryId: string): FakeAzureRepository {
+  protected findRepository({ project, repositoryId }: Record<string, string>): FakeAzureRepository | undefined {
+    if (repositoryId === undefined) return undefined;
     let inProject: FakeProject | undefined;
     if (project !== undefined) {
       inProject = [...this.projects.values()].find(
@@ -416,19 +375,19 @@ export class FakeAzureDevOps extends FakeGitHost<
    * Checks the personal access token (Basic, any user name). Without credentials, a browser gets the sign-in page
    * (203) unless the client suppressed that redirect; wrong credentials get 401.
    */
-  private authenticate(request: IncomingMessage, logged: FakeAzureDevOpsRequest): Reply | undefined {
+  protected authenticate(request: IncomingMessage, logged: FakeAzureDevOpsRequest): true {
     const basic = authorization(request, 'basic');
     const unauthorized = () =>
       vss(401, 'UnauthorizedRequestException', "TF400813: The user '' is not authorized to access this resource.");
     if (!basic) {
       if (String(request.headers['x-tfs-fedauthredirect']).toLowerCase() !== 'suppress') {
-        return { status: 203, raw: { type: 'text/html; charset=utf-8', data: SIGN_IN_PAGE } };
+        throw new HostError(203, undefined, {}, { type: 'text/html; charset=utf-8', data: SIGN_IN_PAGE });
       }
       throw unauthorized();
     }
     if (!this.tokens.has(basicCredential(basic).password)) throw unauthorized();
     logged.auth = 'pat';
-    return undefined;
+    return true;
   }
 
   protected baseHeaders(): Record<string, string> {
@@ -726,16 +685,35 @@ export class FakeAzureDevOps extends FakeGitHost<
   }
 
   private defineRoutes(): void {
-    /** A route below `repositories/{repositoryId}`, logged as `METHOD below` (the repository itself by its name). */
-    const route = (method: string, below: string, handle: (context: RouteContext) => Reply) =>
-      this.router.add({ route: `${method} ${below || 'repositories/{repositoryId}'}`, handle }, below && `/${below}`);
+    const collection = `/${this.collection}`;
+    // Every route but the discovery of an area's resources takes an api-version.
+    this.router.add(
+      { route: 'OPTIONS _apis/{area}', handle: ({ params }) => locationsOf(params.area ?? '') },
+      `${collection}/_apis/{area}`,
+    );
+    /**
+     * A route below `[{project}/]_apis/git/repositories/{repositoryId}` (a repository's id needs no project), logged as
+     * `METHOD below` (the repository itself by its name).
+     */
+    const route = (method: string, below: string, handle: (context: RouteContext) => Reply) => {
+      const entry = {
+        route: `${method} ${below || 'repositories/{repositoryId}'}`,
+        handle: (context: RouteContext) => {
+          checkApiVersion(context.request.apiVersion, method);
+          return handle(context);
+        },
+      };
+      for (const project of ['/{project}', '']) {
+        this.router.add(entry, `${collection}${project}/_apis/git/repositories/{repositoryId}${below && `/${below}`}`);
+      }
+    };
     route('GET', '', ({ repo }) => ok(this.repositoryJson(repo)));
     route('GET', 'refs', ({ repo, query }) => this.listRefs(repo, query.filter));
     route('GET', 'refs/{*filter}', ({ repo, params, query }) => this.listRefs(repo, query.filter ?? params.filter));
     route('POST', 'refs', ({ repo, body }) => this.updateRefs(repo, body));
     // A zip of the tree at the version when asked for one (`$format=zip`, else the Accept header), its files at the root.
-    route('GET', 'items', ({ repo, query, accept }) => {
-      if (!(query.$format ? query.$format === 'zip' : accept.startsWith('application/zip')))
+    route('GET', 'items', ({ repo, query, headers }) => {
+      if (!(query.$format ? query.$format === 'zip' : (headers.accept ?? '').startsWith('application/zip')))
         return this.listItems(repo, query);
       const files = regularFiles(repo.flatAt(this.resolveVersion(repo, query)), (sha) => repo.blob(sha));
       return { status: 200, raw: { type: 'application/zip', data: zipArchive(files) } };

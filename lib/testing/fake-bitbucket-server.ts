@@ -11,7 +11,7 @@ import { regularFiles, tarGz } from './tar-archive-writer.js';
 import { randomBytes } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
 import {
-  RoutedGitHost,
+  FakeGitHost,
   HostError,
   Router,
   hostRepository,
@@ -140,7 +140,7 @@ const PROMOTER: FakeBitbucketUser = {
 /** Who a user commits as. */
 const signatureOf = (user: FakeBitbucketUser) => ({ name: user.displayName, email: user.emailAddress });
 
-export class FakeBitbucketServer extends RoutedGitHost<
+export class FakeBitbucketServer extends FakeGitHost<
   FakeBitbucketRequest,
   never,
   FakeRepository,

@@ -8,7 +8,7 @@
 import { randomBytes, verify, type KeyObject } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
 import {
-  RoutedGitHost,
+  FakeGitHost,
   HostError,
   Router,
   hostRepository,
@@ -166,7 +166,7 @@ const DOWNLOAD_ROUTE = 'GET /_codeload/{owner}/{repo}/{sha}';
 /** GitHub wraps base64 text at 60 characters. */
 const wrappedBase64 = (content: Buffer) => (content.toString('base64').match(/.{1,60}/g) ?? []).join('\n') + '\n';
 
-export class FakeGitHub extends RoutedGitHost<
+export class FakeGitHub extends FakeGitHost<
   FakeGitHubRequest,
   SecondaryRateLimit,
   FakeRepository,

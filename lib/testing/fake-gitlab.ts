@@ -9,7 +9,7 @@ import { regularFiles, tarGz } from './tar-archive-writer.js';
 import type { IncomingMessage } from 'node:http';
 import { createHash, randomBytes } from 'node:crypto';
 import {
-  RoutedGitHost,
+  FakeGitHost,
   HostError,
   Router,
   hostRepository,
@@ -149,7 +149,7 @@ function rawType(content: Buffer): string {
   return content.includes(0) ? 'application/octet-stream' : 'text/plain; charset=utf-8';
 }
 
-export class FakeGitLab extends RoutedGitHost<
+export class FakeGitLab extends FakeGitHost<
   FakeGitLabRequest,
   never,
   FakeProject,

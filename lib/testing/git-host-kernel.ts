@@ -2,7 +2,14 @@
 // the request pipeline (`RoutedGitHost`), request helpers, the repositories tests seed and read with their pull
 // requests, and offset paging. Each host file adds its routes, the rule of each step of the pipeline (credentials,
 // error bodies, repository lookup) and its wire shapes (JSON fields, status codes, rate-limit headers, paging).
-import { STATUS_CODES, createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import {
+  STATUS_CODES,
+  createServer,
+  type IncomingHttpHeaders,
+  type IncomingMessage,
+  type Server,
+  type ServerResponse,
+} from 'node:http';
 import type { Socket } from 'node:net';
 import { echoingFault } from './echoed-credentials.js';
 import { GitRepository, type GitCommit } from './git-repository.js';
@@ -56,23 +63,16 @@ export interface Reply {
   headers?: Record<string, string>;
 }
 
-/** An error answer in the host's shape, thrown by a route. */
+/** An error answer in the host's shape, thrown by a route: JSON, or bytes (`raw`: Azure's sign-in page). */
 export class HostError extends Error {
   constructor(
     readonly status: number,
     readonly body: unknown,
     readonly headers: Record<string, string> = {},
+    readonly raw?: Reply['raw'],
   ) {
     super(JSON.stringify(body));
   }
-}
-
-/** What a host makes of a request before faults: its log entry, and how to answer it. */
-export interface Received<R> {
-  logged: R;
-  answer: (body: Buffer) => Reply | Promise<Reply>;
-  /** Answered as is, before any fault: a path the host does not serve at all. */
-  outside?: Reply;
 }
 
 /** A route table: `{name}` or `:name` parameters; a last one named in `rest`, or `{*name}`, takes the rest of the path. */
@@ -242,22 +242,51 @@ interface HostSpec<Names extends string[]> {
   webHost?: string;
 }
 
-/** A route matched in a host's route table. */
-export type Matched<T> = { entry: T; params: Record<string, string> } | undefined;
+/** What the pipeline gives a route. A host adds what its routes read (`contextOf`). */
+export interface RouteContext<R extends LoggedRequest, Credential, Repo> {
+  params: Record<string, string>;
+  query: Record<string, string>;
+  /** The JSON body; undefined when empty or a form. */
+  body: unknown;
+  /** A `multipart/form-data` body, for a host that takes forms (`takesForms`). */
+  form?: FormData;
+  request: R;
+  headers: IncomingHttpHeaders;
+  /** What the caller's credential stands for; undefined on an `open` route. */
+  credential: Credential;
+  /** The repository the path names; undefined (though typed as present) on a route that names none. */
+  repo: Repo;
+}
+
+export interface HostRoute<Context> {
+  route: string;
+  /** Answered without authentication: an address that is its own credential (GitHub's download links). */
+  open?: boolean;
+  /** The route writes: a read-only credential is refused (`authorize`). */
+  writes?: boolean;
+  handle: (context: Context) => Reply | Promise<Reply>;
+}
+
+type Matched<Context> = ReturnType<Router<HostRoute<Context>>['match']>;
 
 /**
  * One fake host: `R` its request log entry, `Fault` its own faults beside the common ones, `Repo` its repository,
  * `Names` what names a repository in the test-facing methods (`[owner, name]`, `[path]`…), `Credential` what a token
- * it accepts stands for, `Route` an entry of its route table. A host implements `answer` (or declares the steps
- * `RoutedGitHost` runs), `errorBody` and `rateLimited` (its error and rate-limit answers) and the shape of its answers.
+ * it accepts stands for, `Context` what its routes are given.
+ *
+ * It answers a request in the order every real host takes its steps: authenticate (a stranger gets 401 before any
+ * 404, so an unknown path tells nothing), match a route (the host's answer to an unknown one), authorize the route,
+ * read the body (a malformed one is the host's 400), find the repository the path names, run the route. A host
+ * declares each step's rule (its credentials, its error bodies, its repository lookup), its routes and the shape of
+ * its answers.
  */
 export abstract class FakeGitHost<
   R extends LoggedRequest,
   Fault extends { type: string },
   Repo extends GitRepository,
   Names extends string[],
-  Credential = unknown,
-  Route extends { route: string } = { route: string },
+  Credential,
+  Context = RouteContext<R, Credential, Repo>,
 > {
   /** Every request received, oldest first (cleared by `resetRequests`). */
   readonly requests: R[] = [];
@@ -273,7 +302,12 @@ export abstract class FakeGitHost<
   protected readonly webPages: boolean;
   /** The API's path below the server root (`/api/v3`, a context path…): `url` is the origin and this. */
   protected abstract readonly apiBase: string;
-  protected abstract readonly router: Router<Route>;
+  protected abstract readonly router: Router<HostRoute<Context>>;
+  /** The message of the 400 for a body that is not JSON. */
+  protected abstract readonly invalidJson: string;
+  /** Whether a `multipart/form-data` body is read as a form rather than refused as JSON. */
+  protected readonly takesForms: boolean = false;
+  protected abstract readonly jsonType: string;
   private readonly host: HostSpec<Names>;
   private faults: Pending<CommonFault | Fault>[] = [];
   private server?: Server;
@@ -294,20 +328,34 @@ export abstract class FakeGitHost<
     return new this(options).start();
   }
 
-  /** The answer to a request of the API, the route it matched (if any) given. */
-  protected abstract answer(
+  /** What the caller's credential stands for; throws the host's 401 for a missing or wrong one. */
+  protected abstract authenticate(
     request: IncomingMessage,
     logged: R,
-    matched: Matched<Route>,
-    body: Buffer,
-  ): Reply | Promise<Reply>;
+    route: HostRoute<Context> | undefined,
+  ): Credential;
+
+  /** Throws the host's refusal when the credential may not use the route. Default: every credential may. */
+  protected authorize(_credential: Credential, _route: HostRoute<Context>): void {}
+
+  /** The repository the route's parameters name (undefined for a route that names none), or the host's 404. */
+  protected abstract findRepository(params: Record<string, string>, credential: Credential): Repo | undefined;
+
+  /** The answer to an authenticated request of no route: the host's 404. */
+  protected noRoute(_logged: R): HostError {
+    return this.hostError(404);
+  }
+
+  /** What a host's routes are given, from what the pipeline found. Default: that as it is. */
+  protected contextOf(context: RouteContext<R, Credential, Repo>): Context {
+    return context as Context;
+  }
+
   /** The body of an error answer: of a `failNext` status (no message: the host's own), or of a bug in the fake (500). */
   protected abstract errorBody(status: number, message: string | undefined): unknown;
-  /** An error answer in the host's shape (`errorBody`), thrown by a route. */
   protected hostError(status: number, message?: string): HostError {
     return new HostError(status, this.errorBody(status, message));
   }
-  /** The answer of the `rate-limit` fault. */
   protected abstract rateLimited(fault: { seconds: number; status?: 403 | 429 }): Reply;
   /** The answer of one of the host's own faults. */
   protected faultReply(fault: Fault): Reply {
@@ -315,21 +363,20 @@ export abstract class FakeGitHost<
   }
   /** The headers of every answer (request ids, rate-limit headers). */
   protected abstract baseHeaders(): Record<string, string>;
-  protected abstract readonly jsonType: string;
 
   /**
    * What the host makes of a request before faults: its log entry (the decoded path below `apiBase`), the route it
-   * matches, and its answer; a path outside `apiBase` is a web page (`outside`) or the API's unknown route.
+   * matches, and for a path outside `apiBase` a web page (`outside`, answered before any fault) or none.
    */
-  protected receive(request: IncomingMessage, url: URL, method: string): Received<R> {
+  protected receive(request: IncomingMessage, url: URL, method: string) {
     const query = Object.fromEntries(url.searchParams);
     const below = url.pathname.startsWith(`${this.apiBase}/`) ? url.pathname.slice(this.apiBase.length) : undefined;
     const segments = this.apiSegments(below);
     const logged = { method, path: this.loggedPath(below, segments) ?? url.pathname, query } as R;
-    const matched = segments && this.router.match(method, segments);
+    const matched: Matched<Context> = segments && this.router.match(method, segments);
     if (matched) logged.route = matched.entry.route;
     const outside = below === undefined ? this.outside(url.pathname, method) : undefined;
-    return { logged, answer: (body) => this.answer(request, logged, matched, body), ...(outside && { outside }) };
+    return { logged, matched, outside };
   }
 
   /** The route's segments of a path below `apiBase`; undefined when it is not valid. */
@@ -485,7 +532,7 @@ export abstract class FakeGitHost<
 
   private async handle(request: IncomingMessage, response: ServerResponse): Promise<void> {
     const url = new URL(request.url ?? '/', 'http://fake');
-    const { logged, answer, outside } = this.receive(request, url, (request.method ?? 'GET').toUpperCase());
+    const { logged, matched, outside } = this.receive(request, url, (request.method ?? 'GET').toUpperCase());
     this.requests.push(logged);
     const chunks: Buffer[] = [];
     for await (const chunk of request) chunks.push(chunk as Buffer);
@@ -512,10 +559,10 @@ export abstract class FakeGitHost<
     }
     let reply: Reply;
     try {
-      reply = await answer(Buffer.concat(chunks));
+      reply = await this.answer(request, logged, matched, Buffer.concat(chunks));
     } catch (error) {
       if (!(error instanceof HostError)) throw error;
-      reply = { status: error.status, headers: error.headers, body: error.body };
+      reply = { status: error.status, headers: error.headers, body: error.body, raw: error.raw };
     }
     this.send(response, logged, reply);
   }
@@ -636,85 +683,12 @@ export abstract class FakeGitHost<
     }
     return files;
   }
-}
 
-/** What the kernel's pipeline gives a route. A host adds what its routes read (`contextOf`). */
-export interface RouteContext<R extends LoggedRequest, Credential, Repo> {
-  params: Record<string, string>;
-  query: Record<string, string>;
-  /** The JSON body; undefined when empty or a form. */
-  body: unknown;
-  /** A `multipart/form-data` body, for a host that takes forms (`takesForms`). */
-  form?: FormData;
-  request: R;
-  /** What the caller's credential stands for; undefined on an `open` route. */
-  credential: Credential;
-  /** The repository the path names; undefined (though typed as present) on a route that names none. */
-  repo: Repo;
-}
-
-export interface HostRoute<Context> {
-  route: string;
-  /** Answered without authentication: an address that is its own credential (GitHub's download links). */
-  open?: boolean;
-  /** The route writes: a read-only credential is refused (`authorize`). */
-  writes?: boolean;
-  handle: (context: Context) => Reply | Promise<Reply>;
-}
-
-/**
- * A host whose requests the kernel answers in the order every real host takes its steps: authenticate (a stranger
- * gets 401 before any 404, so an unknown path tells nothing), match a route (the host's answer to an unknown one),
- * authorize the route, read the body (a malformed one is the host's 400), find the repository the path names, run
- * the route. A host declares each step's rule (its credentials, its error bodies, its repository lookup) and its
- * routes; `Context` is what its routes are given.
- */
-export abstract class RoutedGitHost<
-  R extends LoggedRequest,
-  Fault extends { type: string },
-  Repo extends GitRepository,
-  Names extends string[],
-  Credential,
-  Context = RouteContext<R, Credential, Repo>,
-> extends FakeGitHost<R, Fault, Repo, Names, Credential, HostRoute<Context>> {
-  /** The message of the 400 for a body that is not JSON. */
-  protected abstract readonly invalidJson: string;
-  /** Whether a `multipart/form-data` body is read as a form rather than refused as JSON. */
-  protected readonly takesForms: boolean = false;
-
-  /** What the caller's credential stands for; throws the host's 401 for a missing or wrong one. */
-  protected abstract authenticate(
-    request: IncomingMessage,
-    logged: R,
-    route: HostRoute<Context> | undefined,
-  ): Credential;
-
-  /** Throws the host's refusal when the credential may not use the route. Default: every credential may. */
-  protected authorize(_credential: Credential, _route: HostRoute<Context>): void {}
-
-  /** The repository the route's parameters name (undefined for a route that names none), or the host's 404. */
-  protected abstract findRepository(params: Record<string, string>, credential: Credential): Repo | undefined;
-
-  /** The answer to an authenticated request of no route: the host's 404. */
-  protected noRoute(): HostError {
-    return this.hostError(404);
-  }
-
-  /** What a host's routes are given, from what the pipeline found. Default: that as it is. */
-  protected contextOf(context: RouteContext<R, Credential, Repo>): Context {
-    return context as Context;
-  }
-
-  protected async answer(
-    request: IncomingMessage,
-    logged: R,
-    matched: Matched<HostRoute<Context>>,
-    raw: Buffer,
-  ): Promise<Reply> {
+  private async answer(request: IncomingMessage, logged: R, matched: Matched<Context>, raw: Buffer): Promise<Reply> {
     const credential = matched?.entry.open
       ? (undefined as Credential)
       : this.authenticate(request, logged, matched?.entry);
-    if (!matched) throw this.noRoute();
+    if (!matched) throw this.noRoute(logged);
     this.authorize(credential, matched.entry);
     let body: unknown;
     let form: FormData | undefined;
@@ -726,8 +700,10 @@ export abstract class RoutedGitHost<
     }
     const repo = this.findRepository(matched.params, credential) as Repo;
     const { params } = matched;
+    const { query } = logged;
+    const { headers } = request;
     return matched.entry.handle(
-      this.contextOf({ params, query: logged.query, body, ...(form && { form }), request: logged, credential, repo }),
+      this.contextOf({ params, query, body, ...(form && { form }), request: logged, headers, credential, repo }),
     );
   }
 }
