@@ -208,14 +208,12 @@ function checkApiVersion(requested: string | undefined, method: string): void {
 
 type FakeProject = { id: string; name: string };
 
-type StoredPullRequest = PullRecord;
-
 /** Azure's names of the states. */
 const STATES = { open: 'active', closed: 'abandoned', merged: 'completed' } as const;
 
 /** `pushes`: how many pushes it took, the id of the next. */
 type FakeAzureRepository = HostRepository<
-  StoredPullRequest,
+  PullRecord,
   { project: FakeProject; name: string; id: string; pushes: number }
 >;
 
@@ -340,35 +338,30 @@ export class FakeAzureDevOps extends FakeGitHost<
   /** A repository by project (name or id) and repository (name or id), as Azure looks them up. */
   protected findRepository({ project, repositoryId }: Record<string, string>): FakeAzureRepository | undefined {
     if (repositoryId === undefined) return undefined;
-    let inProject: FakeProject | undefined;
-    if (project !== undefined) {
-      inProject = [...this.projects.values()].find(
-        (candidate) => candidate.name.toLowerCase() === project.toLowerCase() || candidate.id === project.toLowerCase(),
-      );
-      if (!inProject) {
-        throw vss(
-          404,
-          'ProjectDoesNotExistWithNameException',
-          `TF200016: The following project does not exist: ${project}. Verify that the name of the project is ` +
-            'correct and that the project exists on the specified Azure DevOps Server.',
-        );
-      }
-    }
-    const repo = [...this.repositories.values()].find(
-      (candidate) =>
-        (inProject === undefined || candidate.project === inProject) &&
-        (candidate.id === repositoryId.toLowerCase() ||
-          (inProject !== undefined && candidate.name.toLowerCase() === repositoryId.toLowerCase())),
+    const [projectKey, repositoryKey] = [project?.toLowerCase(), repositoryId.toLowerCase()];
+    const inProject = [...this.projects.values()].find(
+      ({ name, id }) => projectKey === name.toLowerCase() || projectKey === id,
     );
-    if (!repo) {
+    if (project !== undefined && !inProject) {
       throw vss(
+        404,
+        'ProjectDoesNotExistWithNameException',
+        `TF200016: The following project does not exist: ${project}. Verify that the name of the project is ` +
+          'correct and that the project exists on the specified Azure DevOps Server.',
+      );
+    }
+    // Without a project, only the repository's id names it.
+    const repo = [...this.repositories.values()].find(({ id, name, project }) =>
+      inProject ? project === inProject && [id, name.toLowerCase()].includes(repositoryKey) : id === repositoryKey,
+    );
+    return found(repo, () =>
+      vss(
         404,
         'GitRepositoryNotFoundException',
         `TF401019: The Git repository with name or identifier ${repositoryId} does not exist or you do not have ` +
           'permissions for the operation you are attempting.',
-      );
-    }
-    return repo;
+      ),
+    );
   }
 
   /**
@@ -463,10 +456,6 @@ export class FakeAzureDevOps extends FakeGitHost<
     };
   }
 
-  private signatureJson(signature: GitSignature): Record<string, unknown> {
-    return { name: signature.name, email: signature.email, date: signature.date };
-  }
-
   /** A commit as GitCommitRef, with its changes against its first parent when `changeCount` asks for them. */
   private commitJson(repo: FakeAzureRepository, sha: string, changeCount?: number): Record<string, unknown> {
     const commit = repo.commit(sha);
@@ -474,8 +463,8 @@ export class FakeAzureDevOps extends FakeGitHost<
     const json: Record<string, unknown> = {
       treeId: commit.tree,
       commitId: sha,
-      author: this.signatureJson(commit.author),
-      committer: this.signatureJson(commit.committer),
+      author: commit.author,
+      committer: commit.committer,
       comment: commit.message,
       parents: commit.parents,
       url: `${this.repositoryUrl(repo)}/commits/${sha}`,
@@ -504,7 +493,7 @@ export class FakeAzureDevOps extends FakeGitHost<
     return json;
   }
 
-  private pullRequestJson(repo: FakeAzureRepository, pull: StoredPullRequest): Record<string, unknown> {
+  private pullRequestJson(repo: FakeAzureRepository, pull: PullRecord): Record<string, unknown> {
     const sourceCommit = repo.pulls.headSha(pull);
     const targetCommit = repo.branchSha(pull.target);
     const json: Record<string, unknown> = {
@@ -671,7 +660,7 @@ export class FakeAzureDevOps extends FakeGitHost<
     return { status: 200, body: { count: pulls.length, value: pulls } };
   }
 
-  private findPullRequest(repo: FakeAzureRepository, id: string | undefined): StoredPullRequest {
+  private findPullRequest(repo: FakeAzureRepository, id: string | undefined): PullRecord {
     const notFound = 'TF401180: The requested pull request was not found.';
     return found(repo.pulls.find(id), () => vss(404, 'GitPullRequestNotFoundException', notFound));
   }
@@ -754,7 +743,7 @@ export class FakeAzureDevOps extends FakeGitHost<
     });
   }
 
-  private readonly statusRecords = new RecordsOf<StoredPullRequest, FakeAzurePullRequestStatus>();
+  private readonly statusRecords = new RecordsOf<PullRecord, FakeAzurePullRequestStatus>();
 
   /** The statuses of a pull request, oldest first. */
   pullRequestStatuses(project: string, name: string, id: number): FakeAzurePullRequestStatus[] {

@@ -160,9 +160,6 @@ function headBranch(repo: FakeRepository, head: string): string | undefined {
   return owner.toLowerCase() === repo.owner.toLowerCase() ? branch : undefined;
 }
 
-/** Where a tarball redirect sends the download; answered by `download`, outside authentication. */
-const DOWNLOAD_ROUTE = 'GET /_codeload/{owner}/{repo}/{sha}';
-
 /** GitHub wraps base64 text at 60 characters. */
 const wrappedBase64 = (content: Buffer) => (content.toString('base64').match(/.{1,60}/g) ?? []).join('\n') + '\n';
 
@@ -271,7 +268,13 @@ export class FakeGitHub extends FakeGitHost<
    */
   merge(owner: string, name: string, number: number, options: { mergeCommit?: boolean } = {}): string {
     const repo = this.repository(owner, name);
-    return this.mergePull(repo, repo.pulls.expect(number, true), this.identity.name, options.mergeCommit === true);
+    const pull = repo.pulls.expect(number, true);
+    const login = this.identity.name;
+    const committer = { name: login, email: `${login}@users.noreply.github.com` };
+    const message = `Merge pull request #${pull.number} from ${repo.owner}/${pull.source}`;
+    return found(repo.pulls.merge(pull, committer, message, options.mergeCommit !== true), () =>
+      problem(405, 'Pull Request is not mergeable'),
+    );
   }
 
   /** Closes an open pull request without merging it, as a person who declines it does. */
@@ -480,14 +483,6 @@ export class FakeGitHub extends FakeGitHost<
     };
   }
 
-  private mergePull(repo: FakeRepository, pull: StoredPull, login: string, mergeCommit = false): string {
-    const committer = { name: login, email: `${login}@users.noreply.github.com` };
-    const message = `Merge pull request #${pull.number} from ${repo.owner}/${pull.source}`;
-    const sha = repo.pulls.merge(pull, committer, message, !mergeCommit);
-    if (!sha) throw problem(405, 'Pull Request is not mergeable');
-    return sha;
-  }
-
   private defineRoutes(): void {
     const route = (route: string, handle: (context: RouteContext) => Reply, open = false) =>
       this.router.add({ route, handle, open });
@@ -510,15 +505,14 @@ export class FakeGitHub extends FakeGitHost<
     });
 
     // GitHub adds the caller's permissions for a user's token; an installation token's answer has none.
-    route('GET /repos/{owner}/{repo}', ({ repo, credential: caller }) => ({
-      status: 200,
-      body: {
+    route('GET /repos/{owner}/{repo}', ({ repo, credential: caller }) =>
+      ok({
         ...this.repositoryJson(repo),
         ...(caller.kind === 'token' && {
           permissions: { admin: false, maintain: false, push: !caller.readOnly, triage: !caller.readOnly, pull: true },
         }),
-      },
-    }));
+      }),
+    );
     route('GET /repos/{owner}/{repo}/git/ref/{ref}', ({ repo, params }) => {
       const ref = `refs/${params.ref}`;
       const sha = repo.refs.get(ref);
@@ -564,11 +558,7 @@ export class FakeGitHub extends FakeGitHost<
     });
     route('POST /repos/{owner}/{repo}/git/trees', ({ repo, body }) => {
       const input = object(body);
-      let files = new Map<string, FlatEntry>();
-      if (input.base_tree !== undefined && input.base_tree !== null) {
-        const baseTree = text(input.base_tree);
-        files = repo.flatten(baseTree);
-      }
+      const files = typeof input.base_tree === 'string' ? repo.flatten(input.base_tree) : new Map<string, FlatEntry>();
       for (const raw of input.tree as unknown[]) {
         const entry = object(raw);
         const path = text(entry.path);
@@ -600,21 +590,12 @@ export class FakeGitHub extends FakeGitHost<
       return { status: 302, headers: { location }, body: '' };
     });
     // A download address is its own credential, as codeload's are: no Authorization needed, none looked at.
-    route(DOWNLOAD_ROUTE, ({ params, query }) => this.download(params, query), true);
+    route('GET /_codeload/{owner}/{repo}/{sha}', ({ params, query }) => this.download(params, query), true);
     route('GET /repos/{owner}/{repo}/git/blobs/{file_sha}', ({ repo, params }) => {
       const sha = params.file_sha as string;
-      const content = repo.blob(sha);
-      if (!content) throw notFound();
-      return {
-        status: 200,
-        body: {
-          sha,
-          size: content.length,
-          url: this.repoUrl(repo, `/git/blobs/${sha}`),
-          content: wrappedBase64(content),
-          encoding: 'base64',
-        },
-      };
+      const content = found(repo.blob(sha), notFound);
+      const url = this.repoUrl(repo, `/git/blobs/${sha}`);
+      return ok({ sha, size: content.length, url, content: wrappedBase64(content), encoding: 'base64' });
     });
     route('POST /repos/{owner}/{repo}/git/blobs', ({ repo, body }) => {
       const input = object(body);
@@ -796,13 +777,14 @@ export class FakeGitHub extends FakeGitHost<
         const status = newStatus(state, text(input.environment_url), text(input.log_url));
         deployment.statuses.unshift(status);
         // A success makes the environment's other successful deployments inactive (`auto_inactive`, on by default).
-        for (const other of state === 'success' && input.auto_inactive !== false
-          ? this.deploymentRecords.of(repo)
-          : []) {
-          const shown = other !== deployment && other.environment === deployment.environment;
+        const environment = state === 'success' && input.auto_inactive !== false ? deployment.environment : undefined;
+        for (const other of this.deploymentRecords.of(repo)) {
+          const shown = other !== deployment && other.environment === environment;
           if (shown && other.statuses[0]?.state === 'success') other.statuses.unshift(newStatus('inactive'));
         }
-        return { status: 201, body: this.deploymentStatusJson(repo, deployment, status) };
+        const { id, environmentUrl: environment_url, logUrl: log_url, createdAt: created_at } = status;
+        const deployment_url = this.repoUrl(repo, `/deployments/${deployment.id}`);
+        return { status: 201, body: { id, state, description, environment_url, log_url, created_at, deployment_url } };
       },
     );
   }
@@ -822,23 +804,6 @@ export class FakeGitHub extends FakeGitHost<
       creator: { login: deployment.creator },
       created_at: deployment.createdAt,
       statuses_url: `${url}/statuses`,
-    };
-  }
-
-  private deploymentStatusJson(
-    repo: FakeRepository,
-    deployment: FakeGitHubDeployment,
-    status: FakeGitHubDeploymentStatus,
-  ): Record<string, unknown> {
-    const deploymentUrl = this.repoUrl(repo, `/deployments/${deployment.id}`);
-    return {
-      id: status.id,
-      state: status.state,
-      description: status.description,
-      environment_url: status.environmentUrl,
-      log_url: status.logUrl,
-      created_at: status.createdAt,
-      deployment_url: deploymentUrl,
     };
   }
 }

@@ -1,7 +1,7 @@
 // What the four fake Git hosts share: the loopback server, request log, latency, scripted faults, tokens, route table,
-// the request pipeline (`RoutedGitHost`), request helpers, the repositories tests seed and read with their pull
-// requests, and offset paging. Each host file adds its routes, the rule of each step of the pipeline (credentials,
-// error bodies, repository lookup) and its wire shapes (JSON fields, status codes, rate-limit headers, paging).
+// the request pipeline, request helpers, the repositories tests seed and read with their pull requests, and offset
+// paging. Each host file adds its routes, the rule of each step of the pipeline (credentials, error bodies, repository
+// lookup) and its wire shapes (JSON fields, status codes, rate-limit headers, paging).
 import {
   STATUS_CODES,
   createServer,
@@ -155,15 +155,6 @@ export function found<T>(value: T | undefined, error: () => Error): T {
   return value;
 }
 
-/** A path's segments below its leading `/`, decoded; undefined when one is not valid percent-encoding. */
-export function pathSegments(path: string | undefined): string[] | undefined {
-  try {
-    return path?.split('/').slice(1).map(decodeURIComponent);
-  } catch {
-    return undefined;
-  }
-}
-
 /** A `Link` header: for each rel given a page number, `url` with the query, that page and `extra`. */
 export function pageLinks(url: string, query: object, rels: Record<string, number | false>, extra = {}): string {
   const link = (page: number) => `<${url}?${new URLSearchParams({ ...query, page: `${page}`, ...extra }).toString()}>`;
@@ -197,10 +188,8 @@ export class RecordsOf<Owner, T> {
 
   /** The record of `owner` with this `id`, or the host's error. */
   find(owner: Owner, id: string | undefined, notFound: () => Error): T {
-    return found(
-      this.of(owner).find((record) => String((record as { id?: unknown }).id) === id),
-      notFound,
-    );
+    const record = this.of(owner).find((candidate) => String((candidate as { id?: unknown }).id) === id);
+    return found(record, notFound);
   }
 }
 
@@ -379,9 +368,13 @@ export abstract class FakeGitHost<
     return { logged, matched, outside };
   }
 
-  /** The route's segments of a path below `apiBase`; undefined when it is not valid. */
+  /** The route's segments of a path below `apiBase`, decoded; undefined when one is not valid percent-encoding. */
   protected apiSegments(below: string | undefined): string[] | undefined {
-    return pathSegments(below);
+    try {
+      return below?.split('/').slice(1).map(decodeURIComponent);
+    } catch {
+      return undefined;
+    }
   }
 
   /** The path a request is logged with: decoded, below `apiBase`. */
@@ -461,8 +454,7 @@ export abstract class FakeGitHost<
   /** Requests per route (`unknown` for unrouted paths). */
   countsByRoute(): Record<string, number> {
     const counts: Record<string, number> = {};
-    for (const request of this.requests)
-      counts[request.route ?? 'unknown'] = (counts[request.route ?? 'unknown'] ?? 0) + 1;
+    for (const { route = 'unknown' } of this.requests) counts[route] = (counts[route] ?? 0) + 1;
     return counts;
   }
 
@@ -831,18 +823,8 @@ export class PullRequests<P extends PullRecord> {
   }
 }
 
-/** What a simulated host's web page of a pull (or merge) request shows. */
-export interface PullRequestPageInput {
-  /** `GitHub`, `GitLab`. */
-  hostName: string;
-  /** `acme/fleet`. */
-  repository: string;
-  /** `#3`, `!3`. */
-  reference: string;
-  /** `pull request`, `merge request`. */
-  word: string;
-  pull: PullRecord;
-}
+/** What a simulated host's web page of a pull (or merge) request shows: `GitHub`, `acme/fleet`, `#3`, `pull request`. */
+type PullRequestPageInput = { hostName: string; repository: string; reference: string; word: string; pull: PullRecord };
 
 /**
  * A pull (or merge) request's web page, as a fake host serves it when its web URLs name the fake itself: a link a
