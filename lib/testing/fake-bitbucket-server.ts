@@ -221,7 +221,13 @@ export class FakeBitbucketServer extends FakeGitHost<
   /** Merges an open pull request as Bitbucket's default strategy does (a merge commit, `--no-ff`). */
   merge(projectKey: string, slug: string, id: number): string {
     const repo = this.repository(projectKey, slug);
-    return this.mergePullRequest(repo, repo.pulls.expect(id, true), this.user);
+    const pull = repo.pulls.expect(id, true);
+    const message = `Merge pull request #${pull.number} in ${repo.projectKey}/${repo.slug} from ${pull.source} to ${pull.target}`;
+    const sha = found(repo.pulls.merge(pull, signatureOf(this.user), message), () =>
+      problem(409, 'The pull request cannot be merged', 'illegalState'),
+    );
+    this.branchMoved(repo);
+    return sha;
   }
 
   /** Declines an open pull request, as a person would. */
@@ -292,11 +298,8 @@ export class FakeBitbucketServer extends FakeGitHost<
 
   /** The caller's credential: a token (Bearer) or a password (Basic); 401 for missing or wrong credentials. */
   protected authenticate(request: IncomingMessage, logged: FakeBitbucketRequest): Credential {
-    const failed = problem(
-      401,
-      'Authentication failed. Please check your credentials and try again.',
-      'authentication',
-    );
+    const message = 'Authentication failed. Please check your credentials and try again.';
+    const failed = problem(401, message, 'authentication');
     const bearer = authorization(request, 'bearer');
     if (bearer) {
       const credential = this.tokens.get(bearer);
@@ -332,14 +335,6 @@ export class FakeBitbucketServer extends FakeGitHost<
     repo.pulls.closeWhere((pull) => pull.source === branch);
     repo.refs.delete(ref);
     this.branchMoved(repo);
-  }
-
-  private mergePullRequest(repo: FakeRepository, pull: StoredPullRequest, user: FakeBitbucketUser): string {
-    const message = `Merge pull request #${pull.number} in ${repo.projectKey}/${repo.slug} from ${pull.source} to ${pull.target}`;
-    const sha = repo.pulls.merge(pull, signatureOf(user), message);
-    if (!sha) throw problem(409, 'The pull request cannot be merged', 'illegalState');
-    this.branchMoved(repo);
-    return sha;
   }
 
   private repositoryWebUrl(repo: FakeRepository): string {
@@ -479,12 +474,8 @@ export class FakeBitbucketServer extends FakeGitHost<
   }
 
   private duplicateProblem(repo: FakeRepository, existing: StoredPullRequest): HostError {
-    return problem(
-      409,
-      `Only one pull request may be open for a given source and target branch`,
-      'duplicatePullRequest',
-      { existingPullRequest: this.pullRequestJson(repo, existing) },
-    );
+    const message = 'Only one pull request may be open for a given source and target branch';
+    return problem(409, message, 'duplicatePullRequest', { existingPullRequest: this.pullRequestJson(repo, existing) });
   }
 
   /** The branch name of a ref given as `refs/heads/x` or `x`. */
@@ -510,19 +501,6 @@ export class FakeBitbucketServer extends FakeGitHost<
         properties: { gitChangeType: movedFrom ? 'RENAME' : type },
       };
     });
-  }
-
-  /** The changes page, capped at `page.max.changes`: beyond it there is no next page to ask for. */
-  private changesPage(repo: FakeRepository, since: string | undefined, until: string, query: Record<string, string>) {
-    const all = this.changesBetween(repo, since, until);
-    const reachable = all.slice(0, this.maxChanges);
-    const page = this.page(reachable, query, undefined, {
-      fromHash: since ?? null,
-      toHash: until,
-      properties: { changeScope: 'ALL' },
-    });
-    if (all.length > this.maxChanges && page.isLastPage) return { ...page, isLastPage: false };
-    return page;
   }
 
   private defineRoutes(): void {
@@ -634,10 +612,7 @@ export class FakeBitbucketServer extends FakeGitHost<
           ? Buffer.from(contentField, 'utf8')
           : Buffer.from(await contentField.arrayBuffer());
       const sourceBranch = this.branchName(field('sourceBranch'));
-      let head = repo.branchSha(branch);
-      if (sourceBranch && sourceBranch !== branch) {
-        head = this.resolve(repo, sourceBranch);
-      }
+      const head = sourceBranch && sourceBranch !== branch ? this.resolve(repo, sourceBranch) : repo.branchSha(branch);
       if (!head) throw problem(404, `Branch '${branch}' does not exist in repository '${repo.slug}'.`, 'noSuchBranch');
       const current = repo.flatAt(head).get(path);
       const sourceCommitId = field('sourceCommitId');
@@ -681,11 +656,15 @@ export class FakeBitbucketServer extends FakeGitHost<
     route(`GET ${API}/files`, files);
     route(`GET ${API}/files/{path}`, files);
 
-    // The changes up to a commit (`until`, or the one in the path), since `since` or its first parent.
+    // The changes up to a commit (`until`, or the one in the path), since `since` or its first parent, capped at
+    // `page.max.changes`: beyond it there is no next page to ask for.
     const changes = ({ repo, query, params }: RouteContext): Reply => {
       const until = this.resolve(repo, params.commitId ?? query.until);
       const since = query.since ? this.resolve(repo, query.since) : repo.commit(until)?.parents[0];
-      return ok(this.changesPage(repo, since, until, query));
+      const all = this.changesBetween(repo, since, until);
+      const extra = { fromHash: since ?? null, toHash: until, properties: { changeScope: 'ALL' } };
+      const page = this.page(all.slice(0, this.maxChanges), query, undefined, extra);
+      return ok(all.length > this.maxChanges && page.isLastPage ? { ...page, isLastPage: false } : page);
     };
     route(`GET ${API}/changes`, changes);
     route(`GET ${API}/commits/{commitId}/changes`, changes);
@@ -722,11 +701,8 @@ export class FakeBitbucketServer extends FakeGitHost<
       const existing = repo.pulls.openFrom(fromBranch, toBranch);
       if (existing) throw this.duplicateProblem(repo, existing);
       if (repo.isAncestor(from, to)) {
-        throw problem(
-          409,
-          `Pull request cannot be created: '${fromBranch}' is already up-to-date with '${toBranch}'.`,
-          'emptyPullRequest',
-        );
+        const upToDate = `Pull request cannot be created: '${fromBranch}' is already up-to-date with '${toBranch}'.`;
+        throw problem(409, upToDate, 'emptyPullRequest');
       }
       const description = typeof input.description === 'string' ? input.description : '';
       const pull = repo.pulls.add({
@@ -747,9 +723,7 @@ export class FakeBitbucketServer extends FakeGitHost<
       const pull = this.findPullRequest(repo, params.pullRequestId);
       const input = objectBody(body);
       this.checkVersion(pull, input.version);
-      if (typeof input.title === 'string') {
-        pull.title = input.title.trim();
-      }
+      if (typeof input.title === 'string') pull.title = input.title.trim();
       if (typeof input.description === 'string') pull.description = input.description;
       // Like Bitbucket, the reviewers are the ones the update names: leaving them out removes them.
       const reviewers = Array.isArray(input.reviewers) ? (input.reviewers as unknown[]) : [];
@@ -765,14 +739,9 @@ export class FakeBitbucketServer extends FakeGitHost<
     write(`POST ${API}/pull-requests/{pullRequestId}/reopen`, ({ repo, params, query, body }) => {
       const pull = this.findPullRequest(repo, params.pullRequestId);
       this.checkVersion(pull, query.version ?? (body as { version?: unknown } | undefined)?.version);
-      const from = repo.branchSha(pull.source);
-      const to = repo.branchSha(pull.target);
-      if (!from || !to) {
-        throw problem(
-          409,
-          'The pull request cannot be reopened: its source or target branch no longer exists',
-          'illegalState',
-        );
+      if (!repo.branchSha(pull.source) || !repo.branchSha(pull.target)) {
+        const gone = 'The pull request cannot be reopened: its source or target branch no longer exists';
+        throw problem(409, gone, 'illegalState');
       }
       const existing = repo.pulls.openFrom(pull.source, pull.target, pull);
       if (existing) throw this.duplicateProblem(repo, existing);

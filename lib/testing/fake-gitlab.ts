@@ -109,9 +109,6 @@ const problem = (status: number, message: unknown) => new HostError(status, { me
 const notFound = (what: string) => problem(404, `404 ${what} Not Found`);
 const badRequest = (message: unknown) => problem(400, message);
 const missing = (...fields: string[]) => new HostError(400, { error: fields.map((f) => `${f} is missing`).join(', ') });
-// GitLab's rule: one open merge request per source branch (whatever its target).
-const alreadyOpen = (open: { number: number }) =>
-  problem(409, [`Another open merge request already exists for this source branch: !${open.number}`]);
 /** 400 naming the parameters that are missing (given no value, or an empty one). */
 function requireParams(values: Record<string, unknown>): void {
   const absent = Object.keys(values).filter((name) => !values[name]);
@@ -366,14 +363,9 @@ export class FakeGitLab extends FakeGitHost<
     if (last && start + perPage < items.length) {
       const page_token = Buffer.from(JSON.stringify({ file_name: last.path })).toString('base64');
       // GitLab's link repeats the project id and page=1 in the query.
-      const params = new URLSearchParams({
-        ...query,
-        id: String(project.id),
-        page: '1',
-        page_token,
-        per_page: String(perPage),
-      });
-      headers.link = `<${this.url}${request.path}?${params.toString()}>; rel="next"`;
+      const linkQuery = { ...query, id: String(project.id) };
+      const extra = { page_token, per_page: String(perPage) };
+      headers.link = pageLinks(`${this.url}${request.path}`, linkQuery, { next: 1 }, extra);
     }
     return { status: 200, headers, body: slice };
   }
@@ -633,13 +625,10 @@ export class FakeGitLab extends FakeGitHost<
       return this.page(diffs, context, ({ additions: _a, deletions: _d, ...diff }) => diff);
     });
     route('POST /projects/:id/repository/commits', ({ project, body, user }) => {
-      const branch = stringParam(body, 'branch');
-      const message = stringParam(body, 'commit_message');
+      const fields = ['branch', 'commit_message', 'start_sha', 'start_branch'];
+      const [target = '', message, startSha, startBranch] = fields.map((field) => stringParam(body, field));
       const actions = body.actions;
-      requireParams({ branch, commit_message: message !== undefined, actions: Array.isArray(actions) });
-      const target = branch as string;
-      const startSha = stringParam(body, 'start_sha');
-      const startBranch = stringParam(body, 'start_branch');
+      requireParams({ branch: target, commit_message: message !== undefined, actions: Array.isArray(actions) });
       const force = booleanParam(body.force) === true;
       if (startSha !== undefined && startBranch !== undefined) {
         throw badRequest("You can't pass both start_branch and start_sha");
@@ -660,6 +649,7 @@ export class FakeGitLab extends FakeGitHost<
         throw badRequest(`A branch called '${target}' already exists. Switch to that branch in order to make changes`);
       }
       const files = project.flatten(project.commit(parent)?.tree ?? '');
+      const modeOf = (executable: unknown) => (booleanParam(executable) ? '100755' : '100644');
       (actions as unknown[]).forEach((raw, index) => {
         const field = (name: string) => `actions[${index}][${name}]`;
         const action = raw as Record<string, unknown>;
@@ -676,10 +666,7 @@ export class FakeGitLab extends FakeGitHost<
         switch (kind) {
           case 'create':
             if (existing) throw badRequest('A file with this name already exists');
-            files.set(path, {
-              mode: booleanParam(action.execute_filemode) ? '100755' : '100644',
-              sha: project.putBlob(content()),
-            });
+            files.set(path, { mode: modeOf(action.execute_filemode), sha: project.putBlob(content()) });
             break;
           case 'update':
             if (!existing) throw badRequest("A file with this name doesn't exist");
@@ -701,8 +688,7 @@ export class FakeGitLab extends FakeGitHost<
           }
           case 'chmod': {
             if (!existing) throw badRequest("A file with this name doesn't exist");
-            const executable = booleanParam(action.execute_filemode);
-            files.set(path, { mode: executable ? '100755' : '100644', sha: existing.sha });
+            files.set(path, { mode: modeOf(action.execute_filemode), sha: existing.sha });
             break;
           }
         }
@@ -742,8 +728,10 @@ export class FakeGitLab extends FakeGitHost<
       if (source === target) throw problem(422, ["You can't use same project/branch for source and target"]);
       if (!project.branchSha(source as string)) throw problem(422, [`Source branch "${source}" does not exist`]);
       if (!project.branchSha(target as string)) throw problem(422, [`Target branch "${target}" does not exist`]);
+      // GitLab's rule: one open merge request per source branch (whatever its target).
       const open = project.pulls.openFrom(source as string);
-      if (open) throw alreadyOpen(open);
+      if (open)
+        throw problem(409, [`Another open merge request already exists for this source branch: !${open.number}`]);
       const mr = project.pulls.add({
         id: this.nextMergeRequestId++,
         title: title as string,

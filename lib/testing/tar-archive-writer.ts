@@ -24,11 +24,11 @@ export function regularFiles(
 export function tarGz(top: string, files: ReadonlyMap<string, Buffer>, comment?: string): Buffer {
   const blocks: Buffer[] = [];
   const prefix = top === '' ? '' : `${top}/`;
-  if (comment !== undefined) blocks.push(...paxEntry('pax_global_header', 'g', { comment }));
+  if (comment !== undefined) blocks.push(...paxEntry('pax_global_header', 'g', 'comment', comment));
   if (prefix !== '') blocks.push(header(prefix, 0, '5'));
   for (const [path, content] of [...files].sort(([a], [b]) => a.localeCompare(b))) {
     const name = `${prefix}${path}`;
-    if (Buffer.byteLength(name) > 100) blocks.push(...paxEntry(`${prefix}PaxHeader`, 'x', { path: name }));
+    if (Buffer.byteLength(name) > 100) blocks.push(...paxEntry(`${prefix}PaxHeader`, 'x', 'path', name));
     blocks.push(header(name.slice(0, 100), content.length, '0'), padded(content));
   }
   blocks.push(Buffer.alloc(2 * BLOCK));
@@ -45,18 +45,13 @@ export function zipArchive(files: ReadonlyMap<string, Buffer>): Buffer {
     if (error) throw error;
     chunks.push(chunk);
   });
-  const folders = new Set(
-    [...files.keys()].flatMap((path) =>
-      path
-        .split('/')
-        .slice(0, -1)
-        .map((_, i, parts) => `${parts.slice(0, i + 1).join('/')}/`),
-    ),
-  );
-  for (const [path, content] of [
-    ...[...folders].map((folder): [string, Buffer] => [folder, Buffer.alloc(0)]),
-    ...files,
-  ].sort(([a], [b]) => a.localeCompare(b))) {
+  const entries = new Map(files);
+  for (const path of files.keys()) {
+    for (let slash = path.indexOf('/'); slash >= 0; slash = path.indexOf('/', slash + 1)) {
+      entries.set(path.slice(0, slash + 1), Buffer.alloc(0));
+    }
+  }
+  for (const [path, content] of [...entries].sort(([a], [b]) => a.localeCompare(b))) {
     const entry = new ZipDeflate(path);
     zip.add(entry);
     entry.push(content, true);
@@ -65,12 +60,8 @@ export function zipArchive(files: ReadonlyMap<string, Buffer>): Buffer {
   return Buffer.concat(chunks);
 }
 
-function paxEntry(name: string, type: 'g' | 'x', records: Record<string, string>): Buffer[] {
-  const body = Buffer.from(
-    Object.entries(records)
-      .map(([key, value]) => paxRecord(key, value))
-      .join(''),
-  );
+function paxEntry(name: string, type: 'g' | 'x', key: string, value: string): Buffer[] {
+  const body = Buffer.from(paxRecord(key, value));
   return [header(name, body.length, type), padded(body)];
 }
 
