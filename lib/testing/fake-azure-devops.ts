@@ -22,6 +22,7 @@ import {
   basicCredential,
   found,
   jsonObject,
+  resetAt,
   ok,
   RecordsOf,
   statusText,
@@ -108,6 +109,7 @@ const unresolvable = (repo: { name: string }, version: string, typeKey = 'GitCom
   );
 
 const ZERO_ID = '0'.repeat(40);
+const UTF8_BOM = Buffer.from([0xef, 0xbb, 0xbf]);
 const SIGN_IN_PAGE = '<!DOCTYPE html><html><head><title>Azure DevOps Services | Sign In</title></head></html>';
 
 /** A stable GUID for a name, in Azure's lower-case form. */
@@ -396,20 +398,12 @@ export class FakeAzureDevOps extends FakeGitHost<
 
   /** 429 with `Retry-After` and `X-RateLimit-*` headers, the way Azure DevOps throttles a client. */
   protected rateLimited({ seconds }: { seconds: number }): Reply {
-    return {
-      status: 429,
-      headers: {
-        'retry-after': String(seconds),
-        'x-ratelimit-resource': 'Core',
-        'x-ratelimit-remaining': '0',
-        'x-ratelimit-reset': String(Math.floor(Date.now() / 1000) + seconds),
-      },
-      body: vssBody(
-        'RequestBlockedException',
-        "TF400733: The request has been canceled: Request was blocked due to exceeding usage of resource 'Core' " +
-          "in namespace 'User'.",
-      ),
-    };
+    const headers = { 'retry-after': String(seconds), 'x-ratelimit-resource': 'Core', 'x-ratelimit-remaining': '0' };
+    const message =
+      "TF400733: The request has been canceled: Request was blocked due to exceeding usage of resource 'Core' " +
+      "in namespace 'User'.";
+    const body = vssBody('RequestBlockedException', message);
+    return { status: 429, headers: { ...headers, 'x-ratelimit-reset': resetAt(seconds) }, body };
   }
 
   private repositoryUrl(repo: FakeAzureRepository): string {
@@ -569,12 +563,8 @@ export class FakeAzureDevOps extends FakeGitHost<
         bytes = Buffer.from(content.content, 'base64');
       } else {
         // Raw text is written in the edited file's encoding: a UTF-8 byte order mark stays.
-        const old = existing ? repo.blob(existing.sha) : undefined;
-        const bom = old !== undefined && old.subarray(0, 3).equals(Buffer.from([0xef, 0xbb, 0xbf]));
-        bytes = Buffer.concat([
-          bom ? Buffer.from([0xef, 0xbb, 0xbf]) : Buffer.alloc(0),
-          Buffer.from(content.content, 'utf8'),
-        ]);
+        const bom = existing && repo.blob(existing.sha)?.subarray(0, 3).equals(UTF8_BOM);
+        bytes = Buffer.concat([bom ? UTF8_BOM : Buffer.alloc(0), Buffer.from(content.content, 'utf8')]);
       }
       files.set(path, { mode: existing?.mode ?? '100644', sha: repo.putBlob(bytes) });
     }

@@ -282,18 +282,13 @@ export class FakeBitbucketServer extends FakeGitHost<
 
   /** Data Center's token buckets: the bucket is empty, and one token comes back after Retry-After seconds. */
   protected rateLimited({ seconds }: { seconds: number }): Reply {
-    return {
-      status: 429,
-      headers: {
-        'retry-after': String(seconds),
-        'x-ratelimit-remaining': '0',
-        'x-ratelimit-interval-seconds': '1',
-      },
-      body: this.errorBody(
-        429,
-        'You have been rate limited: too many requests were made. Wait before making new requests.',
-      ),
+    const headers = {
+      'retry-after': String(seconds),
+      'x-ratelimit-remaining': '0',
+      'x-ratelimit-interval-seconds': '1',
     };
+    const message = 'You have been rate limited: too many requests were made. Wait before making new requests.';
+    return { status: 429, headers, body: this.errorBody(429, message) };
   }
 
   /** The caller's credential: a token (Bearer) or a password (Basic); 401 for missing or wrong credentials. */

@@ -13,6 +13,7 @@ import {
   Router,
   hostRepository,
   authorization,
+  resetAt,
   found,
   jsonObject,
   matchesQuery,
@@ -308,30 +309,18 @@ export class FakeGitHub extends FakeGitHost<
     return { message, documentation_url: DOCS };
   }
 
-  protected rateLimited(fault: { seconds: number; status?: 403 | 429 }): Reply {
-    return {
-      status: fault.status ?? 403,
-      headers: {
-        'x-ratelimit-remaining': '0',
-        'x-ratelimit-reset': String(Math.floor(Date.now() / 1000) + fault.seconds),
-      },
-      body: {
-        message: 'API rate limit exceeded for installation ID 1.',
-        documentation_url: `${RATE_LIMIT_DOCS}#about-the-primary-rate-limit`,
-      },
-    };
+  protected rateLimited({ seconds, status = 403 }: { seconds: number; status?: 403 | 429 }): Reply {
+    const headers = { 'x-ratelimit-remaining': '0', 'x-ratelimit-reset': resetAt(seconds) };
+    const message = 'API rate limit exceeded for installation ID 1.';
+    return { status, headers, body: { message, documentation_url: `${RATE_LIMIT_DOCS}#about-the-primary-rate-limit` } };
   }
 
   protected override faultReply(fault: SecondaryRateLimit): Reply {
-    return {
-      status: 403,
-      headers: { 'retry-after': String(fault.retryAfterSeconds ?? 60) },
-      body: {
-        message:
-          'You have exceeded a secondary rate limit. Please wait a few minutes before you try again. If you reach out to GitHub Support for help, please include the request ID.',
-        documentation_url: `${RATE_LIMIT_DOCS}#about-secondary-rate-limits`,
-      },
-    };
+    const headers = { 'retry-after': String(fault.retryAfterSeconds ?? 60) };
+    const message =
+      'You have exceeded a secondary rate limit. Please wait a few minutes before you try again. If you reach out to GitHub Support for help, please include the request ID.';
+    const documentation_url = `${RATE_LIMIT_DOCS}#about-secondary-rate-limits`;
+    return { status: 403, headers, body: { message, documentation_url } };
   }
 
   /** The archive a tarball redirect named: the commit's files, gzipped, under `{owner}-{repo}-{short sha}/`. */

@@ -14,6 +14,7 @@ import {
   Router,
   hostRepository,
   authorization,
+  resetAt,
   found,
   matchesQuery,
   ok,
@@ -314,8 +315,7 @@ export class FakeGitLab extends FakeGitHost<
 
   /** 429 "Retry later" with `Retry-After` and `RateLimit-Reset` this many seconds from now, as Rack::Attack answers. */
   protected rateLimited({ seconds }: { seconds: number }): Reply {
-    const reset = String(Math.floor(Date.now() / 1000) + seconds);
-    const headers = { 'retry-after': String(seconds), 'ratelimit-remaining': '0', 'ratelimit-reset': reset };
+    const headers = { 'retry-after': String(seconds), 'ratelimit-remaining': '0', 'ratelimit-reset': resetAt(seconds) };
     return { status: 429, headers, raw: { data: 'Retry later\n', type: 'text/plain' } };
   }
 

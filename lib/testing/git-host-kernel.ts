@@ -193,6 +193,9 @@ export class RecordsOf<Owner, T> {
   }
 }
 
+/** When a rate limit lifts, `seconds` from now, in seconds since the epoch (as `X-RateLimit-Reset` gives it). */
+export const resetAt = (seconds: number): string => String(Math.floor(Date.now() / 1000) + seconds);
+
 /** The text of a status (`Not Found`), as hosts put it in their error messages. */
 export const statusText = (status: number) => STATUS_CODES[status] ?? 'Error';
 
@@ -205,6 +208,12 @@ export function offsetPage(total: number, query: Record<string, string>, default
 }
 
 type Pending<F> = F & FaultMatch & { remaining: number };
+
+/** Who commits a test's commit, when not the fake's identity. */
+type Authored = { author?: CommitIdentity };
+type NewRepository = Authored & { defaultBranch?: string; message?: string };
+/** A commit's changes: a string sets a file's content, null deletes it. */
+type Edits = Record<string, string | null>;
 
 /** The options every fake host takes; each documents its defaults. */
 export interface FakeGitHostOptions<R> {
@@ -580,17 +589,10 @@ export abstract class FakeGitHost<
    * Creates a repository whose default branch holds `files` in one commit; returns that commit's id. The commit is
    * the fake's identity's unless `author` names someone else (who is then its committer too).
    */
-  createRepository(
-    ...args: [
-      ...names: Names,
-      files: Record<string, string>,
-      options?: { defaultBranch?: string; message?: string; author?: CommitIdentity },
-    ]
-  ): string {
+  createRepository(...args: [...names: Names, files: Record<string, string>, options?: NewRepository]): string {
     const names = args.slice(0, this.host.nameCount) as Names;
-    type Options = { defaultBranch?: string; message?: string; author?: CommitIdentity };
     const [files, { defaultBranch = 'main', message = 'Initial commit', author = this.identity } = {}] =
-      this.afterNames<[Record<string, string>, Options?]>(args);
+      this.afterNames<[Record<string, string>, NewRepository?]>(args);
     const key = names.join('/');
     if (this.repositories.has(key.toLowerCase())) throw new Error(`repository ${key} exists`);
     const repo = this.newRepository(names, defaultBranch);
@@ -608,17 +610,9 @@ export abstract class FakeGitHost<
    * deletes it. Returns the new commit's id. The commit is the fake's identity's unless `author` names someone else
    * (who is then its committer too), as a person pushing to the repository.
    */
-  commitFiles(
-    ...args: [
-      ...names: Names,
-      branch: string,
-      files: Record<string, string | null>,
-      message?: string,
-      options?: { author?: CommitIdentity },
-    ]
-  ): string {
+  commitFiles(...args: [...names: Names, branch: string, files: Edits, message?: string, options?: Authored]): string {
     const [branch, files, message = 'Update files', { author = this.identity } = {}] =
-      this.afterNames<[string, Record<string, string | null>, string?, { author?: CommitIdentity }?]>(args);
+      this.afterNames<[string, Edits, string?, Authored?]>(args);
     const repo = this.repositoryOf(args);
     const parent = repo.branchSha(branch) ?? repo.branchSha(repo.defaultBranch);
     const sha = repo.commitChanges(parent, files, author, message);
