@@ -112,6 +112,9 @@ const ZERO_ID = '0'.repeat(40);
 const UTF8_BOM = Buffer.from([0xef, 0xbb, 0xbf]);
 const SIGN_IN_PAGE = '<!DOCTYPE html><html><head><title>Azure DevOps Services | Sign In</title></head></html>';
 
+/** A path's names, without the empty ones of leading, trailing or doubled slashes. */
+const pathParts = (path: string) => path.split('/').filter((part) => part !== '');
+
 /** A stable GUID for a name, in Azure's lower-case form. */
 function guidOf(text: string): string {
   const hex = createHash('sha1').update(text).digest('hex');
@@ -190,21 +193,17 @@ function locationsOf(area: string): Reply {
 /** Refuses an `api-version` Azure would refuse: missing, not a version, or an unmarked preview. */
 function checkApiVersion(requested: string | undefined, method: string): void {
   if (requested === undefined) {
-    throw vss(
-      400,
-      'VssVersionNotSpecifiedException',
+    const message =
       `No api-version was supplied for the "${method}" request. The version must be supplied either as part of the ` +
-        'Accept header (e.g. "application/json; api-version=1.0") or as a query parameter (e.g. "?api-version=1.0").',
-    );
+      'Accept header (e.g. "application/json; api-version=1.0") or as a query parameter (e.g. "?api-version=1.0").';
+    throw vss(400, 'VssVersionNotSpecifiedException', message);
   }
   const [, version, preview] = /^(\d+\.\d+)(-preview(?:\.\d+)?)?$/.exec(requested.trim()) ?? [];
   if (Number(version) > Number(RELEASED_VERSION) && preview === undefined) {
-    throw vss(
-      400,
-      'VssInvalidPreviewVersionException',
+    const message =
       `The requested version "${requested}" of the resource is under preview. The -preview flag must be supplied in ` +
-        `the api-version for such requests. For example: "${version}-preview"`,
-    );
+      `the api-version for such requests. For example: "${version}-preview"`;
+    throw vss(400, 'VssInvalidPreviewVersionException', message);
   }
 }
 
@@ -345,25 +344,22 @@ export class FakeAzureDevOps extends FakeGitHost<
       ({ name, id }) => projectKey === name.toLowerCase() || projectKey === id,
     );
     if (project !== undefined && !inProject) {
-      throw vss(
-        404,
-        'ProjectDoesNotExistWithNameException',
+      const message =
         `TF200016: The following project does not exist: ${project}. Verify that the name of the project is ` +
-          'correct and that the project exists on the specified Azure DevOps Server.',
-      );
+        'correct and that the project exists on the specified Azure DevOps Server.';
+      throw vss(404, 'ProjectDoesNotExistWithNameException', message);
     }
     // Without a project, only the repository's id names it.
     const repo = [...this.repositories.values()].find(({ id, name, project }) =>
       inProject ? project === inProject && [id, name.toLowerCase()].includes(repositoryKey) : id === repositoryKey,
     );
-    return found(repo, () =>
-      vss(
-        404,
-        'GitRepositoryNotFoundException',
+    if (!repo) {
+      const message =
         `TF401019: The Git repository with name or identifier ${repositoryId} does not exist or you do not have ` +
-          'permissions for the operation you are attempting.',
-      ),
-    );
+        'permissions for the operation you are attempting.';
+      throw vss(404, 'GitRepositoryNotFoundException', message);
+    }
+    return repo;
   }
 
   /**
@@ -419,6 +415,12 @@ export class FakeAzureDevOps extends FakeGitHost<
     return `https://${this.webPath(repo)}/pullrequest/${id}`;
   }
 
+  /** An item as it is at a commit, with the URL that reads it there. */
+  private itemRef(repo: FakeAzureRepository, path: string, commitId: string) {
+    const url = `${this.repositoryUrl(repo)}/items/${encodeURI(path)}?versionType=Commit&version=${commitId}`;
+    return { commitId, path: `/${path}`, url };
+  }
+
   /** A commit as a pull request refers to it. */
   private commitRef(repo: FakeAzureRepository, commitId: string): Record<string, unknown> {
     return { commitId, url: `${this.repositoryUrl(repo)}/commits/${commitId}` };
@@ -468,15 +470,9 @@ export class FakeAzureDevOps extends FakeGitHost<
       const changes: Record<string, unknown>[] = [];
       const counts: Record<string, number> = {};
       for (const { path, old, now } of repo.changesOf(sha)) {
-        const changeType = !old ? 'add' : !now ? 'delete' : 'edit';
-        const countKey = changeType.charAt(0).toUpperCase() + changeType.slice(1);
+        const [changeType, countKey] = !old ? ['add', 'Add'] : !now ? ['delete', 'Delete'] : ['edit', 'Edit'];
         counts[countKey] = (counts[countKey] ?? 0) + 1;
-        const item: Record<string, unknown> = {
-          gitObjectType: 'blob',
-          commitId: sha,
-          path: `/${path}`,
-          url: `${this.repositoryUrl(repo)}/items/${encodeURI(path)}?versionType=Commit&version=${sha}`,
-        };
+        const item: Record<string, unknown> = { gitObjectType: 'blob', ...this.itemRef(repo, path, sha) };
         if (now) item.objectId = now.sha;
         if (old) item.originalObjectId = old.sha;
         changes.push({ item, changeType });
@@ -535,12 +531,10 @@ export class FakeAzureDevOps extends FakeGitHost<
     const base = text(refUpdate.oldObjectId).toLowerCase();
     const current = repo.refs.get(refName);
     if (current !== undefined && current !== base) {
-      throw vss(
-        409,
-        'GitReferenceStaleException',
+      const message =
         `TF401028: The reference '${refName}' has already been updated by another client, so you cannot update it. ` +
-          'Please try again.',
-      );
+        'Please try again.';
+      throw vss(409, 'GitReferenceStaleException', message);
     }
     const baseIsZero = base === ZERO_ID;
     const baseCommit = baseIsZero ? undefined : repo.commit(base);
@@ -549,10 +543,7 @@ export class FakeAzureDevOps extends FakeGitHost<
     for (const raw of changes) {
       const change = object(raw, 'Changes');
       const item = change.item === undefined || change.item === null ? {} : object(change.item, 'item');
-      const path = text(item.path)
-        .split('/')
-        .filter((part) => part !== '')
-        .join('/');
+      const path = pathParts(text(item.path)).join('/');
       if (path === '' || path.split('/').some((part) => part === '.' || part === '..')) throw incorrect('Changes');
       const existing = files.get(path);
       const content = object(change.newContent, 'newContent');
@@ -751,19 +742,10 @@ export class FakeAzureDevOps extends FakeGitHost<
   private listItems(repo: FakeAzureRepository, query: Record<string, string>): Reply {
     const commitId = this.resolveVersion(repo, query);
     const commit = repo.commit(commitId) as GitCommit;
-    const scope = (query.scopePath ?? query.path ?? '/')
-      .split('/')
-      .filter((part) => part !== '')
-      .join('/');
+    const scope = pathParts(query.scopePath ?? query.path ?? '/').join('/');
     const recursion = enumValue(query.recursionLevel ?? 'none', RECURSION, 'recursionLevel');
     const item = (path: string, objectId: string, type: 'blob' | 'tree' | 'commit', symlink = false) => {
-      const json: Record<string, unknown> = {
-        objectId,
-        gitObjectType: type,
-        commitId,
-        path: `/${path}`,
-        url: `${this.repositoryUrl(repo)}/items/${encodeURI(path)}?versionType=Commit&version=${commitId}`,
-      };
+      const json: Record<string, unknown> = { objectId, gitObjectType: type, ...this.itemRef(repo, path, commitId) };
       if (type === 'tree') json.isFolder = true;
       if (symlink) json.isSymLink = true;
       return json;

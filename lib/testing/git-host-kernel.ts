@@ -754,13 +754,8 @@ export class PullRequests<P extends PullRecord> {
 
   /** The open pull request from `source` (into `target`, when given), other than `except`. */
   openFrom(source: string, target?: string, except?: P): P | undefined {
-    return this.all.find(
-      (pull) =>
-        pull !== except &&
-        pull.state === 'open' &&
-        pull.source === source &&
-        (target === undefined || pull.target === target),
-    );
+    const into = (pull: P) => target === undefined || pull.target === target;
+    return this.all.find((pull) => pull !== except && pull.state === 'open' && pull.source === source && into(pull));
   }
 
   /** The source's commit: its branch's while open, the last one seen once closed. */
@@ -793,10 +788,8 @@ export class PullRequests<P extends PullRecord> {
     const source = this.repo.branchSha(pull.source);
     const target = this.repo.branchSha(pull.target);
     if (!source || !target) return undefined;
-    const sha =
-      fastForward && this.repo.isAncestor(target, source)
-        ? source
-        : this.repo.mergeCommit(target, source, committer, message);
+    const fastForwards = fastForward && this.repo.isAncestor(target, source);
+    const sha = fastForwards ? source : this.repo.mergeCommit(target, source, committer, message);
     this.repo.refs.set(`refs/heads/${pull.target}`, sha);
     this.close(pull, 'merged');
     pull.mergeCommitSha = sha;
@@ -840,9 +833,5 @@ export function pullRequestPage(input: PullRequestPageInput | undefined): Reply 
   return { status: 200, raw: { type, data } };
 }
 
-function escapeHtml(text: string): string {
-  return text.replace(
-    /[&<>"']/g,
-    (char) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[char] ?? char,
-  );
-}
+const HTML_ESCAPES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' };
+const escapeHtml = (text: string) => text.replace(/[&<>"']/g, (char) => HTML_ESCAPES[char] ?? char);
