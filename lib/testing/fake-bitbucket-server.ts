@@ -433,15 +433,8 @@ export class FakeBitbucketServer extends FakeGitHost<
     const limit = Math.min(Math.max(Number.isFinite(asked) && asked > 0 ? asked : 25, 1), this.maxPageLimit);
     const values = items.slice(start, start + limit).map(json);
     const isLastPage = start + values.length >= items.length;
-    return {
-      ...extra,
-      size: values.length,
-      limit,
-      isLastPage,
-      values,
-      start,
-      ...(isLastPage ? {} : { nextPageStart: start + values.length }),
-    };
+    const next = isLastPage ? {} : { nextPageStart: start + values.length };
+    return { ...extra, size: values.length, limit, isLastPage, values, start, ...next };
   }
 
   /** A ref (`main`, `refs/heads/main`, a tag) or commit id → the commit id; 404 when unknown. */

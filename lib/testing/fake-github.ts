@@ -343,9 +343,8 @@ export class FakeGitHub extends FakeGitHost<
       return { login: `app-${app.appId}[bot]`, kind: 'app' };
     }
     const known = this.tokens.get(credential);
-    if (!known || (known.expiresAt !== undefined && known.expiresAt < Date.now())) {
-      throw problem(401, 'Bad credentials');
-    }
+    const expired = known?.expiresAt !== undefined && known.expiresAt < Date.now();
+    if (!known || expired) throw problem(401, 'Bad credentials');
     logged.auth = known.kind;
     return known;
   }
@@ -409,11 +408,8 @@ export class FakeGitHub extends FakeGitHost<
   }
 
   private refJson(repo: FakeRepository, ref: string, sha: string): Record<string, unknown> {
-    return {
-      ref,
-      url: this.repoUrl(repo, `/git/${ref}`),
-      object: { sha, type: 'commit', url: this.repoUrl(repo, `/git/commits/${sha}`) },
-    };
+    const commit = { sha, type: 'commit', url: this.repoUrl(repo, `/git/commits/${sha}`) };
+    return { ref, url: this.repoUrl(repo, `/git/${ref}`), object: commit };
   }
 
   private treeJson(repo: FakeRepository, sha: string, recursive: boolean): Record<string, unknown> {
@@ -426,12 +422,8 @@ export class FakeGitHub extends FakeGitHost<
       return recursive;
     });
     const truncated = tree.length > this.maxTreeEntries;
-    return {
-      sha,
-      url: this.repoUrl(repo, `/git/trees/${sha}`),
-      tree: truncated ? tree.slice(0, this.maxTreeEntries) : tree,
-      truncated,
-    };
+    const url = this.repoUrl(repo, `/git/trees/${sha}`);
+    return { sha, url, tree: truncated ? tree.slice(0, this.maxTreeEntries) : tree, truncated };
   }
 
   private commitJson(repo: FakeRepository, sha: string): Record<string, unknown> {
@@ -553,14 +545,13 @@ export class FakeGitHub extends FakeGitHost<
         const path = text(entry.path);
         const mode = String(entry.mode) as GitMode;
         const type = entry.type === undefined ? typeOfMode(mode) : (entry.type as GitObjectType);
-        const hasContent = typeof entry.content === 'string';
         // Whatever was at the path (a file or a directory) is replaced.
         for (const existing of [...files.keys()]) {
           if (existing === path || existing.startsWith(`${path}/`)) files.delete(existing);
         }
         if (entry.sha === null) continue;
-        if (hasContent) {
-          files.set(path, { mode, sha: repo.putBlob(Buffer.from(entry.content as string, 'utf8')) });
+        if (typeof entry.content === 'string') {
+          files.set(path, { mode, sha: repo.putBlob(Buffer.from(entry.content, 'utf8')) });
           continue;
         }
         if (typeof entry.sha !== 'string') throw problem(422, 'Must supply either tree.sha or tree.content');

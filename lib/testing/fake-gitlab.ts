@@ -381,13 +381,12 @@ export class FakeGitLab extends FakeGitHost<
   private commitJson(project: FakeProject, sha: string): Record<string, unknown> {
     const commit = project.commit(sha);
     if (!commit) throw notFound('Commit');
-    const title = commit.message.split('\n')[0] ?? '';
     return {
       id: sha,
       short_id: sha.slice(0, 8),
       created_at: commit.committer.date,
       parent_ids: commit.parents,
-      title,
+      title: commit.message.split('\n')[0] ?? '',
       message: commit.message,
       author_name: commit.author.name,
       author_email: commit.author.email,
@@ -403,10 +402,7 @@ export class FakeGitLab extends FakeGitHost<
     const diffs = this.diffOf(project, sha);
     const additions = diffs.reduce((sum, diff) => sum + diff.additions, 0);
     const deletions = diffs.reduce((sum, diff) => sum + diff.deletions, 0);
-    return {
-      ...this.commitJson(project, sha),
-      stats: { additions, deletions, total: additions + deletions },
-    };
+    return { ...this.commitJson(project, sha), stats: { additions, deletions, total: additions + deletions } };
   }
 
   private branchJson(project: FakeProject, name: string): Record<string, unknown> {
@@ -489,19 +485,14 @@ export class FakeGitLab extends FakeGitHost<
     const message =
       `Merge branch '${mr.source}' into '${mr.target}'\n\n${mr.title}\n\n` +
       `See merge request ${project.path}!${mr.number}`;
-    const sha = project.pulls.merge(mr, user, message);
-    if (!sha) throw problem(405, '405 Method Not Allowed');
-    return sha;
+    return found(project.pulls.merge(mr, user, message), () => problem(405, '405 Method Not Allowed'));
   }
 
   private defineRoutes(): void {
     const route = (route: string, handle: (context: RouteContext) => Reply) =>
       this.router.add({ route, writes: !route.startsWith('GET '), handle });
-    const commitOf = (project: FakeProject, ref: string | undefined, what = 'Commit') => {
-      const sha = ref === undefined ? undefined : project.resolveCommit(ref);
-      if (!sha) throw notFound(what);
-      return sha;
-    };
+    const commitOf = (project: FakeProject, ref: string | undefined, what = 'Commit') =>
+      found(ref === undefined ? undefined : project.resolveCommit(ref), () => notFound(what));
 
     route(TOKEN_SELF, ({ token }) => ({
       status: 200,
@@ -547,8 +538,7 @@ export class FakeGitLab extends FakeGitHost<
       return { status: 201, body: this.branchJson(project, branch) };
     });
     route('DELETE /projects/:id/repository/branches/:branch', ({ project, params }) => {
-      const branch = params.branch as string;
-      project.refs.delete(`refs/heads/${branch}`);
+      project.refs.delete(`refs/heads/${params.branch}`);
       return { status: 204 };
     });
     route('GET /projects/:id/repository/tree', (context) => {
@@ -575,8 +565,7 @@ export class FakeGitLab extends FakeGitHost<
       return { status: 200, raw: { data: tarGz(top, files), type: 'application/octet-stream' } };
     });
     route('GET /projects/:id/repository/blobs/:sha/raw', ({ project, params }) => {
-      const content = project.blob(params.sha as string);
-      if (!content) throw notFound('Blob');
+      const content = found(project.blob(params.sha as string), () => notFound('Blob'));
       return { status: 200, raw: { data: content, type: rawType(content) } };
     });
     const fileAt = (project: FakeProject, path: string, ref: string | undefined) => {
