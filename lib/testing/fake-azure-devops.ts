@@ -1,16 +1,10 @@
 // A fake Azure DevOps Services (Git REST API 7.x) serving one collection at `http://127.0.0.1:<port>/<collection>`,
 // for the real azure-devops-node-api client. What it answers as Azure does, because the client or adapter depends on it:
-// - resource-area discovery (`OPTIONS {collection}/_apis/{area}`: the client builds URLs from its route templates) and
-//   `api-version` negotiation (Accept header or query; a preview version without `-preview` is refused);
-// - Basic authentication with a personal access token; without credentials the sign-in page (203) unless
-//   `X-TFS-FedAuthRedirect: Suppress` asks for a 401;
-// - refs: `filter` is a prefix below `refs/`; updateRefs answers 200 with a result per ref (`staleOldObjectId`…);
-// - pushes: one commit and one ref update, the commit's parent the ref update's `oldObjectId`, where an existing ref
-//   must be (409 TF401028); raw text keeps the edited file's UTF-8 byte order mark, base64 is written byte for byte;
-// - items (a recursive listing with blob ids), blobs as octet streams, a commit with its changes;
-// - pull requests: one active per source and target (409 TF401179), listed newest first, retitled; completed or
-//   abandoned from the test side;
-// - errors in Azure's JSON shape (`{"$id":"1",…,"typeKey":…}`) and its throttling (429, `X-RateLimit-*`).
+// resource-area discovery (`OPTIONS {collection}/_apis/{area}`: the client builds URLs from its route templates);
+// `api-version` negotiation (a preview version without `-preview` is refused); without credentials the sign-in page
+// (203) unless `X-TFS-FedAuthRedirect: Suppress` asks for a 401; a ref filter is a prefix below `refs/`; a push is one
+// commit on the ref update's `oldObjectId` (409 TF401028 once the ref moved), raw text keeping the edited file's UTF-8
+// byte order mark; one active pull request per source and target (409 TF401179); errors in Azure's JSON shape.
 import { createHash, randomBytes } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
 import {
@@ -42,7 +36,6 @@ import { regularFiles, zipArchive } from './tar-archive-writer.js';
 export interface FakeAzureDevOpsRequest extends LoggedRequest {
   /** The `api-version` asked for (Accept header or query), when there was one. */
   apiVersion?: string;
-  /** Whether the request carried a personal access token the fake accepts. */
   auth?: 'pat';
 }
 
@@ -55,21 +48,8 @@ export interface FakeAzureDevOpsOptions extends Omit<FakeGitHostOptions<FakeAzur
   collection?: string;
 }
 
-export type FakePullRequestStatus = 'active' | 'completed' | 'abandoned';
-
-export interface FakeAzurePullRequest {
-  pullRequestId: number;
-  title: string;
-  description: string;
-  status: FakePullRequestStatus;
-  /** The source and target branch names (without `refs/heads/`). */
-  source: string;
-  target: string;
-  /** The page a person opens: `https://dev.azure.com/{org}/{project}/_git/{repo}/pullrequest/{id}`. */
-  webUrl: string;
-  /** The merge commit on the target, once completed. */
-  mergeCommitId?: string;
-}
+/** A pull request as a test reads it (`pullRequests`): its branches by name, without `refs/heads/`. */
+export type FakeAzurePullRequest = ReturnType<FakeAzureDevOps['pullRequests']>[number];
 
 /** The server namespace of the exception types named in error bodies. */
 const TYPE_NAMESPACES: Record<string, string> = {
@@ -209,7 +189,6 @@ function checkApiVersion(requested: string | undefined, method: string): void {
 
 type FakeProject = { id: string; name: string };
 
-/** Azure's names of the states. */
 const STATES = { open: 'active', closed: 'abandoned', merged: 'completed' } as const;
 
 /** `pushes`: how many pushes it took, the id of the next. */
@@ -288,7 +267,7 @@ export class FakeAzureDevOps extends FakeGitHost<
   }
 
   /** Pull requests, oldest first. */
-  pullRequests(project: string, name: string): FakeAzurePullRequest[] {
+  pullRequests(project: string, name: string) {
     const repo = this.repository(project, name);
     return repo.pulls.all.map((pull) => ({
       pullRequestId: pull.number,
@@ -411,6 +390,7 @@ export class FakeAzureDevOps extends FakeGitHost<
     return `${this.webHost}/${[this.collection, repo.project.name, '_git', repo.name].map(encodeURIComponent).join('/')}`;
   }
 
+  /** The page a person opens: `https://dev.azure.com/{org}/{project}/_git/{repo}/pullrequest/{id}`. */
   private pullRequestWebUrl(repo: FakeAzureRepository, id: number): string {
     return `https://${this.webPath(repo)}/pullrequest/${id}`;
   }

@@ -1,12 +1,8 @@
-// A fake Bitbucket Server / Data Center REST API (1.0) below a context path (`http://127.0.0.1:<port>[/context]`):
-// branches, browse (listings with blob ids as `contentId`, file lines), raw files, files, changes, commits, the file
-// edit (a multipart PUT on browse, one commit per file), branch-utils, pull requests (optimistic locking on `version`)
-// and the repository search (`/repos`). Bitbucket's rules a promotion relies on: one open pull request per source and
-// target (409 carrying `existingPullRequest`); one whose source branch is deleted is declined, one whose source commit
-// its target reaches is merged; paged answers carry `size`, `limit`, `start`, `isLastPage`, `nextPageStart`; errors
-// are `{"errors":[…]}`. Bearer tokens (maybe read-only: writes get 401) and Basic passwords authenticate; the rate
-// limit is a 429 with Data Center's `X-RateLimit-*`. The file edit's undocumented conflicts are a plain 409: the
-// adapter reads only the status.
+// A fake Bitbucket Server / Data Center REST API (1.0) below a context path (`http://127.0.0.1:<port>[/context]`).
+// Bitbucket's rules a promotion relies on: one open pull request per source and target (409 carrying
+// `existingPullRequest`); one whose source branch is deleted is declined, one whose source commit its target reaches is
+// merged; a pull request changes only at its current `version`; paged answers carry `isLastPage` and `nextPageStart`.
+// The file edit's undocumented conflicts are a plain 409: the adapter reads only the status.
 import { regularFiles, tarGz } from './tar-archive-writer.js';
 import { randomBytes } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
@@ -35,7 +31,6 @@ import { fileChanges, withMoves } from './git-repository.js';
 
 /** `path` below the context path (`/rest/api/1.0/projects/P/repos/r/branches`), `route` with `{projectKey}`… */
 export interface FakeBitbucketRequest extends LoggedRequest {
-  /** How the request authenticated, when it did. */
   auth?: 'token' | 'basic';
 }
 
@@ -63,22 +58,8 @@ export interface FakeBitbucketServerOptions extends Omit<
   maxChanges?: number;
 }
 
-export interface FakeBitbucketPullRequest {
-  id: number;
-  version: number;
-  title: string;
-  description: string;
-  state: 'OPEN' | 'MERGED' | 'DECLINED';
-  /** The source branch's name. */
-  fromBranch: string;
-  /** The target branch's name. */
-  toBranch: string;
-  /** The author's user name. */
-  author: string;
-  reviewers: string[];
-  /** `links.self[0].href`. */
-  url: string;
-}
+/** A pull request as a test reads it (`pullRequests`): its branches and people by name. */
+export type FakeBitbucketPullRequest = ReturnType<FakeBitbucketServer['pullRequests']>[number];
 
 /** The states of a build status (REST build status 1.0). */
 const BUILD_STATES = ['INPROGRESS', 'SUCCESSFUL', 'FAILED'] as const;
@@ -94,7 +75,6 @@ export interface FakeBitbucketBuildStatus {
 
 type StoredPullRequest = PullRecord & { version: number; author: FakeBitbucketUser; reviewers: FakeBitbucketUser[] };
 
-/** Bitbucket's names of the states. */
 const STATES = { open: 'OPEN', closed: 'DECLINED', merged: 'MERGED' } as const;
 
 type FakeRepository = HostRepository<StoredPullRequest, { projectKey: string; slug: string; id: number }>;
@@ -202,7 +182,7 @@ export class FakeBitbucketServer extends FakeGitHost<
   }
 
   /** Pull requests, oldest first. */
-  pullRequests(projectKey: string, slug: string): FakeBitbucketPullRequest[] {
+  pullRequests(projectKey: string, slug: string) {
     const repo = this.repository(projectKey, slug);
     return repo.pulls.all.map((pull) => ({
       id: pull.number,

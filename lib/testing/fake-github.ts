@@ -50,7 +50,6 @@ export { gitBlobSha, gitCommitSha, gitTreeSha } from './git-repository.js';
 
 /** `path` below the API base (`/repos/o/r/git/ref/heads/main`), `route` in Octokit's notation (`GET /repos/{owner}/…`). */
 export interface FakeGitHubRequest extends LoggedRequest {
-  /** How the request authenticated, when it did. */
   auth?: 'token' | 'installation' | 'app';
 }
 
@@ -80,22 +79,13 @@ export interface FakeGitHubOptions extends FakeGitHostOptions<FakeGitHubRequest>
   maxTreeEntries?: number;
 }
 
-export interface FakePullRequest {
-  number: number;
-  title: string;
-  body: string;
-  state: 'open' | 'closed';
-  merged: boolean;
-  /** The head branch name. */
-  head: string;
-  /** The head commit: the branch's current commit while open, the last one once closed. */
-  headSha: string;
-  base: string;
-  htmlUrl: string;
-  mergeCommitSha?: string;
-}
+/** A pull request as a test reads it (`pulls`). */
+export type FakePullRequest = ReturnType<FakeGitHub['pulls']>[number];
 
 type StoredPull = PullRecord & { user: string };
+
+/** GitHub's names of the states: a merged pull request is closed, and `merged`. */
+const STATES = { open: 'open', closed: 'closed', merged: 'closed' } as const;
 
 /** The states of a deployment (https://docs.github.com/rest/deployments). */
 const DEPLOYMENT_STATES = ['error', 'failure', 'inactive', 'in_progress', 'queued', 'pending', 'success'] as const;
@@ -245,15 +235,16 @@ export class FakeGitHub extends FakeGitHost<
   }
 
   /** Pull requests, oldest first. */
-  pulls(owner: string, name: string): FakePullRequest[] {
+  pulls(owner: string, name: string) {
     const repo = this.repository(owner, name);
     return repo.pulls.all.map((pull) => ({
       number: pull.number,
       title: pull.title,
       body: pull.description,
-      state: pull.state === 'open' ? 'open' : 'closed',
+      state: STATES[pull.state],
       merged: pull.state === 'merged',
       head: pull.source,
+      // The branch's commit while open, the last one once closed.
       headSha: repo.pulls.headSha(pull) ?? '',
       base: pull.target,
       htmlUrl: this.pullHtmlUrl(repo, pull.number),
@@ -449,7 +440,7 @@ export class FakeGitHub extends FakeGitHost<
       number: pull.number,
       url: this.repoUrl(repo, `/pulls/${pull.number}`),
       html_url: this.pullHtmlUrl(repo, pull.number),
-      state: pull.state === 'open' ? 'open' : 'closed',
+      state: STATES[pull.state],
       title: pull.title,
       body: pull.description,
       user: { login: pull.user },

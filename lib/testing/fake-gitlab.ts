@@ -35,7 +35,6 @@ import { badGitPath as badPath, gitNow, gitTime, type FlatEntry } from './git-re
 
 /** `path` below the API base as sent (`/projects/a%2Fb/repository/tree`), `route` as GitLab's docs write it. */
 export interface FakeGitLabRequest extends LoggedRequest {
-  /** How the request authenticated, when it did. */
   auth?: 'private-token' | 'bearer';
 }
 
@@ -55,18 +54,8 @@ export interface FakeGitLabTokenOptions {
 /** `token`: `glpat-…`; `webHost`: `gitlab.example.com`, its pages `/group/project/-/merge_requests/3` with `webPages`. */
 export type FakeGitLabOptions = FakeGitHostOptions<FakeGitLabRequest>;
 
-export interface FakeMergeRequest {
-  iid: number;
-  title: string;
-  description: string;
-  state: 'opened' | 'closed' | 'merged';
-  sourceBranch: string;
-  targetBranch: string;
-  /** The source branch's commit: its current one while open, the last one once closed or merged. */
-  sha: string;
-  webUrl: string;
-  mergeCommitSha?: string;
-}
+/** A merge request as a test reads it (`mergeRequests`). */
+export type FakeMergeRequest = ReturnType<FakeGitLab['mergeRequests']>[number];
 
 type User = { id: number; username: string; name: string; email: string };
 
@@ -100,7 +89,6 @@ export interface FakeGitLabDeployment {
 }
 
 const GITLAB_IDENTITY = { name: 'Fake User', email: 'fake-user@example.com' };
-/** GitLab's names of the states. */
 const STATES = { open: 'opened', closed: 'closed', merged: 'merged' } as const;
 
 type FakeProject = HostRepository<StoredMergeRequest, { path: string; id: number }>;
@@ -202,7 +190,6 @@ export class FakeGitLab extends FakeGitHost<
     return hostRepository({ path, id: this.nextProjectId++ }, defaultBranch);
   }
 
-  /** The numeric id of a project. */
   projectId(path: string): number {
     return this.repository(path).id;
   }
@@ -213,7 +200,7 @@ export class FakeGitLab extends FakeGitHost<
   }
 
   /** Merge requests, oldest first. */
-  mergeRequests(path: string): FakeMergeRequest[] {
+  mergeRequests(path: string) {
     const project = this.repository(path);
     return project.pulls.all.map((mr) => ({
       iid: mr.number,
@@ -222,6 +209,7 @@ export class FakeGitLab extends FakeGitHost<
       state: STATES[mr.state],
       sourceBranch: mr.source,
       targetBranch: mr.target,
+      // The source branch's commit while open, the last one once closed or merged.
       sha: project.pulls.headSha(mr) ?? '',
       webUrl: this.mergeRequestUrl(project, mr.number),
       ...(mr.mergeCommitSha ? { mergeCommitSha: mr.mergeCommitSha } : {}),
@@ -234,7 +222,6 @@ export class FakeGitLab extends FakeGitHost<
     return this.mergeStored(project, project.pulls.expect(iid, true), this.identity);
   }
 
-  /** Closes an open merge request without merging it. */
   closeMergeRequest(path: string, iid: number): void {
     const project = this.repository(path);
     project.pulls.close(project.pulls.expect(iid));

@@ -114,7 +114,6 @@ export class Router<T extends { route: string }> {
   }
 }
 
-/** A 200 answer with this JSON body. */
 export const ok = (body: unknown): Reply => ({ status: 200, body });
 
 /** A request body as JSON (undefined when empty), or the host's error for one that is not JSON. */
@@ -289,7 +288,6 @@ export abstract class FakeGitHost<
   /** Every request received, oldest first (cleared by `resetRequests`). */
   readonly requests: R[] = [];
   latencyMs: number | ((request: R) => number);
-  /** The default token. */
   readonly token: string;
 
   protected readonly repositories = new Map<string, Repo>();
@@ -321,7 +319,6 @@ export abstract class FakeGitHost<
     this.webPages = options.webPages === true;
   }
 
-  /** Creates and starts a server. */
   static async start<O, H extends { start(): Promise<H> }>(this: new (options?: O) => H, options?: O): Promise<H> {
     return new this(options).start();
   }
