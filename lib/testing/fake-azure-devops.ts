@@ -554,14 +554,8 @@ export class FakeAzureDevOps extends FakeGitHost<
     const sha = repo.putCommit({ tree, parents: baseIsZero ? [] : [base], author, committer, message: text(comment) });
     repo.refs.set(refName, sha);
     repo.pushes++;
-    return {
-      status: 201,
-      body: {
-        commits: [this.commitJson(repo, sha)],
-        refUpdates: [{ repositoryId: repo.id, name: refName, oldObjectId: current ?? ZERO_ID, newObjectId: sha }],
-        pushId: repo.pushes,
-      },
-    };
+    const moved = { repositoryId: repo.id, name: refName, oldObjectId: current ?? ZERO_ID, newObjectId: sha };
+    return { status: 201, body: { commits: [this.commitJson(repo, sha)], refUpdates: [moved], pushId: repo.pushes } };
   }
 
   /** updateRefs: each ref moved, created (old all zeros) or deleted (new all zeros) when its old id still holds. */
@@ -571,14 +565,10 @@ export class FakeAzureDevOps extends FakeGitHost<
       const name = text(update.name);
       const oldObjectId = text(update.oldObjectId).toLowerCase();
       const newObjectId = text(update.newObjectId).toLowerCase();
-      const result = (updateStatus: string) => ({
-        repositoryId: repo.id,
-        name,
-        oldObjectId,
-        newObjectId,
-        updateStatus,
-        success: updateStatus === 'succeeded',
-      });
+      const result = (updateStatus: string) => {
+        const success = updateStatus === 'succeeded';
+        return { repositoryId: repo.id, name, oldObjectId, newObjectId, updateStatus, success };
+      };
       if (!/^refs\/[^/]+\/.+/.test(name)) return result('invalidRefName');
       const current = repo.refs.get(name) ?? ZERO_ID;
       if (current !== oldObjectId) return result('staleOldObjectId');

@@ -434,11 +434,9 @@ export class FakeBitbucketServer extends FakeGitHost<
 
   /** The version a state change names (query `version`, or a JSON body's); 409 when it is not the current one. */
   private checkVersion(pull: StoredPullRequest, given: unknown): void {
-    if (Number(given) !== pull.version) {
-      throw problem(409, 'You are attempting to modify a pull request based on out-of-date information.', 'outOfDate', {
-        expectedVersion: pull.version,
-      });
-    }
+    if (Number(given) === pull.version) return;
+    const message = 'You are attempting to modify a pull request based on out-of-date information.';
+    throw problem(409, message, 'outOfDate', { expectedVersion: pull.version });
   }
 
   private duplicateProblem(repo: FakeRepository, existing: StoredPullRequest): HostError {

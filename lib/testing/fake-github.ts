@@ -465,15 +465,9 @@ export class FakeGitHub extends FakeGitHost<
       const token = `ghs_${randomBytes(18).toString('hex')}`;
       const expiresAt = Date.now() + 3600_000;
       this.tokens.set(token, { login: `app-${app.appId}[bot]`, kind: 'installation', expiresAt });
-      return {
-        status: 201,
-        body: {
-          token,
-          expires_at: new Date(expiresAt).toISOString().replace(/\.\d+Z$/, 'Z'),
-          permissions: { contents: 'write', pull_requests: 'write', metadata: 'read' },
-          repository_selection: 'all',
-        },
-      };
+      const expires_at = new Date(expiresAt).toISOString().replace(/\.\d+Z$/, 'Z');
+      const permissions = { contents: 'write', pull_requests: 'write', metadata: 'read' };
+      return { status: 201, body: { token, expires_at, permissions, repository_selection: 'all' } };
     });
 
     // GitHub adds the caller's permissions for a user's token; an installation token's answer has none.

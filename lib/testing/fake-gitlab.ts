@@ -481,21 +481,12 @@ export class FakeGitLab extends FakeGitHost<
     const commitOf = (project: FakeProject, ref: string | undefined, what = 'Commit') =>
       found(ref === undefined ? undefined : project.resolveCommit(ref), () => notFound(what));
 
-    route(TOKEN_SELF, ({ token }) => ({
-      status: 200,
-      body: {
-        id: token.id,
-        name: `token of ${token.user.username}`,
-        revoked: false,
-        active: true,
-        scopes: [...token.scopes],
-        user_id: token.user.id,
-        expires_at: null,
-      },
-    }));
-    route('GET /projects/:id', ({ project, token }) => ({
-      status: 200,
-      body: {
+    route(TOKEN_SELF, ({ token }) => {
+      const [name, scopes] = [`token of ${token.user.username}`, [...token.scopes]];
+      return ok({ id: token.id, name, revoked: false, active: true, scopes, user_id: token.user.id, expires_at: null });
+    });
+    route('GET /projects/:id', ({ project, token }) =>
+      ok({
         id: project.id,
         name: project.path.split('/').at(-1),
         path: project.path.split('/').at(-1),
@@ -509,8 +500,8 @@ export class FakeGitLab extends FakeGitHost<
           project_access: { access_level: ACCESS_LEVELS[token.role], notification_level: 3 },
           group_access: null,
         },
-      },
-    }));
+      }),
+    );
     route('GET /projects/:id/repository/branches/:branch', ({ project, params }) =>
       ok(this.branchJson(project, params.branch as string)),
     );
