@@ -215,7 +215,7 @@ export class FakeAzureDevOps extends FakeGitHost<
   true
 > {
   readonly collection: string;
-  /** The routes name the collection (see `url`), so that it is matched as Azure matches paths: without regard to case. */
+  /** The routes name the collection (see `url`), matched as Azure matches paths: without regard to case. */
   protected readonly apiBase = '';
   private readonly projects = new Map<string, FakeProject>();
   protected readonly router = new Router<HostRoute<RouteContext>>({ ignoreCase: true });
@@ -329,8 +329,8 @@ export class FakeAzureDevOps extends FakeGitHost<
       throw vss(404, 'ProjectDoesNotExistWithNameException', message);
     }
     // Without a project, only the repository's id names it.
-    const repo = [...this.repositories.values()].find(({ id, name, project }) =>
-      inProject ? project === inProject && [id, name.toLowerCase()].includes(repositoryKey) : id === repositoryKey,
+    const repo = [...this.repositories.values()].find(({ id, name, project: owner }) =>
+      inProject ? owner === inProject && [id, name.toLowerCase()].includes(repositoryKey) : id === repositoryKey,
     );
     if (!repo) {
       const message =

@@ -697,8 +697,9 @@ export class FakeGitLab extends FakeGitHost<
       if (!project.branchSha(target as string)) throw problem(422, [`Target branch "${target}" does not exist`]);
       // GitLab's rule: one open merge request per source branch (whatever its target).
       const open = project.pulls.openFrom(source as string);
-      if (open)
+      if (open) {
         throw problem(409, [`Another open merge request already exists for this source branch: !${open.number}`]);
+      }
       const mr = project.pulls.add({
         id: this.nextMergeRequestId++,
         title: title as string,

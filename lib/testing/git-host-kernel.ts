@@ -248,6 +248,7 @@ export interface RouteContext<R extends LoggedRequest, Credential, Repo> {
   /** A `multipart/form-data` body, for a host that takes forms (`takesForms`). */
   form?: FormData;
   request: R;
+  /** The request's headers: Azure's items route answers a zip when `Accept` asks for one. */
   headers: IncomingHttpHeaders;
   /** What the caller's credential stands for; undefined on an `open` route. */
   credential: Credential;
@@ -807,7 +808,7 @@ export class PullRequests<P extends PullRecord> {
   }
 }
 
-/** What a simulated host's web page of a pull (or merge) request shows: `GitHub`, `acme/fleet`, `#3`, `pull request`. */
+/** What a simulated host's page of a pull (or merge) request shows: `GitHub`, `acme/fleet`, `#3`, `pull request`. */
 type PullRequestPageInput = { hostName: string; repository: string; reference: string; word: string; pull: PullRecord };
 
 /**
