@@ -201,6 +201,16 @@ spec: { secretRef: { name: dev-kubeconfig } }
     queue.take();
     const firstPoll = await count(poll);
     for (let i = 0; i < SOURCES; i++) await ready(team(i));
+    // What the first poll applied moved the configuration generation on, so the next poll lists the pairs to poll
+    // again and stores that plan: one write, once per change of the configuration (docs/architecture.md, "The poll
+    // digest"). The polls after it write nothing.
+    const replanPoll = await count(poll);
+    expect('Git requests of the poll after the sources applied their objects', replanPoll.gitRequests, SOURCES);
+    expect(
+      'DynamoDB writes of the poll after the sources applied their objects (the poll plan)',
+      replanPoll.dynamoWrites,
+      1,
+    );
     const quietPoll = await count(poll);
     expect('Git requests of a poll with no new commit', quietPoll.gitRequests, SOURCES);
     expect('DynamoDB writes of a poll with no new commit', quietPoll.dynamoWrites, 0);

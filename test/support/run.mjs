@@ -9,7 +9,7 @@
 // tests too.
 //
 //   node test/support/run.mjs [--checks] [--quick] [--isolate] [--concurrency N] [--shards N] [--write-durations]
-//                             [FILE|DIR …]
+//                             [--attribute-async-errors] [FILE|DIR …]
 import { spawn } from 'node:child_process';
 import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync, existsSync } from 'node:fs';
 import { availableParallelism, tmpdir } from 'node:os';
@@ -58,6 +58,7 @@ const { values: options, positionals } = parseArgs({
     shards: { type: 'string' },
     'write-durations': { type: 'boolean', default: false },
     checks: { type: 'boolean', default: false },
+    'attribute-async-errors': { type: 'boolean', default: false },
   },
 });
 
@@ -78,8 +79,12 @@ const durationsOut = join(work, 'durations.json');
 // The quick tests start no pipelinectl, so they need no build of it.
 const cli = options.quick ? undefined : await buildCompiledCli(ROOT);
 
-// `npm test`: the static checks run one after another beside the tests, on the CPU the shards leave idle.
-const checks = options.checks ? runChecks(['typecheck', 'lint', 'format:check']) : Promise.resolve([]);
+// `npm test`: the static checks run beside the tests, on the CPU the shards leave idle, in two lanes: the lint, the
+// longest, in one, the type check and the format check in the other. The lint alone is single-threaded, so one lane
+// would end the run on one CPU with the other idle once the tests are done (docs/testing.md).
+const checks = options.checks
+  ? Promise.all([runChecks(['lint']), runChecks(['typecheck', 'format:check'])]).then((lanes) => lanes.flat())
+  : Promise.resolve([]);
 
 const reporters = [
   '--test-reporter=spec',
@@ -89,9 +94,13 @@ const reporters = [
   `--test-reporter=${join(SUPPORT, 'durations-reporter.mjs')}`,
   `--test-reporter-destination=${durationsOut}`,
 ];
+// The runner's async hook, lean unless asked for (lean-test-harness.mjs says what that changes).
+const harness = options['attribute-async-errors']
+  ? []
+  : ['--import', pathToFileURL(join(SUPPORT, 'lean-test-harness.mjs')).href];
 const child = spawn(
   process.execPath,
-  ['--import', 'tsx', '--test', `--test-concurrency=${concurrency}`, ...reporters, ...entries],
+  [...harness, '--import', 'tsx', '--test', `--test-concurrency=${concurrency}`, ...reporters, ...entries],
   { cwd: ROOT, stdio: 'inherit', env: { ...process.env, ...(cli && { PIPELINECTL_TEST_BIN: cli.bin }) } },
 );
 // Ctrl-C stops the tests and still removes the build and the shard files.
