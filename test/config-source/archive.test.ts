@@ -15,7 +15,16 @@ import { FakeGitHub } from '../../lib/testing/fake-github.js';
 import { MemoryStore } from '../../lib/testing/memory-store.js';
 import type { FakeHostUnderTest } from '../promotion/git-host-under-test.js';
 import { startGitLabUnderTest } from '../promotion/gitlab-support.js';
-import { applyPorts, clusterYaml, configSourceYaml, NS, pipelineYaml, SOURCE, sourceSecrets } from './fixtures.js';
+import {
+  applyPorts,
+  clusterYaml,
+  configSourceYaml,
+  hostSyncDeps,
+  NS,
+  pipelineYaml,
+  SOURCE,
+  sourceSecrets,
+} from './fixtures.js';
 
 const OWNER = 'acme';
 const REPO = 'fleet';
@@ -137,13 +146,7 @@ describe('a ConfigSource read from one archive on a host whose listing gives no 
     store = new MemoryStore();
     const secrets = sourceSecrets(fake.secretValues);
     const ports = applyPorts(store, secrets);
-    deps = {
-      store,
-      git: { hosts: [fake.host({ retries: 0 })], secrets, apiUrls: { [fake.type]: fake.apiUrl } },
-      apply: ports,
-      logger: { info: () => undefined, warn: () => undefined },
-      now: () => new Date(),
-    };
+    deps = hostSyncDeps(fake, store, secrets, ports);
     const source = configSourceYaml({ url: fake.repositoryUrl, type: fake.type });
     const applied = await applyConfiguration(ports, { source: { text: source, file: 'config.yaml' } });
     assert.ok(applied.ok, JSON.stringify(applied));

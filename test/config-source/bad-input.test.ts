@@ -15,7 +15,16 @@ import { FakeGitHub } from '../../lib/testing/fake-github.js';
 import { MemoryStore } from '../../lib/testing/memory-store.js';
 import type { FakeHostUnderTest } from '../promotion/git-host-under-test.js';
 import { startGitLabUnderTest } from '../promotion/gitlab-support.js';
-import { applyPorts, clusterYaml, configSourceYaml, NS, pipelineYaml, SOURCE, sourceSecrets } from './fixtures.js';
+import {
+  applyPorts,
+  clusterYaml,
+  configSourceYaml,
+  hostSyncDeps,
+  NS,
+  pipelineYaml,
+  SOURCE,
+  sourceSecrets,
+} from './fixtures.js';
 
 const OWNER = 'acme';
 const REPO = 'fleet';
@@ -277,13 +286,7 @@ describe('a ConfigSource on a host whose listing gives no sizes (GitLab)', () =>
     const store = new MemoryStore();
     const secrets = sourceSecrets(fake.secretValues);
     const ports = applyPorts(store, secrets);
-    const deps: SyncDeps = {
-      store,
-      git: { hosts: [fake.host({ retries: 0 })], secrets, apiUrls: { [fake.type]: fake.apiUrl } },
-      apply: ports,
-      logger: { info: () => undefined, warn: () => undefined },
-      now: () => new Date(),
-    };
+    const deps = hostSyncDeps(fake, store, secrets, ports);
     const source = configSource().replace(
       `url: https://github.com/${OWNER}/${REPO}`,
       `url: ${fake.repositoryUrl}\n  type: ${fake.type}`,

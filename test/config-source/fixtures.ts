@@ -2,9 +2,11 @@
 // YAML its repository holds, the Secrets (the source's token and the cluster's kubeconfig) and the ports `apply` and a
 // sync are given over the in-memory store.
 import type { ApplyPorts } from '../../lib/apply/index.js';
+import type { SyncDeps } from '../../lib/config-source/sync.js';
 import type { QueueMessage } from '../../lib/queue/messages.js';
 import { secretKeyNames, StaticSecretSource } from '../../lib/secrets/port.js';
 import type { Store } from '../../lib/store/port.js';
+import type { FakeHostUnderTest } from '../promotion/git-host-under-test.js';
 
 export const NS = 'flux-system';
 export const SOURCE = { namespace: NS, name: 'fleet' };
@@ -71,5 +73,25 @@ export function applyPorts(store: Store, secrets: StaticSecretSource, sent: Queu
       return Promise.resolve(true);
     },
     identity: () => Promise.resolve('local:tester'),
+  };
+}
+
+/**
+ * What a sync of a source on `fake` is given: the host's adapter without retries (a failure is seen as it is), the
+ * Secrets, `apply`'s ports and a logger that says nothing.
+ */
+export function hostSyncDeps(
+  fake: FakeHostUnderTest,
+  store: Store,
+  secrets: StaticSecretSource,
+  apply: ApplyPorts,
+  now: () => Date = () => new Date(),
+): SyncDeps {
+  return {
+    store,
+    git: { hosts: [fake.host({ retries: 0 })], secrets, apiUrls: { [fake.type]: fake.apiUrl } },
+    apply,
+    logger: { info: () => undefined, warn: () => undefined },
+    now,
   };
 }

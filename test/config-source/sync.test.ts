@@ -11,7 +11,16 @@ import type { StoredConfigSource } from '../../lib/store/port.js';
 import { MemoryStore } from '../../lib/testing/memory-store.js';
 import type { FakeHostUnderTest } from '../promotion/git-host-under-test.js';
 import { HOSTS } from '../promotion/pull-request-subject.js';
-import { applyPorts, clusterYaml, configSourceYaml, NS, pipelineYaml, SOURCE, sourceSecrets } from './fixtures.js';
+import {
+  applyPorts,
+  clusterYaml,
+  configSourceYaml,
+  hostSyncDeps,
+  NS,
+  pipelineYaml,
+  SOURCE,
+  sourceSecrets,
+} from './fixtures.js';
 
 const cluster = clusterYaml;
 const pipeline = (name: string) => pipelineYaml(name);
@@ -56,13 +65,7 @@ for (const [type, start] of HOSTS) {
       clock = Date.parse('2026-11-29T10:00:00Z');
       const secrets = sourceSecrets(fake.secretValues);
       ports = applyPorts(store, secrets, sent);
-      deps = {
-        store,
-        git: { hosts: [fake.host({ retries: 0 })], secrets, apiUrls: { [fake.type]: fake.apiUrl } },
-        apply: ports,
-        logger: { info: () => undefined, warn: () => undefined },
-        now: () => new Date((clock += 1000)),
-      };
+      deps = hostSyncDeps(fake, store, secrets, ports, () => new Date((clock += 1000)));
       const applied = await cliApply(ports, configSource(fake));
       assert.ok(applied.ok, JSON.stringify(applied));
     });
@@ -159,13 +162,7 @@ describe('a ConfigSource and what else defines objects (GitHub)', () => {
     store = new MemoryStore();
     const secrets = sourceSecrets(fake.secretValues);
     ports = applyPorts(store, secrets);
-    deps = {
-      store,
-      git: { hosts: [fake.host({ retries: 0 })], secrets, apiUrls: { [fake.type]: fake.apiUrl } },
-      apply: ports,
-      logger: { info: () => undefined, warn: () => undefined },
-      now: () => new Date(),
-    };
+    deps = hostSyncDeps(fake, store, secrets, ports);
     assert.ok((await cliApply(ports, configSource(fake))).ok);
   });
 
