@@ -2,7 +2,7 @@
 // `--attribute-async-errors`. Node 20's test runner enables an async hook in every test process that follows every
 // asynchronous resource (each promise, timer and socket) from the test that created it to its destruction, only so
 // that an uncaught error thrown later from one of them fails that test by name. The destroy half makes V8 register a
-// callback for every promise: about a tenth of the suite's CPU (docs/testing.md, "What the tests cost").
+// callback for every promise: 5 to 8 % of the test processes' CPU, measured (docs/testing.md, "Figures").
 //
 // This keeps the part of the hook the runner needs to build the tree (a Test, which is the async resource the runner
 // runs each test and suite in, is still recorded, so `it` inside `describe` and hooks nest as before) and drops the
