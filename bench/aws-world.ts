@@ -31,6 +31,7 @@ import { applyFakeClusters } from '../test/loop/harness.js';
 import { countCapacityUnits, READ_OPERATIONS, WRITE_OPERATIONS, type CapacityUnits } from './dynamo.js';
 import { startDynalite } from '../test/support/dynalite.js';
 import { approximateQueueDepth } from '../test/support/sqs-depth.js';
+import { silentLogger } from '../lib/logging/logger.js';
 
 export type Side = 'receiver' | 'verifier' | 'setup';
 
@@ -62,8 +63,6 @@ const emptyUsage = (): Usage => ({
   dynamo: { receiver: emptyDynamoUsage(), verifier: emptyDynamoUsage(), setup: emptyDynamoUsage() },
   sqs: { receiver: new Map(), verifier: new Map(), setup: new Map() },
 });
-
-const silent = { debug() {}, info() {}, warn() {}, error() {} };
 
 export const MASTER_KEY = 'bench-master-key';
 
@@ -177,7 +176,7 @@ export async function startAwsWorld(pipeline: PipelineDocument, clusterNames: re
     queue,
     clusters,
     promoter,
-    logger: silent,
+    logger: silentLogger,
     now: () => new Date(),
     workerId: 'bench-verifier',
     clusterRegistrations: registrations,
@@ -198,7 +197,7 @@ export async function startAwsWorld(pipeline: PipelineDocument, clusterNames: re
           },
           body: Buffer.from(body),
         },
-        { store, queue, secrets, masterKeys: () => Promise.resolve({ current: MASTER_KEY }), logger: silent },
+        { store, queue, secrets, masterKeys: () => Promise.resolve({ current: MASTER_KEY }), logger: silentLogger },
       );
       return response.statusCode;
     } finally {
@@ -220,7 +219,7 @@ export async function startAwsWorld(pipeline: PipelineDocument, clusterNames: re
       );
       if (Messages.length === 0) return 0;
       const records = Messages.map((message) => toSqsRecord(message, queueArn));
-      const response = await consumeBatch({ Records: records }, verifier, { deadLetters, logger: silent });
+      const response = await consumeBatch({ Records: records }, verifier, { deadLetters, logger: silentLogger });
       const failed = new Set(response.batchItemFailures.map((failure) => failure.itemIdentifier));
       const done = records.filter((record) => !failed.has(record.messageId));
       if (done.length > 0) {

@@ -26,6 +26,7 @@ import { ScriptedClusters } from '../lib/testing/scripted-clusters.js';
 import { createVerifier } from '../lib/verifier/index.js';
 import { READ_OPERATIONS, startBenchDynamo, WRITE_OPERATIONS, type BenchDynamo } from './dynamo.js';
 import { formatMs, formatNumber, formatRatio, runIfMain, type Bench, type Measurement } from './report.js';
+import { silentLogger } from '../lib/logging/logger.js';
 
 const OWNER = 'acme';
 const REPO = 'fleet';
@@ -34,8 +35,6 @@ const SOURCES = 20;
 const LARGE_FILES = 500;
 const QUIET_POLLS = 10;
 const LARGE_SOURCE = { namespace: NS, name: 'fleet' };
-
-const silent = { debug() {}, info() {}, warn() {}, error() {} };
 
 const pipeline = (name: string, replicas = 1) => `apiVersion: pipelines.weave.works/v1alpha1
 kind: Pipeline
@@ -172,7 +171,7 @@ spec: { secretRef: { name: dev-kubeconfig } }
       queue,
       clusters: new ScriptedClusters(),
       promoter: new RecordingPromoter(),
-      logger: silent,
+      logger: silentLogger,
       now: () => new Date(),
       workerId: 'bench-verifier',
       // As the Lambda builds it: the adapter's defaults (no writes here, so no write spacing either).

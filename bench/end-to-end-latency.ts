@@ -32,7 +32,7 @@ import { deriveClusterKey, signatureHeader } from '../lib/http/index.js';
 import { startLocalMode } from '../lib/local/mode.js';
 import type { AppKey } from '../lib/pipeline/model.js';
 import { pullRequestTitle } from '../lib/promotion/pull-request/index.js';
-import type { Logger } from '../lib/logging/logger.js';
+import { silentLogger } from '../lib/logging/logger.js';
 import type { Store } from '../lib/store/index.js';
 import { podinfoReleaseYaml, podinfoServeFiles } from '../lib/testing/config-yaml.js';
 import { FakeGitHub } from '../lib/testing/fake-github.js';
@@ -59,7 +59,6 @@ export const MAX_WRITES_PER_PROMOTION = 3;
 const PIPELINE = { namespace: 'flux-system', name: 'podinfo' };
 const CLUSTER = { namespace: 'flux-system', name: 'fleet' };
 const app = (namespace: string): AppKey => ({ cluster: CLUSTER, kind: 'HelmRelease', namespace, name: 'podinfo' });
-const silent: Logger = { debug() {}, info() {}, warn() {}, error() {} };
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 const manifest = (env: string, version: string) => podinfoReleaseYaml(env, env, version);
@@ -129,7 +128,7 @@ async function startLocalModeOn(
     pollIntervalMs,
     githubApiUrl: world.github.url,
     githubWriteIntervalMs,
-    logger: silent,
+    logger: silentLogger,
   });
   return {
     receiverUrl: mode.receiverUrl,

@@ -37,6 +37,7 @@ import { deployed, settled } from '../test/loop/harness.js';
 import { startBenchDynamo } from './dynamo.js';
 import { measureLabelSelection } from './leaf-cluster-selection.js';
 import { formatMs, formatNumber, formatRatio, percentile, runIfMain, type Bench, type BenchSection } from './report.js';
+import { silentLogger } from '../lib/logging/logger.js';
 
 // ---------------------------------------------------------------- the fleet
 
@@ -66,7 +67,6 @@ const KUSTOMIZATION_NAMESPACE = 'flux-system';
 const VERSION = '1.4.2';
 const KUSTOMIZATION_REVISION = 'main@sha1:5d0f5c1cb2d4b4b0a1b7f8e65e0cb6b6a0a6e2f1';
 
-const silent = { debug() {}, info() {}, warn() {}, error() {} };
 const CLUSTER_NAMESPACE = 'flux-system';
 
 const clusterName = (index: number): string => `leaf-${String(index).padStart(3, '0')}`;
@@ -390,14 +390,14 @@ const benchFleetPoll: Bench = async (): Promise<BenchSection> => {
 
     // The product path: poller → embedded queue → verifier → reader → store.
     const reader = new TimedClusterReader(productReader());
-    const running = new EmbeddedQueue({ visibilityTimeoutSeconds: 360, logger: silent });
+    const running = new EmbeddedQueue({ visibilityTimeoutSeconds: 360, logger: silentLogger });
     queue = running;
     const verifier = createVerifier({
       store,
       queue: running,
       clusters: reader,
       promoter: new RecordingPromoter(),
-      logger: silent,
+      logger: silentLogger,
       now: () => new Date(),
       workerId: 'bench',
       clusterRegistrations: registrations,

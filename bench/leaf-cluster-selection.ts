@@ -31,6 +31,7 @@ import { createVerifier } from '../lib/verifier/index.js';
 import { deployed, settled } from '../test/loop/harness.js';
 import { startDynalite } from '../test/support/dynalite.js';
 import { formatNumber, formatRatio, runIfMain, type Bench, type Measurement } from './report.js';
+import { silentLogger } from '../lib/logging/logger.js';
 
 /** The fleet one pipeline selects, each cluster its own fake API server. `BENCH_SELECTION_CLUSTERS` overrides it. */
 const SELECTION_CLUSTERS = Number(process.env.BENCH_SELECTION_CLUSTERS ?? 500);
@@ -52,7 +53,6 @@ const VERSION = '1.4.2';
 /** The cluster relabelled: `tier: prod` → `tier: retired` (leaves) → `tier: prod` (joins). */
 const RELABELLED = 0;
 
-const silent = { debug() {}, info() {}, warn() {}, error() {} };
 const clusterName = (index: number): string => `leaf-${String(index).padStart(3, '0')}`;
 const seconds = (ms: number): string => `${(ms / 1000).toFixed(1)} s`;
 
@@ -231,7 +231,7 @@ async function pollSelectedFleet(): Promise<SelectionPoll> {
     for (const fake of fakes) fake.latencyMs = LATENCY_MS;
     const setupMs = performance.now() - setupStarted;
 
-    const running = new EmbeddedQueue({ visibilityTimeoutSeconds: 360, logger: silent });
+    const running = new EmbeddedQueue({ visibilityTimeoutSeconds: 360, logger: silentLogger });
     queue = running;
     const verifier = createVerifier({
       store,
@@ -241,7 +241,7 @@ async function pollSelectedFleet(): Promise<SelectionPoll> {
         secrets,
       }),
       promoter: new RecordingPromoter(),
-      logger: silent,
+      logger: silentLogger,
       now: () => new Date(),
       workerId: 'bench',
     });

@@ -25,6 +25,7 @@
 import { handleRequest, signatureHeader, startHttpServer, deriveClusterKey } from '../lib/http/index.js';
 import type { HttpRequest, HttpResponse, ReceiverDeps } from '../lib/http/index.js';
 import type { PipelineDocument } from '../lib/config/schema.js';
+import { silentLogger } from '../lib/logging/logger.js';
 import { resolvePipeline } from '../lib/pipeline/model.js';
 import { EmbeddedQueue } from '../lib/queue/index.js';
 import { StaticSecretSource } from '../lib/secrets/port.js';
@@ -45,7 +46,6 @@ const MASTER_KEYS = { current: 'bench-master-key-3f9c1e7a' };
 const CLUSTER = { namespace: 'flux-system', name: 'fleet-eu' };
 const APP = { namespace: 'apps', name: 'podinfo' };
 const EVENT_PATH = `/v1/events/${CLUSTER.namespace}/${CLUSTER.name}`;
-const silentLogger = { info() {}, warn() {}, error() {} };
 const WEBHOOK_SECRET = { namespace: 'flux-system', name: 'podinfo-webhook' };
 const WEBHOOK_HMAC_KEY = 'bench-webhook-key-8d2b6f1c';
 const PROMOTION_PATH = '/promotion/flux-system/podinfo/dev';

@@ -9,7 +9,7 @@ import { readdir } from 'node:fs/promises';
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { DescribeTableCommand, DynamoDBClient, ResourceNotFoundException } from '@aws-sdk/client-dynamodb';
-import type { Logger } from '../logging/logger.js';
+import { silentLogger, type Logger } from '../logging/logger.js';
 import { createTable } from '../store/index.js';
 import { createMasterKey, dataPath, exists, LOCAL_TABLE_NAME } from './data-dir.js';
 import { causeMessage, missingMasterKey, missingStore, storeCannotOpen } from './data-dir-errors.js';
@@ -48,8 +48,6 @@ export interface LocalDynamoOptions {
   env?: NodeJS.ProcessEnv;
 }
 
-const SILENT: Logger = { debug() {}, info() {}, warn() {}, error() {} };
-
 /** A client of the local store, signing every request with the store's access key. */
 export function localDynamoClient(endpoint: string, accessKey: string): DynamoDBClient {
   return new DynamoDBClient({
@@ -62,7 +60,7 @@ export function localDynamoClient(endpoint: string, accessKey: string): DynamoDB
 /** Opens the data directory's store (see above). Fails with a clear message when another process holds it. */
 export async function startLocalDynamo(dataDir: string, options: LocalDynamoOptions = {}): Promise<LocalDynamo> {
   dynaliteEntry(); // without dynalite, fail before the data directory is made or changed
-  const logger = options.logger ?? SILENT;
+  const logger = options.logger ?? silentLogger;
   for (const line of await secureDataDir(dataDir)) logger.warn(`permissions too open, tightened: ${line}`);
   const fresh = await checkLayout(dataDir, options, logger);
   let check: StoreCheckResult;
@@ -134,7 +132,7 @@ export async function startLocalDynamo(dataDir: string, options: LocalDynamoOpti
 export async function startEmptyDynamo(
   options: Pick<LocalDynamoOptions, 'logger'> = {},
 ): Promise<Pick<LocalDynamo, 'client' | 'stop'>> {
-  const logger = options.logger ?? SILENT;
+  const logger = options.logger ?? silentLogger;
   const { server } = createDynaliteServer({ createTableMs: 0, deleteTableMs: 0, updateTableMs: 0 }, (error) => {
     logger.error('the in-memory store failed a request', { error: causeMessage(error) });
   });

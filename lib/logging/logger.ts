@@ -8,3 +8,6 @@ export interface Logger {
   warn(message: string, attributes?: Record<string, unknown>): void;
   error(message: string, attributes?: Record<string, unknown>): void;
 }
+
+/** A logger that drops everything: for a part whose caller wants no output of it, and for tests. */
+export const silentLogger: Logger = { debug() {}, info() {}, warn() {}, error() {} };

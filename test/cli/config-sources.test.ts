@@ -19,6 +19,7 @@ import { runCli } from '../support/pipelinectl.js';
 import { writeFiles } from '../support/temp-files.js';
 import { CLUSTERS, pipeline, PIPELINE, SECRETS } from './fixtures.js';
 import { lines } from './helpers.js';
+import { silentLogger } from '../../lib/logging/logger.js';
 
 const FLEET = { namespace: 'flux-system', name: 'fleet' };
 const BROKEN = { namespace: 'flux-system', name: 'broken' };
@@ -30,7 +31,6 @@ const HOUR = 3_600_000;
 const BAD_MESSAGE = 'bad: x\n\x1b[31m';
 /** The same as the tables show it, one line with the escape as text, as a regular expression. */
 const BAD_MESSAGE_SHOWN = 'bad: x \\u{1b}[31m'.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
-const silent = { debug() {}, info() {}, warn() {}, error() {} };
 
 const SOURCES = `
 apiVersion: v1
@@ -69,7 +69,7 @@ describe('pipelinectl and ConfigSources on a local data directory', { concurrenc
 
   /** Runs `action` on the data directory's store, opened in this process and closed after. */
   async function onStore<T>(action: (backend: Backend) => Promise<T>): Promise<T> {
-    const backend = await openLocalBackend(dataDir, silent);
+    const backend = await openLocalBackend(dataDir, silentLogger);
     try {
       return await action(backend);
     } finally {

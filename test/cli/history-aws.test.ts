@@ -13,10 +13,10 @@ import { signatureHeader } from '../../lib/signing/hmac.js';
 import { RecordingQueue } from '../../lib/testing/recording-queue.js';
 import { PIPELINE, pipelineDocument, WEBHOOK_HMAC_KEY } from '../loop/harness.js';
 import { useDeployedStack } from '../support/deployed-stack.js';
+import { silentLogger } from '../../lib/logging/logger.js';
 
 const ARN = 'arn:aws:iam::123456789012:user/alice';
 const WEBHOOK_IDENTITY = 'hmac-key of Secret flux-system/webhook-hmac';
-const silent = { debug() {}, info() {}, warn() {}, error() {} };
 
 describe('pipelinectl history --aws', () => {
   const stack = useDeployedStack();
@@ -38,7 +38,7 @@ describe('pipelinectl history --aws', () => {
       queue: new RecordingQueue(),
       secrets,
       masterKeys: () => Promise.reject(new Error('an approval needs no master key')),
-      logger: silent,
+      logger: silentLogger,
     };
     const approval = (revision: string, key: string) =>
       handleRequest(

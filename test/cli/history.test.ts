@@ -19,11 +19,11 @@ import { writeFiles } from '../support/temp-files.js';
 import { app, CLUSTERS, healthy, pipeline, PIPELINE, SECRETS } from './fixtures.js';
 import { lines } from './helpers.js';
 import { runCli } from '../support/pipelinectl.js';
+import { silentLogger } from '../../lib/logging/logger.js';
 
 const OTHER = { namespace: 'flux-system', name: 'other' };
 const HOUR = 3_600_000;
 const DAY = 24 * HOUR;
-const silent = { debug() {}, info() {}, warn() {}, error() {} };
 
 describe('pipelinectl history on a local data directory', { concurrency: false }, () => {
   let root = '';
@@ -33,7 +33,7 @@ describe('pipelinectl history on a local data directory', { concurrency: false }
 
   /** Runs `action` on the data directory's store, opened in this process and closed after. */
   async function onStore<T>(action: (backend: Backend) => Promise<T>): Promise<T> {
-    const backend = await openLocalBackend(dataDir, silent);
+    const backend = await openLocalBackend(dataDir, silentLogger);
     try {
       return await action(backend);
     } finally {
@@ -49,7 +49,7 @@ describe('pipelinectl history on a local data directory', { concurrency: false }
         queue: new RecordingQueue(),
         clusters: new ScriptedClusters(),
         promoter: new RecordingPromoter(),
-        logger: silent,
+        logger: silentLogger,
         now: () => new Date(),
         workerId: 'history-test',
       });

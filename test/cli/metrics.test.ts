@@ -19,9 +19,9 @@ import { app, CLUSTERS, pipeline, PIPELINE, SECRETS } from './fixtures.js';
 import { lines } from './helpers.js';
 import { runCli } from '../support/pipelinectl.js';
 import { useDeployedStack } from '../support/deployed-stack.js';
+import { silentLogger } from '../../lib/logging/logger.js';
 
 const HOUR = 3_600_000;
-const silent = { debug() {}, info() {}, warn() {}, error() {} };
 
 /** podinfo's trail: `[hours ago, type, env, revision]`. */
 const TRAIL: readonly (readonly [number, AuditEntry['type'], string, string])[] = [
@@ -57,7 +57,7 @@ describe('pipelinectl metrics on a local data directory', { concurrency: false }
     });
     const applied = await cli('apply', '-f', join(root, 'config'));
     assert.equal(applied.code, 0, applied.stderr);
-    const backend = await openLocalBackend(dataDir, silent);
+    const backend = await openLocalBackend(dataDir, silentLogger);
     try {
       const now = Date.now();
       for (const [hoursAgo, type, env, revision] of TRAIL) {
@@ -147,7 +147,7 @@ describe('pipelinectl metrics --aws', () => {
     await store.recordTargetStatus(app('prod', 'apps-eu'), ready, ago(2));
 
     // The verifier's module, run as two redundant evaluations would run it.
-    const deps = { store, now: () => new Date(now), workerId: 'metrics-aws-test', logger: silent };
+    const deps = { store, now: () => new Date(now), workerId: 'metrics-aws-test', logger: silentLogger };
     for (let evaluation = 0; evaluation < 2; evaluation += 1) {
       await recordEnvironmentFacts(resolved, await store.getTargetStatuses(targets), deps);
     }

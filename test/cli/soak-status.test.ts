@@ -10,8 +10,7 @@ import { openLocalBackend } from '../../lib/cli/backends/local.js';
 import { writeFiles } from '../support/temp-files.js';
 import { app, CLUSTERS, healthy, pipeline, SECRETS } from './fixtures.js';
 import { runCli } from '../support/pipelinectl.js';
-
-const silent = { debug() {}, info() {}, warn() {}, error() {} };
+import { silentLogger } from '../../lib/logging/logger.js';
 
 describe('a soaking environment in status and explain', () => {
   let root = '';
@@ -35,7 +34,7 @@ describe('a soaking environment in status and explain', () => {
     assert.equal(applied.code, 0, applied.stderr);
     // dev became healthy on 6.9.2 ten minutes ago; staging and prod run 6.9.1. The soak's end is kept to the second and
     // the time left is rounded up to whole minutes, so it reads 19 to 21 minutes depending on when status runs.
-    const backend = await openLocalBackend(dataDir, silent);
+    const backend = await openLocalBackend(dataDir, silentLogger);
     try {
       const tenMinutesAgo = new Date(Date.now() - 10 * 60_000);
       await backend.store.recordTargetStatus(app('dev', 'apps'), healthy('6.9.2'), tenMinutesAgo);

@@ -22,9 +22,9 @@ import { RecordingQueue } from '../../lib/testing/recording-queue.js';
 import { createVerifier } from '../../lib/verifier/index.js';
 import { writeFiles } from '../support/temp-files.js';
 import { runCli, type CliRun } from '../support/pipelinectl.js';
+import { silentLogger } from '../../lib/logging/logger.js';
 
 const PIPELINE = { namespace: 'flux-system', name: 'podinfo' };
-const silent = { debug() {}, info() {}, warn() {}, error() {} };
 
 const ESC = '\u001b';
 const BEL = '\u0007';
@@ -86,7 +86,7 @@ describe('pipelinectl escapes what it prints of text from outside', { concurrenc
   const cli = (...args: string[]) => runCli([...args, '--data-dir', dataDir]);
 
   async function onStore<T>(action: (backend: Backend) => Promise<T>): Promise<T> {
-    const backend = await openLocalBackend(dataDir, silent);
+    const backend = await openLocalBackend(dataDir, silentLogger);
     try {
       return await action(backend);
     } finally {
@@ -137,7 +137,7 @@ describe('pipelinectl escapes what it prints of text from outside', { concurrenc
           secrets,
         }),
         promoter: new RecordingPromoter(),
-        logger: silent,
+        logger: silentLogger,
         now: () => new Date(),
         workerId: 'escaping-test',
       });

@@ -14,8 +14,7 @@ import { RecordingQueue } from '../../lib/testing/recording-queue.js';
 import type { FakeHostUnderTest } from '../promotion/git-host-under-test.js';
 import { startGitHubUnderTest } from '../promotion/github-support.js';
 import { applyPorts, clusterYaml, configSourceYaml, NS, SOURCE, sourceSecrets } from './fixtures.js';
-
-const silent = { debug() {}, info() {}, warn() {}, error() {} };
+import { silentLogger } from '../../lib/logging/logger.js';
 
 const cluster = clusterYaml();
 
@@ -60,14 +59,14 @@ describe('config-sync-failed through the verifier', () => {
     const people = peopleNotificationsOf({
       settings: parseNotificationSettings({ slack: { webhookUrl: slack.webhookUrl } }),
       store,
-      logger: silent,
+      logger: silentLogger,
       now,
     });
     verifierOf = assembleVerifier({
       store,
       queue: new RecordingQueue(),
       secrets,
-      logger: silent,
+      logger: silentLogger,
       now,
       promotion: { githubApiUrl: fake.apiUrl },
       people,

@@ -15,6 +15,7 @@ import { runCli } from '../support/pipelinectl.js';
 import { writeFiles } from '../support/temp-files.js';
 import { ownerCookieOf } from './owner-cookie.js';
 import { send } from './world.js';
+import { silentLogger } from '../../lib/logging/logger.js';
 
 const member = (name: string) => `
 apiVersion: pipelines.weave.works/v1alpha1
@@ -32,7 +33,6 @@ spec:
       pull-request:
         { type: github, url: 'https://github.com/acme/fleet', baseBranch: main, secretRef: { name: github }, group: shop, waitForAll: true }
 `;
-const silent = { debug() {}, info() {}, warn() {}, error() {} };
 
 describe('the dashboard shows a release train', () => {
   let root = '';
@@ -50,7 +50,7 @@ describe('the dashboard shows a release train', () => {
     });
     const applied = await runCli(['apply', '-f', join(root, 'config'), '--data-dir', join(root, 'data')]);
     assert.equal(applied.code, 0, applied.stderr);
-    backend = await openLocalBackend(join(root, 'data'), silent);
+    backend = await openLocalBackend(join(root, 'data'), silentLogger);
     const ready = (revision: string) => ({
       revision,
       phase: 'Ready' as const,
@@ -68,7 +68,7 @@ describe('the dashboard shows a release train', () => {
     await backend.store.recordTargetStatus(app('prod', 'cart'), ready('1.0.0'), new Date());
     await backend.store.recordTargetStatus(app('dev', 'web'), ready('2.0.0'), new Date());
     await backend.store.recordTargetStatus(app('prod', 'web'), ready('2.0.0'), new Date());
-    dashboard = await startDashboard({ backend, logger: silent });
+    dashboard = await startDashboard({ backend, logger: silentLogger });
     cookie = await ownerCookieOf(dashboard.ownerUrl);
   });
   after(async () => {

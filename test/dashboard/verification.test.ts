@@ -14,6 +14,7 @@ import { runCli } from '../support/pipelinectl.js';
 import { writeFiles } from '../support/temp-files.js';
 import { ownerCookieOf } from './owner-cookie.js';
 import { send } from './world.js';
+import { silentLogger } from '../../lib/logging/logger.js';
 
 const PIPELINE = { namespace: 'flux-system', name: 'checked' };
 const DOCUMENT = `
@@ -39,7 +40,6 @@ spec:
       notification: {}
       secretRef: { name: webhook-hmac }
 `;
-const silent = { debug() {}, info() {}, warn() {}, error() {} };
 
 describe('the dashboard shows verification checks', () => {
   let root = '';
@@ -60,7 +60,7 @@ describe('the dashboard shows verification checks', () => {
     });
     const applied = await runCli(['apply', '-f', join(root, 'config'), '--data-dir', dataDir]);
     assert.equal(applied.code, 0, applied.stderr);
-    backend = await openLocalBackend(dataDir, silent);
+    backend = await openLocalBackend(dataDir, silentLogger);
     const ready = (revision: string) => ({
       revision,
       phase: 'Ready' as const,
@@ -97,7 +97,7 @@ describe('the dashboard shows verification checks', () => {
       0,
     );
     assert.equal(stored, true);
-    dashboard = await startDashboard({ backend, logger: silent });
+    dashboard = await startDashboard({ backend, logger: silentLogger });
     cookie = await ownerCookieOf(dashboard.ownerUrl);
   });
   after(async () => {

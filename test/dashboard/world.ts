@@ -25,6 +25,7 @@ import { pipelineWithStagingApproval } from '../cli/approval-fixtures.js';
 import { CLUSTERS, PIPELINE, pipeline, SECRETS } from '../cli/fixtures.js';
 import { runCli } from '../support/pipelinectl.js';
 import { ownerCookieOf } from './owner-cookie.js';
+import { silentLogger } from '../../lib/logging/logger.js';
 
 /** A leaf cluster's message with markup in it: the pages must show it as text. */
 export const HOSTILE_MESSAGE = '<script>window.pwned = true</script><b>deployed</b>';
@@ -236,8 +237,6 @@ export interface DashboardWorld {
   close(): Promise<void>;
 }
 
-const silent = { debug() {}, info() {}, warn() {}, error() {} };
-
 const status = (revision: string, message = `deployed ${revision}`): TargetStatus => ({
   revision,
   phase: 'Ready',
@@ -284,7 +283,7 @@ export async function startDashboardWorld(options: DashboardWorldOptions = {}): 
   const applied = await runCli(['apply', '-f', join(root, 'config'), '--data-dir', dataDir]);
   assert.equal(applied.code, 0, applied.stderr);
 
-  const opened = await openLocalBackend(dataDir, silent);
+  const opened = await openLocalBackend(dataDir, silentLogger);
   if (options.configSources) await recordConfigSourceSyncs(opened.store);
   const promoter: Promoter = { promote: () => Promise.resolve({ result: PULL_REQUEST_URL }) };
   const verifier = createVerifier({
@@ -292,7 +291,7 @@ export async function startDashboardWorld(options: DashboardWorldOptions = {}): 
     queue: new RecordingQueue(),
     clusters: new ScriptedClusters(),
     promoter,
-    logger: silent,
+    logger: silentLogger,
     now: () => new Date(),
     workerId: 'dashboard-test',
   });
@@ -338,7 +337,7 @@ export async function startDashboardWorld(options: DashboardWorldOptions = {}): 
       return Promise.resolve(true);
     },
   };
-  const dashboard = await startDashboard({ backend, logger: silent, refreshMs: options.refreshMs ?? 200 });
+  const dashboard = await startDashboard({ backend, logger: silentLogger, refreshMs: options.refreshMs ?? 200 });
   const ownerCookie = await ownerCookieOf(dashboard.ownerUrl);
   return {
     dashboard,

@@ -11,8 +11,8 @@ import { FakeKubeApi } from '../../lib/testing/fake-kube-api.js';
 import { waitFor } from '../../lib/testing/wait-for.js';
 import { deployed } from '../loop/harness.js';
 import { tempFiles } from '../support/temp-files.js';
+import { silentLogger } from '../../lib/logging/logger.js';
 
-const silent = { debug() {}, info() {}, warn() {}, error() {} };
 const PIPELINE = { namespace: 'flux-system', name: 'podinfo' };
 
 it('the local mode starting on a running fleet records each environment passed once', async (t) => {
@@ -30,7 +30,7 @@ it('the local mode starting on a running fleet records each environment passed o
     dataDir,
     port: 0,
     pollIntervalMs: 3_600_000,
-    logger: silent,
+    logger: silentLogger,
   });
   t.after(() => mode.stop());
   await mode.poll();
@@ -41,7 +41,7 @@ it('the local mode starting on a running fleet records each environment passed o
   });
   await mode.stop(); // lets the messages in hand finish
 
-  const backend = await openLocalBackend(dataDir, silent);
+  const backend = await openLocalBackend(dataDir, silentLogger);
   try {
     const { items } = await backend.store.listAudit(PIPELINE);
     assert.deepEqual(

@@ -25,8 +25,7 @@ import {
 } from '../../lib/testing/config-yaml.js';
 import { formatDuration } from '../../lib/util/duration.js';
 import { tempFiles } from '../support/temp-files.js';
-
-const silent = { debug() {}, info() {}, warn() {}, error() {} };
+import { silentLogger } from '../../lib/logging/logger.js';
 
 describe('serve flags', () => {
   it('parses durations, ports and object keys', () => {
@@ -150,7 +149,7 @@ describe('the message route', () => {
     const deps = {
       queue: { send: (m: QueueMessage) => Promise.resolve(void sent.push(m)) },
       masterKey: () => Promise.resolve(KEY),
-      logger: silent,
+      logger: silentLogger,
     };
     const request = (body: string, options: Partial<HttpRequest> & { signature?: string } = {}): HttpRequest => ({
       method: 'POST',
@@ -279,7 +278,7 @@ describe('startLocalMode', () => {
       port: 0,
       host: '0.0.0.0',
       pollIntervalMs: 3_600_000,
-      logger: silent,
+      logger: silentLogger,
     });
     t.after(() => mode.stop());
     assert.match(mode.receiverUrl, /^http:\/\/127\.0\.0\.1:\d+$/, 'a wildcard address is published as loopback');
@@ -293,7 +292,7 @@ describe('startLocalMode', () => {
 
     // A second start in the same process: the data directory is in use.
     await assert.rejects(
-      startLocalMode({ configDir: join(root, 'config'), dataDir, port: 0, pollIntervalMs: 1000, logger: silent }),
+      startLocalMode({ configDir: join(root, 'config'), dataDir, port: 0, pollIntervalMs: 1000, logger: silentLogger }),
       /the data directory .* is in use/,
     );
     assert.equal((await readServeInfo(dataDir))?.receiverUrl, mode.receiverUrl, 'the failed start left serve.json');

@@ -14,8 +14,8 @@ import { deriveClusterKey, signatureHeader } from '../../lib/signing/hmac.js';
 import { dynamoTable } from '../../lib/store/index.js';
 import { RecordingQueue } from '../../lib/testing/recording-queue.js';
 import { tempFiles } from '../support/temp-files.js';
+import { silentLogger } from '../../lib/logging/logger.js';
 
-const silent = { debug() {}, info() {}, warn() {}, error() {} };
 const CLUSTER = { namespace: 'flux-system', name: 'dev' };
 const MASTER_KEY = 'm'.repeat(64);
 const EVENTS = 1_000;
@@ -60,7 +60,7 @@ describe('the local store answering many requests', () => {
       queue,
       secrets: new StaticSecretSource(),
       masterKeys: () => Promise.resolve({ current: MASTER_KEY }),
-      logger: silent,
+      logger: silentLogger,
     };
 
     for (let i = 0; i < EVENTS; i += 20) {

@@ -14,7 +14,7 @@ import { StaticSecretSource, type SecretSource } from '../../lib/secrets/port.js
 import { createDynamoStore, type Store } from '../../lib/store/index.js';
 import { FakeKubeApi } from '../../lib/testing/fake-kube-api.js';
 import { waitFor, type WaitOptions } from '../../lib/testing/wait-for.js';
-import type { Logger } from '../../lib/logging/logger.js';
+import { type Logger, silentLogger } from '../../lib/logging/logger.js';
 import type { EffectListener } from '../../lib/verifier/effect-listener.js';
 import { createVerifier, type VerifierSettings } from '../../lib/verifier/index.js';
 import { deployedHelmRelease as deployed } from '../fixtures/flux-objects.js';
@@ -23,7 +23,6 @@ import { startDynalite } from '../support/dynalite.js';
 export const MASTER_KEY = 'loop-test-master-key';
 export const WEBHOOK_HMAC_KEY = 'weave-hmac-key';
 export const PIPELINE = { namespace: 'flux-system', name: 'podinfo' };
-const silent = { debug() {}, info() {}, warn() {}, error() {} };
 const CONSUMER = { batchSize: 10, pollIntervalMs: 10 };
 /** The verifiers' queues hide a message that failed on its nth receive for entry n-1 (the last past the end). */
 export const LOOP_RETRY_DELAYS_SECONDS: readonly number[] = [0.3, 0.6, 1.2];
@@ -144,7 +143,7 @@ export async function startLoop(t: TestContext, options: LoopOptions = {}) {
   const document = options.pipeline ?? pipelineDocument;
   await store.applyPipeline(document, resolvePipeline(document), now);
 
-  const logger = options.logger ?? silent;
+  const logger = options.logger ?? silentLogger;
   const clusterReader = () =>
     new KubernetesClusterReader({
       getCluster: async (key) => (await store.getCluster(key))?.document,

@@ -9,6 +9,7 @@ import type { PipelineDocument } from '../../lib/config/schema.js';
 import { decide } from '../../lib/decision/index.js';
 import { RECHECK_MS } from '../../lib/decision/verification.js';
 import { decisionInputOf, readPipelineState } from '../../lib/pipeline-state/pipeline-state.js';
+import { silentLogger } from '../../lib/logging/logger.js';
 import { FakeHttpTarget } from '../../lib/testing/fake-http-target.js';
 import { FakePrometheus } from '../../lib/testing/fake-prometheus.js';
 import { verify } from '../../lib/verifier/effects/verify.js';
@@ -259,7 +260,7 @@ describe('verification', () => {
       queue: loop.queue,
       clusters,
       promoter: loop.promoter,
-      logger: { debug() {}, info() {}, warn() {}, error() {} },
+      logger: silentLogger,
       now: () => new Date(clock.now()),
       workerId: 'concurrent',
       verification: { secrets: loop.secrets },

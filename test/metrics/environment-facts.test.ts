@@ -9,9 +9,9 @@ import type { ObservedTargetStatus } from '../../lib/store/port.js';
 import { MemoryStore } from '../../lib/testing/memory-store.js';
 import { FACT_HORIZON_MS, recordEnvironmentFacts } from '../../lib/verifier/environment-facts.js';
 import { DEV, PIPELINE, PROD, PROD_EU, pipelineDocument, T0 } from '../verifier/world.js';
+import { silentLogger } from '../../lib/logging/logger.js';
 
 const MINUTE = 60_000;
-const silent = { debug() {}, info() {}, warn() {}, error() {} };
 const pipeline = resolvePipeline(pipelineDocument());
 
 const ready = (revision: string, message = `deployed ${revision}`): TargetStatus => ({
@@ -37,7 +37,7 @@ const progressing = (revision: string): TargetStatus => ({
 function world() {
   const store = new MemoryStore();
   let now = T0;
-  const deps = { store, now: () => now, workerId: 'facts-test', logger: silent };
+  const deps = { store, now: () => now, workerId: 'facts-test', logger: silentLogger };
   return {
     store,
     at: (minutes: number) => new Date(T0.getTime() + minutes * MINUTE),

@@ -9,7 +9,8 @@ import type { MessageContext } from '../../lib/queue/consumer.js';
 import { encodeMessage } from '../../lib/queue/messages.js';
 import { DEFAULT_RETRY_DELAYS_SECONDS } from '../../lib/queue/redelivery.js';
 import type { QueueMessage } from '../../lib/queue/messages.js';
-import { app, queueContract, silentLogger } from './queue-contract.js';
+import { silentLogger } from '../../lib/logging/logger.js';
+import { app, queueContract } from './queue-contract.js';
 import { waitFor } from '../../lib/testing/wait-for.js';
 import type { QueueHarness } from './queue-contract.js';
 

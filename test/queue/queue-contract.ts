@@ -6,7 +6,7 @@ import { describe, it } from 'node:test';
 import type { TestContext } from 'node:test';
 import type { SQSRecord } from 'aws-lambda';
 import { consumeBatch } from '../../lib/queue/consumer.js';
-import type { Logger } from '../../lib/logging/logger.js';
+import { silentLogger } from '../../lib/logging/logger.js';
 import type { MessageContext, MessageHandler } from '../../lib/queue/consumer.js';
 import { decodeMessage, InvalidMessageError } from '../../lib/queue/messages.js';
 import { backoffRedelivery } from '../../lib/queue/redelivery.js';
@@ -73,12 +73,6 @@ export const ONE_OF_EACH: readonly QueueMessage[] = [
   { type: 'poll', cluster, kind: 'Kustomization' },
   { type: 'promote', pipeline: { namespace: 'default', name: 'podinfo' }, env: 'prod', revision: '6.5.4' },
 ];
-
-export const silentLogger: Pick<Logger, 'info' | 'warn' | 'error'> = {
-  info: () => undefined,
-  warn: () => undefined,
-  error: () => undefined,
-};
 
 /** Receives until `count` records have arrived or `attempts` receives came back empty-handed. */
 async function receiveAll(harness: QueueHarness, count: number, attempts = 5): Promise<SQSRecord[]> {

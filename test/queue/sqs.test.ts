@@ -26,7 +26,8 @@ import {
   toSqsRecord,
 } from '../../lib/queue/sqs.js';
 import { approximateQueueDepth } from '../support/sqs-depth.js';
-import { app, queueContract, silentLogger } from './queue-contract.js';
+import { silentLogger } from '../../lib/logging/logger.js';
+import { app, queueContract } from './queue-contract.js';
 import type { QueueHarness } from './queue-contract.js';
 
 const VISIBILITY_TIMEOUT_SECONDS = 1;

@@ -10,8 +10,7 @@ import { StaticSecretSource } from '../../lib/secrets/port.js';
 import { MemoryStore } from '../../lib/testing/memory-store.js';
 import { RecordingQueue } from '../../lib/testing/recording-queue.js';
 import { pipelineDocument, T0 } from '../verifier/world.js';
-
-const silent = { debug() {}, info() {}, warn() {}, error() {} };
+import { silentLogger } from '../../lib/logging/logger.js';
 
 describe('assembleVerifier', () => {
   it('two workers of one container share the delayed decision of a poll', async () => {
@@ -35,7 +34,7 @@ describe('assembleVerifier', () => {
       store,
       queue,
       secrets: new StaticSecretSource(),
-      logger: silent,
+      logger: silentLogger,
       now: () => T0,
       promotion: {},
     });

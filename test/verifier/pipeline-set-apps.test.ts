@@ -16,9 +16,9 @@ import { RecordingPromoter } from '../../lib/testing/recording-promoter.js';
 import { RecordingQueue } from '../../lib/testing/recording-queue.js';
 import { createVerifier } from '../../lib/verifier/index.js';
 import { helmRelease } from '../fixtures/flux-objects.js';
+import { silentLogger } from '../../lib/logging/logger.js';
 
 const NS = 'flux-system';
-const silent = { debug() {}, info() {}, warn() {}, error() {} };
 
 const SET = `apiVersion: pipeline-controller.io/v1alpha1
 kind: PipelineSet
@@ -87,7 +87,7 @@ spec: { secretRef: { name: dev-1-kubeconfig } }
     queue,
     clusters,
     promoter: new RecordingPromoter(),
-    logger: silent,
+    logger: silentLogger,
     now: () => new Date(),
     workerId: 'test-verifier',
     settings: { pollDecisionDelaySeconds: 0 },

@@ -16,8 +16,8 @@ import { RecordingPromoter } from '../../lib/testing/recording-promoter.js';
 import { RecordingQueue } from '../../lib/testing/recording-queue.js';
 import { createVerifier, RecentReads } from '../../lib/verifier/index.js';
 import { DEV, deployed, pipelineDocument, PROD, PROD_EU } from './world.js';
+import { silentLogger } from '../../lib/logging/logger.js';
 
-const silent = { debug() {}, info() {}, warn() {}, error() {} };
 const NS = 'flux-system';
 
 async function world(t: TestContext) {
@@ -72,7 +72,7 @@ async function world(t: TestContext) {
     clusters: new KubernetesClusterReader({ getCluster: (key) => registrations.get(key), secrets, timeoutMs: 2_000 }),
     clusterRegistrations: registrations,
     promoter: new RecordingPromoter(),
-    logger: silent,
+    logger: silentLogger,
     now: () => now,
     workerId: 'poll-digest-test',
     settings: { pollDecisionDelaySeconds: 0 },

@@ -15,8 +15,7 @@ import { RecordingQueue } from '../../lib/testing/recording-queue.js';
 import { ScriptedClusters } from '../../lib/testing/scripted-clusters.js';
 import { createVerifier, RecentReads } from '../../lib/verifier/index.js';
 import { DEV_CLUSTER, pipelineDocument, PROD_CLUSTER, T0 } from './world.js';
-
-const silent = { debug() {}, info() {}, warn() {}, error() {} };
+import { silentLogger } from '../../lib/logging/logger.js';
 
 function registration(key: ObjectKey, annotations: Record<string, string> = {}): GitopsClusterDocument {
   return {
@@ -90,7 +89,7 @@ describe('a poll message carries its cluster registration', () => {
       queue: new RecordingQueue(),
       clusters: new ScriptedClusters(),
       promoter: new RecordingPromoter(),
-      logger: silent,
+      logger: silentLogger,
       now: () => T0,
       workerId: 'test',
       clusterRegistrations: registrations,

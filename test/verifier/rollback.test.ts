@@ -16,13 +16,13 @@ import { promote } from '../../lib/verifier/effects/promote.js';
 import { rollback, type RollbackAction } from '../../lib/verifier/effects/rollback.js';
 import type { VerifierDeps } from '../../lib/verifier/deps.js';
 import { HELMRELEASE_PROD, OWNER, PROD_FILE, REPO, prRequest, startFixture } from '../promotion/github-support.js';
+import { silentLogger } from '../../lib/logging/logger.js';
 
 const T0 = new Date('2026-11-01T10:00:00.000Z');
 const PIPELINE = { namespace: 'foo', name: 'bar' };
 const BRANCH = 'rollback-foo-bar-prod-5.0.0';
 /** prod failed on 5.0.0, what main's markers say; 4.9.0 was the last revision healthy there. */
 const ROLLBACK: RollbackAction = { type: 'rollback', env: 'prod', revision: '4.9.0', from: '5.0.0' };
-const silent = { debug() {}, info() {}, warn() {}, error() {} };
 
 /** The verifier's dependencies over the in-memory store and a clock the test moves. */
 function verifierDeps(promoter: Promoter, workerId = 'verifier-test') {
@@ -32,7 +32,7 @@ function verifierDeps(promoter: Promoter, workerId = 'verifier-test') {
     queue: new RecordingQueue(),
     clusters: new ScriptedClusters(),
     promoter,
-    logger: silent,
+    logger: silentLogger,
     now: () => now,
     workerId,
   };

@@ -6,6 +6,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { PipelineDocument } from '../../lib/config/schema.js';
 import type { VerificationRecord } from '../../lib/decision/types.js';
+import { silentLogger } from '../../lib/logging/logger.js';
 import { resolvePipeline, type ObjectKey, type Pipeline } from '../../lib/pipeline/model.js';
 import { StaticSecretSource } from '../../lib/secrets/port.js';
 import { MemoryStore } from '../../lib/testing/memory-store.js';
@@ -74,7 +75,7 @@ function world(store = new MemoryStore()) {
     queue,
     clusters: new ScriptedClusters(),
     promoter: new RecordingPromoter(),
-    logger: { debug() {}, info() {}, warn() {}, error() {} },
+    logger: silentLogger,
     now: () => T0,
     workerId: 'verify-test',
     verification: { secrets },
