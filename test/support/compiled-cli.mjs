@@ -4,9 +4,9 @@
 //
 // Why a bundle: bin/pipelinectl.js in a checkout loads the TypeScript sources through tsx's loader, which costs a
 // process about twice the CPU; the package's file-by-file JavaScript (`npm run build`) still has Node find, read and
-// link some two thousand modules at every start. A `serve` of the tests is up in about a third less CPU from one
-// bundle (0.53 against 0.84 CPU-s, docs/testing.md), and the tests start about 150 of them and other long-running
-// commands. The package as users get it is tested by test/package, from `npm pack`.
+// link hundreds of modules at every start. A `serve` is up and stopped in about 40 % less CPU from one bundle
+// (docs/testing.md has the figures), and the tests start dozens of `serve`s and demos. The package as users get it is
+// tested by test/package, from `npm pack`.
 //
 // What the bundle keeps of the package's layout: every module of lib/ sees as its `import.meta.url` the place its
 // JavaScript has in dist/ (the package's layout), and the files the code reads from there are copied there
