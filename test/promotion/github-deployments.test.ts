@@ -92,8 +92,10 @@ describe('GitHub deployments of merged promotions', () => {
   });
 
   it('says a token that may not write deployments is refused, not retried', async () => {
-    fixture.fake.addToken('read-only', { readOnly: true });
-    fixture.secrets.set({ namespace: 'foo', name: 'github-credentials' }, { token: 'read-only' });
+    // A token's value is registered for redaction for the whole process: a word such as `read-only` would be redacted
+    // from other files' messages that share it.
+    fixture.fake.addToken('token-without-write-access', { readOnly: true });
+    fixture.secrets.set({ namespace: 'foo', name: 'github-credentials' }, { token: 'token-without-write-access' });
     try {
       const error = await fixture
         .promoter()
