@@ -26,7 +26,7 @@ export async function compileSources(root, outdir, folders, except = []) {
   return copyRuntimeFiles(root, outdir);
 }
 
-/** Copies the files the code reads at run time to their places under `outdir`; resolves their list. */
+/** Copies the files the code reads at run time to their places under `outdir`; returns their list. */
 export function copyRuntimeFiles(root, outdir) {
   // What the code reads relative to its own module (`import.meta.url`), by its path in the checkout: the dashboard's
   // stylesheet, script and icon (lib/cli/dashboard/assets.ts); the fake clusters' TLS certificates, which `pipelinectl
