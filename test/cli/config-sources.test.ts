@@ -36,12 +36,12 @@ const SOURCES = `
 apiVersion: v1
 kind: Secret
 metadata: { name: fleet-config, namespace: flux-system }
-stringData: { token: read-only, webhook-secret: hook }
+stringData: { token: config-reader-token, webhook-secret: hook }
 ---
 apiVersion: v1
 kind: Secret
 metadata: { name: broken-config, namespace: flux-system }
-stringData: { token: read-only }
+stringData: { token: config-reader-token }
 ---
 apiVersion: pipeline-controller.io/v1alpha1
 kind: ConfigSource

@@ -92,8 +92,8 @@ describe('fake Bitbucket Server: authentication and errors', () => {
   });
 
   it('refuses writes to a read-only token with 401 AuthorisationException, and knows no other repository', async () => {
-    fake.addToken('read-only', { permission: 'REPO_READ' });
-    const read = client(fake, 'Bearer read-only');
+    fake.addToken('repo-read-token', { permission: 'REPO_READ' });
+    const read = client(fake, 'Bearer repo-read-token');
     assert.equal((await read('GET', `${REPO}/branches`)).status, 200);
     const refused = await read('POST', BRANCHES, { json: { name: 'x', startPoint: 'main' } });
     assert.equal(refused.status, 401);
