@@ -76,15 +76,16 @@ const shardCount = Number(options.shards ?? Math.max(8, concurrency * 2));
 const work = mkdtempSync(join(tmpdir(), 'pipeline-controller-tests-'));
 const entries = options.isolate ? files : writeShards(dealShards(files, durations, shardCount), work);
 const durationsOut = join(work, 'durations.json');
-// The quick tests start no pipelinectl, so they need no build of it.
-const cli = options.quick ? undefined : await buildCompiledCli(ROOT);
 
 // `npm test`: the static checks run beside the tests, on the CPU the shards leave idle, in two lanes: the lint, the
 // longest, in one, the type check and the format check in the other. The lint alone is single-threaded, so one lane
-// would end the run on one CPU with the other idle once the tests are done (docs/testing.md).
+// would end the run on one CPU with the other idle once the tests are done (docs/testing.md). They start before the
+// build below, which leaves a CPU idle for a second or two.
 const checks = options.checks
   ? Promise.all([runChecks(['lint']), runChecks(['typecheck', 'format:check'])]).then((lanes) => lanes.flat())
   : Promise.resolve([]);
+// The quick tests start no pipelinectl, so they need no build of it.
+const cli = options.quick ? undefined : await buildCompiledCli(ROOT);
 
 const reporters = [
   '--test-reporter=spec',
