@@ -50,11 +50,15 @@ describe('pipelinectl backup and restore', () => {
     const serveArgs = ['--config', join(root, 'config'), '--port', '0', '--poll-interval', '1h'];
     const serve = await startServe(t, [...serveArgs, '--data-dir', dataDir]);
     // The first poll (at start) records both targets, asks for the prod approval and records that dev and prod
-    // passed (the metrics' facts); then the store stays still.
-    await waitFor('the approval request and both environments passed', async () => {
+    // passed (the metrics' facts), then the cluster's poll digest, last; then the store stays still.
+    await waitFor('the approval request, both environments passed and the poll digest', async () => {
       const items = await storeItems(dataDir);
       const passed = items.filter((item) => item.entity?.S === 'audit' && item.type?.S === 'environment-passed');
-      return items.some((item) => item.sk?.S === 'APPROVAL#prod') && passed.length === 2;
+      return (
+        items.some((item) => item.sk?.S === 'APPROVAL#prod') &&
+        passed.length === 2 &&
+        items.some((item) => item.sk?.S === 'POLLDIGEST')
+      );
     });
     const original = await storeItems(dataDir);
 
