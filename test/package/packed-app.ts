@@ -2,7 +2,7 @@
 // tree), packed with `npm pack` (its prepack builds and bundles), and installed with npm, offline, into a fresh CDK
 // app in a temporary directory beside aws-cdk-lib and constructs, as the README's "Deploying to AWS" starts.
 import { execFile } from 'node:child_process';
-import { cp, mkdir, mkdtemp, readdir, readFile, rm, symlink, writeFile } from 'node:fs/promises';
+import { cp, mkdir, mkdtemp, readdir, readFile, rm, statfs, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { appLockfile, type Lockfile, type PackedManifest } from './app-lockfile.js';
@@ -96,8 +96,23 @@ function ok(result: CommandRun, what: string): CommandRun {
   return result;
 }
 
+/** statfs's type of a memory-backed file system (Linux's TMPFS_MAGIC). */
+const TMPFS = 0x01021994;
+/** Room the copy, the build, the tarball and the app's node_modules need, with some to spare. */
+const SCRATCH_BYTES = 2 * 1024 ** 3;
+
+/**
+ * Where the package is packed and installed: /dev/shm when it is memory-backed with room to spare, else the system's
+ * temporary directory. The app's `npm ci` writes about 21,000 files (360 MB): on this project's machine that cost 17
+ * CPU-s of the kernel's time on its disk, 5 in memory.
+ */
+async function scratchDirectory(): Promise<string> {
+  const shm = await statfs('/dev/shm').catch(() => undefined);
+  return shm && shm.type === TMPFS && shm.bavail * shm.bsize >= SCRATCH_BYTES ? '/dev/shm' : tmpdir();
+}
+
 export async function packIntoFreshApp(): Promise<PackedApp> {
-  const root = await mkdtemp(path.join(tmpdir(), 'pipeline-controller-package-'));
+  const root = await mkdtemp(path.join(await scratchDirectory(), 'pipeline-controller-package-'));
   try {
     const checkout = path.join(root, 'checkout');
     await copyCheckout(checkout);
