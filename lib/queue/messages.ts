@@ -71,6 +71,12 @@ export const CheckPipelineMessageSchema = z.object({
   cause: z.enum(['promotion-webhook', 'apply', 'approval', 'retry', 'poll', 'unfreeze', 'polled-change', 'resume']),
   /** Absent in a message from a version before it existed: see `readsTargets`. */
   readTargets: z.optional(z.boolean()),
+  /**
+   * `polled-change` only: every change the message was sent for was recorded before this time (the sender's clock),
+   * so a decision of the pipeline that began later answers it (lib/verifier/deferred-decisions.ts). Absent in a
+   * message from a version before it existed: such a message is always decided.
+   */
+  recordedBefore: z.optional(z.iso.datetime()),
 });
 
 /** Read every app of one kind on one cluster: the scheduled backstop for lost events. */

@@ -44,6 +44,8 @@ export function describeIssue(error: core.$ZodError, input: unknown, options: De
       return value === undefined ? `${where} is missing` : `${where} is not one of ${discriminator.values.join(', ')}`;
     case 'invalid_value':
       return `${where} is not an allowed value`;
+    case 'invalid_format':
+      return issue.format === 'datetime' ? `${where} must be an ISO 8601 time` : `${where} is invalid`;
     default:
       return `${where} is invalid`;
   }

@@ -33,7 +33,7 @@ export function createVerifier(deps: VerifierDeps): MessageHandler {
       case 'check-app':
         return checkApp(message, deps, recentPipelines, redelivered);
       case 'check-pipeline':
-        return checkPipeline(message, deps, recentPipelines);
+        return checkPipeline(message, deps, recentPipelines, deferredDecisions);
       case 'poll':
         await poll(message, deps, recentPipelines, deferredDecisions, redelivered);
         return;

@@ -192,6 +192,16 @@ describe('decodeMessage rejections', () => {
       reason: 'invalid message: readTargets must be a boolean',
     },
     {
+      name: 'a check-pipeline whose recordedBefore is not a time',
+      body: body({
+        type: 'check-pipeline',
+        pipeline: { namespace: 'a', name: 'b' },
+        cause: 'polled-change',
+        recordedBefore: SECRET,
+      }),
+      reason: 'invalid message: recordedBefore must be an ISO 8601 time',
+    },
+    {
       name: 'a promote without revision',
       body: body({ type: 'promote', pipeline: { namespace: 'a', name: SECRET }, env: 'prod' }),
       reason: 'invalid message: revision is missing',

@@ -93,7 +93,13 @@ describe('poll', () => {
     assert.deepEqual(world.promoter.promotions(), [], 'the decision is left to a delayed check-pipeline');
     const [decideSoon, ...others] = world.sent();
     assert.deepEqual(decideSoon, {
-      message: { type: 'check-pipeline', pipeline: PIPELINE, cause: 'polled-change', readTargets: false },
+      message: {
+        type: 'check-pipeline',
+        pipeline: PIPELINE,
+        cause: 'polled-change',
+        readTargets: false,
+        recordedBefore: new Date(world.now().getTime() + 4_800).toISOString(),
+      },
       delaySeconds: 5,
     });
     assert.deepEqual(others, []);
@@ -153,6 +159,50 @@ describe('poll', () => {
         ['prod 6.9.2'],
         'decided within the poll message',
       );
+    });
+
+    it('a check-pipeline a later decision answered is not decided again; one sent after it began is', async () => {
+      const world = await verifierWorld();
+      await world.deploy(DEV, '6.9.2', false);
+      await world.deploy(PROD, '6.9.1', false);
+      await world.deploy(PROD_EU, '6.9.1', false);
+      await world.handle(POLL_DEV);
+      world.advance(10_000);
+      await world.handle(POLL_PROD);
+      const [first, second] = decisionsSent(world).map(({ message }) => message);
+      assert.ok(first && second, 'one per poll message: the second recorded after the first was due');
+
+      // The queue hands them over late and in order, as after a poll of many batches.
+      world.advance(30_000);
+      world.store.resetCounts();
+      await world.handle(first);
+      assert.ok(world.store.counts.reads > 0, 'the first is decided: it reads the targets');
+      assert.deepEqual(
+        world.promoter.promotions().map(({ env, revision }) => `${env} ${revision}`),
+        ['prod 6.9.2'],
+        'from what both poll messages recorded',
+      );
+      world.store.resetCounts();
+      await world.handle(second);
+      assert.deepEqual(world.store.counts, { reads: 0, writes: 0 }, 'answered by the first: nothing read');
+      assert.ok(
+        world.logs.some((line) => line.message === 'decided since its changes were recorded; not decided again'),
+      );
+
+      // A change recorded after that decision began is not answered by it.
+      await world.deploy(PROD_EU, '6.9.2', false);
+      await world.handle(POLL_PROD);
+      const [third] = decisionsSent(world).map(({ message }) => message);
+      assert.ok(third);
+      world.advance(5_000);
+      world.store.resetCounts();
+      await world.handle(third);
+      assert.ok(world.store.counts.reads > 0, 'decided');
+
+      // A message of a version before `recordedBefore` is always decided.
+      world.store.resetCounts();
+      await world.handle({ type: 'check-pipeline', pipeline: PIPELINE, cause: 'polled-change', readTargets: false });
+      assert.ok(world.store.counts.reads > 0, 'decided');
     });
 
     it('a failed send is relied on by no later message', async () => {

@@ -13,6 +13,7 @@ import { observeApp, scheduleRecheck } from '../observe.js';
 import { readPullRequestStates } from '../pull-request-states.js';
 import type { EvaluationCause } from '../effects/schedule-recheck.js';
 import type { RecentPipelines } from '../recent-pipelines.js';
+import type { DeferredDecisions } from '../deferred-decisions.js';
 
 /** How many targets are read from clusters at once for one message. */
 const READ_CONCURRENCY = 8;
@@ -21,7 +22,15 @@ export async function checkPipeline(
   message: CheckPipelineMessage,
   deps: VerifierDeps,
   recentPipelines: RecentPipelines,
+  deferredDecisions: Pick<DeferredDecisions, 'answered' | 'decided'>,
 ): Promise<void> {
+  if (deferredDecisions.answered(message)) {
+    deps.logger.debug('decided since its changes were recorded; not decided again', {
+      pipeline: objectKeyString(message.pipeline),
+    });
+    return;
+  }
+  const startedAt = deps.now();
   let known: KnownPipelineState | undefined;
   if (message.cause === 'poll') {
     known = await polledState(message.pipeline, deps, recentPipelines);
@@ -46,6 +55,7 @@ export async function checkPipeline(
     changed = observations.some((observation) => observation.changed);
   }
   await evaluatePipeline(message.pipeline, deps, causeOf(message, changed), known);
+  if (message.cause === 'polled-change') deferredDecisions.decided(message.pipeline, startedAt);
   if (failure) throw failure;
 }
 
