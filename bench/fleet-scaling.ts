@@ -13,7 +13,8 @@
 // The bench CHECKS its premise, and fails `npm run bench` when it breaks: every size makes exactly one LIST per
 // (cluster, kind) on both polls; the steady poll's DynamoDB requests grow with its messages and the pipelines and its
 // read units with the clusters and the pipelines, never with the targets (the poll digest,
-// docs/architecture.md); and 100,000 targets cost at most $5 a month.
+// docs/architecture.md); the first poll after the apply reads at most 3 units per target (each pipeline decided once
+// or twice, not once per batch of poll messages); and 100,000 targets cost at most $5 a month.
 import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { FLEET_FIGURES_PREFIX, type FleetFigures, type PollFigures } from './leaf-cluster-load.js';
@@ -86,7 +87,22 @@ function checkPremise(figures: FleetFigures): void {
         `${Math.round(units)} (¾ per cluster, 4 per pipeline, 2 per message): it grows with the targets`,
     );
   }
+  const firstUnits = FIRST_POLL_UNITS_PER_TARGET * figures.targets;
+  if (figures.first.readUnits > firstUnits) {
+    throw new Error(
+      `${figures.targets} targets: the first poll read ${Math.round(figures.first.readUnits)} units, over ` +
+        `${FIRST_POLL_UNITS_PER_TARGET} per target: its pipelines were decided more than about twice each ` +
+        '(lib/verifier/deferred-decisions.ts)',
+    );
+  }
 }
+
+/**
+ * The first poll after an apply reads each pipeline's statuses once per decision (a unit each) besides a few reads
+ * per pair: a decision that began after a poll message's changes answers the later messages of the poll, so each
+ * pipeline is decided once or twice, not once per batch of poll messages (4 at 50,000 targets, 8 at 100,000).
+ */
+const FIRST_POLL_UNITS_PER_TARGET = 3;
 
 /** The poller's own requests on a steady poll: the generation, the plan, the clusters' and sources' pages. */
 const POLLER_REQUESTS = 10;
@@ -197,7 +213,8 @@ export const benchFleetScaling: Bench = async (): Promise<BenchSection> => {
           baseline: `first poll after the apply: ${pollText(figures.first)}`,
           note:
             `checked: 1 LIST per pair, steady requests ≤ 2 per poll message + 4 per pipeline, read units ≤ ¾ per ` +
-            `cluster + 4 per pipeline; messages handled: ` +
+            `cluster + 4 per pipeline, first poll read units ≤ ${FIRST_POLL_UNITS_PER_TARGET} per target; ` +
+            'messages handled: ' +
             Object.entries(figures.steady.messages)
               .map(([type, count]) => `${formatNumber(count)} ${type}`)
               .join(', '),

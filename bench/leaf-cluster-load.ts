@@ -189,7 +189,7 @@ function everyClusterKind(): { cluster: ObjectKey; kind: AppKind; namespaces: st
 export interface PollFigures {
   lists: number;
   wallMs: number;
-  /** CPU time of the bench process meanwhile: the fakes, dynalite and the verifier share it. */
+  /** CPU time of the bench process meanwhile: the fakes and the verifier share it (dynalite has its own process). */
   cpuMs: number;
   dynamoOperations: number;
   dynamoWrites: number;
@@ -425,7 +425,7 @@ const benchFleetPoll: Bench = async (): Promise<BenchSection> => {
       await settled(running, { timeoutMs: 30 * 60_000 });
       const wallMs = performance.now() - started;
       const cpu = process.cpuUsage(cpuBefore);
-      // The fake servers, dynalite and the verifier all run on this process's thread: CPU time near the wall time
+      // The fake servers and the verifier run on this process's thread: CPU time near the wall time
       // says the poll is bound by this machine's CPU, not by waiting.
       const cpuMs = (cpu.user + cpu.system) / 1000;
       const { deadLetters } = running.stats();
