@@ -190,6 +190,11 @@ export const benchFleetScaling: Bench = async (): Promise<BenchSection> => {
   const measured: FleetFigures[] = [];
   for (const clusters of SIZES) {
     const figures = await figuresAt(clusters);
+    // Each size's figures as they come: a size that fails a check below would otherwise take them all with it.
+    console.error(
+      `${formatNumber(figures.targets)} targets: first poll ${pollText(figures.first)}; steady poll ` +
+        `${pollText(figures.steady)}`,
+    );
     checkPremise(figures);
     const cost = monthlyCost(figures, cpuPerListMs);
     if (figures.targets >= GOAL_TARGETS && cost.total > GOAL_DOLLARS) {

@@ -76,7 +76,15 @@ async function main(): Promise<void> {
   for (const [name, bench] of selected(values.only)) {
     const began = performance.now();
     console.error(`running ${name} …`);
-    sections.push(await bench());
+    try {
+      sections.push(await bench());
+    } catch (error) {
+      // What the run measured before is printed, never written: the page's figures come from one whole run.
+      if (sections.length > 0) {
+        console.log(`Measured ${machineLine(startedAt)}, until ${name} failed.\n\n${markdownTable(sections)}`);
+      }
+      throw error;
+    }
     console.error(`${name} done in ${((performance.now() - began) / 1000).toFixed(1)} s`);
   }
   const block = `Measured ${machineLine(startedAt)}.\n\n${markdownTable(sections)}`;
