@@ -12,7 +12,7 @@
 // for was recorded. A decision of the same pipeline, for the same cause, that began reading the store later saw all
 // of it, so deciding again would read every target's status once more to find what that decision found. A poll of
 // many batches otherwise decides each pipeline once per batch (the first poll after an apply of 50,000 targets: 200
-// decisions of 1,000 status reads each instead of 100). Only a decision that finished counts: one that failed is
+// decisions of 1,000 status reads each instead of at most 100). Only a decision that finished counts: one that failed is
 // redelivered and decides again.
 import { objectKeyString, type ObjectKey } from '../pipeline/model.js';
 import type { CheckPipelineMessage } from '../queue/messages.js';

@@ -1,6 +1,7 @@
 // `check-pipeline`: decide for one pipeline, after reading its targets (or one environment's) when the message asks
 // for it (a webhook, an apply), else from the stored records alone (a retry that came due, an expired lease, the
-// poller's check, which leaves alone a pipeline that time cannot change).
+// poller's check, which leaves alone a pipeline that time cannot change). A poll's change (`polled-change`) that a
+// later decision in this container answered is not decided again (deferred-decisions.ts).
 import type { ClusterAccessError } from '../../clusters/port.js';
 import { timeDependence } from '../../decision/index.js';
 import { objectKeyString, type ObjectKey } from '../../pipeline/model.js';
