@@ -100,9 +100,13 @@ export class DeferredDecisions {
     return decidedFrom !== undefined && decidedFrom >= Date.parse(message.recordedBefore) + CLOCK_SKEW_MS;
   }
 
-  /** Notes a `polled-change` decision of `pipeline` that began reading the store at `startedAt` and finished. */
-  decided(pipeline: ObjectKey, startedAt: Date): void {
-    const id = objectKeyString(pipeline);
+  /**
+   * Notes the decision `message` asked for, begun reading the store at `startedAt` and finished: one of a
+   * `polled-change` message answers later ones; any other cause answers none.
+   */
+  decided(message: CheckPipelineMessage, startedAt: Date): void {
+    if (message.cause !== 'polled-change') return;
+    const id = objectKeyString(message.pipeline);
     this.#decidedFrom.set(id, Math.max(this.#decidedFrom.get(id) ?? 0, startedAt.getTime()));
   }
 }

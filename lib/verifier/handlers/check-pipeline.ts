@@ -56,7 +56,7 @@ export async function checkPipeline(
     changed = observations.some((observation) => observation.changed);
   }
   await evaluatePipeline(message.pipeline, deps, causeOf(message, changed), known);
-  if (message.cause === 'polled-change') deferredDecisions.decided(message.pipeline, startedAt);
+  deferredDecisions.decided(message, startedAt);
   if (failure) throw failure;
 }
 
