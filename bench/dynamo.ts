@@ -1,9 +1,9 @@
 // The store the benchmarks run on: the real DynamoDB adapter against dynalite (test/support/dynalite.ts) in this
-// process (or in one of its own), through a client with the SDK's default retries, as the Lambda functions build theirs. The tests' client
-// makes one attempt only (a test wants to see every failure); a benchmark runs for seconds with idle gaps, and
-// dynalite's HTTP server closes keep-alive sockets after 5 s idle, so the SDK's retry of a reset socket is what
-// production has and what the figures should include. Operations are counted by name, as in the tests, and every
-// request asks for the capacity units it consumes (`capacityUnitsOf` says how they are counted).
+// process (or in one of its own), through a client with the SDK's default retries, as the Lambda functions build
+// theirs. The tests' client makes one attempt only (a test wants to see every failure); a benchmark runs for seconds
+// with idle gaps, and dynalite's HTTP server closes keep-alive sockets after 5 s idle, so the SDK's retry of a reset
+// socket is what production has and what the figures should include. Operations are counted by name, as in the
+// tests, and every request asks for the capacity units it consumes (`capacityUnitsOf` says how they are counted).
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { createDynamoStore } from '../lib/store/index.js';
 import type { Store } from '../lib/store/port.js';

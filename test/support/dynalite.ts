@@ -72,12 +72,13 @@ export async function startDynalite(options: DynaliteOptions = {}): Promise<Loca
   };
 }
 
-interface DynaliteServer {
+export interface DynaliteServer {
   port: number;
   close: () => Promise<void>;
 }
 
-async function serveInProcess(): Promise<DynaliteServer> {
+/** dynalite in this process, as every test and dynalite-process.ts run it. */
+export async function serveInProcess(): Promise<DynaliteServer> {
   const server = dynalite({ createTableMs: 0, deleteTableMs: 0, updateTableMs: 0 });
   // Idle connections stay open: a test that keeps the process busy for longer than Node's keep-alive timeout (5 s,
   // e.g. reading 10,000 documents on a busy machine) would otherwise meet a pooled connection the server is closing
@@ -94,11 +95,10 @@ async function serveInProcess(): Promise<DynaliteServer> {
   };
 }
 
-/** dynalite-process.mjs: it prints its port, and exits when its stdin closes (with this process, at the latest). */
+/** dynalite-process.ts: it prints its port, and exits when its stdin closes (with this process, at the latest). */
 async function serveInChild(): Promise<DynaliteServer> {
-  const child = spawn(process.execPath, [new URL('./dynalite-process.mjs', import.meta.url).pathname], {
-    stdio: ['pipe', 'pipe', 'inherit'],
-  });
+  const entry = new URL('./dynalite-process.ts', import.meta.url).pathname;
+  const child = spawn(process.execPath, ['--import', 'tsx', entry], { stdio: ['pipe', 'pipe', 'inherit'] });
   let printed = '';
   const port = await new Promise<number>((resolve, reject) => {
     child.once('error', reject);
