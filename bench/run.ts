@@ -63,6 +63,11 @@ async function writeResults(block: string): Promise<void> {
   await writeFile(RESULTS_PAGE, await prettier.format(updated, { ...options, filepath }));
 }
 
+/** What a run measured, as the page shows it: the machine and the hour, then the table. */
+function measuredBlock(startedAt: Date, sections: readonly BenchSection[], until = ''): string {
+  return `Measured ${machineLine(startedAt)}${until}.\n\n${markdownTable(sections)}`;
+}
+
 async function main(): Promise<void> {
   const { values } = parseArgs({
     options: {
@@ -81,13 +86,13 @@ async function main(): Promise<void> {
     } catch (error) {
       // What the run measured before is printed, never written: the page's figures come from one whole run.
       if (sections.length > 0) {
-        console.log(`Measured ${machineLine(startedAt)}, until ${name} failed.\n\n${markdownTable(sections)}`);
+        console.log(measuredBlock(startedAt, sections, `, until ${name} failed`));
       }
       throw error;
     }
     console.error(`${name} done in ${((performance.now() - began) / 1000).toFixed(1)} s`);
   }
-  const block = `Measured ${machineLine(startedAt)}.\n\n${markdownTable(sections)}`;
+  const block = measuredBlock(startedAt, sections);
   console.log(block);
   if (values['write-results'] || values['write-readme']) {
     await writeResults(block);
