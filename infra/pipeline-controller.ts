@@ -827,7 +827,8 @@ export class PipelineController extends Construct {
 
   private grantVerifier(role: iam.Role, props: PipelineControllerProps): void {
     // The whole Store (lib/verifier takes it all): statuses (BatchGetItem, Put/Update), approvals (Delete on
-    // clear), promotion records, audit entries. No Scan, no BatchWriteItem: nothing it calls uses them.
+    // clear), promotion records, audit entries, and what a ConfigSource's sync or a PipelineSet's apps generator
+    // applies (BatchWriteItem: a pipeline's apps index entries, as `pipelinectl apply` writes them). No Scan.
     role.addToPrincipalPolicy(
       new iam.PolicyStatement({
         sid: 'Table',
@@ -838,6 +839,7 @@ export class PipelineController extends Construct {
           'dynamodb:PutItem',
           'dynamodb:UpdateItem',
           'dynamodb:DeleteItem',
+          'dynamodb:BatchWriteItem',
         ],
         resources: [this.table.tableArn],
       }),

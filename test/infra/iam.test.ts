@@ -160,6 +160,7 @@ describe('the verifier', () => {
       'aps:QueryMetrics',
       'cloudwatch:DescribeAlarms',
       'dynamodb:BatchGetItem',
+      'dynamodb:BatchWriteItem',
       'dynamodb:DeleteItem',
       'dynamodb:GetItem',
       'dynamodb:PutItem',
@@ -189,6 +190,8 @@ describe('the verifier', () => {
 
   it('scopes each of them', () => {
     assert.deepEqual(resourcesOf(statements, 'dynamodb:PutItem'), [`<${id.table}.Arn>`]);
+    // What a ConfigSource's sync applies: a pipeline's apps index entries, in batches.
+    assert.deepEqual(resourcesOf(statements, 'dynamodb:BatchWriteItem'), [`<${id.table}.Arn>`]);
     // A ConfigSource's sync lists the stored objects through the index, as `apply` does; nothing else reads it.
     assert.deepEqual(resourcesOf(statements, 'dynamodb:Query').sort(), [
       `<${id.table}.Arn>`,
