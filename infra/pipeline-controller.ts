@@ -828,7 +828,8 @@ export class PipelineController extends Construct {
   private grantVerifier(role: iam.Role, props: PipelineControllerProps): void {
     // The whole Store (lib/verifier takes it all): statuses (BatchGetItem, Put/Update), approvals (Delete on
     // clear), promotion records, audit entries, and what a ConfigSource's sync or a PipelineSet's apps generator
-    // applies (BatchWriteItem: a pipeline's apps index entries, as `pipelinectl apply` writes them). No Scan.
+    // applies (BatchWriteItem: a pipeline's apps index entries, as `pipelinectl apply` writes them; a pristine pair's
+    // first poll writes its new statuses so too). No Scan.
     role.addToPrincipalPolicy(
       new iam.PolicyStatement({
         sid: 'Table',

@@ -174,7 +174,12 @@ export interface TargetStatuses {
     status: TargetStatus,
     now: Date,
     options?: { refreshAfterMs?: number },
-  ): Promise<{ changed: boolean; written: boolean }>;
+  ): Promise<{
+    changed: boolean;
+    written: boolean;
+    /** There was no status item, and this call made it. */
+    created: boolean;
+  }>;
 }
 
 /**
@@ -194,6 +199,11 @@ export interface PolledStatus {
 export interface PollSummary {
   /** Opaque: the version read, which `putPollSummary` writes only over. */
   version: string;
+  /**
+   * Nothing was ever written to the summary or forgotten from it: no poll has recorded the pair, and no other writer
+   * has recorded a status of its apps since it came into use (each moves the version on). Its first poll.
+   */
+  pristine: boolean;
   /** By `{namespace}/{name}` of the app. */
   entries: ReadonlyMap<string, PolledStatus>;
 }
@@ -236,6 +246,17 @@ export interface PollSummaries {
       likelyNew?: boolean;
     },
   ): Promise<{ changed: boolean; written: boolean; outcome: PolledRecordOutcome; polled?: PolledStatus }>;
+  /**
+   * A pristine pair's first poll: the statuses of the apps that have no status item are written in batches, and the
+   * others left to `recordPolledStatus`. The batch writes have no condition (DynamoDB's batch writes cannot have one),
+   * so a status another writer created after the read that found none is written over: the poll notices through
+   * its summary's version, which that writer moves on, or the writer does, reading its item again after moving it
+   * (docs/architecture.md, "The poll summary").
+   */
+  createPolledStatuses(
+    observations: readonly { app: AppKey; status: TargetStatus }[],
+    now: Date,
+  ): Promise<{ created: { app: AppKey; polled: PolledStatus }[]; existing: AppKey[] }>;
   /**
    * Sets (`PolledStatus`) or removes (`undefined`) the entries of `changes` (by `{namespace}/{name}`) in the pair's
    * summary, only if its version is still `version`. False when another writer got there first (nothing written) or

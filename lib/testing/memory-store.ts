@@ -322,9 +322,9 @@ export class MemoryStore implements Store {
     status: TargetStatus,
     now: Date,
     options: { refreshAfterMs?: number } = {},
-  ): Promise<{ changed: boolean; written: boolean }> {
-    const { changed, written } = await this.recordPolledStatus(app, status, now, options);
-    return { changed, written };
+  ): Promise<{ changed: boolean; written: boolean; created: boolean }> {
+    const { changed, written, created } = await this.recordPolledStatus(app, status, now, options);
+    return { changed, written, created };
   }
 
   // ---------------------------------------------------------------- the poll summary
@@ -338,7 +338,14 @@ export class MemoryStore implements Store {
       return undefined;
     }
     const summary = this.#pollSummaries.get(id) ?? { version: 0, entries: new Map<string, PolledStatus>() };
-    return { usage, summary: { version: String(summary.version), entries: structuredClone(summary.entries) } };
+    return {
+      usage,
+      summary: {
+        version: String(summary.version),
+        pristine: summary.version === 0,
+        entries: structuredClone(summary.entries),
+      },
+    };
   }
 
   statusFingerprint(status: TargetStatus): string {
@@ -350,7 +357,13 @@ export class MemoryStore implements Store {
     status: TargetStatus,
     now: Date,
     options: { refreshAfterMs?: number; likelyNew?: boolean } = {},
-  ): Promise<{ changed: boolean; written: boolean; outcome: PolledRecordOutcome; polled?: PolledStatus }> {
+  ): Promise<{
+    changed: boolean;
+    written: boolean;
+    created: boolean;
+    outcome: PolledRecordOutcome;
+    polled?: PolledStatus;
+  }> {
     const id = appKeyString(app);
     const existing = this.#statuses.get(id);
     // As the table: a write first when the app is likely new, refused (and billed) when it was recorded after all.
@@ -360,18 +373,47 @@ export class MemoryStore implements Store {
     const recorded = copy(status);
     const print = fingerprint(recorded);
     // An observation older than the stored one is news from the past: drop it.
-    if (stored && stored.observedAt > observedAt) return { changed: false, written: false, outcome: 'older' };
+    if (stored && stored.observedAt > observedAt) {
+      return { changed: false, written: false, created: false, outcome: 'older' };
+    }
     if (stored && isDeepStrictEqual(stored.status, recorded)) {
       const age = now.getTime() - Date.parse(stored.observedAt);
       if (options.refreshAfterMs === undefined || age < options.refreshAfterMs) {
         const polled = { fingerprint: print, observedAt: stored.observedAt };
-        return { changed: false, written: false, outcome: 'unchanged', polled };
+        return { changed: false, written: false, created: false, outcome: 'unchanged', polled };
       }
       this.#write(id, this.#statuses, { ...stored, observedAt });
-      return { changed: false, written: true, outcome: 'unchanged', polled: { fingerprint: print, observedAt } };
+      const polled = { fingerprint: print, observedAt };
+      return { changed: false, written: true, created: false, outcome: 'unchanged', polled };
     }
     this.#write(id, this.#statuses, { app, status: recorded, observedAt, changedAt: observedAt });
-    return { changed: true, written: true, outcome: 'written', polled: { fingerprint: print, observedAt } };
+    const polled = { fingerprint: print, observedAt };
+    return { changed: true, written: true, created: stored === undefined, outcome: 'written', polled };
+  }
+
+  async createPolledStatuses(
+    observations: readonly { app: AppKey; status: TargetStatus }[],
+    now: Date,
+  ): Promise<{ created: { app: AppKey; polled: PolledStatus }[]; existing: AppKey[] }> {
+    const unique = [
+      ...new Map(observations.map((observation) => [appKeyString(observation.app), observation])).values(),
+    ];
+    // As the table: a consistent BatchGetItem per 100 apps, then a BatchWriteItem per 25 new ones.
+    this.counts.reads += Math.ceil(unique.length / 100);
+    const observedAt = now.toISOString();
+    const created: { app: AppKey; polled: PolledStatus }[] = [];
+    const existing: AppKey[] = [];
+    for (const { app, status } of unique) {
+      const id = appKeyString(app);
+      if (this.#statuses.has(id)) {
+        existing.push(app);
+        continue;
+      }
+      this.#statuses.set(id, copy({ app, status, observedAt, changedAt: observedAt }));
+      created.push({ app, polled: { fingerprint: fingerprint(copy(status)), observedAt } });
+    }
+    this.counts.writes += Math.ceil(created.length / 25);
+    return { created, existing };
   }
 
   async putPollSummary(
@@ -396,9 +438,11 @@ export class MemoryStore implements Store {
 
   async forgetPolledStatus(app: AppKey): Promise<void> {
     const id = pollSummaryId(app.cluster, app.kind);
-    const summary = this.#pollSummaries.get(id);
     this.counts.writes += 1;
-    if (!summary) return;
+    // As the table: no usage, no summary; else the version moves on even without an entry (a poll that read before
+    // may be about to write one).
+    if (!this.#usage().some((usage) => pollSummaryId(usage.cluster, usage.kind) === id)) return;
+    const summary = this.#pollSummaries.get(id) ?? { version: 0, entries: new Map<string, PolledStatus>() };
     const entries = new Map(summary.entries);
     entries.delete(`${app.namespace}/${app.name}`);
     this.#pollSummaries.set(id, { version: summary.version + 1, entries });

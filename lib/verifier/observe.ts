@@ -83,6 +83,10 @@ export async function observeApp(app: AppKey, deps: VerifierDeps): Promise<Obser
  * Records a status read at `observedAt` (the store writes only if it changed); true when it changed. A changed
  * status is then forgotten in its pair's poll summary, after the write, so no poll trusts an entry this write made
  * untrue (a poll that read the summary before cannot write it back: docs/architecture.md, "The poll summary").
+ *
+ * A status this call created may have been written over by the first poll of its pair, whose batch writes have no
+ * condition, with an older observation. That poll notices when the forget came before its summary write, and polls
+ * again; when it came after, the poll's write came before this read of the item, which records the status again.
  */
 export async function record(
   app: AppKey,
@@ -90,10 +94,19 @@ export async function record(
   observedAt: Date,
   deps: VerifierDeps,
 ): Promise<boolean> {
-  const { changed } = await deps.store.recordTargetStatus(app, status, observedAt);
+  const { changed, created } = await deps.store.recordTargetStatus(app, status, observedAt);
   if (changed) {
     deps.logger.info('target status changed', { app: appKeyString(app), ...status });
     await deps.store.forgetPolledStatus?.(app);
+  }
+  if (created) {
+    const stored = await deps.store.getTargetStatus(app);
+    if (stored && stored.observedAt < observedAt.toISOString()) {
+      deps.logger.info('a first poll wrote an older status over this one; recording it again', {
+        app: appKeyString(app),
+      });
+      await record(app, status, observedAt, deps);
+    }
   }
   return changed;
 }

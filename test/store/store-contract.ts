@@ -171,12 +171,13 @@ export function storeContract(name: string, start: () => Promise<StoreUnderTest>
       assert.deepEqual(await store.recordTargetStatus(target, healthy('6.9.2'), at('2026-11-01T10:00:00Z')), {
         changed: true,
         written: true,
+        created: true,
       });
       assert.equal(subject.writes(), 1);
       subject.resetCounts();
       for (let i = 0; i < 5; i += 1) {
         const result = await store.recordTargetStatus(target, healthy('6.9.2'), at(`2026-11-01T10:0${i + 1}:00Z`));
-        assert.deepEqual(result, { changed: false, written: false });
+        assert.deepEqual(result, { changed: false, written: false, created: false });
       }
       assert.equal(subject.writes(), 0, 'five redundant observations, zero writes');
       assert.equal(subject.reads(), 5);
@@ -187,6 +188,7 @@ export function storeContract(name: string, start: () => Promise<StoreUnderTest>
       assert.deepEqual(await store.recordTargetStatus(target, healthy('6.9.3'), at('2026-11-01T10:10:00Z')), {
         changed: true,
         written: true,
+        created: false,
       });
       assert.equal((await store.getTargetStatus(target))?.status.revision, '6.9.3');
     });
@@ -205,6 +207,7 @@ export function storeContract(name: string, start: () => Promise<StoreUnderTest>
       assert.deepEqual(await store.recordTargetStatus(target, failed, at('2026-11-01T10:01:00Z')), {
         changed: true,
         written: true,
+        created: false,
       });
       const gone = unreadableTarget(
         'NotFound',
@@ -213,6 +216,7 @@ export function storeContract(name: string, start: () => Promise<StoreUnderTest>
       assert.deepEqual(await store.recordTargetStatus(target, gone, at('2026-11-01T10:02:00Z')), {
         changed: true,
         written: true,
+        created: false,
       });
       const stored = await store.getTargetStatus(target);
       assert.deepEqual(stored?.status, {
@@ -229,6 +233,7 @@ export function storeContract(name: string, start: () => Promise<StoreUnderTest>
       assert.deepEqual(await store.recordTargetStatus(target, healthy('1.0.0'), at('2026-11-01T09:59:00Z')), {
         changed: false,
         written: false,
+        created: false,
       });
       assert.equal((await store.getTargetStatus(target))?.status.revision, '2.0.0');
     });
@@ -241,10 +246,12 @@ export function storeContract(name: string, start: () => Promise<StoreUnderTest>
       assert.deepEqual(await store.recordTargetStatus(target, healthy('3.0.0'), at('2026-11-01T10:01:00Z'), options), {
         changed: false,
         written: false,
+        created: false,
       });
       assert.deepEqual(await store.recordTargetStatus(target, healthy('3.0.0'), at('2026-11-01T10:06:00Z'), options), {
         changed: false,
         written: true,
+        created: false,
       });
       const stored = await store.getTargetStatus(target);
       assert.equal(stored?.observedAt, '2026-11-01T10:06:00.000Z');
@@ -310,6 +317,7 @@ export function storeContract(name: string, start: () => Promise<StoreUnderTest>
       assert.deepEqual(await summaries.recordPolledStatus(target, healthy('2.0.0'), at('2026-11-01T10:00:00Z')), {
         changed: true,
         written: true,
+        created: true,
         outcome: 'written',
         polled: { fingerprint: print, observedAt: '2026-11-01T10:00:00.000Z' },
       });
@@ -317,6 +325,7 @@ export function storeContract(name: string, start: () => Promise<StoreUnderTest>
       assert.deepEqual(await summaries.recordPolledStatus(target, healthy('2.0.0'), at('2026-11-01T10:05:00Z')), {
         changed: false,
         written: false,
+        created: false,
         outcome: 'unchanged',
         polled: { fingerprint: print, observedAt: '2026-11-01T10:00:00.000Z' },
       });
@@ -324,6 +333,7 @@ export function storeContract(name: string, start: () => Promise<StoreUnderTest>
       assert.deepEqual(await summaries.recordPolledStatus(target, healthy('1.0.0'), at('2026-11-01T09:00:00Z')), {
         changed: false,
         written: false,
+        created: false,
         outcome: 'older',
       });
       assert.equal((await subject.store.getTargetStatus(target))?.status.revision, '2.0.0');
@@ -339,6 +349,7 @@ export function storeContract(name: string, start: () => Promise<StoreUnderTest>
         {
           changed: true,
           written: true,
+          created: true,
           outcome: 'written',
           polled: { fingerprint: print('2.0.0'), observedAt: '2026-11-01T10:00:00.000Z' },
         },
@@ -351,6 +362,7 @@ export function storeContract(name: string, start: () => Promise<StoreUnderTest>
         {
           changed: false,
           written: false,
+          created: false,
           outcome: 'unchanged',
           polled: { fingerprint: print('2.0.0'), observedAt: '2026-11-01T10:00:00.000Z' },
         },
@@ -360,6 +372,7 @@ export function storeContract(name: string, start: () => Promise<StoreUnderTest>
         {
           changed: false,
           written: false,
+          created: false,
           outcome: 'older',
         },
       );
@@ -368,6 +381,7 @@ export function storeContract(name: string, start: () => Promise<StoreUnderTest>
         {
           changed: true,
           written: true,
+          created: false,
           outcome: 'written',
           polled: { fingerprint: print('2.1.0'), observedAt: '2026-11-01T10:10:00.000Z' },
         },
@@ -375,6 +389,54 @@ export function storeContract(name: string, start: () => Promise<StoreUnderTest>
       const stored = await subject.store.getTargetStatus(target);
       assert.equal(stored?.status.revision, '2.1.0');
       assert.equal(stored?.changedAt, '2026-11-01T10:10:00.000Z');
+    });
+
+    it('a pristine pair: the first poll creates the statuses not stored in batches, and leaves a stored one alone', async () => {
+      const summaries = summariesOf(subject.store);
+      const market = pipelineFixture(
+        'poll-market',
+        { dev: ['market-a', 'market-b', 'market-c'], prod: ['market-d'] },
+        { cluster: 'poll-2' },
+      );
+      await subject.store.applyPipeline(market.document, market.pipeline, at('2026-11-01T10:00:00Z'));
+      const read = await summaries.getClusterKindPoll(pollCluster('poll-2'), 'HelmRelease');
+      assert.equal(read?.summary.pristine, true);
+      const [a, b, c] = ['market-a', 'market-b', 'market-c'].map((namespace) => app(namespace, { cluster: 'poll-2' }));
+      assert.ok(a && b && c);
+      await subject.store.recordTargetStatus(c, healthy('1.0.0'), at('2026-11-01T10:01:00Z'));
+      subject.resetCounts();
+      const { created, existing } = await summaries.createPolledStatuses(
+        [
+          { app: a, status: healthy('2.0.0') },
+          { app: b, status: healthy('2.0.0') },
+          { app: c, status: healthy('2.0.0') },
+        ],
+        at('2026-11-01T10:02:00Z'),
+      );
+      const polled = {
+        fingerprint: summaries.statusFingerprint(healthy('2.0.0')),
+        observedAt: '2026-11-01T10:02:00.000Z',
+      };
+      assert.deepEqual(created, [
+        { app: a, polled },
+        { app: b, polled },
+      ]);
+      assert.deepEqual(existing, [c]);
+      assert.equal(subject.reads(), 1, 'one batch read');
+      assert.equal(subject.writes(), 1, 'one batch write');
+      assert.equal((await subject.store.getTargetStatus(a))?.status.revision, '2.0.0');
+      assert.equal((await subject.store.getTargetStatus(a))?.changedAt, '2026-11-01T10:02:00.000Z');
+      assert.equal((await subject.store.getTargetStatus(c))?.status.revision, '1.0.0', 'a stored status is left alone');
+    });
+
+    it('a pair is pristine until a summary is written or a status forgotten in it', async () => {
+      const summaries = summariesOf(subject.store);
+      const cluster = pollCluster('poll-2');
+      assert.equal((await summaries.getClusterKindPoll(cluster, 'HelmRelease'))?.summary.pristine, true);
+      await summaries.forgetPolledStatus(app('market-a', { cluster: 'poll-2' }));
+      const forgotten = await summaries.getClusterKindPoll(cluster, 'HelmRelease');
+      assert.equal(forgotten?.summary.pristine, false, 'a forget moves the version on even without an entry');
+      assert.equal(forgotten?.summary.entries.size, 0);
     });
 
     it('writes a summary over the version read only, and reads it back', async () => {

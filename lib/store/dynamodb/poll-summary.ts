@@ -52,7 +52,8 @@ export class DynamoPollSummaries {
         });
       }
     }
-    return { usage, summary: { version: JSON.stringify(versions), entries } };
+    const pristine = Object.values(versions).every((version) => version === 0);
+    return { usage, summary: { version: JSON.stringify(versions), pristine, entries } };
   }
 
   statusFingerprint(status: TargetStatus): string {

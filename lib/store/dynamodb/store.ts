@@ -68,6 +68,7 @@ export function createDynamoStore(options: DynamoStoreOptions): Store {
     getClusterKindPoll: (...args) => pollSummaries.getClusterKindPoll(...args),
     statusFingerprint: (...args) => pollSummaries.statusFingerprint(...args),
     recordPolledStatus: (...args) => statuses.recordPolledStatus(...args),
+    createPolledStatuses: (...args) => statuses.createPolledStatuses(...args),
     putPollSummary: (...args) => pollSummaries.putPollSummary(...args),
     forgetPolledStatus: (...args) => pollSummaries.forgetPolledStatus(...args),
     getConfigurationGeneration: () => pollDigests.getConfigurationGeneration(),

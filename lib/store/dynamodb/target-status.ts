@@ -1,12 +1,14 @@
 // Observed target status, one item per app object (it belongs to the app, not to the pipelines that use it).
 // A write happens only when the status changed: we read first, because in DynamoDB even a write whose condition
 // fails is billed as a write, and a redundant event must cost reads only. The write is conditional on the value
-// read and on not being older than what is stored, so concurrent verifiers never go back in time.
+// read and on not being older than what is stored, so concurrent verifiers never go back in time. The one exception is
+// a pristine pair's first poll (createPolledStatuses), whose new statuses are written in batches without a condition:
+// how an overwritten newer status is noticed and recorded again is in docs/architecture.md, "The poll summary".
 import { GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { TargetStatus } from '../../flux/target-status.js';
 import { appKeyString, type AppKey } from '../../pipeline/model.js';
 import type { ObservedTargetStatus, PolledRecordOutcome, PolledStatus, TargetStatuses } from '../port.js';
-import { batchGet } from './batch.js';
+import { batchGet, batchWrite, putRequest } from './batch.js';
 import { fingerprint } from './fingerprint.js';
 import { decodeTargetStatus } from './stored-target-status.js';
 import { isConditionFailure, keys, type TableContext } from './table.js';
@@ -43,9 +45,40 @@ export class DynamoTargetStatuses implements TargetStatuses {
     status: TargetStatus,
     now: Date,
     options: { refreshAfterMs?: number } = {},
-  ): Promise<{ changed: boolean; written: boolean }> {
-    const { changed, written } = await this.recordPolledStatus(app, status, now, options);
-    return { changed, written };
+  ): Promise<{ changed: boolean; written: boolean; created: boolean }> {
+    const { changed, written, created } = await this.recordPolledStatus(app, status, now, options);
+    return { changed, written, created };
+  }
+
+  /** One consistent BatchGetItem per 100 apps, then one BatchWriteItem per 25 apps without a stored status. */
+  async createPolledStatuses(
+    observations: readonly { app: AppKey; status: TargetStatus }[],
+    now: Date,
+  ): Promise<{ created: { app: AppKey; polled: PolledStatus }[]; existing: AppKey[] }> {
+    const unique = [
+      ...new Map(observations.map((observation) => [appKeyString(observation.app), observation])).values(),
+    ];
+    const stored = await batchGet(
+      this.table,
+      unique.map(({ app }) => keys.targetStatus(app)),
+      true,
+    );
+    const storedApps = new Set(stored.map((item) => (item as unknown as StatusItem).appKey));
+    const observedAt = now.toISOString();
+    const created: { app: AppKey; polled: PolledStatus }[] = [];
+    const existing: AppKey[] = [];
+    const items: Record<string, unknown>[] = [];
+    for (const { app, status } of unique) {
+      if (storedApps.has(appKeyString(app))) {
+        existing.push(app);
+        continue;
+      }
+      const print = fingerprint(status);
+      items.push(statusItem(app, status, print, observedAt));
+      created.push({ app, polled: { fingerprint: print, observedAt } });
+    }
+    await batchWrite(this.table, items.map(putRequest));
+    return { created, existing };
   }
 
   /** `recordTargetStatus`, telling where the item stands after it (what a poll summary may hold for the app). */
@@ -54,30 +87,40 @@ export class DynamoTargetStatuses implements TargetStatuses {
     status: TargetStatus,
     now: Date,
     options: { refreshAfterMs?: number; likelyNew?: boolean } = {},
-  ): Promise<{ changed: boolean; written: boolean; outcome: PolledRecordOutcome; polled?: PolledStatus }> {
+  ): Promise<{
+    changed: boolean;
+    written: boolean;
+    created: boolean;
+    outcome: PolledRecordOutcome;
+    polled?: PolledStatus;
+  }> {
     const print = fingerprint(status);
     const observedAt = now.toISOString();
+    const created = { changed: true, written: true, created: true, outcome: 'written' as const };
     if (options.likelyNew && (await this.put(app, status, print, observedAt, undefined))) {
-      return { changed: true, written: true, outcome: 'written', polled: { fingerprint: print, observedAt } };
+      return { ...created, polled: { fingerprint: print, observedAt } };
     }
     for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt += 1) {
       const stored = await this.read(app);
       // An observation older than the stored one is news from the past: drop it.
-      if (stored && stored.observedAt > observedAt) return { changed: false, written: false, outcome: 'older' };
+      if (stored && stored.observedAt > observedAt) {
+        return { changed: false, written: false, created: false, outcome: 'older' };
+      }
       if (stored && stored.fingerprint === print) {
         const age = now.getTime() - Date.parse(stored.observedAt);
         if (options.refreshAfterMs === undefined || age < options.refreshAfterMs) {
           const polled = { fingerprint: print, observedAt: stored.observedAt };
-          return { changed: false, written: false, outcome: 'unchanged', polled };
+          return { changed: false, written: false, created: false, outcome: 'unchanged', polled };
         }
         const refreshed = await this.refresh(app, print, observedAt);
         if (refreshed) {
-          return { changed: false, written: true, outcome: 'unchanged', polled: { fingerprint: print, observedAt } };
+          const polled = { fingerprint: print, observedAt };
+          return { changed: false, written: true, created: false, outcome: 'unchanged', polled };
         }
         continue;
       }
       if (await this.put(app, status, print, observedAt, stored)) {
-        return { changed: true, written: true, outcome: 'written', polled: { fingerprint: print, observedAt } };
+        return { ...created, created: stored === undefined, polled: { fingerprint: print, observedAt } };
       }
       // Someone recorded another status meanwhile: read again and decide again.
     }
@@ -96,15 +139,7 @@ export class DynamoTargetStatuses implements TargetStatuses {
       await this.table.documents.send(
         new PutCommand({
           TableName: this.table.tableName,
-          Item: {
-            ...keys.targetStatus(app),
-            entity: 'target-status',
-            appKey: appKeyString(app),
-            status,
-            fingerprint: print,
-            observedAt,
-            changedAt: observedAt,
-          },
+          Item: statusItem(app, status, print, observedAt),
           ConditionExpression: stored
             ? 'fingerprint = :previous AND observedAt <= :observedAt'
             : 'attribute_not_exists(pk)',
@@ -144,6 +179,19 @@ export class DynamoTargetStatuses implements TargetStatuses {
     );
     return result.Item as StatusItem | undefined;
   }
+}
+
+/** A status item as first written, or written anew when the status changed. */
+function statusItem(app: AppKey, status: TargetStatus, print: string, observedAt: string): Record<string, unknown> {
+  return {
+    ...keys.targetStatus(app),
+    entity: 'target-status',
+    appKey: appKeyString(app),
+    status,
+    fingerprint: print,
+    observedAt,
+    changedAt: observedAt,
+  };
 }
 
 function observed(item: StatusItem): ObservedTargetStatus {

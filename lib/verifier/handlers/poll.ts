@@ -16,6 +16,7 @@ import {
   type ObjectKey,
 } from '../../pipeline/model.js';
 import type { PollMessage } from '../../queue/messages.js';
+import type { TargetStatus } from '../../flux/target-status.js';
 import type { PollSummary, PolledStatus } from '../../store/port.js';
 import type { VerifierDeps } from '../deps.js';
 import type { DeferredDecisions } from '../deferred-decisions.js';
@@ -158,17 +159,33 @@ async function recordWithSummary(
   const summaries = deps.store;
   const changedApps: AppKey[] = [];
   const entries = new Map<string, PolledStatus | undefined>();
-  // An empty summary: the pair's first poll after an apply, whose statuses are most likely all new.
-  const likelyNew = summary.entries.size === 0;
-  for (const { app, status } of observations) {
+  const changed = (app: AppKey, status: TargetStatus): void => {
+    deps.logger.info('target status changed', { app: appKeyString(app), ...status });
+    changedApps.push(app);
+  };
+  let toRecord = observations.filter(
+    ({ app, status }) =>
+      summary.entries.get(`${app.namespace}/${app.name}`)?.fingerprint !== summaries.statusFingerprint(status),
+  );
+  // A pristine pair's first poll: the statuses not stored yet written in batches, the others one by one.
+  const batched = summary.pristine && toRecord.length > 0;
+  if (batched) {
+    const { created, existing } = await summaries.createPolledStatuses(toRecord, observedAt);
+    const observed = new Map(toRecord.map(({ app, status }) => [appKeyString(app), status]));
+    for (const { app, polled } of created) {
+      changed(app, observed.get(appKeyString(app)) as TargetStatus);
+      entries.set(`${app.namespace}/${app.name}`, polled);
+    }
+    const stored = new Set(existing.map(appKeyString));
+    toRecord = toRecord.filter(({ app }) => stored.has(appKeyString(app)));
+  }
+  // An empty summary of a pair polled before: most likely an apply's new targets, tried as new.
+  const likelyNew = summary.entries.size === 0 && !batched;
+  for (const { app, status } of toRecord) {
     const name = `${app.namespace}/${app.name}`;
     const known = summary.entries.get(name);
-    if (known?.fingerprint === summaries.statusFingerprint(status)) continue;
     const result = await summaries.recordPolledStatus(app, status, observedAt, { likelyNew });
-    if (result.changed) {
-      deps.logger.info('target status changed', { app: appKeyString(app), ...status });
-      changedApps.push(app);
-    }
+    if (result.changed) changed(app, status);
     // An observation older than the stored one says nothing of what is stored: the entry goes.
     if (result.polled?.fingerprint !== known?.fingerprint || result.polled?.observedAt !== known?.observedAt) {
       if (result.polled || known) entries.set(name, result.polled);
@@ -176,6 +193,22 @@ async function recordWithSummary(
   }
   if (entries.size === 0) return changedApps;
   const written = await summaries.putPollSummary(message.cluster, message.kind, summary.version, entries);
-  if (!written) for (const app of changedApps) await summaries.forgetPolledStatus(app);
+  if (written) return changedApps;
+  for (const app of changedApps) await summaries.forgetPolledStatus(app);
+  // Another writer moved the summary on since it was read: it may have created a status the batch then wrote over
+  // with this poll's older observation. The pair is polled again, no longer pristine, from a new LIST.
+  if (batched) throw new FirstPollOverlapError(message.cluster, message.kind);
   return changedApps;
+}
+
+/** A pristine pair's first poll met another writer of its statuses: it fails, to be polled again. */
+export class FirstPollOverlapError extends Error {
+  override name = 'FirstPollOverlapError';
+
+  constructor(cluster: ObjectKey, kind: string) {
+    super(
+      `another writer recorded statuses of ${objectKeyString(cluster)} ${kind} during its first poll, whose new ` +
+        'statuses were written in batches: it is polled again',
+    );
+  }
 }
