@@ -98,11 +98,12 @@ function checkPremise(figures: FleetFigures): void {
 }
 
 /**
- * The first poll after an apply reads each pipeline's statuses once per decision (a unit each) besides a few reads
- * per pair: a decision that began after a poll message's changes answers the later messages of the poll, so each
- * pipeline is decided once or twice, not once per batch of poll messages (4 at 50,000 targets, 8 at 100,000).
+ * The first poll after an apply reads each status once before writing it (a unit each: the batch read of a pristine
+ * pair), then each pipeline's statuses once per decision (a unit each) besides a few reads per pair: a decision that
+ * began after a poll message's changes answers the later messages of the poll, so each pipeline is decided once or
+ * twice, not once per batch of poll messages (4 at 50,000 targets, 8 at 100,000).
  */
-const FIRST_POLL_UNITS_PER_TARGET = 3;
+const FIRST_POLL_UNITS_PER_TARGET = 4;
 
 /** The poller's own requests on a steady poll: the generation, the plan, the clusters' and sources' pages. */
 const POLLER_REQUESTS = 10;
