@@ -174,12 +174,17 @@ export interface TargetStatuses {
     status: TargetStatus,
     now: Date,
     options?: { refreshAfterMs?: number },
-  ): Promise<{
-    changed: boolean;
-    written: boolean;
-    /** There was no status item, and this call made it. */
-    created: boolean;
-  }>;
+  ): Promise<RecordedStatus>;
+}
+
+/** What recording an observation did. */
+export interface RecordedStatus {
+  /** The stored status is now another one. */
+  changed: boolean;
+  /** The item was written (changed, or its observation time refreshed). */
+  written: boolean;
+  /** There was no status item, and this call made it. */
+  created: boolean;
 }
 
 /**
@@ -214,6 +219,19 @@ export interface ClusterKindPoll {
   summary: PollSummary;
 }
 
+/** `RecordedStatus`, with where the item stands after it: what a poll may put in its summary. */
+export interface PolledRecord extends RecordedStatus {
+  outcome: PolledRecordOutcome;
+  /** What the item holds now, for an `outcome` of `written` or `unchanged`. */
+  polled?: PolledStatus;
+}
+
+/** What a pristine pair's first poll wrote in batches, and the apps it left to be recorded one by one. */
+export interface CreatedPolledStatuses {
+  created: { app: AppKey; polled: PolledStatus }[];
+  existing: AppKey[];
+}
+
 /** Where a status item stands after a poll recorded an observation in it. */
 export type PolledRecordOutcome =
   /** The item now holds this status, written (new or changed) by this call. */
@@ -245,7 +263,7 @@ export interface PollSummaries {
        */
       likelyNew?: boolean;
     },
-  ): Promise<{ changed: boolean; written: boolean; outcome: PolledRecordOutcome; polled?: PolledStatus }>;
+  ): Promise<PolledRecord>;
   /**
    * A pristine pair's first poll: the statuses of the apps that have no status item are written in batches, and the
    * others left to `recordPolledStatus`. The batch writes have no condition (DynamoDB's batch writes cannot have one),
@@ -256,7 +274,7 @@ export interface PollSummaries {
   createPolledStatuses(
     observations: readonly { app: AppKey; status: TargetStatus }[],
     now: Date,
-  ): Promise<{ created: { app: AppKey; polled: PolledStatus }[]; existing: AppKey[] }>;
+  ): Promise<CreatedPolledStatuses>;
   /**
    * Sets (`PolledStatus`) or removes (`undefined`) the entries of `changes` (by `{namespace}/{name}`) in the pair's
    * summary, only if its version is still `version`. False when another writer got there first (nothing written) or

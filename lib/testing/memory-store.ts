@@ -66,7 +66,9 @@ import type {
   ObservedTargetStatus,
   Page,
   PageRequest,
-  PolledRecordOutcome,
+  CreatedPolledStatuses,
+  PolledRecord,
+  RecordedStatus,
   PairDigest,
   PolledStatus,
   PollPlan,
@@ -322,7 +324,7 @@ export class MemoryStore implements Store {
     status: TargetStatus,
     now: Date,
     options: { refreshAfterMs?: number } = {},
-  ): Promise<{ changed: boolean; written: boolean; created: boolean }> {
+  ): Promise<RecordedStatus> {
     const { changed, written, created } = await this.recordPolledStatus(app, status, now, options);
     return { changed, written, created };
   }
@@ -357,13 +359,7 @@ export class MemoryStore implements Store {
     status: TargetStatus,
     now: Date,
     options: { refreshAfterMs?: number; likelyNew?: boolean } = {},
-  ): Promise<{
-    changed: boolean;
-    written: boolean;
-    created: boolean;
-    outcome: PolledRecordOutcome;
-    polled?: PolledStatus;
-  }> {
+  ): Promise<PolledRecord> {
     const id = appKeyString(app);
     const existing = this.#statuses.get(id);
     // As the table: a write first when the app is likely new, refused (and billed) when it was recorded after all.
@@ -394,7 +390,7 @@ export class MemoryStore implements Store {
   async createPolledStatuses(
     observations: readonly { app: AppKey; status: TargetStatus }[],
     now: Date,
-  ): Promise<{ created: { app: AppKey; polled: PolledStatus }[]; existing: AppKey[] }> {
+  ): Promise<CreatedPolledStatuses> {
     const unique = [
       ...new Map(observations.map((observation) => [appKeyString(observation.app), observation])).values(),
     ];

@@ -7,7 +7,14 @@
 import { GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { TargetStatus } from '../../flux/target-status.js';
 import { appKeyString, type AppKey } from '../../pipeline/model.js';
-import type { ObservedTargetStatus, PolledRecordOutcome, PolledStatus, TargetStatuses } from '../port.js';
+import type {
+  CreatedPolledStatuses,
+  ObservedTargetStatus,
+  PolledRecord,
+  PolledStatus,
+  RecordedStatus,
+  TargetStatuses,
+} from '../port.js';
 import { batchGet, batchWrite, putRequest } from './batch.js';
 import { fingerprint } from './fingerprint.js';
 import { decodeTargetStatus } from './stored-target-status.js';
@@ -45,7 +52,7 @@ export class DynamoTargetStatuses implements TargetStatuses {
     status: TargetStatus,
     now: Date,
     options: { refreshAfterMs?: number } = {},
-  ): Promise<{ changed: boolean; written: boolean; created: boolean }> {
+  ): Promise<RecordedStatus> {
     const { changed, written, created } = await this.recordPolledStatus(app, status, now, options);
     return { changed, written, created };
   }
@@ -54,7 +61,7 @@ export class DynamoTargetStatuses implements TargetStatuses {
   async createPolledStatuses(
     observations: readonly { app: AppKey; status: TargetStatus }[],
     now: Date,
-  ): Promise<{ created: { app: AppKey; polled: PolledStatus }[]; existing: AppKey[] }> {
+  ): Promise<CreatedPolledStatuses> {
     const unique = [
       ...new Map(observations.map((observation) => [appKeyString(observation.app), observation])).values(),
     ];
@@ -87,13 +94,7 @@ export class DynamoTargetStatuses implements TargetStatuses {
     status: TargetStatus,
     now: Date,
     options: { refreshAfterMs?: number; likelyNew?: boolean } = {},
-  ): Promise<{
-    changed: boolean;
-    written: boolean;
-    created: boolean;
-    outcome: PolledRecordOutcome;
-    polled?: PolledStatus;
-  }> {
+  ): Promise<PolledRecord> {
     const print = fingerprint(status);
     const observedAt = now.toISOString();
     const created = { changed: true, written: true, created: true, outcome: 'written' as const };
