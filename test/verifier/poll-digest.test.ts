@@ -5,28 +5,12 @@
 // and the store in memory, whose reads and writes are counted.
 import assert from 'node:assert/strict';
 import { describe, it, type TestContext } from 'node:test';
-import { KubernetesClusterReader } from '../../lib/clusters/index.js';
 import { resolvePipeline } from '../../lib/pipeline/model.js';
-import { enqueuePolls } from '../../lib/poller/poller.js';
-import type { QueueMessage } from '../../lib/queue/messages.js';
-import { StaticSecretSource } from '../../lib/secrets/port.js';
-import { FakeKubeApi } from '../../lib/testing/fake-kube-api.js';
 import { MemoryStore } from '../../lib/testing/memory-store.js';
-import { RecordingPromoter } from '../../lib/testing/recording-promoter.js';
-import { RecordingQueue } from '../../lib/testing/recording-queue.js';
-import { createVerifier, RecentReads } from '../../lib/verifier/index.js';
+import { pollWorld } from './poll-world.js';
 import { DEV, deployed, pipelineDocument, PROD, PROD_EU } from './world.js';
-import { silentLogger } from '../../lib/logging/logger.js';
-
-const NS = 'flux-system';
 
 async function world(t: TestContext) {
-  const dev = await FakeKubeApi.start();
-  const prod = await FakeKubeApi.start();
-  t.after(async () => {
-    await dev.stop();
-    await prod.stop();
-  });
   const store = new MemoryStore();
   /** The store methods called since the last `resetCounts`, by name. */
   const called = new Set<string>();
@@ -38,77 +22,18 @@ async function world(t: TestContext) {
       return (method as (...args: unknown[]) => unknown).apply(store, args);
     };
   }
-  const secrets = new StaticSecretSource([
-    { key: { namespace: NS, name: 'dev-kubeconfig' }, values: { value: dev.kubeconfig() } },
-    { key: { namespace: NS, name: 'prod-kubeconfig' }, values: { value: prod.kubeconfig() } },
-  ]);
-  let now = new Date('2026-11-01T10:00:00.000Z');
-  for (const name of ['dev', 'prod']) {
-    await store.applyCluster(
-      {
-        apiVersion: 'gitops.weave.works/v1alpha1',
-        kind: 'GitopsCluster',
-        metadata: { namespace: NS, name },
-        spec: { secretRef: { name: `${name}-kubeconfig` } },
-      },
-      now,
-    );
-  }
-  const document = pipelineDocument();
-  await store.applyPipeline(document, resolvePipeline(document), now);
-  dev.put(deployed('6.9.1'));
-  prod.put(deployed('6.9.1'));
-  prod.put(deployed('6.9.1', 'apps-eu'));
-  const queue = new RecordingQueue();
-  // As the verifier's assembly: the reader's registrations are those the poll messages carry.
-  const registrations = new RecentReads(
-    async (key) => (await store.getCluster(key))?.document,
-    30_000,
-    () => now,
-  );
-  const verifier = createVerifier({
-    store,
-    queue,
-    clusters: new KubernetesClusterReader({ getCluster: (key) => registrations.get(key), secrets, timeoutMs: 2_000 }),
-    clusterRegistrations: registrations,
-    promoter: new RecordingPromoter(),
-    logger: silentLogger,
-    now: () => now,
-    workerId: 'poll-digest-test',
-    settings: { pollDecisionDelaySeconds: 0 },
-  });
-  let id = 0;
-  const handle = (message: QueueMessage) => verifier(message, { messageId: String(++id), receiveCount: 1 });
-  /**
-   * One scheduled poll: the poller, then each `poll-clusters` it sent handed to the verifier; the other messages it
-   * sent (a check of each pipeline, a pair polled again on its own) are returned.
-   */
-  const poll = async (): Promise<QueueMessage[]> => {
-    queue.take();
-    await enqueuePolls({ store, queue, now: () => now });
-    const sent = queue.take().map(({ message }) => message);
-    for (const message of sent) if (message.type === 'poll-clusters') await handle(message);
-    return [...sent.filter((message) => message.type !== 'poll-clusters'), ...queue.take().map((m) => m.message)];
-  };
-  const lists = () => dev.count('list') + prod.count('list');
-  const resetCounts = () => {
-    store.resetCounts();
-    called.clear();
-    dev.resetRequests();
-    prod.resetRequests();
-  };
-  const revisionOf = async (app: typeof DEV) => (await store.getTargetStatus(app))?.status.revision;
+  const w = await pollWorld(t, store, 'poll-digest-test');
   return {
-    dev,
-    prod,
+    ...w,
     store,
     called,
-    poll,
-    handle,
-    lists,
-    resetCounts,
-    revisionOf,
-    advance: (ms: number) => (now = new Date(now.getTime() + ms)),
+    lists: () => w.dev.count('list') + w.prod.count('list'),
+    resetCounts: () => {
+      store.resetCounts();
+      called.clear();
+      w.dev.resetRequests();
+      w.prod.resetRequests();
+    },
   };
 }
 
