@@ -226,10 +226,10 @@ export interface PolledRecord extends RecordedStatus {
   polled?: PolledStatus;
 }
 
-/** What a pristine pair's first poll wrote in batches, and the apps it left to be recorded one by one. */
-export interface CreatedPolledStatuses {
-  created: { app: AppKey; polled: PolledStatus }[];
-  existing: AppKey[];
+/** An app whose status a pristine pair's first poll wrote in a batch, and what its item holds now. */
+export interface CreatedPolledStatus {
+  app: AppKey;
+  polled: PolledStatus;
 }
 
 /** Where a status item stands after a poll recorded an observation in it. */
@@ -266,7 +266,7 @@ export interface PollSummaries {
   ): Promise<PolledRecord>;
   /**
    * A pristine pair's first poll: the statuses of the apps that have no status item are written in batches, and the
-   * others left to `recordPolledStatus`. The batch writes have no condition (DynamoDB's batch writes cannot have one),
+   * others left to `recordPolledStatus` (those not in the answer). Each app once. The batch writes have no condition (DynamoDB's batch writes cannot have one),
    * so a status another writer created after the read that found none is written over: the poll notices through
    * its summary's version, which that writer moves on, or the writer does, reading its item again after moving it
    * (docs/architecture.md, "The poll summary").
@@ -274,7 +274,7 @@ export interface PollSummaries {
   createPolledStatuses(
     observations: readonly { app: AppKey; status: TargetStatus }[],
     now: Date,
-  ): Promise<CreatedPolledStatuses>;
+  ): Promise<CreatedPolledStatus[]>;
   /**
    * Sets (`PolledStatus`) or removes (`undefined`) the entries of `changes` (by `{namespace}/{name}`) in the pair's
    * summary, only if its version is still `version`. False when another writer got there first (nothing written) or

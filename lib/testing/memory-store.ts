@@ -66,7 +66,7 @@ import type {
   ObservedTargetStatus,
   Page,
   PageRequest,
-  CreatedPolledStatuses,
+  CreatedPolledStatus,
   PolledRecord,
   RecordedStatus,
   PairDigest,
@@ -390,26 +390,20 @@ export class MemoryStore implements Store {
   async createPolledStatuses(
     observations: readonly { app: AppKey; status: TargetStatus }[],
     now: Date,
-  ): Promise<CreatedPolledStatuses> {
-    const unique = [
-      ...new Map(observations.map((observation) => [appKeyString(observation.app), observation])).values(),
-    ];
+  ): Promise<CreatedPolledStatus[]> {
     // As the table: a consistent BatchGetItem per 100 apps, then a BatchWriteItem per 25 new ones.
-    this.counts.reads += Math.ceil(unique.length / 100);
+    this.counts.reads += Math.ceil(observations.length / 100);
     const observedAt = now.toISOString();
-    const created: { app: AppKey; polled: PolledStatus }[] = [];
-    const existing: AppKey[] = [];
-    for (const { app, status } of unique) {
+    const created: CreatedPolledStatus[] = [];
+    for (const { app, status } of observations) {
       const id = appKeyString(app);
-      if (this.#statuses.has(id)) {
-        existing.push(app);
-        continue;
-      }
-      this.#statuses.set(id, copy({ app, status, observedAt, changedAt: observedAt }));
-      created.push({ app, polled: { fingerprint: fingerprint(copy(status)), observedAt } });
+      if (this.#statuses.has(id)) continue;
+      const item = copy({ app, status, observedAt, changedAt: observedAt });
+      this.#statuses.set(id, item);
+      created.push({ app, polled: { fingerprint: fingerprint(item.status), observedAt } });
     }
     this.counts.writes += Math.ceil(created.length / 25);
-    return { created, existing };
+    return created;
   }
 
   async putPollSummary(

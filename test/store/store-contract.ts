@@ -405,7 +405,7 @@ export function storeContract(name: string, start: () => Promise<StoreUnderTest>
       assert.ok(a && b && c);
       await subject.store.recordTargetStatus(c, healthy('1.0.0'), at('2026-11-01T10:01:00Z'));
       subject.resetCounts();
-      const { created, existing } = await summaries.createPolledStatuses(
+      const created = await summaries.createPolledStatuses(
         [
           { app: a, status: healthy('2.0.0') },
           { app: b, status: healthy('2.0.0') },
@@ -421,7 +421,7 @@ export function storeContract(name: string, start: () => Promise<StoreUnderTest>
         { app: a, polled },
         { app: b, polled },
       ]);
-      assert.deepEqual(existing, [c]);
+      assert.ok(!created.some((entry) => entry.app === c), 'the stored one is left to be recorded one by one');
       assert.equal(subject.reads(), 1, 'one batch read');
       assert.equal(subject.writes(), 1, 'one batch write');
       assert.equal((await subject.store.getTargetStatus(a))?.status.revision, '2.0.0');

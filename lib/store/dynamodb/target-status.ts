@@ -8,10 +8,9 @@ import { GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { TargetStatus } from '../../flux/target-status.js';
 import { appKeyString, type AppKey } from '../../pipeline/model.js';
 import type {
-  CreatedPolledStatuses,
+  CreatedPolledStatus,
   ObservedTargetStatus,
   PolledRecord,
-  PolledStatus,
   RecordedStatus,
   TargetStatuses,
 } from '../port.js';
@@ -61,31 +60,24 @@ export class DynamoTargetStatuses implements TargetStatuses {
   async createPolledStatuses(
     observations: readonly { app: AppKey; status: TargetStatus }[],
     now: Date,
-  ): Promise<CreatedPolledStatuses> {
-    const unique = [
-      ...new Map(observations.map((observation) => [appKeyString(observation.app), observation])).values(),
-    ];
+  ): Promise<CreatedPolledStatus[]> {
     const stored = await batchGet(
       this.table,
-      unique.map(({ app }) => keys.targetStatus(app)),
+      observations.map(({ app }) => keys.targetStatus(app)),
       true,
     );
     const storedApps = new Set(stored.map((item) => (item as unknown as StatusItem).appKey));
     const observedAt = now.toISOString();
-    const created: { app: AppKey; polled: PolledStatus }[] = [];
-    const existing: AppKey[] = [];
+    const created: CreatedPolledStatus[] = [];
     const items: Record<string, unknown>[] = [];
-    for (const { app, status } of unique) {
-      if (storedApps.has(appKeyString(app))) {
-        existing.push(app);
-        continue;
-      }
+    for (const { app, status } of observations) {
+      if (storedApps.has(appKeyString(app))) continue;
       const print = fingerprint(status);
       items.push(statusItem(app, status, print, observedAt));
       created.push({ app, polled: { fingerprint: print, observedAt } });
     }
     await batchWrite(this.table, items.map(putRequest));
-    return { created, existing };
+    return created;
   }
 
   /** `recordTargetStatus`, telling where the item stands after it (what a poll summary may hold for the app). */

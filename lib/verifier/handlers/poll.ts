@@ -163,24 +163,30 @@ async function recordWithSummary(
     deps.logger.info('target status changed', { app: appKeyString(app), ...status });
     changedApps.push(app);
   };
-  let toRecord = observations.filter(
-    ({ app, status }) =>
-      summary.entries.get(`${app.namespace}/${app.name}`)?.fingerprint !== summaries.statusFingerprint(status),
-  );
+  // Only an app with an entry needs its status fingerprinted: without one it is recorded whatever it is.
+  let toRecord = observations.filter(({ app, status }) => {
+    const known = summary.entries.get(`${app.namespace}/${app.name}`);
+    return known === undefined || known.fingerprint !== summaries.statusFingerprint(status);
+  });
   // A pristine pair's first poll: the statuses not stored yet written in batches, the others one by one.
   const batched = summary.pristine && toRecord.length > 0;
   /** Statuses written without a condition: another writer's newer one may be under one of them. */
   let writtenBlind = false;
   if (batched) {
-    const { created, existing } = await summaries.createPolledStatuses(toRecord, observedAt);
-    writtenBlind = created.length > 0;
-    const observed = new Map(toRecord.map(({ app, status }) => [appKeyString(app), status]));
-    for (const { app, polled } of created) {
-      changed(app, observed.get(appKeyString(app)) as TargetStatus);
+    const created = new Map(
+      (await summaries.createPolledStatuses(toRecord, observedAt)).map(({ app, polled }) => [
+        appKeyString(app),
+        polled,
+      ]),
+    );
+    writtenBlind = created.size > 0;
+    for (const { app, status } of toRecord) {
+      const polled = created.get(appKeyString(app));
+      if (!polled) continue;
+      changed(app, status);
       entries.set(`${app.namespace}/${app.name}`, polled);
     }
-    const stored = new Set(existing.map(appKeyString));
-    toRecord = toRecord.filter(({ app }) => stored.has(appKeyString(app)));
+    toRecord = toRecord.filter(({ app }) => !created.has(appKeyString(app)));
   }
   // An empty summary of a pair polled before: most likely an apply's new targets, tried as new.
   const likelyNew = summary.entries.size === 0 && !batched;
