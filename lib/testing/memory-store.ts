@@ -413,7 +413,7 @@ export class MemoryStore implements Store {
     changes: ReadonlyMap<string, PolledStatus | undefined>,
   ): Promise<boolean> {
     const id = pollSummaryId(cluster, kind);
-    if (!this.#usage().some((usage) => pollSummaryId(usage.cluster, usage.kind) === id)) return false;
+    if (!this.#pairInUse(id)) return false;
     const summary = this.#pollSummaries.get(id) ?? { version: 0, entries: new Map<string, PolledStatus>() };
     if (String(summary.version) !== version) return false;
     this.counts.writes += 1;
@@ -431,11 +431,16 @@ export class MemoryStore implements Store {
     this.counts.writes += 1;
     // As the table: no usage, no summary; else the version moves on even without an entry (a poll that read before
     // may be about to write one).
-    if (!this.#usage().some((usage) => pollSummaryId(usage.cluster, usage.kind) === id)) return;
+    if (!this.#pairInUse(id)) return;
     const summary = this.#pollSummaries.get(id) ?? { version: 0, entries: new Map<string, PolledStatus>() };
     const entries = new Map(summary.entries);
     entries.delete(`${app.namespace}/${app.name}`);
     this.#pollSummaries.set(id, { version: summary.version + 1, entries });
+  }
+
+  /** As the table: a pair's summary lives on its usage items, so a pair no pipeline uses has none to write. */
+  #pairInUse(id: string): boolean {
+    return this.#usage().some((usage) => pollSummaryId(usage.cluster, usage.kind) === id);
   }
 
   // ---------------------------------------------------------------- poll digests
