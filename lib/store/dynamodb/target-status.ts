@@ -89,10 +89,14 @@ export class DynamoTargetStatuses implements TargetStatuses {
   ): Promise<PolledRecord> {
     const print = fingerprint(status);
     const observedAt = now.toISOString();
-    const created = { changed: true, written: true, created: true, outcome: 'written' as const };
-    if (options.likelyNew && (await this.put(app, status, print, observedAt, undefined))) {
-      return { ...created, polled: { fingerprint: print, observedAt } };
-    }
+    const written = (created: boolean): PolledRecord => ({
+      changed: true,
+      written: true,
+      created,
+      outcome: 'written',
+      polled: { fingerprint: print, observedAt },
+    });
+    if (options.likelyNew && (await this.put(app, status, print, observedAt, undefined))) return written(true);
     for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt += 1) {
       const stored = await this.read(app);
       // An observation older than the stored one is news from the past: drop it.
@@ -113,7 +117,7 @@ export class DynamoTargetStatuses implements TargetStatuses {
         continue;
       }
       if (await this.put(app, status, print, observedAt, stored)) {
-        return { ...created, created: stored === undefined, polled: { fingerprint: print, observedAt } };
+        return written(stored === undefined);
       }
       // Someone recorded another status meanwhile: read again and decide again.
     }
