@@ -101,6 +101,28 @@ describe('redact', () => {
     assert.equal(redact(`?key=${encodeURIComponent(password)}`), `?key=${REDACTED}`);
   });
 
+  it("finds each of a fleet's registered values among thousands, wherever it starts, the longer of two first", () => {
+    // The credentials of 2,000 clusters' kubeconfigs; values looked up by their first characters must still be found
+    // at the start and the end of a text, next to each other, when one holds another, and outside ASCII.
+    const values = Array.from({ length: 2000 }, () => alnum(44));
+    const sharingStart = `${values[7]?.slice(0, 2) ?? ''}-shares-the-first-two-characters`;
+    const holdsAnother = `prefix-${values[9] ?? ''}-suffix`;
+    const extendsAnother = `${values[11] ?? ''}-and-more`;
+    const unicode = 'clé-privée-ünïcödé-密钥';
+    const shortest = 'x7-k3y-9';
+    registerSecretValues([...values, sharingStart, holdsAnother, extendsAnother, unicode, shortest]);
+    const [first = '', second = '', last = ''] = [values[0], values[1], values[1999]];
+    assert.equal(redact(`${first} and ${last}`), `${REDACTED} and ${REDACTED}`);
+    assert.equal(redact(`${first}${second}`), `${REDACTED}${REDACTED}`);
+    assert.equal(redact(`x${sharingStart} ${values[7] ?? ''}`), `x${REDACTED} ${REDACTED}`);
+    assert.equal(redact(`echo: ${holdsAnother}.`), `echo: ${REDACTED}.`);
+    assert.equal(redact(`echo: ${extendsAnother}.`), `echo: ${REDACTED}.`);
+    assert.equal(redact(`key ${unicode}!`), `key ${REDACTED}!`);
+    assert.equal(redact(shortest), REDACTED);
+    assert.equal(redact(`ends with ${shortest}`), `ends with ${REDACTED}`);
+    assert.equal(redact(`almost ${first.slice(0, -1)}`), `almost ${first.slice(0, -1)}`);
+  });
+
   it('ignores registered values shorter than 8 characters, which would hit ordinary words', () => {
     registerSecretValues(['admin', 'main', 'true', '1234567']);
     const text = 'admin merged main: true, 1234567 objects';
