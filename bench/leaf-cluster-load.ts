@@ -3,7 +3,8 @@
 // holds the clusters and pipelines as applied, the poller enqueues one `poll` per (cluster, kind) in use
 // (`enqueuePolls`), the embedded queue hands them to the real verifier (`createVerifier`, batches of 10 handled in
 // parallel, as the Lambda's consumer does), which LISTs each (cluster, kind) with the real KubernetesClusterReader
-// (@kubernetes/client-node over HTTPS) against one fake API server per cluster answering after LATENCY_MS, records
+// (@kubernetes/client-node over HTTPS) against one fake API server per cluster answering after LATENCY_MS (all of
+// them in a process of their own, lib/testing/fake-kube-fleet.ts, as the clusters are other machines), records
 // every target's status and decides for every pipeline. Measured twice: the first poll (every status is new, so
 // each is written) and a second, steady poll (nothing changed, nothing written). Wall time runs from enqueueing the
 // polls until the queue is settled. The product path runs with PIPELINED_APPS of the apps in pipelines (see there):
@@ -31,7 +32,7 @@ import { enqueuePolls } from '../lib/poller/poller.js';
 import { RecordingPromoter } from '../lib/testing/recording-promoter.js';
 import { EmbeddedQueue } from '../lib/queue/index.js';
 import { StaticSecretSource } from '../lib/secrets/port.js';
-import { FakeKubeApi } from '../lib/testing/fake-kube-api.js';
+import { FakeKubeFleet, type FleetRequestCounts } from '../lib/testing/fake-kube-fleet.js';
 import { createVerifier, DEFAULT_SETTINGS, RecentReads } from '../lib/verifier/index.js';
 import { deployed, settled } from '../test/loop/harness.js';
 import { startBenchDynamo } from './dynamo.js';
@@ -189,7 +190,7 @@ function everyClusterKind(): { cluster: ObjectKey; kind: AppKind; namespaces: st
 export interface PollFigures {
   lists: number;
   wallMs: number;
-  /** CPU time of the bench process meanwhile: the fakes and the verifier share it (dynalite has its own process). */
+  /** CPU time of the bench process meanwhile: the verifier's (the fake API servers and dynalite have processes of their own). */
   cpuMs: number;
   dynamoOperations: number;
   dynamoWrites: number;
@@ -252,27 +253,30 @@ interface RequestCounts {
   total: number;
 }
 
-function countRequests(fakes: readonly FakeKubeApi[]): RequestCounts {
+function countRequests(perCluster: readonly FleetRequestCounts[]): RequestCounts {
   const counts: RequestCounts = { list: 0, get: 0, discovery: 0, other: 0, total: 0 };
-  for (const fake of fakes) {
-    for (const request of fake.requests) {
-      counts[request.type] += 1;
-      counts.total += 1;
-    }
+  for (const { list, get, discovery, other } of perCluster) {
+    counts.list += list;
+    counts.get += get;
+    counts.discovery += discovery;
+    counts.other += other;
+    counts.total += list + get + discovery + other;
   }
   return counts;
 }
 
 /** TLS connections the fakes accepted since their requests were last reset. */
-function tlsConnections(fakes: readonly FakeKubeApi[]): number {
-  return fakes.reduce((sum, fake) => sum + fake.tlsConnections, 0);
+function tlsConnections(perCluster: readonly FleetRequestCounts[]): number {
+  return perCluster.reduce((sum, counts) => sum + counts.tlsConnections, 0);
 }
 
 /** Throws unless every cluster got exactly one LIST page per kind it runs and no GET. */
-function checkOneListPerClusterKind(fakes: readonly FakeKubeApi[], kindsPerCluster: number, which: string): void {
-  const wrong = fakes.flatMap((fake, index) => {
-    const lists = fake.count('list');
-    const gets = fake.count('get');
+function checkOneListPerClusterKind(
+  perCluster: readonly FleetRequestCounts[],
+  kindsPerCluster: number,
+  which: string,
+): void {
+  const wrong = perCluster.flatMap(({ list: lists, get: gets }, index) => {
     return lists === kindsPerCluster && gets === 0 ? [] : [`${clusterName(index)}: ${lists} LIST, ${gets} GET`];
   });
   if (wrong.length > 0) {
@@ -339,16 +343,15 @@ const benchFleetPoll: Bench = async (): Promise<BenchSection> => {
   // product (bench/dynamo.ts), and DynamoDB's CPU is not the verifier's.
   const dynamo = await startBenchDynamo({ ownProcess: true });
   const { store } = dynamo;
-  const fakes: FakeKubeApi[] = [];
+  const fakesStarted = performance.now();
+  // The leaf clusters' API servers in a process of their own: their CPU is not the verifier's.
+  const fakes = await FakeKubeFleet.start(CLUSTER_COUNT);
+  const fakesMs = performance.now() - fakesStarted;
   let queue: EmbeddedQueue | undefined;
   try {
-    const fakesStarted = performance.now();
-    for (let index = 0; index < CLUSTER_COUNT; index++) fakes.push(await new FakeKubeApi().start());
-    const fakesMs = performance.now() - fakesStarted;
-
     const secrets = new StaticSecretSource();
     const now = new Date();
-    for (const [index, fake] of fakes.entries()) {
+    for (const [index, kubeconfig] of fakes.kubeconfigs.entries()) {
       const name = clusterName(index);
       await store.applyCluster(
         {
@@ -359,9 +362,9 @@ const benchFleetPoll: Bench = async (): Promise<BenchSection> => {
         },
         now,
       );
-      secrets.set({ namespace: CLUSTER_NAMESPACE, name: `${name}-kubeconfig` }, { value: fake.kubeconfig() });
-      for (let app = 0; app < APP_COUNT; app++) fake.put(appObject(app));
+      secrets.set({ namespace: CLUSTER_NAMESPACE, name: `${name}-kubeconfig` }, { value: kubeconfig });
     }
+    await fakes.putEverywhere(Array.from({ length: APP_COUNT }, (_, app) => appObject(app)));
     const pipelined = pipelinedApps();
     for (const app of pipelined) {
       const document = pipelineOf(app);
@@ -371,7 +374,7 @@ const benchFleetPoll: Bench = async (): Promise<BenchSection> => {
     const allTargets = targetsOf(Array.from({ length: APP_COUNT }, (_, app) => app));
     const clusterKinds = everyClusterKind();
     const kindsPerCluster = clusterKinds.length / CLUSTER_COUNT;
-    for (const fake of fakes) fake.latencyMs = LATENCY_MS;
+    await fakes.setLatency(LATENCY_MS);
     const setupMs = performance.now() - setupStarted;
     // The product's reader reads the GitopsCluster from the store, remembered for 30 s and handed over by the poll
     // messages that carry it, as the verifier's assembly (lib/runtime/assemble-verifier.ts) builds it. The readers of
@@ -415,7 +418,7 @@ const benchFleetPoll: Bench = async (): Promise<BenchSection> => {
     );
 
     const productPoll = async (which: string) => {
-      for (const fake of fakes) fake.resetRequests();
+      await fakes.resetRequests();
       dynamo.resetCounts();
       handled.clear();
       reader.listMs.length = 0;
@@ -425,19 +428,20 @@ const benchFleetPoll: Bench = async (): Promise<BenchSection> => {
       await settled(running, { timeoutMs: 30 * 60_000 });
       const wallMs = performance.now() - started;
       const cpu = process.cpuUsage(cpuBefore);
-      // The fake servers and the verifier run on this process's thread: CPU time near the wall time
-      // says the poll is bound by this machine's CPU, not by waiting.
+      // The verifier runs on this process's thread: CPU time near the wall time says the poll is bound by this
+      // machine's CPU, not by waiting.
       const cpuMs = (cpu.user + cpu.system) / 1000;
       const { deadLetters } = running.stats();
       if (deadLetters > 0) throw new Error(`${which}: ${deadLetters} poll messages were dead-lettered`);
       if (polls !== clusterKinds.length) {
         throw new Error(`${which}: ${polls} polls enqueued, ${clusterKinds.length} expected`);
       }
-      checkOneListPerClusterKind(fakes, kindsPerCluster, which);
+      const perCluster = await fakes.requestCounts();
+      checkOneListPerClusterKind(perCluster, kindsPerCluster, which);
       return {
         wallMs,
         cpuMs,
-        counts: countRequests(fakes),
+        counts: countRequests(perCluster),
         listP50Ms: percentile(reader.listMs, 50),
         dynamoOperations: dynamo.total(),
         dynamoUnits: dynamo.units(),
@@ -484,28 +488,30 @@ const benchFleetPoll: Bench = async (): Promise<BenchSection> => {
 
     // The Kubernetes side of one poll alone: a fresh reader LISTs every (cluster, kind), nothing else.
     const listReader = newReader();
-    for (const fake of fakes) fake.resetRequests();
+    await fakes.resetRequests();
     let started = performance.now();
     await forEachLimited(clusterKinds, READ_CONCURRENCY, async ({ cluster, kind, namespaces }) => {
       await listReader.listApps(cluster, kind, namespaces);
     });
     const listOnlyMs = performance.now() - started;
-    checkOneListPerClusterKind(fakes, kindsPerCluster, 'LIST-only pass');
-    const listOnly = countRequests(fakes);
-    const listOnlyConnections = tlsConnections(fakes);
+    const listOnlyPerCluster = await fakes.requestCounts();
+    checkOneListPerClusterKind(listOnlyPerCluster, kindsPerCluster, 'LIST-only pass');
+    const listOnly = countRequests(listOnlyPerCluster);
+    const listOnlyConnections = tlsConnections(listOnlyPerCluster);
 
     // The naive poll of the whole fleet: one GET per (pipeline, environment, target), a fresh reader, the same
     // concurrency and latency.
     const getReader = newReader();
-    for (const fake of fakes) fake.resetRequests();
+    await fakes.resetRequests();
     started = performance.now();
     let missing = 0;
     await forEachLimited(allTargets, READ_CONCURRENCY, async (app) => {
       if ((await getReader.getApp(app)) === undefined) missing += 1;
     });
     const naiveMs = performance.now() - started;
-    const naive = countRequests(fakes);
-    const naiveConnections = tlsConnections(fakes);
+    const naivePerCluster = await fakes.requestCounts();
+    const naive = countRequests(naivePerCluster);
+    const naiveConnections = tlsConnections(naivePerCluster);
     if (missing > 0 || naive.get !== allTargets.length) {
       throw new Error(`naive poll: ${naive.get} GETs for ${allTargets.length} targets, ${missing} objects not found`);
     }
@@ -550,7 +556,7 @@ const benchFleetPoll: Bench = async (): Promise<BenchSection> => {
             `both through KubernetesClusterReader, ${READ_CONCURRENCY} in flight, fresh readers, clusters from memory (with ` +
             `${formatNumber(listOnly.discovery)} and ${formatNumber(naive.discovery)} discovery requests, ` +
             `${formatNumber(listOnlyConnections)} and ${formatNumber(naiveConnections)} TLS connections: kept alive, ` +
-            `per cluster); the fake servers share this process's CPU`,
+            `per cluster); the fake servers run in a process of their own`,
         },
         {
           name: 'first poll (every status new), product path, wall time',
@@ -572,14 +578,14 @@ const benchFleetPoll: Bench = async (): Promise<BenchSection> => {
           name: 'setup (not measured above)',
           value: seconds(setupMs),
           note:
-            `${CLUSTER_COUNT} fake HTTPS API servers in one process (started in ${seconds(fakesMs)}), ` +
+            `${CLUSTER_COUNT} fake HTTPS API servers in a process of their own (started in ${seconds(fakesMs)}), ` +
             `${formatNumber(CLUSTER_COUNT * APP_COUNT)} objects, clusters and pipelines applied to the store`,
         },
       ],
     };
   } finally {
     await queue?.stop();
-    for (const fake of fakes) await fake.stop();
+    await fakes.stop();
     await dynamo.stop();
   }
 };

@@ -2,38 +2,28 @@
 // Kubernetes reader (the real @kubernetes/client-node, kept-alive TLS) LISTs a (cluster, kind) of the fleet's size
 // and the poll digest is computed over what it returned, against a fake API server in a child process of its own, so
 // that the server's CPU is not counted. Median of several rounds of LISTs, after a warm-up.
-import { spawn } from 'node:child_process';
-import { fileURLToPath } from 'node:url';
 import { KubernetesClusterReader } from '../lib/clusters/kubernetes-reader.js';
 import type { GitopsClusterDocument } from '../lib/config/schema.js';
 import { StaticSecretSource } from '../lib/secrets/port.js';
-import { FakeKubeApi } from '../lib/testing/fake-kube-api.js';
+import { FakeKubeFleet } from '../lib/testing/fake-kube-fleet.js';
 import { listDigest } from '../lib/verifier/list-digest.js';
 import { deployedHelmRelease } from '../test/fixtures/flux-objects.js';
 
-const SERVE_FLAG = '--serve-helm-releases';
 const ROUNDS = 7;
 const LISTS_PER_ROUND = 100;
 
 /** CPU milliseconds of the verifier's process per LIST of `objects` HelmReleases, digest included. */
 export async function listCpuMs(objects: number): Promise<number> {
-  const child = spawn(
-    process.execPath,
-    ['--import', 'tsx', fileURLToPath(import.meta.url), SERVE_FLAG, String(objects)],
-    {
-      stdio: ['ignore', 'pipe', 'inherit'],
-    },
-  );
+  const fleet = await FakeKubeFleet.start(1);
   try {
-    const kubeconfig = await new Promise<string>((resolve, reject) => {
-      let output = '';
-      child.stdout.on('data', (chunk: Buffer) => {
-        output += chunk.toString();
-        const newline = output.indexOf('\n');
-        if (newline >= 0) resolve(JSON.parse(output.slice(0, newline)) as string);
-      });
-      child.on('exit', (code) => reject(new Error(`the fake API server exited (${code})`)));
-    });
+    await fleet.putEverywhere(
+      Array.from({ length: objects }, (_, index) => {
+        const object = deployedHelmRelease('1.4.2', 'apps') as { metadata: { name: string } };
+        object.metadata.name = `app-${index}`;
+        return object;
+      }),
+    );
+    const [kubeconfig = ''] = fleet.kubeconfigs;
     const cluster = { namespace: 'flux-system', name: 'measured' };
     const registration: GitopsClusterDocument = {
       apiVersion: 'gitops.weave.works/v1alpha1',
@@ -62,16 +52,6 @@ export async function listCpuMs(objects: number): Promise<number> {
     }
     return perList.sort((a, b) => a - b)[Math.floor(ROUNDS / 2)] ?? Number.NaN;
   } finally {
-    child.kill();
+    await fleet.stop();
   }
-}
-
-if (process.argv[2] === SERVE_FLAG) {
-  const fake = await FakeKubeApi.start();
-  for (let index = 0; index < Number(process.argv[3]); index++) {
-    const object = deployedHelmRelease('1.4.2', 'apps') as { metadata: { name: string } };
-    object.metadata.name = `app-${index}`;
-    fake.put(object);
-  }
-  process.stdout.write(`${JSON.stringify(fake.kubeconfig())}\n`);
 }
