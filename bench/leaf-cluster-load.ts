@@ -10,8 +10,9 @@
 // polls until the queue is settled. The product path runs with PIPELINED_APPS of the apps in pipelines (see there):
 // each LIST still returns all 50 apps of its cluster, so the Kubernetes side is the whole fleet's.
 //
-// The bench CHECKS the design's target, "exactly one LIST page per (cluster, kind) per poll, and no GET": it counts
-// the requests each fake server received and throws, failing `npm run bench`, when a cluster saw anything else.
+// The bench CHECKS the design's targets, "exactly one LIST page per (cluster, kind) per poll, and no GET" and "at
+// most one TLS connection per cluster per poll": it counts the requests and connections each fake server received and
+// throws, failing `npm run bench`, when a cluster saw anything else.
 //
 // Baseline, in the same run: the naive poll a controller without the LIST design would make for the whole fleet,
 // one GET per (pipeline, environment, target) through the same KubernetesClusterReader (`getApp`), READ_CONCURRENCY
@@ -289,6 +290,23 @@ function checkOneListPerClusterKind(
 }
 
 /**
+ * Throws unless every cluster's API server accepted at most one TLS connection: a poll LISTs a cluster's kinds one
+ * after the other, over the connection the first opened (poll-clusters.ts).
+ */
+function checkOneConnectionPerCluster(perCluster: readonly FleetRequestCounts[], which: string): void {
+  const wrong = perCluster.flatMap(({ tlsConnections: connections }, index) =>
+    connections <= 1 ? [] : [`${clusterName(index)}: ${connections} TLS connections`],
+  );
+  if (wrong.length > 0) {
+    throw new Error(
+      `${which}: the target "at most one TLS connection per cluster per poll" is not met: ` +
+        `${wrong.slice(0, 5).join('; ')}` +
+        (wrong.length > 5 ? `; and ${wrong.length - 5} more clusters` : ''),
+    );
+  }
+}
+
+/**
  * Store reads of a steady poll beyond two per (cluster, kind) (the pair's Query with its poll summary, and a read of
  * the cluster's registration when the poll message does not carry it) and the poller's listings, per pipeline: the
  * poller's check of each pipeline (its definition, promotion records and the stop switches: the fleet's pipelines
@@ -438,7 +456,9 @@ const benchFleetPoll: Bench = async (): Promise<BenchSection> => {
       }
       const perCluster = await fakes.requestCounts();
       checkOneListPerClusterKind(perCluster, kindsPerCluster, which);
+      checkOneConnectionPerCluster(perCluster, which);
       return {
+        connections: tlsConnections(perCluster),
         wallMs,
         cpuMs,
         counts: countRequests(perCluster),
@@ -538,14 +558,19 @@ const benchFleetPoll: Bench = async (): Promise<BenchSection> => {
           value: requestsText(first.counts),
           baseline: naiveRequests,
           ratio: `${formatRatio(naive.get, first.counts.list)} fewer`,
-          note: `${fleet}; checked: 1 LIST per (cluster, kind), 0 GET${discovery(first.counts)}`,
+          note:
+            `${fleet}; checked: 1 LIST per (cluster, kind), 0 GET, at most 1 TLS connection per cluster ` +
+            `(${formatNumber(first.connections)})${discovery(first.counts)}`,
         },
         {
           name: 'steady poll (nothing changed): Kubernetes API requests',
           value: requestsText(steady.counts),
           baseline: naiveRequests,
           ratio: `${formatRatio(naive.get, steady.counts.list)} fewer`,
-          note: `checked: 1 LIST per (cluster, kind), 0 GET${discovery(steady.counts)}`,
+          note:
+            `checked: 1 LIST per (cluster, kind), 0 GET, at most 1 TLS connection per cluster ` +
+            `(${formatNumber(steady.connections)})` +
+            discovery(steady.counts),
         },
         {
           name: 'the Kubernetes reads of one poll, wall time',

@@ -13,6 +13,7 @@
 // new connection is reported as it is.
 import { createHash } from 'node:crypto';
 import { Agent as HttpsAgent, type AgentOptions } from 'node:https';
+import { createSecureContext, type SecureContext } from 'node:tls';
 import type { Duplex } from 'node:stream';
 import {
   HttpMethod,
@@ -49,7 +50,7 @@ class KeptAliveAgent extends HttpsAgent {
     readonly key: string,
     private readonly now: () => number,
   ) {
-    super({ ...options, keepAlive: true, timeout: IDLE_CONNECTION_MS });
+    super({ ...options, ...sharedSecureContext(options), keepAlive: true, timeout: IDLE_CONNECTION_MS });
   }
 
   /** Called by node:http when a request is done with a socket: false destroys it instead of keeping it. */
@@ -157,6 +158,20 @@ export class KeptAliveConnections implements SecurityAuthentication {
     this.closed = true;
     this.agent?.close();
     this.agent = undefined;
+  }
+}
+
+/**
+ * One TLS context for every connection of an agent: node otherwise makes one per connection, parsing the CA and the
+ * client certificate again, and a poll every 5 minutes opens a new connection to each cluster (its kept one has been
+ * idle too long). Options no context can be made of are left to the connection, which fails on them as client-node's
+ * own agent does.
+ */
+function sharedSecureContext(options: AgentOptions): { secureContext?: SecureContext } {
+  try {
+    return { secureContext: createSecureContext(options) };
+  } catch {
+    return {};
   }
 }
 
