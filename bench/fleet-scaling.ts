@@ -7,8 +7,9 @@
 // The monthly cost is DynamoDB (capacity units as dynalite reports them, corrected as bench/dynamo.ts says), SQS
 // (the SendMessageBatch per 10 messages, the event source mapping's ReceiveMessage and DeleteMessageBatch per batch
 // of 10, and its long polls of the idle queue), Lambda requests (the poller's run and one verifier invocation per
-// batch), Lambda duration (the verifier's CPU per LIST measured by bench/list-cpu.ts, with the API servers' latency
-// assumed where it is the longer) and the table's storage.
+// batch), Lambda duration (the verifier's CPU per LIST measured by bench/list-cpu.ts as a poll makes it, a new TLS
+// connection per cluster and poll, with the API servers' latency assumed where it is the longer) and the table's
+// storage.
 //
 // The bench CHECKS its premise, and fails `npm run bench` when it breaks: every size makes exactly one LIST per
 // (cluster, kind) on both polls; the steady poll's DynamoDB requests grow with its messages and the pipelines and its
@@ -232,7 +233,8 @@ export const benchFleetScaling: Bench = async (): Promise<BenchSection> => {
             `DynamoDB ${dollars(cost.dynamo)}, SQS ${dollars(cost.sqs)} (with the idle queue's long polls), Lambda ` +
             `requests ${dollars(cost.lambdaRequests)}, Lambda duration ${dollars(cost.lambdaDuration)} ` +
             `(${cost.gbSecondsPerPoll.toFixed(1)} GB-s a poll: ${cpuPerListMs.toFixed(2)} ms of CPU measured per ` +
-            `LIST and digest at ${MEMORY_GB.verifier * 1024} MB, or ${LIST_LATENCY_MS} ms assumed per LIST, ` +
+            `LIST and digest, a new TLS connection per cluster and poll, at ${MEMORY_GB.verifier * 1024} MB, or ` +
+            `${LIST_LATENCY_MS} ms assumed per LIST, ` +
             `${PAIR_CONCURRENCY} at a time, where longer), storage ${dollars(cost.storage)} (about ` +
             `${formatNumber(BYTES_PER_TARGET)} bytes a target) × ${formatNumber(POLLS_PER_MONTH)} polls; ` +
             PRICE_SOURCES,

@@ -231,6 +231,9 @@ interface ContinueToken {
 
 const certDirectory = new URL('./certs/', import.meta.url);
 
+/** How long the server keeps an idle connection open, as kube-apiserver does. */
+const KEEP_ALIVE_TIMEOUT_MS = 90_000;
+
 /** Answers over this many bytes are sent chunked, without a Content-Length, in pieces of this size. */
 const STREAMED_ANSWER_BYTES = 64 * 1024;
 
@@ -308,6 +311,8 @@ export class FakeKubeApi {
     });
     // A client that gives up mid-handshake is not an error of the fake.
     server.on('tlsClientError', () => undefined);
+    // kube-apiserver closes a connection idle for 90 s (its secure serving's IdleTimeout); node's default is 5 s.
+    server.keepAliveTimeout = KEEP_ALIVE_TIMEOUT_MS;
     this.port = await listenOnLoopback(server);
     this.server = server;
     return this;
