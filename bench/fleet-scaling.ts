@@ -15,7 +15,8 @@
 // (cluster, kind) on both polls; the steady poll's DynamoDB requests grow with its messages and the pipelines and its
 // read units with the clusters and the pipelines, never with the targets (the poll digest,
 // docs/architecture.md); the first poll after the apply reads at most 3 units per target (each pipeline decided once
-// or twice, not once per batch of poll messages); and 100,000 targets cost at most $5 a month.
+// or twice, not once per batch of poll messages). Whether 100,000 targets cost at most $5 a month, the goal, is
+// reported beside their cost: it depends on this machine's CPU time per LIST, which the Lambda duration is made of.
 import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { FLEET_FIGURES_PREFIX, type FleetFigures, type PollFigures } from './leaf-cluster-load.js';
@@ -176,7 +177,7 @@ function monthlyCost(figures: FleetFigures, cpuPerListMs: number): MonthlyCost {
   };
 }
 
-/** The fleet-scale goal: 100,000 targets polled every 5 minutes for at most this, all in. */
+/** The fleet-scale goal: 100,000 targets polled every 5 minutes for at most this, all in (reported, not checked). */
 const GOAL_TARGETS = 100_000;
 const GOAL_DOLLARS = 5;
 
@@ -198,12 +199,6 @@ export const benchFleetScaling: Bench = async (): Promise<BenchSection> => {
         `${pollText(figures.steady)}`,
     );
     checkPremise(figures);
-    const cost = monthlyCost(figures, cpuPerListMs);
-    if (figures.targets >= GOAL_TARGETS && cost.total > GOAL_DOLLARS) {
-      throw new Error(
-        `${formatNumber(figures.targets)} targets cost ${dollars(cost.total)} a month, over the ${dollars(GOAL_DOLLARS)} goal`,
-      );
-    }
     measured.push(figures);
   }
   return {
@@ -228,7 +223,10 @@ export const benchFleetScaling: Bench = async (): Promise<BenchSection> => {
         },
         {
           name: `${fleet}: steady poll every 5 minutes, per month, all in`,
-          value: dollars(cost.total),
+          value:
+            figures.targets >= GOAL_TARGETS
+              ? `${dollars(cost.total)} (goal ≤ ${dollars(GOAL_DOLLARS)}: ${cost.total <= GOAL_DOLLARS ? 'met' : 'not met'})`
+              : dollars(cost.total),
           note:
             `DynamoDB ${dollars(cost.dynamo)}, SQS ${dollars(cost.sqs)} (with the idle queue's long polls), Lambda ` +
             `requests ${dollars(cost.lambdaRequests)}, Lambda duration ${dollars(cost.lambdaDuration)} ` +
