@@ -15,6 +15,7 @@ import { RecordingPromoter } from '../../lib/testing/recording-promoter.js';
 import { RecordingQueue } from '../../lib/testing/recording-queue.js';
 import { PAIR_CONCURRENCY } from '../../lib/verifier/handlers/poll-clusters.js';
 import { createVerifier } from '../../lib/verifier/index.js';
+import { gitopsCluster } from '../clusters/helpers.js';
 import { deployedHelmRelease, kustomization } from '../fixtures/flux-objects.js';
 
 const NS = 'flux-system';
@@ -29,15 +30,7 @@ it('a poll of clusters running a HelmRelease and a Kustomization each opens one 
   const secrets = new StaticSecretSource();
   for (const [index, name] of names.entries()) {
     const fake = fakes[index] as FakeKubeApi;
-    await store.applyCluster(
-      {
-        apiVersion: 'gitops.weave.works/v1alpha1',
-        kind: 'GitopsCluster',
-        metadata: { namespace: NS, name },
-        spec: { secretRef: { name: `${name}-kubeconfig` } },
-      },
-      now,
-    );
+    await store.applyCluster(gitopsCluster({ namespace: NS, name }), now);
     secrets.set({ namespace: NS, name: `${name}-kubeconfig` }, { value: fake.kubeconfig() });
     fake.put(deployedHelmRelease('6.9.1'));
     fake.put(kustomization());

@@ -13,6 +13,7 @@ import { FakeKubeApi } from '../../lib/testing/fake-kube-api.js';
 import { RecordingPromoter } from '../../lib/testing/recording-promoter.js';
 import { RecordingQueue } from '../../lib/testing/recording-queue.js';
 import { createVerifier, RecentReads } from '../../lib/verifier/index.js';
+import { gitopsCluster } from '../clusters/helpers.js';
 import { deployed, pipelineDocument } from './world.js';
 
 const NS = 'flux-system';
@@ -30,15 +31,7 @@ export async function pollWorld(t: TestContext, store: Store, workerId: string) 
   ]);
   let now = new Date('2026-11-01T10:00:00.000Z');
   for (const name of ['dev', 'prod']) {
-    await store.applyCluster(
-      {
-        apiVersion: 'gitops.weave.works/v1alpha1',
-        kind: 'GitopsCluster',
-        metadata: { namespace: NS, name },
-        spec: { secretRef: { name: `${name}-kubeconfig` } },
-      },
-      now,
-    );
+    await store.applyCluster(gitopsCluster({ namespace: NS, name }), now);
   }
   const document = pipelineDocument();
   await store.applyPipeline(document, resolvePipeline(document), now);
