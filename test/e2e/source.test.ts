@@ -85,9 +85,14 @@ describe('a pipeline whose source is an ImagePolicy, through pipelinectl serve',
     dev.put(imagePolicy({ tag: '6.4.0' }));
     const initialMain = github.ref(OWNER, REPOSITORY, 'main') as string;
 
-    // 1. The fleet is level with the source: every target read, nothing promoted.
+    // 1. The fleet is level with the source: every target and the source read (a poll reads dev's kinds one after
+    // the other), nothing promoted.
     await world.startServe();
-    await waitFor('every target read', async () => allTargetsRun(await world.statusNow(), () => '6.4.0'));
+    await waitFor('every target and the source read', async () => {
+      const status = await world.statusNow();
+      const source = status.pipelines.find((candidate) => candidate.name === 'podinfo')?.source;
+      return allTargetsRun(status, () => '6.4.0') && source?.state === 'found' && source.version === '6.4.0';
+    });
     const level = await world.pipelinectl('explain', 'flux-system/podinfo');
     assert.equal(level.code, 0, level.stderr);
     assert.match(
