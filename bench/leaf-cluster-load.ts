@@ -277,16 +277,14 @@ function checkOneListPerClusterKind(
   kindsPerCluster: number,
   which: string,
 ): void {
-  const wrong = perCluster.flatMap(({ list: lists, get: gets }, index) => {
-    return lists === kindsPerCluster && gets === 0 ? [] : [`${clusterName(index)}: ${lists} LIST, ${gets} GET`];
-  });
-  if (wrong.length > 0) {
-    throw new Error(
-      `${which}: the target "exactly one LIST page per (cluster, kind) per poll, no GET" is not met ` +
-        `(${kindsPerCluster} LIST expected per cluster): ${wrong.slice(0, 5).join('; ')}` +
-        (wrong.length > 5 ? `; and ${wrong.length - 5} more clusters` : ''),
-    );
-  }
+  const wrong = perCluster.flatMap(({ list: lists, get: gets }, index) =>
+    lists === kindsPerCluster && gets === 0 ? [] : [`${clusterName(index)}: ${lists} LIST, ${gets} GET`],
+  );
+  failUnlessNone(
+    wrong,
+    `${which}: the target "exactly one LIST page per (cluster, kind) per poll, no GET" is not met ` +
+      `(${kindsPerCluster} LIST expected per cluster)`,
+  );
 }
 
 /**
@@ -297,13 +295,15 @@ function checkOneConnectionPerCluster(perCluster: readonly FleetRequestCounts[],
   const wrong = perCluster.flatMap(({ tlsConnections: connections }, index) =>
     connections <= 1 ? [] : [`${clusterName(index)}: ${connections} TLS connections`],
   );
-  if (wrong.length > 0) {
-    throw new Error(
-      `${which}: the target "at most one TLS connection per cluster per poll" is not met: ` +
-        `${wrong.slice(0, 5).join('; ')}` +
-        (wrong.length > 5 ? `; and ${wrong.length - 5} more clusters` : ''),
-    );
-  }
+  failUnlessNone(wrong, `${which}: the target "at most one TLS connection per cluster per poll" is not met`);
+}
+
+/** Throws `target`, with the first clusters that missed it, when any did. */
+function failUnlessNone(wrong: readonly string[], target: string): void {
+  if (wrong.length === 0) return;
+  throw new Error(
+    `${target}: ${wrong.slice(0, 5).join('; ')}` + (wrong.length > 5 ? `; and ${wrong.length - 5} more clusters` : ''),
+  );
 }
 
 /**

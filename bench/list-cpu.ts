@@ -20,11 +20,8 @@ const POLL_INTERVAL_MS = 5 * 60_000;
 /** The kinds of a cluster a poll LISTs one after the other (poll-clusters.ts): HelmReleases and Kustomizations. */
 const LISTS_PER_POLL = 2;
 
-/**
- * CPU milliseconds of the verifier's process per poll LIST of `objects` HelmReleases, digest included. With
- * `keptConnection`, the LISTs all follow each other at once instead, over one kept-alive connection (for comparison).
- */
-export async function listCpuMs(objects: number, { keptConnection = false } = {}): Promise<number> {
+/** CPU milliseconds of the verifier's process per poll LIST of `objects` HelmReleases, digest included. */
+export async function listCpuMs(objects: number): Promise<number> {
   const fleet = await FakeKubeFleet.start(1);
   try {
     await fleet.putEverywhere(
@@ -52,7 +49,7 @@ export async function listCpuMs(objects: number, { keptConnection = false } = {}
     });
     let lists = 0;
     const list = async () => {
-      if (!keptConnection && lists++ % LISTS_PER_POLL === 0) clock += POLL_INTERVAL_MS;
+      if (lists++ % LISTS_PER_POLL === 0) clock += POLL_INTERVAL_MS;
       const listed = await reader.listApps(cluster, 'HelmRelease', ['apps']);
       if (listed.length !== objects) throw new Error(`listed ${listed.length} objects, not ${objects}`);
       listDigest(listed);
