@@ -79,17 +79,13 @@ export class FakeKubeFleet {
   }
 
   private ask(command: FleetRequest): Promise<Extract<FleetReply, { ok: true }>> {
+    if (!this.child.connected) return Promise.reject(new Error("the fake fleet's process is stopped"));
     const id = ++this.nextId;
     return new Promise((resolve, reject) => {
       this.waiting.set(id, {
         resolve: (reply) => (reply.ok ? resolve(reply) : reject(new Error(`fake fleet: ${reply.error}`))),
         reject,
       });
-      if (!this.child.connected) {
-        this.waiting.delete(id);
-        reject(new Error("the fake fleet's process is stopped"));
-        return;
-      }
       this.child.send({ ...command, id }, (error) => {
         if (!error) return;
         this.waiting.delete(id);

@@ -339,7 +339,7 @@ export class MemoryStore implements Store {
       this.#pollSummaries.delete(id);
       return undefined;
     }
-    const summary = this.#pollSummaries.get(id) ?? { version: 0, entries: new Map<string, PolledStatus>() };
+    const summary = this.#summaryOf(id);
     return {
       usage,
       summary: {
@@ -414,7 +414,7 @@ export class MemoryStore implements Store {
   ): Promise<boolean> {
     const id = pollSummaryId(cluster, kind);
     if (!this.#pairInUse(id)) return false;
-    const summary = this.#pollSummaries.get(id) ?? { version: 0, entries: new Map<string, PolledStatus>() };
+    const summary = this.#summaryOf(id);
     if (String(summary.version) !== version) return false;
     this.counts.writes += 1;
     const entries = new Map(summary.entries);
@@ -432,10 +432,15 @@ export class MemoryStore implements Store {
     // As the table: no usage, no summary; else the version moves on even without an entry (a poll that read before
     // may be about to write one).
     if (!this.#pairInUse(id)) return;
-    const summary = this.#pollSummaries.get(id) ?? { version: 0, entries: new Map<string, PolledStatus>() };
+    const summary = this.#summaryOf(id);
     const entries = new Map(summary.entries);
     entries.delete(`${app.namespace}/${app.name}`);
     this.#pollSummaries.set(id, { version: summary.version + 1, entries });
+  }
+
+  /** A pair's summary, or the empty one at the first version that nothing has written yet. */
+  #summaryOf(id: string): { version: number; entries: ReadonlyMap<string, PolledStatus> } {
+    return this.#pollSummaries.get(id) ?? { version: 0, entries: new Map<string, PolledStatus>() };
   }
 
   /** As the table: a pair's summary lives on its usage items, so a pair no pipeline uses has none to write. */
