@@ -12,7 +12,7 @@ import { repositoryAddress, repositoryPath, repositoryTypeOf } from '../pipeline
 import { isRetried } from '../promotion/failure-kind.js';
 import { readFilesFromArchive } from '../promotion/pull-request/archived-files.js';
 import type { GitHost, HostRepository, RepositoryFile } from '../promotion/pull-request/host.js';
-import { ArchiveTooLargeError, DEFAULT_ARCHIVE_LIMITS } from '../promotion/pull-request/archive.js';
+import { ArchiveTooLargeError, DEFAULT_ARCHIVE_LIMITS } from '../promotion/pull-request/archive-read.js';
 import type { SecretSource } from '../secrets/port.js';
 import type { ConfigSyncReason } from '../store/port.js';
 import { mapLimit } from '../util/map-limit.js';

@@ -8,12 +8,13 @@ import { deferredAzureDevOpsHost } from '../promotion/azure-devops/deferred-host
 import { deferredBitbucketServerHost } from '../promotion/bitbucket-server/deferred-host.js';
 import { deferredGitHubHost } from '../promotion/github/deferred-host.js';
 import { deferredGitLabHost } from '../promotion/gitlab/deferred-host.js';
-import {
-  PullRequestPromoter,
-  type CommitAuthor,
-  type GitHost,
-  type MarkerScanStore,
+import type {
+  CommitAuthor,
+  GitHost,
+  MarkerScanStore,
+  PullRequestPromoterOptions,
 } from '../promotion/pull-request/index.js';
+import { deferredPromoter } from '../promotion/deferred-promoter.js';
 import type { GitProviderType } from '../pipeline/promotion.js';
 import {
   EventBridgeSink,
@@ -86,6 +87,14 @@ export function gitApiUrlsOf(settings: PromotionSettings): Partial<Record<GitPro
 }
 
 export function createPromoter(config: PromoterConfig): Promoter {
+  const pullRequestOptions: PullRequestPromoterOptions = {
+    secrets: config.secrets,
+    hosts: config.hosts ?? createGitHosts(config),
+    apiUrls: gitApiUrlsOf(config),
+    logger: config.logger,
+    markerScans: config.markerScans,
+    commitAuthor: config.commitAuthor,
+  };
   const sinks: NotificationSink[] = [];
   if (config.webhook) sinks.push(new WebhookSink({ url: config.webhook.url, hmacKey: config.webhook.hmacKey }));
   if (config.notificationController) {
@@ -94,13 +103,10 @@ export function createPromoter(config: PromoterConfig): Promoter {
   if (config.eventBus)
     sinks.push(new EventBridgeSink({ client: config.eventBus.client, eventBusName: config.eventBus.name }));
   return new StrategyPromoter({
-    pullRequest: new PullRequestPromoter({
-      secrets: config.secrets,
-      hosts: config.hosts ?? createGitHosts(config),
-      apiUrls: gitApiUrlsOf(config),
-      logger: config.logger,
-      markerScans: config.markerScans,
-      commitAuthor: config.commitAuthor,
+    // Loaded on the first promotion (deferred-promoter.ts), its options read now.
+    pullRequest: deferredPromoter('pull-request', async () => {
+      const { PullRequestPromoter } = await import('../promotion/pull-request/promoter.js');
+      return new PullRequestPromoter(pullRequestOptions);
     }),
     // Without a sink there is nowhere to notify: the strategy reports itself unavailable, for good.
     notification: sinks.length > 0 ? new NotificationPromoter({ sinks, instance: config.instance }) : undefined,

@@ -6,7 +6,7 @@ import { EksAccess } from '../clusters/eks.js';
 import { functionMetrics } from '../observability/emf-metrics.js';
 import { effectMetrics } from '../observability/effect-metrics.js';
 import { countedDeadLetters, measuredMessages } from '../observability/message-metrics.js';
-import { commitAuthorOf } from '../promotion/pull-request/index.js';
+import { commitAuthorOf } from '../promotion/pull-request/commit-author.js';
 import { backoffRedelivery, consumeBatch } from '../queue/index.js';
 import { assembleVerifier } from './assemble-verifier.js';
 import { awsDependencies, type AwsDependencies } from './aws-dependencies.js';

@@ -4,8 +4,8 @@
 // changes what the set generates, the set is applied again as `apply` would apply it (pipelines added, those it no
 // longer generates pruned). Nothing is concluded from a LIST that failed.
 import { isDeepStrictEqual } from 'node:util';
-import { applyConfiguration, type ApplyPorts } from '../apply/index.js';
-import { appsElementsFrom, appsPlaceOf } from '../config/index.js';
+import type { ApplyPorts } from '../apply/index.js';
+import { appsElementsFrom, appsPlaceOf } from '../config/pipeline-set.js';
 import type { SourceDocument } from '../config/yaml-source.js';
 import { keyOfMetadata, objectKeyString, type ObjectKey } from '../pipeline/model.js';
 import { appsPlaceKey, foundAfterPoll, matchesLabels, type FoundApp } from '../pipeline/pipeline-set.js';
@@ -82,6 +82,8 @@ async function applySet(set: StoredPipelineSet, key: ObjectKey, deps: VerifierDe
     reservedKeys: [],
     locate: () => undefined,
   };
+  // Loaded here, not at start: few polls find a set's apps changed, and apply brings the YAML parser with it.
+  const { applyConfiguration } = await import('../apply/index.js');
   const result = await applyConfiguration(ports, {
     source: { sources: { documents: [source], problems: [] } },
     now: deps.now,

@@ -88,8 +88,13 @@ describe('bundles', () => {
 
   it("the verifier's cold start loads none of the clients it uses only for some messages", () => {
     // The Kubernetes client (a cluster read), the Git hosts' clients (a promotion), the EKS and STS clients (an EKS
-    // cluster), CloudWatch (an alarms check): in chunks of their own, loaded by import() when first needed.
-    const onDemand = ['@kubernetes/client-node/', '@octokit/', '@gitbeaker/', 'azure-devops-node-api/'];
+    // cluster), CloudWatch (an alarms check), the YAML parser (a promotion's edit, a ConfigSource's sync, a
+    // PipelineSet applied again) and the tar and zip readers (a marker scan's archive): in chunks of their own,
+    // loaded by import() when first needed.
+    const onDemand = [
+      ...['@kubernetes/client-node/', '@octokit/', '@gitbeaker/', 'azure-devops-node-api/'],
+      ...['yaml/', 'tar-stream/', 'fflate/'],
+    ];
     const atStart = loadedAtStart(bundles.verifier.metafile).inputs;
     for (const pkg of [...onDemand, '@aws-sdk/client-eks/', '@aws-sdk/client-sts/', '@aws-sdk/client-cloudwatch/']) {
       assert.equal(contains(bundles.verifier, pkg), true, `the verifier holds ${pkg}`);

@@ -42,7 +42,8 @@ import type {
   RepositoryAccess,
   RepositoryFile,
 } from '../pull-request/host.js';
-import { readZip, type ArchiveReadOptions } from '../pull-request/archive.js';
+import { readZip } from '../pull-request/archive.js';
+import type { ArchiveReadOptions } from '../pull-request/archive-read.js';
 import { ClientCache } from '../pull-request/client-cache.js';
 import { reportedAuthor } from '../pull-request/reported-author.js';
 import { createAzureDevOpsClient, isAzureDevOpsError, toPromotionError, type AzureDevOpsClient } from './client.js';

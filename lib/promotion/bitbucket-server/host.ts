@@ -37,7 +37,8 @@
 // Concurrent calls converge: every write is conditional (creating fails when the branch exists, deleting when it
 // moved, an edit when its file changed, a title update when the pull request did), and a refused write reads the
 // branch again.
-import { DEFAULT_ARCHIVE_LIMITS, listTarGz, readTarGz, type ArchiveReadOptions } from '../pull-request/archive.js';
+import { listTarGz, readTarGz } from '../pull-request/archive.js';
+import { DEFAULT_ARCHIVE_LIMITS, type ArchiveReadOptions } from '../pull-request/archive-read.js';
 import type { ObjectKey } from '../../pipeline/model.js';
 import type { BitbucketServerAddress, RepositoryAddress } from '../../pipeline/repository-address.js';
 import { PromotionError } from '../port.js';

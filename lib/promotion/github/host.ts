@@ -24,7 +24,8 @@ import type {
 } from '../pull-request/host.js';
 import { ClientCache } from '../pull-request/client-cache.js';
 import { reportedAuthor } from '../pull-request/reported-author.js';
-import { readTarGz, type ArchiveReadOptions } from '../pull-request/archive.js';
+import { readTarGz } from '../pull-request/archive.js';
+import type { ArchiveReadOptions } from '../pull-request/archive-read.js';
 import { writeGitHubBranch, type BaseListing } from './branch-write.js';
 import { recordGitHubDeployment } from './deployments.js';
 import type { DeploymentAccess, DeploymentReport, RecordedDeployment } from '../pull-request/deployments.js';

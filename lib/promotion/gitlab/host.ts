@@ -18,7 +18,8 @@
 //   (`personal_access_tokens/self`): a token without `api` cannot use the API to write, whatever its role.
 // Concurrent calls converge: a branch created by another call meanwhile ("A branch called … already exists") is read
 // again and reused or reset; a merge request opened by another call is found.
-import { DEFAULT_ARCHIVE_LIMITS, listTarGz, readTarGz, type ArchiveReadOptions } from '../pull-request/archive.js';
+import { listTarGz, readTarGz } from '../pull-request/archive.js';
+import { DEFAULT_ARCHIVE_LIMITS, type ArchiveReadOptions } from '../pull-request/archive-read.js';
 import * as z from 'zod';
 import type { ObjectKey } from '../../pipeline/model.js';
 import type { GitLabAddress, RepositoryAddress } from '../../pipeline/repository-address.js';

@@ -11,7 +11,7 @@ import {
   ArchiveUnsupportedError,
   DEFAULT_ARCHIVE_LIMITS,
   type ArchiveReadOptions,
-} from './archive.js';
+} from './archive-read.js';
 import { errorMessage } from '../../util/error-message.js';
 
 /**

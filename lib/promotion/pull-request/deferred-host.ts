@@ -11,7 +11,7 @@
 // A client that cannot be loaded fails the promotion with a PromotionError that names the host. It is not retryable:
 // a module that failed to evaluate stays failed in this process (a bundle's lazily evaluated module is not evaluated
 // twice), and a missing or broken package is for a person to fix in the deployment.
-import { ArchiveUnsupportedError, type ArchiveReadOptions } from './archive.js';
+import { ArchiveUnsupportedError, type ArchiveReadOptions } from './archive-read.js';
 import type { ObjectKey } from '../../pipeline/model.js';
 import type { GitProviderType } from '../../pipeline/promotion.js';
 import type { RepositoryAddress } from '../../pipeline/repository-address.js';

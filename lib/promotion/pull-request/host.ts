@@ -9,7 +9,7 @@ import type { RepositoryAddress } from '../../pipeline/repository-address.js';
 import type { PromotionError } from '../port.js';
 import type { Logger } from '../../logging/logger.js';
 import type { CommitAuthor } from './commit-author.js';
-import type { ArchiveReadOptions } from './archive.js';
+import type { ArchiveReadOptions } from './archive-read.js';
 import type { DeploymentAccess, DeploymentReport, RecordedDeployment } from './deployments.js';
 
 /** A regular file (mode 100644 or 100755; never a symlink or submodule) at a commit. */

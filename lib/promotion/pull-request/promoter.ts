@@ -35,7 +35,7 @@
 // commit; each member's markers are set by the same byte-exact edit as its own pull request's, the others' are left
 // as they are. See promoteGroup for how concurrent members converge.
 import { readFilesFromArchive } from './archived-files.js';
-import type { ArchiveReadOptions } from './archive.js';
+import type { ArchiveReadOptions } from './archive-read.js';
 import type { Logger } from '../../logging/logger.js';
 import { errorMessage } from '../../util/error-message.js';
 import { objectKeyString, type ObjectKey } from '../../pipeline/model.js';

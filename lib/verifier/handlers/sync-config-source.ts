@@ -2,7 +2,6 @@
 // for every source on every poll, by the receiver on a signed push webhook, and by `apply` of a changed source. A
 // message that finds another sync holding the source does nothing: the commit it saw is synced by that sync or,
 // when that sync is of an earlier commit, by the next poll.
-import { syncConfigSource } from '../../config-source/sync.js';
 import type { SyncConfigSourceMessage } from '../../queue/messages.js';
 import { objectKeyString } from '../../pipeline/model.js';
 import { secretKeyNames } from '../../secrets/port.js';
@@ -16,6 +15,7 @@ export async function syncSource(message: SyncConfigSourceMessage, deps: Verifie
     });
     return;
   }
+  const { syncConfigSource } = await import('../../config-source/sync.js');
   const outcome = await syncConfigSource(message.source, {
     store: deps.store,
     git: configSources.git,
