@@ -79,6 +79,11 @@ export async function observeApp(app: AppKey, deps: VerifierDeps): Promise<Obser
   return { app, status, changed };
 }
 
+/** The log line of a target whose recorded status changed, however it was read (an event's check or a poll). */
+export function logStatusChanged(deps: Pick<VerifierDeps, 'logger'>, app: AppKey, status: TargetStatus): void {
+  deps.logger.info('target status changed', { app: appKeyString(app), ...status });
+}
+
 /**
  * Records a status read at `observedAt` (the store writes only if it changed); true when it changed. A changed
  * status is then forgotten in its pair's poll summary, after the write, so no poll trusts an entry this write made
@@ -96,7 +101,7 @@ export async function record(
 ): Promise<boolean> {
   const { changed, created } = await deps.store.recordTargetStatus(app, status, observedAt);
   if (changed) {
-    deps.logger.info('target status changed', { app: appKeyString(app), ...status });
+    logStatusChanged(deps, app, status);
     await deps.store.forgetPolledStatus?.(app);
   }
   if (created) {

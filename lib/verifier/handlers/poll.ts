@@ -24,8 +24,11 @@ import { evaluatePipeline } from '../evaluate.js';
 import { appsOnPair } from '../apps-on-pair.js';
 import { nameOf } from '../list-digest.js';
 import { followSetApps, setNamespaces } from '../pipeline-set-apps.js';
-import { failureStatus, scheduleRecheck, statusOf, type Observation } from '../observe.js';
+import { failureStatus, logStatusChanged, scheduleRecheck, statusOf, type Observation } from '../observe.js';
 import type { RecentPipelines } from '../recent-pipelines.js';
+
+/** A target's key among its pair's: in the poll summary's entries and in a LIST's objects (`nameOf`). */
+const entryKey = (app: AppKey): string => `${app.namespace}/${app.name}`;
 
 /** What a poll of a pair listed, when its LIST succeeded: what the pair's poll digest is computed from. */
 export interface PairListing {
@@ -83,7 +86,7 @@ export async function poll(
     // A target missing from the list is recorded as not found, as a GET of it would be.
     observations = [...expected.values()].map((app) => ({
       app,
-      status: statusOf(app, byName.get(`${app.namespace}/${app.name}`)),
+      status: statusOf(app, byName.get(entryKey(app))),
     }));
   } catch (error) {
     const status = failureStatus(error);
@@ -160,12 +163,12 @@ async function recordWithSummary(
   const changedApps: AppKey[] = [];
   const entries = new Map<string, PolledStatus | undefined>();
   const changed = (app: AppKey, status: TargetStatus): void => {
-    deps.logger.info('target status changed', { app: appKeyString(app), ...status });
+    logStatusChanged(deps, app, status);
     changedApps.push(app);
   };
   // Only an app with an entry needs its status fingerprinted: without one it is recorded whatever it is.
   let toRecord = observations.filter(({ app, status }) => {
-    const known = summary.entries.get(`${app.namespace}/${app.name}`);
+    const known = summary.entries.get(entryKey(app));
     return known === undefined || known.fingerprint !== summaries.statusFingerprint(status);
   });
   // A pristine pair's first poll: the statuses not stored yet written in batches, the others one by one.
@@ -184,14 +187,14 @@ async function recordWithSummary(
       const polled = created.get(appKeyString(app));
       if (!polled) continue;
       changed(app, status);
-      entries.set(`${app.namespace}/${app.name}`, polled);
+      entries.set(entryKey(app), polled);
     }
     toRecord = toRecord.filter(({ app }) => !created.has(appKeyString(app)));
   }
   // An empty summary of a pair polled before: most likely an apply's new targets, tried as new.
   const likelyNew = summary.entries.size === 0 && !batched;
   for (const { app, status } of toRecord) {
-    const name = `${app.namespace}/${app.name}`;
+    const name = entryKey(app);
     const known = summary.entries.get(name);
     const result = await summaries.recordPolledStatus(app, status, observedAt, { likelyNew });
     if (result.changed) changed(app, status);
