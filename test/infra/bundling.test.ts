@@ -108,6 +108,17 @@ describe('bundles', () => {
       atStart.some((input) => input.includes('node_modules/@aws-sdk/client-dynamodb/')),
       'the store is',
     );
+    // So too the product's own modules for those messages: a promotion, a sync, an apply, a verification's checks.
+    const inputs = Object.keys(bundles.verifier.metafile.inputs);
+    for (const module of [
+      'lib/promotion/pull-request/promoter.ts',
+      'lib/config-source/sync.ts',
+      'lib/apply/apply.ts',
+      'lib/verification/evaluate-check.ts',
+    ]) {
+      assert.ok(inputs.includes(module), `the verifier holds ${module}`);
+      assert.equal(atStart.includes(module), false, `${module} is loaded only when first needed`);
+    }
   });
 
   it('the receiver is within its size limit, holding of the Store only the entity modules its routes call', () => {

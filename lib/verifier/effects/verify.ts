@@ -20,7 +20,6 @@ import {
 } from '../../pipeline/model.js';
 import { MAX_DELAY_SECONDS } from '../../queue/port.js';
 import type { ObservedTargetStatus } from '../../store/port.js';
-import { evaluateChecks, readCheckSecrets } from '../../verification/evaluate-check.js';
 import type { CanaryTarget } from '../../verification/flagger-canary-check.js';
 import type { VerifierDeps } from '../deps.js';
 import { auditEffect } from '../effect-audit.js';
@@ -50,6 +49,9 @@ export async function verify(
   if (!env || !verification) return { written: false };
   const key = pipelineKeyOf(pipeline);
   const { secrets, ...access } = deps.verification ?? {};
+  // The checks' evaluators (HTTP, Prometheus with its request signing, Flagger canaries) are loaded by the first
+  // verification a container runs, not at its cold start: most pipelines' environments have no checks.
+  const { evaluateChecks, readCheckSecrets } = await import('../../verification/evaluate-check.js');
   const results = await evaluateChecks(env, action.revision, {
     ...access,
     clusters: deps.clusters,
