@@ -6,7 +6,8 @@
 // directory (the bin and package.json copied, dist/ linked) because a checkout's bin prefers the sources beside it.
 //
 // Fails when its premise breaks: no build in dist/ (run `npm run build` first), a staged run that does not print
-// the package's version or the command list, or a median above the 300 ms the issue allows.
+// the package's version or the command list. A median above the 300 ms the issue allows is a goal not met: the run
+// fails too, once every figure is printed.
 import { execFile } from 'node:child_process';
 import { copyFile, mkdir, mkdtemp, readFile, rm, stat, symlink } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -102,12 +103,14 @@ export const benchCliStartup: Bench = async (): Promise<BenchSection> => {
     const helpMs = median(samples.get('--help') ?? []);
     const everyMs = median(samples.get('completion') ?? []);
     const sourcesMs = median(samples.get('--help from sources') ?? []);
-    for (const [name, ms] of [
-      ['--version', versionMs],
-      ['--help', helpMs],
-    ] as const) {
-      if (ms > BUDGET_MS) throw new Error(`cli-startup: ${name} took ${formatMs(ms)} (median), over ${BUDGET_MS} ms`);
-    }
+    const unmet = (
+      [
+        ['--version', versionMs],
+        ['--help', helpMs],
+      ] as const
+    )
+      .filter(([, ms]) => !(ms <= BUDGET_MS))
+      .map(([name, ms]) => `pipelinectl ${name} took ${formatMs(ms)} (median), over ${BUDGET_MS} ms`);
     const conditions = `median of ${SAMPLES} fresh node ${process.version} processes, spawn to exit`;
     const compiled = (ms: number) => ({
       baseline: `node -e 0: ${formatMs(nodeMs)}`,
@@ -116,6 +119,7 @@ export const benchCliStartup: Bench = async (): Promise<BenchSection> => {
     });
     return {
       title: 'CLI start-up',
+      unmet,
       measurements: [
         { name: 'pipelinectl --version, compiled', value: formatMs(versionMs), ...compiled(versionMs) },
         { name: 'pipelinectl --help, compiled', value: formatMs(helpMs), ...compiled(helpMs) },

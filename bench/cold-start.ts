@@ -25,8 +25,9 @@
 // start loads (`loadedAtStart`), not the chunks it loads only through `import()` later.
 //
 // Throws, failing `npm run bench`, when the receiver's bundle holds the verifier's clients or is over its size limit
-// (`receiverBundleProblems`), as `npm run bundle-sizes` does, and when the verifier's load and init take more CPU over
-// the empty module's than its goal (`VERIFIER_GOAL`).
+// (`receiverBundleProblems`), as `npm run bundle-sizes` does; reports a goal not met, failing the run once every
+// figure is printed, when the verifier's load and init take more CPU over the empty module's than its goal
+// (`VERIFIER_GOAL`).
 import { execFile } from 'node:child_process';
 import { mkdtemp, rm, symlink, writeFile } from 'node:fs/promises';
 import { builtinModules } from 'node:module';
@@ -213,15 +214,17 @@ export const benchColdStart: Bench = async (): Promise<BenchSection> => {
 
     const baseline = medians(samples.get('empty') ?? []);
     const verifierCpuMs = medians(samples.get('verifier') ?? []).cpuMs - baseline.cpuMs;
-    if (!(verifierCpuMs <= VERIFIER_GOAL.cpuMs)) {
-      throw new Error(
-        `the verifier's load and init take ${signedMs(verifierCpuMs)} of CPU over an empty module's, over the goal ` +
-          `of +${VERIFIER_GOAL.cpuMs} ms`,
-      );
-    }
+    const unmet =
+      verifierCpuMs <= VERIFIER_GOAL.cpuMs
+        ? []
+        : [
+            `the verifier's load and init take ${signedMs(verifierCpuMs)} of CPU over an empty module's, over the ` +
+              `goal of +${VERIFIER_GOAL.cpuMs} ms`,
+          ];
     const conditions = `median of ${SAMPLES} fresh node ${process.version} processes, --enable-source-maps`;
     return {
       title: 'Cold start',
+      unmet,
       measurements: [
         ...FUNCTIONS.map((name) => {
           const measured = medians(samples.get(name) ?? []);

@@ -11,11 +11,12 @@
 // connection per cluster and poll, with the API servers' latency assumed where it is the longer) and the table's
 // storage.
 //
-// The bench CHECKS its premise, and fails `npm run bench` when it breaks: every size makes exactly one LIST per
+// The bench checks its premise, and fails `npm run bench` when it breaks: every size makes exactly one LIST per
 // (cluster, kind) on both polls; the steady poll's DynamoDB requests grow with its messages and the pipelines and its
 // read units with the clusters and the pipelines, never with the targets (the poll digest,
 // docs/architecture.md); the first poll after the apply reads at most 3 units per target (each pipeline decided once
-// or twice, not once per batch of poll messages); and 100,000 targets cost at most $5 a month.
+// or twice, not once per batch of poll messages). 100,000 targets costing more than $5 a month is a goal not met: the
+// run fails too, once every figure is printed.
 import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { FLEET_FIGURES_PREFIX, type FleetFigures, type PollFigures } from './leaf-cluster-load.js';
@@ -200,6 +201,7 @@ const costText = (cost: MonthlyCost, cpuPerListMs: number): string =>
 export const benchFleetScaling: Bench = async (): Promise<BenchSection> => {
   const cpuPerListMs = await listCpuMs(HELM_RELEASES_PER_PAIR);
   const measured: FleetFigures[] = [];
+  const unmet: string[] = [];
   for (const clusters of SIZES) {
     const figures = await figuresAt(clusters);
     // Each size's figures as they come: a size that fails a check below would otherwise take them all with it.
@@ -210,8 +212,8 @@ export const benchFleetScaling: Bench = async (): Promise<BenchSection> => {
     checkPremise(figures);
     const cost = monthlyCost(figures, cpuPerListMs);
     console.error(`${formatNumber(figures.targets)} targets: ${costText(cost, cpuPerListMs)}`);
-    if (figures.targets >= GOAL_TARGETS && cost.total > GOAL_DOLLARS) {
-      throw new Error(
+    if (figures.targets >= GOAL_TARGETS && !(cost.total <= GOAL_DOLLARS)) {
+      unmet.push(
         `${formatNumber(figures.targets)} targets cost ${dollars(cost.total)} a month, over the ${dollars(GOAL_DOLLARS)} goal`,
       );
     }
@@ -219,6 +221,7 @@ export const benchFleetScaling: Bench = async (): Promise<BenchSection> => {
   }
   return {
     title: 'Fleet scaling',
+    unmet,
     measurements: measured.flatMap((figures) => {
       const cost = monthlyCost(figures, cpuPerListMs);
       const fleet =

@@ -1,5 +1,5 @@
 // API requests of pull-request promotions on each Git host, in a monorepo of 10,000 YAML manifests, against the
-// goals the hosts' rate limits set (GOALS): the bench fails when a figure breaks its goal.
+// goals the hosts' rate limits set (GOALS): a figure over its goal fails the run, once every figure is printed.
 //
 // How: the real promoter (lib/promotion/pull-request) with each host's adapter and that host's real client
 // (Octokit, @gitbeaker/rest, the Bitbucket Server client on fetch, azure-devops-node-api), against the host's fake
@@ -232,8 +232,7 @@ export const benchGitHostPromotions: Bench = async () => {
       },
     );
   }
-  if (broken.length > 0) throw new Error(`git-host-promotions: goals broken:\n${broken.join('\n')}`);
-  return { title: 'pull-request promotions per Git host: API requests', measurements };
+  return { title: 'pull-request promotions per Git host: API requests', measurements, unmet: broken };
 };
 
 await runIfMain(import.meta.url, benchGitHostPromotions);
