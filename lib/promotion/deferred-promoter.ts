@@ -1,7 +1,8 @@
 // A strategy's promoter loaded on its first call, not when the process starts. The pull-request promoter brings the
-// marker scan, the YAML editor and the tar and zip readers with it: about a quarter of what the verifier's cold start
-// loaded, for the few invocations that promote (docs/benchmarks.md, "Cold start"). Each Git host's client is loaded
-// later still, on its first use (pull-request/deferred-host.ts).
+// marker scan, the YAML editor and the tar and zip readers with it; with a ConfigSource's sync and a PipelineSet's
+// apply, also loaded on first use, that was about a quarter of what the verifier's cold start loaded, for the few
+// invocations that need them (docs/benchmarks.md, "Cold start"). Each Git host's client is loaded later still, on its
+// first use (pull-request/deferred-host.ts).
 //
 // A promoter that cannot be loaded fails every call with a PromotionError, not retryable, as a host's client that
 // cannot be loaded does: a module that failed to evaluate stays failed in this process, and a broken deployment is
