@@ -4,7 +4,7 @@
 //
 // The client is a port (`PutEventsClient`): an EventBridgeClient fits it, and tests pass a fake. The SDK retries
 // throttling and 5xx itself; what is left is a NotificationDeliveryError with the error's name, never AWS's text.
-import { PutEventsCommand, type PutEventsCommandOutput } from '@aws-sdk/client-eventbridge';
+import type { PutEventsCommand, PutEventsCommandOutput } from '@aws-sdk/client-eventbridge';
 import { REPORTING_CONTROLLER } from '../promotion/notification-strategy/event.js';
 import { NotificationDeliveryError } from './delivery-error.js';
 import { newsDocument } from './news-document.js';
@@ -37,6 +37,8 @@ export class NewsEventBusSink implements NewsSink {
   }
 
   async deliver(news: News): Promise<void> {
+    // The SDK's EventBridge client is loaded by the first delivery, not at a verifier's cold start.
+    const { PutEventsCommand } = await import('@aws-sdk/client-eventbridge');
     const command = new PutEventsCommand({
       Entries: [
         {

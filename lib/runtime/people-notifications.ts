@@ -14,7 +14,8 @@ import type { AwsDependencies } from './aws-dependencies.js';
 export async function peopleNotifications(
   aws: Pick<AwsDependencies, 'environment' | 'secrets' | 'table'>,
   logger: Logger,
-  eventBridge: () => EventBridgeClient,
+  /** Makes the EventBridge client, called only when a bus is configured: the SDK's client is loaded then. */
+  eventBridge: () => Promise<EventBridgeClient>,
 ): Promise<PeopleNotifications | undefined> {
   const env = aws.environment;
   const secret = async (id: string | undefined) =>
@@ -35,6 +36,6 @@ export async function peopleNotifications(
     store: aws.table.store,
     logger,
     approveFlags,
-    ...(settings.eventBus ? { eventBridge: eventBridge() } : {}),
+    ...(settings.eventBus ? { eventBridge: await eventBridge() } : {}),
   });
 }

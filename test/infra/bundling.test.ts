@@ -88,7 +88,7 @@ describe('bundles', () => {
 
   it("the verifier's cold start loads none of the clients it uses only for some messages", () => {
     // The Kubernetes client (a cluster read), the Git hosts' clients (a promotion), the EKS and STS clients (an EKS
-    // cluster), CloudWatch (an alarms check), the YAML parser (a promotion's edit, a ConfigSource's sync, a
+    // cluster), CloudWatch (an alarms check), EventBridge (an event put on a bus), the YAML parser (a promotion's edit, a ConfigSource's sync, a
     // PipelineSet applied again) and the tar and zip readers (a marker scan's archive): in chunks of their own,
     // loaded by import() when first needed.
     const onDemand = [
@@ -96,7 +96,10 @@ describe('bundles', () => {
       ...['yaml/', 'tar-stream/', 'fflate/'],
     ];
     const atStart = loadedAtStart(bundles.verifier.metafile).inputs;
-    for (const pkg of [...onDemand, '@aws-sdk/client-eks/', '@aws-sdk/client-sts/', '@aws-sdk/client-cloudwatch/']) {
+    const awsOnDemand = ['client-eks/', 'client-sts/', 'client-cloudwatch/', 'client-eventbridge/'].map(
+      (client) => `@aws-sdk/${client}`,
+    );
+    for (const pkg of [...onDemand, ...awsOnDemand]) {
       assert.equal(contains(bundles.verifier, pkg), true, `the verifier holds ${pkg}`);
       assert.deepEqual(
         atStart.filter((input) => input.includes(`node_modules/${pkg}`)),

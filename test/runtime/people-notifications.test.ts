@@ -11,9 +11,7 @@ import { MemoryStore } from '../../lib/testing/memory-store.js';
 import { pipelineDocument } from '../verifier/world.js';
 
 const silent = { debug: () => undefined, info: () => undefined, warn: () => undefined, error: () => undefined };
-const noBus = (): EventBridgeClient => {
-  throw new Error('no event bus was configured');
-};
+const noBus = (): Promise<EventBridgeClient> => Promise.reject(new Error('no event bus was configured'));
 
 function aws(environment: Record<string, string>, secrets: Record<string, Record<string, string>>) {
   return {

@@ -4,7 +4,7 @@
 //
 // The SDK client retries throttling and 5xx itself (its `maxAttempts`); what is left when it gives up is reported
 // as a PromotionError. Messages carry the error's name and status, not AWS's text, and never the credentials.
-import { PutEventsCommand, type EventBridgeClient } from '@aws-sdk/client-eventbridge';
+import type { EventBridgeClient } from '@aws-sdk/client-eventbridge';
 import type { PromotionFailureKind } from '../failure-kind.js';
 import { PromotionError } from '../port.js';
 import { encodeEvent, PROMOTE_REASON, REPORTING_CONTROLLER, type PromotionEvent } from './event.js';
@@ -67,6 +67,8 @@ export class EventBridgeSink implements NotificationSink {
   }
 
   async send(event: PromotionEvent): Promise<void> {
+    // The SDK's EventBridge client is loaded by the first event sent, not at a verifier's cold start.
+    const { PutEventsCommand } = await import('@aws-sdk/client-eventbridge');
     const command = new PutEventsCommand({
       Entries: [
         {
