@@ -50,7 +50,7 @@ export async function verify(
   const key = pipelineKeyOf(pipeline);
   const { secrets, ...access } = deps.verification ?? {};
   // The checks' evaluators (HTTP, Prometheus with its request signing, Flagger canaries) are loaded by the first
-  // verification a container runs, not at its cold start: most pipelines' environments have no checks.
+  // verification a container runs, not at its cold start: a fleet whose environments have no checks never loads them.
   const { evaluateChecks, readCheckSecrets } = await import('../../verification/evaluate-check.js');
   const results = await evaluateChecks(env, action.revision, {
     ...access,

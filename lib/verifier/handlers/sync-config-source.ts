@@ -15,6 +15,8 @@ export async function syncSource(message: SyncConfigSourceMessage, deps: Verifie
     });
     return;
   }
+  // Loaded by the first sync a container makes, not at its cold start: the sync brings the YAML parser and the
+  // archive readers with it, and most of a verifier's messages are not syncs.
   const { syncConfigSource } = await import('../../config-source/sync.js');
   const outcome = await syncConfigSource(message.source, {
     store: deps.store,
