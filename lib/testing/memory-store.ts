@@ -434,7 +434,7 @@ export class MemoryStore implements Store {
     if (!this.#pairInUse(id)) return;
     const summary = this.#summaryOf(id);
     const entries = new Map(summary.entries);
-    entries.delete(`${app.namespace}/${app.name}`);
+    entries.delete(objectKeyString(app));
     this.#pollSummaries.set(id, { version: summary.version + 1, entries });
   }
 

@@ -27,9 +27,6 @@ import { followSetApps, setNamespaces } from '../pipeline-set-apps.js';
 import { failureStatus, logStatusChanged, scheduleRecheck, statusOf, type Observation } from '../observe.js';
 import type { RecentPipelines } from '../recent-pipelines.js';
 
-/** A target's key among its pair's: in the poll summary's entries and in a LIST's objects (`nameOf`). */
-const entryKey = (app: AppKey): string => `${app.namespace}/${app.name}`;
-
 /** What a poll of a pair listed, when its LIST succeeded: what the pair's poll digest is computed from. */
 export interface PairListing {
   namespaces: string[];
@@ -83,10 +80,11 @@ export async function poll(
         : await deps.clusters.listApps(message.cluster, message.kind, namespaces);
     listed = objects;
     const byName = new Map(objects.map((object) => [nameOf(object), object]));
-    // A target missing from the list is recorded as not found, as a GET of it would be.
+    // A target missing from the list is recorded as not found, as a GET of it would be. Its `namespace/name` is its
+    // key here (`nameOf`) as in the poll summary's entries.
     observations = [...expected.values()].map((app) => ({
       app,
-      status: statusOf(app, byName.get(entryKey(app))),
+      status: statusOf(app, byName.get(objectKeyString(app))),
     }));
   } catch (error) {
     const status = failureStatus(error);
@@ -168,7 +166,7 @@ async function recordWithSummary(
   };
   // Only an app with an entry needs its status fingerprinted: without one it is recorded whatever it is.
   let toRecord = observations.filter(({ app, status }) => {
-    const known = summary.entries.get(entryKey(app));
+    const known = summary.entries.get(objectKeyString(app));
     return known === undefined || known.fingerprint !== summaries.statusFingerprint(status);
   });
   // A pristine pair's first poll: the statuses not stored yet written in batches, the others one by one.
@@ -187,14 +185,14 @@ async function recordWithSummary(
       const polled = created.get(appKeyString(app));
       if (!polled) continue;
       changed(app, status);
-      entries.set(entryKey(app), polled);
+      entries.set(objectKeyString(app), polled);
     }
     toRecord = toRecord.filter(({ app }) => !created.has(appKeyString(app)));
   }
   // An empty summary of a pair polled before: most likely an apply's new targets, tried as new.
   const likelyNew = summary.entries.size === 0 && !batched;
   for (const { app, status } of toRecord) {
-    const name = entryKey(app);
+    const name = objectKeyString(app);
     const known = summary.entries.get(name);
     const result = await summaries.recordPolledStatus(app, status, observedAt, { likelyNew });
     if (result.changed) changed(app, status);
