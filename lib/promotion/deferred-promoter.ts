@@ -29,12 +29,7 @@ export function deferredPromoter(strategy: string, load: () => Promise<FullPromo
   let loading: Promise<FullPromoter> | undefined;
   const promoter = (): Promise<FullPromoter> =>
     (loading ??= load().catch((error: unknown) => {
-      throw new PromotionError(
-        'Invalid',
-        `the ${strategy} promoter could not be loaded, so this deployment promotes nothing by ${strategy} until ` +
-          `it is fixed: ${errorMessage(error)}`,
-        { cause: error },
-      );
+      throw moduleLoadError(`${strategy} promoter`, `this deployment promotes nothing by ${strategy}`, error);
     }));
   return {
     async promote(request: PromotionRequest): Promise<PromotionOutcome> {
@@ -47,4 +42,16 @@ export function deferredPromoter(strategy: string, load: () => Promise<FullPromo
       return (await promoter()).recordDeployment(request);
     },
   };
+}
+
+/**
+ * What a promotion fails with when a module it loads on first use cannot be loaded (`what`: `GitHub client`): not
+ * retried, and `consequence` says what the deployment cannot do until a person fixes it.
+ */
+export function moduleLoadError(what: string, consequence: string, error: unknown): PromotionError {
+  return new PromotionError(
+    'Invalid',
+    `the ${what} could not be loaded, so ${consequence} until it is fixed: ${errorMessage(error)}`,
+    { cause: error },
+  );
 }

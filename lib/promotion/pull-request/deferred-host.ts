@@ -32,6 +32,7 @@ import {
   type RecordedDeployment,
 } from './deployments.js';
 import { errorMessage } from '../../util/error-message.js';
+import { moduleLoadError } from '../deferred-promoter.js';
 
 type SecretValues = Readonly<Record<string, string>>;
 
@@ -61,7 +62,11 @@ export function deferredGitHost(options: DeferredGitHostOptions): GitHost {
     (loading ??= options.load().then(
       (host) => (loaded = host),
       (error: unknown) => {
-        throw clientLoadError(hostName, error);
+        throw moduleLoadError(
+          `${hostName} client`,
+          `no pull request can be opened on ${hostName} by this deployment`,
+          error,
+        );
       },
     ));
   return {
@@ -80,16 +85,6 @@ export function deferredGitHost(options: DeferredGitHostOptions): GitHost {
       return new PromotionError('Unknown', `${hostName}: ${message}`, { cause: error });
     },
   };
-}
-
-function clientLoadError(hostName: string, error: unknown): PromotionError {
-  const problem = errorMessage(error);
-  return new PromotionError(
-    'Invalid',
-    `the ${hostName} client could not be loaded, so no pull request can be opened on ${hostName} by this ` +
-      `deployment until it is fixed: ${problem}`,
-    { cause: error },
-  );
 }
 
 /** A repository opened by the adapter on its first use; every call waits for that one opening. */
