@@ -60,14 +60,33 @@ export interface ObjectKey {
   name: string;
 }
 
-/** `namespace/name`, the usual Kubernetes way to name an object. */
 /** A pipeline's (or any stored object's) key: its namespace and name, without the rest. */
 export function pipelineKeyOf(pipeline: ObjectKey): ObjectKey {
   return { namespace: pipeline.namespace, name: pipeline.name };
 }
 
+/** `namespace/name`, the usual Kubernetes way to name an object. */
 export function objectKeyString(key: ObjectKey): string {
   return `${key.namespace}/${key.name}`;
+}
+
+/** How many poll groups the clusters are dealt into (pollGroupOf). */
+export const POLL_GROUPS = 16;
+
+/**
+ * The poll group of a cluster, 0 to POLL_GROUPS - 1, from its key alone (FNV-1a of `namespace/name`), so that it never
+ * moves. The poller sends a group's clusters together, in name order, and the store keeps their poll digests in one
+ * partition per group, sorted by cluster: a `poll-clusters` message then reads its clusters' digests in a Query or
+ * two, billed by their size, instead of half a read unit per cluster (docs/architecture.md, "The poll digest"). More
+ * than one group spreads the digests' writes over partitions.
+ */
+export function pollGroupOf(cluster: ObjectKey): number {
+  let hash = 0x811c9dc5;
+  for (const byte of new TextEncoder().encode(objectKeyString(cluster))) {
+    hash ^= byte;
+    hash = Math.imul(hash, 0x01000193);
+  }
+  return (hash >>> 0) % POLL_GROUPS;
 }
 
 export interface AppRef {

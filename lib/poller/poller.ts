@@ -8,10 +8,11 @@
 //
 // Which pairs are in use is listed from the apps index only when the configuration changed since the last poll (or
 // an hour went by): the plan of the poll is kept in the store under the configuration generation it was listed in.
-// A few reads and one batch send per ten messages, whatever the size of the fleet.
+// A few reads and one batch send per ten messages, whatever the size of the fleet. The clusters are dealt into
+// messages by poll group (pollGroupOf), so that each message's poll digests are read together.
 import { appsPlaceOf } from '../config/pipeline-set.js';
 import type { WatchedKind } from '../config/schema.js';
-import { keyOfMetadata, objectKeyString, type ObjectKey } from '../pipeline/model.js';
+import { keyOfMetadata, objectKeyString, pollGroupOf, type ObjectKey } from '../pipeline/model.js';
 import type { PollClustersMessage } from '../queue/messages.js';
 import type { Queue } from '../queue/port.js';
 import type {
@@ -96,7 +97,7 @@ export async function enqueuePolls(deps: {
     entry.kinds.push({ kind, ...(sets ? { pipelineSets: sets } : {}) });
     byCluster.set(id, entry);
   }
-  const messages = packed([...byCluster.values()]);
+  const messages = packed(inPollGroupOrder([...byCluster.values()]));
   await deps.queue.sendBatch(messages.map((clusters) => ({ message: { type: 'poll-clusters' as const, clusters } })));
   // Each ConfigSource's head is read by the verifier (one Git request; a commit seen before writes nothing), so the
   // poller reads no Git host and holds no Git credentials.
@@ -161,6 +162,20 @@ function packed<Entry>(entries: readonly Entry[]): Entry[][] {
   }
   if (current.length > 0) messages.push(current);
   return messages;
+}
+
+/**
+ * The clusters by poll group, then by name: a message's clusters are then one or two groups' neighbours, whose poll
+ * digests the verifier reads in a Query or two (pollGroupOf).
+ */
+function inPollGroupOrder<Entry extends { cluster: ObjectKey }>(entries: readonly Entry[]): Entry[] {
+  const keyed = entries.map((entry) => ({
+    entry,
+    group: pollGroupOf(entry.cluster),
+    id: objectKeyString(entry.cluster),
+  }));
+  keyed.sort((a, b) => a.group - b.group || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+  return keyed.map(({ entry }) => entry);
 }
 
 const pairId = (cluster: ObjectKey, kind: WatchedKind): string => `${objectKeyString(cluster)}|${kind}`;

@@ -327,7 +327,10 @@ export interface PollDigests {
    * write (read consistently; 0 before the first): what a digest or a plan computed from the configuration holds for.
    */
   getConfigurationGeneration(): Promise<number>;
-  /** The digests of these clusters' pairs, by `objectKeyString(cluster)` then kind; one read per cluster. */
+  /**
+   * The digests of these clusters' pairs, by `objectKeyString(cluster)` then kind: a read per poll group of theirs
+   * (pollGroupOf), so clusters of few groups are cheap to read together.
+   */
   getPollDigests(clusters: readonly ObjectKey[]): Promise<Map<string, ReadonlyMap<WatchedKind, PairDigest>>>;
   /** Sets a pair's digest, or removes it (`undefined`). */
   putPollDigest(cluster: ObjectKey, kind: WatchedKind, digest: PairDigest | undefined): Promise<void>;

@@ -44,6 +44,7 @@ import {
   appKeyString,
   keyOfMetadata,
   objectKeyString,
+  pollGroupOf,
   type AppKey,
   type ObjectKey,
   type Pipeline,
@@ -457,8 +458,9 @@ export class MemoryStore implements Store {
 
   async getPollDigests(clusters: readonly ObjectKey[]): Promise<Map<string, ReadonlyMap<WatchedKind, PairDigest>>> {
     const found = new Map<string, ReadonlyMap<WatchedKind, PairDigest>>();
+    // One read per poll group, as the DynamoDB store's Query per group.
+    this.counts.reads += new Set(clusters.map(pollGroupOf)).size;
     for (const id of new Set(clusters.map(objectKeyString))) {
-      this.counts.reads += 1;
       const digests = this.#pollDigests.get(id);
       if (digests) found.set(id, structuredClone(digests));
     }

@@ -57,7 +57,7 @@ describe('pipelinectl backup and restore', () => {
       return (
         items.some((item) => item.sk?.S === 'APPROVAL#prod') &&
         passed.length === 2 &&
-        items.some((item) => item.sk?.S === 'POLLDIGEST')
+        items.some((item) => item.pk?.S?.startsWith('POLLDIGESTS#'))
       );
     });
     const original = await storeItems(dataDir);

@@ -94,10 +94,10 @@ describe("the local store refuses requests without this start's access key", () 
       );
       return items.some((item) => item.sk?.S === 'APPROVAL#prod') && passed.has('dev') && passed.has('prod');
     });
-    // The poller's caches (a cluster's poll digest, the poll plan) are rewritten by serve's own polls, every second
+    // The poller's caches (the poll digests, the poll plan) are rewritten by serve's own polls, every second
     // here, whenever a full poll falls due: they are not part of the picture a forged request could change.
     const picture = async () =>
-      (await scanClient(owner)).filter((item) => !['POLLDIGEST', 'POLLPLAN'].includes(item.sk?.S ?? ''));
+      (await scanClient(owner)).filter((item) => item.sk?.S !== 'POLLPLAN' && !item.pk?.S?.startsWith('POLLDIGESTS#'));
     const before = await picture();
 
     // 1. No credentials at all.

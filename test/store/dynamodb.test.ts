@@ -1,5 +1,9 @@
-// The store contract against dynalite, in process: a fresh server and table per suite.
+// The store contract against dynalite, in process: a fresh server and table per suite; and what the poll digests'
+// layout costs in read units, which only DynamoDB bills.
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
 import { DynamoDBDocumentClient, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { pollGroupOf } from '../../lib/pipeline/model.js';
 import { createDynamoStore } from '../../lib/store/index.js';
 import { keys } from '../../lib/store/dynamodb/table.js';
 import { startDynalite } from '../support/dynalite.js';
@@ -27,4 +31,46 @@ storeContract('DynamoDB store on dynalite', async () => {
     },
     stop: () => dynamo.stop(),
   };
+});
+
+describe('poll digests on DynamoDB', () => {
+  it("reads a poll message's 25 clusters of one group, both kinds, for under 2 read units", async (t) => {
+    const dynamo = await startDynalite();
+    t.after(() => dynamo.stop());
+    const store = createDynamoStore({ client: dynamo.client, tableName: dynamo.tableName });
+    let readUnits = 0;
+    dynamo.client.middlewareStack.add(
+      (next) => async (args) => {
+        (args.input as { ReturnConsumedCapacity?: string }).ReturnConsumedCapacity = 'TOTAL';
+        const result = await next(args);
+        const consumed = (
+          result.output as { ConsumedCapacity?: { CapacityUnits?: number } | { CapacityUnits?: number }[] }
+        ).ConsumedCapacity;
+        for (const entry of [consumed ?? []].flat()) readUnits += entry.CapacityUnits ?? 0;
+        return result;
+      },
+      { step: 'initialize', name: 'countConsumedCapacity' },
+    );
+    const clusters = Array.from({ length: 1_000 }, (_, index) => ({
+      namespace: 'flux-system',
+      name: `cluster-${index}`,
+    }))
+      .filter((cluster) => pollGroupOf(cluster) === 5)
+      .slice(0, 25);
+    for (const cluster of clusters) {
+      for (const kind of ['HelmRelease', 'Kustomization'] as const) {
+        await store.putPollDigest(cluster, kind, {
+          generation: 12,
+          namespaces: ['apps'],
+          digest: 'x'.repeat(43),
+          writtenAt: '2026-11-30T10:00:00.000Z',
+        });
+      }
+    }
+    readUnits = 0;
+    const read = await store.getPollDigests(clusters);
+    assert.equal(read.size, 25);
+    // An item per cluster, as before the poll groups, cost half a unit each: 12.5.
+    assert.ok(readUnits > 0 && readUnits <= 2, `${readUnits} read units`);
+  });
 });

@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { unreadableTarget, type TargetStatus } from '../../lib/flux/target-status.js';
 import type { FreezeSwitch } from '../../lib/pipeline/freeze.js';
-import { keyOfMetadata, type ObjectKey } from '../../lib/pipeline/model.js';
+import { keyOfMetadata, pollGroupOf, type ObjectKey } from '../../lib/pipeline/model.js';
 import type {
   ConfigAuditEntry,
   ConfigSyncReason,
@@ -559,6 +559,36 @@ export function storeContract(name: string, start: () => Promise<StoreUnderTest>
       const read = await store.getPollDigests(clusters);
       assert.equal(read.size, 250);
       assert.equal(read.get('flux-system/many-249')?.get('HelmRelease')?.digest, 'many-249');
+    });
+
+    it('reads the digests of clusters of one poll group in one read, of two groups in two', async () => {
+      const { store } = subject;
+      // 25 clusters of group 3 and 25 of group 11, their names interleaved, each with both kinds' digests.
+      const ofGroup = (group: number) =>
+        Array.from({ length: 2_000 }, (_, index) => digestCluster(`grouped-${index}`))
+          .filter((cluster) => pollGroupOf(cluster) === group)
+          .slice(0, 25);
+      const [three, eleven] = [ofGroup(3), ofGroup(11)];
+      for (const cluster of [...three, ...eleven]) {
+        await store.putPollDigest(cluster, 'HelmRelease', digest(`${cluster.name} helm`));
+        await store.putPollDigest(cluster, 'Kustomization', digest(`${cluster.name} kustomize`));
+      }
+      // Every other cluster of group 3: those between them are in the range read, and not answered.
+      const asked = three.filter((_, index) => index % 2 === 0);
+      subject.resetCounts();
+      const read = await store.getPollDigests(asked);
+      assert.equal(subject.reads(), 1, 'one read for the group');
+      assert.deepEqual([...read.keys()].sort(), asked.map((cluster) => `flux-system/${cluster.name}`).sort());
+      for (const cluster of asked) {
+        const digests = read.get(`flux-system/${cluster.name}`);
+        assert.equal(digests?.get('HelmRelease')?.digest, `${cluster.name} helm`);
+        assert.equal(digests?.get('Kustomization')?.digest, `${cluster.name} kustomize`);
+      }
+
+      subject.resetCounts();
+      const both = await store.getPollDigests([...three, ...eleven]);
+      assert.equal(subject.reads(), 2, 'one read per group');
+      assert.equal(both.size, 50);
     });
 
     it('keeps the poll plan as written', async () => {

@@ -1,17 +1,24 @@
 // The poll digests and the poller's plan (docs/architecture.md, "The poll digest"), and the configuration generation
-// both are checked against. A cluster's digests are one small item beside its registration, read eventually
-// consistent in batches of a hundred clusters: half a read unit per cluster and poll. The plan is one gzipped item,
-// rewritten only when the generation moved. Both are caches: a stale or lost one costs a full poll.
+// both are checked against. A pair's digest is one small item in its cluster's poll group (pollGroupOf), sorted by
+// cluster: a `poll-clusters` message, whose clusters the poller took from one or two groups in name order, reads
+// them in a Query per group, eventually consistent and billed by their size (about 250 bytes a pair, 16 pairs a read
+// unit), rather than half a unit per cluster. The plan is one gzipped item, rewritten only when the generation moved.
+// Both are caches: a stale or lost one costs a full poll.
 import { gunzipSync, gzipSync } from 'node:zlib';
-import { GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { objectKeyString, WATCHED_KIND_GROUPS, type ObjectKey, type WatchedKind } from '../../pipeline/model.js';
+import { DeleteCommand, GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import {
+  objectKeyString,
+  pollGroupOf,
+  WATCHED_KIND_GROUPS,
+  type ObjectKey,
+  type WatchedKind,
+} from '../../pipeline/model.js';
 import type { PairDigest, PollDigests, PollPlan } from '../port.js';
-import { batchGet } from './batch.js';
+import { queryAll } from './query.js';
 import { keys, type TableContext } from './table.js';
 
-/** The attribute of a cluster's digest item holding one kind's digest. */
-const digestAttribute = (kind: WatchedKind): string => `${DIGEST_PREFIX}${kind}`;
-const DIGEST_PREFIX = 'digest ';
+/** Above every character of a key's part (encodeURIComponent's output is ASCII): the end of a cluster's range. */
+const AFTER_PARTS = '\uffff';
 /** A plan larger than this (gzipped) is not kept: the item must stay under DynamoDB's 400 KB. */
 const MAX_PLAN_BYTES = 300 * 1024;
 
@@ -39,32 +46,60 @@ export class DynamoPollDigests implements PollDigests {
   }
 
   async getPollDigests(clusters: readonly ObjectKey[]): Promise<Map<string, ReadonlyMap<WatchedKind, PairDigest>>> {
-    const unique = [...new Map(clusters.map((cluster) => [objectKeyString(cluster), cluster])).values()];
-    const items = await batchGet(this.table, unique.map(keys.pollDigests), false);
-    const found = new Map<string, ReadonlyMap<WatchedKind, PairDigest>>();
-    for (const item of items) {
-      const digests = new Map<WatchedKind, PairDigest>();
-      for (const [attribute, value] of Object.entries(item)) {
-        const kind = attribute.slice(DIGEST_PREFIX.length);
-        if (!attribute.startsWith(DIGEST_PREFIX) || !Object.hasOwn(WATCHED_KIND_GROUPS, kind)) continue;
-        const digest = pairDigestOf(value);
-        if (digest) digests.set(kind as WatchedKind, digest);
-      }
-      found.set(String(item.cluster), digests);
+    const byGroup = new Map<number, Map<string, ObjectKey>>();
+    for (const cluster of clusters) {
+      const group = byGroup.get(pollGroupOf(cluster)) ?? new Map<string, ObjectKey>();
+      group.set(objectKeyString(cluster), cluster);
+      byGroup.set(pollGroupOf(cluster), group);
     }
+    const found = new Map<string, Map<WatchedKind, PairDigest>>();
+    await Promise.all(
+      [...byGroup].map(async ([group, wanted]) => {
+        // The range from the first cluster's digests to the last one's: the clusters of another message that fall
+        // between them are read too, and left out.
+        const prefixes = [...wanted.values()].map(keys.pollDigestPrefix).sort();
+        const items = await queryAll(this.table, {
+          KeyConditionExpression: 'pk = :pk AND sk BETWEEN :first AND :last',
+          ExpressionAttributeValues: {
+            ':pk': keys.pollDigestGroup(group),
+            ':first': prefixes[0],
+            ':last': `${prefixes.at(-1)}${AFTER_PARTS}`,
+          },
+          ConsistentRead: false,
+        });
+        for (const item of items) {
+          const { cluster, kind } = item;
+          if (typeof cluster !== 'string' || !wanted.has(cluster)) continue;
+          if (typeof kind !== 'string' || !Object.hasOwn(WATCHED_KIND_GROUPS, kind)) continue;
+          const digest = pairDigestOf(item);
+          if (!digest) continue;
+          const digests = found.get(cluster) ?? new Map<WatchedKind, PairDigest>();
+          digests.set(kind as WatchedKind, digest);
+          found.set(cluster, digests);
+        }
+      }),
+    );
     return found;
   }
 
   async putPollDigest(cluster: ObjectKey, kind: WatchedKind, digest: PairDigest | undefined): Promise<void> {
-    await this.table.documents.send(
-      new UpdateCommand({
-        TableName: this.table.tableName,
-        Key: keys.pollDigests(cluster),
-        UpdateExpression: digest ? 'SET #digest = :digest, #cluster = :cluster' : 'REMOVE #digest',
-        ExpressionAttributeNames: { '#digest': digestAttribute(kind), ...(digest ? { '#cluster': 'cluster' } : {}) },
-        ...(digest ? { ExpressionAttributeValues: { ':digest': digest, ':cluster': objectKeyString(cluster) } } : {}),
-      }),
-    );
+    const { tableName, documents } = this.table;
+    const key = keys.pollDigest(cluster, kind);
+    if (!digest) {
+      await documents.send(new DeleteCommand({ TableName: tableName, Key: key }));
+      return;
+    }
+    const { generation, namespaces, writtenAt } = digest;
+    const item = {
+      ...key,
+      cluster: objectKeyString(cluster),
+      kind,
+      generation,
+      namespaces,
+      digest: digest.digest,
+      writtenAt,
+    };
+    await documents.send(new PutCommand({ TableName: tableName, Item: item }));
   }
 
   async getPollPlan(): Promise<PollPlan | undefined> {

@@ -7,7 +7,7 @@ import {
   type DynamoDBClient,
 } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import type { AppKey, ObjectKey } from '../../pipeline/model.js';
+import { pollGroupOf, type AppKey, type ObjectKey } from '../../pipeline/model.js';
 import { DEFAULT_RETENTION_DAYS } from '../retention.js';
 
 /** Attribute and index names; the CDK table (infra/) declares the same. */
@@ -78,8 +78,14 @@ export const keys = {
   configurationGeneration: { pk: 'CONFIG', sk: 'GENERATION' },
   /** What the poller last listed of the pairs in use. */
   pollPlan: { pk: 'CONFIG', sk: 'POLLPLAN' },
-  /** One cluster's poll digests, one attribute per kind, beside its registration. */
-  pollDigests: (cluster: ObjectKey) => ({ pk: `CLUSTER#${objectPart(cluster)}`, sk: 'POLLDIGEST' }),
+  /** The partition of a poll group's digests (pollGroupOf), one item per (cluster, kind), sorted by cluster. */
+  pollDigestGroup: (group: number) => `POLLDIGESTS#${group}`,
+  pollDigest: (cluster: ObjectKey, kind: string) => ({
+    pk: keys.pollDigestGroup(pollGroupOf(cluster)),
+    sk: `${keys.pollDigestPrefix(cluster)}${part(kind)}`,
+  }),
+  /** The sort-key prefix of one cluster's digests in its group. */
+  pollDigestPrefix: (cluster: ObjectKey) => `${objectPart(cluster)}/`,
 };
 
 /** What the entity modules share: the document client and the table's name. */
