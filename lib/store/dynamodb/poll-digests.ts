@@ -1,9 +1,9 @@
 // The poll digests and the poller's plan (docs/architecture.md, "The poll digest"), and the configuration generation
 // both are checked against. A pair's digest is one small item in its cluster's poll group (pollGroupOf), sorted by
 // cluster: a `poll-clusters` message, whose clusters the poller took from one or two groups in name order, reads
-// them in a Query per group, eventually consistent and billed by their size (about 250 bytes a pair, 16 pairs a read
-// unit), rather than half a unit per cluster. The plan is one gzipped item, rewritten only when the generation moved.
-// Both are caches: a stale or lost one costs a full poll.
+// them in a Query per group, eventually consistent and billed by their size (about 250 bytes a pair, some 30 pairs a
+// read unit), rather than half a unit per cluster. The plan is one gzipped item, rewritten only when the generation
+// moved. Both are caches: a stale or lost one costs a full poll.
 import { gunzipSync, gzipSync } from 'node:zlib';
 import { DeleteCommand, GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import {
@@ -48,9 +48,10 @@ export class DynamoPollDigests implements PollDigests {
   async getPollDigests(clusters: readonly ObjectKey[]): Promise<Map<string, ReadonlyMap<WatchedKind, PairDigest>>> {
     const byGroup = new Map<number, Map<string, ObjectKey>>();
     for (const cluster of clusters) {
-      const group = byGroup.get(pollGroupOf(cluster)) ?? new Map<string, ObjectKey>();
-      group.set(objectKeyString(cluster), cluster);
-      byGroup.set(pollGroupOf(cluster), group);
+      const group = pollGroupOf(cluster);
+      const wanted = byGroup.get(group) ?? new Map<string, ObjectKey>();
+      wanted.set(objectKeyString(cluster), cluster);
+      byGroup.set(group, wanted);
     }
     const found = new Map<string, Map<WatchedKind, PairDigest>>();
     await Promise.all(
