@@ -21,6 +21,7 @@ import type { CommitAuthor } from '../promotion/pull-request/commit-author.js';
 import { assembleVerifier } from '../runtime/assemble-verifier.js';
 import { DEFAULT_SETTINGS } from '../verifier/index.js';
 import { notificationSinkKinds, type NotificationSinkKind } from '../runtime/notification-sinks.js';
+import { newEventBridgeClient } from '../runtime/people-notifications.js';
 import type { PromotionSettings } from '../runtime/promoter.js';
 import type { MasterKeys } from '../secrets/master-keys.js';
 import { StaticSecretSource, type SecretSource } from '../secrets/port.js';
@@ -236,8 +237,7 @@ async function startVerifier(
     dataDir: options.dataDir,
     // One client for both, destroyed at stop.
     eventBridge: async () => {
-      const client =
-        promotion.eventBus?.client ?? new (await import('@aws-sdk/client-eventbridge')).EventBridgeClient({});
+      const client = promotion.eventBus?.client ?? (await newEventBridgeClient());
       parts.eventBridge = client;
       return client;
     },
@@ -375,8 +375,7 @@ async function notificationSettings(
   }
   let eventBus: PromotionSettings['eventBus'];
   if (sinks.eventBus) {
-    const { EventBridgeClient } = await import('@aws-sdk/client-eventbridge');
-    eventBus = { client: new EventBridgeClient({}), name: sinks.eventBus };
+    eventBus = { client: await newEventBridgeClient(), name: sinks.eventBus };
   }
   return {
     webhook: sinks.webhookUrl === undefined ? undefined : { url: sinks.webhookUrl, hmacKey },

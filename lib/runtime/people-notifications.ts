@@ -11,6 +11,15 @@ import {
 } from '../notify/index.js';
 import type { AwsDependencies } from './aws-dependencies.js';
 
+/**
+ * An EventBridge client with the SDK's defaults, for a process given a bus (people's news, a promotion's events): the
+ * SDK's client is loaded then, not at every cold start.
+ */
+export async function newEventBridgeClient(): Promise<EventBridgeClient> {
+  const { EventBridgeClient } = await import('@aws-sdk/client-eventbridge');
+  return new EventBridgeClient({});
+}
+
 export async function peopleNotifications(
   aws: Pick<AwsDependencies, 'environment' | 'secrets' | 'table'>,
   logger: Logger,

@@ -1,6 +1,5 @@
 // The verifier Lambda's assembly: an SQS batch (event source with ReportBatchItemFailures) in, the shared consumer
 // and the verifier built by assembleVerifier (as the local mode builds it), the records to retry out.
-import type { EventBridgeClient } from '@aws-sdk/client-eventbridge';
 import type { Context, SQSBatchResponse, SQSEvent } from 'aws-lambda';
 import { EksAccess } from '../clusters/eks.js';
 import { functionMetrics } from '../observability/emf-metrics.js';
@@ -11,7 +10,7 @@ import { backoffRedelivery, consumeBatch } from '../queue/index.js';
 import { assembleVerifier } from './assemble-verifier.js';
 import { awsDependencies, type AwsDependencies } from './aws-dependencies.js';
 import { functionLogger } from './logger.js';
-import { peopleNotifications } from './people-notifications.js';
+import { newEventBridgeClient, peopleNotifications } from './people-notifications.js';
 import { perContainer } from './per-container.js';
 import type { PromotionSettings } from './promoter.js';
 
@@ -31,7 +30,7 @@ export function verifierHandler(): VerifierHandler {
       eksTokens: new EksAccess(),
       promotion: await promotionSettings(aws),
       listeners: [effectMetrics({ metrics, audit: aws.table.store })],
-      people: await peopleNotifications(aws, logger, eventBridgeClient),
+      people: await peopleNotifications(aws, logger, newEventBridgeClient),
     });
   });
   return async (event, context) => {
@@ -69,16 +68,10 @@ async function promotionSettings(aws: AwsDependencies): Promise<PromotionSetting
     webhook: env.NOTIFICATION_WEBHOOK_URL ? { url: env.NOTIFICATION_WEBHOOK_URL, hmacKey } : undefined,
     notificationController: env.NOTIFICATION_CONTROLLER_URL ? { url: env.NOTIFICATION_CONTROLLER_URL } : undefined,
     eventBus: env.NOTIFICATION_EVENT_BUS
-      ? { client: await eventBridgeClient(), name: env.NOTIFICATION_EVENT_BUS }
+      ? { client: await newEventBridgeClient(), name: env.NOTIFICATION_EVENT_BUS }
       : undefined,
     commitAuthor: commitAuthorOf({ name: env.COMMIT_AUTHOR_NAME, email: env.COMMIT_AUTHOR_EMAIL }),
     // What the GitHub marker scan learnt, shared by every container (its own item in the table).
     markerScans: aws.table.markerScans(),
   };
-}
-
-/** An EventBridge client, for a function given a bus: the SDK's client is loaded then, not at every cold start. */
-async function eventBridgeClient(): Promise<EventBridgeClient> {
-  const { EventBridgeClient } = await import('@aws-sdk/client-eventbridge');
-  return new EventBridgeClient({});
 }
