@@ -72,6 +72,7 @@ export function objectKeyString(key: ObjectKey): string {
 
 /** How many poll groups the clusters are dealt into (pollGroupOf). */
 export const POLL_GROUPS = 16;
+const UTF8 = new TextEncoder();
 
 /**
  * The poll group of a cluster, 0 to POLL_GROUPS - 1, from its key alone (FNV-1a of `namespace/name`), so that it never
@@ -82,7 +83,7 @@ export const POLL_GROUPS = 16;
  */
 export function pollGroupOf(cluster: ObjectKey): number {
   let hash = 0x811c9dc5;
-  for (const byte of new TextEncoder().encode(objectKeyString(cluster))) {
+  for (const byte of UTF8.encode(objectKeyString(cluster))) {
     hash ^= byte;
     hash = Math.imul(hash, 0x01000193);
   }

@@ -88,9 +88,9 @@ describe('bundles', () => {
 
   it("the verifier's cold start loads none of the clients it uses only for some messages", () => {
     // The Kubernetes client (a cluster read), the Git hosts' clients (a promotion), the EKS and STS clients (an EKS
-    // cluster), CloudWatch (an alarms check), EventBridge (an event put on a bus), the YAML parser (a promotion's edit, a ConfigSource's sync, a
-    // PipelineSet applied again) and the tar and zip readers (a marker scan's archive): in chunks of their own,
-    // loaded by import() when first needed.
+    // cluster), CloudWatch (an alarms check), EventBridge (an event put on a bus), the YAML parser (a promotion's
+    // edit, a ConfigSource's sync, a PipelineSet applied again) and the tar and zip readers (a marker scan's
+    // archive): in chunks of their own, loaded by import() when first needed.
     const onDemand = [
       ...['@kubernetes/client-node/', '@octokit/', '@gitbeaker/', 'azure-devops-node-api/'],
       ...['yaml/', 'tar-stream/', 'fflate/'],

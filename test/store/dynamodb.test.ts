@@ -7,6 +7,7 @@ import { pollGroupOf } from '../../lib/pipeline/model.js';
 import { createDynamoStore } from '../../lib/store/index.js';
 import { keys } from '../../lib/store/dynamodb/table.js';
 import { startDynalite } from '../support/dynalite.js';
+import { countCapacityUnits, noCapacityUnits } from '../../bench/dynamo.js';
 import { storeContract } from './store-contract.js';
 
 const READ_OPERATIONS = ['GetItem', 'BatchGetItem', 'Query', 'Scan'];
@@ -38,19 +39,8 @@ describe('poll digests on DynamoDB', () => {
     const dynamo = await startDynalite();
     t.after(() => dynamo.stop());
     const store = createDynamoStore({ client: dynamo.client, tableName: dynamo.tableName });
-    let readUnits = 0;
-    dynamo.client.middlewareStack.add(
-      (next) => async (args) => {
-        (args.input as { ReturnConsumedCapacity?: string }).ReturnConsumedCapacity = 'TOTAL';
-        const result = await next(args);
-        const consumed = (
-          result.output as { ConsumedCapacity?: { CapacityUnits?: number } | { CapacityUnits?: number }[] }
-        ).ConsumedCapacity;
-        for (const entry of [consumed ?? []].flat()) readUnits += entry.CapacityUnits ?? 0;
-        return result;
-      },
-      { step: 'initialize', name: 'countConsumedCapacity' },
-    );
+    let units = noCapacityUnits();
+    countCapacityUnits(dynamo.client, () => units);
     const clusters = Array.from({ length: 1_000 }, (_, index) => ({
       namespace: 'flux-system',
       name: `cluster-${index}`,
@@ -67,10 +57,11 @@ describe('poll digests on DynamoDB', () => {
         });
       }
     }
-    readUnits = 0;
+    units = noCapacityUnits();
     const read = await store.getPollDigests(clusters);
     assert.equal(read.size, 25);
     // An item per cluster, as before the poll groups, cost half a unit each: 12.5.
+    const { readUnits } = units;
     assert.ok(readUnits > 0 && readUnits <= 2, `${readUnits} read units`);
   });
 });
