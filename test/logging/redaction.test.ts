@@ -106,15 +106,30 @@ describe('redact', () => {
     // at the start and the end of a text, next to each other, when one holds another, and outside ASCII.
     const values = Array.from({ length: 2000 }, () => alnum(44));
     const sharingStart = `${values[7]?.slice(0, 2) ?? ''}-shares-the-first-two-characters`;
+    const sharingEight = `${values[7]?.slice(0, 8) ?? ''}-shares-the-first-eight`;
+    // Whole kubeconfigs (a Secret's value) all begin alike.
+    const kubeconfigs = ['one', 'two'].map((user) => `apiVersion: v1\nkind: Config\nusers:\n- name: ${user}\n`);
     const holdsAnother = `prefix-${values[9] ?? ''}-suffix`;
     const extendsAnother = `${values[11] ?? ''}-and-more`;
     const unicode = 'clé-privée-ünïcödé-密钥';
     const shortest = 'x7-k3y-9';
-    registerSecretValues([...values, sharingStart, holdsAnother, extendsAnother, unicode, shortest]);
+    registerSecretValues([
+      ...values,
+      sharingStart,
+      sharingEight,
+      ...kubeconfigs,
+      holdsAnother,
+      extendsAnother,
+      unicode,
+      shortest,
+    ]);
     const [first = '', second = '', last = ''] = [values[0], values[1], values[1999]];
     assert.equal(redact(`${first} and ${last}`), `${REDACTED} and ${REDACTED}`);
     assert.equal(redact(`${first}${second}`), `${REDACTED}${REDACTED}`);
     assert.equal(redact(`x${sharingStart} ${values[7] ?? ''}`), `x${REDACTED} ${REDACTED}`);
+    assert.equal(redact(`${sharingEight} ${values[7] ?? ''}.`), `${REDACTED} ${REDACTED}.`);
+    assert.equal(redact(`got ${kubeconfigs[1] ?? ''}${kubeconfigs[0] ?? ''}`), `got ${REDACTED}${REDACTED}`);
+    assert.equal(redact('apps/app-1 with apiVersion: v1'), 'apps/app-1 with apiVersion: v1');
     assert.equal(redact(`echo: ${holdsAnother}.`), `echo: ${REDACTED}.`);
     assert.equal(redact(`echo: ${extendsAnother}.`), `echo: ${REDACTED}.`);
     assert.equal(redact(`key ${unicode}!`), `key ${REDACTED}!`);
