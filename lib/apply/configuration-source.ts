@@ -1,10 +1,10 @@
 // Loading the configuration to apply: its files (or text), read once within the input limits, checked against what
 // is stored (clusters it refers to without defining them, and the keys of stored Secrets it refers to).
+import { appsElementsFrom } from '../pipeline/pipeline-set.js';
 import { keyOf, namedDocument } from '../config/references.js';
 import { expandDocument } from '../config/validate.js';
 import { parseConfigText } from '../config/yaml-source.js';
 import {
-  appsElementsFrom,
   configSourceTreatment,
   generatedDocuments,
   loadSources,

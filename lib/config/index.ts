@@ -22,11 +22,4 @@ export * from './limits.js';
 export type { KnownSecret } from './references.js';
 export { formatWarning, type ConfigurationWarning } from './warnings.js';
 export type { WaitingApproval } from './waiting-approvals.js';
-export {
-  appsElementsFrom,
-  appsPlaceOf,
-  expandPipelineSet,
-  generatedDocuments,
-  type AppsElements,
-  type Expansion,
-} from './pipeline-set.js';
+export { expandPipelineSet, generatedDocuments, type AppsElements, type Expansion } from './pipeline-set.js';

@@ -3,13 +3,7 @@
 // are then validated and checked exactly as hand-written ones are (load.ts), their problems named with the set's file
 // and the element, at the template's place in it. Pure: the `apps` generator's elements are given by the caller
 // (what the poll's LIST found), none when unknown.
-import {
-  appsElements,
-  appsPlaceKey,
-  PIPELINE_SET_LABEL,
-  type AppsPlace,
-  type FoundApp,
-} from '../pipeline/pipeline-set.js';
+import { PIPELINE_SET_LABEL } from '../pipeline/pipeline-set.js';
 import { keyOfMetadata, objectKeyString, type ObjectKey } from '../pipeline/model.js';
 import type { ConfigProblem } from './problems.js';
 import {
@@ -30,23 +24,6 @@ export type AppsElements = (
   generator: AppsGenerator,
   index: number,
 ) => readonly GeneratorElement[] | undefined;
-
-/** Where an `apps` generator looks: its clusterRef's namespace is the set's when it names none, as a target's is. */
-export function appsPlaceOf(set: ObjectKey, generator: AppsGenerator): AppsPlace {
-  const { clusterRef, kind, namespace } = generator;
-  return { cluster: { namespace: clusterRef.namespace ?? set.namespace, name: clusterRef.name }, kind, namespace };
-}
-
-/**
- * The `apps` generators' elements from what each set keeps of its last poll (`appsFound`, by set): what `apply`
- * and the poll expand a set with, so that an apply keeps the pipelines the poll generated.
- */
-export function appsElementsFrom(
-  appsFound: (set: ObjectKey) => Readonly<Record<string, readonly FoundApp[]>> | undefined,
-): AppsElements {
-  return (set, generator) =>
-    appsElements(appsFound(set)?.[appsPlaceKey(appsPlaceOf(set, generator))], generator.matchLabels);
-}
 
 export interface Expansion {
   /** One document per element, in generator then element order, located in the set's template. */

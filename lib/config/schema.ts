@@ -33,38 +33,18 @@ import {
 import { isHttpUrl } from '../util/http-url.js';
 import { MAX_VERIFICATION_MS, type WrittenVerification } from '../pipeline/verification.js';
 import { outboundUrlProblem } from '../util/outbound-address.js';
+import { awsRegion, dns1123Label, dns1123Subdomain, LocalObjectReference, Metadata } from './kubernetes-object.js';
+import { GITOPS_CLUSTER_API_VERSION, GitopsClusterDocument } from './gitops-cluster.js';
 
 // The vocabulary the documents share with the resolved model, which owns it.
 export { APP_KINDS, GIT_PROVIDER_TYPES, SOURCE_KINDS, type AppKind, type SourceKind, type WatchedKind };
-
-/** Kubernetes object names (DNS-1123 subdomain) and namespaces (DNS-1123 label). */
-const dns1123Subdomain = z
-  .string()
-  .min(1, 'must not be empty')
-  .max(253, 'must be at most 253 characters')
-  .regex(
-    /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/,
-    'must be a lowercase RFC 1123 name (a-z, 0-9, "-" and ".", starting and ending with a letter or digit)',
-  );
-const dns1123Label = z
-  .string()
-  .min(1, 'must not be empty')
-  .max(63, 'must be at most 63 characters')
-  .regex(
-    /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/,
-    'must be a lowercase RFC 1123 label (a-z, 0-9 and "-", starting and ending with a letter or digit)',
-  );
-
-export const Metadata = z.looseObject({
-  name: dns1123Subdomain,
-  namespace: dns1123Label.optional(),
-  labels: z.record(z.string(), z.string()).optional(),
-  annotations: z.record(z.string(), z.string()).optional(),
-});
-
-const LocalObjectReference = z.strictObject({ name: dns1123Subdomain });
-
-const awsRegion = z.string().regex(/^[a-z]{2}(-[a-z]+)+-\d+$/, 'must be an AWS region such as eu-west-1');
+export { Metadata } from './kubernetes-object.js';
+export {
+  EksClusterReference,
+  GITOPS_CLUSTER_API_VERSION,
+  GitopsClusterDocument,
+  GitopsClusterSpec,
+} from './gitops-cluster.js';
 
 // ---------------------------------------------------------------- Pipeline (pipelines.weave.works/v1alpha1)
 
@@ -495,48 +475,7 @@ export const PipelineDocument = z.strictObject({
 
 // ---------------------------------------------------------------- GitopsCluster (gitops.weave.works/v1alpha1)
 
-export const GITOPS_CLUSTER_API_VERSION = 'gitops.weave.works/v1alpha1';
-
-/** Extension: an EKS cluster reached with an IAM token; endpoint and CA come from eks:DescribeCluster. */
-export const EksClusterReference = z.strictObject({
-  clusterName: z.string().min(1, 'must not be empty').max(100, 'must be at most 100 characters'),
-  region: awsRegion,
-  /** A role the verifier assumes before it signs the token (cross-account clusters). */
-  roleArn: z
-    .string()
-    .regex(/^arn:aws[a-z-]*:iam::\d{12}:role\/.+$/, 'must be an IAM role ARN')
-    .optional(),
-});
-
-export const GitopsClusterSpec = z
-  .strictObject({
-    secretRef: LocalObjectReference.optional(),
-    capiClusterRef: LocalObjectReference.optional(),
-    clusterReadinessBackoff: z.string().optional(),
-    eks: EksClusterReference.optional(),
-  })
-  .superRefine((spec, ctx) => {
-    const set = [spec.secretRef && 'secretRef', spec.capiClusterRef && 'capiClusterRef', spec.eks && 'eks'].filter(
-      Boolean,
-    );
-    if (set.length !== 1) {
-      ctx.addIssue({
-        code: 'custom',
-        message:
-          set.length === 0
-            ? 'set one way to reach the cluster: secretRef, capiClusterRef or eks'
-            : `secretRef, capiClusterRef and eks are mutually exclusive (found ${set.join(' and ')})`,
-      });
-    }
-  });
-
-export const GitopsClusterDocument = z.strictObject({
-  apiVersion: z.literal(GITOPS_CLUSTER_API_VERSION),
-  kind: z.literal('GitopsCluster'),
-  metadata: Metadata,
-  spec: GitopsClusterSpec,
-  status: z.unknown().optional(),
-});
+// In gitops-cluster.ts (a verifier's poll checks the registrations it is handed without the other documents' schemas).
 
 // ---------------------------------------------------------------- ConfigSource (pipeline-controller.io/v1alpha1)
 
@@ -702,7 +641,6 @@ export type Promotion = z.infer<typeof Promotion>;
 export type Environment = z.infer<typeof Environment>;
 export type Target = z.infer<typeof Target>;
 export type SourceReference = z.infer<typeof SourceReference>;
-export type GitopsClusterDocument = z.infer<typeof GitopsClusterDocument>;
 export type SecretDocument = z.infer<typeof SecretDocument>;
 export type ConfigSourceDocument = z.infer<typeof ConfigSourceDocument>;
 export type ConfigSourceSpec = z.infer<typeof ConfigSourceSpec>;

@@ -3,17 +3,12 @@
 // GitopsClusters, Pipelines and ConfigSources go into the store (an unchanged document writes nothing) and the Secrets into
 // secrets.json, tagged with what references them. An EKS cluster, which the local mode cannot read, is warned about
 // as `apply` warns about it.
+import { appsElementsFrom } from '../pipeline/pipeline-set.js';
 import { clusterAccessWarnings } from '../apply/cluster-access-warnings.js';
 import { planOwnership } from '../apply/ownership.js';
 import { planPipelineSets } from '../apply/pipeline-sets.js';
 import { readStoredObjects } from '../apply/stored-objects.js';
-import {
-  appsElementsFrom,
-  formatWarning,
-  loadConfiguration,
-  type Configuration,
-  type KnownSecret,
-} from '../config/index.js';
+import { formatWarning, loadConfiguration, type Configuration, type KnownSecret } from '../config/index.js';
 import { ConfigError } from '../config/problems.js';
 import { keyOfMetadata, objectKeyString, type ObjectKey } from '../pipeline/model.js';
 import type { Logger } from '../logging/logger.js';

@@ -25,6 +25,20 @@ export interface AppsPlace {
   namespace: string;
 }
 
+/** What of an `apps` generator says where it looks (the PipelineSet schema's AppsGenerator has these fields). */
+export interface AppsGeneratorPlace {
+  clusterRef: { namespace?: string; name: string };
+  kind: AppKind;
+  namespace: string;
+  matchLabels?: Readonly<Record<string, string>>;
+}
+
+/** Where an `apps` generator looks: its clusterRef's namespace is the set's when it names none, as a target's is. */
+export function appsPlaceOf(set: ObjectKey, generator: AppsGeneratorPlace): AppsPlace {
+  const { clusterRef, kind, namespace } = generator;
+  return { cluster: { namespace: clusterRef.namespace ?? set.namespace, name: clusterRef.name }, kind, namespace };
+}
+
 /** `flux-system/dev-1|HelmRelease|apps`: the key a set's found apps are kept under. */
 export function appsPlaceKey(place: AppsPlace): string {
   return `${place.cluster.namespace}/${place.cluster.name}|${place.kind}|${place.namespace}`;
@@ -78,4 +92,15 @@ export function appsElements(
   return (found ?? [])
     .filter((app) => matchesLabels(app.labels, matchLabels))
     .map((app) => ({ ...app.labels, app: app.name }));
+}
+
+/**
+ * The `apps` generators' elements from what each set keeps of its last poll (`appsFound`, by set): what `apply`
+ * and the poll expand a set with, so that an apply keeps the pipelines the poll generated.
+ */
+export function appsElementsFrom(
+  appsFound: (set: ObjectKey) => Readonly<Record<string, readonly FoundApp[]>> | undefined,
+): (set: ObjectKey, generator: AppsGeneratorPlace) => Record<string, string>[] {
+  return (set, generator) =>
+    appsElements(appsFound(set)?.[appsPlaceKey(appsPlaceOf(set, generator))], generator.matchLabels);
 }

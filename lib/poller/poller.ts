@@ -10,9 +10,9 @@
 // an hour went by): the plan of the poll is kept in the store under the configuration generation it was listed in.
 // A few reads and one batch send per ten messages, whatever the size of the fleet. The clusters are dealt into
 // messages by poll group (pollGroupOf), so that each message's poll digests are read together.
-import { appsPlaceOf } from '../config/pipeline-set.js';
 import type { WatchedKind } from '../config/schema.js';
 import { keyOfMetadata, objectKeyString, pollGroupOf, type ObjectKey } from '../pipeline/model.js';
+import { appsPlaceOf } from '../pipeline/pipeline-set.js';
 import type { PollClustersMessage } from '../queue/messages.js';
 import type { Queue } from '../queue/port.js';
 import type {

@@ -5,10 +5,16 @@
 // longer generates pruned). Nothing is concluded from a LIST that failed.
 import { isDeepStrictEqual } from 'node:util';
 import type { ApplyPorts } from '../apply/index.js';
-import { appsElementsFrom, appsPlaceOf } from '../config/pipeline-set.js';
 import type { SourceDocument } from '../config/yaml-source.js';
 import { keyOfMetadata, objectKeyString, type ObjectKey } from '../pipeline/model.js';
-import { appsPlaceKey, foundAfterPoll, matchesLabels, type FoundApp } from '../pipeline/pipeline-set.js';
+import {
+  appsElementsFrom,
+  appsPlaceKey,
+  appsPlaceOf,
+  foundAfterPoll,
+  matchesLabels,
+  type FoundApp,
+} from '../pipeline/pipeline-set.js';
 import { secretKeyNames } from '../secrets/port.js';
 import type { StoredPipelineSet } from '../store/port.js';
 import { isRecord } from '../util/is-record.js';
@@ -50,9 +56,7 @@ export async function followSetApps(
     if (isDeepStrictEqual(after, before)) continue;
     if (!(await deps.store.recordPipelineSetApps(key, set.generation, after))) continue;
     const generates = (found: Record<string, FoundApp[]>) =>
-      set.document.spec.generators.map(({ apps }, index) =>
-        apps ? appsElementsFrom(() => found)(key, apps, index) : [],
-      );
+      set.document.spec.generators.map(({ apps }) => (apps ? appsElementsFrom(() => found)(key, apps) : []));
     if (isDeepStrictEqual(generates(after), generates(before))) continue;
     await applySet(set, key, deps);
     applied.push(key);

@@ -6,7 +6,7 @@
 // already costs no store request at all (docs/architecture.md, "The poll
 // summary"): the status items and their conditional writes stay the truth, the summary only saves reads.
 import { ClusterAccessError } from '../../clusters/port.js';
-import { GitopsClusterDocument } from '../../config/schema.js';
+import { GitopsClusterDocument } from '../../config/gitops-cluster.js';
 import {
   appKeyString,
   keyOfMetadata,

@@ -1,0 +1,51 @@
+// The GitopsCluster document (gitops.weave.works/v1alpha1, docs/configuration.md): a leaf cluster's registration.
+// Apart from schema.ts because the verifier checks the registration each poll message carries (rememberRegistration)
+// and nothing else of the configuration: zod builds a schema when its module loads, so building every document's at
+// each cold start cost the verifier about 30 ms of CPU (docs/benchmarks.md).
+import * as z from 'zod';
+import { awsRegion, LocalObjectReference, Metadata } from './kubernetes-object.js';
+
+export const GITOPS_CLUSTER_API_VERSION = 'gitops.weave.works/v1alpha1';
+
+/** Extension: an EKS cluster reached with an IAM token; endpoint and CA come from eks:DescribeCluster. */
+export const EksClusterReference = z.strictObject({
+  clusterName: z.string().min(1, 'must not be empty').max(100, 'must be at most 100 characters'),
+  region: awsRegion,
+  /** A role the verifier assumes before it signs the token (cross-account clusters). */
+  roleArn: z
+    .string()
+    .regex(/^arn:aws[a-z-]*:iam::\d{12}:role\/.+$/, 'must be an IAM role ARN')
+    .optional(),
+});
+
+export const GitopsClusterSpec = z
+  .strictObject({
+    secretRef: LocalObjectReference.optional(),
+    capiClusterRef: LocalObjectReference.optional(),
+    clusterReadinessBackoff: z.string().optional(),
+    eks: EksClusterReference.optional(),
+  })
+  .superRefine((spec, ctx) => {
+    const set = [spec.secretRef && 'secretRef', spec.capiClusterRef && 'capiClusterRef', spec.eks && 'eks'].filter(
+      Boolean,
+    );
+    if (set.length !== 1) {
+      ctx.addIssue({
+        code: 'custom',
+        message:
+          set.length === 0
+            ? 'set one way to reach the cluster: secretRef, capiClusterRef or eks'
+            : `secretRef, capiClusterRef and eks are mutually exclusive (found ${set.join(' and ')})`,
+      });
+    }
+  });
+
+export const GitopsClusterDocument = z.strictObject({
+  apiVersion: z.literal(GITOPS_CLUSTER_API_VERSION),
+  kind: z.literal('GitopsCluster'),
+  metadata: Metadata,
+  spec: GitopsClusterSpec,
+  status: z.unknown().optional(),
+});
+
+export type GitopsClusterDocument = z.infer<typeof GitopsClusterDocument>;
