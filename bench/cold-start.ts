@@ -26,8 +26,8 @@
 //
 // Throws, failing `npm run bench`, when the receiver's bundle holds the verifier's clients or is over its size limit
 // (`receiverBundleProblems`), as `npm run bundle-sizes` does; reports a goal not met, failing the run once every
-// figure is printed, when the verifier's load and init take more CPU over the empty module's than its goal
-// (`VERIFIER_GOAL`).
+// figure is printed, when the verifier's load and init take more CPU over the empty module's, or it holds more memory
+// once loaded, than its goal (`VERIFIER_GOAL`).
 import { execFile } from 'node:child_process';
 import { mkdtemp, rm, symlink, writeFile } from 'node:fs/promises';
 import { builtinModules } from 'node:module';
@@ -56,7 +56,7 @@ const withoutSourceMaps = (name: FunctionName): string => `${name} without sourc
 
 /**
  * The fleet-scale goal for the verifier (docs/benchmarks.md), over the empty module of the same run: the CPU its load
- * adds, and its RSS once loaded. The bench fails when the CPU is over. What the verifier loads only through `import()`
+ * adds, and its RSS once loaded. The bench fails when either is over. What the verifier loads only through `import()`
  * (the Kubernetes client on the first cluster read, a Git host's client on the first promotion to it) is not in it.
  */
 const VERIFIER_GOAL = { cpuMs: 120, rssBytes: 80 * 1024 ** 2 };
@@ -141,13 +141,28 @@ function medians(samples: readonly Sample[]): Medians {
 
 const mib = (bytes: number): string => `${(bytes / 1024 ** 2).toFixed(1)} MiB`;
 
+/** What of the fleet-scale goal the verifier misses, each figure over the same run's empty module: none when met. */
+function verifierGoalMissed(measured: Medians, baseline: Medians): string[] {
+  const cpuMs = measured.cpuMs - baseline.cpuMs;
+  return [
+    ...(cpuMs > VERIFIER_GOAL.cpuMs
+      ? [
+          `the verifier's load and init take ${signedMs(cpuMs)} of CPU over an empty module's, over the goal of ` +
+            `+${VERIFIER_GOAL.cpuMs} ms`,
+        ]
+      : []),
+    ...(measured.rssBytes > VERIFIER_GOAL.rssBytes
+      ? [`the verifier's RSS once loaded is ${mib(measured.rssBytes)}, over the goal of ${mib(VERIFIER_GOAL.rssBytes)}`]
+      : []),
+  ];
+}
+
 /** Where the verifier stands against the fleet-scale goal, both figures over the same run's empty module. */
 function verifierGoal(measured: Medians, baseline: Medians): string {
-  const cpuMs = measured.cpuMs - baseline.cpuMs;
-  const met = cpuMs <= VERIFIER_GOAL.cpuMs && measured.rssBytes <= VERIFIER_GOAL.rssBytes;
+  const met = verifierGoalMissed(measured, baseline).length === 0;
   return (
     `fleet-scale goal: CPU ≤ +${VERIFIER_GOAL.cpuMs} ms and RSS ≤ ${mib(VERIFIER_GOAL.rssBytes)} once loaded ` +
-    `(here ${signedMs(cpuMs)}, ${mib(measured.rssBytes)}): ${met ? 'met' : 'not met'}`
+    `(here ${signedMs(measured.cpuMs - baseline.cpuMs)}, ${mib(measured.rssBytes)}): ${met ? 'met' : 'not met'}`
   );
 }
 const memory = (measured: Medians): string => `RSS ${mib(measured.rssBytes)} (V8 heap ${mib(measured.heapBytes)})`;
@@ -213,14 +228,7 @@ export const benchColdStart: Bench = async (): Promise<BenchSection> => {
     }
 
     const baseline = medians(samples.get('empty') ?? []);
-    const verifierCpuMs = medians(samples.get('verifier') ?? []).cpuMs - baseline.cpuMs;
-    const unmet =
-      verifierCpuMs <= VERIFIER_GOAL.cpuMs
-        ? []
-        : [
-            `the verifier's load and init take ${signedMs(verifierCpuMs)} of CPU over an empty module's, over the ` +
-              `goal of +${VERIFIER_GOAL.cpuMs} ms`,
-          ];
+    const unmet = verifierGoalMissed(medians(samples.get('verifier') ?? []), baseline);
     const conditions = `median of ${SAMPLES} fresh node ${process.version} processes, --enable-source-maps`;
     return {
       title: 'Cold start',
