@@ -311,6 +311,12 @@ export interface PairDigest {
   writtenAt: string;
 }
 
+/** A pair's digest as stored: the digest, when there is one, and how many times one was invalidated. */
+export interface StoredPairDigest {
+  digest?: PairDigest;
+  invalidations: number;
+}
+
 /** What the poller last listed of the (cluster, kind) pairs in use, under a configuration generation. */
 export interface PollPlan {
   generation: number;
@@ -329,11 +335,18 @@ export interface PollDigests {
   getConfigurationGeneration(): Promise<number>;
   /**
    * The digests of these clusters' pairs, by `objectKeyString(cluster)` then kind: a read per poll group of theirs
-   * (pollGroupOf), so clusters of few groups are cheap to read together.
+   * (pollGroupOf), so clusters of few groups are cheap to read together. A pair is here when it has a digest or has
+   * had one invalidated.
    */
-  getPollDigests(clusters: readonly ObjectKey[]): Promise<Map<string, ReadonlyMap<WatchedKind, PairDigest>>>;
-  /** Sets a pair's digest, or removes it (`undefined`). */
-  putPollDigest(cluster: ObjectKey, kind: WatchedKind, digest: PairDigest | undefined): Promise<void>;
+  getPollDigests(clusters: readonly ObjectKey[]): Promise<Map<string, ReadonlyMap<WatchedKind, StoredPairDigest>>>;
+  /**
+   * Sets a pair's digest, unless it was invalidated since `seen` (the pair's `invalidations` as read before its LIST):
+   * false then, and nothing is written, so that a poll does not vouch for a LIST made before a failed read recorded
+   * outside it.
+   */
+  putPollDigest(cluster: ObjectKey, kind: WatchedKind, digest: PairDigest, seen: number): Promise<boolean>;
+  /** Removes a pair's digest and counts an invalidation (see `putPollDigest`). */
+  invalidatePollDigest(cluster: ObjectKey, kind: WatchedKind): Promise<void>;
   getPollPlan(): Promise<PollPlan | undefined>;
   /** Stores the plan; false when it is too large to keep (the poller lists the pairs on every poll then). */
   putPollPlan(plan: PollPlan): Promise<boolean>;

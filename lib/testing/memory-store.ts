@@ -71,6 +71,7 @@ import type {
   PolledRecord,
   RecordedStatus,
   PairDigest,
+  StoredPairDigest,
   PolledStatus,
   PollPlan,
   PromotionClaim,
@@ -131,7 +132,7 @@ export class MemoryStore implements Store {
   /** Moved on by every change of a pipeline, a cluster registration or a PipelineSet. */
   #configurationGeneration = 0;
   /** Poll digests by cluster, then kind. */
-  readonly #pollDigests = new Map<string, Map<WatchedKind, PairDigest>>();
+  readonly #pollDigests = new Map<string, Map<WatchedKind, StoredPairDigest>>();
   #pollPlan: PollPlan | undefined;
 
   resetCounts(): void {
@@ -456,8 +457,10 @@ export class MemoryStore implements Store {
     return this.#configurationGeneration;
   }
 
-  async getPollDigests(clusters: readonly ObjectKey[]): Promise<Map<string, ReadonlyMap<WatchedKind, PairDigest>>> {
-    const found = new Map<string, ReadonlyMap<WatchedKind, PairDigest>>();
+  async getPollDigests(
+    clusters: readonly ObjectKey[],
+  ): Promise<Map<string, ReadonlyMap<WatchedKind, StoredPairDigest>>> {
+    const found = new Map<string, ReadonlyMap<WatchedKind, StoredPairDigest>>();
     // One read per poll group, as the DynamoDB store's Query per group.
     this.counts.reads += new Set(clusters.map(pollGroupOf)).size;
     for (const id of new Set(clusters.map(objectKeyString))) {
@@ -467,13 +470,25 @@ export class MemoryStore implements Store {
     return found;
   }
 
-  async putPollDigest(cluster: ObjectKey, kind: WatchedKind, digest: PairDigest | undefined): Promise<void> {
+  async putPollDigest(cluster: ObjectKey, kind: WatchedKind, digest: PairDigest, seen: number): Promise<boolean> {
     this.counts.writes += 1;
+    const digests = this.#digestsOf(cluster);
+    if ((digests.get(kind)?.invalidations ?? 0) !== seen) return false;
+    digests.set(kind, { digest: copy(digest), invalidations: seen });
+    return true;
+  }
+
+  async invalidatePollDigest(cluster: ObjectKey, kind: WatchedKind): Promise<void> {
+    this.counts.writes += 1;
+    const digests = this.#digestsOf(cluster);
+    digests.set(kind, { invalidations: (digests.get(kind)?.invalidations ?? 0) + 1 });
+  }
+
+  #digestsOf(cluster: ObjectKey): Map<WatchedKind, StoredPairDigest> {
     const id = objectKeyString(cluster);
-    const digests = this.#pollDigests.get(id) ?? new Map<WatchedKind, PairDigest>();
-    if (digest) digests.set(kind, copy(digest));
-    else digests.delete(kind);
+    const digests = this.#pollDigests.get(id) ?? new Map<WatchedKind, StoredPairDigest>();
     this.#pollDigests.set(id, digests);
+    return digests;
   }
 
   async getPollPlan(): Promise<PollPlan | undefined> {

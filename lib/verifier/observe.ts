@@ -61,7 +61,7 @@ export async function observeApp(app: AppKey, deps: VerifierDeps): Promise<Obser
     // A poll digest vouches for what the pair's objects said when it was written; a failed read recorded since is
     // not in them, and an unchanged LIST would leave it recorded. A read that succeeded needs no such care: what it
     // recorded differently came from an object that changed, and so does the LIST (docs/architecture.md).
-    if (changed) await deps.store.putPollDigest(app.cluster, app.kind, undefined);
+    if (changed) await deps.store.invalidatePollDigest(app.cluster, app.kind);
     deps.logger.warn('cannot read target', {
       app: appKeyString(app),
       phase: status.phase,

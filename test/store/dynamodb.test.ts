@@ -49,12 +49,12 @@ describe('poll digests on DynamoDB', () => {
       .slice(0, 25);
     for (const cluster of clusters) {
       for (const kind of ['HelmRelease', 'Kustomization'] as const) {
-        await store.putPollDigest(cluster, kind, {
-          generation: 12,
-          namespaces: ['apps'],
-          digest: 'x'.repeat(43),
-          writtenAt: '2026-11-30T10:00:00.000Z',
-        });
+        await store.putPollDigest(
+          cluster,
+          kind,
+          { generation: 12, namespaces: ['apps'], digest: 'x'.repeat(43), writtenAt: '2026-11-30T10:00:00.000Z' },
+          0,
+        );
       }
     }
     units = noCapacityUnits();

@@ -533,32 +533,53 @@ export function storeContract(name: string, start: () => Promise<StoreUnderTest>
 
     it("keeps each cluster's digests by kind, and removes one", async () => {
       const { store } = subject;
-      await store.putPollDigest(digestCluster('digest-a'), 'HelmRelease', digest('one'));
-      await store.putPollDigest(digestCluster('digest-a'), 'Kustomization', digest('two'));
-      await store.putPollDigest(digestCluster('digest-b'), 'HelmRelease', digest('three'));
+      assert.equal(await store.putPollDigest(digestCluster('digest-a'), 'HelmRelease', digest('one'), 0), true);
+      await store.putPollDigest(digestCluster('digest-a'), 'Kustomization', digest('two'), 0);
+      await store.putPollDigest(digestCluster('digest-b'), 'HelmRelease', digest('three'), 0);
       const read = await store.getPollDigests([
         digestCluster('digest-a'),
         digestCluster('digest-b'),
         digestCluster('x'),
       ]);
-      assert.deepEqual(read.get('flux-system/digest-a')?.get('HelmRelease'), digest('one'));
-      assert.deepEqual(read.get('flux-system/digest-a')?.get('Kustomization'), digest('two'));
-      assert.deepEqual(read.get('flux-system/digest-b')?.get('HelmRelease'), digest('three'));
+      assert.deepEqual(read.get('flux-system/digest-a')?.get('HelmRelease'), {
+        digest: digest('one'),
+        invalidations: 0,
+      });
+      assert.deepEqual(read.get('flux-system/digest-a')?.get('Kustomization')?.digest, digest('two'));
+      assert.deepEqual(read.get('flux-system/digest-b')?.get('HelmRelease')?.digest, digest('three'));
       assert.equal(read.has('flux-system/x'), false, 'a cluster without digests');
 
-      await store.putPollDigest(digestCluster('digest-a'), 'HelmRelease', undefined);
+      await store.invalidatePollDigest(digestCluster('digest-a'), 'HelmRelease');
       const after = await store.getPollDigests([digestCluster('digest-a')]);
-      assert.equal(after.get('flux-system/digest-a')?.get('HelmRelease'), undefined);
-      assert.deepEqual(after.get('flux-system/digest-a')?.get('Kustomization'), digest('two'));
+      assert.deepEqual(after.get('flux-system/digest-a')?.get('HelmRelease'), { invalidations: 1 });
+      assert.deepEqual(after.get('flux-system/digest-a')?.get('Kustomization')?.digest, digest('two'));
+    });
+
+    it('writes a digest only over the invalidations its poll read', async () => {
+      const { store } = subject;
+      const cluster = digestCluster('digest-raced');
+      // A poll read the pair (no digest yet); a failed read elsewhere removed the pair's digest meanwhile.
+      await store.invalidatePollDigest(cluster, 'HelmRelease');
+      assert.equal(await store.putPollDigest(cluster, 'HelmRelease', digest('stale'), 0), false);
+      const read = await store.getPollDigests([cluster]);
+      assert.deepEqual(read.get('flux-system/digest-raced')?.get('HelmRelease'), { invalidations: 1 });
+      // The next poll reads the count and writes its digest; one removal more and the count moves on again.
+      assert.equal(await store.putPollDigest(cluster, 'HelmRelease', digest('fresh'), 1), true);
+      await store.invalidatePollDigest(cluster, 'HelmRelease');
+      await store.invalidatePollDigest(cluster, 'HelmRelease');
+      assert.equal(await store.putPollDigest(cluster, 'HelmRelease', digest('late'), 1), false);
+      assert.deepEqual((await store.getPollDigests([cluster])).get('flux-system/digest-raced')?.get('HelmRelease'), {
+        invalidations: 3,
+      });
     });
 
     it('reads the digests of 250 clusters, over several batches', async () => {
       const { store } = subject;
       const clusters = Array.from({ length: 250 }, (_, index) => digestCluster(`many-${index}`));
-      for (const cluster of clusters) await store.putPollDigest(cluster, 'HelmRelease', digest(cluster.name));
+      for (const cluster of clusters) await store.putPollDigest(cluster, 'HelmRelease', digest(cluster.name), 0);
       const read = await store.getPollDigests(clusters);
       assert.equal(read.size, 250);
-      assert.equal(read.get('flux-system/many-249')?.get('HelmRelease')?.digest, 'many-249');
+      assert.equal(read.get('flux-system/many-249')?.get('HelmRelease')?.digest?.digest, 'many-249');
     });
 
     it('reads the digests of clusters of one poll group in one read, of two groups in two', async () => {
@@ -570,8 +591,8 @@ export function storeContract(name: string, start: () => Promise<StoreUnderTest>
           .slice(0, 25);
       const [three, eleven] = [ofGroup(3), ofGroup(11)];
       for (const cluster of [...three, ...eleven]) {
-        await store.putPollDigest(cluster, 'HelmRelease', digest(`${cluster.name} helm`));
-        await store.putPollDigest(cluster, 'Kustomization', digest(`${cluster.name} kustomize`));
+        await store.putPollDigest(cluster, 'HelmRelease', digest(`${cluster.name} helm`), 0);
+        await store.putPollDigest(cluster, 'Kustomization', digest(`${cluster.name} kustomize`), 0);
       }
       // Every other cluster of group 3: those between them are in the range read, and not answered.
       const asked = three.filter((_, index) => index % 2 === 0);
@@ -581,8 +602,8 @@ export function storeContract(name: string, start: () => Promise<StoreUnderTest>
       assert.deepEqual([...read.keys()].sort(), asked.map((cluster) => `flux-system/${cluster.name}`).sort());
       for (const cluster of asked) {
         const digests = read.get(`flux-system/${cluster.name}`);
-        assert.equal(digests?.get('HelmRelease')?.digest, `${cluster.name} helm`);
-        assert.equal(digests?.get('Kustomization')?.digest, `${cluster.name} kustomize`);
+        assert.equal(digests?.get('HelmRelease')?.digest?.digest, `${cluster.name} helm`);
+        assert.equal(digests?.get('Kustomization')?.digest?.digest, `${cluster.name} kustomize`);
       }
 
       subject.resetCounts();

@@ -100,6 +100,32 @@ describe('the poll digest', () => {
     assert.deepEqual([recorded?.status.phase, recorded?.status.revision], ['Ready', '6.9.1']);
   });
 
+  it('a failed read an event’s check records while a poll of its pair runs is not hidden by that poll’s digest', async (t) => {
+    const w = await world(t);
+    await w.poll();
+    // The next poll lists prod's HelmReleases changed (apps-eu moved on), so it polls the pair in full; while it
+    // records apps-eu, an event's check finds prod unreachable and records that for apps, and prod comes back.
+    w.prod.put(deployed('6.9.2', 'apps-eu'));
+    const record = w.store.recordPolledStatus.bind(w.store);
+    let checked = false;
+    w.store.recordPolledStatus = async (...args) => {
+      if (!checked) {
+        checked = true;
+        w.prod.offline();
+        await w.handle({ type: 'check-app', app: PROD, cause: 'event', attempt: 0 }).catch(() => undefined);
+        w.prod.online();
+      }
+      return record(...args);
+    };
+    await w.poll();
+    assert.ok(checked, 'the check ran during the poll');
+    assert.equal((await w.store.getTargetStatus(PROD))?.status.phase, 'Unreadable');
+    // Nothing changes on prod: the poll after must not trust a digest of a LIST made before that failed read.
+    await w.poll();
+    const recorded = await w.store.getTargetStatus(PROD);
+    assert.deepEqual([recorded?.status.phase, recorded?.status.revision], ['Ready', '6.9.1']);
+  });
+
   it('a digest an hour old is not trusted: the pair is polled in full again', async (t) => {
     const w = await world(t);
     await w.poll();

@@ -2,10 +2,12 @@
 // both are checked against. A pair's digest is one small item in its cluster's poll group (pollGroupOf), sorted by
 // cluster: a `poll-clusters` message, whose clusters the poller took from one or two groups in name order, reads
 // them in a Query per group, eventually consistent and billed by their size (about 250 bytes a pair, some 30 pairs a
-// read unit), rather than half a unit per cluster. The plan is one gzipped item, rewritten only when the generation
-// moved. Both are caches: a stale or lost one costs a full poll.
+// read unit), rather than half a unit per cluster. A digest is removed by counting an invalidation on its item, and
+// written only over the count its poll read, so that a poll never writes one over a removal it did not see. The plan
+// is one gzipped item, rewritten only when the generation moved. Both are caches: a stale or lost one costs a full
+// poll.
 import { gunzipSync, gzipSync } from 'node:zlib';
-import { DeleteCommand, GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import {
   objectKeyString,
   pollGroupOf,
@@ -13,9 +15,9 @@ import {
   type ObjectKey,
   type WatchedKind,
 } from '../../pipeline/model.js';
-import type { PairDigest, PollDigests, PollPlan } from '../port.js';
+import type { PairDigest, PollDigests, PollPlan, StoredPairDigest } from '../port.js';
 import { queryAll } from './query.js';
-import { keys, type TableContext } from './table.js';
+import { isConditionFailure, keys, type TableContext } from './table.js';
 
 /** Above every character of a key's part (encodeURIComponent's output is ASCII): the end of a cluster's range. */
 const AFTER_PARTS = '\uffff';
@@ -45,7 +47,9 @@ export class DynamoPollDigests implements PollDigests {
     );
   }
 
-  async getPollDigests(clusters: readonly ObjectKey[]): Promise<Map<string, ReadonlyMap<WatchedKind, PairDigest>>> {
+  async getPollDigests(
+    clusters: readonly ObjectKey[],
+  ): Promise<Map<string, ReadonlyMap<WatchedKind, StoredPairDigest>>> {
     const byGroup = new Map<number, Map<string, ObjectKey>>();
     for (const cluster of clusters) {
       const group = pollGroupOf(cluster);
@@ -53,7 +57,7 @@ export class DynamoPollDigests implements PollDigests {
       wanted.set(objectKeyString(cluster), cluster);
       byGroup.set(group, wanted);
     }
-    const found = new Map<string, Map<WatchedKind, PairDigest>>();
+    const found = new Map<string, Map<WatchedKind, StoredPairDigest>>();
     await Promise.all(
       [...byGroup].map(async ([group, wanted]) => {
         // The range from the first cluster's digests to the last one's: the clusters of another message that fall
@@ -73,9 +77,9 @@ export class DynamoPollDigests implements PollDigests {
           if (typeof cluster !== 'string' || !wanted.has(cluster)) continue;
           if (typeof kind !== 'string' || !Object.hasOwn(WATCHED_KIND_GROUPS, kind)) continue;
           const digest = pairDigestOf(item);
-          if (!digest) continue;
-          const digests = found.get(cluster) ?? new Map<WatchedKind, PairDigest>();
-          digests.set(kind as WatchedKind, digest);
+          const invalidations = typeof item.invalidations === 'number' ? item.invalidations : 0;
+          const digests = found.get(cluster) ?? new Map<WatchedKind, StoredPairDigest>();
+          digests.set(kind as WatchedKind, digest ? { digest, invalidations } : { invalidations });
           found.set(cluster, digests);
         }
       }),
@@ -83,24 +87,47 @@ export class DynamoPollDigests implements PollDigests {
     return found;
   }
 
-  async putPollDigest(cluster: ObjectKey, kind: WatchedKind, digest: PairDigest | undefined): Promise<void> {
-    const { tableName, documents } = this.table;
-    const key = keys.pollDigest(cluster, kind);
-    if (!digest) {
-      await documents.send(new DeleteCommand({ TableName: tableName, Key: key }));
-      return;
-    }
+  async putPollDigest(cluster: ObjectKey, kind: WatchedKind, digest: PairDigest, seen: number): Promise<boolean> {
     const { generation, namespaces, writtenAt } = digest;
     const item = {
-      ...key,
+      ...keys.pollDigest(cluster, kind),
       cluster: objectKeyString(cluster),
       kind,
       generation,
       namespaces,
       digest: digest.digest,
       writtenAt,
+      invalidations: seen,
     };
-    await documents.send(new PutCommand({ TableName: tableName, Item: item }));
+    try {
+      await this.table.documents.send(
+        new PutCommand({
+          TableName: this.table.tableName,
+          Item: item,
+          // An item of a version before invalidations were counted has none: as good as 0.
+          ConditionExpression: 'attribute_not_exists(invalidations) OR invalidations = :seen',
+          ExpressionAttributeValues: { ':seen': seen },
+        }),
+      );
+      return true;
+    } catch (error) {
+      if (isConditionFailure(error)) return false;
+      throw error;
+    }
+  }
+
+  async invalidatePollDigest(cluster: ObjectKey, kind: WatchedKind): Promise<void> {
+    await this.table.documents.send(
+      new UpdateCommand({
+        TableName: this.table.tableName,
+        Key: keys.pollDigest(cluster, kind),
+        UpdateExpression:
+          'SET invalidations = if_not_exists(invalidations, :zero) + :one, #cluster = :cluster, #kind = :kind ' +
+          'REMOVE generation, namespaces, digest, writtenAt',
+        ExpressionAttributeNames: { '#cluster': 'cluster', '#kind': 'kind' },
+        ExpressionAttributeValues: { ':zero': 0, ':one': 1, ':cluster': objectKeyString(cluster), ':kind': kind },
+      }),
+    );
   }
 
   async getPollPlan(): Promise<PollPlan | undefined> {

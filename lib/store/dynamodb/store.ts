@@ -74,6 +74,7 @@ export function createDynamoStore(options: DynamoStoreOptions): Store {
     getConfigurationGeneration: () => pollDigests.getConfigurationGeneration(),
     getPollDigests: (...args) => pollDigests.getPollDigests(...args),
     putPollDigest: (...args) => pollDigests.putPollDigest(...args),
+    invalidatePollDigest: (...args) => pollDigests.invalidatePollDigest(...args),
     getPollPlan: () => pollDigests.getPollPlan(),
     putPollPlan: (...args) => pollDigests.putPollPlan(...args),
     getApproval: (...args) => approvals.getApproval(...args),

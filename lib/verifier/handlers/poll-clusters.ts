@@ -6,7 +6,7 @@
 // that one unreachable cluster neither holds up nor repeats the rest of its group.
 import { objectKeyString, type ObjectKey, type WatchedKind } from '../../pipeline/model.js';
 import type { PollClustersMessage, PollMessage } from '../../queue/messages.js';
-import type { PairDigest } from '../../store/port.js';
+import type { PairDigest, StoredPairDigest } from '../../store/port.js';
 import { redact } from '../../logging/redaction.js';
 import { errorMessage } from '../../util/error-message.js';
 import { mapLimit } from '../../util/map-limit.js';
@@ -41,7 +41,7 @@ export async function pollClusters(
   for (const { cluster, registration } of message.clusters) rememberRegistration(cluster, registration, deps);
   // A message received again may have recorded its changes and failed before they were decided: poll it in full.
   const digests = redelivered
-    ? new Map<string, ReadonlyMap<WatchedKind, PairDigest>>()
+    ? new Map<string, ReadonlyMap<WatchedKind, StoredPairDigest>>()
     : await deps.store.getPollDigests(message.clusters.map(({ cluster }) => cluster));
   // A cluster's kinds are polled one after the other, so that its LISTs share the connection the first one opens: one
   // TLS handshake per cluster and poll, not one per kind read at once (each poll's connections are new, the kept ones
@@ -58,7 +58,7 @@ export async function pollClusters(
           ...(registration ? { registration } : {}),
           ...(pipelineSets ? { pipelineSets } : {}),
         },
-        digest: digests.get(objectKeyString(cluster))?.get(kind),
+        stored: digests.get(objectKeyString(cluster))?.get(kind),
       })),
     )
     .sort((a, b) => a.position - b.position);
@@ -80,7 +80,8 @@ export async function pollClusters(
     // A PipelineSet's apps generator counts the polls an app is missing from (pipeline-set-apps.ts): its pairs are
     // polled in full each time.
     const followed = (pair.message.pipelineSets?.length ?? 0) > 0;
-    const trusted = !followed && pair.digest && isTrusted(pair.digest, generation, deps) ? pair.digest : undefined;
+    const digest = pair.stored?.digest;
+    const trusted = !followed && digest && isTrusted(digest, generation, deps) ? digest : undefined;
     let listedBefore: ListedBefore | undefined;
     if (trusted) {
       listedBefore = await listOnce(cluster, kind, trusted.namespaces, deps);
@@ -91,15 +92,27 @@ export async function pollClusters(
     try {
       const listed = await poll(pair.message, deps, recentPipelines, collected, redelivered, listedBefore);
       if (listed) {
-        await deps.store.putPollDigest(cluster, kind, {
-          generation,
-          namespaces: listed.namespaces,
-          digest: listDigest(listed.objects),
-          writtenAt: deps.now().toISOString(),
-        });
-      } else if (pair.digest) {
+        // Not over an invalidation since the digests were read: a failed read recorded meanwhile is not in the LIST.
+        const written = await deps.store.putPollDigest(
+          cluster,
+          kind,
+          {
+            generation,
+            namespaces: listed.namespaces,
+            digest: listDigest(listed.objects),
+            writtenAt: deps.now().toISOString(),
+          },
+          pair.stored?.invalidations ?? 0,
+        );
+        if (!written) {
+          deps.logger.debug('poll digest invalidated during the poll; not written', {
+            cluster: objectKeyString(cluster),
+            kind,
+          });
+        }
+      } else if (digest) {
         // Nothing listed (no target left, or a fault a person must fix was recorded): nothing to vouch for.
-        await deps.store.putPollDigest(cluster, kind, undefined);
+        await deps.store.invalidatePollDigest(cluster, kind);
       }
       return 'polled';
     } catch (error) {
@@ -109,7 +122,7 @@ export async function pollClusters(
         error: redact(errorMessage(error)),
       });
       // What the failed poll recorded (an unreachable cluster) is not what the digest vouched for.
-      if (pair.digest) await deps.store.putPollDigest(cluster, kind, undefined);
+      if (digest) await deps.store.invalidatePollDigest(cluster, kind);
       retries.push(pair.message);
       return 'retried';
     }
