@@ -1,6 +1,7 @@
 // The poll digest (docs/architecture.md, "The poll digest"): a scheduled poll whose LIST of a (cluster, kind) holds
 // what the last full poll of that pair recorded reads and writes nothing more; anything else — a changed object, an
-// apply, a failed read recorded by an event's check, a digest an hour old — is polled in full. Driven through the
+// apply, a failed read recorded by an event's check (before or during a poll of its pair), a digest an hour old — is
+// polled in full. Driven through the
 // real poller and verifier, the Kubernetes reader (the real @kubernetes/client-node) against two fake API servers,
 // and the store in memory, whose reads and writes are counted.
 import assert from 'node:assert/strict';
