@@ -12,7 +12,12 @@ import { repositoryAddress, repositoryPath, repositoryTypeOf } from '../pipeline
 import { isRetried } from '../promotion/failure-kind.js';
 import { readFilesFromArchive } from '../promotion/pull-request/archived-files.js';
 import type { GitHost, HostRepository, RepositoryFile } from '../promotion/pull-request/host.js';
-import { ArchiveTooLargeError, DEFAULT_ARCHIVE_LIMITS } from '../promotion/pull-request/archive-read.js';
+import {
+  ArchiveTooLargeError,
+  DEFAULT_ARCHIVE_LIMITS,
+  mebibytes,
+  type ArchiveReadOptions,
+} from '../promotion/pull-request/archive-read.js';
 import type { SecretSource } from '../secrets/port.js';
 import type { ConfigSyncReason } from '../store/port.js';
 import { mapLimit } from '../util/map-limit.js';
@@ -50,6 +55,8 @@ export interface GitAccess {
   apiUrls?: Partial<Record<GitProviderType, string>>;
   /** The most compressed bytes of one commit's archive read; default DEFAULT_ARCHIVE_LIMITS'. */
   maxArchiveBytes?: number;
+  /** The most bytes one commit's archive expands to; default DEFAULT_ARCHIVE_LIMITS'. */
+  maxExpandedBytes?: number;
 }
 
 /** Why the repository could not be read: `retry` when trying again later may get past it. */
@@ -75,7 +82,7 @@ export class SourceRepository {
     private readonly secret: ObjectKey,
     readonly webUrl: string,
     private readonly folder: string,
-    private readonly maxArchiveBytes: number,
+    private readonly archiveCaps: Pick<ArchiveReadOptions, 'maxArchiveBytes' | 'maxExpandedBytes'>,
     private readonly logger: Pick<Logger, 'warn'> | undefined,
   ) {}
 
@@ -115,8 +122,11 @@ export class SourceRepository {
     const folder = repositoryPath(spec.path ?? '') ?? '';
     try {
       const repository = host.open(located.address, apiUrl, secret, values);
-      const maxArchiveBytes = access.maxArchiveBytes ?? DEFAULT_ARCHIVE_LIMITS.maxArchiveBytes;
-      return new SourceRepository(host, repository, secret, located.address.webUrl, folder, maxArchiveBytes, logger);
+      const caps = {
+        maxArchiveBytes: access.maxArchiveBytes ?? DEFAULT_ARCHIVE_LIMITS.maxArchiveBytes,
+        maxExpandedBytes: access.maxExpandedBytes ?? DEFAULT_ARCHIVE_LIMITS.maxExpandedBytes,
+      };
+      return new SourceRepository(host, repository, secret, located.address.webUrl, folder, caps, logger);
     } catch (error) {
       throw readError(host, error, secret);
     }
@@ -200,7 +210,7 @@ export class SourceRepository {
   private async fromArchive(commit: string, files: readonly RepositoryFile[]): Promise<Map<string, string>> {
     try {
       return await readFilesFromArchive(this.repository, commit, files, {
-        limits: { maxFileBytes: MAX_FILE_BYTES, maxArchiveBytes: this.maxArchiveBytes },
+        limits: { maxFileBytes: MAX_FILE_BYTES, ...this.archiveCaps },
         maxKeptBytes: MAX_SOURCE_BYTES,
         repository: this.webUrl,
         logger: this.logger,
@@ -209,8 +219,9 @@ export class SourceRepository {
       if (!(error instanceof ArchiveTooLargeError)) throw readError(this.host, error, this.secret);
       throw new SourceReadError(
         'ValidationFailed',
-        `the archive of ${commit.slice(0, 12)} in ${this.webUrl} is over the ` +
-          `${Math.round(this.maxArchiveBytes / (1024 * 1024))} MiB a ConfigSource reads of a commit in one request: ` +
+        `the archive of ${commit.slice(0, 12)} in ${this.webUrl} ` +
+          `${error.measure === 'compressed' ? 'is over' : 'expands to over'} the ${mebibytes(error.maxBytes)} MiB ` +
+          `a ConfigSource ${error.measure === 'compressed' ? 'reads' : 'unpacks'} of a commit in one request: ` +
           'keep its configuration in a smaller repository',
         false,
       );

@@ -63,14 +63,14 @@ describe('a ConfigSource read from one archive of the commit (GitHub)', () => {
     assert.ok(applied.ok, JSON.stringify(applied));
   });
 
-  const depsOf = (maxArchiveBytes?: number): SyncDeps => ({
+  const depsOf = (caps: { maxArchiveBytes?: number; maxExpandedBytes?: number } = {}): SyncDeps => ({
     store,
     git: {
       // No retries inside a call: a failed archive is seen as it is.
       hosts: [gitHubHost({ retries: 0, writeIntervalMs: 0, requestTimeoutMs: 5000 })],
       secrets: sourceSecrets({ token: github.token }),
       apiUrls: { github: github.url },
-      ...(maxArchiveBytes === undefined ? {} : { maxArchiveBytes }),
+      ...caps,
     },
     apply: ports,
     logger: { info: () => undefined, warn: (message) => void warnings.push(message) },
@@ -123,11 +123,29 @@ describe('a ConfigSource read from one archive of the commit (GitHub)', () => {
         defaultBranch: 'main',
       },
     );
-    const outcome = await syncConfigSource(SOURCE, depsOf(1024 * 1024));
+    const outcome = await syncConfigSource(SOURCE, depsOf({ maxArchiveBytes: 1024 * 1024 }));
     assert.equal(outcome.outcome === 'failed' && outcome.reason, 'ValidationFailed', JSON.stringify(outcome));
     assert.match(
       outcome.outcome === 'failed' ? outcome.message : '',
       /the archive of [0-9a-f]{12} in https:\/\/github\.com\/acme\/fleet is over the 1 MiB a ConfigSource reads/,
+    );
+    assert.equal(fileReads(), 0, 'not read file by file instead');
+    assert.equal(await store.getPipeline({ namespace: NS, name: app(0) }), undefined);
+  });
+
+  it('refuses a commit whose small archive expands past its cap, naming the cap, and applies nothing', async () => {
+    // Beside the folder, 3 MiB of one character: a few KiB in the archive, more than the 2 MiB it may expand to.
+    github.createRepository(
+      OWNER,
+      REPO,
+      { ...folder(ARCHIVE_AFTER_READS * 2), 'assets/zeros.txt': '0'.repeat(3 * 1024 * 1024) },
+      { defaultBranch: 'main' },
+    );
+    const outcome = await syncConfigSource(SOURCE, depsOf({ maxExpandedBytes: 2 * 1024 * 1024 }));
+    assert.equal(outcome.outcome === 'failed' && outcome.reason, 'ValidationFailed', JSON.stringify(outcome));
+    assert.match(
+      outcome.outcome === 'failed' ? outcome.message : '',
+      /the archive of [0-9a-f]{12} in https:\/\/github\.com\/acme\/fleet expands to over the 2 MiB a ConfigSource unpacks/,
     );
     assert.equal(fileReads(), 0, 'not read file by file instead');
     assert.equal(await store.getPipeline({ namespace: NS, name: app(0) }), undefined);

@@ -10,6 +10,7 @@ import { after, before, describe, it } from 'node:test';
 import { readTarGz, readZip } from '../../lib/promotion/pull-request/archive.js';
 import { tarGz, zipArchive } from '../../lib/testing/tar-archive-writer.js';
 import { PromotionError } from '../../lib/promotion/index.js';
+import { ArchiveTooLargeError, type ArchiveReadOptions } from '../../lib/promotion/pull-request/archive-read.js';
 import { ARCHIVE_AFTER_READS, PullRequestPromoter } from '../../lib/promotion/pull-request/index.js';
 import { StaticSecretSource } from '../../lib/secrets/port.js';
 import type { FakeHostUnderTest } from './git-host-under-test.js';
@@ -119,6 +120,7 @@ describe('one rule for the files an archive gives, gzipped tar or zip', () => {
   const options = (kept: Map<string, string>) => ({
     maxFileBytes: 64,
     maxArchiveBytes: 1024 * 1024,
+    maxExpandedBytes: 1024 * 1024,
     wants: (path: string) => path !== 'apps/unwanted.yaml',
     onFile: ({ path, content }: { path: string; content: Buffer }) => kept.set(path, content.toString('utf8')),
   });
@@ -137,4 +139,73 @@ describe('one rule for the files an archive gives, gzipped tar or zip', () => {
       await read(kept);
       assert.deepEqual(Object.fromEntries(kept), { 'apps/a.yaml': 'name: a\n', 'README.md': '# fleet\n' });
     });
+});
+
+describe('an archive read ends on a cap or a failure, gzipped tar or zip', () => {
+  const MiB = 1024 * 1024;
+  const readers = [
+    [
+      'tar.gz',
+      (files: ReadonlyMap<string, Buffer>, options: ArchiveReadOptions) =>
+        readTarGz(Readable.from([tarGz('top', files)]), 'a commit', { ...options, stripTopDirectory: true }),
+    ],
+    [
+      'zip',
+      (files: ReadonlyMap<string, Buffer>, options: ArchiveReadOptions) =>
+        readZip(Readable.from([zipArchive(files)]), 'a commit', options),
+    ],
+  ] as const;
+
+  for (const [format, read] of readers) {
+    it(`fails naming the cap when the archive expands past it, kept files or not (${format})`, async () => {
+      // 3 MiB of one byte: a few KiB compressed, well within the compressed cap, and no file anyone asked for.
+      const files = new Map([
+        ['apps/a.yaml', Buffer.from('name: a\n')],
+        ['blobs/zeros.bin', Buffer.alloc(3 * MiB)],
+      ]);
+      const archived = format === 'zip' ? zipArchive(files) : tarGz('top', files);
+      assert.ok(archived.length < 64 * 1024, `the archive is ${archived.length} bytes`);
+      const kept: string[] = [];
+      await assert.rejects(
+        read(files, {
+          maxFileBytes: MiB,
+          maxArchiveBytes: MiB,
+          maxExpandedBytes: 2 * MiB,
+          wants: (path) => path.endsWith('.yaml'),
+          onFile: ({ path }) => void kept.push(path),
+        }),
+        (error: unknown) => {
+          assert.ok(error instanceof ArchiveTooLargeError);
+          assert.equal(error.measure, 'expanded');
+          assert.equal(
+            error.message,
+            'the archive of a commit expands to over 2 MiB, the most a marker scan unpacks from one request',
+          );
+          return true;
+        },
+      );
+      assert.ok(kept.length <= 1);
+    });
+
+    it(`stops at the first file its reader refuses, whatever the format (${format})`, async () => {
+      const files = new Map(
+        Array.from({ length: 5 }, (_, i) => [`apps/f-${i}.yaml`, Buffer.from(`name: f-${i}\n`)] as const),
+      );
+      const handed: string[] = [];
+      await assert.rejects(
+        read(files, {
+          maxFileBytes: MiB,
+          maxArchiveBytes: MiB,
+          maxExpandedBytes: MiB,
+          wants: () => true,
+          onFile: ({ path }) => {
+            handed.push(path);
+            throw new Error(`enough after ${path}`);
+          },
+        }),
+        { message: 'enough after apps/f-0.yaml' },
+      );
+      assert.deepEqual(handed, ['apps/f-0.yaml']);
+    });
+  }
 });

@@ -276,6 +276,7 @@ class BitbucketServerRepository implements HostRepository {
       const what = `${commit} in ${this.address.webUrl}`;
       return await listTarGz(await this.api.archive(commit), what, {
         maxArchiveBytes: DEFAULT_ARCHIVE_LIMITS.maxArchiveBytes,
+        maxExpandedBytes: DEFAULT_ARCHIVE_LIMITS.maxExpandedBytes,
         stripTopDirectory: false,
       });
     } catch (error) {

@@ -196,6 +196,7 @@ class GitLabRepository implements HostRepository {
     try {
       const listed = await listTarGz(await this.archive(commit), `${commit} in ${this.address.webUrl}`, {
         maxArchiveBytes: DEFAULT_ARCHIVE_LIMITS.maxArchiveBytes,
+        maxExpandedBytes: DEFAULT_ARCHIVE_LIMITS.maxExpandedBytes,
         stripTopDirectory: true,
       });
       return [...listed].map(([path, blobId]) => ({ path, blobId }));

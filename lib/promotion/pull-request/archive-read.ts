@@ -17,19 +17,47 @@ export interface ArchiveReadOptions {
   maxFileBytes: number;
   /** The most compressed bytes read; past it the read fails naming the cap. */
   maxArchiveBytes: number;
+  /**
+   * The most bytes the archive expands to, every entry counted, kept or skipped; past it the read fails naming the
+   * cap. A few MiB of gzip or deflate can expand a thousandfold: without this a repository could hold a promotion
+   * or a sync until its function's timeout, inflating what nobody reads.
+   */
+  maxExpandedBytes: number;
 }
 
-/** The defaults: files up to 1 MiB (the marker cache keeps no larger text), archives up to 512 MiB compressed. */
-export const DEFAULT_ARCHIVE_LIMITS = { maxFileBytes: 1024 * 1024, maxArchiveBytes: 512 * 1024 * 1024 };
+/**
+ * The defaults: files up to 1 MiB (the marker cache keeps no larger text), archives up to 512 MiB compressed and
+ * 2 GiB expanded.
+ */
+export const DEFAULT_ARCHIVE_LIMITS = {
+  maxFileBytes: 1024 * 1024,
+  maxArchiveBytes: 512 * 1024 * 1024,
+  maxExpandedBytes: 2048 * 1024 * 1024,
+};
+
+/** Which of an archive's sizes went over its cap: its own bytes, or what they expand to. */
+export type ArchiveMeasure = 'compressed' | 'expanded';
 
 export class ArchiveTooLargeError extends PromotionError {
-  constructor(what: string, maxArchiveBytes: number) {
+  constructor(
+    what: string,
+    readonly measure: ArchiveMeasure,
+    /** The cap it went over, in bytes. */
+    readonly maxBytes: number,
+  ) {
     super(
       'Unsupported',
-      `the archive of ${what} is over ${Math.round(maxArchiveBytes / 1024 / 1024)} MiB, the most a marker scan reads ` +
-        'in one request',
+      measure === 'compressed'
+        ? `the archive of ${what} is over ${mebibytes(maxBytes)} MiB, the most a marker scan reads in one request`
+        : `the archive of ${what} expands to over ${mebibytes(maxBytes)} MiB, the most a marker scan unpacks from ` +
+            'one request',
     );
   }
+}
+
+/** A cap in whole MiB, as the errors name it. */
+export function mebibytes(bytes: number): number {
+  return Math.round(bytes / (1024 * 1024));
 }
 
 /** The host gives no archive of a commit: the scan reads file by file, as it always did there. */

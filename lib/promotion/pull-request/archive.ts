@@ -1,8 +1,9 @@
 // A commit's tree from a host's archive of it, streamed: a gzipped tar (GitHub's tarball, GitLab's archive.tar.gz,
 // Bitbucket Server's archive?format=tgz) or a zip (Azure DevOps' items). Entries are read one at a time and only
 // those asked for are kept, so memory stays bounded by the largest file kept, not by the repository. The archive's
-// own bytes are counted as they arrive, and one over the cap ends the read with an error naming the cap, rather than
-// a host's whole monorepo downloaded into a function. Both formats keep a file by the same rule (keptFile).
+// own bytes are counted as they arrive, and so are the bytes they expand to: either over its cap ends the read with an
+// error naming the cap, rather than a host's whole monorepo downloaded into a function or a small archive of
+// repeated bytes inflated until the function's timeout. Both formats keep a file by the same rule (keptFile).
 import { createHash } from 'node:crypto';
 import { Readable } from 'node:stream';
 import type { ReadableStream as WebReadableStream } from 'node:stream/web';
@@ -10,7 +11,7 @@ import { pipeline } from 'node:stream/promises';
 import { createGunzip } from 'node:zlib';
 import { Unzip, UnzipInflate, type UnzipFile } from 'fflate';
 import * as tar from 'tar-stream';
-import type { ArchiveReadOptions } from './archive-read.js';
+import type { ArchiveMeasure, ArchiveReadOptions } from './archive-read.js';
 import { ArchiveTooLargeError } from './archive-read.js';
 
 /** A zip entry's method: stored as it is. */
@@ -45,7 +46,7 @@ export async function readTarGz(
 export async function listTarGz(
   body: ArchiveBody,
   what: string,
-  options: Pick<ArchiveReadOptions, 'maxArchiveBytes'> & { stripTopDirectory: boolean },
+  options: ArchiveCaps & { stripTopDirectory: boolean },
 ): Promise<Map<string, string>> {
   const files = new Map<string, string>();
   await eachTarFile(body, what, options, async (content, size, path) => {
@@ -64,10 +65,11 @@ export async function listTarGz(
 async function eachTarFile(
   body: ArchiveBody,
   what: string,
-  options: Pick<ArchiveReadOptions, 'maxArchiveBytes'> & { stripTopDirectory: boolean },
+  options: ArchiveCaps & { stripTopDirectory: boolean },
   read: (content: AsyncIterable<unknown>, size: number, path: string) => Promise<boolean>,
 ): Promise<void> {
-  const counted = new CountedBytes(what, options.maxArchiveBytes);
+  const counted = new CountedBytes(what, 'compressed', options.maxArchiveBytes);
+  const expanded = new CountedBytes(what, 'expanded', options.maxExpandedBytes);
   const extract = tar.extract();
   const entries = (async () => {
     // A failure here stops the download too, rather than leaving it stalled on a reader that went away.
@@ -83,10 +85,13 @@ async function eachTarFile(
     }
   })();
   try {
-    await Promise.all([pipeline(nodeStream(body), counted.through, createGunzip(), extract), entries]);
+    await Promise.all([
+      pipeline(nodeStream(body), counted.through, createGunzip(), expanded.through, extract),
+      entries,
+    ]);
   } catch (error) {
-    // The cap ends the stream, and the reader sees only a premature end: say why.
-    throw counted.tooLarge ?? error;
+    // A cap ends the stream, and the reader sees only a premature end: say why.
+    throw counted.tooLarge ?? expanded.tooLarge ?? error;
   }
 }
 
@@ -95,14 +100,17 @@ async function eachTarFile(
  * only knows at the end). Paths are the entries' names without a leading `/`; folder entries (`dir/`) are skipped.
  */
 export async function readZip(body: ArchiveBody, what: string, options: ArchiveReadOptions): Promise<void> {
-  const counted = new CountedBytes(what, options.maxArchiveBytes);
-  const unzip = new Unzip((file) => keepWantedZipEntry(file, options));
+  const counted = new CountedBytes(what, 'compressed', options.maxArchiveBytes);
+  const entries = new ZipEntries(options, new CountedBytes(what, 'expanded', options.maxExpandedBytes));
+  const unzip = new Unzip((file) => entries.start(file));
   unzip.register(UnzipInflate);
   try {
     for await (const chunk of counted.through(nodeStream(body))) {
       unzip.push(typeof chunk === 'string' ? Buffer.from(chunk) : chunk);
+      entries.rethrow();
     }
     unzip.push(new Uint8Array(0), true);
+    entries.rethrow();
   } catch (error) {
     throw counted.tooLarge ?? error;
   }
@@ -112,25 +120,34 @@ function nodeStream(body: ArchiveBody): NodeJS.ReadableStream {
   return body instanceof ReadableStream ? Readable.fromWeb(body as WebReadableStream) : body;
 }
 
-/** The archive's bytes as they pass, failing past the cap. */
+/** The caps every read of an archive keeps, listing or keeping files. */
+type ArchiveCaps = Pick<ArchiveReadOptions, 'maxArchiveBytes' | 'maxExpandedBytes'>;
+
+/** An archive's bytes (compressed, or expanded) as they pass, failing past the cap. */
 class CountedBytes {
   tooLarge: ArchiveTooLargeError | undefined;
   private received = 0;
 
   constructor(
     private readonly what: string,
-    private readonly maxArchiveBytes: number,
+    private readonly measure: ArchiveMeasure,
+    private readonly maxBytes: number,
   ) {}
 
   /** The chunks as they pass, counted; an arrow, for pipeline calls it without `this`. */
   readonly through = (chunks: AsyncIterable<Buffer | string>): AsyncGenerator<Buffer | string> => this.count(chunks);
 
+  /** Counts `bytes` more; throws ArchiveTooLargeError once over the cap. */
+  add(bytes: number): void {
+    this.received += bytes;
+    if (this.received > this.maxBytes) {
+      throw (this.tooLarge = new ArchiveTooLargeError(this.what, this.measure, this.maxBytes));
+    }
+  }
+
   private async *count(chunks: AsyncIterable<Buffer | string>): AsyncGenerator<Buffer | string> {
     for await (const chunk of chunks) {
-      this.received += chunk.length;
-      if (this.received > this.maxArchiveBytes) {
-        throw (this.tooLarge = new ArchiveTooLargeError(this.what, this.maxArchiveBytes));
-      }
+      this.add(chunk.length);
       yield chunk;
     }
   }
@@ -165,20 +182,46 @@ class KeptContent {
 }
 
 /**
- * Hands on a wanted zip entry when its content is complete. Every entry is started, the unwanted ones into nothing:
- * an entry never started keeps its compressed bytes in the Unzip until the end. An entry stored by another method
- * than deflate or none cannot be started (fflate throws): it is skipped, a wanted one read on its own.
+ * A zip's entries as fflate's Unzip finds them. Every entry is started, the unwanted ones into nothing (an entry never
+ * started keeps its compressed bytes in the Unzip until the end), and each one's expanded bytes counted; a wanted
+ * one is handed on when its content is complete. An entry stored by another method than deflate or none cannot be
+ * started (fflate throws): it is skipped, a wanted one read on its own, as is one whose data fails to inflate.
  */
-function keepWantedZipEntry(file: UnzipFile, options: ArchiveReadOptions): void {
-  if (file.compression !== STORED && file.compression !== UnzipInflate.compression) return;
-  const path = file.name.replace(/^\/+/, '');
-  const wanted = !path.endsWith('/') && keptFile(options, path, file.originalSize);
-  const kept = wanted ? new KeptContent(options.maxFileBytes) : undefined;
-  file.ondata = (error, chunk, final) => {
-    if (!kept || error) return;
-    kept.add(chunk);
-    const content = final ? kept.content() : undefined;
-    if (content) options.onFile({ path, content });
-  };
-  file.start();
+class ZipEntries {
+  /**
+   * What an entry's handler threw (the expanded cap, or `onFile`'s own error). fflate hands a throw in the handler of
+   * a deflated entry back to the same handler as the entry's error (UnzipInflate.push), where it would be lost: it is
+   * kept here instead, and thrown by `rethrow` once fflate's push has returned.
+   */
+  private thrown: { error: unknown } | undefined;
+
+  constructor(
+    private readonly options: ArchiveReadOptions,
+    private readonly expanded: CountedBytes,
+  ) {}
+
+  start(file: UnzipFile): void {
+    if (file.compression !== STORED && file.compression !== UnzipInflate.compression) return;
+    const path = file.name.replace(/^\/+/, '');
+    const wanted = !path.endsWith('/') && keptFile(this.options, path, file.originalSize);
+    const kept = wanted ? new KeptContent(this.options.maxFileBytes) : undefined;
+    file.ondata = (error, chunk, final) => {
+      if (error || this.thrown) return;
+      try {
+        this.expanded.add(chunk.length);
+        if (!kept) return;
+        kept.add(chunk);
+        const content = final ? kept.content() : undefined;
+        if (content) this.options.onFile({ path, content });
+      } catch (thrown) {
+        this.thrown = { error: thrown };
+      }
+    };
+    file.start();
+  }
+
+  /** Throws what a handler threw during the last push. */
+  rethrow(): void {
+    if (this.thrown) throw this.thrown.error;
+  }
 }

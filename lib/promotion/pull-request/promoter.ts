@@ -89,7 +89,7 @@ export interface PullRequestPromoterOptions {
   /** How many files are read at once during the marker scan. Default 8. */
   blobReadConcurrency?: number;
   /** The archive read's limits (archive.ts); default DEFAULT_ARCHIVE_LIMITS. */
-  archiveLimits?: Partial<Pick<ArchiveReadOptions, 'maxFileBytes' | 'maxArchiveBytes'>>;
+  archiveLimits?: Partial<Pick<ArchiveReadOptions, 'maxFileBytes' | 'maxArchiveBytes' | 'maxExpandedBytes'>>;
   markerCache?: MarkerCacheLimits;
   /** Keeps what the marker scan learnt across processes (Lambda containers, restarts of `serve`). */
   markerScans?: MarkerScanStore;
