@@ -3,7 +3,7 @@
 // ustar holds and GitHub's global pax header naming the commit; and the zip Azure DevOps streams of a commit's items.
 // Written in one go: a route answers synchronously.
 import { gzipSync } from 'node:zlib';
-import { Zip, ZipDeflate } from 'fflate';
+import { Zip, ZipDeflate, ZipPassThrough } from 'fflate';
 
 const BLOCK = 512;
 
@@ -37,9 +37,14 @@ export function tarGz(top: string, files: ReadonlyMap<string, Buffer>, comment?:
 
 /**
  * The zip of `files` (path → content), each deflated at the root and its folders as entries of their own (`dir/`),
- * written as a streaming server writes it: sizes and checksums after each file's data (data descriptors).
+ * written as a streaming server writes it: sizes and checksums after each file's data (data descriptors). A path in
+ * `otherMethods` is written as it is but marked with that compression method instead (e.g. 14, LZMA), as an archiver
+ * that compresses some entries by a method the reader has no decoder for would write it.
  */
-export function zipArchive(files: ReadonlyMap<string, Buffer>): Buffer {
+export function zipArchive(
+  files: ReadonlyMap<string, Buffer>,
+  otherMethods: ReadonlyMap<string, number> = new Map(),
+): Buffer {
   const chunks: Uint8Array[] = [];
   const zip = new Zip((error, chunk) => {
     if (error) throw error;
@@ -52,7 +57,9 @@ export function zipArchive(files: ReadonlyMap<string, Buffer>): Buffer {
     }
   }
   for (const [path, content] of [...entries].sort(([a], [b]) => a.localeCompare(b))) {
-    const entry = new ZipDeflate(path);
+    const method = otherMethods.get(path);
+    const entry =
+      method === undefined ? new ZipDeflate(path) : Object.assign(new ZipPassThrough(path), { compression: method });
     zip.add(entry);
     entry.push(content, true);
   }

@@ -208,4 +208,20 @@ describe('an archive read ends on a cap or a failure, gzipped tar or zip', () =>
       assert.deepEqual(handed, ['apps/f-0.yaml']);
     });
   }
+  it('skips an entry in a compression it has no decoder for, and keeps the files after it (zip)', async () => {
+    const files = new Map([
+      ['apps/a.yaml', Buffer.from('name: a\n')],
+      ['apps/b.yaml', Buffer.from('name: b\n')],
+      ['apps/c.yaml', Buffer.from('name: c\n')],
+    ]);
+    const kept = new Map<string, string>();
+    await readZip(Readable.from([zipArchive(files, new Map([['apps/b.yaml', 14]]))]), 'a commit', {
+      maxFileBytes: 1024,
+      maxArchiveBytes: 1024 * 1024,
+      maxExpandedBytes: 1024 * 1024,
+      wants: () => true,
+      onFile: ({ path, content }) => void kept.set(path, content.toString('utf8')),
+    });
+    assert.deepEqual(Object.fromEntries(kept), { 'apps/a.yaml': 'name: a\n', 'apps/c.yaml': 'name: c\n' });
+  });
 });

@@ -9,7 +9,7 @@ import { Readable } from 'node:stream';
 import type { ReadableStream as WebReadableStream } from 'node:stream/web';
 import { pipeline } from 'node:stream/promises';
 import { createGunzip } from 'node:zlib';
-import { Unzip, UnzipInflate, type UnzipFile } from 'fflate';
+import { Unzip, UnzipInflate, type UnzipDecoder, type UnzipDecoderConstructor, type UnzipFile } from 'fflate';
 import * as tar from 'tar-stream';
 import type { ArchiveMeasure, ArchiveReadOptions } from './archive-read.js';
 import { ArchiveTooLargeError } from './archive-read.js';
@@ -102,15 +102,11 @@ async function eachTarFile(
 export async function readZip(body: ArchiveBody, what: string, options: ArchiveReadOptions): Promise<void> {
   const counted = new CountedBytes(what, 'compressed', options.maxArchiveBytes);
   const entries = new ZipEntries(options, new CountedBytes(what, 'expanded', options.maxExpandedBytes));
-  const unzip = new Unzip((file) => entries.start(file));
-  unzip.register(UnzipInflate);
   try {
     for await (const chunk of counted.through(nodeStream(body))) {
-      unzip.push(typeof chunk === 'string' ? Buffer.from(chunk) : chunk);
-      entries.rethrow();
+      entries.push(typeof chunk === 'string' ? Buffer.from(chunk) : chunk);
     }
-    unzip.push(new Uint8Array(0), true);
-    entries.rethrow();
+    entries.push(new Uint8Array(0), true);
   } catch (error) {
     throw counted.tooLarge ?? error;
   }
@@ -182,26 +178,41 @@ class KeptContent {
 }
 
 /**
- * A zip's entries as fflate's Unzip finds them. Every entry is started, the unwanted ones into nothing (an entry never
- * started keeps its compressed bytes in the Unzip until the end), and each one's expanded bytes counted; a wanted
- * one is handed on when its content is complete. An entry stored by another method than deflate or none cannot be
- * started (fflate throws): it is skipped, a wanted one read on its own, as is one whose data fails to inflate.
+ * A zip's entries as fflate's Unzip finds them. Every entry is started, the unwanted ones into nothing: an entry never
+ * started stays in the Unzip's memory until the end, and so would one in a compression fflate cannot undo (neither
+ * deflate nor stored), which is started into a decoder that drops its bytes. Each entry's expanded bytes are counted,
+ * and a wanted one is handed on when its content is complete; one whose data fails to inflate, or that fflate cannot
+ * undo, is skipped (a wanted one is read on its own).
  */
 class ZipEntries {
+  private readonly unzip = new Unzip((file) => this.start(file));
   /**
    * What an entry's handler threw (the expanded cap, or `onFile`'s own error). fflate hands a throw in the handler of
    * a deflated entry back to the same handler as the entry's error (UnzipInflate.push), where it would be lost: it is
-   * kept here instead, and thrown by `rethrow` once fflate's push has returned.
+   * kept here instead, and thrown once fflate's push has returned.
    */
   private thrown: { error: unknown } | undefined;
 
   constructor(
     private readonly options: ArchiveReadOptions,
     private readonly expanded: CountedBytes,
-  ) {}
+  ) {
+    this.unzip.register(UnzipInflate);
+  }
 
-  start(file: UnzipFile): void {
-    if (file.compression !== STORED && file.compression !== UnzipInflate.compression) return;
+  /** Hands fflate the archive's next bytes; throws what an entry's handler threw meanwhile. */
+  push(chunk: Uint8Array, final = false): void {
+    this.unzip.push(chunk, final);
+    if (this.thrown) throw this.thrown.error;
+  }
+
+  private start(file: UnzipFile): void {
+    if (file.compression !== STORED && file.compression !== UnzipInflate.compression) {
+      this.unzip.register(droppingDecoder(file.compression));
+      file.ondata = () => undefined;
+      file.start();
+      return;
+    }
     const path = file.name.replace(/^\/+/, '');
     const wanted = !path.endsWith('/') && keptFile(this.options, path, file.originalSize);
     const kept = wanted ? new KeptContent(this.options.maxFileBytes) : undefined;
@@ -219,9 +230,13 @@ class ZipEntries {
     };
     file.start();
   }
+}
 
-  /** Throws what a handler threw during the last push. */
-  rethrow(): void {
-    if (this.thrown) throw this.thrown.error;
-  }
+/** A decoder for entries in `compression` that takes their bytes and drops them, handing on nothing. */
+function droppingDecoder(compression: number): UnzipDecoderConstructor {
+  return class DroppingDecoder implements UnzipDecoder {
+    static readonly compression = compression;
+    ondata: UnzipDecoder['ondata'] = () => undefined;
+    push(): void {}
+  };
 }
