@@ -545,7 +545,7 @@ const benchFleetPoll: Bench = async (): Promise<BenchSection> => {
       `${pipelined.length} of the ${APP_COUNT} pipelines applied (${formatNumber(pipelinedTargets.length)} targets): ` +
       `the LISTs are the same, the store's work scales with pipelines × their targets`;
     const discovery = (counts: RequestCounts): string =>
-      counts.discovery > 0 ? `; plus ${formatNumber(counts.discovery)} discovery GET /apis (cached 10 min)` : '';
+      counts.discovery > 0 ? `; plus ${formatNumber(counts.discovery)} discovery GET /apis (cached for an hour)` : '';
     const naiveRequests = `naive GET poll: ${requestsText(naive)}`;
     const storeWork = (poll: typeof first): string =>
       `${formatNumber(poll.dynamoOperations)} DynamoDB operations (${formatNumber(poll.dynamoWrites)} writes) on ` +

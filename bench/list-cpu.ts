@@ -5,7 +5,7 @@
 // 5 minutes after the cluster's last poll: its kept-alive connection has been idle too long
 // (kept-alive-connections.ts), so the first LIST opens a new TLS connection (the session resumed from the last one,
 // which the client keeps, and the TLS context shared) and the second uses it, and the API discovery the client
-// remembers for 10 minutes is made again every other poll. Median of several rounds of LISTs, after a warm-up.
+// remembers for an hour is made again every twelfth poll. Median of several rounds of LISTs, after a warm-up.
 import { KubernetesClusterReader } from '../lib/clusters/kubernetes-reader.js';
 import type { GitopsClusterDocument } from '../lib/config/schema.js';
 import { StaticSecretSource } from '../lib/secrets/port.js';

@@ -9,7 +9,7 @@ import type { AppKey, ObjectKey } from '../pipeline/model.js';
 import type { SecretSource } from '../secrets/port.js';
 import { formatBytes, isAbsentObject, tooLarge, unexpectedAnswer } from './access-errors.js';
 import { callCluster, type RequestOptions } from './api-call.js';
-import { ApiDiscovery, ApiNotServedError, notServedError } from './api-discovery.js';
+import { ApiDiscovery, ApiNotServedError, DEFAULT_DISCOVERY_TTL_MS, notServedError } from './api-discovery.js';
 import type { AnswerBudget } from './bounded-fetch.js';
 import { ClusterClients, type ClusterClient } from './cluster-client.js';
 import type { EksAccess } from './eks.js';
@@ -35,7 +35,10 @@ export interface KubernetesClusterReaderOptions {
   timeoutMs?: number;
   /** `limit` of each LIST page. Default 500. */
   pageSize?: number;
-  /** How long the served versions found by discovery (or its being unavailable) are trusted, in ms. Default 10 minutes. */
+  /**
+   * How long the served versions found by discovery (or its being unavailable) are trusted, in ms. Default
+   * DEFAULT_DISCOVERY_TTL_MS (an hour).
+   */
   discoveryTtlMs?: number;
   /** Milliseconds since the epoch: discovery's age and connections' idle time. Default `Date.now`. */
   now?: () => number;
@@ -52,7 +55,7 @@ export class KubernetesClusterReader implements ClusterReader {
     this.pageSize = options.pageSize ?? 500;
     this.clients = new ClusterClients(options);
     this.discovery = new ApiDiscovery({
-      ttlMs: options.discoveryTtlMs ?? 600_000,
+      ttlMs: options.discoveryTtlMs ?? DEFAULT_DISCOVERY_TTL_MS,
       timeoutMs: this.timeoutMs,
       now: options.now ?? Date.now,
     });

@@ -242,6 +242,36 @@ export const FAKE_CA_PEM = readFileSync(new URL('ca.crt', certDirectory), 'utf8'
 
 // ---------------------------------------------------------------- the server
 
+/**
+ * The groups an EKS cluster (Kubernetes 1.31, the VPC CNI and metrics-server installed) serves besides Flux's, as
+ * `GET /apis` lists them first: a client that discovers reads their list too. Their resources are not served here.
+ */
+const BUILT_IN_GROUPS: Readonly<Record<string, readonly string[]>> = {
+  'apiregistration.k8s.io': ['v1'],
+  apps: ['v1'],
+  'events.k8s.io': ['v1'],
+  'authentication.k8s.io': ['v1'],
+  'authorization.k8s.io': ['v1'],
+  autoscaling: ['v2', 'v1'],
+  batch: ['v1'],
+  'certificates.k8s.io': ['v1'],
+  'networking.k8s.io': ['v1'],
+  policy: ['v1'],
+  'rbac.authorization.k8s.io': ['v1'],
+  'storage.k8s.io': ['v1'],
+  'admissionregistration.k8s.io': ['v1'],
+  'apiextensions.k8s.io': ['v1'],
+  'scheduling.k8s.io': ['v1'],
+  'coordination.k8s.io': ['v1'],
+  'node.k8s.io': ['v1'],
+  'discovery.k8s.io': ['v1'],
+  'flowcontrol.apiserver.k8s.io': ['v1', 'v1beta3'],
+  'crd.k8s.amazonaws.com': ['v1alpha1'],
+  'networking.k8s.aws': ['v1alpha1'],
+  'vpcresources.k8s.aws': ['v1beta1', 'v1alpha1'],
+  'metrics.k8s.io': ['v1beta1'],
+};
+
 export class FakeKubeApi {
   /** The CA to trust (PEM) and the same as kubeconfig `certificate-authority-data` (base64 of the PEM). */
   readonly caPem = FAKE_CA_PEM;
@@ -669,7 +699,7 @@ export class FakeKubeApi {
     preferredVersion: { groupVersion: string; version: string };
   }> {
     const groups = [];
-    for (const name of Object.keys(this.servedVersions)) {
+    for (const name of [...Object.keys(BUILT_IN_GROUPS), ...Object.keys(this.servedVersions)]) {
       const versions = this.groupVersions(name);
       const list = versions.map((version) => ({ groupVersion: `${name}/${version}`, version }));
       const preferred = list[0];
@@ -680,7 +710,7 @@ export class FakeKubeApi {
 
   /** The versions a group serves (none for a CRD's entry, which only narrows its group's). */
   private groupVersions(group: string): readonly string[] {
-    return isCrdName(group) ? [] : (this.servedVersions[group] ?? []);
+    return isCrdName(group) ? [] : (this.servedVersions[group] ?? BUILT_IN_GROUPS[group] ?? []);
   }
 
   /** Whether `type` is served in `version`: its group serves it, and so does its CRD when that serves fewer. */

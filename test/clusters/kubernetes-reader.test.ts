@@ -79,6 +79,18 @@ describe('KubernetesClusterReader: reading', () => {
     );
   });
 
+  it('trusts discovery for an hour: polls 5 minutes apart do not ask again, the first after the hour does', async (t) => {
+    let now = 1_000_000;
+    const { fake, registry } = await connectedCluster(t, { objects: [helmRelease()] });
+    const reader = registry.reader({ now: () => now });
+    for (let poll = 0; poll < 12; poll++, now += 5 * 60_000) {
+      assert.equal((await reader.listApps(CLUSTER, 'HelmRelease', [])).length, 1);
+    }
+    assert.equal(fake.count('discovery'), 1, 'one discovery for an hour of polls');
+    await reader.listApps(CLUSTER, 'HelmRelease', []);
+    assert.equal(fake.count('discovery'), 2, 'discovered again after the hour');
+  });
+
   it('picks v2 where v2, v2beta2 and v2beta1 are served, and v1 for Kustomizations', async (t) => {
     const { fake, registry } = await connectedCluster(t, { servedVersions: FLUX_SERVED_VERSIONS['2.4'] });
     const reader = registry.reader();
