@@ -1,8 +1,8 @@
 // Which API version of a Flux app kind a cluster serves. Discovery (GET /apis) runs once per cluster and is trusted
-// for `ttlMs` (an hour by default); a 404 after a minute makes the reader look again, since Flux may have been upgraded meanwhile. When
-// discovery is forbidden or fails on the server's side, its answer is "unknown" for `ttlMs` too: the reader then
-// tries the versions in turn, and the version a read finds is remembered per cluster and kind (docs/flux-status.md,
-// "Reading app objects from a leaf cluster").
+// for `ttlMs` (an hour by default); a 404 after a minute makes the reader look again, since Flux may have been
+// upgraded meanwhile. When discovery is forbidden or fails on the server's side, its answer is "unknown" for `ttlMs`
+// too: the reader then tries the versions in turn, and the version a read finds is remembered per cluster and kind
+// (docs/flux-status.md, "Reading app objects from a leaf cluster").
 import { callCluster } from './api-call.js';
 import type { ClusterClient, Discovery } from './cluster-client.js';
 import { leafApi, type LeafKind } from './flux-app-apis.js';
@@ -15,8 +15,8 @@ const REDISCOVER_AFTER_MS = 60_000;
  * How long discovery is trusted by default: an hour. A version that stops being served is noticed at once (the 404
  * above), so the TTL only bounds how long a newly served better version goes unused after a Flux upgrade (the older
  * one still answers, with the same stored object). The scheduled poll reads each cluster every 5 minutes: with a TTL
- * of 10 minutes every other poll asked for `/apis` (an EKS cluster's lists some 50 groups), about a tenth of a poll
- * LIST's CPU (docs/benchmarks.md).
+ * of 10 minutes every other poll asked for `/apis` (an EKS cluster lists some 30 groups there), about a tenth of a
+ * poll LIST's CPU (docs/benchmarks.md).
  */
 export const DEFAULT_DISCOVERY_TTL_MS = 60 * 60_000;
 
