@@ -1,7 +1,8 @@
 // What one poll LIST costs the verifier's CPU, for the Lambda duration of bench/fleet-scaling.ts: the product's
-// Kubernetes reader (the real @kubernetes/client-node) LISTs a (cluster, kind) of the fleet's size and the poll
-// digest is computed over what it returned, against a fake API server in a child process of its own, so that the
-// server's CPU is not counted. The LISTs are made as a poll makes them, a cluster's two kinds one after the other,
+// Kubernetes reader (the real @kubernetes/client-node) LISTs a (cluster, kind) of the fleet's size (the objects with
+// the managedFields a real API server returns, lib/testing/fake-kube-api.ts) and the poll digest is computed over
+// what it returned, against a fake API server in a child process of its own, so that the server's CPU is not
+// counted. The LISTs are made as a poll makes them, a cluster's two kinds one after the other,
 // 5 minutes after the cluster's last poll: its kept-alive connection has been idle too long
 // (kept-alive-connections.ts), so the first LIST opens a new TLS connection (the session resumed from the last one,
 // which the client keeps, and the TLS context shared) and the second uses it, and the API discovery the client

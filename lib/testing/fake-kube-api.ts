@@ -2,7 +2,8 @@
 // ImagePolicies and OCIRepositories, Flagger's Canaries), for tests and the local demo. It speaks
 // real HTTPS (a committed test CA, see certs/README.md), checks bearer tokens and a small RBAC model, and serves the
 // REST paths, list semantics and discovery documents of a real kube-apiserver (docs/flux-status.md, "Reading app
-// objects from a leaf cluster"), so the cluster readers run the real @kubernetes/client-node against it. Faults
+// objects from a leaf cluster"), its objects with the `managedFields` a real one records, so the cluster readers run
+// the real @kubernetes/client-node against it and pay for what it would send. Faults
 // (status codes, hangs, dropped connections, latency, an unreachable cluster, LISTs that never end) can be injected
 // while it runs. Large answers are streamed chunked, without a Content-Length, as the API server's encoder sends them.
 import { listenOnLoopback } from './listen.js';
@@ -413,6 +414,7 @@ export class FakeKubeApi {
       namespace,
       resourceVersion: String(++this.resourceVersion),
     };
+    copy.metadata.managedFields ??= managedFieldsOf(copy, type);
     this.objects.set(key, copy);
     return structuredClone(copy);
   }
@@ -936,6 +938,50 @@ function endlessObject(
       ],
       lastAttemptedRevision: '1.0.0',
     },
+  };
+}
+
+/** The controller that writes each group's status, as its `managedFields` name it. */
+const STATUS_MANAGERS: Readonly<Record<string, string>> = {
+  [HELM_GROUP]: 'helm-controller',
+  [KUSTOMIZE_GROUP]: 'kustomize-controller',
+  [IMAGE_GROUP]: 'image-reflector-controller',
+  [SOURCE_GROUP]: 'source-controller',
+  [FLAGGER_GROUP]: 'flagger',
+};
+
+/**
+ * What a real API server records of who wrote an object (`metadata.managedFields`, since Kubernetes 1.18) and
+ * returns with it in every GET and LIST: the fields kustomize-controller applied (labels and spec) and the status
+ * the group's controller wrote. Made from the object's own fields, so that its size follows the object's, as a real
+ * one's does, and a reader pays for it as it would against a cluster.
+ */
+function managedFieldsOf(object: KubeObject, type: ResourceType): object[] {
+  const apiVersion = typeof object.apiVersion === 'string' ? object.apiVersion : `${type.group}/v1`;
+  const time = object.metadata.creationTimestamp;
+  const entry = (manager: string, operation: string, fieldsV1: object) => ({
+    manager,
+    operation,
+    apiVersion,
+    time,
+    fieldsType: 'FieldsV1',
+    fieldsV1,
+  });
+  const applied = entry('kustomize-controller', 'Apply', {
+    'f:metadata': { 'f:labels': fieldSet(object.metadata.labels) },
+    'f:spec': fieldSet(object.spec),
+  });
+  if (object.status === undefined) return [applied];
+  const manager = STATUS_MANAGERS[type.group] ?? 'controller';
+  return [applied, { ...entry(manager, 'Update', { 'f:status': fieldSet(object.status) }), subresource: 'status' }];
+}
+
+/** A FieldsV1 set of `value`'s fields: each map's keys, nested; a list or a scalar is one field. */
+function fieldSet(value: unknown): Record<string, unknown> {
+  if (value === null || typeof value !== 'object' || Array.isArray(value)) return {};
+  return {
+    '.': {},
+    ...Object.fromEntries(Object.entries(value).map(([key, field]) => [`f:${key}`, fieldSet(field)])),
   };
 }
 

@@ -43,6 +43,23 @@ function itemNames(answer: Answer): string[] {
 const HR = '/apis/helm.toolkit.fluxcd.io/v2';
 
 describe('FakeKubeApi', () => {
+  it('lists each object with the managedFields a real API server records: its applier and its controller', async (t) => {
+    const fake = await startFake(t, { objects: [helmRelease()] });
+    const answer = await get(fake, `${HR}/helmreleases`);
+    const [item] = answer.body.items as Array<{ metadata: { managedFields: Array<Record<string, unknown>> } }>;
+    const fields = item?.metadata.managedFields ?? [];
+    assert.deepEqual(
+      fields.map(({ manager, operation, subresource }) => [manager, operation, subresource]),
+      [
+        ['kustomize-controller', 'Apply', undefined],
+        ['helm-controller', 'Update', 'status'],
+      ],
+    );
+    const [applied, status] = fields.map((entry) => entry.fieldsV1 as Record<string, Record<string, unknown>>);
+    assert.ok(applied?.['f:spec']?.['f:chart'], 'the applied spec, field by field');
+    assert.ok(status?.['f:status']?.['f:conditions'], "the controller's status");
+  });
+
   it('answers 401 with a Kubernetes Status for a missing or wrong token', async (t) => {
     const fake = await startFake(t);
     const expected = {
