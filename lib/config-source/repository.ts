@@ -16,7 +16,7 @@ import {
   ArchiveTooLargeError,
   DEFAULT_ARCHIVE_LIMITS,
   mebibytes,
-  type ArchiveReadOptions,
+  type ArchiveCaps,
 } from '../promotion/pull-request/archive-read.js';
 import type { SecretSource } from '../secrets/port.js';
 import type { ConfigSyncReason } from '../store/port.js';
@@ -82,7 +82,7 @@ export class SourceRepository {
     private readonly secret: ObjectKey,
     readonly webUrl: string,
     private readonly folder: string,
-    private readonly archiveCaps: Pick<ArchiveReadOptions, 'maxArchiveBytes' | 'maxExpandedBytes'>,
+    private readonly archiveCaps: ArchiveCaps,
     private readonly logger: Pick<Logger, 'warn'> | undefined,
   ) {}
 

@@ -35,6 +35,12 @@ export const DEFAULT_ARCHIVE_LIMITS = {
   maxExpandedBytes: 2048 * 1024 * 1024,
 };
 
+/** The caps of an archive as a whole, which a listing of it keeps too. */
+export type ArchiveCaps = Pick<ArchiveReadOptions, 'maxArchiveBytes' | 'maxExpandedBytes'>;
+
+/** Every limit of an archive read: the caps and the largest file kept. */
+export type ArchiveLimits = ArchiveCaps & Pick<ArchiveReadOptions, 'maxFileBytes'>;
+
 /** Which of an archive's sizes went over its cap: its own bytes, or what they expand to. */
 export type ArchiveMeasure = 'compressed' | 'expanded';
 

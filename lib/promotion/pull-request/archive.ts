@@ -11,7 +11,7 @@ import { pipeline } from 'node:stream/promises';
 import { createGunzip } from 'node:zlib';
 import { Unzip, UnzipInflate, type UnzipDecoder, type UnzipDecoderConstructor, type UnzipFile } from 'fflate';
 import * as tar from 'tar-stream';
-import type { ArchiveMeasure, ArchiveReadOptions } from './archive-read.js';
+import type { ArchiveCaps, ArchiveMeasure, ArchiveReadOptions } from './archive-read.js';
 import { ArchiveTooLargeError } from './archive-read.js';
 
 /** A zip entry's method: stored as it is. */
@@ -115,9 +115,6 @@ export async function readZip(body: ArchiveBody, what: string, options: ArchiveR
 function nodeStream(body: ArchiveBody): NodeJS.ReadableStream {
   return body instanceof ReadableStream ? Readable.fromWeb(body as WebReadableStream) : body;
 }
-
-/** The caps every read of an archive keeps, listing or keeping files. */
-type ArchiveCaps = Pick<ArchiveReadOptions, 'maxArchiveBytes' | 'maxExpandedBytes'>;
 
 /** An archive's bytes (compressed, or expanded) as they pass, failing past the cap. */
 class CountedBytes {

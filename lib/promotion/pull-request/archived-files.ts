@@ -10,7 +10,7 @@ import {
   ArchiveTooLargeError,
   ArchiveUnsupportedError,
   DEFAULT_ARCHIVE_LIMITS,
-  type ArchiveReadOptions,
+  type ArchiveLimits,
 } from './archive-read.js';
 import { errorMessage } from '../../util/error-message.js';
 
@@ -22,7 +22,7 @@ export const ARCHIVE_AFTER_READS = 16;
 
 export interface ArchivedFilesOptions {
   /** The archive read's limits; DEFAULT_ARCHIVE_LIMITS where not given. */
-  limits?: Partial<Pick<ArchiveReadOptions, 'maxFileBytes' | 'maxArchiveBytes' | 'maxExpandedBytes'>>;
+  limits?: Partial<ArchiveLimits>;
   /**
    * Reading stops once the files kept hold more than this many bytes (each path counted): the caller finds the
    * answer over its own limit without the rest of the archive read.

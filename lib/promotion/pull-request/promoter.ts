@@ -35,7 +35,7 @@
 // commit; each member's markers are set by the same byte-exact edit as its own pull request's, the others' are left
 // as they are. See promoteGroup for how concurrent members converge.
 import { readFilesFromArchive } from './archived-files.js';
-import type { ArchiveReadOptions } from './archive-read.js';
+import type { ArchiveLimits } from './archive-read.js';
 import type { Logger } from '../../logging/logger.js';
 import { errorMessage } from '../../util/error-message.js';
 import { objectKeyString, type ObjectKey } from '../../pipeline/model.js';
@@ -89,7 +89,7 @@ export interface PullRequestPromoterOptions {
   /** How many files are read at once during the marker scan. Default 8. */
   blobReadConcurrency?: number;
   /** The archive read's limits (archive.ts); default DEFAULT_ARCHIVE_LIMITS. */
-  archiveLimits?: Partial<Pick<ArchiveReadOptions, 'maxFileBytes' | 'maxArchiveBytes' | 'maxExpandedBytes'>>;
+  archiveLimits?: Partial<ArchiveLimits>;
   markerCache?: MarkerCacheLimits;
   /** Keeps what the marker scan learnt across processes (Lambda containers, restarts of `serve`). */
   markerScans?: MarkerScanStore;
