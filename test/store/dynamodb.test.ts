@@ -2,10 +2,10 @@
 // layout costs in read units, which only DynamoDB bills.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { DynamoDBDocumentClient, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { DynamoDBDocumentClient, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { pollGroupOf } from '../../lib/pipeline/model.js';
 import { createDynamoStore } from '../../lib/store/index.js';
-import { keys } from '../../lib/store/dynamodb/table.js';
+import { conditionHeld, keys, unlessConditionFailed } from '../../lib/store/dynamodb/table.js';
 import { startDynalite } from '../support/dynalite.js';
 import { countCapacityUnits, noCapacityUnits } from '../../bench/dynamo.js';
 import { storeContract } from './store-contract.js';
@@ -32,6 +32,27 @@ storeContract('DynamoDB store on dynalite', async () => {
     },
     stop: () => dynamo.stop(),
   };
+});
+
+describe('conditional writes on DynamoDB', () => {
+  it('tells a condition that did not hold from a write that failed', async (t) => {
+    const dynamo = await startDynalite();
+    t.after(() => dynamo.stop());
+    const documents = DynamoDBDocumentClient.from(dynamo.client);
+    const putNew = (tableName: string) =>
+      documents.send(
+        new PutCommand({
+          TableName: tableName,
+          Item: { pk: 'item', sk: 'item', n: 1 },
+          ConditionExpression: 'attribute_not_exists(pk)',
+        }),
+      );
+    assert.equal(await conditionHeld(putNew(dynamo.tableName)), true);
+    assert.equal(await conditionHeld(putNew(dynamo.tableName)), false);
+    assert.equal(await unlessConditionFailed(putNew(dynamo.tableName)), undefined);
+    await assert.rejects(conditionHeld(putNew('no-such-table')), { name: 'ResourceNotFoundException' });
+    await assert.rejects(unlessConditionFailed(putNew('no-such-table')), { name: 'ResourceNotFoundException' });
+  });
 });
 
 describe('poll digests on DynamoDB', () => {

@@ -229,11 +229,18 @@ class ZipEntries {
   }
 }
 
-/** A decoder for entries in `compression` that takes their bytes and drops them, handing on nothing. */
+const droppingDecoders = new Map<number, UnzipDecoderConstructor>();
+
+/** A decoder for entries in `compression` that takes their bytes and drops them, handing on nothing; one a method. */
 function droppingDecoder(compression: number): UnzipDecoderConstructor {
-  return class DroppingDecoder implements UnzipDecoder {
-    static readonly compression = compression;
-    ondata: UnzipDecoder['ondata'] = () => undefined;
-    push(): void {}
-  };
+  let decoder = droppingDecoders.get(compression);
+  if (!decoder) {
+    decoder = class DroppingDecoder implements UnzipDecoder {
+      static readonly compression = compression;
+      ondata: UnzipDecoder['ondata'] = () => undefined;
+      push(): void {}
+    };
+    droppingDecoders.set(compression, decoder);
+  }
+  return decoder;
 }

@@ -22,7 +22,7 @@ import {
   type ApprovalWrite,
 } from '../approval-step.js';
 import type { ApprovalRequestOutcome, Approvals, ApproveOutcome, RejectOutcome } from '../port.js';
-import { isConditionFailure, keys, type TableContext } from './table.js';
+import { conditionHeld, keys, type TableContext } from './table.js';
 
 const MAX_ATTEMPTS = 10;
 
@@ -65,9 +65,9 @@ export class DynamoApprovals implements Approvals {
       const current = await this.getApproval(pipeline, env);
       const step = requestStep(current, revision);
       if (step !== 'request') return step;
-      try {
-        // A put replaces the whole item: the approvals and the rejection of the older revision go with it.
-        await this.table.documents.send(
+      // A put replaces the whole item: the approvals and the rejection of the older revision go with it.
+      const requested = await conditionHeld(
+        this.table.documents.send(
           new PutCommand({
             TableName: this.table.tableName,
             Item: {
@@ -80,12 +80,10 @@ export class DynamoApprovals implements Approvals {
             ConditionExpression: current ? 'revision = :current' : 'attribute_not_exists(pk)',
             ExpressionAttributeValues: current ? { ':current': current.revision } : undefined,
           }),
-        );
-        return 'requested';
-      } catch (error) {
-        if (!isConditionFailure(error)) throw error;
-        // Another request won meanwhile: look at what it set and decide again.
-      }
+        ),
+      );
+      if (requested) return 'requested';
+      // Another request won meanwhile: look at what it set and decide again.
     }
     throw new Error(`approval marker of ${pipeline.namespace}/${pipeline.name} ${env} kept changing; try again`);
   }
@@ -107,12 +105,10 @@ export class DynamoApprovals implements Approvals {
       const next: ApproveOutcome | ApprovalWrite =
         attempt === 0 && required <= 1 ? 'approve' : approvalStep(current, revision, approval, required);
       if (!isApprovalWrite(next)) return next;
-      try {
-        await this.table.documents.send(this.#approvalUpdate(pipeline, env, revision, approval, now, required, next));
-        return next === 'count' ? 'counted' : 'approved';
-      } catch (error) {
-        if (!isConditionFailure(error)) throw error;
-      }
+      const written = await conditionHeld(
+        this.table.documents.send(this.#approvalUpdate(pipeline, env, revision, approval, now, required, next)),
+      );
+      if (written) return next === 'count' ? 'counted' : 'approved';
       current = await this.getApproval(pipeline, env);
     }
     throw new Error(`approval marker of ${pipeline.namespace}/${pipeline.name} ${env} kept changing; try again`);
@@ -184,8 +180,8 @@ export class DynamoApprovals implements Approvals {
     now: Date,
   ): Promise<RejectOutcome> {
     for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt += 1) {
-      try {
-        await this.table.documents.send(
+      const rejected = await conditionHeld(
+        this.table.documents.send(
           new UpdateCommand({
             TableName: this.table.tableName,
             Key: keys.approval(pipeline, env),
@@ -198,11 +194,9 @@ export class DynamoApprovals implements Approvals {
               ':revision': revision,
             },
           }),
-        );
-        return 'rejected';
-      } catch (error) {
-        if (!isConditionFailure(error)) throw error;
-      }
+        ),
+      );
+      if (rejected) return 'rejected';
       const current = await this.getApproval(pipeline, env);
       const step = rejectStep(current, revision);
       if (typeof step === 'string') return step;
@@ -212,20 +206,16 @@ export class DynamoApprovals implements Approvals {
   }
 
   async clearApproval(pipeline: ObjectKey, env: string, revision: string): Promise<boolean> {
-    try {
-      await this.table.documents.send(
+    return conditionHeld(
+      this.table.documents.send(
         new DeleteCommand({
           TableName: this.table.tableName,
           Key: keys.approval(pipeline, env),
           ConditionExpression: 'revision = :revision',
           ExpressionAttributeValues: { ':revision': revision },
         }),
-      );
-      return true;
-    } catch (error) {
-      if (isConditionFailure(error)) return false;
-      throw error;
-    }
+      ),
+    );
   }
 }
 

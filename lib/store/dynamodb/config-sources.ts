@@ -19,10 +19,10 @@ import type {
 } from '../port.js';
 import { fingerprint } from './fingerprint.js';
 import {
+  conditionHeld,
   decodeCursor,
   encodeCursor,
   expiresAfter,
-  isConditionFailure,
   keys,
   TABLE_SCHEMA,
   type TableContext,
@@ -54,8 +54,8 @@ export class DynamoConfigSources implements ConfigSources {
     const generation = (existing?.generation ?? 0) + 1;
     // Only the spec changes: one update of those fields, conditional on the generation read, never a put of the item
     // read, so a sync claimed or finished between that read and this write keeps its lease and its status.
-    try {
-      await this.table.documents.send(
+    const written = await conditionHeld(
+      this.table.documents.send(
         new UpdateCommand({
           TableName: this.table.tableName,
           Key: keys.configSource(key),
@@ -87,11 +87,9 @@ export class DynamoConfigSources implements ConfigSources {
             ...(existing === undefined ? {} : { ':previousGeneration': existing.generation }),
           },
         }),
-      );
-    } catch (error) {
-      if (isConditionFailure(error)) throw new ConcurrentChangeError(`ConfigSource ${objectKeyString(key)}`);
-      throw error;
-    }
+      ),
+    );
+    if (!written) throw new ConcurrentChangeError(`ConfigSource ${objectKeyString(key)}`);
     return { changed: true };
   }
 
@@ -120,8 +118,8 @@ export class DynamoConfigSources implements ConfigSources {
     leaseMs: number,
   ): Promise<ConfigSyncClaim | undefined> {
     const token = randomUUID();
-    try {
-      await this.table.documents.send(
+    const claimed = await conditionHeld(
+      this.table.documents.send(
         new UpdateCommand({
           TableName: this.table.tableName,
           Key: keys.configSource(source),
@@ -138,11 +136,9 @@ export class DynamoConfigSources implements ConfigSources {
             ':now': now.getTime(),
           },
         }),
-      );
-    } catch (error) {
-      if (isConditionFailure(error)) return undefined;
-      throw error;
-    }
+      ),
+    );
+    if (!claimed) return undefined;
     return { source, revision, generation, token };
   }
 
@@ -150,8 +146,8 @@ export class DynamoConfigSources implements ConfigSources {
     const item = await this.getItem(claim.source);
     if (!item || item.leaseToken !== claim.token) return false;
     const status = syncedStatus(item.status ?? pendingStatus(now), claim, result, now);
-    try {
-      await this.table.documents.send(
+    return conditionHeld(
+      this.table.documents.send(
         new UpdateCommand({
           TableName: this.table.tableName,
           Key: keys.configSource(claim.source),
@@ -166,12 +162,8 @@ export class DynamoConfigSources implements ConfigSources {
             ...(result.attempted ? { ':attempted': attemptKey(claim.generation, claim.revision) } : {}),
           },
         }),
-      );
-    } catch (error) {
-      if (isConditionFailure(error)) return false;
-      throw error;
-    }
-    return true;
+      ),
+    );
   }
 
   async appendConfigAudit(entry: ConfigAuditEntry): Promise<void> {

@@ -38,7 +38,7 @@ import { ConcurrentChangeError } from '../errors.js';
 import { owningSourceId } from '../object-owner.js';
 import { batchWrite, deleteRequest, putRequest } from './batch.js';
 import { fingerprint } from './fingerprint.js';
-import { isConditionFailure, keys, TABLE_SCHEMA, type TableContext } from './table.js';
+import { conditionHeld, keys, TABLE_SCHEMA, type TableContext, unlessConditionFailed } from './table.js';
 
 /** How old an apply intent of another pipeline must be before any apply settles it (an apply takes seconds). */
 export const ABANDONED_AFTER_MS = 10 * 60_000;
@@ -377,19 +377,17 @@ export class DynamoConfiguration implements ConfigurationStore, AppsIndex {
    * on absence), so two concurrent applies cannot both win with different content.
    */
   private async putVersioned(item: Record<string, unknown>, previous: number | undefined, what: string): Promise<void> {
-    try {
-      await this.table.documents.send(
+    const written = await conditionHeld(
+      this.table.documents.send(
         new PutCommand({
           TableName: this.table.tableName,
           Item: item,
           ConditionExpression: previous === undefined ? 'attribute_not_exists(pk)' : 'generation = :generation',
           ExpressionAttributeValues: previous === undefined ? undefined : { ':generation': previous },
         }),
-      );
-    } catch (error) {
-      if (isConditionFailure(error)) throw new ConcurrentChangeError(what);
-      throw error;
-    }
+      ),
+    );
+    if (!written) throw new ConcurrentChangeError(what);
   }
 
   /** Step 2 of an apply: the index entries and usage the pipeline gains over what is stored, tagged `generation`. */
@@ -481,30 +479,26 @@ export class DynamoConfiguration implements ConfigurationStore, AppsIndex {
     for (let attempt = 0; attempt < 3; attempt += 1) {
       const current = await this.getDefinition(key);
       if (current && current.generation >= generation) return;
-      try {
-        if (current) {
-          await this.table.documents.send(
-            new UpdateCommand({
-              TableName: this.table.tableName,
-              Key: keys.pipeline(key),
-              UpdateExpression: 'SET generation = :generation',
-              ConditionExpression: 'generation = :read',
-              ExpressionAttributeValues: { ':generation': generation, ':read': current.generation },
-            }),
-          );
-        } else {
-          await this.table.documents.send(
-            new PutCommand({
-              TableName: this.table.tableName,
-              Item: { ...keys.pipeline(key), entity: 'pipeline-fence', generation, fencedAt: now.toISOString() },
-              ConditionExpression: 'attribute_not_exists(pk)',
-            }),
-          );
-        }
-        return;
-      } catch (error) {
-        if (!isConditionFailure(error)) throw error;
-      }
+      const fenced = await conditionHeld(
+        current
+          ? this.table.documents.send(
+              new UpdateCommand({
+                TableName: this.table.tableName,
+                Key: keys.pipeline(key),
+                UpdateExpression: 'SET generation = :generation',
+                ConditionExpression: 'generation = :read',
+                ExpressionAttributeValues: { ':generation': generation, ':read': current.generation },
+              }),
+            )
+          : this.table.documents.send(
+              new PutCommand({
+                TableName: this.table.tableName,
+                Item: { ...keys.pipeline(key), entity: 'pipeline-fence', generation, fencedAt: now.toISOString() },
+                ConditionExpression: 'attribute_not_exists(pk)',
+              }),
+            ),
+      );
+      if (fenced) return;
     }
     throw new ConcurrentChangeError(`Pipeline ${objectKeyString(key)}`);
   }
@@ -524,8 +518,8 @@ export class DynamoConfiguration implements ConfigurationStore, AppsIndex {
    * as it is (the later one put the pipeline there).
    */
   private async addUsage(app: AppKey, pipelineName: string, generation: number): Promise<void> {
-    await this.table.documents
-      .send(
+    await unlessConditionFailed(
+      this.table.documents.send(
         new UpdateCommand({
           TableName: this.table.tableName,
           Key: keys.usage(app.cluster, app.kind, app.namespace),
@@ -544,10 +538,8 @@ export class DynamoConfiguration implements ConfigurationStore, AppsIndex {
             ':generation': generation,
           },
         }),
-      )
-      .catch((error: unknown) => {
-        if (!isConditionFailure(error)) throw error;
-      });
+      ),
+    );
   }
 
   /**
@@ -556,8 +548,8 @@ export class DynamoConfiguration implements ConfigurationStore, AppsIndex {
    */
   private async removeUsage(app: AppKey, pipelineName: string, generation: number): Promise<void> {
     const key = keys.usage(app.cluster, app.kind, app.namespace);
-    const result = await this.table.documents
-      .send(
+    const result = await unlessConditionFailed(
+      this.table.documents.send(
         new UpdateCommand({
           TableName: this.table.tableName,
           Key: key,
@@ -568,23 +560,18 @@ export class DynamoConfiguration implements ConfigurationStore, AppsIndex {
           ExpressionAttributeValues: { ':pipeline': new Set([pipelineName]), ':generation': generation },
           ReturnValues: 'ALL_NEW',
         }),
-      )
-      .catch((error: unknown) => {
-        if (isConditionFailure(error)) return undefined;
-        throw error;
-      });
+      ),
+    );
     if (!result || (result.Attributes?.pipelines as Set<string> | undefined)?.size) return;
-    await this.table.documents
-      .send(
+    await unlessConditionFailed(
+      this.table.documents.send(
         new DeleteCommand({
           TableName: this.table.tableName,
           Key: key,
           ConditionExpression: 'attribute_not_exists(pipelines)',
         }),
-      )
-      .catch((error: unknown) => {
-        if (!isConditionFailure(error)) throw error;
-      });
+      ),
+    );
   }
 
   private async put(item: Record<string, unknown>): Promise<void> {
@@ -593,8 +580,8 @@ export class DynamoConfiguration implements ConfigurationStore, AppsIndex {
 
   /** Deletes an item; with `generation`, only if it carries none or one at most that (else it is left). */
   private async deleteItem(key: { pk: string; sk: string }, generation?: number): Promise<void> {
-    await this.table.documents
-      .send(
+    await unlessConditionFailed(
+      this.table.documents.send(
         new DeleteCommand({
           TableName: this.table.tableName,
           Key: key,
@@ -605,10 +592,8 @@ export class DynamoConfiguration implements ConfigurationStore, AppsIndex {
                 ExpressionAttributeValues: { ':generation': generation },
               }),
         }),
-      )
-      .catch((error: unknown) => {
-        if (!isConditionFailure(error)) throw error;
-      });
+      ),
+    );
   }
 
   /** The item at a pipeline's `DEF` key: its definition, or the fence an interrupted apply's settling left. */

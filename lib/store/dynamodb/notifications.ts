@@ -5,7 +5,7 @@
 import { PutCommand } from '@aws-sdk/lib-dynamodb';
 import { pipelineKeyOf, type ObjectKey } from '../../pipeline/model.js';
 import type { Notifications } from '../port.js';
-import { expiresAfter, isConditionFailure, keys, TABLE_SCHEMA, type TableContext } from './table.js';
+import { conditionHeld, expiresAfter, keys, TABLE_SCHEMA, type TableContext } from './table.js';
 
 const ENTITY = 'notification';
 
@@ -34,8 +34,8 @@ export class DynamoNotifications implements Notifications {
     now: Date,
   ): Promise<boolean> {
     const ttl = TABLE_SCHEMA.ttlAttribute;
-    try {
-      await this.table.documents.send(
+    return conditionHeld(
+      this.table.documents.send(
         new PutCommand({
           TableName: this.table.tableName,
           Item: {
@@ -53,11 +53,7 @@ export class DynamoNotifications implements Notifications {
           ExpressionAttributeNames: { '#expiresAt': ttl },
           ExpressionAttributeValues: { ':now': Math.floor(now.getTime() / 1000) },
         }),
-      );
-      return true;
-    } catch (error) {
-      if (isConditionFailure(error)) return false;
-      throw error;
-    }
+      ),
+    );
   }
 }

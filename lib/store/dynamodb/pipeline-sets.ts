@@ -7,7 +7,7 @@ import { ConcurrentChangeError } from '../errors.js';
 import type { FoundApp } from '../../pipeline/pipeline-set.js';
 import type { ObjectOwner, Page, PageRequest, PipelineSets, StoredPipelineSet } from '../port.js';
 import { definitionFingerprint } from './configuration.js';
-import { isConditionFailure, keys, TABLE_SCHEMA, type TableContext } from './table.js';
+import { conditionHeld, keys, TABLE_SCHEMA, type TableContext } from './table.js';
 import { queryIndexPage } from './query.js';
 
 interface PipelineSetItem {
@@ -28,8 +28,8 @@ export class DynamoPipelineSets implements PipelineSets {
     const print = definitionFingerprint({ document }, owner);
     if (existing?.fingerprint === print) return { changed: false };
     // One update of the definition's fields, never a put of the item: what the poll recorded (`appsFound`) stays.
-    try {
-      await this.table.documents.send(
+    const written = await conditionHeld(
+      this.table.documents.send(
         new UpdateCommand({
           TableName: this.table.tableName,
           Key: keys.pipelineSet(key),
@@ -61,11 +61,9 @@ export class DynamoPipelineSets implements PipelineSets {
             ...(existing === undefined ? {} : { ':previousGeneration': existing.generation }),
           },
         }),
-      );
-    } catch (error) {
-      if (isConditionFailure(error)) throw new ConcurrentChangeError(`PipelineSet ${objectKeyString(key)}`);
-      throw error;
-    }
+      ),
+    );
+    if (!written) throw new ConcurrentChangeError(`PipelineSet ${objectKeyString(key)}`);
     return { changed: true };
   }
 
@@ -84,8 +82,8 @@ export class DynamoPipelineSets implements PipelineSets {
     generation: number,
     appsFound: Record<string, FoundApp[]>,
   ): Promise<boolean> {
-    try {
-      await this.table.documents.send(
+    return conditionHeld(
+      this.table.documents.send(
         new UpdateCommand({
           TableName: this.table.tableName,
           Key: keys.pipelineSet(key),
@@ -94,12 +92,8 @@ export class DynamoPipelineSets implements PipelineSets {
           ExpressionAttributeNames: { '#appsFound': 'appsFound', '#generation': 'generation' },
           ExpressionAttributeValues: { ':appsFound': appsFound, ':generation': generation },
         }),
-      );
-      return true;
-    } catch (error) {
-      if (isConditionFailure(error)) return false;
-      throw error;
-    }
+      ),
+    );
   }
 
   async deletePipelineSet(key: ObjectKey): Promise<boolean> {

@@ -17,7 +17,7 @@ import {
 } from '../../pipeline/model.js';
 import type { PairDigest, PollDigests, PollPlan, StoredPairDigest } from '../port.js';
 import { queryAll } from './query.js';
-import { isConditionFailure, keys, type TableContext } from './table.js';
+import { conditionHeld, keys, type TableContext } from './table.js';
 
 /** Above every character of a key's part (encodeURIComponent's output is ASCII): the end of a cluster's range. */
 const AFTER_PARTS = '\uffff';
@@ -99,8 +99,8 @@ export class DynamoPollDigests implements PollDigests {
       writtenAt,
       invalidations: seen,
     };
-    try {
-      await this.table.documents.send(
+    return conditionHeld(
+      this.table.documents.send(
         new PutCommand({
           TableName: this.table.tableName,
           Item: item,
@@ -108,12 +108,8 @@ export class DynamoPollDigests implements PollDigests {
           ConditionExpression: 'attribute_not_exists(invalidations) OR invalidations = :seen',
           ExpressionAttributeValues: { ':seen': seen },
         }),
-      );
-      return true;
-    } catch (error) {
-      if (isConditionFailure(error)) return false;
-      throw error;
-    }
+      ),
+    );
   }
 
   async invalidatePollDigest(cluster: ObjectKey, kind: WatchedKind): Promise<void> {

@@ -12,7 +12,7 @@ import type { ClusterKindPoll, PolledStatus } from '../port.js';
 import { usageOf } from './configuration.js';
 import { fingerprint } from './fingerprint.js';
 import { queryAll } from './query.js';
-import { isConditionFailure, keys, type TableContext } from './table.js';
+import { isConditionFailure, keys, type TableContext, unlessConditionFailed } from './table.js';
 
 /** The attribute of a usage item holding the summary entry of app `name` (in the item's namespace). */
 const entryAttribute = (name: string): string => `polled ${name}`;
@@ -95,8 +95,9 @@ export class DynamoPollSummaries {
   }
 
   async forgetPolledStatus(app: AppKey): Promise<void> {
-    try {
-      await this.table.documents.send(
+    // No usage item, no summary: nothing to forget.
+    await unlessConditionFailed(
+      this.table.documents.send(
         new UpdateCommand({
           TableName: this.table.tableName,
           Key: keys.usage(app.cluster, app.kind, app.namespace),
@@ -106,11 +107,8 @@ export class DynamoPollSummaries {
           ExpressionAttributeNames: { '#entry': entryAttribute(app.name), '#version': VERSION_ATTRIBUTE },
           ExpressionAttributeValues: { ':one': 1 },
         }),
-      );
-    } catch (error) {
-      // No usage item, no summary: nothing to forget.
-      if (!isConditionFailure(error)) throw error;
-    }
+      ),
+    );
   }
 
   /** One UpdateItem of a usage item's entries over `expected`; false when another writer moved it on. */

@@ -14,7 +14,7 @@ import { queryAll } from './query.js';
 import type { ObjectKey } from '../../pipeline/model.js';
 import { isPromotionFailureKind, type PromotionFailureKind } from '../../promotion/failure-kind.js';
 import type { PromotionClaim, Promotions, VersionedPromotionRecord } from '../port.js';
-import { expiresAfter, isConditionFailure, keys, type TableContext } from './table.js';
+import { conditionHeld, expiresAfter, keys, type TableContext, unlessConditionFailed } from './table.js';
 import { newPromotionRecord } from '../new-promotion-record.js';
 
 const MAX_ATTEMPTS = 10;
@@ -54,18 +54,16 @@ export class DynamoPromotions implements Promotions {
     claim?: PromotionClaim,
   ): Promise<{ created: boolean; record: VersionedPromotionRecord }> {
     const fresh = newPromotionRecord(pipeline, env, revision, now, claim);
-    try {
-      await this.table.documents.send(
+    const created = await conditionHeld(
+      this.table.documents.send(
         new PutCommand({
           TableName: this.table.tableName,
           Item: { ...keys.promotion(pipeline, env, revision), entity: 'promotion', ...storedFields(fresh) },
           ConditionExpression: 'attribute_not_exists(pk)',
         }),
-      );
-      return { created: true, record: fresh };
-    } catch (error) {
-      if (!isConditionFailure(error)) throw error;
-    }
+      ),
+    );
+    if (created) return { created: true, record: fresh };
     const existing = await this.getPromotion(pipeline, env, revision);
     if (!existing) throw new Error('promotion record vanished right after it was found; try again');
     return { created: false, record: existing };
@@ -83,8 +81,8 @@ export class DynamoPromotions implements Promotions {
       const current = await this.getPromotion(pipeline, env, revision);
       // The decision's own rule (lib/decision/promotion-lifecycle.ts), enforced here by the version condition.
       if (!current || !isClaimable(promotionStage(current, now))) return undefined;
-      try {
-        const result = await this.table.documents.send(
+      const result = await unlessConditionFailed(
+        this.table.documents.send(
           new UpdateCommand({
             TableName: this.table.tableName,
             Key: keys.promotion(pipeline, env, revision),
@@ -103,12 +101,10 @@ export class DynamoPromotions implements Promotions {
             },
             ReturnValues: 'ALL_NEW',
           }),
-        );
-        return result.Attributes && record(result.Attributes);
-      } catch (error) {
-        if (!isConditionFailure(error)) throw error;
-        // Someone else moved the record: look again.
-      }
+        ),
+      );
+      if (result) return result.Attributes && record(result.Attributes);
+      // Someone else moved the record: look again.
     }
     return undefined;
   }
@@ -129,8 +125,8 @@ export class DynamoPromotions implements Promotions {
     state: PullRequestState,
     now: Date,
   ): Promise<boolean> {
-    try {
-      await this.table.documents.send(
+    return conditionHeld(
+      this.table.documents.send(
         new UpdateCommand({
           TableName: this.table.tableName,
           Key: keys.promotion(claimed.pipeline, claimed.env, claimed.revision),
@@ -142,17 +138,13 @@ export class DynamoPromotions implements Promotions {
             ':pullRequest': { state, seenAt: now.toISOString() },
           },
         }),
-      );
-      return true;
-    } catch (error) {
-      if (isConditionFailure(error)) return false;
-      throw error;
-    }
+      ),
+    );
   }
 
   async recordHostDeployment(claimed: VersionedPromotionRecord, deployment: HostDeploymentRecord): Promise<boolean> {
-    try {
-      await this.table.documents.send(
+    return conditionHeld(
+      this.table.documents.send(
         new UpdateCommand({
           TableName: this.table.tableName,
           Key: keys.promotion(claimed.pipeline, claimed.env, claimed.revision),
@@ -161,12 +153,8 @@ export class DynamoPromotions implements Promotions {
           ConditionExpression: 'version = :version',
           ExpressionAttributeValues: { ':version': claimed.version, ':one': 1, ':deployment': { ...deployment } },
         }),
-      );
-      return true;
-    } catch (error) {
-      if (isConditionFailure(error)) return false;
-      throw error;
-    }
+      ),
+    );
   }
 
   async claimHostDeployment(
@@ -174,8 +162,8 @@ export class DynamoPromotions implements Promotions {
     until: Date,
   ): Promise<VersionedPromotionRecord | undefined> {
     const claimedUntil = until.toISOString();
-    try {
-      await this.table.documents.send(
+    const held = await conditionHeld(
+      this.table.documents.send(
         new UpdateCommand({
           TableName: this.table.tableName,
           Key: keys.promotion(claimed.pipeline, claimed.env, claimed.revision),
@@ -183,12 +171,10 @@ export class DynamoPromotions implements Promotions {
           ConditionExpression: 'version = :version',
           ExpressionAttributeValues: { ':version': claimed.version, ':one': 1, ':until': claimedUntil },
         }),
-      );
-      return { ...claimed, hostDeploymentClaimedUntil: claimedUntil, version: claimed.version + 1 };
-    } catch (error) {
-      if (isConditionFailure(error)) return undefined;
-      throw error;
-    }
+      ),
+    );
+    if (!held) return undefined;
+    return { ...claimed, hostDeploymentClaimedUntil: claimedUntil, version: claimed.version + 1 };
   }
 
   async failPromotion(
@@ -227,8 +213,8 @@ export class DynamoPromotions implements Promotions {
       names[`#${field}`] = field;
       return `#${field}`;
     });
-    try {
-      await this.table.documents.send(
+    return conditionHeld(
+      this.table.documents.send(
         new UpdateCommand({
           TableName: this.table.tableName,
           Key: keys.promotion(claimed.pipeline, claimed.env, claimed.revision),
@@ -237,12 +223,8 @@ export class DynamoPromotions implements Promotions {
           ExpressionAttributeNames: names,
           ExpressionAttributeValues: values,
         }),
-      );
-      return true;
-    } catch (error) {
-      if (isConditionFailure(error)) return false;
-      throw error;
-    }
+      ),
+    );
   }
 }
 

@@ -8,7 +8,7 @@ import type { ServedInput } from '../../decision/types.js';
 import type { ObjectKey } from '../../pipeline/model.js';
 import type { ServedInputs } from '../port.js';
 import { queryAll } from './query.js';
-import { isConditionFailure, keys, type TableContext } from './table.js';
+import { conditionHeld, keys, type TableContext } from './table.js';
 
 export class DynamoServedInputs implements ServedInputs {
   constructor(private readonly table: TableContext) {}
@@ -34,19 +34,15 @@ export class DynamoServedInputs implements ServedInputs {
   }
 
   async seedServedInput(pipeline: ObjectKey, input: ServedInput): Promise<boolean> {
-    try {
-      await this.table.documents.send(
+    return conditionHeld(
+      this.table.documents.send(
         new PutCommand({
           TableName: this.table.tableName,
           Item: itemOf(pipeline, input),
           ConditionExpression: 'attribute_not_exists(pk)',
         }),
-      );
-      return true;
-    } catch (error) {
-      if (isConditionFailure(error)) return false;
-      throw error;
-    }
+      ),
+    );
   }
 }
 

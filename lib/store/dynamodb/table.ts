@@ -119,6 +119,24 @@ export function isConditionFailure(error: unknown): boolean {
   );
 }
 
+/**
+ * The answer to a conditional write, or undefined when its condition did not hold (another writer came first); any
+ * other failure is thrown.
+ */
+export async function unlessConditionFailed<T>(write: Promise<T>): Promise<T | undefined> {
+  try {
+    return await write;
+  } catch (error) {
+    if (isConditionFailure(error)) return undefined;
+    throw error;
+  }
+}
+
+/** Whether a conditional write was made: false when its condition did not hold. */
+export async function conditionHeld(write: Promise<unknown>): Promise<boolean> {
+  return (await unlessConditionFailed(write.then(() => true))) ?? false;
+}
+
 /** Epoch seconds `days` after `now`, for the TTL attribute. */
 export function expiresAfter(now: Date, days: number): number {
   return Math.floor(now.getTime() / 1000) + days * 86_400;

@@ -17,7 +17,7 @@ import type {
 import { batchGet, batchWrite, putRequest } from './batch.js';
 import { fingerprint } from './fingerprint.js';
 import { decodeTargetStatus } from './stored-target-status.js';
-import { isConditionFailure, keys, type TableContext } from './table.js';
+import { conditionHeld, keys, type TableContext } from './table.js';
 
 interface StatusItem {
   /** The status in the current shape, or in the shape of an older version (decoded on read). */
@@ -132,8 +132,8 @@ export class DynamoTargetStatuses implements TargetStatuses {
     observedAt: string,
     stored: StatusItem | undefined,
   ): Promise<boolean> {
-    try {
-      await this.table.documents.send(
+    return conditionHeld(
+      this.table.documents.send(
         new PutCommand({
           TableName: this.table.tableName,
           Item: statusItem(app, status, print, observedAt),
@@ -144,17 +144,13 @@ export class DynamoTargetStatuses implements TargetStatuses {
             ? { ':previous': stored.fingerprint, ':observedAt': observedAt }
             : undefined,
         }),
-      );
-      return true;
-    } catch (error) {
-      if (isConditionFailure(error)) return false;
-      throw error;
-    }
+      ),
+    );
   }
 
   private async refresh(app: AppKey, print: string, observedAt: string): Promise<boolean> {
-    try {
-      await this.table.documents.send(
+    return conditionHeld(
+      this.table.documents.send(
         new UpdateCommand({
           TableName: this.table.tableName,
           Key: keys.targetStatus(app),
@@ -162,12 +158,8 @@ export class DynamoTargetStatuses implements TargetStatuses {
           ConditionExpression: 'fingerprint = :print AND observedAt <= :observedAt',
           ExpressionAttributeValues: { ':print': print, ':observedAt': observedAt },
         }),
-      );
-      return true;
-    } catch (error) {
-      if (isConditionFailure(error)) return false;
-      throw error;
-    }
+      ),
+    );
   }
 
   private async read(app: AppKey): Promise<StatusItem | undefined> {

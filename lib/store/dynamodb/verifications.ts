@@ -8,7 +8,7 @@ import type { ObjectKey } from '../../pipeline/model.js';
 import { CHECK_KINDS, type CheckResult } from '../../pipeline/verification.js';
 import type { Verifications, VersionedVerificationRecord } from '../port.js';
 import { queryAll } from './query.js';
-import { isConditionFailure, keys, type TableContext } from './table.js';
+import { conditionHeld, keys, type TableContext } from './table.js';
 
 export class DynamoVerifications implements Verifications {
   constructor(private readonly table: TableContext) {}
@@ -27,8 +27,8 @@ export class DynamoVerifications implements Verifications {
   }
 
   async putVerification(pipeline: ObjectKey, record: VerificationRecord, expectedVersion: number): Promise<boolean> {
-    try {
-      await this.table.documents.send(
+    return conditionHeld(
+      this.table.documents.send(
         new PutCommand({
           TableName: this.table.tableName,
           Item: {
@@ -40,12 +40,8 @@ export class DynamoVerifications implements Verifications {
           ConditionExpression: expectedVersion === 0 ? 'attribute_not_exists(pk)' : 'version = :version',
           ...(expectedVersion === 0 ? {} : { ExpressionAttributeValues: { ':version': expectedVersion } }),
         }),
-      );
-      return true;
-    } catch (error) {
-      if (isConditionFailure(error)) return false;
-      throw error;
-    }
+      ),
+    );
   }
 }
 
