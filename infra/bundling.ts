@@ -153,7 +153,10 @@ export const BUNDLE_SETTINGS = {
   platform: 'node',
   format: 'esm',
   minify: true,
-  /** Source maps on (`NODE_OPTIONS=--enable-source-maps` in the function), without the sources inside: smaller. */
+  /**
+   * Source maps on, without the sources inside (smaller): read by the bundle itself when a stack trace is formatted
+   * (lib/runtime/stack-traces.ts), not by Node at every cold start.
+   */
   sourceMap: true,
   sourcesContent: false,
   /** Prefer the ESM builds of dependencies (better tree-shaking). */

@@ -769,7 +769,6 @@ export class PipelineController extends Construct {
       ...(settings.tracing && { tracing: lambda.Tracing.ACTIVE }),
       environment: {
         ...spec.environment,
-        NODE_OPTIONS: '--enable-source-maps',
         // Read by Powertools' Tracer should a function add it; Lambda's own trace segments need no code.
         ...(settings.tracing && { POWERTOOLS_TRACE_ENABLED: 'true' }),
       },
