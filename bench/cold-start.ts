@@ -238,9 +238,8 @@ export const benchColdStart: Bench = async (): Promise<BenchSection> => {
 
     const baseline = medians(samples.get('empty') ?? []);
     const unmet = verifierGoalMissed(medians(samples.get('verifier') ?? []), baseline);
-    const conditions =
-      `median of ${SAMPLES} fresh node ${process.version} processes, as deployed ` +
-      '(stack traces mapped by the bundle when one is formatted)';
+    const sampled = `median of ${SAMPLES} fresh node ${process.version} processes`;
+    const conditions = `${sampled}, as deployed (stack traces mapped by the bundle when one is formatted)`;
     return {
       title: 'Cold start',
       unmet,
@@ -287,7 +286,7 @@ export const benchColdStart: Bench = async (): Promise<BenchSection> => {
             baseline: `as deployed: ready ${formatMs(deployed.readyMs)}`,
             ratio: `${signedMs(nodeMaps.readyMs - deployed.readyMs)} with the flag`,
             note:
-              `median of ${SAMPLES} fresh node ${process.version} processes; what Node's reading every source map ` +
+              `${sampled}; what Node's reading every source map ` +
               `at load would cost: CPU ${signedMs(nodeMaps.cpuMs - deployed.cpuMs)}, ` +
               `RSS ${signedMib(nodeMaps.rssBytes - deployed.rssBytes)}; with it: ` +
               `CPU ${signedMs(nodeMaps.cpuMs - baseline.cpuMs)} over the empty module's`,

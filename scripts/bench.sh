@@ -8,4 +8,4 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 node22=$(bash scripts/node22.sh)
-AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED=true exec "$node22" --import tsx bench/run.ts "$@"
+exec "$node22" --import tsx bench/run.ts "$@"
