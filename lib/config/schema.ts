@@ -74,7 +74,7 @@ export const PullRequestPromotion = z
     baseBranch: z.string().min(1, 'must not be empty'),
     secretRef: LocalObjectReference,
     // Part of the group's branch name, `promotion-group-{group}-{env}` (docs/release-trains.md).
-    group: dns1123Label.optional(),
+    group: z.optional(dns1123Label),
     waitForAll: z.boolean().optional(),
     deployments: z.boolean().optional(),
     environmentUrl: z
@@ -106,7 +106,7 @@ export const Strategy = z
     notification: z.strictObject({}).optional(),
     /** Extension: served to Flux Operator's ExternalService input provider (docs/external-service.md). */
     'external-service': z.strictObject({}).optional(),
-    secretRef: LocalObjectReference.optional(),
+    secretRef: z.optional(LocalObjectReference),
   })
   .superRefine((strategy, ctx) => {
     if (strategy['external-service'] === undefined) return;
@@ -164,7 +164,7 @@ export const ClusterReference = z.strictObject({
   apiVersion: z.string().optional(),
   kind: z.literal('GitopsCluster', { error: 'must be GitopsCluster' }),
   name: dns1123Subdomain,
-  namespace: dns1123Label.optional(),
+  namespace: z.optional(dns1123Label),
 });
 
 export const Target = z.strictObject({
@@ -263,14 +263,14 @@ export const CloudWatchAlarmsCheckSchema = z.strictObject({
     .array(z.string().min(1, 'must not be empty').max(255, 'must be at most 255 characters'))
     .min(1, 'must name at least one alarm')
     .max(MAX_CHECK_ALARMS, `must name at most ${MAX_CHECK_ALARMS} alarms`),
-  region: awsRegion.optional(),
+  region: z.optional(awsRegion),
 });
 
 /** `prometheus.auth`: SigV4 with the controller's role (Amazon Managed Service for Prometheus), or a Secret. */
 export const PrometheusAuthSchema = z
   .strictObject({
     sigv4: z.strictObject({ region: awsRegion }).optional(),
-    secretRef: LocalObjectReference.optional(),
+    secretRef: z.optional(LocalObjectReference),
   })
   .superRefine((auth, ctx) => {
     if ((auth.sigv4 === undefined) === (auth.secretRef === undefined)) {
@@ -315,7 +315,7 @@ export const HttpCheckSchema = z
       .min(1, 'must not be empty (leave it out)')
       .max(MAX_CHECK_BODY_TEXT_CHARS, `must be at most ${MAX_CHECK_BODY_TEXT_CHARS} characters`)
       .optional(),
-    secretRef: LocalObjectReference.optional(),
+    secretRef: z.optional(LocalObjectReference),
     allowInsecureLoopback,
   })
   .superRefine(checkUrl);

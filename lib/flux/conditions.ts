@@ -2,7 +2,7 @@
 // (docs/flux-status.md, "Conditions: the rules both kinds share"). The helpers follow fluxcd/pkg
 // runtime/conditions, so a missing condition is Unknown, as it is for the controllers themselves. Also the two
 // small object helpers both readers need (`typeMeta`, `describeIssue`), kept here so neither reader imports the other.
-import * as z from 'zod';
+import * as z from 'zod/mini';
 import type { TargetReason } from './target-status.js';
 
 // Lives in its own module so that the receiver's event parsing can use it without loading these classic schemas.
@@ -20,13 +20,13 @@ export interface Condition {
 }
 
 /** Loose, so a field added by a newer Kubernetes or Flux does not make an object unreadable. */
-export const ConditionSchema: z.ZodType<Condition> = z.looseObject({
-  type: z.string().min(1),
+export const ConditionSchema: z.ZodMiniType<Condition> = z.looseObject({
+  type: z.string().check(z.minLength(1)),
   status: z.string(),
-  reason: z.string().optional(),
-  message: z.string().optional(),
-  observedGeneration: z.number().int().optional(),
-  lastTransitionTime: z.string().optional(),
+  reason: z.optional(z.string()),
+  message: z.optional(z.string()),
+  observedGeneration: z.optional(z.int()),
+  lastTransitionTime: z.optional(z.string()),
 });
 
 export const ConditionListSchema = z.array(ConditionSchema);

@@ -7,7 +7,7 @@
 import { parseJsonObject } from '../util/json.js';
 // zod/mini, not zod's classic API: this module is on the receiver's path, and the classic API would add about 65 KiB to
 // the receiver's bundle and to what each of its cold starts compiles. One classic import anywhere in the
-// receiver's import graph brings all of it back (test/infra/receiver-zod-mini.test.ts).
+// receiver's import graph brings all of it back (test/infra/zod-mini.test.ts).
 import * as z from 'zod/mini';
 import { WATCHED_KIND_GROUPS, type AppKind, type WatchedKind } from '../pipeline/model.js';
 import { describeIssue } from '../util/zod-issue.js';

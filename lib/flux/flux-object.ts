@@ -2,7 +2,7 @@
 // reads, parse the shape it needs (zod), and report a suspended object as such. In one place, so the readers answer
 // an object they cannot use the same way: an Unreadable status naming the object, never an exception. A revision
 // field is declared with `revisionField`, so a value that is not a revision of its kind never reaches a reader's rules.
-import * as z from 'zod';
+import * as z from 'zod/mini';
 import { describeIssue, typeMeta } from './conditions.js';
 import { invalidRevisionMessage, isRevisionOf, type RevisionKind } from './revision.js';
 import type { TargetStatus } from './target-status.js';
@@ -21,7 +21,7 @@ export interface FluxObjectKind<T extends Suspendable, V extends string> {
   group: string;
   /** The versions the reader reads, best first. */
   versions: readonly V[];
-  schema: z.ZodType<T>;
+  schema: z.ZodMiniType<T>;
   /** The status by the kind's own rules, for an object of `version` that parsed. */
   read(object: T, version: V, ref: string): TargetStatus;
 }
@@ -66,18 +66,20 @@ interface RevisionIssueParams {
 export function revisionField(
   kind: RevisionKind,
   { emptyForNone = false, of = (value: string): string | undefined => value } = {},
-): z.ZodType<string> {
-  return z.string().superRefine((value, context) => {
-    if (emptyForNone && value === '') return;
-    const revision = of(value);
-    if (revision === undefined || isRevisionOf(kind, revision)) return;
-    const params: RevisionIssueParams = { revisionKind: kind, revision };
-    context.addIssue({ code: 'custom', message: 'not a revision', params });
-  });
+): z.ZodMiniType<string> {
+  return z.string().check(
+    z.superRefine((value, context) => {
+      if (emptyForNone && value === '') return;
+      const revision = of(value);
+      if (revision === undefined || isRevisionOf(kind, revision)) return;
+      const params: RevisionIssueParams = { revisionKind: kind, revision };
+      context.addIssue({ code: 'custom', message: 'not a revision', params });
+    }),
+  );
 }
 
 /** `status.history.0.chartVersion "*" is not a Helm chart version (SemVer 2)`, for the first revision issue. */
-function invalidRevisionOf(error: z.ZodError): string | undefined {
+function invalidRevisionOf(error: z.core.$ZodError): string | undefined {
   const found = customIssue(error, isRevisionIssueParams);
   return found && `${found.field} ${invalidRevisionMessage(found.params.revisionKind, found.params.revision)}`;
 }

@@ -3,7 +3,7 @@
 // An object this module does not understand (another kind, an apiVersion it does not know, a malformed status)
 // gives an Unreadable status, not an exception: it comes from a remote cluster, so it is a fact about that target
 // to report next to the others, not a bug that should abort checking the whole pipeline.
-import * as z from 'zod';
+import * as z from 'zod/mini';
 import { readFluxObject, revisionField } from './flux-object.js';
 import type { Condition } from './conditions.js';
 import { assessReadiness, ConditionListSchema, describeCondition, findCondition } from './conditions.js';
@@ -21,32 +21,32 @@ const chartVersionOrNone = revisionField('chart-version', { emptyForNone: true }
 
 // Only the fields read here are declared; everything else is tolerated.
 const Snapshot = z.looseObject({
-  version: z.number().int(),
+  version: z.int(),
   status: z.string(),
-  chartName: z.string().optional(),
+  chartName: z.optional(z.string()),
   chartVersion: revisionField('chart-version'),
-  configDigest: z.string().optional(),
+  configDigest: z.optional(z.string()),
 });
 type Snapshot = z.infer<typeof Snapshot>;
 
 const HelmRelease = z.looseObject({
-  metadata: z.looseObject({ generation: z.number().int() }),
-  spec: z
-    .looseObject({
-      suspend: z.boolean().optional(),
-      test: z.looseObject({ enable: z.boolean().optional(), ignoreFailures: z.boolean().optional() }).optional(),
-    })
-    .optional(),
-  status: z
-    .looseObject({
-      observedGeneration: z.number().int().optional(),
-      conditions: ConditionListSchema.optional(),
-      history: z.array(Snapshot).optional(),
-      lastAttemptedRevision: chartVersionOrNone.optional(),
-      lastAttemptedConfigDigest: z.string().optional(),
-      lastAppliedRevision: chartVersionOrNone.optional(),
-    })
-    .optional(),
+  metadata: z.looseObject({ generation: z.int() }),
+  spec: z.optional(
+    z.looseObject({
+      suspend: z.optional(z.boolean()),
+      test: z.optional(z.looseObject({ enable: z.optional(z.boolean()), ignoreFailures: z.optional(z.boolean()) })),
+    }),
+  ),
+  status: z.optional(
+    z.looseObject({
+      observedGeneration: z.optional(z.int()),
+      conditions: z.optional(ConditionListSchema),
+      history: z.optional(z.array(Snapshot)),
+      lastAttemptedRevision: z.optional(chartVersionOrNone),
+      lastAttemptedConfigDigest: z.optional(z.string()),
+      lastAppliedRevision: z.optional(chartVersionOrNone),
+    }),
+  ),
 });
 type HelmRelease = z.infer<typeof HelmRelease>;
 type Status = NonNullable<HelmRelease['status']>;

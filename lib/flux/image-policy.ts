@@ -1,7 +1,7 @@
 // What an ImagePolicy read from a leaf cluster says about the newest version of a pipeline's source
 // (docs/flux-status.md, "ImagePolicy"). Like the app readers, an object it does not understand gives an Unreadable
 // status, not an exception.
-import * as z from 'zod';
+import * as z from 'zod/mini';
 import { readFluxObject, revisionField } from './flux-object.js';
 import { WATCHED_KIND_GROUPS } from '../pipeline/model.js';
 import { assessReadiness, ConditionListSchema, findCondition } from './conditions.js';
@@ -16,22 +16,22 @@ const SUCCESS_REASONS = ['Succeeded'];
 
 // An empty tag reads as none (the deprecated latestImage is read then), as before any tag was selected.
 const ImageRef = z.looseObject({
-  name: z.string().optional(),
+  name: z.optional(z.string()),
   tag: revisionField('oci-tag', { emptyForNone: true }),
-  digest: z.string().optional(),
+  digest: z.optional(z.string()),
 });
 
 const ImagePolicy = z.looseObject({
-  metadata: z.looseObject({ generation: z.number().int() }),
-  spec: z.looseObject({ suspend: z.boolean().optional() }).optional(),
-  status: z
-    .looseObject({
-      observedGeneration: z.number().int().optional(),
-      conditions: ConditionListSchema.optional(),
-      latestRef: ImageRef.optional(),
-      latestImage: revisionField('oci-tag', { of: tagOfImage }).optional(),
-    })
-    .optional(),
+  metadata: z.looseObject({ generation: z.int() }),
+  spec: z.optional(z.looseObject({ suspend: z.optional(z.boolean()) })),
+  status: z.optional(
+    z.looseObject({
+      observedGeneration: z.optional(z.int()),
+      conditions: z.optional(ConditionListSchema),
+      latestRef: z.optional(ImageRef),
+      latestImage: z.optional(revisionField('oci-tag', { of: tagOfImage })),
+    }),
+  ),
 });
 type ImagePolicy = z.infer<typeof ImagePolicy>;
 

@@ -1,6 +1,6 @@
 // What a Kustomization read from a leaf cluster says about its deployment (docs/flux-status.md, "Kustomization").
 // Like readHelmReleaseStatus, an object it does not understand gives an Unreadable status, not an exception.
-import * as z from 'zod';
+import * as z from 'zod/mini';
 import { readFluxObject, revisionField } from './flux-object.js';
 import { assessReadiness, ConditionListSchema } from './conditions.js';
 import { sameRevision } from './revision.js';
@@ -16,16 +16,16 @@ const SUCCESS_REASONS = ['ReconciliationSucceeded'];
 const sourceRevisionOrNone = revisionField('source-revision', { emptyForNone: true });
 
 const Kustomization = z.looseObject({
-  metadata: z.looseObject({ generation: z.number().int() }),
-  spec: z.looseObject({ suspend: z.boolean().optional() }).optional(),
-  status: z
-    .looseObject({
-      observedGeneration: z.number().int().optional(),
-      conditions: ConditionListSchema.optional(),
-      lastAppliedRevision: sourceRevisionOrNone.optional(),
-      lastAttemptedRevision: sourceRevisionOrNone.optional(),
-    })
-    .optional(),
+  metadata: z.looseObject({ generation: z.int() }),
+  spec: z.optional(z.looseObject({ suspend: z.optional(z.boolean()) })),
+  status: z.optional(
+    z.looseObject({
+      observedGeneration: z.optional(z.int()),
+      conditions: z.optional(ConditionListSchema),
+      lastAppliedRevision: z.optional(sourceRevisionOrNone),
+      lastAttemptedRevision: z.optional(sourceRevisionOrNone),
+    }),
+  ),
 });
 
 /**

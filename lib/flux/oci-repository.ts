@@ -1,7 +1,7 @@
 // What an OCIRepository read from a leaf cluster says about the newest version of a pipeline's source
 // (docs/flux-status.md, "OCIRepository"). Like the app readers, an object it does not understand gives an Unreadable
 // status, not an exception.
-import * as z from 'zod';
+import * as z from 'zod/mini';
 import { readFluxObject, revisionField } from './flux-object.js';
 import { WATCHED_KIND_GROUPS } from '../pipeline/model.js';
 import { assessReadiness, ConditionListSchema, findCondition } from './conditions.js';
@@ -15,16 +15,16 @@ const VERSIONS = ['v1', 'v1beta2'];
 const SUCCESS_REASONS = ['Succeeded'];
 
 const OCIRepository = z.looseObject({
-  metadata: z.looseObject({ generation: z.number().int() }),
-  spec: z.looseObject({ suspend: z.boolean().optional() }).optional(),
-  status: z
-    .looseObject({
-      observedGeneration: z.number().int().optional(),
-      conditions: ConditionListSchema.optional(),
+  metadata: z.looseObject({ generation: z.int() }),
+  spec: z.optional(z.looseObject({ suspend: z.optional(z.boolean()) })),
+  status: z.optional(
+    z.looseObject({
+      observedGeneration: z.optional(z.int()),
+      conditions: z.optional(ConditionListSchema),
       // Empty reads as no artifact, as before any was stored.
-      artifact: z.looseObject({ revision: revisionField('oci-artifact', { emptyForNone: true }) }).optional(),
-    })
-    .optional(),
+      artifact: z.optional(z.looseObject({ revision: revisionField('oci-artifact', { emptyForNone: true }) })),
+    }),
+  ),
 });
 type OCIRepository = z.infer<typeof OCIRepository>;
 

@@ -1,7 +1,7 @@
 // The installation's notification settings (configured once: `serve` flags, the Lambda's environment and secrets, the
 // construct's props) and the narrowing a pipeline may add with `spec.notify`. Validated with zod; a problem names the
 // field and never quotes its value, since the URLs and the key are secrets.
-import * as z from 'zod';
+import * as z from 'zod/mini';
 import { NEWS_KINDS, type NewsKind, type NotifyNarrowing } from '../pipeline/model.js';
 import { holdsUserInfo, USER_INFO_PROBLEM } from '../util/url-user-info.js';
 import { issueLines } from '../util/zod-issue.js';
@@ -9,18 +9,19 @@ import type { PipelineNews } from './news.js';
 
 const secretUrl = z
   .url({ protocol: /^https?$/, error: 'must be an http or https URL' })
-  .refine((value) => !holdsUserInfo(value), { message: USER_INFO_PROBLEM });
+  .check(z.refine((value) => !holdsUserInfo(value), { message: USER_INFO_PROBLEM }));
 const newsKind = z.enum(NEWS_KINDS, { error: `must be one of ${NEWS_KINDS.join(', ')}` });
+const nonEmpty = z.string().check(z.minLength(1, 'must not be empty'));
 
 export const NotificationSettings = z.strictObject({
   /** A Slack incoming webhook. */
-  slack: z.strictObject({ webhookUrl: secretUrl }).optional(),
+  slack: z.optional(z.strictObject({ webhookUrl: secretUrl })),
   /** A generic JSON webhook; `hmacKey` signs it like Flux's generic-hmac. */
-  webhook: z.strictObject({ url: secretUrl, hmacKey: z.string().min(1, 'must not be empty').optional() }).optional(),
+  webhook: z.optional(z.strictObject({ url: secretUrl, hmacKey: z.optional(nonEmpty) })),
   /** An EventBridge bus, by name or ARN (AWS only). */
-  eventBus: z.strictObject({ name: z.string().min(1, 'must not be empty') }).optional(),
+  eventBus: z.optional(z.strictObject({ name: nonEmpty })),
   /** The kinds of news sent; default all of them. */
-  news: z.array(newsKind).optional(),
+  news: z.optional(z.array(newsKind)),
 });
 export type NotificationSettings = z.infer<typeof NotificationSettings>;
 

@@ -5,7 +5,7 @@ import { parseJsonObject } from '../util/json.js';
 import { describeIssue, type DescribeIssueOptions } from '../util/zod-issue.js';
 // zod/mini, not zod's classic API: the receiver encodes these messages, and the classic API would add about 65 KiB to
 // the receiver's bundle and to what each of its cold starts compiles. One classic import anywhere in the
-// receiver's import graph brings all of it back (test/infra/receiver-zod-mini.test.ts).
+// receiver's import graph brings all of it back (test/infra/zod-mini.test.ts).
 import * as z from 'zod/mini';
 import { APP_KINDS, SOURCE_KINDS } from '../pipeline/model.js';
 import type { AppKey, ObjectKey } from '../pipeline/model.js';

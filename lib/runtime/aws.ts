@@ -8,7 +8,7 @@ import { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import { SQSClient } from '@aws-sdk/client-sqs';
 // zod/mini, not zod's classic API: the receiver reads its environment here, and the classic API would add about 65 KiB
 // to the receiver's bundle and to what each of its cold starts compiles. One classic import anywhere in the
-// receiver's import graph brings all of it back (test/infra/receiver-zod-mini.test.ts).
+// receiver's import graph brings all of it back (test/infra/zod-mini.test.ts).
 import * as z from 'zod/mini';
 import { commitAuthorProblems, DEFAULT_COMMIT_AUTHOR } from '../promotion/pull-request/commit-author.js';
 import { SqsDeadLetters, SqsQueue } from '../queue/index.js';

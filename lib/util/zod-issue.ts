@@ -3,7 +3,7 @@
 // described by `describeIssue`, which names fields and never repeats a value; configuration people write by
 // `fieldProblems`; data we wrote ourselves, or schemas whose every message is their own, by their messages. Only types
 // are imported, from zod/mini, so that the receiver's event parsing, written against zod/mini, does not load zod's
-// classic API through this module (test/infra/receiver-zod-mini.test.ts).
+// classic API through this module (test/infra/zod-mini.test.ts).
 import type { core } from 'zod/mini';
 
 export interface DescribeIssueOptions {

@@ -10,7 +10,7 @@
 import { DeleteCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 // zod/mini, not zod's classic API, as in every module of the store: the classic API costs a cold start about 65 KiB
 // more to compile, and the receiver's bundle holds the store modules its routes call (`createReceiverStore`), where
-// one classic import would bring all of it back (test/infra/receiver-zod-mini.test.ts).
+// one classic import would bring all of it back (test/infra/zod-mini.test.ts).
 import * as z from 'zod/mini';
 import { en as englishLocale } from 'zod/v4/locales';
 import type { FreezeScope, FreezeSwitch } from '../../pipeline/freeze.js';

@@ -2,7 +2,7 @@
 // revision) in the pipeline's partition, so a deleted pipeline takes them along. Kept as JSON text, at most
 // MAX_EVIDENCE_TARGETS targets: a pull request shows no more of them, and an item stays far below DynamoDB's 400 KB.
 import { GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
-import * as z from 'zod';
+import * as z from 'zod/mini';
 import type { PromotionEvidence } from '../../decision/types.js';
 import type { ObjectKey } from '../../pipeline/model.js';
 import type { PromotionEvidenceRecords } from '../port.js';

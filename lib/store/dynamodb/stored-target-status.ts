@@ -3,7 +3,7 @@
 // migration: the next read of the target from its cluster replaces the item (its fingerprint differs).
 // zod/mini, not zod's classic API, as in every module of the store: the classic API costs a cold start about 65 KiB
 // more to compile, and the receiver's bundle holds the store modules its routes call (`createReceiverStore`), where
-// one classic import would bring all of it back (test/infra/receiver-zod-mini.test.ts).
+// one classic import would bring all of it back (test/infra/zod-mini.test.ts).
 import * as z from 'zod/mini';
 import { TARGET_PHASES, type TargetReason, type TargetStatus } from '../../flux/target-status.js';
 

@@ -2,7 +2,7 @@
 // deleted pipeline takes them along). Each write is a put conditional on the stored version, so two evaluations
 // racing cannot both land: the loser reads and folds its results again.
 import { PutCommand } from '@aws-sdk/lib-dynamodb';
-import * as z from 'zod';
+import * as z from 'zod/mini';
 import type { VerificationRecord } from '../../decision/types.js';
 import type { ObjectKey } from '../../pipeline/model.js';
 import { CHECK_KINDS, type CheckResult } from '../../pipeline/verification.js';
@@ -45,12 +45,12 @@ export class DynamoVerifications implements Verifications {
   }
 }
 
-const StoredResult: z.ZodType<CheckResult> = z.object({
+const StoredResult: z.ZodMiniType<CheckResult> = z.object({
   name: z.string(),
   kind: z.enum(CHECK_KINDS),
   verdict: z.enum(['passed', 'failed', 'pending', 'inconclusive']),
   // Written by this version from its own CheckReason names; kept as read.
-  reason: z.string() as unknown as z.ZodType<CheckResult['reason']>,
+  reason: z.string() as unknown as z.ZodMiniType<CheckResult['reason']>,
   value: z.string(),
   message: z.string(),
   checkedAt: z.string(),
@@ -61,11 +61,11 @@ const StoredVerification = z.object({
   revision: z.string(),
   startedAt: z.string(),
   checkedAt: z.string(),
-  holdingSince: z.string().optional(),
-  outcome: z.enum(['passed', 'failed']).optional(),
-  decidedAt: z.string().optional(),
+  holdingSince: z.optional(z.string()),
+  outcome: z.optional(z.enum(['passed', 'failed'])),
+  decidedAt: z.optional(z.string()),
   results: z.array(StoredResult),
-  version: z.number().int().positive(),
+  version: z.int().check(z.positive()),
 });
 
 function withoutItemFields(stored: z.infer<typeof StoredVerification>): Omit<VersionedVerificationRecord, 'pipeline'> {
