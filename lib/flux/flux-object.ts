@@ -3,7 +3,7 @@
 // an object they cannot use the same way: an Unreadable status naming the object, never an exception. A revision
 // field is declared with `revisionField`, so a value that is not a revision of its kind never reaches a reader's rules.
 import * as z from 'zod/mini';
-import { describeIssue, typeMeta } from './conditions.js';
+import { ConditionListSchema, describeIssue, typeMeta } from './conditions.js';
 import { invalidRevisionMessage, isRevisionOf, type RevisionKind } from './revision.js';
 import type { TargetStatus } from './target-status.js';
 import { customIssue } from '../util/zod-issue.js';
@@ -24,6 +24,30 @@ export interface FluxObjectKind<T extends Suspendable, V extends string> {
   schema: z.ZodMiniType<T>;
   /** The status by the kind's own rules, for an object of `version` that parsed. */
   read(object: T, version: V, ref: string): TargetStatus;
+}
+
+type Shape = z.core.$ZodShape;
+
+/**
+ * The schema of a Flux object: the fields every reader reads (`metadata.generation`, `spec.suspend`,
+ * `status.observedGeneration`, `status.conditions`) and a kind's own in `spec` and `status`. Loose, so a field a newer
+ * Flux adds does not make an object unreadable; `spec` and `status` may be absent, as on an object just created.
+ */
+export function fluxObjectSchema<
+  Spec extends Shape = Record<never, never>,
+  Status extends Shape = Record<never, never>,
+>(own: { spec?: Spec; status?: Status }) {
+  return z.looseObject({
+    metadata: z.looseObject({ generation: z.int() }),
+    spec: z.optional(z.looseObject({ suspend: z.optional(z.boolean()), ...(own.spec as Spec) })),
+    status: z.optional(
+      z.looseObject({
+        observedGeneration: z.optional(z.int()),
+        conditions: z.optional(ConditionListSchema),
+        ...(own.status as Status),
+      }),
+    ),
+  });
 }
 
 export function readFluxObject<T extends Suspendable, V extends string>(

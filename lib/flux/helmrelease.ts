@@ -4,9 +4,9 @@
 // gives an Unreadable status, not an exception: it comes from a remote cluster, so it is a fact about that target
 // to report next to the others, not a bug that should abort checking the whole pipeline.
 import * as z from 'zod/mini';
-import { readFluxObject, revisionField } from './flux-object.js';
+import { fluxObjectSchema, readFluxObject, revisionField } from './flux-object.js';
 import type { Condition } from './conditions.js';
-import { assessReadiness, ConditionListSchema, describeCondition, findCondition } from './conditions.js';
+import { assessReadiness, describeCondition, findCondition } from './conditions.js';
 import type { Problem, TargetStatus } from './target-status.js';
 import { readObjectStatus } from './target-status.js';
 
@@ -29,24 +29,16 @@ const Snapshot = z.looseObject({
 });
 type Snapshot = z.infer<typeof Snapshot>;
 
-const HelmRelease = z.looseObject({
-  metadata: z.looseObject({ generation: z.int() }),
-  spec: z.optional(
-    z.looseObject({
-      suspend: z.optional(z.boolean()),
-      test: z.optional(z.looseObject({ enable: z.optional(z.boolean()), ignoreFailures: z.optional(z.boolean()) })),
-    }),
-  ),
-  status: z.optional(
-    z.looseObject({
-      observedGeneration: z.optional(z.int()),
-      conditions: z.optional(ConditionListSchema),
-      history: z.optional(z.array(Snapshot)),
-      lastAttemptedRevision: z.optional(chartVersionOrNone),
-      lastAttemptedConfigDigest: z.optional(z.string()),
-      lastAppliedRevision: z.optional(chartVersionOrNone),
-    }),
-  ),
+const HelmRelease = fluxObjectSchema({
+  spec: {
+    test: z.optional(z.looseObject({ enable: z.optional(z.boolean()), ignoreFailures: z.optional(z.boolean()) })),
+  },
+  status: {
+    history: z.optional(z.array(Snapshot)),
+    lastAttemptedRevision: z.optional(chartVersionOrNone),
+    lastAttemptedConfigDigest: z.optional(z.string()),
+    lastAppliedRevision: z.optional(chartVersionOrNone),
+  },
 });
 type HelmRelease = z.infer<typeof HelmRelease>;
 type Status = NonNullable<HelmRelease['status']>;

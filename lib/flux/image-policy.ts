@@ -2,9 +2,9 @@
 // (docs/flux-status.md, "ImagePolicy"). Like the app readers, an object it does not understand gives an Unreadable
 // status, not an exception.
 import * as z from 'zod/mini';
-import { readFluxObject, revisionField } from './flux-object.js';
+import { fluxObjectSchema, readFluxObject, revisionField } from './flux-object.js';
 import { WATCHED_KIND_GROUPS } from '../pipeline/model.js';
-import { assessReadiness, ConditionListSchema, findCondition } from './conditions.js';
+import { assessReadiness, findCondition } from './conditions.js';
 import type { Problem, TargetStatus } from './target-status.js';
 import { readObjectStatus } from './target-status.js';
 
@@ -21,17 +21,8 @@ const ImageRef = z.looseObject({
   digest: z.optional(z.string()),
 });
 
-const ImagePolicy = z.looseObject({
-  metadata: z.looseObject({ generation: z.int() }),
-  spec: z.optional(z.looseObject({ suspend: z.optional(z.boolean()) })),
-  status: z.optional(
-    z.looseObject({
-      observedGeneration: z.optional(z.int()),
-      conditions: z.optional(ConditionListSchema),
-      latestRef: z.optional(ImageRef),
-      latestImage: z.optional(revisionField('oci-tag', { of: tagOfImage })),
-    }),
-  ),
+const ImagePolicy = fluxObjectSchema({
+  status: { latestRef: z.optional(ImageRef), latestImage: z.optional(revisionField('oci-tag', { of: tagOfImage })) },
 });
 type ImagePolicy = z.infer<typeof ImagePolicy>;
 

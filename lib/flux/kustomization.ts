@@ -1,8 +1,8 @@
 // What a Kustomization read from a leaf cluster says about its deployment (docs/flux-status.md, "Kustomization").
 // Like readHelmReleaseStatus, an object it does not understand gives an Unreadable status, not an exception.
 import * as z from 'zod/mini';
-import { readFluxObject, revisionField } from './flux-object.js';
-import { assessReadiness, ConditionListSchema } from './conditions.js';
+import { fluxObjectSchema, readFluxObject, revisionField } from './flux-object.js';
+import { assessReadiness } from './conditions.js';
 import { sameRevision } from './revision.js';
 import type { Problem, TargetStatus } from './target-status.js';
 import { readObjectStatus } from './target-status.js';
@@ -15,17 +15,11 @@ const SUCCESS_REASONS = ['ReconciliationSucceeded'];
 /** The revision fields Flux leaves empty before there is one. */
 const sourceRevisionOrNone = revisionField('source-revision', { emptyForNone: true });
 
-const Kustomization = z.looseObject({
-  metadata: z.looseObject({ generation: z.int() }),
-  spec: z.optional(z.looseObject({ suspend: z.optional(z.boolean()) })),
-  status: z.optional(
-    z.looseObject({
-      observedGeneration: z.optional(z.int()),
-      conditions: z.optional(ConditionListSchema),
-      lastAppliedRevision: z.optional(sourceRevisionOrNone),
-      lastAttemptedRevision: z.optional(sourceRevisionOrNone),
-    }),
-  ),
+const Kustomization = fluxObjectSchema({
+  status: {
+    lastAppliedRevision: z.optional(sourceRevisionOrNone),
+    lastAttemptedRevision: z.optional(sourceRevisionOrNone),
+  },
 });
 
 /**

@@ -2,9 +2,9 @@
 // (docs/flux-status.md, "OCIRepository"). Like the app readers, an object it does not understand gives an Unreadable
 // status, not an exception.
 import * as z from 'zod/mini';
-import { readFluxObject, revisionField } from './flux-object.js';
+import { fluxObjectSchema, readFluxObject, revisionField } from './flux-object.js';
 import { WATCHED_KIND_GROUPS } from '../pipeline/model.js';
-import { assessReadiness, ConditionListSchema, findCondition } from './conditions.js';
+import { assessReadiness, findCondition } from './conditions.js';
 import type { Problem, TargetStatus } from './target-status.js';
 import { readObjectStatus } from './target-status.js';
 
@@ -14,17 +14,11 @@ const VERSIONS = ['v1', 'v1beta2'];
 // source-controller's summarize helper writes Ready True with `Succeeded` ("stored artifact for digest '…'").
 const SUCCESS_REASONS = ['Succeeded'];
 
-const OCIRepository = z.looseObject({
-  metadata: z.looseObject({ generation: z.int() }),
-  spec: z.optional(z.looseObject({ suspend: z.optional(z.boolean()) })),
-  status: z.optional(
-    z.looseObject({
-      observedGeneration: z.optional(z.int()),
-      conditions: z.optional(ConditionListSchema),
-      // Empty reads as no artifact, as before any was stored.
-      artifact: z.optional(z.looseObject({ revision: revisionField('oci-artifact', { emptyForNone: true }) })),
-    }),
-  ),
+const OCIRepository = fluxObjectSchema({
+  status: {
+    // Empty reads as no artifact, as before any was stored.
+    artifact: z.optional(z.looseObject({ revision: revisionField('oci-artifact', { emptyForNone: true }) })),
+  },
 });
 type OCIRepository = z.infer<typeof OCIRepository>;
 
