@@ -5,7 +5,7 @@
 import * as z from 'zod/mini';
 import type { TargetReason } from './target-status.js';
 
-// Lives in its own module so that the receiver's event parsing can use it without loading these classic schemas.
+// Lives in its own module so that the receiver's event parsing can use it without building these Flux object schemas.
 export { describeIssue } from '../util/zod-issue.js';
 
 /** A `metav1.Condition` as Flux writes it. Every Flux condition carries `observedGeneration`. */
